@@ -1,0 +1,85 @@
+"""Pure statistics for randomized-response surveys.
+
+Designs and their privacy cost (:mod:`analysis.design`,
+:mod:`analysis.privacy`), estimators (:mod:`analysis.estimate`,
+:mod:`analysis.multiple_choice`), confidence intervals
+(:mod:`analysis.intervals`) and survey planning (:mod:`analysis.planning`).
+Only numpy, scipy and the standard library; see ``analysis/README.md``.
+"""
+
+# privacy first: design imports it.
+from analysis.privacy import (
+    SurveyEpsilon,
+    advanced_composition,
+    basic_composition,
+    forced_response_attack_success,
+    forced_response_epsilon,
+    multiple_choice_attack_success,
+    multiple_choice_epsilon,
+    survey_epsilon,
+)
+from analysis.design import (
+    TWO_COIN,
+    ForcedResponseDesign,
+    MultipleChoiceDesign,
+    design_from_dict,
+)
+from analysis.intervals import (
+    INTERVAL_METHODS,
+    ConfidenceInterval,
+    clopper_pearson_interval,
+    confidence_interval,
+    wald_interval,
+    wilson_interval,
+)
+from analysis.estimate import (
+    Difference,
+    PooledEstimate,
+    ProportionEstimate,
+    difference,
+    estimate_proportion,
+    pool_estimates,
+)
+from analysis.multiple_choice import (
+    MultipleChoiceEstimate,
+    estimate_multiple_choice,
+    project_to_simplex,
+)
+from analysis.planning import (
+    half_width_for_n,
+    power_one_sided,
+    sample_size_for_half_width,
+)
+
+__all__ = [
+    "ForcedResponseDesign",
+    "MultipleChoiceDesign",
+    "TWO_COIN",
+    "design_from_dict",
+    "estimate_proportion",
+    "ProportionEstimate",
+    "ConfidenceInterval",
+    "confidence_interval",
+    "wald_interval",
+    "wilson_interval",
+    "clopper_pearson_interval",
+    "INTERVAL_METHODS",
+    "estimate_multiple_choice",
+    "MultipleChoiceEstimate",
+    "project_to_simplex",
+    "pool_estimates",
+    "PooledEstimate",
+    "difference",
+    "Difference",
+    "sample_size_for_half_width",
+    "half_width_for_n",
+    "power_one_sided",
+    "survey_epsilon",
+    "SurveyEpsilon",
+    "forced_response_epsilon",
+    "multiple_choice_epsilon",
+    "forced_response_attack_success",
+    "multiple_choice_attack_success",
+    "basic_composition",
+    "advanced_composition",
+]

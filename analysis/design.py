@@ -1,0 +1,178 @@
+"""Randomized-response designs: the probabilities that define them.
+
+A design is the public part of the protocol: everything an analyst needs to
+debias the noisy answers, and everything that fixes the privacy cost. The
+probabilities are kept as exact fractions so that the live randomizer can
+draw them without floating point (``surveys.protocol``); the estimators in
+this package take them as plain floats.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Rational, Real
+
+from analysis import privacy
+
+#: Largest denominator accepted for a design probability. Keeps the live
+#: randomizer's integer draw small and rejects floats such as 0.1 + 0.2 that
+#: only approximate a fraction.
+MAX_DENOMINATOR = 10**6
+
+
+def as_probability(value: object, name: str) -> Fraction:
+    """Return ``value`` as an exact fraction, or raise ``ValueError`` naming it.
+
+    Accepts ints, fractions, floats (read through their shortest decimal
+    form, so ``0.7`` is 7/10) and strings such as ``"1/4"`` or ``"0.25"``.
+    """
+    if isinstance(value, bool) or not isinstance(value, (Real, str)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        exact = value if isinstance(value, Rational) else Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{name} must be a number such as 0.25 or 1/4, got {value!r}") from None
+    exact = Fraction(exact)
+    if exact.denominator > MAX_DENOMINATOR:
+        raise ValueError(
+            f"{name}={value!r} needs a denominator above {MAX_DENOMINATOR}; "
+            "write it as a fraction such as 1/3"
+        )
+    return exact
+
+
+@dataclass(frozen=True)
+class ForcedResponseDesign:
+    """The forced-response design for a yes/no question.
+
+    With probability ``t`` the respondent answers truthfully, with ``a`` the
+    answer is forced to yes and with ``b`` forced to no; ``t + a + b = 1``.
+    Two fair coins give ``t = 1/2, a = b = 1/4`` (:data:`TWO_COIN`).
+
+    Notes
+    -----
+    P(report yes | true yes) = t + a and P(report yes | true no) = a, so the
+    reported-yes rate is ``lambda = a + t * pi`` for a population proportion
+    ``pi`` (Boruch 1971; Blair, Imai and Zhou 2015, section 2.2).
+    """
+
+    t: Fraction
+    a: Fraction
+    b: Fraction
+
+    def __post_init__(self) -> None:
+        for field in ("t", "a", "b"):
+            object.__setattr__(self, field, as_probability(getattr(self, field), field))
+        if self.t <= 0:
+            raise ValueError(f"t (probability of a truthful answer) must be > 0, got t={self.t}")
+        for field in ("a", "b"):
+            if getattr(self, field) < 0:
+                raise ValueError(f"{field} must be >= 0, got {field}={getattr(self, field)}")
+        total = self.t + self.a + self.b
+        if total != 1:
+            raise ValueError(f"t + a + b must equal 1, got {self.t} + {self.a} + {self.b} = {total}")
+
+    @property
+    def kind(self) -> str:
+        return "forced_response"
+
+    def floats(self) -> tuple[float, float, float]:
+        """``(t, a, b)`` as floats, for the estimators."""
+        return float(self.t), float(self.a), float(self.b)
+
+    def report_yes_probability(self, pi: float) -> float:
+        """``lambda = a + t * pi``: the chance of a reported yes."""
+        return float(self.a) + float(self.t) * pi
+
+    @property
+    def epsilon(self) -> float:
+        """Local differential privacy of one answer; see :func:`analysis.privacy.forced_response_epsilon`."""
+        return privacy.forced_response_epsilon(*self.floats())
+
+    @property
+    def attack_success_rate(self) -> float:
+        """Best chance of guessing the true answer from one noisy answer; see
+        :func:`analysis.privacy.forced_response_attack_success`."""
+        return privacy.forced_response_attack_success(*self.floats())
+
+    def to_dict(self) -> dict:
+        """A JSON-able record of the design with exact fractions as strings."""
+        return {"kind": self.kind, "t": str(self.t), "a": str(self.a), "b": str(self.b)}
+
+    def label(self) -> str:
+        if self == TWO_COIN:
+            return "two coins (t=1/2, a=1/4, b=1/4)"
+        return f"forced response (t={self.t}, a={self.a}, b={self.b})"
+
+
+@dataclass(frozen=True)
+class MultipleChoiceDesign:
+    """Randomized response for a question with ``k`` options.
+
+    With probability ``t`` the respondent's true option is reported; otherwise
+    one of the ``k`` options is reported uniformly at random (which may be the
+    true one). For ``k = 2, t = 1/2`` this is the two-coin protocol.
+
+    Notes
+    -----
+    P(report j | true i) = t [i = j] + (1 - t) / k, so the reported shares are
+    ``lambda = t * pi + (1 - t) / k`` (Warner 1965, generalised; Wang, Blocki,
+    Li and Jha 2016, "generalized randomized response").
+    """
+
+    k: int
+    t: Fraction
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 2:
+            raise ValueError(f"k (number of options) must be an integer >= 2, got k={self.k!r}")
+        object.__setattr__(self, "t", as_probability(self.t, "t"))
+        if not 0 < self.t <= 1:
+            raise ValueError(f"t (probability of a truthful answer) must be in (0, 1], got t={self.t}")
+
+    @property
+    def kind(self) -> str:
+        return "multiple_choice"
+
+    @property
+    def uniform_share(self) -> Fraction:
+        """``(1 - t) / k``: the chance of reporting a given option at random."""
+        return (1 - self.t) / self.k
+
+    @property
+    def epsilon(self) -> float:
+        """See :func:`analysis.privacy.multiple_choice_epsilon`."""
+        return privacy.multiple_choice_epsilon(self.k, float(self.t))
+
+    @property
+    def attack_success_rate(self) -> float:
+        """See :func:`analysis.privacy.multiple_choice_attack_success`."""
+        return privacy.multiple_choice_attack_success(self.k, float(self.t))
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "k": self.k, "t": str(self.t)}
+
+    def label(self) -> str:
+        return f"{self.k} options, truthful with t={self.t}, otherwise uniform"
+
+
+Design = ForcedResponseDesign | MultipleChoiceDesign
+
+#: The default design: two fair coins.
+TWO_COIN = ForcedResponseDesign(Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
+
+
+def design_from_dict(record: dict) -> Design:
+    """Rebuild a design from :meth:`to_dict` output (as stored with each answer)."""
+    kind = record.get("kind")
+    if kind == "forced_response":
+        return ForcedResponseDesign(record["t"], record["a"], record["b"])
+    if kind == "multiple_choice":
+        return MultipleChoiceDesign(int(record["k"]), record["t"])
+    raise ValueError(f"unknown design kind {kind!r}")
+
+
+def is_finite_epsilon(design: Design) -> bool:
+    return math.isfinite(design.epsilon)

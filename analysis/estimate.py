@@ -1,0 +1,382 @@
+"""Estimating a proportion from forced-response answers, pooling and comparing.
+
+:func:`estimate_proportion` debiases the noisy yes count of one question
+asked under one design. :func:`pool_estimates` combines estimates of the same
+question collected under different designs, and :func:`difference` compares
+two independent groups.
+
+References
+----------
+Warner, S. L. (1965). Randomized response: a survey technique for
+eliminating evasive answer bias. JASA 60(309), 63-69.
+Boruch, R. F. (1971). Assuring confidentiality of responses in social
+research: a note on strategies. The American Sociologist 6(4), 308-311.
+Blair, G., Imai, K. and Zhou, Y.-Y. (2015). Design and analysis of the
+randomized response technique. JASA 110(511), 1304-1319.
+Erlingsson, U., Pihur, V. and Korolova, A. (2014). RAPPOR: randomized
+aggregatable privacy-preserving ordinal response. CCS 2014, 1054-1067.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from analysis import privacy
+from analysis.intervals import (
+    ConfidenceInterval,
+    _check_counts,
+    _check_design,
+    _clipped_estimate,
+    _normal_interval,
+    _population_std_err,
+    confidence_interval,
+)
+
+
+@dataclass(frozen=True)
+class ProportionEstimate:
+    """Estimate of a population proportion from forced-response answers.
+
+    Attributes
+    ----------
+    n : int
+        Number of noisy answers.
+    yes_count : int
+        Number of reported yeses.
+    t, a, b : float
+        The design: truthful, forced-yes and forced-no probabilities.
+    observed_rate : float
+        ``lambda_hat = yes_count / n``, the reported-yes rate.
+    estimate_raw : float
+        ``(lambda_hat - a) / t``: unbiased, but may fall outside ``[0, 1]``.
+        Use it when averaging or pooling estimates.
+    estimate : float
+        ``estimate_raw`` clipped to ``[0, 1]``: the maximum-likelihood
+        estimate, the number to report.
+    clipped : bool
+        Whether clipping changed the estimate.
+    std_err_population : float
+        Standard error for inference about the population the respondents
+        were sampled from (the default, :attr:`std_err`).
+    std_err_conditional : float
+        Standard error of the randomization noise alone, given the
+        respondents' true answers.
+    """
+
+    n: int
+    yes_count: int
+    t: float
+    a: float
+    b: float
+    observed_rate: float
+    estimate_raw: float
+    estimate: float
+    clipped: bool
+    std_err_population: float
+    std_err_conditional: float
+
+    @property
+    def std_err(self) -> float:
+        """The default standard error: :attr:`std_err_population`.
+
+        A survey's respondents are usually a sample, and the question is about
+        the population they were drawn from; the population standard error
+        includes that sampling variation as well as the coins' noise.
+        """
+        return self.std_err_population
+
+    @property
+    def epsilon(self) -> float:
+        """Local-DP epsilon of one answer; see :func:`analysis.privacy.forced_response_epsilon`."""
+        return privacy.forced_response_epsilon(self.t, self.a, self.b)
+
+    def confidence_interval(
+        self, confidence_level: float = 0.95, method: str = "wilson"
+    ) -> ConfidenceInterval:
+        """Confidence interval for the population proportion.
+
+        Parameters
+        ----------
+        confidence_level : float
+            Nominal coverage in ``(0, 1)``; default 0.95.
+        method : {"wilson", "clopper-pearson", "wald"}
+            See :func:`analysis.intervals.confidence_interval`.
+
+        Returns
+        -------
+        ConfidenceInterval
+            Within ``[0, 1]``.
+        """
+        return confidence_interval(
+            self.yes_count, self.n, self.t, self.a, self.b, confidence_level, method
+        )
+
+
+def estimate_proportion(
+    yes_count: int, n: int, t: float = 0.5, a: float = 0.25, b: float = 0.25
+) -> ProportionEstimate:
+    """Estimate the share of true yeses from forced-response answers.
+
+    Parameters
+    ----------
+    yes_count : int
+        Number of reported yeses, ``0 <= yes_count <= n``.
+    n : int
+        Number of noisy answers, ``n >= 1``.
+    t, a, b : float
+        The design: with probability ``t`` the answer is truthful, with ``a``
+        it is forced to yes and with ``b`` forced to no; ``t + a + b = 1``.
+        The defaults are two fair coins.
+
+    Returns
+    -------
+    ProportionEstimate
+
+    Raises
+    ------
+    ValueError
+        If a count or the design is invalid; the message names the value.
+
+    Notes
+    -----
+    The reported-yes rate is ``lambda = a + t pi`` (Warner 1965; Boruch
+    1971), so with ``lambda_hat = y / n``::
+
+        pi_raw = (lambda_hat - a) / t           unbiased for pi
+        pi_hat = clip(pi_raw, 0, 1)             the MLE
+
+    **Population standard error (the default).** ``y`` is
+    Binomial(n, lambda) when the respondents are a random sample, so
+    ``Var(pi_raw) = lambda (1 - lambda) / (n t^2)``. It is estimated with
+    ``lambda`` clamped to the values the design allows, ``lam_c = a + t *
+    pi_hat`` (as RAPPOR clamps before plugging in; Erlingsson, Pihur and
+    Korolova 2014), so that an observed rate outside ``[a, a + t]`` does not
+    shrink the standard error::
+
+        std_err_population = sqrt(lam_c (1 - lam_c) / (n t^2))
+
+    This is the default because a survey's respondents are usually a sample
+    and the question is about the population they came from: the standard
+    error must include the sampling variation as well as the coins.
+
+    **Conditional standard error.** Given the respondents' true answers,
+    with a share ``p`` of true yeses, only the coins vary: a true yes reports
+    yes with probability ``t + a``, a true no with probability ``a``, so::
+
+        Var = [p (t + a)(1 - t - a) + (1 - p) a (1 - a)] / (n t^2)
+
+    estimated with ``p = pi_hat``. For two coins both terms equal 3/16 and
+    ``Var = 3 / (4 n)`` whatever ``p``. Use it when the respondents *are* the
+    population of interest (a whole team, a whole class): it measures only
+    the privacy noise.
+
+    References
+    ----------
+    Warner, S. L. (1965). JASA 60(309), 63-69.
+    Boruch, R. F. (1971). The American Sociologist 6(4), 308-311.
+    Blair, G., Imai, K. and Zhou, Y.-Y. (2015). JASA 110(511), 1304-1319.
+    Erlingsson, U., Pihur, V. and Korolova, A. (2014). CCS 2014, 1054-1067.
+    """
+    yes_count, n = _check_counts(yes_count, n)
+    t, a, b = _check_design(t, a, b)
+    observed = yes_count / n
+    raw = (observed - a) / t
+    clipped_estimate = _clipped_estimate(yes_count, n, t, a)
+    p = clipped_estimate
+    conditional_var = (p * (t + a) * (1 - t - a) + (1 - p) * a * (1 - a)) / (n * t * t)
+    return ProportionEstimate(
+        n=n,
+        yes_count=yes_count,
+        t=t,
+        a=a,
+        b=b,
+        observed_rate=observed,
+        estimate_raw=raw,
+        estimate=clipped_estimate,
+        clipped=clipped_estimate != raw,
+        std_err_population=_population_std_err(yes_count, n, t, a),
+        std_err_conditional=math.sqrt(max(conditional_var, 0.0)),
+    )
+
+
+# --------------------------------------------------------------------------
+# Pooling designs and comparing groups.
+
+
+@dataclass(frozen=True)
+class PooledEstimate:
+    """One question's answers collected under several designs, combined.
+
+    Attributes
+    ----------
+    n : int
+        Total number of answers.
+    estimate_raw : float
+        Inverse-variance weighted mean of the components' raw estimates.
+    estimate : float
+        ``estimate_raw`` clipped to ``[0, 1]``.
+    clipped : bool
+        Whether clipping changed the estimate.
+    std_err : float
+        ``sqrt(1 / sum(w_i))``.
+    weights : tuple of float
+        The normalised weights ``w_i / sum(w)``, in the order given.
+    """
+
+    n: int
+    estimate_raw: float
+    estimate: float
+    clipped: bool
+    std_err: float
+    weights: tuple[float, ...]
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Wald interval ``estimate +/- z * std_err``, clipped to ``[0, 1]``.
+
+        Parameters
+        ----------
+        confidence_level : float
+            Nominal coverage in ``(0, 1)``; default 0.95.
+
+        Returns
+        -------
+        ConfidenceInterval
+            With ``method="wald"``.
+        """
+        return _normal_interval(self.estimate, self.std_err, confidence_level)
+
+
+def _pooling_variance(estimate: ProportionEstimate) -> float:
+    """The variance used to weight ``estimate``; see :func:`pool_estimates`."""
+    if estimate.std_err_population > 0:
+        return estimate.std_err_population**2
+    lam_c = estimate.a + estimate.t * estimate.estimate
+    half = 1 / (2 * estimate.n)
+    lam = min(max(lam_c, half), 1 - half)
+    return lam * (1 - lam) / (estimate.n * estimate.t**2)
+
+
+def pool_estimates(estimates: Sequence[ProportionEstimate]) -> PooledEstimate:
+    """Combine estimates of one question made under different designs.
+
+    Parameters
+    ----------
+    estimates : sequence of ProportionEstimate
+        Independent estimates of the same proportion, for example the answers
+        collected before and after the survey's design was changed.
+
+    Returns
+    -------
+    PooledEstimate
+
+    Raises
+    ------
+    ValueError
+        If ``estimates`` is empty or holds something other than
+        :class:`ProportionEstimate`.
+
+    Notes
+    -----
+    The inverse-variance weighted mean of the unbiased raw estimates::
+
+        w_i = 1 / SE_i^2        (SE_i = std_err_population)
+        pi_pool = sum(w_i pi_raw_i) / sum(w_i)
+        SE_pool = sqrt(1 / sum(w_i))
+
+    and ``pi_pool`` clipped to ``[0, 1]`` is reported. Raw, not clipped,
+    estimates are averaged so that the pool stays unbiased.
+
+    ``SE_i`` is zero only when a design has ``a = 0`` (or ``b = 0``) and the
+    estimate sits at 0 (or 1), which would give that component infinite
+    weight. Its variance is then taken as ``lam (1 - lam) / (n t^2)`` with
+    ``lam = a + t pi_hat`` clamped to ``[1/(2n), 1 - 1/(2n)]``: the
+    variance as if half an answer had gone the other way.
+
+    References
+    ----------
+    Cochran, W. G. (1954). The combination of estimates from different
+    experiments. Biometrics 10(1), 101-129.
+    """
+    try:
+        items = list(estimates)
+    except TypeError:
+        raise ValueError(f"estimates must be a sequence of ProportionEstimate, got {estimates!r}") from None
+    if not items:
+        raise ValueError("estimates must hold at least one ProportionEstimate, got none")
+    for index, item in enumerate(items):
+        if not isinstance(item, ProportionEstimate):
+            raise ValueError(
+                f"estimates must be ProportionEstimate objects, got estimates[{index}]={item!r}"
+            )
+    weights = [1 / _pooling_variance(item) for item in items]
+    total = sum(weights)
+    raw = sum(w * item.estimate_raw for w, item in zip(weights, items)) / total
+    estimate = min(max(raw, 0.0), 1.0)
+    return PooledEstimate(
+        n=sum(item.n for item in items),
+        estimate_raw=raw,
+        estimate=estimate,
+        clipped=estimate != raw,
+        std_err=math.sqrt(1 / total),
+        weights=tuple(w / total for w in weights),
+    )
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Difference between the proportions of two independent groups.
+
+    Attributes
+    ----------
+    estimate : float
+        ``first.estimate_raw - second.estimate_raw``, in ``[-1, 1]`` only
+        approximately (raw estimates are unclipped).
+    std_err : float
+        ``sqrt(SE_1^2 + SE_2^2)``.
+    ci : ConfidenceInterval
+        Wald interval, clipped to ``[-1, 1]``.
+    """
+
+    estimate: float
+    std_err: float
+    ci: ConfidenceInterval
+
+
+def difference(
+    first: ProportionEstimate, second: ProportionEstimate, confidence_level: float = 0.95
+) -> Difference:
+    """Compare two independent groups: ``pi_1 - pi_2``.
+
+    Parameters
+    ----------
+    first, second : ProportionEstimate
+        Estimates from two independent groups of respondents (the designs may
+        differ).
+    confidence_level : float
+        Nominal coverage in ``(0, 1)``; default 0.95.
+
+    Returns
+    -------
+    Difference
+
+    Notes
+    -----
+    The raw estimates are unbiased and independent, so::
+
+        d = pi_raw_1 - pi_raw_2
+        SE_d = sqrt(SE_1^2 + SE_2^2)          (population standard errors)
+        d +/- z_{1 - alpha/2} SE_d, clipped to [-1, 1]
+
+    References
+    ----------
+    Warner, S. L. (1965). JASA 60(309), 63-69.
+    """
+    for name, item in (("first", first), ("second", second)):
+        if not isinstance(item, ProportionEstimate):
+            raise ValueError(f"{name} must be a ProportionEstimate, got {name}={item!r}")
+    estimate = first.estimate_raw - second.estimate_raw
+    std_err = math.hypot(first.std_err_population, second.std_err_population)
+    ci = _normal_interval(estimate, std_err, confidence_level, lower=-1.0, upper=1.0)
+    return Difference(estimate=estimate, std_err=std_err, ci=ci)

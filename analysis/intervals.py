@@ -1,0 +1,410 @@
+"""Confidence intervals for a proportion measured through forced response.
+
+Under the forced-response design (truthful with probability ``t``, forced
+yes with ``a``, forced no with ``b``) the reported-yes rate is
+``lambda = a + t * pi``. The count of reported yeses is Binomial(n, lambda),
+so any binomial interval for ``lambda`` maps to an interval for ``pi``
+through the increasing map ``pi = (lambda - a) / t``; coverage for ``pi``
+is exactly the coverage for ``lambda``. The mapped interval is finally
+clipped to ``[0, 1]``, which cannot lower coverage because ``pi`` lies in
+``[0, 1]``.
+
+Three methods, one small function each, chosen by name through
+:func:`confidence_interval`:
+
+``"wilson"`` (default)
+    Wilson's score interval for ``lambda``; close to nominal coverage and
+    recommended by Brown, Cai and DasGupta (2001).
+``"clopper-pearson"``
+    The exact beta-quantile interval for ``lambda``; coverage is never below
+    the nominal level, at the price of width.
+``"wald"``
+    ``pi_hat +/- z * SE`` on the ``pi`` scale, with the plug-in population
+    standard error of :func:`analysis.estimate.estimate_proportion`; shown for
+    comparison, its coverage can fall well below nominal.
+
+This module also holds the argument checks that the other estimator modules
+share, so that a bad count or design is reported the same way everywhere.
+
+References
+----------
+Warner, S. L. (1965). Randomized response: a survey technique for
+eliminating evasive answer bias. JASA 60(309), 63-69.
+Wilson, E. B. (1927). Probable inference, the law of succession, and
+statistical inference. JASA 22(158), 209-212.
+Clopper, C. J. and Pearson, E. S. (1934). The use of confidence or fiducial
+limits illustrated in the case of the binomial. Biometrika 26(4), 404-413.
+Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Interval estimation for a
+binomial proportion. Statistical Science 16(2), 101-133.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral, Real
+
+from scipy import stats
+
+from analysis.design import MAX_DENOMINATOR, ForcedResponseDesign
+
+#: Largest distance between a float probability and the fraction it is read
+#: as (see :func:`_exact`). Float arithmetic on numbers in [0, 1] errs by
+#: about 1e-16, so 1e-12 only absorbs rounding, never a real difference.
+_FRACTION_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A confidence interval.
+
+    Attributes
+    ----------
+    low, high : float
+        The bounds, ``low <= high``. For a proportion both lie in ``[0, 1]``.
+    method : str
+        How the interval was computed (``"wilson"``, ``"clopper-pearson"``
+        or ``"wald"``).
+    confidence_level : float
+        The nominal coverage, for example 0.95.
+    """
+
+    low: float
+    high: float
+    method: str
+    confidence_level: float
+
+
+# --------------------------------------------------------------------------
+# Argument checks shared by the estimator modules.
+
+
+def _check_integer(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {name}={value!r}")
+    return int(value)
+
+
+def _check_counts(yes_count: object, n: object) -> tuple[int, int]:
+    """Return ``(yes_count, n)`` as ints, or raise ``ValueError`` naming the bad one."""
+    n = _check_integer(n, "n", 1)
+    if (
+        isinstance(yes_count, bool)
+        or not isinstance(yes_count, Integral)
+        or not 0 <= yes_count <= n
+    ):
+        raise ValueError(f"yes_count must be an integer in [0, n={n}], got yes_count={yes_count!r}")
+    return int(yes_count), n
+
+
+def _check_real(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {name}={value!r}")
+    return float(value)
+
+
+def _check_unit_open(value: object, name: str) -> float:
+    """A number strictly between 0 and 1, such as a confidence level."""
+    x = _check_real(value, name)
+    if not 0 < x < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {name}={value!r}")
+    return x
+
+
+def _check_unit_closed(value: object, name: str) -> float:
+    """A proportion in [0, 1]."""
+    x = _check_real(value, name)
+    if not 0 <= x <= 1:
+        raise ValueError(f"{name} must be in [0, 1], got {name}={value!r}")
+    return x
+
+
+def _exact(value: object) -> object:
+    """Read a float that is a rounded fraction (such as ``2/3``) as that fraction.
+
+    :class:`~analysis.design.ForcedResponseDesign` keeps exact fractions with
+    denominators up to ``MAX_DENOMINATOR`` and rejects floats whose shortest
+    decimal form is longer, such as ``2/3 = 0.6666666666666666``. The
+    estimators take plain floats, so a float within rounding error of such a
+    fraction is passed on as the fraction; anything else is passed on as is
+    for the design to accept or reject.
+    """
+    if isinstance(value, float) and math.isfinite(value):
+        fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
+        if abs(float(fraction) - value) <= _FRACTION_TOLERANCE:
+            return fraction
+    return value
+
+
+def _check_design(t: object, a: object, b: object) -> tuple[float, float, float]:
+    """Validate a forced-response design through :class:`ForcedResponseDesign`.
+
+    Returns ``(t, a, b)`` as floats; raises ``ValueError`` naming the values
+    as they were given.
+    """
+    try:
+        design = ForcedResponseDesign(_exact(t), _exact(a), _exact(b))
+    except ValueError as error:
+        raise ValueError(f"invalid design t={t!r}, a={a!r}, b={b!r}: {error}") from None
+    return design.floats()
+
+
+def _z(confidence_level: object) -> float:
+    """The two-sided normal quantile ``z_{1 - alpha/2}`` for a confidence level."""
+    level = _check_unit_open(confidence_level, "confidence_level")
+    return float(stats.norm.ppf(0.5 + level / 2))
+
+
+# --------------------------------------------------------------------------
+# The point estimate and its plug-in standard error, shared with
+# analysis.estimate so that the Wald interval and ProportionEstimate.std_err
+# are one formula.
+
+
+def _clipped_estimate(yes_count: int, n: int, t: float, a: float) -> float:
+    """``clip((y/n - a) / t, 0, 1)``: the maximum-likelihood estimate of ``pi``."""
+    return min(max((yes_count / n - a) / t, 0.0), 1.0)
+
+
+def _population_std_err(yes_count: int, n: int, t: float, a: float) -> float:
+    """``sqrt(lam_c (1 - lam_c) / (n t^2))`` with ``lam_c = a + t * pi_clipped``."""
+    lam_c = a + t * _clipped_estimate(yes_count, n, t, a)
+    return math.sqrt(max(lam_c * (1 - lam_c), 0.0) / n) / t
+
+
+def _normal_interval(
+    centre: float, std_err: float, confidence_level: float, lower: float = 0.0, upper: float = 1.0
+) -> ConfidenceInterval:
+    """``centre +/- z * std_err`` clipped to ``[lower, upper]`` (a Wald interval)."""
+    half = _z(confidence_level) * std_err
+    low = min(max(centre - half, lower), upper)
+    high = min(max(centre + half, lower), upper)
+    return ConfidenceInterval(low, high, "wald", float(confidence_level))
+
+
+def _mapped(lam_low: float, lam_high: float, t: float, a: float) -> tuple[float, float]:
+    """Map bounds for ``lambda`` to ``pi = (lambda - a) / t`` and clip to [0, 1]."""
+    low = min(max((lam_low - a) / t, 0.0), 1.0)
+    high = min(max((lam_high - a) / t, 0.0), 1.0)
+    return low, high
+
+
+# --------------------------------------------------------------------------
+# One function per method.
+
+
+def wald_interval(
+    yes_count: int,
+    n: int,
+    t: float = 0.5,
+    a: float = 0.25,
+    b: float = 0.25,
+    confidence_level: float = 0.95,
+) -> ConfidenceInterval:
+    """Wald interval for ``pi``: estimate plus or minus ``z`` standard errors.
+
+    Parameters
+    ----------
+    yes_count : int
+        Number of reported yeses, ``0 <= yes_count <= n``.
+    n : int
+        Number of noisy answers, ``n >= 1``.
+    t, a, b : float
+        The design: truthful, forced-yes and forced-no probabilities,
+        ``t + a + b = 1``.
+    confidence_level : float
+        Nominal coverage in ``(0, 1)``.
+
+    Returns
+    -------
+    ConfidenceInterval
+        With ``method="wald"``, clipped to ``[0, 1]``.
+
+    Notes
+    -----
+    With ``lambda = y / n``, ``pi_hat = clip((lambda - a) / t, 0, 1)`` and
+    ``lam_c = a + t * pi_hat``::
+
+        pi_hat +/- z_{1 - alpha/2} * sqrt(lam_c (1 - lam_c) / (n t^2))
+
+    the interval of Warner (1965) with the plug-in clamped to the range
+    ``[a, a + t]`` that ``lambda`` can take. Like the binomial Wald interval
+    its coverage oscillates and can fall well below nominal (Brown, Cai and
+    DasGupta 2001); prefer :func:`wilson_interval`.
+
+    References
+    ----------
+    Warner, S. L. (1965). JASA 60(309), 63-69.
+    Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Statistical Science
+    16(2), 101-133.
+    """
+    yes_count, n = _check_counts(yes_count, n)
+    t, a, b = _check_design(t, a, b)
+    centre = _clipped_estimate(yes_count, n, t, a)
+    return _normal_interval(centre, _population_std_err(yes_count, n, t, a), confidence_level)
+
+
+def wilson_interval(
+    yes_count: int,
+    n: int,
+    t: float = 0.5,
+    a: float = 0.25,
+    b: float = 0.25,
+    confidence_level: float = 0.95,
+) -> ConfidenceInterval:
+    """Wilson score interval for ``lambda``, mapped to ``pi``.
+
+    Parameters
+    ----------
+    yes_count : int
+        Number of reported yeses, ``0 <= yes_count <= n``.
+    n : int
+        Number of noisy answers, ``n >= 1``.
+    t, a, b : float
+        The design, ``t + a + b = 1``.
+    confidence_level : float
+        Nominal coverage in ``(0, 1)``.
+
+    Returns
+    -------
+    ConfidenceInterval
+        With ``method="wilson"``, clipped to ``[0, 1]``.
+
+    Notes
+    -----
+    The Wilson (1927) interval for ``lambda`` is the set of values not
+    rejected by the score test::
+
+        (y + z^2/2) / (n + z^2)  +/-  z / (n + z^2) * sqrt(y (n - y) / n + z^2 / 4)
+
+    with ``z = z_{1 - alpha/2}``. Each bound ``L`` becomes ``(L - a) / t``,
+    clipped to ``[0, 1]``. If the whole interval for ``lambda`` lies below
+    ``a`` (fewer yeses than the forced ones alone explain) it degenerates to
+    ``[0, 0]``; likewise ``[1, 1]`` above ``a + t``.
+
+    References
+    ----------
+    Wilson, E. B. (1927). JASA 22(158), 209-212.
+    Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Statistical Science
+    16(2), 101-133, section 4.1.1.
+    """
+    yes_count, n = _check_counts(yes_count, n)
+    t, a, b = _check_design(t, a, b)
+    z = _z(confidence_level)
+    z2 = z * z
+    centre = (yes_count + z2 / 2) / (n + z2)
+    half = z / (n + z2) * math.sqrt(yes_count * (n - yes_count) / n + z2 / 4)
+    low, high = _mapped(centre - half, centre + half, t, a)
+    return ConfidenceInterval(low, high, "wilson", float(confidence_level))
+
+
+def clopper_pearson_interval(
+    yes_count: int,
+    n: int,
+    t: float = 0.5,
+    a: float = 0.25,
+    b: float = 0.25,
+    confidence_level: float = 0.95,
+) -> ConfidenceInterval:
+    """Clopper-Pearson ("exact") interval for ``lambda``, mapped to ``pi``.
+
+    Parameters
+    ----------
+    yes_count : int
+        Number of reported yeses, ``0 <= yes_count <= n``.
+    n : int
+        Number of noisy answers, ``n >= 1``.
+    t, a, b : float
+        The design, ``t + a + b = 1``.
+    confidence_level : float
+        Nominal coverage in ``(0, 1)``.
+
+    Returns
+    -------
+    ConfidenceInterval
+        With ``method="clopper-pearson"``, clipped to ``[0, 1]``.
+
+    Notes
+    -----
+    With ``alpha = 1 - confidence_level`` the bounds for ``lambda`` are beta
+    quantiles (Clopper and Pearson 1934; Brown, Cai and DasGupta 2001,
+    section 4.2.1)::
+
+        L = Beta(alpha/2; y, n - y + 1)      (L = 0 when y = 0)
+        U = Beta(1 - alpha/2; y + 1, n - y)  (U = 1 when y = n)
+
+    mapped through ``(lambda - a) / t`` and clipped to ``[0, 1]``. Its
+    coverage is at least ``confidence_level`` for every ``pi``.
+
+    References
+    ----------
+    Clopper, C. J. and Pearson, E. S. (1934). Biometrika 26(4), 404-413.
+    Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Statistical Science
+    16(2), 101-133.
+    """
+    yes_count, n = _check_counts(yes_count, n)
+    t, a, b = _check_design(t, a, b)
+    alpha = 1 - _check_unit_open(confidence_level, "confidence_level")
+    lam_low = 0.0 if yes_count == 0 else float(stats.beta.ppf(alpha / 2, yes_count, n - yes_count + 1))
+    lam_high = 1.0 if yes_count == n else float(stats.beta.ppf(1 - alpha / 2, yes_count + 1, n - yes_count))
+    low, high = _mapped(lam_low, lam_high, t, a)
+    return ConfidenceInterval(low, high, "clopper-pearson", float(confidence_level))
+
+
+_METHODS: dict[str, Callable[..., ConfidenceInterval]] = {
+    "wilson": wilson_interval,
+    "clopper-pearson": clopper_pearson_interval,
+    "wald": wald_interval,
+}
+
+#: The names :func:`confidence_interval` accepts, the default first.
+INTERVAL_METHODS: tuple[str, ...] = tuple(_METHODS)
+
+
+def confidence_interval(
+    yes_count: int,
+    n: int,
+    t: float = 0.5,
+    a: float = 0.25,
+    b: float = 0.25,
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> ConfidenceInterval:
+    """Confidence interval for ``pi`` by the named method.
+
+    Parameters
+    ----------
+    yes_count : int
+        Number of reported yeses, ``0 <= yes_count <= n``.
+    n : int
+        Number of noisy answers, ``n >= 1``.
+    t, a, b : float
+        The design, ``t + a + b = 1``.
+    confidence_level : float
+        Nominal coverage in ``(0, 1)``; default 0.95.
+    method : {"wilson", "clopper-pearson", "wald"}
+        See :func:`wilson_interval`, :func:`clopper_pearson_interval` and
+        :func:`wald_interval`. Default ``"wilson"``, following Brown, Cai and
+        DasGupta (2001).
+
+    Returns
+    -------
+    ConfidenceInterval
+        Within ``[0, 1]``, ``low <= high``.
+
+    Notes
+    -----
+    Wilson and Clopper-Pearson are binomial intervals for the reported-yes
+    rate ``lambda = a + t pi`` mapped through ``pi = (lambda - a) / t``; Wald
+    is built on the ``pi`` scale. All are clipped to ``[0, 1]``.
+
+    References
+    ----------
+    Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Interval estimation for
+    a binomial proportion. Statistical Science 16(2), 101-133.
+    """
+    if not isinstance(method, str) or method not in _METHODS:
+        raise ValueError(f"unknown interval method {method!r}; choose one of {INTERVAL_METHODS}")
+    return _METHODS[method](yes_count, n, t, a, b, confidence_level)

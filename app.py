@@ -1,0 +1,65 @@
+"""The application factory: ``flask --app app run`` finds :func:`create_app`."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask
+
+ROOT = Path(__file__).resolve().parent
+
+#: Every setting, its default and what it does. ``FLASK_<NAME>`` in the
+#: environment overrides it (Flask's ``from_prefixed_env``); the README's
+#: table is checked against this mapping by ``tests/test_docs.py``.
+SETTINGS = {
+    "DATABASE": ("instance/rr-survey.sqlite3", "Path of the SQLite database file."),
+    "SURVEYS_DIR": ("survey_files", "Folder of survey YAML files."),
+    "SECRET_KEY": (
+        "random, kept in instance/secret_key",
+        "Signs sessions and CSRF tokens. Set it when several processes or hosts serve the app.",
+    ),
+    "WTF_CSRF_TIME_LIMIT": (7 * 24 * 3600, "Seconds a form's CSRF token stays valid."),
+    "MAX_CONTENT_LENGTH": (64 * 1024, "Largest request body accepted, in bytes."),
+    "SESSION_COOKIE_SECURE": (False, "Send cookies over HTTPS only; set true behind HTTPS."),
+}
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the app: defaults, then the environment, then ``test_config``."""
+    app = Flask(__name__, instance_path=str(ROOT / "instance"))
+    app.config.from_mapping(
+        {name: default for name, (default, _) in SETTINGS.items() if name != "SECRET_KEY"},
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        PERMANENT_SESSION_LIFETIME=7 * 24 * 3600,
+    )
+    app.config.from_prefixed_env()
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    _resolve_paths(app)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _instance_secret_key(app)
+
+    from web import init_app
+
+    init_app(app)
+    return app
+
+
+def _resolve_paths(app: Flask) -> None:
+    for name in ("DATABASE", "SURVEYS_DIR"):
+        path = Path(app.config[name])
+        app.config[name] = str(path if path.is_absolute() else ROOT / path)
+
+
+def _instance_secret_key(app: Flask) -> str:
+    """A random key made once and kept in the instance folder (mode 0600)."""
+    path = Path(app.instance_path) / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+    return path.read_text().strip()

@@ -1,0 +1,190 @@
+"""What a survey is: frozen objects built by :mod:`surveys.loader`.
+
+A :class:`Survey` is a tuple of :class:`Question` objects plus the
+survey-level settings (dates, privacy budget). Each randomized question
+carries its design from :mod:`analysis.design`; a plain question has
+``design=None`` and its answer is stored as given.
+
+The objects check only the invariants that tie their fields together (a
+randomized question has a design and vice versa). Everything a researcher
+can get wrong in a file is reported, with its place, by the loader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import date
+
+from analysis.design import ForcedResponseDesign, MultipleChoiceDesign
+from analysis.privacy import SurveyEpsilon, survey_epsilon
+
+YES_NO = "yes_no"
+SELECT_ONE = "select_one"
+#: The question types a survey file may use.
+QUESTION_TYPES = (YES_NO, SELECT_ONE)
+
+OPEN = "open"
+CLOSED = "closed"
+NOT_YET_OPEN = "not yet open"
+
+#: Default delta for the advanced-composition epsilon.
+DEFAULT_DELTA = 1e-6
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of a question: ``name`` is stored, ``label`` is shown."""
+
+    name: str
+    label: str
+
+
+#: The implicit options of a yes/no question.
+YES_NO_CHOICES = (Choice("yes", "Yes"), Choice("no", "No"))
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of a survey.
+
+    Attributes
+    ----------
+    name : str
+        Identifier, unique within the survey; the form field and the column.
+    type : str
+        ``"yes_no"`` or ``"select_one"``.
+    label, hint : str
+        The question as shown, and optional help text below it (``""``).
+    required, randomize : bool
+    choices : tuple of Choice
+        The options, in order; for yes/no always :data:`YES_NO_CHOICES`.
+    design : ForcedResponseDesign, MultipleChoiceDesign or None
+        How the answer is randomized; ``None`` exactly when ``randomize`` is
+        false.
+    """
+
+    name: str
+    type: str
+    label: str
+    hint: str
+    required: bool
+    randomize: bool
+    choices: tuple[Choice, ...]
+    design: ForcedResponseDesign | MultipleChoiceDesign | None
+
+    def __post_init__(self) -> None:
+        if self.randomize != (self.design is not None):
+            raise ValueError(
+                f"question {self.name!r}: randomize={self.randomize} but design={self.design!r}"
+            )
+        if isinstance(self.design, MultipleChoiceDesign) and self.design.k != len(self.choices):
+            raise ValueError(
+                f"question {self.name!r}: design has k={self.design.k} options "
+                f"but there are {len(self.choices)} choices"
+            )
+
+    @property
+    def choice_names(self) -> tuple[str, ...]:
+        return tuple(choice.name for choice in self.choices)
+
+    @property
+    def is_randomized(self) -> bool:
+        return self.randomize
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A survey as loaded from one file.
+
+    Attributes
+    ----------
+    id : str
+        Slug used in URLs.
+    title, intro : str
+    version : int
+        Bumped by the researcher when the questions change.
+    questions : tuple of Question
+    closed : bool
+        Closed by hand, whatever the dates say.
+    opens, closes : datetime.date or None
+        First and last day on which answers are taken (both inclusive).
+    epsilon_budget : float or None
+        The most per-respondent epsilon (basic composition) the researcher
+        allows; the loader refuses a survey over it.
+    delta : float
+        Delta for the advanced-composition figure in :attr:`epsilon`.
+    source : str
+        Name of the file the survey came from.
+    invitation_only : bool
+        Answers are taken only with a single-use invitation code
+        (``flask --app app codes create``), given in the link as ``?code=``.
+    """
+
+    id: str
+    title: str
+    version: int
+    intro: str
+    questions: tuple[Question, ...]
+    closed: bool = False
+    opens: date | None = None
+    closes: date | None = None
+    epsilon_budget: float | None = None
+    delta: float = DEFAULT_DELTA
+    source: str = ""
+    invitation_only: bool = False
+
+    @property
+    def randomized_questions(self) -> tuple[Question, ...]:
+        return tuple(q for q in self.questions if q.is_randomized)
+
+    @property
+    def plain_questions(self) -> tuple[Question, ...]:
+        return tuple(q for q in self.questions if not q.is_randomized)
+
+    def question(self, name: str) -> Question:
+        """The question called ``name``; ``KeyError`` if there is none."""
+        for q in self.questions:
+            if q.name == name:
+                return q
+        raise KeyError(name)
+
+    @property
+    def epsilon(self) -> SurveyEpsilon:
+        """Per-respondent epsilon over the randomized questions.
+
+        Plain questions are stored as given and carry no differential-privacy
+        guarantee at all; they are not part of this figure.
+        """
+        return survey_epsilon([q.design.epsilon for q in self.randomized_questions], self.delta)
+
+    @property
+    def attack_success_rate(self) -> float | None:
+        """The best chance, over the randomized questions, of guessing a true
+        answer from its noisy one; ``None`` if nothing is randomized."""
+        rates = [q.design.attack_success_rate for q in self.randomized_questions]
+        return max(rates) if rates else None
+
+    def state(self, today: date) -> str:
+        """``"open"``, ``"closed"`` or ``"not yet open"`` on ``today``."""
+        if self.closed or (self.closes is not None and today > self.closes):
+            return CLOSED
+        if self.opens is not None and today < self.opens:
+            return NOT_YET_OPEN
+        return OPEN
+
+    def design_fingerprint(self) -> str:
+        """A short hex digest of every question's type, options and design.
+
+        Stored with each response so that the answers can be debiased with
+        exactly the designs they were randomized with, even after the file
+        is edited. Labels and wording do not change it; names, options and
+        probabilities do.
+        """
+        record = [
+            [q.name, q.type, list(q.choice_names), q.design.to_dict() if q.design else None]
+            for q in self.questions
+        ]
+        canonical = json.dumps(record, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,638 @@
+"""Read the survey folder: one YAML file per survey.
+
+A survey file uses the vocabulary of XLSForm and SurveyJS (``name``,
+``type``, ``label``, ``choices``, ``required``) plus the privacy keys
+``randomize``, ``design``, ``epsilon_budget`` and ``delta``::
+
+    id: exam-integrity
+    title: Exam integrity survey
+    version: 1
+    intro: Your answers are randomized before they leave your device.
+    epsilon_budget: 5            # optional: refuse the file if it costs more
+    questions:
+      - name: cheated
+        type: yes_no             # two coins unless a design is given
+        label: Have you ever cheated on an exam?
+      - name: plagiarism
+        type: yes_no
+        label: Have you ever handed in someone else's work as your own?
+        design: {t: 2/3, a: 1/6, b: 1/6}
+      - name: year
+        type: select_one
+        label: Year of study
+        choices: [first, second, third, fourth]
+        randomize: false
+
+Every mistake in a file is collected as a :class:`Problem` naming the file,
+the question and the field, and all of them are reported together, so a
+researcher fixes a file in one pass. :func:`load_catalog` skips a broken
+file (logging its problems) and loads the others.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from datetime import date, datetime
+from fractions import Fraction
+from numbers import Real
+from pathlib import Path
+from types import MappingProxyType
+
+import yaml
+
+from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign, as_probability
+from surveys.definition import (
+    DEFAULT_DELTA,
+    QUESTION_TYPES,
+    SELECT_ONE,
+    YES_NO,
+    YES_NO_CHOICES,
+    Choice,
+    Question,
+    Survey,
+)
+
+logger = logging.getLogger(__name__)
+
+SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+QUESTION_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
+CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
+_ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+#: Question names the web form uses for its own fields.
+RESERVED_NAMES = frozenset(
+    {"csrf_token", "submission_key", "randomized_on", "invitation_code", "sealed"}
+)
+
+SURVEY_KEYS = (
+    "id", "title", "version", "intro", "closed", "opens", "closes", "invitation_only",
+    "epsilon_budget", "delta", "questions",
+)  # fmt: skip
+QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design")
+CHOICE_KEYS = ("name", "label")
+DESIGN_KEYS = {YES_NO: ("t", "a", "b"), SELECT_ONE: ("t",)}
+SURVEY_FILE_SUFFIXES = (".yaml", ".yml")
+
+#: Default truthful probability of a select_one question without a design.
+DEFAULT_SELECT_ONE_T = Fraction(1, 2)
+
+_YAML_BOOLEAN_HINT = (
+    "YAML reads unquoted yes, no, on, off, true and false as true/false; put it in quotes"
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One mistake in a survey file.
+
+    ``question`` is the question's name (or ``"#3"`` for the third question
+    when it has no usable name) and ``None`` for survey-level problems;
+    ``field`` is the key, dotted for nested keys (``"design.t"``), or
+    ``None`` when the problem is with the whole file or question.
+    """
+
+    file: str
+    question: str | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = []
+        if self.question is not None:
+            shown = self.question if self.question.startswith("#") else repr(self.question)
+            where.append(f"question {shown}")
+        if self.field is not None:
+            where.append(f"field {self.field!r}")
+        location = f"{self.file}: {', '.join(where)}" if where else self.file
+        return f"{location}: {self.message}"
+
+
+class SurveyFileError(Exception):
+    """A survey file that cannot be loaded; ``.problems`` lists every reason."""
+
+    def __init__(self, problems: list[Problem] | tuple[Problem, ...]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+@dataclass(frozen=True)
+class SurveyCatalog:
+    """Every survey in the folder that loaded, and the problems of the rest.
+
+    ``files`` names every survey file found, loaded or not, in load order.
+    """
+
+    surveys: Mapping[str, Survey]
+    problems: tuple[Problem, ...] = ()
+    files: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "surveys", MappingProxyType(dict(self.surveys)))
+
+    def get(self, survey_id: str) -> Survey | None:
+        return self.surveys.get(survey_id)
+
+
+# -- reading YAML ----------------------------------------------------------
+
+
+class _SurveyYamlLoader(yaml.SafeLoader):
+    """``SafeLoader`` that also refuses duplicate keys and impossible dates.
+
+    Plain PyYAML keeps the last of two equal keys without a word, so a
+    question with two ``design:`` lines would silently lose one.
+    """
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:  # unhashable key: SafeLoader reports it
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while reading a mapping", node.start_mark,
+                        f"found the key {key!r} twice", key_node.start_mark,
+                    )  # fmt: skip
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_timestamp(self, node):
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as error:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value!r} is not a valid date ({error})", node.start_mark
+            ) from None
+
+
+_SurveyYamlLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", _SurveyYamlLoader.construct_yaml_timestamp
+)
+
+
+def _yaml_error_message(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    if mark is None:
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def load_survey_file(path: str | Path) -> Survey:
+    """Read and check one survey file.
+
+    Raises
+    ------
+    SurveyFileError
+        With every problem found: unreadable file, YAML syntax (with its
+        line), wrong shape, or any mistake in the survey itself.
+    """
+    path = Path(path)
+    name = path.name
+
+    def fail(message: str) -> SurveyFileError:
+        return SurveyFileError([Problem(name, None, None, message)])
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise fail(f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
+    except OSError as error:
+        raise fail(f"cannot read the file: {error.strerror or error}") from None
+    try:
+        data = yaml.load(text, Loader=_SurveyYamlLoader)  # a SafeLoader: builds no objects
+    except yaml.YAMLError as error:
+        raise fail(_yaml_error_message(error)) from None
+    return parse_survey(data, name)
+
+
+def load_catalog(directory: str | Path) -> SurveyCatalog:
+    """Load every ``*.yaml`` and ``*.yml`` file in ``directory``, by name.
+
+    A broken file is skipped and its problems are logged and kept in
+    :attr:`SurveyCatalog.problems`; the other files still load. A file whose
+    survey id is already taken by an earlier file is skipped too. A missing
+    folder is a problem, not an exception.
+    """
+    directory = Path(directory)
+    problems: list[Problem] = []
+    surveys: dict[str, Survey] = {}
+    try:
+        paths = sorted(
+            (
+                p
+                for p in directory.iterdir()
+                if p.suffix.lower() in SURVEY_FILE_SUFFIXES
+                and not p.name.startswith(".")
+                and p.is_file()
+            ),
+            key=lambda p: p.name,
+        )
+    except FileNotFoundError:
+        paths = []
+        problems.append(Problem(str(directory), None, None, "the survey folder does not exist"))
+    except OSError as error:
+        paths = []
+        problems.append(
+            Problem(str(directory), None, None, f"cannot list the survey folder: {error.strerror or error}")
+        )
+    for path in paths:
+        try:
+            survey = load_survey_file(path)
+        except SurveyFileError as error:
+            problems.extend(error.problems)
+            continue
+        if survey.id in surveys:
+            first = surveys[survey.id].source
+            problems.append(
+                Problem(
+                    path.name, None, "id",
+                    f"survey id {survey.id!r} is already used by {first}; this file was not loaded",
+                )  # fmt: skip
+            )
+            continue
+        surveys[survey.id] = survey
+    for problem in problems:
+        logger.error("%s", problem)
+    return SurveyCatalog(surveys, tuple(problems), tuple(p.name for p in paths))
+
+
+# -- checking the mapping --------------------------------------------------
+
+
+class _Invalid:
+    """Marks a value that was reported as a problem."""
+
+    def __repr__(self) -> str:
+        return "INVALID"
+
+
+INVALID = _Invalid()
+
+
+@dataclass
+class _Report:
+    """Collects the problems of one file."""
+
+    file: str
+    problems: list[Problem] = dataclass_field(default_factory=list)
+
+    def add(self, question: str | None, field_name: str | None, message: str) -> _Invalid:
+        self.problems.append(Problem(self.file, question, field_name, message))
+        return INVALID
+
+
+def _describe(value: object) -> str:
+    """``value`` as a researcher would recognise it, with its YAML kind."""
+    kinds = {
+        bool: "true/false", int: "a number", float: "a number", str: "text",
+        list: "a list", dict: "a mapping", type(None): "nothing",
+    }  # fmt: skip
+    kind = next((k for t, k in kinds.items() if type(value) is t), type(value).__name__)
+    return kind if value is None else f"{kind} {value!r}"
+
+
+def _check_keys(report, question, prefix, mapping, known) -> None:
+    """One problem per key not in ``known``, with a guess at the intended one."""
+    for key in mapping:
+        if key in known:
+            continue
+        name = str(key)
+        guess = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {guess[0]!r}?" if guess else f"the keys allowed here are {', '.join(known)}"
+        report.add(question, f"{prefix}{name}", f"unknown key {name!r}; {hint}")
+
+
+def _text(report, question, field_name, value, *, required: bool):
+    if value is None:
+        return report.add(question, field_name, "is required") if required else ""
+    if isinstance(value, bool):
+        return report.add(question, field_name, f"must be text, got {_describe(value)}; {_YAML_BOOLEAN_HINT}")
+    if not isinstance(value, str):
+        return report.add(question, field_name, f"must be text, got {_describe(value)}; put it in quotes")
+    if required and not value.strip():
+        return report.add(question, field_name, "must not be empty")
+    return value.strip()
+
+
+def _flag(report, question, field_name, value, default: bool):
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        return report.add(question, field_name, f"must be true or false, got {_describe(value)}")
+    return value
+
+
+def _pattern(report, question, field_name, value, pattern, rule: str):
+    if value is None:
+        return report.add(question, field_name, "is required")
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        return report.add(question, field_name, f"must be {rule}, got {_describe(value)}")
+    return value
+
+
+def _positive_int(report, question, field_name, value):
+    if value is None:
+        return report.add(question, field_name, "is required")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        message = f"must be a whole number of 1 or more, got {_describe(value)}"
+        return report.add(question, field_name, message)
+    return value
+
+
+def _number(report, question, field_name, value, *, low: float, high: float, rule: str):
+    """A float strictly between ``low`` and ``high``; YAML reads ``1e-6`` as text, so
+    numeric text is accepted too."""
+    number = None
+    if isinstance(value, Real) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            pass
+    if number is None or not (math.isfinite(number) and low < number < high):
+        return report.add(question, field_name, f"must be {rule}, got {_describe(value)}")
+    return number
+
+
+def _date(report, field_name, value):
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        message = f"must be a date such as 2025-03-01 without a time, got {value!r}"
+        return report.add(None, field_name, message)
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and _ISO_DATE_PATTERN.fullmatch(value.strip()):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError as error:
+            return report.add(None, field_name, f"{value!r} is not a valid date ({error})")
+    return report.add(None, field_name, f"must be a date written YYYY-MM-DD, got {_describe(value)}")
+
+
+def parse_survey(mapping: object, file_name: str) -> Survey:
+    """Check a survey file's parsed YAML and build the :class:`Survey`.
+
+    Every problem in the file is collected before raising, so one run lists
+    them all.
+
+    Raises
+    ------
+    SurveyFileError
+        With every :class:`Problem` found.
+    """
+    report = _Report(file_name)
+    if mapping is None:
+        raise SurveyFileError([Problem(file_name, None, None, "the file is empty")])
+    if not isinstance(mapping, Mapping):
+        message = (
+            "the file must be a mapping of keys such as id, title and questions, "
+            f"got {_describe(mapping)}"
+        )
+        raise SurveyFileError([Problem(file_name, None, None, message)])
+    _check_keys(report, None, "", mapping, SURVEY_KEYS)
+    values = {
+        "id": _pattern(report, None, "id", mapping.get("id"), SURVEY_ID_PATTERN,
+                       "lower-case letters, digits and hyphens such as exam-integrity"),
+        "title": _text(report, None, "title", mapping.get("title"), required=True),
+        "version": _positive_int(report, None, "version", mapping.get("version")),
+        "intro": _text(report, None, "intro", mapping.get("intro"), required=False),
+        "closed": _flag(report, None, "closed", mapping.get("closed"), default=False),
+        "invitation_only": _flag(report, None, "invitation_only", mapping.get("invitation_only"), default=False),
+        "opens": _date(report, "opens", mapping.get("opens")),
+        "closes": _date(report, "closes", mapping.get("closes")),
+        "epsilon_budget": None,
+        "delta": DEFAULT_DELTA,
+        "questions": _questions(report, mapping.get("questions")),
+    }  # fmt: skip
+    if isinstance(values["opens"], date) and isinstance(values["closes"], date):
+        # Both days are inclusive, so opens == closes is a one-day survey.
+        if values["opens"] > values["closes"]:
+            report.add(None, "closes", f"closes {values['closes']} is before opens {values['opens']}")
+    if mapping.get("epsilon_budget") is not None:
+        values["epsilon_budget"] = _number(
+            report, None, "epsilon_budget", mapping["epsilon_budget"],
+            low=0, high=math.inf, rule="a number above 0",
+        )  # fmt: skip
+    if mapping.get("delta") is not None:
+        values["delta"] = _number(
+            report, None, "delta", mapping["delta"], low=0, high=1,
+            rule="a number between 0 and 1 (exclusive), such as 0.000001",
+        )  # fmt: skip
+    _check_budget(report, values["epsilon_budget"], values["questions"])
+    if report.problems:
+        raise SurveyFileError(report.problems)
+    return Survey(source=file_name, **values)
+
+
+def _check_budget(report, budget, questions) -> None:
+    """Refuse a survey whose per-respondent epsilon is over its budget.
+
+    Only the questions that parsed are summed; a broken question can only
+    add epsilon, so an overrun found here is real.
+    """
+    if not isinstance(budget, float) or not isinstance(questions, tuple):
+        return
+    randomized = [q for q in questions if isinstance(q, Question) and q.is_randomized]
+    total = sum(q.design.epsilon for q in randomized)
+    if total <= budget or math.isclose(total, budget, rel_tol=1e-12):
+        return
+    terms = " + ".join(f"{q.name} {q.design.epsilon:.3f}" for q in randomized)
+    hint = "add noise to some questions (a smaller t), randomize fewer, or raise the budget"
+    if math.isinf(total):
+        hint = "a design with a = 0, b = 0 or t = 1 gives no differential privacy; " + hint
+    message = (
+        f"the survey costs epsilon {total:.3f} per respondent ({terms}), "
+        f"over the budget {budget:g}; {hint}"
+    )
+    report.add(None, "epsilon_budget", message)
+
+
+def _questions(report, value):
+    """The tuple of questions; ``INVALID`` entries are dropped after reporting."""
+    if value is None:
+        return report.add(None, "questions", "is required: a list of questions")
+    if not isinstance(value, list):
+        return report.add(None, "questions", f"must be a list of questions, got {_describe(value)}")
+    if not value:
+        return report.add(None, "questions", "the list is empty; a survey needs at least one question")
+    questions = []
+    first_position: dict[str, int] = {}
+    for position, entry in enumerate(value, start=1):
+        question = _question(report, position, entry)
+        name = entry.get("name") if isinstance(entry, Mapping) else None
+        if isinstance(name, str) and QUESTION_NAME_PATTERN.fullmatch(name):
+            if name in first_position:
+                message = (
+                    f"question #{position} has the same name as question "
+                    f"#{first_position[name]}; names must be unique"
+                )
+                report.add(name, "name", message)
+                continue
+            first_position[name] = position
+        if isinstance(question, Question):
+            questions.append(question)
+    return tuple(questions)
+
+
+def _question(report, position: int, entry):
+    if not isinstance(entry, Mapping):
+        message = f"each question must be a mapping with name, type and label, got {_describe(entry)}"
+        return report.add(f"#{position}", None, message)
+    raw_name = entry.get("name")
+    where = raw_name if isinstance(raw_name, str) and raw_name else f"#{position}"
+    _check_keys(report, where, "", entry, QUESTION_KEYS)
+    rule = "a lower-case letter then lower-case letters, digits or _, such as cheated_once"
+    name = _pattern(report, where, "name", raw_name, QUESTION_NAME_PATTERN, rule)
+    if isinstance(name, str) and name in RESERVED_NAMES:
+        name = report.add(where, "name", f"{name!r} is used by the form itself; choose another name")
+    qtype = entry.get("type")
+    if qtype is None:
+        qtype = report.add(where, "type", f"is required: one of {', '.join(QUESTION_TYPES)}")
+    elif qtype not in QUESTION_TYPES:
+        message = f"unknown type {qtype!r}; use one of {', '.join(QUESTION_TYPES)}"
+        qtype = report.add(where, "type", message)
+    label = _text(report, where, "label", entry.get("label"), required=True)
+    hint = _text(report, where, "hint", entry.get("hint"), required=False)
+    required = _flag(report, where, "required", entry.get("required"), default=True)
+    randomize = _flag(report, where, "randomize", entry.get("randomize"), default=True)
+    choices = _choices(report, where, qtype, entry.get("choices"))
+    design = _design(report, where, qtype, randomize, entry.get("design"), choices)
+    parts = (name, qtype, label, hint, required, randomize, choices, design)
+    if any(part is INVALID for part in parts):
+        return INVALID
+    return Question(name, qtype, label, hint, required, randomize, choices, design)
+
+
+def _choices(report, where, qtype, value):
+    if qtype is INVALID:
+        return INVALID
+    if qtype == YES_NO:
+        if value is not None:
+            message = (
+                "a yes_no question has the choices yes and no already; "
+                "remove choices or use type select_one"
+            )
+            return report.add(where, "choices", message)
+        return YES_NO_CHOICES
+    if value is None:
+        message = "a select_one question needs choices: a list of at least 2 options"
+        return report.add(where, "choices", message)
+    if not isinstance(value, list):
+        return report.add(where, "choices", f"must be a list of options, got {_describe(value)}")
+    if len(value) < 2:
+        return report.add(where, "choices", f"needs at least 2 options, got {len(value)}")
+    choices = []
+    first_position: dict[str, int] = {}
+    for position, entry in enumerate(value, start=1):
+        choice = _choice(report, where, position, entry)
+        if choice is INVALID:
+            continue
+        if choice.name in first_position:
+            message = (
+                f"choice {position} has the name {choice.name!r} of choice "
+                f"{first_position[choice.name]}; names must be unique"
+            )
+            report.add(where, "choices", message)
+            continue
+        first_position[choice.name] = position
+        choices.append(choice)
+    return tuple(choices) if len(choices) == len(value) else INVALID
+
+
+def _choice(report, where, position: int, entry):
+    rule = (
+        "a letter or digit, then letters, digits, _ . or - (at most 63), such as "
+        "a_few_times; for a longer label write {name: a_few_times, label: A few times}"
+    )
+    if isinstance(entry, int) and not isinstance(entry, bool):
+        entry = str(entry)
+    if isinstance(entry, str):
+        if not CHOICE_NAME_PATTERN.fullmatch(entry):
+            return report.add(where, "choices", f"choice {position} {entry!r}: a name must be {rule}")
+        return Choice(entry, entry)
+    if isinstance(entry, Mapping):
+        before = len(report.problems)
+        _check_keys(report, where, "choices.", entry, CHOICE_KEYS)
+        name = entry.get("name")
+        if name is None or not isinstance(name, str) or not CHOICE_NAME_PATTERN.fullmatch(name):
+            report.add(where, "choices", f"choice {position}: name must be {rule}, got {_describe(name)}")
+        label = entry.get("label")
+        if not isinstance(label, str) or not label.strip():
+            message = f"choice {position}: label must be non-empty text, got {_describe(label)}"
+            report.add(where, "choices", message)
+        if len(report.problems) > before:
+            return INVALID
+        return Choice(name, label.strip())
+    hint = f"; {_YAML_BOOLEAN_HINT}" if isinstance(entry, bool) else ""
+    message = (
+        f"choice {position} must be text or a mapping {{name:, label:}}, "
+        f"got {_describe(entry)}{hint}"
+    )
+    return report.add(where, "choices", message)
+
+
+def _design_field(message: str) -> str:
+    """``"design.t"`` for a ValueError about one probability, else ``"design"``.
+
+    The messages of :mod:`analysis.design` start with the name of the bad
+    probability (``"t (probability ...) must be > 0"``, ``"a must be >= 0"``);
+    the sum check starts ``"t + a + b"`` and belongs to the whole design.
+    """
+    match = re.match(r"([tab])\b(?!\s*\+)", message)
+    return f"design.{match.group(1)}" if match else "design"
+
+
+def _design(report, where, qtype, randomize, value, choices):
+    if randomize is INVALID or qtype is INVALID:
+        return INVALID
+    if not randomize:
+        if value is not None:
+            return report.add(where, "design", "a design is given but randomize is false; remove one of them")
+        return None
+    if value is None:
+        if qtype == YES_NO:
+            return TWO_COIN
+        value = {"t": DEFAULT_SELECT_ONE_T}
+    keys = DESIGN_KEYS[qtype]
+    example = "{t: 1/2, a: 1/4, b: 1/4}" if qtype == YES_NO else "{t: 1/2}"
+    if not isinstance(value, Mapping):
+        return report.add(where, "design", f"must be a mapping such as {example}, got {_describe(value)}")
+    before = len(report.problems)
+    _check_keys(report, where, "design.", value, keys)
+    probabilities = {}
+    for key in keys:
+        if value.get(key) is None:
+            report.add(where, f"design.{key}", f"is required; a {qtype} design is written like {example}")
+            continue
+        try:
+            probabilities[key] = as_probability(value[key], key)
+        except ValueError as error:
+            report.add(where, f"design.{key}", str(error))
+    if len(report.problems) > before:
+        return INVALID
+    # Without valid choices k is unknown; t is still checked (its rule does
+    # not depend on k) so that its mistake is reported in the same run.
+    k = len(choices) if isinstance(choices, tuple) else 2
+    try:
+        if qtype == YES_NO:
+            design = ForcedResponseDesign(**probabilities)
+        else:
+            design = MultipleChoiceDesign(k, **probabilities)
+    except ValueError as error:
+        return report.add(where, _design_field(str(error)), str(error))
+    return design if isinstance(choices, tuple) else INVALID

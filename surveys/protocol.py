@@ -1,0 +1,91 @@
+"""The live randomizer: turns a true answer into a noisy one, from ``secrets``.
+
+This runs on the server only when the respondent's browser could not
+randomize (JavaScript off). The browser's twin is ``static/randomize.js``.
+
+Rules kept here, each for a reason:
+
+* Every draw comes from :mod:`secrets` (the operating system's CSPRNG).
+  A seeded or predictable generator would let someone who knows its state
+  undo the noise.
+* Every coin is drawn unconditionally, before the true answer is looked at,
+  and the result is picked arithmetically: the work done, and the random
+  numbers consumed, do not depend on the answer.
+* Probabilities are exact fractions; a design with denominator ``D`` is
+  drawn as ``secrets.randbelow(D)``, so there is no floating point and no
+  rounding bias. Two coins use two independent fair bits.
+"""
+
+from __future__ import annotations
+
+import secrets
+from fractions import Fraction
+from math import lcm
+
+from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
+
+YES = "yes"
+NO = "no"
+
+
+def two_coin_bits(truth: bool) -> bool:
+    """The two-coin protocol with two fair bits.
+
+    First coin heads (1): report the second coin (heads means yes).
+    First coin tails (0): report the truth.
+    """
+    first = secrets.randbits(1)
+    second = secrets.randbits(1)
+    return bool((first & second) | ((1 - first) & int(truth)))
+
+
+def _common_denominator(*probabilities: Fraction) -> int:
+    return lcm(*(p.denominator for p in probabilities))
+
+
+def forced_response_bit(truth: bool, design: ForcedResponseDesign) -> bool:
+    """One forced-response answer: truthful with ``t``, yes with ``a``, no with ``b``.
+
+    A single integer ``u`` uniform on ``[0, D)`` is drawn, ``D`` the common
+    denominator: ``u < tD`` answers truthfully, ``tD <= u < (t+a)D`` forces
+    yes, the rest forces no.
+    """
+    if design == TWO_COIN:
+        return two_coin_bits(truth)
+    denominator = _common_denominator(design.t, design.a, design.b)
+    u = secrets.randbelow(denominator)
+    truthful = u < design.t * denominator
+    forced_yes = u < (design.t + design.a) * denominator
+    return bool((truthful and truth) or (not truthful and forced_yes))
+
+
+def multiple_choice_index(truth: int, design: MultipleChoiceDesign) -> int:
+    """One ``k``-option answer: the true index with ``t``, else uniform over ``k``.
+
+    Both draws are always made: ``u`` uniform on ``[0, D)`` decides whether
+    to answer truthfully, ``r = randbelow(k)`` (unbiased, no modulo bias) is
+    the random option.
+    """
+    if not 0 <= truth < design.k:
+        raise ValueError(f"truth must be an option index in [0, {design.k}), got {truth!r}")
+    denominator = design.t.denominator
+    u = secrets.randbelow(denominator)
+    random_option = secrets.randbelow(design.k)
+    truthful = u < design.t * denominator
+    return truth if truthful else random_option
+
+
+def randomize_yes_no(truth: str, design: ForcedResponseDesign = TWO_COIN) -> str:
+    """Randomize a ``"yes"``/``"no"`` answer; returns ``"yes"`` or ``"no"``."""
+    if truth not in (YES, NO):
+        raise ValueError(f"a yes/no answer must be 'yes' or 'no', got {truth!r}")
+    return YES if forced_response_bit(truth == YES, design) else NO
+
+
+def randomize_choice(truth: str, choices: tuple[str, ...], design: MultipleChoiceDesign) -> str:
+    """Randomize one option name among ``choices`` (``len(choices) == design.k``)."""
+    if len(choices) != design.k:
+        raise ValueError(f"the design has k={design.k} options but {len(choices)} choices were given")
+    if truth not in choices:
+        raise ValueError(f"{truth!r} is not one of the choices {list(choices)}")
+    return choices[multiple_choice_index(choices.index(truth), design)]

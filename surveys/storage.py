@@ -1,0 +1,316 @@
+"""Storage of noisy answers in SQLite, through sqlite-utils.
+
+Takes a :class:`sqlite_utils.Database`; knows nothing of Flask.
+
+What is stored, and what is not:
+
+* ``responses`` holds one row per respondent: a random id (the table is
+  ``WITHOUT ROWID``, so rows carry no insertion order either), the survey id
+  and version, the noisy answers as JSON, the id of the design record they
+  were randomized with, where they were randomized (``device`` or
+  ``server``) and the day. No address, user agent, time of day, referrer or
+  true answer exists anywhere in the schema.
+* ``designs`` records every question's design and choices for a survey
+  version, keyed by the survey's design fingerprint, so a later change of
+  design never corrupts old data.
+* ``tallies`` keeps, per question, design and noisy answer, a running
+  count, updated in the same transaction as the row it counts: results are
+  read from it without scanning every response.
+* ``submission_keys`` and ``used_invitation_codes`` are kept apart from the
+  answers, with no column that links them to a response.
+
+Every write is one short ``BEGIN IMMEDIATE`` transaction: the write lock is
+taken up front, so concurrent writers queue on the busy timeout instead of
+failing with "database is locked" when a read transaction tries to upgrade.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+BUSY_TIMEOUT_SECONDS = 30
+RANDOMIZED_ON = ("device", "server")
+
+migrations = Migrations("rr-survey")
+
+
+@migrations()
+def m001_initial(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE responses (
+            id TEXT PRIMARY KEY,
+            survey_id TEXT NOT NULL,
+            survey_version INTEGER NOT NULL,
+            design_id TEXT NOT NULL REFERENCES designs(id),
+            randomized_on TEXT NOT NULL CHECK (randomized_on IN ('device', 'server')),
+            day TEXT NOT NULL,
+            answers TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX responses_survey ON responses (survey_id)")
+    db.execute(
+        """
+        CREATE TABLE designs (
+            id TEXT PRIMARY KEY,
+            survey_id TEXT NOT NULL,
+            survey_version INTEGER NOT NULL,
+            questions TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE tallies (
+            survey_id TEXT NOT NULL,
+            question TEXT NOT NULL,
+            design TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, question, design, answer)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE daily_counts (
+            survey_id TEXT NOT NULL,
+            day TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, day)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "CREATE TABLE submission_keys (key TEXT PRIMARY KEY, survey_id TEXT NOT NULL) WITHOUT ROWID"
+    )
+    db.execute(
+        """
+        CREATE TABLE invitation_codes (
+            survey_id TEXT NOT NULL,
+            code_hash TEXT NOT NULL,
+            used INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (survey_id, code_hash)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "CREATE TABLE survey_states (survey_id TEXT PRIMARY KEY, closed INTEGER NOT NULL)"
+    )
+
+
+def connect(path: str | Path) -> sqlite_utils.Database:
+    """Open the database file with WAL, a busy timeout and full durability."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS)
+    db = sqlite_utils.Database(conn)
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
+
+
+def migrate(db: sqlite_utils.Database) -> list[str]:
+    """Apply pending migrations; return the names applied."""
+    with immediate_transaction(db):  # one worker at a time; the others then find nothing pending
+        pending = [m.name for m in migrations.pending(db)]
+        migrations.apply(db)
+    return pending
+
+
+def needs_migration(db: sqlite_utils.Database) -> bool:
+    return bool(migrations.pending(db))
+
+
+@contextmanager
+def immediate_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception."""
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    db.conn.execute("COMMIT")
+
+
+@dataclass(frozen=True)
+class NoisyResponse:
+    """One respondent's randomized answers, ready to store.
+
+    ``answers`` maps question name to the noisy (or, for non-randomized
+    questions, plain) answer; ``designs`` maps question name to the design
+    key it was randomized with (see ``Survey``'s design records).
+    """
+
+    survey_id: str
+    survey_version: int
+    design_id: str
+    design_record: str
+    answers: Mapping[str, str]
+    question_designs: Mapping[str, str]
+    randomized_on: str
+
+    def __post_init__(self) -> None:
+        if self.randomized_on not in RANDOMIZED_ON:
+            raise ValueError(f"randomized_on must be one of {RANDOMIZED_ON}, got {self.randomized_on!r}")
+
+
+def new_response_id() -> str:
+    """A random, unguessable, non-sequential id."""
+    return secrets.token_hex(16)
+
+
+def submission_key_exists(db: sqlite_utils.Database, key: str) -> bool:
+    return bool(db.execute("SELECT 1 FROM submission_keys WHERE key = ?", [key]).fetchone())
+
+
+def hash_code(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+class InvitationCodeError(Exception):
+    """The invitation code is unknown or was used already."""
+
+
+def store_response(
+    db: sqlite_utils.Database,
+    response: NoisyResponse,
+    submission_key: str,
+    day: str,
+    invitation_code: str | None = None,
+) -> bool:
+    """Store one response in one transaction; return False if the key was seen.
+
+    A repeated ``submission_key`` (a double click, a retry) stores nothing and
+    returns False: the caller answers it as a success. An invitation code is
+    marked used in the same transaction, with no link to the response row.
+    """
+    with immediate_transaction(db):
+        try:
+            db.execute(
+                "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?)",
+                [submission_key, response.survey_id],
+            )
+        except sqlite3.IntegrityError:
+            return False
+        if invitation_code is not None:
+            _use_invitation_code(db, response.survey_id, invitation_code)
+        _insert_response(db, response, day)
+    return True
+
+
+def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -> None:
+    cursor = db.execute(
+        "UPDATE invitation_codes SET used = 1 WHERE survey_id = ? AND code_hash = ? AND used = 0",
+        [survey_id, hash_code(code)],
+    )
+    if cursor.rowcount != 1:
+        raise InvitationCodeError(code)
+
+
+def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str) -> None:
+    db.execute(
+        "INSERT OR IGNORE INTO designs (id, survey_id, survey_version, questions) VALUES (?, ?, ?, ?)",
+        [response.design_id, response.survey_id, response.survey_version, response.design_record],
+    )
+    db.execute(
+        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            new_response_id(),
+            response.survey_id,
+            response.survey_version,
+            response.design_id,
+            response.randomized_on,
+            day,
+            json.dumps(dict(response.answers), sort_keys=True),
+        ],
+    )
+    db.conn.executemany(
+        "INSERT INTO tallies (survey_id, question, design, answer, count) VALUES (?, ?, ?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET count = count + 1",
+        [
+            (response.survey_id, name, response.question_designs[name], answer)
+            for name, answer in response.answers.items()
+        ],
+    )
+    db.execute(
+        "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET count = count + 1",
+        [response.survey_id, day],
+    )
+
+
+def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
+    """Create ``count`` new single-use codes; only their hashes are stored."""
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count}")
+    codes = [secrets.token_urlsafe(9) for _ in range(count)]
+    with immediate_transaction(db):
+        db.conn.executemany(
+            "INSERT INTO invitation_codes (survey_id, code_hash) VALUES (?, ?)",
+            [(survey_id, hash_code(code)) for code in codes],
+        )
+    return codes
+
+
+def invitation_code_is_valid(db: sqlite_utils.Database, survey_id: str, code: str) -> bool:
+    row = db.execute(
+        "SELECT used FROM invitation_codes WHERE survey_id = ? AND code_hash = ?",
+        [survey_id, hash_code(code)],
+    ).fetchone()
+    return row is not None and row[0] == 0
+
+
+def response_count(db: sqlite_utils.Database, survey_id: str) -> int:
+    row = db.execute(
+        "SELECT COALESCE(SUM(count), 0) FROM daily_counts WHERE survey_id = ?", [survey_id]
+    ).fetchone()
+    return int(row[0])
+
+
+def daily_counts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int]]:
+    return [
+        (day, count)
+        for day, count in db.execute(
+            "SELECT day, count FROM daily_counts WHERE survey_id = ? ORDER BY day", [survey_id]
+        ).fetchall()
+    ]
+
+
+def tallies(db: sqlite_utils.Database, survey_id: str) -> dict[str, dict[str, dict[str, int]]]:
+    """``{question: {design key: {answer: count}}}`` from the running tallies."""
+    result: dict = defaultdict(lambda: defaultdict(dict))
+    for question, design, answer, count in db.execute(
+        "SELECT question, design, answer, count FROM tallies WHERE survey_id = ?", [survey_id]
+    ).fetchall():
+        result[question][design][answer] = count
+    return {q: dict(by_design) for q, by_design in result.items()}
+
+
+def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
+    with immediate_transaction(db):
+        db.execute(
+            "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
+            " ON CONFLICT DO UPDATE SET closed = excluded.closed",
+            [survey_id, int(closed)],
+        )
+
+
+def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
+    """The admin's open/closed choice for a survey, or None if never set."""
+    row = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id]).fetchone()
+    return None if row is None else bool(row[0])

@@ -1,0 +1,146 @@
+"""Shared fixtures: an app on a temporary database, clients, a live server, Chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app
+
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+#: A survey written for the tests, so the shipped examples can change freely.
+QUIZ_YAML = """\
+id: quiz
+title: Test quiz
+version: 1
+intro: Answers are randomized.
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you ever cheated on an exam?
+  - name: lied
+    type: yes_no
+    label: Have you lied to a professor?
+    required: false
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - name: ai_use
+    type: select_one
+    label: How often have you used AI-written text as your own?
+    choices: [never, once, sometimes, often]
+    design: {t: 1/2}
+  - name: year
+    type: select_one
+    label: Year of study
+    choices: [first, second, third, fourth]
+    randomize: false
+"""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A skipped browser test is a failure when the browser is required (CI)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and item.get_closest_marker("browser") and os.environ.get("RR_REQUIRE_BROWSER"):
+        report.outcome = "failed"
+        report.longrepr = f"browser test skipped but RR_REQUIRE_BROWSER is set: {report.longrepr}"
+
+
+@pytest.fixture
+def surveys_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "surveys"
+    folder.mkdir()
+    (folder / "quiz.yaml").write_text(QUIZ_YAML)
+    return folder
+
+
+@pytest.fixture
+def app(tmp_path: Path, surveys_dir: Path):
+    return create_app({
+        "TESTING": True,
+        "DATABASE": str(tmp_path / "test.sqlite3"),
+        "SURVEYS_DIR": str(surveys_dir),
+        "SECRET_KEY": "test-secret-key",
+    })
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def db(app):
+    from surveys import storage
+
+    database = storage.connect(app.config["DATABASE"])
+    yield database
+    database.close()
+
+
+class Respondent:
+    """Drives the survey form through the test client, as a browser without JavaScript would."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def open_form(self, survey_id: str = "quiz", **params) -> dict:
+        page = self.client.get(f"/s/{survey_id}", query_string=params)
+        assert page.status_code == 200, page.get_data(as_text=True)
+        html = page.get_data(as_text=True)
+        return {
+            "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
+            "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
+        }
+
+    def submit(self, answers: dict, survey_id: str = "quiz", device: bool = False, controls=None):
+        controls = controls if controls is not None else self.open_form(survey_id)
+        data = dict(controls)
+        if device:
+            data["randomized_on"] = "device"
+            data.update({f"rr-{name}": value for name, value in answers.items()})
+        else:
+            data.update(answers)
+        return self.client.post(f"/s/{survey_id}", data=data)
+
+
+@pytest.fixture
+def respondent(client) -> Respondent:
+    return Respondent(client)
+
+
+@pytest.fixture
+def live_server(app):
+    """The app on a free loopback port, in a thread; yields its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Launch Debian's Chromium: Playwright cannot download its own browser here."""
+    path = os.environ.get("RR_CHROMIUM", "/usr/bin/chromium")
+    if not os.path.exists(path):
+        message = f"Chromium not found at {path}; run `make test`, which installs it"
+        if os.environ.get("RR_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}

@@ -1,0 +1,256 @@
+"""Exact values of estimate_proportion, pool_estimates and difference.
+
+Every expected number is derived by hand in the comment next to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import pytest
+from numpy.testing import assert_allclose
+
+from analysis import (
+    ConfidenceInterval,
+    ProportionEstimate,
+    confidence_interval,
+    difference,
+    estimate_proportion,
+    pool_estimates,
+)
+
+TWO_COINS = (0.5, 0.25, 0.25)
+DIE = (2 / 3, 1 / 6, 1 / 6)
+ASYMMETRIC = (0.7, 0.2, 0.1)
+Z95 = 1.959963984540054  # Phi^{-1}(0.975)
+
+
+def test_two_coins_by_hand():
+    # y=30, n=100, two coins: lambda=.3, pi=(.3-.25)/.5=.1,
+    # SE_pop = sqrt(.3*.7/(100*.25)) = sqrt(.0084) = 0.0916515,
+    # SE_cond = sqrt(3/(4*100)) = 0.0866025 (both terms .75*.25 = .25*.75 = 3/16).
+    e = estimate_proportion(30, 100)
+    assert (e.n, e.yes_count, e.t, e.a, e.b) == (100, 30, 0.5, 0.25, 0.25)
+    assert_allclose(e.observed_rate, 0.3)
+    assert_allclose([e.estimate_raw, e.estimate], [0.1, 0.1])
+    assert not e.clipped
+    assert_allclose(e.std_err_population, 0.0916515139, rtol=1e-9)
+    assert_allclose(e.std_err_conditional, 0.0866025404, rtol=1e-9)
+    assert e.std_err == e.std_err_population
+
+
+def test_die_design_by_hand():
+    # Die: truthful on 1-4 (t=2/3), yes on 5, no on 6 (a=b=1/6).
+    # y=50, n=150: lambda=1/3, pi=(1/3-1/6)/(2/3)=0.25,
+    # SE_pop = sqrt((1/3)(2/3)/(150*4/9)) = sqrt(1/300) = 0.0577350,
+    # SE_cond: (t+a)(1-t-a) = (5/6)(1/6) = a(1-a) = 5/36, so
+    # sqrt((5/36)/(150*4/9)) = sqrt(1/480) = 0.0456435.
+    e = estimate_proportion(50, 150, *DIE)
+    assert_allclose(e.estimate, 0.25, rtol=1e-12)
+    assert_allclose(e.std_err_population, 0.0577350269, rtol=1e-9)
+    assert_allclose(e.std_err_conditional, 0.0456435465, rtol=1e-9)
+    assert_allclose(e.epsilon, math.log(5))  # (2/3+1/6)/(1/6) = 5
+
+
+def test_asymmetric_design_by_hand():
+    # t=.7, a=.2, b=.1; y=41, n=100: lambda=.41, pi=(.41-.2)/.7=.3,
+    # SE_pop = sqrt(.41*.59/(100*.49)) = sqrt(.2419/49) = 0.0702619,
+    # SE_cond: p=.3: .3*(.9*.1) + .7*(.2*.8) = .027+.112 = .139,
+    # sqrt(.139/49) = 0.0532610.
+    e = estimate_proportion(41, 100, *ASYMMETRIC)
+    assert_allclose(e.estimate, 0.3, rtol=1e-12)
+    assert_allclose(e.std_err_population, 0.0702619007, rtol=1e-9)
+    assert_allclose(e.std_err_conditional, 0.0532610054, rtol=1e-9)
+    assert_allclose(e.epsilon, math.log(8))  # max(.9/.2, .8/.1) = 8
+
+
+@pytest.mark.parametrize(
+    ("yes_count", "raw", "estimate", "clipped"),
+    [
+        (0, -0.5, 0.0, True),  # (0 - .25)/.5
+        (10, -0.3, 0.0, True),  # (.1 - .25)/.5
+        (25, 0.0, 0.0, False),  # exactly the forced-yes rate
+        (75, 1.0, 1.0, False),  # (.75 - .25)/.5
+        (100, 1.5, 1.0, True),  # (1 - .25)/.5
+    ],
+)
+def test_clipping(yes_count, raw, estimate, clipped):
+    e = estimate_proportion(yes_count, 100)
+    assert_allclose([e.estimate_raw, e.estimate], [raw, estimate], atol=1e-15)
+    assert e.clipped is clipped
+
+
+@pytest.mark.parametrize("yes_count", [0, 10, 100])
+def test_standard_error_uses_clamped_rate(yes_count):
+    # Clipped to 0 or 1, lam_c = .25 or .75: SE = sqrt(.25*.75/(100*.25)) =
+    # sqrt(.0075) = 0.0866025, not sqrt(.1*.9/25) = .06 for y=10, nor 0 for y=0.
+    e = estimate_proportion(yes_count, 100)
+    assert_allclose(e.std_err_population, 0.0866025404, rtol=1e-9)
+
+
+def test_zero_forced_yes_gives_zero_standard_error_at_zero():
+    # a=0: a reported yes is a true yes; y=0 means lambda=0 and SE 0.
+    e = estimate_proportion(0, 50, 0.8, 0.0, 0.2)
+    assert e.std_err_population == 0.0
+    assert e.epsilon == math.inf  # a=0: a yes reveals the true answer
+
+
+def test_confidence_interval_method_delegates():
+    e = estimate_proportion(41, 100, *ASYMMETRIC)
+    for method in ("wilson", "clopper-pearson", "wald"):
+        assert e.confidence_interval(0.9, method) == confidence_interval(
+            41, 100, *ASYMMETRIC, 0.9, method
+        )
+    default = e.confidence_interval()
+    assert isinstance(default, ConfidenceInterval)
+    assert (default.method, default.confidence_level) == ("wilson", 0.95)
+
+
+def test_estimate_is_frozen():
+    e = estimate_proportion(30, 100)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.estimate = 0.5  # type: ignore[misc]
+
+
+def test_float_design_from_fractions_and_exact_equivalent():
+    # 2/3 as a float is read as the fraction 2/3; the design module's strings work too.
+    assert estimate_proportion(50, 150, 2 / 3, 1 / 6, 1 / 6) == estimate_proportion(
+        50, 150, "2/3", "1/6", "1/6"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "shown"),
+    [
+        ({"yes_count": -1, "n": 10}, "yes_count=-1"),
+        ({"yes_count": 11, "n": 10}, "yes_count=11"),
+        ({"yes_count": 2.0, "n": 10}, "yes_count=2.0"),
+        ({"yes_count": True, "n": 10}, "yes_count=True"),
+        ({"yes_count": 0, "n": 0}, "n=0"),
+        ({"yes_count": 1, "n": 10.0}, "n=10.0"),
+        ({"yes_count": 1, "n": "10"}, "n='10'"),
+        ({"yes_count": 1, "n": 10, "t": 0.0, "a": 0.5, "b": 0.5}, "t=0.0"),
+        ({"yes_count": 1, "n": 10, "t": 0.5, "a": -0.25, "b": 0.75}, "a=-0.25"),
+        ({"yes_count": 1, "n": 10, "t": 0.5, "a": 0.25, "b": 0.3}, "b=0.3"),
+        ({"yes_count": 1, "n": 10, "t": math.nan, "a": 0.25, "b": 0.25}, "t=nan"),
+        ({"yes_count": 1, "n": 10, "t": 0.1234567, "a": 0.5, "b": 0.3765433}, "t=0.1234567"),
+    ],
+)
+def test_bad_arguments_raise_naming_the_value(kwargs, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        estimate_proportion(**kwargs)
+
+
+# --------------------------------------------------------------------------
+# Pooling
+
+
+def test_pool_two_designs_by_hand():
+    # Two coins y=30, n=100: raw .1, var .0084, w1 = 119.047619.
+    # Die y=50, n=150: raw .25, var 1/300, w2 = 300.
+    # pooled = (119.047619*.1 + 300*.25)/419.047619 = 86.904762/419.047619 = 0.2073864,
+    # SE = sqrt(1/419.047619) = 0.0488504.
+    pooled = pool_estimates([estimate_proportion(30, 100), estimate_proportion(50, 150, *DIE)])
+    assert pooled.n == 250
+    assert_allclose(pooled.estimate_raw, 0.2073863636, rtol=1e-9)
+    assert_allclose(pooled.estimate, pooled.estimate_raw)
+    assert not pooled.clipped
+    assert_allclose(pooled.std_err, 0.0488504, rtol=1e-6)
+    assert_allclose(pooled.weights, [119.047619 / 419.047619, 300 / 419.047619], rtol=1e-7)
+    # Wald: .2073864 +/- 1.959964*.0488504 = .2073864 +/- .0957451 = [.1116413, .3031315]
+    ci = pooled.confidence_interval()
+    assert_allclose([ci.low, ci.high], [0.1116413, 0.3031314], rtol=1e-6)
+    assert (ci.method, ci.confidence_level) == ("wald", 0.95)
+
+
+def test_pool_of_one_is_the_estimate():
+    e = estimate_proportion(41, 100, *ASYMMETRIC)
+    pooled = pool_estimates([e])
+    assert_allclose([pooled.estimate, pooled.std_err], [e.estimate, e.std_err])
+    assert pooled.weights == (1.0,)
+
+
+def test_pool_averages_raw_not_clipped_estimates():
+    # Two coins, y=20 of 100: raw -.1, clipped to 0, so lam_c=.25 and
+    # var=.1875/25=.0075; y=30 of 100: raw .1, var .21/25=.0084.
+    # w = 133.33, 119.05; pooled = (133.33*-.1 + 119.05*.1)/252.38 = -0.0056604,
+    # clipped to 0.
+    pooled = pool_estimates([estimate_proportion(20, 100), estimate_proportion(30, 100)])
+    assert_allclose(pooled.estimate_raw, (-0.1 / 0.0075 + 0.1 / 0.0084) / (1 / 0.0075 + 1 / 0.0084))
+    assert_allclose(pooled.estimate_raw, -0.0056604, rtol=1e-4)
+    assert pooled.estimate == 0.0
+    assert pooled.clipped
+
+
+def test_pool_zero_standard_error_falls_back():
+    # a=0, y=0, n=50, t=.8: SE 0. Fallback lam = clamp(0, 1/100, 99/100) = .01,
+    # var = .01*.99/(50*.64) = 0.000309375, weight 3232.32.
+    # With two coins y=30, n=100 (weight 119.0476):
+    # pooled = (3232.3232*0 + 119.0476*.1)/3351.3709 = 0.0035522.
+    zero = estimate_proportion(0, 50, 0.8, 0.0, 0.2)
+    pooled = pool_estimates([zero, estimate_proportion(30, 100)])
+    w1, w2 = 1 / 0.000309375, 1 / 0.0084
+    assert_allclose(pooled.estimate_raw, 0.1 * w2 / (w1 + w2), rtol=1e-12)
+    assert_allclose(pooled.std_err, math.sqrt(1 / (w1 + w2)), rtol=1e-12)
+    assert math.isfinite(pooled.std_err) and pooled.std_err > 0
+
+
+@pytest.mark.parametrize(
+    ("estimates", "shown"),
+    [([], "none"), ([0.3], "estimates[0]=0.3"), (5, "5")],
+)
+def test_pool_bad_arguments(estimates, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        pool_estimates(estimates)
+
+
+# --------------------------------------------------------------------------
+# Differences
+
+
+def test_difference_by_hand():
+    # Group 1: two coins y=60, n=100: lambda=.6, raw=.7, var=.24/25=.0096.
+    # Group 2: two coins y=30, n=100: raw=.1, var=.0084.
+    # d=.6, SE=sqrt(.018)=0.1341641, Wald: .6 +/- 1.959964*.1341641
+    # = .6 +/- .2629568 = [.3370432, .8629568].
+    d = difference(estimate_proportion(60, 100), estimate_proportion(30, 100))
+    assert_allclose(d.estimate, 0.6, rtol=1e-12)
+    assert_allclose(d.std_err, math.sqrt(0.018), rtol=1e-12)
+    assert_allclose([d.ci.low, d.ci.high], [0.6 - Z95 * math.sqrt(0.018), 0.6 + Z95 * math.sqrt(0.018)])
+    assert_allclose([d.ci.low, d.ci.high], [0.3370432, 0.8629568], rtol=1e-6)
+    assert (d.ci.method, d.ci.confidence_level) == ("wald", 0.95)
+
+
+def test_difference_is_clipped_to_minus_one_one():
+    # raw 1.5 - (-.5) = 2 for y=100 vs y=0: interval clipped to [-1, 1].
+    d = difference(estimate_proportion(100, 100), estimate_proportion(0, 100))
+    assert_allclose(d.estimate, 2.0)
+    assert -1 <= d.ci.low <= d.ci.high <= 1
+    assert d.ci.high == 1.0
+
+
+def test_difference_across_designs_and_levels():
+    # Two coins y=30/100 (raw .1, var .0084) minus die y=50/150 (raw .25, var 1/300):
+    # d=-.15, SE=sqrt(.0084+.0033333)=0.1083205; 90%: z=1.6448536,
+    # z*SE = .1781714: [-.3281714, .0281714].
+    d = difference(estimate_proportion(30, 100), estimate_proportion(50, 150, *DIE), 0.9)
+    assert_allclose([d.estimate, d.std_err], [-0.15, 0.1083205], rtol=1e-6)
+    assert_allclose([d.ci.low, d.ci.high], [-0.3281714, 0.0281714], rtol=1e-5)
+
+
+@pytest.mark.parametrize("level", [0, 1, 1.5, -0.1, math.nan])
+def test_difference_bad_level(level):
+    e = estimate_proportion(30, 100)
+    with pytest.raises(ValueError, match=f"confidence_level={level!r}"):
+        difference(e, e, level)
+
+
+def test_difference_requires_estimates():
+    with pytest.raises(ValueError, match="second=0.1"):
+        difference(estimate_proportion(30, 100), 0.1)  # type: ignore[arg-type]
+
+
+def test_result_types():
+    assert isinstance(estimate_proportion(1, 2), ProportionEstimate)

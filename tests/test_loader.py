@@ -1,0 +1,484 @@
+"""Tests for surveys.loader: survey files in, Survey objects or Problems out."""
+
+import copy
+import logging
+import math
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+
+from analysis.design import TWO_COIN, MultipleChoiceDesign
+from surveys.loader import (
+    Problem,
+    SurveyFileError,
+    load_catalog,
+    load_survey_file,
+    parse_survey,
+)
+
+SURVEY_FILES = Path(__file__).resolve().parent.parent / "survey_files"
+
+VALID = {
+    "id": "exam",
+    "title": "Exam",
+    "version": 1,
+    "questions": [
+        {"name": "cheated", "type": "yes_no", "label": "Have you cheated?"},
+        {
+            "name": "year",
+            "type": "select_one",
+            "label": "Year",
+            "choices": ["first", "second"],
+            "randomize": False,
+        },
+        {"name": "ai_use", "type": "select_one", "label": "AI use?", "choices": ["never", "often"]},
+    ],
+}
+
+VALID_YAML = """\
+id: exam
+title: Exam
+version: 1
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you cheated?
+"""
+
+DELETE = object()
+
+
+def edited(path, value):
+    """``VALID`` with the value at dotted ``path`` replaced (or removed by ``DELETE``)."""
+    mapping = copy.deepcopy(VALID)
+    *parents, last = path.split(".")
+    target = mapping
+    for part in parents:
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    if isinstance(target, list):
+        last = int(last)
+    if value is DELETE:
+        del target[last]
+    else:
+        target[last] = value
+    return mapping
+
+
+def problems_of(mapping, file_name="exam.yaml"):
+    with pytest.raises(SurveyFileError) as raised:
+        parse_survey(mapping, file_name)
+    return raised.value.problems
+
+
+def write(folder, name, text):
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_valid_mapping_loads():
+    survey = parse_survey(VALID, "exam.yaml")
+    assert survey.id == "exam"
+    assert survey.source == "exam.yaml"
+    assert survey.intro == ""
+    assert survey.closed is False
+    assert survey.opens is None and survey.closes is None
+    assert survey.epsilon_budget is None and survey.delta == 1e-6
+    cheated, year, ai_use = survey.questions
+    assert cheated.design == TWO_COIN
+    assert cheated.required and cheated.randomize and cheated.hint == ""
+    assert cheated.choice_names == ("yes", "no")
+    assert [c.label for c in cheated.choices] == ["Yes", "No"]
+    assert year.design is None
+    assert ai_use.design == MultipleChoiceDesign(2, "1/2")
+
+
+# -- one mistake, one problem naming file, question and field ---------------
+
+SURVEY_MISTAKES = [
+    # (dotted path, new value, expected question, expected field, part of the message)
+    pytest.param("questions.0.type", "multiple", "cheated", "type", "unknown type", id="unknown type"),
+    pytest.param("questions.0.type", DELETE, "cheated", "type", "required", id="missing type"),
+    pytest.param("questions.2.name", "cheated", "cheated", "name", "same name", id="duplicate question name"),
+    pytest.param(
+        "questions.0.design", {"t": 0, "a": "1/2", "b": "1/2"}, "cheated", "design.t", "must be > 0",
+        id="t is zero",
+    ),
+    pytest.param(
+        "questions.0.design", {"t": "1/2", "a": "-1/4", "b": "3/4"}, "cheated", "design.a",
+        "must be >= 0", id="negative a",
+    ),
+    pytest.param(
+        "questions.0.design", {"t": "1/2", "a": "1/4", "b": "1/2"}, "cheated", "design",
+        "must equal 1", id="probabilities do not sum to 1",
+    ),
+    pytest.param(
+        "questions.0.design", {"t": "half", "a": "1/4", "b": "1/4"}, "cheated", "design.t",
+        "must be a number", id="probability not a number",
+    ),
+    pytest.param(
+        "questions.0.design", {"t": "1/2", "a": "1/2"}, "cheated", "design.b", "required",
+        id="forced response without b",
+    ),
+    pytest.param(
+        "questions.0.design", "two coins", "cheated", "design", "must be a mapping", id="design not a mapping"
+    ),
+    pytest.param("questions.2.design", {"t": 0}, "ai_use", "design.t", "must be in (0, 1]", id="select_one t=0"),
+    pytest.param(
+        "questions.2.design", {"t": "3/2"}, "ai_use", "design.t", "must be in (0, 1]", id="select_one t > 1"
+    ),
+    pytest.param(
+        "questions.2.design", {"t": "1/2", "a": "1/4"}, "ai_use", "design.a", "unknown key",
+        id="select_one design with a",
+    ),
+    pytest.param("questions.1.choices", DELETE, "year", "choices", "needs choices", id="missing choices"),
+    pytest.param("questions.1.choices", ["first"], "year", "choices", "at least 2", id="one choice only"),
+    pytest.param("questions.1.choices", [], "year", "choices", "at least 2", id="no choices"),
+    pytest.param("questions.1.choices", "first, second", "year", "choices", "must be a list", id="choices not a list"),
+    pytest.param(
+        "questions.1.choices", ["first", "second", "first"], "year", "choices", "names must be unique",
+        id="duplicate choice names",
+    ),
+    pytest.param(
+        "questions.1.choices", [{"name": "first", "label": "1st"}, "first"], "year", "choices",
+        "names must be unique", id="duplicate choice names, mapping and text",
+    ),
+    pytest.param(
+        "questions.1.choices", ["first year", "second"], "year", "choices", "a name must be",
+        id="choice name with a space",
+    ),
+    pytest.param(
+        "questions.1.choices", [{"name": "first"}, "second"], "year", "choices", "label must be",
+        id="choice mapping without label",
+    ),
+    pytest.param(
+        "questions.1.choices", [True, "maybe"], "year", "choices", "put it in quotes", id="unquoted yes and no",
+    ),
+    pytest.param(
+        "questions.1.choices", [{"name": "first", "label": "1st", "value": 1}, "second"], "year",
+        "choices.value", "unknown key", id="unknown key in a choice",
+    ),
+    pytest.param("questions.0.choices", ["yes", "no"], "cheated", "choices", "yes_no", id="choices on yes_no"),
+    pytest.param(
+        "questions.1.design", {"t": "1/2"}, "year", "design", "randomize is false", id="design with randomize false"
+    ),
+    pytest.param("epsilon_budget", 1, None, "epsilon_budget", "over the budget", id="budget exceeded"),
+    pytest.param("epsilon_budget", 0, None, "epsilon_budget", "above 0", id="budget zero"),
+    pytest.param("epsilon_budget", "lots", None, "epsilon_budget", "above 0", id="budget not a number"),
+    pytest.param("delta", 1, None, "delta", "between 0 and 1", id="delta one"),
+    pytest.param("titel", "Exam", None, "titel", "did you mean 'title'", id="unknown survey key"),
+    pytest.param(
+        "questions.0.requried", False, "cheated", "requried", "did you mean 'required'", id="unknown question key"
+    ),
+    pytest.param(
+        "questions.0.design", {"t": "1/2", "a": "1/4", "b": "1/4", "c": 0}, "cheated", "design.c",
+        "unknown key", id="unknown design key",
+    ),
+    pytest.param("id", "Exam", None, "id", "lower-case", id="id with capitals"),
+    pytest.param("id", "exam_2025", None, "id", "lower-case", id="id with underscore"),
+    pytest.param("id", "-exam", None, "id", "lower-case", id="id starting with hyphen"),
+    pytest.param("id", "a" * 64, None, "id", "lower-case", id="id too long"),
+    pytest.param("id", 2025, None, "id", "lower-case", id="id a number"),
+    pytest.param("id", DELETE, None, "id", "required", id="missing id"),
+    pytest.param("title", DELETE, None, "title", "required", id="missing title"),
+    pytest.param("title", "  ", None, "title", "empty", id="blank title"),
+    pytest.param("version", DELETE, None, "version", "required", id="missing version"),
+    pytest.param("version", 0, None, "version", "1 or more", id="version zero"),
+    pytest.param("version", "1", None, "version", "1 or more", id="version as text"),
+    pytest.param("version", True, None, "version", "1 or more", id="version true"),
+    pytest.param("questions", DELETE, None, "questions", "required", id="missing questions"),
+    pytest.param("questions", [], None, "questions", "empty", id="empty questions"),
+    pytest.param("questions", {"cheated": "yes_no"}, None, "questions", "must be a list", id="questions a mapping"),
+    pytest.param("questions.0", "cheated", "#1", None, "must be a mapping", id="question not a mapping"),
+    pytest.param("questions.0.name", DELETE, "#1", "name", "required", id="missing question name"),
+    pytest.param("questions.0.name", "Cheated", "Cheated", "name", "lower-case", id="question name with capital"),
+    pytest.param("questions.0.name", "1st", "1st", "name", "lower-case", id="question name starting with digit"),
+    pytest.param("questions.0.label", DELETE, "cheated", "label", "required", id="missing label"),
+    pytest.param("questions.0.label", True, "cheated", "label", "quotes", id="label read as a boolean"),
+    pytest.param("questions.0.hint", 5, "cheated", "hint", "must be text", id="hint a number"),
+    pytest.param("questions.0.required", "yes", "cheated", "required", "true or false", id="required as text"),
+    pytest.param("questions.0.randomize", 0, "cheated", "randomize", "true or false", id="randomize as 0"),
+    pytest.param("closed", "no", None, "closed", "true or false", id="closed as text"),
+    pytest.param("opens", "2025-13-01", None, "opens", "not a valid date", id="month 13"),
+    pytest.param("opens", "next week", None, "opens", "YYYY-MM-DD", id="date in words"),
+    pytest.param("opens", "2025-3-1", None, "opens", "YYYY-MM-DD", id="date without leading zeros"),
+    pytest.param("closes", datetime(2025, 3, 1, 12, 0), None, "closes", "without a time", id="date with a time"),
+    pytest.param("closes", 20250301, None, "closes", "YYYY-MM-DD", id="date as a number"),
+] + [
+    pytest.param("questions.0.name", name, name, "name", "used by the form", id=f"reserved name {name}")
+    for name in ("csrf_token", "submission_key", "randomized_on", "invitation_code", "sealed")
+]
+
+
+@pytest.mark.parametrize(("path", "value", "question", "field", "message"), SURVEY_MISTAKES)
+def test_one_mistake_gives_one_problem(path, value, question, field, message):
+    (problem,) = problems_of(edited(path, value))
+    assert problem.file == "exam.yaml"
+    assert problem.question == question
+    assert problem.field == field
+    assert message in problem.message
+
+
+def test_opens_after_closes():
+    mapping = dict(VALID, opens=date(2025, 4, 1), closes="2025-03-01")
+    (problem,) = problems_of(mapping)
+    assert (problem.question, problem.field) == (None, "closes")
+    assert "before opens 2025-04-01" in problem.message
+
+
+def test_budget_problem_shows_the_sum():
+    # Two coins (ln 3) and k=2, t=1/2 (q = 1/4, (1/2 + 1/4) / (1/4) = 3: ln 3).
+    (problem,) = problems_of(dict(VALID, epsilon_budget=2))
+    assert f"epsilon {2 * math.log(3):.3f}" in problem.message
+    assert "cheated 1.099 + ai_use 1.099" in problem.message
+
+
+def test_infinite_epsilon_over_any_budget():
+    mapping = edited("questions.0.design", {"t": "1/2", "a": 0, "b": "1/2"})
+    mapping["epsilon_budget"] = 100
+    (problem,) = problems_of(mapping)
+    assert problem.field == "epsilon_budget"
+    assert "no differential privacy" in problem.message
+
+
+def test_every_problem_in_a_file_is_reported_together():
+    mapping = edited("titel", "Exam")
+    mapping["questions"][0]["design"] = {"t": 0, "a": "1/2", "b": "1/2"}
+    mapping["questions"][1]["choices"] = ["first"]
+    problems = problems_of(mapping)
+    assert [(p.question, p.field) for p in problems] == [
+        (None, "titel"),
+        ("cheated", "design.t"),
+        ("year", "choices"),
+    ]
+
+
+def test_survey_file_error_message_lists_all_problems():
+    mapping = edited("version", 0)
+    mapping["title"] = ""
+    with pytest.raises(SurveyFileError) as raised:
+        parse_survey(mapping, "exam.yaml")
+    assert str(raised.value).splitlines() == [str(p) for p in raised.value.problems]
+    assert len(raised.value.problems) == 2
+
+
+@pytest.mark.parametrize(
+    ("problem", "text"),
+    [
+        pytest.param(
+            Problem("exam.yaml", "cheated", "design.t", "must be > 0, got t=0"),
+            "exam.yaml: question 'cheated', field 'design.t': must be > 0, got t=0",
+            id="question and field",
+        ),
+        pytest.param(
+            Problem("exam.yaml", None, "title", "is required"),
+            "exam.yaml: field 'title': is required",
+            id="survey level",
+        ),
+        pytest.param(
+            Problem("exam.yaml", "#2", None, "must be a mapping"),
+            "exam.yaml: question #2: must be a mapping",
+            id="question by position",
+        ),
+        pytest.param(Problem("exam.yaml", None, None, "the file is empty"), "exam.yaml: the file is empty", id="file"),
+    ],
+)
+def test_problem_text(problem, text):
+    assert str(problem) == text
+
+
+# -- values that must be accepted -------------------------------------------
+
+@pytest.mark.parametrize(
+    ("path", "value", "check"),
+    [
+        pytest.param("delta", "1e-6", lambda s: s.delta == 1e-6, id="delta as YAML reads 1e-6"),
+        pytest.param("epsilon_budget", "2.5", lambda s: s.epsilon_budget == 2.5, id="budget as text"),
+        pytest.param(
+            "epsilon_budget", 2 * math.log(3), lambda s: s.epsilon.basic <= s.epsilon_budget * (1 + 1e-12),
+            id="budget exactly the cost",
+        ),
+        pytest.param("opens", "2025-03-01", lambda s: s.opens == date(2025, 3, 1), id="date as text"),
+        pytest.param("intro", "  Hello.\n", lambda s: s.intro == "Hello.", id="intro stripped"),
+        pytest.param("questions.1.choices", [1, 2, 3], lambda s: s.questions[1].choice_names == ("1", "2", "3"),
+                     id="numbers as choices"),
+        pytest.param(
+            "questions.1.choices", [{"name": "y1", "label": "First year"}, "y2"],
+            lambda s: s.questions[1].choices[0].label == "First year", id="choice mapping",
+        ),
+        pytest.param(
+            "questions.0.design", {"t": 0.5, "a": 0.25, "b": 0.25}, lambda s: s.questions[0].design == TWO_COIN,
+            id="probabilities as floats",
+        ),
+        pytest.param(
+            "questions.0.design", None, lambda s: s.questions[0].design == TWO_COIN, id="empty design means default"
+        ),
+        pytest.param(
+            "questions.2.design", {"t": "2/3"}, lambda s: s.questions[2].design == MultipleChoiceDesign(2, "2/3"),
+            id="select_one t",
+        ),
+        pytest.param(
+            "questions.0.required", False, lambda s: s.questions[0].required is False, id="optional question",
+        ),
+    ],
+)
+def test_accepted_values(path, value, check):
+    assert check(parse_survey(edited(path, value), "exam.yaml"))
+
+
+def test_one_day_survey():
+    survey = parse_survey(dict(VALID, opens=date(2025, 3, 1), closes=date(2025, 3, 1)), "exam.yaml")
+    assert survey.state(date(2025, 3, 1)) == "open"
+    assert survey.state(date(2025, 3, 2)) == "closed"
+
+
+# -- reading files ----------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("id: exam\ntitle: Exam\n  version: [1\n", "invalid YAML at line 3", id="syntax error"),
+        pytest.param("questions:\n  - name: a\n    name: b\n", "line 3, column 5: found the key 'name' twice",
+                     id="duplicate key"),
+        pytest.param("id: exam\nopens: 2025-02-30\n", "line 2", id="impossible date"),
+        pytest.param("- id: exam\n- title: Exam\n", "must be a mapping", id="top level a list"),
+        pytest.param("just some text\n", "must be a mapping", id="top level a string"),
+        pytest.param("", "the file is empty", id="empty file"),
+        pytest.param("# only a comment\n", "the file is empty", id="only a comment"),
+    ],
+)
+def test_file_level_problems(tmp_path, text, message):
+    path = write(tmp_path, "exam.yaml", text)
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.question, problem.field) == ("exam.yaml", None, None)
+    assert message in problem.message
+
+
+def test_not_utf8(tmp_path):
+    path = tmp_path / "exam.yaml"
+    path.write_bytes("title: Prüfung\n".encode("latin-1"))
+    with pytest.raises(SurveyFileError, match="exam.yaml: not UTF-8"):
+        load_survey_file(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(SurveyFileError, match="exam.yaml: cannot read the file"):
+        load_survey_file(tmp_path / "exam.yaml")
+
+
+def test_yaml_dates_are_accepted(tmp_path):
+    path = write(tmp_path, "exam.yaml", VALID_YAML + "opens: 2025-03-01\ncloses: '2025-03-31'\n")
+    survey = load_survey_file(path)
+    assert (survey.opens, survey.closes) == (date(2025, 3, 1), date(2025, 3, 31))
+
+
+def test_yaml_file_errors_name_question_and_field(tmp_path):
+    path = write(tmp_path, "exam.yaml", VALID_YAML + "    design: {t: 0, a: 1/2, b: 1/2}\n")
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    assert [str(p) for p in raised.value.problems] == [
+        "exam.yaml: question 'cheated', field 'design.t': "
+        "t (probability of a truthful answer) must be > 0, got t=0"
+    ]
+
+
+# -- the catalog ------------------------------------------------------------
+
+def test_broken_file_is_skipped_and_reported(tmp_path, caplog):
+    write(tmp_path, "a-good.yaml", VALID_YAML)
+    write(tmp_path, "b-broken.yml", VALID_YAML.replace("id: exam", "id: other").replace("yes_no", "yesno"))
+    with caplog.at_level(logging.ERROR, logger="surveys.loader"):
+        catalog = load_catalog(tmp_path)
+    assert list(catalog.surveys) == ["exam"]
+    assert catalog.get("exam").source == "a-good.yaml"
+    assert catalog.get("other") is None
+    assert catalog.files == ("a-good.yaml", "b-broken.yml")
+    (problem,) = catalog.problems
+    assert (problem.file, problem.question, problem.field) == ("b-broken.yml", "cheated", "type")
+    assert [r.getMessage() for r in caplog.records] == [str(problem)]
+
+
+def test_duplicate_survey_ids_across_files(tmp_path):
+    write(tmp_path, "first.yaml", VALID_YAML)
+    write(tmp_path, "second.yaml", VALID_YAML.replace("title: Exam", "title: Copy"))
+    catalog = load_catalog(tmp_path)
+    assert catalog.get("exam").title == "Exam"
+    (problem,) = catalog.problems
+    assert (problem.file, problem.field) == ("second.yaml", "id")
+    assert "first.yaml" in problem.message
+
+
+def test_only_survey_files_are_read(tmp_path):
+    write(tmp_path, "exam.yaml", VALID_YAML)
+    write(tmp_path, "notes.txt", "not a survey")
+    write(tmp_path, ".exam-backup.yaml", "broken: [")
+    (tmp_path / "folder.yaml").mkdir()
+    catalog = load_catalog(tmp_path)
+    assert catalog.files == ("exam.yaml",)
+    assert catalog.problems == ()
+
+
+def test_missing_folder_is_a_problem(tmp_path, caplog):
+    folder = tmp_path / "nowhere"
+    with caplog.at_level(logging.ERROR, logger="surveys.loader"):
+        catalog = load_catalog(folder)
+    assert dict(catalog.surveys) == {}
+    (problem,) = catalog.problems
+    assert problem.file == str(folder)
+    assert "does not exist" in problem.message
+    assert len(caplog.records) == 1
+
+
+def test_catalog_surveys_are_read_only(tmp_path):
+    write(tmp_path, "exam.yaml", VALID_YAML)
+    catalog = load_catalog(tmp_path)
+    with pytest.raises(TypeError):
+        catalog.surveys["other"] = catalog.get("exam")
+
+
+def test_design_fingerprint_stable_across_loads_and_changes_with_design(tmp_path):
+    path = write(tmp_path, "exam.yaml", VALID_YAML)
+    first = load_survey_file(path).design_fingerprint()
+    assert load_survey_file(path).design_fingerprint() == first
+    write(tmp_path, "exam.yaml", VALID_YAML.replace("Have you cheated?", "Did you ever cheat?"))
+    assert load_survey_file(path).design_fingerprint() == first
+    write(tmp_path, "exam.yaml", VALID_YAML + "    design: {t: 2/3, a: 1/6, b: 1/6}\n")
+    assert load_survey_file(path).design_fingerprint() != first
+
+
+# -- the shipped example surveys --------------------------------------------
+
+def test_shipped_surveys_load_cleanly():
+    catalog = load_catalog(SURVEY_FILES)
+    assert catalog.problems == ()
+    assert sorted(catalog.surveys) == ["exam-integrity", "workplace-wellbeing"]
+    for survey in catalog.surveys.values():
+        assert survey.intro
+        assert survey.source == f"{survey.id}.yaml"
+        if survey.epsilon_budget is not None:
+            assert survey.epsilon.basic <= survey.epsilon_budget
+
+
+def test_exam_integrity_epsilon_is_the_hand_sum():
+    survey = load_survey_file(SURVEY_FILES / "exam-integrity.yaml")
+    # epsilon = ln max over reports of P(report | yes) / P(report | no):
+    # cheated, two coins t=1/2, a=b=1/4: (t + a) / a = (3/4) / (1/4) = 3   -> ln 3
+    # plagiarism, die t=2/3, a=b=1/6:   (2/3 + 1/6) / (1/6) = 5            -> ln 5
+    # ai_use, k=4, t=1/2: q = (1 - t)/k = 1/8, (t + q) / q = (5/8)/(1/8) = 5 -> ln 5
+    # year is not randomized and is not counted.
+    assert [q.name for q in survey.randomized_questions] == ["cheated", "plagiarism", "ai_use"]
+    assert survey.epsilon.basic == pytest.approx(math.log(3) + math.log(5) + math.log(5))
+    assert survey.question("year").design is None
+    assert survey.question("year").required
+    assert survey.question("ai_use").choice_names == ("never", "once", "a_few_times", "often")
+
+
+def test_workplace_wellbeing_within_budget():
+    survey = load_survey_file(SURVEY_FILES / "workplace-wellbeing.yaml")
+    # Two two-coin questions: 2 ln 3 = 2.197 <= 3.
+    assert survey.epsilon_budget == 3
+    assert survey.epsilon.basic == pytest.approx(2 * math.log(3))
+    assert [q.name for q in survey.plain_questions] == ["department"]

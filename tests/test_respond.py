@@ -1,0 +1,232 @@
+"""Request tests of the respondent pages: form, both submission paths, refusals."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import pytest
+
+from surveys import protocol, storage
+
+ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
+
+
+def stored_rows(db):
+    return list(db.query("SELECT * FROM responses"))
+
+
+def row_count(db) -> int:
+    return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+
+def test_form_explains_the_protection(client):
+    html = client.get("/s/quiz").get_data(as_text=True)
+    assert "plausible deniability" in html
+    # Epsilon: ln 3 (two coins) + ln 5 (die: (2/3+1/6)/(1/6) = 5) + ln 5 (k=4, t=1/2: (5/8)/(1/8) = 5).
+    assert f"ε = {math.log(3) + 2 * math.log(5):.2f}" in html
+    # Attack success: max((1+1/2)/2, (1+2/3)/2, 1/2+1/8) = 5/6 = 83.3%.
+    assert "83.3%" in html
+    assert "Not protected" in html and "Year of study" in html
+    assert 'for="q-cheated-1"' in html and 'id="q-cheated-1"' in html
+
+
+def test_unknown_survey_is_404_with_a_message(client):
+    response = client.get("/s/nope")
+    assert response.status_code == 404
+    assert "There is no survey called “nope”" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("extra, status, text", [
+    ("closed: true\n", 410, "This survey is closed"),
+    ("closes: 2001-01-01\n", 410, "This survey is closed"),
+    ("opens: 2999-01-01\n", 403, "not open yet"),
+])
+def test_closed_or_unopened_survey_refuses_answers(client, surveys_dir, respondent, extra, status, text):
+    from tests.conftest import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", "version: 1\n" + extra))
+    assert client.get("/s/quiz").status_code == status
+    response = respondent.submit(ANSWERS, controls={"csrf_token": "x", "submission_key": "k" * 20})
+    assert response.status_code == status
+    assert text in response.get_data(as_text=True)
+
+
+def test_server_path_stores_noisy_answers_marked_server(respondent, db):
+    response = respondent.submit(ANSWERS)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    assert row["randomized_on"] == "server"
+    assert row["survey_id"] == "quiz" and row["survey_version"] == 1
+    assert len(row["day"]) == 10  # YYYY-MM-DD, nothing finer
+    answers = json.loads(row["answers"])
+    assert answers["cheated"] in {"yes", "no"} and answers["ai_use"] in {"never", "once", "sometimes", "often"}
+    assert answers["year"] == "second"  # not randomized
+    design = json.loads(db.execute("SELECT questions FROM designs WHERE id = ?", [row["design_id"]]).fetchone()[0])
+    assert design["lied"]["design"] == {"kind": "forced_response", "t": "2/3", "a": "1/6", "b": "1/6"}
+
+
+def test_server_path_really_randomizes(respondent, db, monkeypatch):
+    """Coins forced to heads-heads: every yes/no is stored as yes, whatever the truth."""
+    monkeypatch.setattr(protocol.secrets, "randbits", lambda k: 1)
+    respondent.submit({**ANSWERS, "cheated": "no"})
+    assert json.loads(stored_rows(db)[0]["answers"])["cheated"] == "yes"
+
+
+def test_device_path_stores_answers_as_sent(respondent, db):
+    noisy = {"cheated": "no", "ai_use": "often", "year": "first"}
+    response = respondent.submit(noisy, device=True)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    assert row["randomized_on"] == "device"
+    assert json.loads(row["answers"]) == noisy
+
+
+def test_thanks_page_shows_what_was_stored(respondent):
+    html = respondent.submit({"cheated": "no", "ai_use": "often", "year": "first"}, device=True).get_data(as_text=True)
+    assert "What was stored" in html and "often" in html
+
+
+def test_tallies_follow_the_stored_rows(client, app, db):
+    from tests.conftest import Respondent
+
+    for value in ["yes", "yes", "no"]:
+        Respondent(app.test_client()).submit({"cheated": value, "ai_use": "once", "year": "third"}, device=True)
+    tallies = storage.tallies(db, "quiz")
+    (by_answer,) = tallies["cheated"].values()
+    assert by_answer == {"yes": 2, "no": 1}
+    assert storage.response_count(db, "quiz") == 3
+
+
+@pytest.mark.parametrize("answers, device, message", [
+    ({"lied": "no", "ai_use": "once", "year": "first"}, False, "Please answer: Have you ever cheated"),
+    ({**ANSWERS, "cheated": "maybe"}, False, "Not a valid choice"),
+    ({**ANSWERS, "year": "fifth"}, True, "Not a valid choice"),
+    ({**ANSWERS, "salary": "high"}, False, "“salary” is not a question"),
+    ({**ANSWERS, "rr-cheated": "yes"}, False, "“rr-cheated” is not a question"),
+])
+def test_bad_answers_are_refused_and_nothing_is_stored(respondent, db, answers, device, message):
+    response = respondent.submit(answers, device=device)
+    assert response.status_code == 400
+    assert message in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_true_answer_names_beside_device_answers_are_refused(respondent, db):
+    controls = respondent.open_form()
+    response = respondent.client.post("/s/quiz", data={
+        **controls, "randomized_on": "device", "rr-cheated": "no", "rr-ai_use": "once",
+        "rr-year": "first", "cheated": "yes",
+    })
+    assert response.status_code == 400
+    assert "“cheated” is not a question" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_repeated_field_is_refused(respondent, db):
+    controls = respondent.open_form()
+    from werkzeug.datastructures import MultiDict
+
+    fields = [*controls.items(), ("cheated", "yes"), ("cheated", "no"), ("ai_use", "once"), ("year", "first")]
+    response = respondent.client.post("/s/quiz", data=MultiDict(fields))
+    assert response.status_code == 400
+    assert "sent more than once" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_bad_randomized_on_is_refused(respondent, db):
+    controls = respondent.open_form()
+    response = respondent.client.post("/s/quiz", data={**controls, **ANSWERS, "randomized_on": "moon"})
+    assert response.status_code == 400 and "randomized_on" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_oversize_body_is_413_with_a_message(client, db):
+    response = client.post("/s/quiz", data={"cheated": "x" * 200_000})
+    assert response.status_code == 413
+    assert "too large" in response.get_data(as_text=True).lower()
+    assert row_count(db) == 0
+
+
+def test_missing_csrf_token_is_refused(respondent, db):
+    controls = respondent.open_form()
+    del controls["csrf_token"]
+    response = respondent.submit(ANSWERS, controls=controls)
+    assert response.status_code == 400
+    assert "CSRF token is missing" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_wrong_csrf_token_is_refused(respondent, db):
+    controls = respondent.open_form()
+    response = respondent.submit(ANSWERS, controls={**controls, "csrf_token": "forged"})
+    assert response.status_code == 400
+    assert row_count(db) == 0
+
+
+def test_expired_token_keeps_the_randomized_answers_for_one_more_click(app, respondent, db):
+    controls = respondent.open_form()
+    app.config["WTF_CSRF_TIME_LIMIT"] = 1
+    time.sleep(2.05)  # token timestamps have whole-second resolution; age must exceed the limit
+    first = respondent.submit({"cheated": "no", "ai_use": "often", "year": "first"}, device=True, controls=controls)
+    html = first.get_data(as_text=True)
+    assert first.status_code == 400 and "open for a long time" in html
+    assert row_count(db) == 0
+    app.config["WTF_CSRF_TIME_LIMIT"] = 3600
+    import re
+
+    sealed = re.search(r'name="sealed" value="([^"]+)"', html).group(1)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+    second = respondent.client.post("/s/quiz", data={"csrf_token": token, "sealed": sealed})
+    assert second.status_code == 200, second.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    assert row["randomized_on"] == "device"
+    assert json.loads(row["answers"]) == {"cheated": "no", "ai_use": "often", "year": "first"}
+
+
+def test_tampered_sealed_answers_are_refused(respondent, db):
+    controls = respondent.open_form()
+    response = respondent.client.post("/s/quiz", data={"csrf_token": controls["csrf_token"], "sealed": "abc.def"})
+    assert response.status_code == 400 and "altered" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_double_submission_is_stored_once(respondent, db):
+    controls = respondent.open_form()
+    first = respondent.submit(ANSWERS, controls=controls)
+    second = respondent.submit(ANSWERS, controls=controls)
+    assert first.status_code == 200 and second.status_code == 200
+    assert row_count(db) == 1
+
+
+def test_retake_from_the_same_browser_is_refused(respondent, db):
+    controls = respondent.open_form()
+    assert respondent.submit(ANSWERS, controls=controls).status_code == 200
+    assert respondent.client.get("/s/quiz").status_code == 409
+    again = respondent.submit(ANSWERS, controls={**controls, "submission_key": "n" * 24})
+    assert again.status_code == 409
+    assert "already answered" in again.get_data(as_text=True)
+    assert row_count(db) == 1
+
+
+def test_done_cookie_carries_no_answer(respondent):
+    response = respondent.submit(ANSWERS)
+    cookie = response.headers["Set-Cookie"]
+    assert cookie.startswith("rr_done_quiz=1;")
+    assert "HttpOnly" in cookie
+
+
+def test_many_truthful_yes_answers_are_stored_as_about_three_quarters_yes(app, db):
+    """n = 400 truthful yes through the server path: stored yes ~ Binomial(400, 3/4),
+    mean 300, sd sqrt(400 * 3/4 * 1/4) = 8.66; 4.5 sd either side fails by chance
+    with probability < 1e-5."""
+    from tests.conftest import Respondent
+
+    n = 400
+    for _ in range(n):
+        Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "never", "year": "first"})
+    (by_answer,) = storage.tallies(db, "quiz")["cheated"].values()
+    sd = math.sqrt(n * 0.75 * 0.25)
+    assert abs(by_answer["yes"] - 0.75 * n) < 4.5 * sd
+    assert by_answer["yes"] + by_answer.get("no", 0) == n

@@ -1,0 +1,71 @@
+"""The web layer: thin glue between HTTP and the pure packages."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, render_template
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException
+
+from web import cli, db, logs
+from web.catalog import get_catalog, survey_state
+
+csrf = CSRFProtect()
+main = Blueprint("main", __name__)
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+
+@main.get("/")
+def index():
+    catalog = get_catalog()
+    open_surveys = [s for s in catalog.surveys.values() if survey_state(s) == "open" and not s.invitation_only]
+    return render_template("index.html", open_surveys=open_surveys)
+
+
+def add_security_headers(response):
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    if response.mimetype == "text/html" or response.mimetype == "application/json":
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def handle_http_error(error: HTTPException):
+    return render_template("error.html", code=error.code, name=error.name, description=error.description), error.code
+
+
+def handle_csrf_error(error: CSRFError):
+    return render_template(
+        "error.html", code=400, name="The form could not be verified",
+        description=f"{error.description} Reload the page and try again.",
+    ), 400
+
+
+def init_app(app: Flask) -> None:
+    from web import respond, wording
+    from surveys.submission import question_design_key
+
+    csrf.init_app(app)
+    db.init_app(app)
+    csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
+    app.register_blueprint(main)
+    app.register_blueprint(respond.bp)
+    app.register_error_handler(CSRFError, handle_csrf_error)
+    app.register_error_handler(HTTPException, handle_http_error)
+    app.after_request(add_security_headers)
+    app.jinja_env.globals.update(
+        design_sentence=wording.design_sentence, percent=wording.percent,
+        epsilon_text=wording.epsilon_text, design_key=question_design_key,
+    )
+    cli.init_app(app)
+    logs.init_app(app)
+    db.ensure_schema(app)

@@ -1,0 +1,62 @@
+"""The survey catalog, reloaded when the surveys folder changes.
+
+A researcher drops a file in the folder and the survey is there on the next
+request; a broken file is reported (log and admin page) and skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from datetime import date, datetime, timezone
+
+from flask import abort, current_app
+
+from surveys import storage
+from surveys.definition import Survey
+from surveys.loader import SurveyCatalog, load_catalog
+from web.db import get_db
+
+_lock = threading.Lock()
+
+
+def _folder_signature(folder: str) -> tuple:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return ("missing",)
+    return tuple((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in entries if e.is_file())
+
+
+def get_catalog() -> SurveyCatalog:
+    """The current catalog; reloaded only if a file was added, changed or removed."""
+    folder = current_app.config["SURVEYS_DIR"]
+    cache = current_app.extensions.setdefault("rr_catalog", {})
+    signature = _folder_signature(folder)
+    with _lock:
+        if cache.get("signature") != signature:
+            cache["catalog"] = load_catalog(folder)
+            cache["signature"] = signature
+        return cache["catalog"]
+
+
+def today() -> date:
+    """Today in UTC: the only time stored with an answer, at day precision."""
+    return datetime.now(timezone.utc).date()
+
+
+def survey_state(survey: Survey) -> str:
+    """``open``, ``closed`` or ``not yet open``: the file's dates, with the
+    admin's open/close choice (if any) in place of the file's ``closed`` flag."""
+    override = storage.closed_override(get_db(), survey.id)
+    if override is not None:
+        survey = dataclasses.replace(survey, closed=override)
+    return survey.state(today())
+
+
+def survey_or_404(survey_id: str) -> Survey:
+    survey = get_catalog().get(survey_id)
+    if survey is None:
+        abort(404, description=f"There is no survey called “{survey_id}”.")
+    return survey

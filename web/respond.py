@@ -1,0 +1,192 @@
+"""Respondent pages: the survey form, the submission, the thank-you page.
+
+Two ways in, never both for one answer:
+
+* JavaScript on: ``static/randomize.js`` randomizes on the device and posts
+  only ``rr-<name>`` fields with ``randomized_on=device``.
+* JavaScript off: the form posts the true answers under the question names;
+  they are randomized here at once with :mod:`secrets` and dropped.
+
+Nothing in this module logs, stores or echoes a true answer.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from flask import Blueprint, Response, current_app, make_response, render_template, request
+from flask_wtf.csrf import generate_csrf, validate_csrf
+from itsdangerous import BadSignature, URLSafeSerializer
+from wtforms.validators import ValidationError
+
+from surveys import storage
+from surveys.definition import CLOSED, NOT_YET_OPEN, Survey
+from surveys.submission import noisy_response, randomize_on_server
+from web.catalog import survey_or_404, survey_state, today
+from web.db import get_db
+from web.forms import DEVICE_PREFIX, ControlForm, SubmissionError, parse_answers, survey_form_class
+
+bp = Blueprint("respond", __name__)
+
+#: CSRF failures a respondent can recover from by pressing Submit again.
+RECOVERABLE_CSRF = ("expired", "do not match", "session token is missing")
+
+
+def done_cookie(survey: Survey) -> str:
+    """Name of the cookie that says this browser answered (it carries no answer)."""
+    return f"rr_done_{survey.id}"
+
+
+def privacy_summary(survey: Survey) -> dict:
+    eps = survey.epsilon
+    return {"epsilon": eps, "attack": survey.attack_success_rate}
+
+
+def render_form(survey: Survey, status: int = 200, message: str | None = None, errors=()):
+    form = survey_form_class(survey)(formdata=None)
+    controls = ControlForm(formdata=None)
+    controls.submission_key.data = secrets.token_urlsafe(18)
+    controls.invitation_code.data = request.args.get("code", "")
+    body = render_template(
+        "respond/form.html", survey=survey, form=form, controls=controls,
+        privacy=privacy_summary(survey), message=message, errors=errors,
+    )
+    return body, status
+
+
+def render_message(survey: Survey | None, status: int, title: str, text: str):
+    return render_template("respond/message.html", survey=survey, title=title, text=text), status
+
+
+def refuse_if_unavailable(survey: Survey):
+    state = survey_state(survey)
+    if state == CLOSED:
+        return render_message(survey, 410, "This survey is closed", "It no longer takes answers. Thank you for your interest.")
+    if state == NOT_YET_OPEN:
+        return render_message(survey, 403, "This survey is not open yet", f"It opens on {survey.opens:%d %B %Y}.")
+    return None
+
+
+def already_answered(survey: Survey):
+    return render_message(
+        survey, 409, "You have already answered this survey",
+        "This browser has sent its answers already. Answering twice would let the random noise be "
+        "averaged away, so a second response is not accepted.",
+    )
+
+
+@bp.get("/s/<survey_id>")
+def show(survey_id: str):
+    survey = survey_or_404(survey_id)
+    refusal = refuse_if_unavailable(survey)
+    if refusal:
+        return refusal
+    if request.cookies.get(done_cookie(survey)):
+        return already_answered(survey)
+    return render_form(survey)
+
+
+def _sealer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="sealed-noisy-answers")
+
+
+def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str]:
+    """``(noisy answers, randomized_on, submission key, invitation code)`` from the request.
+
+    Raises :class:`SubmissionError` with every problem found.
+    """
+    form = request.form
+    if "sealed" in form:
+        return _read_sealed(survey, form["sealed"])
+    randomized_on = form.get("randomized_on", "server")
+    if randomized_on not in storage.RANDOMIZED_ON:
+        raise SubmissionError([f"randomized_on must be “device” or “server”, not “{randomized_on[:20]}”."])
+    prefix = DEVICE_PREFIX if randomized_on == "device" else ""
+    answers, parsed = parse_answers(survey, form, prefix)
+    noisy = answers if randomized_on == "device" else randomize_on_server(survey, answers)
+    return noisy, randomized_on, parsed.submission_key.data, parsed.invitation_code.data or ""
+
+
+def _read_sealed(survey: Survey, token: str):
+    try:
+        sealed = _sealer().loads(token)
+    except BadSignature:
+        raise SubmissionError(["The confirmation form was altered; please reload the survey."]) from None
+    if sealed.get("survey") != [survey.id, survey.version]:
+        raise SubmissionError(["The confirmation form belongs to another survey or version."])
+    return sealed["answers"], sealed["randomized_on"], sealed["key"], sealed.get("code", "")
+
+
+def csrf_problem() -> str | None:
+    """None if the CSRF token is good, else Flask-WTF's reason."""
+    try:
+        validate_csrf(request.form.get("csrf_token"))
+    except ValidationError as error:
+        return str(error.args[0]) if error.args else "The CSRF token is invalid."
+    return None
+
+
+@bp.post("/s/<survey_id>")
+def submit(survey_id: str):
+    survey = survey_or_404(survey_id)
+    refusal = refuse_if_unavailable(survey)
+    if refusal:
+        return refusal
+    try:
+        noisy, randomized_on, key, code = read_submission(survey)
+    except SubmissionError as error:
+        return render_message(survey, 400, "Your answers could not be accepted", " ".join(error.messages))
+    problem = csrf_problem()
+    if problem:
+        return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
+    return store_and_thank(survey, noisy, randomized_on, key, code)
+
+
+def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code):
+    """Keep the (already noisy) answers and ask for one more click with a fresh token."""
+    if not any(reason in problem for reason in RECOVERABLE_CSRF):
+        return render_message(survey, 400, "The form could not be verified", f"{problem} Please reload the survey page.")
+    sealed = {"survey": [survey.id, survey.version], "answers": noisy,
+              "randomized_on": randomized_on, "key": key, "code": code}
+    generate_csrf()
+    return render_template(
+        "respond/confirm.html", survey=survey, sealed_token=_sealer().dumps(sealed),
+        message="The form had been open for a long time. Your answers are kept (already randomized); "
+                "press the button to send them.",
+    ), 400
+
+
+def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, code: str):
+    db = get_db()
+    if storage.submission_key_exists(db, key):
+        return thank(survey, None)  # a repeat: stored once already; this copy's noise is not shown
+    if request.cookies.get(done_cookie(survey)):
+        return already_answered(survey)
+    if not code_is_acceptable(survey, code):
+        return render_message(survey, 403, "This invitation code is not valid",
+                              "It may have been used already. Ask the researcher for a new link.")
+    try:
+        storage.store_response(
+            db, noisy_response(survey, noisy, randomized_on), key, today().isoformat(),
+            code if survey.invitation_only else None,
+        )
+    except storage.InvitationCodeError:
+        return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
+    return thank(survey, noisy)
+
+
+def code_is_acceptable(survey: Survey, code: str) -> bool:
+    if not survey.invitation_only:
+        return True
+    return bool(code) and storage.invitation_code_is_valid(get_db(), survey.id, code)
+
+
+def thank(survey: Survey, noisy: dict | None) -> Response:
+    """The thank-you page, showing the stored (noisy) answers when there are new ones."""
+    shown = None if noisy is None else [(q, noisy[q.name]) for q in survey.questions if q.name in noisy]
+    response = make_response(render_template("respond/thanks.html", survey=survey, shown=shown))
+    response.set_cookie(
+        done_cookie(survey), "1", max_age=365 * 24 * 3600, path=f"/s/{survey.id}",
+        httponly=True, samesite="Lax", secure=current_app.config["SESSION_COOKIE_SECURE"],
+    )
+    return response
