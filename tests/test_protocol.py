@@ -15,54 +15,15 @@ observed rate's interval contains the design value.
 
 import math
 from fractions import Fraction
-from itertools import permutations
 
 import pytest
-from scipy.stats import beta
 
 from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
 from surveys import protocol
+from tests.privacy_audit import N_DRAWS, audit, yes_no_expected
 
-N_DRAWS = 100_000
-FAMILY_ALPHA = 0.001
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
 ASYMMETRIC = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 5), Fraction(1, 10))
-
-
-def clopper_pearson_lower(successes: int, n: int, alpha: float) -> float:
-    """One-sided exact lower bound at level 1 - alpha (Clopper and Pearson 1934)."""
-    return 0.0 if successes == 0 else float(beta.ppf(alpha, successes, n - successes + 1))
-
-
-def clopper_pearson_upper(successes: int, n: int, alpha: float) -> float:
-    """One-sided exact upper bound at level 1 - alpha."""
-    return 1.0 if successes == n else float(beta.ppf(1 - alpha, successes + 1, n - successes))
-
-
-def audit(counts: dict, n: int, epsilon: float, expected: dict) -> list[str]:
-    """Return the audit's failures; ``counts[x][r]`` = times report r was seen for truth x.
-
-    ``expected[x][r]`` is the design's P[r | x].
-    """
-    truths = list(counts)
-    reports = sorted({r for x in truths for r in expected[x]})
-    ratio_bounds = len(list(permutations(truths, 2))) * len(reports) * 2
-    rate_checks = len(truths) * len(reports) * 2
-    per_bound = FAMILY_ALPHA / (ratio_bounds + rate_checks)
-    failures = []
-    for x, other in permutations(truths, 2):
-        for r in reports:
-            lower = clopper_pearson_lower(counts[x][r], n, per_bound)
-            upper = clopper_pearson_upper(counts[other][r], n, per_bound)
-            if upper == 0 or lower / upper > math.exp(epsilon):
-                failures.append(f"P[{r}|{x}]/P[{r}|{other}] >= {lower / upper:.4f} > e^eps")
-    for x in truths:
-        for r in reports:
-            lower = clopper_pearson_lower(counts[x][r], n, per_bound)
-            upper = clopper_pearson_upper(counts[x][r], n, per_bound)
-            if not lower <= expected[x][r] <= upper:
-                failures.append(f"P[{r}|{x}] in [{lower:.4f}, {upper:.4f}] misses {expected[x][r]}")
-    return failures
 
 
 def yes_no_counts(design, n):
@@ -71,14 +32,6 @@ def yes_no_counts(design, n):
         yes = sum(protocol.randomize_yes_no(truth, design) == protocol.YES for _ in range(n))
         counts[truth] = {protocol.YES: yes, protocol.NO: n - yes}
     return counts
-
-
-def yes_no_expected(design):
-    t, a, b = design.floats()
-    return {
-        protocol.YES: {protocol.YES: t + a, protocol.NO: b},
-        protocol.NO: {protocol.YES: a, protocol.NO: t + b},
-    }
 
 
 @pytest.mark.parametrize("design", [TWO_COIN, DIE, ASYMMETRIC], ids=["two-coin", "die", "asymmetric"])

@@ -1,0 +1,266 @@
+"""Playwright in Debian's Chromium against the app on a free loopback port.
+
+What the respondent's browser sends is read off the wire (``page.expect_request``),
+so these tests prove that the true answers never leave the device.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import pytest
+
+from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
+from tests.privacy_audit import N_DRAWS, audit, yes_no_expected
+
+pytestmark = pytest.mark.browser
+
+#: Makes crypto.getRandomValues fill every word with 2^32 - 5. With the page's
+#: own rejection sampling that gives: randomBelow(2) = 1 (coin heads, and the
+#: second coin heads: yes), randomBelow(4) = 3 (the last option),
+#: randomBelow(6) = 5 (the die's forced no). So every randomized answer
+#: differs from the truth chosen below, and the truth can be looked for.
+FORCED_COINS = """
+crypto.getRandomValues = function (array) { array.fill(4294967291); return array; };
+"""
+TRUTH = {"cheated": "No", "lied": "Yes", "ai_use": "sometimes", "year": "second"}
+
+
+def fill_in(page, answers=TRUTH):
+    """Answer through the labels, as a screen-reader user would find the inputs."""
+    for name, label in answers.items():
+        page.locator(f"fieldset[data-question={name}]").get_by_label(label, exact=True).check()
+
+
+def posted_fields(request) -> list[tuple[str, str]]:
+    return parse_qsl(request.post_data, keep_blank_values=True)
+
+
+def stored_answers(app) -> list[dict]:
+    from surveys import storage
+
+    db = storage.connect(app.config["DATABASE"])
+    try:
+        return [dict(row, answers=json.loads(row["answers"])) for row in db.query("SELECT * FROM responses")]
+    finally:
+        db.close()
+
+
+def rows(app, table: str) -> list[dict]:
+    from surveys import storage
+
+    db = storage.connect(app.config["DATABASE"])
+    try:
+        return list(db.query(f"SELECT * FROM [{table}]"))
+    finally:
+        db.close()
+
+
+def every_stored_value(app) -> set[str]:
+    """Every cell of every table, answers JSON unpacked; design descriptions left
+    out (they list every choice of the survey, which is no one's answer)."""
+    from surveys import storage
+
+    db = storage.connect(app.config["DATABASE"])
+    try:
+        names = [t for t in db.table_names() if t != "designs"]
+    finally:
+        db.close()
+    values = set()
+    for table in names:
+        for row in rows(app, table):
+            for column, value in row.items():
+                if column == "answers":
+                    values.update(json.loads(value).values())
+                elif column != "design":
+                    values.add(str(value))
+    return values
+
+
+def app_survey(app):
+    from surveys.loader import load_catalog
+
+    return load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+
+
+def submit(page):
+    with page.expect_request(lambda r: r.method == "POST") as request_info:
+        page.get_by_role("button", name="Submit answers").click()
+    page.wait_for_load_state()
+    return request_info.value
+
+
+def test_device_path_sends_only_randomized_answers(page, live_server, app):
+    page.goto(f"{live_server}/s/quiz")
+    fill_in(page)
+    request = submit(page)
+    fields = posted_fields(request)
+    names = [name for name, _ in fields]
+    assert "randomized_on" in names and dict(fields)["randomized_on"] == "device"
+    for question in ("cheated", "lied", "ai_use", "year"):
+        assert question not in names  # the true-answer fields are never sent
+        assert f"rr-{question}" in names
+    assert sorted(names) == sorted(
+        ["csrf_token", "submission_key", "randomized_on", "rr-cheated", "rr-lied", "rr-ai_use", "rr-year"]
+    )
+    assert page.get_by_role("heading", name="Thank you").is_visible()
+    (row,) = stored_answers(app)
+    assert row["randomized_on"] == "device"
+    assert row["answers"] == {name[3:]: value for name, value in fields if name.startswith("rr-")}
+
+
+def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, caplog):
+    caplog.set_level(logging.INFO)
+    page.add_init_script(FORCED_COINS)
+    page.goto(f"{live_server}/s/quiz")
+    fill_in(page)
+    request = submit(page)
+    fields = dict(posted_fields(request))
+    assert fields["rr-cheated"] == "yes" and fields["rr-lied"] == "no" and fields["rr-ai_use"] == "often"
+    assert "sometimes" not in request.post_data  # the true ai_use answer
+    assert fields["rr-year"] == "second"  # not randomized, sent as given
+    (row,) = stored_answers(app)
+    assert row["answers"] == {"cheated": "yes", "lied": "no", "ai_use": "often", "year": "second"}
+    assert "sometimes" not in every_stored_value(app)
+    assert {"often", "second"} <= every_stored_value(app)  # the search does find stored answers
+    # designs holds the survey's definition (every choice name, "sometimes" too), nothing per respondent:
+    from surveys.submission import design_record
+
+    assert [r["questions"] for r in rows(app, "designs")] == [design_record(app_survey(app))]
+    database = Path(app.config["DATABASE"])
+    stored_bytes = b"".join(p.read_bytes() for p in database.parent.glob(database.name + "*"))
+    assert b"127.0.0.1" not in stored_bytes
+    assert "POST /s/quiz" in caplog.text  # the log was captured ...
+    assert "127.0.0.1" not in caplog.text and "sometimes" not in caplog.text  # ... and holds neither
+
+
+def test_server_path_without_javascript(browser, live_server, app):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server}/s/quiz")
+    fill_in(page)
+    request = submit(page)
+    names = [name for name, _ in posted_fields(request)]
+    assert "cheated" in names and "randomized_on" not in names
+    assert not any(name.startswith("rr-") for name in names)
+    assert page.get_by_role("heading", name="Thank you").is_visible()
+    (row,) = stored_answers(app)
+    assert row["randomized_on"] == "server"
+    assert row["answers"]["cheated"] in {"yes", "no"}
+    context.close()
+
+
+def test_retake_is_refused_and_the_same_noise_is_resent(page, live_server, app):
+    page.goto(f"{live_server}/s/quiz")
+    fill_in(page)
+    first = dict(posted_fields(submit(page)))
+    page.goto(f"{live_server}/s/quiz")
+    assert page.get_by_role("heading", name="You have already answered this survey").is_visible()
+    # Without the cookie the server would take it, but the device resends the
+    # noise it drew the first time (permanent randomized response).
+    page.context.clear_cookies()
+    page.goto(f"{live_server}/s/quiz")
+    fill_in(page, {**TRUTH, "cheated": "Yes"})
+    second = dict(posted_fields(submit(page)))
+    for name in ("rr-cheated", "rr-lied", "rr-ai_use"):
+        assert second[name] == first[name]
+
+
+def test_phone_sized_screen(browser, live_server):
+    context = browser.new_context(viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(f"{live_server}/s/quiz")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    button = page.get_by_role("button", name="Submit answers")
+    box = button.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375 and box["height"] >= 40
+    fill_in(page)
+    submit(page)
+    assert page.get_by_role("heading", name="Thank you").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    context.close()
+
+
+def test_keyboard_only(page, live_server):
+    page.goto(f"{live_server}/s/quiz")
+    for name in ("cheated", "lied", "ai_use", "year"):
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.name") == name:
+                break
+        page.keyboard.press("Space")
+        assert page.evaluate(f"document.querySelector('input[name={name}]:checked') !== null")
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.tagName") == "BUTTON":
+            break
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.get_by_role("heading", name="Thank you").is_visible()
+
+
+def test_every_input_has_a_label(page, live_server):
+    page.goto(f"{live_server}/s/quiz")
+    unlabeled = page.evaluate(
+        "[...document.querySelectorAll('input:not([type=hidden])')].filter(i => i.labels.length === 0).length"
+    )
+    assert unlabeled == 0
+
+
+def browser_counts(page, expression: str, truths: list, n: int) -> dict:
+    """Run the page's own randomizer ``n`` times per truth; return report counts."""
+    return page.evaluate(
+        """([expression, truths, n]) => {
+            const counts = {};
+            for (const truth of truths) {
+                counts[truth] = {};
+                for (let i = 0; i < n; i++) {
+                    const report = String(eval(expression));
+                    counts[truth][report] = (counts[truth][report] || 0) + 1;
+                }
+            }
+            return counts;
+        }""",
+        [expression, truths, n],
+    )
+
+
+@pytest.mark.parametrize("design", [TWO_COIN, ForcedResponseDesign("2/3", "1/6", "1/6")], ids=["two-coin", "die"])
+def test_browser_yes_no_randomizer_passes_privacy_audit(page, live_server, design):
+    page.goto(f"{live_server}/s/quiz")
+    spec = json.dumps(design.to_dict())
+    counts = browser_counts(page, f"RR.randomizeYesNo(truth === 'yes', {spec}) ? 'yes' : 'no'", ["yes", "no"], N_DRAWS)
+    for truth in counts:
+        counts[truth].setdefault("yes", 0)
+        counts[truth].setdefault("no", 0)
+    assert audit(counts, N_DRAWS, design.epsilon, yes_no_expected(design)) == []
+
+
+def test_browser_multiple_choice_randomizer_passes_privacy_audit(page, live_server):
+    design = MultipleChoiceDesign(4, "1/2")
+    page.goto(f"{live_server}/s/quiz")
+    n = N_DRAWS // 2
+    spec = json.dumps(design.to_dict())
+    counts = browser_counts(page, f"RR.randomizeIndex(Number(truth), {spec})", ["0", "1", "2", "3"], n)
+    for truth in counts:
+        for report in "0123":
+            counts[truth].setdefault(report, 0)
+    expected = {x: {r: (0.5 if r == x else 0) + 1 / 8 for r in "0123"} for x in "0123"}
+    assert audit(counts, n, design.epsilon, expected) == []
+
+
+def test_browser_random_below_has_no_modulo_bias(page, live_server):
+    """randomBelow(3) from words forced to 2^32 - 1 must reject them (that word is
+    past the largest multiple of 3 below 2^32) and use the next acceptable one."""
+    page.add_init_script("""
+        const words = [4294967295, 4294967295, 7];
+        let i = 0;
+        crypto.getRandomValues = function (a) { a[0] = words[Math.min(i++, 2)]; return a; };
+    """)
+    page.goto(f"{live_server}/s/quiz")
+    assert page.evaluate("RR.randomBelow(3)") == 7 % 3
+    assert page.evaluate("RR.randomBelow(2 ** 32)") == 7

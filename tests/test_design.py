@@ -1,0 +1,144 @@
+"""Designs: exact fractions, validation, privacy properties, round trips."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+import pytest
+from numpy.testing import assert_allclose
+
+from analysis import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign, design_from_dict
+from analysis.design import as_probability, is_finite_epsilon
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1/4", Fraction(1, 4)),
+        (" 0.25 ", Fraction(1, 4)),
+        (0.7, Fraction(7, 10)),  # read through its shortest decimal form
+        (Fraction(2, 3), Fraction(2, 3)),
+        (0, Fraction(0)),
+        (1, Fraction(1)),
+        ("1/999999", Fraction(1, 999_999)),
+    ],
+)
+def test_as_probability_accepts(value, expected):
+    assert as_probability(value, "p") == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (True, "True"),
+        (None, "None"),
+        ("abc", "'abc'"),
+        ("1/0", "'1/0'"),
+        (2 / 3, "0.6666666666666666"),  # shortest decimal form needs 10^16
+        (0.1 + 0.2, "0.30000000000000004"),
+        (1e-7, "1e-07"),
+        (math.nan, "nan"),
+        ([0.5], "[0.5]"),
+    ],
+)
+def test_as_probability_rejects_naming_the_value(value, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        as_probability(value, "p")
+
+
+def test_two_coin():
+    assert TWO_COIN == ForcedResponseDesign("1/2", "1/4", "1/4")
+    assert TWO_COIN.floats() == (0.5, 0.25, 0.25)
+    assert TWO_COIN.kind == "forced_response"
+    # Dwork and Roth: epsilon = ln((t+a)/a) = ln(.75/.25) = ln 3.
+    assert_allclose(TWO_COIN.epsilon, math.log(3))
+    # (1 + t)/2 = 3/4.
+    assert_allclose(TWO_COIN.attack_success_rate, 0.75)
+    assert TWO_COIN.label() == "two coins (t=1/2, a=1/4, b=1/4)"
+
+
+@pytest.mark.parametrize(
+    ("t", "a", "b", "epsilon", "attack"),
+    [
+        # Die: (2/3 + 1/6)/(1/6) = 5; (1 + 2/3)/2 = 5/6.
+        ("2/3", "1/6", "1/6", math.log(5), 5 / 6),
+        # Asymmetric: max(.9/.2, .8/.1) = 8; (1 + .7)/2 = .85.
+        ("0.7", "0.2", "0.1", math.log(8), 0.85),
+        # a=0: a reported yes is certainly a true yes: no privacy, epsilon infinite.
+        ("0.8", "0", "0.2", math.inf, 0.9),
+        # t=1: a direct question.
+        ("1", "0", "0", math.inf, 1.0),
+    ],
+)
+def test_forced_response_privacy(t, a, b, epsilon, attack):
+    design = ForcedResponseDesign(t, a, b)
+    assert_allclose(design.epsilon, epsilon)
+    assert_allclose(design.attack_success_rate, attack)
+    assert is_finite_epsilon(design) is math.isfinite(epsilon)
+
+
+def test_report_yes_probability():
+    # lambda = a + t pi: .25 + .5*.2 = .35; asymmetric .2 + .7*.5 = .55.
+    assert_allclose(TWO_COIN.report_yes_probability(0.2), 0.35)
+    assert_allclose(ForcedResponseDesign("0.7", "0.2", "0.1").report_yes_probability(0.5), 0.55)
+
+
+@pytest.mark.parametrize(
+    ("t", "a", "b", "shown"),
+    [
+        ("0", "1/2", "1/2", "t=0"),
+        ("-1/2", "3/4", "3/4", "t=-1/2"),
+        ("1/2", "-1/4", "3/4", "a=-1/4"),
+        ("1/2", "3/4", "-1/4", "b=-1/4"),
+        ("1/2", "1/4", "1/3", "1/2 + 1/4 + 1/3 = 13/12"),
+        ("x", "1/4", "1/4", "'x'"),
+    ],
+)
+def test_forced_response_rejects(t, a, b, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        ForcedResponseDesign(t, a, b)
+
+
+def test_multiple_choice_design():
+    design = MultipleChoiceDesign(4, "1/2")
+    assert design.uniform_share == Fraction(1, 8)
+    # ln((1/2 + 1/8)/(1/8)) = ln 5; attack 1/2 + 1/8 = 5/8.
+    assert_allclose(design.epsilon, math.log(5))
+    assert_allclose(design.attack_success_rate, 5 / 8)
+    # k=2, t=1/2 is the two-coin protocol.
+    assert_allclose(MultipleChoiceDesign(2, "1/2").epsilon, TWO_COIN.epsilon)
+    assert_allclose(MultipleChoiceDesign(2, "1/2").attack_success_rate, 0.75)
+    assert MultipleChoiceDesign(3, 1).epsilon == math.inf
+    assert design.label() == "4 options, truthful with t=1/2, otherwise uniform"
+
+
+@pytest.mark.parametrize(
+    ("k", "t", "shown"),
+    [
+        (1, "1/2", "k=1"),
+        (True, "1/2", "k=True"),
+        (2.0, "1/2", "k=2.0"),
+        (3, "0", "t=0"),
+        (3, "3/2", "t=3/2"),
+    ],
+)
+def test_multiple_choice_rejects(k, t, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        MultipleChoiceDesign(k, t)
+
+
+@pytest.mark.parametrize(
+    "design",
+    [TWO_COIN, ForcedResponseDesign("2/3", "1/6", "1/6"), MultipleChoiceDesign(5, "3/5")],
+)
+def test_round_trip(design):
+    record = design.to_dict()
+    assert design_from_dict(record) == design
+    assert all(isinstance(v, (str, int)) for v in record.values())
+
+
+def test_unknown_kind():
+    with pytest.raises(ValueError, match="'likert'"):
+        design_from_dict({"kind": "likert"})

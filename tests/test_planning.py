@@ -1,0 +1,140 @@
+"""Exact values of the planning functions: sample size, half-width, power."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from numpy.testing import assert_allclose
+
+from analysis import half_width_for_n, power_one_sided, sample_size_for_half_width
+
+TWO_COINS = (0.5, 0.25, 0.25)
+DIE = (2 / 3, 1 / 6, 1 / 6)
+ASYMMETRIC = (0.7, 0.2, 0.1)
+Z2 = 3.8414588206941254  # Phi^{-1}(0.975)^2
+
+
+@pytest.mark.parametrize(
+    ("design", "pi", "expected"),
+    [
+        # Worst case lambda = 1/2: 3.8414588*.25/(.25*.05^2) = 1536.58 -> 1537
+        # (four times the 384.15 -> 385 of a direct question).
+        (TWO_COINS, None, 1537),
+        # pi=.1: lambda=.3, 3.8414588*.21/(.25*.0025) = 1290.73 -> 1291.
+        (TWO_COINS, 0.1, 1291),
+        # Die: lambda in [1/6, 5/6], worst 1/2: .9603647/((4/9)*.0025) = 864.33 -> 865.
+        (DIE, None, 865),
+        # Asymmetric: lambda in [.2, .9], worst 1/2: .9603647/(.49*.0025) = 783.97 -> 784.
+        (ASYMMETRIC, None, 784),
+        # t=.2, a=.6: lambda in [.6, .8], worst .6: 3.8414588*.24/(.04*.0025) = 9219.50 -> 9220.
+        ((0.2, 0.6, 0.2), None, 9220),
+        # t=.2, a=.1: lambda in [.1, .3], worst .3: 3.8414588*.21/(.04*.0025) = 8067.06 -> 8068.
+        ((0.2, 0.1, 0.7), None, 8068),
+        # Direct question (t=1): the textbook 385.
+        ((1.0, 0.0, 0.0), None, 385),
+    ],
+)
+def test_sample_size_by_hand(design, pi, expected):
+    assert sample_size_for_half_width(0.05, 0.95, *design, pi=pi) == expected
+
+
+def test_worst_case_is_the_maximum_over_pi():
+    for design in (TWO_COINS, DIE, ASYMMETRIC, (0.2, 0.6, 0.2)):
+        worst = sample_size_for_half_width(0.03, 0.9, *design)
+        grid = [sample_size_for_half_width(0.03, 0.9, *design, pi=p / 100) for p in range(101)]
+        assert worst == max(grid)
+
+
+def test_half_width_by_hand():
+    # n=1000, two coins, worst case: 1.959964*sqrt(.25/1000)/.5 = 0.0619795.
+    assert_allclose(half_width_for_n(1000), 0.0619795032, rtol=1e-9)
+    # Asymmetric, pi=.3: lambda=.41, 1.959964*sqrt(.41*.59/400)/.7 = 0.0688554.
+    assert_allclose(
+        half_width_for_n(400, 0.95, *ASYMMETRIC, pi=0.3),
+        math.sqrt(Z2 * 0.41 * 0.59 / 400) / 0.7,
+    )
+
+
+@pytest.mark.parametrize("design", [TWO_COINS, DIE, ASYMMETRIC])
+@pytest.mark.parametrize("half_width", [0.01, 0.03, 0.05, 0.1, 0.2])
+def test_sample_size_is_the_smallest_n_reaching_the_half_width(design, half_width):
+    n = sample_size_for_half_width(half_width, 0.95, *design)
+    assert half_width_for_n(n, 0.95, *design) <= half_width
+    if n > 1:
+        assert half_width_for_n(n - 1, 0.95, *design) > half_width
+
+
+def test_sample_size_round_trips_without_float_noise():
+    # The half-width of n=400 must ask for 400, not 401 from rounding error.
+    for n in (37, 400, 2500):
+        h = half_width_for_n(n, 0.95, *DIE, pi=0.2)
+        assert sample_size_for_half_width(h, 0.95, *DIE, pi=0.2) == n
+
+
+def test_power_by_hand():
+    # Two coins, n=400, pi0=.5, pi1=.6, alpha=.05:
+    # lambda0=.5, I0 = .25*(2+2) = 1; lambda1=.55, I1 = .25/(.55*.45) = 1.010101.
+    # shift = .1 - 1.6448536/sqrt(400) = .0177573; * sqrt(404.0404) = .3569355;
+    # Phi(.3569355) = 0.6394300.
+    assert_allclose(power_one_sided(400, 0.5, 0.6), 0.6394299667, rtol=1e-9)
+    # Mirror: pi1=.4 gives lambda1=.45 and the same information, the same power.
+    assert_allclose(power_one_sided(400, 0.5, 0.4), 0.6394299667, rtol=1e-9)
+
+
+def test_power_asymmetric_by_hand():
+    # t=.7, a=.2, n=500, pi0=.2, pi1=.3: lambda0=.34, I0 = .49/(.34*.66) = 2.1836007;
+    # lambda1=.41, I1 = .49/(.41*.59) = 2.0256304;
+    # (.1 - 1.6448536/sqrt(1091.8004)) * sqrt(1012.8152) = 1.5982366; Phi = 0.9450048.
+    assert_allclose(power_one_sided(500, 0.2, 0.3, *ASYMMETRIC), 0.9450048354, rtol=1e-9)
+
+
+def test_power_at_the_null_is_alpha():
+    for alpha in (0.01, 0.05, 0.2):
+        assert_allclose(power_one_sided(300, 0.3, 0.3, *DIE, alpha=alpha), alpha)
+
+
+def test_power_grows_with_n():
+    powers = [power_one_sided(n, 0.1, 0.2) for n in (100, 400, 1600, 6400)]
+    assert powers == sorted(powers)
+    assert powers[-1] > 0.999
+
+
+def test_randomization_costs_power():
+    # The same n with a direct question (t=1) has more power than with two coins.
+    assert power_one_sided(400, 0.5, 0.6, 1, 0, 0) > power_one_sided(400, 0.5, 0.6)
+
+
+@pytest.mark.parametrize(
+    ("call", "shown"),
+    [
+        (lambda: sample_size_for_half_width(0), "half_width=0"),
+        (lambda: sample_size_for_half_width(1), "half_width=1"),
+        (lambda: sample_size_for_half_width(-0.05), "half_width=-0.05"),
+        (lambda: sample_size_for_half_width(math.nan), "half_width=nan"),
+        (lambda: sample_size_for_half_width("0.05"), "half_width='0.05'"),
+        (lambda: sample_size_for_half_width(0.05, 1.2), "confidence_level=1.2"),
+        (lambda: sample_size_for_half_width(0.05, pi=1.1), "pi=1.1"),
+        (lambda: sample_size_for_half_width(0.05, pi=-0.1), "pi=-0.1"),
+        (lambda: sample_size_for_half_width(0.05, 0.95, 0.5, 0.3, 0.3), "b=0.3"),
+        (lambda: half_width_for_n(0), "n=0"),
+        (lambda: half_width_for_n(10.5), "n=10.5"),
+        (lambda: half_width_for_n(True), "n=True"),
+        (lambda: half_width_for_n(100, 0), "confidence_level=0"),
+        (lambda: half_width_for_n(100, pi=2), "pi=2"),
+        (lambda: half_width_for_n(100, 0.95, 0, 0.5, 0.5), "t=0"),
+        (lambda: power_one_sided(0, 0.1, 0.2), "n=0"),
+        (lambda: power_one_sided(100, -0.1, 0.2), "pi0=-0.1"),
+        (lambda: power_one_sided(100, 0.1, 1.2), "pi1=1.2"),
+        (lambda: power_one_sided(100, 0.1, 0.2, alpha=0), "alpha=0"),
+        (lambda: power_one_sided(100, 0.1, 0.2, alpha=1.0), "alpha=1.0"),
+        (lambda: power_one_sided(100, 0.1, 0.2, 0.5, 0.25, 0.2), "b=0.2"),
+        # a=0, pi0=0: every answer is "no" under the null; the test is undefined.
+        (lambda: power_one_sided(100, 0.0, 0.2, 0.8, 0.0, 0.2), "pi0=0.0"),
+        (lambda: power_one_sided(100, 0.5, 1.0, 1.0, 0.0, 0.0), "pi1=1.0"),
+    ],
+)
+def test_bad_arguments(call, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        call()

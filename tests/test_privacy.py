@@ -1,0 +1,121 @@
+"""Epsilon per answer, attack success, and composition over a survey."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from numpy.testing import assert_allclose
+
+from analysis import (
+    SurveyEpsilon,
+    advanced_composition,
+    basic_composition,
+    forced_response_attack_success,
+    forced_response_epsilon,
+    multiple_choice_attack_success,
+    multiple_choice_epsilon,
+    survey_epsilon,
+)
+
+LN3 = math.log(3)
+
+
+@pytest.mark.parametrize(
+    ("t", "a", "b", "expected"),
+    [
+        (0.5, 0.25, 0.25, LN3),  # .75/.25 = 3
+        (2 / 3, 1 / 6, 1 / 6, math.log(5)),  # (5/6)/(1/6) = 5
+        (0.7, 0.2, 0.1, math.log(8)),  # max(.9/.2 = 4.5, .8/.1 = 8)
+        (0.8, 0.0, 0.2, math.inf),  # a=0: a yes report reveals a true yes
+        (0.8, 0.2, 0.0, math.inf),  # b=0: a no report reveals a true no
+        (0.0, 0.5, 0.5, 0.0),  # answer ignored: perfect privacy
+    ],
+)
+def test_forced_response_epsilon(t, a, b, expected):
+    assert_allclose(forced_response_epsilon(t, a, b), expected)
+
+
+@pytest.mark.parametrize(
+    ("k", "t", "expected"),
+    [
+        (4, 0.5, math.log(5)),  # (1/2 + 1/8)/(1/8) = 5
+        (2, 0.5, LN3),  # (1/2 + 1/4)/(1/4) = 3
+        (3, 2 / 3, math.log(7)),  # (2/3 + 1/9)/(1/9) = 7
+        (5, 1.0, math.inf),  # no randomization
+    ],
+)
+def test_multiple_choice_epsilon(k, t, expected):
+    assert_allclose(multiple_choice_epsilon(k, t), expected)
+
+
+def test_attack_success():
+    # (1 + t)/2: 3/4 for two coins, 5/6 for the die design.
+    assert_allclose(forced_response_attack_success(0.5, 0.25, 0.25), 0.75)
+    assert_allclose(forced_response_attack_success(2 / 3, 1 / 6, 1 / 6), 5 / 6)
+    # t + (1 - t)/k: 1/2 + 1/8 = 5/8.
+    assert_allclose(multiple_choice_attack_success(4, 0.5), 0.625)
+
+
+def test_attack_success_equals_bayes_guess_by_enumeration():
+    # Enumerate: prior 1/2 on yes/no; for each report guess the likelier truth.
+    t, a, b = 0.7, 0.2, 0.1
+    p_report = {("yes", "yes"): t + a, ("yes", "no"): a, ("no", "yes"): b, ("no", "no"): t + b}
+    success = sum(
+        0.5 * max(p_report[(report, "yes")], p_report[(report, "no")]) for report in ("yes", "no")
+    )
+    assert_allclose(forced_response_attack_success(t, a, b), success)
+
+
+def test_basic_composition_is_k_ln3():
+    for k in (1, 5, 20):
+        assert_allclose(basic_composition([LN3] * k), k * LN3)
+    assert basic_composition([]) == 0.0
+
+
+def test_advanced_composition_by_hand():
+    # k=10, eps=ln 3, delta=1e-6:
+    # sqrt(2*10*ln(1e6))*ln3 + 10*ln3*(3 - 1) = sqrt(276.310211)*1.0986123 + 21.972246
+    # = 16.622581*1.0986123 + 21.972246 = 40.234 -- worse than basic 10.986.
+    expected = math.sqrt(2 * 10 * math.log(1e6)) * LN3 + 10 * LN3 * 2
+    assert_allclose(advanced_composition([LN3] * 10, 1e-6), expected)
+    assert_allclose(expected, 40.2342, rtol=1e-5)
+    # 100 answers of eps=.1: sqrt(200*13.815511)*.1 + 100*.1*(e^.1 - 1)
+    # = 5.256522 + 1.051709 = 6.308231 < basic 10.
+    small = advanced_composition([0.1] * 100, 1e-6)
+    assert_allclose(small, math.sqrt(200 * math.log(1e6)) * 0.1 + 10 * math.expm1(0.1))
+    assert_allclose(small, 6.308231, rtol=1e-6)
+
+
+def test_advanced_composition_heterogeneous():
+    eps = [LN3, math.log(5), 0.5]
+    expected = math.sqrt(2 * math.log(1e5) * sum(e * e for e in eps)) + sum(
+        e * (math.exp(e) - 1) for e in eps
+    )
+    assert_allclose(advanced_composition(eps, 1e-5), expected)
+    assert advanced_composition([LN3, math.inf], 1e-5) == math.inf
+
+
+def test_survey_epsilon():
+    s = survey_epsilon([LN3] * 3)
+    assert isinstance(s, SurveyEpsilon)
+    assert s.per_question == (LN3,) * 3
+    assert_allclose(s.basic, 3 * LN3)
+    assert s.delta == 1e-6
+    assert s.best == s.basic  # few questions: the basic sum is tighter
+    many = survey_epsilon([0.1] * 100)
+    assert many.best == many.advanced < many.basic
+    empty = survey_epsilon([])
+    assert (empty.basic, empty.advanced, empty.best) == (0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("delta", [0, 1, -0.1, 1.5])
+def test_bad_delta(delta):
+    with pytest.raises(ValueError, match=re.escape(f"delta={delta!r}")):
+        advanced_composition([LN3], delta)
+
+
+def test_negative_epsilon_rejected():
+    with pytest.raises(ValueError, match=re.escape("-0.5")):
+        survey_epsilon([LN3, -0.5])
