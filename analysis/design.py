@@ -119,7 +119,7 @@ class MultipleChoiceDesign:
     -----
     P(report j | true i) = t [i = j] + (1 - t) / k, so the reported shares are
     ``lambda = t * pi + (1 - t) / k`` (Warner 1965, generalised; Wang, Blocki,
-    Li and Jha 2016, "generalized randomized response").
+    Li and Jha 2017, "generalized randomized response").
     """
 
     k: int
@@ -167,11 +167,15 @@ TWO_COIN = ForcedResponseDesign(Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
 def design_from_dict(record: dict) -> Design:
     """Rebuild a design from :meth:`to_dict` output (as stored with each answer)."""
     kind = record.get("kind")
+    fields = {"forced_response": ("t", "a", "b"), "multiple_choice": ("k", "t")}.get(kind)
+    if fields is None:
+        raise ValueError(f"unknown design kind {kind!r}")
+    missing = [f for f in fields if f not in record]
+    if missing:
+        raise ValueError(f"design record {record!r} lacks {missing}")
     if kind == "forced_response":
         return ForcedResponseDesign(record["t"], record["a"], record["b"])
-    if kind == "multiple_choice":
-        return MultipleChoiceDesign(int(record["k"]), record["t"])
-    raise ValueError(f"unknown design kind {kind!r}")
+    return MultipleChoiceDesign(int(record["k"]), record["t"])
 
 
 def is_finite_epsilon(design: Design) -> bool:

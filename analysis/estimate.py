@@ -183,8 +183,7 @@ def estimate_proportion(
     t, a, b = _check_design(t, a, b)
     observed = yes_count / n
     raw = (observed - a) / t
-    clipped_estimate = _clipped_estimate(yes_count, n, t, a)
-    p = clipped_estimate
+    clipped_estimate = p = _clipped_estimate(yes_count, n, t, a)
     conditional_var = (p * (t + a) * (1 - t - a) + (1 - p) * a * (1 - a)) / (n * t * t)
     return ProportionEstimate(
         n=n,

@@ -9,8 +9,8 @@ Dwork, C. and Roth, A. (2014). The Algorithmic Foundations of Differential
 Privacy. Foundations and Trends in Theoretical Computer Science 9(3-4).
 Dwork, C., Rothblum, G. N. and Vadhan, S. (2010). Boosting and differential
 privacy. FOCS 2010, 51-60.
-Kairouz, P., Oh, S. and Viswanath, P. (2015). The composition theorem for
-differential privacy. ICML 2015.
+Rogers, R., Roth, A., Ullman, J. and Vadhan, S. (2016). Privacy odometers
+and filters: pay-as-you-go composition. NeurIPS 2016.
 """
 
 from __future__ import annotations
@@ -105,8 +105,9 @@ def advanced_composition(epsilons: Sequence[float], delta: float) -> float:
     -----
     For k mechanisms with epsilons eps_i, the composition is
     (eps', delta)-DP with (Dwork, Rothblum and Vadhan 2010; Dwork and Roth
-    2014, Theorem 3.20, in the heterogeneous form of Kairouz, Oh and
-    Viswanath 2015, Theorem 3.5)::
+    2014, Theorem 3.20; the same argument with unequal epsilons, as stated
+    for example by Rogers, Roth, Ullman and Vadhan 2016, "Privacy odometers
+    and filters")::
 
         eps' = sqrt(2 ln(1/delta) * sum eps_i^2) + sum eps_i (e^eps_i - 1)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 import sqlite_utils
 from flask import Flask, current_app, g
+from flask.cli import with_appcontext
 
 from surveys import storage
 
@@ -36,6 +37,7 @@ def ensure_schema(app: Flask) -> None:
 
 
 @click.command("init-db")
+@with_appcontext
 def init_db_command() -> None:
     """Create the database, or apply pending migrations."""
     from pathlib import Path

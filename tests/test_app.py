@@ -1,0 +1,86 @@
+"""Tests of the factory, configuration, headers and logging."""
+
+from __future__ import annotations
+
+import logging
+
+from app import create_app
+from web.logs import RedactClientAddress
+
+
+def test_config_comes_from_flask_prefixed_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLASK_DATABASE", str(tmp_path / "env.sqlite3"))
+    monkeypatch.setenv("FLASK_SURVEYS_DIR", str(tmp_path))
+    monkeypatch.setenv("FLASK_SECRET_KEY", "from-env")
+    app = create_app()
+    assert app.config["DATABASE"] == str(tmp_path / "env.sqlite3")
+    assert app.config["SURVEYS_DIR"] == str(tmp_path)
+    assert app.config["SECRET_KEY"] == "from-env"
+    assert (tmp_path / "env.sqlite3").exists()  # schema created on first run
+
+
+def test_csrf_token_lives_at_least_a_day(app):
+    assert app.config["WTF_CSRF_TIME_LIMIT"] >= 24 * 3600
+
+
+def test_index_lists_open_surveys(client):
+    html = client.get("/").get_data(as_text=True)
+    assert "/s/quiz" in html
+
+
+def test_security_headers_on_respondent_pages(client):
+    response = client.get("/s/quiz")
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_respondent_page_has_no_inline_or_third_party_script(client):
+    html = client.get("/s/quiz").get_data(as_text=True)
+    assert html.count("<script") == 1 and 'src="/static/randomize.js"' in html
+    assert "http://" not in html and "https://" not in html
+
+
+def test_broken_survey_file_is_logged_and_the_others_keep_working(client, surveys_dir, caplog):
+    (surveys_dir / "bad.yaml").write_text("id: bad\ntitle: Bad\nversion: 0\nquestions: []\n")
+    with caplog.at_level(logging.ERROR):
+        assert client.get("/s/quiz").status_code == 200
+        assert client.get("/s/bad").status_code == 404
+    assert "bad.yaml" in caplog.text and "version" in caplog.text
+
+
+def test_new_survey_file_is_picked_up_without_restart(client, surveys_dir):
+    assert client.get("/s/second").status_code == 404
+    (surveys_dir / "second.yaml").write_text(
+        "id: second\ntitle: Second\nversion: 1\nquestions:\n  - {name: q, type: yes_no, label: Question}\n"
+    )
+    assert client.get("/s/second").status_code == 200
+
+
+def test_request_log_loses_address_and_time():
+    record = logging.LogRecord(
+        "werkzeug", logging.INFO, __file__, 1,
+        '203.0.113.9 - - [22/Nov/2026 11:00:00] "%s" %s %s', ("POST /s/quiz HTTP/1.1", "200", "-"), None,
+    )
+    RedactClientAddress().filter(record)
+    message = record.getMessage()
+    assert "203.0.113.9" not in message and "11:00:00" not in message
+    assert message.startswith('"POST /s/quiz')
+
+
+def test_invitation_only_survey_takes_each_code_once(app, surveys_dir, runner):
+    from tests.conftest import QUIZ_YAML, Respondent
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", "version: 1\ninvitation_only: true\n"))
+    code = runner.invoke(args=["codes", "create", "quiz", "1"]).output.strip()
+    answers = {"cheated": "yes", "ai_use": "once", "year": "first"}
+    without = Respondent(app.test_client())
+    assert without.submit(answers).status_code == 403
+    first = Respondent(app.test_client())
+    controls = {**first.open_form(code=code), "invitation_code": code}
+    assert first.submit(answers, controls=controls).status_code == 200
+    second = Respondent(app.test_client())
+    controls = {**second.open_form(code=code), "invitation_code": code}
+    response = second.submit(answers, controls=controls)
+    assert response.status_code == 403 and "not valid" in response.get_data(as_text=True)

@@ -1,0 +1,129 @@
+"""Tests of the storage module: schema, transactions, tallies, codes."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from surveys import storage
+
+
+def response(answers=None, survey_id="s", designs=None):
+    answers = answers or {"q": "yes"}
+    return storage.NoisyResponse(
+        survey_id=survey_id, survey_version=1, design_id="fp1", design_record="{}",
+        answers=answers, question_designs={name: "d1" for name in answers} if designs is None else designs,
+        randomized_on="device",
+    )
+
+
+@pytest.fixture
+def fresh_db(tmp_path):
+    db = storage.connect(tmp_path / "s.sqlite3")
+    storage.migrate(db)
+    yield db
+    db.close()
+
+
+def test_database_uses_wal_and_a_busy_timeout(fresh_db):
+    assert fresh_db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert fresh_db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_SECONDS * 1000
+
+
+def test_migrations_apply_once(fresh_db):
+    assert storage.migrate(fresh_db) == []
+    assert not storage.needs_migration(fresh_db)
+
+
+def test_schema_has_no_column_for_addresses_agents_or_times(fresh_db):
+    forbidden = ("ip", "addr", "agent", "time", "referr", "created", "truth", "true")
+    for table in fresh_db.table_names():
+        if table.startswith("_"):
+            continue
+        for column in fresh_db[table].columns:
+            assert not any(word in column.name.lower() for word in forbidden), (table, column.name)
+
+
+def test_responses_have_random_ids_and_no_rowid(fresh_db):
+    for key in ("a" * 16, "b" * 16):
+        storage.store_response(fresh_db, response(), key, "2026-11-22")
+    ids = [row[0] for row in fresh_db.execute("SELECT id FROM responses")]
+    assert len(set(ids)) == 2 and all(len(i) == 32 for i in ids)
+    with pytest.raises(sqlite3.OperationalError):
+        fresh_db.execute("SELECT rowid FROM responses")
+
+
+def test_repeated_submission_key_stores_nothing(fresh_db):
+    assert storage.store_response(fresh_db, response(), "k" * 16, "2026-11-22") is True
+    assert storage.store_response(fresh_db, response(), "k" * 16, "2026-11-22") is False
+    assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1
+    assert storage.response_count(fresh_db, "s") == 1
+
+
+def test_failed_write_leaves_nothing_behind(fresh_db):
+    bad = response(designs={})  # no design key for the answer: KeyError mid-transaction
+    with pytest.raises(KeyError):
+        storage.store_response(fresh_db, bad, "k" * 16, "2026-11-22")
+    for table in ("responses", "submission_keys", "tallies", "daily_counts", "designs"):
+        assert fresh_db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_tallies_and_daily_counts(fresh_db):
+    storage.store_response(fresh_db, response({"q": "yes", "r": "b"}), "a" * 16, "2026-11-21")
+    storage.store_response(fresh_db, response({"q": "no", "r": "b"}), "b" * 16, "2026-11-22")
+    storage.store_response(fresh_db, response({"q": "yes"}), "c" * 16, "2026-11-22")
+    assert storage.tallies(fresh_db, "s") == {"q": {"d1": {"yes": 2, "no": 1}}, "r": {"d1": {"b": 2}}}
+    assert storage.daily_counts(fresh_db, "s") == [("2026-11-21", 1), ("2026-11-22", 2)]
+
+
+def test_invitation_codes_are_single_use_and_unlinked(fresh_db):
+    (code,) = storage.add_invitation_codes(fresh_db, "s", 1)
+    assert storage.invitation_code_is_valid(fresh_db, "s", code)
+    assert storage.store_response(fresh_db, response(), "a" * 16, "2026-11-22", code)
+    assert not storage.invitation_code_is_valid(fresh_db, "s", code)
+    with pytest.raises(storage.InvitationCodeError):
+        storage.store_response(fresh_db, response(), "b" * 16, "2026-11-22", code)
+    assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1
+    assert code not in str(list(fresh_db.query("SELECT * FROM invitation_codes")))  # only hashes
+    assert "code" not in " ".join(c.name for c in fresh_db["responses"].columns)
+
+
+def test_concurrent_writers_never_see_database_locked(tmp_path):
+    path = tmp_path / "c.sqlite3"
+    storage.migrate(storage.connect(path))
+    errors = []
+
+    def writer(worker: int):
+        db = storage.connect(path)
+        try:
+            for i in range(50):
+                storage.store_response(db, response(), f"w{worker:02d}-{i:04d}-xxxxxxxx", "2026-11-22")
+        except Exception as error:  # noqa: BLE001 - any failure is the finding
+            errors.append(repr(error))
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    db = storage.connect(path)
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 400
+    assert storage.response_count(db, "s") == 400
+
+
+def test_admin_closed_override(fresh_db):
+    assert storage.closed_override(fresh_db, "s") is None
+    storage.set_closed(fresh_db, "s", True)
+    assert storage.closed_override(fresh_db, "s") is True
+    storage.set_closed(fresh_db, "s", False)
+    assert storage.closed_override(fresh_db, "s") is False
+
+
+def test_randomized_on_must_be_device_or_server():
+    with pytest.raises(ValueError, match="'phone'"):
+        storage.NoisyResponse("s", 1, "f", "{}", {}, {}, "phone")
