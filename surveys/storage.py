@@ -111,6 +111,20 @@ def m001_initial(db: sqlite_utils.Database) -> None:
     )
 
 
+@migrations()
+def m002_admins(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE admins (
+            name TEXT PRIMARY KEY,
+            password_hash TEXT NOT NULL,
+            failed_logins INTEGER NOT NULL DEFAULT 0,
+            locked_until REAL NOT NULL DEFAULT 0
+        )
+        """
+    )
+
+
 def connect(path: str | Path) -> sqlite_utils.Database:
     """Open the database file with WAL, a busy timeout and full durability."""
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS)
@@ -314,3 +328,96 @@ def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
     """The admin's open/closed choice for a survey, or None if never set."""
     row = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id]).fetchone()
     return None if row is None else bool(row[0])
+
+
+# --------------------------------------------------------------------------
+# Read-only queries for results and exports.
+
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyz")
+_NAME_CHARACTERS = _NAME_START | frozenset("0123456789_")
+
+
+def _check_question_name(name: str) -> str:
+    """``name`` if it is a question name as the loader accepts them (``[a-z][a-z0-9_]*``).
+
+    Checked again before a name goes into a JSON path (as a parameter), so
+    that the path can only ever name one top-level key.
+    """
+    if not isinstance(name, str) or not name or name[0] not in _NAME_START or not set(name) <= _NAME_CHARACTERS:
+        raise ValueError(f"question name must be a lower-case letter then a-z, 0-9 or _, got {name!r}")
+    return name
+
+
+def _canonical(record: object) -> str:
+    """The JSON text :func:`surveys.submission.question_design_key` produces for ``record``."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def design_records(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, dict]]:
+    """Every stored design record of a survey: ``(design id, survey version, {question: record})``.
+
+    Each record is ``{"type", "choices", "design"}`` as in the design key;
+    ordered by version, then id.
+    """
+    return [
+        (design_id, version, json.loads(questions))
+        for design_id, version, questions in db.execute(
+            "SELECT id, survey_version, questions FROM designs WHERE survey_id = ?"
+            " ORDER BY survey_version, id",
+            [survey_id],
+        ).fetchall()
+    ]
+
+
+def group_tallies(
+    db: sqlite_utils.Database, survey_id: str, by: str
+) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
+    """Tallies split by the stored answer to question ``by``.
+
+    Returns ``{answer to by: {question: {design key: {answer: count}}}}``,
+    the shape of :func:`tallies` per group; respondents who left ``by``
+    unanswered are under ``None``. Counted by SQL over ``responses``; the
+    design keys are rebuilt, canonically, from the ``designs`` records the
+    responses point to (one JSON parse per design record, none per response).
+    """
+    _check_question_name(by)
+    rows = db.execute(
+        """
+        SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)
+        FROM responses AS r, json_each(r.answers) AS a
+        WHERE r.survey_id = ?
+        GROUP BY grp, r.design_id, a.key, a.value
+        """,
+        [by, survey_id],
+    ).fetchall()
+    keys = {
+        (design_id, name): _canonical(record)
+        for design_id, _, questions in design_records(db, survey_id)
+        for name, record in questions.items()
+    }
+    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for group, design_id, question, answer, count in rows:
+        key = keys.get((design_id, question))
+        if key is not None:
+            by_answer = result[group][question][key]
+            by_answer[answer] = by_answer.get(answer, 0) + count
+    return {
+        group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}
+        for group, per_question in result.items()
+    }
+
+
+def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: list[str]) -> sqlite3.Cursor:
+    """A cursor over a survey's responses, ordered by id, for streaming out.
+
+    Columns: id, survey_version, design_id, randomized_on, day, then the
+    answer to each of ``question_names`` (NULL if unanswered), extracted by
+    SQLite so that the caller parses no JSON. Fetch from it in batches.
+    """
+    columns = "".join(", json_extract(answers, '$.' || ?)" for _ in question_names)
+    params = [_check_question_name(name) for name in question_names]
+    return db.conn.execute(
+        f"SELECT id, survey_version, design_id, randomized_on, day{columns}"  # only placeholders
+        " FROM responses WHERE survey_id = ? ORDER BY id",
+        [*params, survey_id],
+    )

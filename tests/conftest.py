@@ -144,3 +144,45 @@ def browser_type_launch_args(browser_type_launch_args):
             pytest.fail(message)
         pytest.skip(message)
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
+
+
+def csrf_token_in(html: str) -> str:
+    return re.search(r'name="csrf_token"(?: type="hidden")? value="([^"]+)"', html).group(1)
+
+
+ADMIN_NAME = "researcher"
+ADMIN_PASSWORD = "correct horse battery"
+
+
+class AdminSession:
+    """Signs in through the real form, CSRF token and all."""
+
+    def __init__(self, client, app):
+        self.client = client
+        self.app = app
+
+    def csrf_token(self, path: str = "/admin/login") -> str:
+        return csrf_token_in(self.client.get(path).get_data(as_text=True))
+
+    def login(self, name: str = ADMIN_NAME, password: str = ADMIN_PASSWORD):
+        token = self.csrf_token()
+        return self.client.post("/admin/login", data={"csrf_token": token, "name": name, "password": password})
+
+    def logout(self):
+        token = self.csrf_token("/admin/")
+        return self.client.post("/admin/logout", data={"csrf_token": token})
+
+
+@pytest.fixture
+def admin_account(app):
+    from surveys import accounts, storage
+
+    db = storage.connect(app.config["DATABASE"])
+    accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
+    db.close()
+    return ADMIN_NAME
+
+
+@pytest.fixture
+def auth(client, app, admin_account) -> AdminSession:
+    return AdminSession(client, app)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, render_template
+from flask import Blueprint, Flask, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
@@ -34,7 +34,7 @@ def index():
 def add_security_headers(response):
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
-    if response.mimetype == "text/html" or response.mimetype == "application/json":
+    if request.endpoint != "static":  # respondent and admin pages, exports
         response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -51,7 +51,7 @@ def handle_csrf_error(error: CSRFError):
 
 
 def init_app(app: Flask) -> None:
-    from web import respond, wording
+    from web import admin, respond, wording
     from surveys.submission import question_design_key
 
     csrf.init_app(app)
@@ -59,6 +59,7 @@ def init_app(app: Flask) -> None:
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
     app.register_blueprint(main)
     app.register_blueprint(respond.bp)
+    app.register_blueprint(admin.bp)
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
     app.after_request(add_security_headers)

@@ -1,18 +1,38 @@
-"""Command-line commands: ``flask --app app surveys check`` and friends."""
+"""Command-line commands: ``flask --app app surveys check`` and friends.
+
+Every command here is listed in the README (checked by ``tests/test_docs.py``).
+"""
 
 from __future__ import annotations
 
 import sys
+from datetime import datetime, timezone
 
 import click
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
-from surveys import storage
+from analysis import INTERVAL_METHODS
+from surveys import accounts, export, results, storage
 from surveys.loader import load_catalog
 
-surveys_cli = AppGroup("surveys", help="Check and manage survey files.")
+surveys_cli = AppGroup("surveys", help="Check, open and close surveys.")
 codes_cli = AppGroup("codes", help="Single-use invitation codes.")
+admin_cli = AppGroup("admin", help="Admin accounts.")
+export_cli = AppGroup("export", help="Export estimates and noisy responses.")
+
+
+def _db():
+    from web.db import get_db
+
+    return get_db()
+
+
+def _survey(survey_id: str):
+    survey = load_catalog(current_app.config["SURVEYS_DIR"]).get(survey_id)
+    if survey is None:
+        raise click.BadParameter(f"no loaded survey is called {survey_id!r}", param_hint="SURVEY_ID")
+    return survey
 
 
 @surveys_cli.command("check")
@@ -30,17 +50,121 @@ def check_command(folder: str | None) -> None:
         sys.exit(1)
 
 
+@surveys_cli.command("close")
+@click.argument("survey_id")
+def close_command(survey_id: str) -> None:
+    """Stop taking answers for SURVEY_ID (its results stay readable)."""
+    storage.set_closed(_db(), _survey(survey_id).id, True)
+    click.echo(f"{survey_id}: closed")
+
+
+@surveys_cli.command("open")
+@click.argument("survey_id")
+def open_command(survey_id: str) -> None:
+    """Take answers for SURVEY_ID again (within its file's dates)."""
+    storage.set_closed(_db(), _survey(survey_id).id, False)
+    click.echo(f"{survey_id}: open")
+
+
 @codes_cli.command("create")
 @click.argument("survey_id")
 @click.argument("count", type=click.IntRange(1, 100_000))
 def create_codes_command(survey_id: str, count: int) -> None:
     """Create COUNT single-use invitation codes for SURVEY_ID and print them."""
-    from web.db import get_db
-
-    for code in storage.add_invitation_codes(get_db(), survey_id, count):
+    for code in storage.add_invitation_codes(_db(), survey_id, count):
         click.echo(code)
 
 
+def _read_password(from_stdin: bool) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+
+
+@admin_cli.command("create")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def admin_create_command(name: str, password_stdin: bool) -> None:
+    """Create the admin account NAME (asks for its password)."""
+    try:
+        accounts.create_admin(_db(), name, _read_password(password_stdin))
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Created admin {name}")
+
+
+@admin_cli.command("list")
+def admin_list_command() -> None:
+    """List admin accounts, with failed sign-ins in a row."""
+    for row in accounts.list_admins(_db()):
+        click.echo(f"{row['name']}\tfailed sign-ins: {row['failed_logins']}")
+
+
+@admin_cli.command("reset-password")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def admin_reset_command(name: str, password_stdin: bool) -> None:
+    """Set a new password for NAME and lift any sign-in lock."""
+    try:
+        accounts.set_password(_db(), name, _read_password(password_stdin))
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Password changed for {name}")
+
+
+def _open_output(output: str | None):
+    return click.open_file(output or "-", "w", encoding="utf-8", lazy=False)
+
+
+@export_cli.command("estimates")
+@click.argument("survey_id")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
+@click.option("--method", type=click.Choice(INTERVAL_METHODS), default="wilson", show_default=True)
+@click.option("--level", type=click.FloatRange(0.5, 1, max_open=True), default=0.95, show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+def export_estimates_command(survey_id: str, fmt: str, method: str, level: float, output: str | None) -> None:
+    """Debiased estimates for SURVEY_ID, one row per question (and option)."""
+    import json
+
+    survey = _survey(survey_id)
+    db = _db()
+    computed = results.compute_results(
+        survey, storage.tallies(db, survey.id), storage.response_count(db, survey.id),
+        confidence_level=level, method=method,
+    )
+    with _open_output(output) as handle:
+        if fmt == "csv":
+            handle.write(export.estimates_csv(computed))
+        else:
+            stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            json.dump(export.estimates_json(computed, stamp), handle, indent=2)
+            handle.write("\n")
+
+
+@export_cli.command("responses")
+@click.argument("survey_id")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+def export_responses_command(survey_id: str, output: str | None) -> None:
+    """The noisy answers of SURVEY_ID as CSV, streamed."""
+    survey = _survey(survey_id)
+    with _open_output(output) as handle:
+        for chunk in export.iter_responses_csv(_db(), survey):
+            handle.write(chunk)
+
+
+@export_cli.command("codebook")
+@click.argument("survey_id")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+def export_codebook_command(survey_id: str, output: str | None) -> None:
+    """The codebook (columns, choices, designs) for SURVEY_ID's responses CSV."""
+    import json
+
+    survey = _survey(survey_id)
+    with _open_output(output) as handle:
+        json.dump(export.codebook(_db(), survey), handle, indent=2)
+        handle.write("\n")
+
+
 def init_app(app: Flask) -> None:
-    app.cli.add_command(surveys_cli)
-    app.cli.add_command(codes_cli)
+    for group in (surveys_cli, codes_cli, admin_cli, export_cli):
+        app.cli.add_command(group)

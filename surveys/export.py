@@ -1,0 +1,297 @@
+"""Exports: the estimates (CSV, JSON), the noisy answers (streamed CSV), a codebook.
+
+Pure apart from the database handed in. The estimates come from
+:mod:`surveys.results`; nothing here computes a statistic.
+
+The noisy answers are what is stored: a respondent's true answers exist
+nowhere. The codebook gives every design the answers were randomized with,
+so an analyst can debias them with other software (R's RRreg, or the
+one-line estimator given for each column).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterator
+from fractions import Fraction
+
+import sqlite_utils
+
+from analysis import ForcedResponseDesign, MultipleChoiceDesign, design_from_dict
+from surveys import storage
+from surveys.definition import Survey
+from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResult
+
+#: Columns of :func:`estimate_rows`, in order (also the CSV header).
+ESTIMATE_COLUMNS = (
+    "question", "label", "option", "design", "t", "a", "b", "k", "n", "yes_count",
+    "observed_rate", "estimate_raw", "estimate_clipped", "std_err", "ci_low", "ci_high",
+    "ci_method", "confidence_level", "epsilon", "flags",
+)  # fmt: skip
+
+#: The columns of the responses CSV before one column per question.
+RESPONSE_COLUMNS = ("response_id", "survey_version", "design_id", "randomized_on", "day")
+
+RESPONSE_COLUMN_NOTES = {
+    "response_id": "Random id of the response; carries no order or time.",
+    "survey_version": "Version of the survey file the response was given to.",
+    "design_id": "Id of the design record the answers were randomized with (see designs).",
+    "randomized_on": "device (randomized in the browser) or server (JavaScript off).",
+    "day": "Day the response was stored, YYYY-MM-DD.",
+}
+
+#: Rows fetched from SQLite, and written, per chunk of :func:`iter_responses_csv`.
+CSV_BATCH_ROWS = 1000
+
+
+# --------------------------------------------------------------------------
+# Estimates.
+
+
+def _design_columns(result: YesNoResult | ChoiceResult) -> dict:
+    """``design, t, a, b, k`` for a row; the design parameters are empty when pooled."""
+    row = {"design": result.design_label, "t": None, "a": None, "b": None, "k": None}
+    if result.pooled:
+        return row
+    design = result.per_design[0].design if result.per_design else result.question.design
+    if isinstance(design, ForcedResponseDesign):
+        row.update(zip(("t", "a", "b"), design.floats()))
+    else:
+        # Each option alone is a forced-response design: a = (1 - t)/k, b = 1 - t - a.
+        a = design.uniform_share
+        row.update(t=float(design.t), a=float(a), b=float(1 - Fraction(design.t) - a), k=design.k)
+    return row
+
+
+def _interval_columns(ci, confidence_level: float) -> dict:
+    return {
+        "ci_low": None if ci is None else ci.low,
+        "ci_high": None if ci is None else ci.high,
+        "ci_method": None if ci is None else ci.method,
+        "confidence_level": confidence_level,
+    }
+
+
+def _yes_no_row(result: YesNoResult, level: float) -> dict:
+    return {
+        "question": result.question.name, "label": result.question.label, "option": "",
+        **_design_columns(result),
+        "n": result.n, "yes_count": result.yes_count, "observed_rate": result.observed_rate,
+        "estimate_raw": result.estimate_raw, "estimate_clipped": result.estimate,
+        "std_err": result.std_err, **_interval_columns(result.ci, level),
+        "epsilon": result.epsilon, "flags": "; ".join(result.flags),
+    }  # fmt: skip
+
+
+def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dict:
+    return {
+        "question": result.question.name, "label": result.question.label, "option": option.choice.name,
+        **_design_columns(result),
+        "n": result.n, "yes_count": option.count, "observed_rate": option.observed,
+        "estimate_raw": option.estimate_raw, "estimate_clipped": option.estimate_projected,
+        "std_err": option.std_err, **_interval_columns(option.ci, level),
+        "epsilon": result.epsilon, "flags": "; ".join(result.flags),
+    }  # fmt: skip
+
+
+def estimate_rows(results: SurveyResults) -> list[dict]:
+    """One row per randomized yes/no question and per option of a randomized ``select_one``.
+
+    Keys are :data:`ESTIMATE_COLUMNS`, in that order. Values that do not
+    apply are ``None`` (empty in CSV): ``option`` for yes/no is ``""``,
+    ``k`` is set for options only, and with several designs ``t, a, b, k``
+    are empty and ``design`` reads "pooled over N designs". For an option,
+    ``a`` and ``b`` are its marginal's forced-yes and forced-no
+    probabilities, ``yes_count`` is its count and ``estimate_clipped`` its
+    projected share. Plain questions have no estimate and no row.
+    """
+    level = results.confidence_level
+    rows = []
+    for result in results.questions:
+        if isinstance(result, YesNoResult):
+            rows.append(_yes_no_row(result, level))
+        elif isinstance(result, ChoiceResult):
+            rows.extend(_option_row(result, option, level) for option in result.options)
+    return [{column: row[column] for column in ESTIMATE_COLUMNS} for row in rows]
+
+
+def _finite(value: object) -> object:
+    """JSON has no infinity: an unbounded epsilon (a design with a = 0) becomes ``None``."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def estimates_json(results: SurveyResults, exported_at: str) -> dict:
+    """The estimates with the survey's identity and privacy cost, ready for ``json.dumps``.
+
+    ``exported_at`` is passed in (an ISO timestamp) so the function stays
+    pure. Infinite epsilons are ``null``.
+    """
+    survey, epsilon = results.survey, results.epsilon
+    return {
+        "survey_id": survey.id,
+        "title": survey.title,
+        "version": survey.version,
+        "response_count": results.response_count,
+        "epsilon_per_respondent": {
+            "basic": _finite(epsilon.basic), "advanced": _finite(epsilon.advanced), "delta": epsilon.delta,
+        },  # fmt: skip
+        "confidence_level": results.confidence_level,
+        "method": results.method,
+        "exported_at": exported_at,
+        "rows": [{k: _finite(v) for k, v in row.items()} for row in estimate_rows(results)],
+    }
+
+
+def estimates_csv(results: SurveyResults) -> str:
+    """:func:`estimate_rows` as CSV text with the header :data:`ESTIMATE_COLUMNS`."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=ESTIMATE_COLUMNS)
+    writer.writeheader()
+    writer.writerows(estimate_rows(results))
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------
+# The noisy answers.
+
+
+def responses_header(survey: Survey) -> list[str]:
+    return [*RESPONSE_COLUMNS, *(q.name for q in survey.questions)]
+
+
+def iter_responses_csv(
+    db: sqlite_utils.Database, survey: Survey, batch_rows: int = CSV_BATCH_ROWS
+) -> Iterator[str]:
+    """Stream every stored response of ``survey`` as CSV, in chunks of rows.
+
+    The header is :data:`RESPONSE_COLUMNS` then one column per question of
+    the current definition (empty where a response has no answer, for
+    example one given to an older version). SQLite extracts the answers from
+    their JSON; rows are fetched ``batch_rows`` at a time and written into
+    one buffer that is emptied after each chunk, so memory stays constant
+    however many responses there are. Ordered by the random response id, so
+    the order reveals nothing about when a response came in.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(responses_header(survey))
+    cursor = storage.response_rows(db, survey.id, [q.name for q in survey.questions])
+    try:
+        while True:
+            rows = cursor.fetchmany(batch_rows)
+            if rows:
+                writer.writerows(rows)
+            if buffer.tell():
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate(0)
+            if not rows:
+                return
+    finally:
+        cursor.close()
+
+
+# --------------------------------------------------------------------------
+# Codebook.
+
+
+def _r_vector(values) -> str:
+    return "c(" + ", ".join(f"{float(v):.10g}" for v in values) + ")"
+
+
+def design_description(design: ForcedResponseDesign | MultipleChoiceDesign | None) -> dict | None:
+    """A design's probabilities as exact fractions (strings) and as floats."""
+    if design is None:
+        return None
+    if isinstance(design, ForcedResponseDesign):
+        return {
+            "kind": design.kind, "label": design.label(),
+            "t": str(design.t), "a": str(design.a), "b": str(design.b),
+            "t_float": float(design.t), "a_float": float(design.a), "b_float": float(design.b),
+        }  # fmt: skip
+    share = design.uniform_share
+    return {
+        "kind": design.kind, "label": design.label(), "k": design.k,
+        "t": str(design.t), "t_float": float(design.t),
+        "forced_share": str(share), "forced_share_float": float(share),
+    }  # fmt: skip
+
+
+def _how_to_analyse(question, design) -> str:
+    name = question.name
+    if design is None:
+        return "Not randomized: stored as given; tabulate it directly. It has no privacy protection."
+    if isinstance(design, ForcedResponseDesign):
+        t, a, b = design.floats()
+        return (
+            f"Forced response: truthful with t={design.t}, forced yes with a={design.a}, forced no "
+            f"with b={design.b}. Code y = 1 for yes, 0 for no, and drop empty cells. The share of "
+            f"true yeses is pi_hat = (mean(y) - a) / t = (mean(y) - {a:.10g}) / {t:.10g} "
+            f"(clip to [0, 1] to report). In R: RRreg::RRuni(response = {name}01, data = d, "
+            f'model = "FR", p = {_r_vector((b, a))}) with d${name}01 <- as.integer(d${name} == "yes"); '
+            "RRreg's p lists the probability of being forced to answer category 0, 1, ... (here "
+            "0 = no, 1 = yes), so p = c(b, a), and the yes share is the row pi1. "
+            "Rows with another design_id may have other t, a, b (see designs): estimate each "
+            "design separately and pool."
+        )
+    k, share = design.k, design.uniform_share
+    return (
+        f"Randomized choice: the true option with t={design.t}, otherwise one of the k={k} options "
+        f"uniformly, so each option is forced with (1 - t)/k = {share}. The share of option j is "
+        f"pi_hat_j = (share_j - {float(share):.10g}) / {float(design.t):.10g}. In R: code the options "
+        f"0..{k - 1} in the order listed and call RRreg::RRuni(response = {name}_code, data = d, "
+        f'model = "FR", p = {_r_vector([share] * k)}); the rows pi0..pi{k - 1} are the shares. '
+        "Rows with another design_id may have another t or other options (see designs)."
+    )
+
+
+def _stored_question_design(design_id: str, version: int, record: dict, current_id: str) -> dict:
+    design = None if record.get("design") is None else design_from_dict(record["design"])
+    return {
+        "design_id": design_id,
+        "survey_version": version,
+        "current": design_id == current_id,
+        "type": record.get("type"),
+        "choices": list(record.get("choices", [])),
+        "design": design_description(design),
+    }
+
+
+def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
+    """What each column of the responses CSV means, and how to debias it.
+
+    Returns a JSON-able dict: the survey's id, title and version, the current
+    design id, and ``columns``: one entry per CSV column. A question column
+    has its label, type, choices, whether it is randomized, its current
+    design and every stored design record for it (``stored_designs``, by
+    ``design_id``, the value in the CSV's ``design_id`` column), so that rows
+    collected under an old design can be debiased with that design.
+    """
+    current_id = survey.design_fingerprint()
+    records = storage.design_records(db, survey.id)
+    columns = [{"name": name, "label": RESPONSE_COLUMN_NOTES[name], "type": "text"} for name in RESPONSE_COLUMNS]
+    for question in survey.questions:
+        columns.append({
+            "name": question.name,
+            "label": question.label,
+            "type": question.type,
+            "choices": [{"name": c.name, "label": c.label} for c in question.choices],
+            "randomized": question.is_randomized,
+            "design_id": current_id,
+            "design": design_description(question.design),
+            "stored_designs": [
+                _stored_question_design(design_id, version, questions[question.name], current_id)
+                for design_id, version, questions in records
+                if question.name in questions
+            ],
+            "how_to_analyse": _how_to_analyse(question, question.design),
+        })  # fmt: skip
+    return {
+        "survey_id": survey.id,
+        "title": survey.title,
+        "version": survey.version,
+        "current_design_id": current_id,
+        "columns": columns,
+    }

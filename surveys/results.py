@@ -1,0 +1,809 @@
+"""A survey's results: estimates per question from the stored tallies.
+
+Pure: takes a :class:`~surveys.definition.Survey` and the plain dictionaries
+of :func:`surveys.storage.tallies` (or :func:`surveys.storage.group_tallies`)
+and returns frozen dataclasses. Every estimate, interval and planning figure
+comes from :mod:`analysis`; this module only chooses which function applies
+(one design or several, yes/no or several options) and labels the outcome.
+
+Answers are tallied per question *and* per design key
+(:func:`surveys.submission.question_design_key`), so answers collected under
+an old design are debiased with that design, never with the current one.
+When one question has answers under several designs, each design is
+estimated on its own and the estimates are pooled
+(:func:`analysis.pool_estimates`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from analysis import (
+    INTERVAL_METHODS,
+    ConfidenceInterval,
+    Difference,
+    ForcedResponseDesign,
+    MultipleChoiceDesign,
+    MultipleChoiceEstimate,
+    PooledEstimate,
+    ProportionEstimate,
+    SurveyEpsilon,
+    design_from_dict,
+    difference,
+    estimate_multiple_choice,
+    estimate_proportion,
+    half_width_for_n,
+    pool_estimates,
+    project_to_simplex,
+    sample_size_for_half_width,
+)
+from surveys.definition import SELECT_ONE, YES_NO, Choice, Question, Survey
+from surveys.submission import question_design_key
+
+#: Below this many answers a result is flagged "small n": the normal
+#: approximation behind the Wald interval, the pooled interval and the
+#: standard error is poor there (Brown, Cai and DasGupta 2001), and with
+#: randomized response each answer carries even less information than a
+#: direct one. Wilson and Clopper-Pearson intervals stay valid; read them.
+SMALL_N = 30
+
+FLAG_NO_RESPONSES = "no responses"
+FLAG_SMALL_N = "small n"
+FLAG_CLIPPED = "clipped"
+FLAG_SEVERAL_DESIGNS = "several designs"
+#: Some tallied answers could not be used: recorded under a design of another
+#: type (the question changed type under the same name) or outside the options.
+FLAG_IGNORED = "some answers ignored"
+
+#: ``{question: {design key: {answer: count}}}``, as :func:`surveys.storage.tallies` returns.
+Tallies = Mapping[str, Mapping[str, Mapping[str, int]]]
+
+
+# --------------------------------------------------------------------------
+# Result objects.
+
+
+@dataclass(frozen=True)
+class DesignEstimate:
+    """A yes/no question's answers under one design, estimated on their own.
+
+    Attributes
+    ----------
+    design_key : str
+        The canonical JSON the answers are tallied under.
+    design : ForcedResponseDesign
+    n, yes_count : int
+    estimate : ProportionEstimate
+        :func:`analysis.estimate_proportion` of these answers.
+    ci : ConfidenceInterval
+        ``estimate.confidence_interval(level, method)``.
+    """
+
+    design_key: str
+    design: ForcedResponseDesign
+    n: int
+    yes_count: int
+    estimate: ProportionEstimate
+    ci: ConfidenceInterval
+
+
+@dataclass(frozen=True)
+class YesNoResult:
+    """The estimated share of true yeses to one randomized yes/no question.
+
+    With no answers (``n == 0``) every estimate field is ``None`` and
+    ``flags == ("no responses",)``.
+
+    Attributes
+    ----------
+    question : Question
+    n, yes_count : int
+        Noisy answers and reported yeses, over all designs.
+    observed_rate : float or None
+        ``yes_count / n``: the noisy rate, before debiasing.
+    estimate_raw : float or None
+        Unbiased estimate, possibly outside ``[0, 1]``.
+    estimate : float or None
+        ``estimate_raw`` clipped to ``[0, 1]``: the number to report.
+    clipped : bool
+    std_err : float or None
+        Population standard error (pooled when several designs).
+    ci : ConfidenceInterval or None
+        One design: ``estimate.confidence_interval(level, method)``. Several:
+        the pooled Wald interval (``ci.method == "wald"``).
+    epsilon : float
+        Per-answer epsilon; with several designs the largest.
+    design_label : str
+    per_design : tuple of DesignEstimate
+    pooled : bool
+        Whether answers came under more than one design.
+    pooled_estimate : PooledEstimate or None
+        :func:`analysis.pool_estimates` of ``per_design`` when ``pooled``.
+    flags : tuple of str
+        Among ``"no responses"``, ``"small n"``, ``"clipped"``,
+        ``"several designs"``, ``"some answers ignored"``.
+    sentence : str
+        The result in one plain-language sentence.
+    """
+
+    question: Question
+    n: int
+    yes_count: int
+    observed_rate: float | None
+    estimate_raw: float | None
+    estimate: float | None
+    clipped: bool
+    std_err: float | None
+    ci: ConfidenceInterval | None
+    epsilon: float
+    design_label: str
+    per_design: tuple[DesignEstimate, ...]
+    pooled: bool
+    pooled_estimate: PooledEstimate | None
+    flags: tuple[str, ...]
+    sentence: str
+
+
+@dataclass(frozen=True)
+class ChoiceDesignEstimate:
+    """A multiple-choice question's answers under one design.
+
+    ``choices`` are the option names of that design, in its order; ``counts``
+    and ``estimate`` follow that order.
+    """
+
+    design_key: str
+    design: MultipleChoiceDesign
+    choices: tuple[str, ...]
+    n: int
+    counts: tuple[int, ...]
+    estimate: MultipleChoiceEstimate
+    cis: tuple[ConfidenceInterval, ...]
+
+
+@dataclass(frozen=True)
+class OptionResult:
+    """One option of a randomized multiple-choice question.
+
+    The estimate fields are ``None`` when no answers were collected under a
+    design offering this option.
+
+    Attributes
+    ----------
+    choice : Choice
+    count : int
+        Noisy answers naming this option.
+    observed : float or None
+        Its noisy share.
+    estimate_raw : float or None
+        Unbiased estimate of its true share, possibly outside ``[0, 1]``.
+    estimate_projected : float or None
+        The raw estimates projected onto the probability simplex
+        (:func:`analysis.project_to_simplex`): the share to report. The
+        projected shares of a question sum to 1.
+    std_err : float or None
+    ci : ConfidenceInterval or None
+        Not simultaneous across options.
+    """
+
+    choice: Choice
+    count: int
+    observed: float | None
+    estimate_raw: float | None
+    estimate_projected: float | None
+    std_err: float | None
+    ci: ConfidenceInterval | None
+
+
+@dataclass(frozen=True)
+class ChoiceResult:
+    """The estimated shares of the options of a randomized ``select_one``.
+
+    Attributes
+    ----------
+    question : Question
+    n : int
+    options : tuple of OptionResult
+        In the question's order.
+    epsilon : float
+        Per-answer epsilon; with several designs the largest.
+    design_label : str
+    per_design : tuple of ChoiceDesignEstimate
+    pooled : bool
+        Whether answers came under more than one design; then each option's
+        marginal (a forced-response design with ``t``, ``a = (1 - t)/k``,
+        ``b = 1 - t - a``) is estimated per design and pooled, and the
+        pooled vector is projected onto the simplex.
+    flags : tuple of str
+    """
+
+    question: Question
+    n: int
+    options: tuple[OptionResult, ...]
+    epsilon: float
+    design_label: str
+    per_design: tuple[ChoiceDesignEstimate, ...]
+    pooled: bool
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlainResult:
+    """Counts of a question asked without randomization (stored as given).
+
+    ``counts`` and ``shares`` follow ``question.choices`` (zeros included);
+    ``shares`` is ``None`` when ``n == 0``.
+    """
+
+    question: Question
+    n: int
+    counts: tuple[int, ...]
+    shares: tuple[float, ...] | None
+    flags: tuple[str, ...]
+
+
+QuestionResult = YesNoResult | ChoiceResult | PlainResult
+
+
+@dataclass(frozen=True)
+class PlanningResult:
+    """How many answers a target margin of error needs, and where we stand.
+
+    Attributes
+    ----------
+    question : Question
+        The randomized yes/no question whose current design needs the most
+        answers (normally the one with the smallest ``t``).
+    design : ForcedResponseDesign
+    half_width : float
+        The wanted margin of error, for example 0.05 (five points).
+    confidence_level : float
+    needed_n : int
+        :func:`analysis.sample_size_for_half_width`, worst case over ``pi``.
+    response_count : int
+    half_width_now : float or None
+        :func:`analysis.half_width_for_n` at ``response_count`` (worst case);
+        ``None`` with no responses.
+    """
+
+    question: Question
+    design: ForcedResponseDesign
+    half_width: float
+    confidence_level: float
+    needed_n: int
+    response_count: int
+    half_width_now: float | None
+
+
+@dataclass(frozen=True)
+class SurveyResults:
+    """Every question's result, in survey order.
+
+    Attributes
+    ----------
+    survey : Survey
+    response_count : int
+    confidence_level : float
+    method : str
+        The interval method asked for (a pooled result uses Wald; see its ``ci.method``).
+    questions : tuple of YesNoResult, ChoiceResult or PlainResult
+    epsilon : SurveyEpsilon
+        ``survey.epsilon``: the per-respondent cost of the current design.
+    planning : PlanningResult or None
+        ``None`` when the survey has no randomized yes/no question.
+    """
+
+    survey: Survey
+    response_count: int
+    confidence_level: float
+    method: str
+    questions: tuple[QuestionResult, ...]
+    epsilon: SurveyEpsilon
+    planning: PlanningResult | None
+
+    def question(self, name: str) -> QuestionResult:
+        """The result of the question called ``name``; ``KeyError`` if none."""
+        for result in self.questions:
+            if result.question.name == name:
+                return result
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class GroupResults:
+    """The randomized questions' results among respondents with one answer to ``by``.
+
+    ``value`` is the stored answer (``None``: ``by`` left unanswered);
+    ``label`` is the option's label.
+    """
+
+    value: str | None
+    label: str
+    questions: tuple[YesNoResult | ChoiceResult, ...]
+
+    def question(self, name: str) -> YesNoResult | ChoiceResult:
+        for result in self.questions:
+            if result.question.name == name:
+                return result
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Results split by the answer to a plain (not randomized) question."""
+
+    by: Question
+    confidence_level: float
+    method: str
+    groups: tuple[GroupResults, ...]
+
+    def group(self, value: str | None) -> GroupResults:
+        for group in self.groups:
+            if group.value == value:
+                return group
+        raise KeyError(value)
+
+
+# --------------------------------------------------------------------------
+# Reading the tallies.
+
+
+@dataclass(frozen=True)
+class _Tally:
+    key: str
+    choices: tuple[str, ...]
+    design: ForcedResponseDesign | MultipleChoiceDesign | None
+    counts: Mapping[str, int]
+
+
+def _parse_key(key: str) -> tuple[str, tuple[str, ...], object] | None:
+    """``(type, choices, design)`` from a design key; ``None`` if unreadable."""
+    try:
+        record = json.loads(key)
+        design = record["design"]
+        return str(record["type"]), tuple(record["choices"]), (
+            None if design is None else design_from_dict(design)
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _compatible(question: Question, by_design: Mapping[str, Mapping[str, int]]) -> tuple[list[_Tally], bool]:
+    """The tallies that can be read with ``question``'s type, and whether any were not.
+
+    Ordered with the question's current design first, then by key, so that
+    results do not depend on dictionary order.
+    """
+    current = question_design_key(question)
+    kind = {YES_NO: ForcedResponseDesign, SELECT_ONE: MultipleChoiceDesign}[question.type]
+    usable, ignored = [], False
+    for key in sorted(by_design, key=lambda k: (k != current, k)):
+        counts = by_design[key]
+        parsed = _parse_key(key)
+        if parsed is None:
+            ignored = ignored or sum(counts.values()) > 0
+            continue
+        qtype, choices, design = parsed
+        fits = qtype == question.type and (
+            design is None if not question.is_randomized else isinstance(design, kind)
+        )
+        if isinstance(design, MultipleChoiceDesign) and design.k != len(choices):
+            fits = False
+        if not fits or any(answer not in choices for answer, c in counts.items() if c):
+            ignored = ignored or sum(counts.values()) > 0
+        if fits:
+            usable.append(_Tally(key, choices, design, counts))
+    return usable, ignored
+
+
+def _check_options(confidence_level: float, method: str) -> None:
+    if method not in INTERVAL_METHODS:
+        raise ValueError(f"method must be one of {INTERVAL_METHODS}, got method={method!r}")
+    if isinstance(confidence_level, bool) or not isinstance(confidence_level, (int, float)) or not (
+        0 < confidence_level < 1
+    ):
+        raise ValueError(f"confidence_level must be in (0, 1), got confidence_level={confidence_level!r}")
+
+
+def _size_flags(n: int, clipped: bool, pooled: bool, ignored: bool) -> tuple[str, ...]:
+    flags = []
+    if n < SMALL_N:
+        flags.append(FLAG_SMALL_N)
+    if clipped:
+        flags.append(FLAG_CLIPPED)
+    if pooled:
+        flags.append(FLAG_SEVERAL_DESIGNS)
+    if ignored:
+        flags.append(FLAG_IGNORED)
+    return tuple(flags)
+
+
+def _empty_flags(ignored: bool) -> tuple[str, ...]:
+    return (FLAG_NO_RESPONSES, FLAG_IGNORED) if ignored else (FLAG_NO_RESPONSES,)
+
+
+def format_percent(value: float, digits: int = 0) -> str:
+    """``0.2345 -> "23%"``; used for sentences and chart labels alike."""
+    return f"{value * 100:.{digits}f}%"
+
+
+def format_level(confidence_level: float) -> str:
+    """``0.95 -> "95%"``, ``0.995 -> "99.5%"``."""
+    return f"{round(confidence_level * 100, 1):g}%"
+
+
+def _yes_no_sentence(question: Question, ci: ConfidenceInterval | None, level: float) -> str:
+    quoted = f"\u201c{question.label}\u201d"
+    if ci is None:
+        return f"No answers to {quoted} yet."
+    low, high = format_percent(ci.low), format_percent(ci.high)
+    share = f"About {low}" if low == high else f"Between {low} and {high}"
+    return f"{share} of respondents would answer yes to {quoted} ({format_level(level)} confidence)."
+
+
+# --------------------------------------------------------------------------
+# One function per kind of question.
+
+
+def _yes_no_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    tallies, ignored = _compatible(question, by_design)
+    parts = []
+    for tally in tallies:
+        yes_count = int(tally.counts.get("yes", 0))
+        n = yes_count + int(tally.counts.get("no", 0))
+        if n == 0:
+            continue
+        estimate = estimate_proportion(yes_count, n, *tally.design.floats())
+        parts.append(
+            DesignEstimate(tally.key, tally.design, n, yes_count, estimate,
+                           estimate.confidence_interval(level, method))
+        )  # fmt: skip
+    if not parts:
+        return YesNoResult(
+            question=question, n=0, yes_count=0, observed_rate=None, estimate_raw=None,
+            estimate=None, clipped=False, std_err=None, ci=None, epsilon=question.design.epsilon,
+            design_label=question.design.label(), per_design=(), pooled=False,
+            pooled_estimate=None, flags=_empty_flags(ignored),
+            sentence=_yes_no_sentence(question, None, level),
+        )  # fmt: skip
+    n = sum(part.n for part in parts)
+    yes_count = sum(part.yes_count for part in parts)
+    pooled = len(parts) > 1
+    if pooled:
+        combined = pool_estimates([part.estimate for part in parts])
+        ci = combined.confidence_interval(level)
+        label = f"pooled over {len(parts)} designs"
+    else:
+        combined, ci, label = parts[0].estimate, parts[0].ci, parts[0].design.label()
+    return YesNoResult(
+        question=question,
+        n=n,
+        yes_count=yes_count,
+        observed_rate=yes_count / n,
+        estimate_raw=combined.estimate_raw,
+        estimate=combined.estimate,
+        clipped=combined.clipped,
+        std_err=combined.std_err,
+        ci=ci,
+        epsilon=max(part.design.epsilon for part in parts),
+        design_label=label,
+        per_design=tuple(parts),
+        pooled=pooled,
+        pooled_estimate=combined if pooled else None,
+        flags=_size_flags(n, combined.clipped, pooled, ignored),
+        sentence=_yes_no_sentence(question, ci, level),
+    )
+
+
+def _option_marginal(part: ChoiceDesignEstimate, index: int) -> ProportionEstimate:
+    """Option ``index`` of one design, read as a forced-response yes/no.
+
+    "Is it this option?" is answered truthfully with ``t``, forced to yes with
+    ``a = (1 - t)/k`` (the uniform draw lands on it) and to no with
+    ``b = 1 - t - a`` (analysis/README.md, "Multiple choice").
+    """
+    t = Fraction(part.design.t)
+    a = part.design.uniform_share
+    return estimate_proportion(part.counts[index], part.n, float(t), float(a), float(1 - t - a))
+
+
+def _choice_result(question: Question, by_design, level: float, method: str) -> ChoiceResult:
+    tallies, ignored = _compatible(question, by_design)
+    parts = []
+    for tally in tallies:
+        counts = tuple(int(tally.counts.get(name, 0)) for name in tally.choices)
+        if sum(counts) == 0:
+            continue
+        estimate = estimate_multiple_choice(counts, float(tally.design.t))
+        parts.append(
+            ChoiceDesignEstimate(tally.key, tally.design, tally.choices, sum(counts), counts,
+                                 estimate, estimate.confidence_intervals(level, method))
+        )  # fmt: skip
+    pooled = len(parts) > 1
+    common = dict(question=question, epsilon=question.design.epsilon, per_design=tuple(parts), pooled=pooled)
+    if not parts:
+        options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
+        return ChoiceResult(n=0, options=options, design_label=question.design.label(),
+                            flags=_empty_flags(ignored), **common)  # fmt: skip
+    common["epsilon"] = max(part.design.epsilon for part in parts)
+    n = sum(part.n for part in parts)
+    if not pooled and parts[0].choices == question.choice_names:
+        part = parts[0]
+        e = part.estimate
+        options = tuple(
+            OptionResult(choice, e.counts[j], e.observed[j], e.estimate_raw[j],
+                         e.estimate_projected[j], e.std_err[j], part.cis[j])
+            for j, choice in enumerate(question.choices)
+        )  # fmt: skip
+        label = part.design.label()
+    else:
+        options = _pooled_options(question, parts, level, method)
+        label = f"pooled over {len(parts)} designs" if pooled else parts[0].design.label()
+    clipped = any(o.estimate_raw is not None and not 0 <= o.estimate_raw <= 1 for o in options)
+    return ChoiceResult(n=n, options=options, design_label=label,
+                        flags=_size_flags(n, clipped, pooled, ignored), **common)  # fmt: skip
+
+
+def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
+    """Per option: the marginal of each design offering it, pooled; then projected.
+
+    An option offered by one design only keeps that design's interval
+    (``method``); pooled options get the pooled Wald interval.
+    """
+    rows = []
+    for choice in question.choices:
+        holders = [p for p in parts if choice.name in p.choices]
+        count = sum(p.counts[p.choices.index(choice.name)] for p in holders)
+        if not holders:
+            rows.append([choice, count, None, None, None, None])
+            continue
+        marginals = [_option_marginal(p, p.choices.index(choice.name)) for p in holders]
+        observed = count / sum(p.n for p in holders)
+        if len(marginals) == 1:
+            one = marginals[0]
+            ci = one.confidence_interval(level, method)
+        else:
+            one = pool_estimates(marginals)
+            ci = one.confidence_interval(level)
+        rows.append([choice, count, observed, one.estimate_raw, one.std_err, ci])
+    known = [row for row in rows if row[3] is not None]
+    projected = iter(project_to_simplex([row[3] for row in known]) if known else ())
+    return tuple(
+        OptionResult(choice, count, observed, raw, None if raw is None else float(next(projected)), se, ci)
+        for choice, count, observed, raw, se, ci in rows
+    )
+
+
+def _plain_result(question: Question, by_design) -> PlainResult:
+    tallies, ignored = _compatible(question, by_design)
+    counts = tuple(
+        sum(int(tally.counts.get(name, 0)) for tally in tallies) for name in question.choice_names
+    )
+    n = sum(counts)
+    shares = tuple(c / n for c in counts) if n else None
+    flags = _empty_flags(ignored) if n == 0 else ((FLAG_IGNORED,) if ignored else ())
+    return PlainResult(question=question, n=n, counts=counts, shares=shares, flags=flags)
+
+
+def question_result(
+    question: Question, by_design: Mapping[str, Mapping[str, int]], confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> QuestionResult:
+    """The result of one question from its tallies ``{design key: {answer: count}}``."""
+    _check_options(confidence_level, method)
+    if not question.is_randomized:
+        return _plain_result(question, by_design)
+    if question.type == YES_NO:
+        return _yes_no_result(question, by_design, confidence_level, method)
+    return _choice_result(question, by_design, confidence_level, method)
+
+
+# --------------------------------------------------------------------------
+# Public entry points.
+
+
+def compute_results(
+    survey: Survey,
+    tallies: Tallies,
+    response_count: int,
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> SurveyResults:
+    """Estimate every question of ``survey`` from its tallies.
+
+    Parameters
+    ----------
+    survey : Survey
+        The current definition; its questions fix the order and the labels.
+    tallies : mapping
+        ``{question: {design key: {answer: count}}}`` from
+        :func:`surveys.storage.tallies`. Questions no longer in the survey
+        are ignored.
+    response_count : int
+        Number of stored responses (for planning and display).
+    confidence_level : float
+        In ``(0, 1)``; default 0.95.
+    method : {"wilson", "clopper-pearson", "wald"}
+        Interval method for single-design estimates.
+
+    Returns
+    -------
+    SurveyResults
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method``, a level outside ``(0, 1)`` or a negative
+        ``response_count``.
+    """
+    _check_options(confidence_level, method)
+    if isinstance(response_count, bool) or not isinstance(response_count, int) or response_count < 0:
+        raise ValueError(f"response_count must be an integer >= 0, got response_count={response_count!r}")
+    questions = tuple(
+        question_result(q, tallies.get(q.name, {}), confidence_level, method) for q in survey.questions
+    )
+    return SurveyResults(
+        survey=survey,
+        response_count=response_count,
+        confidence_level=float(confidence_level),
+        method=method,
+        questions=questions,
+        epsilon=survey.epsilon,
+        planning=plan(survey, response_count, confidence_level=confidence_level),
+    )
+
+
+def plan(
+    survey: Survey, response_count: int, half_width: float = 0.05, confidence_level: float = 0.95
+) -> PlanningResult | None:
+    """Answers needed for a margin of error of ``half_width``, for the worst yes/no design.
+
+    Among the survey's randomized yes/no questions, the current design that
+    needs the most answers for ``half_width`` in the worst case over the
+    true share (:func:`analysis.sample_size_for_half_width` with
+    ``pi=None``); that is the one with the smallest ``t`` unless a very
+    lopsided ``a, b`` keeps its reported rate away from 1/2. Returns ``None``
+    when the survey has no randomized yes/no question.
+    """
+    candidates = [q for q in survey.randomized_questions if isinstance(q.design, ForcedResponseDesign)]
+    if not candidates:
+        return None
+    needs = [
+        (sample_size_for_half_width(half_width, confidence_level, *q.design.floats()), -index, q)
+        for index, q in enumerate(candidates)
+    ]
+    needed_n, _, question = max(needs, key=lambda item: item[:2])
+    now = (
+        half_width_for_n(response_count, confidence_level, *question.design.floats())
+        if response_count > 0 else None
+    )  # fmt: skip
+    return PlanningResult(
+        question=question,
+        design=question.design,
+        half_width=float(half_width),
+        confidence_level=float(confidence_level),
+        needed_n=needed_n,
+        response_count=response_count,
+        half_width_now=now,
+    )
+
+
+def compute_breakdown(
+    survey: Survey,
+    by: str | Question,
+    group_tallies: Mapping[str | None, Tallies],
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> Breakdown:
+    """The randomized questions' results per answer to a plain question.
+
+    Parameters
+    ----------
+    survey : Survey
+    by : str or Question
+        A question of ``survey`` that is *not* randomized: grouping by a
+        noisy answer would put respondents in the wrong group at random.
+    group_tallies : mapping
+        ``{answer to by: {question: {design key: {answer: count}}}}`` from
+        :func:`surveys.storage.group_tallies`; the key ``None`` holds the
+        respondents who left ``by`` unanswered.
+    confidence_level, method
+        As for :func:`compute_results`.
+
+    Returns
+    -------
+    Breakdown
+        One group per option of ``by`` (in its order, empty ones included),
+        then any other stored value, then "No answer" if present.
+    """
+    _check_options(confidence_level, method)
+    question = survey.question(by if isinstance(by, str) else by.name)
+    if question.is_randomized:
+        raise ValueError(f"by must name a question that is not randomized, got by={question.name!r}")
+    labels: dict[str | None, str] = {c.name: c.label for c in question.choices}
+    extra = sorted(value for value in group_tallies if value is not None and value not in labels)
+    labels.update({value: value for value in extra})
+    if None in group_tallies:
+        labels[None] = "No answer"
+    groups = tuple(
+        GroupResults(
+            value=value,
+            label=label,
+            questions=tuple(
+                question_result(q, group_tallies.get(value, {}).get(q.name, {}), confidence_level, method)
+                for q in survey.randomized_questions
+            ),
+        )
+        for value, label in labels.items()
+    )
+    return Breakdown(by=question, confidence_level=float(confidence_level), method=method, groups=groups)
+
+
+def _for_difference(result: YesNoResult) -> ProportionEstimate:
+    """The estimate :func:`analysis.difference` takes, for one group's result.
+
+    One design: its :class:`~analysis.ProportionEstimate` as it is. Several:
+    :func:`analysis.difference` uses only ``estimate_raw`` and
+    ``std_err_population``, so the pooled estimate is handed over as a
+    direct-question estimate (``t = 1, a = b = 0``, for which the observed
+    rate *is* the estimate) carrying the pooled raw estimate and standard
+    error. No figure is computed here; the conditional standard error,
+    which has no pooled counterpart, is NaN.
+    """
+    if not result.pooled:
+        return result.per_design[0].estimate
+    pooled = result.pooled_estimate
+    return ProportionEstimate(
+        n=pooled.n, yes_count=result.yes_count, t=1.0, a=0.0, b=0.0,
+        observed_rate=pooled.estimate_raw, estimate_raw=pooled.estimate_raw,
+        estimate=pooled.estimate, clipped=pooled.clipped,
+        std_err_population=pooled.std_err, std_err_conditional=math.nan,
+    )  # fmt: skip
+
+
+def compare_groups(
+    breakdown: Breakdown,
+    question_name: str,
+    first: str | None,
+    second: str | None,
+    confidence_level: float = 0.95,
+) -> Difference:
+    """``pi_first - pi_second`` for a yes/no question, between two groups.
+
+    Parameters
+    ----------
+    breakdown : Breakdown
+    question_name : str
+        A randomized yes/no question.
+    first, second : str or None
+        Group values (answers to ``breakdown.by``; ``None`` for "No answer").
+    confidence_level : float
+
+    Returns
+    -------
+    analysis.Difference
+        From :func:`analysis.difference`: raw estimates subtracted, standard
+        errors added in quadrature, Wald interval clipped to ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If the question is not a randomized yes/no question or a group has
+        no answers to it.
+    """
+    estimates = []
+    for name, value in (("first", first), ("second", second)):
+        try:
+            result = breakdown.group(value).question(question_name)
+        except KeyError:
+            raise ValueError(f"no group {name}={value!r} with question {question_name!r}") from None
+        if not isinstance(result, YesNoResult):
+            raise ValueError(f"question {question_name!r} is not a randomized yes/no question")
+        if result.n == 0:
+            raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
+        estimates.append(_for_difference(result))
+    return difference(estimates[0], estimates[1], confidence_level)

@@ -1,0 +1,147 @@
+"""Tests of web.charts: well-formed, accessible SVG with no script and no inline style."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+from markupsafe import Markup
+
+from surveys import results
+from surveys.loader import parse_survey
+from surveys.submission import question_design_key
+from web import charts
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+SURVEY_YAML = """\
+id: quiz
+title: Test <quiz> & co
+version: 1
+questions:
+  - name: cheated
+    type: yes_no
+    label: Is 1 < 2 & "this" > that? A label long enough to be cut short in the chart
+  - name: lied
+    type: yes_no
+    label: Have you lied to a professor?
+    required: false
+  - name: ai_use
+    type: select_one
+    label: How often have you used AI-written text as your own?
+    choices: [never, once, sometimes, often]
+    design: {t: 1/2}
+  - name: dept
+    type: select_one
+    label: Department
+    choices: [arts, law]
+    randomize: false
+"""
+
+
+@pytest.fixture
+def survey_results():
+    survey = parse_survey(yaml.safe_load(SURVEY_YAML), "quiz.yaml")
+    key = {q.name: question_design_key(q) for q in survey.questions}
+    tallies = {
+        "cheated": {key["cheated"]: {"yes": 40, "no": 60}},
+        "ai_use": {key["ai_use"]: {"never": 50, "once": 20, "sometimes": 20, "often": 10}},
+        "dept": {key["dept"]: {"arts": 100}},
+    }
+    return results.compute_results(survey, tallies, 100)
+
+
+@pytest.fixture
+def chart(survey_results):
+    svg = charts.results_chart_svg(survey_results)
+    assert isinstance(svg, Markup)
+    return svg
+
+
+def by_class(root, tag, name):
+    return [e for e in root.iter(f"{SVG}{tag}") if e.get("class") == name]
+
+
+def test_chart_is_well_formed_and_accessible(chart):
+    root = ET.fromstring(str(chart))
+    assert root.tag == f"{SVG}svg"
+    assert root.get("role") == "img"
+    assert root.get("aria-label") == "Estimates for Test <quiz> & co: 5 estimates with 95% confidence intervals"
+    assert root.get("viewBox").startswith("0 0 720 ") and root.get("width") == "100%"
+    assert root.find(f"{SVG}title").text == "Estimates for Test <quiz> & co"
+    desc = root.find(f"{SVG}desc").text
+    assert "from 100 responses" in desc and "Department" not in desc  # plain questions are not drawn
+
+
+def test_one_marker_per_estimate(chart, survey_results):
+    root = ET.fromstring(str(chart))
+    # cheated (40 yes of 100) and the four options of ai_use; lied has no answers.
+    assert len(by_class(root, "circle", "estimate")) == 5
+    assert len(by_class(root, "circle", "observed")) == 5
+    assert len(by_class(root, "line", "ci")) == 5
+    assert len(by_class(root, "line", "ci-cap")) == 10
+    assert [e.text for e in by_class(root, "text", "empty")] == ["no answers yet"]
+    # The dot sits at the estimate on the 0-100% axis.
+    cheated = survey_results.question("cheated")
+    dot = by_class(root, "circle", "estimate")[0]
+    assert float(dot.get("cx")) == pytest.approx(charts._x(cheated.estimate), abs=0.05)
+
+
+def test_gridlines_at_every_quarter(chart):
+    root = ET.fromstring(str(chart))
+    assert len(by_class(root, "line", "grid")) == 5
+    labels = [e.text for e in root.iter(f"{SVG}text")]
+    assert {"0%", "25%", "50%", "75%", "100%"} <= set(labels)
+
+
+def test_labels_are_escaped_and_truncated(chart):
+    assert "1 < 2" not in chart and "Test <quiz>" not in chart
+    assert "Is 1 &lt; 2 &amp; &#34;this&#34; &gt; that?" in chart
+    root = ET.fromstring(str(chart))
+    labels = [e.text for e in root.iter(f"{SVG}text")]
+    short = next(text for text in labels if text.startswith("Is 1 < 2"))
+    assert short.endswith("\u2026") and len(short) <= charts.LABEL_CHARS
+    # The full label stays in the row's tooltip.
+    titles = [e.text for e in root.iter(f"{SVG}title")]
+    assert any("cut short in the chart: estimate" in text for text in titles)
+
+
+def test_no_script_and_no_inline_style(chart):
+    for svg in (chart, charts.daily_sparkline_svg([("2026-11-01", 2)])):
+        assert "style=" not in svg
+        assert "<script" not in svg.lower()
+
+
+def test_chart_without_randomized_questions():
+    mapping = yaml.safe_load(SURVEY_YAML)
+    mapping["questions"] = mapping["questions"][3:]
+    survey = parse_survey(mapping, "quiz.yaml")
+    root = ET.fromstring(str(charts.results_chart_svg(results.compute_results(survey, {}, 0))))
+    assert "No randomized questions." in [e.text for e in root.iter(f"{SVG}text")]
+
+
+@pytest.mark.parametrize(
+    ("daily", "label", "bars"),
+    [
+        ([("2026-11-01", 3), ("2026-11-04", 1)], "4 responses over 4 days", 2),
+        ([("2026-11-01", 1)], "1 response over 1 day", 1),
+        ([], "0 responses over 0 days", 0),
+    ],
+)
+def test_sparkline(daily, label, bars):
+    svg = charts.daily_sparkline_svg(daily)
+    root = ET.fromstring(str(svg))
+    assert root.get("role") == "img" and root.get("aria-label") == label
+    rects = by_class(root, "rect", "bar")
+    assert len(rects) == bars
+    if bars:
+        heights = [float(r.get("height")) for r in rects]
+        assert max(heights) == pytest.approx(charts.SPARK_HEIGHT - 2)
+
+
+def test_sparkline_leaves_gaps_for_days_without_responses():
+    root = ET.fromstring(str(charts.daily_sparkline_svg([("2026-11-01", 2), ("2026-11-03", 2)])))
+    xs = [float(r.get("x")) for r in by_class(root, "rect", "bar")]
+    # Three days across the width: the bars are at the first and the third third.
+    assert xs == pytest.approx([0, 2 * charts.SPARK_WIDTH / 3], abs=0.01)

@@ -1,0 +1,291 @@
+"""Tests of surveys.export: estimate rows, CSV and JSON, the streamed responses, the codebook."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import secrets
+import tracemalloc
+
+import pytest
+import yaml
+
+import analysis
+from surveys import export, results, storage
+from surveys.loader import parse_survey
+from surveys.submission import design_record, noisy_response, question_design_key
+
+SURVEY_YAML = """\
+id: quiz
+title: Test quiz
+version: 1
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you ever cheated on an exam?
+  - name: lied
+    type: yes_no
+    label: Have you lied to a professor?
+    required: false
+    design: {t: 7/10, a: 1/5, b: 1/10}
+  - name: ai_use
+    type: select_one
+    label: How often have you used AI-written text as your own?
+    choices: [never, once, sometimes, often]
+    design: {t: 1/2}
+  - name: dept
+    type: select_one
+    label: Department
+    choices: [arts, science, law]
+    randomize: false
+"""
+
+
+def make_survey(**changes):
+    mapping = yaml.safe_load(SURVEY_YAML)
+    mapping.update(changes)
+    return parse_survey(mapping, "quiz.yaml")
+
+
+@pytest.fixture
+def survey():
+    return make_survey()
+
+
+def key(survey, name):
+    return question_design_key(survey.question(name))
+
+
+@pytest.fixture
+def survey_results(survey):
+    die = analysis.ForcedResponseDesign("2/3", "1/6", "1/6")
+    old_lied = question_design_key(dataclasses.replace(survey.question("lied"), design=die))
+    tallies = {
+        "cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}},
+        "lied": {key(survey, "lied"): {"yes": 30, "no": 20}, old_lied: {"yes": 10, "no": 40}},
+        "ai_use": {key(survey, "ai_use"): {"never": 50, "once": 20, "sometimes": 20, "often": 10}},
+        "dept": {key(survey, "dept"): {"arts": 100}},
+    }
+    return results.compute_results(survey, tallies, 100)
+
+
+# --------------------------------------------------------------------------
+# Estimates.
+
+
+def test_estimate_rows_have_the_fixed_columns(survey_results):
+    rows = export.estimate_rows(survey_results)
+    # cheated, lied, and four options of ai_use; dept (plain) has no estimate.
+    assert [(r["question"], r["option"]) for r in rows] == [
+        ("cheated", ""), ("lied", ""), ("ai_use", "never"), ("ai_use", "once"),
+        ("ai_use", "sometimes"), ("ai_use", "often"),
+    ]  # fmt: skip
+    assert all(tuple(row) == export.ESTIMATE_COLUMNS for row in rows)
+
+
+def test_yes_no_row_values(survey_results):
+    row = export.estimate_rows(survey_results)[0]
+    result = survey_results.question("cheated")
+    assert row == {
+        "question": "cheated", "label": "Have you ever cheated on an exam?", "option": "",
+        "design": "two coins (t=1/2, a=1/4, b=1/4)", "t": 0.5, "a": 0.25, "b": 0.25, "k": None,
+        "n": 100, "yes_count": 40, "observed_rate": 0.4, "estimate_raw": result.estimate_raw,
+        "estimate_clipped": result.estimate, "std_err": result.std_err, "ci_low": result.ci.low,
+        "ci_high": result.ci.high, "ci_method": "wilson", "confidence_level": 0.95,
+        "epsilon": result.epsilon, "flags": "",
+    }  # fmt: skip
+
+
+def test_pooled_row_has_no_design_parameters(survey_results):
+    row = export.estimate_rows(survey_results)[1]
+    assert row["design"] == "pooled over 2 designs"
+    assert row["t"] is row["a"] is row["b"] is row["k"] is None
+    assert row["ci_method"] == "wald"
+    assert row["flags"] == "several designs"
+    assert row["estimate_raw"] == survey_results.question("lied").pooled_estimate.estimate_raw
+
+
+def test_option_rows_carry_the_marginal_design(survey_results):
+    rows = export.estimate_rows(survey_results)[2:]
+    result = survey_results.question("ai_use")
+    for row, option in zip(rows, result.options):
+        # Each option alone: t = 1/2, a = (1 - t)/k = 1/8, b = 1 - t - a = 3/8.
+        assert (row["t"], row["a"], row["b"], row["k"]) == (0.5, 0.125, 0.375, 4)
+        assert row["yes_count"] == option.count and row["n"] == 100
+        assert row["estimate_raw"] == option.estimate_raw
+        assert row["estimate_clipped"] == option.estimate_projected
+        assert (row["ci_low"], row["ci_high"]) == (option.ci.low, option.ci.high)
+        assert row["flags"] == "clipped"  # option often's raw estimate is -0.05
+    assert sum(row["estimate_clipped"] for row in rows) == pytest.approx(1.0)
+
+
+def test_row_without_answers_is_empty_but_present(survey):
+    rows = export.estimate_rows(results.compute_results(survey, {}, 0))
+    assert rows[0]["n"] == 0 and rows[0]["flags"] == "no responses"
+    assert rows[0]["estimate_clipped"] is None and rows[0]["ci_low"] is None
+    assert rows[0]["t"] == 0.5  # the current design still applies
+
+
+def test_csv_parses_back_with_the_header(survey_results):
+    text = export.estimates_csv(survey_results)
+    reader = csv.DictReader(io.StringIO(text))
+    assert tuple(reader.fieldnames) == export.ESTIMATE_COLUMNS
+    parsed = list(reader)
+    rows = export.estimate_rows(survey_results)
+    assert len(parsed) == len(rows)
+    for back, row in zip(parsed, rows):
+        assert back["question"] == row["question"] and back["option"] == row["option"]
+        assert float(back["estimate_raw"]) == row["estimate_raw"]  # repr round-trips exactly
+        assert back["k"] == ("" if row["k"] is None else str(row["k"]))
+
+
+def test_json_document(survey_results):
+    document = export.estimates_json(survey_results, "2026-11-22T10:00:00Z")
+    assert set(document) == {
+        "survey_id", "title", "version", "response_count", "epsilon_per_respondent",
+        "confidence_level", "method", "exported_at", "rows",
+    }  # fmt: skip
+    assert (document["survey_id"], document["title"], document["version"]) == ("quiz", "Test quiz", 1)
+    epsilon = survey_results.survey.epsilon
+    assert document["epsilon_per_respondent"] == {
+        "basic": epsilon.basic, "advanced": epsilon.advanced, "delta": epsilon.delta,
+    }  # fmt: skip
+    assert document["rows"] == export.estimate_rows(survey_results)
+    json.dumps(document, allow_nan=False)
+
+
+def test_json_has_no_infinity():
+    mapping = yaml.safe_load(SURVEY_YAML)
+    mapping["questions"][0]["design"] = {"t": "1/2", "a": "1/2", "b": 0}  # b = 0: no privacy at all
+    survey = parse_survey(mapping, "quiz.yaml")
+    document = export.estimates_json(results.compute_results(survey, {}, 0), "now")
+    assert document["epsilon_per_respondent"]["basic"] is None
+    assert document["rows"][0]["epsilon"] is None
+    json.dumps(document, allow_nan=False)
+
+
+# --------------------------------------------------------------------------
+# The noisy answers.
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = storage.connect(tmp_path / "export.sqlite3")
+    storage.migrate(database)
+    yield database
+    database.close()
+
+
+def test_responses_csv_header_rows_and_values(db, survey):
+    answers = [
+        {"cheated": "yes", "ai_use": "never", "dept": "arts"},
+        {"cheated": "no", "lied": "yes", "ai_use": "often", "dept": "law"},
+        {"cheated": "no", "ai_use": "once"},
+    ]
+    for index, noisy in enumerate(answers):
+        storage.store_response(db, noisy_response(survey, noisy, "server"), f"key-{index:04d}", "2026-11-21")
+    text = "".join(export.iter_responses_csv(db, survey))
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert header == ["response_id", "survey_version", "design_id", "randomized_on", "day",
+                      "cheated", "lied", "ai_use", "dept"]  # fmt: skip
+    stored = {
+        row[0]: json.loads(row[1])
+        for row in db.execute("SELECT id, answers FROM responses").fetchall()
+    }
+    assert len(rows) == 3
+    assert [row[0] for row in rows] == sorted(stored)  # ordered by the random id
+    for row in rows:
+        assert row[1:5] == ["1", survey.design_fingerprint(), "server", "2026-11-21"]
+        assert row[5:] == [stored[row[0]].get(name, "") for name in ("cheated", "lied", "ai_use", "dept")]
+
+
+def test_responses_csv_of_another_survey_is_only_the_header(db, survey):
+    storage.store_response(db, noisy_response(survey, {"cheated": "yes"}, "device"), "key-0001", "2026-11-21")
+    other = make_survey(id="other")
+    assert list(export.iter_responses_csv(db, other)) == [",".join(export.responses_header(other)) + "\r\n"]
+
+
+def test_responses_csv_streams_in_constant_memory(db, survey):
+    count = 100_000
+    fingerprint = survey.design_fingerprint()
+    db.execute(
+        "INSERT INTO designs (id, survey_id, survey_version, questions) VALUES (?, ?, ?, ?)",
+        [fingerprint, "quiz", 1, design_record(survey)],
+    )
+    variants = [
+        json.dumps({"cheated": c, "lied": "no", "ai_use": a, "dept": d})
+        for c in ("yes", "no") for a in ("never", "sometimes") for d in ("arts", "science", "law")
+    ]  # fmt: skip
+    with storage.immediate_transaction(db):
+        db.conn.executemany(
+            "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers)"
+            " VALUES (?, 'quiz', 1, ?, 'device', '2026-11-21', ?)",
+            # Random ids, inserted in key order (faster), as the table keeps them anyway.
+            ((row_id, fingerprint, variants[i % len(variants)])
+             for i, row_id in enumerate(sorted(secrets.token_hex(16) for _ in range(count)))),
+        )
+    tracemalloc.start()
+    try:
+        size = lines = chunks = 0
+        for chunk in export.iter_responses_csv(db, survey):
+            size += len(chunk)
+            lines += chunk.count("\n")
+            chunks += 1
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert lines == count + 1
+    assert size > 9_000_000  # about 95 bytes a row
+    # One batch of rows and its text at a time: about 1.2 MB, against 9 MB of CSV.
+    assert peak < 3_000_000, f"peak {peak} bytes while streaming {size} bytes"
+    assert chunks == count // export.CSV_BATCH_ROWS  # chunks of many rows (the header rides with the first)
+
+
+# --------------------------------------------------------------------------
+# Codebook.
+
+
+def test_codebook_describes_every_column_and_every_stored_design(db, survey):
+    storage.store_response(db, noisy_response(survey, {"cheated": "yes"}, "device"), "key-0001", "2026-11-20")
+    mapping = yaml.safe_load(SURVEY_YAML)
+    mapping["version"] = 2
+    mapping["questions"][0]["design"] = {"t": "2/3", "a": "1/6", "b": "1/6"}
+    survey2 = parse_survey(mapping, "quiz.yaml")
+    storage.store_response(db, noisy_response(survey2, {"cheated": "no"}, "device"), "key-0002", "2026-11-21")
+
+    book = export.codebook(db, survey2)
+    assert (book["survey_id"], book["title"], book["version"]) == ("quiz", "Test quiz", 2)
+    assert book["current_design_id"] == survey2.design_fingerprint()
+    assert [c["name"] for c in book["columns"]] == export.responses_header(survey2)
+    cheated = book["columns"][5]
+    assert cheated["label"] == "Have you ever cheated on an exam?"
+    assert cheated["randomized"] is True and cheated["type"] == "yes_no"
+    assert cheated["choices"] == [{"name": "yes", "label": "Yes"}, {"name": "no", "label": "No"}]
+    assert cheated["design"] == {
+        "kind": "forced_response", "label": "forced response (t=2/3, a=1/6, b=1/6)",
+        "t": "2/3", "a": "1/6", "b": "1/6", "t_float": 2 / 3, "a_float": 1 / 6, "b_float": 1 / 6,
+    }  # fmt: skip
+    stored = {d["design_id"]: d for d in cheated["stored_designs"]}
+    assert set(stored) == {survey.design_fingerprint(), survey2.design_fingerprint()}
+    old = stored[survey.design_fingerprint()]
+    assert (old["survey_version"], old["current"]) == (1, False)
+    assert (old["design"]["t"], old["design"]["a_float"]) == ("1/2", 0.25)
+    assert stored[survey2.design_fingerprint()]["current"] is True
+    json.dumps(book, allow_nan=False)
+
+
+def test_codebook_notes_give_the_estimator_and_the_rreg_call(db, survey):
+    book = export.codebook(db, survey)
+    notes = {c["name"]: c.get("how_to_analyse") for c in book["columns"]}
+    # lied: t = 7/10, a = 1/5 (forced yes), b = 1/10 (forced no). RRreg's FR
+    # model takes p = (P(forced to category 0 = no), P(forced to category 1 = yes)).
+    assert 'model = "FR", p = c(0.1, 0.2)' in notes["lied"]
+    assert "pi_hat = (mean(y) - a) / t = (mean(y) - 0.2) / 0.7" in notes["lied"]
+    assert 'p = c(0.125, 0.125, 0.125, 0.125)' in notes["ai_use"]
+    assert notes["dept"].startswith("Not randomized")
+    ai_use = book["columns"][7]
+    assert ai_use["design"]["k"] == 4 and ai_use["design"]["forced_share"] == "1/8"
+    assert ai_use["stored_designs"] == []  # nothing stored yet
+    assert notes["response_id"] is None

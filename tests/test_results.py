@@ -1,0 +1,393 @@
+"""Tests of surveys.results: every figure must be analysis's own output.
+
+The point of these tests is that there is no second implementation of an
+estimator: each result is compared with what the analysis function returns
+for the same counts, with ``==``, and a few numbers are derived by hand in
+comments as a sanity check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+import yaml
+from numpy.testing import assert_allclose
+
+import analysis
+from surveys import results, storage
+from surveys.loader import parse_survey
+from surveys.submission import noisy_response, question_design_key
+
+SURVEY_YAML = """\
+id: quiz
+title: Test quiz
+version: 1
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you ever cheated on an exam?
+  - name: lied
+    type: yes_no
+    label: Have you lied to a professor?
+    required: false
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - name: ai_use
+    type: select_one
+    label: How often have you used AI-written text as your own?
+    choices: [never, once, sometimes, often]
+    design: {t: 1/2}
+  - name: dept
+    type: select_one
+    label: Department
+    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]
+    randomize: false
+"""
+
+
+def make_survey(text: str = SURVEY_YAML, **changes):
+    mapping = yaml.safe_load(text)
+    mapping.update(changes)
+    return parse_survey(mapping, "quiz.yaml")
+
+
+@pytest.fixture
+def survey():
+    return make_survey()
+
+
+def key(survey, name):
+    return question_design_key(survey.question(name))
+
+
+def old_design_key(survey, name, design):
+    """The key the question would have had under another design."""
+    return question_design_key(dataclasses.replace(survey.question(name), design=design))
+
+
+DIE = analysis.ForcedResponseDesign("2/3", "1/6", "1/6")
+
+
+# --------------------------------------------------------------------------
+# Yes/no questions.
+
+
+def test_yes_no_result_is_analysis_output(survey):
+    # Two coins, 100 answers, 40 yes: lambda_hat = 0.4, so the estimate is
+    # (0.4 - 1/4) / (1/2) = 0.3, inside [0, 1].
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}}}
+    result = results.compute_results(survey, tallies, 100).question("cheated")
+    expected = analysis.estimate_proportion(40, 100, 0.5, 0.25, 0.25)
+    assert_allclose(result.estimate, 0.3)
+    assert (result.n, result.yes_count, result.observed_rate) == (100, 40, expected.observed_rate)
+    assert result.estimate == expected.estimate and result.estimate_raw == expected.estimate_raw
+    assert result.std_err == expected.std_err
+    assert result.ci == expected.confidence_interval(0.95, "wilson")
+    assert result.per_design[0].estimate == expected
+    assert result.epsilon == analysis.forced_response_epsilon(0.5, 0.25, 0.25) == pytest.approx(math.log(3))
+    assert result.design_label == analysis.TWO_COIN.label()
+    assert not result.pooled and result.pooled_estimate is None
+    assert result.flags == ()
+
+
+@pytest.mark.parametrize("method", sorted(analysis.INTERVAL_METHODS))
+@pytest.mark.parametrize("level", [0.9, 0.99])
+def test_interval_method_and_level_are_passed_to_analysis(survey, method, level):
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 55, "no": 45}}}
+    result = results.compute_results(survey, tallies, 100, level, method)
+    expected = analysis.estimate_proportion(55, 100).confidence_interval(level, method)
+    assert result.question("cheated").ci == expected
+    assert (result.confidence_level, result.method) == (level, method)
+
+
+def test_sentence_states_the_interval_in_percent(survey):
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}}}
+    result = results.compute_results(survey, tallies, 100).question("cheated")
+    low, high = round(result.ci.low * 100), round(result.ci.high * 100)
+    assert result.sentence == (
+        f"Between {low}% and {high}% of respondents would answer yes to "
+        "\u201cHave you ever cheated on an exam?\u201d (95% confidence)."
+    )
+
+
+def test_small_n_flag_below_the_threshold(survey):
+    k = key(survey, "cheated")
+    below = results.compute_results(survey, {"cheated": {k: {"yes": 15, "no": results.SMALL_N - 16}}}, 29)
+    at = results.compute_results(survey, {"cheated": {k: {"yes": 15, "no": results.SMALL_N - 15}}}, 30)
+    assert below.question("cheated").flags == ("small n",)
+    assert at.question("cheated").flags == ()
+
+
+def test_clipped_flag_when_the_raw_estimate_is_below_zero(survey):
+    # 10 yes out of 100 with two coins: (0.1 - 0.25) / 0.5 = -0.3, clipped to 0.
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 10, "no": 90}}}
+    result = results.compute_results(survey, tallies, 100).question("cheated")
+    assert_allclose(result.estimate_raw, -0.3)
+    assert result.estimate == 0.0 and result.clipped
+    assert result.flags == ("clipped",)
+
+
+def test_several_designs_are_pooled_with_analysis(survey):
+    current, old = key(survey, "cheated"), old_design_key(survey, "cheated", DIE)
+    tallies = {"cheated": {current: {"yes": 60, "no": 90}, old: {"yes": 30, "no": 70}}}
+    result = results.compute_results(survey, tallies, 250).question("cheated")
+    two_coins = analysis.estimate_proportion(60, 150, 0.5, 0.25, 0.25)
+    die = analysis.estimate_proportion(30, 100, 2 / 3, 1 / 6, 1 / 6)
+    pooled = analysis.pool_estimates([two_coins, die])  # current design first
+    assert result.pooled and len(result.per_design) == 2
+    assert [d.estimate for d in result.per_design] == [two_coins, die]
+    assert result.pooled_estimate == pooled
+    assert (result.estimate, result.estimate_raw, result.std_err) == (
+        pooled.estimate, pooled.estimate_raw, pooled.std_err,
+    )  # fmt: skip
+    assert result.ci == pooled.confidence_interval(0.95) and result.ci.method == "wald"
+    assert (result.n, result.yes_count, result.observed_rate) == (250, 90, 90 / 250)
+    assert result.epsilon == max(analysis.TWO_COIN.epsilon, DIE.epsilon) == pytest.approx(math.log(5))
+    assert result.design_label == "pooled over 2 designs"
+    assert "several designs" in result.flags
+
+
+def test_no_responses(survey):
+    result = results.compute_results(survey, {}, 0)
+    cheated = result.question("cheated")
+    assert cheated.n == 0 and cheated.flags == ("no responses",)
+    assert None is cheated.estimate is cheated.estimate_raw is cheated.std_err is cheated.ci
+    assert cheated.sentence == "No answers to \u201cHave you ever cheated on an exam?\u201d yet."
+    assert cheated.epsilon == analysis.TWO_COIN.epsilon
+    choice = result.question("ai_use")
+    assert choice.n == 0 and choice.flags == ("no responses",)
+    assert all(option.estimate_projected is None for option in choice.options)
+    assert result.question("dept").shares is None
+
+
+def test_answers_under_an_incompatible_design_are_ignored_and_flagged(survey):
+    yes_no_key = key(survey, "cheated")  # a yes/no key filed under a select_one question
+    tallies = {"ai_use": {key(survey, "ai_use"): {"never": 40}, yes_no_key: {"yes": 5}}}
+    result = results.compute_results(survey, tallies, 45).question("ai_use")
+    assert result.n == 40 and not result.pooled
+    assert "some answers ignored" in result.flags
+
+
+def test_questions_in_survey_order_and_epsilon(survey):
+    result = results.compute_results(survey, {}, 0)
+    assert [r.question.name for r in result.questions] == ["cheated", "lied", "ai_use", "dept"]
+    assert result.epsilon == survey.epsilon
+    assert isinstance(result.question("dept"), results.PlainResult)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"method": "bayes"}, {"confidence_level": 1.5}, {"confidence_level": 0}, {"response_count": -1}]
+)
+def test_bad_arguments_raise_value_error(survey, kwargs):
+    arguments = {"response_count": 0, **kwargs}
+    with pytest.raises(ValueError, match=next(iter(kwargs))):
+        results.compute_results(survey, {}, **arguments)
+
+
+# --------------------------------------------------------------------------
+# Plain and multiple-choice questions.
+
+
+def test_plain_counts_in_choice_order_with_zeros(survey):
+    tallies = {"dept": {key(survey, "dept"): {"law": 3, "arts": 1}}}
+    result = results.compute_results(survey, tallies, 4).question("dept")
+    assert result.counts == (1, 0, 3)
+    assert result.shares == (0.25, 0.0, 0.75)
+    assert result.n == 4 and result.flags == ()
+
+
+def test_multiple_choice_is_analysis_output(survey):
+    counts = (50, 20, 20, 10)
+    tallies = {"ai_use": {key(survey, "ai_use"): dict(zip(("never", "once", "sometimes", "often"), counts))}}
+    result = results.compute_results(survey, tallies, 100).question("ai_use")
+    expected = analysis.estimate_multiple_choice(counts, 0.5)
+    intervals = expected.confidence_intervals(0.95, "wilson")
+    assert result.n == 100 and not result.pooled
+    for j, option in enumerate(result.options):
+        assert option.choice == survey.question("ai_use").choices[j]
+        assert option.count == counts[j]
+        assert option.observed == expected.observed[j]
+        assert option.estimate_raw == expected.estimate_raw[j]
+        assert option.estimate_projected == expected.estimate_projected[j]
+        assert option.std_err == expected.std_err[j]
+        assert option.ci == intervals[j]
+    # often: (0.1 - 1/8) / (1/2) = -0.05 < 0, so the projection moved it.
+    assert_allclose(result.options[3].estimate_raw, -0.05)
+    assert result.flags == ("clipped",)
+    assert_allclose(sum(o.estimate_projected for o in result.options), 1.0)
+    assert result.epsilon == expected.epsilon
+
+
+def test_multiple_choice_under_several_designs_pools_each_option(survey):
+    names = ("never", "once", "sometimes", "often")
+    old_design = analysis.MultipleChoiceDesign(4, "3/4")
+    current, old = key(survey, "ai_use"), old_design_key(survey, "ai_use", old_design)
+    new_counts, old_counts = (40, 30, 20, 10), (70, 10, 10, 10)
+    tallies = {"ai_use": {current: dict(zip(names, new_counts)), old: dict(zip(names, old_counts))}}
+    result = results.compute_results(survey, tallies, 200).question("ai_use")
+    assert result.pooled and len(result.per_design) == 2 and "several designs" in result.flags
+    raws = []
+    for j, option in enumerate(result.options):
+        # Option j alone: forced response with t, a = (1 - t)/4, b = 1 - t - a.
+        new = analysis.estimate_proportion(new_counts[j], 100, 0.5, 0.125, 0.375)
+        previous = analysis.estimate_proportion(old_counts[j], 100, 0.75, 0.0625, 0.1875)
+        pooled = analysis.pool_estimates([new, previous])
+        assert option.estimate_raw == pooled.estimate_raw
+        assert option.std_err == pooled.std_err
+        assert option.ci == pooled.confidence_interval(0.95)
+        assert option.count == new_counts[j] + old_counts[j]
+        raws.append(pooled.estimate_raw)
+    projected = analysis.project_to_simplex(raws)
+    assert [o.estimate_projected for o in result.options] == list(projected)
+    assert_allclose(sum(o.estimate_projected for o in result.options), 1.0)
+    assert result.design_label == "pooled over 2 designs"
+    assert result.epsilon == max(old_design.epsilon, survey.question("ai_use").design.epsilon)
+
+
+# --------------------------------------------------------------------------
+# Planning.
+
+
+def test_planning_uses_the_design_needing_most_answers(survey):
+    plan = results.compute_results(survey, {}, 400).planning
+    # Two coins (t=1/2) needs more than the die (t=2/3): 1537 answers for +/-5 points.
+    assert plan.question.name == "cheated"
+    assert plan.needed_n == analysis.sample_size_for_half_width(0.05, 0.95, 0.5, 0.25, 0.25) == 1537
+    assert plan.half_width_now == analysis.half_width_for_n(400, 0.95, 0.5, 0.25, 0.25)
+
+
+def test_plan_with_other_targets_and_no_responses(survey):
+    plan = results.plan(survey, 0, half_width=0.1, confidence_level=0.9)
+    assert plan.needed_n == analysis.sample_size_for_half_width(0.1, 0.9, 0.5, 0.25, 0.25)
+    assert plan.half_width_now is None
+    assert (plan.half_width, plan.confidence_level, plan.response_count) == (0.1, 0.9, 0)
+
+
+def test_no_planning_without_a_yes_no_question():
+    mapping = yaml.safe_load(SURVEY_YAML)
+    mapping["questions"] = [q for q in mapping["questions"] if q["type"] != "yes_no"]
+    survey = parse_survey(mapping, "quiz.yaml")
+    assert results.plan(survey, 10) is None
+    assert results.compute_results(survey, {}, 10).planning is None
+
+
+# --------------------------------------------------------------------------
+# Break-downs, on a real database.
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = storage.connect(tmp_path / "results.sqlite3")
+    storage.migrate(database)
+    yield database
+    database.close()
+
+
+def store(db, survey, answers, count, start=0):
+    for i in range(count):
+        response = noisy_response(survey, answers, "device")
+        storage.store_response(db, response, f"key-{survey.version}-{start + i:06d}-{answers}", "2026-11-20")
+
+
+def test_group_tallies_split_the_tallies_by_a_plain_answer(db, survey):
+    store(db, survey, {"cheated": "yes", "ai_use": "never", "dept": "arts"}, 12)
+    store(db, survey, {"cheated": "no", "ai_use": "once", "dept": "arts"}, 8)
+    store(db, survey, {"cheated": "yes", "lied": "no", "ai_use": "never", "dept": "law"}, 5)
+    store(db, survey, {"cheated": "no", "ai_use": "often"}, 3)  # dept unanswered
+    grouped = storage.group_tallies(db, "quiz", "dept")
+    k = key(survey, "cheated")
+    assert grouped["arts"]["cheated"] == {k: {"yes": 12, "no": 8}}
+    assert grouped["law"]["cheated"] == {k: {"yes": 5}}
+    assert grouped["law"]["lied"] == {key(survey, "lied"): {"no": 5}}
+    assert grouped[None]["ai_use"] == {key(survey, "ai_use"): {"often": 3}}
+    # Summed over the groups, the break-down gives back the running tallies.
+    total: dict = {}
+    for per_question in grouped.values():
+        for question, by_design in per_question.items():
+            for design, counts in by_design.items():
+                for answer, count in counts.items():
+                    slot = total.setdefault(question, {}).setdefault(design, {})
+                    slot[answer] = slot.get(answer, 0) + count
+    assert total == storage.tallies(db, "quiz")
+
+
+def test_group_tallies_keep_each_design_apart(db, survey):
+    store(db, survey, {"cheated": "yes", "dept": "arts"}, 4)
+    changed = yaml.safe_load(SURVEY_YAML)
+    changed["version"] = 2
+    changed["questions"][0]["design"] = {"t": "2/3", "a": "1/6", "b": "1/6"}
+    survey2 = parse_survey(changed, "quiz.yaml")
+    store(db, survey2, {"cheated": "no", "dept": "arts"}, 6)
+    grouped = storage.group_tallies(db, "quiz", "dept")
+    assert grouped["arts"]["cheated"] == {key(survey, "cheated"): {"yes": 4}, key(survey2, "cheated"): {"no": 6}}
+    breakdown = results.compute_breakdown(survey2, "dept", grouped)
+    assert breakdown.group("arts").question("cheated").pooled
+
+
+@pytest.mark.parametrize("bad", ["Dept", "dept'", "a.b", "", "1x", "dept]"])
+def test_group_tallies_refuse_a_name_that_is_not_a_question_name(db, bad):
+    with pytest.raises(ValueError, match="question name"):
+        storage.group_tallies(db, "quiz", bad)
+
+
+def test_breakdown_and_comparison_are_analysis_output(db, survey):
+    store(db, survey, {"cheated": "yes", "ai_use": "never", "dept": "arts"}, 30)
+    store(db, survey, {"cheated": "no", "ai_use": "once", "dept": "arts"}, 20)
+    store(db, survey, {"cheated": "yes", "ai_use": "never", "dept": "law"}, 10)
+    store(db, survey, {"cheated": "no", "ai_use": "never", "dept": "law"}, 30)
+    breakdown = results.compute_breakdown(survey, "dept", storage.group_tallies(db, "quiz", "dept"))
+    assert breakdown.by == survey.question("dept")
+    # Every option of dept, in order, empty ones included.
+    groups = [(g.value, g.label) for g in breakdown.groups]
+    assert groups == [("arts", "Arts"), ("science", "Science"), ("law", "Law")]
+    assert [r.question.name for r in breakdown.group("arts").questions] == ["cheated", "lied", "ai_use"]
+    arts = analysis.estimate_proportion(30, 50)
+    law = analysis.estimate_proportion(10, 40)
+    assert breakdown.group("arts").question("cheated").per_design[0].estimate == arts
+    assert breakdown.group("science").question("cheated").n == 0
+    difference = results.compare_groups(breakdown, "cheated", "arts", "law")
+    assert difference == analysis.difference(arts, law, 0.95)
+    # arts: (0.6 - 0.25)/0.5 = 0.7; law: (0.25 - 0.25)/0.5 = 0; difference 0.7.
+    assert_allclose(difference.estimate, 0.7)
+
+
+def test_compare_groups_with_pooled_designs(survey):
+    current, old = key(survey, "cheated"), old_design_key(survey, "cheated", DIE)
+    grouped = {
+        "arts": {"cheated": {current: {"yes": 40, "no": 60}, old: {"yes": 50, "no": 50}}},
+        "law": {"cheated": {current: {"yes": 30, "no": 70}, old: {"yes": 20, "no": 80}}},
+    }
+    breakdown = results.compute_breakdown(survey, "dept", grouped, 0.9)
+    first = breakdown.group("arts").question("cheated").pooled_estimate
+    second = breakdown.group("law").question("cheated").pooled_estimate
+    difference = results.compare_groups(breakdown, "cheated", "arts", "law", 0.9)
+    # analysis.difference: raw estimates subtracted, standard errors in quadrature.
+    assert difference.estimate == first.estimate_raw - second.estimate_raw
+    assert difference.std_err == math.hypot(first.std_err, second.std_err)
+    assert difference.ci.confidence_level == 0.9
+
+
+def test_compare_groups_refuses_what_it_cannot_compare(survey):
+    grouped = {
+        "arts": {"cheated": {key(survey, "cheated"): {"yes": 3}}, "ai_use": {key(survey, "ai_use"): {"once": 3}}}
+    }
+    breakdown = results.compute_breakdown(survey, "dept", grouped)
+    with pytest.raises(ValueError, match="not a randomized yes/no"):
+        results.compare_groups(breakdown, "ai_use", "arts", "law")
+    with pytest.raises(ValueError, match="no answers"):
+        results.compare_groups(breakdown, "cheated", "arts", "law")
+    with pytest.raises(ValueError, match="no group"):
+        results.compare_groups(breakdown, "cheated", "arts", "nowhere")
+
+
+def test_breakdown_by_a_randomized_question_is_refused(survey):
+    with pytest.raises(ValueError, match="not randomized"):
+        results.compute_breakdown(survey, "cheated", {})
+
+
+def test_breakdown_lists_unknown_values_and_no_answer_last(survey):
+    grouped = {None: {}, "history": {}, "law": {}}
+    breakdown = results.compute_breakdown(survey, survey.question("dept"), grouped)
+    assert [g.value for g in breakdown.groups] == ["arts", "science", "law", "history", None]
+    assert breakdown.group(None).label == "No answer"
