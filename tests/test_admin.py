@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 
 import pytest
@@ -133,7 +134,8 @@ def test_estimates_export_equals_the_analysis_package(app, auth):
     add_responses(app, many(30, 20))
     auth.login()
     data = auth.client.get("/admin/surveys/quiz/estimates.json").get_json()
-    assert data["survey"]["id"] == "quiz" if isinstance(data.get("survey"), dict) else data["survey_id"] == "quiz"
+    assert data["survey_id"] == "quiz" and data["version"] == 1 and data["exported_at"]
+    assert data["epsilon_per_respondent"]["basic"] == pytest.approx(math.log(75))
     rows = {(r["question"], r["option"] or None): r for r in data["rows"]}
     expected = estimate_proportion(30, 50)  # two coins
     cheated = rows[("cheated", None)]

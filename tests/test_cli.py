@@ -46,3 +46,69 @@ def test_codes_create_prints_usable_codes(runner, app):
 def test_codes_create_rejects_a_bad_count(runner):
     result = runner.invoke(args=["codes", "create", "quiz", "0"])
     assert result.exit_code == 2 and "0" in result.output
+
+
+def test_admin_create_with_password_on_stdin_then_list_and_reset(runner, app):
+    from surveys import accounts
+
+    result = runner.invoke(args=["admin", "create", "ana", "--password-stdin"], input="a long enough password\n")
+    assert result.exit_code == 0, result.output
+    assert "ana" in runner.invoke(args=["admin", "list"]).output
+    result = runner.invoke(args=["admin", "reset-password", "ana", "--password-stdin"], input="another long password\n")
+    assert result.exit_code == 0, result.output
+    db = storage.connect(app.config["DATABASE"])
+    assert accounts.sign_in(db, "ana", "another long password").outcome == "ok"
+
+
+def test_admin_create_prompts_for_the_password(runner):
+    result = runner.invoke(args=["admin", "create", "bob"], input="a long enough password\na long enough password\n")
+    assert result.exit_code == 0, result.output
+    assert "Created admin bob" in result.output
+
+
+def test_admin_create_refuses_a_short_password(runner):
+    result = runner.invoke(args=["admin", "create", "ana", "--password-stdin"], input="short\n")
+    assert result.exit_code == 1 and "at least 12 characters" in result.output
+
+
+def test_close_and_open_by_cli(runner, app):
+    assert runner.invoke(args=["surveys", "close", "quiz"]).exit_code == 0
+    db = storage.connect(app.config["DATABASE"])
+    assert storage.closed_override(db, "quiz") is True
+    assert app.test_client().get("/s/quiz").status_code == 410
+    assert runner.invoke(args=["surveys", "open", "quiz"]).exit_code == 0
+    assert app.test_client().get("/s/quiz").status_code == 200
+    assert runner.invoke(args=["surveys", "close", "nope"]).exit_code == 2
+
+
+def _seed(app, n=10):
+    from tests.test_admin import add_responses, many
+
+    add_responses(app, many(n // 2, n - n // 2))
+
+
+def test_export_estimates_json_and_csv(runner, app, tmp_path):
+    import csv
+    import json
+
+    _seed(app)
+    data = json.loads(runner.invoke(args=["export", "estimates", "quiz", "--format", "json"]).output)
+    assert data["survey_id"] == "quiz" and data["response_count"] == 10
+    assert any(row["question"] == "cheated" for row in data["rows"])
+    out = tmp_path / "e.csv"
+    result = runner.invoke(args=["export", "estimates", "quiz", "--format", "csv", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(out.read_text().splitlines()))
+    assert rows[0]["question"] == "cheated" and rows[0]["n"] == "10"
+
+
+def test_export_responses_and_codebook(runner, app, tmp_path):
+    import csv
+    import json
+
+    _seed(app)
+    out = tmp_path / "r.csv"
+    assert runner.invoke(args=["export", "responses", "quiz", "-o", str(out)]).exit_code == 0
+    assert len(list(csv.DictReader(out.read_text().splitlines()))) == 10
+    codebook = json.loads(runner.invoke(args=["export", "codebook", "quiz"]).output)
+    assert "cheated" in json.dumps(codebook)
