@@ -23,14 +23,23 @@ SETTINGS = {
     "WTF_CSRF_TIME_LIMIT": (7 * 24 * 3600, "Seconds a form's CSRF token stays valid."),
     "MAX_CONTENT_LENGTH": (64 * 1024, "Largest request body accepted, in bytes."),
     "SESSION_COOKIE_SECURE": (False, "Send cookies over HTTPS only; set true behind HTTPS."),
+    "RATELIMIT_ENABLED": (True, "Rate-limit submissions and sign-ins per client address (false for load tests)."),
+    "RATELIMIT_SUBMISSIONS": ("300/600", "Submissions allowed per address, as COUNT/SECONDS."),
+    "RATELIMIT_SIGNINS": ("30/600", "Sign-in attempts allowed per address, as COUNT/SECONDS."),
+    "RATELIMIT_DATABASE": (
+        "next to DATABASE, suffix -ratelimit",
+        "SQLite file for the rate-limit counts, shared by all workers.",
+    ),
 }
+#: Settings whose default is worked out from others, not taken from SETTINGS.
+DERIVED = {"SECRET_KEY", "RATELIMIT_DATABASE"}
 
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: defaults, then the environment, then ``test_config``."""
     app = Flask(__name__, instance_path=str(ROOT / "instance"))
     app.config.from_mapping(
-        {name: default for name, (default, _) in SETTINGS.items() if name != "SECRET_KEY"},
+        {name: default for name, (default, _) in SETTINGS.items() if name not in DERIVED},
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         PERMANENT_SESSION_LIFETIME=7 * 24 * 3600,
@@ -39,6 +48,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config is not None:
         app.config.from_mapping(test_config)
     _resolve_paths(app)
+    if not app.config.get("RATELIMIT_DATABASE"):
+        database = Path(app.config["DATABASE"])
+        app.config["RATELIMIT_DATABASE"] = str(database.with_name(database.stem + "-ratelimit.sqlite3"))
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret_key(app)
 

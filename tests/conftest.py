@@ -70,6 +70,7 @@ def app(tmp_path: Path, surveys_dir: Path):
         "DATABASE": str(tmp_path / "test.sqlite3"),
         "SURVEYS_DIR": str(surveys_dir),
         "SECRET_KEY": "test-secret-key",
+        "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
     })
 
 

@@ -84,3 +84,37 @@ def test_invitation_only_survey_takes_each_code_once(app, surveys_dir, runner):
     controls = {**second.open_form(code=code), "invitation_code": code}
     response = second.submit(answers, controls=controls)
     assert response.status_code == 403 and "not valid" in response.get_data(as_text=True)
+
+
+def test_submissions_are_rate_limited_per_address(app, respondent, db):
+    app.config["RATELIMIT_SUBMISSIONS"] = "3/600"
+    from tests.conftest import Respondent
+
+    statuses = [Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "once", "year": "first"}).status_code
+                for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
+
+
+def test_rate_limit_can_be_switched_off(app):
+    app.config.update(RATELIMIT_SUBMISSIONS="1/600", RATELIMIT_ENABLED=False)
+    from tests.conftest import Respondent
+
+    for _ in range(3):
+        assert Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "once", "year": "first"}).status_code == 200
+
+
+def test_sign_ins_are_rate_limited_per_address(app, auth):
+    app.config["RATELIMIT_SIGNINS"] = "2/600"
+    assert auth.login(name="someone", password="x" * 12).status_code == 401
+    assert auth.login(name="other", password="x" * 12).status_code == 401
+    response = auth.login()
+    assert response.status_code == 429 and int(response.headers["Retry-After"]) > 0
+
+
+def test_rate_limit_file_holds_no_address(app, respondent):
+    respondent.submit({"cheated": "no", "ai_use": "once", "year": "first"})
+    from pathlib import Path
+
+    data = Path(app.config["RATELIMIT_DATABASE"]).read_bytes()
+    assert b"127.0.0.1" not in data

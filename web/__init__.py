@@ -51,11 +51,12 @@ def handle_csrf_error(error: CSRFError):
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, respond, wording
+    from web import admin, limits, respond, wording
     from surveys.submission import question_design_key
 
     csrf.init_app(app)
     db.init_app(app)
+    app.teardown_appcontext(limits.close)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
     app.register_blueprint(main)
     app.register_blueprint(respond.bp)

@@ -22,6 +22,7 @@ from surveys.definition import Survey
 from web.catalog import get_catalog, survey_or_404, survey_state
 from web.charts import daily_sparkline_svg, results_chart_svg
 from web.db import get_db
+from web.limits import refuse_if_over
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -69,6 +70,10 @@ def safe_next(target: str | None) -> str:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
+    if request.method == "POST":
+        refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS")
+        if refusal:
+            return refusal
     form = LoginForm()
     status = 200
     if form.validate_on_submit():

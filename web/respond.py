@@ -25,6 +25,7 @@ from surveys.submission import noisy_response, randomize_on_server
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import DEVICE_PREFIX, ControlForm, SubmissionError, parse_answers, survey_form_class
+from web.limits import refuse_if_over
 
 bp = Blueprint("respond", __name__)
 
@@ -129,7 +130,7 @@ def csrf_problem() -> str | None:
 @bp.post("/s/<survey_id>")
 def submit(survey_id: str):
     survey = survey_or_404(survey_id)
-    refusal = refuse_if_unavailable(survey)
+    refusal = refuse_if_over("submit", "RATELIMIT_SUBMISSIONS") or refuse_if_unavailable(survey)
     if refusal:
         return refusal
     try:

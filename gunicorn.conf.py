@@ -1,0 +1,28 @@
+"""Production serving: ``.venv/bin/gunicorn -c gunicorn.conf.py "app:create_app()"``.
+
+Several worker processes. The app opens no database connection at import or
+in the master: each request opens its own (``web.db.get_db``), so every
+connection is made after the workers fork.
+
+The access log carries no client address, no time and no request body: its
+format has the method, the path without its query string, and the status
+(answers are in POST bodies, never in URLs).
+"""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("RR_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("RR_WORKERS", 2 * multiprocessing.cpu_count() + 1))
+threads = int(os.environ.get("RR_THREADS", 1))
+worker_class = "sync" if threads == 1 else "gthread"
+preload_app = False  # import the app in each worker, after the fork
+timeout = 30
+graceful_timeout = 10
+keepalive = 5
+accesslog = "-"
+access_log_format = '"%(m)s %(U)s" %(s)s %(b)s'
+errorlog = "-"
+loglevel = "info"
+limit_request_line = 4094
+limit_request_fields = 50
