@@ -24,5 +24,6 @@ accesslog = "-"
 access_log_format = '"%(m)s %(U)s" %(s)s %(b)s'
 errorlog = "-"
 loglevel = "info"
+control_socket_disable = True  # one shared socket in $HOME would clash between instances
 limit_request_line = 4094
 limit_request_fields = 50

@@ -421,3 +421,28 @@ def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: lis
         " FROM responses WHERE survey_id = ? ORDER BY id",
         [*params, survey_id],
     )
+
+
+def backup(source: str | Path, target: str | Path) -> int:
+    """Copy the database online with SQLite's backup API; return the responses copied.
+
+    Safe while the app is writing: the copy is one consistent snapshot (WAL
+    readers do not block writers). It is written to a temporary file beside
+    ``target`` and renamed into place, so ``target`` is never half-written.
+    """
+    target = Path(target)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    with sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_SECONDS) as src:
+        dst = sqlite3.connect(str(partial))
+        try:
+            src.backup(dst)
+            (ok,) = dst.execute("PRAGMA integrity_check").fetchone()
+            if ok != "ok":
+                raise RuntimeError(f"backup failed its integrity check: {ok}")
+            (count,) = dst.execute("SELECT COUNT(*) FROM responses").fetchone()
+        finally:
+            dst.close()
+    src.close()
+    partial.replace(target)
+    return count

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import click
 from flask import Flask, current_app
-from flask.cli import AppGroup
+from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
 from surveys import accounts, export, results, storage
@@ -165,6 +165,16 @@ def export_codebook_command(survey_id: str, output: str | None) -> None:
         handle.write("\n")
 
 
+@click.command("backup")
+@click.argument("path", type=click.Path(dir_okay=False, writable=True))
+@with_appcontext
+def backup_command(path: str) -> None:
+    """Copy the database to PATH while the app keeps running (SQLite backup API)."""
+    count = storage.backup(current_app.config["DATABASE"], path)
+    click.echo(f"Backed up {count} responses to {path}")
+
+
 def init_app(app: Flask) -> None:
     for group in (surveys_cli, codes_cli, admin_cli, export_cli):
         app.cli.add_command(group)
+    app.cli.add_command(backup_command)
