@@ -167,13 +167,13 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
         return render_message(survey, 403, "This invitation code is not valid",
                               "It may have been used already. Ask the researcher for a new link.")
     try:
-        storage.store_response(
+        stored = storage.store_response(
             db, noisy_response(survey, noisy, randomized_on), key, today().isoformat(),
             code if survey.invitation_only else None,
         )
     except storage.InvitationCodeError:
         return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
-    return thank(survey, noisy)
+    return thank(survey, noisy if stored else None)  # not stored: a concurrent repeat of the key won
 
 
 def code_is_acceptable(survey: Survey, code: str) -> bool:

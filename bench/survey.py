@@ -1,0 +1,77 @@
+"""The survey the benchmark uses: ten randomized questions, yes/no and select_one.
+
+Written into a temporary surveys folder and loaded with the product's own
+loader, so its design keys and fingerprint are exactly the ones the app uses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from surveys.definition import Survey
+from surveys.loader import load_survey_file
+
+SURVEY_ID = "bench-survey"
+
+#: Six yes/no questions (two coins or forced response) and four select_one.
+SURVEY_YAML = """\
+id: bench-survey
+title: Student life survey (benchmark)
+version: 1
+intro: |
+  Your answers are randomized on your device before they are sent.
+
+  Taking part is voluntary; you can stop at any time.
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you ever cheated on an exam?
+    hint: Your device flips two coins in secret before sending an answer.
+  - name: plagiarism
+    type: yes_no
+    label: Have you ever handed in someone else's work as your own?
+    hint: Your device rolls a die in secret before sending an answer.
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - name: drugs
+    type: yes_no
+    label: Have you used a study drug without a prescription this year?
+    design: {t: 3/4, a: 1/8, b: 1/8}
+  - name: fake_excuse
+    type: yes_no
+    label: Have you given a false excuse to get a deadline extension?
+  - name: shared_answers
+    type: yes_no
+    label: Have you shared answers to a take-home exam?
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - name: skipped
+    type: yes_no
+    label: Have you skipped a compulsory practical and signed in anyway?
+  - name: ai_use
+    type: select_one
+    label: How often have you submitted AI-written work as your own?
+    choices: [never, once, a_few_times, often]
+    design: {t: 1/2}
+  - name: sleep
+    type: select_one
+    label: How many nights a week do you sleep less than six hours?
+    choices: [none, one_or_two, three_or_four, five_or_more]
+    design: {t: 2/3}
+  - name: work_hours
+    type: select_one
+    label: How many hours a week do you work for pay during term?
+    choices: [none, under_10, 10_to_20, over_20]
+    design: {t: 1/2}
+  - name: stress
+    type: select_one
+    label: How would you describe your stress level this term?
+    choices: [low, moderate, high]
+    design: {t: 2/3}
+"""
+
+
+def write_survey(folder: Path) -> Survey:
+    """Write the benchmark survey into ``folder`` and load it as the app would."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{SURVEY_ID}.yaml"
+    path.write_text(SURVEY_YAML, encoding="utf-8")
+    return load_survey_file(path)
