@@ -71,12 +71,13 @@ class Server:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
-                if requests.get(f"{self.url}/s/quiz", timeout=2).status_code == 200:
+                if requests.get(f"{self.url}/s/quiz", timeout=10).status_code == 200:
                     return self.url
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or slow on a busy machine
                 time.sleep(0.1)
             if self.process.poll() is not None:
                 break
+        self.stop()
         raise AssertionError(f"gunicorn did not answer within 30 s:\n{self.log.read_text()}")
 
     def kill(self) -> None:
@@ -95,9 +96,11 @@ class Server:
 @pytest.fixture
 def server(tmp_path):
     srv = Server(tmp_path)
-    srv.start()
-    yield srv
-    srv.stop()
+    try:
+        srv.start()
+        yield srv
+    finally:
+        srv.stop()
 
 
 class Client:

@@ -28,6 +28,9 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 ADMIN_SESSION_SECONDS = 12 * 3600
 CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
+#: Smallest planned half-width (0.1 point): a tinier one needs more respondents than exist,
+#: and below about 1e-154 its square underflows to 0.
+MIN_HALF_WIDTH = 0.001
 
 
 class LoginForm(FlaskForm):
@@ -62,8 +65,10 @@ def admin_required(view):
 
 
 def safe_next(target: str | None) -> str:
-    """Only same-site paths under /admin, so the sign-in page cannot redirect elsewhere."""
-    if target and target.startswith("/admin") and not urlsplit(target).netloc and "\\" not in target:
+    """Only same-site paths under /admin, so the sign-in page cannot redirect elsewhere;
+    no control characters (a newline in a Location header is an error, not a redirect)."""
+    if (target and target.startswith("/admin") and not urlsplit(target).netloc and "\\" not in target
+            and target.isprintable()):
         return target
     return url_for("admin.dashboard")
 
@@ -165,8 +170,8 @@ def half_width_option() -> float:
         value = float(request.args.get("half_width", "0.05"))
     except ValueError:
         abort(400, description="The half-width must be a number such as 0.05.")
-    if not 0 < value < 0.5:
-        abort(400, description=f"The half-width must be between 0 and 0.5, got {value}.")
+    if not MIN_HALF_WIDTH <= value < 0.5:
+        abort(400, description=f"The half-width must be at least {MIN_HALF_WIDTH} and below 0.5, got {value}.")
     return value
 
 

@@ -22,8 +22,8 @@ from wtforms.validators import InputRequired, Optional, Regexp
 from surveys.definition import Question, Survey
 
 DEVICE_PREFIX = "rr"
-SUBMISSION_KEY = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
-INVITATION_CODE = re.compile(r"^[A-Za-z0-9_-]{4,64}$")
+SUBMISSION_KEY = re.compile(r"\A[A-Za-z0-9_-]{16,64}\Z")
+INVITATION_CODE = re.compile(r"\A[A-Za-z0-9_-]{4,64}\Z")
 #: Form fields that are not questions.
 CONTROL_FIELDS = frozenset({"csrf_token", "submission_key", "randomized_on", "invitation_code", "sealed"})
 
@@ -41,7 +41,9 @@ def _question_field(question: Question) -> RadioField:
     return RadioField(
         question.label,
         choices=[SelectChoice(c.name, c.label) for c in question.choices],
-        validators=[required] if question.required else [Optional()],
+        # strip_whitespace=False: only "" means unanswered; " " is not a choice, and would
+        # otherwise pass Optional and be stored (device) or crash the randomizer (server).
+        validators=[required] if question.required else [Optional(strip_whitespace=False)],
         description=question.hint,
     )
 

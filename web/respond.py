@@ -12,11 +12,12 @@ Nothing in this module logs, stores or echoes a true answer.
 
 from __future__ import annotations
 
+import hmac
 import secrets
 
-from flask import Blueprint, Response, current_app, make_response, render_template, request
+from flask import Blueprint, Response, current_app, make_response, render_template, request, session
 from flask_wtf.csrf import generate_csrf, validate_csrf
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadData, BadSignature, URLSafeSerializer, URLSafeTimedSerializer
 from wtforms.validators import ValidationError
 
 from surveys import storage
@@ -29,8 +30,6 @@ from web.limits import refuse_if_over
 
 bp = Blueprint("respond", __name__)
 
-#: CSRF failures a respondent can recover from by pressing Submit again.
-RECOVERABLE_CSRF = ("expired", "do not match", "session token is missing")
 
 
 def done_cookie(survey: Survey) -> str:
@@ -44,6 +43,7 @@ def privacy_summary(survey: Survey) -> dict:
 
 
 def render_form(survey: Survey, status: int = 200, message: str | None = None, errors=()):
+    session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
     form = survey_form_class(survey)(formdata=None)
     controls = ControlForm(formdata=None)
     controls.submission_key.data = secrets.token_urlsafe(18)
@@ -97,6 +97,8 @@ def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str]:
     Raises :class:`SubmissionError` with every problem found.
     """
     form = request.form
+    if request.files:  # never sent by our form; would otherwise be ignored, not refused
+        raise SubmissionError(["The survey form takes no files."])
     if "sealed" in form:
         return _read_sealed(survey, form["sealed"])
     randomized_on = form.get("randomized_on", "server")
@@ -127,6 +129,23 @@ def csrf_problem() -> str | None:
     return None
 
 
+def is_own_expired_token(token: str | None) -> bool:
+    """True only for a token this very browser session was given, now past its time limit.
+
+    Flask-WTF reports "expired" before it compares the token with the
+    session, so an attacker's own expired token would look the same; the
+    comparison here (the token's signed value against the session's) makes
+    the one-more-click page reachable only by the respondent who had the form.
+    """
+    serializer = URLSafeTimedSerializer(current_app.secret_key, salt="wtf-csrf-token")
+    try:
+        raw = serializer.loads(token or "")
+    except BadData:
+        return False
+    own = session.get("csrf_token")
+    return isinstance(raw, str) and isinstance(own, str) and hmac.compare_digest(own, raw)
+
+
 @bp.post("/s/<survey_id>")
 def submit(survey_id: str):
     survey = survey_or_404(survey_id)
@@ -144,8 +163,9 @@ def submit(survey_id: str):
 
 
 def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code):
-    """Keep the (already noisy) answers and ask for one more click with a fresh token."""
-    if not any(reason in problem for reason in RECOVERABLE_CSRF):
+    """Keep the (already noisy) answers and ask for one more click with a fresh token,
+    but only for this browser's own expired form; anything else is refused outright."""
+    if not is_own_expired_token(request.form.get("csrf_token")):
         return render_message(survey, 400, "The form could not be verified", f"{problem} Please reload the survey page.")
     sealed = {"survey": [survey.id, survey.version], "answers": noisy,
               "randomized_on": randomized_on, "key": key, "code": code}

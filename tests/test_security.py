@@ -1,0 +1,376 @@
+"""Security properties of the whole app, checked route by route.
+
+The admin routes and the POST routes are enumerated from ``app.url_map``,
+so a route added later is checked (or makes these tests fail until it is
+listed) without anyone remembering to add it here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from itsdangerous import URLSafeSerializer
+from werkzeug.http import parse_set_header
+
+from app import create_app
+from surveys import accounts, protocol, storage
+from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in
+from tests.test_admin import add_responses
+from tests.test_fuzz import dump, message_of
+
+#: The admin endpoints anyone may use: the sign-in form itself.
+PUBLIC_ADMIN_ENDPOINTS = {"admin.login"}
+#: Every POST endpoint, with the test below that shows it refuses a missing token.
+CSRF_CHECKED_POSTS = {"respond.submit", "admin.login", "admin.logout", "admin.set_state"}
+URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css"}
+TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
+
+
+def url_of(app, rule) -> str:
+    with app.test_request_context():
+        return app.url_map.bind("localhost").build(rule.endpoint, {a: URL_ARGUMENTS[a] for a in rule.arguments})
+
+
+def routes(app, method: str, prefix: str = "/"):
+    """``(endpoint, url)`` of every rule answering ``method`` under ``prefix``."""
+    return [
+        (rule.endpoint, url_of(app, rule))
+        for rule in app.url_map.iter_rules()
+        if method in rule.methods and rule.rule.startswith(prefix)
+    ]
+
+
+def is_export(url: str) -> bool:
+    return url.endswith((".csv", ".json"))
+
+
+# --------------------------------------------------------------------------
+# Anonymous access to admin URLs.
+
+
+def test_admin_routes_are_found_by_enumeration(app):
+    endpoints = {endpoint for method in ("GET", "POST") for endpoint, _ in routes(app, method, "/admin")}
+    assert {"admin.dashboard", "admin.survey_page", "admin.set_state", "admin.logout", "admin.estimates_json",
+            "admin.estimates_csv", "admin.responses_csv", "admin.codebook_json"} <= endpoints
+
+
+def test_every_admin_url_refuses_anonymous_access(app, client, admin_account):
+    add_responses(app, [{"cheated": "yes", "ai_use": "often", "year": "first"}])
+    before = dump(app)
+    problems = []
+    for endpoint, url in routes(app, "GET", "/admin"):
+        if endpoint in PUBLIC_ADMIN_ENDPOINTS:
+            continue
+        response = client.get(url)
+        if is_export(url):
+            if response.status_code != 401 or not message_of(response):
+                problems.append((url, response.status_code, "export should be 401 with a message"))
+        else:
+            location = urlsplit(response.headers.get("Location", ""))
+            if response.status_code != 302 or location.path != "/admin/login" or parse_qs(location.query)["next"] != [url]:
+                problems.append((url, response.status_code, response.headers.get("Location")))
+        if "often" in response.get_data(as_text=True):
+            problems.append((url, "shows stored data to an anonymous visitor"))
+    token = csrf_token_in(client.get("/admin/login").get_data(as_text=True))  # an anonymous session's own token
+    for endpoint, url in routes(app, "POST", "/admin"):
+        if endpoint in PUBLIC_ADMIN_ENDPOINTS:
+            continue
+        for data in ({}, {"csrf_token": token, "state": "closed"}):
+            response = client.post(url, data=data)
+            refused = response.status_code in (400, 401) and message_of(response)
+            signed_out = endpoint == "admin.logout" and response.headers.get("Location") == "/admin/login"
+            if not (refused or signed_out):
+                problems.append((url, sorted(data), response.status_code))
+    assert problems == []
+    assert dump(app) == before
+
+
+# --------------------------------------------------------------------------
+# CSRF on every POST form.
+
+
+def test_every_post_route_is_checked_for_csrf(app):
+    assert {endpoint for endpoint, _ in routes(app, "POST")} == CSRF_CHECKED_POSTS
+
+
+@pytest.mark.parametrize("token", ["missing", "junk", "another session's"])
+def test_submission_without_a_valid_token_stores_nothing(app, respondent, token):
+    controls = respondent.open_form()
+    other = Respondent(app.test_client()).open_form()["csrf_token"]
+    data = {**controls, **TRUTH}
+    if token == "missing":
+        del data["csrf_token"]
+    else:
+        data["csrf_token"] = "ImFiYyI.junk.junk" if token == "junk" else other
+    before = dump(app)
+    response = respondent.client.post("/s/quiz", data=data)
+    assert response.status_code == 400 and message_of(response)
+    assert "Set-Cookie" not in response.headers or "rr_done" not in response.headers["Set-Cookie"]
+    assert dump(app) == before
+
+
+def test_sign_in_without_token_does_not_sign_in_or_count(app, client, admin_account):
+    client.get("/admin/login")
+    before = dump(app)
+    response = client.post("/admin/login", data={"name": ADMIN_NAME, "password": ADMIN_PASSWORD})
+    assert response.status_code == 400 and message_of(response)
+    assert client.get("/admin/").status_code == 302
+    assert dump(app) == before
+
+
+def test_sign_out_without_token_keeps_the_session(auth):
+    auth.login()
+    response = auth.client.post("/admin/logout")
+    assert response.status_code == 400 and message_of(response)
+    assert auth.client.get("/admin/").status_code == 200
+
+
+@pytest.mark.parametrize("token", ["missing", "junk", "another session's"])
+def test_state_change_without_a_valid_token_changes_nothing(app, auth, token):
+    other = csrf_token_in(app.test_client().get("/admin/login").get_data(as_text=True))
+    auth.login()
+    data = {"state": "closed"} if token == "missing" else {
+        "state": "closed", "csrf_token": "ImFiYyI.junk.junk" if token == "junk" else other}
+    before = dump(app)
+    response = auth.client.post("/admin/surveys/quiz/state", data=data)
+    assert response.status_code == 400 and message_of(response)
+    assert dump(app) == before
+
+
+# --------------------------------------------------------------------------
+# Headers and markup on every page.
+
+
+def every_response(app, auth, respondent):
+    """``(label, response)`` for every GET route (signed in), the POST outcomes and the error pages."""
+    add_responses(app, [{"cheated": "yes", "ai_use": "often", "year": "first"}])
+    anonymous = app.test_client()
+    controls = respondent.open_form()
+    out = [("GET /admin/login", anonymous.get("/admin/login")),
+           ("anonymous /admin/", anonymous.get("/admin/")),
+           ("anonymous export", anonymous.get("/admin/surveys/quiz/responses.csv")),
+           ("form", respondent.client.get("/s/quiz")),
+           ("404", anonymous.get("/s/no-such-survey")),
+           ("405", anonymous.put("/s/quiz")),
+           ("413", anonymous.post("/s/quiz", data={"x": "a" * 70_000})),
+           ("400 submission", anonymous.post("/s/quiz", data={"cheated": "yes"})),
+           ("thank-you", respondent.submit(TRUTH, controls=controls)),
+           ("409 retake", respondent.client.post("/s/quiz", data={**controls, **TRUTH, "submission_key": "k" * 20})),
+           ("401 sign-in", auth.login(password="wrong password!"))]
+    auth.login()
+    for endpoint, url in routes(app, "GET"):
+        response = auth.client.get(url)
+        response.get_data()
+        response.close()  # the static file's handle
+        out.append((url, response))
+    out.append(("400 admin option", auth.client.get("/admin/surveys/quiz?level=2")))
+    out.append(("302 state change", auth.client.post("/admin/surveys/quiz/state",
+                                                    data={"csrf_token": auth.csrf_token("/admin/"), "state": "open"})))
+    out.append(("302 sign-out", auth.logout()))
+    return out
+
+
+def test_security_headers_on_every_page(app, auth, respondent):
+    problems = []
+    for label, response in every_response(app, auth, respondent):
+        headers = response.headers
+        csp = {d.split()[0]: d.split()[1:] for d in headers.get("Content-Security-Policy", "").split(";") if d.strip()}
+        expected = [
+            csp.get("script-src") == ["'self'"],
+            csp.get("frame-ancestors") == ["'none'"],
+            not any("'unsafe-inline'" in v or "'unsafe-eval'" in v for v in csp.values()),
+            headers.get("X-Frame-Options") == "DENY",
+            headers.get("X-Content-Type-Options") == "nosniff",
+            headers.get("Referrer-Policy") == "no-referrer",
+            label == "/static/style.css" or "no-store" in parse_set_header(headers.get("Cache-Control", "")),
+        ]
+        if not all(expected):
+            problems.append((label, response.status_code, expected, dict(headers)))
+    assert problems == []
+
+
+INLINE_CODE = re.compile(
+    r"<script(?![^>]*\ssrc=)[^>]*>|<style[\s>]|\sstyle=|\son[a-z]+=|javascript:", re.I)
+
+
+def test_no_page_needs_inline_script_or_style(app, auth, respondent):
+    """The policy blocks inline code: a page that relied on it would break in the browser."""
+    pages = [(label, r) for label, r in every_response(app, auth, respondent) if r.mimetype == "text/html"]
+    assert len(pages) > 10
+    assert [(label, INLINE_CODE.findall(r.get_data(as_text=True))) for label, r in pages
+            if INLINE_CODE.search(r.get_data(as_text=True))] == []
+
+
+# --------------------------------------------------------------------------
+# Cookies.
+
+
+def cookie_attributes(response, name: str) -> set[str]:
+    """The flags of cookie ``name`` as set by ``response``: ``{"httponly", "samesite=lax", ...}``."""
+    header = next(h for h in response.headers.getlist("Set-Cookie") if h.startswith(f"{name}="))
+    parts = (part.strip().lower() for part in header.split(";")[1:])
+    return {part for part in parts if not part.startswith(("expires=", "max-age=", "path=", "domain="))}
+
+
+def test_session_cookie_is_httponly_and_lax(auth):
+    response = auth.login()
+    attributes = cookie_attributes(response, "session")
+    assert {"httponly", "samesite=lax"} <= attributes
+    assert "secure" not in attributes
+
+
+def test_cookies_are_secure_when_configured(app, admin_account):
+    app.config["SESSION_COOKIE_SECURE"] = True
+    client = app.test_client()
+    client.environ_base["wsgi.url_scheme"] = "https"
+    assert {"httponly", "samesite=lax", "secure"} <= cookie_attributes(client.get("/admin/login"), "session")
+    thanks = Respondent(client).submit(TRUTH)
+    assert thanks.status_code == 200
+    assert {"httponly", "samesite=lax", "secure"} <= cookie_attributes(thanks, "rr_done_quiz")
+    signed_in = AdminSession(client, app).login()
+    assert signed_in.status_code == 302
+    assert {"httponly", "samesite=lax", "secure"} <= cookie_attributes(signed_in, "session")
+
+
+# --------------------------------------------------------------------------
+# Sign-in throttling.
+
+
+def test_sign_in_locks_the_account_after_five_failures(app, auth):
+    db = storage.connect(app.config["DATABASE"])
+    accounts.create_admin(db, "colleague", "another long password")
+    db.close()
+    for _ in range(accounts.FREE_FAILURES):
+        assert auth.login(password="not the password").status_code == 401
+    locked = auth.login()  # the right password, during the lock
+    assert locked.status_code == 429
+    assert 0 < int(locked.headers["Retry-After"]) <= accounts.FIRST_LOCK_SECONDS
+    assert "Too many failed sign-ins" in locked.get_data(as_text=True)
+    assert auth.client.get("/admin/").status_code == 302  # not signed in
+    other = AdminSession(app.test_client(), app).login("colleague", "another long password")
+    assert other.status_code == 302  # the lock is per account
+
+
+def test_sign_ins_are_limited_per_address(app, auth):
+    app.config["RATELIMIT_SIGNINS"] = "3/600"
+    statuses = [auth.login("nobody", "whatever password").status_code for _ in range(4)]
+    assert statuses == [401, 401, 401, 429]
+    limited = auth.login()
+    assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
+    assert "Too many requests" in limited.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------
+# No true answer anywhere.
+
+
+def force_noise(monkeypatch) -> dict:
+    """Coins that never tell the truth here: what the server path stores for TRUTH.
+
+    Two coins (cheated): both bits 1, so "yes". Forced response 2/3, 1/6, 1/6
+    (lied): u = 5 of 6 is neither truthful nor forced yes, so "no". ai_use
+    (t = 1/2, k = 4): u = 1 of 2 is not truthful, the random option is the
+    last, "often". year is not randomized.
+    """
+    monkeypatch.setattr(protocol.secrets, "randbits", lambda k: (1 << k) - 1)
+    monkeypatch.setattr(protocol.secrets, "randbelow", lambda n: n - 1)
+    return {"cheated": "yes", "lied": "no", "ai_use": "often", "year": "third"}
+
+
+def stored_list(html: str) -> dict[str, str]:
+    """The thank-you page's "What was stored" list, label to value."""
+    pairs = re.findall(r"<dt>(.*?)</dt><dd>(.*?)(?: <span|</dd>)", html, re.S)
+    return {label: value.strip() for label, value in pairs}
+
+
+NORMALIZE = [
+    (re.compile(r'(name="csrf_token"(?: type="hidden")? value=")[^"]+'), r"\1"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+\-Z:0-9]*"), "<time>"),
+]
+
+
+def admin_outputs(app, client) -> dict[str, str]:
+    """Every admin page and export, signed in, with tokens, times and response ids blanked."""
+    out = {}
+    for endpoint, url in routes(app, "GET", "/admin") + [("by", "/admin/surveys/quiz?by=year")]:
+        text = client.get(url).get_data(as_text=True)
+        if url.endswith("responses.csv"):
+            rows = list(csv.reader(io.StringIO(text)))
+            text = "\n".join(sorted(",".join(row[1:]) for row in rows[1:]))  # ids are random
+        for pattern, replacement in NORMALIZE:
+            text = pattern.sub(replacement, text)
+        out[url] = text
+    return out
+
+
+def answer_through_every_path(app, truth: dict) -> tuple[str, str]:
+    """The server path, then the confirm-page path (this browser's token expired); returns both pages."""
+    thanks = Respondent(app.test_client()).submit(truth)
+    assert thanks.status_code == 200
+    late = app.test_client()
+    controls = Respondent(late).open_form()
+    limit, app.config["WTF_CSRF_TIME_LIMIT"] = app.config["WTF_CSRF_TIME_LIMIT"], -1  # expired at once
+    try:
+        confirm = late.post("/s/quiz", data={**controls, **truth})
+    finally:
+        app.config["WTF_CSRF_TIME_LIMIT"] = limit
+    assert confirm.status_code == 400
+    sealed = re.search(r'name="sealed" value="([^"]+)"', confirm.get_data(as_text=True)).group(1)
+    _, payload = URLSafeSerializer(app.config["SECRET_KEY"], salt="sealed-noisy-answers").loads_unsafe(sealed)
+    token = csrf_token_in(confirm.get_data(as_text=True))
+    assert late.post("/s/quiz", data={"csrf_token": token, "sealed": sealed}).status_code == 200
+    return thanks.get_data(as_text=True), confirm.get_data(as_text=True) + json.dumps(payload)
+
+
+def test_no_page_export_log_or_table_holds_a_true_answer(app, tmp_path, monkeypatch, caplog):
+    for name in ["", *logging.root.manager.loggerDict]:
+        caplog.set_level(logging.DEBUG, logger=name or None)
+    stored = force_noise(monkeypatch)
+    db = storage.connect(app.config["DATABASE"])
+    accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
+    db.close()
+
+    thanks, confirm = answer_through_every_path(app, TRUTH)
+    shown = stored_list(thanks)
+    assert shown == {
+        "Have you ever cheated on an exam?": "yes", "Have you lied to a professor?": "no",
+        "How often have you used AI-written text as your own?": "often", "Year of study": "third",
+    }
+    assert "sometimes" not in thanks and "sometimes" not in confirm
+
+    client = app.test_client()
+    assert AdminSession(client, app).login().status_code == 302
+    outputs = admin_outputs(app, client)
+    responses = list(csv.DictReader(io.StringIO(client.get("/admin/surveys/quiz/responses.csv").get_data(as_text=True))))
+    assert [{q: row[q] for q in stored} for row in responses] == [stored, stored]
+    rows = client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
+    counts = {(r["question"], r["option"]): r["yes_count"] for r in rows}
+    assert counts[("ai_use", "sometimes")] == 0 and counts[("ai_use", "often")] == 2
+    assert counts[("cheated", "")] == 2 and counts[("lied", "")] == 0
+
+    tables = dump(app)
+    assert "sometimes" not in repr(tables["responses"])
+    assert "sometimes" not in [answer for _, _, _, answer, _ in tables["tallies"]]
+    assert "sometimes" not in caplog.text
+
+    # A twin app whose respondents told a different truth but drew the same noise
+    # shows exactly the same admin pages and exports: the truth leaves no trace.
+    twin_dir = tmp_path / "twin"
+    twin_dir.mkdir()
+    (twin_dir / "quiz.yaml").write_text(QUIZ_YAML)
+    twin = create_app({**{k: app.config[k] for k in ("TESTING", "SECRET_KEY", "RATELIMIT_SUBMISSIONS")},
+                       "DATABASE": str(tmp_path / "twin.sqlite3"), "SURVEYS_DIR": str(twin_dir)})
+    db = storage.connect(twin.config["DATABASE"])
+    accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
+    db.close()
+    twin_thanks, _ = answer_through_every_path(twin, {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "third"})
+    assert stored_list(twin_thanks) == shown
+    twin_client = twin.test_client()
+    AdminSession(twin_client, twin).login()
+    assert admin_outputs(twin, twin_client) == outputs
