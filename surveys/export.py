@@ -168,27 +168,43 @@ def iter_responses_csv(
 
     The header is :data:`RESPONSE_COLUMNS` then one column per question of
     the current definition (empty where a response has no answer, for
-    example one given to an older version). SQLite extracts the answers from
-    their JSON; rows are fetched ``batch_rows`` at a time and written into
-    one buffer that is emptied after each chunk, so memory stays constant
-    however many responses there are. Ordered by the random response id, so
-    the order reveals nothing about when a response came in.
+    example one given to an older version). Responses stored with exactly
+    these columns come first, as lines SQLite joins from the stored answer
+    line (choice names never need CSV quoting); the rest (older designs)
+    follow, their answers extracted from JSON by SQLite and written by
+    :mod:`csv`. Rows are fetched ``batch_rows`` at a time, so memory stays
+    constant however many responses there are. Each part is ordered by the
+    random response id, so the order reveals nothing about when a response
+    came in.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(responses_header(survey))
-    cursor = storage.response_rows(db, survey.id, [q.name for q in survey.questions])
+    yield buffer.getvalue()
+    names = [q.name for q in survey.questions]
+    yield from _ready_lines(storage.response_lines(db, survey.id, names), batch_rows)
+    yield from _written_rows(storage.response_rows(db, survey.id, names), batch_rows)
+
+
+def _ready_lines(cursor, batch_rows: int) -> Iterator[str]:
+    """Chunks of the lines SQLite built (values that never need quoting)."""
     try:
-        while True:
-            rows = cursor.fetchmany(batch_rows)
-            if rows:
-                writer.writerows(rows)
-            if buffer.tell():
-                yield buffer.getvalue()
-                buffer.seek(0)
-                buffer.truncate(0)
-            if not rows:
-                return
+        while rows := cursor.fetchmany(batch_rows):
+            yield "\r\n".join([row[0] for row in rows]) + "\r\n"
+    finally:
+        cursor.close()
+
+
+def _written_rows(cursor, batch_rows: int) -> Iterator[str]:
+    """Chunks of rows written by :mod:`csv` (older designs: answers from JSON)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    try:
+        while rows := cursor.fetchmany(batch_rows):
+            writer.writerows(rows)
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate(0)
     finally:
         cursor.close()
 

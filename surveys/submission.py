@@ -68,4 +68,5 @@ def noisy_response(survey: Survey, noisy_answers: Mapping[str, str], randomized_
         answers=dict(noisy_answers),
         question_designs={name: keys[name] for name in noisy_answers},
         randomized_on=randomized_on,
+        columns=tuple(q.name for q in survey.questions),
     )

@@ -240,7 +240,7 @@ def test_responses_csv_streams_in_constant_memory(db, survey):
     assert size > 9_000_000  # about 95 bytes a row
     # One batch of rows and its text at a time: about 1.2 MB, against 9 MB of CSV.
     assert peak < 3_000_000, f"peak {peak} bytes while streaming {size} bytes"
-    assert chunks == count // export.CSV_BATCH_ROWS  # chunks of many rows (the header rides with the first)
+    assert chunks == count // export.CSV_BATCH_ROWS + 1  # chunks of many rows, and the header alone
 
 
 # --------------------------------------------------------------------------
@@ -289,3 +289,33 @@ def test_codebook_notes_give_the_estimator_and_the_rreg_call(db, survey):
     assert ai_use["design"]["k"] == 4 and ai_use["design"]["forced_share"] == "1/8"
     assert ai_use["stored_designs"] == []  # nothing stored yet
     assert notes["response_id"] is None
+
+
+def test_responses_csv_mixes_ready_lines_with_older_rows(db, survey):
+    """Current-design rows come as SQLite-built lines; rows of an older design (other
+    columns) and rows stored before answer lines existed come through csv; every row
+    appears once, with the same values either way."""
+    older = make_survey(version=2, questions=[
+        {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+        {"name": "ai_use", "type": "select_one", "label": "AI?", "choices": ["never", "once", "sometimes", "often"]},
+    ])
+    storage.store_response(db, noisy_response(survey, {"cheated": "yes", "ai_use": "once", "dept": "law"}, "device"),
+                           "key-current-1", "2026-11-21")
+    storage.store_response(db, noisy_response(older, {"cheated": "no", "ai_use": "often"}, "server"),
+                           "key-older-01", "2026-11-20")
+    storage.store_response(db, noisy_response(survey, {"cheated": "no", "ai_use": "never"}, "device"),
+                           "key-current-2", "2026-11-21")
+    db.execute("UPDATE responses SET answer_line = NULL WHERE answers LIKE '%never%'")  # as before m003
+    text = "".join(export.iter_responses_csv(db, survey))
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert len(rows) == 3 and len({row[0] for row in rows}) == 3
+    stored = {row[0]: json.loads(row[1]) for row in db.execute("SELECT id, answers FROM responses")}
+    for row in rows:
+        assert row[5:] == [stored[row[0]].get(name, "") for name in header[5:]]
+    assert sorted(row[1] for row in rows) == ["1", "1", "2"]
+
+
+def test_answer_line_is_refused_for_values_that_need_quoting():
+    response = storage.NoisyResponse("s", 1, "d", "{}", {"q": 'a,"b'}, {"q": "k"}, "device", ("q",))
+    assert response.answer_line() is None
+    assert storage.NoisyResponse("s", 1, "d", "{}", {"q": "x"}, {"q": "k"}, "device", ("q", "r")).answer_line() == "x,"
