@@ -1,0 +1,197 @@
+"""Bulk generation of stored responses, exactly as the app would have stored them.
+
+The rows are not composed here: every distinct response the generator uses
+(a pool of random answer sets, each randomized on the device or on the
+server) is first stored once by the product itself
+(:func:`surveys.storage.store_response`) in a scratch database, and read
+back with all its columns. Bulk rows are copies of these templates with a
+fresh id and day, so any column the product derives from the answers (the
+JSON, a ready CSV line, ...) is the product's own. Rows then go straight
+into the benchmark database with ``executemany`` in large transactions,
+with the journal and fsyncs off (generation only; the benchmarks open the
+file with :func:`surveys.storage.connect`). The ``tallies`` and
+``daily_counts`` rows are the exact aggregates of what was inserted,
+computed in Python, so the database is what the app would have built one
+submission at a time.
+
+Response ids are 32 hex digits like the app's, but led by a counter so that
+inserts append to the ``WITHOUT ROWID`` b-tree (fast generation). Reads are
+unaffected: a scan visits rows in id order whatever the ids are.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from surveys import storage
+from surveys.definition import Survey
+from surveys.submission import noisy_response, question_design_key
+
+#: Distinct answer sets drawn from; rows pick one at random.
+POOL_SIZE = 4096
+#: Rows per transaction and per ``executemany``.
+BATCH_ROWS = 500_000
+#: Days the responses are spread over.
+DAYS = 120
+FIRST_DAY = dt.date(2026, 1, 5)
+#: Share of responses randomized on the device (the rest: JavaScript off).
+DEVICE_SHARE = 0.9
+RANDOMIZED_ON = ("device", "server")
+
+
+def create_database(path: Path) -> None:
+    """Create the product schema in a new file, as ``flask init-db`` does."""
+    db = storage.connect(path)
+    try:
+        storage.migrate(db)
+    finally:
+        db.close()
+
+
+def _answer_pool(survey: Survey, rng: np.random.Generator) -> list[dict[str, str]]:
+    """``POOL_SIZE`` answer sets, one answer per question, with uneven shares."""
+    columns = {}
+    for question in survey.questions:
+        names = question.choice_names
+        weights = rng.dirichlet(np.full(len(names), 2.0))
+        columns[question.name] = rng.choice(len(names), size=POOL_SIZE, p=weights)
+    return [
+        {q.name: q.choice_names[columns[q.name][i]] for q in survey.questions}
+        for i in range(POOL_SIZE)
+    ]
+
+
+@dataclass(frozen=True)
+class Templates:
+    """Rows as the product stores them: ``rows[on][pick]`` is a full ``responses`` row."""
+
+    columns: tuple[str, ...]
+    rows: dict[str, list[tuple]]
+    designs: list[tuple]
+    design_columns: tuple[str, ...]
+
+
+def store_templates(scratch: Path, survey: Survey, pool: list[dict[str, str]]) -> Templates:
+    """Store each answer set once per ``randomized_on`` through the product; read the rows back.
+
+    Each template is stored with ``day`` set to a tag naming it, so it can
+    be found again; the tag is replaced by a real day when copied.
+    """
+    create_database(scratch)
+    db = storage.connect(scratch)
+    try:
+        db.execute("PRAGMA synchronous = OFF")  # scratch data only
+        for on in RANDOMIZED_ON:
+            for pick, answers in enumerate(pool):
+                response = noisy_response(survey, answers, on)
+                storage.store_response(db, response, secrets.token_urlsafe(18), f"{on}:{pick}")
+        cursor = db.conn.execute("SELECT * FROM responses")
+        columns = tuple(d[0] for d in cursor.description)
+        day = columns.index("day")
+        rows: dict[str, list] = {on: [None] * len(pool) for on in RANDOMIZED_ON}
+        for row in cursor.fetchall():
+            on, pick = row[day].split(":")
+            rows[on][int(pick)] = row
+        designs = db.conn.execute("SELECT * FROM designs")
+        design_columns = tuple(d[0] for d in designs.description)
+        return Templates(columns, rows, designs.fetchall(), design_columns)
+    finally:
+        db.close()
+
+
+@dataclass
+class Generator:
+    """Appends responses to one survey; call :meth:`grow_to` with rising totals."""
+
+    path: Path
+    survey: Survey
+    seed: int = 20260901
+    rows: int = 0
+    rng: np.random.Generator = field(init=False)
+    pool: list[dict[str, str]] = field(init=False)
+    templates: Templates = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+        self.pool = _answer_pool(self.survey, self.rng)
+        self.templates = store_templates(self.path.with_name(self.path.stem + "-templates.sqlite3"),
+                                         self.survey, self.pool)  # fmt: skip
+        self.days = [(FIRST_DAY + dt.timedelta(days=k)).isoformat() for k in range(DAYS)]
+
+    def grow_to(self, total: int) -> None:
+        """Insert rows until the survey has ``total`` responses."""
+        conn = self._bulk_connection()
+        try:
+            self._insert_designs(conn)
+            while self.rows < total:
+                self._insert_batch(conn, min(BATCH_ROWS, total - self.rows))
+        finally:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.close()
+
+    def _bulk_connection(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), isolation_level=None)
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA cache_size = -262144")  # 256 MiB
+        return conn
+
+    def _insert_designs(self, conn: sqlite3.Connection) -> None:
+        columns = self.templates.design_columns
+        conn.executemany(
+            f"INSERT OR IGNORE INTO designs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            self.templates.designs,
+        )  # column names read from the product's own table
+
+    def _insert_batch(self, conn: sqlite3.Connection, count: int) -> None:
+        picks = self.rng.integers(0, POOL_SIZE, size=count)
+        days = self.rng.integers(0, DAYS, size=count)
+        device = self.rng.random(count) < DEVICE_SHARE
+        suffixes = self.rng.integers(0, 2**63, size=count)
+        columns = self.templates.columns
+        conn.execute("BEGIN")
+        conn.executemany(
+            f"INSERT INTO responses ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            self._rows(picks.tolist(), days.tolist(), device.tolist(), suffixes.tolist()),
+        )  # column names read from the product's own table
+        self._add_tallies(conn, picks)
+        self._add_daily_counts(conn, days)
+        conn.execute("COMMIT")
+        self.rows += count
+
+    def _rows(self, picks, days, device, suffixes):
+        """Template rows with a fresh id and day."""
+        columns = self.templates.columns
+        id_at, day_at = columns.index("id"), columns.index("day")
+        on_device, on_server = self.templates.rows["device"], self.templates.rows["server"]
+        day_names, start = self.days, self.rows
+        for i, (pick, day, is_device, suffix) in enumerate(zip(picks, days, device, suffixes)):
+            row = list((on_device if is_device else on_server)[pick])
+            row[id_at], row[day_at] = f"{start + i:016x}{suffix:016x}", day_names[day]
+            yield row
+
+    def _add_tallies(self, conn: sqlite3.Connection, picks: np.ndarray) -> None:
+        counts = Counter()
+        for pick, times in enumerate(np.bincount(picks, minlength=POOL_SIZE).tolist()):
+            for name, answer in self.pool[pick].items():
+                counts[name, answer] += times
+        keys = {q.name: question_design_key(q) for q in self.survey.questions}
+        conn.executemany(
+            "INSERT INTO tallies (survey_id, question, design, answer, count) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            [(self.survey.id, name, keys[name], answer, n) for (name, answer), n in counts.items() if n],
+        )
+
+    def _add_daily_counts(self, conn: sqlite3.Connection, days: np.ndarray) -> None:
+        conn.executemany(
+            "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, ?)"
+            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            [(self.survey.id, self.days[k], n) for k, n in enumerate(np.bincount(days, minlength=DAYS).tolist()) if n],
+        )

@@ -1,0 +1,267 @@
+"""A closed-loop HTTP load generator in separate processes.
+
+``processes`` x ``threads`` clients, each with its own connection. The
+client is a minimal HTTP/1.1 one on a raw socket (request bytes built by
+hand, responses read by ``Content-Length``): on a two-core machine the load
+generator shares the CPU with the server, and ``http.client`` or
+``requests`` would spend as much CPU per request as a bare Flask view. The
+connection is kept alive when the server allows it (gunicorn's sync
+workers, the production setting, close it after every response).
+
+Each client first opens a session as a browser would (GET the form once:
+session cookie and CSRF token), then posts as fast as its answers come
+back. Requests finishing during the warm-up are not counted; the
+measurement window is the same wall-clock interval in every process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import random
+import re
+import resource
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+CSRF_INPUT = re.compile(r'name="csrf_token" value="([^"]+)"')
+#: Seconds given to the client processes to start and open their sessions.
+START_SLACK_SECONDS = 2.0
+HEADER_END = b"\r\n\r\n"
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    """What to post, where, how hard and for how long.
+
+    ``questions`` maps each question name to its options; every request
+    carries a fresh ``submission_key`` and one random option per question
+    under ``rr-<name>`` with ``randomized_on=device`` (the JavaScript path),
+    and only the session cookie (never ``rr_done_<survey>``).
+    """
+
+    port: int
+    form_path: str
+    post_path: str
+    questions: dict[str, tuple[str, ...]]
+    processes: int = 4
+    threads: int = 4
+    warmup_seconds: float = 2.0
+    measure_seconds: float = 10.0
+
+    @property
+    def connections(self) -> int:
+        return self.processes * self.threads
+
+
+@dataclass
+class LoadResult:
+    """Requests completed in the window, their latencies and status codes."""
+
+    measure_seconds: float
+    latencies: list[float] = field(default_factory=list)
+    statuses: Counter = field(default_factory=Counter)
+    client_cpu_seconds: float = 0.0
+    #: Every request sent, warm-up and stragglers included (for CPU per request).
+    sent: int = 0
+
+    @property
+    def ok(self) -> int:
+        return self.statuses.get(200, 0)
+
+    @property
+    def errors(self) -> int:
+        return sum(self.statuses.values()) - self.ok
+
+    @property
+    def rate(self) -> float:
+        return self.ok / self.measure_seconds
+
+    def percentile(self, q: float) -> float:
+        """Latency percentile ``q`` (0-100) in seconds, over the window's requests."""
+        if len(self.latencies) < 2:
+            return float("nan")
+        return statistics.quantiles(self.latencies, n=1000, method="inclusive")[round(q * 10) - 1]
+
+    def merge(self, other: "LoadResult") -> None:
+        self.latencies.extend(other.latencies)
+        self.statuses.update(other.statuses)
+        self.client_cpu_seconds += other.client_cpu_seconds
+        self.sent += other.sent
+
+
+def submission_body(csrf_token: str, questions: dict[str, tuple[str, ...]]) -> str:
+    """One device-path submission, as ``static/randomize.js`` posts it."""
+    fields = {"csrf_token": csrf_token, "submission_key": secrets.token_urlsafe(18), "randomized_on": "device"}
+    fields.update({f"rr-{name}": random.choice(options) for name, options in questions.items()})
+    return urlencode(fields)
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+class RawConnection:
+    """One HTTP/1.1 connection to 127.0.0.1:``port``, reopened when the server closes it."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.sock: socket.socket | None = None
+        self.pending = b""
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+        self.sock, self.pending = None, b""
+
+    def request(self, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> Response:
+        if self.sock is None:
+            self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=60)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}", f"Content-Length: {len(body)}"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        response = self._read_response()
+        if response.headers.get("connection", "").lower() == "close":
+            self.close()
+        return response
+
+    def _receive(self) -> bytes:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("connection closed by the server")
+        return chunk
+
+    def _read_response(self) -> Response:
+        data = self.pending
+        while HEADER_END not in data:
+            data += self._receive()
+        head, _, data = data.partition(HEADER_END)
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            headers.setdefault(name.strip().lower(), value.strip())
+        length = int(headers.get("content-length", 0))
+        while len(data) < length:
+            data += self._receive()
+        self.pending = data[length:]
+        return Response(int(status_line.split(" ", 2)[1]), headers, data[:length])
+
+
+class _Client:
+    """One browser session on one connection."""
+
+    def __init__(self, spec: LoadSpec):
+        self.spec = spec
+        self.conn = RawConnection(spec.port)
+        self.cookie, self.csrf_token = self._open_session()
+
+    def _open_session(self) -> tuple[str, str]:
+        response = self.conn.request("GET", self.spec.form_path, {})
+        if response.status != 200:
+            raise RuntimeError(f"GET {self.spec.form_path} answered {response.status}")
+        cookie = response.headers.get("set-cookie", "").split(";", 1)[0]
+        return cookie, CSRF_INPUT.search(response.body.decode()).group(1)
+
+    def post(self) -> int:
+        body = submission_body(self.csrf_token, self.spec.questions).encode("ascii")
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": self.cookie}
+        try:
+            return self.conn.request("POST", self.spec.post_path, headers, body).status
+        except (OSError, ValueError):
+            self.conn.close()
+            return 0  # connection error
+
+
+def _client_thread(spec: LoadSpec, start: float, window: tuple[float, float], result: LoadResult) -> None:
+    client = _Client(spec)
+    time.sleep(max(0.0, start - time.time()))
+    window_start, window_end = window
+    while time.time() < window_end:
+        tick = time.perf_counter()
+        status = client.post()
+        elapsed, finished = time.perf_counter() - tick, time.time()
+        result.sent += 1
+        if window_start <= finished <= window_end:
+            result.latencies.append(elapsed)
+            result.statuses[status] += 1
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _client_process(spec: LoadSpec, start: float, window: tuple[float, float]) -> LoadResult:
+    """``spec.threads`` clients in this process; CPU counted from the window's start."""
+    parts = [LoadResult(spec.measure_seconds) for _ in range(spec.threads)]
+    threads = [threading.Thread(target=_client_thread, args=(spec, start, window, part)) for part in parts]
+    for thread in threads:
+        thread.start()
+    time.sleep(max(0.0, window[0] - time.time()))
+    cpu_at_start = _cpu_seconds()
+    for thread in threads:
+        thread.join()
+    result = LoadResult(spec.measure_seconds, client_cpu_seconds=_cpu_seconds() - cpu_at_start)
+    for part in parts:
+        result.merge(part)
+    return result
+
+
+def _run_here(spec: LoadSpec) -> LoadResult:
+    start = time.time() + START_SLACK_SECONDS
+    window = (start + spec.warmup_seconds, start + spec.warmup_seconds + spec.measure_seconds)
+    with multiprocessing.get_context("spawn").Pool(spec.processes) as pool:
+        parts = pool.starmap(_client_process, [(spec, start, window)] * spec.processes)
+    result = LoadResult(spec.measure_seconds)
+    for part in parts:
+        result.merge(part)
+    return result
+
+
+def run_load(spec: LoadSpec) -> LoadResult:
+    """Drive the server with ``spec`` from a fresh ``python -m bench.load`` process.
+
+    A separate interpreter that imports only the standard library, so that
+    its client processes start light (spawned children re-import the main
+    module, which in the bench runner pulls in numpy, scipy and Flask).
+    """
+    payload = json.dumps(dataclasses.asdict(spec))
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.load"], input=payload, capture_output=True, text=True,
+        cwd=Path(__file__).resolve().parent.parent, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"the load generator failed:\n{done.stderr}")
+    raw = json.loads(done.stdout)
+    return LoadResult(
+        spec.measure_seconds, raw["latencies"], Counter({int(k): v for k, v in raw["statuses"].items()}),
+        raw["client_cpu_seconds"], raw["sent"],
+    )  # fmt: skip
+
+
+def main() -> None:
+    """Read a :class:`LoadSpec` as JSON on stdin, run it, write the result as JSON."""
+    raw = json.load(sys.stdin)
+    spec = LoadSpec(**{**raw, "questions": {k: tuple(v) for k, v in raw["questions"].items()}})
+    result = _run_here(spec)
+    json.dump({"latencies": result.latencies, "statuses": result.statuses,
+               "client_cpu_seconds": result.client_cpu_seconds, "sent": result.sent}, sys.stdout)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

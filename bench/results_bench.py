@@ -1,0 +1,126 @@
+"""Figure 2: results and estimates from the tallies, against a rescan of every response.
+
+At each size (the same database, grown between sizes by
+:class:`bench.dataset.Generator`):
+
+* warm: :func:`surveys.storage.tallies` + :func:`surveys.results.compute_results`
+  (what the results page computes), the estimates exports
+  (:func:`surveys.export.estimates_json` serialized, :func:`surveys.export.estimates_csv`),
+  and the whole results page rendered through the Flask test client with a
+  signed-in admin; medians of several runs;
+* the SQL floor (:func:`bench.cold.floor_scan`) and the cold recompute
+  (:func:`bench.cold.cold_tallies` + ``compute_results``), interleaved, medians;
+* for context, one run of the break-down data of ``?by=`` (the product's
+  :func:`surveys.storage.group_tallies`, which rescans), up to
+  :data:`BREAKDOWN_MAX_ROWS`.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from app import create_app
+from bench.cold import cold_tallies, floor_scan
+from bench.report import median_seconds
+from surveys import export, results, storage
+from surveys.definition import Survey
+
+WARM_RUNS = 9
+SCAN_RUNS_SMALL = 3  # floor and cold runs up to 1,000,000 rows
+SCAN_RUNS_LARGE = 2  # above: each scan takes tens of seconds
+#: Largest size at which the breakdown (``?by=``) data is timed: it sorts one
+#: row per answer (ten per response), which takes minutes beyond this.
+BREAKDOWN_MAX_ROWS = 1_000_000
+BREAKDOWN_BY = "stress"
+
+
+@dataclass
+class SizeTimings:
+    """Seconds per operation at one number of stored responses."""
+
+    rows: int
+    results: float = 0.0
+    estimates_json: float = 0.0
+    estimates_csv: float = 0.0
+    page: float = 0.0
+    floor: float = 0.0
+    cold: float = 0.0
+    cold_matches_tallies: bool = False
+    breakdown: float | None = None
+
+    @property
+    def cold_over_floor(self) -> float:
+        return self.cold / self.floor
+
+
+def _warm_results(db, survey: Survey) -> results.SurveyResults:
+    return results.compute_results(survey, storage.tallies(db, survey.id), storage.response_count(db, survey.id))
+
+
+def _cold_results(db, survey: Survey, recounted: dict) -> results.SurveyResults:
+    """Results from tallies recounted from ``responses``; the tallies are left in ``recounted``."""
+    recounted["tallies"] = cold_tallies(db, survey.id)
+    return results.compute_results(survey, recounted["tallies"], storage.response_count(db, survey.id))
+
+
+def _signed_in_client(database: Path, surveys_dir: Path):
+    """A test client of the real app whose session is an admin's, as after sign-in."""
+    app = create_app({
+        "DATABASE": str(database), "SURVEYS_DIR": str(surveys_dir),
+        "SECRET_KEY": "bench-secret-key-not-for-production", "RATELIMIT_ENABLED": False,
+    })  # fmt: skip
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["admin"], session["admin_since"] = "bench", time.time()
+    return client
+
+
+def _page_timer(client, survey: Survey):
+    def get_page() -> None:
+        response = client.get(f"/admin/surveys/{survey.id}")
+        if response.status_code != 200:
+            raise RuntimeError(f"results page answered {response.status_code}")
+
+    return get_page
+
+
+def _interleaved_medians(first, second, runs: int) -> tuple[float, float]:
+    """Median seconds of ``first()`` and ``second()``, run alternately ``runs`` times each."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(runs):
+        for function, spent in zip((first, second), times):
+            start = time.perf_counter()
+            function()
+            spent.append(time.perf_counter() - start)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int) -> SizeTimings:
+    """Every figure-2 timing for the database as it is now (``rows`` responses)."""
+    timings = SizeTimings(rows)
+    db = storage.connect(database)
+    try:
+        timings.results = median_seconds(lambda: _warm_results(db, survey), WARM_RUNS)
+        timings.estimates_json = median_seconds(
+            lambda: json.dumps(export.estimates_json(_warm_results(db, survey), "2026-01-01T00:00:00+00:00")),
+            WARM_RUNS,
+        )
+        timings.estimates_csv = median_seconds(lambda: export.estimates_csv(_warm_results(db, survey)), WARM_RUNS)
+        timings.page = median_seconds(_page_timer(_signed_in_client(database, surveys_dir), survey), WARM_RUNS)
+        runs = SCAN_RUNS_SMALL if rows <= 1_000_000 else SCAN_RUNS_LARGE
+        recounted: dict = {}
+        timings.floor, timings.cold = _interleaved_medians(
+            lambda: floor_scan(db, survey), lambda: _cold_results(db, survey, recounted), runs
+        )
+        timings.cold_matches_tallies = recounted["tallies"] == storage.tallies(db, survey.id)
+        if rows <= BREAKDOWN_MAX_ROWS:
+            timings.breakdown = median_seconds(
+                lambda: storage.group_tallies(db, survey.id, BREAKDOWN_BY), runs=1, warmup=0
+            )
+    finally:
+        db.close()
+    return timings

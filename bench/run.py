@@ -1,0 +1,284 @@
+"""``make bench``: measure everything once and print one table.
+
+    python -m bench.run                      # full run (about 6 minutes)
+    python -m bench.run --quick              # smoke run (about 1 minute)
+    python -m bench.run --sizes 10000,1000000,10000000 --only results
+
+Figures (see bench/README.md for what each means):
+
+1. ``http``: submissions per second through gunicorn against a bare-insert
+   ceiling on the same server, with latencies; the submission is then timed
+   step by step in process (always in a full run; in a quick run only when
+   the ratio misses its target, or with ``--profile``).
+2. ``results``: the results page data, its render and the estimates exports
+   from the tallies, against the SQL floor of a rescan and a cold recount.
+3. ``export``: the streamed responses CSV, rows per second and peak memory,
+   and its pieces apart (same rule as the submission's breakdown).
+4. ``page``: the respondent page's weight and third-party requests.
+
+Everything lives in one temporary folder, deleted at the end (``--keep`` to
+keep it); servers listen on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import export_breakdown, export_bench, http_bench, machine, page_bench, profile_submit, results_bench
+from bench.dataset import Generator, create_database
+from bench.report import Figure, at_least, at_most, ms, table
+from bench.survey import SURVEY_ID, write_survey
+
+ROOT = Path(__file__).resolve().parent.parent
+PARTS = ("page", "http", "results", "export")
+#: Bytes of database per stored response (rows, index, tallies), for the disk check.
+BYTES_PER_ROW = 420
+RESULTS_TARGET_SECONDS = 0.100
+COLD_OVER_FLOOR_TARGET = 1.5
+EXPORT_RATE_TARGET = 500_000
+PAGE_BYTES_TARGET = 30_000
+FLAT_MEMORY_FACTOR = 1.25
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run, and how long; built from the command line."""
+
+    parts: tuple[str, ...]
+    sizes: tuple[int, ...]
+    export_rows: int
+    export_small_rows: int
+    http: http_bench.HttpOptions
+    profile: bool  # break down the submission and the CSV stream even when they pass
+    profile_requests: int
+    keep: bool
+
+
+def parse_args(argv: list[str] | None = None) -> Plan:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="short smoke run: small sizes, short load")
+    parser.add_argument("--sizes", help="stored responses for figure 2, comma-separated (default 10000,1000000,10000000)")
+    parser.add_argument("--only", help=f"comma-separated parts to run, among {', '.join(PARTS)}")
+    parser.add_argument("--workers", type=int, help="gunicorn workers (default: gunicorn.conf.py's, 2 x cores + 1)")
+    parser.add_argument("--connections", type=int, help="concurrent client connections (default 16)")
+    parser.add_argument("--seconds", type=float, help="measured seconds per load round (default 8; 3 rounds)")
+    parser.add_argument("--profile", action="store_true",
+                        help="break down the submission and the CSV stream even if they meet their targets "
+                             "(always done in a full run)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (
+        (10_000, 100_000) if quick else (10_000, 1_000_000, 10_000_000))
+    connections = args.connections or 16
+    processes = min(4, connections)
+    http = http_bench.HttpOptions(
+        workers=args.workers, processes=processes, threads=max(1, connections // processes),
+        warmup_seconds=1.0 if quick else 2.0, measure_seconds=args.seconds or (3.0 if quick else 8.0),
+        rounds=1 if quick else 3,
+    )  # fmt: skip
+    parts = tuple(p.strip() for p in args.only.split(",")) if args.only else PARTS
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose among {', '.join(PARTS)}")
+    return Plan(
+        parts=parts, sizes=tuple(sorted(sizes)),
+        export_rows=100_000 if quick else 1_000_000, export_small_rows=10_000 if quick else 100_000,
+        http=http, profile=args.profile or not quick, profile_requests=200 if quick else 1000, keep=args.keep,
+    )  # fmt: skip
+
+
+def say(message: str) -> None:
+    """Progress, on standard error, so that standard output is the table alone."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def check_disk(workdir: Path, plan: Plan) -> None:
+    largest = max(plan.sizes + (plan.export_rows,)) if {"results", "export"} & set(plan.parts) else 0
+    needed = largest * BYTES_PER_ROW * 1.3
+    free = shutil.disk_usage(workdir).free
+    if needed > free:
+        sys.exit(f"Not enough disk in {workdir}: about {needed / 1e9:.1f} GB needed, {free / 1e9:.1f} GB free.")
+
+
+# --------------------------------------------------------------------------
+# Figure 4: the respondent page.
+
+
+def page_figures(workdir: Path) -> list[Figure]:
+    write_survey(workdir / "page-surveys")
+    bench_page = page_bench.measure(workdir / "page.sqlite3", workdir / "page-surveys", SURVEY_ID)
+    example = page_bench.measure(workdir / "page-example.sqlite3", ROOT / "survey_files", "exam-integrity")
+
+    def weight(page: page_bench.PageWeight) -> str:
+        parts = " + ".join(f"{size:,}" for size in page.resources.values())
+        return f"{page.total_bytes:,} B (HTML {page.html_bytes:,} + {parts})"
+
+    third_party = bench_page.third_party + example.third_party
+    return [
+        Figure("Respondent page weight, 10-question survey", weight(bench_page),
+               f"< {PAGE_BYTES_TARGET // 1000} KB", bench_page.total_bytes < PAGE_BYTES_TARGET),
+        Figure("  the same, shipped example exam-integrity", weight(example),
+               f"< {PAGE_BYTES_TARGET // 1000} KB", example.total_bytes < PAGE_BYTES_TARGET),
+        Figure("  third-party requests", ", ".join(third_party) or "none", "none", not third_party),
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------
+# Figure 2 and 3: the grown database.
+
+
+def _joined(values: list[str]) -> str:
+    return " / ".join(values)
+
+
+def results_figures(timings: list[results_bench.SizeTimings]) -> list[Figure]:
+    last = timings[-1]
+    sizes = _joined(f"{t.rows:,}" for t in timings)
+    at = f"at {last.rows:,}"
+
+    def row(name: str, attribute: str) -> Figure:
+        values = [getattr(t, attribute) for t in timings]
+        return Figure(name, _joined(ms(v) for v in values), f"< {ms(RESULTS_TARGET_SECONDS)} {at}",
+                      at_most(values[-1], RESULTS_TARGET_SECONDS))  # fmt: skip
+
+    return [
+        Figure("Stored responses (10 questions)", sizes),
+        row("Results page data: tallies + compute_results", "results"),
+        row("Results page render (test client, admin)", "page"),
+        row("Estimates export JSON (compute + serialize)", "estimates_json"),
+        row("Estimates export CSV (compute + write)", "estimates_csv"),
+        Figure("SQL floor: one scan, SUM(json_extract) x 10", _joined(ms(t.floor) for t in timings)),
+        Figure("Cold: tallies recounted in one SQL scan + compute", _joined(ms(t.cold) for t in timings)),
+        Figure("  cold / floor", _joined(f"{t.cold_over_floor:.2f}" for t in timings),
+               f"<= {COLD_OVER_FLOOR_TARGET} {at}", at_most(last.cold_over_floor, COLD_OVER_FLOOR_TARGET)),
+        Figure("  cold recount equals the stored tallies", _joined("yes" if t.cold_matches_tallies else "NO" for t in timings),
+               "yes", all(t.cold_matches_tallies for t in timings)),
+        Figure("  warm results / floor", _joined(f"{t.results / t.floor:.4f}" for t in timings)),
+        Figure("Break-down data ?by= (storage.group_tallies, 1 run)",
+               _joined("not run" if t.breakdown is None else ms(t.breakdown) for t in timings)),
+    ]  # fmt: skip
+
+
+def export_figures(passes: dict[str, export_bench.ExportPass]) -> list[Figure]:
+    full, small = passes["full"], passes["small"]
+    traced_full, traced_small = passes["full_traced"].traced_peak_bytes, passes["small_traced"].traced_peak_bytes
+    mib = 2**20
+    return [
+        Figure(f"Responses CSV stream, {full.rows:,} rows", f"{full.rate:,.0f} rows/s ({full.seconds:.2f} s)",
+               f">= {EXPORT_RATE_TARGET:,} rows/s", at_least(full.rate, EXPORT_RATE_TARGET)),
+        Figure(f"  peak RSS growth after {small.rows:,} / {full.rows:,} rows",
+               f"{small.rss_growth_bytes / mib:.1f} / {full.rss_growth_bytes / mib:.1f} MiB"),
+        Figure(f"  tracemalloc peak after {small.rows:,} / {full.rows:,} rows",
+               f"{traced_small / mib:.2f} / {traced_full / mib:.2f} MiB",
+               f"flat (<= {FLAT_MEMORY_FACTOR} x)", traced_full <= FLAT_MEMORY_FACTOR * traced_small),
+    ]  # fmt: skip
+
+
+def export_breakdown_table(pieces: list[tuple[str, float]]) -> str:
+    return table([Figure(label, f"{rate:,.0f} rows/s") for label, rate in pieces], ("piece", "rate"))
+
+
+def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str], str]:
+    """Grow one database through the sizes; measure figure 2 at each and figure 3 at its size.
+
+    Returns the figures, notes, and the export breakdown (empty unless the
+    stream missed its target).
+    """
+    surveys_dir = workdir / "data-surveys"
+    survey = write_survey(surveys_dir)
+    database = workdir / "data.sqlite3"
+    create_database(database)
+    generator = Generator(database, survey)
+    stages = sorted(set(plan.sizes if "results" in plan.parts else ()) | (
+        {plan.export_rows} if "export" in plan.parts else set()))
+    timings, passes, notes, breakdown = [], None, [], ""
+    for rows in stages:
+        say(f"generating responses up to {rows:,}")
+        start = time.perf_counter()
+        generator.grow_to(rows)
+        notes.append(f"generated {rows:,} rows in {time.perf_counter() - start:.1f} s, "
+                     f"database {database.stat().st_size / 1e9:.2f} GB")
+        if "results" in plan.parts and rows in plan.sizes:
+            say(f"results, exports, floor and cold recount at {rows:,}")
+            timings.append(results_bench.measure_size(database, surveys_dir, survey, rows))
+        if "export" in plan.parts and rows == plan.export_rows:
+            say(f"streaming the responses CSV ({plan.export_small_rows:,} and {rows:,} rows)")
+            passes = export_bench.measure(database, surveys_dir / f"{SURVEY_ID}.yaml", rows, plan.export_small_rows)
+            if plan.profile or passes["full"].rate < EXPORT_RATE_TARGET:
+                say("breaking the CSV stream down")
+                breakdown = export_breakdown_table(export_breakdown.breakdown(database, survey))
+    figures = (results_figures(timings) if timings else []) + (export_figures(passes) if passes else [])
+    return figures, notes, breakdown
+
+
+# --------------------------------------------------------------------------
+# Figure 1: HTTP, and the profile when it misses.
+
+
+def profile_table(profile: profile_submit.SubmitProfile) -> str:
+    """The step-by-step timing of a submission and of the ceiling, and the pieces alone."""
+    rows = [Figure(f"Submission, in process: {profile.submission_ms:.2f} ms (sum of medians)", "")]
+    rows += [Figure(f"  {label}", f"{value:.3f} ms") for label, value in profile.submission]
+    rows += [Figure(f"Ceiling, in process: {profile.ceiling_ms:.2f} ms (ratio {profile.ceiling_ms / profile.submission_ms:.2f})", "")]
+    rows += [Figure(f"  {label}", f"{value:.3f} ms") for label, value in profile.ceiling]
+    rows += [Figure("Pieces alone (same connection, repeated)", "")]
+    rows += [Figure(f"  {label}", f"{value:.3f} ms") for label, value in profile.pieces]
+    return table(rows, ("step", "median"))
+
+
+def run(plan: Plan) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="rr-bench-"))
+    figures: list[Figure] = []
+    notes: list[str] = []
+    http_profile = export_pieces = ""
+    try:
+        check_disk(workdir, plan)
+        if "page" in plan.parts:
+            say("respondent page weight")
+            figures += page_figures(workdir)
+        if "http" in plan.parts:
+            say(f"HTTP load: {plan.http.rounds} round(s) x 2 servers x {plan.http.measure_seconds:g} s")
+            http_figures, raw = http_bench.measure(workdir, plan.http)
+            figures += http_figures
+            notes.append(f"HTTP: {raw['submission_ok_total']:,} submissions answered 200 in the measured windows; "
+                         f"{raw['stored_responses']:,} rows stored in all (warm-ups included)")
+            if plan.profile or any(f.passed is False for f in http_figures):
+                say("profiling the submission path in process")
+                http_profile = profile_table(profile_submit.profile(workdir, plan.profile_requests))
+        if {"results", "export"} & set(plan.parts):
+            more, generation, export_pieces = grow_and_measure(workdir, plan)
+            figures += more
+            notes += generation
+    finally:
+        if plan.keep:
+            say(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(f"Benchmark, {machine.describe()}\n")
+    print(table(figures))
+    for note in notes:
+        print(f"- {note}")
+    if http_profile:
+        print("\nWhere a submission's time goes (wall time per step, medians):\n")
+        print(http_profile)
+    if export_pieces:
+        print(f"\nWhere the responses CSV's time goes ({plan.export_rows:,} rows, each piece alone):\n")
+        print(export_pieces)
+    failed = [f.name.strip() for f in figures if f.passed is False]
+    print(f"\n{len(failed)} target(s) missed" + (": " + "; ".join(failed) if failed else ""))
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
