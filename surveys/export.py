@@ -182,17 +182,9 @@ def iter_responses_csv(
     writer.writerow(responses_header(survey))
     yield buffer.getvalue()
     names = [q.name for q in survey.questions]
-    yield from _ready_lines(storage.response_lines(db, survey.id, names), batch_rows)
-    yield from _written_rows(storage.response_rows(db, survey.id, names), batch_rows)
-
-
-def _ready_lines(cursor, batch_rows: int) -> Iterator[str]:
-    """Chunks of the lines SQLite built (values that never need quoting)."""
-    try:
-        while rows := cursor.fetchmany(batch_rows):
-            yield "\r\n".join([row[0] for row in rows]) + "\r\n"
-    finally:
-        cursor.close()
+    with storage.read_snapshot(db):
+        yield from storage.response_line_chunks(db, survey.id, names, batch_rows)
+        yield from _written_rows(storage.response_rows(db, survey.id, names), batch_rows)
 
 
 def _written_rows(cursor, batch_rows: int) -> Iterator[str]:

@@ -443,15 +443,42 @@ _LINE_READY = (
 )
 
 
-def response_lines(db: sqlite_utils.Database, survey_id: str, question_names: list[str]) -> sqlite3.Cursor:
-    """A cursor of ready CSV lines (one 1-tuple each), ordered by id, for the
-    responses stored with exactly these question columns: SQLite joins the
-    stored fields and the stored answer line, Python parses nothing."""
-    return db.conn.execute(
-        "SELECT id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || day"
-        " || ',' || answer_line FROM responses WHERE survey_id = ? AND " + _LINE_READY + " ORDER BY id",
-        [survey_id, survey_id, json.dumps(list(question_names))],
+def response_line_chunks(
+    db: sqlite_utils.Database, survey_id: str, question_names: list[str], batch_rows: int
+) -> Iterator[str]:
+    """Ready CSV text, ``batch_rows`` lines a chunk, for the responses stored
+    with exactly these question columns.
+
+    SQLite joins each row's stored fields and answer line, and the lines of a
+    whole batch, so Python handles one string per batch, not per row. Batches
+    follow the (survey_id, id) index by keyset (``id > last``); within a
+    batch the order is SQLite's. Run it inside :func:`read_snapshot` for one
+    consistent copy.
+    """
+    sql = (
+        "SELECT group_concat(line, char(13, 10)), max(id) FROM ("
+        " SELECT id, id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || day"
+        " || ',' || answer_line AS line FROM responses INDEXED BY responses_survey"  # (survey_id, id)
+        " WHERE survey_id = ? AND id > ? AND " + _LINE_READY + " ORDER BY id LIMIT ?)"
     )
+    order, last = json.dumps(list(question_names)), ""
+    while True:
+        text, last = db.conn.execute(sql, [survey_id, last, survey_id, order, batch_rows]).fetchone()
+        if text is None:
+            return
+        yield text + "\r\n"
+
+
+@contextmanager
+def read_snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One read transaction: every query inside sees the same committed state
+    (WAL readers never block the writers)."""
+    db.conn.execute("BEGIN")
+    try:
+        yield db
+    finally:
+        if db.conn.in_transaction:
+            db.conn.execute("COMMIT")
 
 
 def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: list[str]) -> sqlite3.Cursor:
