@@ -141,6 +141,27 @@ def m004_export_indexes(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX responses_without_line ON responses (survey_id) WHERE answer_line IS NULL")
 
 
+@migrations()
+def m005_group_tallies(db: sqlite_utils.Database) -> None:
+    """Running tallies per group of each non-randomized question, so that
+    break-downs are read, not recounted; filled from the stored responses."""
+    db.execute(
+        """
+        CREATE TABLE group_tallies (
+            survey_id TEXT NOT NULL,
+            by_question TEXT NOT NULL,
+            by_answer TEXT NOT NULL,
+            question TEXT NOT NULL,
+            design TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, by_question, by_answer, question, design, answer)
+        ) WITHOUT ROWID
+        """
+    )
+    rebuild_group_tallies(db)
+
+
 def connect(path: str | Path) -> sqlite_utils.Database:
     """Open the database file with WAL, a busy timeout and full durability."""
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS)
@@ -182,7 +203,9 @@ class NoisyResponse:
 
     ``answers`` maps question name to the noisy (or, for non-randomized
     questions, plain) answer; ``designs`` maps question name to the design
-    key it was randomized with (see ``Survey``'s design records).
+    key it was randomized with (see ``Survey``'s design records);
+    ``columns`` is the survey's question order and ``plain`` names its
+    non-randomized questions (the break-down groups).
     """
 
     survey_id: str
@@ -193,6 +216,7 @@ class NoisyResponse:
     question_designs: Mapping[str, str]
     randomized_on: str
     columns: tuple[str, ...] = ()
+    plain: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.randomized_on not in RANDOMIZED_ON:
@@ -288,6 +312,15 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         " ON CONFLICT DO UPDATE SET count = count + 1",
         [
             (response.survey_id, name, response.question_designs[name], answer)
+            for name, answer in response.answers.items()
+        ],
+    )
+    db.conn.executemany(
+        "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"
+        " VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
+        [
+            (response.survey_id, by, response.answers.get(by, NO_ANSWER), name, response.question_designs[name], answer)
+            for by in response.plain
             for name, answer in response.answers.items()
         ],
     )
@@ -399,10 +432,60 @@ def design_records(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str,
     ]
 
 
+#: ``by_answer`` of respondents who left the break-down question unanswered
+#: (no choice name is empty).
+NO_ANSWER = ""
+
+
 def group_tallies(
     db: sqlite_utils.Database, survey_id: str, by: str
 ) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
-    """Tallies split by the stored answer to question ``by``.
+    """Tallies split by the answer to the non-randomized question ``by``.
+
+    Returns ``{answer to by: {question: {design key: {answer: count}}}}``,
+    the shape of :func:`tallies` per group; respondents who left ``by``
+    unanswered are under ``None``. Read from the running ``group_tallies``,
+    kept in the same transaction as each response, so it costs the same at
+    ten responses or ten million.
+    """
+    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for group, question, design, answer, count in db.execute(
+        "SELECT by_answer, question, design, answer, count FROM group_tallies"
+        " WHERE survey_id = ? AND by_question = ?",
+        [survey_id, _check_question_name(by)],
+    ).fetchall():
+        result[None if group == NO_ANSWER else group][question][design][answer] = count
+    return {
+        group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}
+        for group, per_question in result.items()
+    }
+
+
+def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
+    """Recount ``group_tallies`` from the stored responses (the migration that
+    adds the table, and a repair). A question is a break-down group where a
+    stored design record has it non-randomized."""
+    db.execute("DELETE FROM group_tallies")
+    for (survey_id,) in db.execute("SELECT DISTINCT survey_id FROM designs").fetchall():
+        plain = sorted({
+            name for _, _, questions in design_records(db, survey_id)
+            for name, record in questions.items() if record.get("design") is None
+        })
+        for by in plain:
+            rows = [
+                (survey_id, by, NO_ANSWER if group is None else group, question, design, answer, count)
+                for group, per_question in _scan_group_tallies(db, survey_id, by).items()
+                for question, by_design in per_question.items()
+                for design, by_answer in by_design.items()
+                for answer, count in by_answer.items()
+            ]
+            db.conn.executemany("INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _scan_group_tallies(
+    db: sqlite_utils.Database, survey_id: str, by: str
+) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
+    """Tallies split by the stored answer to question ``by``, counted afresh.
 
     Returns ``{answer to by: {question: {design key: {answer: count}}}}``,
     the shape of :func:`tallies` per group; respondents who left ``by``

@@ -69,4 +69,5 @@ def noisy_response(survey: Survey, noisy_answers: Mapping[str, str], randomized_
         question_designs={name: keys[name] for name in noisy_answers},
         randomized_on=randomized_on,
         columns=tuple(q.name for q in survey.questions),
+        plain=tuple(q.name for q in survey.plain_questions),
     )

@@ -127,3 +127,48 @@ def test_admin_closed_override(fresh_db):
 def test_randomized_on_must_be_device_or_server():
     with pytest.raises(ValueError, match="'phone'"):
         storage.NoisyResponse("s", 1, "f", "{}", {}, {}, "phone")
+
+
+def test_group_tallies_kept_at_submission_equal_a_fresh_recount(fresh_db):
+    """The running break-down tallies must equal a recount from the stored responses
+    (the migration's backfill), including respondents who skipped the group question."""
+    from surveys.loader import parse_survey
+    from surveys.submission import noisy_response
+
+    survey = parse_survey({
+        "id": "g", "title": "G", "version": 1, "questions": [
+            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+            {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"],
+             "randomize": False, "required": False},
+        ]}, "g.yaml")
+    answers = [{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "first"},
+               {"cheated": "yes", "year": "second"}, {"cheated": "yes"}]
+    for i, noisy in enumerate(answers):
+        storage.store_response(fresh_db, noisy_response(survey, noisy, "device"), f"group-key-{i:06d}", "2026-11-22")
+    kept = storage.group_tallies(fresh_db, "g", "year")
+    (design,) = kept["first"]["cheated"]
+    assert kept["first"]["cheated"][design] == {"yes": 1, "no": 1}
+    assert kept["second"]["cheated"][design] == {"yes": 1}
+    assert kept[None]["cheated"][design] == {"yes": 1}
+    storage.rebuild_group_tallies(fresh_db)
+    assert storage.group_tallies(fresh_db, "g", "year") == kept
+    assert storage.group_tallies(fresh_db, "g", "year") == storage._scan_group_tallies(fresh_db, "g", "year")
+
+
+def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
+    from surveys.loader import parse_survey
+    from surveys.submission import noisy_response
+
+    survey = parse_survey({
+        "id": "g", "title": "G", "version": 1, "questions": [
+            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+            {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"],
+             "randomize": False},
+        ]}, "g.yaml")
+    for i, noisy in enumerate([{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "second"}]):
+        storage.store_response(fresh_db, noisy_response(survey, noisy, "server"), f"old-key-{i:08d}", "2026-11-22")
+    kept = storage.group_tallies(fresh_db, "g", "year")
+    fresh_db.execute("DROP TABLE group_tallies")  # as a database from before m005
+    fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_group_tallies'")
+    assert storage.migrate(fresh_db) == ["m005_group_tallies"]
+    assert storage.group_tallies(fresh_db, "g", "year") == kept
