@@ -162,6 +162,7 @@ class Generator:
             self._rows(picks.tolist(), days.tolist(), device.tolist(), suffixes.tolist()),
         )  # column names read from the product's own table
         self._add_tallies(conn, picks)
+        self._add_group_tallies(conn, picks)
         self._add_daily_counts(conn, days)
         conn.execute("COMMIT")
         self.rows += count
@@ -187,6 +188,23 @@ class Generator:
             "INSERT INTO tallies (survey_id, question, design, answer, count) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT DO UPDATE SET count = count + excluded.count",
             [(self.survey.id, name, keys[name], answer, n) for (name, answer), n in counts.items() if n],
+        )
+
+    def _add_group_tallies(self, conn: sqlite3.Connection, picks: np.ndarray) -> None:
+        """The break-down tallies the product keeps per plain question, for these rows."""
+        counts = Counter()
+        plain = [q.name for q in self.survey.plain_questions]
+        for pick, times in enumerate(np.bincount(picks, minlength=POOL_SIZE).tolist()):
+            answers = self.pool[pick]
+            for by in plain:
+                for name, answer in answers.items():
+                    counts[by, answers.get(by, storage.NO_ANSWER), name, answer] += times
+        keys = {q.name: question_design_key(q) for q in self.survey.questions}
+        conn.executemany(
+            "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            [(self.survey.id, by, group, name, keys[name], answer, n)
+             for (by, group, name, answer), n in counts.items() if n],
         )
 
     def _add_daily_counts(self, conn: sqlite3.Connection, days: np.ndarray) -> None:

@@ -1,4 +1,5 @@
-"""The survey the benchmark uses: ten randomized questions, yes/no and select_one.
+"""The survey the benchmark uses: ten questions, nine randomized (yes/no and
+select_one) and one plain select_one (``stress``) that break-downs group by.
 
 Written into a temporary surveys folder and loaded with the product's own
 loader, so its design keys and fingerprint are exactly the ones the app uses.
@@ -13,7 +14,8 @@ from surveys.loader import load_survey_file
 
 SURVEY_ID = "bench-survey"
 
-#: Six yes/no questions (two coins or forced response) and four select_one.
+#: Six yes/no questions (two coins or forced response), three randomized
+#: select_one and one plain select_one.
 SURVEY_YAML = """\
 id: bench-survey
 title: Student life survey (benchmark)
@@ -65,7 +67,7 @@ questions:
     type: select_one
     label: How would you describe your stress level this term?
     choices: [low, moderate, high]
-    design: {t: 2/3}
+    randomize: false
 """
 
 
