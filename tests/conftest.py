@@ -93,6 +93,17 @@ def db(app):
     database.close()
 
 
+@pytest.fixture
+def fresh_db(tmp_path):
+    """A migrated database on its own, without an app."""
+    from surveys import storage
+
+    database = storage.connect(tmp_path / "fresh.sqlite3")
+    storage.migrate(database)
+    yield database
+    database.close()
+
+
 class Respondent:
     """Drives the survey form through the test client, as a browser without JavaScript would."""
 

@@ -19,14 +19,6 @@ def response(answers=None, survey_id="s", designs=None):
     )
 
 
-@pytest.fixture
-def fresh_db(tmp_path):
-    db = storage.connect(tmp_path / "s.sqlite3")
-    storage.migrate(db)
-    yield db
-    db.close()
-
-
 def test_database_uses_wal_and_a_busy_timeout(fresh_db):
     assert fresh_db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert fresh_db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_SECONDS * 1000
