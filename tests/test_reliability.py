@@ -26,7 +26,6 @@ import pytest
 import requests
 
 from app import ROOT
-from surveys import storage
 from tests.conftest import QUIZ_YAML
 
 CLIENTS = 50
