@@ -75,15 +75,17 @@ def test_invitation_only_survey_takes_each_code_once(app, surveys_dir, runner):
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", "version: 1\ninvitation_only: true\n"))
     code = runner.invoke(args=["codes", "create", "quiz", "1"]).output.strip()
     answers = {"cheated": "yes", "ai_use": "once", "year": "first"}
+    assert app.test_client().get("/s/quiz").status_code == 403  # no code: no form
+    assert app.test_client().get("/s/quiz?code=wrong-code").status_code == 403
     without = Respondent(app.test_client())
-    assert without.submit(answers).status_code == 403
-    first = Respondent(app.test_client())
-    controls = {**first.open_form(code=code), "invitation_code": code}
-    assert first.submit(answers, controls=controls).status_code == 200
-    second = Respondent(app.test_client())
-    controls = {**second.open_form(code=code), "invitation_code": code}
-    response = second.submit(answers, controls=controls)
+    assert without.submit(answers, controls=without.open_form(code=code)).status_code == 403  # code not posted
+    first, second = Respondent(app.test_client()), Respondent(app.test_client())
+    first_controls = {**first.open_form(code=code), "invitation_code": code}
+    second_controls = {**second.open_form(code=code), "invitation_code": code}  # same link, opened twice
+    assert first.submit(answers, controls=first_controls).status_code == 200
+    response = second.submit(answers, controls=second_controls)
     assert response.status_code == 403 and "not valid" in response.get_data(as_text=True)
+    assert app.test_client().get(f"/s/quiz?code={code}").status_code == 403  # a used link shows no form
 
 
 def test_submissions_are_rate_limited_per_address(app, respondent, db):

@@ -84,6 +84,9 @@ def show(survey_id: str):
         return refusal
     if request.cookies.get(done_cookie(survey)):
         return already_answered(survey)
+    if not code_is_acceptable(survey, request.args.get("code", "")):
+        return render_message(survey, 403, "This survey needs a valid invitation link",
+                              "Open the survey from the personal link you were sent; each link works once.")
     return render_form(survey)
 
 
