@@ -657,6 +657,16 @@ def compute_results(
     )
 
 
+def stored_results(db, survey: Survey, confidence_level: float = 0.95, method: str = "wilson") -> SurveyResults:
+    """:func:`compute_results` over the survey's running tallies in ``db``."""
+    from surveys import storage
+
+    return compute_results(
+        survey, storage.tallies(db, survey.id), storage.response_count(db, survey.id),
+        confidence_level=confidence_level, method=method,
+    )
+
+
 def plan(
     survey: Survey, response_count: int, half_width: float = 0.05, confidence_level: float = 0.95
 ) -> PlanningResult | None:

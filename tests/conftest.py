@@ -45,6 +45,27 @@ questions:
 """
 
 
+#: A survey for the results and export tests: a plain question with labelled choices.
+DEPT_SURVEY_YAML = (
+    QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
+    .replace("  - name: year\n", "  - name: dept\n")
+    .replace("    label: Year of study\n    choices: [first, second, third, fourth]\n",
+             "    label: Department\n"
+             "    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]\n")
+)
+
+
+def make_survey(text: str = DEPT_SURVEY_YAML, **changes):
+    """Parse a survey from YAML text, with top-level keys replaced by ``changes``."""
+    import yaml
+
+    from surveys.loader import parse_survey
+
+    mapping = yaml.safe_load(text)
+    mapping.update(changes)
+    return parse_survey(mapping, "quiz.yaml")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A skipped browser test is a failure when the browser is required (CI)."""

@@ -16,37 +16,17 @@ import analysis
 from surveys import export, results, storage
 from surveys.loader import parse_survey
 from surveys.submission import design_record, noisy_response, question_design_key
+from tests.conftest import DEPT_SURVEY_YAML
+from tests.conftest import make_survey as make_any_survey
 
-SURVEY_YAML = """\
-id: quiz
-title: Test quiz
-version: 1
-questions:
-  - name: cheated
-    type: yes_no
-    label: Have you ever cheated on an exam?
-  - name: lied
-    type: yes_no
-    label: Have you lied to a professor?
-    required: false
-    design: {t: 7/10, a: 1/5, b: 1/10}
-  - name: ai_use
-    type: select_one
-    label: How often have you used AI-written text as your own?
-    choices: [never, once, sometimes, often]
-    design: {t: 1/2}
-  - name: dept
-    type: select_one
-    label: Department
-    choices: [arts, science, law]
-    randomize: false
-"""
+#: The shared survey with an asymmetric design and unlabelled choices.
+SURVEY_YAML = DEPT_SURVEY_YAML.replace("{t: 2/3, a: 1/6, b: 1/6}", "{t: 7/10, a: 1/5, b: 1/10}").replace(
+    "[{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]", "[arts, science, law]"
+)
 
 
 def make_survey(**changes):
-    mapping = yaml.safe_load(SURVEY_YAML)
-    mapping.update(changes)
-    return parse_survey(mapping, "quiz.yaml")
+    return make_any_survey(SURVEY_YAML, **changes)
 
 
 @pytest.fixture
@@ -171,11 +151,8 @@ def test_json_has_no_infinity():
 
 
 @pytest.fixture
-def db(tmp_path):
-    database = storage.connect(tmp_path / "export.sqlite3")
-    storage.migrate(database)
-    yield database
-    database.close()
+def db(fresh_db):
+    return fresh_db
 
 
 def test_responses_csv_header_rows_and_values(db, survey):

@@ -19,37 +19,9 @@ import analysis
 from surveys import results, storage
 from surveys.loader import parse_survey
 from surveys.submission import noisy_response, question_design_key
+from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
+from tests.conftest import make_survey
 
-SURVEY_YAML = """\
-id: quiz
-title: Test quiz
-version: 1
-questions:
-  - name: cheated
-    type: yes_no
-    label: Have you ever cheated on an exam?
-  - name: lied
-    type: yes_no
-    label: Have you lied to a professor?
-    required: false
-    design: {t: 2/3, a: 1/6, b: 1/6}
-  - name: ai_use
-    type: select_one
-    label: How often have you used AI-written text as your own?
-    choices: [never, once, sometimes, often]
-    design: {t: 1/2}
-  - name: dept
-    type: select_one
-    label: Department
-    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]
-    randomize: false
-"""
-
-
-def make_survey(text: str = SURVEY_YAML, **changes):
-    mapping = yaml.safe_load(text)
-    mapping.update(changes)
-    return parse_survey(mapping, "quiz.yaml")
 
 
 @pytest.fixture
@@ -277,11 +249,8 @@ def test_no_planning_without_a_yes_no_question():
 
 
 @pytest.fixture
-def db(tmp_path):
-    database = storage.connect(tmp_path / "results.sqlite3")
-    storage.migrate(database)
-    yield database
-    database.close()
+def db(fresh_db):
+    return fresh_db
 
 
 def store(db, survey, answers, count, start=0):

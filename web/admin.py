@@ -139,11 +139,13 @@ def analysis_options() -> tuple[str, float]:
 
 
 def survey_results(survey: Survey, method: str, level: float):
-    db = get_db()
-    return results.compute_results(
-        survey, storage.tallies(db, survey.id), storage.response_count(db, survey.id),
-        confidence_level=level, method=method,
-    )
+    return results.stored_results(get_db(), survey, confidence_level=level, method=method)
+
+
+def requested_results(survey_id: str):
+    """The survey and its results with the method and level the query asks for."""
+    survey = survey_or_404(survey_id)
+    return survey, survey_results(survey, *analysis_options())
 
 
 @bp.get("/surveys/<survey_id>")
@@ -244,17 +246,14 @@ def download(body, mimetype: str, filename: str) -> Response:
 @bp.get("/surveys/<survey_id>/estimates.json")
 @admin_required
 def estimates_json(survey_id: str):
-    survey = survey_or_404(survey_id)
-    computed = survey_results(survey, *analysis_options())
-    response = current_app.json.response(export.estimates_json(computed, exported_at()))
-    return response
+    _, computed = requested_results(survey_id)
+    return current_app.json.response(export.estimates_json(computed, exported_at()))
 
 
 @bp.get("/surveys/<survey_id>/estimates.csv")
 @admin_required
 def estimates_csv(survey_id: str):
-    survey = survey_or_404(survey_id)
-    computed = survey_results(survey, *analysis_options())
+    survey, computed = requested_results(survey_id)
     return download(export.estimates_csv(computed), "text/csv", f"{survey.id}-estimates.csv")
 
 

@@ -81,16 +81,21 @@ def _read_password(from_stdin: bool) -> str:
     return click.prompt("Password", hide_input=True, confirmation_prompt=True)
 
 
+def _set_account(change, name: str, password_stdin: bool, done: str) -> None:
+    """Run an account change with the password read; a ValueError becomes a clear CLI error."""
+    try:
+        change(_db(), name, _read_password(password_stdin))
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(done)
+
+
 @admin_cli.command("create")
 @click.argument("name")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 def admin_create_command(name: str, password_stdin: bool) -> None:
     """Create the admin account NAME (asks for its password)."""
-    try:
-        accounts.create_admin(_db(), name, _read_password(password_stdin))
-    except ValueError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(f"Created admin {name}")
+    _set_account(accounts.create_admin, name, password_stdin, f"Created admin {name}")
 
 
 @admin_cli.command("list")
@@ -105,11 +110,7 @@ def admin_list_command() -> None:
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 def admin_reset_command(name: str, password_stdin: bool) -> None:
     """Set a new password for NAME and lift any sign-in lock."""
-    try:
-        accounts.set_password(_db(), name, _read_password(password_stdin))
-    except ValueError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(f"Password changed for {name}")
+    _set_account(accounts.set_password, name, password_stdin, f"Password changed for {name}")
 
 
 def _open_output(output: str | None):
@@ -126,12 +127,7 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
     """Debiased estimates for SURVEY_ID, one row per question (and option)."""
     import json
 
-    survey = _survey(survey_id)
-    db = _db()
-    computed = results.compute_results(
-        survey, storage.tallies(db, survey.id), storage.response_count(db, survey.id),
-        confidence_level=level, method=method,
-    )
+    computed = results.stored_results(_db(), _survey(survey_id), confidence_level=level, method=method)
     with _open_output(output) as handle:
         if fmt == "csv":
             handle.write(export.estimates_csv(computed))

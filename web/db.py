@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import sqlite_utils
 from flask import Flask, current_app, g
@@ -23,30 +25,27 @@ def close_db(_exc: BaseException | None = None) -> None:
         db.close()
 
 
-def ensure_schema(app: Flask) -> None:
-    """Create or migrate the database file on first run."""
-    from pathlib import Path
-
-    Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
-    db = storage.connect(app.config["DATABASE"])
+def migrate_database(path: str) -> list[str]:
+    """Create the database file (and its folder) or apply pending migrations."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    db = storage.connect(path)
     try:
-        if storage.needs_migration(db):
-            storage.migrate(db)
+        return storage.migrate(db)
     finally:
         db.close()
+
+
+def ensure_schema(app: Flask) -> None:
+    """Create or migrate the database file on first run."""
+    migrate_database(app.config["DATABASE"])
 
 
 @click.command("init-db")
 @with_appcontext
 def init_db_command() -> None:
     """Create the database, or apply pending migrations."""
-    from pathlib import Path
-
     path = current_app.config["DATABASE"]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    db = storage.connect(path)
-    applied = storage.migrate(db)
-    db.close()
+    applied = migrate_database(path)
     click.echo(f"Database {path}: " + (f"applied {', '.join(applied)}" if applied else "up to date"))
 
 
