@@ -26,8 +26,9 @@ from pathlib import Path
 from app import create_app
 from bench.cold import cold_tallies, floor_scan
 from bench.report import median_seconds
-from surveys import export, results, storage
+from surveys import accounts, export, results, storage
 from surveys.definition import Survey
+from web.admin import ADMIN_COOKIE
 
 WARM_RUNS = 9
 SCAN_RUNS_SMALL = 3  # floor and cold runs up to 1,000,000 rows
@@ -75,8 +76,11 @@ def _signed_in_client(database: Path, surveys_dir: Path):
         "SECRET_KEY": "bench-secret-key-not-for-production", "RATELIMIT_ENABLED": False,
     })  # fmt: skip
     client = app.test_client()
-    with client.session_transaction() as session:
-        session["admin"], session["admin_since"] = "bench", time.time()
+    db = storage.connect(database)
+    if not db.execute("SELECT 1 FROM admins WHERE name = 'bench'").fetchone():
+        accounts.create_admin(db, "bench", "bench password not for production")
+    client.set_cookie(ADMIN_COOKIE, accounts.start_session(db, "bench"), path="/admin")
+    db.close()
     return client
 
 

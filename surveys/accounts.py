@@ -1,4 +1,4 @@
-"""Admin accounts: Argon2id password hashes and per-account sign-in throttling.
+"""Admin accounts: Argon2id password hashes and server-side sign-in sessions.
 
 Takes a :class:`sqlite_utils.Database`; knows nothing of Flask.
 
@@ -7,17 +7,20 @@ passes, 4 lanes, stronger than OWASP's minimum (19 MiB, 2 passes, 1 lane;
 OWASP Password Storage Cheat Sheet). Hashes made with weaker parameters are
 upgraded at the next successful sign-in (``check_needs_rehash``).
 
-Throttling: after :data:`FREE_FAILURES` failed sign-ins in a row an account
-is locked for 30 s, doubling with every further failure up to 15 minutes.
-The count lives in the database, so it holds across every worker process.
-A correct password during a lock is refused too; a success resets the count.
+Sessions are kept on the server (``admin_sessions``): the browser holds a
+random token, the database only its SHA-256 hash, the account and the
+expiry. Signing out deletes the session; a new password and
+``end_all_sessions`` delete every session of the account, so a captured
+cookie stops working at once. Throttling of failed sign-ins lives in
+:mod:`surveys.ratelimit` (per account name and address).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import secrets
 import time
-from dataclasses import dataclass
 
 import sqlite_utils
 from argon2 import PasswordHasher, Type
@@ -28,20 +31,10 @@ from surveys.storage import immediate_transaction
 HASHER = PasswordHasher(time_cost=3, memory_cost=64 * 1024, parallelism=4, type=Type.ID)
 NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 MIN_PASSWORD_LENGTH = 12
-FREE_FAILURES = 5
-FIRST_LOCK_SECONDS = 30
-MAX_LOCK_SECONDS = 15 * 60
+SESSION_SECONDS = 12 * 3600
 #: Verified against when the account does not exist, so that an unknown name
 #: takes as long to refuse as a wrong password.
 _DUMMY_HASH = HASHER.hash("not a real password, only for timing")
-
-
-@dataclass(frozen=True)
-class SignIn:
-    """Outcome of a sign-in attempt: ``ok``, ``refused`` or ``locked`` (with seconds to wait)."""
-
-    outcome: str
-    retry_after: int = 0
 
 
 def check_name(name: str) -> str:
@@ -68,52 +61,85 @@ def create_admin(db: sqlite_utils.Database, name: str, password: str) -> None:
 def set_password(db: sqlite_utils.Database, name: str, password: str) -> None:
     password_hash = HASHER.hash(check_password(password))
     with immediate_transaction(db):
-        cursor = db.execute(
-            "UPDATE admins SET password_hash = ?, failed_logins = 0, locked_until = 0 WHERE name = ?",
-            [password_hash, name],
-        )
+        cursor = db.execute("UPDATE admins SET password_hash = ? WHERE name = ?", [password_hash, name])
         if cursor.rowcount != 1:
             raise ValueError(f"there is no account called {name!r}")
+        db.execute("DELETE FROM admin_sessions WHERE name = ?", [name])
 
 
-def list_admins(db: sqlite_utils.Database) -> list[dict]:
-    return list(db.query("SELECT name, failed_logins, locked_until FROM admins ORDER BY name"))
-
-
-def lock_seconds(failures: int) -> int:
-    """Lock after the ``failures``-th failure in a row: 0, then 30 s doubling to 15 min."""
-    if failures < FREE_FAILURES:
-        return 0
-    return min(FIRST_LOCK_SECONDS * 2 ** (failures - FREE_FAILURES), MAX_LOCK_SECONDS)
-
-
-def sign_in(db: sqlite_utils.Database, name: str, password: str, now: float | None = None) -> SignIn:
-    """Check a password, counting failures per account."""
+def list_admins(db: sqlite_utils.Database, now: float | None = None) -> list[dict]:
+    """Every account with its number of live sessions."""
     now = time.time() if now is None else now
-    row = db.execute(
-        "SELECT password_hash, failed_logins, locked_until FROM admins WHERE name = ?", [name]
-    ).fetchone()
+    return list(db.query(
+        "SELECT name, (SELECT COUNT(*) FROM admin_sessions AS s WHERE s.name = a.name AND s.expires > :now)"
+        " AS sessions FROM admins AS a ORDER BY name",
+        {"now": now},
+    ))
+
+
+def sign_in(db: sqlite_utils.Database, name: str, password: str) -> bool:
+    """True if ``password`` is the account's; an unknown name takes as long to refuse.
+
+    Throttling is the caller's (:mod:`surveys.ratelimit`), the same for known
+    and unknown names, so the answer never tells whether an account exists.
+    """
+    row = db.execute("SELECT password_hash FROM admins WHERE name = ?", [name]).fetchone()
     if row is None:
         _verify(_DUMMY_HASH, password)
-        return SignIn("refused")
-    password_hash, failures, locked_until = row
-    if locked_until > now:
-        return SignIn("locked", int(locked_until - now) + 1)
+        return False
+    (password_hash,) = row
     if not _verify(password_hash, password):
-        with immediate_transaction(db):  # read and count under the write lock: no lost failures
-            failures = db.execute("SELECT failed_logins FROM admins WHERE name = ?", [name]).fetchone()[0] + 1
-            db.execute(
-                "UPDATE admins SET failed_logins = ?, locked_until = ? WHERE name = ?",
-                [failures, now + lock_seconds(failures), name],
-            )
-        return SignIn("refused")
+        return False
+    if HASHER.check_needs_rehash(password_hash):
+        with immediate_transaction(db):
+            db.execute("UPDATE admins SET password_hash = ? WHERE name = ?", [HASHER.hash(password), name])
+    return True
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def start_session(db: sqlite_utils.Database, name: str, now: float | None = None) -> str:
+    """A new session for ``name``, valid :data:`SESSION_SECONDS`; return its token.
+
+    Only the token's hash is stored. Expired sessions are deleted here.
+    """
+    now = time.time() if now is None else now
+    token = secrets.token_urlsafe(32)
     with immediate_transaction(db):
-        new_hash = HASHER.hash(password) if HASHER.check_needs_rehash(password_hash) else password_hash
+        db.execute("DELETE FROM admin_sessions WHERE expires <= ?", [now])
         db.execute(
-            "UPDATE admins SET failed_logins = 0, locked_until = 0, password_hash = ? WHERE name = ?",
-            [new_hash, name],
+            "INSERT INTO admin_sessions (token_hash, name, expires) VALUES (?, ?, ?)",
+            [_token_hash(token), check_name(name), now + SESSION_SECONDS],
         )
-    return SignIn("ok")
+    return token
+
+
+def session_account(db: sqlite_utils.Database, token: str | None, now: float | None = None) -> str | None:
+    """The account a live session token belongs to, or None."""
+    if not token:
+        return None
+    now = time.time() if now is None else now
+    row = db.execute(
+        "SELECT name FROM admin_sessions WHERE token_hash = ? AND expires > ?", [_token_hash(token), now]
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def end_session(db: sqlite_utils.Database, token: str | None) -> None:
+    """Sign one session out (nothing happens for an unknown token)."""
+    if token:
+        with immediate_transaction(db):
+            db.execute("DELETE FROM admin_sessions WHERE token_hash = ?", [_token_hash(token)])
+
+
+def end_all_sessions(db: sqlite_utils.Database, name: str) -> int:
+    """Sign ``name`` out everywhere; return how many sessions ended."""
+    with immediate_transaction(db):
+        if not db.execute("SELECT 1 FROM admins WHERE name = ?", [name]).fetchone():
+            raise ValueError(f"there is no account called {name!r}")
+        return db.execute("DELETE FROM admin_sessions WHERE name = ?", [name]).rowcount
 
 
 def _verify(password_hash: str, password: str) -> bool:

@@ -1,18 +1,33 @@
-"""Fixed-window rate limits shared by every worker process.
+"""Throttles shared by every worker process: fixed-window rate limits,
+sign-in failure locks, and a bound on concurrent password hashing.
 
 The counts live in a small SQLite file of their own (not the answers
 database): every worker sees the same counts, and losing them in a crash
 costs nothing, so that file is written with ``synchronous = OFF``. Buckets
-are opaque strings; the web layer makes them from a keyed hash of the
-client address, so no address is stored, and windows older than the
-previous one are deleted as new ones start.
+and keys are opaque strings; the web layer makes them from keyed hashes of
+the client address (and account name), so no address is stored. Every write
+first deletes what has run out: a window's count once that window is over,
+a failure record once its lock is over and it has been quiet for
+:data:`FAILURES_FORGOTTEN_SECONDS`. So the file never holds a hash longer than
+it is needed.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+#: Failed sign-ins allowed in a row before a lock.
+FREE_FAILURES = 5
+FIRST_LOCK_SECONDS = 30
+MAX_LOCK_SECONDS = 15 * 60
+#: A failure record is kept this long after its last failure (and past its lock).
+FAILURES_FORGOTTEN_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -40,26 +55,117 @@ class Verdict:
     retry_after: int
 
 
+_SCHEMA = (
+    # Earlier versions kept a table "hits" without expiry times; its rows are useless now.
+    "DROP TABLE IF EXISTS hits",
+    "CREATE TABLE IF NOT EXISTS window_hits (bucket TEXT NOT NULL, window INTEGER NOT NULL,"
+    " count INTEGER NOT NULL, expires REAL NOT NULL, PRIMARY KEY (bucket, window)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS window_hits_expires ON window_hits (expires)",
+    "CREATE TABLE IF NOT EXISTS signin_failures (name_key TEXT NOT NULL, address_key TEXT NOT NULL,"
+    " failures INTEGER NOT NULL, locked_until REAL NOT NULL, forget_after REAL NOT NULL,"
+    " PRIMARY KEY (name_key, address_key)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS signin_failures_forget ON signin_failures (forget_after)",
+)
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS hits (bucket TEXT NOT NULL, window INTEGER NOT NULL,"
-        " count INTEGER NOT NULL, PRIMARY KEY (bucket, window)) WITHOUT ROWID"
-    )
+    for statement in _SCHEMA:
+        conn.execute(statement)
     return conn
 
 
 def hit(conn: sqlite3.Connection, bucket: str, limit: Limit, now: float) -> Verdict:
-    """Count one hit for ``bucket``; refuse it if the window is full."""
+    """Count one hit for ``bucket``; refuse it if the window is full.
+
+    Every call first deletes the counts of every bucket whose window is over.
+    """
     window = int(now // limit.seconds)
+    window_end = (window + 1) * limit.seconds
+    conn.execute("DELETE FROM window_hits WHERE expires <= ?", [now])
     (count,) = conn.execute(
-        "INSERT INTO hits (bucket, window, count) VALUES (?, ?, 1)"
+        "INSERT INTO window_hits (bucket, window, count, expires) VALUES (?, ?, 1, ?)"
         " ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count",
-        [bucket, window],
+        [bucket, window, window_end],
     ).fetchone()
-    if count == 1:
-        conn.execute("DELETE FROM hits WHERE bucket = ? AND window < ?", [bucket, window])
-    retry_after = int((window + 1) * limit.seconds - now) + 1
+    retry_after = int(window_end - now) + 1
     return Verdict(count <= limit.count, retry_after)
+
+
+def lock_seconds(failures: int) -> int:
+    """Lock after the ``failures``-th failure in a row: 0, then 30 s doubling to 15 min."""
+    if failures < FREE_FAILURES:
+        return 0
+    return min(FIRST_LOCK_SECONDS * 2 ** (failures - FREE_FAILURES), MAX_LOCK_SECONDS)
+
+
+def signin_lock(conn: sqlite3.Connection, name_key: str, address_key: str, now: float) -> int:
+    """Seconds left of the sign-in lock on this account name from this address (0: none)."""
+    row = conn.execute(
+        "SELECT locked_until FROM signin_failures WHERE name_key = ? AND address_key = ?", [name_key, address_key]
+    ).fetchone()
+    return 0 if row is None or row[0] <= now else int(row[0] - now) + 1
+
+
+def record_signin_failure(conn: sqlite3.Connection, name_key: str, address_key: str, now: float) -> int:
+    """Count a failed sign-in for this name from this address; return the failures in a row.
+
+    The lock this starts (:func:`lock_seconds`) holds only for this name from
+    this address, so nobody elsewhere can lock the account's owner out.
+    Records that have run out are deleted first.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("DELETE FROM signin_failures WHERE forget_after <= ?", [now])
+        row = conn.execute(
+            "SELECT failures FROM signin_failures WHERE name_key = ? AND address_key = ?", [name_key, address_key]
+        ).fetchone()
+        failures = (row[0] if row else 0) + 1
+        locked_until = now + lock_seconds(failures)
+        conn.execute(
+            "INSERT OR REPLACE INTO signin_failures (name_key, address_key, failures, locked_until, forget_after)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [name_key, address_key, failures, locked_until, locked_until + FAILURES_FORGOTTEN_SECONDS],
+        )
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return failures
+
+
+def clear_signin_failures(conn: sqlite3.Connection, name_key: str, address_key: str | None = None) -> None:
+    """Forget the failures of this name from this address, or from every address."""
+    if address_key is None:
+        conn.execute("DELETE FROM signin_failures WHERE name_key = ?", [name_key])
+    else:
+        conn.execute("DELETE FROM signin_failures WHERE name_key = ? AND address_key = ?", [name_key, address_key])
+
+
+@contextmanager
+def exclusive_slot(path: str | Path, slots: int) -> Iterator[bool]:
+    """Hold one of ``slots`` machine-wide slots while the block runs; yields
+    False at once, holding nothing, when all are taken.
+
+    A slot is an exclusive ``flock`` on the file ``<path>.<i>``, so the bound
+    holds across every worker process of this machine, and a slot is released
+    when its holder ends, even by ``kill -9``.
+    """
+    if slots < 1:
+        raise ValueError(f"slots must be at least 1, got {slots}")
+    for index in range(slots):
+        fd = os.open(f"{path}.{index}", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        return
+    yield False

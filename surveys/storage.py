@@ -162,6 +162,26 @@ def m005_group_tallies(db: sqlite_utils.Database) -> None:
     rebuild_group_tallies(db)
 
 
+@migrations()
+def m006_admin_sessions(db: sqlite_utils.Database) -> None:
+    """Server-side admin sessions (only the token's hash is stored), so that
+    signing out or a new password ends a session at once. Failed sign-ins are
+    counted per account and address in the rate-limit file now, so the
+    per-account columns go."""
+    db.execute(
+        """
+        CREATE TABLE admin_sessions (
+            token_hash TEXT PRIMARY KEY,
+            name TEXT NOT NULL REFERENCES admins(name) ON DELETE CASCADE,
+            expires REAL NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX admin_sessions_name ON admin_sessions (name)")
+    db.execute("ALTER TABLE admins DROP COLUMN failed_logins")
+    db.execute("ALTER TABLE admins DROP COLUMN locked_until")
+
+
 def connect(path: str | Path) -> sqlite_utils.Database:
     """Open the database file with WAL, a busy timeout and full durability."""
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS)

@@ -95,8 +95,10 @@ def test_sign_in_gives_a_fresh_session_and_sign_out_ends_it(auth):
     before = auth.client.get_cookie("session").value
     response = auth.login()
     assert response.status_code == 302 and response.headers["Location"].endswith("/admin/")
-    cookie = auth.client.get_cookie("session")
-    assert cookie.value != before and cookie.http_only and cookie.same_site == "Lax"
+    after = auth.client.get_cookie("session")
+    assert after is None or after.value != before  # the CSRF session from before sign-in is gone
+    cookie = auth.client.get_cookie("rr_admin", path="/admin")
+    assert cookie.http_only and cookie.same_site == "Strict"
     assert auth.client.get("/admin/").status_code == 200
     auth.logout()
     assert auth.client.get("/admin/").status_code == 302

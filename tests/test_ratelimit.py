@@ -16,8 +16,51 @@ def test_window_fills_then_rolls_over(tmp_path):
     assert ratelimit.hit(conn, "b", limit, 150.0).retry_after == 31
     assert ratelimit.hit(conn, "b", limit, 180.0).allowed  # next window
     assert ratelimit.hit(conn, "other", limit, 180.0).allowed
-    windows = {row[0] for row in conn.execute("SELECT window FROM hits WHERE bucket = 'b'")}
+    windows = {row[0] for row in conn.execute("SELECT window FROM window_hits WHERE bucket = 'b'")}
     assert windows == {3}  # the old window was deleted
+
+
+def test_every_write_deletes_what_has_run_out(tmp_path):
+    """Any write, whatever its bucket, deletes every count whose window has ended and every
+    failure record past its lock and quiet time: no address hash outlives its use."""
+    conn = ratelimit.connect(tmp_path / "r.sqlite3")
+    ratelimit.hit(conn, "submit:aaa", ratelimit.Limit(5, 600), 100.0)
+    ratelimit.hit(conn, "signin:bbb", ratelimit.Limit(5, 60), 100.0)
+    ratelimit.record_signin_failure(conn, "name", "addr", 100.0)
+    ratelimit.hit(conn, "other", ratelimit.Limit(5, 600), 601.0)  # both earlier windows are over
+    assert [row[0] for row in conn.execute("SELECT bucket FROM window_hits")] == ["other"]
+    ratelimit.record_signin_failure(conn, "name2", "addr", 100.0 + ratelimit.FAILURES_FORGOTTEN_SECONDS + 1)
+    assert [row[0] for row in conn.execute("SELECT name_key FROM signin_failures")] == ["name2"]
+
+
+def test_signin_failures_lock_per_name_and_address(tmp_path):
+    conn = ratelimit.connect(tmp_path / "r.sqlite3")
+    for _ in range(ratelimit.FREE_FAILURES - 1):
+        ratelimit.record_signin_failure(conn, "ana", "stranger", 1000.0)
+    assert ratelimit.signin_lock(conn, "ana", "stranger", 1000.0) == 0
+    assert ratelimit.record_signin_failure(conn, "ana", "stranger", 1000.0) == ratelimit.FREE_FAILURES
+    assert ratelimit.signin_lock(conn, "ana", "stranger", 1000.0) == ratelimit.FIRST_LOCK_SECONDS + 1
+    assert ratelimit.signin_lock(conn, "ana", "owner", 1000.0) == 0  # the owner elsewhere is not locked
+    assert ratelimit.signin_lock(conn, "ana", "stranger", 1000.0 + ratelimit.FIRST_LOCK_SECONDS) == 0
+    ratelimit.clear_signin_failures(conn, "ana")
+    assert conn.execute("SELECT COUNT(*) FROM signin_failures").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("failures, seconds", [(4, 0), (5, 30), (6, 60), (7, 120), (20, 900)])
+def test_lock_doubles_up_to_fifteen_minutes(failures, seconds):
+    assert ratelimit.lock_seconds(failures) == seconds
+
+
+def test_exclusive_slots_bound_concurrent_holders(tmp_path):
+    path = tmp_path / "slots"
+    with ratelimit.exclusive_slot(path, 2) as first, ratelimit.exclusive_slot(path, 2) as second:
+        with ratelimit.exclusive_slot(path, 2) as third:
+            assert (first, second, third) == (True, True, False)
+    with ratelimit.exclusive_slot(path, 2) as again:
+        assert again  # released on leaving the block
+    with pytest.raises(ValueError, match="got 0"):
+        with ratelimit.exclusive_slot(path, 0):
+            pass
 
 
 @pytest.mark.parametrize("text", ["300", "a/b", "0/60", "5/0", "1/2/3"])

@@ -19,10 +19,11 @@ from itsdangerous import URLSafeSerializer
 from werkzeug.http import parse_set_header
 
 from app import create_app
-from surveys import accounts, protocol, storage
+from surveys import accounts, protocol, ratelimit, storage
 from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in
 from tests.test_admin import add_responses
 from tests.test_fuzz import dump, message_of
+from web.admin import ADMIN_COOKIE
 
 #: The admin endpoints anyone may use: the sign-in form itself.
 PUBLIC_ADMIN_ENDPOINTS = {"admin.login"}
@@ -218,11 +219,12 @@ def cookie_attributes(response, name: str) -> set[str]:
     return {part for part in parts if not part.startswith(("expires=", "max-age=", "path=", "domain="))}
 
 
-def test_session_cookie_is_httponly_and_lax(auth):
+def test_admin_cookie_is_httponly_strict_and_only_for_admin_pages(auth):
     response = auth.login()
-    attributes = cookie_attributes(response, "session")
-    assert {"httponly", "samesite=lax"} <= attributes
-    assert "secure" not in attributes
+    attributes = cookie_attributes(response, ADMIN_COOKIE)
+    assert {"httponly", "samesite=strict"} <= attributes and "secure" not in attributes
+    header = next(h for h in response.headers.getlist("Set-Cookie") if h.startswith(f"{ADMIN_COOKIE}="))
+    assert "Path=/admin" in header
 
 
 def test_cookies_are_secure_when_configured(app, admin_account):
@@ -235,26 +237,120 @@ def test_cookies_are_secure_when_configured(app, admin_account):
     assert {"httponly", "samesite=lax", "secure"} <= cookie_attributes(thanks, "rr_done_quiz")
     signed_in = AdminSession(client, app).login()
     assert signed_in.status_code == 302
-    assert {"httponly", "samesite=lax", "secure"} <= cookie_attributes(signed_in, "session")
+    assert {"httponly", "samesite=strict", "secure"} <= cookie_attributes(signed_in, ADMIN_COOKIE)
+
+
+# --------------------------------------------------------------------------
+# Admin sessions: server-side, ended by sign-out, a new password or sign-out-everywhere.
+
+
+def captured_admin_cookie(auth) -> str:
+    auth.login()
+    return auth.client.get_cookie(ADMIN_COOKIE, path="/admin").value
+
+
+def works(app, cookie: str) -> bool:
+    """Whether a stolen admin cookie, replayed from another browser, opens the dashboard."""
+    thief = app.test_client()
+    thief.set_cookie(ADMIN_COOKIE, cookie, path="/admin")
+    return thief.get("/admin/").status_code == 200
+
+
+def test_captured_cookie_stops_working_after_sign_out(app, auth):
+    cookie = captured_admin_cookie(auth)
+    assert works(app, cookie)
+    auth.logout()
+    assert not works(app, cookie)
+    assert auth.client.get("/admin/").status_code == 302
+
+
+def test_new_password_and_sign_out_everywhere_end_every_session(app, auth, runner):
+    cookie = captured_admin_cookie(auth)
+    result = runner.invoke(args=["admin", "reset-password", ADMIN_NAME, "--password-stdin"],
+                           input="a brand new password\n")
+    assert result.exit_code == 0, result.output
+    assert not works(app, cookie)
+    session = AdminSession(app.test_client(), app)
+    assert session.login(password="a brand new password").status_code == 302
+    cookie = session.client.get_cookie(ADMIN_COOKIE, path="/admin").value
+    assert works(app, cookie)
+    result = runner.invoke(args=["admin", "sign-out-everywhere", ADMIN_NAME])
+    assert result.exit_code == 0 and "1 session" in result.output
+    assert not works(app, cookie)
+    assert runner.invoke(args=["admin", "sign-out-everywhere", "nobody"]).exit_code != 0
+
+
+def test_survey_form_leaves_the_admin_cookie_a_browser_session_cookie(auth):
+    signed_in = auth.login()
+    header = next(h for h in signed_in.headers.getlist("Set-Cookie") if h.startswith(f"{ADMIN_COOKIE}="))
+    assert "expires=" not in header.lower() and "max-age=" not in header.lower()
+    form = auth.client.get("/s/quiz")  # the respondents' CSRF session becomes persistent ...
+    assert "Expires=" in next(h for h in form.headers.getlist("Set-Cookie") if h.startswith("session="))
+    assert not any(h.startswith(f"{ADMIN_COOKIE}=") for h in form.headers.getlist("Set-Cookie"))  # ... not this
+    assert auth.client.get("/admin/").status_code == 200
 
 
 # --------------------------------------------------------------------------
 # Sign-in throttling.
 
 
-def test_sign_in_locks_the_account_after_five_failures(app, auth):
+def from_address(app, address: str) -> AdminSession:
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return AdminSession(client, app)
+
+
+def test_sign_in_locks_the_name_from_that_address_after_five_failures(app, auth):
     db = storage.connect(app.config["DATABASE"])
     accounts.create_admin(db, "colleague", "another long password")
     db.close()
-    for _ in range(accounts.FREE_FAILURES):
+    for _ in range(ratelimit.FREE_FAILURES):
         assert auth.login(password="not the password").status_code == 401
     locked = auth.login()  # the right password, during the lock
     assert locked.status_code == 429
-    assert 0 < int(locked.headers["Retry-After"]) <= accounts.FIRST_LOCK_SECONDS
+    assert 0 < int(locked.headers["Retry-After"]) <= ratelimit.FIRST_LOCK_SECONDS + 1
     assert "Too many failed sign-ins" in locked.get_data(as_text=True)
     assert auth.client.get("/admin/").status_code == 302  # not signed in
     other = AdminSession(app.test_client(), app).login("colleague", "another long password")
     assert other.status_code == 302  # the lock is per account
+
+
+def answers_to(session: AdminSession, name: str, attempts: int) -> list[tuple[int, str, str | None]]:
+    out = []
+    for _ in range(attempts):
+        response = session.login(name, "not the password")
+        out.append((response.status_code, message_of(response), response.headers.get("Retry-After")))
+    return out
+
+
+def test_unknown_and_known_names_get_the_same_answers(app, admin_account):
+    known = answers_to(from_address(app, "192.0.2.1"), ADMIN_NAME, ratelimit.FREE_FAILURES + 2)
+    unknown = answers_to(from_address(app, "192.0.2.2"), "nobody", ratelimit.FREE_FAILURES + 2)
+    assert known == unknown
+    assert [status for status, _, _ in known] == [401] * ratelimit.FREE_FAILURES + [429, 429]
+
+
+def test_a_stranger_cannot_lock_the_owner_out(app, admin_account):
+    stranger = from_address(app, "198.51.100.7")
+    for _ in range(ratelimit.FREE_FAILURES + 3):
+        stranger.login(password="guessing guessing")
+    assert stranger.login().status_code == 429  # even the right password, from the stranger's address
+    owner = from_address(app, "203.0.113.9")
+    assert owner.login().status_code == 302
+    assert owner.client.get("/admin/").status_code == 200
+
+
+def test_sign_in_beyond_the_hashing_slots_is_refused_without_hashing(app, auth, monkeypatch):
+    checks = []
+    real = accounts._verify
+    monkeypatch.setattr(accounts, "_verify", lambda h, p: checks.append(1) or real(h, p))
+    with ratelimit.exclusive_slot(app.config["RATELIMIT_DATABASE"] + ".hashing", 1) as held:
+        assert held  # another worker is checking a password now
+        busy = auth.login()
+        assert busy.status_code == 503 and int(busy.headers["Retry-After"]) > 0
+        assert "busy" in message_of(busy).lower() and checks == []
+        assert auth.client.get("/admin/").status_code == 302
+    assert auth.login().status_code == 302 and checks == [1]
 
 
 def test_sign_ins_are_limited_per_address(app, auth):

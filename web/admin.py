@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import time
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
@@ -22,11 +21,14 @@ from surveys.definition import Survey
 from web.catalog import get_catalog, survey_or_404, survey_state
 from web.charts import daily_sparkline_svg, results_chart_svg
 from web.db import get_db
-from web.limits import refuse_if_over
+from web.limits import (
+    clear_signin_failures, hashing_slot, record_signin_failure, refuse_if_over, signin_lock, too_many,
+)
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-ADMIN_SESSION_SECONDS = 12 * 3600
+#: The admin's session cookie: a random token whose hash names a row of ``admin_sessions``.
+ADMIN_COOKIE = "rr_admin"
 CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
 #: Smallest planned half-width (0.1 point): a tinier one needs more respondents than exist,
 #: and below about 1e-154 its square underflows to 0.
@@ -43,10 +45,8 @@ class ActionForm(FlaskForm):
 
 
 def signed_in_admin() -> str | None:
-    name, since = session.get("admin"), session.get("admin_since", 0)
-    if name and time.time() - since < ADMIN_SESSION_SECONDS:
-        return name
-    return None
+    """The account whose live server-side session the admin cookie names, or None."""
+    return accounts.session_account(get_db(), request.cookies.get(ADMIN_COOKIE))
 
 
 def admin_required(view):
@@ -75,36 +75,54 @@ def safe_next(target: str | None) -> str:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
-    if request.method == "POST":
-        refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS")
-        if refusal:
-            return refusal
     form = LoginForm()
-    status = 200
-    if form.validate_on_submit():
-        outcome = accounts.sign_in(get_db(), form.name.data, form.password.data)
-        if outcome.outcome == "ok":
-            session.clear()  # a fresh session: nothing from before sign-in survives
-            session["admin"], session["admin_since"] = form.name.data, time.time()
-            return redirect(safe_next(request.args.get("next")))
-        if outcome.outcome == "locked":
-            status = 429
-            flash(f"Too many failed sign-ins for this account. Try again in {outcome.retry_after} seconds.")
-        else:
-            status = 401
-            flash("Wrong account name or password.")
-    elif request.method == "POST":
-        status = 400
-    response = current_app.make_response((render_template("admin/login.html", form=form), status))
-    if status == 429:
-        response.headers["Retry-After"] = str(outcome.retry_after)
+    if request.method == "GET":
+        return render_template("admin/login.html", form=form)
+    refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS")
+    if refusal:
+        return refusal
+    if not form.validate_on_submit():
+        return render_template("admin/login.html", form=form), 400
+    name = form.name.data
+    locked_for = signin_lock(name)
+    if locked_for:
+        return too_many(f"Too many failed sign-ins for this account from your network. "
+                        f"Try again in {locked_for} seconds.", locked_for)
+    with hashing_slot() as held:
+        if not held:
+            return too_many("Sign-in is busy right now. Please try again in a few seconds.", 2, status=503)
+        correct = accounts.sign_in(get_db(), name, form.password.data)
+    if not correct:
+        record_signin_failure(name)
+        flash("Wrong account name or password.")
+        return render_template("admin/login.html", form=form), 401
+    clear_signin_failures(name)
+    return signed_in_response(name, redirect(safe_next(request.args.get("next"))))
+
+
+def signed_in_response(name: str, response: Response) -> Response:
+    """Start a server-side session for ``name`` and set its cookie on ``response``.
+
+    The admin cookie is apart from Flask's session cookie (which holds only
+    CSRF tokens, and which a survey form makes last 7 days): it lives as long
+    as the browser window, is sent only to /admin, and names a session that
+    ends on sign-out, on a new password and with ``admin sign-out-everywhere``.
+    """
+    session.clear()  # a fresh CSRF session too: nothing from before sign-in survives
+    response.set_cookie(
+        ADMIN_COOKIE, accounts.start_session(get_db(), name), path="/admin", httponly=True,
+        samesite="Strict", secure=current_app.config["SESSION_COOKIE_SECURE"],
+    )
     return response
 
 
 @bp.post("/logout")
 def logout():
+    accounts.end_session(get_db(), request.cookies.get(ADMIN_COOKIE))
     session.clear()
-    return redirect(url_for("admin.login"))
+    response = redirect(url_for("admin.login"))
+    response.delete_cookie(ADMIN_COOKIE, path="/admin")
+    return response
 
 
 @bp.get("/")

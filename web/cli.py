@@ -15,6 +15,7 @@ from flask.cli import AppGroup, with_appcontext
 from analysis import INTERVAL_METHODS
 from surveys import accounts, export, results, storage
 from surveys.loader import load_catalog
+from web.limits import clear_signin_failures
 
 surveys_cli = AppGroup("surveys", help="Check, open and close surveys.")
 codes_cli = AppGroup("codes", help="Single-use invitation codes.")
@@ -100,17 +101,29 @@ def admin_create_command(name: str, password_stdin: bool) -> None:
 
 @admin_cli.command("list")
 def admin_list_command() -> None:
-    """List admin accounts, with failed sign-ins in a row."""
+    """List admin accounts, with their live sessions."""
     for row in accounts.list_admins(_db()):
-        click.echo(f"{row['name']}\tfailed sign-ins: {row['failed_logins']}")
+        click.echo(f"{row['name']}\tsessions: {row['sessions']}")
 
 
 @admin_cli.command("reset-password")
 @click.argument("name")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 def admin_reset_command(name: str, password_stdin: bool) -> None:
-    """Set a new password for NAME and lift any sign-in lock."""
-    _set_account(accounts.set_password, name, password_stdin, f"Password changed for {name}")
+    """Set a new password for NAME, sign it out everywhere and lift any sign-in lock."""
+    _set_account(accounts.set_password, name, password_stdin, f"Password changed for {name}; every session ended")
+    clear_signin_failures(name, everywhere=True)
+
+
+@admin_cli.command("sign-out-everywhere")
+@click.argument("name")
+def admin_sign_out_everywhere_command(name: str) -> None:
+    """End every session of NAME at once (a lost laptop, a leaked cookie)."""
+    try:
+        ended = accounts.end_all_sessions(_db(), name)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Signed {name} out of {ended} session{'s' if ended != 1 else ''}")
 
 
 def _open_output(output: str | None):

@@ -1,9 +1,10 @@
-"""Rate limits on submissions and sign-ins, per client address, across workers.
+"""Rate limits and sign-in throttles, per client address, across workers.
 
-The address is never stored: the bucket is an HMAC of it under the app's
-secret key, kept only in the rate-limit file, for at most two windows.
-Settings: ``RATELIMIT_ENABLED``, ``RATELIMIT_SUBMISSIONS``,
-``RATELIMIT_SIGNINS`` (``COUNT/SECONDS``) and ``RATELIMIT_DATABASE``.
+The address is never stored: buckets and keys are HMACs of it under the
+app's secret key, kept only in the rate-limit file and deleted once they
+have run out (:mod:`surveys.ratelimit`). Settings: ``RATELIMIT_ENABLED``,
+``RATELIMIT_SUBMISSIONS``, ``RATELIMIT_SIGNINS`` (``COUNT/SECONDS``),
+``RATELIMIT_DATABASE`` and ``SIGNIN_CONCURRENCY``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
+from contextlib import contextmanager
 
 from flask import current_app, g, render_template, request
 
@@ -29,10 +31,24 @@ def close(_exc=None) -> None:
         conn.close()
 
 
-def _bucket(kind: str) -> str:
+def _keyed(label: str, text: str) -> str:
     key = current_app.config["SECRET_KEY"].encode()
-    address = (request.remote_addr or "").encode()
-    return f"{kind}:" + hmac.new(key, address, hashlib.sha256).hexdigest()[:24]
+    return hmac.new(key, f"{label}\0{text}".encode(), hashlib.sha256).hexdigest()[:24]
+
+
+def _address_key() -> str:
+    return _keyed("address", request.remote_addr or "")
+
+
+def _name_key(name: str) -> str:
+    return _keyed("account", name)
+
+
+def too_many(description: str, retry_after: int, status: int = 429):
+    """An error page with ``Retry-After``."""
+    name = "Too many requests" if status == 429 else "Busy"
+    body = render_template("error.html", code=status, name=name, description=description)
+    return body, status, {"Retry-After": str(retry_after)}
 
 
 def refuse_if_over(kind: str, setting: str):
@@ -40,11 +56,39 @@ def refuse_if_over(kind: str, setting: str):
     if not current_app.config["RATELIMIT_ENABLED"]:
         return None
     limit = ratelimit.Limit.parse(current_app.config[setting])
-    verdict = ratelimit.hit(_connection(), _bucket(kind), limit, time.time())
+    verdict = ratelimit.hit(_connection(), f"{kind}:{_address_key()}", limit, time.time())
     if verdict.allowed:
         return None
-    body = render_template(
-        "error.html", code=429, name="Too many requests",
-        description=f"Too many requests from your network. Please try again in {verdict.retry_after} seconds.",
+    return too_many(
+        f"Too many requests from your network. Please try again in {verdict.retry_after} seconds.",
+        verdict.retry_after,
     )
-    return body, 429, {"Retry-After": str(verdict.retry_after)}
+
+
+def signin_lock(name: str) -> int:
+    """Seconds left of the lock on signing in as ``name`` from this address (0: none)."""
+    return ratelimit.signin_lock(_connection(), _name_key(name), _address_key(), time.time())
+
+
+def record_signin_failure(name: str) -> int:
+    """Count a failed sign-in as ``name`` from this address; return the failures in a row."""
+    return ratelimit.record_signin_failure(_connection(), _name_key(name), _address_key(), time.time())
+
+
+def clear_signin_failures(name: str, everywhere: bool = False) -> None:
+    """Forget failed sign-ins as ``name``: from this address, or from every address."""
+    ratelimit.clear_signin_failures(_connection(), _name_key(name), None if everywhere else _address_key())
+
+
+@contextmanager
+def hashing_slot():
+    """Yield True while holding one of the machine's ``SIGNIN_CONCURRENCY``
+    password-hashing slots, or False at once when all are busy.
+
+    Argon2id takes 64 MiB and a large share of a core per check, and it runs
+    on the workers that serve respondents: this bounds the work all sign-ins
+    together can take, whatever the number of addresses they come from.
+    """
+    path = current_app.config["RATELIMIT_DATABASE"] + ".hashing"
+    with ratelimit.exclusive_slot(path, int(current_app.config["SIGNIN_CONCURRENCY"])) as held:
+        yield held
