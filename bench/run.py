@@ -15,6 +15,8 @@ Figures (see bench/README.md for what each means):
 3. ``export``: the streamed responses CSV, rows per second and peak memory,
    and its pieces apart (same rule as the submission's breakdown).
 4. ``page``: the respondent page's weight and third-party requests.
+5. ``signin``: respondent latency while sign-ins flood the server, with and
+   without the machine-wide bound on password checks (``bench.signin_flood``).
 
 Everything lives in one temporary folder, deleted at the end (``--keep`` to
 keep it); servers listen on 127.0.0.1 only.
@@ -30,13 +32,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import export_breakdown, export_bench, http_bench, machine, page_bench, profile_submit, results_bench
+from bench import (
+    export_breakdown, export_bench, http_bench, machine, page_bench, profile_submit, results_bench, signin_flood,
+)
 from bench.dataset import Generator, create_database
 from bench.report import Figure, at_least, at_most, ms, table
 from bench.survey import SURVEY_ID, write_survey
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("page", "http", "results", "export")
+PARTS = ("page", "http", "results", "export", "signin")
 #: Bytes of database per stored response (rows, index, tallies), for the disk check.
 BYTES_PER_ROW = 420
 RESULTS_TARGET_SECONDS = 0.100
@@ -254,6 +258,9 @@ def run(plan: Plan) -> int:
             if plan.profile or any(f.passed is False for f in http_figures):
                 say("profiling the submission path in process")
                 http_profile = profile_table(profile_submit.profile(workdir, plan.profile_requests))
+        if "signin" in plan.parts:
+            say("respondent latency under a sign-in flood (3 servers x 8 s)")
+            figures += signin_flood.measure(workdir)
         if {"results", "export"} & set(plan.parts):
             more, generation, export_pieces = grow_and_measure(workdir, plan)
             figures += more

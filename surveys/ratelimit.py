@@ -55,6 +55,8 @@ class Verdict:
     retry_after: int
 
 
+#: ``PRAGMA user_version`` of a file that has :data:`_SCHEMA`.
+_SCHEMA_VERSION = 2
 _SCHEMA = (
     # Earlier versions kept a table "hits" without expiry times; its rows are useless now.
     "DROP TABLE IF EXISTS hits",
@@ -72,8 +74,12 @@ def connect(path: str | Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")
-    for statement in _SCHEMA:
-        conn.execute(statement)
+    if conn.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        conn.execute("COMMIT")
     return conn
 
 
