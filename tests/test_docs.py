@@ -46,3 +46,29 @@ def test_readme_opens_with_the_two_commands():
 
 def test_ci_runs_the_readme_test_command():
     assert "exec make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def readme_test_references(text: str) -> list[tuple[str, str]]:
+    """``(file, test)`` for every ``tests/test_x.py::test_y`` in the text; a bare
+    ``::test_z`` refers to the file named last before it."""
+    import re
+
+    out, current = [], None
+    for match in re.finditer(r"(tests/test_\w+\.py)?::(test_\w+)", text):
+        current = match.group(1) or current
+        out.append((current, match.group(2)))
+    return out
+
+
+def test_readme_names_tests_for_its_statements():
+    assert len(readme_test_references(README)) >= 5
+
+
+@pytest.mark.parametrize("path, name", readme_test_references(README))
+def test_every_test_the_readme_names_exists(path, name):
+    """A statement backed by a named test stays backed: renaming or deleting the test fails here."""
+    import ast
+
+    assert path is not None, f"::{name} in the README names no file before it"
+    tree = ast.parse((ROOT / path).read_text())
+    assert name in {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}, (path, name)
