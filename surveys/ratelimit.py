@@ -41,7 +41,12 @@ class Verdict:
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+    """Open the counts file, created 0600, with ``secure_delete`` so deleted
+    windows' bucket hashes are zeroed, not left in free space."""
+    from surveys.storage import create_private_file
+
+    conn = sqlite3.connect(str(create_private_file(path)), timeout=30, isolation_level=None)
+    conn.execute("PRAGMA secure_delete = ON")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute(
