@@ -82,15 +82,12 @@ def pages_of(path: Path, btree: str, kinds=("leaf",)) -> list[list[Cell]]:
     """The cells of each page of ``btree`` (as ``dbstat`` names it), read from the raw file."""
     conn = sqlite3.connect(path)
     try:
-        pages = conn.execute(
-            "SELECT pageno, pgsize FROM dbstat WHERE name = ? AND pagetype IN (%s)" % ",".join("?" * len(kinds)),
-            [btree, *kinds],
-        ).fetchall()
+        pages = conn.execute("SELECT pageno, pgsize, pagetype FROM dbstat WHERE name = ?", [btree]).fetchall()
     finally:
         conn.close()
     data = path.read_bytes()
     result = []
-    for pageno, size in pages:
+    for pageno, size, _ in [page for page in pages if page[2] in kinds]:
         page = data[(pageno - 1) * size:pageno * size]
         head = 100 if pageno == 1 else 0
         kind = page[head]
