@@ -30,9 +30,10 @@ What the file's layout still says about arrival order, and what removes it:
   so until the page is next rebuilt the cells' byte offsets follow arrival
   (a later row at a lower offset). That is a weak signal in ``responses``
   and a stronger one in its indexes (``tests/test_row_order.py`` measures
-  it). The write-ahead log holds page images in commit order until a
-  checkpoint empties it: there the order of the most recent commits is
-  plain.
+  it). The write-ahead log holds the page images of recent commits in
+  commit order (an automatic checkpoint copies them into the file but does
+  not erase them; they are overwritten as the log is reused): there the
+  order of the latest commits is plain.
 * :func:`rebuild` (``flask --app app compact``) removes both: ``VACUUM``
   rewrites every table and index in key order, so the file becomes a
   function of the stored rows alone, and ``wal_checkpoint(TRUNCATE)`` empties
