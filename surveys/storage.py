@@ -5,11 +5,11 @@ Takes a :class:`sqlite_utils.Database`; knows nothing of Flask.
 What is stored, and what is not:
 
 * ``responses`` holds one row per respondent: a random id (the table is
-  ``WITHOUT ROWID``, so rows carry no insertion order either), the survey id
-  and version, the noisy answers as JSON, the id of the design record they
-  were randomized with, where they were randomized (``device`` or
-  ``server``) and the day. No address, user agent, time of day, referrer or
-  true answer exists anywhere in the schema.
+  ``WITHOUT ROWID``, so there is no sequential rowid; rows are kept in the
+  order of their random ids), the survey id and version, the noisy answers
+  as JSON, the id of the design record they were randomized with, where they
+  were randomized (``device`` or ``server``) and the day. No address, user
+  agent, time of day, referrer or true answer exists anywhere in the schema.
 * ``designs`` records every question's design and choices for a survey
   version, keyed by the survey's design fingerprint, so a later change of
   design never corrupts old data.
@@ -22,12 +22,39 @@ What is stored, and what is not:
 Every write is one short ``BEGIN IMMEDIATE`` transaction: the write lock is
 taken up front, so concurrent writers queue on the busy timeout instead of
 failing with "database is locked" when a read transaction tries to upgrade.
+
+What the file's layout still says about arrival order, and what removes it:
+
+* Inside a b-tree page the cell pointers are in key (random id) order, but
+  SQLite writes each new cell into the page's free space below the others,
+  so until the page is next rebuilt the cells' byte offsets follow arrival
+  (a later row at a lower offset). That is a weak signal in ``responses``
+  and a stronger one in its indexes (``tests/test_row_order.py`` measures
+  it). The write-ahead log holds the page images of recent commits in
+  commit order (an automatic checkpoint copies them into the file but does
+  not erase them; they are overwritten as the log is reused): there the
+  order of the latest commits is plain.
+* :func:`rebuild` (``flask --app app compact``) removes both: ``VACUUM``
+  rewrites every table and index in key order, so the file becomes a
+  function of the stored rows alone, and ``wal_checkpoint(TRUNCATE)`` empties
+  the log. Rows stored after it carry the weak order again until the next
+  rebuild: run it daily (cron) and after closing a survey.
+* :func:`backup` writes a rebuilt copy (``VACUUM INTO``), never the live
+  layout, in rollback-journal mode with no log beside it.
+* ``secure_delete`` is on: space freed when a page split moves cells (and
+  deleted rows, as in the rate-limit file) is zeroed. Without it, stale
+  copies of moved cells stay in the page's free space and record earlier
+  layouts (``tests/test_row_order.py``).
+* Database files, their ``-wal`` and ``-shm`` files and backups are created
+  with mode 0600 (:func:`create_private_file`; SQLite gives ``-wal`` and
+  ``-shm`` the database file's mode). An existing file keeps its mode.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import secrets
 import sqlite3
@@ -182,11 +209,29 @@ def m006_admin_sessions(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE admins DROP COLUMN locked_until")
 
 
+def create_private_file(path: str | Path) -> Path:
+    """Create ``path`` empty with mode 0600 (whatever the umask) if it does
+    not exist, so that SQLite opens a file only its owner can read; an
+    existing file is left as it is."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path
+
+
 def connect(path: str | Path) -> sqlite_utils.Database:
-    """Open the database file with WAL, a busy timeout and full durability."""
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS)
+    """Open the database file (created 0600) with WAL, a busy timeout, full
+    durability and ``secure_delete`` (freed space zeroed)."""
+    conn = sqlite3.connect(str(create_private_file(path)), timeout=BUSY_TIMEOUT_SECONDS)
     db = sqlite_utils.Database(conn)
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
+    db.execute("PRAGMA secure_delete = ON")
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = FULL")
     db.execute("PRAGMA foreign_keys = ON")
@@ -607,26 +652,68 @@ def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: lis
     )
 
 
-def backup(source: str | Path, target: str | Path) -> int:
-    """Copy the database online with SQLite's backup API; return the responses copied.
+def rebuild(db: sqlite_utils.Database) -> int:
+    """Rewrite the database in key order and empty the write-ahead log; return the responses kept.
 
-    Safe while the app is writing: the copy is one consistent snapshot (WAL
-    readers do not block writers). It is written to a temporary file beside
-    ``target`` and renamed into place, so ``target`` is never half-written.
+    ``VACUUM`` rebuilds every table and index from the rows alone, which
+    removes the weak arrival order left in page layouts (see the module
+    notes); ``wal_checkpoint(TRUNCATE)`` then copies the rebuilt pages into
+    the file and truncates the log, so no older page image stays in it.
+    Writers wait for the rebuild on the busy timeout; run it when the
+    survey is quiet. Raises RuntimeError if a reader kept the log from
+    being emptied (run it again).
+    """
+    db.execute("VACUUM")
+    busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        raise RuntimeError("the database was rebuilt but a reader kept the write-ahead log from being emptied")
+    (count,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+    return count
+
+
+def backup(source: str | Path, target: str | Path) -> int:
+    """Write a rebuilt copy of the database online; return the responses copied.
+
+    ``VACUUM INTO`` reads one consistent snapshot (one read transaction: WAL
+    readers do not block writers) and writes it in key order, so the copy
+    carries no arrival order, in rollback-journal mode with no ``-wal`` or
+    ``-shm`` file. The copy is written to a file beside ``target``, created
+    0600, checked with ``PRAGMA integrity_check``, then renamed into place,
+    so ``target`` is never half-written.
     """
     target = Path(target)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
-    with sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_SECONDS) as src:
-        dst = sqlite3.connect(str(partial))
-        try:
-            src.backup(dst)
-            (ok,) = dst.execute("PRAGMA integrity_check").fetchone()
-            if ok != "ok":
-                raise RuntimeError(f"backup failed its integrity check: {ok}")
-            (count,) = dst.execute("SELECT COUNT(*) FROM responses").fetchone()
-        finally:
-            dst.close()
-    src.close()
+    try:
+        _write_rebuilt_copy(source, create_private_file(partial))
+        count = _check_copy(partial)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     partial.replace(target)
+    return count
+
+
+def _write_rebuilt_copy(source: str | Path, partial: Path) -> None:
+    src = sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_SECONDS)
+    try:
+        src.execute("PRAGMA secure_delete = ON")
+        src.execute("VACUUM INTO ?", [str(partial)])
+    finally:
+        src.close()
+
+
+def _check_copy(partial: Path) -> int:
+    """Check the copy's integrity and journal mode; return its responses."""
+    dst = sqlite3.connect(str(partial))
+    try:
+        (mode,) = dst.execute("PRAGMA journal_mode").fetchone()
+        if mode == "wal":
+            raise RuntimeError(f"the backup {partial} is in WAL mode; it would need its -wal file")
+        (ok,) = dst.execute("PRAGMA integrity_check").fetchone()
+        if ok != "ok":
+            raise RuntimeError(f"backup failed its integrity check: {ok}")
+        (count,) = dst.execute("SELECT COUNT(*) FROM responses").fetchone()
+    finally:
+        dst.close()
     return count

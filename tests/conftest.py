@@ -125,6 +125,14 @@ def fresh_db(tmp_path):
     database.close()
 
 
+@pytest.fixture
+def umask_022():
+    """The usual umask, under which files are created 0644 unless asked otherwise."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
 class Respondent:
     """Drives the survey form through the test client, as a browser without JavaScript would."""
 

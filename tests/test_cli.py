@@ -112,3 +112,59 @@ def test_export_responses_and_codebook(runner, app, tmp_path):
     assert len(list(csv.DictReader(out.read_text().splitlines()))) == 10
     codebook = json.loads(runner.invoke(args=["export", "codebook", "quiz"]).output)
     assert "cheated" in json.dumps(codebook)
+
+
+def test_backup_writes_a_checked_rebuilt_copy(runner, app, tmp_path):
+    _seed(app)
+    copy = tmp_path / "copy.sqlite3"
+    result = runner.invoke(args=["backup", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert "Backed up 10 responses" in result.output
+    assert copy.read_bytes()[18:20] == b"\x01\x01"  # rollback journal: the file alone restores
+    assert not copy.with_name("copy.sqlite3-wal").exists()
+
+
+def test_compact_rebuilds_and_empties_the_log(runner, app):
+    from pathlib import Path
+
+    db = storage.connect(app.config["DATABASE"])  # held open, so the log is not checkpointed away at each close
+    _seed(app)
+    wal = Path(app.config["DATABASE"] + "-wal")
+    assert wal.stat().st_size > 0
+    result = runner.invoke(args=["compact"])
+    assert result.exit_code == 0, result.output
+    assert "10 responses, write-ahead log emptied" in result.output
+    assert wal.stat().st_size == 0
+    assert storage.response_count(db, "quiz") == 10
+    db.close()
+
+
+def test_files_the_app_creates_are_private(tmp_path, surveys_dir, umask_022, monkeypatch):
+    """Answers database, rate-limit database, their -wal and -shm, the secret key and a backup: all 0600."""
+    import os
+
+    import app as app_module
+    from tests.conftest import Respondent
+
+    monkeypatch.setattr(app_module, "ROOT", tmp_path)  # the instance folder (secret_key) under tmp_path
+    data = tmp_path / "data"
+    data.mkdir()
+    application = app_module.create_app({
+        "TESTING": True, "DATABASE": str(data / "answers.sqlite3"), "SURVEYS_DIR": str(surveys_dir),
+    })
+    keep_open = storage.connect(data / "answers.sqlite3")  # so the -wal and -shm files stay to be seen
+    respondent = Respondent(application.test_client())
+    assert respondent.submit({"cheated": "yes", "ai_use": "never", "year": "first"}).status_code == 200
+    from surveys import ratelimit
+
+    limits = ratelimit.connect(data / "answers-ratelimit.sqlite3")
+    result = application.test_cli_runner().invoke(args=["backup", str(data / "backup.sqlite3")])
+    assert result.exit_code == 0, result.output
+    files = [
+        *(data / f"{stem}.sqlite3{suffix}" for stem in ("answers", "answers-ratelimit") for suffix in ("", "-wal", "-shm")),
+        data / "backup.sqlite3", tmp_path / "instance" / "secret_key",
+    ]
+    modes = {str(path.relative_to(tmp_path)): os.stat(path).st_mode & 0o777 for path in files}
+    assert modes == dict.fromkeys(modes, 0o600)
+    keep_open.close()
+    limits.close()

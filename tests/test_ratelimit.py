@@ -85,3 +85,13 @@ def test_limit_holds_across_processes(tmp_path):
     for w in workers:
         w.join(timeout=30)
     assert allowed == 50  # 120 hits from 4 processes, exactly the limit let through
+
+
+def test_counts_file_is_private_and_deleted_windows_are_zeroed(tmp_path, umask_022):
+    import os
+
+    conn = ratelimit.connect(tmp_path / "r.sqlite3")
+    ratelimit.hit(conn, "b", ratelimit.Limit(2, 60), 120.0)
+    names = ("r.sqlite3", "r.sqlite3-wal", "r.sqlite3-shm")
+    assert {name: os.stat(tmp_path / name).st_mode & 0o777 for name in names} == dict.fromkeys(names, 0o600)
+    assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1

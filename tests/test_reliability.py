@@ -204,6 +204,10 @@ def test_concurrent_submitters_are_stored_exactly_once(server, tmp_path):
     assert restored["integrity"] == "ok"
     assert backup_result["before"] <= restored["keys"]
     assert restored["responses"] == len(restored["keys"])
+    copy = backup_result["copy"]
+    assert copy.read_bytes()[18:20] == b"\x01\x01"  # a rebuilt copy in rollback-journal mode, not WAL
+    assert not [p.name for p in copy.parent.iterdir() if p.name.startswith(copy.name + "-")]  # no -wal, -shm
+    assert oct(copy.stat().st_mode & 0o777) == oct(0o600)
 
 
 def test_kill_9_mid_load_loses_no_acknowledged_submission(server):

@@ -1,7 +1,8 @@
-"""Tests of the storage module: schema, transactions, tallies, codes."""
+"""Tests of the storage module: schema, transactions, tallies, codes, file modes, backup and rebuild."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 
@@ -164,3 +165,57 @@ def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
     fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_group_tallies'")
     assert storage.migrate(fresh_db) == ["m005_group_tallies"]
     assert storage.group_tallies(fresh_db, "g", "year") == kept
+
+
+def mode(path) -> int:
+    return os.stat(path).st_mode & 0o777
+
+
+def test_database_and_its_log_files_are_created_private(tmp_path, umask_022):
+    db = storage.connect(tmp_path / "answers.sqlite3")
+    storage.migrate(db)
+    storage.store_response(db, response(), "a" * 16, "2026-11-22")
+    files = [tmp_path / name for name in ("answers.sqlite3", "answers.sqlite3-wal", "answers.sqlite3-shm")]
+    assert {path.name: mode(path) for path in files} == {path.name: 0o600 for path in files}
+    db.close()
+
+
+def test_an_existing_file_keeps_its_mode(tmp_path, umask_022):
+    path = tmp_path / "shared.sqlite3"
+    path.touch(mode=0o640)
+    storage.create_private_file(path)
+    assert mode(path) == 0o640
+
+
+def test_backup_and_its_partial_file_are_private(fresh_db, tmp_path, umask_022, monkeypatch):
+    storage.store_response(fresh_db, response(), "a" * 16, "2026-11-22")
+    check_copy, partial_modes = storage._check_copy, []
+
+    def check_and_record(partial):
+        partial_modes.append(mode(partial))
+        return check_copy(partial)
+
+    monkeypatch.setattr(storage, "_check_copy", check_and_record)
+    target = tmp_path / "backup.sqlite3"
+    assert storage.backup(tmp_path / "fresh.sqlite3", target) == 1
+    assert partial_modes == [0o600] and mode(target) == 0o600
+
+
+def test_failed_backup_leaves_no_partial_copy(tmp_path):
+    source = tmp_path / "not-ours.sqlite3"
+    sqlite3.connect(source).close()  # an empty database: no responses table
+    target = tmp_path / "backup.sqlite3"
+    with pytest.raises(sqlite3.OperationalError, match="responses"):
+        storage.backup(source, target)
+    assert not target.exists() and not (tmp_path / "backup.sqlite3.partial").exists()
+
+
+def test_rebuild_keeps_every_row_and_empties_the_log(fresh_db, tmp_path):
+    for key in ("a" * 16, "b" * 16):
+        storage.store_response(fresh_db, response(), key, "2026-11-22")
+    before = fresh_db.execute("SELECT * FROM responses ORDER BY id").fetchall()
+    assert (tmp_path / "fresh.sqlite3-wal").stat().st_size > 0
+    assert storage.rebuild(fresh_db) == 2
+    assert fresh_db.execute("SELECT * FROM responses ORDER BY id").fetchall() == before
+    assert storage.tallies(fresh_db, "s") == {"q": {"d1": {"yes": 2}}}
+    assert (tmp_path / "fresh.sqlite3-wal").stat().st_size == 0

@@ -178,12 +178,27 @@ def export_codebook_command(survey_id: str, output: str | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, writable=True))
 @with_appcontext
 def backup_command(path: str) -> None:
-    """Copy the database to PATH while the app keeps running (SQLite backup API)."""
-    count = storage.backup(current_app.config["DATABASE"], path)
+    """Write a rebuilt copy of the database to PATH while the app keeps running (VACUUM INTO)."""
+    try:
+        count = storage.backup(current_app.config["DATABASE"], path)
+    except RuntimeError as error:
+        raise click.ClickException(str(error)) from None
     click.echo(f"Backed up {count} responses to {path}")
+
+
+@click.command("compact")
+@with_appcontext
+def compact_command() -> None:
+    """Rebuild the database in key order and empty its write-ahead log (removes arrival order)."""
+    try:
+        count = storage.rebuild(_db())
+    except RuntimeError as error:
+        raise click.ClickException(f"{error}; run compact again") from None
+    click.echo(f"Rebuilt {current_app.config['DATABASE']}: {count} responses, write-ahead log emptied")
 
 
 def init_app(app: Flask) -> None:
     for group in (surveys_cli, codes_cli, admin_cli, export_cli):
         app.cli.add_command(group)
     app.cli.add_command(backup_command)
+    app.cli.add_command(compact_command)
