@@ -172,6 +172,9 @@ odd_key = st.one_of(
 
 #: Placeholders, replaced in the test by the real values of the example's session.
 CSRF, KEY, SEALED, SEALED_TAMPERED, FILE = "<<csrf>>", "<<key>>", "<<sealed>>", "<<sealed-tampered>>", "<<file>>"
+#: The placeholders' controls, and valid answers as the form posts them.
+CONTROLS = [("csrf_token", CSRF), ("submission_key", KEY)]
+VALID = posted(cheated="no", ai_use="once", year="first", lied=None)
 
 
 def field(name: str, values: st.SearchStrategy) -> st.SearchStrategy:
@@ -269,26 +272,20 @@ def test_submissions_are_stored_or_refused_with_a_message():
 
         @FUZZ
         @given(pairs=submission_forms())
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), *posted(cheated="no", ai_use="once", year="first",
-                                                                              lied=None)])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), *posted(cheated="no", ai_use="once", year="first")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("randomized_on", "device"),
+        @example(pairs=[*CONTROLS, *VALID])
+        @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first")])  # the optional one left out
+        @example(pairs=[*CONTROLS, ("randomized_on", "device"),
                         *posted("rr-", cheated="yes", ai_use="often", year="first", lied="no")])
         @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED)])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), *posted(cheated="no", ai_use="once", year="first"),
-                        ("lied", " ")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("randomized_on", "device"),
+        @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first"), ("lied", " ")])
+        @example(pairs=[*CONTROLS, ("randomized_on", "device"),
                         *posted("rr-", cheated="no", ai_use="once", year="first"), ("rr-lied", "\u3000")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("cheated", "no"), ("ai_use", "once"),
-                        ("year", "first"), ("lied", "")])  # plain names, as before fixed-width values: refused
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), *posted(cheated="no", ai_use="once", year="first",
-                                                                              lied=None), ("upload", FILE)])
+        @example(pairs=[*CONTROLS, ("cheated", "no"), ("ai_use", "once"), ("year", "first"), ("lied", "")])  # unpadded
+        @example(pairs=[*CONTROLS, *VALID, ("upload", FILE)])
         @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED_TAMPERED)])
-        @example(pairs=[("submission_key", KEY), *posted(cheated="no", ai_use="once", year="first", lied=None)])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), *posted(cheated="no", ai_use="once", year="first",
-                                                                              lied=None), ("cheated", wire("cheated", "yes"))])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), *posted(cheated="no", ai_use="once", year="first",
-                                                                              lied=None), ("note", "x" * 70000)])
+        @example(pairs=[("submission_key", KEY), *VALID])
+        @example(pairs=[*CONTROLS, *VALID, ("cheated", wire("cheated", "yes"))])
+        @example(pairs=[*CONTROLS, *VALID, ("note", "x" * 70000)])
         def check(pairs):
             client = app.test_client()
             controls = Respondent(client).open_form()

@@ -164,8 +164,8 @@ def form_body(respondent, answers=ANSWERS) -> bytes:
     ("text/plain", b"cheated=yes", 415, "not as text/plain"),
     (None, b"cheated=yes", 415, "not as no content type"),
     ("application/x-www-form-urlencoded", b"cheated=\xff\xfe", 400, "not valid UTF-8"),
-    ("multipart/form-data; boundary=x", b'--x\r\nContent-Disposition: form-data; name="cheated"\r\n\r\n\xff\r\n--x--\r\n',
-     400, "not valid UTF-8"),
+    ("multipart/form-data; boundary=x",
+     b'--x\r\nContent-Disposition: form-data; name="cheated"\r\n\r\n\xff\r\n--x--\r\n', 400, "not valid UTF-8"),
 ])
 def test_a_body_that_is_not_a_readable_form_is_refused_saying_why(respondent, db, content_type, body, status, message):
     respondent.open_form()
