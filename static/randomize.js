@@ -4,9 +4,13 @@
  * The true answers stay in the visible form and are never sent: on submit,
  * each answer is randomized with crypto.getRandomValues and a separate form
  * carrying only the noisy answers (rr-<name>, randomized_on=device) is posted.
- * The noisy answers are remembered per survey and version in localStorage,
- * and sent again on a retake (RAPPOR's permanent randomized response), so
- * retaking cannot average the noise away.
+ * The noisy answers are remembered per survey and version in localStorage
+ * (by choice name), and sent again on a retake (RAPPOR's permanent randomized
+ * response), so retaking cannot average the noise away.
+ *
+ * Every question is sent, always, as its fixed-width wire value (the
+ * fieldset's data-wire, or data-no-answer when nothing is checked), so the
+ * request is as long whatever the answers (see web/forms.py).
  *
  * Twin of surveys/protocol.py: same designs, same exact-fraction draws.
  */
@@ -73,14 +77,21 @@
     return u < t.num ? truthIndex : randomOption;
   }
 
-  function randomizeAnswer(value, spec) {
+  /* The noisy choice index for the true one; a plain question passes it through. */
+  function randomizeChoiceIndex(truthIndex, spec) {
     if (spec.design === null) {
-      return value;
+      return truthIndex;
     }
     if (spec.design.kind === "forced_response") {
-      return randomizeYesNo(value === "yes", spec.design) ? "yes" : "no";
+      var yes = randomizeYesNo(spec.choices[truthIndex] === "yes", spec.design);
+      return spec.choices.indexOf(yes ? "yes" : "no");
     }
-    return spec.choices[randomizeIndex(spec.choices.indexOf(value), spec.design)];
+    return randomizeIndex(truthIndex, spec.design);
+  }
+
+  /* The same by choice name. */
+  function randomizeAnswer(value, spec) {
+    return spec.choices[randomizeChoiceIndex(spec.choices.indexOf(value), spec)];
   }
 
   function memoKey(form) {
@@ -111,31 +122,36 @@
     return input;
   }
 
-  /* The noisy answers for the form, reusing remembered ones. */
-  function noisyAnswers(form) {
+  /* The noisy choice index of one question, reusing a remembered one. */
+  function noisyIndex(fieldset, truthIndex, memo) {
+    var designKey = fieldset.dataset.design;
+    var spec = JSON.parse(designKey);
+    if (spec.design === null) {
+      return truthIndex;
+    }
+    var name = fieldset.dataset.question;
+    var remembered = memo[name];
+    var index = remembered && remembered.design === designKey ? spec.choices.indexOf(remembered.value) : -1;
+    if (index < 0) {
+      index = randomizeChoiceIndex(truthIndex, spec);
+      memo[name] = { design: designKey, value: spec.choices[index] };
+    }
+    return index;
+  }
+
+  /* The wire value of every question's noisy answer, in form order. */
+  function noisyWireValues(form) {
     var memo = loadMemo(form);
-    var answers = {};
+    var values = {};
     form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
+      var wire = JSON.parse(fieldset.dataset.wire);
       var checked = fieldset.querySelector("input[type=radio]:checked");
-      if (!checked) {
-        return;
-      }
-      var name = fieldset.dataset.question;
-      var designKey = fieldset.dataset.design;
-      var spec = JSON.parse(designKey);
-      if (spec.design === null) {
-        answers[name] = checked.value;
-        return;
-      }
-      var remembered = memo[name];
-      if (!remembered || remembered.design !== designKey) {
-        remembered = { design: designKey, value: randomizeAnswer(checked.value, spec) };
-        memo[name] = remembered;
-      }
-      answers[name] = remembered.value;
+      var truthIndex = checked ? wire.indexOf(checked.value) : -1;
+      values[fieldset.dataset.question] =
+        truthIndex < 0 ? fieldset.dataset.noAnswer : wire[noisyIndex(fieldset, truthIndex, memo)];
     });
     saveMemo(form, memo);
-    return answers;
+    return values;
   }
 
   function submitNoisy(event) {
@@ -144,7 +160,7 @@
     if (!form.reportValidity()) {
       return;
     }
-    var answers = noisyAnswers(form);
+    var answers = noisyWireValues(form);
     var out = document.createElement("form");
     out.method = "post";
     out.action = form.action;
@@ -168,6 +184,7 @@
     randomBelow: randomBelow,
     randomizeYesNo: randomizeYesNo,
     randomizeIndex: randomizeIndex,
+    randomizeChoiceIndex: randomizeChoiceIndex,
     randomizeAnswer: randomizeAnswer
   };
 

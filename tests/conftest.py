@@ -133,6 +133,37 @@ def umask_022():
     os.umask(previous)
 
 
+def wire_form(survey, answers: dict, device: bool = False) -> dict:
+    """The answer fields a browser posts for ``answers`` (``{question: choice name}``), in form order.
+
+    Every question is sent as its fixed-width wire value (``web.forms.wire_value``),
+    an optional question left out as "no answer", under ``rr-<name>`` when
+    ``device``. A value that is not a choice name and a key that is not a
+    question are sent as given, for the tests of refusals.
+    """
+    from web.forms import wire_value
+
+    prefix = "rr-" if device else ""
+    names = {q.name for q in survey.questions}
+    fields = {}
+    for q in survey.questions:
+        if q.name in answers:
+            value = answers[q.name]
+            fields[prefix + q.name] = wire_value(q, value) if value in q.choice_names else value
+        elif not q.required:
+            fields[prefix + q.name] = wire_value(q, None)
+    fields.update({prefix + key: value for key, value in answers.items() if key not in names})
+    return fields
+
+
+def survey_in(app, survey_id: str = "quiz"):
+    """The app's loaded survey ``survey_id``."""
+    from web.catalog import get_catalog
+
+    with app.app_context():
+        return get_catalog().surveys[survey_id]
+
+
 class Respondent:
     """Drives the survey form through the test client, as a browser without JavaScript would."""
 
@@ -153,9 +184,7 @@ class Respondent:
         data = dict(controls)
         if device:
             data["randomized_on"] = "device"
-            data.update({f"rr-{name}": value for name, value in answers.items()})
-        else:
-            data.update(answers)
+        data.update(wire_form(survey_in(self.client.application, survey_id), answers, device))
         return self.client.post(f"/s/{survey_id}", data=data)
 
 

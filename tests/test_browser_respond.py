@@ -39,6 +39,16 @@ def posted_fields(request) -> list[tuple[str, str]]:
     return parse_qsl(request.post_data, keep_blank_values=True)
 
 
+def posted_answers(request, app, prefix: str = "rr-") -> dict[str, str | None]:
+    """The answers a request carries, as choice names (``None``: no answer), read back
+    from the fixed-width values with the server's own ``parse_wire_value``."""
+    from web.forms import parse_wire_value
+
+    survey = app_survey(app)
+    return {name[len(prefix):]: parse_wire_value(survey.question(name[len(prefix):]), value)
+            for name, value in posted_fields(request) if name.startswith(prefix)}
+
+
 def stored_answers(app) -> list[dict]:
     from surveys import storage
 
@@ -109,7 +119,7 @@ def test_device_path_sends_only_randomized_answers(page, live_server, app):
     assert page.get_by_role("heading", name="Thank you").is_visible()
     (row,) = stored_answers(app)
     assert row["randomized_on"] == "device"
-    assert row["answers"] == {name[3:]: value for name, value in fields if name.startswith("rr-")}
+    assert row["answers"] == posted_answers(request, app)
 
 
 def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, caplog):
@@ -118,10 +128,10 @@ def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, c
     page.goto(f"{live_server}/s/quiz")
     fill_in(page)
     request = submit(page)
-    fields = dict(posted_fields(request))
-    assert fields["rr-cheated"] == "yes" and fields["rr-lied"] == "no" and fields["rr-ai_use"] == "often"
+    sent = posted_answers(request, app)
+    assert sent["cheated"] == "yes" and sent["lied"] == "no" and sent["ai_use"] == "often"
     assert "sometimes" not in request.post_data  # the true ai_use answer
-    assert fields["rr-year"] == "second"  # not randomized, sent as given
+    assert sent["year"] == "second"  # not randomized, sent as given
     (row,) = stored_answers(app)
     assert row["answers"] == {"cheated": "yes", "lied": "no", "ai_use": "often", "year": "second"}
     assert "sometimes" not in every_stored_value(app)
@@ -135,6 +145,39 @@ def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, c
     assert b"127.0.0.1" not in stored_bytes
     assert "POST /s/quiz" in caplog.text  # the log was captured ...
     assert "127.0.0.1" not in caplog.text and "sometimes" not in caplog.text  # ... and holds neither
+
+
+def device_request(browser, live_server, answers: dict):
+    """The request a fresh browser (no cookie, no remembered noise) posts for ``answers``."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{live_server}/s/quiz")
+    fill_in(page, answers)
+    request = submit(page)
+    context.close()
+    return request
+
+
+def test_device_request_is_as_long_whatever_the_answers(browser, live_server, app):
+    """Long and short choice names, "No answer" and random noise: one body length."""
+    long_answers = device_request(browser, live_server, TRUTH)
+    short_answers = device_request(browser, live_server, {"cheated": "Yes", "ai_use": "once", "year": "first"})
+    assert posted_answers(short_answers, app)["lied"] is None  # left at the pre-checked "No answer"
+    assert posted_answers(long_answers, app)["lied"] is not None
+    assert len(long_answers.post_data) == len(short_answers.post_data)
+
+
+def test_server_path_request_is_as_long_whatever_the_answers(browser, live_server, app):
+    context = browser.new_context(java_script_enabled=False)
+    lengths = set()
+    for answers in (TRUTH, {"cheated": "Yes", "ai_use": "once", "year": "first"}):
+        page = context.new_page()
+        page.goto(f"{live_server}/s/quiz")
+        fill_in(page, answers)
+        lengths.add(len(submit(page).post_data))
+        context.clear_cookies()
+    context.close()
+    assert len(lengths) == 1, lengths
 
 
 def test_server_path_without_javascript(browser, live_server, app):
@@ -156,7 +199,7 @@ def test_server_path_without_javascript(browser, live_server, app):
 def test_retake_is_refused_and_the_same_noise_is_resent(page, live_server, app):
     page.goto(f"{live_server}/s/quiz")
     fill_in(page)
-    first = dict(posted_fields(submit(page)))
+    first = posted_answers(submit(page), app)
     page.goto(f"{live_server}/s/quiz")
     assert page.get_by_role("heading", name="You have already answered this survey").is_visible()
     # Without the cookie the server would take it, but the device resends the
@@ -164,8 +207,8 @@ def test_retake_is_refused_and_the_same_noise_is_resent(page, live_server, app):
     page.context.clear_cookies()
     page.goto(f"{live_server}/s/quiz")
     fill_in(page, {**TRUTH, "cheated": "Yes"})
-    second = dict(posted_fields(submit(page)))
-    for name in ("rr-cheated", "rr-lied", "rr-ai_use"):
+    second = posted_answers(submit(page), app)
+    for name in ("cheated", "lied", "ai_use"):
         assert second[name] == first[name]
 
 

@@ -37,8 +37,8 @@ from app import create_app
 from surveys import accounts, storage
 from surveys.loader import load_catalog
 from surveys.submission import noisy_response
-from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in
-from web.forms import CONTROL_FIELDS, INVITATION_CODE, SUBMISSION_KEY
+from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, make_survey
+from web.forms import CONTROL_FIELDS, INVITATION_CODE, SUBMISSION_KEY, wire_value
 
 FUZZ = settings(
     max_examples=int(os.environ.get("RR_FUZZ_EXAMPLES", "120")),
@@ -50,6 +50,22 @@ FUZZ = settings(
 
 QUESTIONS = {"cheated": ("yes", "no"), "lied": ("yes", "no"),
              "ai_use": ("never", "once", "sometimes", "often"), "year": ("first", "second", "third", "fourth")}
+QUIZ = make_survey(QUIZ_YAML)
+
+
+def wire(name: str, choice: str | None) -> str:
+    """What the form posts for ``choice`` of question ``name`` (``None``: "No answer")."""
+    return wire_value(QUIZ.question(name), choice)
+
+
+def posted(prefix: str = "", **choices) -> list[tuple[str, str]]:
+    """``(field, value)`` pairs as the form posts ``choices`` (``{question: choice or None}``)."""
+    return [(prefix + name, wire(name, choice)) for name, choice in choices.items()]
+
+
+#: The values the form can post for each question: its padded choices, and "No answer" for the optional one.
+WIRE = {name: [wire(name, c) for c in choices] + ([wire(name, None)] if name == "lied" else [])
+        for name, choices in QUESTIONS.items()}
 
 # --------------------------------------------------------------------------
 # An app, a dump of its database, the "refused with a message" check.
@@ -157,6 +173,9 @@ odd_key = st.one_of(
 
 #: Placeholders, replaced in the test by the real values of the example's session.
 CSRF, KEY, SEALED, SEALED_TAMPERED, FILE = "<<csrf>>", "<<key>>", "<<sealed>>", "<<sealed-tampered>>", "<<file>>"
+#: The placeholders' controls, and valid answers as the form posts them.
+CONTROLS = [("csrf_token", CSRF), ("submission_key", KEY)]
+VALID = posted(cheated="no", ai_use="once", year="first", lied=None)
 
 
 def field(name: str, values: st.SearchStrategy) -> st.SearchStrategy:
@@ -193,8 +212,9 @@ def submission_forms(draw) -> list[tuple[str, str]]:
     elif path == "sealed":
         pairs += draw(field("sealed", st.sampled_from([SEALED, SEALED_TAMPERED]) | short_text))
     for name, choices in QUESTIONS.items():
-        good = [(prefix + name, draw(st.sampled_from(choices)))]
-        bad = field(draw(st.sampled_from([prefix + name, name, "rr-" + name])), st.sampled_from(choices) | odd_text)
+        good = [(prefix + name, draw(st.sampled_from(WIRE[name])))]
+        bad = field(draw(st.sampled_from([prefix + name, name, "rr-" + name])),
+                    st.sampled_from(WIRE[name] + list(choices)) | odd_text)
         pairs += draw(mostly(st.just(good), bad))
     pairs += draw(junk_fields())
     pairs += draw(mostly(st.just([]), field("invitation_code", short_text)))
@@ -220,9 +240,7 @@ def acceptable(pairs) -> bool:
     key, code = form.get("submission_key", ""), form.get("invitation_code", "")
     if not ((key == KEY or SUBMISSION_KEY.match(key)) and (not code.strip() or INVITATION_CODE.match(code))):
         return False
-    answers = {name: form.get(prefix + name, "") for name in QUESTIONS}
-    return all(value in choices or (name == "lied" and value == "") for (name, choices), value in
-               zip(QUESTIONS.items(), answers.values()))
+    return all(form.get(prefix + name) in WIRE[name] for name in QUESTIONS)
 
 
 def resolve(pairs, tokens: dict) -> MultiDict:
@@ -240,7 +258,7 @@ def sealed_tokens(app) -> dict:
     controls = respondent.open_form()
     limit, app.config["WTF_CSRF_TIME_LIMIT"] = app.config["WTF_CSRF_TIME_LIMIT"], -1
     try:
-        page = respondent.client.post("/s/quiz", data={**controls, "cheated": "no", "ai_use": "once", "year": "first"})
+        page = respondent.submit({"cheated": "no", "ai_use": "once", "year": "first"}, controls=controls)
     finally:
         app.config["WTF_CSRF_TIME_LIMIT"] = limit
     assert page.status_code == 400
@@ -255,23 +273,20 @@ def test_submissions_are_stored_or_refused_with_a_message():
 
         @FUZZ
         @given(pairs=submission_forms())
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("cheated", "no"), ("ai_use", "once"),
-                        ("year", "first")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("randomized_on", "device"),
-                        ("rr-cheated", "yes"), ("rr-ai_use", "often"), ("rr-year", "first"), ("rr-lied", "no")])
+        @example(pairs=[*CONTROLS, *VALID])
+        @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first")])  # the optional one left out
+        @example(pairs=[*CONTROLS, ("randomized_on", "device"),
+                        *posted("rr-", cheated="yes", ai_use="often", year="first", lied="no")])
         @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED)])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("cheated", "no"), ("ai_use", "once"),
-                        ("year", "first"), ("lied", " ")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("randomized_on", "device"), ("rr-cheated", "no"),
-                        ("rr-ai_use", "once"), ("rr-year", "first"), ("rr-lied", "\u3000")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("cheated", "no"), ("ai_use", "once"),
-                        ("year", "first"), ("upload", FILE)])
+        @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first"), ("lied", " ")])
+        @example(pairs=[*CONTROLS, ("randomized_on", "device"),
+                        *posted("rr-", cheated="no", ai_use="once", year="first"), ("rr-lied", "\u3000")])
+        @example(pairs=[*CONTROLS, ("cheated", "no"), ("ai_use", "once"), ("year", "first"), ("lied", "")])  # unpadded
+        @example(pairs=[*CONTROLS, *VALID, ("upload", FILE)])
         @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED_TAMPERED)])
-        @example(pairs=[("submission_key", KEY), ("cheated", "no"), ("ai_use", "once"), ("year", "first")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("cheated", "no"), ("cheated", "yes"),
-                        ("ai_use", "once"), ("year", "first")])
-        @example(pairs=[("csrf_token", CSRF), ("submission_key", KEY), ("cheated", "no"), ("ai_use", "once"),
-                        ("year", "first"), ("note", "x" * 70000)])
+        @example(pairs=[("submission_key", KEY), *VALID])
+        @example(pairs=[*CONTROLS, *VALID, ("cheated", wire("cheated", "yes"))])
+        @example(pairs=[*CONTROLS, *VALID, ("note", "x" * 70000)])
         def check(pairs):
             client = app.test_client()
             controls = Respondent(client).open_form()
@@ -319,7 +334,7 @@ def test_raw_bodies_are_refused_with_a_message():
             assert_refused(response, before, dump(app))
 
         check()
-        assert set(seen) == {400}
+        assert set(seen) == {400, 415}  # 415: not a form at all
 
 
 def test_any_survey_id_or_query_string_is_answered_without_error():

@@ -26,11 +26,12 @@ import pytest
 import requests
 
 from app import ROOT
-from tests.conftest import QUIZ_YAML
+from tests.conftest import QUIZ_YAML, make_survey, wire_form
 
 CLIENTS = 50
 WORKERS = 3
-ANSWERS = {"rr-cheated": "yes", "rr-ai_use": "once", "rr-year": "first", "randomized_on": "device"}
+ANSWERS = {**wire_form(make_survey(QUIZ_YAML), {"cheated": "yes", "ai_use": "once", "year": "first"}, device=True),
+           "randomized_on": "device"}
 
 
 def free_port() -> int:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import re
+from urllib.parse import urlencode
 
 import pytest
 
@@ -146,6 +149,97 @@ def test_oversize_body_is_413_with_a_message(client, db):
     assert response.status_code == 413
     assert "too large" in response.get_data(as_text=True).lower()
     assert row_count(db) == 0
+
+
+def form_body(respondent, answers=ANSWERS) -> bytes:
+    """A complete, valid urlencoded submission from a freshly opened form."""
+    from tests.conftest import survey_in, wire_form
+
+    fields = {**respondent.open_form(), **wire_form(survey_in(respondent.client.application), answers)}
+    return urlencode(fields).encode()
+
+
+@pytest.mark.parametrize("content_type, body, status, message", [
+    ("application/json", b'{"cheated": "yes"}', 415, "not as application/json"),
+    ("text/plain", b"cheated=yes", 415, "not as text/plain"),
+    (None, b"cheated=yes", 415, "not as no content type"),
+    ("application/x-www-form-urlencoded", b"cheated=\xff\xfe", 400, "not valid UTF-8"),
+    ("multipart/form-data; boundary=x",
+     b'--x\r\nContent-Disposition: form-data; name="cheated"\r\n\r\n\xff\r\n--x--\r\n', 400, "not valid UTF-8"),
+])
+def test_a_body_that_is_not_a_readable_form_is_refused_saying_why(respondent, db, content_type, body, status, message):
+    respondent.open_form()
+    headers = {"Content-Type": content_type} if content_type else {}
+    response = respondent.client.post("/s/quiz", data=body, headers=headers)
+    text = response.get_data(as_text=True)
+    assert response.status_code == status, text
+    assert message in text and "Please answer" not in text
+    assert row_count(db) == 0
+
+
+def test_invalid_utf8_beside_valid_answers_is_refused(respondent, db):
+    response = respondent.client.post("/s/quiz", data=form_body(respondent) + b"&note=\xc3",
+                                      content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400 and "not valid UTF-8" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def post_chunked(respondent, body: bytes, terminated: bool = True):
+    """Post ``body`` without a Content-Length, as a server that de-chunks the body
+    (``wsgi.input_terminated``, as Gunicorn and Werkzeug's server set) hands it on."""
+    return respondent.client.post(
+        "/s/quiz", input_stream=io.BytesIO(body), content_type="application/x-www-form-urlencoded",
+        headers={"Transfer-Encoding": "chunked"},
+        environ_overrides={"wsgi.input_terminated": True} if terminated else {},
+    )
+
+
+def test_chunked_body_within_the_limit_is_read_whole(respondent, db):
+    response = post_chunked(respondent, form_body(respondent))
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert row_count(db) == 1
+
+
+@pytest.mark.parametrize("size", [64 * 1024 + 1, 200_000])
+def test_chunked_body_over_the_limit_is_413_not_cut(respondent, db, size):
+    body = form_body(respondent)
+    response = post_chunked(respondent, body + b"&note=" + b"x" * (size - len(body) - 6))
+    assert response.status_code == 413
+    assert "too large" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_chunked_body_of_exactly_the_limit_is_not_refused_as_too_large(respondent, db):
+    body = form_body(respondent)
+    response = post_chunked(respondent, body + b"&note=" + b"x" * (64 * 1024 - len(body) - 6))
+    assert response.status_code == 400 and "“note” is not a question" in response.get_data(as_text=True)
+
+
+def test_chunked_body_the_server_cannot_read_is_411(respondent, db):
+    response = post_chunked(respondent, form_body(respondent), terminated=False)
+    assert response.status_code == 411 and "Content-Length" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_chunked_body_over_the_limit_is_413_through_a_real_server(live_server, app, db):
+    """Werkzeug's own server de-chunks the body; the 413 must survive that too."""
+    import requests
+
+    from tests.conftest import survey_in, wire_form
+
+    session = requests.Session()
+    page = session.get(f"{live_server}/s/quiz", timeout=10).text
+    controls = {"csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
+                "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', page).group(1)}
+    body = urlencode({**controls, **wire_form(survey_in(app), ANSWERS)}).encode()
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    over = session.post(f"{live_server}/s/quiz", data=iter([body, b"&note=" + b"x" * 70_000]), headers=headers,
+                        timeout=10)
+    assert over.request.headers.get("Transfer-Encoding") == "chunked"
+    assert over.status_code == 413 and "too large" in over.text
+    assert row_count(db) == 0
+    within = session.post(f"{live_server}/s/quiz", data=iter([body[:10], body[10:]]), headers=headers, timeout=10)
+    assert within.status_code == 200 and row_count(db) == 1
 
 
 def test_missing_csrf_token_is_refused(respondent, db):

@@ -20,7 +20,9 @@ from werkzeug.http import parse_set_header
 
 from app import create_app
 from surveys import accounts, protocol, ratelimit, storage
-from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in
+from tests.conftest import (
+    ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, survey_in, wire_form,
+)
 from tests.test_admin import add_responses
 from tests.test_fuzz import dump, message_of
 from web.admin import ADMIN_COOKIE
@@ -104,7 +106,7 @@ def test_every_post_route_is_checked_for_csrf(app):
 def test_submission_without_a_valid_token_stores_nothing(app, respondent, token):
     controls = respondent.open_form()
     other = Respondent(app.test_client()).open_form()["csrf_token"]
-    data = {**controls, **TRUTH}
+    data = {**controls, **wire_form(survey_in(app), TRUTH)}
     if token == "missing":
         del data["csrf_token"]
     else:
@@ -162,7 +164,7 @@ def every_response(app, auth, respondent):
            ("413", anonymous.post("/s/quiz", data={"x": "a" * 70_000})),
            ("400 submission", anonymous.post("/s/quiz", data={"cheated": "yes"})),
            ("thank-you", respondent.submit(TRUTH, controls=controls)),
-           ("409 retake", respondent.client.post("/s/quiz", data={**controls, **TRUTH, "submission_key": "k" * 20})),
+           ("409 retake", respondent.submit(TRUTH, controls={**controls, "submission_key": "k" * 20})),
            ("401 sign-in", auth.login(password="wrong password!"))]
     auth.login()
     for endpoint, url in routes(app, "GET"):
@@ -413,7 +415,7 @@ def answer_through_every_path(app, truth: dict) -> tuple[str, str]:
     controls = Respondent(late).open_form()
     limit, app.config["WTF_CSRF_TIME_LIMIT"] = app.config["WTF_CSRF_TIME_LIMIT"], -1  # expired at once
     try:
-        confirm = late.post("/s/quiz", data={**controls, **truth})
+        confirm = late.post("/s/quiz", data={**controls, **wire_form(survey_in(app), truth)})
     finally:
         app.config["WTF_CSRF_TIME_LIMIT"] = limit
     assert confirm.status_code == 400
@@ -435,7 +437,7 @@ def test_no_page_export_log_or_table_holds_a_true_answer(app, tmp_path, monkeypa
     thanks, confirm = answer_through_every_path(app, TRUTH)
     shown = stored_list(thanks)
     assert shown == {
-        "Have you ever cheated on an exam?": "yes", "Have you lied to a professor?": "no",
+        "Have you ever cheated on an exam?": "Yes", "Have you lied to a professor?": "No",  # labels, as shown
         "How often have you used AI-written text as your own?": "often", "Year of study": "third",
     }
     assert "sometimes" not in thanks and "sometimes" not in confirm

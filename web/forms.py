@@ -1,4 +1,4 @@
-"""WTForms for a survey, built from its definition.
+"""WTForms for a survey, built from its definition, and the wire format of answers.
 
 The same form class parses both paths: the JavaScript-off form posts the
 true answers under the question names; the device path posts the noisy
@@ -6,6 +6,29 @@ answers under ``rr-<name>`` (WTForms' ``prefix``), so a request can never be
 mistaken for the other kind. CSRF is checked by the view itself
 (``flask_wtf.csrf.validate_csrf``) so that an expired token can be answered
 with the form instead of an error page.
+
+Fixed-width answers on the wire
+-------------------------------
+TLS hides what a request says but not how long it is, so the length of a
+submission must not depend on the answers in it. Every question therefore
+posts exactly one value, always, of one width per question: the choice name
+padded on the right with spaces to the longest choice name of that question
+(:func:`wire_value`). An optional question has an explicit, pre-checked
+"No answer" option whose value is all spaces of the same width, so skipping
+it posts as many bytes as answering it. The server accepts exactly these
+padded values (they are the ``RadioField`` choices) and maps them back to
+names with :func:`parse_wire_value`; ``static/randomize.js`` sends the same
+values, taken from the ``data-wire`` attribute of each question.
+
+Why spaces: a space is never part of a choice name (the loader allows
+``[A-Za-z0-9_.-]``, so "." could not pad unambiguously: "a" and "a." would
+collide) and every encoder writes it as one byte (``+`` in
+``application/x-www-form-urlencoded``, as browsers, Python and Werkzeug
+encode it; a plain space in ``multipart/form-data``), like every character
+of a name. The other fields do not depend on the answers: the CSRF token,
+the submission key (24 URL-safe characters) and the invitation code are
+made of characters that are never percent-encoded, and ``randomized_on`` is
+fixed per path.
 """
 
 from __future__ import annotations
@@ -36,14 +59,51 @@ class SubmissionError(ValueError):
         self.messages = messages
 
 
+#: Pads a choice name to its question's wire width (see the module docstring).
+WIRE_PAD = " "
+#: Shown for an optional question left unanswered.
+NO_ANSWER_LABEL = "No answer"
+
+
+def wire_width(question: Question) -> int:
+    """The one width of every value posted for ``question``."""
+    return max(len(name) for name in question.choice_names)
+
+
+def wire_value(question: Question, name: str | None) -> str:
+    """The value posted for choice ``name`` (``None``: no answer), padded to the question's width."""
+    if name is not None and name not in question.choice_names:
+        raise ValueError(f"{name!r} is not a choice of question {question.name!r}")
+    return (name or "").ljust(wire_width(question), WIRE_PAD)
+
+
+def wire_values(question: Question) -> tuple[str, ...]:
+    """The values of the question's choices, in order, as posted."""
+    return tuple(wire_value(question, name) for name in question.choice_names)
+
+
+def parse_wire_value(question: Question, value: str) -> str | None:
+    """The choice name posted as ``value`` (``None`` for "no answer"); ``ValueError`` if it is not one."""
+    by_value = dict(zip(wire_values(question), question.choice_names))
+    if value in by_value:
+        return by_value[value]
+    if value == wire_value(question, None) and not question.required:
+        return None
+    raise ValueError(f"{value!r} is not a posted value of question {question.name!r}")
+
+
 def _question_field(question: Question) -> RadioField:
-    required = InputRequired(message=f"Please answer: {question.label}")
+    choices = [SelectChoice(value, c.label) for value, c in zip(wire_values(question), question.choices)]
+    if question.required:
+        message = f"Please answer: {question.label}"
+    else:  # the form always posts the pre-checked "No answer"; only a hand-made request omits it
+        message = f"Please answer, or choose “{NO_ANSWER_LABEL}”: {question.label}"
+        choices.append(SelectChoice(wire_value(question, None), NO_ANSWER_LABEL))
     return RadioField(
         question.label,
-        choices=[SelectChoice(c.name, c.label) for c in question.choices],
-        # strip_whitespace=False: only "" means unanswered; " " is not a choice, and would
-        # otherwise pass Optional and be stored (device) or crash the randomizer (server).
-        validators=[required] if question.required else [Optional(strip_whitespace=False)],
+        choices=choices,
+        default=None if question.required else wire_value(question, None),
+        validators=[InputRequired(message=message)],
         description=question.hint,
     )
 
@@ -89,7 +149,7 @@ def check_field_names(survey: Survey, formdata: MultiDict, prefix: str) -> None:
 
 
 def parse_answers(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dict[str, str], ControlForm]:
-    """Validate ``formdata``; return ``{question: answer}`` (answered questions
+    """Validate ``formdata``; return ``{question: choice name}`` (answered questions
     only) and the validated controls. Raises :class:`SubmissionError`."""
     check_field_names(survey, formdata, prefix)
     form = survey_form_class(survey)(formdata=formdata, prefix=prefix)
@@ -97,8 +157,8 @@ def parse_answers(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dic
     valid = form.validate()
     if not (controls.validate() and valid):
         raise SubmissionError(_messages(form) + _messages(controls))
-    answers = {q.name: form[q.name].data for q in survey.questions if form[q.name].data not in (None, "")}
-    return answers, controls
+    answers = {q.name: parse_wire_value(q, form[q.name].data) for q in survey.questions}
+    return {name: answer for name, answer in answers.items() if answer is not None}, controls
 
 
 def _messages(form: FlaskForm) -> list[str]:

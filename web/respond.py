@@ -7,7 +7,15 @@ Two ways in, never both for one answer:
 * JavaScript off: the form posts the true answers under the question names;
   they are randomized here at once with :mod:`secrets` and dropped.
 
-Nothing in this module logs, stores or echoes a true answer.
+Nothing in this module logs, stores or echoes a true answer, and no size
+depends on an answer: requests carry fixed-width values (see
+:mod:`web.forms`), the thank-you page pads every shown label
+(:func:`padded_label`) and the sealed answers of the confirm page are never
+compressed (:class:`UncompressedSerializer`).
+
+A body that is not a form, not UTF-8 or too large is refused with 415, 400
+or 413 before anything is parsed (:func:`body_problem`), so that it is never
+mistaken for a form with no answers.
 """
 
 from __future__ import annotations
@@ -17,19 +25,30 @@ import secrets
 
 from flask import Blueprint, Response, current_app, make_response, render_template, request, session
 from flask_wtf.csrf import generate_csrf, validate_csrf
-from itsdangerous import BadData, BadSignature, URLSafeSerializer, URLSafeTimedSerializer
+from itsdangerous import BadData, BadSignature, Serializer, URLSafeSerializer, URLSafeTimedSerializer
+from itsdangerous.encoding import base64_encode
+from markupsafe import Markup, escape
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wsgi import LimitedStream
 from wtforms.validators import ValidationError
 
 from surveys import storage
-from surveys.definition import CLOSED, NOT_YET_OPEN, Survey
+from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.submission import noisy_response, randomize_on_server
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
-from web.forms import DEVICE_PREFIX, ControlForm, SubmissionError, parse_answers, survey_form_class
+from web.forms import (
+    DEVICE_PREFIX, NO_ANSWER_LABEL, ControlForm, SubmissionError, parse_answers, parse_wire_value, survey_form_class,
+    wire_value, wire_values,
+)
 from web.limits import refuse_if_over
 
 bp = Blueprint("respond", __name__)
+bp.add_app_template_global(wire_value)
+bp.add_app_template_global(wire_values)
 
+#: The request bodies a survey form is sent as.
+FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 def done_cookie(survey: Survey) -> str:
@@ -90,8 +109,67 @@ def show(survey_id: str):
     return render_form(survey)
 
 
+class UncompressedSerializer(URLSafeSerializer):
+    """itsdangerous' URL-safe signed serializer without its zlib step: compression
+    would make the token's length depend on the (noisy) answers it carries."""
+
+    def dump_payload(self, obj) -> bytes:
+        return base64_encode(Serializer.dump_payload(self, obj))
+
+
 def _sealer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="sealed-noisy-answers")
+    return UncompressedSerializer(current_app.config["SECRET_KEY"], salt="sealed-noisy-answers")
+
+
+def seal_answers(survey: Survey, noisy: dict[str, str], randomized_on: str, key: str, code: str) -> str:
+    """The signed token of the confirm page; every question as its fixed-width wire value."""
+    answers = {q.name: wire_value(q, noisy.get(q.name)) for q in survey.questions}
+    sealed = {"survey": [survey.id, survey.version], "answers": answers,
+              "randomized_on": randomized_on, "key": key, "code": code}
+    return _sealer().dumps(sealed)
+
+
+def body_problem() -> tuple[int, str] | None:
+    """``(status, message)`` if the request body cannot be a survey form, else None.
+
+    Reads the whole body (at most ``MAX_CONTENT_LENGTH`` bytes) and keeps it
+    for the form parser.
+    """
+    if request.mimetype not in FORM_MIMETYPES:
+        sent = request.mimetype or "no content type"
+        return 415, f"The answers must be sent as a form ({' or '.join(FORM_MIMETYPES)}), not as {sent}."
+    if request.content_length is None and "wsgi.input_terminated" not in request.environ and _is_chunked():
+        return 411, "This server cannot read a chunked request body; send the answers with a Content-Length."
+    try:
+        body = read_body()
+    except RequestEntityTooLarge:
+        limit = current_app.config["MAX_CONTENT_LENGTH"]
+        return 413, f"The request body is too large: a survey form takes at most {limit:,} bytes."
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return 400, "The request body is not valid UTF-8 text."
+    return None
+
+
+def _is_chunked() -> bool:
+    return "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+
+
+def read_body() -> bytes:
+    """The whole request body, kept for ``request.form``; ``RequestEntityTooLarge`` past the limit.
+
+    Werkzeug refuses a declared Content-Length over ``MAX_CONTENT_LENGTH``,
+    but a streamed (chunked) body it reads only up to the limit and then
+    stops without a word. One more byte read from the server's own stream
+    tells a cut body from one that fits exactly.
+    """
+    body = request.get_data(cache=True)
+    stream = request.stream
+    if request.content_length is None and isinstance(stream, LimitedStream) and stream.is_exhausted:
+        if request.environ["wsgi.input"].read(1):
+            raise RequestEntityTooLarge()
+    return body
 
 
 def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str]:
@@ -120,7 +198,12 @@ def _read_sealed(survey: Survey, token: str):
         raise SubmissionError(["The confirmation form was altered; please reload the survey."]) from None
     if sealed.get("survey") != [survey.id, survey.version]:
         raise SubmissionError(["The confirmation form belongs to another survey or version."])
-    return sealed["answers"], sealed["randomized_on"], sealed["key"], sealed.get("code", "")
+    try:
+        answers = {q.name: parse_wire_value(q, sealed["answers"][q.name]) for q in survey.questions}
+    except (KeyError, TypeError, ValueError):
+        raise SubmissionError(["The confirmation form is out of date; please reload the survey."]) from None
+    noisy = {name: answer for name, answer in answers.items() if answer is not None}
+    return noisy, sealed["randomized_on"], sealed["key"], sealed.get("code", "")
 
 
 def csrf_problem() -> str | None:
@@ -155,6 +238,9 @@ def submit(survey_id: str):
     refusal = refuse_if_over("submit", "RATELIMIT_SUBMISSIONS") or refuse_if_unavailable(survey)
     if refusal:
         return refusal
+    problem = body_problem()
+    if problem:
+        return render_message(survey, problem[0], "Your answers could not be read", problem[1])
     try:
         noisy, randomized_on, key, code = read_submission(survey)
     except SubmissionError as error:
@@ -170,11 +256,9 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
     but only for this browser's own expired form; anything else is refused outright."""
     if not is_own_expired_token(request.form.get("csrf_token")):
         return render_message(survey, 400, "The form could not be verified", f"{problem} Please reload the survey page.")
-    sealed = {"survey": [survey.id, survey.version], "answers": noisy,
-              "randomized_on": randomized_on, "key": key, "code": code}
     generate_csrf()
     return render_template(
-        "respond/confirm.html", survey=survey, sealed_token=_sealer().dumps(sealed),
+        "respond/confirm.html", survey=survey, sealed_token=seal_answers(survey, noisy, randomized_on, key, code),
         message="The form had been open for a long time. Your answers are kept (already randomized); "
                 "press the button to send them.",
     ), 400
@@ -205,9 +289,20 @@ def code_is_acceptable(survey: Survey, code: str) -> bool:
     return bool(code) and storage.invitation_code_is_valid(get_db(), survey.id, code)
 
 
+@bp.app_template_global()
+def padded_label(question: Question, name: str | None) -> Markup:
+    """The label of answer ``name`` (``None``: no answer), HTML-escaped and padded with
+    spaces to the longest such label of the question, counted in UTF-8 bytes, so that
+    the page showing it is as long whatever the answer."""
+    labels = [escape(c.label) for c in question.choices] + [escape(NO_ANSWER_LABEL)]
+    width = max(len(label.encode("utf-8")) for label in labels)
+    label = escape(NO_ANSWER_LABEL if name is None else question.choices[question.choice_names.index(name)].label)
+    return Markup(label + " " * (width - len(label.encode("utf-8"))))
+
+
 def thank(survey: Survey, noisy: dict | None) -> Response:
-    """The thank-you page, showing the stored (noisy) answers when there are new ones."""
-    shown = None if noisy is None else [(q, noisy[q.name]) for q in survey.questions if q.name in noisy]
+    """The thank-you page, showing every question's stored (noisy) answer when there are new ones."""
+    shown = None if noisy is None else [(q, noisy.get(q.name)) for q in survey.questions]
     response = make_response(render_template("respond/thanks.html", survey=survey, shown=shown))
     response.set_cookie(
         done_cookie(survey), "1", max_age=365 * 24 * 3600, path=f"/s/{survey.id}",

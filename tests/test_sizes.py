@@ -1,0 +1,196 @@
+"""No size on the respondent path depends on an answer (TLS hides content, not length).
+
+For every shipped example survey (``survey_files/*.yaml``) and every
+combination of answers, "no answer" included for optional questions:
+
+* the JavaScript-off request body, built from the radio values of the
+  rendered form as a browser posts them, has one length;
+* the device request body, built from the form's ``data-wire`` and
+  ``data-no-answer`` attributes as ``static/randomize.js`` builds it, has one
+  length (``tests/test_browser_respond.py`` checks real Chromium requests);
+* the thank-you page has one length on both paths, over every combination
+  of stored answers;
+* the confirm page that seals the noisy answers has one length.
+
+The example surveys have no optional question, so the tests' quiz (one
+optional question) is checked the same way. They are small (at most 96
+combinations), so every combination is tried.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import re
+from urllib.parse import urlencode
+
+import pytest
+
+from app import ROOT, create_app
+from surveys.definition import Choice
+from tests.conftest import QUIZ_YAML, make_survey
+from web.forms import NO_ANSWER_LABEL, parse_wire_value, wire_value
+
+EXAMPLE_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"))
+#: The examples have no optional question; the tests' quiz has one, for "No answer".
+SURVEY_IDS = [*EXAMPLE_IDS, "quiz"]
+RADIO = re.compile(r'<input type="radio" id="[^"]*" name="([^"]+)" value="([^"]*)"')
+FIELDSET = re.compile(r'data-question="([^"]+)".*?data-wire=\'([^\']*)\' data-no-answer="([^"]*)"', re.S)
+
+
+@pytest.fixture
+def shipped_app(tmp_path):
+    """The app serving the shipped example surveys and the tests' quiz, on a temporary database."""
+    folder = tmp_path / "surveys"
+    folder.mkdir()
+    for path in (ROOT / "survey_files").glob("*.yaml"):
+        (folder / path.name).write_text(path.read_text())
+    (folder / "quiz.yaml").write_text(QUIZ_YAML)
+    return create_app({
+        "TESTING": True, "DATABASE": str(tmp_path / "sizes.sqlite3"), "SURVEYS_DIR": str(folder),
+        "SECRET_KEY": "sizes-secret-key", "RATELIMIT_SUBMISSIONS": "100000/600",
+    })
+
+
+def open_form(client, survey_id: str) -> tuple[dict, str]:
+    """The control fields, in form order, and the page."""
+    page = client.get(f"/s/{survey_id}").get_data(as_text=True)
+    controls = {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
+        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', page).group(1),
+    }
+    return controls, page
+
+
+def radio_values(page: str) -> dict[str, list[str]]:
+    """Each question's radio values as the browser posts them, in form order."""
+    values: dict[str, list[str]] = {}
+    for name, value in RADIO.findall(page):
+        values.setdefault(name, []).append(html.unescape(value))
+    return values
+
+
+def device_values(page: str) -> dict[str, list[str]]:
+    """Each question's values as randomize.js sends them: data-wire, and data-no-answer when
+    the question can be left unanswered (it has a "No answer" radio; the browser will not
+    submit a required question left blank)."""
+    optional = {name for name, values in radio_values(page).items() for v in values if not v.strip()}
+    return {name: [*json.loads(html.unescape(wire)), *([html.unescape(blank)] if name in optional else [])]
+            for name, wire, blank in FIELDSET.findall(page)}
+
+
+def bodies(controls: dict, values: dict[str, list[str]], prefix: str = "", extra: dict | None = None):
+    """Every combination of values, each as ``(fields, urlencoded body)``, fields in form order."""
+    names = list(values)
+    for combination in itertools.product(*values.values()):
+        fields = {**controls, **(extra or {}), **{prefix + name: v for name, v in zip(names, combination)}}
+        yield fields, urlencode(fields)
+
+
+def test_the_examples_are_found():
+    assert EXAMPLE_IDS == ["exam-integrity", "workplace-wellbeing"]
+
+
+@pytest.mark.parametrize("survey_id", SURVEY_IDS)
+def test_server_path_request_has_one_length_for_every_answer(shipped_app, survey_id):
+    controls, page = open_form(shipped_app.test_client(), survey_id)
+    values = radio_values(page)
+    lengths = {len(body) for _, body in bodies(controls, values)}
+    assert len(lengths) == 1, lengths
+    assert {len(set(map(len, vs))) for vs in values.values()} == {1}  # each question: one width
+
+
+@pytest.mark.parametrize("survey_id", SURVEY_IDS)
+def test_device_request_has_one_length_for_every_answer(shipped_app, survey_id):
+    controls, page = open_form(shipped_app.test_client(), survey_id)
+    values = device_values(page)
+    assert set(values) == set(radio_values(page))  # every question is sent, always
+    lengths = {len(body) for _, body in bodies(controls, values, "rr-", {"randomized_on": "device"})}
+    assert len(lengths) == 1, lengths
+
+
+def thank_you_lengths(app, survey_id: str, device: bool) -> dict[int, list[dict]]:
+    """Thank-you page length -> the answer sets that gave it, over every combination.
+
+    One browser session answers again and again: a new submission key each time
+    (24 characters, as the form's), the "answered" cookie dropped in between.
+    """
+    client = app.test_client()
+    controls, page = open_form(client, survey_id)
+    values = device_values(page) if device else radio_values(page)
+    extra = ("rr-", {"randomized_on": "device"}) if device else ()
+    lengths: dict[int, list[dict]] = {}
+    for index, (fields, _) in enumerate(bodies(controls, values, *extra)):
+        fields["submission_key"] = f"size-test-{index:014d}"
+        response = client.post(f"/s/{survey_id}", data=fields)
+        assert response.status_code == 200 and "What was stored" in response.get_data(as_text=True)
+        lengths.setdefault(len(response.get_data()), []).append(fields)
+        client.delete_cookie(f"rr_done_{survey_id}", path=f"/s/{survey_id}")
+    return lengths
+
+
+@pytest.mark.parametrize("survey_id", SURVEY_IDS)
+@pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
+def test_thank_you_page_has_one_length_for_every_stored_answer(shipped_app, monkeypatch, survey_id, device):
+    # Server path: no noise, so that every combination of answers is also stored and shown.
+    monkeypatch.setattr("web.respond.randomize_on_server", lambda survey, answers: dict(answers))
+    lengths = thank_you_lengths(shipped_app, survey_id, device)
+    assert len(lengths) == 1, {length: fields[:1] for length, fields in lengths.items()}
+
+
+@pytest.mark.parametrize("survey_id", SURVEY_IDS)
+def test_confirm_page_has_one_length_for_every_answer(shipped_app, survey_id):
+    """The page reached with this browser's own expired token seals the noisy answers."""
+    shipped_app.config["WTF_CSRF_TIME_LIMIT"] = -1  # every token expired at once
+    client = shipped_app.test_client()
+    controls, page = open_form(client, survey_id)
+    lengths, tokens = set(), set()
+    for fields, _ in bodies(controls, device_values(page), "rr-", {"randomized_on": "device"}):
+        response = client.post(f"/s/{survey_id}", data=fields)
+        assert response.status_code == 400 and 'name="sealed"' in response.get_data(as_text=True)
+        text = re.sub(r'name="csrf_token" value="[^"]+"', "", response.get_data(as_text=True))  # fresh each time
+        lengths.add(len(text.encode()))
+        tokens.add(len(re.search(r'name="sealed" value="([^"]+)"', text).group(1)))
+    assert len(lengths) == 1 and len(tokens) == 1, (lengths, tokens)
+
+
+# --------------------------------------------------------------------------
+# The wire contract and the padded labels on their own.
+
+
+def test_wire_values_are_padded_names_and_read_back():
+    survey = make_survey()
+    ai_use, lied, cheated = survey.question("ai_use"), survey.question("lied"), survey.question("cheated")
+    assert wire_value(ai_use, "once") == "once     " and wire_value(ai_use, "sometimes") == "sometimes"
+    assert wire_value(lied, None) == "   "
+    assert parse_wire_value(ai_use, "once     ") == "once"
+    assert parse_wire_value(lied, "   ") is None
+    for question, value in [(ai_use, "once"), (cheated, "   "), (ai_use, "once    "), (ai_use, " once    ")]:
+        with pytest.raises(ValueError, match=repr(value)):  # unpadded, "no answer" to a required question, ...
+            parse_wire_value(question, value)
+    with pytest.raises(ValueError, match="'maybe'"):
+        wire_value(cheated, "maybe")
+
+
+def test_names_with_dots_cannot_collide():
+    """The loader allows "." in choice names, so padding with "." would make "a" and "a." one value."""
+    import dataclasses
+
+    question = dataclasses.replace(make_survey().question("dept"), choices=(Choice("a", "A"), Choice("a.", "A dot")),
+                                   design=None, randomize=False)
+    assert wire_value(question, "a") != wire_value(question, "a.")
+    assert parse_wire_value(question, wire_value(question, "a")) == "a"
+
+
+def test_padded_labels_have_one_length_in_utf8_bytes_after_escaping(app):
+    from web.respond import padded_label
+
+    survey = make_survey(questions=[{"name": "dept", "type": "select_one", "label": "Department", "required": False,
+                                     "randomize": False, "choices": [{"name": "rd", "label": "R&D"},
+                                                                     {"name": "cafe", "label": "Café"},
+                                                                     {"name": "it", "label": "IT"}]}])
+    question = survey.question("dept")
+    shown = [padded_label(question, name) for name in (*question.choice_names, None)]
+    assert {len(str(text).encode("utf-8")) for text in shown} == {len(NO_ANSWER_LABEL)}
+    assert [str(text).rstrip() for text in shown] == ["R&amp;D", "Café", "IT", NO_ANSWER_LABEL]
