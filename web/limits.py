@@ -48,3 +48,24 @@ def refuse_if_over(kind: str, setting: str):
         description=f"Too many requests from your network. Please try again in {verdict.retry_after} seconds.",
     )
     return body, 429, {"Retry-After": str(verdict.retry_after)}
+
+
+def refuse_if_over_survey_limit(survey):
+    """None if allowed; else a 429 page with Retry-After, once ``survey`` has taken its
+    ``max_responses_per_address_per_hour`` from this address in the clock hour.
+
+    Counted in a bucket of its own per survey (``survey:<id>:<keyed hash>``),
+    so one survey's limit never spends another's or the site-wide one.
+    """
+    most = survey.max_responses_per_address_per_hour
+    if most is None or not current_app.config["RATELIMIT_ENABLED"]:
+        return None
+    verdict = ratelimit.hit(_connection(), _bucket(f"survey:{survey.id}"), ratelimit.Limit(most, 3600), time.time())
+    if verdict.allowed:
+        return None
+    body = render_template(
+        "error.html", code=429, name="Too many responses from your network",
+        description=f"This survey takes at most {most} responses an hour from one network address, and that many "
+                    f"have come from yours. Please try again in {verdict.retry_after} seconds.",
+    )
+    return body, 429, {"Retry-After": str(verdict.retry_after)}

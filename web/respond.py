@@ -26,7 +26,7 @@ from surveys.submission import noisy_response, randomize_on_server
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import DEVICE_PREFIX, ControlForm, SubmissionError, parse_answers, survey_form_class
-from web.limits import refuse_if_over
+from web.limits import refuse_if_over, refuse_if_over_survey_limit
 
 bp = Blueprint("respond", __name__)
 
@@ -162,7 +162,7 @@ def submit(survey_id: str):
     problem = csrf_problem()
     if problem:
         return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
-    return store_and_thank(survey, noisy, randomized_on, key, code)
+    return refuse_if_over_survey_limit(survey) or store_and_thank(survey, noisy, randomized_on, key, code)
 
 
 def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code):
