@@ -318,6 +318,7 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
         "current_design_id": current_id,
         "columns": columns,
         "excluded_days": [
-            {"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE} for day, count in storage.excluded_days(db, survey.id)
+            {"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE}
+            for day, count in storage.excluded_days(db, survey.id)
         ],
     }

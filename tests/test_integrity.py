@@ -183,7 +183,7 @@ def test_the_dashboard_warns_of_a_burst_with_a_button_to_exclude_its_day(app, db
     page = auth.client.get("/admin/").get_data(as_text=True)
     assert "1 burst hour" in page and "<h2>Bursts</h2>" in page
     assert f"{FLOOD_DAY} 14:00–14:59" in page and "<td>60</td>" in page and "<td>2</td>" in page
-    assert f'action="/admin/surveys/quiz/excluded-days"' in page and f'name="day" value="{FLOOD_DAY}"' in page
+    assert 'action="/admin/surveys/quiz/excluded-days"' in page and f'name="day" value="{FLOOD_DAY}"' in page
     assert f"Exclude {FLOOD_DAY} from the estimates" in page
 
 
@@ -319,6 +319,10 @@ def test_the_dashboard_shows_an_excluded_burst_day_with_a_button_to_include_it(a
     assert f"{FLOOD_DAY} is excluded." in page and f"Include {FLOOD_DAY} again" in page
 
 
+def read_csv(response) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+
+
 def test_the_exports_reflect_the_exclusion_and_name_it(flooded, db, auth):
     storage.exclude_day(db, "quiz", FLOOD_DAY)
     auth.login()
@@ -327,10 +331,10 @@ def test_the_exports_reflect_the_exclusion_and_name_it(flooded, db, auth):
     assert document["excluded"] == {"days": [FLOOD_DAY], "response_count": 50}
     cheated = next(row for row in document["rows"] if row["question"] == "cheated")
     assert cheated["n"] == 100 and cheated["yes_count"] == 34
-    rows = list(csv.DictReader(io.StringIO(auth.client.get("/admin/surveys/quiz/estimates.csv").get_data(as_text=True))))
+    rows = read_csv(auth.client.get("/admin/surveys/quiz/estimates.csv"))
     assert {(row["excluded_days"], row["excluded_responses"]) for row in rows} == {(FLOOD_DAY, "50")}
     assert next(row for row in rows if row["question"] == "cheated")["yes_count"] == "34"
-    responses = list(csv.DictReader(io.StringIO(auth.client.get("/admin/surveys/quiz/responses.csv").get_data(as_text=True))))
+    responses = read_csv(auth.client.get("/admin/surveys/quiz/responses.csv"))
     assert len(responses) == 150 and sum(row["day"] == FLOOD_DAY for row in responses) == 50
     codebook = auth.client.get("/admin/surveys/quiz/codebook.json").get_json()
     [entry] = codebook["excluded_days"]
