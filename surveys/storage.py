@@ -20,7 +20,8 @@ What is stored, and what is not:
   answers, with no column that links them to a response.
 * ``hourly_counts`` keeps, per survey and UTC hour, how many responses came
   in: a count, with no link to any response, for the burst warning. It is
-  the one place with a time finer than the day, so it holds nothing else.
+  the one place with a time finer than the day, so it holds nothing else;
+  still, on a day with a single response it tells that response's hour.
 * ``excluded_days`` lists the days an admin left out of the estimates; the
   responses of those days stay stored (and exported).
 
