@@ -120,6 +120,9 @@ class Survey:
     invitation_only : bool
         Answers are taken only with a single-use invitation code
         (``flask --app app codes create``), given in the link as ``?code=``.
+    max_responses_per_address_per_hour : int or None
+        Submissions this survey takes from one client address per clock hour;
+        ``None``: only the site-wide rate limit applies.
     """
 
     id: str
@@ -134,6 +137,7 @@ class Survey:
     delta: float = DEFAULT_DELTA
     source: str = ""
     invitation_only: bool = False
+    max_responses_per_address_per_hour: int | None = None
 
     @property
     def randomized_questions(self) -> tuple[Question, ...]:

@@ -28,7 +28,7 @@ from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResu
 ESTIMATE_COLUMNS = (
     "question", "label", "option", "design", "t", "a", "b", "k", "n", "yes_count",
     "observed_rate", "estimate_raw", "estimate_clipped", "std_err", "ci_low", "ci_high",
-    "ci_method", "confidence_level", "epsilon", "flags",
+    "ci_method", "confidence_level", "epsilon", "flags", "excluded_days", "excluded_responses",
 )  # fmt: skip
 
 #: The columns of the responses CSV before one column per question.
@@ -41,6 +41,12 @@ RESPONSE_COLUMN_NOTES = {
     "randomized_on": "device (randomized in the browser) or server (JavaScript off).",
     "day": "Day the response was stored, YYYY-MM-DD.",
 }
+
+#: What an excluded day means for the responses CSV (codebook).
+EXCLUDED_DAY_NOTE = (
+    "Excluded by an admin from the estimates on the results page and in the estimates exports; "
+    "the responses of this day are still rows of the responses CSV (column day)."
+)
 
 #: Rows fetched from SQLite, and written, per chunk of :func:`iter_responses_csv`.
 CSV_BATCH_ROWS = 1000
@@ -106,15 +112,19 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     ``a`` and ``b`` are its marginal's forced-yes and forced-no
     probabilities, ``yes_count`` is its count and ``estimate_clipped`` its
     projected share. Plain questions have no estimate and no row.
+    Every row names the days an admin excluded from the estimates
+    (``excluded_days``, ``;``-separated) and the responses they held.
     """
     level = results.confidence_level
+    excluded = {"excluded_days": ";".join(results.excluded.days),
+                "excluded_responses": results.excluded.response_count}
     rows = []
     for result in results.questions:
         if isinstance(result, YesNoResult):
             rows.append(_yes_no_row(result, level))
         elif isinstance(result, ChoiceResult):
             rows.extend(_option_row(result, option, level) for option in result.options)
-    return [{column: row[column] for column in ESTIMATE_COLUMNS} for row in rows]
+    return [{column: {**row, **excluded}[column] for column in ESTIMATE_COLUMNS} for row in rows]
 
 
 def _finite(value: object) -> object:
@@ -126,7 +136,9 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
     """The estimates with the survey's identity and privacy cost, ready for ``json.dumps``.
 
     ``exported_at`` is passed in (an ISO timestamp) so the function stays
-    pure. Infinite epsilons are ``null``.
+    pure. Infinite epsilons are ``null``. ``response_count`` is the responses
+    the estimates use; ``excluded`` names the days an admin left out (UTC)
+    and how many stored responses that removed.
     """
     survey, epsilon = results.survey, results.epsilon
     return {
@@ -134,6 +146,7 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
         "title": survey.title,
         "version": survey.version,
         "response_count": results.response_count,
+        "excluded": {"days": list(results.excluded.days), "response_count": results.excluded.response_count},
         "epsilon_per_respondent": {
             "basic": _finite(epsilon.basic), "advanced": _finite(epsilon.advanced), "delta": epsilon.delta,
         },  # fmt: skip
@@ -276,6 +289,8 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
     design and every stored design record for it (``stored_designs``, by
     ``design_id``, the value in the CSV's ``design_id`` column), so that rows
     collected under an old design can be debiased with that design.
+    ``excluded_days`` lists the days an admin left out of the estimates,
+    with their responses: the CSV keeps those rows (see its ``day`` column).
     """
     current_id = survey.design_fingerprint()
     records = storage.design_records(db, survey.id)
@@ -302,4 +317,8 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
         "version": survey.version,
         "current_design_id": current_id,
         "columns": columns,
+        "excluded_days": [
+            {"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE}
+            for day, count in storage.excluded_days(db, survey.id)
+        ],
     }

@@ -9,6 +9,7 @@ A survey file uses the vocabulary of XLSForm and SurveyJS (``name``,
     version: 1
     intro: Your answers are randomized before they leave your device.
     epsilon_budget: 5            # optional: refuse the file if it costs more
+    max_responses_per_address_per_hour: 20   # optional: see below
     questions:
       - name: cheated
         type: yes_no             # two coins unless a design is given
@@ -22,6 +23,14 @@ A survey file uses the vocabulary of XLSForm and SurveyJS (``name``,
         label: Year of study
         choices: [first, second, third, fourth]
         randomize: false
+
+``max_responses_per_address_per_hour`` (optional, a whole number of 1 or
+more) refuses a submission, with 429, once that many have come to this
+survey from one client address within the clock hour. Without it only the
+site-wide limit (``FLASK_RATELIMIT_SUBMISSIONS``) applies: a default low
+enough to stop one client swinging a small survey would also refuse a
+class or an office answering from one shared address, and the right number
+depends on who answers.
 
 Every mistake in a file is collected as a :class:`Problem` naming the file,
 the question and the field, and all of them are reported together, so a
@@ -72,7 +81,7 @@ RESERVED_NAMES = frozenset(
 
 SURVEY_KEYS = (
     "id", "title", "version", "intro", "closed", "opens", "closes", "invitation_only",
-    "epsilon_budget", "delta", "questions",
+    "epsilon_budget", "delta", "max_responses_per_address_per_hour", "questions",
 )  # fmt: skip
 QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design")
 CHOICE_KEYS = ("name", "label")
@@ -352,6 +361,11 @@ def _positive_int(report, question, field_name, value):
     return value
 
 
+def _optional_positive_int(report, question, field_name, value):
+    """``None`` when absent, else as :func:`_positive_int`."""
+    return None if value is None else _positive_int(report, question, field_name, value)
+
+
 def _number(report, question, field_name, value, *, low: float, high: float, rule: str):
     """A float strictly between ``low`` and ``high``; YAML reads ``1e-6`` as text, so
     numeric text is accepted too."""
@@ -417,6 +431,9 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         "closes": _date(report, "closes", mapping.get("closes")),
         "epsilon_budget": None,
         "delta": DEFAULT_DELTA,
+        "max_responses_per_address_per_hour": _optional_positive_int(
+            report, None, "max_responses_per_address_per_hour", mapping.get("max_responses_per_address_per_hour"),
+        ),
         "questions": _questions(report, mapping.get("questions")),
     }  # fmt: skip
     if isinstance(values["opens"], date) and isinstance(values["closes"], date):

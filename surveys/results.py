@@ -280,6 +280,26 @@ class PlanningResult:
 
 
 @dataclass(frozen=True)
+class Exclusion:
+    """Days an admin left out of the estimates, and the responses stored on them.
+
+    Attributes
+    ----------
+    days : tuple of str
+        ``YYYY-MM-DD`` (UTC), in order; empty when nothing is excluded.
+    response_count : int
+        Responses stored on those days: stored, exported, but not estimated.
+    """
+
+    days: tuple[str, ...] = ()
+    response_count: int = 0
+
+
+#: Nothing excluded.
+NO_EXCLUSION = Exclusion()
+
+
+@dataclass(frozen=True)
 class SurveyResults:
     """Every question's result, in survey order.
 
@@ -287,6 +307,7 @@ class SurveyResults:
     ----------
     survey : Survey
     response_count : int
+        Responses the estimates use (the stored ones minus ``excluded``).
     confidence_level : float
     method : str
         The interval method asked for (a pooled result uses Wald; see its ``ci.method``).
@@ -295,6 +316,8 @@ class SurveyResults:
         ``survey.epsilon``: the per-respondent cost of the current design.
     planning : PlanningResult or None
         ``None`` when the survey has no randomized yes/no question.
+    excluded : Exclusion
+        The days left out, and their responses.
     """
 
     survey: Survey
@@ -304,6 +327,7 @@ class SurveyResults:
     questions: tuple[QuestionResult, ...]
     epsilon: SurveyEpsilon
     planning: PlanningResult | None
+    excluded: Exclusion = NO_EXCLUSION
 
     def question(self, name: str) -> QuestionResult:
         """The result of the question called ``name``; ``KeyError`` if none."""
@@ -334,12 +358,16 @@ class GroupResults:
 
 @dataclass(frozen=True)
 class Breakdown:
-    """Results split by the answer to a plain (not randomized) question."""
+    """Results split by the answer to a plain (not randomized) question.
+
+    ``excluded``: the days left out of every group, as in :class:`SurveyResults`.
+    """
 
     by: Question
     confidence_level: float
     method: str
     groups: tuple[GroupResults, ...]
+    excluded: Exclusion = NO_EXCLUSION
 
     def group(self, value: str | None) -> GroupResults:
         for group in self.groups:
@@ -612,6 +640,7 @@ def compute_results(
     response_count: int,
     confidence_level: float = 0.95,
     method: str = "wilson",
+    excluded: Exclusion = NO_EXCLUSION,
 ) -> SurveyResults:
     """Estimate every question of ``survey`` from its tallies.
 
@@ -629,6 +658,9 @@ def compute_results(
         In ``(0, 1)``; default 0.95.
     method : {"wilson", "clopper-pearson", "wald"}
         Interval method for single-design estimates.
+    excluded : Exclusion
+        The days already taken out of ``tallies`` and ``response_count``
+        (:func:`subtract_tallies`), recorded in the result for display.
 
     Returns
     -------
@@ -654,17 +686,80 @@ def compute_results(
         questions=questions,
         epsilon=survey.epsilon,
         planning=plan(survey, response_count, confidence_level=confidence_level),
+        excluded=excluded,
     )
+
+
+def subtract_tallies(total: Tallies, removed: Tallies) -> dict[str, dict[str, dict[str, int]]]:
+    """``total - removed`` count by count, dropping what falls to zero.
+
+    Estimates without some days are the running tallies minus those days'
+    tallies; both have the shape of :func:`surveys.storage.tallies`.
+
+    Raises
+    ------
+    ValueError
+        If ``removed`` holds more of some answer than ``total`` (they were
+        not read from one snapshot).
+    """
+    result: dict = {}
+    for question, by_design in total.items():
+        for design, by_answer in by_design.items():
+            for answer, count in by_answer.items():
+                left = count - removed.get(question, {}).get(design, {}).get(answer, 0)
+                if left < 0:
+                    raise ValueError(f"cannot remove more answers {answer!r} to {question!r} than {count} tallied")
+                if left:
+                    result.setdefault(question, {}).setdefault(design, {})[answer] = left
+    extra = [(q, d, a) for q, by_d in removed.items() for d, by_a in by_d.items() for a, c in by_a.items()
+             if c and a not in total.get(q, {}).get(d, {})]
+    if extra:
+        raise ValueError(f"cannot remove answers that were never tallied: {extra[:3]!r}")
+    return result
+
+
+def _exclusion(db, survey: Survey) -> Exclusion:
+    from surveys import storage
+
+    days = storage.excluded_days(db, survey.id)
+    return Exclusion(tuple(day for day, _ in days), sum(count for _, count in days))
 
 
 def stored_results(db, survey: Survey, confidence_level: float = 0.95, method: str = "wilson") -> SurveyResults:
-    """:func:`compute_results` over the survey's running tallies in ``db``."""
+    """:func:`compute_results` over the survey's running tallies in ``db``, minus the excluded days.
+
+    The excluded days' tallies are counted from their own responses by index
+    (:func:`surveys.storage.tallies_on_days`), in one snapshot with the
+    running tallies; with no day excluded nothing is counted.
+    """
     from surveys import storage
 
+    with storage.read_snapshot(db):
+        excluded = _exclusion(db, survey)
+        tallies = storage.tallies(db, survey.id)
+        if excluded.days:
+            tallies = subtract_tallies(tallies, storage.tallies_on_days(db, survey.id, list(excluded.days)))
+        response_count = storage.response_count(db, survey.id) - excluded.response_count
     return compute_results(
-        survey, storage.tallies(db, survey.id), storage.response_count(db, survey.id),
-        confidence_level=confidence_level, method=method,
+        survey, tallies, response_count, confidence_level=confidence_level, method=method, excluded=excluded,
     )
+
+
+def stored_breakdown(
+    db, survey: Survey, by: str, confidence_level: float = 0.95, method: str = "wilson"
+) -> Breakdown:
+    """:func:`compute_breakdown` over the running group tallies in ``db``, minus the excluded days."""
+    from surveys import storage
+
+    with storage.read_snapshot(db):
+        excluded = _exclusion(db, survey)
+        grouped = storage.group_tallies(db, survey.id, by)
+        if excluded.days:
+            removed = storage.group_tallies_on_days(db, survey.id, by, list(excluded.days))
+            grouped = {group: subtract_tallies(per_question, removed.get(group, {}))
+                       for group, per_question in grouped.items()}
+            grouped = {group: per_question for group, per_question in grouped.items() if per_question}
+    return compute_breakdown(survey, by, grouped, confidence_level=confidence_level, method=method, excluded=excluded)
 
 
 def plan(
@@ -708,6 +803,7 @@ def compute_breakdown(
     group_tallies: Mapping[str | None, Tallies],
     confidence_level: float = 0.95,
     method: str = "wilson",
+    excluded: Exclusion = NO_EXCLUSION,
 ) -> Breakdown:
     """The randomized questions' results per answer to a plain question.
 
@@ -721,7 +817,7 @@ def compute_breakdown(
         ``{answer to by: {question: {design key: {answer: count}}}}`` from
         :func:`surveys.storage.group_tallies`; the key ``None`` holds the
         respondents who left ``by`` unanswered.
-    confidence_level, method
+    confidence_level, method, excluded
         As for :func:`compute_results`.
 
     Returns
@@ -750,7 +846,8 @@ def compute_breakdown(
         )
         for value, label in labels.items()
     )
-    return Breakdown(by=question, confidence_level=float(confidence_level), method=method, groups=groups)
+    return Breakdown(by=question, confidence_level=float(confidence_level), method=method, groups=groups,
+                     excluded=excluded)
 
 
 def _for_difference(result: YesNoResult) -> ProportionEstimate:

@@ -18,6 +18,12 @@ What is stored, and what is not:
   read from it without scanning every response.
 * ``submission_keys`` and ``used_invitation_codes`` are kept apart from the
   answers, with no column that links them to a response.
+* ``hourly_counts`` keeps, per survey and UTC hour, how many responses came
+  in: a count, with no link to any response, for the burst warning. It is
+  the one place with a time finer than the day, so it holds nothing else;
+  still, on a day with a single response it tells that response's hour.
+* ``excluded_days`` lists the days an admin left out of the estimates; the
+  responses of those days stay stored (and exported).
 
 Every write is one short ``BEGIN IMMEDIATE`` transaction: the write lock is
 taken up front, so concurrent writers queue on the busy timeout instead of
@@ -62,6 +68,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import sqlite_utils
@@ -209,6 +216,29 @@ def m006_admin_sessions(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE admins DROP COLUMN locked_until")
 
 
+@migrations()
+def m007_hourly_counts(db: sqlite_utils.Database) -> None:
+    """Responses per survey and UTC hour (counts only, for the burst warning),
+    the days an admin excluded from the estimates, and an index to count
+    those days' responses without scanning the others. Responses stored
+    before this migration have no hour: their counts start empty."""
+    db.execute(
+        """
+        CREATE TABLE hourly_counts (
+            survey_id TEXT NOT NULL,
+            hour TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, hour)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "CREATE TABLE excluded_days (survey_id TEXT NOT NULL, day TEXT NOT NULL,"
+        " PRIMARY KEY (survey_id, day)) WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX responses_day ON responses (survey_id, day)")
+
+
 def create_private_file(path: str | Path) -> Path:
     """Create ``path`` empty with mode 0600 (whatever the umask) if it does
     not exist, so that SQLite opens a file only its owner can read; an
@@ -322,12 +352,16 @@ def store_response(
     submission_key: str,
     day: str,
     invitation_code: str | None = None,
+    *,
+    hour: int | None = None,
 ) -> bool:
     """Store one response in one transaction; return False if the key was seen.
 
     A repeated ``submission_key`` (a double click, a retry) stores nothing and
     returns False: the caller answers it as a success. An invitation code is
     marked used in the same transaction, with no link to the response row.
+    ``hour`` (0-23, default the current UTC hour) only counts the response
+    in ``hourly_counts`` under ``day``; it is not stored with the response.
     """
     with immediate_transaction(db):
         try:
@@ -339,8 +373,12 @@ def store_response(
             return False
         if invitation_code is not None:
             _use_invitation_code(db, response.survey_id, invitation_code)
-        _insert_response(db, response, day)
+        _insert_response(db, response, day, _utc_hour() if hour is None else hour)
     return True
+
+
+def _utc_hour() -> int:
+    return datetime.now(timezone.utc).hour
 
 
 def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -> None:
@@ -352,7 +390,7 @@ def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -
         raise InvitationCodeError(code)
 
 
-def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str) -> None:
+def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str, hour: int) -> None:
     db.execute(
         "INSERT OR IGNORE INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)",
         [response.design_id, response.survey_id, response.survey_version, response.design_record,
@@ -394,6 +432,18 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         " ON CONFLICT DO UPDATE SET count = count + 1",
         [response.survey_id, day],
     )
+    db.execute(
+        "INSERT INTO hourly_counts (survey_id, hour, count) VALUES (?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET count = count + 1",
+        [response.survey_id, hour_label(day, hour)],
+    )
+
+
+def hour_label(day: str, hour: int) -> str:
+    """``"2026-03-04T14"``: the UTC hour from 14:00 to 15:00 of ``day``."""
+    if isinstance(hour, bool) or not isinstance(hour, int) or not 0 <= hour <= 23:
+        raise ValueError(f"hour must be an integer from 0 to 23, got hour={hour!r}")
+    return f"{day}T{hour:02d}"
 
 
 def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
@@ -456,6 +506,102 @@ def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
     """The admin's open/closed choice for a survey, or None if never set."""
     row = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id]).fetchone()
     return None if row is None else bool(row[0])
+
+
+def hourly_counts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int]]:
+    """``(hour label, responses)`` for every UTC hour with responses, in order (see :func:`hour_label`)."""
+    return [
+        (hour, count)
+        for hour, count in db.execute(
+            "SELECT hour, count FROM hourly_counts WHERE survey_id = ? ORDER BY hour", [survey_id]
+        ).fetchall()
+    ]
+
+
+# --------------------------------------------------------------------------
+# Days excluded from the estimates (the responses stay stored).
+
+
+def check_day(day: str) -> str:
+    """``day`` if it is an ISO date ``YYYY-MM-DD``, the form responses are stored with."""
+    try:
+        if isinstance(day, str) and _ISO_DAY.fullmatch(day):
+            date.fromisoformat(day)  # ValueError for 2026-02-30
+            return day
+    except ValueError:
+        pass
+    raise ValueError(f"day must be a date written YYYY-MM-DD, got {day!r}")
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def exclude_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
+    """Leave ``day``'s responses out of the estimates; False if it was excluded already."""
+    with immediate_transaction(db):
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO excluded_days (survey_id, day) VALUES (?, ?)", [survey_id, check_day(day)]
+        )
+    return cursor.rowcount == 1
+
+
+def include_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
+    """Count ``day``'s responses in the estimates again; False if it was not excluded."""
+    with immediate_transaction(db):
+        cursor = db.execute(
+            "DELETE FROM excluded_days WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)]
+        )
+    return cursor.rowcount == 1
+
+
+def excluded_days(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int]]:
+    """``(day, responses stored that day)`` for every excluded day of the survey, in order."""
+    return [
+        (day, count)
+        for day, count in db.execute(
+            "SELECT e.day, COALESCE(d.count, 0) FROM excluded_days AS e"
+            " LEFT JOIN daily_counts AS d ON d.survey_id = e.survey_id AND d.day = e.day"
+            " WHERE e.survey_id = ? ORDER BY e.day",
+            [survey_id],
+        ).fetchall()
+    ]
+
+
+def responses_on_day(db: sqlite_utils.Database, survey_id: str, day: str) -> int:
+    row = db.execute(
+        "SELECT count FROM daily_counts WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)]
+    ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) -> dict[str, dict[str, dict[str, int]]]:
+    """The shape of :func:`tallies`, counted over the responses of ``days`` only.
+
+    Read through the ``(survey_id, day)`` index: the cost grows with those
+    days' responses, not with the survey's. The design keys are rebuilt from
+    the ``designs`` records as in :func:`rebuild_group_tallies`.
+    """
+    rows = db.execute(
+        "SELECT r.design_id, a.key, a.value, COUNT(*) FROM responses AS r INDEXED BY responses_day,"
+        " json_each(r.answers) AS a WHERE r.survey_id = ? AND r.day IN (SELECT value FROM json_each(?))"
+        " GROUP BY r.design_id, a.key, a.value",
+        [survey_id, json.dumps([check_day(day) for day in days])],
+    ).fetchall()
+    keys = _design_keys(db, survey_id)
+    result: dict = defaultdict(lambda: defaultdict(dict))
+    for design_id, question, answer, count in rows:
+        key = keys.get((design_id, question))
+        if key is not None:
+            by_answer = result[question][key]
+            by_answer[answer] = by_answer.get(answer, 0) + count
+    return {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in result.items()}
+
+
+def group_tallies_on_days(
+    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str]
+) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
+    """The shape of :func:`group_tallies`, counted over the responses of ``days`` only (by index)."""
+    return _scan_group_tallies(db, survey_id, by, days=days)
 
 
 # --------------------------------------------------------------------------
@@ -548,7 +694,7 @@ def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
 
 
 def _scan_group_tallies(
-    db: sqlite_utils.Database, survey_id: str, by: str
+    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str] | None = None
 ) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
     """Tallies split by the stored answer to question ``by``, counted afresh.
 
@@ -557,22 +703,21 @@ def _scan_group_tallies(
     unanswered are under ``None``. Counted by SQL over ``responses``; the
     design keys are rebuilt, canonically, from the ``designs`` records the
     responses point to (one JSON parse per design record, none per response).
+    With ``days``, only the responses of those days are counted, by index.
     """
     _check_question_name(by)
+    params = [by, survey_id]
+    on_days = ""
+    if days is not None:
+        on_days = " AND r.day IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps([check_day(day) for day in days]))
     rows = db.execute(
-        """
-        SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)
-        FROM responses AS r, json_each(r.answers) AS a
-        WHERE r.survey_id = ?
-        GROUP BY grp, r.design_id, a.key, a.value
-        """,
-        [by, survey_id],
+        "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)"
+        " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?" + on_days
+        + " GROUP BY grp, r.design_id, a.key, a.value",
+        params,
     ).fetchall()
-    keys = {
-        (design_id, name): _canonical(record)
-        for design_id, _, questions in design_records(db, survey_id)
-        for name, record in questions.items()
-    }
+    keys = _design_keys(db, survey_id)
     result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for group, design_id, question, answer, count in rows:
         key = keys.get((design_id, question))
@@ -582,6 +727,15 @@ def _scan_group_tallies(
     return {
         group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}
         for group, per_question in result.items()
+    }
+
+
+def _design_keys(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[str, str], str]:
+    """``{(design id, question): design key}`` for every stored design record of the survey."""
+    return {
+        (design_id, name): _canonical(record)
+        for design_id, _, questions in design_records(db, survey_id)
+        for name, record in questions.items()
     }
 
 

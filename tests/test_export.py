@@ -74,7 +74,7 @@ def test_yes_no_row_values(survey_results):
         "n": 100, "yes_count": 40, "observed_rate": 0.4, "estimate_raw": result.estimate_raw,
         "estimate_clipped": result.estimate, "std_err": result.std_err, "ci_low": result.ci.low,
         "ci_high": result.ci.high, "ci_method": "wilson", "confidence_level": 0.95,
-        "epsilon": result.epsilon, "flags": "",
+        "epsilon": result.epsilon, "flags": "", "excluded_days": "", "excluded_responses": 0,
     }  # fmt: skip
 
 
@@ -124,7 +124,7 @@ def test_csv_parses_back_with_the_header(survey_results):
 def test_json_document(survey_results):
     document = export.estimates_json(survey_results, "2026-11-22T10:00:00Z")
     assert set(document) == {
-        "survey_id", "title", "version", "response_count", "epsilon_per_respondent",
+        "survey_id", "title", "version", "response_count", "excluded", "epsilon_per_respondent",
         "confidence_level", "method", "exported_at", "rows",
     }  # fmt: skip
     assert (document["survey_id"], document["title"], document["version"]) == ("quiz", "Test quiz", 1)

@@ -30,7 +30,8 @@ from web.admin import ADMIN_COOKIE
 #: The admin endpoints anyone may use: the sign-in form itself.
 PUBLIC_ADMIN_ENDPOINTS = {"admin.login"}
 #: Every POST endpoint, with the test below that shows it refuses a missing token.
-CSRF_CHECKED_POSTS = {"respond.submit", "admin.login", "admin.logout", "admin.set_state"}
+CSRF_CHECKED_POSTS = {"respond.submit", "admin.login", "admin.logout", "admin.set_state", "admin.exclude_day",
+                      "admin.include_day"}
 URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css"}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
 

@@ -16,6 +16,7 @@ from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
 from analysis import INTERVAL_METHODS
+from analysis.bursts import MIN_BURST_COUNT, find_bursts
 from surveys import accounts, export, results, storage
 from surveys.definition import Survey
 from web.catalog import get_catalog, survey_or_404, survey_state
@@ -136,10 +137,52 @@ def dashboard():
             "state": survey_state(survey),
             "responses": storage.response_count(db, survey.id),
             "sparkline": daily_sparkline_svg(storage.daily_counts(db, survey.id)),
+            "bursts": find_bursts(storage.hourly_counts(db, survey.id)),
+            "excluded_days": {day for day, _ in storage.excluded_days(db, survey.id)},
         }
         for survey in catalog.surveys.values()
     ]
-    return render_template("admin/dashboard.html", rows=rows, problems=catalog.problems, action=ActionForm())
+    return render_template("admin/dashboard.html", rows=rows, problems=catalog.problems, action=ActionForm(),
+                           min_burst=MIN_BURST_COUNT)
+
+
+def posted_day() -> str:
+    """The ``day`` of an exclude/include form, checked (CSRF, a YYYY-MM-DD date); else 400."""
+    if not ActionForm().validate_on_submit():
+        abort(400, description="The form could not be verified; reload the page.")
+    day = request.form.get("day", "")
+    try:
+        return storage.check_day(day)
+    except ValueError:
+        abort(400, description=f"The day must be a date written YYYY-MM-DD, got “{day[:20]}”.")
+
+
+@bp.post("/surveys/<survey_id>/excluded-days")
+@admin_required
+def exclude_day(survey_id: str):
+    """Leave one day's responses out of the estimates (they stay stored and exported)."""
+    survey = survey_or_404(survey_id)
+    day = posted_day()
+    count = storage.responses_on_day(get_db(), survey.id, day)
+    if count == 0:
+        abort(400, description=f"“{survey.title}” has no responses on {day}; there is nothing to exclude.")
+    storage.exclude_day(get_db(), survey.id, day)
+    flash(f"Left out of the estimates of “{survey.title}”: the {count} response{'s' if count != 1 else ''} "
+          f"of {day} (UTC). They stay stored and in the responses export.")
+    return redirect(safe_next(request.form.get("next")))
+
+
+@bp.post("/surveys/<survey_id>/included-days")
+@admin_required
+def include_day(survey_id: str):
+    """Count an excluded day's responses in the estimates again."""
+    survey = survey_or_404(survey_id)
+    day = posted_day()
+    if storage.include_day(get_db(), survey.id, day):
+        flash(f"The responses of {day} (UTC) count in the estimates of “{survey.title}” again.")
+    else:
+        flash(f"{day} was not excluded from the estimates of “{survey.title}”; nothing changed.")
+    return redirect(safe_next(request.form.get("next")))
 
 
 def analysis_options() -> tuple[str, float]:
@@ -200,8 +243,7 @@ def survey_breakdown(survey: Survey, by: str, method: str, level: float):
     if by not in plain:
         abort(400, description=f"“{by[:40]}” is not a non-randomized question of this survey; "
                                f"break-downs are by one of: {', '.join(sorted(plain)) or 'none'}.")
-    grouped = storage.group_tallies(get_db(), survey.id, by)
-    return results.compute_breakdown(survey, by, grouped, confidence_level=level, method=method)
+    return results.stored_breakdown(get_db(), survey, by, confidence_level=level, method=method)
 
 
 def group_differences(breakdown, level: float) -> list[dict]:

@@ -92,3 +92,24 @@ def hashing_slot():
     path = current_app.config["RATELIMIT_DATABASE"] + ".hashing"
     with ratelimit.exclusive_slot(path, int(current_app.config["SIGNIN_CONCURRENCY"])) as held:
         yield held
+
+
+def refuse_if_over_survey_limit(survey):
+    """None if allowed; else a 429 page with Retry-After, once ``survey`` has taken its
+    ``max_responses_per_address_per_hour`` from this address in the clock hour.
+
+    Counted in a bucket of its own per survey (``survey:<id>:<keyed hash>``),
+    so one survey's limit never spends another's or the site-wide one.
+    """
+    most = survey.max_responses_per_address_per_hour
+    if most is None or not current_app.config["RATELIMIT_ENABLED"]:
+        return None
+    bucket = f"survey:{survey.id}:{_address_key()}"
+    verdict = ratelimit.hit(_connection(), bucket, ratelimit.Limit(most, 3600), time.time())
+    if verdict.allowed:
+        return None
+    return too_many(
+        f"This survey takes at most {most} responses an hour from one network address, and that many "
+        f"have come from yours. Please try again in {verdict.retry_after} seconds.",
+        verdict.retry_after,
+    )

@@ -41,7 +41,7 @@ from web.forms import (
     DEVICE_PREFIX, NO_ANSWER_LABEL, ControlForm, SubmissionError, parse_answers, parse_wire_value, survey_form_class,
     wire_value, wire_values,
 )
-from web.limits import refuse_if_over
+from web.limits import refuse_if_over, refuse_if_over_survey_limit
 
 bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
@@ -248,7 +248,7 @@ def submit(survey_id: str):
     problem = csrf_problem()
     if problem:
         return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
-    return store_and_thank(survey, noisy, randomized_on, key, code)
+    return refuse_if_over_survey_limit(survey) or store_and_thank(survey, noisy, randomized_on, key, code)
 
 
 def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code):

@@ -1,0 +1,95 @@
+"""Burst detection: the Poisson rule of analysis/bursts.py on seeded traffic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, Burst, find_bursts
+
+
+def hours(counts) -> list[tuple[str, int]]:
+    """Labels ``h0000, h0001, ...`` for a sequence of counts."""
+    return [(f"h{i:04d}", int(c)) for i, c in enumerate(counts)]
+
+
+def poisson_traffic(rate: float, n_hours: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).poisson(rate, n_hours)
+
+
+def test_a_flood_of_300_in_one_hour_on_3_an_hour_is_flagged():
+    counts = poisson_traffic(3, 7 * 24, seed=1)
+    counts[100] = 300
+    bursts = find_bursts(hours(counts))
+    assert [b.hour for b in bursts] == ["h0100"]
+    assert bursts[0].count == 300 and bursts[0].usual_rate == 3.0
+    assert bursts[0].p_value < 1e-100
+
+
+def test_thirty_days_of_ordinary_traffic_are_not_flagged():
+    """720 hours of Poisson(3) traffic. At lambda = 3 the smallest flagged count
+    c* is the first c >= 10 with P(X >= c) < 1e-6; each hour reaches it with
+    probability p = P(X >= c*), so the chance of any false alarm over the 720
+    hours is 1 - (1 - p)^720, under 1e-3."""
+    counts = poisson_traffic(3, 30 * 24, seed=20260304)
+    active = counts[counts > 0]
+    assert np.median(active) == 3  # the usual rate the rule sees
+    threshold = next(c for c in range(MIN_BURST_COUNT, 100) if stats.poisson.sf(c - 1, 3) < BURST_ALPHA)
+    per_hour = stats.poisson.sf(threshold - 1, 3)
+    family_wise = 1 - (1 - per_hour) ** len(counts)
+    assert threshold == 15 and family_wise < 1e-3  # 4.8e-4
+    assert counts.max() < threshold
+    assert find_bursts(hours(counts)) == ()
+
+
+def test_the_threshold_at_3_an_hour_is_15():
+    background = [3] * 100
+    assert find_bursts(hours([*background, 14])) == ()
+    assert [b.count for b in find_bursts(hours([*background, 15]))] == [15]
+
+
+def test_many_bursts_cannot_raise_the_usual_rate_they_are_compared_with():
+    """40% of hours at 30 on a background of 3: a mean (13.8) would hide them; the median does not."""
+    counts = [30 if i % 5 in (0, 1) else 3 for i in range(200)]
+    assert stats.poisson.sf(29, np.mean(counts)) > BURST_ALPHA
+    assert len(find_bursts(hours(counts))) == 80
+
+
+def test_quiet_nights_do_not_make_busy_hours_bursts():
+    """30 an hour for 8 hours a day, nothing at night: the mean over the span
+    (10 an hour) would flag every busy hour; the active hours' median does not."""
+    day = [30] * 8 + [0] * 16
+    assert stats.poisson.sf(29, np.mean(day)) < BURST_ALPHA
+    assert find_bursts(hours(day * 30)) == ()
+
+
+def test_a_survey_with_two_active_hours_still_flags_the_flood():
+    assert [b.hour for b in find_bursts(hours([3, 300]))] == ["h0001"]
+
+
+def test_one_active_hour_has_no_usual_rate():
+    assert find_bursts(hours([0, 300, 0])) == ()
+
+
+def test_fewer_than_min_count_is_never_a_burst():
+    background = [1] * 50
+    assert stats.poisson.sf(5, 1.0) < 1e-3  # six at once is rare at one an hour, but only six
+    assert find_bursts(hours([*background, 6]), alpha=1e-3) == ()
+    assert [b.count for b in find_bursts(hours([*background, 6]), min_count=5, alpha=1e-3)] == [6]
+    assert find_bursts(hours([*background, 10])) == (Burst("h0050", 10, 1.0, stats.poisson.sf(9, 1.0)),)
+
+
+@pytest.mark.parametrize(
+    "counts, keywords, message",
+    [
+        ([("a", -1)], {}, "count must be an integer >= 0, got -1"),
+        ([("a", 1.5)], {}, "got 1.5"),
+        ([("a", 1), ("a", 2)], {}, "hour 'a' is given twice"),
+        ([], {"min_count": 0}, "min_count=0"),
+        ([], {"alpha": 1.0}, "alpha=1.0"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(counts, keywords, message):
+    with pytest.raises(ValueError, match=message):
+        find_bursts(counts, **keywords)

@@ -1,0 +1,371 @@
+"""Defending a survey's integrity: the per-address hourly limit, hourly counts and
+the burst warning, and days excluded from the estimates (pages and exports)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from datetime import datetime, timezone
+
+import pytest
+
+from surveys import results, storage
+from surveys.loader import SurveyFileError, load_catalog
+from surveys.submission import noisy_response
+from tests.conftest import QUIZ_YAML, Respondent, csrf_token_in, make_survey
+
+LIMIT_KEY = "max_responses_per_address_per_hour"
+ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
+HONEST_DAY, FLOOD_DAY = "2026-11-20", "2026-11-21"
+
+
+def with_limit(surveys_dir, limit: int) -> None:
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", f"version: 1\n{LIMIT_KEY}: {limit}\n"))
+
+
+def quiz(app):
+    return load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+
+
+def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k") -> None:
+    """Store noisy answers directly, as the submission path would, in one UTC hour."""
+    for i, answers in enumerate(answers_list):
+        storage.store_response(db, noisy_response(survey, answers, "device"), f"{prefix}-{day}-{hour}-{i:06d}", day,
+                               hour=hour)
+
+
+def honest(n: int) -> list[dict]:
+    """n varied answers: cheated yes on every third, all four ai_use options, two years."""
+    return [{"cheated": "yes" if i % 3 == 0 else "no", "ai_use": ["never", "once", "sometimes", "often"][i % 4],
+             "year": ["first", "second"][i % 2]} for i in range(n)]
+
+
+def forged(n: int) -> list[dict]:
+    return [{"cheated": "yes", "ai_use": "often", "year": "first"} for _ in range(n)]
+
+
+# --------------------------------------------------------------------------
+# The survey-file key.
+
+
+def test_the_limit_key_is_read_and_absent_means_none():
+    assert make_survey(**{LIMIT_KEY: 20}).max_responses_per_address_per_hour == 20
+    assert make_survey().max_responses_per_address_per_hour is None
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.5, "20", True, [20]])
+def test_a_bad_limit_is_reported_with_its_file_and_field(value):
+    with pytest.raises(SurveyFileError) as caught:
+        make_survey(**{LIMIT_KEY: value})
+    [problem] = caught.value.problems
+    assert (problem.file, problem.question, problem.field) == ("quiz.yaml", None, LIMIT_KEY)
+    assert problem.message.startswith("must be a whole number of 1 or more, got ")
+
+
+# --------------------------------------------------------------------------
+# The per-survey, per-address, per-hour limit.
+
+
+def submit_from_fresh_browsers(app, count: int, address: str = "127.0.0.1") -> list[int]:
+    """One new browser (no cookie) per submission, all from ``address``, device path with chosen values."""
+    statuses = []
+    for _ in range(count):
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = address
+        statuses.append(Respondent(client).submit({"cheated": "yes", "ai_use": "often", "year": "first"},
+                                                  device=True).status_code)
+    return statuses
+
+
+def test_one_address_clearing_its_cookie_is_capped_per_hour(app, surveys_dir, db):
+    """The review's attack: forged device answers from one address, a fresh cookie each time."""
+    with_limit(surveys_dir, 20)
+    statuses = submit_from_fresh_browsers(app, 25)
+    assert statuses == [200] * 20 + [429] * 5
+    assert storage.response_count(db, "quiz") == 20
+
+
+def test_the_refusal_says_why_and_when_to_retry_and_stores_nothing(app, surveys_dir, db):
+    with_limit(surveys_dir, 1)
+    assert submit_from_fresh_browsers(app, 1) == [200]
+    before = storage.tallies(db, "quiz")
+    response = Respondent(app.test_client()).submit(ANSWERS)
+    assert response.status_code == 429
+    assert 0 < int(response.headers["Retry-After"]) <= 3601
+    text = response.get_data(as_text=True)
+    assert "at most 1 responses an hour from one network address" in text
+    assert f"try again in {response.headers['Retry-After']} seconds" in text
+    assert storage.response_count(db, "quiz") == 1 and storage.tallies(db, "quiz") == before
+
+
+def test_the_limit_is_per_address_and_per_survey(app, surveys_dir, db):
+    with_limit(surveys_dir, 2)
+    (surveys_dir / "other.yaml").write_text(QUIZ_YAML.replace("id: quiz", "id: other"))
+    assert submit_from_fresh_browsers(app, 3) == [200, 200, 429]
+    assert submit_from_fresh_browsers(app, 2, address="192.0.2.7") == [200, 200]  # another address
+    other = Respondent(app.test_client()).submit(ANSWERS, survey_id="other")  # no key: site-wide limit only
+    assert other.status_code == 200
+
+
+def test_without_the_key_only_the_site_wide_limit_applies(app, db):
+    assert submit_from_fresh_browsers(app, 30) == [200] * 30
+
+
+def test_the_limit_bucket_is_a_keyed_hash_of_the_address(app, surveys_dir):
+    with_limit(surveys_dir, 5)
+    submit_from_fresh_browsers(app, 1, address="198.51.100.23")
+    conn = sqlite3.connect(app.config["RATELIMIT_DATABASE"])
+    buckets = [bucket for (bucket,) in conn.execute("SELECT bucket FROM window_hits")]
+    conn.close()
+    assert any(bucket.startswith("survey:quiz:") for bucket in buckets)
+    assert not any("198.51.100.23" in bucket for bucket in buckets)
+
+
+def test_the_limit_is_off_with_rate_limits_switched_off(app, surveys_dir):
+    with_limit(surveys_dir, 1)
+    app.config["RATELIMIT_ENABLED"] = False
+    assert submit_from_fresh_browsers(app, 3) == [200, 200, 200]
+
+
+# --------------------------------------------------------------------------
+# Hourly counts: kept apart from the answers.
+
+
+def test_each_response_is_counted_in_its_utc_hour(app, db):
+    survey = quiz(app)
+    store(db, survey, honest(2), HONEST_DAY, hour=9)
+    store(db, survey, honest(1), HONEST_DAY, hour=10)
+    assert storage.hourly_counts(db, "quiz") == [(f"{HONEST_DAY}T09", 2), (f"{HONEST_DAY}T10", 1)]
+
+
+def test_a_submission_counts_in_the_current_utc_hour(app, respondent, db):
+    before = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H")
+    assert respondent.submit(ANSWERS).status_code == 200
+    after = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H")
+    [(hour, count)] = storage.hourly_counts(db, "quiz")
+    assert hour in (before, after) and count == 1
+
+
+def test_a_repeated_submission_key_is_not_counted_twice(app, db):
+    survey = quiz(app)
+    response = noisy_response(survey, ANSWERS, "device")
+    assert storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour=3)
+    assert not storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour=3)
+    assert storage.hourly_counts(db, "quiz") == [(f"{HONEST_DAY}T03", 1)]
+
+
+def test_hours_are_counts_with_no_link_to_a_response(db):
+    columns = [row[1] for row in db.execute("PRAGMA table_info(hourly_counts)")]
+    assert columns == ["survey_id", "hour", "count"]
+    assert "hour" not in [row[1] for row in db.execute("PRAGMA table_info(responses)")]
+
+
+@pytest.mark.parametrize("hour", [-1, 24, 1.5, True])
+def test_a_bad_hour_is_refused_and_nothing_is_stored(app, db, hour):
+    with pytest.raises(ValueError, match="hour must be an integer from 0 to 23"):
+        storage.store_response(db, noisy_response(quiz(app), ANSWERS, "device"), "bad-hour-000000", HONEST_DAY,
+                               hour=hour)
+    assert storage.response_count(db, "quiz") == 0
+
+
+# --------------------------------------------------------------------------
+# The burst warning on the dashboard.
+
+
+def test_the_dashboard_warns_of_a_burst_with_a_button_to_exclude_its_day(app, db, auth):
+    survey = quiz(app)
+    for hour in range(24):
+        store(db, survey, honest(2), HONEST_DAY, hour=hour)
+    store(db, survey, forged(60), FLOOD_DAY, hour=14, prefix="f")
+    auth.login()
+    page = auth.client.get("/admin/").get_data(as_text=True)
+    assert "1 burst hour" in page and "<h2>Bursts</h2>" in page
+    assert f"{FLOOD_DAY} 14:00–14:59" in page and "<td>60</td>" in page and "<td>2</td>" in page
+    assert 'action="/admin/surveys/quiz/excluded-days"' in page and f'name="day" value="{FLOOD_DAY}"' in page
+    assert f"Exclude {FLOOD_DAY} from the estimates" in page
+
+
+def test_no_warning_for_ordinary_traffic(app, db, auth):
+    survey = quiz(app)
+    for hour in range(24):
+        store(db, survey, honest(2 + hour % 3), HONEST_DAY, hour=hour)
+    auth.login()
+    page = auth.client.get("/admin/").get_data(as_text=True)
+    assert "Bursts" not in page and "burst hour" not in page
+
+
+# --------------------------------------------------------------------------
+# Excluding days: the estimates are the tallies minus those days'.
+
+
+@pytest.fixture
+def flooded(app, db):
+    """100 honest responses on one day and 50 forged yeses on the next."""
+    survey = quiz(app)
+    store(db, survey, honest(100), HONEST_DAY)
+    store(db, survey, forged(50), FLOOD_DAY, prefix="f")
+    return survey
+
+
+@pytest.fixture
+def honest_only(app, tmp_path):
+    """The same 100 honest responses alone, in a database of their own."""
+    database = storage.connect(tmp_path / "honest.sqlite3")
+    storage.migrate(database)
+    store(database, quiz(app), honest(100), HONEST_DAY)
+    yield database
+    database.close()
+
+
+def test_excluding_a_day_gives_the_estimates_without_its_responses(flooded, db, honest_only):
+    assert results.stored_results(db, flooded).question("cheated").yes_count == 34 + 50
+    assert storage.exclude_day(db, "quiz", FLOOD_DAY)
+    without = results.stored_results(db, flooded)
+    alone = results.stored_results(honest_only, flooded)
+    assert without.questions == alone.questions
+    assert without.response_count == 100 and without.planning == alone.planning
+    assert without.excluded == results.Exclusion((FLOOD_DAY,), 50)
+
+
+def test_including_the_day_again_restores_every_response(flooded, db):
+    everything = results.stored_results(db, flooded)
+    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    assert storage.include_day(db, "quiz", FLOOD_DAY)
+    assert results.stored_results(db, flooded) == everything
+    assert not storage.include_day(db, "quiz", FLOOD_DAY)  # not excluded: nothing changes
+
+
+def test_break_downs_leave_the_excluded_days_out_too(flooded, db, honest_only):
+    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    without = results.stored_breakdown(db, flooded, "year")
+    alone = results.stored_breakdown(honest_only, flooded, "year")
+    assert without.groups == alone.groups and without.excluded.days == (FLOOD_DAY,)
+
+
+def test_the_excluded_days_are_read_by_index_not_by_scanning_the_survey(flooded, db):
+    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    statements = []
+    db.conn.set_trace_callback(statements.append)
+    results.stored_results(db, flooded)
+    results.stored_breakdown(db, flooded, "year")
+    db.conn.set_trace_callback(None)
+    reading_responses = [sql for sql in statements if "FROM responses" in sql]
+    assert len(reading_responses) == 2
+    for sql in reading_responses:
+        plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql).fetchall())
+        assert "USING INDEX responses_day (survey_id=? AND day=?)" in plan, plan
+
+
+def test_nothing_is_read_from_responses_when_no_day_is_excluded(flooded, db):
+    statements = []
+    db.conn.set_trace_callback(statements.append)
+    results.stored_results(db, flooded)
+    db.conn.set_trace_callback(None)
+    assert not [sql for sql in statements if "FROM responses" in sql]
+
+
+def test_subtracting_tallies_drops_zeros_and_refuses_more_than_there_is():
+    total = {"q": {"d": {"yes": 3, "no": 2}}}
+    assert results.subtract_tallies(total, {"q": {"d": {"yes": 1, "no": 2}}}) == {"q": {"d": {"yes": 2}}}
+    with pytest.raises(ValueError, match="cannot remove more answers 'yes' to 'q' than 3"):
+        results.subtract_tallies(total, {"q": {"d": {"yes": 4}}})
+    with pytest.raises(ValueError, match="never tallied"):
+        results.subtract_tallies(total, {"q": {"other": {"yes": 1}}})
+
+
+@pytest.mark.parametrize("day", ["2026-13-01", "2026-02-30", "21/11/2026", "", "2026-11-21' OR 1=1"])
+def test_a_bad_day_is_refused_by_name(db, day):
+    with pytest.raises(ValueError, match="day must be a date written YYYY-MM-DD"):
+        storage.exclude_day(db, "quiz", day)
+    assert storage.excluded_days(db, "quiz") == []
+
+
+# --------------------------------------------------------------------------
+# Excluding days from the admin pages, and what the pages and exports say.
+
+
+def post_day(auth, action: str, day: str, token: str | None = "page", next_path: str = "/admin/surveys/quiz"):
+    data = {"day": day, "next": next_path}
+    if token == "page":
+        data["csrf_token"] = csrf_token_in(auth.client.get("/admin/surveys/quiz").get_data(as_text=True))
+    return auth.client.post(f"/admin/surveys/quiz/{action}", data=data)
+
+
+def test_an_admin_excludes_a_day_and_the_results_page_says_so(flooded, db, auth):
+    auth.login()
+    response = post_day(auth, "excluded-days", FLOOD_DAY)
+    assert response.status_code == 302 and response.headers["Location"] == "/admin/surveys/quiz"
+    assert storage.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert "100 responses in the estimates" in page
+    assert f"50 responses of\n {FLOOD_DAY} (UTC) were excluded by an admin" in page
+    assert f"Include {FLOOD_DAY} again" in page and 'action="/admin/surveys/quiz/included-days"' in page
+    assert "With the 100 responses in the estimates" in page
+    assert post_day(auth, "included-days", FLOOD_DAY).status_code == 302
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert "excluded by an admin" not in page and "150 responses" in page and storage.excluded_days(db, "quiz") == []
+
+
+def test_the_dashboard_shows_an_excluded_burst_day_with_a_button_to_include_it(app, db, auth):
+    survey = quiz(app)
+    for hour in range(24):
+        store(db, survey, honest(2), HONEST_DAY, hour=hour)
+    store(db, survey, forged(60), FLOOD_DAY, hour=14, prefix="f")
+    auth.login()
+    assert post_day(auth, "excluded-days", FLOOD_DAY, next_path="/admin/").headers["Location"] == "/admin/"
+    page = auth.client.get("/admin/").get_data(as_text=True)
+    assert f"{FLOOD_DAY} is excluded." in page and f"Include {FLOOD_DAY} again" in page
+
+
+def read_csv(response) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+
+
+def test_the_exports_reflect_the_exclusion_and_name_it(flooded, db, auth):
+    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    auth.login()
+    document = auth.client.get("/admin/surveys/quiz/estimates.json").get_json()
+    assert document["response_count"] == 100
+    assert document["excluded"] == {"days": [FLOOD_DAY], "response_count": 50}
+    cheated = next(row for row in document["rows"] if row["question"] == "cheated")
+    assert cheated["n"] == 100 and cheated["yes_count"] == 34
+    rows = read_csv(auth.client.get("/admin/surveys/quiz/estimates.csv"))
+    assert {(row["excluded_days"], row["excluded_responses"]) for row in rows} == {(FLOOD_DAY, "50")}
+    assert next(row for row in rows if row["question"] == "cheated")["yes_count"] == "34"
+    responses = read_csv(auth.client.get("/admin/surveys/quiz/responses.csv"))
+    assert len(responses) == 150 and sum(row["day"] == FLOOD_DAY for row in responses) == 50
+    codebook = auth.client.get("/admin/surveys/quiz/codebook.json").get_json()
+    [entry] = codebook["excluded_days"]
+    assert (entry["day"], entry["responses"]) == (FLOOD_DAY, 50) and "still rows of the responses CSV" in entry["note"]
+
+
+def test_the_command_line_estimates_leave_the_excluded_day_out(flooded, db, runner):
+    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    result = runner.invoke(args=["export", "estimates", "quiz", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["response_count"] == 100 and document["excluded"]["days"] == [FLOOD_DAY]
+
+
+def test_excluding_without_a_csrf_token_changes_nothing(flooded, db, auth):
+    auth.login()
+    response = post_day(auth, "excluded-days", FLOOD_DAY, token=None)
+    assert response.status_code == 400 and "could not be verified" in response.get_data(as_text=True)
+    assert storage.excluded_days(db, "quiz") == []
+    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    assert post_day(auth, "included-days", FLOOD_DAY, token=None).status_code == 400
+    assert storage.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
+
+
+@pytest.mark.parametrize(
+    "day, message",
+    [("21/11/2026", "The day must be a date written YYYY-MM-DD"),
+     ("2026-11-25", "has no responses on 2026-11-25; there is nothing to exclude")],
+)
+def test_excluding_a_bad_or_empty_day_is_a_400_with_a_message(flooded, db, auth, day, message):
+    auth.login()
+    response = post_day(auth, "excluded-days", day)
+    assert response.status_code == 400 and message in response.get_data(as_text=True)
+    assert storage.excluded_days(db, "quiz") == []
