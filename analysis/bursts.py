@@ -1,11 +1,12 @@
-"""Bursts: hours with far more responses than a survey usually gets.
+"""Bursts: clock hours with far more responses than a survey usually gets.
 
 One client that clears its cookie can send many responses, and with
 randomization on the device it chooses the noisy values it sends. Such a
-flood shows as an hour whose count is far above the survey's usual rate;
-:func:`find_bursts` names those hours so an admin can look at them (and
-exclude their days from the estimates). It takes plain counts per hour and
-returns frozen results: no time of day ever sits next to an answer here.
+flood shows as an hour whose count is far above the survey's usual rate.
+:func:`judge_hour` tests one hour's count against the survey's *histogram of
+hourly counts* (how many past hours had 1, 2, 3, ... responses), which holds
+no time at all: the app never stores at what hour a response came, only the
+day, so no time of day ever sits next to an answer.
 
 The rule
 --------
@@ -56,37 +57,41 @@ BURST_ALPHA = 1e-6
 
 
 @dataclass(frozen=True)
-class Burst:
-    """One hour with far more responses than usual.
+class HourTest:
+    """One clock hour's count tested against the survey's usual rate.
 
     Attributes
     ----------
-    hour : str
-        The hour's label as given (for example ``"2026-03-04T14"``, UTC).
     count : int
-        Responses in that hour.
-    usual_rate : float
-        ``lambda``: the median count of the survey's other active hours.
-    p_value : float
-        ``P(X >= count)`` for ``X ~ Poisson(usual_rate)``.
+        Responses in the hour so far.
+    usual_rate : float or None
+        ``lambda``: the median count of the survey's other active hours; None
+        when there is no other active hour to learn it from.
+    p_value : float or None
+        ``P(X >= count)`` for ``X ~ Poisson(usual_rate)``; None without a usual rate.
+    is_burst : bool
+        ``count >= min_count`` and ``p_value < alpha``.
     """
 
-    hour: str
     count: int
-    usual_rate: float
-    p_value: float
+    usual_rate: float | None
+    p_value: float | None
+    is_burst: bool
 
 
-def find_bursts(
-    hourly_counts: Iterable[tuple[str, int]], min_count: int = MIN_BURST_COUNT, alpha: float = BURST_ALPHA
-) -> tuple[Burst, ...]:
-    """The hours whose count is far above the usual rate (see the module's rule).
+def judge_hour(
+    count: int, histogram: Iterable[tuple[int, int]], min_count: int = MIN_BURST_COUNT, alpha: float = BURST_ALPHA
+) -> HourTest:
+    """Is an hour with ``count`` responses a burst? (see the module's rule)
 
     Parameters
     ----------
-    hourly_counts : iterable of (str, int)
-        ``(hour label, responses)`` per hour; hours with no response may be
-        left out (zeros are ignored anyway). Labels must be distinct.
+    count : int
+        Responses in the hour tested (>= 0).
+    histogram : iterable of (int, int)
+        ``(responses in an hour, number of such hours)`` over the survey's
+        active hours, the tested hour included (at ``count``) when it is one
+        of them; counts of 0 are ignored. Each count appears once.
     min_count : int
         Smallest count that can be a burst (>= 1).
     alpha : float
@@ -94,55 +99,62 @@ def find_bursts(
 
     Returns
     -------
-    tuple of Burst
-        In the order of ``hourly_counts``. Empty when there are fewer than
-        two active hours (no other hour to learn the usual rate from).
+    HourTest
 
     Raises
     ------
     ValueError
-        For a negative or non-integer count, a repeated label, or
-        ``min_count`` or ``alpha`` out of range.
+        For a negative or non-integer count, a repeated count in the
+        histogram, or ``min_count`` or ``alpha`` out of range.
     """
     if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
         raise ValueError(f"min_count must be an integer >= 1, got min_count={min_count!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got alpha={alpha!r}")
-    active = [(hour, count) for hour, count in _checked(hourly_counts) if count > 0]
-    if len(active) < 2:
-        return ()
-    ordered = np.sort(np.array([count for _, count in active], dtype=np.int64))
-    bursts = []
-    for hour, count in active:
-        if count < min_count:
-            continue
-        usual = _median_without_one(ordered, count)
-        p_value = float(stats.poisson.sf(count - 1, usual))  # P(X >= count)
-        if p_value < alpha:
-            bursts.append(Burst(hour, count, usual, p_value))
-    return tuple(bursts)
+    count = _checked_count(count, "count")
+    usual = _median_of_others(_checked_histogram(histogram), count)
+    if usual is None:
+        return HourTest(count, None, None, False)
+    p_value = float(stats.poisson.sf(count - 1, usual))  # P(X >= count)
+    return HourTest(count, usual, p_value, count >= min_count and p_value < alpha)
 
 
-def _checked(hourly_counts: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+def _checked_count(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {name}={value!r}")
+    return int(value)
+
+
+def _checked_histogram(histogram: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The active part of the histogram, sorted by count."""
     pairs, seen = [], set()
-    for hour, count in hourly_counts:
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
-            raise ValueError(f"an hourly count must be an integer >= 0, got {count!r} for hour {hour!r}")
-        if hour in seen:
-            raise ValueError(f"hour {hour!r} is given twice")
-        seen.add(hour)
-        pairs.append((hour, int(count)))
-    return pairs
+    for count, hours in histogram:
+        count, hours = _checked_count(count, "a histogram count"), _checked_count(hours, "a number of hours")
+        if count in seen:
+            raise ValueError(f"the histogram gives the count {count} twice")
+        seen.add(count)
+        if count > 0 and hours > 0:
+            pairs.append((count, hours))
+    return sorted(pairs)
 
 
-def _median_without_one(ordered: np.ndarray, value: int) -> float:
-    """The median of the sorted ``ordered`` with one copy of ``value`` removed, in O(log n)."""
-    removed = int(np.searchsorted(ordered, value))
-    size = len(ordered) - 1
+def _median_of_others(pairs: list[tuple[int, int]], leave_out: int) -> float | None:
+    """The median count of the histogram's hours with one hour of ``leave_out`` removed
+    (if it has one), or None when no hour is left."""
+    pairs = [(c, h - 1 if c == leave_out else h) for c, h in pairs]
+    pairs = [(c, h) for c, h in pairs if h > 0]
+    total = sum(h for _, h in pairs)
+    if total == 0:
+        return None
 
-    def at(index: int) -> int:
-        return int(ordered[index if index < removed else index + 1])
+    def at(index: int) -> int:  # the index-th smallest count (0-based)
+        seen = 0
+        for c, h in pairs:
+            seen += h
+            if index < seen:
+                return c
+        raise AssertionError(index)  # pragma: no cover - index < total
 
-    if size % 2:
-        return float(at(size // 2))
-    return (at(size // 2 - 1) + at(size // 2)) / 2
+    if total % 2:
+        return float(at(total // 2))
+    return (at(total // 2 - 1) + at(total // 2)) / 2

@@ -55,6 +55,8 @@ class Limit:
 class Verdict:
     allowed: bool
     retry_after: int
+    #: Hits in the bucket's current window, this one included.
+    count: int = 0
 
 
 #: ``PRAGMA user_version`` of a file that has :data:`_SCHEMA`.
@@ -102,7 +104,7 @@ def hit(conn: sqlite3.Connection, bucket: str, limit: Limit, now: float) -> Verd
         [bucket, window, window_end],
     ).fetchone()
     retry_after = int(window_end - now) + 1
-    return Verdict(count <= limit.count, retry_after)
+    return Verdict(count <= limit.count, retry_after, count)
 
 
 def lock_seconds(failures: int) -> int:

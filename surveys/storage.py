@@ -18,10 +18,13 @@ What is stored, and what is not:
   read from it without scanning every response.
 * ``submission_keys`` and ``used_invitation_codes`` are kept apart from the
   answers, with no column that links them to a response.
-* ``hourly_counts`` keeps, per survey and UTC hour, how many responses came
-  in: a count, with no link to any response, for the burst warning. It is
-  the one place with a time finer than the day, so it holds nothing else;
-  still, on a day with a single response it tells that response's hour.
+* ``hour_histograms`` keeps, per survey, how many clock hours had 1, 2, 3,
+  ... responses: no hour, no day, no link to a response, only the shape of
+  the traffic the burst warning compares an hour with. The hour a response
+  came in is counted only in the rate-limit file, for that hour alone.
+* ``bursts`` records the days with an hour far above a survey's usual rate
+  (the day, the most responses in one hour, the usual rate): a day is
+  already stored with each response, so no time is added.
 * ``excluded_days`` lists the days an admin left out of the estimates; the
   responses of those days stay stored (and exported).
 
@@ -68,7 +71,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 
 import sqlite_utils
@@ -217,18 +220,28 @@ def m006_admin_sessions(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def m007_hourly_counts(db: sqlite_utils.Database) -> None:
-    """Responses per survey and UTC hour (counts only, for the burst warning),
-    the days an admin excluded from the estimates, and an index to count
-    those days' responses without scanning the others. Responses stored
-    before this migration have no hour: their counts start empty."""
+def m007_bursts_and_excluded_days(db: sqlite_utils.Database) -> None:
+    """The histogram of responses per clock hour (no time in it), the days
+    with a burst, the days an admin excluded from the estimates, and an index
+    to count those days' responses without scanning the others."""
     db.execute(
         """
-        CREATE TABLE hourly_counts (
+        CREATE TABLE hour_histograms (
             survey_id TEXT NOT NULL,
-            hour TEXT NOT NULL,
-            count INTEGER NOT NULL,
-            PRIMARY KEY (survey_id, hour)
+            responses INTEGER NOT NULL,
+            hours INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, responses)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE bursts (
+            survey_id TEXT NOT NULL,
+            day TEXT NOT NULL,
+            peak INTEGER NOT NULL,
+            usual_rate REAL NOT NULL,
+            PRIMARY KEY (survey_id, day)
         ) WITHOUT ROWID
         """
     )
@@ -353,15 +366,17 @@ def store_response(
     day: str,
     invitation_code: str | None = None,
     *,
-    hour: int | None = None,
+    hour_count: int | None = None,
 ) -> bool:
     """Store one response in one transaction; return False if the key was seen.
 
     A repeated ``submission_key`` (a double click, a retry) stores nothing and
     returns False: the caller answers it as a success. An invitation code is
     marked used in the same transaction, with no link to the response row.
-    ``hour`` (0-23, default the current UTC hour) only counts the response
-    in ``hourly_counts`` under ``day``; it is not stored with the response.
+    ``hour_count`` (the responses of this clock hour, this one included,
+    counted by the caller outside this database) moves one hour up the
+    survey's hour histogram: from ``hour_count - 1`` responses to
+    ``hour_count``. Nothing records which hour.
     """
     with immediate_transaction(db):
         try:
@@ -373,12 +388,10 @@ def store_response(
             return False
         if invitation_code is not None:
             _use_invitation_code(db, response.survey_id, invitation_code)
-        _insert_response(db, response, day, _utc_hour() if hour is None else hour)
+        _insert_response(db, response, day)
+        if hour_count is not None:
+            _count_hour(db, response.survey_id, hour_count)
     return True
-
-
-def _utc_hour() -> int:
-    return datetime.now(timezone.utc).hour
 
 
 def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -> None:
@@ -390,7 +403,7 @@ def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -
         raise InvitationCodeError(code)
 
 
-def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str, hour: int) -> None:
+def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str) -> None:
     db.execute(
         "INSERT OR IGNORE INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)",
         [response.design_id, response.survey_id, response.survey_version, response.design_record,
@@ -432,18 +445,21 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         " ON CONFLICT DO UPDATE SET count = count + 1",
         [response.survey_id, day],
     )
+
+
+def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> None:
+    """Move one hour of the histogram from ``hour_count - 1`` responses to ``hour_count``."""
+    if isinstance(hour_count, bool) or not isinstance(hour_count, int) or hour_count < 1:
+        raise ValueError(f"hour_count must be an integer >= 1, got hour_count={hour_count!r}")
     db.execute(
-        "INSERT INTO hourly_counts (survey_id, hour, count) VALUES (?, ?, 1)"
-        " ON CONFLICT DO UPDATE SET count = count + 1",
-        [response.survey_id, hour_label(day, hour)],
+        "UPDATE hour_histograms SET hours = hours - 1 WHERE survey_id = ? AND responses = ? AND hours > 0",
+        [survey_id, hour_count - 1],
     )
-
-
-def hour_label(day: str, hour: int) -> str:
-    """``"2026-03-04T14"``: the UTC hour from 14:00 to 15:00 of ``day``."""
-    if isinstance(hour, bool) or not isinstance(hour, int) or not 0 <= hour <= 23:
-        raise ValueError(f"hour must be an integer from 0 to 23, got hour={hour!r}")
-    return f"{day}T{hour:02d}"
+    db.execute(
+        "INSERT INTO hour_histograms (survey_id, responses, hours) VALUES (?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET hours = hours + 1",
+        [survey_id, hour_count],
+    )
 
 
 def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
@@ -508,12 +524,35 @@ def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
     return None if row is None else bool(row[0])
 
 
-def hourly_counts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int]]:
-    """``(hour label, responses)`` for every UTC hour with responses, in order (see :func:`hour_label`)."""
+def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int, int]]:
+    """``(responses in a clock hour, number of such hours)`` for the survey's active hours."""
     return [
-        (hour, count)
-        for hour, count in db.execute(
-            "SELECT hour, count FROM hourly_counts WHERE survey_id = ? ORDER BY hour", [survey_id]
+        (responses, hours)
+        for responses, hours in db.execute(
+            "SELECT responses, hours FROM hour_histograms WHERE survey_id = ? AND hours > 0 ORDER BY responses",
+            [survey_id],
+        ).fetchall()
+    ]
+
+
+def record_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float) -> None:
+    """Note that ``day`` had an hour with ``peak`` responses against a usual ``usual_rate``
+    (the largest peak of the day is kept)."""
+    with immediate_transaction(db):
+        db.execute(
+            "INSERT INTO bursts (survey_id, day, peak, usual_rate) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT DO UPDATE SET usual_rate = CASE WHEN excluded.peak > peak THEN excluded.usual_rate"
+            " ELSE usual_rate END, peak = max(peak, excluded.peak)",
+            [survey_id, check_day(day), peak, usual_rate],
+        )
+
+
+def bursts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, float]]:
+    """``(day, most responses in one hour, usual rate per hour)`` for each day with a burst, in order."""
+    return [
+        (day, peak, usual)
+        for day, peak, usual in db.execute(
+            "SELECT day, peak, usual_rate FROM bursts WHERE survey_id = ? ORDER BY day", [survey_id]
         ).fetchall()
     ]
 

@@ -6,12 +6,30 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, Burst, find_bursts
+from collections import Counter
+from typing import NamedTuple
+
+from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
 
 
 def hours(counts) -> list[tuple[str, int]]:
     """Labels ``h0000, h0001, ...`` for a sequence of counts."""
     return [(f"h{i:04d}", int(c)) for i, c in enumerate(counts)]
+
+
+def find_bursts(labelled, **keywords) -> tuple:
+    """Each labelled hour tested against the histogram of all the hours (itself included),
+    as the app tests an hour against its survey's histogram: ``(label, HourTest)`` of the bursts."""
+    histogram = sorted(Counter(count for _, count in labelled).items())
+    tested = [(label, judge_hour(count, histogram, **keywords)) for label, count in labelled]
+    return tuple(Burst(label, t.count, t.usual_rate, t.p_value) for label, t in tested if t.is_burst)
+
+
+class Burst(NamedTuple):
+    hour: str
+    count: int
+    usual_rate: float
+    p_value: float
 
 
 def poisson_traffic(rate: float, n_hours: int, seed: int) -> np.ndarray:
@@ -81,15 +99,24 @@ def test_fewer_than_min_count_is_never_a_burst():
 
 
 @pytest.mark.parametrize(
-    "counts, keywords, message",
+    "count, histogram, keywords, message",
     [
-        ([("a", -1)], {}, "count must be an integer >= 0, got -1"),
-        ([("a", 1.5)], {}, "got 1.5"),
-        ([("a", 1), ("a", 2)], {}, "hour 'a' is given twice"),
-        ([], {"min_count": 0}, "min_count=0"),
-        ([], {"alpha": 1.0}, "alpha=1.0"),
+        (-1, [], {}, "count must be an integer >= 0, got count=-1"),
+        (1.5, [], {}, "got count=1.5"),
+        (3, [(1, -2)], {}, "a number of hours must be an integer >= 0"),
+        (3, [(1, 2), (1, 3)], {}, "gives the count 1 twice"),
+        (3, [], {"min_count": 0}, "min_count=0"),
+        (3, [], {"alpha": 1.0}, "alpha=1.0"),
     ],
 )
-def test_bad_arguments_are_refused_by_name(counts, keywords, message):
+def test_bad_arguments_are_refused_by_name(count, histogram, keywords, message):
     with pytest.raises(ValueError, match=message):
-        find_bursts(counts, **keywords)
+        judge_hour(count, histogram, **keywords)
+
+
+def test_an_hour_is_tested_against_the_others_in_the_histogram():
+    """The hour's own count is left out once: 300 against [3, 3, 300] compares with 3."""
+    result = judge_hour(300, [(3, 2), (300, 1)])
+    assert result == HourTest(300, 3.0, float(stats.poisson.sf(299, 3.0)), True)
+    assert judge_hour(300, [(300, 1)]) == HourTest(300, None, None, False)  # no other hour
+    assert judge_hour(4, [(3, 2), (4, 1)]).is_burst is False

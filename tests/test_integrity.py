@@ -1,4 +1,4 @@
-"""Defending a survey's integrity: the per-address hourly limit, hourly counts and
+"""Defending a survey's integrity: the per-address hourly limit, hour histogram and
 the burst warning, and days excluded from the estimates (pages and exports)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import csv
 import io
 import json
 import sqlite3
-from datetime import datetime, timezone
+import time
 
 import pytest
 
@@ -15,6 +15,7 @@ from surveys import results, storage
 from surveys.loader import SurveyFileError, load_catalog
 from surveys.submission import noisy_response
 from tests.conftest import QUIZ_YAML, Respondent, csrf_token_in, make_survey
+from web.respond import watch_for_burst
 
 LIMIT_KEY = "max_responses_per_address_per_hour"
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
@@ -30,10 +31,12 @@ def quiz(app):
 
 
 def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k") -> None:
-    """Store noisy answers directly, as the submission path would, in one UTC hour."""
+    """Store noisy answers directly, as the submission path would, all in one clock hour
+    (``hour`` only names the submission keys: no hour is stored)."""
     for i, answers in enumerate(answers_list):
         storage.store_response(db, noisy_response(survey, answers, "device"), f"{prefix}-{day}-{hour}-{i:06d}", day,
-                               hour=hour)
+                               hour_count=i + 1)
+        watch_for_burst(db, survey.id, day, i + 1)
 
 
 def honest(n: int) -> list[dict]:
@@ -130,44 +133,56 @@ def test_the_limit_is_off_with_rate_limits_switched_off(app, surveys_dir):
 
 
 # --------------------------------------------------------------------------
-# Hourly counts: kept apart from the answers.
+# The hour histogram: the shape of the traffic, with no time in it.
 
 
-def test_each_response_is_counted_in_its_utc_hour(app, db):
+def test_each_hour_moves_up_the_histogram(app, db):
     survey = quiz(app)
     store(db, survey, honest(2), HONEST_DAY, hour=9)
     store(db, survey, honest(1), HONEST_DAY, hour=10)
-    assert storage.hourly_counts(db, "quiz") == [(f"{HONEST_DAY}T09", 2), (f"{HONEST_DAY}T10", 1)]
+    store(db, survey, honest(2), HONEST_DAY, hour=11)
+    assert storage.hour_histogram(db, "quiz") == [(1, 1), (2, 2)]
 
 
-def test_a_submission_counts_in_the_current_utc_hour(app, respondent, db):
-    before = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H")
-    assert respondent.submit(ANSWERS).status_code == 200
-    after = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H")
-    [(hour, count)] = storage.hourly_counts(db, "quiz")
-    assert hour in (before, after) and count == 1
+def test_submissions_are_counted_per_clock_hour_in_the_rate_limit_file_only(app, db):
+    before = int(time.time() // 3600)
+    for _ in range(2):
+        assert Respondent(app.test_client()).submit(ANSWERS).status_code == 200
+    same_hour = int(time.time() // 3600) == before
+    assert storage.hour_histogram(db, "quiz") == ([(2, 1)] if same_hour else [(1, 2)])
+    conn = sqlite3.connect(app.config["RATELIMIT_DATABASE"])
+    buckets = dict(conn.execute("SELECT bucket, count FROM window_hits WHERE bucket LIKE 'arrivals:%'").fetchall())
+    conn.close()
+    assert buckets.get("arrivals:quiz") == (2 if same_hour else 1)
 
 
 def test_a_repeated_submission_key_is_not_counted_twice(app, db):
     survey = quiz(app)
     response = noisy_response(survey, ANSWERS, "device")
-    assert storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour=3)
-    assert not storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour=3)
-    assert storage.hourly_counts(db, "quiz") == [(f"{HONEST_DAY}T03", 1)]
+    assert storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=1)
+    assert not storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=2)
+    assert storage.hour_histogram(db, "quiz") == [(1, 1)]
 
 
-def test_hours_are_counts_with_no_link_to_a_response(db):
-    columns = [row[1] for row in db.execute("PRAGMA table_info(hourly_counts)")]
-    assert columns == ["survey_id", "hour", "count"]
-    assert "hour" not in [row[1] for row in db.execute("PRAGMA table_info(responses)")]
+TIME_WORDS = ("hour", "time", "minute", "second", "at", "when", "stamp")
 
 
-@pytest.mark.parametrize("hour", [-1, 24, 1.5, True])
-def test_a_bad_hour_is_refused_and_nothing_is_stored(app, db, hour):
-    with pytest.raises(ValueError, match="hour must be an integer from 0 to 23"):
+def test_no_table_of_the_answers_database_holds_a_time_finer_than_the_day(db):
+    for table in db.table_names():
+        if table == "_sqlite_migrations":  # when the schema changed: nothing to do with answers
+            continue
+        for _, column, *_ in db.execute(f"PRAGMA table_info([{table}])"):
+            assert not any(word == part for part in column.split("_") for word in TIME_WORDS), (table, column)
+    assert [row[1] for row in db.execute("PRAGMA table_info(hour_histograms)")] == ["survey_id", "responses", "hours"]
+    assert [row[1] for row in db.execute("PRAGMA table_info(bursts)")] == ["survey_id", "day", "peak", "usual_rate"]
+
+
+@pytest.mark.parametrize("hour_count", [0, -1, 1.5, True])
+def test_a_bad_hour_count_is_refused_and_nothing_is_stored(app, db, hour_count):
+    with pytest.raises(ValueError, match="hour_count must be an integer >= 1"):
         storage.store_response(db, noisy_response(quiz(app), ANSWERS, "device"), "bad-hour-000000", HONEST_DAY,
-                               hour=hour)
-    assert storage.response_count(db, "quiz") == 0
+                               hour_count=hour_count)
+    assert storage.response_count(db, "quiz") == 0 and storage.hour_histogram(db, "quiz") == []
 
 
 # --------------------------------------------------------------------------
@@ -181,8 +196,9 @@ def test_the_dashboard_warns_of_a_burst_with_a_button_to_exclude_its_day(app, db
     store(db, survey, forged(60), FLOOD_DAY, hour=14, prefix="f")
     auth.login()
     page = auth.client.get("/admin/").get_data(as_text=True)
-    assert "1 burst hour" in page and "<h2>Bursts</h2>" in page
-    assert f"{FLOOD_DAY} 14:00–14:59" in page and "<td>60</td>" in page and "<td>2</td>" in page
+    assert "1 burst day" in page and "<h2>Bursts</h2>" in page
+    assert f'<th scope="row">{FLOOD_DAY}</th>' in page and "<td>60</td>" in page and "<td>2</td>" in page
+    assert f'<th scope="row">{HONEST_DAY}</th>' not in page
     assert 'action="/admin/surveys/quiz/excluded-days"' in page and f'name="day" value="{FLOOD_DAY}"' in page
     assert f"Exclude {FLOOD_DAY} from the estimates" in page
 
@@ -193,7 +209,7 @@ def test_no_warning_for_ordinary_traffic(app, db, auth):
         store(db, survey, honest(2 + hour % 3), HONEST_DAY, hour=hour)
     auth.login()
     page = auth.client.get("/admin/").get_data(as_text=True)
-    assert "Bursts" not in page and "burst hour" not in page
+    assert "Bursts" not in page and "burst day" not in page
 
 
 # --------------------------------------------------------------------------

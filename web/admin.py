@@ -16,7 +16,7 @@ from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length
 
 from analysis import INTERVAL_METHODS
-from analysis.bursts import MIN_BURST_COUNT, find_bursts
+from analysis.bursts import MIN_BURST_COUNT
 from surveys import accounts, export, results, storage
 from surveys.definition import Survey
 from web.catalog import get_catalog, survey_or_404, survey_state
@@ -137,7 +137,7 @@ def dashboard():
             "state": survey_state(survey),
             "responses": storage.response_count(db, survey.id),
             "sparkline": daily_sparkline_svg(storage.daily_counts(db, survey.id)),
-            "bursts": find_bursts(storage.hourly_counts(db, survey.id)),
+            "bursts": storage.bursts(db, survey.id),
             "excluded_days": {day for day, _ in storage.excluded_days(db, survey.id)},
         }
         for survey in catalog.surveys.values()

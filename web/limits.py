@@ -65,6 +65,16 @@ def refuse_if_over(kind: str, setting: str):
     )
 
 
+def count_arrival(survey_id: str) -> int:
+    """Count one response to ``survey_id`` in the current clock hour; return the hour's count.
+
+    Kept only in the rate-limit file, in a bucket deleted when the hour ends:
+    the answers database never learns at what hour a response came.
+    """
+    hour = ratelimit.Limit(2**62, 3600)
+    return ratelimit.hit(_connection(), f"arrivals:{survey_id}", hour, time.time()).count
+
+
 def signin_lock(name: str) -> int:
     """Seconds left of the lock on signing in as ``name`` from this address (0: none)."""
     return ratelimit.signin_lock(_connection(), _name_key(name), _address_key(), time.time())

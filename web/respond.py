@@ -32,6 +32,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wsgi import LimitedStream
 from wtforms.validators import ValidationError
 
+from analysis.bursts import MIN_BURST_COUNT, judge_hour
 from surveys import storage
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.submission import noisy_response, randomize_on_server
@@ -41,7 +42,7 @@ from web.forms import (
     DEVICE_PREFIX, NO_ANSWER_LABEL, ControlForm, SubmissionError, parse_answers, parse_wire_value, survey_form_class,
     wire_value, wire_values,
 )
-from web.limits import refuse_if_over, refuse_if_over_survey_limit
+from web.limits import count_arrival, refuse_if_over, refuse_if_over_survey_limit
 
 bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
@@ -273,14 +274,28 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
     if not code_is_acceptable(survey, code):
         return render_message(survey, 403, "This invitation code is not valid",
                               "It may have been used already. Ask the researcher for a new link.")
+    day, hour_count = today().isoformat(), count_arrival(survey.id)
     try:
         stored = storage.store_response(
-            db, noisy_response(survey, noisy, randomized_on), key, today().isoformat(),
-            code if survey.invitation_only else None,
+            db, noisy_response(survey, noisy, randomized_on), key, day,
+            code if survey.invitation_only else None, hour_count=hour_count,
         )
     except storage.InvitationCodeError:
         return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
+    if stored:
+        watch_for_burst(db, survey.id, day, hour_count)
     return thank(survey, noisy if stored else None)  # not stored: a concurrent repeat of the key won
+
+
+def watch_for_burst(db, survey_id: str, day: str, hour_count: int) -> None:
+    """Record ``day`` as a burst day when this clock hour's count is far above the
+    survey's usual rate (:mod:`analysis.bursts`); tested only from the smallest
+    count that can be a burst, so ordinary traffic costs one comparison."""
+    if hour_count < MIN_BURST_COUNT:
+        return
+    result = judge_hour(hour_count, storage.hour_histogram(db, survey_id))
+    if result.is_burst:
+        storage.record_burst(db, survey_id, day, hour_count, result.usual_rate)
 
 
 def code_is_acceptable(survey: Survey, code: str) -> bool:
