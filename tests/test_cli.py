@@ -112,3 +112,12 @@ def test_export_responses_and_codebook(runner, app, tmp_path):
     assert len(list(csv.DictReader(out.read_text().splitlines()))) == 10
     codebook = json.loads(runner.invoke(args=["export", "codebook", "quiz"]).output)
     assert "cheated" in json.dumps(codebook)
+
+
+def test_export_estimates_refuses_a_level_whose_quantile_is_infinite(runner, app):
+    _seed(app)
+    for level in ["0.9999999999999999", "nan", "inf", "abc"]:
+        result = runner.invoke(args=["export", "estimates", "quiz", "--level", level])
+        assert result.exit_code == 2, (level, result.output)
+        assert f"got “{level}”" in result.output and "Traceback" not in result.output
+    assert runner.invoke(args=["export", "estimates", "quiz", "--level", "0.999999"]).exit_code == 0
