@@ -14,6 +14,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from surveys.storage import BUSY_TIMEOUT_SECONDS
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -41,7 +43,7 @@ class Verdict:
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute(

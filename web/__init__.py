@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from flask import Blueprint, Flask, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
@@ -50,6 +52,32 @@ def handle_csrf_error(error: CSRFError):
     ), 400
 
 
+#: Seconds a client is asked to wait after a 503 for a busy database.
+RETRY_AFTER_BUSY_SECONDS = 5
+
+
+def is_database_busy(error: sqlite3.OperationalError) -> bool:
+    """SQLite gave up waiting for a lock (after the busy timeout)."""
+    message = str(error).lower()
+    return "database is locked" in message or "database is busy" in message or "database table is locked" in message
+
+
+def handle_database_error(error: sqlite3.OperationalError):
+    """A write that waited the whole busy timeout: 503 with ``Retry-After``, nothing stored.
+
+    The transaction was never committed, and the form's submission key makes
+    sending it again safe (stored once). Any other database error stays a 500.
+    """
+    if not is_database_busy(error):
+        raise error
+    return render_template(
+        "error.html", code=503, name="The survey is busy",
+        description="Too many answers are being saved at this moment: yours were not stored. "
+                    "Wait a few seconds and send the form again; it is safe to send it again, "
+                    "your answers will be stored only once.",
+    ), 503, {"Retry-After": str(RETRY_AFTER_BUSY_SECONDS)}
+
+
 def init_app(app: Flask) -> None:
     from web import admin, limits, respond, wording
     from surveys.submission import question_design_key
@@ -63,6 +91,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(admin.bp)
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(sqlite3.OperationalError, handle_database_error)
     app.after_request(add_security_headers)
     app.jinja_env.globals.update(
         design_sentence=wording.design_sentence, percent=wording.percent,
