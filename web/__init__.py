@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from urllib.parse import urlsplit, urlunsplit
 
 from flask import Blueprint, Flask, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from web import cli, db, logs
 from web.catalog import get_catalog, survey_state
@@ -41,8 +42,22 @@ def add_security_headers(response):
     return response
 
 
+def keep_redirects_relative(response):
+    """Werkzeug's slash redirects (``/admin`` -> ``/admin/``) name the request's Host; drop it,
+    so a forged Host header never comes back in a Location (the app's own redirects are paths)."""
+    location = urlsplit(response.headers.get("Location", ""))
+    if location.netloc and location.netloc == request.host:
+        response.headers["Location"] = urlunsplit(("", "", location.path or "/", location.query, location.fragment))
+    return response
+
+
 def handle_http_error(error: HTTPException):
     return render_template("error.html", code=error.code, name=error.name, description=error.description), error.code
+
+
+def handle_untrusted_host(error: SecurityError):
+    """A Host header outside ``TRUSTED_HOSTS``: plain text, as no URL can be built for that host."""
+    return "Bad Request: this server does not answer to that host name.\n", 400, {"Content-Type": "text/plain"}
 
 
 def handle_csrf_error(error: CSRFError):
@@ -91,8 +106,10 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(admin.bp)
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(SecurityError, handle_untrusted_host)
     app.register_error_handler(sqlite3.OperationalError, handle_database_error)
     app.after_request(add_security_headers)
+    app.after_request(keep_redirects_relative)
     app.jinja_env.globals.update(
         design_sentence=wording.design_sentence, percent=wording.percent,
         epsilon_text=wording.epsilon_text, design_key=question_design_key,
