@@ -148,6 +148,7 @@ def test_redirects_are_relative_so_a_forged_host_never_comes_back(client, path):
     assert response.status_code in (302, 308)
     location = response.headers["Location"]
     assert location.startswith("/admin/") and "evil.example" not in location
+    assert "evil.example" not in response.get_data(as_text=True)
 
 
 def test_redirects_after_sign_in_and_sign_out_are_paths(auth):

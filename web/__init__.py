@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 from urllib.parse import urlsplit, urlunsplit
 
-from flask import Blueprint, Flask, render_template, request
+from flask import Blueprint, Flask, redirect, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException, SecurityError
+from werkzeug.routing import RequestRedirect
 
 from web import cli, db, logs
 from web.catalog import get_catalog, survey_state
@@ -42,13 +43,15 @@ def add_security_headers(response):
     return response
 
 
-def keep_redirects_relative(response):
-    """Werkzeug's slash redirects (``/admin`` -> ``/admin/``) name the request's Host; drop it,
-    so a forged Host header never comes back in a Location (the app's own redirects are paths)."""
-    location = urlsplit(response.headers.get("Location", ""))
-    if location.netloc and location.netloc == request.host:
-        response.headers["Location"] = urlunsplit(("", "", location.path or "/", location.query, location.fragment))
-    return response
+def redirect_within_site():
+    """Werkzeug's own redirects (``/admin`` -> ``/admin/``, ``//`` -> ``/``) name the request's
+    Host; send them as a path instead, so a forged Host header never comes back (the app's own
+    redirects are paths already)."""
+    error = request.routing_exception
+    if isinstance(error, RequestRedirect):
+        target = urlsplit(error.new_url)
+        return redirect(urlunsplit(("", "", target.path or "/", target.query, "")), error.code)
+    return None
 
 
 def handle_http_error(error: HTTPException):
@@ -108,8 +111,8 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(SecurityError, handle_untrusted_host)
     app.register_error_handler(sqlite3.OperationalError, handle_database_error)
+    app.before_request(redirect_within_site)
     app.after_request(add_security_headers)
-    app.after_request(keep_redirects_relative)
     app.jinja_env.globals.update(
         design_sentence=wording.design_sentence, percent=wording.percent,
         epsilon_text=wording.epsilon_text, design_key=question_design_key,
