@@ -21,8 +21,8 @@ from gunicorn import glogging
 
 #: The development server's prefix: ``<address> - - [<date and time>] ``.
 _WERKZEUG_PREFIX = re.compile(r"^\S+ - - \[[^\]]*\] ", re.MULTILINE)
-#: A query string: from ``?`` to the next space or quote.
-_QUERY = re.compile(r"\?[^\s\"']+")
+#: A query string: from a ``?`` right after a path or word to the next space or quote (not SQL's ``(?, ?)``).
+_QUERY = re.compile(r"(?<=[\w/.%~-])\?[^\s\"']+")
 #: A request-log line ``"GET /path HTTP/1.1" 200 1234``: the trailing size.
 _REQUEST_LINE_SIZE = re.compile(r'^(".*" \S+) (?:\d+|-)$', re.MULTILINE)
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w])")

@@ -224,7 +224,8 @@ def test_any_float_option_is_200_or_a_400_naming_it(app, auth, level, half_width
     if not auth.client.get_cookie("session"):
         add_responses(app, many(3, 2))
         auth.login()
-    response = auth.client.get("/admin/surveys/quiz", query_string={"level": repr(level), "half_width": repr(half_width)})
+    query = {"level": repr(level), "half_width": repr(half_width)}
+    response = auth.client.get("/admin/surveys/quiz", query_string=query)
     assert response.status_code in (200, 400)
     if response.status_code == 400:
         body = response.get_data(as_text=True)

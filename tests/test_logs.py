@@ -75,7 +75,10 @@ def exercise(url: str) -> None:
     ("[2026-11-22 16:09:45 +0000] [12] [INFO] Booting", "[2026-11-22 <time> +0000] [12] [INFO] Booting"),
     ("survey 'quiz': closes 2026-11-30 is before opens 2026-12-01",
      "survey 'quiz': closes 2026-11-30 is before opens 2026-12-01"),
-    ("Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?", "Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?"),
+    ('db.execute("INSERT INTO t VALUES (?,?)", [a, b])', 'db.execute("INSERT INTO t VALUES (?,?)", [a, b])'),
+    ("GET /?code=SECRETCODE HTTP/1.1", "GET / HTTP/1.1"),
+    ("Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?",
+     "Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?"),
     ('"POST /s/quiz HTTP/1.1" 303 -', '"POST /s/quiz HTTP/1.1" 303'),
 ])
 def test_redact_drops_addresses_queries_sizes_and_times(line, kept):

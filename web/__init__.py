@@ -89,10 +89,10 @@ def handle_database_error(error: sqlite3.OperationalError):
     if not is_database_busy(error):
         raise error
     return render_template(
-        "error.html", code=503, name="The survey is busy",
-        description="Too many answers are being saved at this moment: yours were not stored. "
-                    "Wait a few seconds and send the form again; it is safe to send it again, "
-                    "your answers will be stored only once.",
+        "error.html", code=503, name="The database is busy",
+        description="It could not be written to in time, so nothing was stored: your answers were not stored. "
+                    "Wait a few seconds and send the form again; sending it again is safe, "
+                    "answers are stored only once.",
     ), 503, {"Retry-After": str(RETRY_AFTER_BUSY_SECONDS)}
 
 
