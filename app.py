@@ -33,6 +33,10 @@ SETTINGS = {
         "next to DATABASE, suffix -ratelimit",
         "SQLite file for the rate-limit counts, shared by all workers.",
     ),
+    "TRUSTED_HOSTS": (
+        None,
+        "Host names the app answers to, comma-separated or a JSON list; any other Host header gets a 400.",
+    ),
 }
 #: Settings whose default is worked out from others, not taken from SETTINGS.
 DERIVED = {"SECRET_KEY", "RATELIMIT_DATABASE"}
@@ -51,6 +55,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config is not None:
         app.config.from_mapping(test_config)
     _resolve_paths(app)
+    app.config["TRUSTED_HOSTS"] = _host_list(app.config["TRUSTED_HOSTS"])
     if not app.config.get("RATELIMIT_DATABASE"):
         database = Path(app.config["DATABASE"])
         app.config["RATELIMIT_DATABASE"] = str(database.with_name(database.stem + "-ratelimit.sqlite3"))
@@ -67,6 +72,12 @@ def _resolve_paths(app: Flask) -> None:
     for name in ("DATABASE", "SURVEYS_DIR"):
         path = Path(app.config[name])
         app.config[name] = str(path if path.is_absolute() else ROOT / path)
+
+
+def _host_list(value: str | list | None) -> list[str] | None:
+    """``"a.example, b.example"`` (or a list) as a list of names; empty means any host (None)."""
+    names = value.split(",") if isinstance(value, str) else (value or [])
+    return [name.strip() for name in names if name.strip()] or None
 
 
 def _instance_secret_key(app: Flask) -> str:

@@ -4,9 +4,12 @@ Several worker processes. The app opens no database connection at import or
 in the master: each request opens its own (``web.db.get_db``), so every
 connection is made after the workers fork.
 
-The access log carries no client address, no time and no request body: its
-format has the method, the path without its query string, and the status
-(answers are in POST bodies, never in URLs).
+The access log carries no client address, no time, no size and no request
+body: its format has the method, the path without its query string, and the
+status (answers are in POST bodies, never in URLs). The error log has no time
+stamp, and every line of both logs goes through ``serving.redact``, which
+drops client addresses (``Invalid request from ip=...``), query strings and
+times of day (``serving.GunicornLogger``).
 """
 
 import multiprocessing
@@ -21,7 +24,8 @@ timeout = 30
 graceful_timeout = 10
 keepalive = 5
 accesslog = "-"
-access_log_format = '"%(m)s %(U)s" %(s)s %(b)s'
+access_log_format = '"%(m)s %(U)s" %(s)s'
+logger_class = "serving.GunicornLogger"
 errorlog = "-"
 loglevel = "info"
 control_socket_disable = True  # one shared socket in $HOME would clash between instances

@@ -48,6 +48,9 @@ EXCLUDED_DAY_NOTE = (
     "the responses of this day are still rows of the responses CSV (column day)."
 )
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
 #: Rows fetched from SQLite, and written, per chunk of :func:`iter_responses_csv`.
 CSV_BATCH_ROWS = 1000
 
@@ -157,12 +160,27 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
     }
 
 
+def spreadsheet_safe(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula, prefixed with ``'``.
+
+    Only text is changed: numbers (``-0.05``) stay numbers. The quote makes
+    Excel, LibreOffice and Google Sheets show the cell as text (OWASP's advice
+    on CSV injection).
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def estimates_csv(results: SurveyResults) -> str:
-    """:func:`estimate_rows` as CSV text with the header :data:`ESTIMATE_COLUMNS`."""
+    """:func:`estimate_rows` as CSV text with the header :data:`ESTIMATE_COLUMNS`.
+
+    Text cells (labels, from the survey file) go through :func:`spreadsheet_safe`.
+    """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=ESTIMATE_COLUMNS)
     writer.writeheader()
-    writer.writerows(estimate_rows(results))
+    writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in estimate_rows(results))
     return buffer.getvalue()
 
 

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from surveys.storage import create_private_file
+from surveys.storage import BUSY_TIMEOUT_SECONDS, create_private_file
 
 #: Failed sign-ins allowed in a row before a lock.
 FREE_FAILURES = 5
@@ -77,7 +77,7 @@ _SCHEMA = (
 def connect(path: str | Path) -> sqlite3.Connection:
     """Open the counts file, created 0600, with ``secure_delete`` so deleted
     windows' bucket hashes are zeroed, not left in free space."""
-    conn = sqlite3.connect(str(create_private_file(path)), timeout=30, isolation_level=None)
+    conn = sqlite3.connect(str(create_private_file(path)), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
     conn.execute("PRAGMA secure_delete = ON")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")

@@ -77,7 +77,9 @@ from pathlib import Path
 import sqlite_utils
 from sqlite_utils import Migrations
 
-BUSY_TIMEOUT_SECONDS = 30
+#: How long a write waits for the lock before giving up ("database is locked"); the web
+#: layer then answers 503 with Retry-After. Well below gunicorn's 30 s worker timeout.
+BUSY_TIMEOUT_SECONDS = 5
 RANDOMIZED_ON = ("device", "server")
 
 migrations = Migrations("rr-survey")

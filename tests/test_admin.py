@@ -9,12 +9,15 @@ import math
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from analysis import estimate_multiple_choice, estimate_proportion
+from analysis import INTERVAL_METHODS, estimate_multiple_choice, estimate_proportion
 from surveys import storage
 from surveys.loader import load_catalog
 from surveys.submission import noisy_response
 from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD
+from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
     "/admin/",
@@ -174,6 +177,61 @@ def test_bad_options_are_400_with_a_message(app, auth, query, message):
     response = auth.client.get(f"/admin/surveys/quiz?{query}")
     assert response.status_code == 400
     assert message in response.get_data(as_text=True)
+
+
+OPTION_ROUTES = [
+    "/admin/surveys/quiz?",
+    "/admin/surveys/quiz?by=year&",
+    "/admin/surveys/quiz/estimates.json?",
+    "/admin/surveys/quiz/estimates.csv?",
+]
+BAD_NUMBERS = ["nan", "inf", "-inf", "1e-400", "1e400", "0.9999999999999999", "abc", "", "0x1p-1"]
+
+
+@pytest.mark.parametrize("route", OPTION_ROUTES)
+@pytest.mark.parametrize("value", BAD_NUMBERS)
+def test_bad_confidence_levels_are_400_naming_the_value(app, auth, route, value):
+    add_responses(app, many(30, 20))
+    auth.login()
+    for method in INTERVAL_METHODS:
+        response = auth.client.get(f"{route}method={method}&level={value}")
+        assert response.status_code == 400, (route, method, value)
+        assert "confidence level must be" in response.get_data(as_text=True)
+        assert f"got “{value}”" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("value", [*BAD_NUMBERS, "0.5", "0.0001"])
+def test_bad_half_widths_are_400_naming_the_value(app, auth, value):
+    add_responses(app, many(30, 20))
+    auth.login()
+    response = auth.client.get(f"/admin/surveys/quiz?half_width={value}")
+    assert response.status_code == 400
+    assert "half-width must be" in response.get_data(as_text=True)
+    assert f"got “{value}”" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("route", OPTION_ROUTES)
+def test_the_highest_confidence_level_is_computed(app, auth, route):
+    add_responses(app, many(30, 20))
+    auth.login()
+    for method in INTERVAL_METHODS:
+        response = auth.client.get(f"{route}method={method}&level={MAX_CONFIDENCE_LEVEL}&half_width=0.001")
+        assert response.status_code == 200, (route, method)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(level=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(0.999999, 1.0)),
+       half_width=st.floats(allow_nan=True, allow_infinity=True))
+def test_any_float_option_is_200_or_a_400_naming_it(app, auth, level, half_width):
+    if not auth.client.get_cookie("session"):
+        add_responses(app, many(3, 2))
+        auth.login()
+    query = {"level": repr(level), "half_width": repr(half_width)}
+    response = auth.client.get("/admin/surveys/quiz", query_string=query)
+    assert response.status_code in (200, 400)
+    if response.status_code == 400:
+        body = response.get_data(as_text=True)
+        assert f"got “{level!r}”" in body or f"got “{half_width!r}”" in body
 
 
 def test_estimates_csv_has_a_row_per_question_and_option(app, auth):

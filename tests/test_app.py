@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+import pytest
+
 from app import create_app
 from web.logs import RedactClientAddress
 
@@ -120,3 +122,38 @@ def test_rate_limit_file_holds_no_address(app, respondent):
 
     data = Path(app.config["RATELIMIT_DATABASE"]).read_bytes()
     assert b"127.0.0.1" not in data
+
+
+def trusted_app(monkeypatch, tmp_path, surveys_dir, value: str):
+    monkeypatch.setenv("FLASK_TRUSTED_HOSTS", value)
+    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "hosts.sqlite3"),
+                       "SURVEYS_DIR": str(surveys_dir), "SECRET_KEY": "x"})
+
+
+@pytest.mark.parametrize("value", ["survey.example, localhost", '["survey.example", "localhost"]'])
+def test_trusted_hosts_from_the_environment_refuse_a_foreign_host(monkeypatch, tmp_path, surveys_dir, value):
+    client = trusted_app(monkeypatch, tmp_path, surveys_dir, value).test_client()
+    for path in ("/", "/admin", "/admin/", "/s/quiz"):
+        foreign = client.get(path, headers={"Host": "evil.example"})
+        assert foreign.status_code == 400 and "Location" not in foreign.headers
+        assert "evil.example" not in foreign.get_data(as_text=True)
+    assert client.get("/s/quiz", headers={"Host": "survey.example"}).status_code == 200
+    assert client.get("/", headers={"Host": "localhost:8000"}).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/admin", "/admin/", "/admin/surveys/quiz"])
+def test_redirects_are_relative_so_a_forged_host_never_comes_back(client, path):
+    """Without FLASK_TRUSTED_HOSTS the app still answers any Host, but no Location names it."""
+    response = client.get(path, headers={"Host": "evil.example"})
+    assert response.status_code in (302, 308)
+    location = response.headers["Location"]
+    assert location.startswith("/admin/") and "evil.example" not in location
+    assert "evil.example" not in response.get_data(as_text=True)
+
+
+def test_redirects_after_sign_in_and_sign_out_are_paths(auth):
+    """The app's own redirects (``url_for``) were paths already; Werkzeug leaves them so."""
+    signed_in = auth.login()
+    assert signed_in.status_code == 302 and signed_in.headers["Location"] == "/admin/"
+    signed_out = auth.logout()
+    assert signed_out.status_code == 302 and signed_out.headers["Location"] == "/admin/login"

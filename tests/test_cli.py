@@ -168,3 +168,12 @@ def test_files_the_app_creates_are_private(tmp_path, surveys_dir, umask_022, mon
     assert modes == dict.fromkeys(modes, 0o600)
     keep_open.close()
     limits.close()
+
+
+def test_export_estimates_refuses_a_level_whose_quantile_is_infinite(runner, app):
+    _seed(app)
+    for level in ["0.9999999999999999", "nan", "inf", "abc"]:
+        result = runner.invoke(args=["export", "estimates", "quiz", "--level", level])
+        assert result.exit_code == 2, (level, result.output)
+        assert f"got “{level}”" in result.output and "Traceback" not in result.output
+    assert runner.invoke(args=["export", "estimates", "quiz", "--level", "0.999999"]).exit_code == 0

@@ -14,7 +14,7 @@ import yaml
 
 import analysis
 from surveys import export, results, storage
-from surveys.loader import parse_survey
+from surveys.loader import SurveyFileError, parse_survey
 from surveys.submission import design_record, noisy_response, question_design_key
 from tests.conftest import DEPT_SURVEY_YAML
 from tests.conftest import make_survey as make_any_survey
@@ -119,6 +119,44 @@ def test_csv_parses_back_with_the_header(survey_results):
         assert back["question"] == row["question"] and back["option"] == row["option"]
         assert float(back["estimate_raw"]) == row["estimate_raw"]  # repr round-trips exactly
         assert back["k"] == ("" if row["k"] is None else str(row["k"]))
+
+
+def is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+FORMULA_LABELS = {"cheated": "=HYPERLINK(\"http://x\")", "lied": "+1+1", "ai_use": "-2+3"}
+
+
+def test_csv_text_cells_that_start_a_formula_are_quoted_numbers_stay_numbers(survey_results):
+    labels = {**FORMULA_LABELS, "cheated": "@SUM(1)"}
+    for first in ("=", "\t", "\r"):
+        labels["cheated"] = first + "cmd|' /C calc'!A0"
+        survey = survey_results.survey
+        questions = tuple(dataclasses.replace(q, label=labels.get(q.name, q.label)) for q in survey.questions)
+        changed = dataclasses.replace(survey_results, survey=dataclasses.replace(survey, questions=questions),
+                                      questions=tuple(dataclasses.replace(r, question=questions[i])
+                                                      for i, r in enumerate(survey_results.questions)))
+        rows = list(csv.DictReader(io.StringIO(export.estimates_csv(changed), newline="")))
+        by_question = {row["question"]: row for row in rows}
+        assert by_question["cheated"]["label"] == "'" + labels["cheated"]
+        assert by_question["lied"]["label"] == "'+1+1" and by_question["ai_use"]["label"] == "'-2+3"
+        text_cells = [cell for row in rows for cell in row.values() if not is_number(cell)]
+        assert not [cell for cell in text_cells if cell.startswith(export.FORMULA_STARTS)]
+    often = next(row for row in rows if row["option"] == "often")
+    assert float(often["estimate_raw"]) == pytest.approx(-0.05)  # a negative number is still a number
+    json_labels = {r["question"]: r["label"] for r in export.estimates_json(changed, "now")["rows"]}
+    assert json_labels["lied"] == "+1+1"  # JSON keeps the label as written
+
+
+@pytest.mark.parametrize("name", ["=cmd", "+1", "-1", "@x", "\tx"])
+def test_responses_csv_cells_cannot_start_a_formula_choice_names_are_refused(name):
+    with pytest.raises(SurveyFileError, match="a name must be a letter or digit"):
+        make_survey(questions=[{"name": "q", "type": "select_one", "label": "Q", "choices": [name, "b"]}])
 
 
 def test_json_document(survey_results):

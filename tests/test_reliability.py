@@ -234,3 +234,45 @@ def test_kill_9_mid_load_loses_no_acknowledged_submission(server):
     # and the restarted server takes answers again
     Client(server.url).submit("after-restart-" + secrets.token_urlsafe(8))
     assert stored(server.database)["responses"] == state["responses"] + 1
+
+
+# --------------------------------------------------------------------------
+# A database locked for longer than the busy timeout.
+
+
+def test_gunicorn_worker_timeout_is_well_above_the_busy_timeout():
+    import runpy
+
+    from surveys.storage import BUSY_TIMEOUT_SECONDS
+
+    config = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert BUSY_TIMEOUT_SECONDS * 3 <= config["timeout"]  # a wait for the lock never gets a worker killed
+
+
+def test_a_write_lock_held_too_long_gives_503_with_retry_after_and_the_retry_is_stored_once(
+        app, respondent, monkeypatch):
+    from surveys import storage
+
+    monkeypatch.setattr(storage, "BUSY_TIMEOUT_SECONDS", 1)
+    controls = respondent.open_form()
+    answers = {"cheated": "yes", "ai_use": "once", "year": "first"}
+    holder = sqlite3.connect(app.config["DATABASE"], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer (a backup, a migration) keeps the lock
+    try:
+        started = time.monotonic()
+        busy = respondent.submit(answers, controls=controls)
+        waited = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+    body = busy.get_data(as_text=True)
+    assert busy.status_code == 503 and busy.headers["Retry-After"].isdigit()
+    assert "not stored" in body and "send the form again" in body
+    assert 1 <= waited < 10
+    assert stored(Path(app.config["DATABASE"]))["responses"] == 0
+
+    retried = respondent.submit(answers, controls=controls)  # the same submission key, lock released
+    assert retried.status_code == 200 and "Thank you" in retried.get_data(as_text=True)
+    again = respondent.submit(answers, controls=controls)
+    assert again.status_code == 200
+    state = stored(Path(app.config["DATABASE"]))
+    assert state["responses"] == 1 and state["keys"] == {controls["submission_key"]}

@@ -19,6 +19,7 @@ from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
 from surveys import accounts, export, results, storage
 from surveys.definition import Survey
+from web import options
 from web.catalog import get_catalog, survey_or_404, survey_state
 from web.charts import daily_sparkline_svg, results_chart_svg
 from web.db import get_db
@@ -31,9 +32,6 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 #: The admin's session cookie: a random token whose hash names a row of ``admin_sessions``.
 ADMIN_COOKIE = "rr_admin"
 CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
-#: Smallest planned half-width (0.1 point): a tinier one needs more respondents than exist,
-#: and below about 1e-154 its square underflows to 0.
-MIN_HALF_WIDTH = 0.001
 
 
 class LoginForm(FlaskForm):
@@ -190,13 +188,7 @@ def analysis_options() -> tuple[str, float]:
     method = request.args.get("method", "wilson")
     if method not in INTERVAL_METHODS:
         abort(400, description=f"Unknown interval method “{method[:40]}”; choose one of {', '.join(INTERVAL_METHODS)}.")
-    try:
-        level = float(request.args.get("level", "0.95"))
-    except ValueError:
-        abort(400, description="The confidence level must be a number such as 0.95.")
-    if not 0.5 <= level < 1:
-        abort(400, description=f"The confidence level must be at least 0.5 and below 1, got {level}.")
-    return method, level
+    return method, _checked(options.confidence_level, request.args.get("level", "0.95"))
 
 
 def survey_results(survey: Survey, method: str, level: float):
@@ -229,13 +221,15 @@ def survey_page(survey_id: str):
 
 
 def half_width_option() -> float:
+    return _checked(options.half_width, request.args.get("half_width", "0.05"))
+
+
+def _checked(parse, text: str) -> float:
+    """``parse(text)``, or a 400 with the parser's message naming the text."""
     try:
-        value = float(request.args.get("half_width", "0.05"))
-    except ValueError:
-        abort(400, description="The half-width must be a number such as 0.05.")
-    if not MIN_HALF_WIDTH <= value < 0.5:
-        abort(400, description=f"The half-width must be at least {MIN_HALF_WIDTH} and below 0.5, got {value}.")
-    return value
+        return parse(text)
+    except ValueError as error:
+        abort(400, description=str(error))
 
 
 def survey_breakdown(survey: Survey, by: str, method: str, level: float):

@@ -15,6 +15,7 @@ from flask.cli import AppGroup, with_appcontext
 from analysis import INTERVAL_METHODS
 from surveys import accounts, export, results, storage
 from surveys.loader import load_catalog
+from web import options
 from web.limits import clear_signin_failures
 
 surveys_cli = AppGroup("surveys", help="Check, open and close surveys.")
@@ -126,6 +127,18 @@ def admin_sign_out_everywhere_command(name: str) -> None:
     click.echo(f"Signed {name} out of {ended} session{'s' if ended != 1 else ''}")
 
 
+class ConfidenceLevel(click.ParamType):
+    """``--level``, checked by :func:`web.options.confidence_level`."""
+
+    name = "level"
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            return options.confidence_level(str(value))
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
 def _open_output(output: str | None):
     return click.open_file(output or "-", "w", encoding="utf-8", lazy=False)
 
@@ -134,7 +147,8 @@ def _open_output(output: str | None):
 @click.argument("survey_id")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
 @click.option("--method", type=click.Choice(INTERVAL_METHODS), default="wilson", show_default=True)
-@click.option("--level", type=click.FloatRange(0.5, 1, max_open=True), default=0.95, show_default=True)
+@click.option("--level", type=ConfidenceLevel(), default="0.95", show_default=True,
+              help=f"Confidence level, from 0.5 to {options.MAX_CONFIDENCE_LEVEL}.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
 def export_estimates_command(survey_id: str, fmt: str, method: str, level: float, output: str | None) -> None:
     """Debiased estimates for SURVEY_ID, one row per question (and option)."""

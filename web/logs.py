@@ -1,26 +1,32 @@
-"""Keep client addresses and times of day out of the server's log.
+"""Keep client addresses, query strings, sizes and times of day out of the app's logs.
 
 Werkzeug's development server logs every request as
-``<address> - - [<time>] "<request line>" <status>``. The filter drops the
-address and the time; the request line carries no answer (answers are only
-ever in POST bodies). Gunicorn's access log format is set in
-``gunicorn.conf.py`` with the same rule.
+``<address> - - [<time>] "<request line>" <status> <size>``; the filter
+leaves ``"<method> <path> <protocol>" <status>``, the path without its query
+(an invitation link's ``?code=`` stays out). Flask's own logger (``Exception
+on /path [GET]`` and its traceback) loses its time stamp. Gunicorn's logs go
+through the same :func:`serving.redact` (``gunicorn.conf.py``).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 
 from flask import Flask
+from flask.logging import default_handler
 
-_ADDRESS_AND_TIME = re.compile(r"^\S+ - - \[[^\]]*\] ")
+from serving import RedactingFormatter, redact
+
+#: Flask's default format without ``[%(asctime)s]``.
+APP_LOG_FORMAT = "%(levelname)s in %(module)s: %(message)s"
 
 
 class RedactClientAddress(logging.Filter):
+    """Rewrites each werkzeug record to its redacted text (address, time, query and size gone)."""
+
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str):
-            record.msg = _ADDRESS_AND_TIME.sub("", record.msg)
+        record.msg = redact(record.getMessage())
+        record.args = ()
         return True
 
 
@@ -28,3 +34,5 @@ def init_app(app: Flask) -> None:
     werkzeug_logger = logging.getLogger("werkzeug")
     if not any(isinstance(f, RedactClientAddress) for f in werkzeug_logger.filters):
         werkzeug_logger.addFilter(RedactClientAddress())
+    if not isinstance(default_handler.formatter, RedactingFormatter):
+        default_handler.setFormatter(RedactingFormatter(APP_LOG_FORMAT))
