@@ -3,7 +3,8 @@
 Designs and their privacy cost (:mod:`analysis.design`,
 :mod:`analysis.privacy`), estimators (:mod:`analysis.estimate`,
 :mod:`analysis.multiple_choice`), confidence intervals
-(:mod:`analysis.intervals`) and survey planning (:mod:`analysis.planning`).
+(:mod:`analysis.intervals`), survey planning (:mod:`analysis.planning`) and
+the burst rule of the integrity warning (:mod:`analysis.bursts`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
@@ -45,6 +46,7 @@ from analysis.multiple_choice import (
     estimate_multiple_choice,
     project_to_simplex,
 )
+from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
 from analysis.planning import (
     half_width_for_n,
     power_one_sided,
@@ -82,4 +84,8 @@ __all__ = [
     "multiple_choice_attack_success",
     "basic_composition",
     "advanced_composition",
+    "judge_hour",
+    "HourTest",
+    "MIN_BURST_COUNT",
+    "BURST_ALPHA",
 ]

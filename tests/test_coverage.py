@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import functools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -251,3 +252,10 @@ if __name__ == "__main__":
     print(coverage_table())
     print()
     print(coverage_table(markdown=True))
+
+
+def test_the_tables_in_the_readme_and_this_docstring_are_what_the_code_gives():
+    """analysis/README.md and this module's docstring show the table regenerated here, digit for digit."""
+    readme = (Path(__file__).resolve().parent.parent / "analysis" / "README.md").read_text()
+    assert coverage_table(markdown=True) in readme
+    assert coverage_table() in __doc__

@@ -72,3 +72,45 @@ def test_every_test_the_readme_names_exists(path, name):
     assert path is not None, f"::{name} in the README names no file before it"
     tree = ast.parse((ROOT / path).read_text())
     assert name in {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}, (path, name)
+
+
+PACKAGES = ("analysis", "surveys", "storage", "web", "bench")
+
+
+def layout_section() -> str:
+    return README.split("## Layout", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("module", sorted(
+    f"{path.parent.name}/{path.name}" for package in PACKAGES for path in (ROOT / package).glob("*.py")
+    if path.name != "__init__.py"
+) + sorted(path.name for path in ROOT.glob("*.py")))
+def test_the_readme_layout_names_every_module(module):
+    """A newcomer reading the layout table finds every module there, by its folder's row or by name."""
+    folder, _, name = module.rpartition("/")
+    rows = [line for line in layout_section().splitlines() if line.startswith("|")]
+    if folder:
+        row = next((r for r in rows if f"`{folder}/`" in r), "")
+        assert f"`{name}`" in row, f"{module} is missing from the README's layout row for {folder}/"
+    else:
+        assert any(f"`{name}`" in r for r in rows), f"{module} is missing from the README's layout table"
+
+
+def analysis_module_table() -> str:
+    text = (ROOT / "analysis" / "README.md").read_text()
+    return text.split("| module | what it holds |", 1)[1].split("\n\n", 1)[0]
+
+
+def test_the_analysis_module_table_matches_all():
+    """Every public name of analysis (``__all__``) is in analysis/README.md's module table,
+    and every name the table shows is public or a module there."""
+    import re
+
+    import analysis
+
+    table = analysis_module_table()
+    shown = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", table))
+    modules = {path.stem for path in (ROOT / "analysis").glob("*.py") if not path.stem.startswith("_")}
+    assert set(analysis.__all__) - shown == set(), "public names missing from the table"
+    assert shown - set(analysis.__all__) == set(), "the table shows names that are not public"
+    assert {m.removesuffix(".py") for m in re.findall(r"`(\w+\.py)`", table)} == modules
