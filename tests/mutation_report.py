@@ -61,9 +61,8 @@ def report(results: dict[str, dict[str, int | None]], equivalent: dict[str, str]
         alive = sorted(name for name, code in codes.items() if code not in KILLED and code not in TIMEOUT)
         known = [name for name in alive if name in equivalent]
         totals.update(killed=killed, tried=tried, equivalent=len(known))
-        lines.append(
-            f"{module:<28} {killed:>7} / {tried:<6} {100 * killed / tried:6.1f}%   {len(known):>10}  {len(alive) - len(known):>10}"
-        )
+        score = f"{killed:>7} / {tried:<6} {100 * killed / tried:6.1f}%"
+        lines.append(f"{module:<28} {score}   {len(known):>10}  {len(alive) - len(known):>10}")
         problems += [f"new survivor (exit code {codes[name]}): {name}" for name in alive if name not in equivalent]
         problems += [
             f"listed as equivalent but killed, remove it: {name}"
