@@ -249,12 +249,12 @@ def test_pooled_interval_carries_the_level():
     ("estimates", "shown"),
     [
         ([], "estimates must hold at least one ProportionEstimate, got none"),
-        ([0.3], "estimates[0]=0.3"),
-        (5, "5"),
+        ([0.3], "estimates must be ProportionEstimate objects, got estimates[0]=0.3"),
+        (5, "estimates must be a sequence of ProportionEstimate, got 5"),
     ],
 )
 def test_pool_bad_arguments(estimates, shown):
-    with pytest.raises(ValueError, match=re.escape(shown)):
+    with pytest.raises(ValueError, match=f"^{re.escape(shown)}$"):
         pool_estimates(estimates)
 
 

@@ -145,10 +145,10 @@ def test_empty_survey_checks_its_delta():
 @pytest.mark.parametrize(
     ("args", "shown"),
     [
-        ((0.5, -0.1, 0.6), "a=-0.1"),  # once gave ln((.5 - .1)/-.1)... = 0.606
+        ((0.5, -0.1, 0.6), "a must be in [0, 1], got a=-0.1"),  # once returned ln((.5 + .6)/.6) = 0.606
         ((1.5, -0.25, -0.25), "t=1.5"),
         ((0.5, 0.25, 1.25), "b=1.25"),
-        ((0.5, 0.25, 0.3), "t=0.5 + a=0.25 + b=0.3"),  # sums to 1.05
+        ((0.5, 0.25, 0.3), "t + a + b must equal 1, got t=0.5 + a=0.25 + b=0.3 = 1.05"),
         ((math.nan, 0.5, 0.5), "t=nan"),
         ((0.5, "0.25", 0.25), "a='0.25'"),
         ((0.5, 0.25, True), "b=True"),
