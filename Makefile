@@ -1,6 +1,8 @@
 # Two commands for a fresh machine:
 #   make run   - set everything up and serve the app with the example surveys
 #   make test  - set everything up (Chromium included) and run the whole test suite
+# And, for the privacy and statistics core:
+#   make mutation - mutation testing (mutmut) of surveys/protocol.py and analysis/, a few minutes
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +11,10 @@ CHROMIUM ?= /usr/bin/chromium
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test setup chromium bench
+MUTATION_STAMP := $(VENV)/.mutation-installed-$(shell cksum requirements-mutation.txt | cut -d' ' -f1)
+MUTATION_JOBS ?= 2
+
+.PHONY: run test setup chromium bench mutation
 
 setup: $(STAMP)
 
@@ -37,3 +42,23 @@ test: $(STAMP) chromium
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+# Mutation testing: mutmut mutates the modules named in pyproject.toml
+# ([tool.mutmut]) one change at a time and runs the tests that reach each
+# change. Every run starts from a clean mutants/ folder (mutmut would keep
+# stale verdicts after a test changes). The report prints killed / tried per
+# module and fails on a surviving mutant not listed, with its reason, in
+# tests/equivalent_mutants.txt. Not part of `make test`.
+$(MUTATION_STAMP): $(STAMP) requirements-mutation.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-mutation.txt
+	rm -f $(VENV)/.mutation-installed-*
+	touch $(MUTATION_STAMP)
+
+mutation: $(MUTATION_STAMP)
+	rm -rf mutants
+	mkdir mutants
+	@echo "mutmut run --max-children $(MUTATION_JOBS) (log: mutants/run.log)"
+	@nice -n 10 $(BIN)/mutmut run --max-children $(MUTATION_JOBS) > mutants/run.log 2>&1 \
+	  || { tail -c 3000 mutants/run.log; echo; echo "mutmut run failed"; exit 1; }
+	@tail -n 1 mutants/run.log
+	$(BIN)/python -m tests.mutation_report

@@ -12,35 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from numbers import Rational, Real
 
 from analysis import privacy
-
-#: Largest denominator accepted for a design probability. Keeps the live
-#: randomizer's integer draw small and rejects floats such as 0.1 + 0.2 that
-#: only approximate a fraction.
-MAX_DENOMINATOR = 10**6
-
-
-def as_probability(value: object, name: str) -> Fraction:
-    """Return ``value`` as an exact fraction, or raise ``ValueError`` naming it.
-
-    Accepts ints, fractions, floats (read through their shortest decimal
-    form, so ``0.7`` is 7/10) and strings such as ``"1/4"`` or ``"0.25"``.
-    """
-    if isinstance(value, bool) or not isinstance(value, (Real, str)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    try:
-        exact = value if isinstance(value, Rational) else Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{name} must be a number such as 0.25 or 1/4, got {value!r}") from None
-    exact = Fraction(exact)
-    if exact.denominator > MAX_DENOMINATOR:
-        raise ValueError(
-            f"{name}={value!r} needs a denominator above {MAX_DENOMINATOR}; "
-            "write it as a fraction such as 1/3"
-        )
-    return exact
+from analysis._checks import _check_forced_response, as_probability
 
 
 @dataclass(frozen=True)
@@ -63,16 +37,9 @@ class ForcedResponseDesign:
     b: Fraction
 
     def __post_init__(self) -> None:
-        for field in ("t", "a", "b"):
-            object.__setattr__(self, field, as_probability(getattr(self, field), field))
-        if self.t <= 0:
-            raise ValueError(f"t (probability of a truthful answer) must be > 0, got t={self.t}")
-        for field in ("a", "b"):
-            if getattr(self, field) < 0:
-                raise ValueError(f"{field} must be >= 0, got {field}={getattr(self, field)}")
-        total = self.t + self.a + self.b
-        if total != 1:
-            raise ValueError(f"t + a + b must equal 1, got {self.t} + {self.a} + {self.b} = {total}")
+        exact = _check_forced_response(self.t, self.a, self.b)
+        for field, value in zip(("t", "a", "b"), exact):
+            object.__setattr__(self, field, value)
 
     @property
     def kind(self) -> str:

@@ -24,10 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from analysis import privacy
+from analysis._checks import _check_counts, _check_design
 from analysis.intervals import (
     ConfidenceInterval,
-    _check_counts,
-    _check_design,
     _clipped_estimate,
     _normal_interval,
     _population_std_err,

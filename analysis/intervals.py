@@ -23,9 +23,6 @@ Three methods, one small function each, chosen by name through
     standard error of :func:`analysis.estimate.estimate_proportion`; shown for
     comparison, its coverage can fall well below nominal.
 
-This module also holds the argument checks that the other estimator modules
-share, so that a bad count or design is reported the same way everywhere.
-
 References
 ----------
 Warner, S. L. (1965). Randomized response: a survey technique for
@@ -43,17 +40,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
-from numbers import Integral, Real
 
 from scipy import stats
 
-from analysis.design import MAX_DENOMINATOR, ForcedResponseDesign
-
-#: Largest distance between a float probability and the fraction it is read
-#: as (see :func:`_exact`). Float arithmetic on numbers in [0, 1] errs by
-#: about 1e-16, so 1e-12 only absorbs rounding, never a real difference.
-_FRACTION_TOLERANCE = 1e-12
+from analysis._checks import _check_counts, _check_design, _check_unit_open
 
 
 @dataclass(frozen=True)
@@ -75,80 +65,6 @@ class ConfidenceInterval:
     high: float
     method: str
     confidence_level: float
-
-
-# --------------------------------------------------------------------------
-# Argument checks shared by the estimator modules.
-
-
-def _check_integer(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {name}={value!r}")
-    return int(value)
-
-
-def _check_counts(yes_count: object, n: object) -> tuple[int, int]:
-    """Return ``(yes_count, n)`` as ints, or raise ``ValueError`` naming the bad one."""
-    n = _check_integer(n, "n", 1)
-    if (
-        isinstance(yes_count, bool)
-        or not isinstance(yes_count, Integral)
-        or not 0 <= yes_count <= n
-    ):
-        raise ValueError(f"yes_count must be an integer in [0, n={n}], got yes_count={yes_count!r}")
-    return int(yes_count), n
-
-
-def _check_real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {name}={value!r}")
-    return float(value)
-
-
-def _check_unit_open(value: object, name: str) -> float:
-    """A number strictly between 0 and 1, such as a confidence level."""
-    x = _check_real(value, name)
-    if not 0 < x < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {name}={value!r}")
-    return x
-
-
-def _check_unit_closed(value: object, name: str) -> float:
-    """A proportion in [0, 1]."""
-    x = _check_real(value, name)
-    if not 0 <= x <= 1:
-        raise ValueError(f"{name} must be in [0, 1], got {name}={value!r}")
-    return x
-
-
-def _exact(value: object) -> object:
-    """Read a float that is a rounded fraction (such as ``2/3``) as that fraction.
-
-    :class:`~analysis.design.ForcedResponseDesign` keeps exact fractions with
-    denominators up to ``MAX_DENOMINATOR`` and rejects floats whose shortest
-    decimal form is longer, such as ``2/3 = 0.6666666666666666``. The
-    estimators take plain floats, so a float within rounding error of such a
-    fraction is passed on as the fraction; anything else is passed on as is
-    for the design to accept or reject.
-    """
-    if isinstance(value, float) and math.isfinite(value):
-        fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
-        if abs(float(fraction) - value) <= _FRACTION_TOLERANCE:
-            return fraction
-    return value
-
-
-def _check_design(t: object, a: object, b: object) -> tuple[float, float, float]:
-    """Validate a forced-response design through :class:`ForcedResponseDesign`.
-
-    Returns ``(t, a, b)`` as floats; raises ``ValueError`` naming the values
-    as they were given.
-    """
-    try:
-        design = ForcedResponseDesign(_exact(t), _exact(a), _exact(b))
-    except ValueError as error:
-        raise ValueError(f"invalid design t={t!r}, a={a!r}, b={b!r}: {error}") from None
-    return design.floats()
 
 
 def _z(confidence_level: object) -> float:

@@ -28,7 +28,8 @@ import numpy as np
 
 from analysis import privacy
 from analysis.design import MultipleChoiceDesign
-from analysis.intervals import ConfidenceInterval, _exact, confidence_interval
+from analysis._checks import _exact
+from analysis.intervals import ConfidenceInterval, confidence_interval
 
 
 def project_to_simplex(values: Sequence[float]) -> np.ndarray:

@@ -25,13 +25,8 @@ import math
 
 from scipy import stats
 
-from analysis.intervals import (
-    _check_design,
-    _check_integer,
-    _check_unit_closed,
-    _check_unit_open,
-    _z,
-)
+from analysis._checks import _check_design, _check_integer, _check_unit_closed, _check_unit_open
+from analysis.intervals import _z
 
 #: How close ``n`` computed in floating point must be to an integer to be
 #: taken as that integer before rounding up (so 400.0000000001 is 400).

@@ -19,9 +19,34 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from analysis._checks import (
+    _check_epsilons,
+    _check_integer,
+    _check_probabilities_sum_to_one,
+    _check_unit_closed,
+    _check_unit_open,
+)
+
 
 def forced_response_epsilon(t: float, a: float, b: float) -> float:
     """Local-DP epsilon of one forced-response answer.
+
+    Parameters
+    ----------
+    t, a, b : float
+        The design: truthful, forced-yes and forced-no probabilities, each in
+        ``[0, 1]``, with ``t + a + b = 1`` (up to float rounding).
+
+    Returns
+    -------
+    float
+        ``epsilon >= 0``; ``math.inf`` when ``a`` or ``b`` is 0.
+
+    Raises
+    ------
+    ValueError
+        If a probability is not a finite number in ``[0, 1]`` or the three do
+        not sum to 1; the message names the value.
 
     Notes
     -----
@@ -33,25 +58,58 @@ def forced_response_epsilon(t: float, a: float, b: float) -> float:
     Two fair coins (t = 1/2, a = b = 1/4) give ln 3. If ``a`` or ``b`` is 0
     one report reveals the true answer for certain, and epsilon is infinite:
     the design gives no differential privacy at all.
+
+    References
+    ----------
+    Dwork, C. and Roth, A. (2014). Foundations and Trends in Theoretical
+    Computer Science 9(3-4), section 3.2.
     """
+    t, a, b = _check_probabilities_sum_to_one(t=t, a=a, b=b)
     if a == 0 or b == 0:
         return math.inf
     return math.log(max((t + a) / a, (t + b) / b))
 
 
+def _check_multiple_choice(k: object, t: object) -> tuple[int, float]:
+    return _check_integer(k, "k", 2), _check_unit_closed(t, "t")
+
+
 def multiple_choice_epsilon(k: int, t: float) -> float:
     """Local-DP epsilon of one answer to a ``k``-option question.
+
+    Parameters
+    ----------
+    k : int
+        Number of options, ``k >= 2``.
+    t : float
+        Probability of a truthful report, in ``[0, 1]``; otherwise the report
+        is uniform over the ``k`` options.
+
+    Returns
+    -------
+    float
+        ``epsilon >= 0``; ``math.inf`` when ``t = 1`` (no randomization).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an integer ``>= 2`` or ``t`` is not in ``[0, 1]``;
+        the message names the value.
 
     Notes
     -----
     With q = (1 - t) / k the chance of a given random report, the largest
-    likelihood ratio is (t + q) / q (Wang et al. 2016, generalized randomized
+    likelihood ratio is (t + q) / q (Wang et al. 2017, generalized randomized
     response)::
 
         epsilon = ln( (t + (1 - t)/k) / ((1 - t)/k) )
 
-    Infinite when t = 1 (no randomization).
+    References
+    ----------
+    Wang, T., Blocki, J., Li, N. and Jha, S. (2017). Locally differentially
+    private protocols for frequency estimation. USENIX Security 2017.
     """
+    k, t = _check_multiple_choice(k, t)
     q = (1 - t) / k
     if q == 0:
         return math.inf
@@ -60,6 +118,22 @@ def multiple_choice_epsilon(k: int, t: float) -> float:
 
 def forced_response_attack_success(t: float, a: float, b: float) -> float:
     """Chance that the best guess of a true yes/no from one noisy answer is right.
+
+    Parameters
+    ----------
+    t, a, b : float
+        The design, each in ``[0, 1]``, ``t + a + b = 1``.
+
+    Returns
+    -------
+    float
+        A probability in ``[1/2, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If a probability is not a finite number in ``[0, 1]`` or the three do
+        not sum to 1; the message names the value.
 
     Notes
     -----
@@ -73,33 +147,86 @@ def forced_response_attack_success(t: float, a: float, b: float) -> float:
     is right 3 times in 4 — no better than that, whatever they know of the
     coins".
     """
+    t, a, b = _check_probabilities_sum_to_one(t=t, a=a, b=b)
     return 0.5 * (max(t + a, a) + max(t + b, b))
 
 
 def multiple_choice_attack_success(k: int, t: float) -> float:
     """Chance that the best guess of a true option from one noisy answer is right.
 
+    Parameters
+    ----------
+    k : int
+        Number of options, ``k >= 2``.
+    t : float
+        Probability of a truthful report, in ``[0, 1]``.
+
+    Returns
+    -------
+    float
+        A probability in ``[1/k, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an integer ``>= 2`` or ``t`` is not in ``[0, 1]``.
+
     Notes
     -----
     Under a uniform prior over the k options the Bayes guess is the reported
     option, right with probability ``t + (1 - t)/k`` (3/4 for k = 2, t = 1/2).
     """
+    k, t = _check_multiple_choice(k, t)
     return t + (1 - t) / k
 
 
 def basic_composition(epsilons: Sequence[float]) -> float:
     """Sequential composition: the epsilons of the answers add up.
 
+    Parameters
+    ----------
+    epsilons : sequence of float
+        Epsilon of each answer, ``>= 0`` (``math.inf`` allowed).
+
+    Returns
+    -------
+    float
+        ``sum(epsilons)``; 0 for no answers.
+
+    Raises
+    ------
+    ValueError
+        If an epsilon is negative, NaN or not a number; the message names it.
+
     Notes
     -----
     Dwork and Roth (2014), Theorem 3.16: k mechanisms that are eps_i-DP are
     together (sum eps_i)-DP. Two-coin answers to k questions cost k ln 3.
     """
-    return float(sum(epsilons))
+    return math.fsum(_check_epsilons(epsilons))
 
 
 def advanced_composition(epsilons: Sequence[float], delta: float) -> float:
     """Advanced composition bound for a chosen ``delta``.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        Epsilon of each answer, ``>= 0`` (``math.inf`` allowed).
+    delta : float
+        The failure probability that goes with the bound, in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        ``eps'`` such that the answers together are ``(eps', delta)``-DP;
+        ``math.inf`` if an epsilon is infinite, 0 for no answers.
+
+    Raises
+    ------
+    ValueError
+        If an epsilon is negative or NaN, or ``delta`` is not in ``(0, 1)``;
+        the message names the value.
 
     Notes
     -----
@@ -116,9 +243,8 @@ def advanced_composition(epsilons: Sequence[float], delta: float) -> float:
     only for many questions with small epsilon; :class:`SurveyEpsilon`
     reports both and the smaller.
     """
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got delta={delta!r}")
-    eps = [float(e) for e in epsilons]
+    eps = _check_epsilons(epsilons)
+    delta = _check_unit_open(delta, "delta")
     if any(math.isinf(e) for e in eps):
         return math.inf
     return math.sqrt(2 * math.log(1 / delta) * sum(e * e for e in eps)) + sum(
@@ -154,13 +280,36 @@ class SurveyEpsilon:
 
 
 def survey_epsilon(epsilons: Sequence[float], delta: float = 1e-6) -> SurveyEpsilon:
-    """Per-respondent epsilon of a survey: basic and advanced composition."""
-    per_question = tuple(float(e) for e in epsilons)
-    if any(e < 0 for e in per_question):
-        raise ValueError(f"epsilons must be >= 0, got {per_question}")
+    """Per-respondent epsilon of a survey: basic and advanced composition.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        Epsilon of each randomized question, ``>= 0`` (``math.inf`` allowed).
+    delta : float
+        The delta of the advanced-composition bound, in ``(0, 1)``; default
+        ``1e-6``.
+
+    Returns
+    -------
+    SurveyEpsilon
+        Both bounds; a survey with no questions costs 0.
+
+    Raises
+    ------
+    ValueError
+        If an epsilon is negative or NaN, or ``delta`` is not in ``(0, 1)``;
+        the message names the value.
+
+    Notes
+    -----
+    :func:`basic_composition` and :func:`advanced_composition`.
+    """
+    per_question = _check_epsilons(epsilons)
+    delta = _check_unit_open(delta, "delta")
     return SurveyEpsilon(
         per_question=per_question,
         basic=basic_composition(per_question),
-        advanced=advanced_composition(per_question, delta) if per_question else 0.0,
+        advanced=advanced_composition(per_question, delta),
         delta=delta,
     )

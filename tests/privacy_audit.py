@@ -67,3 +67,7 @@ def yes_no_expected(design):
     }
 
 
+def multiple_choice_expected(design, choices):
+    """The design's P[r | x] for every true option x and report r, from its own t and k."""
+    t, q = float(design.t), float(design.uniform_share)
+    return {x: {r: (t if r == x else 0) + q for r in choices} for x in choices}

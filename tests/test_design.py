@@ -23,6 +23,8 @@ from analysis.design import as_probability, is_finite_epsilon
         (0, Fraction(0)),
         (1, Fraction(1)),
         ("1/999999", Fraction(1, 999_999)),
+        ("1/1000000", Fraction(1, 10**6)),  # the largest denominator accepted
+        (Fraction(999_999, 10**6), Fraction(999_999, 10**6)),
     ],
 )
 def test_as_probability_accepts(value, expected):
@@ -41,11 +43,19 @@ def test_as_probability_accepts(value, expected):
         (1e-7, "1e-07"),
         (math.nan, "nan"),
         ([0.5], "[0.5]"),
+        ("1/1000001", "'1/1000001'"),  # one past the largest denominator
+        (Fraction(1, 10**6 + 1), "Fraction(1, 1000001)"),
     ],
 )
 def test_as_probability_rejects_naming_the_value(value, shown):
     with pytest.raises(ValueError, match=re.escape(shown)):
         as_probability(value, "p")
+
+
+def test_too_fine_a_probability_says_how_to_write_it():
+    shown = "p=1e-07 needs a denominator above 1000000; write it as a fraction such as 1/3"
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        as_probability(1e-7, "p")
 
 
 def test_two_coin():
@@ -93,7 +103,9 @@ def test_report_yes_probability():
         ("1/2", "-1/4", "3/4", "a=-1/4"),
         ("1/2", "3/4", "-1/4", "b=-1/4"),
         ("1/2", "1/4", "1/3", "1/2 + 1/4 + 1/3 = 13/12"),
-        ("x", "1/4", "1/4", "'x'"),
+        ("x", "1/4", "1/4", "t must be a number such as 0.25 or 1/4, got 'x'"),
+        ("1/2", None, "1/2", "a must be a number, got None"),
+        ("1/2", "1/4", "y", "b must be a number such as 0.25 or 1/4, got 'y'"),
     ],
 )
 def test_forced_response_rejects(t, a, b, shown):
@@ -122,6 +134,7 @@ def test_multiple_choice_design():
         (2.0, "1/2", "k=2.0"),
         (3, "0", "t=0"),
         (3, "3/2", "t=3/2"),
+        (3, "x", "t must be a number such as 0.25 or 1/4, got 'x'"),
     ],
 )
 def test_multiple_choice_rejects(k, t, shown):
@@ -142,3 +155,16 @@ def test_round_trip(design):
 def test_unknown_kind():
     with pytest.raises(ValueError, match="'likert'"):
         design_from_dict({"kind": "likert"})
+
+
+@pytest.mark.parametrize(
+    ("record", "shown"),
+    [
+        ({"kind": "forced_response", "t": "1/2", "b": "1/4"}, "lacks ['a']"),
+        ({"kind": "forced_response"}, "lacks ['t', 'a', 'b']"),
+        ({"kind": "multiple_choice", "t": "1/2"}, "lacks ['k']"),
+    ],
+)
+def test_record_with_a_missing_field_names_it(record, shown):
+    with pytest.raises(ValueError, match=re.escape(f"design record {record!r} {shown}")):
+        design_from_dict(record)

@@ -108,7 +108,8 @@ def test_the_analysis_module_table_matches_all():
 
     import analysis
 
-    table = analysis_module_table()
+    rows = [row for row in analysis_module_table().splitlines() if not row.startswith("| `_")]  # private modules
+    table = "\n".join(rows)
     shown = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", table))
     modules = {path.stem for path in (ROOT / "analysis").glob("*.py") if not path.stem.startswith("_")}
     assert set(analysis.__all__) - shown == set(), "public names missing from the table"

@@ -11,6 +11,7 @@ import re
 
 import pytest
 from numpy.testing import assert_allclose
+from scipy import stats
 
 from analysis import (
     ConfidenceInterval,
@@ -128,7 +129,8 @@ def test_float_design_from_fractions_and_exact_equivalent():
         ({"yes_count": 11, "n": 10}, "yes_count=11"),
         ({"yes_count": 2.0, "n": 10}, "yes_count=2.0"),
         ({"yes_count": True, "n": 10}, "yes_count=True"),
-        ({"yes_count": 0, "n": 0}, "n=0"),
+        ({"yes_count": 0, "n": 0}, "n must be an integer >= 1, got n=0"),
+        ({"yes_count": 0, "n": -1}, "n must be an integer >= 1, got n=-1"),
         ({"yes_count": 1, "n": 10.0}, "n=10.0"),
         ({"yes_count": 1, "n": "10"}, "n='10'"),
         ({"yes_count": 1, "n": 10, "t": 0.0, "a": 0.5, "b": 0.5}, "t=0.0"),
@@ -197,12 +199,62 @@ def test_pool_zero_standard_error_falls_back():
     assert math.isfinite(pooled.std_err) and pooled.std_err > 0
 
 
+def test_pool_zero_standard_error_at_one_falls_back():
+    # b=0, every answer yes: t=1/4, a=3/4, y=n=40, raw = (1 - .75)/.25 = 1, SE 0.
+    # Fallback lam = clamp(a + t*1 = 1, 1/80, 79/80) = .9875,
+    # var = .9875*.0125/(40*.0625) = .0049375, weight 202.5316456.
+    # With two coins y=30, n=100 (raw .1, weight 119.0476190):
+    # pooled = (202.5316456*1 + 119.0476190*.1)/321.5792646 = 0.6668229,
+    # SE = sqrt(1/321.5792646) = 0.0557643.
+    all_yes = estimate_proportion(40, 40, 0.25, 0.75, 0.0)
+    assert all_yes.std_err_population == 0.0
+    pooled = pool_estimates([all_yes, estimate_proportion(30, 100)])
+    w1, w2 = 1 / 0.0049375, 1 / 0.0084
+    assert_allclose(pooled.estimate_raw, (w1 + 0.1 * w2) / (w1 + w2), rtol=1e-12)
+    assert_allclose([pooled.estimate_raw, pooled.std_err], [0.6668229, 0.0557643], rtol=1e-6)
+    assert_allclose(pooled.weights, [w1 / (w1 + w2), w2 / (w1 + w2)], rtol=1e-12)
+
+
+def test_pool_keeps_a_positive_standard_error_below_half_an_answer():
+    # t=.5, a=.001, y=0, n=100: lam_c = .001 < 1/(2n) = .005, but SE is not 0,
+    # so it is used as is: var = .001*.999/(100*.25) = 3.996e-5, not the
+    # fallback's .005*.995/25 = 1.99e-4.
+    e = estimate_proportion(0, 100, 0.5, 0.001, 0.499)
+    pooled = pool_estimates([e])
+    assert_allclose(pooled.std_err**2, 3.996e-5, rtol=1e-12)
+    assert_allclose(pooled.estimate_raw, -0.002, rtol=1e-12)
+
+
+def test_pool_is_clipped_above_one():
+    # Two coins, y=100 and y=90 of 100: raw 1.5 and 1.3, both clamped to lam_c = .75,
+    # equal weights: pooled raw 1.4, reported 1.
+    pooled = pool_estimates([estimate_proportion(100, 100), estimate_proportion(90, 100)])
+    assert_allclose(pooled.estimate_raw, 1.4)
+    assert pooled.estimate == 1.0
+    assert pooled.clipped
+    assert pooled.confidence_interval().high == 1.0
+
+
+def test_pooled_interval_carries_the_level():
+    # Two coins y=30/100: SE .0916515; 80%: z = 1.2815516, .1 +/- .1174560.
+    pooled = pool_estimates([estimate_proportion(30, 100)])
+    ci = pooled.confidence_interval(0.8)
+    z = stats.norm.ppf(0.9)
+    assert_allclose([ci.low, ci.high], [0.0, 0.1 + z * math.sqrt(0.0084)])
+    assert_allclose(ci.high, 0.2174560, rtol=1e-6)
+    assert ci.confidence_level == 0.8
+
+
 @pytest.mark.parametrize(
     ("estimates", "shown"),
-    [([], "none"), ([0.3], "estimates[0]=0.3"), (5, "5")],
+    [
+        ([], "estimates must hold at least one ProportionEstimate, got none"),
+        ([0.3], "estimates must be ProportionEstimate objects, got estimates[0]=0.3"),
+        (5, "estimates must be a sequence of ProportionEstimate, got 5"),
+    ],
 )
 def test_pool_bad_arguments(estimates, shown):
-    with pytest.raises(ValueError, match=re.escape(shown)):
+    with pytest.raises(ValueError, match=f"^{re.escape(shown)}$"):
         pool_estimates(estimates)
 
 
@@ -231,6 +283,14 @@ def test_difference_is_clipped_to_minus_one_one():
     assert d.ci.high == 1.0
 
 
+def test_difference_is_clipped_below_minus_one():
+    # raw -.5 - 1.5 = -2 for y=0 vs y=100; SE = sqrt(2 * .0075) = .1224745, so
+    # -2 +/- .24 lies wholly below -1 and is clipped to [-1, -1].
+    d = difference(estimate_proportion(0, 100), estimate_proportion(100, 100))
+    assert_allclose(d.estimate, -2.0)
+    assert (d.ci.low, d.ci.high) == (-1.0, -1.0)
+
+
 def test_difference_across_designs_and_levels():
     # Two coins y=30/100 (raw .1, var .0084) minus die y=50/150 (raw .25, var 1/300):
     # d=-.15, SE=sqrt(.0084+.0033333)=0.1083205; 90%: z=1.6448536,
@@ -248,8 +308,26 @@ def test_difference_bad_level(level):
 
 
 def test_difference_requires_estimates():
-    with pytest.raises(ValueError, match="second=0.1"):
+    with pytest.raises(ValueError, match="second must be a ProportionEstimate, got second=0.1"):
         difference(estimate_proportion(30, 100), 0.1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="first must be a ProportionEstimate, got first=0.1"):
+        difference(0.1, estimate_proportion(30, 100))  # type: ignore[arg-type]
+
+
+def test_a_single_answer_is_enough():
+    # n=1, y=1: lambda=1, raw (1 - .25)/.5 = 1.5, clipped to 1; lam_c=.75,
+    # SE = sqrt(.1875/.25) = .8660254.
+    e = estimate_proportion(1, 1)
+    assert (e.estimate_raw, e.estimate, e.clipped) == (1.5, 1.0, True)
+    assert_allclose(e.std_err, math.sqrt(0.75))
+
+
+def test_a_float_within_rounding_of_a_fraction_is_that_fraction():
+    # a = 1e-12 is within the 1e-12 tolerance of 0, so (3/4, 1e-12, 1/4) is the
+    # design (3/4, 0, 1/4); 1e-11 is not, and its decimal form needs 10^11.
+    assert estimate_proportion(30, 100, 0.75, 1e-12, 0.25) == estimate_proportion(30, 100, 0.75, 0.0, 0.25)
+    with pytest.raises(ValueError, match=re.escape("a=1e-11")):
+        estimate_proportion(30, 100, 0.75, 1e-11, 0.25)
 
 
 def test_result_types():

@@ -120,6 +120,66 @@ def test_every_interval_is_ordered_and_in_unit_interval(method, design):
         assert 0 <= ci.low <= ci.high <= 1
 
 
+def _wilson_by_hand(y, n, t, a, level):
+    z = stats.norm.ppf(0.5 + level / 2)
+    centre = (y + z * z / 2) / (n + z * z)
+    half = z / (n + z * z) * math.sqrt(y * (n - y) / n + z * z / 4)
+    return [min(max((lam - a) / t, 0), 1) for lam in (centre - half, centre + half)]
+
+
+def _clopper_pearson_by_hand(y, n, t, a, level):
+    alpha = 1 - level
+    low = 0.0 if y == 0 else stats.beta.ppf(alpha / 2, y, n - y + 1)
+    high = 1.0 if y == n else stats.beta.ppf(1 - alpha / 2, y + 1, n - y)
+    return [min(max((lam - a) / t, 0), 1) for lam in (low, high)]
+
+
+def _wald_by_hand(y, n, t, a, level):
+    z = stats.norm.ppf(0.5 + level / 2)
+    pi = min(max((y / n - a) / t, 0), 1)
+    lam = a + t * pi
+    half = z * math.sqrt(lam * (1 - lam) / n) / t
+    return [min(max(pi - half, 0), 1), min(max(pi + half, 0), 1)]
+
+
+BY_HAND = {"wilson": _wilson_by_hand, "clopper-pearson": _clopper_pearson_by_hand, "wald": _wald_by_hand}
+FUNCTIONS = {"wilson": wilson_interval, "clopper-pearson": clopper_pearson_interval, "wald": wald_interval}
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.99])
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+def test_the_requested_level_is_the_level_computed(method, level):
+    """Each method, called directly or by name, gives the interval of the level
+    asked for (the textbook formula with z or the beta quantiles at that level)
+    and labels it with that level."""
+    for y, n, design in ((41, 100, ASYMMETRIC), (60, 100, TWO_COINS), (3, 20, DIE), (20, 20, ASYMMETRIC)):
+        expected = BY_HAND[method](y, n, design[0], design[1], level)
+        for ci in (FUNCTIONS[method](y, n, *design, level), confidence_interval(y, n, *design, level, method)):
+            assert_allclose([ci.low, ci.high], expected, rtol=1e-12, atol=1e-15)
+            assert (ci.method, ci.confidence_level) == (method, level)
+
+
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+def test_levels_give_different_intervals(method):
+    # A 99% interval is strictly wider than the 80% one where neither is clipped.
+    narrow = confidence_interval(41, 100, *ASYMMETRIC, 0.8, method)
+    wide = confidence_interval(41, 100, *ASYMMETRIC, 0.99, method)
+    assert wide.low < narrow.low and narrow.high < wide.high
+
+
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+def test_default_design_is_two_coins(method):
+    assert FUNCTIONS[method](60, 100) == FUNCTIONS[method](60, 100, 0.5, 0.25, 0.25, 0.95)
+    assert confidence_interval(60, 100, method=method) == FUNCTIONS[method](60, 100)
+
+
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+def test_a_single_answer_gives_an_interval(method):
+    for y in (0, 1):
+        ci = confidence_interval(y, 1, *TWO_COINS, 0.95, method)
+        assert_allclose([ci.low, ci.high], BY_HAND[method](y, 1, 0.5, 0.25, 0.95), atol=1e-15)
+
+
 @pytest.mark.parametrize("method", INTERVAL_METHODS)
 def test_higher_level_gives_wider_interval(method):
     for y in (5, 20, 41, 70):
@@ -148,7 +208,8 @@ def test_bad_confidence_level(function, level):
         ((101, 100, *TWO_COINS), "yes_count=101"),
         ((-1, 100, *TWO_COINS), "yes_count=-1"),
         ((np.float64(3.0), 100, *TWO_COINS), "yes_count=np.float64(3.0)"),
-        ((1, 0, *TWO_COINS), "n=0"),
+        ((1, 0, *TWO_COINS), "n must be an integer >= 1, got n=0"),
+        ((0, 0, *TWO_COINS), "n must be an integer >= 1, got n=0"),
         ((1, 100, 0.5, 0.25, 0.5), "b=0.5"),
         ((1, 100, -0.5, 0.75, 0.75), "t=-0.5"),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -94,6 +95,17 @@ def test_zero_count_option():
     assert e.confidence_intervals(method="wald")[0].high > 0
 
 
+def test_a_single_answer_is_enough():
+    # counts (1, 0), t=1/2, k=2: lambda=(1, 0), raw = 2*lambda - 1/2 = (1.5, -.5),
+    # projected (1, 0); both standard errors 0 (lambda (1 - lambda) = 0).
+    e = estimate_multiple_choice([1, 0], 0.5)
+    assert (e.n, e.estimate_raw, e.estimate_projected, e.std_err) == (1, (1.5, -0.5), (1.0, 0.0), (0.0, 0.0))
+
+
+def test_default_is_half_truthful():
+    assert estimate_multiple_choice([10, 20, 30, 40]) == estimate_multiple_choice([10, 20, 30, 40], 0.5)
+
+
 def test_result_is_hashable():
     e = estimate_multiple_choice([10, 20, 30, 40], 0.5)
     assert hash(e) == hash(estimate_multiple_choice((10, 20, 30, 40), 0.5))
@@ -138,6 +150,13 @@ def test_bad_arguments(counts, t, shown):
 )
 def test_projection_by_hand(values, expected):
     assert_allclose(project_to_simplex(values), expected, atol=1e-15)
+
+
+def test_projection_takes_exact_fractions():
+    # Design shares are Fractions; (1/2, 3/2): rho = 1, theta = 1/2, w = (0, 1).
+    w = project_to_simplex([Fraction(1, 2), Fraction(3, 2)])
+    assert w.dtype == float
+    assert_allclose(w, [0.0, 1.0])
 
 
 def test_projection_is_the_closest_simplex_point():

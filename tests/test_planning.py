@@ -47,6 +47,34 @@ def test_worst_case_is_the_maximum_over_pi():
         assert worst == max(grid)
 
 
+def test_a_wide_margin_needs_a_single_answer():
+    # Direct question, h=.99: 3.8414588*.25/.9801 = 0.98 -> 1.
+    assert sample_size_for_half_width(0.99, 0.95, 1, 0, 0) == 1
+
+
+@pytest.mark.parametrize(
+    ("exact", "expected"),
+    [
+        (1 + 0.5e-9, 1),  # within 1e-9 of 1: float noise, taken as 1
+        (1 + 1.5e-9, 2),  # the tolerance is 1e-9 * max(1, n): 1.5e-9 is a real excess
+        (400 * (1 + 0.5e-9), 400),  # relative: 2e-7 from 400 is within 400e-9
+        (400 * (1 + 2e-9), 401),  # 8e-7 from 400 is not
+    ],
+)
+def test_sample_size_rounding_tolerance_is_relative(exact, expected):
+    # Direct question at pi=1/2: n = z^2 / 4 / h^2, so h = sqrt(z^2 / 4 / exact) asks for `exact`.
+    h = math.sqrt(Z2 * 0.25 / exact)
+    assert sample_size_for_half_width(h, 0.95, 1, 0, 0) == expected
+
+
+def test_a_single_answer_is_enough_to_plan_with():
+    # n=1, two coins, worst case: 1.959964*sqrt(.25)/.5 = 1.959964.
+    assert_allclose(half_width_for_n(1), 1.959963984540054, rtol=1e-12)
+    # n=1, pi0=.2, pi1=.8: lambda0=.35, I0=.25/(.35*.65)=1.0989011; lambda1=.65, I1 the same;
+    # Phi((.6 - 1.6448536/1.0482848) * 1.0482848) = Phi(-1.0159827) = 0.1548426.
+    assert_allclose(power_one_sided(1, 0.2, 0.8), 0.1548426181, rtol=1e-8)
+
+
 def test_half_width_by_hand():
     # n=1000, two coins, worst case: 1.959964*sqrt(.25/1000)/.5 = 0.0619795.
     assert_allclose(half_width_for_n(1000), 0.0619795032, rtol=1e-9)
@@ -117,14 +145,16 @@ def test_randomization_costs_power():
         (lambda: sample_size_for_half_width(0.05, 1.2), "confidence_level=1.2"),
         (lambda: sample_size_for_half_width(0.05, pi=1.1), "pi=1.1"),
         (lambda: sample_size_for_half_width(0.05, pi=-0.1), "pi=-0.1"),
+        (lambda: sample_size_for_half_width(0.05, pi=math.nan), "pi must be a finite number, got pi=nan"),
+        (lambda: power_one_sided(100, "0.1", 0.2), "pi0 must be a finite number, got pi0='0.1'"),
         (lambda: sample_size_for_half_width(0.05, 0.95, 0.5, 0.3, 0.3), "b=0.3"),
-        (lambda: half_width_for_n(0), "n=0"),
+        (lambda: half_width_for_n(0), "n must be an integer >= 1, got n=0"),
         (lambda: half_width_for_n(10.5), "n=10.5"),
         (lambda: half_width_for_n(True), "n=True"),
         (lambda: half_width_for_n(100, 0), "confidence_level=0"),
         (lambda: half_width_for_n(100, pi=2), "pi=2"),
         (lambda: half_width_for_n(100, 0.95, 0, 0.5, 0.5), "t=0"),
-        (lambda: power_one_sided(0, 0.1, 0.2), "n=0"),
+        (lambda: power_one_sided(0, 0.1, 0.2), "n must be an integer >= 1, got n=0"),
         (lambda: power_one_sided(100, -0.1, 0.2), "pi0=-0.1"),
         (lambda: power_one_sided(100, 0.1, 1.2), "pi1=1.2"),
         (lambda: power_one_sided(100, 0.1, 0.2, alpha=0), "alpha=0"),

@@ -28,6 +28,9 @@ LN3 = math.log(3)
         (0.5, 0.25, 0.25, LN3),  # .75/.25 = 3
         (2 / 3, 1 / 6, 1 / 6, math.log(5)),  # (5/6)/(1/6) = 5
         (0.7, 0.2, 0.1, math.log(8)),  # max(.9/.2 = 4.5, .8/.1 = 8)
+        # a < b: the first ratio is the larger, max(.8/.1 = 8, .9/.2 = 4.5).
+        (0.7, 0.1, 0.2, math.log(8)),
+        (0.6, 0.1, 0.3, math.log(7)),  # max(.7/.1 = 7, .9/.3 = 3)
         (0.8, 0.0, 0.2, math.inf),  # a=0: a yes report reveals a true yes
         (0.8, 0.2, 0.0, math.inf),  # b=0: a no report reveals a true no
         (0.0, 0.5, 0.5, 0.0),  # answer ignored: perfect privacy
@@ -56,6 +59,10 @@ def test_attack_success():
     assert_allclose(forced_response_attack_success(2 / 3, 1 / 6, 1 / 6), 5 / 6)
     # t + (1 - t)/k: 1/2 + 1/8 = 5/8.
     assert_allclose(multiple_choice_attack_success(4, 0.5), 0.625)
+    # a < b: (1 + .7)/2 = .85 whichever of a, b is larger.
+    assert_allclose(forced_response_attack_success(0.7, 0.1, 0.2), 0.85)
+    # t + (1 - t)/k with t = 2/3, k = 3: 2/3 + 1/9 = 7/9.
+    assert_allclose(multiple_choice_attack_success(3, 2 / 3), 7 / 9)
 
 
 def test_attack_success_equals_bayes_guess_by_enumeration():
@@ -117,5 +124,69 @@ def test_bad_delta(delta):
 
 
 def test_negative_epsilon_rejected():
-    with pytest.raises(ValueError, match=re.escape("-0.5")):
+    with pytest.raises(ValueError, match=re.escape("epsilons[1]=-0.5")):
         survey_epsilon([LN3, -0.5])
+
+
+def test_zero_and_infinite_epsilons_are_accepted():
+    # epsilon 0 (an ignored answer) and inf (a = 0 or b = 0) are both real costs.
+    s = survey_epsilon([0.0, LN3])
+    assert s.per_question == (0.0, LN3)
+    assert_allclose(s.basic, LN3)
+    assert survey_epsilon([math.inf, LN3]).basic == math.inf
+    assert survey_epsilon([math.inf]).advanced == math.inf
+
+
+def test_empty_survey_checks_its_delta():
+    with pytest.raises(ValueError, match=re.escape("delta=5")):
+        survey_epsilon([], delta=5)
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        ((0.5, -0.1, 0.6), "a must be in [0, 1], got a=-0.1"),  # once returned ln((.5 + .6)/.6) = 0.606
+        ((1.5, -0.25, -0.25), "t=1.5"),
+        ((0.5, 0.25, 1.25), "b=1.25"),
+        ((0.5, 0.25, 0.3), "t + a + b must equal 1, got t=0.5 + a=0.25 + b=0.3 = 1.05"),
+        ((math.nan, 0.5, 0.5), "t=nan"),
+        ((0.5, "0.25", 0.25), "a='0.25'"),
+        ((0.5, 0.25, True), "b=True"),
+    ],
+)
+@pytest.mark.parametrize("function", [forced_response_epsilon, forced_response_attack_success])
+def test_forced_response_arguments_are_checked(function, args, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        function(*args)
+
+
+@pytest.mark.parametrize(
+    ("k", "t", "shown"),
+    [(1, 0.5, "k=1"), (2.0, 0.5, "k=2.0"), (True, 0.5, "k=True"), (3, 1.5, "t=1.5"), (3, -0.1, "t=-0.1"),
+     (3, math.nan, "t=nan")],
+)
+@pytest.mark.parametrize("function", [multiple_choice_epsilon, multiple_choice_attack_success])
+def test_multiple_choice_arguments_are_checked(function, k, t, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        function(k, t)
+
+
+@pytest.mark.parametrize(
+    ("epsilons", "shown"),
+    [([math.nan], "epsilons[0]=nan"), ([LN3, -1], "epsilons[1]=-1"), ([LN3, "1"], "epsilons[1]='1'"),
+     ([True], "epsilons[0]=True"), (3.0, "epsilons=3.0")],
+)
+@pytest.mark.parametrize(
+    "function",
+    [basic_composition, survey_epsilon, lambda e: advanced_composition(e, 1e-6)],
+    ids=["basic", "survey", "advanced"],
+)
+def test_epsilons_are_checked(function, epsilons, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        function(epsilons)
+
+
+@pytest.mark.parametrize("delta", [math.nan, "0.1", None])
+def test_delta_must_be_a_number(delta):
+    with pytest.raises(ValueError, match=re.escape(f"delta={delta!r}")):
+        survey_epsilon([LN3], delta)

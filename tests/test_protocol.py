@@ -14,16 +14,21 @@ observed rate's interval contains the design value.
 """
 
 import math
+import re
 from fractions import Fraction
 
 import pytest
 
 from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
 from surveys import protocol
-from tests.privacy_audit import N_DRAWS, audit, yes_no_expected
+from tests.privacy_audit import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
 
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
 ASYMMETRIC = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 5), Fraction(1, 10))
+#: a < b: more forced noes than forced yeses, so the yes report is the riskier one.
+MORE_NOES = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 10), Fraction(1, 5))
+#: Numerators above 1 in every probability.
+THREE_FIFTHS = ForcedResponseDesign(Fraction(3, 5), Fraction(3, 20), Fraction(1, 4))
 
 
 def yes_no_counts(design, n):
@@ -34,23 +39,116 @@ def yes_no_counts(design, n):
     return counts
 
 
-@pytest.mark.parametrize("design", [TWO_COIN, DIE, ASYMMETRIC], ids=["two-coin", "die", "asymmetric"])
+@pytest.mark.parametrize(
+    "design", [TWO_COIN, DIE, ASYMMETRIC, MORE_NOES], ids=["two-coin", "die", "asymmetric", "more-noes"]
+)
 def test_yes_no_randomizer_passes_privacy_audit(design):
     counts = yes_no_counts(design, N_DRAWS)
     assert audit(counts, N_DRAWS, design.epsilon, yes_no_expected(design)) == []
 
 
-def test_multiple_choice_randomizer_passes_privacy_audit():
-    design = MultipleChoiceDesign(4, Fraction(1, 2))
-    choices = ("a", "b", "c", "d")
+@pytest.mark.parametrize(
+    ("design", "choices"),
+    [(MultipleChoiceDesign(4, Fraction(1, 2)), "abcd"), (MultipleChoiceDesign(3, Fraction(2, 3)), "abc")],
+    ids=["k4-t1/2", "k3-t2/3"],
+)
+def test_multiple_choice_randomizer_passes_privacy_audit(design, choices):
+    choices = tuple(choices)
     n = N_DRAWS // 2
     counts = {}
     for truth in choices:
         draws = [protocol.randomize_choice(truth, choices, design) for _ in range(n)]
         counts[truth] = {r: draws.count(r) for r in choices}
-    q = float(design.uniform_share)
-    expected = {x: {r: (0.5 if r == x else 0) + q for r in choices} for x in choices}
-    assert audit(counts, n, design.epsilon, expected) == []
+    assert audit(counts, n, design.epsilon, multiple_choice_expected(design, choices)) == []
+
+
+# --------------------------------------------------------------------------
+# Exact distributions: the random source is replaced by a walk over every
+# value it can return, so each report's probability is counted, not sampled.
+
+
+def _walk(monkeypatch, bounds_seen, values):
+    """Make ``secrets.randbelow``/``randbits`` return ``values`` in turn, recording each bound."""
+    queue = list(values)
+
+    def fake_randbelow(n):
+        bounds_seen.append(n)
+        return queue.pop(0)
+
+    def fake_randbits(k):
+        bounds_seen.append(2**k)
+        return queue.pop(0)
+
+    monkeypatch.setattr(protocol.secrets, "randbelow", fake_randbelow)
+    monkeypatch.setattr(protocol.secrets, "randbits", fake_randbits)
+
+
+@pytest.mark.parametrize(
+    ("design", "denominator"),
+    [(DIE, 6), (ASYMMETRIC, 10), (MORE_NOES, 10), (THREE_FIFTHS, 20)],
+    ids=["die", "asymmetric", "more-noes", "three-fifths"],
+)
+def test_forced_response_is_exact_over_every_draw(monkeypatch, design, denominator):
+    """Over the D equally likely draws u in range(D), exactly (t + a) D say yes
+    for a true yes and exactly a D for a true no: P[yes|yes] = t + a and
+    P[yes|no] = a with no rounding, whatever the numerators."""
+    for truth, expected in ((protocol.YES, design.t + design.a), (protocol.NO, design.a)):
+        yes = 0
+        for u in range(denominator):
+            bounds = []
+            _walk(monkeypatch, bounds, [u])
+            yes += protocol.randomize_yes_no(truth, design) == protocol.YES
+            assert bounds == [denominator]
+        assert Fraction(yes, denominator) == expected, truth
+
+
+def test_two_coins_are_exact_over_every_pair_of_bits(monkeypatch):
+    # (first, second) in {0, 1}^2: first heads reports the second coin, tails the truth,
+    # so P[yes|yes] = 3/4 and P[yes|no] = 1/4.
+    for truth, expected in ((protocol.YES, Fraction(3, 4)), (protocol.NO, Fraction(1, 4))):
+        yes = 0
+        for first in (0, 1):
+            for second in (0, 1):
+                bounds = []
+                _walk(monkeypatch, bounds, [first, second])
+                report = protocol.randomize_yes_no(truth)
+                yes += report == protocol.YES
+                assert report == (("yes" if second else "no") if first else truth)
+                assert bounds == [2, 2]
+        assert Fraction(yes, 4) == expected
+
+
+@pytest.mark.parametrize(
+    ("design", "denominator"),
+    [
+        (MultipleChoiceDesign(3, Fraction(2, 3)), 3),
+        (MultipleChoiceDesign(4, Fraction(3, 5)), 5),
+        (MultipleChoiceDesign(2, Fraction(1, 2)), 2),
+    ],
+    ids=["k3-t2/3", "k4-t3/5", "k2-t1/2"],
+)
+def test_multiple_choice_is_exact_over_every_draw(monkeypatch, design, denominator):
+    """Over every (u, r) in range(D) x range(k), each equally likely, the true
+    option is reported with probability exactly t + (1 - t)/k and each other
+    option with (1 - t)/k."""
+    k = design.k
+    for truth in range(k):
+        reported = [0] * k
+        for u in range(denominator):
+            for r in range(k):
+                bounds = []
+                _walk(monkeypatch, bounds, [u, r])
+                reported[protocol.multiple_choice_index(truth, design)] += 1
+                assert bounds == [denominator, k]
+        shares = [Fraction(c, denominator * k) for c in reported]
+        assert shares == [design.uniform_share + (design.t if j == truth else 0) for j in range(k)]
+
+
+@pytest.mark.parametrize("truth", [-1, 4, 5])
+def test_multiple_choice_index_out_of_range(truth):
+    design = MultipleChoiceDesign(4, Fraction(1, 2))
+    with pytest.raises(ValueError, match=re.escape(f"option index in [0, 4), got {truth}")):
+        protocol.multiple_choice_index(truth, design)
 
 
 def test_audit_catches_a_leaky_randomizer():
