@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from flask import current_app, g, render_template, request
 
-from surveys import ratelimit
+from storage import ratelimit
 
 
 def _connection():
