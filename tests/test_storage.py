@@ -26,11 +26,6 @@ def test_database_uses_wal_and_a_busy_timeout(fresh_db):
     assert fresh_db.execute("PRAGMA busy_timeout").fetchone()[0] == connection.BUSY_TIMEOUT_SECONDS * 1000
 
 
-def test_migrations_apply_once(fresh_db):
-    assert migrations.migrate(fresh_db) == []
-    assert not migrations.needs_migration(fresh_db)
-
-
 def test_schema_has_no_column_for_addresses_agents_or_times(fresh_db):
     forbidden = ("ip", "addr", "agent", "time", "referr", "created", "truth", "true")
     for table in fresh_db.table_names():
@@ -147,25 +142,6 @@ def test_group_tallies_kept_at_submission_equal_a_fresh_recount(fresh_db):
     queries.rebuild_group_tallies(fresh_db)
     assert queries.group_tallies(fresh_db, "g", "year") == kept
     assert queries.group_tallies(fresh_db, "g", "year") == queries._scan_group_tallies(fresh_db, "g", "year")
-
-
-def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
-    from surveys.loader import parse_survey
-    from surveys.submission import noisy_response
-
-    survey = parse_survey({
-        "id": "g", "title": "G", "version": 1, "questions": [
-            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
-            {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"],
-             "randomize": False},
-        ]}, "g.yaml")
-    for i, noisy in enumerate([{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "second"}]):
-        responses.store_response(fresh_db, noisy_response(survey, noisy, "server"), f"old-key-{i:08d}", "2026-11-22")
-    kept = queries.group_tallies(fresh_db, "g", "year")
-    fresh_db.execute("DROP TABLE group_tallies")  # as a database from before m005
-    fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_group_tallies'")
-    assert migrations.migrate(fresh_db) == ["m005_group_tallies"]
-    assert queries.group_tallies(fresh_db, "g", "year") == kept
 
 
 def mode(path) -> int:
