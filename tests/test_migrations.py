@@ -15,14 +15,17 @@ NAMES = [
 ]  # fmt: skip
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
-OLD_CHEATED = '{"choices":["yes","no"],"design":{"a":"1/4","b":"1/4","kind":"forced_response","t":"1/2"},"type":"yes_no"}'
-NEW_CHEATED = '{"choices":["yes","no"],"design":{"a":"1/6","b":"1/6","kind":"forced_response","t":"2/3"},"type":"yes_no"}'
+OLD_CHEATED = ('{"choices":["yes","no"],"design":{"a":"1/4","b":"1/4","kind":"forced_response","t":"1/2"},'
+               '"type":"yes_no"}')
+NEW_CHEATED = ('{"choices":["yes","no"],"design":{"a":"1/6","b":"1/6","kind":"forced_response","t":"2/3"},'
+               '"type":"yes_no"}')
 YEAR = '{"choices":["first","second"],"design":null,"type":"select_one"}'
 
 
 def design_row(design_id: str, version: int, cheated: str) -> tuple:
     """A ``designs`` row as m001 stored it: the record of every question (sorted keys, default spaces)."""
-    return design_id, "quiz", version, json.dumps({"cheated": json.loads(cheated), "year": json.loads(YEAR)}, sort_keys=True)
+    record = {"cheated": json.loads(cheated), "year": json.loads(YEAR)}
+    return design_id, "quiz", version, json.dumps(record, sort_keys=True)
 
 
 def schema(db) -> list[tuple]:
@@ -55,7 +58,9 @@ def old_db(tmp_path):
         )
     apply_up_to(db, "m002_admins")
     with db.conn:
-        db.conn.execute("INSERT INTO admins (name, password_hash, failed_logins, locked_until) VALUES ('ada', 'h', 2, 0)")
+        db.conn.execute(
+            "INSERT INTO admins (name, password_hash, failed_logins, locked_until) VALUES ('ada', 'h', 2, 0)"
+        )
     for name in NAMES[2:]:
         apply_up_to(db, name)
     yield db
