@@ -3,7 +3,7 @@
 ``gunicorn "bench.ceiling_app:create_ceiling_app()"`` serves the product app
 unchanged, with ``POST /bench/ceiling`` added: a request that goes through
 the same server, middleware, security headers and per-request connection
-(:func:`web.db.get_db`, so the same :func:`surveys.storage.connect`
+(:func:`web.db.get_db`, so the same :func:`storage.connection.connect`
 settings: WAL, ``synchronous = FULL``) and inserts one row in one
 ``BEGIN IMMEDIATE`` transaction, and does nothing else (no form parsing, no
 CSRF check, no survey lookup, no template). The product has no such route.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from flask import Flask, request
 
 from app import create_app
-from surveys import storage
+from storage import connection, responses
 from web import csrf
 from web.db import get_db
 
@@ -26,10 +26,10 @@ CEILING_TABLE = (
 def ceiling():
     """Insert one row, answer ``ok``."""
     db = get_db()
-    with storage.immediate_transaction(db):
+    with connection.immediate_transaction(db):
         db.execute(
             "INSERT INTO bench_ceiling (id, body_bytes) VALUES (?, ?)",
-            [storage.new_response_id(), request.content_length or 0],
+            [responses.new_response_id(), request.content_length or 0],
         )
     return "ok"
 
@@ -37,9 +37,9 @@ def ceiling():
 def create_ceiling_app(test_config: dict | None = None) -> Flask:
     """:func:`app.create_app` with ``POST /bench/ceiling`` (CSRF-exempt) added."""
     app = create_app(test_config)
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     try:
-        with storage.immediate_transaction(db):
+        with connection.immediate_transaction(db):
             db.execute(CEILING_TABLE)
     finally:
         db.close()

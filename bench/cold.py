@@ -4,7 +4,7 @@ Neither is product code. :func:`floor_scan` is the least any computation
 that rescans the responses must do: one pass that extracts every question's
 answer from its JSON (``SUM(json_extract(answers, '$.q') = 'yes')`` for each
 question). :func:`cold_tallies` rebuilds the whole tallies mapping of
-:func:`surveys.storage.tallies` from ``responses`` alone, in one SQL scan:
+:func:`storage.queries.tallies` from ``responses`` alone, in one SQL scan:
 
 * all the answers of a row are extracted by one multi-path ``json_extract``
   (one JSON parse per row, where the floor parses once per question);
@@ -16,7 +16,7 @@ question). :func:`cold_tallies` rebuilds the whole tallies mapping of
 * the few thousand combinations are then summed per question in Python.
 
 Design keys come from the ``designs`` records, as
-:func:`surveys.storage.group_tallies` builds them.
+:func:`storage.queries.group_tallies` builds them.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from collections import defaultdict
 
 import sqlite_utils
 
-from surveys import storage
+from storage import queries
 from surveys.definition import Survey
+from surveys.design_contract import record_design_keys
 
 
 def floor_scan(db: sqlite_utils.Database, survey: Survey) -> list[int]:
@@ -70,15 +71,11 @@ def _combinations(db: sqlite_utils.Database, survey_id: str, names: list[str]) -
 
 def cold_tallies(db: sqlite_utils.Database, survey_id: str) -> dict[str, dict[str, dict[str, int]]]:
     """``{question: {design key: {answer: count}}}`` recounted from ``responses`` in one scan."""
-    records = storage.design_records(db, survey_id)
+    records = queries.design_records(db, survey_id)
     names = sorted({name for _, _, questions in records for name in questions})
     if not names:
         return {}
-    keys = {
-        (design_id, name): json.dumps(record, sort_keys=True, separators=(",", ":"))
-        for design_id, _, questions in records
-        for name, record in questions.items()
-    }
+    keys = record_design_keys(records)
     counts: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
     for design_id, answers_given, times in _combinations(db, survey_id, names):
         for name, answer in zip(names, json.loads(answers_given)):

@@ -3,13 +3,13 @@
 The rows are not composed here: every distinct response the generator uses
 (a pool of random answer sets, each randomized on the device or on the
 server) is first stored once by the product itself
-(:func:`surveys.storage.store_response`) in a scratch database, and read
+(:func:`storage.responses.store_response`) in a scratch database, and read
 back with all its columns. Bulk rows are copies of these templates with a
 fresh id and day, so any column the product derives from the answers (the
 JSON, a ready CSV line, ...) is the product's own. Rows then go straight
 into the benchmark database with ``executemany`` in large transactions,
 with the journal and fsyncs off (generation only; the benchmarks open the
-file with :func:`surveys.storage.connect`). The ``tallies`` and
+file with :func:`storage.connection.connect`). The ``tallies`` and
 ``daily_counts`` rows are the exact aggregates of what was inserted,
 computed in Python, so the database is what the app would have built one
 submission at a time.
@@ -30,9 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from surveys import storage
+from storage import connection, migrations, responses
 from surveys.definition import Survey
-from surveys.submission import noisy_response, question_design_key
+from surveys.design_contract import question_design_key
+from surveys.submission import noisy_response
 
 #: Distinct answer sets drawn from; rows pick one at random.
 POOL_SIZE = 4096
@@ -48,9 +49,9 @@ RANDOMIZED_ON = ("device", "server")
 
 def create_database(path: Path) -> None:
     """Create the product schema in a new file, as ``flask init-db`` does."""
-    db = storage.connect(path)
+    db = connection.connect(path)
     try:
-        storage.migrate(db)
+        migrations.migrate(db)
     finally:
         db.close()
 
@@ -85,13 +86,13 @@ def store_templates(scratch: Path, survey: Survey, pool: list[dict[str, str]]) -
     be found again; the tag is replaced by a real day when copied.
     """
     create_database(scratch)
-    db = storage.connect(scratch)
+    db = connection.connect(scratch)
     try:
         db.execute("PRAGMA synchronous = OFF")  # scratch data only
         for on in RANDOMIZED_ON:
             for pick, answers in enumerate(pool):
                 response = noisy_response(survey, answers, on)
-                storage.store_response(db, response, secrets.token_urlsafe(18), f"{on}:{pick}")
+                responses.store_response(db, response, secrets.token_urlsafe(18), f"{on}:{pick}")
         cursor = db.conn.execute("SELECT * FROM responses")
         columns = tuple(d[0] for d in cursor.description)
         day = columns.index("day")
@@ -198,7 +199,7 @@ class Generator:
             answers = self.pool[pick]
             for by in plain:
                 for name, answer in answers.items():
-                    counts[by, answers.get(by, storage.NO_ANSWER), name, answer] += times
+                    counts[by, answers.get(by, responses.NO_ANSWER), name, answer] += times
         keys = {q.name: question_design_key(q) for q in self.survey.questions}
         conn.executemany(
             "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"

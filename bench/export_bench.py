@@ -60,17 +60,18 @@ def _peak_rss_bytes() -> int:
 
 
 def _export_pass(database: str, survey_file: str, limit: int, trace: bool) -> ExportPass:
-    """Consume and discard ``iter_responses_csv`` until ``limit`` rows (in the child)."""
-    from surveys import export, storage
+    """Consume and discard ``web.gather.responses_csv`` until ``limit`` rows (in the child)."""
+    from storage import connection
+    from web import gather
     from surveys.loader import load_survey_file
 
     survey = load_survey_file(survey_file)
-    db = storage.connect(database)
+    db = connection.connect(database)
     baseline = _reset_peak_rss()
     if trace:
         tracemalloc.start()
     rows, start = -1, time.perf_counter()  # -1: the header line
-    chunks = export.iter_responses_csv(db, survey)
+    chunks = gather.responses_csv(db, survey)
     for chunk in chunks:
         rows += chunk.count("\n")
         if rows >= limit:

@@ -21,7 +21,7 @@ import io
 import time
 from pathlib import Path
 
-from surveys import storage
+from storage import connection
 from surveys.definition import Survey
 
 FETCH = 1000
@@ -63,7 +63,7 @@ def _join_lines(batch) -> str:
 def breakdown(database: Path, survey: Survey) -> list[tuple[str, float]]:
     """``(what, rows per second)`` for each piece."""
     names = [q.name for q in survey.questions]
-    db = storage.connect(database)
+    db = connection.connect(database)
     conn, where = db.conn, " FROM responses WHERE survey_id = ? ORDER BY id"
     one_each = "".join(", json_extract(answers, '$.' || ?)" for _ in names)
     multi = f", json_extract(answers, {', '.join('?' for _ in names)})"

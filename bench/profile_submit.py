@@ -29,7 +29,7 @@ from flask_wtf.csrf import generate_csrf, validate_csrf
 from bench.ceiling_app import ceiling, create_ceiling_app
 from bench.load import CSRF_INPUT, submission_body
 from bench.survey import SURVEY_ID, write_survey
-from surveys import storage
+from storage import connection, responses
 from surveys.definition import Survey
 from surveys.submission import noisy_response
 from web import respond
@@ -126,10 +126,10 @@ def _pieces(app: Flask, survey: Survey, body: str, count: int) -> list[tuple[str
             step("plain-dict check of the same fields (bench prototype)", _plain_check, survey, request.form)
             step("validate_csrf alone", validate_csrf, token)
             step("thank page alone (render + cookie)", respond.thank, survey, noisy)
-            step("store_response alone (BEGIN, 4 inserts, 10 tally upserts, COMMIT)", storage.store_response,
+            step("store_response alone (BEGIN, 4 inserts, 10 tally upserts, COMMIT)", responses.store_response,
                  db, noisy_response(survey, noisy, "device"), secrets.token_urlsafe(18), "2026-01-01")
             step("ceiling insert alone (BEGIN, 1 insert, COMMIT)", _ceiling_insert, db)
-            step("storage.connect + close alone", lambda: storage.connect(app.config["DATABASE"]).close())
+            step("connection.connect + close alone", lambda: connection.connect(app.config["DATABASE"]).close())
     return step.medians()
 
 
@@ -145,8 +145,8 @@ def _plain_check(survey: Survey, form) -> dict[str, str]:
 
 
 def _ceiling_insert(db) -> None:
-    with storage.immediate_transaction(db):
-        db.execute("INSERT INTO bench_ceiling (id, body_bytes) VALUES (?, ?)", [storage.new_response_id(), 0])
+    with connection.immediate_transaction(db):
+        db.execute("INSERT INTO bench_ceiling (id, body_bytes) VALUES (?, ?)", [responses.new_response_id(), 0])
 
 
 def profile(workdir: Path, requests: int = 1000) -> SubmitProfile:

@@ -3,14 +3,14 @@
 At each size (the same database, grown between sizes by
 :class:`bench.dataset.Generator`):
 
-* warm: :func:`surveys.storage.tallies` + :func:`surveys.results.compute_results`
+* warm: :func:`storage.queries.tallies` + :func:`surveys.results.compute_results`
   (what the results page computes), the estimates exports
   (:func:`surveys.export.estimates_json` serialized, :func:`surveys.export.estimates_csv`),
   and the whole results page rendered through the Flask test client with a
   signed-in admin; medians of several runs;
 * the SQL floor (:func:`bench.cold.floor_scan`) and the cold recompute
   (:func:`bench.cold.cold_tallies` + ``compute_results``), interleaved, medians;
-* the break-down data of ``?by=stress`` (:func:`surveys.storage.group_tallies`,
+* the break-down data of ``?by=stress`` (:func:`storage.queries.group_tallies`,
   read from the running break-down tallies), warm median, checked against a
   fresh recount (one rescan, up to :data:`BREAKDOWN_RECOUNT_MAX_ROWS`).
 """
@@ -26,7 +26,8 @@ from pathlib import Path
 from app import create_app
 from bench.cold import cold_tallies, floor_scan
 from bench.report import median_seconds
-from surveys import accounts, export, results, storage
+from storage import accounts, connection, queries
+from surveys import export, results
 from surveys.definition import Survey
 from web.admin import ADMIN_COOKIE
 
@@ -60,13 +61,13 @@ class SizeTimings:
 
 
 def _warm_results(db, survey: Survey) -> results.SurveyResults:
-    return results.compute_results(survey, storage.tallies(db, survey.id), storage.response_count(db, survey.id))
+    return results.compute_results(survey, queries.tallies(db, survey.id), queries.response_count(db, survey.id))
 
 
 def _cold_results(db, survey: Survey, recounted: dict) -> results.SurveyResults:
     """Results from tallies recounted from ``responses``; the tallies are left in ``recounted``."""
     recounted["tallies"] = cold_tallies(db, survey.id)
-    return results.compute_results(survey, recounted["tallies"], storage.response_count(db, survey.id))
+    return results.compute_results(survey, recounted["tallies"], queries.response_count(db, survey.id))
 
 
 def _signed_in_client(database: Path, surveys_dir: Path):
@@ -76,7 +77,7 @@ def _signed_in_client(database: Path, surveys_dir: Path):
         "SECRET_KEY": "bench-secret-key-not-for-production", "RATELIMIT_ENABLED": False,
     })  # fmt: skip
     client = app.test_client()
-    db = storage.connect(database)
+    db = connection.connect(database)
     if not db.execute("SELECT 1 FROM admins WHERE name = 'bench'").fetchone():
         accounts.create_admin(db, "bench", "bench password not for production")
     client.set_cookie(ADMIN_COOKIE, accounts.start_session(db, "bench"), path="/admin")
@@ -107,7 +108,7 @@ def _interleaved_medians(first, second, runs: int) -> tuple[float, float]:
 def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int) -> SizeTimings:
     """Every figure-2 timing for the database as it is now (``rows`` responses)."""
     timings = SizeTimings(rows)
-    db = storage.connect(database)
+    db = connection.connect(database)
     try:
         timings.results = median_seconds(lambda: _warm_results(db, survey), WARM_RUNS)
         timings.estimates_json = median_seconds(
@@ -121,12 +122,12 @@ def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int) -
         timings.floor, timings.cold = _interleaved_medians(
             lambda: floor_scan(db, survey), lambda: _cold_results(db, survey, recounted), runs
         )
-        timings.cold_matches_tallies = recounted["tallies"] == storage.tallies(db, survey.id)
-        timings.breakdown = median_seconds(lambda: storage.group_tallies(db, survey.id, BREAKDOWN_BY), WARM_RUNS)
+        timings.cold_matches_tallies = recounted["tallies"] == queries.tallies(db, survey.id)
+        timings.breakdown = median_seconds(lambda: queries.group_tallies(db, survey.id, BREAKDOWN_BY), WARM_RUNS)
         if rows <= BREAKDOWN_RECOUNT_MAX_ROWS:
-            timings.breakdown_matches_recount = storage.group_tallies(
+            timings.breakdown_matches_recount = queries.group_tallies(
                 db, survey.id, BREAKDOWN_BY
-            ) == storage._scan_group_tallies(db, survey.id, BREAKDOWN_BY)
+            ) == queries._scan_group_tallies(db, survey.id, BREAKDOWN_BY)
     finally:
         db.close()
     return timings

@@ -13,15 +13,13 @@ can get wrong in a file is reported, with its place, by the loader.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from datetime import date
 
 from analysis.design import ForcedResponseDesign, MultipleChoiceDesign
 from analysis.privacy import SurveyEpsilon, survey_epsilon
+from surveys.design_contract import SELECT_ONE, YES_NO, canonical_json
 
-YES_NO = "yes_no"
-SELECT_ONE = "select_one"
 #: The question types a survey file may use.
 QUESTION_TYPES = (YES_NO, SELECT_ONE)
 
@@ -190,5 +188,4 @@ class Survey:
             [q.name, q.type, list(q.choice_names), q.design.to_dict() if q.design else None]
             for q in self.questions
         ]
-        canonical = json.dumps(record, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+        return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()[:16]

@@ -1,7 +1,8 @@
 """Exports: the estimates (CSV, JSON), the noisy answers (streamed CSV), a codebook.
 
-Pure apart from the database handed in. The estimates come from
-:mod:`surveys.results`; nothing here computes a statistic.
+Pure: takes the results, the survey, and plain values or iterators read
+from storage (the web layer and the CLI read them, :mod:`web.gather`). The
+estimates come from :mod:`surveys.results`; nothing here computes a statistic.
 
 The noisy answers are what is stored: a respondent's true answers exist
 nowhere. The codebook gives every design the answers were randomized with,
@@ -14,13 +15,10 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 
-import sqlite_utils
-
 from analysis import ForcedResponseDesign, MultipleChoiceDesign, design_from_dict
-from surveys import storage
 from surveys.definition import Survey
 from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResult
 
@@ -51,7 +49,8 @@ EXCLUDED_DAY_NOTE = (
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
-#: Rows fetched from SQLite, and written, per chunk of :func:`iter_responses_csv`.
+#: Rows fetched from SQLite, and written, per chunk of :func:`iter_responses_csv`
+#: (the batch size :mod:`web.gather` reads with).
 CSV_BATCH_ROWS = 1000
 
 
@@ -193,43 +192,41 @@ def responses_header(survey: Survey) -> list[str]:
 
 
 def iter_responses_csv(
-    db: sqlite_utils.Database, survey: Survey, batch_rows: int = CSV_BATCH_ROWS
+    survey: Survey, ready_chunks: Iterable[str], other_row_batches: Iterable[Sequence[Sequence]]
 ) -> Iterator[str]:
-    """Stream every stored response of ``survey`` as CSV, in chunks of rows.
+    """Every stored response of ``survey`` as CSV, in chunks of rows.
 
     The header is :data:`RESPONSE_COLUMNS` then one column per question of
     the current definition (empty where a response has no answer, for
-    example one given to an older version). Responses stored with exactly
-    these columns come first, as lines SQLite joins from the stored answer
-    line (choice names never need CSV quoting); the rest (older designs)
-    follow, their answers extracted from JSON by SQLite and written by
-    :mod:`csv`. Rows are fetched ``batch_rows`` at a time, so memory stays
-    constant however many responses there are. Each part is ordered by the
-    random response id, so the order reveals nothing about when a response
-    came in.
+    example one given to an older version). ``ready_chunks`` are the
+    responses stored with exactly these columns, as CSV text SQLite joined
+    from the stored answer lines (choice names never need CSV quoting;
+    :func:`storage.queries.response_line_chunks`); they pass through as they
+    are. ``other_row_batches`` are lists of rows of the rest (older designs:
+    the :data:`RESPONSE_COLUMNS` then the answers, extracted from JSON by
+    SQLite; :func:`storage.queries.response_row_batches`), written by
+    :mod:`csv` one chunk per batch. Both are consumed lazily, so memory stays
+    constant however many responses there are; storage orders each part by
+    the random response id, so the order reveals nothing about when a
+    response came in.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(responses_header(survey))
     yield buffer.getvalue()
-    names = [q.name for q in survey.questions]
-    with storage.read_snapshot(db):
-        yield from storage.response_line_chunks(db, survey.id, names, batch_rows)
-        yield from _written_rows(storage.response_rows(db, survey.id, names), batch_rows)
+    yield from ready_chunks
+    yield from _written_rows(other_row_batches)
 
 
-def _written_rows(cursor, batch_rows: int) -> Iterator[str]:
-    """Chunks of rows written by :mod:`csv` (older designs: answers from JSON)."""
+def _written_rows(row_batches: Iterable[Sequence[Sequence]]) -> Iterator[str]:
+    """Chunks of rows written by :mod:`csv` (older designs: answers from JSON), one per batch."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    try:
-        while rows := cursor.fetchmany(batch_rows):
-            writer.writerows(rows)
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate(0)
-    finally:
-        cursor.close()
+    for rows in row_batches:
+        writer.writerows(rows)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate(0)
 
 
 # --------------------------------------------------------------------------
@@ -298,8 +295,16 @@ def _stored_question_design(design_id: str, version: int, record: dict, current_
     }
 
 
-def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
+def codebook(
+    survey: Survey, design_records: Iterable[tuple[str, int, dict]], excluded_days: Iterable[tuple[str, int]]
+) -> dict:
     """What each column of the responses CSV means, and how to debias it.
+
+    ``design_records`` are the survey's stored design records
+    ``(design id, survey version, {question: record})``
+    (:func:`storage.queries.design_records`); ``excluded_days`` the days an
+    admin excluded, with their responses, ``(day, responses)``
+    (:func:`storage.responses.excluded_days`).
 
     Returns a JSON-able dict: the survey's id, title and version, the current
     design id, and ``columns``: one entry per CSV column. A question column
@@ -311,7 +316,7 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
     with their responses: the CSV keeps those rows (see its ``day`` column).
     """
     current_id = survey.design_fingerprint()
-    records = storage.design_records(db, survey.id)
+    records = list(design_records)
     columns = [{"name": name, "label": RESPONSE_COLUMN_NOTES[name], "type": "text"} for name in RESPONSE_COLUMNS]
     for question in survey.questions:
         columns.append({
@@ -337,6 +342,6 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
         "columns": columns,
         "excluded_days": [
             {"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE}
-            for day, count in storage.excluded_days(db, survey.id)
+            for day, count in excluded_days
         ],
     }

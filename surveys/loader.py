@@ -66,11 +66,11 @@ from surveys.definition import (
     Question,
     Survey,
 )
+from surveys.design_contract import QUESTION_NAME_PATTERN
 
 logger = logging.getLogger(__name__)
 
 SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-QUESTION_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
 CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 

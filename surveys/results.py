@@ -1,13 +1,13 @@
 """A survey's results: estimates per question from the stored tallies.
 
 Pure: takes a :class:`~surveys.definition.Survey` and the plain dictionaries
-of :func:`surveys.storage.tallies` (or :func:`surveys.storage.group_tallies`)
+of :func:`storage.queries.tallies` (or :func:`storage.queries.group_tallies`)
 and returns frozen dataclasses. Every estimate, interval and planning figure
 comes from :mod:`analysis`; this module only chooses which function applies
 (one design or several, yes/no or several options) and labels the outcome.
 
 Answers are tallied per question *and* per design key
-(:func:`surveys.submission.question_design_key`), so answers collected under
+(:func:`surveys.design_contract.question_design_key`), so answers collected under
 an old design are debiased with that design, never with the current one.
 When one question has answers under several designs, each design is
 estimated on its own and the estimates are pooled
@@ -16,7 +16,6 @@ estimated on its own and the estimates are pooled
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,7 +31,6 @@ from analysis import (
     PooledEstimate,
     ProportionEstimate,
     SurveyEpsilon,
-    design_from_dict,
     difference,
     estimate_multiple_choice,
     estimate_proportion,
@@ -41,8 +39,8 @@ from analysis import (
     project_to_simplex,
     sample_size_for_half_width,
 )
-from surveys.definition import SELECT_ONE, YES_NO, Choice, Question, Survey
-from surveys.submission import question_design_key
+from surveys.definition import YES_NO, Choice, Question, Survey
+from surveys.design_contract import compatible_tallies as _compatible
 
 #: Below this many answers a result is flagged "small n": the normal
 #: approximation behind the Wald interval, the pooled interval and the
@@ -59,7 +57,7 @@ FLAG_SEVERAL_DESIGNS = "several designs"
 #: type (the question changed type under the same name) or outside the options.
 FLAG_IGNORED = "some answers ignored"
 
-#: ``{question: {design key: {answer: count}}}``, as :func:`surveys.storage.tallies` returns.
+#: ``{question: {design key: {answer: count}}}``, as :func:`storage.queries.tallies` returns.
 Tallies = Mapping[str, Mapping[str, Mapping[str, int]]]
 
 
@@ -380,54 +378,6 @@ class Breakdown:
 # Reading the tallies.
 
 
-@dataclass(frozen=True)
-class _Tally:
-    key: str
-    choices: tuple[str, ...]
-    design: ForcedResponseDesign | MultipleChoiceDesign | None
-    counts: Mapping[str, int]
-
-
-def _parse_key(key: str) -> tuple[str, tuple[str, ...], object] | None:
-    """``(type, choices, design)`` from a design key; ``None`` if unreadable."""
-    try:
-        record = json.loads(key)
-        design = record["design"]
-        return str(record["type"]), tuple(record["choices"]), (
-            None if design is None else design_from_dict(design)
-        )
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def _compatible(question: Question, by_design: Mapping[str, Mapping[str, int]]) -> tuple[list[_Tally], bool]:
-    """The tallies that can be read with ``question``'s type, and whether any were not.
-
-    Ordered with the question's current design first, then by key, so that
-    results do not depend on dictionary order.
-    """
-    current = question_design_key(question)
-    kind = {YES_NO: ForcedResponseDesign, SELECT_ONE: MultipleChoiceDesign}[question.type]
-    usable, ignored = [], False
-    for key in sorted(by_design, key=lambda k: (k != current, k)):
-        counts = by_design[key]
-        parsed = _parse_key(key)
-        if parsed is None:
-            ignored = ignored or sum(counts.values()) > 0
-            continue
-        qtype, choices, design = parsed
-        fits = qtype == question.type and (
-            design is None if not question.is_randomized else isinstance(design, kind)
-        )
-        if isinstance(design, MultipleChoiceDesign) and design.k != len(choices):
-            fits = False
-        if not fits or any(answer not in choices for answer, c in counts.items() if c):
-            ignored = ignored or sum(counts.values()) > 0
-        if fits:
-            usable.append(_Tally(key, choices, design, counts))
-    return usable, ignored
-
-
 def _check_options(confidence_level: float, method: str) -> None:
     if method not in INTERVAL_METHODS:
         raise ValueError(f"method must be one of {INTERVAL_METHODS}, got method={method!r}")
@@ -650,7 +600,7 @@ def compute_results(
         The current definition; its questions fix the order and the labels.
     tallies : mapping
         ``{question: {design key: {answer: count}}}`` from
-        :func:`surveys.storage.tallies`. Questions no longer in the survey
+        :func:`storage.queries.tallies`. Questions no longer in the survey
         are ignored.
     response_count : int
         Number of stored responses (for planning and display).
@@ -694,7 +644,7 @@ def subtract_tallies(total: Tallies, removed: Tallies) -> dict[str, dict[str, di
     """``total - removed`` count by count, dropping what falls to zero.
 
     Estimates without some days are the running tallies minus those days'
-    tallies; both have the shape of :func:`surveys.storage.tallies`.
+    tallies; both have the shape of :func:`storage.queries.tallies`.
 
     Raises
     ------
@@ -716,50 +666,6 @@ def subtract_tallies(total: Tallies, removed: Tallies) -> dict[str, dict[str, di
     if extra:
         raise ValueError(f"cannot remove answers that were never tallied: {extra[:3]!r}")
     return result
-
-
-def _exclusion(db, survey: Survey) -> Exclusion:
-    from surveys import storage
-
-    days = storage.excluded_days(db, survey.id)
-    return Exclusion(tuple(day for day, _ in days), sum(count for _, count in days))
-
-
-def stored_results(db, survey: Survey, confidence_level: float = 0.95, method: str = "wilson") -> SurveyResults:
-    """:func:`compute_results` over the survey's running tallies in ``db``, minus the excluded days.
-
-    The excluded days' tallies are counted from their own responses by index
-    (:func:`surveys.storage.tallies_on_days`), in one snapshot with the
-    running tallies; with no day excluded nothing is counted.
-    """
-    from surveys import storage
-
-    with storage.read_snapshot(db):
-        excluded = _exclusion(db, survey)
-        tallies = storage.tallies(db, survey.id)
-        if excluded.days:
-            tallies = subtract_tallies(tallies, storage.tallies_on_days(db, survey.id, list(excluded.days)))
-        response_count = storage.response_count(db, survey.id) - excluded.response_count
-    return compute_results(
-        survey, tallies, response_count, confidence_level=confidence_level, method=method, excluded=excluded,
-    )
-
-
-def stored_breakdown(
-    db, survey: Survey, by: str, confidence_level: float = 0.95, method: str = "wilson"
-) -> Breakdown:
-    """:func:`compute_breakdown` over the running group tallies in ``db``, minus the excluded days."""
-    from surveys import storage
-
-    with storage.read_snapshot(db):
-        excluded = _exclusion(db, survey)
-        grouped = storage.group_tallies(db, survey.id, by)
-        if excluded.days:
-            removed = storage.group_tallies_on_days(db, survey.id, by, list(excluded.days))
-            grouped = {group: subtract_tallies(per_question, removed.get(group, {}))
-                       for group, per_question in grouped.items()}
-            grouped = {group: per_question for group, per_question in grouped.items() if per_question}
-    return compute_breakdown(survey, by, grouped, confidence_level=confidence_level, method=method, excluded=excluded)
 
 
 def plan(
@@ -815,7 +721,7 @@ def compute_breakdown(
         noisy answer would put respondents in the wrong group at random.
     group_tallies : mapping
         ``{answer to by: {question: {design key: {answer: count}}}}`` from
-        :func:`surveys.storage.group_tallies`; the key ``None`` holds the
+        :func:`storage.queries.group_tallies`; the key ``None`` holds the
         respondents who left ``by`` unanswered.
     confidence_level, method, excluded
         As for :func:`compute_results`.

@@ -1,4 +1,4 @@
-"""From a respondent's answers to a :class:`~surveys.storage.NoisyResponse`.
+"""From a respondent's answers to a :class:`NoisyResponse`, the value storage writes.
 
 Pure: no Flask. The web layer parses and validates the form, then calls
 :func:`randomize_on_server` (JavaScript off) or takes the device's noisy
@@ -8,13 +8,54 @@ answers as they are, and hands the result to :func:`noisy_response`.
 from __future__ import annotations
 
 import functools
-import json
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from analysis.design import ForcedResponseDesign
 from surveys import protocol
 from surveys.definition import Question, Survey
-from surveys.storage import NoisyResponse
+from surveys.design_contract import design_record, question_design_key
+
+#: Where an answer was randomized: in the browser, or on the server (JavaScript off).
+RANDOMIZED_ON = ("device", "server")
+
+
+@dataclass(frozen=True)
+class NoisyResponse:
+    """One respondent's randomized answers, ready to store.
+
+    ``answers`` maps question name to the noisy (or, for non-randomized
+    questions, plain) answer; ``designs`` maps question name to the design
+    key it was randomized with (see ``Survey``'s design records);
+    ``columns`` is the survey's question order and ``plain`` names its
+    non-randomized questions (the break-down groups).
+    """
+
+    survey_id: str
+    survey_version: int
+    design_id: str
+    design_record: str
+    answers: Mapping[str, str]
+    question_designs: Mapping[str, str]
+    randomized_on: str
+    columns: tuple[str, ...] = ()
+    plain: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.randomized_on not in RANDOMIZED_ON:
+            raise ValueError(f"randomized_on must be one of {RANDOMIZED_ON}, got {self.randomized_on!r}")
+
+    def answer_line(self) -> str | None:
+        """The answers in ``columns`` order as a CSV fragment (empty where
+        unanswered), or None when a value would need CSV quoting."""
+        values = [self.answers.get(name, "") for name in self.columns]
+        if not self.columns or any(_NEEDS_QUOTING.search(value) for value in values):
+            return None
+        return ",".join(values)
+
+
+_NEEDS_QUOTING = re.compile(r'[,"\r\n]')
 
 
 def randomize_answer(question: Question, truth: str) -> str:
@@ -29,25 +70,6 @@ def randomize_answer(question: Question, truth: str) -> str:
 def randomize_on_server(survey: Survey, true_answers: Mapping[str, str]) -> dict[str, str]:
     """Randomize every answer with :mod:`secrets` at once (the JavaScript-off path)."""
     return {name: randomize_answer(survey.question(name), truth) for name, truth in true_answers.items()}
-
-
-def question_design_key(question: Question) -> str:
-    """Canonical JSON of what the estimators need: type, options and design.
-
-    Answers to one question are tallied per key, so answers collected under
-    different designs are never pooled as if they were one.
-    """
-    record = {
-        "type": question.type,
-        "choices": list(question.choice_names),
-        "design": question.design.to_dict() if question.design else None,
-    }
-    return json.dumps(record, sort_keys=True, separators=(",", ":"))
-
-
-def design_record(survey: Survey) -> str:
-    """Every question's design key, as stored once per survey design."""
-    return json.dumps({q.name: json.loads(question_design_key(q)) for q in survey.questions}, sort_keys=True)
 
 
 @functools.lru_cache(maxsize=256)

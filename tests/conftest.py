@@ -107,9 +107,9 @@ def runner(app):
 
 @pytest.fixture
 def db(app):
-    from surveys import storage
+    from storage import connection
 
-    database = storage.connect(app.config["DATABASE"])
+    database = connection.connect(app.config["DATABASE"])
     yield database
     database.close()
 
@@ -117,10 +117,10 @@ def db(app):
 @pytest.fixture
 def fresh_db(tmp_path):
     """A migrated database on its own, without an app."""
-    from surveys import storage
+    from storage import connection, migrations
 
-    database = storage.connect(tmp_path / "fresh.sqlite3")
-    storage.migrate(database)
+    database = connection.connect(tmp_path / "fresh.sqlite3")
+    migrations.migrate(database)
     yield database
     database.close()
 
@@ -245,9 +245,9 @@ class AdminSession:
 
 @pytest.fixture
 def admin_account(app):
-    from surveys import accounts, storage
+    from storage import accounts, connection
 
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
     return ADMIN_NAME

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from argon2 import extract_parameters
 
-from surveys import accounts
+from storage import accounts
 
 PASSWORD = "a long enough password"
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis import INTERVAL_METHODS, estimate_multiple_choice, estimate_proportion
-from surveys import storage
+from storage import connection, responses
 from surveys.loader import load_catalog
 from surveys.submission import noisy_response
 from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD
@@ -35,10 +35,10 @@ EXPORTS = [
 def add_responses(app, answers_list, randomized_on="device"):
     """Store noisy answers directly, as the submission path would."""
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     for i, answers in enumerate(answers_list):
         key = f"seed-{i:08d}-{len(answers_list):06d}"
-        storage.store_response(db, noisy_response(survey, answers, randomized_on), key, "2026-11-22")
+        responses.store_response(db, noisy_response(survey, answers, randomized_on), key, "2026-11-22")
     db.close()
 
 
@@ -68,7 +68,7 @@ def test_exports_answer_401_when_signed_out(client, path):
 def test_state_change_refuses_anonymous_posts(client, db):
     response = client.post("/admin/surveys/quiz/state", data={"state": "closed"})
     assert response.status_code in (400, 401)
-    assert storage.closed_override(db, "quiz") is None
+    assert responses.closed_override(db, "quiz") is None
 
 
 def test_sign_in_wrong_password(auth):

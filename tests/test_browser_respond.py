@@ -50,9 +50,9 @@ def posted_answers(request, app, prefix: str = "rr-") -> dict[str, str | None]:
 
 
 def stored_answers(app) -> list[dict]:
-    from surveys import storage
+    from storage import connection
 
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     try:
         return [dict(row, answers=json.loads(row["answers"])) for row in db.query("SELECT * FROM responses")]
     finally:
@@ -60,9 +60,9 @@ def stored_answers(app) -> list[dict]:
 
 
 def rows(app, table: str) -> list[dict]:
-    from surveys import storage
+    from storage import connection
 
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     try:
         return list(db.query(f"SELECT * FROM [{table}]"))
     finally:
@@ -72,9 +72,9 @@ def rows(app, table: str) -> list[dict]:
 def every_stored_value(app) -> set[str]:
     """Every cell of every table, answers JSON unpacked; design descriptions left
     out (they list every choice of the survey, which is no one's answer)."""
-    from surveys import storage
+    from storage import connection
 
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     try:
         names = [t for t in db.table_names() if t != "designs"]
     finally:
@@ -137,7 +137,7 @@ def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, c
     assert "sometimes" not in every_stored_value(app)
     assert {"often", "second"} <= every_stored_value(app)  # the search does find stored answers
     # designs holds the survey's definition (every choice name, "sometimes" too), nothing per respondent:
-    from surveys.submission import design_record
+    from surveys.design_contract import design_record
 
     assert [r["questions"] for r in rows(app, "designs")] == [design_record(app_survey(app))]
     database = Path(app.config["DATABASE"])

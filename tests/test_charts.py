@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from surveys import results
 from surveys.loader import parse_survey
-from surveys.submission import question_design_key
+from surveys.design_contract import question_design_key
 from web import charts
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from surveys import storage
+from storage import connection, queries, responses
 
 
 def test_surveys_check_passes_on_good_files(runner):
@@ -39,8 +39,8 @@ def test_codes_create_prints_usable_codes(runner, app):
     assert result.exit_code == 0, result.output
     codes = result.output.split()
     assert len(codes) == 3 and len(set(codes)) == 3
-    db = storage.connect(app.config["DATABASE"])
-    assert all(storage.invitation_code_is_valid(db, "quiz", code) for code in codes)
+    db = connection.connect(app.config["DATABASE"])
+    assert all(responses.invitation_code_is_valid(db, "quiz", code) for code in codes)
 
 
 def test_codes_create_rejects_a_bad_count(runner):
@@ -49,14 +49,14 @@ def test_codes_create_rejects_a_bad_count(runner):
 
 
 def test_admin_create_with_password_on_stdin_then_list_and_reset(runner, app):
-    from surveys import accounts
+    from storage import accounts
 
     result = runner.invoke(args=["admin", "create", "ana", "--password-stdin"], input="a long enough password\n")
     assert result.exit_code == 0, result.output
     assert "ana" in runner.invoke(args=["admin", "list"]).output
     result = runner.invoke(args=["admin", "reset-password", "ana", "--password-stdin"], input="another long password\n")
     assert result.exit_code == 0, result.output
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     assert accounts.sign_in(db, "ana", "another long password") is True
 
 
@@ -73,8 +73,8 @@ def test_admin_create_refuses_a_short_password(runner):
 
 def test_close_and_open_by_cli(runner, app):
     assert runner.invoke(args=["surveys", "close", "quiz"]).exit_code == 0
-    db = storage.connect(app.config["DATABASE"])
-    assert storage.closed_override(db, "quiz") is True
+    db = connection.connect(app.config["DATABASE"])
+    assert responses.closed_override(db, "quiz") is True
     assert app.test_client().get("/s/quiz").status_code == 410
     assert runner.invoke(args=["surveys", "open", "quiz"]).exit_code == 0
     assert app.test_client().get("/s/quiz").status_code == 200
@@ -127,7 +127,7 @@ def test_backup_writes_a_checked_rebuilt_copy(runner, app, tmp_path):
 def test_compact_rebuilds_and_empties_the_log(runner, app):
     from pathlib import Path
 
-    db = storage.connect(app.config["DATABASE"])  # held open, so the log is not checkpointed away at each close
+    db = connection.connect(app.config["DATABASE"])  # held open, so the log is not checkpointed away at each close
     _seed(app)
     wal = Path(app.config["DATABASE"] + "-wal")
     assert wal.stat().st_size > 0
@@ -135,7 +135,7 @@ def test_compact_rebuilds_and_empties_the_log(runner, app):
     assert result.exit_code == 0, result.output
     assert "10 responses, write-ahead log emptied" in result.output
     assert wal.stat().st_size == 0
-    assert storage.response_count(db, "quiz") == 10
+    assert queries.response_count(db, "quiz") == 10
     db.close()
 
 
@@ -152,10 +152,10 @@ def test_files_the_app_creates_are_private(tmp_path, surveys_dir, umask_022, mon
     application = app_module.create_app({
         "TESTING": True, "DATABASE": str(data / "answers.sqlite3"), "SURVEYS_DIR": str(surveys_dir),
     })
-    keep_open = storage.connect(data / "answers.sqlite3")  # so the -wal and -shm files stay to be seen
+    keep_open = connection.connect(data / "answers.sqlite3")  # so the -wal and -shm files stay to be seen
     respondent = Respondent(application.test_client())
     assert respondent.submit({"cheated": "yes", "ai_use": "never", "year": "first"}).status_code == 200
-    from surveys import ratelimit
+    from storage import ratelimit
 
     limits = ratelimit.connect(data / "answers-ratelimit.sqlite3")
     result = application.test_cli_runner().invoke(args=["backup", str(data / "backup.sqlite3")])

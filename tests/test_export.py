@@ -13,11 +13,14 @@ import pytest
 import yaml
 
 import analysis
-from surveys import export, results, storage
+from storage import connection, responses
+from surveys import export, results, submission
+from surveys.design_contract import design_record, question_design_key
 from surveys.loader import SurveyFileError, parse_survey
-from surveys.submission import design_record, noisy_response, question_design_key
+from surveys.submission import noisy_response
 from tests.conftest import DEPT_SURVEY_YAML
 from tests.conftest import make_survey as make_any_survey
+from web import gather
 
 #: The shared survey with an asymmetric design and unlabelled choices.
 SURVEY_YAML = DEPT_SURVEY_YAML.replace("{t: 2/3, a: 1/6, b: 1/6}", "{t: 7/10, a: 1/5, b: 1/10}").replace(
@@ -200,8 +203,8 @@ def test_responses_csv_header_rows_and_values(db, survey):
         {"cheated": "no", "ai_use": "once"},
     ]
     for index, noisy in enumerate(answers):
-        storage.store_response(db, noisy_response(survey, noisy, "server"), f"key-{index:04d}", "2026-11-21")
-    text = "".join(export.iter_responses_csv(db, survey))
+        responses.store_response(db, noisy_response(survey, noisy, "server"), f"key-{index:04d}", "2026-11-21")
+    text = "".join(gather.responses_csv(db, survey))
     header, *rows = list(csv.reader(io.StringIO(text)))
     assert header == ["response_id", "survey_version", "design_id", "randomized_on", "day",
                       "cheated", "lied", "ai_use", "dept"]  # fmt: skip
@@ -217,9 +220,9 @@ def test_responses_csv_header_rows_and_values(db, survey):
 
 
 def test_responses_csv_of_another_survey_is_only_the_header(db, survey):
-    storage.store_response(db, noisy_response(survey, {"cheated": "yes"}, "device"), "key-0001", "2026-11-21")
+    responses.store_response(db, noisy_response(survey, {"cheated": "yes"}, "device"), "key-0001", "2026-11-21")
     other = make_survey(id="other")
-    assert list(export.iter_responses_csv(db, other)) == [",".join(export.responses_header(other)) + "\r\n"]
+    assert list(gather.responses_csv(db, other)) == [",".join(export.responses_header(other)) + "\r\n"]
 
 
 def test_responses_csv_streams_in_constant_memory(db, survey):
@@ -233,7 +236,7 @@ def test_responses_csv_streams_in_constant_memory(db, survey):
         json.dumps({"cheated": c, "lied": "no", "ai_use": a, "dept": d})
         for c in ("yes", "no") for a in ("never", "sometimes") for d in ("arts", "science", "law")
     ]  # fmt: skip
-    with storage.immediate_transaction(db):
+    with connection.immediate_transaction(db):
         db.conn.executemany(
             "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers)"
             " VALUES (?, 'quiz', 1, ?, 'device', '2026-11-21', ?)",
@@ -244,7 +247,7 @@ def test_responses_csv_streams_in_constant_memory(db, survey):
     tracemalloc.start()
     try:
         size = lines = chunks = 0
-        for chunk in export.iter_responses_csv(db, survey):
+        for chunk in gather.responses_csv(db, survey):
             size += len(chunk)
             lines += chunk.count("\n")
             chunks += 1
@@ -263,14 +266,14 @@ def test_responses_csv_streams_in_constant_memory(db, survey):
 
 
 def test_codebook_describes_every_column_and_every_stored_design(db, survey):
-    storage.store_response(db, noisy_response(survey, {"cheated": "yes"}, "device"), "key-0001", "2026-11-20")
+    responses.store_response(db, noisy_response(survey, {"cheated": "yes"}, "device"), "key-0001", "2026-11-20")
     mapping = yaml.safe_load(SURVEY_YAML)
     mapping["version"] = 2
     mapping["questions"][0]["design"] = {"t": "2/3", "a": "1/6", "b": "1/6"}
     survey2 = parse_survey(mapping, "quiz.yaml")
-    storage.store_response(db, noisy_response(survey2, {"cheated": "no"}, "device"), "key-0002", "2026-11-21")
+    responses.store_response(db, noisy_response(survey2, {"cheated": "no"}, "device"), "key-0002", "2026-11-21")
 
-    book = export.codebook(db, survey2)
+    book = gather.codebook(db, survey2)
     assert (book["survey_id"], book["title"], book["version"]) == ("quiz", "Test quiz", 2)
     assert book["current_design_id"] == survey2.design_fingerprint()
     assert [c["name"] for c in book["columns"]] == export.responses_header(survey2)
@@ -292,7 +295,7 @@ def test_codebook_describes_every_column_and_every_stored_design(db, survey):
 
 
 def test_codebook_notes_give_the_estimator_and_the_rreg_call(db, survey):
-    book = export.codebook(db, survey)
+    book = gather.codebook(db, survey)
     notes = {c["name"]: c.get("how_to_analyse") for c in book["columns"]}
     # lied: t = 7/10, a = 1/5 (forced yes), b = 1/10 (forced no). RRreg's FR
     # model takes p = (P(forced to category 0 = no), P(forced to category 1 = yes)).
@@ -314,14 +317,14 @@ def test_responses_csv_mixes_ready_lines_with_older_rows(db, survey):
         {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
         {"name": "ai_use", "type": "select_one", "label": "AI?", "choices": ["never", "once", "sometimes", "often"]},
     ])
-    storage.store_response(db, noisy_response(survey, {"cheated": "yes", "ai_use": "once", "dept": "law"}, "device"),
+    responses.store_response(db, noisy_response(survey, {"cheated": "yes", "ai_use": "once", "dept": "law"}, "device"),
                            "key-current-1", "2026-11-21")
-    storage.store_response(db, noisy_response(older, {"cheated": "no", "ai_use": "often"}, "server"),
+    responses.store_response(db, noisy_response(older, {"cheated": "no", "ai_use": "often"}, "server"),
                            "key-older-01", "2026-11-20")
-    storage.store_response(db, noisy_response(survey, {"cheated": "no", "ai_use": "never"}, "device"),
+    responses.store_response(db, noisy_response(survey, {"cheated": "no", "ai_use": "never"}, "device"),
                            "key-current-2", "2026-11-21")
     db.execute("UPDATE responses SET answer_line = NULL WHERE answers LIKE '%never%'")  # as before m003
-    text = "".join(export.iter_responses_csv(db, survey))
+    text = "".join(gather.responses_csv(db, survey))
     header, *rows = list(csv.reader(io.StringIO(text)))
     assert len(rows) == 3 and len({row[0] for row in rows}) == 3
     stored = {row[0]: json.loads(row[1]) for row in db.execute("SELECT id, answers FROM responses")}
@@ -331,6 +334,6 @@ def test_responses_csv_mixes_ready_lines_with_older_rows(db, survey):
 
 
 def test_answer_line_is_refused_for_values_that_need_quoting():
-    response = storage.NoisyResponse("s", 1, "d", "{}", {"q": 'a,"b'}, {"q": "k"}, "device", ("q",))
+    response = submission.NoisyResponse("s", 1, "d", "{}", {"q": 'a,"b'}, {"q": "k"}, "device", ("q",))
     assert response.answer_line() is None
-    assert storage.NoisyResponse("s", 1, "d", "{}", {"q": "x"}, {"q": "k"}, "device", ("q", "r")).answer_line() == "x,"
+    assert submission.NoisyResponse("s", 1, "d", "{}", {"q": "x"}, {"q": "k"}, "device", ("q", "r")).answer_line() == "x,"

@@ -34,7 +34,7 @@ from werkzeug.datastructures import MultiDict
 
 from analysis import INTERVAL_METHODS
 from app import create_app
-from surveys import accounts, storage
+from storage import accounts, connection, responses
 from surveys.loader import load_catalog
 from surveys.submission import noisy_response
 from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, make_survey
@@ -87,7 +87,7 @@ def fresh_app(**config):
             "SECRET_KEY": "fuzz-secret-key", "RATELIMIT_SUBMISSIONS": "1000000/600",
             "RATELIMIT_SIGNINS": "1000000/600", **config,
         })
-        db = storage.connect(app.config["DATABASE"])
+        db = connection.connect(app.config["DATABASE"])
         accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
         db.close()
         yield app
@@ -95,7 +95,7 @@ def fresh_app(**config):
 
 def dump(app) -> dict[str, list[tuple]]:
     """Every row of every table, sorted: equal dumps mean an unchanged database."""
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     try:
         return {
             table: sorted(map(tuple, db.execute(f"SELECT * FROM [{table}]").fetchall()), key=repr)
@@ -139,11 +139,11 @@ def merged_slashes(response) -> bool:
 def seed_responses(app, count: int = 8) -> None:
     """Noisy answers stored directly, so the results pages have numbers to show."""
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     for i in range(count):
         answers = {"cheated": ("yes", "no", "no")[i % 3], "ai_use": QUESTIONS["ai_use"][i % 4],
                    "year": ("first", "second")[i % 2], **({"lied": "no"} if i % 3 else {})}
-        storage.store_response(db, noisy_response(survey, answers, "device"), f"fuzz-seed-{i:08d}", "2026-11-22")
+        responses.store_response(db, noisy_response(survey, answers, "device"), f"fuzz-seed-{i:08d}", "2026-11-22")
     db.close()
 
 

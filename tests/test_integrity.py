@@ -11,10 +11,12 @@ import time
 
 import pytest
 
-from surveys import results, storage
+from storage import connection, migrations, queries, responses
+from surveys import results
 from surveys.loader import SurveyFileError, load_catalog
 from surveys.submission import noisy_response
 from tests.conftest import QUIZ_YAML, Respondent, csrf_token_in, make_survey
+from web import gather
 from web.respond import watch_for_burst
 
 LIMIT_KEY = "max_responses_per_address_per_hour"
@@ -34,7 +36,7 @@ def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k")
     """Store noisy answers directly, as the submission path would, all in one clock hour
     (``hour`` only names the submission keys: no hour is stored)."""
     for i, answers in enumerate(answers_list):
-        storage.store_response(db, noisy_response(survey, answers, "device"), f"{prefix}-{day}-{hour}-{i:06d}", day,
+        responses.store_response(db, noisy_response(survey, answers, "device"), f"{prefix}-{day}-{hour}-{i:06d}", day,
                                hour_count=i + 1)
         watch_for_burst(db, survey.id, day, i + 1)
 
@@ -87,20 +89,20 @@ def test_one_address_clearing_its_cookie_is_capped_per_hour(app, surveys_dir, db
     with_limit(surveys_dir, 20)
     statuses = submit_from_fresh_browsers(app, 25)
     assert statuses == [200] * 20 + [429] * 5
-    assert storage.response_count(db, "quiz") == 20
+    assert queries.response_count(db, "quiz") == 20
 
 
 def test_the_refusal_says_why_and_when_to_retry_and_stores_nothing(app, surveys_dir, db):
     with_limit(surveys_dir, 1)
     assert submit_from_fresh_browsers(app, 1) == [200]
-    before = storage.tallies(db, "quiz")
+    before = queries.tallies(db, "quiz")
     response = Respondent(app.test_client()).submit(ANSWERS)
     assert response.status_code == 429
     assert 0 < int(response.headers["Retry-After"]) <= 3601
     text = response.get_data(as_text=True)
     assert "at most 1 responses an hour from one network address" in text
     assert f"try again in {response.headers['Retry-After']} seconds" in text
-    assert storage.response_count(db, "quiz") == 1 and storage.tallies(db, "quiz") == before
+    assert queries.response_count(db, "quiz") == 1 and queries.tallies(db, "quiz") == before
 
 
 def test_the_limit_is_per_address_and_per_survey(app, surveys_dir, db):
@@ -141,7 +143,7 @@ def test_each_hour_moves_up_the_histogram(app, db):
     store(db, survey, honest(2), HONEST_DAY, hour=9)
     store(db, survey, honest(1), HONEST_DAY, hour=10)
     store(db, survey, honest(2), HONEST_DAY, hour=11)
-    assert storage.hour_histogram(db, "quiz") == [(1, 1), (2, 2)]
+    assert responses.hour_histogram(db, "quiz") == [(1, 1), (2, 2)]
 
 
 def test_submissions_are_counted_per_clock_hour_in_the_rate_limit_file_only(app, db):
@@ -149,7 +151,7 @@ def test_submissions_are_counted_per_clock_hour_in_the_rate_limit_file_only(app,
     for _ in range(2):
         assert Respondent(app.test_client()).submit(ANSWERS).status_code == 200
     same_hour = int(time.time() // 3600) == before
-    assert storage.hour_histogram(db, "quiz") == ([(2, 1)] if same_hour else [(1, 2)])
+    assert responses.hour_histogram(db, "quiz") == ([(2, 1)] if same_hour else [(1, 2)])
     conn = sqlite3.connect(app.config["RATELIMIT_DATABASE"])
     buckets = dict(conn.execute("SELECT bucket, count FROM window_hits WHERE bucket LIKE 'arrivals:%'").fetchall())
     conn.close()
@@ -159,9 +161,9 @@ def test_submissions_are_counted_per_clock_hour_in_the_rate_limit_file_only(app,
 def test_a_repeated_submission_key_is_not_counted_twice(app, db):
     survey = quiz(app)
     response = noisy_response(survey, ANSWERS, "device")
-    assert storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=1)
-    assert not storage.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=2)
-    assert storage.hour_histogram(db, "quiz") == [(1, 1)]
+    assert responses.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=1)
+    assert not responses.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=2)
+    assert responses.hour_histogram(db, "quiz") == [(1, 1)]
 
 
 TIME_WORDS = ("hour", "time", "minute", "second", "at", "when", "stamp")
@@ -180,9 +182,9 @@ def test_no_table_of_the_answers_database_holds_a_time_finer_than_the_day(db):
 @pytest.mark.parametrize("hour_count", [0, -1, 1.5, True])
 def test_a_bad_hour_count_is_refused_and_nothing_is_stored(app, db, hour_count):
     with pytest.raises(ValueError, match="hour_count must be an integer >= 1"):
-        storage.store_response(db, noisy_response(quiz(app), ANSWERS, "device"), "bad-hour-000000", HONEST_DAY,
+        responses.store_response(db, noisy_response(quiz(app), ANSWERS, "device"), "bad-hour-000000", HONEST_DAY,
                                hour_count=hour_count)
-    assert storage.response_count(db, "quiz") == 0 and storage.hour_histogram(db, "quiz") == []
+    assert queries.response_count(db, "quiz") == 0 and responses.hour_histogram(db, "quiz") == []
 
 
 # --------------------------------------------------------------------------
@@ -228,44 +230,44 @@ def flooded(app, db):
 @pytest.fixture
 def honest_only(app, tmp_path):
     """The same 100 honest responses alone, in a database of their own."""
-    database = storage.connect(tmp_path / "honest.sqlite3")
-    storage.migrate(database)
+    database = connection.connect(tmp_path / "honest.sqlite3")
+    migrations.migrate(database)
     store(database, quiz(app), honest(100), HONEST_DAY)
     yield database
     database.close()
 
 
 def test_excluding_a_day_gives_the_estimates_without_its_responses(flooded, db, honest_only):
-    assert results.stored_results(db, flooded).question("cheated").yes_count == 34 + 50
-    assert storage.exclude_day(db, "quiz", FLOOD_DAY)
-    without = results.stored_results(db, flooded)
-    alone = results.stored_results(honest_only, flooded)
+    assert gather.stored_results(db, flooded).question("cheated").yes_count == 34 + 50
+    assert responses.exclude_day(db, "quiz", FLOOD_DAY)
+    without = gather.stored_results(db, flooded)
+    alone = gather.stored_results(honest_only, flooded)
     assert without.questions == alone.questions
     assert without.response_count == 100 and without.planning == alone.planning
     assert without.excluded == results.Exclusion((FLOOD_DAY,), 50)
 
 
 def test_including_the_day_again_restores_every_response(flooded, db):
-    everything = results.stored_results(db, flooded)
-    storage.exclude_day(db, "quiz", FLOOD_DAY)
-    assert storage.include_day(db, "quiz", FLOOD_DAY)
-    assert results.stored_results(db, flooded) == everything
-    assert not storage.include_day(db, "quiz", FLOOD_DAY)  # not excluded: nothing changes
+    everything = gather.stored_results(db, flooded)
+    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    assert responses.include_day(db, "quiz", FLOOD_DAY)
+    assert gather.stored_results(db, flooded) == everything
+    assert not responses.include_day(db, "quiz", FLOOD_DAY)  # not excluded: nothing changes
 
 
 def test_break_downs_leave_the_excluded_days_out_too(flooded, db, honest_only):
-    storage.exclude_day(db, "quiz", FLOOD_DAY)
-    without = results.stored_breakdown(db, flooded, "year")
-    alone = results.stored_breakdown(honest_only, flooded, "year")
+    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    without = gather.stored_breakdown(db, flooded, "year")
+    alone = gather.stored_breakdown(honest_only, flooded, "year")
     assert without.groups == alone.groups and without.excluded.days == (FLOOD_DAY,)
 
 
 def test_the_excluded_days_are_read_by_index_not_by_scanning_the_survey(flooded, db):
-    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    responses.exclude_day(db, "quiz", FLOOD_DAY)
     statements = []
     db.conn.set_trace_callback(statements.append)
-    results.stored_results(db, flooded)
-    results.stored_breakdown(db, flooded, "year")
+    gather.stored_results(db, flooded)
+    gather.stored_breakdown(db, flooded, "year")
     db.conn.set_trace_callback(None)
     reading_responses = [sql for sql in statements if "FROM responses" in sql]
     assert len(reading_responses) == 2
@@ -277,7 +279,7 @@ def test_the_excluded_days_are_read_by_index_not_by_scanning_the_survey(flooded,
 def test_nothing_is_read_from_responses_when_no_day_is_excluded(flooded, db):
     statements = []
     db.conn.set_trace_callback(statements.append)
-    results.stored_results(db, flooded)
+    gather.stored_results(db, flooded)
     db.conn.set_trace_callback(None)
     assert not [sql for sql in statements if "FROM responses" in sql]
 
@@ -294,8 +296,8 @@ def test_subtracting_tallies_drops_zeros_and_refuses_more_than_there_is():
 @pytest.mark.parametrize("day", ["2026-13-01", "2026-02-30", "21/11/2026", "", "2026-11-21' OR 1=1"])
 def test_a_bad_day_is_refused_by_name(db, day):
     with pytest.raises(ValueError, match="day must be a date written YYYY-MM-DD"):
-        storage.exclude_day(db, "quiz", day)
-    assert storage.excluded_days(db, "quiz") == []
+        responses.exclude_day(db, "quiz", day)
+    assert responses.excluded_days(db, "quiz") == []
 
 
 # --------------------------------------------------------------------------
@@ -313,7 +315,7 @@ def test_an_admin_excludes_a_day_and_the_results_page_says_so(flooded, db, auth)
     auth.login()
     response = post_day(auth, "excluded-days", FLOOD_DAY)
     assert response.status_code == 302 and response.headers["Location"] == "/admin/surveys/quiz"
-    assert storage.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
+    assert responses.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
     page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     assert "100 responses in the estimates" in page
     assert f"50 responses of\n {FLOOD_DAY} (UTC) were excluded by an admin" in page
@@ -321,7 +323,7 @@ def test_an_admin_excludes_a_day_and_the_results_page_says_so(flooded, db, auth)
     assert "With the 100 responses in the estimates" in page
     assert post_day(auth, "included-days", FLOOD_DAY).status_code == 302
     page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
-    assert "excluded by an admin" not in page and "150 responses" in page and storage.excluded_days(db, "quiz") == []
+    assert "excluded by an admin" not in page and "150 responses" in page and responses.excluded_days(db, "quiz") == []
 
 
 def test_the_dashboard_shows_an_excluded_burst_day_with_a_button_to_include_it(app, db, auth):
@@ -340,7 +342,7 @@ def read_csv(response) -> list[dict]:
 
 
 def test_the_exports_reflect_the_exclusion_and_name_it(flooded, db, auth):
-    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    responses.exclude_day(db, "quiz", FLOOD_DAY)
     auth.login()
     document = auth.client.get("/admin/surveys/quiz/estimates.json").get_json()
     assert document["response_count"] == 100
@@ -350,15 +352,15 @@ def test_the_exports_reflect_the_exclusion_and_name_it(flooded, db, auth):
     rows = read_csv(auth.client.get("/admin/surveys/quiz/estimates.csv"))
     assert {(row["excluded_days"], row["excluded_responses"]) for row in rows} == {(FLOOD_DAY, "50")}
     assert next(row for row in rows if row["question"] == "cheated")["yes_count"] == "34"
-    responses = read_csv(auth.client.get("/admin/surveys/quiz/responses.csv"))
-    assert len(responses) == 150 and sum(row["day"] == FLOOD_DAY for row in responses) == 50
+    exported = read_csv(auth.client.get("/admin/surveys/quiz/responses.csv"))
+    assert len(exported) == 150 and sum(row["day"] == FLOOD_DAY for row in exported) == 50
     codebook = auth.client.get("/admin/surveys/quiz/codebook.json").get_json()
     [entry] = codebook["excluded_days"]
     assert (entry["day"], entry["responses"]) == (FLOOD_DAY, 50) and "still rows of the responses CSV" in entry["note"]
 
 
 def test_the_command_line_estimates_leave_the_excluded_day_out(flooded, db, runner):
-    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    responses.exclude_day(db, "quiz", FLOOD_DAY)
     result = runner.invoke(args=["export", "estimates", "quiz", "--format", "json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
@@ -369,10 +371,10 @@ def test_excluding_without_a_csrf_token_changes_nothing(flooded, db, auth):
     auth.login()
     response = post_day(auth, "excluded-days", FLOOD_DAY, token=None)
     assert response.status_code == 400 and "could not be verified" in response.get_data(as_text=True)
-    assert storage.excluded_days(db, "quiz") == []
-    storage.exclude_day(db, "quiz", FLOOD_DAY)
+    assert responses.excluded_days(db, "quiz") == []
+    responses.exclude_day(db, "quiz", FLOOD_DAY)
     assert post_day(auth, "included-days", FLOOD_DAY, token=None).status_code == 400
-    assert storage.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
+    assert responses.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
 
 
 @pytest.mark.parametrize(
@@ -384,4 +386,4 @@ def test_excluding_a_bad_or_empty_day_is_a_400_with_a_message(flooded, db, auth,
     auth.login()
     response = post_day(auth, "excluded-days", day)
     assert response.status_code == 400 and message in response.get_data(as_text=True)
-    assert storage.excluded_days(db, "quiz") == []
+    assert responses.excluded_days(db, "quiz") == []

@@ -6,7 +6,7 @@ import multiprocessing
 
 import pytest
 
-from surveys import ratelimit
+from storage import ratelimit
 
 
 def test_window_fills_then_rolls_over(tmp_path):

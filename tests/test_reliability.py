@@ -243,7 +243,7 @@ def test_kill_9_mid_load_loses_no_acknowledged_submission(server):
 def test_gunicorn_worker_timeout_is_well_above_the_busy_timeout():
     import runpy
 
-    from surveys.storage import BUSY_TIMEOUT_SECONDS
+    from storage.connection import BUSY_TIMEOUT_SECONDS
 
     config = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
     assert BUSY_TIMEOUT_SECONDS * 3 <= config["timeout"]  # a wait for the lock never gets a worker killed
@@ -251,9 +251,9 @@ def test_gunicorn_worker_timeout_is_well_above_the_busy_timeout():
 
 def test_a_write_lock_held_too_long_gives_503_with_retry_after_and_the_retry_is_stored_once(
         app, respondent, monkeypatch):
-    from surveys import storage
+    from storage import connection
 
-    monkeypatch.setattr(storage, "BUSY_TIMEOUT_SECONDS", 1)
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_SECONDS", 1)
     controls = respondent.open_form()
     answers = {"cheated": "yes", "ai_use": "once", "year": "first"}
     holder = sqlite3.connect(app.config["DATABASE"], isolation_level=None)

@@ -10,7 +10,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from surveys import protocol, storage
+from storage import queries
+from surveys import protocol
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
 
@@ -95,10 +96,10 @@ def test_tallies_follow_the_stored_rows(client, app, db):
 
     for value in ["yes", "yes", "no"]:
         Respondent(app.test_client()).submit({"cheated": value, "ai_use": "once", "year": "third"}, device=True)
-    tallies = storage.tallies(db, "quiz")
+    tallies = queries.tallies(db, "quiz")
     (by_answer,) = tallies["cheated"].values()
     assert by_answer == {"yes": 2, "no": 1}
-    assert storage.response_count(db, "quiz") == 3
+    assert queries.response_count(db, "quiz") == 3
 
 
 @pytest.mark.parametrize("answers, device, message", [
@@ -318,7 +319,7 @@ def test_many_truthful_yes_answers_are_stored_as_about_three_quarters_yes(app, d
     n = 400
     for _ in range(n):
         Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "never", "year": "first"})
-    (by_answer,) = storage.tallies(db, "quiz")["cheated"].values()
+    (by_answer,) = queries.tallies(db, "quiz")["cheated"].values()
     sd = math.sqrt(n * 0.75 * 0.25)
     assert abs(by_answer["yes"] - 0.75 * n) < 4.5 * sd
     assert by_answer["yes"] + by_answer.get("no", 0) == n

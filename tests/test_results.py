@@ -16,9 +16,11 @@ import yaml
 from numpy.testing import assert_allclose
 
 import analysis
-from surveys import results, storage
+from storage import queries, responses
+from surveys import results
 from surveys.loader import parse_survey
-from surveys.submission import noisy_response, question_design_key
+from surveys.design_contract import question_design_key
+from surveys.submission import noisy_response
 from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
 from tests.conftest import make_survey
 
@@ -256,7 +258,7 @@ def db(fresh_db):
 def store(db, survey, answers, count, start=0):
     for i in range(count):
         response = noisy_response(survey, answers, "device")
-        storage.store_response(db, response, f"key-{survey.version}-{start + i:06d}-{answers}", "2026-11-20")
+        responses.store_response(db, response, f"key-{survey.version}-{start + i:06d}-{answers}", "2026-11-20")
 
 
 def test_group_tallies_split_the_tallies_by_a_plain_answer(db, survey):
@@ -264,7 +266,7 @@ def test_group_tallies_split_the_tallies_by_a_plain_answer(db, survey):
     store(db, survey, {"cheated": "no", "ai_use": "once", "dept": "arts"}, 8)
     store(db, survey, {"cheated": "yes", "lied": "no", "ai_use": "never", "dept": "law"}, 5)
     store(db, survey, {"cheated": "no", "ai_use": "often"}, 3)  # dept unanswered
-    grouped = storage.group_tallies(db, "quiz", "dept")
+    grouped = queries.group_tallies(db, "quiz", "dept")
     k = key(survey, "cheated")
     assert grouped["arts"]["cheated"] == {k: {"yes": 12, "no": 8}}
     assert grouped["law"]["cheated"] == {k: {"yes": 5}}
@@ -278,7 +280,7 @@ def test_group_tallies_split_the_tallies_by_a_plain_answer(db, survey):
                 for answer, count in counts.items():
                     slot = total.setdefault(question, {}).setdefault(design, {})
                     slot[answer] = slot.get(answer, 0) + count
-    assert total == storage.tallies(db, "quiz")
+    assert total == queries.tallies(db, "quiz")
 
 
 def test_group_tallies_keep_each_design_apart(db, survey):
@@ -288,7 +290,7 @@ def test_group_tallies_keep_each_design_apart(db, survey):
     changed["questions"][0]["design"] = {"t": "2/3", "a": "1/6", "b": "1/6"}
     survey2 = parse_survey(changed, "quiz.yaml")
     store(db, survey2, {"cheated": "no", "dept": "arts"}, 6)
-    grouped = storage.group_tallies(db, "quiz", "dept")
+    grouped = queries.group_tallies(db, "quiz", "dept")
     assert grouped["arts"]["cheated"] == {key(survey, "cheated"): {"yes": 4}, key(survey2, "cheated"): {"no": 6}}
     breakdown = results.compute_breakdown(survey2, "dept", grouped)
     assert breakdown.group("arts").question("cheated").pooled
@@ -297,7 +299,7 @@ def test_group_tallies_keep_each_design_apart(db, survey):
 @pytest.mark.parametrize("bad", ["Dept", "dept'", "a.b", "", "1x", "dept]"])
 def test_group_tallies_refuse_a_name_that_is_not_a_question_name(db, bad):
     with pytest.raises(ValueError, match="question name"):
-        storage.group_tallies(db, "quiz", bad)
+        queries.group_tallies(db, "quiz", bad)
 
 
 def test_breakdown_and_comparison_are_analysis_output(db, survey):
@@ -305,7 +307,7 @@ def test_breakdown_and_comparison_are_analysis_output(db, survey):
     store(db, survey, {"cheated": "no", "ai_use": "once", "dept": "arts"}, 20)
     store(db, survey, {"cheated": "yes", "ai_use": "never", "dept": "law"}, 10)
     store(db, survey, {"cheated": "no", "ai_use": "never", "dept": "law"}, 30)
-    breakdown = results.compute_breakdown(survey, "dept", storage.group_tallies(db, "quiz", "dept"))
+    breakdown = results.compute_breakdown(survey, "dept", queries.group_tallies(db, "quiz", "dept"))
     assert breakdown.by == survey.question("dept")
     # Every option of dept, in order, empty ones included.
     groups = [(g.value, g.label) for g in breakdown.groups]

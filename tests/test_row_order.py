@@ -4,8 +4,8 @@ The ids are random, so the b-trees keep rows in random-id order; but inside
 a page SQLite writes each new cell into the free space below the others, so
 cell byte offsets can follow arrival until the page is rebuilt. These tests
 read the raw pages of every b-tree that holds response ids (the table and
-its indexes), measure that signal, and check that :func:`storage.rebuild`
-and :func:`storage.backup` remove it.
+its indexes), measure that signal, and check that :func:`connection.rebuild`
+and :func:`connection.backup` remove it.
 
 The statistic, per b-tree: on each leaf page, sort the cells by byte offset
 and count adjacent pairs in which the cell at the lower offset arrived
@@ -36,7 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from surveys import storage
+from storage import connection, migrations, responses
+from surveys import submission
 
 RESPONSES = 240
 Z = 4.5
@@ -148,9 +149,9 @@ def signals(path: Path, arrival: dict[str, int], label: str) -> list[OrderSignal
     return found
 
 
-def survey_response() -> storage.NoisyResponse:
+def survey_response() -> submission.NoisyResponse:
     names = ("cheated", "lied", "ai_use", "year")
-    return storage.NoisyResponse(
+    return submission.NoisyResponse(
         survey_id="quiz", survey_version=1, design_id="fp1", design_record="{}",
         answers={"cheated": "yes", "lied": "no", "ai_use": "once", "year": "first"},
         question_designs=dict.fromkeys(names, "d1"), randomized_on="device", columns=names, plain=("year",),
@@ -164,17 +165,17 @@ def database_path(db) -> Path:
 def store_in_order(db, monkeypatch) -> dict[str, int]:
     """Store RESPONSES responses one after another; return each id's arrival rank."""
     arrival: dict[str, int] = {}
-    random_id = storage.new_response_id
+    random_id = responses.new_response_id
 
     def recorded_id() -> str:
         new_id = random_id()  # still secrets.token_hex
         arrival[new_id] = len(arrival)
         return new_id
 
-    monkeypatch.setattr(storage, "new_response_id", recorded_id)
+    monkeypatch.setattr(responses, "new_response_id", recorded_id)
     for number in range(RESPONSES):
-        assert storage.store_response(db, survey_response(), f"key-{number}", "2026-11-22")
-    monkeypatch.setattr(storage, "new_response_id", random_id)
+        assert responses.store_response(db, survey_response(), f"key-{number}", "2026-11-22")
+    monkeypatch.setattr(responses, "new_response_id", random_id)
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file, as a reader of it sees them
     assert len(arrival) == RESPONSES
     return arrival
@@ -189,7 +190,7 @@ def test_pages_follow_arrival_until_rebuild(fresh_db, arrived):
     path = database_path(fresh_db)
     before = signals(path, arrived, "before rebuild")
     assert max(s.z for s in before) > Z, "the measurement should see the order left by sequential inserts"
-    assert storage.rebuild(fresh_db) == RESPONSES
+    assert connection.rebuild(fresh_db) == RESPONSES
     after = signals(path, arrived, "after rebuild")
     assert {s.btree for s in after} == {s.btree for s in before}
     assert all(abs(s.z) < Z for s in after), after
@@ -199,7 +200,7 @@ def test_pages_follow_arrival_until_rebuild(fresh_db, arrived):
 def test_backup_is_a_rebuilt_copy_without_arrival_order(fresh_db, arrived, tmp_path):
     live = signals(database_path(fresh_db), arrived, "live")
     copy = tmp_path / "copy.sqlite3"
-    assert storage.backup(database_path(fresh_db), copy) == RESPONSES
+    assert connection.backup(database_path(fresh_db), copy) == RESPONSES
     backed_up = signals(copy, arrived, "backup")
     assert max(s.z for s in live) > Z  # the live file has the order, the copy must not
     assert {s.btree for s in backed_up} == {s.btree for s in live}
@@ -238,14 +239,14 @@ def test_moved_cells_leave_no_stale_copies(fresh_db, arrived, tmp_path, monkeypa
     with it turned off, shows that the count sees leftovers when they exist.
     """
     assert fresh_db.execute("PRAGMA secure_delete").fetchone()[0] == 1
-    control = storage.connect(tmp_path / "control.sqlite3")
-    storage.migrate(control)
+    control = connection.connect(tmp_path / "control.sqlite3")
+    migrations.migrate(control)
     control.execute("PRAGMA secure_delete = OFF")
     control_stale = stale_copies(tmp_path / "control.sqlite3", store_in_order(control, monkeypatch))
     control.close()
     stale = stale_copies(database_path(fresh_db), arrived)
     copy = tmp_path / "copy.sqlite3"
-    storage.backup(database_path(fresh_db), copy)
+    connection.backup(database_path(fresh_db), copy)
     copy_stale = stale_copies(copy, arrived)
     print(f"stale id copies: {stale} (secure_delete on), {control_stale} (off), {copy_stale} (backup)")
     assert control_stale > 0

@@ -19,7 +19,8 @@ from itsdangerous import URLSafeSerializer
 from werkzeug.http import parse_set_header
 
 from app import create_app
-from surveys import accounts, protocol, ratelimit, storage
+from storage import accounts, connection, ratelimit
+from surveys import protocol
 from tests.conftest import (
     ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, survey_in, wire_form,
 )
@@ -304,7 +305,7 @@ def from_address(app, address: str) -> AdminSession:
 
 
 def test_sign_in_locks_the_name_from_that_address_after_five_failures(app, auth):
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     accounts.create_admin(db, "colleague", "another long password")
     db.close()
     for _ in range(ratelimit.FREE_FAILURES):
@@ -431,7 +432,7 @@ def test_no_page_export_log_or_table_holds_a_true_answer(app, tmp_path, monkeypa
     for name in ["", *logging.root.manager.loggerDict]:
         caplog.set_level(logging.DEBUG, logger=name or None)
     stored = force_noise(monkeypatch)
-    db = storage.connect(app.config["DATABASE"])
+    db = connection.connect(app.config["DATABASE"])
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
 
@@ -465,7 +466,7 @@ def test_no_page_export_log_or_table_holds_a_true_answer(app, tmp_path, monkeypa
     (twin_dir / "quiz.yaml").write_text(QUIZ_YAML)
     twin = create_app({**{k: app.config[k] for k in ("TESTING", "SECRET_KEY", "RATELIMIT_SUBMISSIONS")},
                        "DATABASE": str(tmp_path / "twin.sqlite3"), "SURVEYS_DIR": str(twin_dir)})
-    db = storage.connect(twin.config["DATABASE"])
+    db = connection.connect(twin.config["DATABASE"])
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
     twin_thanks, _ = answer_through_every_path(twin, {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "third"})

@@ -8,12 +8,13 @@ import threading
 
 import pytest
 
-from surveys import storage
+from storage import connection, migrations, queries, responses
+from surveys import submission
 
 
 def response(answers=None, survey_id="s", designs=None):
     answers = answers or {"q": "yes"}
-    return storage.NoisyResponse(
+    return submission.NoisyResponse(
         survey_id=survey_id, survey_version=1, design_id="fp1", design_record="{}",
         answers=answers, question_designs={name: "d1" for name in answers} if designs is None else designs,
         randomized_on="device",
@@ -22,12 +23,7 @@ def response(answers=None, survey_id="s", designs=None):
 
 def test_database_uses_wal_and_a_busy_timeout(fresh_db):
     assert fresh_db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert fresh_db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_SECONDS * 1000
-
-
-def test_migrations_apply_once(fresh_db):
-    assert storage.migrate(fresh_db) == []
-    assert not storage.needs_migration(fresh_db)
+    assert fresh_db.execute("PRAGMA busy_timeout").fetchone()[0] == connection.BUSY_TIMEOUT_SECONDS * 1000
 
 
 def test_schema_has_no_column_for_addresses_agents_or_times(fresh_db):
@@ -41,7 +37,7 @@ def test_schema_has_no_column_for_addresses_agents_or_times(fresh_db):
 
 def test_responses_have_random_ids_and_no_rowid(fresh_db):
     for key in ("a" * 16, "b" * 16):
-        storage.store_response(fresh_db, response(), key, "2026-11-22")
+        responses.store_response(fresh_db, response(), key, "2026-11-22")
     ids = [row[0] for row in fresh_db.execute("SELECT id FROM responses")]
     assert len(set(ids)) == 2 and all(len(i) == 32 for i in ids)
     with pytest.raises(sqlite3.OperationalError):
@@ -49,35 +45,35 @@ def test_responses_have_random_ids_and_no_rowid(fresh_db):
 
 
 def test_repeated_submission_key_stores_nothing(fresh_db):
-    assert storage.store_response(fresh_db, response(), "k" * 16, "2026-11-22") is True
-    assert storage.store_response(fresh_db, response(), "k" * 16, "2026-11-22") is False
+    assert responses.store_response(fresh_db, response(), "k" * 16, "2026-11-22") is True
+    assert responses.store_response(fresh_db, response(), "k" * 16, "2026-11-22") is False
     assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1
-    assert storage.response_count(fresh_db, "s") == 1
+    assert queries.response_count(fresh_db, "s") == 1
 
 
 def test_failed_write_leaves_nothing_behind(fresh_db):
     bad = response(designs={})  # no design key for the answer: KeyError mid-transaction
     with pytest.raises(KeyError):
-        storage.store_response(fresh_db, bad, "k" * 16, "2026-11-22")
+        responses.store_response(fresh_db, bad, "k" * 16, "2026-11-22")
     for table in ("responses", "submission_keys", "tallies", "daily_counts", "designs"):
         assert fresh_db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
 
 
 def test_tallies_and_daily_counts(fresh_db):
-    storage.store_response(fresh_db, response({"q": "yes", "r": "b"}), "a" * 16, "2026-11-21")
-    storage.store_response(fresh_db, response({"q": "no", "r": "b"}), "b" * 16, "2026-11-22")
-    storage.store_response(fresh_db, response({"q": "yes"}), "c" * 16, "2026-11-22")
-    assert storage.tallies(fresh_db, "s") == {"q": {"d1": {"yes": 2, "no": 1}}, "r": {"d1": {"b": 2}}}
-    assert storage.daily_counts(fresh_db, "s") == [("2026-11-21", 1), ("2026-11-22", 2)]
+    responses.store_response(fresh_db, response({"q": "yes", "r": "b"}), "a" * 16, "2026-11-21")
+    responses.store_response(fresh_db, response({"q": "no", "r": "b"}), "b" * 16, "2026-11-22")
+    responses.store_response(fresh_db, response({"q": "yes"}), "c" * 16, "2026-11-22")
+    assert queries.tallies(fresh_db, "s") == {"q": {"d1": {"yes": 2, "no": 1}}, "r": {"d1": {"b": 2}}}
+    assert queries.daily_counts(fresh_db, "s") == [("2026-11-21", 1), ("2026-11-22", 2)]
 
 
 def test_invitation_codes_are_single_use_and_unlinked(fresh_db):
-    (code,) = storage.add_invitation_codes(fresh_db, "s", 1)
-    assert storage.invitation_code_is_valid(fresh_db, "s", code)
-    assert storage.store_response(fresh_db, response(), "a" * 16, "2026-11-22", code)
-    assert not storage.invitation_code_is_valid(fresh_db, "s", code)
-    with pytest.raises(storage.InvitationCodeError):
-        storage.store_response(fresh_db, response(), "b" * 16, "2026-11-22", code)
+    (code,) = responses.add_invitation_codes(fresh_db, "s", 1)
+    assert responses.invitation_code_is_valid(fresh_db, "s", code)
+    assert responses.store_response(fresh_db, response(), "a" * 16, "2026-11-22", code)
+    assert not responses.invitation_code_is_valid(fresh_db, "s", code)
+    with pytest.raises(responses.InvitationCodeError):
+        responses.store_response(fresh_db, response(), "b" * 16, "2026-11-22", code)
     assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1
     assert code not in str(list(fresh_db.query("SELECT * FROM invitation_codes")))  # only hashes
     assert "code" not in " ".join(c.name for c in fresh_db["responses"].columns)
@@ -85,14 +81,14 @@ def test_invitation_codes_are_single_use_and_unlinked(fresh_db):
 
 def test_concurrent_writers_never_see_database_locked(tmp_path):
     path = tmp_path / "c.sqlite3"
-    storage.migrate(storage.connect(path))
+    migrations.migrate(connection.connect(path))
     errors = []
 
     def writer(worker: int):
-        db = storage.connect(path)
+        db = connection.connect(path)
         try:
             for i in range(50):
-                storage.store_response(db, response(), f"w{worker:02d}-{i:04d}-xxxxxxxx", "2026-11-22")
+                responses.store_response(db, response(), f"w{worker:02d}-{i:04d}-xxxxxxxx", "2026-11-22")
         except Exception as error:  # noqa: BLE001 - any failure is the finding
             errors.append(repr(error))
         finally:
@@ -104,22 +100,22 @@ def test_concurrent_writers_never_see_database_locked(tmp_path):
     for thread in threads:
         thread.join()
     assert errors == []
-    db = storage.connect(path)
+    db = connection.connect(path)
     assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 400
-    assert storage.response_count(db, "s") == 400
+    assert queries.response_count(db, "s") == 400
 
 
 def test_admin_closed_override(fresh_db):
-    assert storage.closed_override(fresh_db, "s") is None
-    storage.set_closed(fresh_db, "s", True)
-    assert storage.closed_override(fresh_db, "s") is True
-    storage.set_closed(fresh_db, "s", False)
-    assert storage.closed_override(fresh_db, "s") is False
+    assert responses.closed_override(fresh_db, "s") is None
+    responses.set_closed(fresh_db, "s", True)
+    assert responses.closed_override(fresh_db, "s") is True
+    responses.set_closed(fresh_db, "s", False)
+    assert responses.closed_override(fresh_db, "s") is False
 
 
 def test_randomized_on_must_be_device_or_server():
     with pytest.raises(ValueError, match="'phone'"):
-        storage.NoisyResponse("s", 1, "f", "{}", {}, {}, "phone")
+        submission.NoisyResponse("s", 1, "f", "{}", {}, {}, "phone")
 
 
 def test_group_tallies_kept_at_submission_equal_a_fresh_recount(fresh_db):
@@ -137,34 +133,15 @@ def test_group_tallies_kept_at_submission_equal_a_fresh_recount(fresh_db):
     answers = [{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "first"},
                {"cheated": "yes", "year": "second"}, {"cheated": "yes"}]
     for i, noisy in enumerate(answers):
-        storage.store_response(fresh_db, noisy_response(survey, noisy, "device"), f"group-key-{i:06d}", "2026-11-22")
-    kept = storage.group_tallies(fresh_db, "g", "year")
+        responses.store_response(fresh_db, noisy_response(survey, noisy, "device"), f"group-key-{i:06d}", "2026-11-22")
+    kept = queries.group_tallies(fresh_db, "g", "year")
     (design,) = kept["first"]["cheated"]
     assert kept["first"]["cheated"][design] == {"yes": 1, "no": 1}
     assert kept["second"]["cheated"][design] == {"yes": 1}
     assert kept[None]["cheated"][design] == {"yes": 1}
-    storage.rebuild_group_tallies(fresh_db)
-    assert storage.group_tallies(fresh_db, "g", "year") == kept
-    assert storage.group_tallies(fresh_db, "g", "year") == storage._scan_group_tallies(fresh_db, "g", "year")
-
-
-def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
-    from surveys.loader import parse_survey
-    from surveys.submission import noisy_response
-
-    survey = parse_survey({
-        "id": "g", "title": "G", "version": 1, "questions": [
-            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
-            {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"],
-             "randomize": False},
-        ]}, "g.yaml")
-    for i, noisy in enumerate([{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "second"}]):
-        storage.store_response(fresh_db, noisy_response(survey, noisy, "server"), f"old-key-{i:08d}", "2026-11-22")
-    kept = storage.group_tallies(fresh_db, "g", "year")
-    fresh_db.execute("DROP TABLE group_tallies")  # as a database from before m005
-    fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_group_tallies'")
-    assert storage.migrate(fresh_db) == ["m005_group_tallies"]
-    assert storage.group_tallies(fresh_db, "g", "year") == kept
+    queries.rebuild_group_tallies(fresh_db)
+    assert queries.group_tallies(fresh_db, "g", "year") == kept
+    assert queries.group_tallies(fresh_db, "g", "year") == queries._scan_group_tallies(fresh_db, "g", "year")
 
 
 def mode(path) -> int:
@@ -172,9 +149,9 @@ def mode(path) -> int:
 
 
 def test_database_and_its_log_files_are_created_private(tmp_path, umask_022):
-    db = storage.connect(tmp_path / "answers.sqlite3")
-    storage.migrate(db)
-    storage.store_response(db, response(), "a" * 16, "2026-11-22")
+    db = connection.connect(tmp_path / "answers.sqlite3")
+    migrations.migrate(db)
+    responses.store_response(db, response(), "a" * 16, "2026-11-22")
     files = [tmp_path / name for name in ("answers.sqlite3", "answers.sqlite3-wal", "answers.sqlite3-shm")]
     assert {path.name: mode(path) for path in files} == {path.name: 0o600 for path in files}
     db.close()
@@ -183,21 +160,21 @@ def test_database_and_its_log_files_are_created_private(tmp_path, umask_022):
 def test_an_existing_file_keeps_its_mode(tmp_path, umask_022):
     path = tmp_path / "shared.sqlite3"
     path.touch(mode=0o640)
-    storage.create_private_file(path)
+    connection.create_private_file(path)
     assert mode(path) == 0o640
 
 
 def test_backup_and_its_partial_file_are_private(fresh_db, tmp_path, umask_022, monkeypatch):
-    storage.store_response(fresh_db, response(), "a" * 16, "2026-11-22")
-    check_copy, partial_modes = storage._check_copy, []
+    responses.store_response(fresh_db, response(), "a" * 16, "2026-11-22")
+    check_copy, partial_modes = connection._check_copy, []
 
     def check_and_record(partial):
         partial_modes.append(mode(partial))
         return check_copy(partial)
 
-    monkeypatch.setattr(storage, "_check_copy", check_and_record)
+    monkeypatch.setattr(connection, "_check_copy", check_and_record)
     target = tmp_path / "backup.sqlite3"
-    assert storage.backup(tmp_path / "fresh.sqlite3", target) == 1
+    assert connection.backup(tmp_path / "fresh.sqlite3", target) == 1
     assert partial_modes == [0o600] and mode(target) == 0o600
 
 
@@ -206,16 +183,16 @@ def test_failed_backup_leaves_no_partial_copy(tmp_path):
     sqlite3.connect(source).close()  # an empty database: no responses table
     target = tmp_path / "backup.sqlite3"
     with pytest.raises(sqlite3.OperationalError, match="responses"):
-        storage.backup(source, target)
+        connection.backup(source, target)
     assert not target.exists() and not (tmp_path / "backup.sqlite3.partial").exists()
 
 
 def test_rebuild_keeps_every_row_and_empties_the_log(fresh_db, tmp_path):
     for key in ("a" * 16, "b" * 16):
-        storage.store_response(fresh_db, response(), key, "2026-11-22")
+        responses.store_response(fresh_db, response(), key, "2026-11-22")
     before = fresh_db.execute("SELECT * FROM responses ORDER BY id").fetchall()
     assert (tmp_path / "fresh.sqlite3-wal").stat().st_size > 0
-    assert storage.rebuild(fresh_db) == 2
+    assert connection.rebuild(fresh_db) == 2
     assert fresh_db.execute("SELECT * FROM responses ORDER BY id").fetchall() == before
-    assert storage.tallies(fresh_db, "s") == {"q": {"d1": {"yes": 2}}}
+    assert queries.tallies(fresh_db, "s") == {"q": {"d1": {"yes": 2}}}
     assert (tmp_path / "fresh.sqlite3-wal").stat().st_size == 0

@@ -98,7 +98,7 @@ def handle_database_error(error: sqlite3.OperationalError):
 
 def init_app(app: Flask) -> None:
     from web import admin, limits, respond, wording
-    from surveys.submission import question_design_key
+    from surveys.design_contract import question_design_key
 
     csrf.init_app(app)
     db.init_app(app)

@@ -17,9 +17,10 @@ from wtforms.validators import InputRequired, Length
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from surveys import accounts, export, results, storage
+from storage import accounts, connection, queries, responses
+from surveys import export, results
 from surveys.definition import Survey
-from web import options
+from web import gather, options
 from web.catalog import get_catalog, survey_or_404, survey_state
 from web.charts import daily_sparkline_svg, results_chart_svg
 from web.db import get_db
@@ -133,10 +134,10 @@ def dashboard():
         {
             "survey": survey,
             "state": survey_state(survey),
-            "responses": storage.response_count(db, survey.id),
-            "sparkline": daily_sparkline_svg(storage.daily_counts(db, survey.id)),
-            "bursts": storage.bursts(db, survey.id),
-            "excluded_days": {day for day, _ in storage.excluded_days(db, survey.id)},
+            "responses": queries.response_count(db, survey.id),
+            "sparkline": daily_sparkline_svg(queries.daily_counts(db, survey.id)),
+            "bursts": responses.bursts(db, survey.id),
+            "excluded_days": {day for day, _ in responses.excluded_days(db, survey.id)},
         }
         for survey in catalog.surveys.values()
     ]
@@ -150,7 +151,7 @@ def posted_day() -> str:
         abort(400, description="The form could not be verified; reload the page.")
     day = request.form.get("day", "")
     try:
-        return storage.check_day(day)
+        return responses.check_day(day)
     except ValueError:
         abort(400, description=f"The day must be a date written YYYY-MM-DD, got “{day[:20]}”.")
 
@@ -161,10 +162,10 @@ def exclude_day(survey_id: str):
     """Leave one day's responses out of the estimates (they stay stored and exported)."""
     survey = survey_or_404(survey_id)
     day = posted_day()
-    count = storage.responses_on_day(get_db(), survey.id, day)
+    count = queries.responses_on_day(get_db(), survey.id, day)
     if count == 0:
         abort(400, description=f"“{survey.title}” has no responses on {day}; there is nothing to exclude.")
-    storage.exclude_day(get_db(), survey.id, day)
+    responses.exclude_day(get_db(), survey.id, day)
     flash(f"Left out of the estimates of “{survey.title}”: the {count} response{'s' if count != 1 else ''} "
           f"of {day} (UTC). They stay stored and in the responses export.")
     return redirect(safe_next(request.form.get("next")))
@@ -176,7 +177,7 @@ def include_day(survey_id: str):
     """Count an excluded day's responses in the estimates again."""
     survey = survey_or_404(survey_id)
     day = posted_day()
-    if storage.include_day(get_db(), survey.id, day):
+    if responses.include_day(get_db(), survey.id, day):
         flash(f"The responses of {day} (UTC) count in the estimates of “{survey.title}” again.")
     else:
         flash(f"{day} was not excluded from the estimates of “{survey.title}”; nothing changed.")
@@ -192,7 +193,7 @@ def analysis_options() -> tuple[str, float]:
 
 
 def survey_results(survey: Survey, method: str, level: float):
-    return results.stored_results(get_db(), survey, confidence_level=level, method=method)
+    return gather.stored_results(get_db(), survey, confidence_level=level, method=method)
 
 
 def requested_results(survey_id: str):
@@ -237,7 +238,7 @@ def survey_breakdown(survey: Survey, by: str, method: str, level: float):
     if by not in plain:
         abort(400, description=f"“{by[:40]}” is not a non-randomized question of this survey; "
                                f"break-downs are by one of: {', '.join(sorted(plain)) or 'none'}.")
-    return results.stored_breakdown(get_db(), survey, by, confidence_level=level, method=method)
+    return gather.stored_breakdown(get_db(), survey, by, confidence_level=level, method=method)
 
 
 def group_differences(breakdown, level: float) -> list[dict]:
@@ -282,7 +283,7 @@ def set_state(survey_id: str):
     wanted = request.form.get("state")
     if wanted not in ("open", "closed"):
         abort(400, description="state must be “open” or “closed”.")
-    storage.set_closed(get_db(), survey.id, wanted == "closed")
+    responses.set_closed(get_db(), survey.id, wanted == "closed")
     flash(f"“{survey.title}” is now {survey_state(survey)}.")
     return redirect(safe_next(request.form.get("next")))
 
@@ -315,11 +316,11 @@ def estimates_csv(survey_id: str):
 @admin_required
 def responses_csv(survey_id: str):
     survey = survey_or_404(survey_id)
-    db = storage.connect(current_app.config["DATABASE"])  # owned by the stream, closed at its end
+    db = connection.connect(current_app.config["DATABASE"])  # owned by the stream, closed at its end
 
     def stream():
         try:
-            yield from export.iter_responses_csv(db, survey)
+            yield from gather.responses_csv(db, survey)
         finally:
             db.close()
 
@@ -330,4 +331,4 @@ def responses_csv(survey_id: str):
 @admin_required
 def codebook_json(survey_id: str):
     survey = survey_or_404(survey_id)
-    return current_app.json.response(export.codebook(get_db(), survey))
+    return current_app.json.response(gather.codebook(get_db(), survey))

@@ -13,7 +13,7 @@ from datetime import date, datetime, timezone
 
 from flask import abort, current_app
 
-from surveys import storage
+from storage import responses
 from surveys.definition import Survey
 from surveys.loader import SurveyCatalog, load_catalog
 from web.db import get_db
@@ -49,7 +49,7 @@ def today() -> date:
 def survey_state(survey: Survey) -> str:
     """``open``, ``closed`` or ``not yet open``: the file's dates, with the
     admin's open/close choice (if any) in place of the file's ``closed`` flag."""
-    override = storage.closed_override(get_db(), survey.id)
+    override = responses.closed_override(get_db(), survey.id)
     if override is not None:
         survey = dataclasses.replace(survey, closed=override)
     return survey.state(today())

@@ -185,7 +185,7 @@ def _plural(count: int, word: str) -> str:
 def daily_sparkline_svg(daily_counts: list[tuple[str, int]]) -> Markup:
     """A small bar chart of responses per day, days without responses drawn as gaps.
 
-    ``daily_counts`` is :func:`surveys.storage.daily_counts`: ``(YYYY-MM-DD,
+    ``daily_counts`` is :func:`storage.queries.daily_counts`: ``(YYYY-MM-DD,
     count)`` in day order. The chart spans the first to the last day.
     """
     counts = {date.fromisoformat(day): count for day, count in daily_counts}

@@ -13,9 +13,10 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from surveys import accounts, export, results, storage
+from storage import accounts, connection, responses
+from surveys import export
 from surveys.loader import load_catalog
-from web import options
+from web import gather, options
 from web.limits import clear_signin_failures
 
 surveys_cli = AppGroup("surveys", help="Check, open and close surveys.")
@@ -56,7 +57,7 @@ def check_command(folder: str | None) -> None:
 @click.argument("survey_id")
 def close_command(survey_id: str) -> None:
     """Stop taking answers for SURVEY_ID (its results stay readable)."""
-    storage.set_closed(_db(), _survey(survey_id).id, True)
+    responses.set_closed(_db(), _survey(survey_id).id, True)
     click.echo(f"{survey_id}: closed")
 
 
@@ -64,7 +65,7 @@ def close_command(survey_id: str) -> None:
 @click.argument("survey_id")
 def open_command(survey_id: str) -> None:
     """Take answers for SURVEY_ID again (within its file's dates)."""
-    storage.set_closed(_db(), _survey(survey_id).id, False)
+    responses.set_closed(_db(), _survey(survey_id).id, False)
     click.echo(f"{survey_id}: open")
 
 
@@ -73,7 +74,7 @@ def open_command(survey_id: str) -> None:
 @click.argument("count", type=click.IntRange(1, 100_000))
 def create_codes_command(survey_id: str, count: int) -> None:
     """Create COUNT single-use invitation codes for SURVEY_ID and print them."""
-    for code in storage.add_invitation_codes(_db(), survey_id, count):
+    for code in responses.add_invitation_codes(_db(), survey_id, count):
         click.echo(code)
 
 
@@ -154,7 +155,7 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
     """Debiased estimates for SURVEY_ID, one row per question (and option)."""
     import json
 
-    computed = results.stored_results(_db(), _survey(survey_id), confidence_level=level, method=method)
+    computed = gather.stored_results(_db(), _survey(survey_id), confidence_level=level, method=method)
     with _open_output(output) as handle:
         if fmt == "csv":
             handle.write(export.estimates_csv(computed))
@@ -171,7 +172,7 @@ def export_responses_command(survey_id: str, output: str | None) -> None:
     """The noisy answers of SURVEY_ID as CSV, streamed."""
     survey = _survey(survey_id)
     with _open_output(output) as handle:
-        for chunk in export.iter_responses_csv(_db(), survey):
+        for chunk in gather.responses_csv(_db(), survey):
             handle.write(chunk)
 
 
@@ -184,7 +185,7 @@ def export_codebook_command(survey_id: str, output: str | None) -> None:
 
     survey = _survey(survey_id)
     with _open_output(output) as handle:
-        json.dump(export.codebook(_db(), survey), handle, indent=2)
+        json.dump(gather.codebook(_db(), survey), handle, indent=2)
         handle.write("\n")
 
 
@@ -194,7 +195,7 @@ def export_codebook_command(survey_id: str, output: str | None) -> None:
 def backup_command(path: str) -> None:
     """Write a rebuilt copy of the database to PATH while the app keeps running (VACUUM INTO)."""
     try:
-        count = storage.backup(current_app.config["DATABASE"], path)
+        count = connection.backup(current_app.config["DATABASE"], path)
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"Backed up {count} responses to {path}")
@@ -205,7 +206,7 @@ def backup_command(path: str) -> None:
 def compact_command() -> None:
     """Rebuild the database in key order and empty its write-ahead log (removes arrival order)."""
     try:
-        count = storage.rebuild(_db())
+        count = connection.rebuild(_db())
     except RuntimeError as error:
         raise click.ClickException(f"{error}; run compact again") from None
     click.echo(f"Rebuilt {current_app.config['DATABASE']}: {count} responses, write-ahead log emptied")

@@ -9,13 +9,13 @@ import sqlite_utils
 from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
-from surveys import storage
+from storage import connection, migrations
 
 
 def get_db() -> sqlite_utils.Database:
     """The request's connection, opened on first use."""
     if "db" not in g:
-        g.db = storage.connect(current_app.config["DATABASE"])
+        g.db = connection.connect(current_app.config["DATABASE"])
     return g.db
 
 
@@ -28,9 +28,9 @@ def close_db(_exc: BaseException | None = None) -> None:
 def migrate_database(path: str) -> list[str]:
     """Create the database file (and its folder) or apply pending migrations."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    db = storage.connect(path)
+    db = connection.connect(path)
     try:
-        return storage.migrate(db)
+        return migrations.migrate(db)
     finally:
         db.close()
 

@@ -2,7 +2,7 @@
 
 The address is never stored: buckets and keys are HMACs of it under the
 app's secret key, kept only in the rate-limit file and deleted once they
-have run out (:mod:`surveys.ratelimit`). Settings: ``RATELIMIT_ENABLED``,
+have run out (:mod:`storage.ratelimit`). Settings: ``RATELIMIT_ENABLED``,
 ``RATELIMIT_SUBMISSIONS``, ``RATELIMIT_SIGNINS`` (``COUNT/SECONDS``),
 ``RATELIMIT_DATABASE`` and ``SIGNIN_CONCURRENCY``.
 """
@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from flask import current_app, g, render_template, request
 
-from surveys import ratelimit
+from storage import ratelimit
 
 
 def _connection():

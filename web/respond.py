@@ -33,9 +33,9 @@ from werkzeug.wsgi import LimitedStream
 from wtforms.validators import ValidationError
 
 from analysis.bursts import MIN_BURST_COUNT, judge_hour
-from surveys import storage
+from storage import responses
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
-from surveys.submission import noisy_response, randomize_on_server
+from surveys.submission import RANDOMIZED_ON, noisy_response, randomize_on_server
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import (
@@ -184,7 +184,7 @@ def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str]:
     if "sealed" in form:
         return _read_sealed(survey, form["sealed"])
     randomized_on = form.get("randomized_on", "server")
-    if randomized_on not in storage.RANDOMIZED_ON:
+    if randomized_on not in RANDOMIZED_ON:
         raise SubmissionError([f"randomized_on must be “device” or “server”, not “{randomized_on[:20]}”."])
     prefix = DEVICE_PREFIX if randomized_on == "device" else ""
     answers, parsed = parse_answers(survey, form, prefix)
@@ -267,7 +267,7 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
 
 def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, code: str):
     db = get_db()
-    if storage.submission_key_exists(db, key):
+    if responses.submission_key_exists(db, key):
         return thank(survey, None)  # a repeat: stored once already; this copy's noise is not shown
     if request.cookies.get(done_cookie(survey)):
         return already_answered(survey)
@@ -276,11 +276,11 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
                               "It may have been used already. Ask the researcher for a new link.")
     day, hour_count = today().isoformat(), count_arrival(survey.id)
     try:
-        stored = storage.store_response(
+        stored = responses.store_response(
             db, noisy_response(survey, noisy, randomized_on), key, day,
             code if survey.invitation_only else None, hour_count=hour_count,
         )
-    except storage.InvitationCodeError:
+    except responses.InvitationCodeError:
         return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
     if stored:
         watch_for_burst(db, survey.id, day, hour_count)
@@ -293,15 +293,15 @@ def watch_for_burst(db, survey_id: str, day: str, hour_count: int) -> None:
     count that can be a burst, so ordinary traffic costs one comparison."""
     if hour_count < MIN_BURST_COUNT:
         return
-    result = judge_hour(hour_count, storage.hour_histogram(db, survey_id))
+    result = judge_hour(hour_count, responses.hour_histogram(db, survey_id))
     if result.is_burst:
-        storage.record_burst(db, survey_id, day, hour_count, result.usual_rate)
+        responses.record_burst(db, survey_id, day, hour_count, result.usual_rate)
 
 
 def code_is_acceptable(survey: Survey, code: str) -> bool:
     if not survey.invitation_only:
         return True
-    return bool(code) and storage.invitation_code_is_valid(get_db(), survey.id, code)
+    return bool(code) and responses.invitation_code_is_valid(get_db(), survey.id, code)
 
 
 @bp.app_template_global()

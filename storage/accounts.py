@@ -12,7 +12,7 @@ random token, the database only its SHA-256 hash, the account and the
 expiry. Signing out deletes the session; a new password and
 ``end_all_sessions`` delete every session of the account, so a captured
 cookie stops working at once. Throttling of failed sign-ins lives in
-:mod:`surveys.ratelimit` (per account name and address).
+:mod:`storage.ratelimit` (per account name and address).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import sqlite_utils
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from surveys.storage import immediate_transaction
+from storage.connection import immediate_transaction
 
 HASHER = PasswordHasher(time_cost=3, memory_cost=64 * 1024, parallelism=4, type=Type.ID)
 NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
@@ -80,7 +80,7 @@ def list_admins(db: sqlite_utils.Database, now: float | None = None) -> list[dic
 def sign_in(db: sqlite_utils.Database, name: str, password: str) -> bool:
     """True if ``password`` is the account's; an unknown name takes as long to refuse.
 
-    Throttling is the caller's (:mod:`surveys.ratelimit`), the same for known
+    Throttling is the caller's (:mod:`storage.ratelimit`), the same for known
     and unknown names, so the answer never tells whether an account exists.
     """
     row = db.execute("SELECT password_hash FROM admins WHERE name = ?", [name]).fetchone()

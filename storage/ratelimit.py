@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from surveys.storage import BUSY_TIMEOUT_SECONDS, create_private_file
+from storage.connection import BUSY_TIMEOUT_SECONDS, create_private_file
 
 #: Failed sign-ins allowed in a row before a lock.
 FREE_FAILURES = 5

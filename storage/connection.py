@@ -1,0 +1,170 @@
+"""The database file: opening it, transactions, private files, rebuild and backup.
+
+Takes and returns :class:`sqlite_utils.Database` objects; knows nothing of
+Flask. The schema is in :mod:`storage.migrations`, the writes in
+:mod:`storage.responses`, the reads in :mod:`storage.queries`.
+
+Every write is one short ``BEGIN IMMEDIATE`` transaction: the write lock is
+taken up front, so concurrent writers queue on the busy timeout instead of
+failing with "database is locked" when a read transaction tries to upgrade.
+
+What the file's layout still says about arrival order, and what removes it:
+
+* Inside a b-tree page the cell pointers are in key (random id) order, but
+  SQLite writes each new cell into the page's free space below the others,
+  so until the page is next rebuilt the cells' byte offsets follow arrival
+  (a later row at a lower offset). That is a weak signal in ``responses``
+  and a stronger one in its indexes (``tests/test_row_order.py`` measures
+  it). The write-ahead log holds the page images of recent commits in
+  commit order (an automatic checkpoint copies them into the file but does
+  not erase them; they are overwritten as the log is reused): there the
+  order of the latest commits is plain.
+* :func:`rebuild` (``flask --app app compact``) removes both: ``VACUUM``
+  rewrites every table and index in key order, so the file becomes a
+  function of the stored rows alone, and ``wal_checkpoint(TRUNCATE)`` empties
+  the log. Rows stored after it carry the weak order again until the next
+  rebuild: run it daily (cron) and after closing a survey.
+* :func:`backup` writes a rebuilt copy (``VACUUM INTO``), never the live
+  layout, in rollback-journal mode with no log beside it.
+* ``secure_delete`` is on: space freed when a page split moves cells (and
+  deleted rows, as in the rate-limit file) is zeroed. Without it, stale
+  copies of moved cells stay in the page's free space and record earlier
+  layouts (``tests/test_row_order.py``).
+* Database files, their ``-wal`` and ``-shm`` files and backups are created
+  with mode 0600 (:func:`create_private_file`; SQLite gives ``-wal`` and
+  ``-shm`` the database file's mode). An existing file keeps its mode.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlite_utils
+
+#: How long a write waits for the lock before giving up ("database is locked"); the web
+#: layer then answers 503 with Retry-After. Well below gunicorn's 30 s worker timeout.
+BUSY_TIMEOUT_SECONDS = 5
+
+
+def create_private_file(path: str | Path) -> Path:
+    """Create ``path`` empty with mode 0600 (whatever the umask) if it does
+    not exist, so that SQLite opens a file only its owner can read; an
+    existing file is left as it is."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path
+
+
+def connect(path: str | Path) -> sqlite_utils.Database:
+    """Open the database file (created 0600) with WAL, a busy timeout, full
+    durability and ``secure_delete`` (freed space zeroed)."""
+    conn = sqlite3.connect(str(create_private_file(path)), timeout=BUSY_TIMEOUT_SECONDS)
+    db = sqlite_utils.Database(conn)
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
+    db.execute("PRAGMA secure_delete = ON")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
+
+
+@contextmanager
+def immediate_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception."""
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    db.conn.execute("COMMIT")
+
+
+@contextmanager
+def read_snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One read transaction: every query inside sees the same committed state
+    (WAL readers never block the writers)."""
+    db.conn.execute("BEGIN")
+    try:
+        yield db
+    finally:
+        if db.conn.in_transaction:
+            db.conn.execute("COMMIT")
+
+
+def rebuild(db: sqlite_utils.Database) -> int:
+    """Rewrite the database in key order and empty the write-ahead log; return the responses kept.
+
+    ``VACUUM`` rebuilds every table and index from the rows alone, which
+    removes the weak arrival order left in page layouts (see the module
+    notes); ``wal_checkpoint(TRUNCATE)`` then copies the rebuilt pages into
+    the file and truncates the log, so no older page image stays in it.
+    Writers wait for the rebuild on the busy timeout; run it when the
+    survey is quiet. Raises RuntimeError if a reader kept the log from
+    being emptied (run it again).
+    """
+    db.execute("VACUUM")
+    busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        raise RuntimeError("the database was rebuilt but a reader kept the write-ahead log from being emptied")
+    (count,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+    return count
+
+
+def backup(source: str | Path, target: str | Path) -> int:
+    """Write a rebuilt copy of the database online; return the responses copied.
+
+    ``VACUUM INTO`` reads one consistent snapshot (one read transaction: WAL
+    readers do not block writers) and writes it in key order, so the copy
+    carries no arrival order, in rollback-journal mode with no ``-wal`` or
+    ``-shm`` file. The copy is written to a file beside ``target``, created
+    0600, checked with ``PRAGMA integrity_check``, then renamed into place,
+    so ``target`` is never half-written.
+    """
+    target = Path(target)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    try:
+        _write_rebuilt_copy(source, create_private_file(partial))
+        count = _check_copy(partial)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    partial.replace(target)
+    return count
+
+
+def _write_rebuilt_copy(source: str | Path, partial: Path) -> None:
+    src = sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_SECONDS)
+    try:
+        src.execute("PRAGMA secure_delete = ON")
+        src.execute("VACUUM INTO ?", [str(partial)])
+    finally:
+        src.close()
+
+
+def _check_copy(partial: Path) -> int:
+    """Check the copy's integrity and journal mode; return its responses."""
+    dst = sqlite3.connect(str(partial))
+    try:
+        (mode,) = dst.execute("PRAGMA journal_mode").fetchone()
+        if mode == "wal":
+            raise RuntimeError(f"the backup {partial} is in WAL mode; it would need its -wal file")
+        (ok,) = dst.execute("PRAGMA integrity_check").fetchone()
+        if ok != "ok":
+            raise RuntimeError(f"backup failed its integrity check: {ok}")
+        (count,) = dst.execute("SELECT COUNT(*) FROM responses").fetchone()
+    finally:
+        dst.close()
+    return count

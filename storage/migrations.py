@@ -1,0 +1,280 @@
+"""The schema, as versioned migrations (``sqlite_utils.Migrations``), and applying them.
+
+Takes a :class:`sqlite_utils.Database`; knows nothing of Flask.
+
+What is stored, and what is not:
+
+* ``responses`` holds one row per respondent: a random id (the table is
+  ``WITHOUT ROWID``, so there is no sequential rowid; rows are kept in the
+  order of their random ids), the survey id and version, the noisy answers
+  as JSON, the id of the design record they were randomized with, where they
+  were randomized (``device`` or ``server``) and the day. No address, user
+  agent, time of day, referrer or true answer exists anywhere in the schema.
+* ``designs`` records every question's design and choices for a survey
+  version, keyed by the survey's design fingerprint, so a later change of
+  design never corrupts old data.
+* ``tallies`` keeps, per question, design and noisy answer, a running
+  count, updated in the same transaction as the row it counts: results are
+  read from it without scanning every response.
+* ``submission_keys`` and ``invitation_codes`` (hashes only) are kept apart from the
+  answers, with no column that links them to a response.
+* ``hour_histograms`` keeps, per survey, how many clock hours had 1, 2, 3,
+  ... responses: no hour, no day, no link to a response, only the shape of
+  the traffic the burst warning compares an hour with. The hour a response
+  came in is counted only in the rate-limit file, for that hour alone.
+* ``bursts`` records the days with an hour far above a survey's usual rate
+  (the day, the most responses in one hour, the usual rate): a day is
+  already stored with each response, so no time is added.
+* ``excluded_days`` lists the days an admin left out of the estimates; the
+  responses of those days stay stored (and exported).
+
+Migrations are self-contained: each holds the SQL it needs as it stood when
+it was written, and calls no code outside this module that a later change
+could alter (``m005_group_tallies`` fills its table with its own copy of the
+recount). sqlite-utils records applied migrations by name, so a name never
+changes once released.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+from storage.connection import immediate_transaction
+
+migrations = Migrations("rr-survey")
+
+
+@migrations()
+def m001_initial(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE responses (
+            id TEXT PRIMARY KEY,
+            survey_id TEXT NOT NULL,
+            survey_version INTEGER NOT NULL,
+            design_id TEXT NOT NULL REFERENCES designs(id),
+            randomized_on TEXT NOT NULL CHECK (randomized_on IN ('device', 'server')),
+            day TEXT NOT NULL,
+            answers TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX responses_survey ON responses (survey_id)")
+    db.execute(
+        """
+        CREATE TABLE designs (
+            id TEXT PRIMARY KEY,
+            survey_id TEXT NOT NULL,
+            survey_version INTEGER NOT NULL,
+            questions TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE tallies (
+            survey_id TEXT NOT NULL,
+            question TEXT NOT NULL,
+            design TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, question, design, answer)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE daily_counts (
+            survey_id TEXT NOT NULL,
+            day TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, day)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "CREATE TABLE submission_keys (key TEXT PRIMARY KEY, survey_id TEXT NOT NULL) WITHOUT ROWID"
+    )
+    db.execute(
+        """
+        CREATE TABLE invitation_codes (
+            survey_id TEXT NOT NULL,
+            code_hash TEXT NOT NULL,
+            used INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (survey_id, code_hash)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "CREATE TABLE survey_states (survey_id TEXT PRIMARY KEY, closed INTEGER NOT NULL)"
+    )
+
+
+@migrations()
+def m002_admins(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE admins (
+            name TEXT PRIMARY KEY,
+            password_hash TEXT NOT NULL,
+            failed_logins INTEGER NOT NULL DEFAULT 0,
+            locked_until REAL NOT NULL DEFAULT 0
+        )
+        """
+    )
+
+
+@migrations()
+def m003_answer_lines(db: sqlite_utils.Database) -> None:
+    """Each response's answers also as a ready CSV fragment, in the order of
+    its design's ``columns``, so the export streams without parsing JSON."""
+    db.execute("ALTER TABLE designs ADD COLUMN columns TEXT")
+    db.execute("ALTER TABLE responses ADD COLUMN answer_line TEXT")
+
+
+@migrations()
+def m004_export_indexes(db: sqlite_utils.Database) -> None:
+    """Let the export find the few rows without a ready answer line by index."""
+    db.execute("CREATE INDEX responses_design ON responses (survey_id, design_id)")
+    db.execute("CREATE INDEX responses_without_line ON responses (survey_id) WHERE answer_line IS NULL")
+@migrations()
+def m005_group_tallies(db: sqlite_utils.Database) -> None:
+    """Running tallies per group of each non-randomized question, so that
+    break-downs are read, not recounted; filled from the stored responses."""
+    db.execute(
+        """
+        CREATE TABLE group_tallies (
+            survey_id TEXT NOT NULL,
+            by_question TEXT NOT NULL,
+            by_answer TEXT NOT NULL,
+            question TEXT NOT NULL,
+            design TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, by_question, by_answer, question, design, answer)
+        ) WITHOUT ROWID
+        """
+    )
+    _m005_fill_group_tallies(db)
+
+
+# m005's own copy of the group-tally recount as it stood when m005 was
+# written (the live repair is storage.queries.rebuild_group_tallies): a
+# change there must not change what this migration does to an old database.
+
+_M005_NO_ANSWER = ""
+_M005_QUESTION_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def _m005_fill_group_tallies(db: sqlite_utils.Database) -> None:
+    """Count ``group_tallies`` from the stored responses: a question is a
+    break-down group where a stored design record has it non-randomized."""
+    for (survey_id,) in db.execute("SELECT DISTINCT survey_id FROM designs").fetchall():
+        records = [
+            (design_id, json.loads(questions))
+            for design_id, questions in db.execute(
+                "SELECT id, questions FROM designs WHERE survey_id = ? ORDER BY survey_version, id", [survey_id]
+            ).fetchall()
+        ]
+        keys = {
+            (design_id, name): json.dumps(record, sort_keys=True, separators=(",", ":"))
+            for design_id, questions in records
+            for name, record in questions.items()
+        }
+        plain = sorted({
+            name for _, questions in records for name, record in questions.items() if record.get("design") is None
+        })
+        for by in plain:
+            db.conn.executemany(
+                "INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", _m005_group_rows(db, survey_id, by, keys)
+            )
+
+
+def _m005_group_rows(
+    db: sqlite_utils.Database, survey_id: str, by: str, keys: dict[tuple[str, str], str]
+) -> list[tuple[str, str, str, str, str, str, int]]:
+    """The ``group_tallies`` rows of one break-down question, counted by SQL over ``responses``."""
+    if not _M005_QUESTION_NAME.fullmatch(by):
+        raise ValueError(f"question name must be a lower-case letter then a-z, 0-9 or _, got {by!r}")
+    counts: dict = defaultdict(int)
+    for group, design_id, question, answer, count in db.execute(
+        "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)"
+        " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?"
+        " GROUP BY grp, r.design_id, a.key, a.value",
+        [by, survey_id],
+    ).fetchall():
+        key = keys.get((design_id, question))
+        if key is not None:
+            counts[_M005_NO_ANSWER if group is None else group, question, key, answer] += count
+    return [(survey_id, by, *group_question_key_answer, count)
+            for group_question_key_answer, count in counts.items()]
+
+
+@migrations()
+def m006_admin_sessions(db: sqlite_utils.Database) -> None:
+    """Server-side admin sessions (only the token's hash is stored), so that
+    signing out or a new password ends a session at once. Failed sign-ins are
+    counted per account and address in the rate-limit file now, so the
+    per-account columns go."""
+    db.execute(
+        """
+        CREATE TABLE admin_sessions (
+            token_hash TEXT PRIMARY KEY,
+            name TEXT NOT NULL REFERENCES admins(name) ON DELETE CASCADE,
+            expires REAL NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX admin_sessions_name ON admin_sessions (name)")
+    db.execute("ALTER TABLE admins DROP COLUMN failed_logins")
+    db.execute("ALTER TABLE admins DROP COLUMN locked_until")
+
+
+@migrations()
+def m007_bursts_and_excluded_days(db: sqlite_utils.Database) -> None:
+    """The histogram of responses per clock hour (no time in it), the days
+    with a burst, the days an admin excluded from the estimates, and an index
+    to count those days' responses without scanning the others."""
+    db.execute(
+        """
+        CREATE TABLE hour_histograms (
+            survey_id TEXT NOT NULL,
+            responses INTEGER NOT NULL,
+            hours INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, responses)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE bursts (
+            survey_id TEXT NOT NULL,
+            day TEXT NOT NULL,
+            peak INTEGER NOT NULL,
+            usual_rate REAL NOT NULL,
+            PRIMARY KEY (survey_id, day)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "CREATE TABLE excluded_days (survey_id TEXT NOT NULL, day TEXT NOT NULL,"
+        " PRIMARY KEY (survey_id, day)) WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX responses_day ON responses (survey_id, day)")
+
+
+def migrate(db: sqlite_utils.Database) -> list[str]:
+    """Apply pending migrations; return the names applied."""
+    with immediate_transaction(db):  # one worker at a time; the others then find nothing pending
+        pending = [m.name for m in migrations.pending(db)]
+        migrations.apply(db)
+    return pending
+
+
+def needs_migration(db: sqlite_utils.Database) -> bool:
+    return bool(migrations.pending(db))

@@ -1,0 +1,255 @@
+"""The read queries: counts, tallies and group tallies, design records, and the
+cursors the exports stream from.
+
+Takes a :class:`sqlite_utils.Database`; knows nothing of Flask. Read
+several of them inside :func:`storage.connection.read_snapshot` for one
+consistent state. :func:`rebuild_group_tallies` is the one write here: the
+repair that recounts the kept group tallies with the same scan the reads
+use.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterator
+
+import sqlite_utils
+
+from storage.responses import NO_ANSWER, check_day
+from surveys.design_contract import check_question_name, record_design_keys
+
+
+def response_count(db: sqlite_utils.Database, survey_id: str) -> int:
+    row = db.execute(
+        "SELECT COALESCE(SUM(count), 0) FROM daily_counts WHERE survey_id = ?", [survey_id]
+    ).fetchone()
+    return int(row[0])
+
+
+def daily_counts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int]]:
+    return [
+        (day, count)
+        for day, count in db.execute(
+            "SELECT day, count FROM daily_counts WHERE survey_id = ? ORDER BY day", [survey_id]
+        ).fetchall()
+    ]
+
+
+def tallies(db: sqlite_utils.Database, survey_id: str) -> dict[str, dict[str, dict[str, int]]]:
+    """``{question: {design key: {answer: count}}}`` from the running tallies."""
+    result: dict = defaultdict(lambda: defaultdict(dict))
+    for question, design, answer, count in db.execute(
+        "SELECT question, design, answer, count FROM tallies WHERE survey_id = ?", [survey_id]
+    ).fetchall():
+        result[question][design][answer] = count
+    return {q: dict(by_design) for q, by_design in result.items()}
+
+
+def responses_on_day(db: sqlite_utils.Database, survey_id: str, day: str) -> int:
+    row = db.execute(
+        "SELECT count FROM daily_counts WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)]
+    ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) -> dict[str, dict[str, dict[str, int]]]:
+    """The shape of :func:`tallies`, counted over the responses of ``days`` only.
+
+    Read through the ``(survey_id, day)`` index: the cost grows with those
+    days' responses, not with the survey's. The design keys are rebuilt from
+    the ``designs`` records as in :func:`rebuild_group_tallies`.
+    """
+    rows = db.execute(
+        "SELECT r.design_id, a.key, a.value, COUNT(*) FROM responses AS r INDEXED BY responses_day,"
+        " json_each(r.answers) AS a WHERE r.survey_id = ? AND r.day IN (SELECT value FROM json_each(?))"
+        " GROUP BY r.design_id, a.key, a.value",
+        [survey_id, json.dumps([check_day(day) for day in days])],
+    ).fetchall()
+    keys = _design_keys(db, survey_id)
+    result: dict = defaultdict(lambda: defaultdict(dict))
+    for design_id, question, answer, count in rows:
+        key = keys.get((design_id, question))
+        if key is not None:
+            by_answer = result[question][key]
+            by_answer[answer] = by_answer.get(answer, 0) + count
+    return {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in result.items()}
+
+
+def group_tallies_on_days(
+    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str]
+) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
+    """The shape of :func:`group_tallies`, counted over the responses of ``days`` only (by index)."""
+    return _scan_group_tallies(db, survey_id, by, days=days)
+
+
+def design_records(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, dict]]:
+    """Every stored design record of a survey: ``(design id, survey version, {question: record})``.
+
+    Each record is ``{"type", "choices", "design"}`` as in the design key;
+    ordered by version, then id.
+    """
+    return [
+        (design_id, version, json.loads(questions))
+        for design_id, version, questions in db.execute(
+            "SELECT id, survey_version, questions FROM designs WHERE survey_id = ?"
+            " ORDER BY survey_version, id",
+            [survey_id],
+        ).fetchall()
+    ]
+
+
+def group_tallies(
+    db: sqlite_utils.Database, survey_id: str, by: str
+) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
+    """Tallies split by the answer to the non-randomized question ``by``.
+
+    Returns ``{answer to by: {question: {design key: {answer: count}}}}``,
+    the shape of :func:`tallies` per group; respondents who left ``by``
+    unanswered are under ``None``. Read from the running ``group_tallies``,
+    kept in the same transaction as each response, so it costs the same at
+    ten responses or ten million.
+    """
+    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for group, question, design, answer, count in db.execute(
+        "SELECT by_answer, question, design, answer, count FROM group_tallies"
+        " WHERE survey_id = ? AND by_question = ?",
+        [survey_id, check_question_name(by)],
+    ).fetchall():
+        result[None if group == NO_ANSWER else group][question][design][answer] = count
+    return {
+        group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}
+        for group, per_question in result.items()
+    }
+
+
+def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
+    """Recount ``group_tallies`` from the stored responses (a repair; migration
+    ``m005_group_tallies`` keeps its own copy of the recount). A question is a
+    break-down group where a stored design record has it non-randomized."""
+    db.execute("DELETE FROM group_tallies")
+    for (survey_id,) in db.execute("SELECT DISTINCT survey_id FROM designs").fetchall():
+        plain = sorted({
+            name for _, _, questions in design_records(db, survey_id)
+            for name, record in questions.items() if record.get("design") is None
+        })
+        for by in plain:
+            rows = [
+                (survey_id, by, NO_ANSWER if group is None else group, question, design, answer, count)
+                for group, per_question in _scan_group_tallies(db, survey_id, by).items()
+                for question, by_design in per_question.items()
+                for design, by_answer in by_design.items()
+                for answer, count in by_answer.items()
+            ]
+            db.conn.executemany("INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _scan_group_tallies(
+    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str] | None = None
+) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
+    """Tallies split by the stored answer to question ``by``, counted afresh.
+
+    Returns ``{answer to by: {question: {design key: {answer: count}}}}``,
+    the shape of :func:`tallies` per group; respondents who left ``by``
+    unanswered are under ``None``. Counted by SQL over ``responses``; the
+    design keys are rebuilt, canonically, from the ``designs`` records the
+    responses point to (one JSON parse per design record, none per response).
+    With ``days``, only the responses of those days are counted, by index.
+    """
+    check_question_name(by)
+    params = [by, survey_id]
+    on_days = ""
+    if days is not None:
+        on_days = " AND r.day IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps([check_day(day) for day in days]))
+    rows = db.execute(
+        "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)"
+        " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?" + on_days
+        + " GROUP BY grp, r.design_id, a.key, a.value",
+        params,
+    ).fetchall()
+    keys = _design_keys(db, survey_id)
+    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for group, design_id, question, answer, count in rows:
+        key = keys.get((design_id, question))
+        if key is not None:
+            by_answer = result[group][question][key]
+            by_answer[answer] = by_answer.get(answer, 0) + count
+    return {
+        group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}
+        for group, per_question in result.items()
+    }
+
+
+def _design_keys(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[str, str], str]:
+    """``{(design id, question): design key}`` for every stored design record of the survey."""
+    return record_design_keys(design_records(db, survey_id))
+
+
+#: Responses whose stored ``answer_line`` is in the order of the given columns.
+_LINE_READY = (
+    "answer_line IS NOT NULL AND design_id IN (SELECT id FROM designs WHERE survey_id = ? AND columns = ?)"
+)
+
+
+def response_line_chunks(
+    db: sqlite_utils.Database, survey_id: str, question_names: list[str], batch_rows: int
+) -> Iterator[str]:
+    """Ready CSV text, ``batch_rows`` lines a chunk, for the responses stored
+    with exactly these question columns.
+
+    SQLite joins each row's stored fields and answer line, and the lines of a
+    whole batch, so Python handles one string per batch, not per row. Batches
+    follow the (survey_id, id) index by keyset (``id > last``); within a
+    batch the order is SQLite's. Run it inside :func:`storage.connection.read_snapshot` for one
+    consistent copy.
+    """
+    sql = (
+        "SELECT group_concat(line, char(13, 10)), max(id) FROM ("
+        " SELECT id, id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || day"
+        " || ',' || answer_line AS line FROM responses INDEXED BY responses_survey"  # (survey_id, id)
+        " WHERE survey_id = ? AND id > ? AND " + _LINE_READY + " ORDER BY id LIMIT ?)"
+    )
+    order, last = json.dumps(list(question_names)), ""
+    while True:
+        text, last = db.conn.execute(sql, [survey_id, last, survey_id, order, batch_rows]).fetchone()
+        if text is None:
+            return
+        yield text + "\r\n"
+
+
+def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: list[str]) -> sqlite3.Cursor:
+    """A cursor over the other responses (older designs, or stored before
+    answer lines existed), ordered by id, for streaming out.
+
+    Columns: id, survey_version, design_id, randomized_on, day, then the
+    answer to each of ``question_names`` (NULL if unanswered), extracted by
+    SQLite so that the caller parses no JSON. Fetch from it in batches.
+    """
+    columns = "".join(", json_extract(answers, '$.' || ?)" for _ in question_names)
+    params = [check_question_name(name) for name in question_names]
+    select = f"SELECT id, survey_version, design_id, randomized_on, day{columns} FROM responses"  # placeholders only
+    others = "SELECT id FROM designs WHERE survey_id = ? AND columns IS NOT ?"
+    order = json.dumps(list(question_names))
+    # Two indexed parts (other designs; rows without a line), so the many
+    # ready rows are never scanned here.
+    return db.conn.execute(
+        f"{select} WHERE survey_id = ? AND design_id IN ({others})"
+        f" UNION ALL {select} WHERE survey_id = ? AND answer_line IS NULL AND design_id NOT IN ({others})"
+        " ORDER BY id",
+        [*params, survey_id, survey_id, order, *params, survey_id, survey_id, order],
+    )
+
+
+def response_row_batches(
+    db: sqlite_utils.Database, survey_id: str, question_names: list[str], batch_rows: int
+) -> Iterator[list[tuple]]:
+    """The rows of :func:`response_rows`, ``batch_rows`` at a time; the cursor
+    is closed when they run out or the caller stops early."""
+    cursor = response_rows(db, survey_id, question_names)
+    try:
+        while rows := cursor.fetchmany(batch_rows):
+            yield rows
+    finally:
+        cursor.close()

@@ -1,0 +1,270 @@
+"""The write path: responses, submission keys, invitation codes, and the
+survey-level state an admin sets or the traffic leaves (open or closed,
+excluded days, bursts, the hour histogram), with the reads of that state.
+
+Takes a :class:`sqlite_utils.Database` and plain values (a
+:class:`surveys.submission.NoisyResponse` to store); knows nothing of Flask.
+Every write is one short ``BEGIN IMMEDIATE`` transaction: the write lock is
+taken up front, so concurrent writers queue on the busy timeout instead of
+failing with "database is locked" when a read transaction tries to upgrade.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import sqlite3
+from datetime import date
+
+from typing import TYPE_CHECKING
+
+import sqlite_utils
+
+from storage.connection import immediate_transaction
+
+if TYPE_CHECKING:
+    from surveys.submission import NoisyResponse
+
+#: ``by_answer`` of respondents who left the break-down question unanswered
+#: (no choice name is empty).
+NO_ANSWER = ""
+
+
+def new_response_id() -> str:
+    """A random, unguessable, non-sequential id."""
+    return secrets.token_hex(16)
+
+
+def submission_key_exists(db: sqlite_utils.Database, key: str) -> bool:
+    return bool(db.execute("SELECT 1 FROM submission_keys WHERE key = ?", [key]).fetchone())
+
+
+def hash_code(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+class InvitationCodeError(Exception):
+    """The invitation code is unknown or was used already."""
+
+
+def store_response(
+    db: sqlite_utils.Database,
+    response: NoisyResponse,
+    submission_key: str,
+    day: str,
+    invitation_code: str | None = None,
+    *,
+    hour_count: int | None = None,
+) -> bool:
+    """Store one response in one transaction; return False if the key was seen.
+
+    A repeated ``submission_key`` (a double click, a retry) stores nothing and
+    returns False: the caller answers it as a success. An invitation code is
+    marked used in the same transaction, with no link to the response row.
+    ``hour_count`` (the responses of this clock hour, this one included,
+    counted by the caller outside this database) moves one hour up the
+    survey's hour histogram: from ``hour_count - 1`` responses to
+    ``hour_count``. Nothing records which hour.
+    """
+    with immediate_transaction(db):
+        try:
+            db.execute(
+                "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?)",
+                [submission_key, response.survey_id],
+            )
+        except sqlite3.IntegrityError:
+            return False
+        if invitation_code is not None:
+            _use_invitation_code(db, response.survey_id, invitation_code)
+        _insert_response(db, response, day)
+        if hour_count is not None:
+            _count_hour(db, response.survey_id, hour_count)
+    return True
+
+
+def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -> None:
+    cursor = db.execute(
+        "UPDATE invitation_codes SET used = 1 WHERE survey_id = ? AND code_hash = ? AND used = 0",
+        [survey_id, hash_code(code)],
+    )
+    if cursor.rowcount != 1:
+        raise InvitationCodeError(code)
+
+
+def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str) -> None:
+    db.execute(
+        "INSERT OR IGNORE INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)",
+        [response.design_id, response.survey_id, response.survey_version, response.design_record,
+         json.dumps(list(response.columns))],
+    )
+    db.execute(
+        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            new_response_id(),
+            response.survey_id,
+            response.survey_version,
+            response.design_id,
+            response.randomized_on,
+            day,
+            json.dumps(dict(response.answers), sort_keys=True),
+            response.answer_line(),
+        ],
+    )
+    db.conn.executemany(
+        "INSERT INTO tallies (survey_id, question, design, answer, count) VALUES (?, ?, ?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET count = count + 1",
+        [
+            (response.survey_id, name, response.question_designs[name], answer)
+            for name, answer in response.answers.items()
+        ],
+    )
+    db.conn.executemany(
+        "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"
+        " VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
+        [
+            (response.survey_id, by, response.answers.get(by, NO_ANSWER), name, response.question_designs[name], answer)
+            for by in response.plain
+            for name, answer in response.answers.items()
+        ],
+    )
+    db.execute(
+        "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET count = count + 1",
+        [response.survey_id, day],
+    )
+
+
+def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> None:
+    """Move one hour of the histogram from ``hour_count - 1`` responses to ``hour_count``."""
+    if isinstance(hour_count, bool) or not isinstance(hour_count, int) or hour_count < 1:
+        raise ValueError(f"hour_count must be an integer >= 1, got hour_count={hour_count!r}")
+    db.execute(
+        "UPDATE hour_histograms SET hours = hours - 1 WHERE survey_id = ? AND responses = ? AND hours > 0",
+        [survey_id, hour_count - 1],
+    )
+    db.execute(
+        "INSERT INTO hour_histograms (survey_id, responses, hours) VALUES (?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET hours = hours + 1",
+        [survey_id, hour_count],
+    )
+
+
+def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
+    """Create ``count`` new single-use codes; only their hashes are stored."""
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count}")
+    codes = [secrets.token_urlsafe(9) for _ in range(count)]
+    with immediate_transaction(db):
+        db.conn.executemany(
+            "INSERT INTO invitation_codes (survey_id, code_hash) VALUES (?, ?)",
+            [(survey_id, hash_code(code)) for code in codes],
+        )
+    return codes
+
+
+def invitation_code_is_valid(db: sqlite_utils.Database, survey_id: str, code: str) -> bool:
+    row = db.execute(
+        "SELECT used FROM invitation_codes WHERE survey_id = ? AND code_hash = ?",
+        [survey_id, hash_code(code)],
+    ).fetchone()
+    return row is not None and row[0] == 0
+
+
+def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
+    with immediate_transaction(db):
+        db.execute(
+            "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
+            " ON CONFLICT DO UPDATE SET closed = excluded.closed",
+            [survey_id, int(closed)],
+        )
+
+
+def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
+    """The admin's open/closed choice for a survey, or None if never set."""
+    row = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id]).fetchone()
+    return None if row is None else bool(row[0])
+
+
+def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int, int]]:
+    """``(responses in a clock hour, number of such hours)`` for the survey's active hours."""
+    return [
+        (responses, hours)
+        for responses, hours in db.execute(
+            "SELECT responses, hours FROM hour_histograms WHERE survey_id = ? AND hours > 0 ORDER BY responses",
+            [survey_id],
+        ).fetchall()
+    ]
+
+
+def record_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float) -> None:
+    """Note that ``day`` had an hour with ``peak`` responses against a usual ``usual_rate``
+    (the largest peak of the day is kept)."""
+    with immediate_transaction(db):
+        db.execute(
+            "INSERT INTO bursts (survey_id, day, peak, usual_rate) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT DO UPDATE SET usual_rate = CASE WHEN excluded.peak > peak THEN excluded.usual_rate"
+            " ELSE usual_rate END, peak = max(peak, excluded.peak)",
+            [survey_id, check_day(day), peak, usual_rate],
+        )
+
+
+def bursts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, float]]:
+    """``(day, most responses in one hour, usual rate per hour)`` for each day with a burst, in order."""
+    return [
+        (day, peak, usual)
+        for day, peak, usual in db.execute(
+            "SELECT day, peak, usual_rate FROM bursts WHERE survey_id = ? ORDER BY day", [survey_id]
+        ).fetchall()
+    ]
+
+
+# --------------------------------------------------------------------------
+# Days excluded from the estimates (the responses stay stored).
+
+
+def check_day(day: str) -> str:
+    """``day`` if it is an ISO date ``YYYY-MM-DD``, the form responses are stored with."""
+    try:
+        if isinstance(day, str) and _ISO_DAY.fullmatch(day):
+            date.fromisoformat(day)  # ValueError for 2026-02-30
+            return day
+    except ValueError:
+        pass
+    raise ValueError(f"day must be a date written YYYY-MM-DD, got {day!r}")
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def exclude_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
+    """Leave ``day``'s responses out of the estimates; False if it was excluded already."""
+    with immediate_transaction(db):
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO excluded_days (survey_id, day) VALUES (?, ?)", [survey_id, check_day(day)]
+        )
+    return cursor.rowcount == 1
+
+
+def include_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
+    """Count ``day``'s responses in the estimates again; False if it was not excluded."""
+    with immediate_transaction(db):
+        cursor = db.execute(
+            "DELETE FROM excluded_days WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)]
+        )
+    return cursor.rowcount == 1
+
+
+def excluded_days(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int]]:
+    """``(day, responses stored that day)`` for every excluded day of the survey, in order."""
+    return [
+        (day, count)
+        for day, count in db.execute(
+            "SELECT e.day, COALESCE(d.count, 0) FROM excluded_days AS e"
+            " LEFT JOIN daily_counts AS d ON d.survey_id = e.survey_id AND d.day = e.day"
+            " WHERE e.survey_id = ? ORDER BY e.day",
+            [survey_id],
+        ).fetchall()
+    ]

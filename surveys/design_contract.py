@@ -1,0 +1,143 @@
+"""The design contract: how a question's design is written down, stored and read back.
+
+Answers are tallied per question *and* per design key, so that answers
+collected under an old design are debiased with that design. The key is
+shared by the submission (which writes it next to every tally), storage
+(which rebuilds it from the stored design records when it recounts) and
+results (which parses it back and decides which tallies a question can
+read). A drift between two copies of it would silently split the tallies,
+so each piece lives here once:
+
+* :func:`canonical_json`: the one JSON spelling (sorted keys, no spaces)
+  of keys and fingerprints;
+* :func:`question_design_key`: a question's key (type, choices, design);
+* :func:`design_record` and :func:`record_design_keys`: the record stored
+  once per survey design, and the keys rebuilt from stored records;
+* :func:`parse_design_key` and :func:`compatible_tallies`: a key read back,
+  and which tallies fit a question;
+* :data:`QUESTION_NAME_PATTERN` and :func:`check_question_name`: the names
+  a question may have (the loader accepts no other; storage checks them
+  again before a name goes into a JSON path).
+
+Pure: imports :mod:`analysis` only, so that :mod:`surveys.definition` can
+build on it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from analysis.design import ForcedResponseDesign, MultipleChoiceDesign, design_from_dict
+
+if TYPE_CHECKING:
+    from surveys.definition import Question, Survey
+
+YES_NO = "yes_no"
+SELECT_ONE = "select_one"
+
+#: The design class a randomized question of each type carries.
+DESIGN_CLASSES = {YES_NO: ForcedResponseDesign, SELECT_ONE: MultipleChoiceDesign}
+
+#: A question name: a lower-case letter, then up to 62 of a-z, 0-9 and _.
+QUESTION_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
+
+
+def canonical_json(value: object) -> str:
+    """``value`` as JSON with sorted keys and no spaces: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def check_question_name(name: str) -> str:
+    """``name`` if it matches :data:`QUESTION_NAME_PATTERN`; otherwise ValueError naming it."""
+    if not isinstance(name, str) or not QUESTION_NAME_PATTERN.fullmatch(name):
+        raise ValueError(f"question name must be a lower-case letter then a-z, 0-9 or _, got {name!r}")
+    return name
+
+
+def question_design_key(question: Question) -> str:
+    """Canonical JSON of what the estimators need: type, options and design.
+
+    Answers to one question are tallied per key, so answers collected under
+    different designs are never pooled as if they were one.
+    """
+    record = {
+        "type": question.type,
+        "choices": list(question.choice_names),
+        "design": question.design.to_dict() if question.design else None,
+    }
+    return canonical_json(record)
+
+
+def design_record(survey: Survey) -> str:
+    """Every question's design key, as stored once per survey design (``designs.questions``).
+
+    The record's text keeps the spelling it has had since the first
+    migration (sorted keys, default spaces); it is never compared as text:
+    readers parse it and rebuild the keys with :func:`record_design_keys`.
+    """
+    return json.dumps({q.name: json.loads(question_design_key(q)) for q in survey.questions}, sort_keys=True)
+
+
+def record_design_keys(records: Iterable[tuple[str, int, Mapping[str, dict]]]) -> dict[tuple[str, str], str]:
+    """``{(design id, question): design key}`` from stored records ``(design id, version, {question: record})``."""
+    return {
+        (design_id, name): canonical_json(record)
+        for design_id, _, questions in records
+        for name, record in questions.items()
+    }
+
+
+@dataclass(frozen=True)
+class StoredTally:
+    """The counts of one design key a question can read, with the key read back."""
+
+    key: str
+    choices: tuple[str, ...]
+    design: ForcedResponseDesign | MultipleChoiceDesign | None
+    counts: Mapping[str, int]
+
+
+def parse_design_key(key: str) -> tuple[str, tuple[str, ...], object] | None:
+    """``(type, choices, design)`` from a design key; ``None`` if unreadable."""
+    try:
+        record = json.loads(key)
+        design = record["design"]
+        return str(record["type"]), tuple(record["choices"]), (
+            None if design is None else design_from_dict(design)
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def compatible_tallies(
+    question: Question, by_design: Mapping[str, Mapping[str, int]]
+) -> tuple[list[StoredTally], bool]:
+    """The tallies that can be read with ``question``'s type, and whether any were not.
+
+    Ordered with the question's current design first, then by key, so that
+    results do not depend on dictionary order.
+    """
+    current = question_design_key(question)
+    kind = DESIGN_CLASSES[question.type]
+    usable, ignored = [], False
+    for key in sorted(by_design, key=lambda k: (k != current, k)):
+        counts = by_design[key]
+        parsed = parse_design_key(key)
+        if parsed is None:
+            ignored = ignored or sum(counts.values()) > 0
+            continue
+        qtype, choices, design = parsed
+        fits = qtype == question.type and (
+            design is None if not question.is_randomized else isinstance(design, kind)
+        )
+        if isinstance(design, MultipleChoiceDesign) and design.k != len(choices):
+            fits = False
+        if not fits or any(answer not in choices for answer, c in counts.items() if c):
+            ignored = ignored or sum(counts.values()) > 0
+        if fits:
+            usable.append(StoredTally(key, choices, design, counts))
+    return usable, ignored

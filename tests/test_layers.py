@@ -1,0 +1,76 @@
+"""The layers import one way only (README "Architecture"; STYLE.md "Our layering").
+
+Every module under ``analysis/``, ``surveys/``, ``storage/`` and ``web/`` is
+read with :mod:`ast`, imports inside functions included, and each imported
+top-level package is checked against what its layer may not import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: What each layer may not import (top-level package names).
+FORBIDDEN = {
+    "analysis": {"flask", "werkzeug", "wtforms", "sqlite3", "sqlite_utils", "psycopg", "surveys", "storage", "web"},
+    "surveys": {"flask", "werkzeug", "wtforms", "sqlite3", "sqlite_utils", "storage", "web"},
+    "storage": {"flask", "werkzeug", "wtforms", "web"},
+}
+LAYERS = ("analysis", "surveys", "storage", "web")
+
+
+def imported_packages(source: str) -> set[str]:
+    """The top-level package of every ``import`` and absolute ``from ... import``, anywhere in ``source``."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def violations(root: Path = ROOT) -> list[str]:
+    """``"module imports package"`` for every import that crosses a layer the wrong way."""
+    found = []
+    for layer, forbidden in FORBIDDEN.items():
+        for path in sorted((root / layer).rglob("*.py")):
+            for package in sorted(imported_packages(path.read_text(encoding="utf-8")) & forbidden):
+                found.append(f"{path.relative_to(root)} imports {package}")
+    return found
+
+
+def test_every_layer_exists_and_has_modules():
+    for layer in LAYERS:
+        assert list((ROOT / layer).glob("*.py")), f"{layer}/ has no modules"
+
+
+def test_no_layer_imports_against_the_direction():
+    assert violations() == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import flask", {"flask"}),
+        ("from sqlite_utils import Database", {"sqlite_utils"}),
+        ("import storage.queries as q", {"storage"}),
+        ("def f():\n    from storage import queries\n", {"storage"}),
+        ("class C:\n    def m(self):\n        import web.db\n", {"web"}),
+        ("from . import sibling", set()),
+    ],
+)
+def test_imports_are_found_wherever_they_are_written(source, expected):
+    assert imported_packages(source) == expected
+
+
+def test_a_hidden_import_is_reported(tmp_path):
+    (tmp_path / "surveys").mkdir()
+    (tmp_path / "surveys" / "results.py").write_text("def stored():\n    from storage import queries\n")
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "estimate.py").write_text("import numpy\nimport sqlite3\n")
+    assert violations(tmp_path) == ["analysis/estimate.py imports sqlite3", "surveys/results.py imports storage"]

@@ -1,0 +1,147 @@
+"""Tests of storage.migrations: applied once, by name, self-contained, and an old database ends like a fresh one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from storage import connection, migrations, queries
+from surveys import design_contract
+
+NAMES = [
+    "m001_initial", "m002_admins", "m003_answer_lines", "m004_export_indexes",
+    "m005_group_tallies", "m006_admin_sessions", "m007_bursts_and_excluded_days",
+]  # fmt: skip
+
+#: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
+OLD_CHEATED = ('{"choices":["yes","no"],"design":{"a":"1/4","b":"1/4","kind":"forced_response","t":"1/2"},'
+               '"type":"yes_no"}')
+NEW_CHEATED = ('{"choices":["yes","no"],"design":{"a":"1/6","b":"1/6","kind":"forced_response","t":"2/3"},'
+               '"type":"yes_no"}')
+YEAR = '{"choices":["first","second"],"design":null,"type":"select_one"}'
+
+
+def design_row(design_id: str, version: int, cheated: str) -> tuple:
+    """A ``designs`` row as m001 stored it: the record of every question (sorted keys, default spaces)."""
+    record = {"cheated": json.loads(cheated), "year": json.loads(YEAR)}
+    return design_id, "quiz", version, json.dumps(record, sort_keys=True)
+
+
+def schema(db) -> list[tuple]:
+    return db.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+    ).fetchall()
+
+
+def apply_up_to(db, name: str) -> None:
+    """Apply the pending migrations up to and including ``name``."""
+    following = NAMES[NAMES.index(name) + 1:]
+    migrations.migrations.apply(db, stop_before=following[0] if following else None)
+
+
+@pytest.fixture
+def old_db(tmp_path):
+    """A database migrated one step at a time from m001, with rows written under each old schema by plain SQL."""
+    db = connection.connect(tmp_path / "old.sqlite3")
+    apply_up_to(db, "m001_initial")
+    with db.conn:
+        db.conn.executemany("INSERT INTO designs VALUES (?, ?, ?, ?)",
+                            [design_row("d-old", 1, OLD_CHEATED), design_row("d-new", 2, NEW_CHEATED)])
+        db.conn.executemany(
+            "INSERT INTO responses VALUES (?, 'quiz', ?, ?, 'device', '2026-11-20', ?)",
+            [("a1", 1, "d-old", '{"cheated": "yes", "year": "first"}'),
+             ("a2", 1, "d-old", '{"cheated": "no", "year": "first"}'),
+             ("a3", 2, "d-new", '{"cheated": "yes", "year": "first"}'),
+             ("a4", 2, "d-new", '{"cheated": "yes", "year": "second"}'),
+             ("a5", 2, "d-new", '{"cheated": "no"}')],
+        )
+    apply_up_to(db, "m002_admins")
+    with db.conn:
+        db.conn.execute(
+            "INSERT INTO admins (name, password_hash, failed_logins, locked_until) VALUES ('ada', 'h', 2, 0)"
+        )
+    for name in NAMES[2:]:
+        apply_up_to(db, name)
+    yield db
+    db.close()
+
+
+def test_migrations_apply_once(fresh_db):
+    assert migrations.migrate(fresh_db) == []
+    assert [m.name for m in migrations.migrations.applied(fresh_db)] == NAMES
+
+
+def test_migration_names_never_change(tmp_path):
+    """sqlite-utils records applied migrations by name: a renamed one would run again on every database."""
+    empty = connection.connect(tmp_path / "empty.sqlite3")
+    assert [m.name for m in migrations.migrations.pending(empty)] == NAMES
+    empty.close()
+
+
+def test_an_old_database_migrated_step_by_step_ends_with_the_tables_of_a_fresh_one(old_db, fresh_db):
+    assert [m.name for m in migrations.migrations.applied(old_db)] == NAMES
+    assert schema(old_db) == schema(fresh_db)
+    assert old_db.execute("SELECT name, password_hash FROM admins").fetchall() == [("ada", "h")]
+    assert old_db.execute("SELECT COUNT(*) FROM responses").fetchone() == (5,)
+
+
+def test_m005_backfills_the_group_tallies_of_responses_stored_before_it(old_db):
+    rows = old_db.execute(
+        "SELECT by_question, by_answer, question, design, answer, count FROM group_tallies"
+        " WHERE survey_id = 'quiz' ORDER BY by_answer, question, design, answer"
+    ).fetchall()
+    assert rows == [
+        ("year", "", "cheated", NEW_CHEATED, "no", 1),  # a5 left year unanswered
+        ("year", "first", "cheated", OLD_CHEATED, "no", 1),  # sorted by key: "1/4" before "1/6"
+        ("year", "first", "cheated", OLD_CHEATED, "yes", 1),
+        ("year", "first", "cheated", NEW_CHEATED, "yes", 1),
+        ("year", "first", "year", YEAR, "first", 3),
+        ("year", "second", "cheated", NEW_CHEATED, "yes", 1),
+        ("year", "second", "year", YEAR, "second", 1),
+    ]
+    backfilled = queries.group_tallies(old_db, "quiz", "year")
+    queries.rebuild_group_tallies(old_db)  # the live repair agrees with the migration's own copy
+    assert queries.group_tallies(old_db, "quiz", "year") == backfilled
+
+
+def test_m005_calls_no_live_code(tmp_path, monkeypatch):
+    """A later change of the live recount or of the design contract cannot change what m005 does."""
+
+    def changed(*args, **kwargs):
+        raise AssertionError("m005 called live code")
+
+    for module, name in [(queries, "rebuild_group_tallies"), (queries, "_scan_group_tallies"),
+                         (queries, "design_records"), (design_contract, "canonical_json")]:
+        monkeypatch.setattr(module, name, changed)
+    db = connection.connect(tmp_path / "m005.sqlite3")
+    apply_up_to(db, "m004_export_indexes")
+    with db.conn:
+        db.conn.execute("INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", design_row("d-old", 1, OLD_CHEATED))
+        db.conn.execute("INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
+                        " '{\"cheated\": \"yes\", \"year\": \"first\"}', NULL)")
+    assert migrations.migrate(db) == NAMES[4:]
+    assert db.execute("SELECT by_answer, question, count FROM group_tallies ORDER BY question").fetchall() == [
+        ("first", "cheated", 1), ("first", "year", 1)
+    ]
+    db.close()
+
+
+def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
+    from storage import responses
+    from surveys.loader import parse_survey
+    from surveys.submission import noisy_response
+
+    survey = parse_survey({
+        "id": "g", "title": "G", "version": 1, "questions": [
+            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+            {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"],
+             "randomize": False},
+        ]}, "g.yaml")
+    for i, noisy in enumerate([{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "second"}]):
+        responses.store_response(fresh_db, noisy_response(survey, noisy, "server"), f"old-key-{i:08d}", "2026-11-22")
+    kept = queries.group_tallies(fresh_db, "g", "year")
+    fresh_db.execute("DROP TABLE group_tallies")  # as a database from before m005
+    fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_group_tallies'")
+    assert migrations.migrate(fresh_db) == ["m005_group_tallies"]
+    assert queries.group_tallies(fresh_db, "g", "year") == kept
