@@ -22,23 +22,39 @@ from analysis import privacy
 MAX_DENOMINATOR = 10**6
 
 
+class DesignError(ValueError):
+    """A design that cannot be built; ``field`` names the bad parameter.
+
+    ``field`` is ``"t"``, ``"a"``, ``"b"`` or ``"k"`` when one parameter is
+    wrong on its own, and ``None`` when the fault lies with the whole design
+    (``t + a + b`` not 1, an unknown kind, a record lacking a key), so that
+    a caller can point at the field without reading the message.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 def as_probability(value: object, name: str) -> Fraction:
-    """Return ``value`` as an exact fraction, or raise ``ValueError`` naming it.
+    """Return ``value`` as an exact fraction, or raise :class:`DesignError` naming it.
 
     Accepts ints, fractions, floats (read through their shortest decimal
     form, so ``0.7`` is 7/10) and strings such as ``"1/4"`` or ``"0.25"``.
+    The error's ``field`` is ``name``.
     """
     if isinstance(value, bool) or not isinstance(value, (Real, str)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise DesignError(f"{name} must be a number, got {value!r}", name)
     try:
         exact = value if isinstance(value, Rational) else Fraction(str(value).strip())
     except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{name} must be a number such as 0.25 or 1/4, got {value!r}") from None
+        raise DesignError(f"{name} must be a number such as 0.25 or 1/4, got {value!r}", name) from None
     exact = Fraction(exact)
     if exact.denominator > MAX_DENOMINATOR:
-        raise ValueError(
+        raise DesignError(
             f"{name}={value!r} needs a denominator above {MAX_DENOMINATOR}; "
-            "write it as a fraction such as 1/3"
+            "write it as a fraction such as 1/3",
+            name,
         )
     return exact
 
@@ -66,13 +82,13 @@ class ForcedResponseDesign:
         for field in ("t", "a", "b"):
             object.__setattr__(self, field, as_probability(getattr(self, field), field))
         if self.t <= 0:
-            raise ValueError(f"t (probability of a truthful answer) must be > 0, got t={self.t}")
+            raise DesignError(f"t (probability of a truthful answer) must be > 0, got t={self.t}", "t")
         for field in ("a", "b"):
             if getattr(self, field) < 0:
-                raise ValueError(f"{field} must be >= 0, got {field}={getattr(self, field)}")
+                raise DesignError(f"{field} must be >= 0, got {field}={getattr(self, field)}", field)
         total = self.t + self.a + self.b
         if total != 1:
-            raise ValueError(f"t + a + b must equal 1, got {self.t} + {self.a} + {self.b} = {total}")
+            raise DesignError(f"t + a + b must equal 1, got {self.t} + {self.a} + {self.b} = {total}")
 
     @property
     def kind(self) -> str:
@@ -127,10 +143,10 @@ class MultipleChoiceDesign:
 
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 2:
-            raise ValueError(f"k (number of options) must be an integer >= 2, got k={self.k!r}")
+            raise DesignError(f"k (number of options) must be an integer >= 2, got k={self.k!r}", "k")
         object.__setattr__(self, "t", as_probability(self.t, "t"))
         if not 0 < self.t <= 1:
-            raise ValueError(f"t (probability of a truthful answer) must be in (0, 1], got t={self.t}")
+            raise DesignError(f"t (probability of a truthful answer) must be in (0, 1], got t={self.t}", "t")
 
     @property
     def kind(self) -> str:
@@ -140,6 +156,18 @@ class MultipleChoiceDesign:
     def uniform_share(self) -> Fraction:
         """``(1 - t) / k``: the chance of reporting a given option at random."""
         return (1 - self.t) / self.k
+
+    def option_marginal(self) -> ForcedResponseDesign:
+        """The forced-response design of "is it this option?", the same for every option.
+
+        Option ``j`` is reported truthfully with ``t``; the uniform draw lands
+        on it with ``a = (1 - t) / k`` (a forced yes) and elsewhere with
+        ``b = 1 - t - a`` (a forced no). Its count is Binomial(n, t pi_j + a),
+        so every yes/no estimator and interval applies to it as it is
+        (analysis/README.md, "Multiple choice").
+        """
+        a = self.uniform_share
+        return ForcedResponseDesign(self.t, a, 1 - self.t - a)
 
     @property
     def epsilon(self) -> float:
@@ -169,10 +197,10 @@ def design_from_dict(record: dict) -> Design:
     kind = record.get("kind")
     fields = {"forced_response": ("t", "a", "b"), "multiple_choice": ("k", "t")}.get(kind)
     if fields is None:
-        raise ValueError(f"unknown design kind {kind!r}")
+        raise DesignError(f"unknown design kind {kind!r}")
     missing = [f for f in fields if f not in record]
     if missing:
-        raise ValueError(f"design record {record!r} lacks {missing}")
+        raise DesignError(f"design record {record!r} lacks {missing}")
     if kind == "forced_response":
         return ForcedResponseDesign(record["t"], record["a"], record["b"])
     return MultipleChoiceDesign(int(record["k"]), record["t"])

@@ -55,7 +55,7 @@ from types import MappingProxyType
 
 import yaml
 
-from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign, as_probability
+from analysis.design import TWO_COIN, DesignError, ForcedResponseDesign, MultipleChoiceDesign, as_probability
 from surveys.definition import (
     DEFAULT_DELTA,
     QUESTION_TYPES,
@@ -603,15 +603,14 @@ def _choice(report, where, position: int, entry):
     return report.add(where, "choices", message)
 
 
-def _design_field(message: str) -> str:
-    """``"design.t"`` for a ValueError about one probability, else ``"design"``.
+def _design_field(error: DesignError, keys: tuple[str, ...]) -> str:
+    """``"design.t"`` when ``error`` names one probability of the file, else ``"design"``.
 
-    The messages of :mod:`analysis.design` start with the name of the bad
-    probability (``"t (probability ...) must be > 0"``, ``"a must be >= 0"``);
-    the sum check starts ``"t + a + b"`` and belongs to the whole design.
+    :class:`analysis.design.DesignError` carries the bad parameter in
+    ``field``; the sum check (``field is None``) belongs to the whole design,
+    and ``k`` is not written in the file (it is the number of choices).
     """
-    match = re.match(r"([tab])\b(?!\s*\+)", message)
-    return f"design.{match.group(1)}" if match else "design"
+    return f"design.{error.field}" if error.field in keys else "design"
 
 
 def _design(report, where, qtype, randomize, value, choices):
@@ -650,6 +649,6 @@ def _design(report, where, qtype, randomize, value, choices):
             design = ForcedResponseDesign(**probabilities)
         else:
             design = MultipleChoiceDesign(k, **probabilities)
-    except ValueError as error:
-        return report.add(where, _design_field(str(error)), str(error))
+    except DesignError as error:
+        return report.add(where, _design_field(error, keys), str(error))
     return design if isinstance(choices, tuple) else INVALID

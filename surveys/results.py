@@ -20,7 +20,6 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 
 from analysis import (
     INTERVAL_METHODS,
@@ -532,11 +531,9 @@ def _option_marginal(part: ChoiceDesignEstimate, index: int) -> ProportionEstima
 
     "Is it this option?" is answered truthfully with ``t``, forced to yes with
     ``a = (1 - t)/k`` (the uniform draw lands on it) and to no with
-    ``b = 1 - t - a`` (analysis/README.md, "Multiple choice").
+    ``b = 1 - t - a`` (:meth:`analysis.MultipleChoiceDesign.option_marginal`).
     """
-    t = Fraction(part.design.t)
-    a = part.design.uniform_share
-    return estimate_proportion(part.counts[index], part.n, float(t), float(a), float(1 - t - a))
+    return estimate_proportion(part.counts[index], part.n, *part.design.option_marginal().floats())
 
 
 def _choice_result(question: Question, by_design, level: float, method: str) -> ChoiceResult:
