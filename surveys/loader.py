@@ -66,6 +66,7 @@ from surveys.definition import (
     Question,
     Survey,
 )
+from surveys.form_fields import CONTROL_FIELDS
 
 logger = logging.getLogger(__name__)
 
@@ -73,11 +74,6 @@ SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 QUESTION_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
 CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-#: Question names the web form uses for its own fields.
-RESERVED_NAMES = frozenset(
-    {"csrf_token", "submission_key", "randomized_on", "invitation_code", "sealed"}
-)
 
 SURVEY_KEYS = (
     "id", "title", "version", "intro", "closed", "opens", "closes", "invitation_only",
@@ -515,7 +511,7 @@ def _question(report, position: int, entry):
     _check_keys(report, where, "", entry, QUESTION_KEYS)
     rule = "a lower-case letter then lower-case letters, digits or _, such as cheated_once"
     name = _pattern(report, where, "name", raw_name, QUESTION_NAME_PATTERN, rule)
-    if isinstance(name, str) and name in RESERVED_NAMES:
+    if isinstance(name, str) and name in CONTROL_FIELDS:
         name = report.add(where, "name", f"{name!r} is used by the form itself; choose another name")
     qtype = entry.get("type")
     if qtype is None:
