@@ -42,6 +42,7 @@ from analysis import (
 )
 from surveys.definition import SELECT_ONE, YES_NO, Choice, Question, Survey
 from surveys.submission import question_design_key
+from surveys.wording import yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
 #: approximation behind the Wald interval, the pooled interval and the
@@ -453,25 +454,6 @@ def _empty_flags(ignored: bool) -> tuple[str, ...]:
     return (FLAG_NO_RESPONSES, FLAG_IGNORED) if ignored else (FLAG_NO_RESPONSES,)
 
 
-def format_percent(value: float, digits: int = 0) -> str:
-    """``0.2345 -> "23%"``; used for sentences and chart labels alike."""
-    return f"{value * 100:.{digits}f}%"
-
-
-def format_level(confidence_level: float) -> str:
-    """``0.95 -> "95%"``, ``0.995 -> "99.5%"``."""
-    return f"{round(confidence_level * 100, 1):g}%"
-
-
-def _yes_no_sentence(question: Question, ci: ConfidenceInterval | None, level: float) -> str:
-    quoted = f"\u201c{question.label}\u201d"
-    if ci is None:
-        return f"No answers to {quoted} yet."
-    low, high = format_percent(ci.low), format_percent(ci.high)
-    share = f"About {low}" if low == high else f"Between {low} and {high}"
-    return f"{share} of respondents would answer yes to {quoted} ({format_level(level)} confidence)."
-
-
 # --------------------------------------------------------------------------
 # One function per kind of question.
 
@@ -495,7 +477,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
             estimate=None, clipped=False, std_err=None, ci=None, epsilon=question.design.epsilon,
             design_label=question.design.label(), per_design=(), pooled=False,
             pooled_estimate=None, flags=_empty_flags(ignored),
-            sentence=_yes_no_sentence(question, None, level),
+            sentence=yes_no_sentence(question, None, level),
         )  # fmt: skip
     n = sum(part.n for part in parts)
     yes_count = sum(part.yes_count for part in parts)
@@ -522,7 +504,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         pooled=pooled,
         pooled_estimate=combined if pooled else None,
         flags=_size_flags(n, combined.clipped, pooled, ignored),
-        sentence=_yes_no_sentence(question, ci, level),
+        sentence=yes_no_sentence(question, ci, level),
     )
 
 

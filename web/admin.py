@@ -267,11 +267,6 @@ def kind_of(result) -> str:
     return {"YesNoResult": "yes_no", "ChoiceResult": "choice", "PlainResult": "plain"}[type(result).__name__]
 
 
-@bp.app_template_filter("pct")
-def pct(value, digits: int = 1) -> str:
-    return "–" if value is None else f"{100 * value:.{digits}f}%"
-
-
 @bp.post("/surveys/<survey_id>/state")
 @admin_required
 def set_state(survey_id: str):
