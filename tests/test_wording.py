@@ -51,7 +51,8 @@ def test_epsilon_and_counts():
         (question(None), "Not randomized: stored exactly as you answer."),
         (question(TWO_COIN), "Two coins are flipped on your device."),
         (question(ForcedResponseDesign("2/3", "1/6", "1/6")),
-         "Your true answer is sent 66.7% of the time; otherwise “yes” is sent (16.7% of the time) or “no” (16.7%)."),
+         "Your true answer is sent 66.7% of the time; otherwise “yes” is sent (16.7% of the time) "
+         "or “no” (16.7%)."),
         (question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"), "select_one"),
          "Your true answer is sent 50% of the time; otherwise one of the 4 options is picked at random."),
     ],
