@@ -17,7 +17,7 @@ from wtforms.validators import InputRequired, Length
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from surveys import accounts, export, results, storage
+from surveys import accounts, breakdowns, export, results, storage
 from surveys.definition import Survey
 from web import options
 from web.catalog import get_catalog, survey_or_404, survey_state
@@ -237,7 +237,7 @@ def survey_breakdown(survey: Survey, by: str, method: str, level: float):
     if by not in plain:
         abort(400, description=f"“{by[:40]}” is not a non-randomized question of this survey; "
                                f"break-downs are by one of: {', '.join(sorted(plain)) or 'none'}.")
-    return results.stored_breakdown(get_db(), survey, by, confidence_level=level, method=method)
+    return breakdowns.stored_breakdown(get_db(), survey, by, confidence_level=level, method=method)
 
 
 def group_differences(breakdown, level: float) -> list[dict]:
@@ -252,7 +252,7 @@ def group_differences(breakdown, level: float) -> list[dict]:
         chosen = [request.args.get("first"), request.args.get("second")]
         pair = [g for v in chosen for g in answered if g.value == v] if all(chosen) else answered[:2]
         if len(pair) == 2:
-            difference = results.compare_groups(breakdown, name, pair[0].value, pair[1].value, level)
+            difference = breakdowns.compare_groups(breakdown, name, pair[0].value, pair[1].value, level)
             out.append({"question": question.question, "first": pair[0], "second": pair[1], "difference": difference})
     return out
 
