@@ -62,7 +62,7 @@ def _peak_rss_bytes() -> int:
 def _export_pass(database: str, survey_file: str, limit: int, trace: bool) -> ExportPass:
     """Consume and discard ``iter_responses_csv`` until ``limit`` rows (in the child)."""
     from surveys import export, storage
-    from surveys.loader import load_survey_file
+    from surveys.files import load_survey_file
 
     survey = load_survey_file(survey_file)
     db = storage.connect(database)

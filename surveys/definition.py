@@ -1,4 +1,4 @@
-"""What a survey is: frozen objects built by :mod:`surveys.loader`.
+"""What a survey is: frozen objects built by :mod:`surveys.schema`.
 
 A :class:`Survey` is a tuple of :class:`Question` objects plus the
 survey-level settings (dates, privacy budget). Each randomized question

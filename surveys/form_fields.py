@@ -1,6 +1,6 @@
 """The form fields a submission carries besides its answers.
 
-One list for the three places that name them: the loader refuses a question
+One list for the three places that name them: :mod:`surveys.schema` refuses a question
 with one of these names, the forms (:mod:`web.forms`) accept them next to the
 questions, and ``static/randomize.js`` copies them into the post it builds
 on the device (a test reads the script and checks it names these).

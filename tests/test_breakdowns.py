@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 
 import analysis
 from surveys import breakdowns, storage
-from surveys.loader import parse_survey
+from surveys.schema import parse_survey
 from surveys.submission import noisy_response, question_design_key
 from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
 from tests.conftest import make_survey

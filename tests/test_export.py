@@ -14,7 +14,7 @@ import yaml
 
 import analysis
 from surveys import export, results, storage
-from surveys.loader import SurveyFileError, parse_survey
+from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import design_record, noisy_response, question_design_key
 from tests.conftest import DEPT_SURVEY_YAML
 from tests.conftest import make_survey as make_any_survey

@@ -35,8 +35,8 @@ from werkzeug.datastructures import MultiDict
 from analysis import INTERVAL_METHODS
 from app import create_app
 from surveys import accounts, storage
+from surveys.files import load_catalog
 from surveys.form_fields import CONTROL_FIELDS
-from surveys.loader import load_catalog
 from surveys.submission import noisy_response
 from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, make_survey
 from web.forms import INVITATION_CODE, SUBMISSION_KEY, wire_value

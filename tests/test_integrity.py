@@ -12,7 +12,8 @@ import time
 import pytest
 
 from surveys import breakdowns, results, storage
-from surveys.loader import SurveyFileError, load_catalog
+from surveys.files import load_catalog
+from surveys.schema import SurveyFileError
 from surveys.submission import noisy_response
 from tests.conftest import QUIZ_YAML, Respondent, csrf_token_in, make_survey
 from web.respond import watch_for_burst

@@ -17,7 +17,7 @@ from numpy.testing import assert_allclose
 
 import analysis
 from surveys import results
-from surveys.loader import parse_survey
+from surveys.schema import parse_survey
 from surveys.submission import question_design_key
 from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
 from tests.conftest import make_survey

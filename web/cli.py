@@ -14,7 +14,7 @@ from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
 from surveys import accounts, export, results, storage
-from surveys.loader import load_catalog
+from surveys.files import load_catalog
 from web import options
 from web.limits import clear_signin_failures
 
