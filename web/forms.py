@@ -43,7 +43,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Optional, Regexp
 
 from surveys.definition import Question, Survey
-from surveys.form_fields import CONTROL_FIELDS, DEVICE_PREFIX
+from surveys.form_fields import CONTROL_FIELDS
 
 SUBMISSION_KEY = re.compile(r"\A[A-Za-z0-9_-]{16,64}\Z")
 INVITATION_CODE = re.compile(r"\A[A-Za-z0-9_-]{4,64}\Z")
