@@ -99,24 +99,40 @@ def _check_epsilons(epsilons: object) -> tuple[float, ...]:
 # Design probabilities as exact fractions.
 
 
+class DesignError(ValueError):
+    """A design that cannot be built; ``field`` names the bad parameter.
+
+    ``field`` is ``"t"``, ``"a"``, ``"b"`` or ``"k"`` (or the name given to
+    :func:`as_probability`) when one parameter is wrong on its own, and
+    ``None`` when the fault lies with the whole design (``t + a + b`` not 1,
+    an unknown kind, a record lacking a key), so that a caller can point at
+    the field without reading the message.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 def as_probability(value: object, name: str) -> Fraction:
-    """Return ``value`` as an exact fraction, or raise ``ValueError`` naming it.
+    """Return ``value`` as an exact fraction, or raise :class:`DesignError` naming it (``field`` = ``name``).
 
     Accepts ints, fractions, floats (read through their shortest decimal
     form, so ``0.7`` is 7/10) and strings such as ``"1/4"`` or ``"0.25"``.
     The denominator must be at most :data:`MAX_DENOMINATOR`.
     """
     if isinstance(value, bool) or not isinstance(value, (Real, str)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise DesignError(f"{name} must be a number, got {value!r}", name)
     try:
         exact = value if isinstance(value, Rational) else Fraction(str(value).strip())
     except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{name} must be a number such as 0.25 or 1/4, got {value!r}") from None
+        raise DesignError(f"{name} must be a number such as 0.25 or 1/4, got {value!r}", name) from None
     exact = Fraction(exact)
     if exact.denominator > MAX_DENOMINATOR:
-        raise ValueError(
+        raise DesignError(
             f"{name}={value!r} needs a denominator above {MAX_DENOMINATOR}; "
-            "write it as a fraction such as 1/3"
+            "write it as a fraction such as 1/3",
+            name,
         )
     return exact
 
@@ -129,13 +145,13 @@ def _check_forced_response(t: object, a: object, b: object) -> tuple[Fraction, F
     """
     t, a, b = (as_probability(value, name) for name, value in (("t", t), ("a", a), ("b", b)))
     if t <= 0:
-        raise ValueError(f"t (probability of a truthful answer) must be > 0, got t={t}")
+        raise DesignError(f"t (probability of a truthful answer) must be > 0, got t={t}", "t")
     for name, value in (("a", a), ("b", b)):
         if value < 0:
-            raise ValueError(f"{name} must be >= 0, got {name}={value}")
+            raise DesignError(f"{name} must be >= 0, got {name}={value}", name)
     total = t + a + b
     if total != 1:
-        raise ValueError(f"t + a + b must equal 1, got {t} + {a} + {b} = {total}")
+        raise DesignError(f"t + a + b must equal 1, got {t} + {a} + {b} = {total}")
     return t, a, b
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from analysis import privacy
-from analysis._checks import _check_forced_response, as_probability
+from analysis._checks import MAX_DENOMINATOR, DesignError, _check_forced_response, as_probability
 
 
 @dataclass(frozen=True)
@@ -94,10 +94,10 @@ class MultipleChoiceDesign:
 
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 2:
-            raise ValueError(f"k (number of options) must be an integer >= 2, got k={self.k!r}")
+            raise DesignError(f"k (number of options) must be an integer >= 2, got k={self.k!r}", "k")
         object.__setattr__(self, "t", as_probability(self.t, "t"))
         if not 0 < self.t <= 1:
-            raise ValueError(f"t (probability of a truthful answer) must be in (0, 1], got t={self.t}")
+            raise DesignError(f"t (probability of a truthful answer) must be in (0, 1], got t={self.t}", "t")
 
     @property
     def kind(self) -> str:
@@ -107,6 +107,18 @@ class MultipleChoiceDesign:
     def uniform_share(self) -> Fraction:
         """``(1 - t) / k``: the chance of reporting a given option at random."""
         return (1 - self.t) / self.k
+
+    def option_marginal(self) -> ForcedResponseDesign:
+        """The forced-response design of "is it this option?", the same for every option.
+
+        Option ``j`` is reported truthfully with ``t``; the uniform draw lands
+        on it with ``a = (1 - t) / k`` (a forced yes) and elsewhere with
+        ``b = 1 - t - a`` (a forced no). Its count is Binomial(n, t pi_j + a),
+        so every yes/no estimator and interval applies to it as it is
+        (analysis/README.md, "Multiple choice").
+        """
+        a = self.uniform_share
+        return ForcedResponseDesign(self.t, a, 1 - self.t - a)
 
     @property
     def epsilon(self) -> float:
@@ -136,10 +148,10 @@ def design_from_dict(record: dict) -> Design:
     kind = record.get("kind")
     fields = {"forced_response": ("t", "a", "b"), "multiple_choice": ("k", "t")}.get(kind)
     if fields is None:
-        raise ValueError(f"unknown design kind {kind!r}")
+        raise DesignError(f"unknown design kind {kind!r}")
     missing = [f for f in fields if f not in record]
     if missing:
-        raise ValueError(f"design record {record!r} lacks {missing}")
+        raise DesignError(f"design record {record!r} lacks {missing}")
     if kind == "forced_response":
         return ForcedResponseDesign(record["t"], record["a"], record["b"])
     return MultipleChoiceDesign(int(record["k"]), record["t"])

@@ -147,14 +147,14 @@ class MultipleChoiceEstimate:
         -----
         Option ``j`` is reported with probability ``t pi_j + (1 - t)/k``: a
         forced-response design for "is it option j?" with truthful ``t``,
-        forced yes ``a = (1 - t)/k`` and forced no ``b = 1 - t - a``. Its
+        forced yes ``a = (1 - t)/k`` and forced no ``b = 1 - t - a``
+        (:meth:`~analysis.design.MultipleChoiceDesign.option_marginal`). Its
         count is Binomial(n, lambda_j), so the binary intervals apply as
         they are.
         """
-        a = (1 - self.t) / self.k
-        b = 1 - self.t - a
+        t, a, b = MultipleChoiceDesign(self.k, _exact(self.t)).option_marginal().floats()
         return tuple(
-            confidence_interval(count, self.n, self.t, a, b, confidence_level, method)
+            confidence_interval(count, self.n, t, a, b, confidence_level, method)
             for count in self.counts
         )
 

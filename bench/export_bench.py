@@ -63,7 +63,7 @@ def _export_pass(database: str, survey_file: str, limit: int, trace: bool) -> Ex
     """Consume and discard ``web.gather.responses_csv`` until ``limit`` rows (in the child)."""
     from storage import connection
     from web import gather
-    from surveys.loader import load_survey_file
+    from surveys.files import load_survey_file
 
     survey = load_survey_file(survey_file)
     db = connection.connect(database)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from surveys.definition import Survey
-from surveys.loader import load_survey_file
+from surveys.files import load_survey_file
 
 SURVEY_ID = "bench-survey"
 

@@ -1,4 +1,4 @@
-"""What a survey is: frozen objects built by :mod:`surveys.loader`.
+"""What a survey is: frozen objects built by :mod:`surveys.schema`.
 
 A :class:`Survey` is a tuple of :class:`Question` objects plus the
 survey-level settings (dates, privacy budget). Each randomized question
@@ -7,7 +7,7 @@ carries its design from :mod:`analysis.design`; a plain question has
 
 The objects check only the invariants that tie their fields together (a
 randomized question has a design and vice versa). Everything a researcher
-can get wrong in a file is reported, with its place, by the loader.
+can get wrong in a file is reported, with its place, by the schema check (:mod:`surveys.schema`).
 """
 
 from __future__ import annotations

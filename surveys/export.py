@@ -68,8 +68,7 @@ def _design_columns(result: YesNoResult | ChoiceResult) -> dict:
         row.update(zip(("t", "a", "b"), design.floats()))
     else:
         # Each option alone is a forced-response design: a = (1 - t)/k, b = 1 - t - a.
-        a = design.uniform_share
-        row.update(t=float(design.t), a=float(a), b=float(1 - Fraction(design.t) - a), k=design.k)
+        row.update(zip(("t", "a", "b"), design.option_marginal().floats()), k=design.k)
     return row
 
 

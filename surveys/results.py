@@ -1,10 +1,12 @@
 """A survey's results: estimates per question from the stored tallies.
 
 Pure: takes a :class:`~surveys.definition.Survey` and the plain dictionaries
-of :func:`storage.queries.tallies` (or :func:`storage.queries.group_tallies`)
-and returns frozen dataclasses. Every estimate, interval and planning figure
-comes from :mod:`analysis`; this module only chooses which function applies
-(one design or several, yes/no or several options) and labels the outcome.
+of :func:`storage.queries.tallies` and returns frozen dataclasses. Every
+estimate, interval and planning figure comes from :mod:`analysis`; this
+module only chooses which function applies (one design or several, yes/no or
+several options) and labels the outcome. The same per-question results split
+by a plain answer are :mod:`surveys.breakdowns`; their sentences come from
+:mod:`surveys.wording`.
 
 Answers are tallied per question *and* per design key
 (:func:`surveys.design_contract.question_design_key`), so answers collected under
@@ -16,22 +18,18 @@ estimated on its own and the estimates are pooled
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 
 from analysis import (
     INTERVAL_METHODS,
     ConfidenceInterval,
-    Difference,
     ForcedResponseDesign,
     MultipleChoiceDesign,
     MultipleChoiceEstimate,
     PooledEstimate,
     ProportionEstimate,
     SurveyEpsilon,
-    difference,
     estimate_multiple_choice,
     estimate_proportion,
     half_width_for_n,
@@ -41,6 +39,7 @@ from analysis import (
 )
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
+from surveys.wording import yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
 #: approximation behind the Wald interval, the pooled interval and the
@@ -312,8 +311,6 @@ class SurveyResults:
     questions : tuple of YesNoResult, ChoiceResult or PlainResult
     epsilon : SurveyEpsilon
         ``survey.epsilon``: the per-respondent cost of the current design.
-    planning : PlanningResult or None
-        ``None`` when the survey has no randomized yes/no question.
     excluded : Exclusion
         The days left out, and their responses.
     """
@@ -324,7 +321,6 @@ class SurveyResults:
     method: str
     questions: tuple[QuestionResult, ...]
     epsilon: SurveyEpsilon
-    planning: PlanningResult | None
     excluded: Exclusion = NO_EXCLUSION
 
     def question(self, name: str) -> QuestionResult:
@@ -335,50 +331,12 @@ class SurveyResults:
         raise KeyError(name)
 
 
-@dataclass(frozen=True)
-class GroupResults:
-    """The randomized questions' results among respondents with one answer to ``by``.
-
-    ``value`` is the stored answer (``None``: ``by`` left unanswered);
-    ``label`` is the option's label.
-    """
-
-    value: str | None
-    label: str
-    questions: tuple[YesNoResult | ChoiceResult, ...]
-
-    def question(self, name: str) -> YesNoResult | ChoiceResult:
-        for result in self.questions:
-            if result.question.name == name:
-                return result
-        raise KeyError(name)
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    """Results split by the answer to a plain (not randomized) question.
-
-    ``excluded``: the days left out of every group, as in :class:`SurveyResults`.
-    """
-
-    by: Question
-    confidence_level: float
-    method: str
-    groups: tuple[GroupResults, ...]
-    excluded: Exclusion = NO_EXCLUSION
-
-    def group(self, value: str | None) -> GroupResults:
-        for group in self.groups:
-            if group.value == value:
-                return group
-        raise KeyError(value)
-
-
 # --------------------------------------------------------------------------
 # Reading the tallies.
 
 
-def _check_options(confidence_level: float, method: str) -> None:
+def check_options(confidence_level: float, method: str) -> None:
+    """``ValueError`` naming an unknown interval ``method`` or a level outside ``(0, 1)``."""
     if method not in INTERVAL_METHODS:
         raise ValueError(f"method must be one of {INTERVAL_METHODS}, got method={method!r}")
     if isinstance(confidence_level, bool) or not isinstance(confidence_level, (int, float)) or not (
@@ -404,25 +362,6 @@ def _empty_flags(ignored: bool) -> tuple[str, ...]:
     return (FLAG_NO_RESPONSES, FLAG_IGNORED) if ignored else (FLAG_NO_RESPONSES,)
 
 
-def format_percent(value: float, digits: int = 0) -> str:
-    """``0.2345 -> "23%"``; used for sentences and chart labels alike."""
-    return f"{value * 100:.{digits}f}%"
-
-
-def format_level(confidence_level: float) -> str:
-    """``0.95 -> "95%"``, ``0.995 -> "99.5%"``."""
-    return f"{round(confidence_level * 100, 1):g}%"
-
-
-def _yes_no_sentence(question: Question, ci: ConfidenceInterval | None, level: float) -> str:
-    quoted = f"\u201c{question.label}\u201d"
-    if ci is None:
-        return f"No answers to {quoted} yet."
-    low, high = format_percent(ci.low), format_percent(ci.high)
-    share = f"About {low}" if low == high else f"Between {low} and {high}"
-    return f"{share} of respondents would answer yes to {quoted} ({format_level(level)} confidence)."
-
-
 # --------------------------------------------------------------------------
 # One function per kind of question.
 
@@ -446,7 +385,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
             estimate=None, clipped=False, std_err=None, ci=None, epsilon=question.design.epsilon,
             design_label=question.design.label(), per_design=(), pooled=False,
             pooled_estimate=None, flags=_empty_flags(ignored),
-            sentence=_yes_no_sentence(question, None, level),
+            sentence=yes_no_sentence(question, None, level),
         )  # fmt: skip
     n = sum(part.n for part in parts)
     yes_count = sum(part.yes_count for part in parts)
@@ -473,7 +412,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         pooled=pooled,
         pooled_estimate=combined if pooled else None,
         flags=_size_flags(n, combined.clipped, pooled, ignored),
-        sentence=_yes_no_sentence(question, ci, level),
+        sentence=yes_no_sentence(question, ci, level),
     )
 
 
@@ -482,11 +421,9 @@ def _option_marginal(part: ChoiceDesignEstimate, index: int) -> ProportionEstima
 
     "Is it this option?" is answered truthfully with ``t``, forced to yes with
     ``a = (1 - t)/k`` (the uniform draw lands on it) and to no with
-    ``b = 1 - t - a`` (analysis/README.md, "Multiple choice").
+    ``b = 1 - t - a`` (:meth:`analysis.MultipleChoiceDesign.option_marginal`).
     """
-    t = Fraction(part.design.t)
-    a = part.design.uniform_share
-    return estimate_proportion(part.counts[index], part.n, float(t), float(a), float(1 - t - a))
+    return estimate_proportion(part.counts[index], part.n, *part.design.option_marginal().floats())
 
 
 def _choice_result(question: Question, by_design, level: float, method: str) -> ChoiceResult:
@@ -572,7 +509,7 @@ def question_result(
     method: str = "wilson",
 ) -> QuestionResult:
     """The result of one question from its tallies ``{design key: {answer: count}}``."""
-    _check_options(confidence_level, method)
+    check_options(confidence_level, method)
     if not question.is_randomized:
         return _plain_result(question, by_design)
     if question.type == YES_NO:
@@ -603,7 +540,7 @@ def compute_results(
         :func:`storage.queries.tallies`. Questions no longer in the survey
         are ignored.
     response_count : int
-        Number of stored responses (for planning and display).
+        Number of stored responses (for display).
     confidence_level : float
         In ``(0, 1)``; default 0.95.
     method : {"wilson", "clopper-pearson", "wald"}
@@ -622,7 +559,7 @@ def compute_results(
         For an unknown ``method``, a level outside ``(0, 1)`` or a negative
         ``response_count``.
     """
-    _check_options(confidence_level, method)
+    check_options(confidence_level, method)
     if isinstance(response_count, bool) or not isinstance(response_count, int) or response_count < 0:
         raise ValueError(f"response_count must be an integer >= 0, got response_count={response_count!r}")
     questions = tuple(
@@ -635,7 +572,6 @@ def compute_results(
         method=method,
         questions=questions,
         epsilon=survey.epsilon,
-        planning=plan(survey, response_count, confidence_level=confidence_level),
         excluded=excluded,
     )
 
@@ -701,122 +637,3 @@ def plan(
         response_count=response_count,
         half_width_now=now,
     )
-
-
-def compute_breakdown(
-    survey: Survey,
-    by: str | Question,
-    group_tallies: Mapping[str | None, Tallies],
-    confidence_level: float = 0.95,
-    method: str = "wilson",
-    excluded: Exclusion = NO_EXCLUSION,
-) -> Breakdown:
-    """The randomized questions' results per answer to a plain question.
-
-    Parameters
-    ----------
-    survey : Survey
-    by : str or Question
-        A question of ``survey`` that is *not* randomized: grouping by a
-        noisy answer would put respondents in the wrong group at random.
-    group_tallies : mapping
-        ``{answer to by: {question: {design key: {answer: count}}}}`` from
-        :func:`storage.queries.group_tallies`; the key ``None`` holds the
-        respondents who left ``by`` unanswered.
-    confidence_level, method, excluded
-        As for :func:`compute_results`.
-
-    Returns
-    -------
-    Breakdown
-        One group per option of ``by`` (in its order, empty ones included),
-        then any other stored value, then "No answer" if present.
-    """
-    _check_options(confidence_level, method)
-    question = survey.question(by if isinstance(by, str) else by.name)
-    if question.is_randomized:
-        raise ValueError(f"by must name a question that is not randomized, got by={question.name!r}")
-    labels: dict[str | None, str] = {c.name: c.label for c in question.choices}
-    extra = sorted(value for value in group_tallies if value is not None and value not in labels)
-    labels.update({value: value for value in extra})
-    if None in group_tallies:
-        labels[None] = "No answer"
-    groups = tuple(
-        GroupResults(
-            value=value,
-            label=label,
-            questions=tuple(
-                question_result(q, group_tallies.get(value, {}).get(q.name, {}), confidence_level, method)
-                for q in survey.randomized_questions
-            ),
-        )
-        for value, label in labels.items()
-    )
-    return Breakdown(by=question, confidence_level=float(confidence_level), method=method, groups=groups,
-                     excluded=excluded)
-
-
-def _for_difference(result: YesNoResult) -> ProportionEstimate:
-    """The estimate :func:`analysis.difference` takes, for one group's result.
-
-    One design: its :class:`~analysis.ProportionEstimate` as it is. Several:
-    :func:`analysis.difference` uses only ``estimate_raw`` and
-    ``std_err_population``, so the pooled estimate is handed over as a
-    direct-question estimate (``t = 1, a = b = 0``, for which the observed
-    rate *is* the estimate) carrying the pooled raw estimate and standard
-    error. No figure is computed here; the conditional standard error,
-    which has no pooled counterpart, is NaN.
-    """
-    if not result.pooled:
-        return result.per_design[0].estimate
-    pooled = result.pooled_estimate
-    return ProportionEstimate(
-        n=pooled.n, yes_count=result.yes_count, t=1.0, a=0.0, b=0.0,
-        observed_rate=pooled.estimate_raw, estimate_raw=pooled.estimate_raw,
-        estimate=pooled.estimate, clipped=pooled.clipped,
-        std_err_population=pooled.std_err, std_err_conditional=math.nan,
-    )  # fmt: skip
-
-
-def compare_groups(
-    breakdown: Breakdown,
-    question_name: str,
-    first: str | None,
-    second: str | None,
-    confidence_level: float = 0.95,
-) -> Difference:
-    """``pi_first - pi_second`` for a yes/no question, between two groups.
-
-    Parameters
-    ----------
-    breakdown : Breakdown
-    question_name : str
-        A randomized yes/no question.
-    first, second : str or None
-        Group values (answers to ``breakdown.by``; ``None`` for "No answer").
-    confidence_level : float
-
-    Returns
-    -------
-    analysis.Difference
-        From :func:`analysis.difference`: raw estimates subtracted, standard
-        errors added in quadrature, Wald interval clipped to ``[-1, 1]``.
-
-    Raises
-    ------
-    ValueError
-        If the question is not a randomized yes/no question or a group has
-        no answers to it.
-    """
-    estimates = []
-    for name, value in (("first", first), ("second", second)):
-        try:
-            result = breakdown.group(value).question(question_name)
-        except KeyError:
-            raise ValueError(f"no group {name}={value!r} with question {question_name!r}") from None
-        if not isinstance(result, YesNoResult):
-            raise ValueError(f"question {question_name!r} is not a randomized yes/no question")
-        if result.n == 0:
-            raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
-        estimates.append(_for_difference(result))
-    return difference(estimates[0], estimates[1], confidence_level)

@@ -59,7 +59,7 @@ def make_survey(text: str = DEPT_SURVEY_YAML, **changes):
     """Parse a survey from YAML text, with top-level keys replaced by ``changes``."""
     import yaml
 
-    from surveys.loader import parse_survey
+    from surveys.schema import parse_survey
 
     mapping = yaml.safe_load(text)
     mapping.update(changes)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from analysis import INTERVAL_METHODS, estimate_multiple_choice, estimate_proportion
 from storage import connection, responses
-from surveys.loader import load_catalog
+from surveys.files import load_catalog
 from surveys.submission import noisy_response
 from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD
 from web.options import MAX_CONFIDENCE_LEVEL

@@ -91,7 +91,7 @@ def every_stored_value(app) -> set[str]:
 
 
 def app_survey(app):
-    from surveys.loader import load_catalog
+    from surveys.files import load_catalog
 
     return load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
 

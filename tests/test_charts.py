@@ -9,7 +9,7 @@ import yaml
 from markupsafe import Markup
 
 from surveys import results
-from surveys.loader import parse_survey
+from surveys.schema import parse_survey
 from surveys.design_contract import question_design_key
 from web import charts
 

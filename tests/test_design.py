@@ -168,3 +168,40 @@ def test_unknown_kind():
 def test_record_with_a_missing_field_names_it(record, shown):
     with pytest.raises(ValueError, match=re.escape(f"design record {record!r} {shown}")):
         design_from_dict(record)
+
+
+@pytest.mark.parametrize(
+    ("build", "field"),
+    [
+        pytest.param(lambda: ForcedResponseDesign(0, "1/2", "1/2"), "t", id="t=0"),
+        pytest.param(lambda: ForcedResponseDesign("1/2", "-1/4", "3/4"), "a", id="a<0"),
+        pytest.param(lambda: ForcedResponseDesign("1/2", "3/4", "-1/4"), "b", id="b<0"),
+        pytest.param(lambda: ForcedResponseDesign("1/2", "half", "1/4"), "a", id="a not a number"),
+        pytest.param(lambda: ForcedResponseDesign("1/2", "1/4", "1/3"), None, id="sum not 1"),
+        pytest.param(lambda: MultipleChoiceDesign(1, "1/2"), "k", id="k=1"),
+        pytest.param(lambda: MultipleChoiceDesign(3, "3/2"), "t", id="t>1"),
+        pytest.param(lambda: as_probability("1/3000001", "delta"), "delta", id="denominator"),
+        pytest.param(lambda: design_from_dict({"kind": "likert"}), None, id="unknown kind"),
+    ],
+)
+def test_design_error_names_the_field(build, field):
+    """The bad parameter is data on the error, not only words in its message."""
+    from analysis.design import DesignError
+
+    with pytest.raises(DesignError) as caught:
+        build()
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("k", "t", "a", "b"),
+    [(4, "1/2", "1/8", "3/8"), (2, "1/2", "1/4", "1/4"), (3, "3/5", "2/15", "4/15"), (5, 1, 0, 0)],
+)
+def test_option_marginal_is_the_forced_response_design_of_one_option(k, t, a, b):
+    """"Is it this option?": truthful with t, forced yes with (1 - t)/k, forced no with the rest."""
+    design = MultipleChoiceDesign(k, t)
+    marginal = design.option_marginal()
+    assert marginal == ForcedResponseDesign(t, a, b)
+    for pi in (0.0, 0.3, 1.0):
+        assert_allclose(marginal.report_yes_probability(pi), float(design.t) * pi + (1 - float(design.t)) / k)

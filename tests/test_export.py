@@ -16,7 +16,7 @@ import analysis
 from storage import connection, responses
 from surveys import export, results, submission
 from surveys.design_contract import design_record, question_design_key
-from surveys.loader import SurveyFileError, parse_survey
+from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import noisy_response
 from tests.conftest import DEPT_SURVEY_YAML
 from tests.conftest import make_survey as make_any_survey

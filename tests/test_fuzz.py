@@ -35,10 +35,11 @@ from werkzeug.datastructures import MultiDict
 from analysis import INTERVAL_METHODS
 from app import create_app
 from storage import accounts, connection, responses
-from surveys.loader import load_catalog
+from surveys.files import load_catalog
+from surveys.form_fields import CONTROL_FIELDS
 from surveys.submission import noisy_response
 from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, make_survey
-from web.forms import CONTROL_FIELDS, INVITATION_CODE, SUBMISSION_KEY, wire_value
+from web.forms import INVITATION_CODE, SUBMISSION_KEY, wire_value
 
 FUZZ = settings(
     max_examples=int(os.environ.get("RR_FUZZ_EXAMPLES", "120")),

@@ -129,7 +129,7 @@ def test_m005_calls_no_live_code(tmp_path, monkeypatch):
 
 def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
     from storage import responses
-    from surveys.loader import parse_survey
+    from surveys.schema import parse_survey
     from surveys.submission import noisy_response
 
     survey = parse_survey({

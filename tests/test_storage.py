@@ -121,7 +121,7 @@ def test_randomized_on_must_be_device_or_server():
 def test_group_tallies_kept_at_submission_equal_a_fresh_recount(fresh_db):
     """The running break-down tallies must equal a recount from the stored responses
     (the migration's backfill), including respondents who skipped the group question."""
-    from surveys.loader import parse_survey
+    from surveys.schema import parse_survey
     from surveys.submission import noisy_response
 
     survey = parse_survey({

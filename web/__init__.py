@@ -97,8 +97,9 @@ def handle_database_error(error: sqlite3.OperationalError):
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, limits, respond, wording
+    from surveys import wording
     from surveys.design_contract import question_design_key
+    from web import admin, limits, respond
 
     csrf.init_app(app)
     db.init_app(app)
@@ -114,9 +115,10 @@ def init_app(app: Flask) -> None:
     app.before_request(redirect_within_site)
     app.after_request(add_security_headers)
     app.jinja_env.globals.update(
-        design_sentence=wording.design_sentence, percent=wording.percent,
+        design_sentence=wording.design_sentence, percent=wording.short_percent,
         epsilon_text=wording.epsilon_text, design_key=question_design_key,
     )
+    app.add_template_filter(wording.table_percent, "pct")
     cli.init_app(app)
     logs.init_app(app)
     db.ensure_schema(app)

@@ -18,7 +18,7 @@ from wtforms.validators import InputRequired, Length
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
 from storage import accounts, connection, queries, responses
-from surveys import export, results
+from surveys import breakdowns, export, results
 from surveys.definition import Survey
 from web import gather, options
 from web.catalog import get_catalog, survey_or_404, survey_state
@@ -253,7 +253,7 @@ def group_differences(breakdown, level: float) -> list[dict]:
         chosen = [request.args.get("first"), request.args.get("second")]
         pair = [g for v in chosen for g in answered if g.value == v] if all(chosen) else answered[:2]
         if len(pair) == 2:
-            difference = results.compare_groups(breakdown, name, pair[0].value, pair[1].value, level)
+            difference = breakdowns.compare_groups(breakdown, name, pair[0].value, pair[1].value, level)
             out.append({"question": question.question, "first": pair[0], "second": pair[1], "difference": difference})
     return out
 
@@ -266,11 +266,6 @@ def result_n(group, name: str) -> int:
 def kind_of(result) -> str:
     """``yes_no``, ``choice`` or ``plain``: which table a result goes in."""
     return {"YesNoResult": "yes_no", "ChoiceResult": "choice", "PlainResult": "plain"}[type(result).__name__]
-
-
-@bp.app_template_filter("pct")
-def pct(value, digits: int = 1) -> str:
-    return "–" if value is None else f"{100 * value:.{digits}f}%"
 
 
 @bp.post("/surveys/<survey_id>/state")

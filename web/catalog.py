@@ -15,7 +15,7 @@ from flask import abort, current_app
 
 from storage import responses
 from surveys.definition import Survey
-from surveys.loader import SurveyCatalog, load_catalog
+from surveys.files import SurveyCatalog, load_catalog
 from web.db import get_db
 
 _lock = threading.Lock()

@@ -14,13 +14,8 @@ from datetime import date, timedelta
 
 from markupsafe import Markup, escape
 
-from surveys.results import (
-    ChoiceResult,
-    SurveyResults,
-    YesNoResult,
-    format_level,
-    format_percent,
-)
+from surveys.results import ChoiceResult, SurveyResults, YesNoResult
+from surveys.wording import count_text, percent, short_percent
 
 WIDTH = 720
 LABEL_X = 8
@@ -83,9 +78,9 @@ def _describe(full_label: str, item, level: str) -> str:
     if estimate is None:
         return f"{full_label}: no answers yet"
     return (
-        f"{full_label}: estimate {format_percent(estimate)} "
-        f"({level} interval {format_percent(ci.low)} to {format_percent(ci.high)}), "
-        f"observed noisy rate {format_percent(observed)}"
+        f"{full_label}: estimate {percent(estimate)} "
+        f"({level} interval {percent(ci.low)} to {percent(ci.high)}), "
+        f"observed noisy rate {percent(observed)}"
     )
 
 
@@ -126,7 +121,7 @@ def results_chart_svg(results: SurveyResults) -> Markup:
     and the observed noisy rate as a hollow marker just below. Plain
     questions are not drawn. Scales with its container (``svg.chart``).
     """
-    level = format_level(results.confidence_level)
+    level = short_percent(results.confidence_level)
     rows = _rows(results)
     height = TOP + max(len(rows), 1) * ROW_HEIGHT + 10
     descriptions = [_describe(full, item, level) for kind, _, full, item in rows if kind != "heading"]
@@ -136,7 +131,7 @@ def results_chart_svg(results: SurveyResults) -> Markup:
         f"noisy rate, from {results.response_count} responses. " + "; ".join(descriptions) + "."
     )
     drawn = sum(1 for kind, _, _, item in rows if kind != "heading" and _values(item)[0] is not None)
-    aria = f"{title}: {_plural(drawn, 'estimate')} with {level} confidence intervals"
+    aria = f"{title}: {count_text(drawn, 'estimate')} with {level} confidence intervals"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height}" '
         f'width="100%" role="img" aria-label="{escape(aria)}" font-family="system-ui, sans-serif" '
@@ -163,7 +158,7 @@ def results_chart_svg(results: SurveyResults) -> Markup:
             f'<line class="grid" x1="{x:.1f}" y1="{TOP - 14:.1f}" x2="{x:.1f}" y2="{bottom:.1f}" '
             f'stroke="{GRID_COLOUR}" stroke-width="1"/>'
         )
-        parts.append(_text(x, TOP - 20, format_percent(tick), fill=OBSERVED_COLOUR, text_anchor="middle"))
+        parts.append(_text(x, TOP - 20, percent(tick), fill=OBSERVED_COLOUR, text_anchor="middle"))
     if not rows:
         parts.append(_text(LABEL_X, TOP + 4, "No randomized questions.", fill=OBSERVED_COLOUR))
     for index, (kind, label, full, item) in enumerate(rows):
@@ -176,10 +171,6 @@ def results_chart_svg(results: SurveyResults) -> Markup:
             parts.extend(_estimate_row(y, label, indent, _describe(full, item, level), item))
     parts.append("</svg>")
     return Markup("".join(parts))
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def daily_sparkline_svg(daily_counts: list[tuple[str, int]]) -> Markup:
@@ -195,7 +186,7 @@ def daily_sparkline_svg(daily_counts: list[tuple[str, int]]) -> Markup:
         days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
     else:
         days = []
-    aria = f"{_plural(total, 'response')} over {_plural(len(days), 'day')}"
+    aria = f"{count_text(total, 'response')} over {count_text(len(days), 'day')}"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="sparkline" viewBox="0 0 {SPARK_WIDTH} {SPARK_HEIGHT}" '
         f'preserveAspectRatio="none" role="img" aria-label="{escape(aria)}">',
@@ -215,7 +206,7 @@ def daily_sparkline_svg(daily_counts: list[tuple[str, int]]) -> Markup:
             parts.append(
                 f'<rect class="bar" x="{index * step:.2f}" y="{SPARK_HEIGHT - height:.2f}" '
                 f'width="{step - gap:.2f}" height="{height:.2f}" fill="{ESTIMATE_COLOUR}">'
-                f"<title>{escape(day.isoformat())}: {_plural(count, 'response')}</title></rect>"
+                f"<title>{escape(day.isoformat())}: {count_text(count, 'response')}</title></rect>"
             )
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -15,7 +15,7 @@ from flask.cli import AppGroup, with_appcontext
 from analysis import INTERVAL_METHODS
 from storage import accounts, connection, responses
 from surveys import export
-from surveys.loader import load_catalog
+from surveys.files import load_catalog
 from web import gather, options
 from web.limits import clear_signin_failures
 

@@ -43,12 +43,10 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Optional, Regexp
 
 from surveys.definition import Question, Survey
+from surveys.form_fields import CONTROL_FIELDS
 
-DEVICE_PREFIX = "rr"
 SUBMISSION_KEY = re.compile(r"\A[A-Za-z0-9_-]{16,64}\Z")
 INVITATION_CODE = re.compile(r"\A[A-Za-z0-9_-]{4,64}\Z")
-#: Form fields that are not questions.
-CONTROL_FIELDS = frozenset({"csrf_token", "submission_key", "randomized_on", "invitation_code", "sealed"})
 
 
 class SubmissionError(ValueError):

@@ -16,15 +16,9 @@ import sqlite_utils
 
 from storage import connection, queries, responses
 from surveys import export
+from surveys.breakdowns import Breakdown, compute_breakdown
 from surveys.definition import Survey
-from surveys.results import (
-    Breakdown,
-    Exclusion,
-    SurveyResults,
-    compute_breakdown,
-    compute_results,
-    subtract_tallies,
-)
+from surveys.results import Exclusion, SurveyResults, compute_results, subtract_tallies
 
 
 def _exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
@@ -55,7 +49,7 @@ def stored_results(
 def stored_breakdown(
     db: sqlite_utils.Database, survey: Survey, by: str, confidence_level: float = 0.95, method: str = "wilson"
 ) -> Breakdown:
-    """:func:`~surveys.results.compute_breakdown` over the running group tallies in ``db``, minus the excluded days."""
+    """:func:`~surveys.breakdowns.compute_breakdown` over the running group tallies in ``db``, minus the excluded days."""
     with connection.read_snapshot(db):
         excluded = _exclusion(db, survey)
         grouped = queries.group_tallies(db, survey.id, by)

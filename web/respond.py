@@ -35,11 +35,12 @@ from wtforms.validators import ValidationError
 from analysis.bursts import MIN_BURST_COUNT, judge_hour
 from storage import responses
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
+from surveys.form_fields import DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, noisy_response, randomize_on_server
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import (
-    DEVICE_PREFIX, NO_ANSWER_LABEL, ControlForm, SubmissionError, parse_answers, parse_wire_value, survey_form_class,
+    NO_ANSWER_LABEL, ControlForm, SubmissionError, parse_answers, parse_wire_value, survey_form_class,
     wire_value, wire_values,
 )
 from web.limits import count_arrival, refuse_if_over, refuse_if_over_survey_limit

@@ -1,4 +1,4 @@
-"""Read the survey folder: one YAML file per survey.
+"""Check a survey file's contents (its parsed YAML) and build the :class:`~surveys.definition.Survey`.
 
 A survey file uses the vocabulary of XLSForm and SurveyJS (``name``,
 ``type``, ``label``, ``choices``, ``required``) plus the privacy keys
@@ -33,15 +33,15 @@ class or an office answering from one shared address, and the right number
 depends on who answers.
 
 Every mistake in a file is collected as a :class:`Problem` naming the file,
-the question and the field, and all of them are reported together, so a
-researcher fixes a file in one pass. :func:`load_catalog` skips a broken
-file (logging its problems) and loads the others.
+the question and the field, and all of them are reported together
+(:class:`SurveyFileError`), so a researcher fixes a file in one pass.
+Reading the files themselves (YAML, the survey folder) is
+:mod:`surveys.files`.
 """
 
 from __future__ import annotations
 
 import difflib
-import logging
 import math
 import re
 from collections.abc import Mapping
@@ -50,12 +50,8 @@ from dataclasses import field as dataclass_field
 from datetime import date, datetime
 from fractions import Fraction
 from numbers import Real
-from pathlib import Path
-from types import MappingProxyType
 
-import yaml
-
-from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign, as_probability
+from analysis.design import TWO_COIN, DesignError, ForcedResponseDesign, MultipleChoiceDesign, as_probability
 from surveys.definition import (
     DEFAULT_DELTA,
     QUESTION_TYPES,
@@ -67,17 +63,11 @@ from surveys.definition import (
     Survey,
 )
 from surveys.design_contract import QUESTION_NAME_PATTERN
-
-logger = logging.getLogger(__name__)
+from surveys.form_fields import CONTROL_FIELDS
 
 SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-#: Question names the web form uses for its own fields.
-RESERVED_NAMES = frozenset(
-    {"csrf_token", "submission_key", "randomized_on", "invitation_code", "sealed"}
-)
 
 SURVEY_KEYS = (
     "id", "title", "version", "intro", "closed", "opens", "closes", "invitation_only",
@@ -86,7 +76,6 @@ SURVEY_KEYS = (
 QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design")
 CHOICE_KEYS = ("name", "label")
 DESIGN_KEYS = {YES_NO: ("t", "a", "b"), SELECT_ONE: ("t",)}
-SURVEY_FILE_SUFFIXES = (".yaml", ".yml")
 
 #: Default truthful probability of a select_one question without a design.
 DEFAULT_SELECT_ONE_T = Fraction(1, 2)
@@ -128,154 +117,6 @@ class SurveyFileError(Exception):
     def __init__(self, problems: list[Problem] | tuple[Problem, ...]) -> None:
         self.problems = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
-
-
-@dataclass(frozen=True)
-class SurveyCatalog:
-    """Every survey in the folder that loaded, and the problems of the rest.
-
-    ``files`` names every survey file found, loaded or not, in load order.
-    """
-
-    surveys: Mapping[str, Survey]
-    problems: tuple[Problem, ...] = ()
-    files: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "surveys", MappingProxyType(dict(self.surveys)))
-
-    def get(self, survey_id: str) -> Survey | None:
-        return self.surveys.get(survey_id)
-
-
-# -- reading YAML ----------------------------------------------------------
-
-
-class _SurveyYamlLoader(yaml.SafeLoader):
-    """``SafeLoader`` that also refuses duplicate keys and impossible dates.
-
-    Plain PyYAML keeps the last of two equal keys without a word, so a
-    question with two ``design:`` lines would silently lose one.
-    """
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen = set()
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    duplicate = key in seen
-                except TypeError:  # unhashable key: SafeLoader reports it
-                    continue
-                if duplicate:
-                    raise yaml.constructor.ConstructorError(
-                        "while reading a mapping", node.start_mark,
-                        f"found the key {key!r} twice", key_node.start_mark,
-                    )  # fmt: skip
-                seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-    def construct_yaml_timestamp(self, node):
-        try:
-            return super().construct_yaml_timestamp(node)
-        except ValueError as error:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value!r} is not a valid date ({error})", node.start_mark
-            ) from None
-
-
-_SurveyYamlLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", _SurveyYamlLoader.construct_yaml_timestamp
-)
-
-
-def _yaml_error_message(error: yaml.YAMLError) -> str:
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-    problem = getattr(error, "problem", None) or str(error)
-    if mark is None:
-        return f"invalid YAML: {problem}"
-    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
-
-
-def load_survey_file(path: str | Path) -> Survey:
-    """Read and check one survey file.
-
-    Raises
-    ------
-    SurveyFileError
-        With every problem found: unreadable file, YAML syntax (with its
-        line), wrong shape, or any mistake in the survey itself.
-    """
-    path = Path(path)
-    name = path.name
-
-    def fail(message: str) -> SurveyFileError:
-        return SurveyFileError([Problem(name, None, None, message)])
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise fail(f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
-    except OSError as error:
-        raise fail(f"cannot read the file: {error.strerror or error}") from None
-    try:
-        data = yaml.load(text, Loader=_SurveyYamlLoader)  # a SafeLoader: builds no objects
-    except yaml.YAMLError as error:
-        raise fail(_yaml_error_message(error)) from None
-    return parse_survey(data, name)
-
-
-def load_catalog(directory: str | Path) -> SurveyCatalog:
-    """Load every ``*.yaml`` and ``*.yml`` file in ``directory``, by name.
-
-    A broken file is skipped and its problems are logged and kept in
-    :attr:`SurveyCatalog.problems`; the other files still load. A file whose
-    survey id is already taken by an earlier file is skipped too. A missing
-    folder is a problem, not an exception.
-    """
-    directory = Path(directory)
-    problems: list[Problem] = []
-    surveys: dict[str, Survey] = {}
-    try:
-        paths = sorted(
-            (
-                p
-                for p in directory.iterdir()
-                if p.suffix.lower() in SURVEY_FILE_SUFFIXES
-                and not p.name.startswith(".")
-                and p.is_file()
-            ),
-            key=lambda p: p.name,
-        )
-    except FileNotFoundError:
-        paths = []
-        problems.append(Problem(str(directory), None, None, "the survey folder does not exist"))
-    except OSError as error:
-        paths = []
-        problems.append(
-            Problem(str(directory), None, None, f"cannot list the survey folder: {error.strerror or error}")
-        )
-    for path in paths:
-        try:
-            survey = load_survey_file(path)
-        except SurveyFileError as error:
-            problems.extend(error.problems)
-            continue
-        if survey.id in surveys:
-            first = surveys[survey.id].source
-            problems.append(
-                Problem(
-                    path.name, None, "id",
-                    f"survey id {survey.id!r} is already used by {first}; this file was not loaded",
-                )  # fmt: skip
-            )
-            continue
-        surveys[survey.id] = survey
-    for problem in problems:
-        logger.error("%s", problem)
-    return SurveyCatalog(surveys, tuple(problems), tuple(p.name for p in paths))
 
 
 # -- checking the mapping --------------------------------------------------
@@ -515,7 +356,7 @@ def _question(report, position: int, entry):
     _check_keys(report, where, "", entry, QUESTION_KEYS)
     rule = "a lower-case letter then lower-case letters, digits or _, such as cheated_once"
     name = _pattern(report, where, "name", raw_name, QUESTION_NAME_PATTERN, rule)
-    if isinstance(name, str) and name in RESERVED_NAMES:
+    if isinstance(name, str) and name in CONTROL_FIELDS:
         name = report.add(where, "name", f"{name!r} is used by the form itself; choose another name")
     qtype = entry.get("type")
     if qtype is None:
@@ -603,15 +444,14 @@ def _choice(report, where, position: int, entry):
     return report.add(where, "choices", message)
 
 
-def _design_field(message: str) -> str:
-    """``"design.t"`` for a ValueError about one probability, else ``"design"``.
+def _design_field(error: DesignError, keys: tuple[str, ...]) -> str:
+    """``"design.t"`` when ``error`` names one probability of the file, else ``"design"``.
 
-    The messages of :mod:`analysis.design` start with the name of the bad
-    probability (``"t (probability ...) must be > 0"``, ``"a must be >= 0"``);
-    the sum check starts ``"t + a + b"`` and belongs to the whole design.
+    :class:`analysis.design.DesignError` carries the bad parameter in
+    ``field``; the sum check (``field is None``) belongs to the whole design,
+    and ``k`` is not written in the file (it is the number of choices).
     """
-    match = re.match(r"([tab])\b(?!\s*\+)", message)
-    return f"design.{match.group(1)}" if match else "design"
+    return f"design.{error.field}" if error.field in keys else "design"
 
 
 def _design(report, where, qtype, randomize, value, choices):
@@ -650,6 +490,6 @@ def _design(report, where, qtype, randomize, value, choices):
             design = ForcedResponseDesign(**probabilities)
         else:
             design = MultipleChoiceDesign(k, **probabilities)
-    except ValueError as error:
-        return report.add(where, _design_field(str(error)), str(error))
+    except DesignError as error:
+        return report.add(where, _design_field(error, keys), str(error))
     return design if isinstance(choices, tuple) else INVALID

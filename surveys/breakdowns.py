@@ -1,0 +1,187 @@
+"""Break-downs: the randomized questions' results per answer to a plain question.
+
+Pure like :mod:`surveys.results`, whose per-question estimates each group
+reuses: takes a :class:`~surveys.definition.Survey` and the plain
+dictionaries of :func:`storage.queries.group_tallies` and returns frozen
+dataclasses. Only a question that is *not* randomized can split the
+respondents: grouping by a noisy answer would put them in the wrong group at
+random. Two groups' yes/no estimates are compared with
+:func:`analysis.difference`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from analysis import Difference, ProportionEstimate, difference
+from surveys.definition import Question, Survey
+from surveys.results import (
+    NO_EXCLUSION,
+    ChoiceResult,
+    Exclusion,
+    Tallies,
+    YesNoResult,
+    check_options,
+    question_result,
+    subtract_tallies,
+)
+
+
+@dataclass(frozen=True)
+class GroupResults:
+    """The randomized questions' results among respondents with one answer to ``by``.
+
+    ``value`` is the stored answer (``None``: ``by`` left unanswered);
+    ``label`` is the option's label.
+    """
+
+    value: str | None
+    label: str
+    questions: tuple[YesNoResult | ChoiceResult, ...]
+
+    def question(self, name: str) -> YesNoResult | ChoiceResult:
+        for result in self.questions:
+            if result.question.name == name:
+                return result
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Results split by the answer to a plain (not randomized) question.
+
+    ``excluded``: the days left out of every group, as in :class:`SurveyResults`.
+    """
+
+    by: Question
+    confidence_level: float
+    method: str
+    groups: tuple[GroupResults, ...]
+    excluded: Exclusion = NO_EXCLUSION
+
+    def group(self, value: str | None) -> GroupResults:
+        for group in self.groups:
+            if group.value == value:
+                return group
+        raise KeyError(value)
+
+
+def compute_breakdown(
+    survey: Survey,
+    by: str | Question,
+    group_tallies: Mapping[str | None, Tallies],
+    confidence_level: float = 0.95,
+    method: str = "wilson",
+    excluded: Exclusion = NO_EXCLUSION,
+) -> Breakdown:
+    """The randomized questions' results per answer to a plain question.
+
+    Parameters
+    ----------
+    survey : Survey
+    by : str or Question
+        A question of ``survey`` that is *not* randomized: grouping by a
+        noisy answer would put respondents in the wrong group at random.
+    group_tallies : mapping
+        ``{answer to by: {question: {design key: {answer: count}}}}`` from
+        :func:`storage.queries.group_tallies`; the key ``None`` holds the
+        respondents who left ``by`` unanswered.
+    confidence_level, method, excluded
+        As for :func:`compute_results`.
+
+    Returns
+    -------
+    Breakdown
+        One group per option of ``by`` (in its order, empty ones included),
+        then any other stored value, then "No answer" if present.
+    """
+    check_options(confidence_level, method)
+    question = survey.question(by if isinstance(by, str) else by.name)
+    if question.is_randomized:
+        raise ValueError(f"by must name a question that is not randomized, got by={question.name!r}")
+    labels: dict[str | None, str] = {c.name: c.label for c in question.choices}
+    extra = sorted(value for value in group_tallies if value is not None and value not in labels)
+    labels.update({value: value for value in extra})
+    if None in group_tallies:
+        labels[None] = "No answer"
+    groups = tuple(
+        GroupResults(
+            value=value,
+            label=label,
+            questions=tuple(
+                question_result(q, group_tallies.get(value, {}).get(q.name, {}), confidence_level, method)
+                for q in survey.randomized_questions
+            ),
+        )
+        for value, label in labels.items()
+    )
+    return Breakdown(by=question, confidence_level=float(confidence_level), method=method, groups=groups,
+                     excluded=excluded)
+
+
+def _for_difference(result: YesNoResult) -> ProportionEstimate:
+    """The estimate :func:`analysis.difference` takes, for one group's result.
+
+    One design: its :class:`~analysis.ProportionEstimate` as it is. Several:
+    :func:`analysis.difference` uses only ``estimate_raw`` and
+    ``std_err_population``, so the pooled estimate is handed over as a
+    direct-question estimate (``t = 1, a = b = 0``, for which the observed
+    rate *is* the estimate) carrying the pooled raw estimate and standard
+    error. No figure is computed here; the conditional standard error,
+    which has no pooled counterpart, is NaN.
+    """
+    if not result.pooled:
+        return result.per_design[0].estimate
+    pooled = result.pooled_estimate
+    return ProportionEstimate(
+        n=pooled.n, yes_count=result.yes_count, t=1.0, a=0.0, b=0.0,
+        observed_rate=pooled.estimate_raw, estimate_raw=pooled.estimate_raw,
+        estimate=pooled.estimate, clipped=pooled.clipped,
+        std_err_population=pooled.std_err, std_err_conditional=math.nan,
+    )  # fmt: skip
+
+
+def compare_groups(
+    breakdown: Breakdown,
+    question_name: str,
+    first: str | None,
+    second: str | None,
+    confidence_level: float = 0.95,
+) -> Difference:
+    """``pi_first - pi_second`` for a yes/no question, between two groups.
+
+    Parameters
+    ----------
+    breakdown : Breakdown
+    question_name : str
+        A randomized yes/no question.
+    first, second : str or None
+        Group values (answers to ``breakdown.by``; ``None`` for "No answer").
+    confidence_level : float
+
+    Returns
+    -------
+    analysis.Difference
+        From :func:`analysis.difference`: raw estimates subtracted, standard
+        errors added in quadrature, Wald interval clipped to ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If the question is not a randomized yes/no question or a group has
+        no answers to it.
+    """
+    estimates = []
+    for name, value in (("first", first), ("second", second)):
+        try:
+            result = breakdown.group(value).question(question_name)
+        except KeyError:
+            raise ValueError(f"no group {name}={value!r} with question {question_name!r}") from None
+        if not isinstance(result, YesNoResult):
+            raise ValueError(f"question {question_name!r} is not a randomized yes/no question")
+        if result.n == 0:
+            raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
+        estimates.append(_for_difference(result))
+    return difference(estimates[0], estimates[1], confidence_level)

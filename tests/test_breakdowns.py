@@ -1,0 +1,159 @@
+"""Tests of surveys.breakdowns: each group's figures are analysis's own output.
+
+As in tests/test_results.py, no estimator is implemented twice: each group's
+result and each difference is compared with what the analysis function
+returns for the same counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+import yaml
+from numpy.testing import assert_allclose
+
+import analysis
+from storage import queries, responses
+from surveys import breakdowns
+from surveys.schema import parse_survey
+from surveys.design_contract import question_design_key
+from surveys.submission import noisy_response
+from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
+from tests.conftest import make_survey
+
+
+@pytest.fixture
+def survey():
+    return make_survey()
+
+
+def key(survey, name):
+    return question_design_key(survey.question(name))
+
+
+def old_design_key(survey, name, design):
+    """The key the question would have had under another design."""
+    return question_design_key(dataclasses.replace(survey.question(name), design=design))
+
+
+DIE = analysis.ForcedResponseDesign("2/3", "1/6", "1/6")
+
+
+# --------------------------------------------------------------------------
+# Break-downs, on a real database.
+
+
+@pytest.fixture
+def db(fresh_db):
+    return fresh_db
+
+
+def store(db, survey, answers, count, start=0):
+    for i in range(count):
+        response = noisy_response(survey, answers, "device")
+        responses.store_response(db, response, f"key-{survey.version}-{start + i:06d}-{answers}", "2026-11-20")
+
+
+def test_group_tallies_split_the_tallies_by_a_plain_answer(db, survey):
+    store(db, survey, {"cheated": "yes", "ai_use": "never", "dept": "arts"}, 12)
+    store(db, survey, {"cheated": "no", "ai_use": "once", "dept": "arts"}, 8)
+    store(db, survey, {"cheated": "yes", "lied": "no", "ai_use": "never", "dept": "law"}, 5)
+    store(db, survey, {"cheated": "no", "ai_use": "often"}, 3)  # dept unanswered
+    grouped = queries.group_tallies(db, "quiz", "dept")
+    k = key(survey, "cheated")
+    assert grouped["arts"]["cheated"] == {k: {"yes": 12, "no": 8}}
+    assert grouped["law"]["cheated"] == {k: {"yes": 5}}
+    assert grouped["law"]["lied"] == {key(survey, "lied"): {"no": 5}}
+    assert grouped[None]["ai_use"] == {key(survey, "ai_use"): {"often": 3}}
+    # Summed over the groups, the break-down gives back the running tallies.
+    total: dict = {}
+    for per_question in grouped.values():
+        for question, by_design in per_question.items():
+            for design, counts in by_design.items():
+                for answer, count in counts.items():
+                    slot = total.setdefault(question, {}).setdefault(design, {})
+                    slot[answer] = slot.get(answer, 0) + count
+    assert total == queries.tallies(db, "quiz")
+
+
+def test_group_tallies_keep_each_design_apart(db, survey):
+    store(db, survey, {"cheated": "yes", "dept": "arts"}, 4)
+    changed = yaml.safe_load(SURVEY_YAML)
+    changed["version"] = 2
+    changed["questions"][0]["design"] = {"t": "2/3", "a": "1/6", "b": "1/6"}
+    survey2 = parse_survey(changed, "quiz.yaml")
+    store(db, survey2, {"cheated": "no", "dept": "arts"}, 6)
+    grouped = queries.group_tallies(db, "quiz", "dept")
+    assert grouped["arts"]["cheated"] == {key(survey, "cheated"): {"yes": 4}, key(survey2, "cheated"): {"no": 6}}
+    breakdown = breakdowns.compute_breakdown(survey2, "dept", grouped)
+    assert breakdown.group("arts").question("cheated").pooled
+
+
+@pytest.mark.parametrize("bad", ["Dept", "dept'", "a.b", "", "1x", "dept]"])
+def test_group_tallies_refuse_a_name_that_is_not_a_question_name(db, bad):
+    with pytest.raises(ValueError, match="question name"):
+        queries.group_tallies(db, "quiz", bad)
+
+
+def test_breakdown_and_comparison_are_analysis_output(db, survey):
+    store(db, survey, {"cheated": "yes", "ai_use": "never", "dept": "arts"}, 30)
+    store(db, survey, {"cheated": "no", "ai_use": "once", "dept": "arts"}, 20)
+    store(db, survey, {"cheated": "yes", "ai_use": "never", "dept": "law"}, 10)
+    store(db, survey, {"cheated": "no", "ai_use": "never", "dept": "law"}, 30)
+    breakdown = breakdowns.compute_breakdown(survey, "dept", queries.group_tallies(db, "quiz", "dept"))
+    assert breakdown.by == survey.question("dept")
+    # Every option of dept, in order, empty ones included.
+    groups = [(g.value, g.label) for g in breakdown.groups]
+    assert groups == [("arts", "Arts"), ("science", "Science"), ("law", "Law")]
+    assert [r.question.name for r in breakdown.group("arts").questions] == ["cheated", "lied", "ai_use"]
+    arts = analysis.estimate_proportion(30, 50)
+    law = analysis.estimate_proportion(10, 40)
+    assert breakdown.group("arts").question("cheated").per_design[0].estimate == arts
+    assert breakdown.group("science").question("cheated").n == 0
+    difference = breakdowns.compare_groups(breakdown, "cheated", "arts", "law")
+    assert difference == analysis.difference(arts, law, 0.95)
+    # arts: (0.6 - 0.25)/0.5 = 0.7; law: (0.25 - 0.25)/0.5 = 0; difference 0.7.
+    assert_allclose(difference.estimate, 0.7)
+
+
+def test_compare_groups_with_pooled_designs(survey):
+    current, old = key(survey, "cheated"), old_design_key(survey, "cheated", DIE)
+    grouped = {
+        "arts": {"cheated": {current: {"yes": 40, "no": 60}, old: {"yes": 50, "no": 50}}},
+        "law": {"cheated": {current: {"yes": 30, "no": 70}, old: {"yes": 20, "no": 80}}},
+    }
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped, 0.9)
+    first = breakdown.group("arts").question("cheated").pooled_estimate
+    second = breakdown.group("law").question("cheated").pooled_estimate
+    difference = breakdowns.compare_groups(breakdown, "cheated", "arts", "law", 0.9)
+    # analysis.difference: raw estimates subtracted, standard errors in quadrature.
+    assert difference.estimate == first.estimate_raw - second.estimate_raw
+    assert difference.std_err == math.hypot(first.std_err, second.std_err)
+    assert difference.ci.confidence_level == 0.9
+
+
+def test_compare_groups_refuses_what_it_cannot_compare(survey):
+    grouped = {
+        "arts": {"cheated": {key(survey, "cheated"): {"yes": 3}}, "ai_use": {key(survey, "ai_use"): {"once": 3}}}
+    }
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped)
+    with pytest.raises(ValueError, match="not a randomized yes/no"):
+        breakdowns.compare_groups(breakdown, "ai_use", "arts", "law")
+    with pytest.raises(ValueError, match="no answers"):
+        breakdowns.compare_groups(breakdown, "cheated", "arts", "law")
+    with pytest.raises(ValueError, match="no group"):
+        breakdowns.compare_groups(breakdown, "cheated", "arts", "nowhere")
+
+
+def test_breakdown_by_a_randomized_question_is_refused(survey):
+    with pytest.raises(ValueError, match="not randomized"):
+        breakdowns.compute_breakdown(survey, "cheated", {})
+
+
+def test_breakdown_lists_unknown_values_and_no_answer_last(survey):
+    grouped = {None: {}, "history": {}, "law": {}}
+    breakdown = breakdowns.compute_breakdown(survey, survey.question("dept"), grouped)
+    assert [g.value for g in breakdown.groups] == ["arts", "science", "law", "history", None]
+    assert breakdown.group(None).label == "No answer"

@@ -1,0 +1,180 @@
+"""Tests for surveys.files: survey files and the survey folder read, broken ones reported."""
+
+import logging
+import math
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from surveys.files import load_catalog, load_survey_file
+from surveys.schema import SurveyFileError
+
+SURVEY_FILES = Path(__file__).resolve().parent.parent / "survey_files"
+
+VALID_YAML = """\
+id: exam
+title: Exam
+version: 1
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you cheated?
+"""
+
+
+def write(folder, name, text):
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- reading files ----------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("id: exam\ntitle: Exam\n  version: [1\n", "invalid YAML at line 3", id="syntax error"),
+        pytest.param("questions:\n  - name: a\n    name: b\n", "line 3, column 5: found the key 'name' twice",
+                     id="duplicate key"),
+        pytest.param("id: exam\nopens: 2025-02-30\n", "line 2", id="impossible date"),
+        pytest.param("- id: exam\n- title: Exam\n", "must be a mapping", id="top level a list"),
+        pytest.param("just some text\n", "must be a mapping", id="top level a string"),
+        pytest.param("", "the file is empty", id="empty file"),
+        pytest.param("# only a comment\n", "the file is empty", id="only a comment"),
+    ],
+)
+def test_file_level_problems(tmp_path, text, message):
+    path = write(tmp_path, "exam.yaml", text)
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.question, problem.field) == ("exam.yaml", None, None)
+    assert message in problem.message
+
+
+def test_not_utf8(tmp_path):
+    path = tmp_path / "exam.yaml"
+    path.write_bytes("title: Prüfung\n".encode("latin-1"))
+    with pytest.raises(SurveyFileError, match="exam.yaml: not UTF-8"):
+        load_survey_file(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(SurveyFileError, match="exam.yaml: cannot read the file"):
+        load_survey_file(tmp_path / "exam.yaml")
+
+
+def test_yaml_dates_are_accepted(tmp_path):
+    path = write(tmp_path, "exam.yaml", VALID_YAML + "opens: 2025-03-01\ncloses: '2025-03-31'\n")
+    survey = load_survey_file(path)
+    assert (survey.opens, survey.closes) == (date(2025, 3, 1), date(2025, 3, 31))
+
+
+def test_yaml_file_errors_name_question_and_field(tmp_path):
+    path = write(tmp_path, "exam.yaml", VALID_YAML + "    design: {t: 0, a: 1/2, b: 1/2}\n")
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    assert [str(p) for p in raised.value.problems] == [
+        "exam.yaml: question 'cheated', field 'design.t': "
+        "t (probability of a truthful answer) must be > 0, got t=0"
+    ]
+
+
+# -- the catalog ------------------------------------------------------------
+
+def test_broken_file_is_skipped_and_reported(tmp_path, caplog):
+    write(tmp_path, "a-good.yaml", VALID_YAML)
+    write(tmp_path, "b-broken.yml", VALID_YAML.replace("id: exam", "id: other").replace("yes_no", "yesno"))
+    with caplog.at_level(logging.ERROR, logger="surveys.files"):
+        catalog = load_catalog(tmp_path)
+    assert list(catalog.surveys) == ["exam"]
+    assert catalog.get("exam").source == "a-good.yaml"
+    assert catalog.get("other") is None
+    assert catalog.files == ("a-good.yaml", "b-broken.yml")
+    (problem,) = catalog.problems
+    assert (problem.file, problem.question, problem.field) == ("b-broken.yml", "cheated", "type")
+    assert [r.getMessage() for r in caplog.records] == [str(problem)]
+
+
+def test_duplicate_survey_ids_across_files(tmp_path):
+    write(tmp_path, "first.yaml", VALID_YAML)
+    write(tmp_path, "second.yaml", VALID_YAML.replace("title: Exam", "title: Copy"))
+    catalog = load_catalog(tmp_path)
+    assert catalog.get("exam").title == "Exam"
+    (problem,) = catalog.problems
+    assert (problem.file, problem.field) == ("second.yaml", "id")
+    assert "first.yaml" in problem.message
+
+
+def test_only_survey_files_are_read(tmp_path):
+    write(tmp_path, "exam.yaml", VALID_YAML)
+    write(tmp_path, "notes.txt", "not a survey")
+    write(tmp_path, ".exam-backup.yaml", "broken: [")
+    (tmp_path / "folder.yaml").mkdir()
+    catalog = load_catalog(tmp_path)
+    assert catalog.files == ("exam.yaml",)
+    assert catalog.problems == ()
+
+
+def test_missing_folder_is_a_problem(tmp_path, caplog):
+    folder = tmp_path / "nowhere"
+    with caplog.at_level(logging.ERROR, logger="surveys.files"):
+        catalog = load_catalog(folder)
+    assert dict(catalog.surveys) == {}
+    (problem,) = catalog.problems
+    assert problem.file == str(folder)
+    assert "does not exist" in problem.message
+    assert len(caplog.records) == 1
+
+
+def test_catalog_surveys_are_read_only(tmp_path):
+    write(tmp_path, "exam.yaml", VALID_YAML)
+    catalog = load_catalog(tmp_path)
+    with pytest.raises(TypeError):
+        catalog.surveys["other"] = catalog.get("exam")
+
+
+def test_design_fingerprint_stable_across_loads_and_changes_with_design(tmp_path):
+    path = write(tmp_path, "exam.yaml", VALID_YAML)
+    first = load_survey_file(path).design_fingerprint()
+    assert load_survey_file(path).design_fingerprint() == first
+    write(tmp_path, "exam.yaml", VALID_YAML.replace("Have you cheated?", "Did you ever cheat?"))
+    assert load_survey_file(path).design_fingerprint() == first
+    write(tmp_path, "exam.yaml", VALID_YAML + "    design: {t: 2/3, a: 1/6, b: 1/6}\n")
+    assert load_survey_file(path).design_fingerprint() != first
+
+
+# -- the shipped example surveys --------------------------------------------
+
+def test_shipped_surveys_load_cleanly():
+    catalog = load_catalog(SURVEY_FILES)
+    assert catalog.problems == ()
+    assert sorted(catalog.surveys) == ["exam-integrity", "workplace-wellbeing"]
+    for survey in catalog.surveys.values():
+        assert survey.intro
+        assert survey.source == f"{survey.id}.yaml"
+        if survey.epsilon_budget is not None:
+            assert survey.epsilon.basic <= survey.epsilon_budget
+
+
+def test_exam_integrity_epsilon_is_the_hand_sum():
+    survey = load_survey_file(SURVEY_FILES / "exam-integrity.yaml")
+    # epsilon = ln max over reports of P(report | yes) / P(report | no):
+    # cheated, two coins t=1/2, a=b=1/4: (t + a) / a = (3/4) / (1/4) = 3   -> ln 3
+    # plagiarism, die t=2/3, a=b=1/6:   (2/3 + 1/6) / (1/6) = 5            -> ln 5
+    # ai_use, k=4, t=1/2: q = (1 - t)/k = 1/8, (t + q) / q = (5/8)/(1/8) = 5 -> ln 5
+    # year is not randomized and is not counted.
+    assert [q.name for q in survey.randomized_questions] == ["cheated", "plagiarism", "ai_use"]
+    assert survey.epsilon.basic == pytest.approx(math.log(3) + math.log(5) + math.log(5))
+    assert survey.question("year").design is None
+    assert survey.question("year").required
+    assert survey.question("ai_use").choice_names == ("never", "once", "a_few_times", "often")
+
+
+def test_workplace_wellbeing_within_budget():
+    survey = load_survey_file(SURVEY_FILES / "workplace-wellbeing.yaml")
+    # Two two-coin questions: 2 ln 3 = 2.197 <= 3.
+    assert survey.epsilon_budget == 3
+    assert survey.epsilon.basic == pytest.approx(2 * math.log(3))
+    assert [q.name for q in survey.plain_questions] == ["department"]
