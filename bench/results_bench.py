@@ -29,7 +29,7 @@ from bench.report import median_seconds
 from storage import accounts, connection, queries
 from surveys import export, results
 from surveys.definition import Survey
-from web.admin import ADMIN_COOKIE
+from web.auth import ADMIN_COOKIE
 
 WARM_RUNS = 9
 SCAN_RUNS_SMALL = 3  # floor and cold runs up to 1,000,000 rows

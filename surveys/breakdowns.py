@@ -185,3 +185,44 @@ def compare_groups(
             raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
         estimates.append(_for_difference(result))
     return difference(estimates[0], estimates[1], confidence_level)
+
+
+@dataclass(frozen=True)
+class GroupDifference:
+    """One yes/no question's estimate in group ``first`` minus that in group ``second``."""
+
+    question: Question
+    first: GroupResults
+    second: GroupResults
+    difference: Difference
+
+
+def _answered_groups(breakdown: Breakdown, question_name: str) -> list[GroupResults]:
+    """The groups with a stored answer to ``breakdown.by`` (not "No answer") and answers to the question."""
+    return [g for g in breakdown.groups if g.value is not None and g.question(question_name).n > 0]
+
+
+def group_differences(
+    breakdown: Breakdown, confidence_level: float = 0.95, first: str | None = None, second: str | None = None
+) -> tuple[GroupDifference, ...]:
+    """For each randomized yes/no question, one group's estimate minus another's.
+
+    The two groups are ``first`` and ``second`` when both are given, else the
+    first two groups (in the order of :attr:`Breakdown.groups`) that answered
+    ``by`` and the question. A question where the pair is not found (fewer
+    than two such groups, or a named group without answers) is left out.
+    """
+    out = []
+    for result in breakdown.groups[0].questions if breakdown.groups else ():
+        if not isinstance(result, YesNoResult):
+            continue
+        name = result.question.name
+        answered = _answered_groups(breakdown, name)
+        if first and second:
+            pair = [g for value in (first, second) for g in answered if g.value == value]
+        else:
+            pair = answered[:2]
+        if len(pair) == 2:
+            compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
+            out.append(GroupDifference(result.question, pair[0], pair[1], compared))
+    return tuple(out)

@@ -26,12 +26,12 @@ from tests.conftest import (
 )
 from tests.test_admin import add_responses
 from tests.test_fuzz import dump, message_of
-from web.admin import ADMIN_COOKIE
+from web.auth import ADMIN_COOKIE
 
 #: The admin endpoints anyone may use: the sign-in form itself.
-PUBLIC_ADMIN_ENDPOINTS = {"admin.login"}
+PUBLIC_ADMIN_ENDPOINTS = {"auth.login"}
 #: Every POST endpoint, with the test below that shows it refuses a missing token.
-CSRF_CHECKED_POSTS = {"respond.submit", "admin.login", "admin.logout", "admin.set_state", "admin.exclude_day",
+CSRF_CHECKED_POSTS = {"respond.submit", "auth.login", "auth.logout", "admin.set_state", "admin.exclude_day",
                       "admin.include_day"}
 URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css"}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
@@ -61,8 +61,8 @@ def is_export(url: str) -> bool:
 
 def test_admin_routes_are_found_by_enumeration(app):
     endpoints = {endpoint for method in ("GET", "POST") for endpoint, _ in routes(app, method, "/admin")}
-    assert {"admin.dashboard", "admin.survey_page", "admin.set_state", "admin.logout", "admin.estimates_json",
-            "admin.estimates_csv", "admin.responses_csv", "admin.codebook_json"} <= endpoints
+    assert {"admin.dashboard", "admin.survey_page", "admin.set_state", "auth.logout", "exports.estimates_json",
+            "exports.estimates_csv", "exports.responses_csv", "exports.codebook_json"} <= endpoints
 
 
 def test_every_admin_url_refuses_anonymous_access(app, client, admin_account):
@@ -89,7 +89,7 @@ def test_every_admin_url_refuses_anonymous_access(app, client, admin_account):
         for data in ({}, {"csrf_token": token, "state": "closed"}):
             response = client.post(url, data=data)
             refused = response.status_code in (400, 401) and message_of(response)
-            signed_out = endpoint == "admin.logout" and response.headers.get("Location") == "/admin/login"
+            signed_out = endpoint == "auth.logout" and response.headers.get("Location") == "/admin/login"
             if not (refused or signed_out):
                 problems.append((url, sorted(data), response.status_code))
     assert problems == []

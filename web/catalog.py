@@ -46,13 +46,18 @@ def today() -> date:
     return datetime.now(timezone.utc).date()
 
 
+def state_on(survey: Survey, closed_override: bool | None, day: date) -> str:
+    """``open``, ``closed`` or ``not yet open`` on ``day``: the file's dates, with the
+    admin's open/close choice (if any, :func:`storage.responses.closed_override`)
+    in place of the file's ``closed`` flag."""
+    if closed_override is not None:
+        survey = dataclasses.replace(survey, closed=closed_override)
+    return survey.state(day)
+
+
 def survey_state(survey: Survey) -> str:
-    """``open``, ``closed`` or ``not yet open``: the file's dates, with the
-    admin's open/close choice (if any) in place of the file's ``closed`` flag."""
-    override = responses.closed_override(get_db(), survey.id)
-    if override is not None:
-        survey = dataclasses.replace(survey, closed=override)
-    return survey.state(today())
+    """The survey's state today (:func:`state_on`), read from the request's connection."""
+    return state_on(survey, responses.closed_override(get_db(), survey.id), today())
 
 
 def survey_or_404(survey_id: str) -> Survey:

@@ -1,46 +1,85 @@
-"""What the results pages, the exports and the CLI read from storage, handed to the domain.
+"""Everything one admin page, export or CLI command shows, read from storage and handed to the domain.
 
-Each function reads everything one page or export needs from storage (the
-results and the responses CSV in one read snapshot, so their figures agree
-with each other) and passes the
-plain values or iterators to the pure functions of :mod:`surveys.results`
-and :mod:`surveys.export`: one trip down to the database and back. The
-admin views and the CLI commands call the same functions.
+Each public function here serves one page or export: it reads everything
+that page needs from storage inside one read snapshot (so its figures agree
+with each other), passes the plain values or iterators to the pure functions
+of :mod:`surveys.results`, :mod:`surveys.breakdowns` and :mod:`surveys.export`,
+and returns a frozen page-data object or the export's body: one trip down to
+the database and back. A view parses its options (:mod:`web.options`), calls
+one of these and renders (tests/test_gather.py checks that each admin view
+makes exactly one call here and no other read). The CLI's exports call the
+same functions.
+
+The ``_read_*`` helpers run inside a snapshot the caller holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
 
 import sqlite_utils
 
 from storage import connection, queries, responses
 from surveys import export
-from surveys.breakdowns import Breakdown, compute_breakdown
+from surveys.breakdowns import Breakdown, GroupDifference, compute_breakdown, group_differences
 from surveys.definition import Survey
-from surveys.results import Exclusion, SurveyResults, compute_results, subtract_tallies
+from surveys.files import SurveyCatalog
+from surveys.results import (
+    Exclusion, PlanningResult, SurveyResults, Tallies, compute_results, plan, subtract_tallies,
+)
+from surveys.schema import Problem
+from web.catalog import state_on
+from web.options import ResultsOptions
+
+# --------------------------------------------------------------------------
+# Reads, inside the caller's snapshot.
 
 
-def _exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
+def _read_exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
     days = responses.excluded_days(db, survey.id)
     return Exclusion(tuple(day for day, _ in days), sum(count for _, count in days))
+
+
+def _read_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> tuple[Tallies, int]:
+    """The running tallies and response count minus the excluded days'.
+
+    The excluded days' tallies are counted from their own responses by index
+    (:func:`storage.queries.tallies_on_days`); with no day excluded nothing is counted.
+    """
+    tallies = queries.tallies(db, survey.id)
+    if excluded.days:
+        tallies = subtract_tallies(tallies, queries.tallies_on_days(db, survey.id, list(excluded.days)))
+    return tallies, queries.response_count(db, survey.id) - excluded.response_count
+
+
+def _read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excluded: Exclusion) -> dict:
+    """The running group tallies by the answer to ``by``, minus the excluded days' (empty groups dropped)."""
+    grouped = queries.group_tallies(db, survey.id, by)
+    if excluded.days:
+        removed = queries.group_tallies_on_days(db, survey.id, by, list(excluded.days))
+        grouped = {group: subtract_tallies(per_question, removed.get(group, {}))
+                   for group, per_question in grouped.items()}
+        grouped = {group: per_question for group, per_question in grouped.items() if per_question}
+    return grouped
+
+
+def _read_state(db: sqlite_utils.Database, survey: Survey, day: date) -> str:
+    return state_on(survey, responses.closed_override(db, survey.id), day)
+
+
+# --------------------------------------------------------------------------
+# Results and break-downs (the results page, the estimates exports, the CLI, tests).
 
 
 def stored_results(
     db: sqlite_utils.Database, survey: Survey, confidence_level: float = 0.95, method: str = "wilson"
 ) -> SurveyResults:
-    """:func:`~surveys.results.compute_results` over the survey's running tallies in ``db``, minus the excluded days.
-
-    The excluded days' tallies are counted from their own responses by index
-    (:func:`storage.queries.tallies_on_days`), in one snapshot with the
-    running tallies; with no day excluded nothing is counted.
-    """
+    """:func:`~surveys.results.compute_results` over the survey's running tallies in ``db``, minus the excluded days."""
     with connection.read_snapshot(db):
-        excluded = _exclusion(db, survey)
-        tallies = queries.tallies(db, survey.id)
-        if excluded.days:
-            tallies = subtract_tallies(tallies, queries.tallies_on_days(db, survey.id, list(excluded.days)))
-        response_count = queries.response_count(db, survey.id) - excluded.response_count
+        excluded = _read_exclusion(db, survey)
+        tallies, response_count = _read_tallies(db, survey, excluded)
     return compute_results(
         survey, tallies, response_count, confidence_level=confidence_level, method=method, excluded=excluded,
     )
@@ -49,16 +88,103 @@ def stored_results(
 def stored_breakdown(
     db: sqlite_utils.Database, survey: Survey, by: str, confidence_level: float = 0.95, method: str = "wilson"
 ) -> Breakdown:
-    """:func:`~surveys.breakdowns.compute_breakdown` over the running group tallies in ``db``, minus the excluded days."""
+    """:func:`~surveys.breakdowns.compute_breakdown` over the running group tallies, minus the excluded days."""
     with connection.read_snapshot(db):
-        excluded = _exclusion(db, survey)
-        grouped = queries.group_tallies(db, survey.id, by)
-        if excluded.days:
-            removed = queries.group_tallies_on_days(db, survey.id, by, list(excluded.days))
-            grouped = {group: subtract_tallies(per_question, removed.get(group, {}))
-                       for group, per_question in grouped.items()}
-            grouped = {group: per_question for group, per_question in grouped.items() if per_question}
+        excluded = _read_exclusion(db, survey)
+        grouped = _read_group_tallies(db, survey, by, excluded)
     return compute_breakdown(survey, by, grouped, confidence_level=confidence_level, method=method, excluded=excluded)
+
+
+# --------------------------------------------------------------------------
+# Pages.
+
+
+@dataclass(frozen=True)
+class DashboardRow:
+    """One survey's line on the dashboard."""
+
+    survey: Survey
+    state: str
+    responses: int
+    daily_counts: tuple[tuple[str, int], ...]
+    bursts: tuple[tuple[str, int, float], ...]
+    excluded_days: frozenset[str]
+
+
+@dataclass(frozen=True)
+class DashboardPage:
+    """Every survey of the catalog with its counts, and the files that did not load."""
+
+    rows: tuple[DashboardRow, ...]
+    problems: tuple[Problem, ...]
+
+
+def dashboard(db: sqlite_utils.Database, catalog: SurveyCatalog, day: date) -> DashboardPage:
+    """The dashboard on ``day``: each survey's state, responses, daily counts, bursts and excluded days."""
+    with connection.read_snapshot(db):
+        rows = tuple(
+            DashboardRow(
+                survey=survey,
+                state=_read_state(db, survey, day),
+                responses=queries.response_count(db, survey.id),
+                daily_counts=tuple(queries.daily_counts(db, survey.id)),
+                bursts=tuple(responses.bursts(db, survey.id)),
+                excluded_days=frozenset(excluded for excluded, _ in responses.excluded_days(db, survey.id)),
+            )
+            for survey in catalog.surveys.values()
+        )
+    return DashboardPage(rows=rows, problems=tuple(catalog.problems))
+
+
+@dataclass(frozen=True)
+class ResultsPage:
+    """What the results page shows: the estimates, the break-down and its differences, the planning."""
+
+    survey: Survey
+    state: str
+    results: SurveyResults
+    breakdown: Breakdown | None
+    differences: tuple[GroupDifference, ...]
+    planning: PlanningResult | None
+
+
+def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
+    """The results page of ``survey`` on ``day`` with the options ``chosen``, from one read snapshot."""
+    with connection.read_snapshot(db):
+        state = _read_state(db, survey, day)
+        excluded = _read_exclusion(db, survey)
+        tallies, response_count = _read_tallies(db, survey, excluded)
+        grouped = _read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
+    results = compute_results(
+        survey, tallies, response_count, confidence_level=chosen.level, method=chosen.method, excluded=excluded,
+    )
+    breakdown = None if grouped is None else compute_breakdown(
+        survey, chosen.by, grouped, confidence_level=chosen.level, method=chosen.method, excluded=excluded,
+    )
+    return ResultsPage(
+        survey=survey,
+        state=state,
+        results=results,
+        breakdown=breakdown,
+        differences=group_differences(breakdown, chosen.level, chosen.first, chosen.second) if breakdown else (),
+        planning=plan(survey, response_count, half_width=chosen.half_width, confidence_level=chosen.level),
+    )
+
+
+# --------------------------------------------------------------------------
+# Exports.
+
+
+def estimates_json(
+    db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float, exported_at: str
+) -> dict:
+    """:func:`surveys.export.estimates_json` of :func:`stored_results`, stamped ``exported_at``."""
+    return export.estimates_json(stored_results(db, survey, confidence_level, method), exported_at)
+
+
+def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> str:
+    """:func:`surveys.export.estimates_csv` of :func:`stored_results`."""
+    return export.estimates_csv(stored_results(db, survey, confidence_level, method))
 
 
 def responses_csv(
@@ -81,4 +207,7 @@ def responses_csv(
 
 def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
     """:func:`surveys.export.codebook` with the survey's stored design records and excluded days."""
-    return export.codebook(survey, queries.design_records(db, survey.id), responses.excluded_days(db, survey.id))
+    with connection.read_snapshot(db):
+        records = queries.design_records(db, survey.id)
+        excluded = responses.excluded_days(db, survey.id)
+    return export.codebook(survey, records, excluded)

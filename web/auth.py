@@ -1,0 +1,116 @@
+"""Admin sign-in: the ``auth`` blueprint (as in flaskr), ``admin_required`` and the safe ``next``.
+
+An admin signs in with an account of :mod:`storage.accounts`; the browser then
+holds :data:`ADMIN_COOKIE`, a random token whose hash names a server-side
+session. Every other admin page and export is wrapped in
+:func:`admin_required`.
+"""
+
+from __future__ import annotations
+
+import functools
+from urllib.parse import urlsplit
+
+from flask import (
+    Blueprint, Response, abort, current_app, flash, g, redirect, render_template, request, session, url_for,
+)
+from flask_wtf import FlaskForm
+from wtforms import PasswordField, StringField
+from wtforms.validators import InputRequired, Length
+
+from storage import accounts
+from web.db import get_db
+from web.limits import (
+    clear_signin_failures, hashing_slot, record_signin_failure, refuse_if_over, signin_lock, too_many,
+)
+
+bp = Blueprint("auth", __name__, url_prefix="/admin")
+
+#: The admin's session cookie: a random token whose hash names a row of ``admin_sessions``.
+ADMIN_COOKIE = "rr_admin"
+
+
+class LoginForm(FlaskForm):
+    name = StringField("Account", validators=[InputRequired(), Length(max=64)])
+    password = PasswordField("Password", validators=[InputRequired(), Length(max=1024)])
+
+
+def signed_in_admin() -> str | None:
+    """The account whose live server-side session the admin cookie names, or None."""
+    return accounts.session_account(get_db(), request.cookies.get(ADMIN_COOKIE))
+
+
+def admin_required(view):
+    """Pages redirect to sign-in; data (exports, POSTs) answer 401."""
+
+    @functools.wraps(view)
+    def wrapped(**kwargs):
+        g.admin = signed_in_admin()
+        if g.admin is None:
+            if request.method == "GET" and not request.path.endswith((".csv", ".json")):
+                return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+            abort(401, description="Sign in as an admin to see this.")
+        return view(**kwargs)
+
+    return wrapped
+
+
+def safe_next(target: str | None) -> str:
+    """Only same-site paths under /admin, so the sign-in page cannot redirect elsewhere;
+    no control characters (a newline in a Location header is an error, not a redirect)."""
+    if (target and target.startswith("/admin") and not urlsplit(target).netloc and "\\" not in target
+            and target.isprintable()):
+        return target
+    return url_for("admin.dashboard")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    form = LoginForm()
+    if request.method == "GET":
+        return render_template("admin/login.html", form=form)
+    refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS")
+    if refusal:
+        return refusal
+    if not form.validate_on_submit():
+        return render_template("admin/login.html", form=form), 400
+    name = form.name.data
+    locked_for = signin_lock(name)
+    if locked_for:
+        return too_many(f"Too many failed sign-ins for this account from your network. "
+                        f"Try again in {locked_for} seconds.", locked_for)
+    with hashing_slot() as held:
+        if not held:
+            return too_many("Sign-in is busy right now. Please try again in a few seconds.", 2, status=503)
+        correct = accounts.sign_in(get_db(), name, form.password.data)
+    if not correct:
+        record_signin_failure(name)
+        flash("Wrong account name or password.")
+        return render_template("admin/login.html", form=form), 401
+    clear_signin_failures(name)
+    return signed_in_response(name, redirect(safe_next(request.args.get("next"))))
+
+
+def signed_in_response(name: str, response: Response) -> Response:
+    """Start a server-side session for ``name`` and set its cookie on ``response``.
+
+    The admin cookie is apart from Flask's session cookie (which holds only
+    CSRF tokens, and which a survey form makes last 7 days): it lives as long
+    as the browser window, is sent only to /admin, and names a session that
+    ends on sign-out, on a new password and with ``admin sign-out-everywhere``.
+    """
+    session.clear()  # a fresh CSRF session too: nothing from before sign-in survives
+    response.set_cookie(
+        ADMIN_COOKIE, accounts.start_session(get_db(), name), path="/admin", httponly=True,
+        samesite="Strict", secure=current_app.config["SESSION_COOKIE_SECURE"],
+    )
+    return response
+
+
+@bp.post("/logout")
+def logout():
+    accounts.end_session(get_db(), request.cookies.get(ADMIN_COOKIE))
+    session.clear()
+    response = redirect(url_for("auth.login"))
+    response.delete_cookie(ADMIN_COOKIE, path="/admin")
+    return response

@@ -1,0 +1,68 @@
+"""Admin downloads: the estimates (JSON, CSV), the noisy responses (CSV) and their codebook (JSON).
+
+Each view parses its options, makes one call into :mod:`web.gather` for the
+body and sends it; anonymous requests get a 401 (:func:`web.auth.admin_required`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from flask import Blueprint, Response, current_app, request, stream_with_context
+
+from storage import connection
+from web import gather, options
+from web.auth import admin_required
+from web.catalog import survey_or_404
+from web.db import get_db
+from web.errors import parsed_or_400
+
+bp = Blueprint("exports", __name__, url_prefix="/admin")
+
+
+def exported_at() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def download(body, mimetype: str, filename: str) -> Response:
+    response = Response(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@bp.get("/surveys/<survey_id>/estimates.json")
+@admin_required
+def estimates_json(survey_id: str):
+    survey = survey_or_404(survey_id)
+    method, level = parsed_or_400(options.estimate_options, request.args)
+    return current_app.json.response(gather.estimates_json(get_db(), survey, method, level, exported_at()))
+
+
+@bp.get("/surveys/<survey_id>/estimates.csv")
+@admin_required
+def estimates_csv(survey_id: str):
+    survey = survey_or_404(survey_id)
+    method, level = parsed_or_400(options.estimate_options, request.args)
+    return download(gather.estimates_csv(get_db(), survey, method, level), "text/csv", f"{survey.id}-estimates.csv")
+
+
+@bp.get("/surveys/<survey_id>/responses.csv")
+@admin_required
+def responses_csv(survey_id: str):
+    survey = survey_or_404(survey_id)
+    db = connection.connect(current_app.config["DATABASE"])  # owned by the stream, closed at its end
+
+    def stream():
+        try:
+            yield from gather.responses_csv(db, survey)
+        finally:
+            db.close()
+
+    return download(stream_with_context(stream()), "text/csv", f"{survey.id}-responses.csv")
+
+
+@bp.get("/surveys/<survey_id>/codebook.json")
+@admin_required
+def codebook_json(survey_id: str):
+    survey = survey_or_404(survey_id)
+    return current_app.json.response(gather.codebook(get_db(), survey))
