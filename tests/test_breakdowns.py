@@ -157,3 +157,50 @@ def test_breakdown_lists_unknown_values_and_no_answer_last(survey):
     breakdown = breakdowns.compute_breakdown(survey, survey.question("dept"), grouped)
     assert [g.value for g in breakdown.groups] == ["arts", "science", "law", "history", None]
     assert breakdown.group(None).label == "No answer"
+
+
+# --------------------------------------------------------------------------
+# Which groups the results page compares.
+
+
+def cheated_and_lied(survey, cheated=None, lied=None, ai_use=None) -> dict:
+    """One group's tallies: ``(yes, no)`` counts for the yes/no questions, ``{option: count}`` for ai_use."""
+    out = {}
+    for name, counts in (("cheated", cheated), ("lied", lied)):
+        if counts:
+            out[name] = {key(survey, name): {"yes": counts[0], "no": counts[1]}}
+    if ai_use:
+        out["ai_use"] = {key(survey, "ai_use"): ai_use}
+    return out
+
+
+@pytest.fixture
+def grouped(survey):
+    """Arts and law answered cheated, only arts answered lied; science is empty; "No answer" has answers."""
+    return {
+        None: cheated_and_lied(survey, cheated=(9, 1), lied=(9, 1)),
+        "law": cheated_and_lied(survey, cheated=(10, 30), ai_use={"once": 4}),
+        "arts": cheated_and_lied(survey, cheated=(30, 20), lied=(5, 5), ai_use={"never": 4}),
+    }
+
+
+def test_group_differences_compare_the_first_two_groups_with_answers(survey, grouped):
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped, 0.9)
+    differences = breakdowns.group_differences(breakdown, 0.9)
+    # cheated: arts and law (science has no answers; "No answer" is never a group to compare).
+    # lied: only arts has answers besides "No answer", so no pair. ai_use is not yes/no.
+    assert [(d.question.name, d.first.value, d.second.value) for d in differences] == [("cheated", "arts", "law")]
+    assert differences[0].difference == breakdowns.compare_groups(breakdown, "cheated", "arts", "law", 0.9)
+    assert differences[0].first is breakdown.group("arts")
+
+
+@pytest.mark.parametrize(("first", "second", "pairs"), [
+    ("law", "arts", [("cheated", "law", "arts")]),
+    ("arts", "science", []),  # science has no answers
+    ("arts", "history", []),  # not a group
+    ("law", None, [("cheated", "arts", "law")]),  # both or neither: the default pair
+])
+def test_group_differences_compare_the_two_groups_named(survey, grouped, first, second, pairs):
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped)
+    differences = breakdowns.group_differences(breakdown, 0.95, first, second)
+    assert [(d.question.name, d.first.value, d.second.value) for d in differences] == pairs

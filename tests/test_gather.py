@@ -1,0 +1,158 @@
+"""Tests of web.gather: each admin page and export goes down to storage once and comes back once.
+
+A view parses its options, makes exactly one call into :mod:`web.gather` and
+renders; that call reads everything inside one read snapshot. The checks
+count, during one request, the calls into ``web.gather``, the read snapshots
+opened, and every call to a function of ``storage.queries`` and
+``storage.responses`` with whether a snapshot was open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import inspect
+from datetime import date
+
+import pytest
+
+from storage import connection, queries, responses
+from surveys.submission import noisy_response
+from tests.conftest import survey_in
+from web import gather
+from web.options import ResultsOptions
+
+#: Every admin page and export that reads stored data, with the one gather function it calls.
+VIEWS = [
+    ("/admin/", "dashboard"),
+    ("/admin/surveys/quiz?by=year&method=wald&level=0.9&half_width=0.1", "results_page"),
+    ("/admin/surveys/quiz?by=year&first=second&second=first", "results_page"),
+    ("/admin/surveys/quiz/estimates.json?method=clopper-pearson", "estimates_json"),
+    ("/admin/surveys/quiz/estimates.csv", "estimates_csv"),
+    ("/admin/surveys/quiz/responses.csv", "responses_csv"),
+    ("/admin/surveys/quiz/codebook.json", "codebook"),
+]
+
+
+def store(app, answers: dict, count: int, day: str) -> None:
+    survey = survey_in(app)
+    db = connection.connect(app.config["DATABASE"])
+    for i in range(count):
+        responses.store_response(db, noisy_response(survey, answers, "device"), f"gather-{day}-{answers}-{i}", day)
+    db.close()
+
+
+@pytest.fixture
+def stored(app):
+    """Responses on two days, one of them excluded, so every read of a page has something to read."""
+    store(app, {"cheated": "yes", "lied": "no", "ai_use": "often", "year": "first"}, 6, "2026-11-20")
+    store(app, {"cheated": "no", "lied": "yes", "ai_use": "never", "year": "second"}, 4, "2026-11-21")
+    db = connection.connect(app.config["DATABASE"])
+    responses.exclude_day(db, "quiz", "2026-11-21")
+    db.close()
+    return app
+
+
+@dataclasses.dataclass
+class Trip:
+    """What one request did: gather calls, snapshots opened, storage reads ``(name, inside a snapshot)``."""
+
+    gather_calls: list = dataclasses.field(default_factory=list)
+    snapshots: int = 0
+    open_snapshots: int = 0
+    reads: list = dataclasses.field(default_factory=list)
+    in_gather: int = 0
+
+
+def watch(monkeypatch) -> Trip:
+    """Wrap web.gather's functions, ``read_snapshot`` and every function of storage.queries and storage.responses."""
+    trip = Trip()
+
+    def counted(function):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            if not trip.in_gather:  # calls from views, not gather's calls to itself
+                trip.gather_calls.append(function.__name__)
+            trip.in_gather += 1
+            try:
+                return function(*args, **kwargs)
+            finally:
+                trip.in_gather -= 1
+
+        return wrapper
+
+    for name, function in inspect.getmembers(gather, inspect.isfunction):
+        if function.__module__ == gather.__name__ and not name.startswith("_"):
+            monkeypatch.setattr(gather, name, counted(function))
+
+    real_snapshot = connection.read_snapshot
+
+    @contextlib.contextmanager
+    def snapshot(db):
+        trip.snapshots += 1
+        trip.open_snapshots += 1
+        try:
+            with real_snapshot(db) as inside:
+                yield inside
+        finally:
+            trip.open_snapshots -= 1
+
+    monkeypatch.setattr(connection, "read_snapshot", snapshot)
+
+    def read(name, function):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            trip.reads.append((name, trip.open_snapshots > 0))
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    for module in (queries, responses):
+        for name, function in inspect.getmembers(module, inspect.isfunction):
+            if function.__module__ == module.__name__:
+                monkeypatch.setattr(module, name, read(f"{module.__name__}.{name}", function))
+    return trip
+
+
+@pytest.mark.parametrize(("url", "gatherer"), VIEWS)
+def test_each_admin_view_makes_one_gather_call_reading_in_one_snapshot(stored, auth, monkeypatch, url, gatherer):
+    auth.login()
+    trip = watch(monkeypatch)
+    response = auth.client.get(url)
+    body = response.get_data()  # a streamed export reads while it is sent
+    assert response.status_code == 200, body[:300]
+    assert trip.gather_calls == [gatherer]
+    assert trip.snapshots == 1
+    assert trip.reads, "the page read nothing from storage.queries or storage.responses"
+    assert [name for name, in_snapshot in trip.reads if not in_snapshot] == []
+
+
+def test_the_results_page_reads_its_break_down_and_state_in_the_same_snapshot(stored, auth, monkeypatch):
+    auth.login()
+    trip = watch(monkeypatch)
+    assert auth.client.get("/admin/surveys/quiz?by=year").status_code == 200
+    names = {name.rpartition(".")[2] for name, _ in trip.reads}
+    assert {"tallies", "tallies_on_days", "group_tallies", "group_tallies_on_days", "excluded_days",
+            "closed_override", "response_count"} <= names
+    assert trip.snapshots == 1
+
+
+def test_results_page_gathers_what_the_separate_functions_give(stored):
+    """The page's figures are those of stored_results and stored_breakdown, with differences and planning."""
+    survey = survey_in(stored)
+    db = connection.connect(stored.config["DATABASE"])
+    try:
+        chosen = ResultsOptions(method="wald", level=0.9, half_width=0.1, by="year")
+        page = gather.results_page(db, survey, chosen, date(2026, 11, 22))
+        assert page.results == gather.stored_results(db, survey, 0.9, "wald")
+        assert page.breakdown == gather.stored_breakdown(db, survey, "year", 0.9, "wald")
+    finally:
+        db.close()
+    assert page.results.response_count == 6  # the excluded day's 4 are out
+    assert page.state == "open"
+    assert page.planning is not None and page.planning.half_width == 0.1 and page.planning.response_count == 6
+    # Only "first" has answers once 2026-11-21 is excluded: no pair to compare.
+    assert page.differences == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        page.state = "closed"
