@@ -14,7 +14,6 @@ from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
 from storage import accounts, connection, responses
-from surveys import export
 from surveys.files import load_catalog
 from web import gather, options
 from web.limits import clear_signin_failures
@@ -155,14 +154,14 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
     """Debiased estimates for SURVEY_ID, one row per question (and option)."""
     import json
 
-    computed = gather.stored_results(_db(), _survey(survey_id), confidence_level=level, method=method)
+    survey = _survey(survey_id)
+    if fmt == "csv":
+        body = gather.estimates_csv(_db(), survey, method, level)
+    else:
+        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        body = json.dumps(gather.estimates_json(_db(), survey, method, level, stamp), indent=2) + "\n"
     with _open_output(output) as handle:
-        if fmt == "csv":
-            handle.write(export.estimates_csv(computed))
-        else:
-            stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
-            json.dump(export.estimates_json(computed, stamp), handle, indent=2)
-            handle.write("\n")
+        handle.write(body)
 
 
 @export_cli.command("responses")
