@@ -156,6 +156,7 @@ def forced_response_attack_success(t: float, a: float, b: float) -> float:
     anyone's odds of a true yes against a true no by at most
     ``e^epsilon`` (:func:`forced_response_epsilon`), a factor of 3 for two
     coins. Show this rate only with its 50/50 assumption spelled out.
+    """
     t, a, b = _check_probabilities_sum_to_one(t=t, a=a, b=b)
     return 0.5 * (max(t + a, a) + max(t + b, b))
 
@@ -193,6 +194,7 @@ def multiple_choice_attack_success(k: int, t: float) -> float:
     options by at most ``e^epsilon`` (:func:`multiple_choice_epsilon`),
     ``(t + (1 - t)/k) / ((1 - t)/k)``: 5 for k = 4, t = 1/2. Show this rate
     only with its uniform-prior assumption spelled out.
+    """
     k, t = _check_multiple_choice(k, t)
     return t + (1 - t) / k
 
