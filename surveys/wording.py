@@ -102,7 +102,7 @@ def privacy_sentence(question: Question) -> str:
     if math.isinf(design.epsilon):
         return "This design gives no such protection: some stored answers reveal the true one."
     k = len(question.choices)
-    between = "yes against no" if question.type == "yes_no" else "between any two options"
+    between = "yes against no" if question.type == "yes_no" else "one option against another"
     prior = "yes and no equally likely" if question.type == "yes_no" else f"all {k} options equally likely"
     return (f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
             f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "

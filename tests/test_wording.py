@@ -78,7 +78,7 @@ def test_odds_factor_is_e_to_the_epsilon():
     (question(TWO_COIN), "3", "75%", "50%", "yes against no"),
     (question(ForcedResponseDesign("2/3", "1/6", "1/6")), "5", "83.3%", "50%", "yes against no"),
     (question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"), "select_one"),
-     "5", "62.5%", "25%", "between any two options"),
+     "5", "62.5%", "25%", "one option against another"),
 ])
 def test_privacy_sentence_states_the_prior_free_bound_and_the_prior_of_the_guess(q, factor, guess, blind, between):
     text = wording.privacy_sentence(q)

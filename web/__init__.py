@@ -35,6 +35,12 @@ def index():
     return render_template("index.html", open_surveys=open_surveys)
 
 
+@main.get("/favicon.ico")
+def favicon():
+    """No icon: an empty answer, so browsers' automatic requests leave no 404 in the log."""
+    return "", 204
+
+
 def add_security_headers(response):
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
