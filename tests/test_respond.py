@@ -159,6 +159,47 @@ def test_thanks_page_shows_what_was_stored(respondent):
     assert "What was stored" in html and "often" in html
 
 
+def test_thanks_page_says_a_differing_answer_was_chosen_by_the_coins(respondent):
+    html = text_of(respondent.submit(ANSWERS).get_data(as_text=True))
+    assert "Where a stored answer differs from the one you chose, the coins chose it, not you" in html
+
+
+def test_thanks_page_offers_the_survey_files_closing_text_and_link(client, surveys_dir, respondent):
+    from tests.conftest import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + "closing: Results in January.\nnext_url: https://example.org/r\n")
+    html = respondent.submit(ANSWERS).get_data(as_text=True)
+    assert "Results in January." in html and '<a href="https://example.org/r">Continue</a>' in html
+
+
+def test_thanks_page_without_a_next_url_links_to_the_open_surveys(respondent):
+    html = respondent.submit(ANSWERS).get_data(as_text=True)
+    assert '<p class="next"><a href="/">See the surveys open on this site</a></p>' in html
+
+
+def back_links(html: str) -> list[str]:
+    main = html[html.index("<main"):html.index("</main>")]
+    return re.findall(r'<a href="([^"]+)"', main)
+
+
+@pytest.mark.parametrize("extra", ["closed: true\n", "opens: 2999-01-01\n", "invitation_only: true\n"])
+def test_refusal_pages_do_not_link_back_to_themselves(client, surveys_dir, extra):
+    from tests.conftest import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + extra)
+    response = client.get("/s/quiz")
+    assert response.status_code in (403, 410)
+    assert "/s/quiz" not in back_links(response.get_data(as_text=True))
+    assert "/" in back_links(response.get_data(as_text=True))
+
+
+def test_already_answered_page_does_not_link_back_to_itself(respondent):
+    respondent.submit(ANSWERS)
+    response = respondent.client.get("/s/quiz")
+    assert response.status_code == 409
+    assert back_links(response.get_data(as_text=True)) == ["/"]
+
+
 def test_tallies_follow_the_stored_rows(client, app, db):
     from tests.conftest import Respondent
 
