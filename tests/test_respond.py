@@ -56,8 +56,7 @@ def test_the_guessing_rate_is_given_only_with_its_prior(client):
     for factor, rate, prior, blind in [("3", "75%", "yes and no equally likely", "50%"),
                                         ("5", "83.3%", "yes and no equally likely", "50%"),
                                         ("5", "62.5%", "all 4 options equally likely", "25%")]:
-        assert (f"Whatever anyone believed about you before, your stored answer changes their odds of "
-                in details)
+        assert "Whatever anyone believed about you before, your stored answer changes their odds of " in details
         assert (f"by at most a factor of {factor}. If they thought {prior} for you, a guess from your stored answer "
                 f"is right at most {rate} of the time (a blind guess: {blind})." in details)
     assert details.count("Whatever anyone believed about you before") == 3

@@ -41,8 +41,15 @@ from surveys.wording import odds_factor_text, privacy_sentence
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import (
-    INVITATION_CODE, NO_ANSWER_LABEL, ControlForm, SubmissionError, parse_answers, parse_wire_value, survey_form_class,
-    wire_value, wire_values,
+    INVITATION_CODE,
+    NO_ANSWER_LABEL,
+    ControlForm,
+    SubmissionError,
+    parse_answers,
+    parse_wire_value,
+    survey_form_class,
+    wire_value,
+    wire_values,
 )
 from web.limits import count_arrival, refuse_if_over, refuse_if_over_survey_limit
 
@@ -75,7 +82,7 @@ def render_form(survey: Survey, status: int = 200, errors=(), form=None, code: s
     controls.invitation_code.data = request.args.get("code", "") if code is None else code
     body = render_template(
         "respond/form.html", survey=survey, form=form, controls=controls,
-        privacy=privacy_summary(survey), errors=errors,
+        privacy=privacy_summary(survey), errors=errors, refused=status != 200,
     )
     return body, status
 
@@ -282,8 +289,8 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
     """Keep the (already noisy) answers and ask for one more click with a fresh token,
     but only for this browser's own expired form; anything else is refused outright."""
     if not is_own_expired_token(request.form.get("csrf_token")):
-        return render_message(survey, 400, "The form could not be verified", f"{problem} Please reload the survey page.",
-                              back_to_form=True)
+        return render_message(survey, 400, "The form could not be verified",
+                              f"{problem} Please reload the survey page.", back_to_form=True)
     generate_csrf()
     return render_template(
         "respond/confirm.html", survey=survey, sealed_token=seal_answers(survey, noisy, randomized_on, key, code),
