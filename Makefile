@@ -27,6 +27,7 @@ $(STAMP): requirements.txt
 run: $(STAMP)
 	$(BIN)/flask --app app init-db
 	$(BIN)/flask --app app surveys check || echo "Some survey files have problems (above); the others are served."
+	@$(BIN)/flask --app app surveys links --base http://$(HOST):$(PORT)
 	$(BIN)/flask --app app run --host $(HOST) --port $(PORT)
 
 # Playwright cannot download its own browser here: use Debian's Chromium.

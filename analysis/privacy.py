@@ -1,5 +1,11 @@
 """Privacy accounting: epsilon per answer, per respondent, and attack success.
 
+The guarantee that holds whatever anyone believed before is epsilon's: one
+stored answer changes anyone's odds about the respondent's true answer by at
+most a factor of ``e^epsilon`` (3 for two coins). The attack-success rates
+are easier to weigh but assume a prior (50/50 for yes/no, 1/k for k
+options); quote them only with that assumption.
+
 Every function takes plain numbers. A design's own properties
 (``ForcedResponseDesign.epsilon`` and so on) call these.
 
@@ -117,7 +123,7 @@ def multiple_choice_epsilon(k: int, t: float) -> float:
 
 
 def forced_response_attack_success(t: float, a: float, b: float) -> float:
-    """Chance that the best guess of a true yes/no from one noisy answer is right.
+    """Chance that the best guess of a true yes/no from one noisy answer is right, under a 50/50 prior.
 
     Parameters
     ----------
@@ -137,22 +143,26 @@ def forced_response_attack_success(t: float, a: float, b: float) -> float:
 
     Notes
     -----
-    For a respondent equally likely a priori to be a yes or a no, the Bayes
-    guess follows the report, and is right with probability::
+    This figure assumes a 50/50 prior: an attacker who, before seeing the
+    stored answer, thinks yes and no equally likely for this respondent. The
+    Bayes guess then follows the report, and is right with probability::
 
         1/2 [ (t + a) + (t + b) ] = (1 + t) / 2
 
-    which is 3/4 for two coins. This is the number non-experts can weigh:
-    "someone who sees your stored answer and guesses your true answer from it
-    is right 3 times in 4 — no better than that, whatever they know of the
-    coins".
+    which is 3/4 for two coins, against 1/2 for a blind guess. It is *not* a
+    bound for every attacker: one who knows that 90% of people answer "no"
+    guesses "no" whatever the report and is right 90% of the time. What holds
+    whatever the prior is the epsilon guarantee: a stored answer multiplies
+    anyone's odds of a true yes against a true no by at most
+    ``e^epsilon`` (:func:`forced_response_epsilon`), a factor of 3 for two
+    coins. Show this rate only with its 50/50 assumption spelled out.
     """
     t, a, b = _check_probabilities_sum_to_one(t=t, a=a, b=b)
     return 0.5 * (max(t + a, a) + max(t + b, b))
 
 
 def multiple_choice_attack_success(k: int, t: float) -> float:
-    """Chance that the best guess of a true option from one noisy answer is right.
+    """Chance that the best guess of a true option from one noisy answer is right, under a uniform prior.
 
     Parameters
     ----------
@@ -173,8 +183,17 @@ def multiple_choice_attack_success(k: int, t: float) -> float:
 
     Notes
     -----
-    Under a uniform prior over the k options the Bayes guess is the reported
-    option, right with probability ``t + (1 - t)/k`` (3/4 for k = 2, t = 1/2).
+    This figure assumes a uniform prior: an attacker who, before seeing the
+    stored answer, thinks each of the k options equally likely. The Bayes
+    guess is then the reported option, right with probability
+    ``t + (1 - t)/k`` (3/4 for k = 2, t = 1/2; 5/8 for k = 4, t = 1/2),
+    against 1/k for a blind guess. An attacker with another prior can do
+    better (one who knows that almost everyone picks one option guesses it
+    and is almost always right). What holds whatever the prior is the epsilon
+    guarantee: a stored answer multiplies anyone's odds between any two true
+    options by at most ``e^epsilon`` (:func:`multiple_choice_epsilon`),
+    ``(t + (1 - t)/k) / ((1 - t)/k)``: 5 for k = 4, t = 1/2. Show this rate
+    only with its uniform-prior assumption spelled out.
     """
     k, t = _check_multiple_choice(k, t)
     return t + (1 - t) / k

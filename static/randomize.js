@@ -8,6 +8,17 @@
  * (by choice name), and sent again on a retake (RAPPOR's permanent randomized
  * response), so retaking cannot average the noise away.
  *
+ * A retake whose choices differ from the remembered noisy answers is told so:
+ * the form shows a note before sending when a memo exists, and the thank-you
+ * page shows its (always present, hidden) note when sessionStorage says that
+ * remembered answers differing from the new choices were sent. Nothing is
+ * added to the request, so its length stays the same.
+ *
+ * The page's wording for the JavaScript-off path (data-mode="server": the
+ * form posts the true answers, the server randomizes them) is swapped for the
+ * device wording (data-mode="device") only here, once randomization on the
+ * device is certain.
+ *
  * Every question is sent, always, as its fixed-width wire value (the
  * fieldset's data-wire, or data-no-answer when nothing is checked), so the
  * request is as long whatever the answers (see web/forms.py).
@@ -122,6 +133,13 @@
     return input;
   }
 
+  /* The remembered noisy choice index of one question for its current design, or -1. */
+  function rememberedIndex(fieldset, memo) {
+    var remembered = memo[fieldset.dataset.question];
+    var spec = JSON.parse(fieldset.dataset.design);
+    return remembered && remembered.design === fieldset.dataset.design ? spec.choices.indexOf(remembered.value) : -1;
+  }
+
   /* The noisy choice index of one question, reusing a remembered one. */
   function noisyIndex(fieldset, truthIndex, memo) {
     var designKey = fieldset.dataset.design;
@@ -129,29 +147,86 @@
     if (spec.design === null) {
       return truthIndex;
     }
-    var name = fieldset.dataset.question;
-    var remembered = memo[name];
-    var index = remembered && remembered.design === designKey ? spec.choices.indexOf(remembered.value) : -1;
+    var index = rememberedIndex(fieldset, memo);
     if (index < 0) {
       index = randomizeChoiceIndex(truthIndex, spec);
-      memo[name] = { design: designKey, value: spec.choices[index] };
+      memo[fieldset.dataset.question] = { design: designKey, value: spec.choices[index] };
     }
     return index;
+  }
+
+  function resentKey(surveyId) {
+    return "rr-resent:" + surveyId;
+  }
+
+  /* Tell the thank-you page (through sessionStorage, never the request) whether a
+     remembered noisy answer that differs from the new choice was sent again. */
+  function noteResent(form, differs) {
+    try {
+      if (differs) {
+        window.sessionStorage.setItem(resentKey(form.dataset.survey), "1");
+      } else {
+        window.sessionStorage.removeItem(resentKey(form.dataset.survey));
+      }
+    } catch (e) {
+      /* storage disabled: the thank-you page shows no note */
+    }
   }
 
   /* The wire value of every question's noisy answer, in form order. */
   function noisyWireValues(form) {
     var memo = loadMemo(form);
     var values = {};
+    var differs = false;
     form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
       var wire = JSON.parse(fieldset.dataset.wire);
       var checked = fieldset.querySelector("input[type=radio]:checked");
       var truthIndex = checked ? wire.indexOf(checked.value) : -1;
-      values[fieldset.dataset.question] =
-        truthIndex < 0 ? fieldset.dataset.noAnswer : wire[noisyIndex(fieldset, truthIndex, memo)];
+      if (truthIndex < 0) {
+        values[fieldset.dataset.question] = fieldset.dataset.noAnswer;
+        return;
+      }
+      var remembered = JSON.parse(fieldset.dataset.design).design === null ? -1 : rememberedIndex(fieldset, memo);
+      differs = differs || (remembered >= 0 && remembered !== truthIndex);
+      values[fieldset.dataset.question] = wire[noisyIndex(fieldset, truthIndex, memo)];
     });
     saveMemo(form, memo);
+    noteResent(form, differs);
     return values;
+  }
+
+  /* Show the device wording in place of the JavaScript-off wording. */
+  function showDeviceWording() {
+    document.querySelectorAll("[data-mode]").forEach(function (element) {
+      element.hidden = element.dataset.mode !== "device";
+    });
+  }
+
+  /* The form's note when this browser remembers randomized answers for this survey. */
+  function showMemoNote(form) {
+    var note = document.getElementById("memo-note");
+    var memo = loadMemo(form);
+    var remembers = Array.prototype.some.call(form.querySelectorAll("fieldset[data-question]"), function (fieldset) {
+      return JSON.parse(fieldset.dataset.design).design !== null && rememberedIndex(fieldset, memo) >= 0;
+    });
+    if (note && remembers) {
+      note.hidden = false;
+    }
+  }
+
+  /* The thank-you page's note, when the form said that remembered answers were sent again. */
+  function showResentNote() {
+    var note = document.getElementById("resent-note");
+    if (!note) {
+      return;
+    }
+    try {
+      var key = resentKey(note.dataset.survey);
+      note.hidden = window.sessionStorage.getItem(key) !== "1";
+      window.sessionStorage.removeItem(key);
+    } catch (e) {
+      /* storage disabled: no note */
+    }
   }
 
   function submitNoisy(event) {
@@ -189,14 +264,13 @@
   };
 
   document.addEventListener("DOMContentLoaded", function () {
+    showResentNote();
     var form = document.getElementById("survey-form");
     if (!form || !window.crypto || !crypto.getRandomValues) {
-      return; /* no crypto: the form posts as is and the server randomizes */
+      return; /* no crypto: the form posts as is, the server randomizes, and the page says so */
     }
-    var note = document.getElementById("js-note");
-    if (note) {
-      note.hidden = false;
-    }
+    showDeviceWording();
+    showMemoNote(form);
     form.addEventListener("submit", submitNoisy);
   });
 })();

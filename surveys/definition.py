@@ -121,6 +121,14 @@ class Survey:
     max_responses_per_address_per_hour : int or None
         Submissions this survey takes from one client address per clock hour;
         ``None``: only the site-wide rate limit applies.
+    organizer, contact, ethics_approval : str
+        Who runs the survey, how to reach them and the ethics approval
+        reference, shown on the form (``""``: not given).
+    closing : str
+        Text shown on the thank-you page (``""``: none).
+    next_url : str
+        A link offered on the thank-you page: an http(s) address or a path
+        of this site (``""``: none).
     """
 
     id: str
@@ -136,6 +144,11 @@ class Survey:
     source: str = ""
     invitation_only: bool = False
     max_responses_per_address_per_hour: int | None = None
+    organizer: str = ""
+    contact: str = ""
+    ethics_approval: str = ""
+    closing: str = ""
+    next_url: str = ""
 
     @property
     def randomized_questions(self) -> tuple[Question, ...]:

@@ -24,6 +24,15 @@ A survey file uses the vocabulary of XLSForm and SurveyJS (``name``,
         choices: [first, second, third, fourth]
         randomize: false
 
+Who is asking, shown on the form, and what comes after, shown on the
+thank-you page (all optional)::
+
+    organizer: Student Affairs research team, Example University
+    contact: survey-team@example.org
+    ethics_approval: Research Ethics Board, protocol REB-2026-014
+    closing: Thank you. Results will be posted on the notice board in January.
+    next_url: https://example.org/exam-survey-results   # or a path: /results
+
 ``max_responses_per_address_per_hour`` (optional, a whole number of 1 or
 more) refuses a submission, with 429, once that many have come to this
 survey from one client address within the clock hour. Without it only the
@@ -50,6 +59,7 @@ from dataclasses import field as dataclass_field
 from datetime import date, datetime
 from fractions import Fraction
 from numbers import Real
+from urllib.parse import urlsplit
 
 from analysis.design import TWO_COIN, DesignError, ForcedResponseDesign, MultipleChoiceDesign, as_probability
 from surveys.definition import (
@@ -70,9 +80,13 @@ CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SURVEY_KEYS = (
-    "id", "title", "version", "intro", "closed", "opens", "closes", "invitation_only",
+    "id", "title", "version", "intro", "organizer", "contact", "ethics_approval", "closing", "next_url",
+    "closed", "opens", "closes", "invitation_only",
     "epsilon_budget", "delta", "max_responses_per_address_per_hour", "questions",
 )  # fmt: skip
+#: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
+RESPONDENT_TEXT_KEYS = ("organizer", "contact", "ethics_approval", "closing")
+_URL_RULE = "an address starting with https:// or http://, or a path on this site starting with /"
 QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design")
 CHOICE_KEYS = ("name", "label")
 DESIGN_KEYS = {YES_NO: ("t", "a", "b"), SELECT_ONE: ("t",)}
@@ -223,6 +237,21 @@ def _number(report, question, field_name, value, *, low: float, high: float, rul
     return number
 
 
+def _next_url(report, value):
+    """The optional link offered after the thank-you page: http(s) or a path of this site."""
+    if value is None:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        return report.add(None, "next_url", f"must be {_URL_RULE}, got {_describe(value)}")
+    url = value.strip()
+    parts = urlsplit(url)
+    is_web = parts.scheme in ("http", "https") and bool(parts.netloc)
+    is_path = not parts.scheme and not parts.netloc and url.startswith("/") and not url.startswith("//")
+    if not (is_web or is_path) or any(ch.isspace() for ch in url):
+        return report.add(None, "next_url", f"must be {_URL_RULE}, got {_describe(value)}")
+    return url
+
+
 def _date(report, field_name, value):
     if value is None:
         return None
@@ -266,6 +295,8 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         "title": _text(report, None, "title", mapping.get("title"), required=True),
         "version": _positive_int(report, None, "version", mapping.get("version")),
         "intro": _text(report, None, "intro", mapping.get("intro"), required=False),
+        **{key: _text(report, None, key, mapping.get(key), required=False) for key in RESPONDENT_TEXT_KEYS},
+        "next_url": _next_url(report, mapping.get("next_url")),
         "closed": _flag(report, None, "closed", mapping.get("closed"), default=False),
         "invitation_only": _flag(report, None, "invitation_only", mapping.get("invitation_only"), default=False),
         "opens": _date(report, "opens", mapping.get("opens")),

@@ -67,18 +67,47 @@ def count_text(count: int, word: str) -> str:
 
 
 def design_sentence(question: Question) -> str:
-    """How one question's answer is randomized, in words a respondent follows."""
+    """How one question's answer is randomized, in words a respondent follows.
+
+    True on both paths: it says what is stored, not where the coins are
+    flipped (on the device with JavaScript, on the server without).
+    """
     design = question.design
     if design is None:
         return "Not randomized: stored exactly as you answer."
     if design == TWO_COIN:
-        return ("Two coins are flipped on your device. First coin tails: your true answer is sent. "
-                "First coin heads: the second coin decides, heads sends “yes”, tails sends “no”.")
+        return ("Two coins are flipped in secret. First coin tails: your true answer is stored. "
+                "First coin heads: the second coin decides, heads stores “yes”, tails stores “no”.")
     if isinstance(design, ForcedResponseDesign):
-        return (f"Your true answer is sent {short_percent(float(design.t))} of the time; otherwise “yes” is sent "
-                f"({short_percent(float(design.a))} of the time) or “no” ({short_percent(float(design.b))}).")
-    return (f"Your true answer is sent {short_percent(float(design.t))} of the time; otherwise one of the "
+        return (f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise “yes” is "
+                f"stored ({short_percent(float(design.a))} of the time) or “no” ({short_percent(float(design.b))}).")
+    return (f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise one of the "
             f"{design.k} options is picked at random.")
+
+
+def odds_factor_text(epsilon: float) -> str:
+    """``e^epsilon``, the most one answer can change anyone's odds: ``ln 3 -> "3"``, ``1 -> "2.72"``."""
+    if math.isinf(epsilon):
+        return "∞"
+    factor = math.exp(epsilon)
+    return str(round(factor)) if abs(factor - round(factor)) < 1e-9 else f"{factor:.2f}"
+
+
+def privacy_sentence(question: Question) -> str:
+    """What one randomized answer gives away: the guarantee that holds whatever anyone believed
+    before (odds change by at most ``e^epsilon``), then the guessing rate with its prior spelled out."""
+    design = question.design
+    if design is None:
+        return "Not protected: anyone who sees the stored answer sees yours."
+    if math.isinf(design.epsilon):
+        return "This design gives no such protection: some stored answers reveal the true one."
+    k = len(question.choices)
+    between = "yes against no" if question.type == "yes_no" else "one option against another"
+    prior = "yes and no equally likely" if question.type == "yes_no" else f"all {k} options equally likely"
+    return (f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
+            f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "
+            f"a guess from your stored answer is right at most {short_percent(design.attack_success_rate)} "
+            f"of the time (a blind guess: {short_percent(1 / k)}).")
 
 
 def yes_no_sentence(question: Question, ci: ConfidenceInterval | None, confidence_level: float) -> str:

@@ -30,6 +30,21 @@ def test_index_lists_open_surveys(client):
     assert "/s/quiz" in html
 
 
+def test_favicon_is_no_404(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 204 and response.data == b""
+
+
+@pytest.mark.parametrize("path", ["/", "/s/quiz"])
+def test_public_pages_link_to_the_researchers_sign_in(client, path):
+    html = client.get(path).get_data(as_text=True)
+    assert '<a href="/admin/login">Researchers: sign in</a>' in html
+
+
+def test_admin_pages_do_not_offer_the_sign_in_link_again(client):
+    assert "Researchers: sign in" not in client.get("/admin/login").get_data(as_text=True)
+
+
 def test_security_headers_on_respondent_pages(client):
     response = client.get("/s/quiz")
     assert "script-src 'self'" in response.headers["Content-Security-Policy"]

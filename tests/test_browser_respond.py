@@ -306,3 +306,116 @@ def test_browser_random_below_has_no_modulo_bias(page, live_server):
     page.goto(f"{live_server}/s/quiz")
     assert page.evaluate("RR.randomBelow(3)") == 7 % 3
     assert page.evaluate("RR.randomBelow(2 ** 32)") == 7
+
+
+# --------------------------------------------------------------------------
+# What the respondent sees: wording with and without JavaScript, the phone
+# layout of the shipped surveys, retakes, and screenshots for review.
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+#: The first question must start within a screen and a half of a 375-px-wide phone.
+PHONE = {"width": 375, "height": 800}
+DESKTOP = {"width": 1280, "height": 900}
+FIRST_QUESTION_MAX_Y = 1200
+SERVER_SENTENCE = "JavaScript is off, so this form sends your true answers; the server randomizes them at once"
+
+
+@pytest.fixture
+def shipped_server(tmp_path):
+    """The app serving the shipped example surveys (survey_files/*.yaml) on a free port."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from app import ROOT, create_app
+
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "shipped.sqlite3"),
+                      "SURVEYS_DIR": str(ROOT / "survey_files"), "SECRET_KEY": "shipped"})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+
+
+def visible_text(page) -> str:
+    return " ".join(page.inner_text("main").split())
+
+
+def first_question_top(page) -> float:
+    return page.evaluate("document.querySelector('fieldset.question').getBoundingClientRect().top + window.scrollY")
+
+
+@pytest.mark.parametrize("survey_id", ["exam-integrity", "workplace-wellbeing"])
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_first_question_starts_within_a_screen_and_a_half_on_a_phone(browser, shipped_server, survey_id, javascript):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=javascript)
+    page = context.new_page()
+    page.goto(f"{shipped_server}/s/{survey_id}")
+    top = first_question_top(page)
+    assert top < FIRST_QUESTION_MAX_Y, f"{survey_id}: the first question starts at {top:.0f} px"
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    context.close()
+
+
+def test_without_javascript_the_page_says_the_server_randomizes(browser, shipped_server):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{shipped_server}/s/exam-integrity")
+    page.get_by_text("How your answers are protected").click()  # <details> opens without JavaScript
+    assert page.locator("details.explain").evaluate("d => d.open")
+    text = visible_text(page)
+    assert "device" not in text, text
+    assert SERVER_SENTENCE in text
+    context.close()
+
+
+def test_with_javascript_the_page_says_the_device_randomizes(page, shipped_server):
+    page.goto(f"{shipped_server}/s/exam-integrity")
+    page.get_by_text("How your answers are protected").click()
+    text = visible_text(page)
+    assert "The coins are flipped on your device; your true answers never leave it." in text
+    assert "This browser keeps the randomized answers it sent" in text
+    assert SERVER_SENTENCE not in text
+
+
+def test_a_retake_is_told_that_the_earlier_randomized_answers_were_sent_again(page, live_server, app):
+    page.goto(f"{live_server}/s/quiz")
+    assert not page.locator("#memo-note").is_visible()
+    fill_in(page)
+    first_request = submit(page)
+    assert not page.locator("#resent-note").is_visible()  # a first answer: nothing was resent
+    page.context.clear_cookies()
+    page.goto(f"{live_server}/s/quiz")
+    assert page.locator("#memo-note").is_visible()  # said before sending
+    first = stored_answers(app)[0]["answers"]
+    differing = {"cheated": "No" if first["cheated"] == "yes" else "Yes"}
+    fill_in(page, {**TRUTH, **differing})
+    request = submit(page)
+    assert page.locator("#resent-note").is_visible()
+    assert "sent the randomized answers it drew then" in page.locator("#resent-note").inner_text()
+    assert len(request.post_data) == len(first_request.post_data)  # nothing added to the request
+    assert sorted(name for name, _ in posted_fields(request)) == sorted(
+        ["csrf_token", "submission_key", "randomized_on", "rr-cheated", "rr-lied", "rr-ai_use", "rr-year"])
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_screenshots_of_the_form_and_the_thank_you_page(browser, shipped_server, javascript):
+    """For review: the form at phone and desktop width, and the thank-you page, JavaScript on and off."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    mode = "js" if javascript else "no-js"
+    for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+        context = browser.new_context(viewport=viewport, java_script_enabled=javascript,
+                                      is_mobile=name == "phone", has_touch=name == "phone")
+        page = context.new_page()
+        page.goto(f"{shipped_server}/s/exam-integrity")
+        path = ARTIFACTS / f"respond-form-{name}-{mode}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 0
+        if name == "phone":
+            fill_in(page, {"cheated": "No", "plagiarism": "No", "ai_use": "Never", "year": "second"})
+            submit(page)
+            assert page.get_by_role("heading", name="Thank you").is_visible()
+            page.screenshot(path=str(ARTIFACTS / f"respond-thanks-{mode}.png"), full_page=True)
+        context.close()

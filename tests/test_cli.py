@@ -177,3 +177,22 @@ def test_export_estimates_refuses_a_level_whose_quantile_is_infinite(runner, app
         assert result.exit_code == 2, (level, result.output)
         assert f"got “{level}”" in result.output and "Traceback" not in result.output
     assert runner.invoke(args=["export", "estimates", "quiz", "--level", "0.999999"]).exit_code == 0
+
+
+def test_surveys_links_prints_the_links_and_the_account_command(runner):
+    result = runner.invoke(args=["surveys", "links", "--base", "http://127.0.0.1:8000/"])
+    assert result.exit_code == 0, result.output
+    assert "http://127.0.0.1:8000/s/quiz  Test quiz" in result.output
+    assert "Researchers sign in at http://127.0.0.1:8000/admin/login" in result.output
+    assert "create one with:\n  .venv/bin/flask --app app admin create NAME" in result.output
+
+
+def test_surveys_links_leaves_out_the_account_command_once_there_is_one(runner, admin_account):
+    assert "admin create" not in runner.invoke(args=["surveys", "links"]).output
+
+
+def test_make_run_prints_the_links_before_serving():
+    from app import ROOT
+
+    recipe = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("surveys links --base http://$(HOST):$(PORT)") < recipe.index("flask --app app run")

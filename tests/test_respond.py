@@ -24,15 +24,82 @@ def row_count(db) -> int:
     return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
 
+def summary_and_details(html: str) -> tuple[str, str]:
+    """The form page's text before the first question, outside the <details>; and the <details>."""
+    before = html[html.index("<main"):html.index('<fieldset class="question')]
+    details = re.search(r"<details.*?</details>", before, re.S).group(0)
+    return before.replace(details, ""), details
+
+
+def text_of(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
 def test_form_explains_the_protection(client):
     html = client.get("/s/quiz").get_data(as_text=True)
-    assert "plausible deniability" in html
-    # Epsilon: ln 3 (two coins) + ln 5 (die: (2/3+1/6)/(1/6) = 5) + ln 5 (k=4, t=1/2: (5/8)/(1/8) = 5).
-    assert f"ε = {math.log(3) + 2 * math.log(5):.2f}" in html
-    # Attack success: max((1+1/2)/2, (1+2/3)/2, 1/2+1/8) = 5/6 = 83.3%.
-    assert "83.3%" in html
-    assert "Not protected" in html and "Year of study" in html
+    summary, details = summary_and_details(html)
+    assert "plausible deniability" in details
+    # Epsilon: ln 3 (two coins) + ln 5 (die: (2/3+1/6)/(1/6) = 5) + ln 5 (k=4, t=1/2: (5/8)/(1/8) = 5), in the details.
+    assert f"ε = {math.log(3) + 2 * math.log(5):.2f}" in details
+    assert "by at most a factor of 75" in text_of(details)  # e^epsilon = 3 * 5 * 5
+    assert "ε" not in summary and "epsilon" not in summary.lower()
+    assert "Not protected" in summary and "Year of study" in summary
+    assert "Please answer truthfully" in summary
     assert 'for="q-cheated-1"' in html and 'id="q-cheated-1"' in html
+
+
+def test_the_guessing_rate_is_given_only_with_its_prior(client):
+    """75% / 83.3% is the best guess only for someone who thought yes and no equally likely;
+    the prior-free guarantee is the odds factor e^epsilon (3 for two coins)."""
+    details = text_of(summary_and_details(client.get("/s/quiz").get_data(as_text=True))[1])
+    assert "right at most 75% of the time (50% would be a blind guess)" not in details
+    for factor, rate, prior, blind in [("3", "75%", "yes and no equally likely", "50%"),
+                                        ("5", "83.3%", "yes and no equally likely", "50%"),
+                                        ("5", "62.5%", "all 4 options equally likely", "25%")]:
+        assert "Whatever anyone believed about you before, your stored answer changes their odds of " in details
+        assert (f"by at most a factor of {factor}. If they thought {prior} for you, a guess from your stored answer "
+                f"is right at most {rate} of the time (a blind guess: {blind})." in details)
+    assert details.count("Whatever anyone believed about you before") == 3
+
+
+def test_without_javascript_the_form_does_not_claim_the_device_randomizes(client):
+    """The page as served is the JavaScript-off page: every sentence placing the coins on the device is
+    hidden until static/randomize.js shows it, and the shown text says the server randomizes."""
+    html = client.get("/s/quiz").get_data(as_text=True)
+    assert "on your device" in html  # the device wording is there, for the script to show ...
+    shown = re.sub(r'<(p|span)[^>]*data-mode="device" hidden>.*?</\1>', "", html, flags=re.S)
+    assert "device" not in text_of(shown[shown.index("<main"):])  # ... and only there
+    assert ("JavaScript is off, so this form sends your true answers; the server randomizes them at once and stores "
+            "only the randomized ones.") in text_of(shown)
+
+
+def test_the_form_says_the_browser_keeps_its_noisy_answers_and_a_cookie(client):
+    details = text_of(summary_and_details(client.get("/s/quiz").get_data(as_text=True))[1])
+    assert "This browser keeps the randomized answers it sent (in its local storage) and a cookie" in details
+    assert "answering many times cannot average the randomness away" in details
+
+
+def test_who_runs_the_survey_is_shown_on_the_form(client, surveys_dir):
+    from tests.conftest import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + "organizer: The Integrity Lab\ncontact: lab@example.org\n"
+                                                         "ethics_approval: REB-2026-014\n")
+    summary, _ = summary_and_details(client.get("/s/quiz").get_data(as_text=True))
+    assert "Run by The Integrity Lab." in summary and "REB-2026-014" in summary
+    assert '<a href="mailto:lab@example.org">lab@example.org</a>' in summary
+
+
+def test_the_shipped_surveys_say_who_runs_them(app, client):
+    app.config["SURVEYS_DIR"] = str(__import__("app").ROOT / "survey_files")
+    for survey_id in ("exam-integrity", "workplace-wellbeing"):
+        summary, _ = summary_and_details(client.get(f"/s/{survey_id}").get_data(as_text=True))
+        assert "Run by" in summary and "Contact:" in summary and "Ethics approval:" in summary
+
+
+def test_index_does_not_say_every_answer_is_randomized_when_some_are_not(client):
+    html = text_of(client.get("/").get_data(as_text=True))
+    assert "every answer" not in html.lower().replace("(every answer randomized)", "")
+    assert "Test quiz (3 of 4 answers randomized)" in html
 
 
 def test_unknown_survey_is_404_with_a_message(client):
@@ -91,6 +158,47 @@ def test_thanks_page_shows_what_was_stored(respondent):
     assert "What was stored" in html and "often" in html
 
 
+def test_thanks_page_says_a_differing_answer_was_chosen_by_the_coins(respondent):
+    html = text_of(respondent.submit(ANSWERS).get_data(as_text=True))
+    assert "Where a stored answer differs from the one you chose, the coins chose it, not you" in html
+
+
+def test_thanks_page_offers_the_survey_files_closing_text_and_link(client, surveys_dir, respondent):
+    from tests.conftest import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + "closing: Results in January.\nnext_url: https://example.org/r\n")
+    html = respondent.submit(ANSWERS).get_data(as_text=True)
+    assert "Results in January." in html and '<a href="https://example.org/r">Continue</a>' in html
+
+
+def test_thanks_page_without_a_next_url_links_to_the_open_surveys(respondent):
+    html = respondent.submit(ANSWERS).get_data(as_text=True)
+    assert '<p class="next"><a href="/">See the surveys open on this site</a></p>' in html
+
+
+def back_links(html: str) -> list[str]:
+    main = html[html.index("<main"):html.index("</main>")]
+    return re.findall(r'<a href="([^"]+)"', main)
+
+
+@pytest.mark.parametrize("extra", ["closed: true\n", "opens: 2999-01-01\n", "invitation_only: true\n"])
+def test_refusal_pages_do_not_link_back_to_themselves(client, surveys_dir, extra):
+    from tests.conftest import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + extra)
+    response = client.get("/s/quiz")
+    assert response.status_code in (403, 410)
+    assert "/s/quiz" not in back_links(response.get_data(as_text=True))
+    assert "/" in back_links(response.get_data(as_text=True))
+
+
+def test_already_answered_page_does_not_link_back_to_itself(respondent):
+    respondent.submit(ANSWERS)
+    response = respondent.client.get("/s/quiz")
+    assert response.status_code == 409
+    assert back_links(response.get_data(as_text=True)) == ["/"]
+
+
 def test_tallies_follow_the_stored_rows(client, app, db):
     from tests.conftest import Respondent
 
@@ -103,7 +211,7 @@ def test_tallies_follow_the_stored_rows(client, app, db):
 
 
 @pytest.mark.parametrize("answers, device, message", [
-    ({"lied": "no", "ai_use": "once", "year": "first"}, False, "Please answer: Have you ever cheated"),
+    ({"lied": "no", "ai_use": "once", "year": "first"}, False, "Please choose an answer to this question."),
     ({**ANSWERS, "cheated": "maybe"}, False, "Not a valid choice"),
     ({**ANSWERS, "year": "fifth"}, True, "Not a valid choice"),
     ({**ANSWERS, "salary": "high"}, False, "“salary” is not a question"),
@@ -112,8 +220,60 @@ def test_tallies_follow_the_stored_rows(client, app, db):
 def test_bad_answers_are_refused_and_nothing_is_stored(respondent, db, answers, device, message):
     response = respondent.submit(answers, device=device)
     assert response.status_code == 400
-    assert message in response.get_data(as_text=True)
+    html = response.get_data(as_text=True)
+    assert html.count(message) == 1  # one message per problem
+    assert 'id="survey-form"' in html  # the form again, not a dead end
     assert row_count(db) == 0
+
+
+def fieldset_of(html: str, name: str) -> str:
+    return re.search(rf'<fieldset[^>]*data-question="{name}".*?</fieldset>', html, re.S).group(0)
+
+
+def checked_values(html: str, name: str) -> list[str]:
+    return re.findall(r'value="([^"]*)"\s+checked', fieldset_of(html, name))
+
+
+@pytest.mark.parametrize("answers, wrong, message", [
+    ({"lied": "no", "ai_use": "once", "year": "first"}, "cheated", "Please choose an answer to this question."),
+    ({"cheated": "maybe", "lied": "no", "ai_use": "once", "year": "first"}, "cheated", "Not a valid choice."),
+])
+def test_a_refused_form_comes_back_with_the_error_next_to_its_question_and_the_answers_kept(
+        respondent, db, answers, wrong, message):
+    """JavaScript off (or the script blocked): the server names each problem beside its question and
+    checks the respondent's answers again, so nothing is lost."""
+    html = respondent.submit(answers).get_data(as_text=True)
+    fieldset = fieldset_of(html, wrong)
+    assert 'class="question has-error"' in fieldset and message in fieldset and html.count(message) == 1
+    assert checked_values(html, wrong) == []
+    assert [v.strip() for v in checked_values(html, "lied")] == ["no"]
+    assert [v.strip() for v in checked_values(html, "ai_use")] == ["once"]
+    assert [v.strip() for v in checked_values(html, "year")] == ["first"]
+    for other in ("lied", "ai_use", "year"):
+        assert "has-error" not in fieldset_of(html, other)
+    assert row_count(db) == 0
+
+
+def test_two_problems_give_two_messages_each_by_its_question(respondent):
+    html = respondent.submit({"cheated": "maybe", "year": "first"}).get_data(as_text=True)
+    assert "Not a valid choice." in fieldset_of(html, "cheated")
+    assert "Please choose an answer to this question." in fieldset_of(html, "ai_use")
+    assert html.count("Not a valid choice.") == 1 and html.count("Please choose an answer to this question.") == 1
+
+
+def test_the_refused_form_can_be_corrected_and_sent(respondent, db):
+    html = respondent.submit({"lied": "no", "ai_use": "once", "year": "first"}).get_data(as_text=True)
+    controls = {"csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
+                "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1)}
+    assert respondent.submit(ANSWERS, controls=controls).status_code == 200
+    assert row_count(db) == 1
+
+
+def test_device_answers_are_not_shown_back_as_if_chosen(respondent):
+    """The device path posts noisy answers: a refused one shows its errors but checks nothing."""
+    html = respondent.submit({**ANSWERS, "year": "fifth"}, device=True).get_data(as_text=True)
+    assert "Not a valid choice." in fieldset_of(html, "year")
+    assert all(checked_values(html, name) == [] for name in ("cheated", "ai_use", "year"))
 
 
 def test_true_answer_names_beside_device_answers_are_refused(respondent, db):

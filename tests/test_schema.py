@@ -305,3 +305,43 @@ def test_one_day_survey():
     survey = parse_survey(dict(VALID, opens=date(2025, 3, 1), closes=date(2025, 3, 1)), "exam.yaml")
     assert survey.state(date(2025, 3, 1)) == "open"
     assert survey.state(date(2025, 3, 2)) == "closed"
+
+
+# -- who is asking, and what comes after ---------------------------------------
+
+RESPONDENT_KEYS = {
+    "organizer": "Student Affairs research team",
+    "contact": "survey-team@example.org",
+    "ethics_approval": "REB-2026-014",
+    "closing": "Results will be posted in January.",
+    "next_url": "https://example.org/results",
+}
+
+
+def test_respondent_keys_load_and_default_to_empty():
+    survey = parse_survey({**VALID, **RESPONDENT_KEYS}, "exam.yaml")
+    assert {key: getattr(survey, key) for key in RESPONDENT_KEYS} == RESPONDENT_KEYS
+    plain = parse_survey(VALID, "exam.yaml")
+    assert {key: getattr(plain, key) for key in RESPONDENT_KEYS} == dict.fromkeys(RESPONDENT_KEYS, "")
+
+
+@pytest.mark.parametrize("url", ["https://example.org/debrief", "http://example.org", "/s/other-survey"])
+def test_next_url_may_be_a_web_address_or_a_path(url):
+    assert parse_survey({**VALID, "next_url": url}, "exam.yaml").next_url == url
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("next_url", "javascript:alert(1)", "must be an address starting with https://"),
+    ("next_url", "//evil.example/x", "must be an address starting with https://"),
+    ("next_url", "example.org/results", "must be an address starting with https://"),
+    ("next_url", "https://example.org/a b", "must be an address starting with https://"),
+    ("next_url", 42, "got a number 42"),
+    ("contact", 42, "must be text"),
+    ("organizer", True, "must be text"),
+    ("ethics_approval", ["REB"], "must be text"),
+    ("closing", {"text": "bye"}, "must be text"),
+])
+def test_a_bad_respondent_key_is_one_problem_naming_its_field(key, value, message):
+    (problem,) = problems_of({**VALID, key: value})
+    assert (problem.question, problem.field) == (None, key)
+    assert message in problem.message

@@ -10,7 +10,10 @@ combination of answers, "no answer" included for optional questions:
   length (``tests/test_browser_respond.py`` checks real Chromium requests);
 * the thank-you page has one length on both paths, over every combination
   of stored answers;
-* the confirm page that seals the noisy answers has one length.
+* the confirm page that seals the noisy answers has one length;
+* the form re-rendered after a refused submission (one question left out, or
+  an invalid value) keeps the other answers checked and has one length for
+  every combination of them.
 
 The example surveys have no optional question, so the tests' quiz (one
 optional question) is checked the same way. They are small (at most 96
@@ -153,6 +156,40 @@ def test_confirm_page_has_one_length_for_every_answer(shipped_app, survey_id):
         lengths.add(len(text.encode()))
         tokens.add(len(re.search(r'name="sealed" value="([^"]+)"', text).group(1)))
     assert len(lengths) == 1 and len(tokens) == 1, (lengths, tokens)
+
+
+@pytest.mark.parametrize("survey_id", SURVEY_IDS)
+@pytest.mark.parametrize("problem", ["left out", "invalid"])
+def test_refused_form_has_one_length_for_every_combination_of_kept_answers(shipped_app, survey_id, problem):
+    """JavaScript off, the first question left out (or sent with a value that is no choice): the form
+    comes back with the other answers checked, each radio as long checked or not."""
+    client = shipped_app.test_client()
+    controls, page = open_form(client, survey_id)
+    values = radio_values(page)
+    first = next(iter(values))
+    bad = {} if problem == "left out" else {first: "x" * len(values.pop(first)[0])}
+    values.pop(first, None)
+    lengths: dict[int, dict] = {}
+    for fields, _ in bodies(controls, values, extra=bad):
+        response = client.post(f"/s/{survey_id}", data=fields)
+        html = response.get_data(as_text=True)
+        assert response.status_code == 400 and 'class="question has-error"' in html
+        assert html.count(" checked ") == len(values), html  # every kept answer is checked again
+        lengths.setdefault(len(response.get_data()), fields)
+        assert_radios_as_long_checked_or_not(html)
+    assert len(lengths) == 1, lengths
+
+
+RADIO_TAG = re.compile(r'<input type="radio"[^>]*name="([^"]+)"[^>]*>')
+
+
+def assert_radios_as_long_checked_or_not(page: str) -> None:
+    """Within a question every radio tag has one length, the checked one too: so the page's length
+    cannot tell which answer is kept, nor whether an answer was kept at all."""
+    tags: dict[str, set[int]] = {}
+    for match in RADIO_TAG.finditer(page):
+        tags.setdefault(match.group(1), set()).add(len(match.group(0).encode()))
+    assert tags and all(len(found) == 1 for found in tags.values()), tags
 
 
 # --------------------------------------------------------------------------

@@ -52,6 +52,27 @@ def check_command(folder: str | None) -> None:
         sys.exit(1)
 
 
+#: The one command that creates a researcher's account, as printed by ``surveys links``.
+CREATE_ACCOUNT_COMMAND = ".venv/bin/flask --app app admin create NAME"
+
+
+@surveys_cli.command("links")
+@click.option("--base", default="http://127.0.0.1:5000", show_default=True, help="Address the app is served at.")
+def links_command(base: str) -> None:
+    """Print every survey's link, the researchers' sign-in link and how to create an account."""
+    base = base.rstrip("/")
+    catalog = load_catalog(current_app.config["SURVEYS_DIR"])
+    click.echo("Surveys:")
+    for survey in catalog.surveys.values():
+        code = "?code=CODE (invitation only)" if survey.invitation_only else ""
+        click.echo(f"  {base}/s/{survey.id}{code}  {survey.title}")
+    if not catalog.surveys:
+        click.echo("  none: put survey files in " + current_app.config["SURVEYS_DIR"])
+    click.echo(f"Researchers sign in at {base}/admin/login")
+    if not accounts.list_admins(_db()):
+        click.echo(f"No researcher account yet; create one with:\n  {CREATE_ACCOUNT_COMMAND}")
+
+
 @surveys_cli.command("close")
 @click.argument("survey_id")
 def close_command(survey_id: str) -> None:

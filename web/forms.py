@@ -50,11 +50,19 @@ INVITATION_CODE = re.compile(r"\A[A-Za-z0-9_-]{4,64}\Z")
 
 
 class SubmissionError(ValueError):
-    """The request is not a valid submission; ``messages`` says why."""
+    """The request is not a valid submission.
 
-    def __init__(self, messages: list[str]):
-        super().__init__("; ".join(messages))
-        self.messages = messages
+    ``messages`` are the problems of the request as a whole (an unknown
+    field, a bad control); ``field_errors`` maps a question's name to the
+    problems of its answer, shown next to that question. One message per
+    problem: a problem is in one of the two, never both.
+    """
+
+    def __init__(self, messages: list[str], field_errors: dict[str, list[str]] | None = None):
+        self.messages = list(messages)
+        self.field_errors = dict(field_errors or {})
+        every = self.messages + [f"{name}: {error}" for name, errors in self.field_errors.items() for error in errors]
+        super().__init__("; ".join(every))
 
 
 #: Pads a choice name to its question's wire width (see the module docstring).
@@ -93,9 +101,9 @@ def parse_wire_value(question: Question, value: str) -> str | None:
 def _question_field(question: Question) -> RadioField:
     choices = [SelectChoice(value, c.label) for value, c in zip(wire_values(question), question.choices)]
     if question.required:
-        message = f"Please answer: {question.label}"
+        message = "Please choose an answer to this question."
     else:  # the form always posts the pre-checked "No answer"; only a hand-made request omits it
-        message = f"Please answer, or choose “{NO_ANSWER_LABEL}”: {question.label}"
+        message = f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”."
         choices.append(SelectChoice(wire_value(question, None), NO_ANSWER_LABEL))
     return RadioField(
         question.label,
@@ -154,15 +162,12 @@ def parse_answers(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dic
     controls = ControlForm(formdata=formdata)
     valid = form.validate()
     if not (controls.validate() and valid):
-        raise SubmissionError(_messages(form) + _messages(controls))
+        raise SubmissionError(_messages(controls), {q.name: list(form[q.name].errors) for q in survey.questions
+                                                    if form[q.name].errors})
     answers = {q.name: parse_wire_value(q, form[q.name].data) for q in survey.questions}
     return {name: answer for name, answer in answers.items() if answer is not None}, controls
 
 
 def _messages(form: FlaskForm) -> list[str]:
-    """Each error, led by its question's label unless it already names it."""
-    return [
-        error if error.startswith(("Please", "The ")) else f"{form[name].label.text}: {error}"
-        for name, errors in form.errors.items()
-        for error in errors
-    ]
+    """Each error of the control fields (their messages say which field they are about)."""
+    return [error for errors in form.errors.values() for error in errors]

@@ -14,3 +14,9 @@ def index():
     catalog = get_catalog()
     open_surveys = [s for s in catalog.surveys.values() if survey_state(s) == "open" and not s.invitation_only]
     return render_template("index.html", open_surveys=open_surveys)
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    """No icon: an empty answer, so browsers' automatic requests leave no 404 in the log."""
+    return "", 204

@@ -37,17 +37,27 @@ from storage import responses
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.form_fields import DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, noisy_response, randomize_on_server
+from surveys.wording import odds_factor_text, privacy_sentence
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import (
-    NO_ANSWER_LABEL, ControlForm, SubmissionError, parse_answers, parse_wire_value, survey_form_class,
-    wire_value, wire_values,
+    INVITATION_CODE,
+    NO_ANSWER_LABEL,
+    ControlForm,
+    SubmissionError,
+    parse_answers,
+    parse_wire_value,
+    survey_form_class,
+    wire_value,
+    wire_values,
 )
 from web.limits import count_arrival, refuse_if_over, refuse_if_over_survey_limit
 
 bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
 bp.add_app_template_global(wire_values)
+bp.add_app_template_global(privacy_sentence)
+bp.add_app_template_global(odds_factor_text)
 
 #: The request bodies a survey form is sent as.
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -59,25 +69,47 @@ def done_cookie(survey: Survey) -> str:
 
 
 def privacy_summary(survey: Survey) -> dict:
-    eps = survey.epsilon
-    return {"epsilon": eps, "attack": survey.attack_success_rate}
+    return {"epsilon": survey.epsilon}
 
 
-def render_form(survey: Survey, status: int = 200, message: str | None = None, errors=()):
+def render_form(survey: Survey, status: int = 200, errors=(), form=None, code: str | None = None):
+    """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
+    with ``errors`` (the problems of the request as a whole) above it."""
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
-    form = survey_form_class(survey)(formdata=None)
+    form = form if form is not None else survey_form_class(survey)(formdata=None)
     controls = ControlForm(formdata=None)
     controls.submission_key.data = secrets.token_urlsafe(18)
-    controls.invitation_code.data = request.args.get("code", "")
+    controls.invitation_code.data = request.args.get("code", "") if code is None else code
     body = render_template(
         "respond/form.html", survey=survey, form=form, controls=controls,
-        privacy=privacy_summary(survey), message=message, errors=errors,
+        privacy=privacy_summary(survey), errors=errors, refused=status != 200,
     )
     return body, status
 
 
-def render_message(survey: Survey | None, status: int, title: str, text: str):
-    return render_template("respond/message.html", survey=survey, title=title, text=text), status
+def render_refused_form(survey: Survey, error: SubmissionError):
+    """The form again after a refused submission, each answer problem next to its question.
+
+    The true answers of the JavaScript-off path are kept (checked again);
+    the device path's answers are noisy ones, not the respondent's, so
+    they are not shown as if chosen. ``checked`` is padded in the template
+    (``_formhelpers.html``), so the page is as long whatever the kept answers.
+    """
+    posted = request.form
+    keeps_answers = "sealed" not in posted and posted.get("randomized_on", "server") == "server"
+    form = survey_form_class(survey)(formdata=posted if keeps_answers else None)
+    for question in survey.questions:
+        form[question.name].errors = list(error.field_errors.get(question.name, ()))
+    code = posted.get("invitation_code", "")
+    code = code if INVITATION_CODE.fullmatch(code) else ""
+    return render_form(survey, 400, errors=error.messages, form=form, code=code)
+
+
+def render_message(survey: Survey | None, status: int, title: str, text: str, back_to_form: bool = False):
+    """A page with a title and a sentence. It links back to the form only when that form would
+    help (``back_to_form``); a closed survey or a done browser gets a link elsewhere, never a loop."""
+    return render_template("respond/message.html", survey=survey, title=title, text=text,
+                           back_to_form=back_to_form), status
 
 
 def refuse_if_unavailable(survey: Survey):
@@ -242,11 +274,11 @@ def submit(survey_id: str):
         return refusal
     problem = body_problem()
     if problem:
-        return render_message(survey, problem[0], "Your answers could not be read", problem[1])
+        return render_message(survey, problem[0], "Your answers could not be read", problem[1], back_to_form=True)
     try:
         noisy, randomized_on, key, code = read_submission(survey)
     except SubmissionError as error:
-        return render_message(survey, 400, "Your answers could not be accepted", " ".join(error.messages))
+        return render_refused_form(survey, error)
     problem = csrf_problem()
     if problem:
         return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
@@ -257,7 +289,8 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
     """Keep the (already noisy) answers and ask for one more click with a fresh token,
     but only for this browser's own expired form; anything else is refused outright."""
     if not is_own_expired_token(request.form.get("csrf_token")):
-        return render_message(survey, 400, "The form could not be verified", f"{problem} Please reload the survey page.")
+        return render_message(survey, 400, "The form could not be verified",
+                              f"{problem} Please reload the survey page.", back_to_form=True)
     generate_csrf()
     return render_template(
         "respond/confirm.html", survey=survey, sealed_token=seal_answers(survey, noisy, randomized_on, key, code),
