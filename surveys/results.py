@@ -374,7 +374,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         n = yes_count + int(tally.counts.get("no", 0))
         if n == 0:
             continue
-        estimate = estimate_proportion(yes_count, n, *tally.design.floats())
+        estimate = estimate_proportion(yes_count, n, *tally.design.exact())
         parts.append(
             DesignEstimate(tally.key, tally.design, n, yes_count, estimate,
                            estimate.confidence_interval(level, method))
@@ -423,7 +423,7 @@ def _option_marginal(part: ChoiceDesignEstimate, index: int) -> ProportionEstima
     ``a = (1 - t)/k`` (the uniform draw lands on it) and to no with
     ``b = 1 - t - a`` (:meth:`analysis.MultipleChoiceDesign.option_marginal`).
     """
-    return estimate_proportion(part.counts[index], part.n, *part.design.option_marginal().floats())
+    return estimate_proportion(part.counts[index], part.n, *part.design.option_marginal().exact())
 
 
 def _choice_result(question: Question, by_design, level: float, method: str) -> ChoiceResult:
@@ -433,7 +433,7 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
         counts = tuple(int(tally.counts.get(name, 0)) for name in tally.choices)
         if sum(counts) == 0:
             continue
-        estimate = estimate_multiple_choice(counts, float(tally.design.t))
+        estimate = estimate_multiple_choice(counts, tally.design.t)
         parts.append(
             ChoiceDesignEstimate(tally.key, tally.design, tally.choices, sum(counts), counts,
                                  estimate, estimate.confidence_intervals(level, method))
@@ -620,12 +620,12 @@ def plan(
     if not candidates:
         return None
     needs = [
-        (sample_size_for_half_width(half_width, confidence_level, *q.design.floats()), -index, q)
+        (sample_size_for_half_width(half_width, confidence_level, *q.design.exact()), -index, q)
         for index, q in enumerate(candidates)
     ]
     needed_n, _, question = max(needs, key=lambda item: item[:2])
     now = (
-        half_width_for_n(response_count, confidence_level, *question.design.floats())
+        half_width_for_n(response_count, confidence_level, *question.design.exact())
         if response_count > 0 else None
     )  # fmt: skip
     return PlanningResult(
