@@ -78,8 +78,8 @@ def test_sentence_states_the_interval_in_percent(survey):
     result = results.compute_results(survey, tallies, 100).question("cheated")
     low, high = round(result.ci.low * 100), round(result.ci.high * 100)
     assert result.sentence == (
-        f"Between {low}% and {high}% of respondents would answer yes to "
-        "\u201cHave you ever cheated on an exam?\u201d (95% confidence)."
+        "Estimated share of true yes answers to \u201cHave you ever cheated on an exam?\u201d in the population "
+        f"sampled: 30% (95% confidence interval {low}% to {high}%)."
     )
 
 
@@ -97,7 +97,8 @@ def test_clipped_flag_when_the_raw_estimate_is_below_zero(survey):
     result = results.compute_results(survey, tallies, 100).question("cheated")
     assert_allclose(result.estimate_raw, -0.3)
     assert result.estimate == 0.0 and result.clipped
-    assert result.flags == ("clipped",)
+    assert result.flags == ("clipped", "below the design's floor")
+    assert result.outside == analysis.outside_design(10, 100) and 0 < result.outside.bound < 1
 
 
 def test_several_designs_are_pooled_with_analysis(survey):
@@ -186,7 +187,10 @@ def test_multiple_choice_is_analysis_output(survey):
         assert option.ci == intervals[j]
     # often: (0.1 - 1/8) / (1/2) = -0.05 < 0, so the projection moved it.
     assert_allclose(result.options[3].estimate_raw, -0.05)
-    assert result.flags == ("clipped",)
+    assert result.flags == ("clipped", "below the design's floor")
+    marginal = analysis.MultipleChoiceDesign(4, "1/2").option_marginal().exact()
+    assert result.options[3].outside == analysis.outside_design(10, 100, *marginal)
+    assert [o.outside for o in result.options[:3]] == [None, None, None]
     assert_allclose(sum(o.estimate_projected for o in result.options), 1.0)
     assert result.epsilon == expected.epsilon
 
