@@ -245,3 +245,42 @@ def test_no_planning_without_a_yes_no_question():
     mapping["questions"] = [q for q in mapping["questions"] if q["type"] != "yes_no"]
     survey = parse_survey(mapping, "quiz.yaml")
     assert results.plan(survey, 10) is None
+
+
+def test_answers_under_an_older_design_count_with_their_own_epsilon(survey):
+    # cheated now two coins (ln 3); older answers under t = 0.8, a = b = 0.1: ln 9. The survey's
+    # epsilon counts ln 3; a respondent under the old design paid ln 9 for that question.
+    old = old_design_key(survey, "cheated", analysis.ForcedResponseDesign("4/5", "1/10", "1/10"))
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 5, "no": 5}, old: {"yes": 3, "no": 3}},
+               "ai_use": {key(survey, "ai_use"): {"never": 4}}}
+    result = results.compute_results(survey, tallies, 16)
+    assert_allclose(result.answered_epsilon.per_question, [math.log(5), math.log(9)])  # ai_use, cheated by name
+    assert_allclose(result.answered_epsilon.basic, math.log(45))  # lied (ln 5) has no answers
+    assert_allclose(result.epsilon.basic, math.log(75))  # the current designs: ln 3 + ln 5 + ln 5
+    assert results.compute_results(survey, {}, 0).answered_epsilon is None
+
+
+def test_a_question_that_fails_shows_its_error_and_the_others_still_compute(survey, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("t + a + b must equal 1")
+
+    monkeypatch.setattr(results, "estimate_multiple_choice", broken)
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}},
+               "ai_use": {key(survey, "ai_use"): {"never": 50, "once": 50}}}
+    computed = results.compute_results(survey, tallies, 100)
+    failed = computed.question("ai_use")
+    assert failed.flags == ("not computed",) and failed.error == "ValueError: t + a + b must equal 1"
+    assert "could not be computed (ValueError: t + a + b must equal 1)" in failed.sentence
+    assert all(o.estimate_projected is None for o in failed.options)
+    assert computed.question("cheated").estimate == analysis.estimate_proportion(40, 100).estimate
+
+
+def test_a_select_one_with_a_six_decimal_t_is_estimated():
+    # t = 0.654321, k = 4: the forced share (1 - t)/4 = 345679/4000000 needs a denominator above 10^6.
+    survey = make_survey(questions=[{"name": "ai_use", "type": "select_one", "label": "Q",
+                                     "choices": ["a", "b", "c", "d"], "design": {"t": 0.654321}}])
+    tallies = {"ai_use": {key(survey, "ai_use"): {"a": 10, "b": 20, "c": 30, "d": 40}}}
+    result = results.compute_results(survey, tallies, 100).question("ai_use")
+    assert result.error is None
+    expected = analysis.estimate_multiple_choice([10, 20, 30, 40], survey.question("ai_use").design.t)
+    assert [o.ci for o in result.options] == list(expected.confidence_intervals())
