@@ -21,7 +21,7 @@ import math
 
 from collections.abc import Sequence
 
-from analysis import TWO_COIN, ConfidenceInterval, ForcedResponseDesign, OutsideDesign
+from analysis import TWO_COIN, ConfidenceInterval, ForcedResponseDesign, OutsideDesign, SurveyEpsilon
 from surveys.definition import Question
 
 #: Shown for a share that does not exist (no answers).
@@ -66,6 +66,16 @@ def short_percent(value: float) -> str:
 def epsilon_text(epsilon: float) -> str:
     """``1.0986 -> "1.10"``; an infinite epsilon says that it protects nothing."""
     return "∞ (no protection)" if math.isinf(epsilon) else f"{epsilon:.2f}"
+
+
+def epsilon_bound_text(epsilon: SurveyEpsilon) -> str:
+    """Which composition bound :attr:`analysis.SurveyEpsilon.best` is, in words.
+
+    Both bounds are valid; the page shows the tighter one and names it.
+    """
+    if epsilon.best == epsilon.basic:
+        return "sequential composition, pure ε-differential privacy: the tighter of the two valid bounds"
+    return f"advanced composition with δ = {epsilon.delta:g}: the tighter of the two valid bounds"
 
 
 def count_text(count: int, word: str) -> str:

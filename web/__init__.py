@@ -117,6 +117,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(
         design_sentence=wording.design_sentence, percent=wording.short_percent,
         epsilon_text=wording.epsilon_text, design_key=question_design_key,
+        wording=wording,
     )
     app.add_template_filter(wording.table_percent, "pct")
     cli.init_app(app)
