@@ -18,7 +18,6 @@ context:
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 
 from analysis import TWO_COIN, ConfidenceInterval, ForcedResponseDesign, OutsideDesign, SurveyEpsilon

@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import math
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings

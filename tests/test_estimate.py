@@ -354,7 +354,7 @@ def test_result_types():
 def _own_variance_pool(estimates):
     """The old pooling, kept here to show its bias: each raw estimate weighted by its *own* variance."""
     weights = [1 / e.std_err_population**2 for e in estimates]
-    return sum(w * e.estimate_raw for w, e in zip(weights, estimates)) / sum(weights)
+    return sum(w * e.estimate_raw for w, e in zip(weights, estimates, strict=True)) / sum(weights)
 
 
 def test_pooling_is_unbiased_where_own_weights_are_not():
@@ -372,12 +372,12 @@ def test_pooling_is_unbiased_where_own_weights_are_not():
     counts = [rng.binomial(n, a + t * pi, size=repeats) for t, a, _ in designs]
     estimates = [[estimate_proportion(y, n, *design) for y in range(n + 1)] for design in designs]
     new, old = {}, {}
-    for y1, y2 in set(zip(*counts)):
+    for y1, y2 in set(zip(*counts, strict=True)):
         pair = [estimates[0][y1], estimates[1][y2]]
         new[y1, y2] = pool_estimates(pair).estimate_raw
         old[y1, y2] = _own_variance_pool(pair)
     for pooled, biased in ((new, False), (old, True)):
-        values = np.array([pooled[y1, y2] for y1, y2 in zip(*counts)])
+        values = np.array([pooled[y1, y2] for y1, y2 in zip(*counts, strict=True)])
         bias, sim_se = values.mean() - pi, values.std(ddof=1) / math.sqrt(repeats)
         assert bool(bias < -4 * sim_se) is biased, (bias, sim_se)
         assert abs(bias) < 4 * sim_se or biased
