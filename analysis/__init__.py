@@ -28,8 +28,10 @@ from analysis.design import (
 from analysis.intervals import (
     INTERVAL_METHODS,
     ConfidenceInterval,
+    OutsideDesign,
     clopper_pearson_interval,
     confidence_interval,
+    outside_design,
     wald_interval,
     wilson_interval,
 )
@@ -66,6 +68,8 @@ __all__ = [
     "wilson_interval",
     "clopper_pearson_interval",
     "INTERVAL_METHODS",
+    "outside_design",
+    "OutsideDesign",
     "estimate_multiple_choice",
     "MultipleChoiceEstimate",
     "project_to_simplex",

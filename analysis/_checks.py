@@ -114,12 +114,15 @@ class DesignError(ValueError):
         self.field = field
 
 
-def as_probability(value: object, name: str) -> Fraction:
+def as_probability(value: object, name: str, max_denominator: int | None = MAX_DENOMINATOR) -> Fraction:
     """Return ``value`` as an exact fraction, or raise :class:`DesignError` naming it (``field`` = ``name``).
 
     Accepts ints, fractions, floats (read through their shortest decimal
     form, so ``0.7`` is 7/10) and strings such as ``"1/4"`` or ``"0.25"``.
-    The denominator must be at most :data:`MAX_DENOMINATOR`.
+    The denominator must be at most ``max_denominator``
+    (:data:`MAX_DENOMINATOR` by default; ``None``: no limit, for exact
+    fractions derived from a valid design, such as a multiple-choice
+    option's forced share ``(1 - t)/k``).
     """
     if isinstance(value, bool) or not isinstance(value, (Real, str)):
         raise DesignError(f"{name} must be a number, got {value!r}", name)
@@ -128,22 +131,25 @@ def as_probability(value: object, name: str) -> Fraction:
     except (ValueError, ZeroDivisionError):
         raise DesignError(f"{name} must be a number such as 0.25 or 1/4, got {value!r}", name) from None
     exact = Fraction(exact)
-    if exact.denominator > MAX_DENOMINATOR:
+    if max_denominator is not None and exact.denominator > max_denominator:
         raise DesignError(
-            f"{name}={value!r} needs a denominator above {MAX_DENOMINATOR}; "
+            f"{name}={value!r} needs a denominator above {max_denominator}; "
             "write it as a fraction such as 1/3",
             name,
         )
     return exact
 
 
-def _check_forced_response(t: object, a: object, b: object) -> tuple[Fraction, Fraction, Fraction]:
+def _check_forced_response(
+    t: object, a: object, b: object, max_denominator: int | None = MAX_DENOMINATOR
+) -> tuple[Fraction, Fraction, Fraction]:
     """A forced-response design ``(t, a, b)`` as exact fractions.
 
     ``t > 0``, ``a, b >= 0`` and ``t + a + b = 1`` exactly; see
-    :class:`analysis.design.ForcedResponseDesign`.
+    :class:`analysis.design.ForcedResponseDesign`. ``max_denominator`` as
+    for :func:`as_probability`.
     """
-    t, a, b = (as_probability(value, name) for name, value in (("t", t), ("a", a), ("b", b)))
+    t, a, b = (as_probability(value, name, max_denominator) for name, value in (("t", t), ("a", a), ("b", b)))
     if t <= 0:
         raise DesignError(f"t (probability of a truthful answer) must be > 0, got t={t}", "t")
     for name, value in (("a", a), ("b", b)):
@@ -172,14 +178,28 @@ def _exact(value: object) -> object:
     return value
 
 
-def _check_design(t: object, a: object, b: object) -> tuple[float, float, float]:
-    """Validate a forced-response design given as floats (or fractions).
+def _check_design_exact(t: object, a: object, b: object) -> tuple[Fraction, Fraction, Fraction]:
+    """Validate a forced-response design given as floats or exact fractions; return it exact.
 
-    Returns ``(t, a, b)`` as floats; raises ``ValueError`` naming the values
-    as they were given.
+    Exact fractions (:class:`numbers.Rational`) are taken as they are,
+    whatever their denominator: the estimators never draw from a design, and
+    a valid design's derived probabilities (a ``k``-option question's forced
+    share ``(1 - t)/k``) can need ``k`` times :data:`MAX_DENOMINATOR`.
+    Floats and strings are read through :func:`_exact` and
+    :func:`as_probability`, with the usual limit. Raises ``ValueError``
+    naming the values as they were given.
     """
+
+    def read(value: object, name: str) -> object:
+        return value if isinstance(value, Rational) else as_probability(_exact(value), name)
+
     try:
-        exact = _check_forced_response(_exact(t), _exact(a), _exact(b))
+        exact = _check_forced_response(read(t, "t"), read(a, "a"), read(b, "b"), max_denominator=None)
     except ValueError as error:
         raise ValueError(f"invalid design t={t!r}, a={a!r}, b={b!r}: {error}") from None
-    return tuple(float(p) for p in exact)  # type: ignore[return-value]
+    return exact
+
+
+def _check_design(t: object, a: object, b: object) -> tuple[float, float, float]:
+    """:func:`_check_design_exact`, returned as floats for the arithmetic."""
+    return tuple(float(p) for p in _check_design_exact(t, a, b))  # type: ignore[return-value]

@@ -10,7 +10,7 @@ this package take them as plain floats.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from fractions import Fraction
 
 from analysis import privacy
@@ -35,9 +35,13 @@ class ForcedResponseDesign:
     t: Fraction
     a: Fraction
     b: Fraction
+    #: Largest denominator accepted (not a field: two designs with the same
+    #: ``t, a, b`` are equal). Survey files keep :data:`MAX_DENOMINATOR`;
+    #: :meth:`MultipleChoiceDesign.option_marginal` needs ``k`` times it.
+    max_denominator: InitVar[int | None] = MAX_DENOMINATOR
 
-    def __post_init__(self) -> None:
-        exact = _check_forced_response(self.t, self.a, self.b)
+    def __post_init__(self, max_denominator: int | None) -> None:
+        exact = _check_forced_response(self.t, self.a, self.b, max_denominator)
         for field, value in zip(("t", "a", "b"), exact):
             object.__setattr__(self, field, value)
 
@@ -46,8 +50,12 @@ class ForcedResponseDesign:
         return "forced_response"
 
     def floats(self) -> tuple[float, float, float]:
-        """``(t, a, b)`` as floats, for the estimators."""
+        """``(t, a, b)`` as floats, for display; the estimators take :meth:`exact`."""
         return float(self.t), float(self.a), float(self.b)
+
+    def exact(self) -> tuple[Fraction, Fraction, Fraction]:
+        """``(t, a, b)`` as exact fractions: what the estimators take."""
+        return self.t, self.a, self.b
 
     def report_yes_probability(self, pi: float) -> float:
         """``lambda = a + t * pi``: the chance of a reported yes."""
@@ -116,9 +124,16 @@ class MultipleChoiceDesign:
         ``b = 1 - t - a`` (a forced no). Its count is Binomial(n, t pi_j + a),
         so every yes/no estimator and interval applies to it as it is
         (analysis/README.md, "Multiple choice").
+
+        ``a`` can need a denominator ``k`` times that of ``t`` (``t =
+        0.654321`` and ``k = 3`` give ``a = 345679/3000000``), so the
+        marginal accepts denominators up to ``k`` times
+        :data:`~analysis._checks.MAX_DENOMINATOR`; pass its exact ``t, a,
+        b`` on (not :meth:`ForcedResponseDesign.floats`), since such a float
+        cannot be read back as the fraction.
         """
         a = self.uniform_share
-        return ForcedResponseDesign(self.t, a, 1 - self.t - a)
+        return ForcedResponseDesign(self.t, a, 1 - self.t - a, max_denominator=self.k * MAX_DENOMINATOR)
 
     @property
     def epsilon(self) -> float:

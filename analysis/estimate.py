@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from analysis import privacy
-from analysis._checks import _check_counts, _check_design
+from analysis._checks import _check_counts, _check_design_exact
 from analysis.intervals import (
     ConfidenceInterval,
     _clipped_estimate,
@@ -44,8 +45,10 @@ class ProportionEstimate:
         Number of noisy answers.
     yes_count : int
         Number of reported yeses.
-    t, a, b : float
-        The design: truthful, forced-yes and forced-no probabilities.
+    t, a, b : Fraction
+        The design: truthful, forced-yes and forced-no probabilities, kept
+        exact (a float such as ``(1 - 0.654321)/3`` could not be read back
+        as the fraction :meth:`confidence_interval` needs).
     observed_rate : float
         ``lambda_hat = yes_count / n``, the reported-yes rate.
     estimate_raw : float
@@ -66,9 +69,9 @@ class ProportionEstimate:
 
     n: int
     yes_count: int
-    t: float
-    a: float
-    b: float
+    t: Fraction
+    a: Fraction
+    b: Fraction
     observed_rate: float
     estimate_raw: float
     estimate: float
@@ -124,10 +127,11 @@ def estimate_proportion(
         Number of reported yeses, ``0 <= yes_count <= n``.
     n : int
         Number of noisy answers, ``n >= 1``.
-    t, a, b : float
+    t, a, b : float or Fraction
         The design: with probability ``t`` the answer is truthful, with ``a``
         it is forced to yes and with ``b`` forced to no; ``t + a + b = 1``.
-        The defaults are two fair coins.
+        The defaults are two fair coins. Exact fractions are kept as they
+        are (pass a design's :meth:`~analysis.ForcedResponseDesign.exact`).
 
     Returns
     -------
@@ -179,7 +183,8 @@ def estimate_proportion(
     Erlingsson, U., Pihur, V. and Korolova, A. (2014). CCS 2014, 1054-1067.
     """
     yes_count, n = _check_counts(yes_count, n)
-    t, a, b = _check_design(t, a, b)
+    exact = _check_design_exact(t, a, b)
+    t, a, b = (float(p) for p in exact)
     observed = yes_count / n
     raw = (observed - a) / t
     clipped_estimate = p = _clipped_estimate(yes_count, n, t, a)
@@ -187,9 +192,9 @@ def estimate_proportion(
     return ProportionEstimate(
         n=n,
         yes_count=yes_count,
-        t=t,
-        a=a,
-        b=b,
+        t=exact[0],
+        a=exact[1],
+        b=exact[2],
         observed_rate=observed,
         estimate_raw=raw,
         estimate=clipped_estimate,
@@ -212,13 +217,16 @@ class PooledEstimate:
     n : int
         Total number of answers.
     estimate_raw : float
-        Inverse-variance weighted mean of the components' raw estimates.
+        The joint maximum-likelihood estimate before clipping: the weighted
+        mean of the components' raw estimates with the weights taken at the
+        pooled estimate itself (see :func:`pool_estimates`).
     estimate : float
         ``estimate_raw`` clipped to ``[0, 1]``.
     clipped : bool
         Whether clipping changed the estimate.
     std_err : float
-        ``sqrt(1 / sum(w_i))``.
+        ``sqrt(1 / sum(w_i))``, the weights at the pooled estimate (the
+        inverse Fisher information of all the answers).
     weights : tuple of float
         The normalised weights ``w_i / sum(w)``, in the order given.
     """
@@ -246,14 +254,58 @@ class PooledEstimate:
         return _normal_interval(self.estimate, self.std_err, confidence_level)
 
 
-def _pooling_variance(estimate: ProportionEstimate) -> float:
-    """The variance used to weight ``estimate``; see :func:`pool_estimates`."""
-    if estimate.std_err_population > 0:
-        return estimate.std_err_population**2
-    lam_c = estimate.a + estimate.t * estimate.estimate
+def _variance_at(estimate: ProportionEstimate, pi: float) -> float:
+    """``lam (1 - lam) / (n t^2)`` with ``lam = a + t * clip(pi, 0, 1)``, never 0.
+
+    A design with ``a = 0`` (or ``b = 0``) lets ``lam`` reach 0 (or 1), where
+    the variance vanishes and the weight would be infinite; for such a design
+    ``lam`` is kept at least ``1/(2n)`` (at most ``1 - 1/(2n)``): the variance
+    as if half an answer had gone the other way.
+    """
+    t, a, b = float(estimate.t), float(estimate.a), float(estimate.b)
+    lam = a + t * min(max(pi, 0.0), 1.0)
     half = 1 / (2 * estimate.n)
-    lam = min(max(lam_c, half), 1 - half)
-    return lam * (1 - lam) / (estimate.n * estimate.t**2)
+    if a == 0:
+        lam = max(lam, half)
+    if b == 0:
+        lam = min(lam, 1 - half)
+    return lam * (1 - lam) / (estimate.n * t * t)
+
+
+def _score(items: Sequence[ProportionEstimate], pi: float) -> float:
+    """``sum_i w_i(pi) (pi_raw_i - pi)``: the joint log-likelihood's slope, up to a positive factor."""
+    return math.fsum((item.estimate_raw - pi) / _variance_at(item, pi) for item in items)
+
+
+def _common_estimate(items: Sequence[ProportionEstimate]) -> float:
+    """The root of :func:`_score` between the smallest and the largest raw estimate (bisection)."""
+    low = min(item.estimate_raw for item in items)
+    high = max(item.estimate_raw for item in items)
+    # _score(low) >= 0 >= _score(high) and _score decreases: halve until the float bracket closes.
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if _score(items, middle) > 0:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def _checked_estimates(estimates: object) -> list[ProportionEstimate]:
+    try:
+        items = list(estimates)  # type: ignore[call-overload]
+    except TypeError:
+        raise ValueError(f"estimates must be a sequence of ProportionEstimate, got {estimates!r}") from None
+    if not items:
+        raise ValueError("estimates must hold at least one ProportionEstimate, got none")
+    for index, item in enumerate(items):
+        if not isinstance(item, ProportionEstimate):
+            raise ValueError(
+                f"estimates must be ProportionEstimate objects, got estimates[{index}]={item!r}"
+            )
+    return items
 
 
 def pool_estimates(estimates: Sequence[ProportionEstimate]) -> PooledEstimate:
@@ -277,40 +329,48 @@ def pool_estimates(estimates: Sequence[ProportionEstimate]) -> PooledEstimate:
 
     Notes
     -----
-    The inverse-variance weighted mean of the unbiased raw estimates::
+    Component ``i`` has ``y_i ~ Binomial(n_i, lam_i)``, ``lam_i = a_i + t_i
+    pi``. The joint log-likelihood's derivative in ``pi`` is, with
+    ``pi_raw_i = (y_i / n_i - a_i) / t_i``::
 
-        w_i = 1 / SE_i^2        (SE_i = std_err_population)
-        pi_pool = sum(w_i pi_raw_i) / sum(w_i)
-        SE_pool = sqrt(1 / sum(w_i))
+        sum_i n_i t_i (y_i/n_i - lam_i) / (lam_i (1 - lam_i))
+            = sum_i w_i(pi) (pi_raw_i - pi),    w_i(pi) = n_i t_i^2 / (lam_i (1 - lam_i))
 
-    and ``pi_pool`` clipped to ``[0, 1]`` is reported. Raw, not clipped,
-    estimates are averaged so that the pool stays unbiased.
+    so the maximum-likelihood estimate is the inverse-variance weighted mean
+    of the raw estimates *with every weight taken at the common estimate
+    itself*: the fixed point ``pi = sum w_i(pi) pi_raw_i / sum w_i(pi)``.
+    The log-likelihood is concave, so the slope decreases and has one root
+    between the smallest and largest ``pi_raw_i``; it is found by bisection.
+    (``lam_i`` uses ``pi`` clipped to ``[0, 1]``. A design with ``a = 0``
+    or ``b = 0`` lets ``lam_i`` reach 0 or 1 and its weight grow without
+    bound; its ``lam_i`` is kept within ``[1/(2 n_i), 1 - 1/(2 n_i)]``, and
+    the result is then the root of this slightly tempered score rather than
+    the exact likelihood maximum.) Then::
 
-    ``SE_i`` is zero only when a design has ``a = 0`` (or ``b = 0``) and the
-    estimate sits at 0 (or 1), which would give that component infinite
-    weight. Its variance is then taken as ``lam (1 - lam) / (n t^2)`` with
-    ``lam = a + t pi_hat`` clamped to ``[1/(2n), 1 - 1/(2n)]``: the
-    variance as if half an answer had gone the other way.
+        SE_pool = sqrt(1 / sum_i w_i(pi_pool))
+
+    the inverse Fisher information, and ``pi_pool`` clipped to ``[0, 1]``
+    is reported.
+
+    Weighting each ``pi_raw_i`` by its *own* estimated variance (the
+    textbook inverse-variance mean) biases the pool: a component whose
+    noise pushed its estimate towards 0 also gets a smaller variance and
+    so more weight. For two coins and a die with 50 answers each at
+    ``pi = 0.1`` that bias is about -0.006; weights that depend on the data
+    only through the common estimate treat every component alike
+    (tests/test_estimate.py::test_pooling_is_unbiased_where_own_weights_are_not).
 
     References
     ----------
     Cochran, W. G. (1954). The combination of estimates from different
     experiments. Biometrics 10(1), 101-129.
+    Blair, G., Imai, K. and Zhou, Y.-Y. (2015). JASA 110(511), 1304-1319
+    (maximum likelihood for randomized response).
     """
-    try:
-        items = list(estimates)
-    except TypeError:
-        raise ValueError(f"estimates must be a sequence of ProportionEstimate, got {estimates!r}") from None
-    if not items:
-        raise ValueError("estimates must hold at least one ProportionEstimate, got none")
-    for index, item in enumerate(items):
-        if not isinstance(item, ProportionEstimate):
-            raise ValueError(
-                f"estimates must be ProportionEstimate objects, got estimates[{index}]={item!r}"
-            )
-    weights = [1 / _pooling_variance(item) for item in items]
-    total = sum(weights)
-    raw = sum(w * item.estimate_raw for w, item in zip(weights, items)) / total
+    items = _checked_estimates(estimates)
+    raw = _common_estimate(items)
+    weights = [1 / _variance_at(item, raw) for item in items]
+    total = math.fsum(weights)
     estimate = min(max(raw, 0.0), 1.0)
     return PooledEstimate(
         n=sum(item.n for item in items),
@@ -335,11 +395,16 @@ class Difference:
         ``sqrt(SE_1^2 + SE_2^2)``.
     ci : ConfidenceInterval
         Wald interval, clipped to ``[-1, 1]``.
+    first_raw, second_raw : float
+        The two raw (unclipped) estimates subtracted: show them beside the
+        difference, since a group's reported estimate may be clipped.
     """
 
     estimate: float
     std_err: float
     ci: ConfidenceInterval
+    first_raw: float = math.nan
+    second_raw: float = math.nan
 
 
 def difference(
@@ -377,4 +442,5 @@ def difference(
     estimate = first.estimate_raw - second.estimate_raw
     std_err = math.hypot(first.std_err_population, second.std_err_population)
     ci = _normal_interval(estimate, std_err, confidence_level, lower=-1.0, upper=1.0)
-    return Difference(estimate=estimate, std_err=std_err, ci=ci)
+    return Difference(estimate=estimate, std_err=std_err, ci=ci,
+                      first_raw=first.estimate_raw, second_raw=second.estimate_raw)

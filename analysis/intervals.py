@@ -41,9 +41,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scipy import stats
+from scipy import optimize, stats
 
-from analysis._checks import _check_counts, _check_design, _check_unit_open
+from analysis._checks import _check_counts, _check_design, _check_design_exact, _check_unit_open
 
 
 @dataclass(frozen=True)
@@ -324,3 +324,129 @@ def confidence_interval(
     if not isinstance(method, str) or method not in _METHODS:
         raise ValueError(f"unknown interval method {method!r}; choose one of {INTERVAL_METHODS}")
     return _METHODS[method](yes_count, n, t, a, b, confidence_level)
+
+
+# --------------------------------------------------------------------------
+# Answers outside what the design allows.
+
+
+@dataclass(frozen=True)
+class OutsideDesign:
+    """A reported-yes rate below the design's floor ``a`` or above its ceiling ``a + t``.
+
+    Attributes
+    ----------
+    side : {"below", "above"}
+        ``"below"``: fewer yeses than the forced ones alone give
+        (``y / n < a``); ``"above"``: more than ``a + t`` (``y / n > 1 - b``).
+    limit : float
+        The floor ``a`` or the ceiling ``a + t`` of the reported-yes rate.
+    observed_rate : float
+        ``y / n``.
+    bound : float
+        The one-sided bound for ``pi``: an upper bound when ``side ==
+        "below"``, a lower bound when ``"above"``; never the collapsed 0 or 1
+        of the mapped two-sided interval.
+    p_value : float
+        The chance of a rate at least this far outside if ``pi`` sat at the
+        edge (``P(Y <= y | lambda = a)`` below, ``P(Y >= y | lambda = a + t)``
+        above): small values say the design's coins were not followed, or a
+        rare chance.
+    confidence_level : float
+        The one-sided level of ``bound``.
+    method : str
+        ``"clopper-pearson-cls"``.
+    """
+
+    side: str
+    limit: float
+    observed_rate: float
+    bound: float
+    p_value: float
+    confidence_level: float
+    method: str = "clopper-pearson-cls"
+
+
+def _cls_upper_bound(yes_count: int, n: int, t: float, a: float, alpha: float) -> tuple[float, float]:
+    """``(upper bound for pi, P(Y <= y | lambda = a))`` by the CLs rule; see :func:`outside_design`."""
+    at_floor = float(stats.binom.cdf(yes_count, n, a))
+
+    def cls_minus_alpha(pi: float) -> float:
+        return float(stats.binom.cdf(yes_count, n, a + t * pi)) / at_floor - alpha
+
+    if cls_minus_alpha(1.0) >= 0:
+        return 1.0, at_floor
+    return float(optimize.brentq(cls_minus_alpha, 0.0, 1.0, xtol=1e-12)), at_floor
+
+
+def outside_design(
+    yes_count: int,
+    n: int,
+    t: float = 0.5,
+    a: float = 0.25,
+    b: float = 0.25,
+    confidence_level: float = 0.95,
+) -> OutsideDesign | None:
+    """A one-sided bound when the reported-yes rate lies outside ``[a, a + t]``; ``None`` inside.
+
+    Parameters
+    ----------
+    yes_count : int
+        Number of reported yeses, ``0 <= yes_count <= n``.
+    n : int
+        Number of noisy answers, ``n >= 1``.
+    t, a, b : float or Fraction
+        The design, ``t + a + b = 1``.
+    confidence_level : float
+        One-sided coverage of the bound, in ``(0, 1)``.
+
+    Returns
+    -------
+    OutsideDesign or None
+
+    Notes
+    -----
+    The design alone makes ``lambda = a + t pi >= a``. When ``y / n < a``
+    the two-sided interval mapped through ``(lambda - a) / t`` can lie wholly
+    below 0 and be clipped to ``[0, 0]``: a zero-width interval that reads
+    as certainty. The one-sided Clopper-Pearson upper bound does no better:
+    it is the largest ``pi`` with ``P(Y <= y | a + t pi) >= alpha``, and
+    when even ``P(Y <= y | a) < alpha`` (two coins, ``n = 200``, 38 yeses:
+    ``P = 0.03``) no ``pi`` qualifies. The bound reported here divides by
+    the chance at the floor (the CLs rule of Junk 1999 and Read 2002, made
+    for a signal over a known background, which the forced yeses are)::
+
+        CLs(pi) = P(Y <= y | lambda = a + t pi) / P(Y <= y | lambda = a)
+        upper = the pi in [0, 1] with CLs(pi) = alpha      (1 if CLs(1) >= alpha)
+
+    ``CLs(0) = 1`` so the bound is always above 0, and ``CLs(pi) >=
+    P(Y <= y | a + t pi)``, so it is never below the Clopper-Pearson bound:
+    its coverage is at least ``1 - alpha`` (conservative). Above the
+    ceiling the same is done for the no answers: ``n - y`` noes under the
+    design ``(t, b, a)`` bound ``1 - pi`` from above, which bounds ``pi``
+    from below.
+
+    ``p_value`` is ``P(Y <= y | lambda = a)`` (or ``P(Y >= y | lambda = a +
+    t)``): how often so few (many) yeses would come by chance if nobody's
+    (everybody's) true answer were yes.
+
+    References
+    ----------
+    Clopper, C. J. and Pearson, E. S. (1934). Biometrika 26(4), 404-413.
+    Junk, T. (1999). Confidence level computation for combining searches with
+    small statistics. Nucl. Instrum. Meth. A 434, 435-443.
+    Read, A. L. (2002). Presentation of search results: the CL_s technique.
+    J. Phys. G 28, 2693-2704.
+    """
+    yes_count, n = _check_counts(yes_count, n)
+    exact = _check_design_exact(t, a, b)
+    alpha = 1 - _check_unit_open(confidence_level, "confidence_level")
+    t_f, a_f, b_f = (float(p) for p in exact)
+    level = float(confidence_level)
+    if yes_count < exact[1] * n:  # y / n < a, in exact arithmetic
+        upper, p_value = _cls_upper_bound(yes_count, n, t_f, a_f, alpha)
+        return OutsideDesign("below", a_f, yes_count / n, upper, p_value, level)
+    if (n - yes_count) < exact[2] * n:  # (n - y) / n < b, i.e. y / n > a + t
+        upper, p_value = _cls_upper_bound(n - yes_count, n, t_f, b_f, alpha)
+        return OutsideDesign("above", a_f + t_f, yes_count / n, 1 - upper, p_value, level)
+    return None

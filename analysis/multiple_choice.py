@@ -95,8 +95,11 @@ class MultipleChoiceEstimate:
         ``estimate_raw`` projected onto the probability simplex: the shares
         to report.
     std_err : tuple of float
-        Standard error of each raw estimate, the square root of the diagonal
-        of :meth:`covariance`.
+        Population standard error of each raw estimate, as for a yes/no
+        question: ``sqrt(lam_c (1 - lam_c) / (n t^2))`` with the option's
+        reported share clamped to what the design allows, ``lam_c = (1 - t)/k
+        + t * clip(pi_raw_j, 0, 1)``. An option nobody reported therefore
+        still has a positive standard error.
     """
 
     n: int
@@ -152,7 +155,7 @@ class MultipleChoiceEstimate:
         count is Binomial(n, lambda_j), so the binary intervals apply as
         they are.
         """
-        t, a, b = MultipleChoiceDesign(self.k, _exact(self.t)).option_marginal().floats()
+        t, a, b = MultipleChoiceDesign(self.k, _exact(self.t)).option_marginal().exact()
         return tuple(
             confidence_interval(count, self.n, t, a, b, confidence_level, method)
             for count in self.counts
@@ -206,16 +209,24 @@ def estimate_multiple_choice(counts: Sequence[int], t: float = 0.5) -> MultipleC
 
     ``pi_raw`` is unbiased and sums to 1, but entries can be negative;
     ``estimate_projected`` is its Euclidean projection onto the probability
-    simplex (:func:`project_to_simplex`). The covariance is estimated with
-    the observed shares, so an option nobody reported gets standard error 0;
-    its confidence interval (:meth:`MultipleChoiceEstimate.confidence_intervals`)
-    still has positive width.
+    simplex (:func:`project_to_simplex`). :meth:`MultipleChoiceEstimate.covariance`
+    uses the observed shares. The standard error of each option does what
+    the yes/no estimator does (Erlingsson, Pihur and Korolova 2014 clamp
+    the same way): the share is clamped to the values the design allows,
+    ``[q, q + t]`` with ``q = (1 - t)/k``, before it is plugged in::
+
+        lam_c_j = q + t * clip(pi_raw_j, 0, 1)
+        std_err_j = sqrt(lam_c_j (1 - lam_c_j) / (n t^2))
+
+    so an option nobody reported (``lambda_j = 0 < q``) gets
+    ``sqrt(q (1 - q) / (n t^2)) > 0``, not 0.
 
     References
     ----------
     Warner, S. L. (1965). JASA 60(309), 63-69.
     Wang, T., Blocki, J., Li, N. and Jha, S. (2017). USENIX Security 2017.
     Wang, W. and Carreira-Perpinan, M. A. (2013). arXiv:1309.1541.
+    Erlingsson, U., Pihur, V. and Korolova, A. (2014). CCS 2014, 1054-1067.
     """
     counts = _check_option_counts(counts)
     k = len(counts)
@@ -227,7 +238,8 @@ def estimate_multiple_choice(counts: Sequence[int], t: float = 0.5) -> MultipleC
     n = sum(counts)
     lam = np.asarray(counts, dtype=float) / n
     raw = (lam - (1 - t) / k) / t
-    variance = lam * (1 - lam) / (n * t * t)
+    lam_clamped = (1 - t) / k + t * np.clip(raw, 0.0, 1.0)
+    variance = lam_clamped * (1 - lam_clamped) / (n * t * t)
     return MultipleChoiceEstimate(
         n=n,
         counts=counts,

@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 
-from analysis import ForcedResponseDesign, MultipleChoiceDesign, design_from_dict
+from analysis import ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon, design_from_dict
 from surveys.definition import Survey
 from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResult
 
@@ -26,7 +26,8 @@ from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResu
 ESTIMATE_COLUMNS = (
     "question", "label", "option", "design", "t", "a", "b", "k", "n", "yes_count",
     "observed_rate", "estimate_raw", "estimate_clipped", "std_err", "ci_low", "ci_high",
-    "ci_method", "confidence_level", "epsilon", "flags", "excluded_days", "excluded_responses",
+    "ci_method", "confidence_level", "outside_design", "one_sided_bound", "outside_design_p_value",
+    "epsilon", "flags", "error", "excluded_days", "excluded_responses",
 )  # fmt: skip
 
 #: The columns of the responses CSV before one column per question.
@@ -81,14 +82,23 @@ def _interval_columns(ci, confidence_level: float) -> dict:
     }
 
 
+def _outside_columns(outside) -> dict:
+    """The one-sided bound when the answers lie outside what the design allows (:func:`analysis.outside_design`)."""
+    return {
+        "outside_design": "" if outside is None else outside.side,
+        "one_sided_bound": None if outside is None else outside.bound,
+        "outside_design_p_value": None if outside is None else outside.p_value,
+    }
+
+
 def _yes_no_row(result: YesNoResult, level: float) -> dict:
     return {
         "question": result.question.name, "label": result.question.label, "option": "",
         **_design_columns(result),
         "n": result.n, "yes_count": result.yes_count, "observed_rate": result.observed_rate,
         "estimate_raw": result.estimate_raw, "estimate_clipped": result.estimate,
-        "std_err": result.std_err, **_interval_columns(result.ci, level),
-        "epsilon": result.epsilon, "flags": "; ".join(result.flags),
+        "std_err": result.std_err, **_interval_columns(result.ci, level), **_outside_columns(result.outside),
+        "epsilon": result.epsilon, "flags": "; ".join(result.flags), "error": result.error or "",
     }  # fmt: skip
 
 
@@ -98,8 +108,8 @@ def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dic
         **_design_columns(result),
         "n": result.n, "yes_count": option.count, "observed_rate": option.observed,
         "estimate_raw": option.estimate_raw, "estimate_clipped": option.estimate_projected,
-        "std_err": option.std_err, **_interval_columns(option.ci, level),
-        "epsilon": result.epsilon, "flags": "; ".join(result.flags),
+        "std_err": option.std_err, **_interval_columns(option.ci, level), **_outside_columns(option.outside),
+        "epsilon": result.epsilon, "flags": "; ".join(result.flags), "error": result.error or "",
     }  # fmt: skip
 
 
@@ -115,6 +125,14 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     projected share. Plain questions have no estimate and no row.
     Every row names the days an admin excluded from the estimates
     (``excluded_days``, ``;``-separated) and the responses they held.
+    ``std_err`` is the standard error of the raw (unclipped) estimate;
+    ``ci_low, ci_high`` the interval of ``ci_method`` (Wald for a pooled
+    row, whatever the method asked for). When the noisy rate lies outside
+    what the design allows, ``outside_design`` is ``below`` or ``above``,
+    ``one_sided_bound`` the one-sided bound to report instead of the
+    collapsed interval and ``outside_design_p_value`` its chance
+    (:func:`analysis.outside_design`). ``error`` says why a row's figures
+    could not be computed (they are then empty).
     """
     level = results.confidence_level
     excluded = {"excluded_days": ";".join(results.excluded.days),
@@ -133,13 +151,25 @@ def _finite(value: object) -> object:
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
+def epsilon_json(epsilon: SurveyEpsilon) -> dict:
+    """Both composition bounds, the tighter one (``best``) and which it is (``best_bound``)."""
+    best_bound = "basic" if epsilon.best == epsilon.basic else "advanced"
+    return {
+        "basic": _finite(epsilon.basic), "advanced": _finite(epsilon.advanced), "delta": epsilon.delta,
+        "best": _finite(epsilon.best), "best_bound": best_bound,
+    }  # fmt: skip
+
+
 def estimates_json(results: SurveyResults, exported_at: str) -> dict:
     """The estimates with the survey's identity and privacy cost, ready for ``json.dumps``.
 
     ``exported_at`` is passed in (an ISO timestamp) so the function stays
     pure. Infinite epsilons are ``null``. ``response_count`` is the responses
     the estimates use; ``excluded`` names the days an admin left out (UTC)
-    and how many stored responses that removed.
+    and how many stored responses that removed. ``epsilon_per_respondent``
+    is the current design's cost (:func:`epsilon_json`);
+    ``epsilon_per_respondent_answered`` the bound over every design that
+    has answers (:func:`surveys.results.answered_epsilon`), ``null`` with none.
     """
     survey, epsilon = results.survey, results.epsilon
     return {
@@ -148,9 +178,9 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
         "version": survey.version,
         "response_count": results.response_count,
         "excluded": {"days": list(results.excluded.days), "response_count": results.excluded.response_count},
-        "epsilon_per_respondent": {
-            "basic": _finite(epsilon.basic), "advanced": _finite(epsilon.advanced), "delta": epsilon.delta,
-        },  # fmt: skip
+        "epsilon_per_respondent": epsilon_json(epsilon),
+        "epsilon_per_respondent_answered": None if results.answered_epsilon is None
+        else epsilon_json(results.answered_epsilon),
         "confidence_level": results.confidence_level,
         "method": results.method,
         "exported_at": exported_at,

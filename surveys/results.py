@@ -27,19 +27,23 @@ from analysis import (
     ForcedResponseDesign,
     MultipleChoiceDesign,
     MultipleChoiceEstimate,
+    OutsideDesign,
     PooledEstimate,
     ProportionEstimate,
     SurveyEpsilon,
     estimate_multiple_choice,
     estimate_proportion,
     half_width_for_n,
+    outside_design,
     pool_estimates,
     project_to_simplex,
     sample_size_for_half_width,
+    survey_epsilon,
 )
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
-from surveys.wording import yes_no_sentence
+from surveys.design_contract import parse_design_key
+from surveys.wording import choice_sentence, yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
 #: approximation behind the Wald interval, the pooled interval and the
@@ -55,6 +59,12 @@ FLAG_SEVERAL_DESIGNS = "several designs"
 #: Some tallied answers could not be used: recorded under a design of another
 #: type (the question changed type under the same name) or outside the options.
 FLAG_IGNORED = "some answers ignored"
+#: The reported-yes rate lies below what the design's forced yeses alone give
+#: (or above what its forced noes allow): see :func:`analysis.outside_design`.
+FLAG_BELOW_FLOOR = "below the design's floor"
+FLAG_ABOVE_CEILING = "above the design's ceiling"
+#: The result could not be computed; its ``error`` says why.
+FLAG_NOT_COMPUTED = "not computed"
 
 #: ``{question: {design key: {answer: count}}}``, as :func:`storage.queries.tallies` returns.
 Tallies = Mapping[str, Mapping[str, Mapping[str, int]]]
@@ -122,9 +132,18 @@ class YesNoResult:
         :func:`analysis.pool_estimates` of ``per_design`` when ``pooled``.
     flags : tuple of str
         Among ``"no responses"``, ``"small n"``, ``"clipped"``,
-        ``"several designs"``, ``"some answers ignored"``.
+        ``"several designs"``, ``"some answers ignored"``, ``"below the
+        design's floor"``, ``"above the design's ceiling"``, ``"not computed"``.
     sentence : str
         The result in one plain-language sentence.
+    outside : OutsideDesign or None
+        One design only: :func:`analysis.outside_design`, the one-sided
+        bound when the reported-yes rate lies outside what the design allows
+        (then ``ci`` is clipped to a bound of 0 or 1 and must not be read as
+        certainty).
+    error : str or None
+        Why the result could not be computed (every estimate field is then
+        ``None``); ``None`` when it was.
     """
 
     question: Question
@@ -143,6 +162,8 @@ class YesNoResult:
     pooled_estimate: PooledEstimate | None
     flags: tuple[str, ...]
     sentence: str
+    outside: OutsideDesign | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -183,8 +204,14 @@ class OptionResult:
         (:func:`analysis.project_to_simplex`): the share to report. The
         projected shares of a question sum to 1.
     std_err : float or None
+        Of the raw estimate (population, the share clamped to the design's
+        range before it is plugged in).
     ci : ConfidenceInterval or None
         Not simultaneous across options.
+    outside : OutsideDesign or None
+        One design only: the one-sided bound when the option's reported share
+        lies outside what the design allows (:func:`analysis.outside_design`
+        on the option's marginal design).
     """
 
     choice: Choice
@@ -194,6 +221,7 @@ class OptionResult:
     estimate_projected: float | None
     std_err: float | None
     ci: ConfidenceInterval | None
+    outside: OutsideDesign | None = None
 
 
 @dataclass(frozen=True)
@@ -216,6 +244,10 @@ class ChoiceResult:
         ``b = 1 - t - a``) is estimated per design and pooled, and the
         pooled vector is projected onto the simplex.
     flags : tuple of str
+    sentence : str
+        The result in one plain-language sentence (:func:`surveys.wording.choice_sentence`).
+    error : str or None
+        Why the result could not be computed; ``None`` when it was.
     """
 
     question: Question
@@ -226,6 +258,8 @@ class ChoiceResult:
     per_design: tuple[ChoiceDesignEstimate, ...]
     pooled: bool
     flags: tuple[str, ...]
+    sentence: str = ""
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +275,7 @@ class PlainResult:
     counts: tuple[int, ...]
     shares: tuple[float, ...] | None
     flags: tuple[str, ...]
+    error: str | None = None
 
 
 QuestionResult = YesNoResult | ChoiceResult | PlainResult
@@ -313,6 +348,10 @@ class SurveyResults:
         ``survey.epsilon``: the per-respondent cost of the current design.
     excluded : Exclusion
         The days left out, and their responses.
+    answered_epsilon : SurveyEpsilon or None
+        :func:`answered_epsilon`: a bound on the per-respondent cost over
+        every design that has answers (older designs included); ``None``
+        with no answers.
     """
 
     survey: Survey
@@ -322,6 +361,7 @@ class SurveyResults:
     questions: tuple[QuestionResult, ...]
     epsilon: SurveyEpsilon
     excluded: Exclusion = NO_EXCLUSION
+    answered_epsilon: SurveyEpsilon | None = None
 
     def question(self, name: str) -> QuestionResult:
         """The result of the question called ``name``; ``KeyError`` if none."""
@@ -374,7 +414,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         n = yes_count + int(tally.counts.get("no", 0))
         if n == 0:
             continue
-        estimate = estimate_proportion(yes_count, n, *tally.design.floats())
+        estimate = estimate_proportion(yes_count, n, *tally.design.exact())
         parts.append(
             DesignEstimate(tally.key, tally.design, n, yes_count, estimate,
                            estimate.confidence_interval(level, method))
@@ -385,7 +425,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
             estimate=None, clipped=False, std_err=None, ci=None, epsilon=question.design.epsilon,
             design_label=question.design.label(), per_design=(), pooled=False,
             pooled_estimate=None, flags=_empty_flags(ignored),
-            sentence=yes_no_sentence(question, None, level),
+            sentence=yes_no_sentence(question, None, None, level),
         )  # fmt: skip
     n = sum(part.n for part in parts)
     yes_count = sum(part.yes_count for part in parts)
@@ -394,8 +434,10 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         combined = pool_estimates([part.estimate for part in parts])
         ci = combined.confidence_interval(level)
         label = f"pooled over {len(parts)} designs"
+        outside = None
     else:
         combined, ci, label = parts[0].estimate, parts[0].ci, parts[0].design.label()
+        outside = outside_design(yes_count, n, *parts[0].design.exact(), confidence_level=level)
     return YesNoResult(
         question=question,
         n=n,
@@ -411,9 +453,15 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         per_design=tuple(parts),
         pooled=pooled,
         pooled_estimate=combined if pooled else None,
-        flags=_size_flags(n, combined.clipped, pooled, ignored),
-        sentence=yes_no_sentence(question, ci, level),
+        flags=_size_flags(n, combined.clipped, pooled, ignored) + _outside_flags(outside),
+        sentence=yes_no_sentence(question, combined.estimate, ci, level, outside),
+        outside=outside,
     )
+
+
+def _outside_flags(*outsides: OutsideDesign | None) -> tuple[str, ...]:
+    sides = {outside.side for outside in outsides if outside is not None}
+    return tuple(flag for side, flag in (("below", FLAG_BELOW_FLOOR), ("above", FLAG_ABOVE_CEILING)) if side in sides)
 
 
 def _option_marginal(part: ChoiceDesignEstimate, index: int) -> ProportionEstimate:
@@ -423,7 +471,7 @@ def _option_marginal(part: ChoiceDesignEstimate, index: int) -> ProportionEstima
     ``a = (1 - t)/k`` (the uniform draw lands on it) and to no with
     ``b = 1 - t - a`` (:meth:`analysis.MultipleChoiceDesign.option_marginal`).
     """
-    return estimate_proportion(part.counts[index], part.n, *part.design.option_marginal().floats())
+    return estimate_proportion(part.counts[index], part.n, *part.design.option_marginal().exact())
 
 
 def _choice_result(question: Question, by_design, level: float, method: str) -> ChoiceResult:
@@ -433,7 +481,7 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
         counts = tuple(int(tally.counts.get(name, 0)) for name in tally.choices)
         if sum(counts) == 0:
             continue
-        estimate = estimate_multiple_choice(counts, float(tally.design.t))
+        estimate = estimate_multiple_choice(counts, tally.design.t)
         parts.append(
             ChoiceDesignEstimate(tally.key, tally.design, tally.choices, sum(counts), counts,
                                  estimate, estimate.confidence_intervals(level, method))
@@ -443,15 +491,18 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
     if not parts:
         options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
         return ChoiceResult(n=0, options=options, design_label=question.design.label(),
-                            flags=_empty_flags(ignored), **common)  # fmt: skip
+                            flags=_empty_flags(ignored), sentence=choice_sentence(question, [], level),
+                            **common)  # fmt: skip
     common["epsilon"] = max(part.design.epsilon for part in parts)
     n = sum(part.n for part in parts)
     if not pooled and parts[0].choices == question.choice_names:
         part = parts[0]
         e = part.estimate
+        marginal = part.design.option_marginal().exact()
         options = tuple(
             OptionResult(choice, e.counts[j], e.observed[j], e.estimate_raw[j],
-                         e.estimate_projected[j], e.std_err[j], part.cis[j])
+                         e.estimate_projected[j], e.std_err[j], part.cis[j],
+                         outside_design(e.counts[j], e.n, *marginal, confidence_level=level))
             for j, choice in enumerate(question.choices)
         )  # fmt: skip
         label = part.design.label()
@@ -459,8 +510,10 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
         options = _pooled_options(question, parts, level, method)
         label = f"pooled over {len(parts)} designs" if pooled else parts[0].design.label()
     clipped = any(o.estimate_raw is not None and not 0 <= o.estimate_raw <= 1 for o in options)
-    return ChoiceResult(n=n, options=options, design_label=label,
-                        flags=_size_flags(n, clipped, pooled, ignored), **common)  # fmt: skip
+    flags = _size_flags(n, clipped, pooled, ignored) + _outside_flags(*(o.outside for o in options))
+    sentence = choice_sentence(question, [(o.choice.label, o.estimate_projected, o.ci) for o in options], level)
+    return ChoiceResult(n=n, options=options, design_label=label, flags=flags, sentence=sentence,
+                        **common)  # fmt: skip
 
 
 def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
@@ -504,17 +557,56 @@ def _plain_result(question: Question, by_design) -> PlainResult:
     return PlainResult(question=question, n=n, counts=counts, shares=shares, flags=flags)
 
 
-def question_result(
-    question: Question, by_design: Mapping[str, Mapping[str, int]], confidence_level: float = 0.95,
-    method: str = "wilson",
-) -> QuestionResult:
-    """The result of one question from its tallies ``{design key: {answer: count}}``."""
-    check_options(confidence_level, method)
+def _computed_result(question: Question, by_design, confidence_level: float, method: str) -> QuestionResult:
     if not question.is_randomized:
         return _plain_result(question, by_design)
     if question.type == YES_NO:
         return _yes_no_result(question, by_design, confidence_level, method)
     return _choice_result(question, by_design, confidence_level, method)
+
+
+def failed_result(question: Question, error: Exception) -> QuestionResult:
+    """A result with no figures that says why they could not be computed.
+
+    Every estimate field is ``None`` (as with no answers), ``flags`` is
+    ``("not computed",)`` and ``error`` names the error, so that one question
+    whose figures fail never takes the page, the other questions or an
+    export down.
+    """
+    message = f"{type(error).__name__}: {error}"
+    sentence = f"The result of \u201c{question.label}\u201d could not be computed ({message})."
+    flags = (FLAG_NOT_COMPUTED,)
+    if not question.is_randomized:
+        return PlainResult(question=question, n=0, counts=tuple(0 for _ in question.choices), shares=None,
+                           flags=flags, error=message)  # fmt: skip
+    design_label = question.design.label()
+    if question.type == YES_NO:
+        return YesNoResult(
+            question=question, n=0, yes_count=0, observed_rate=None, estimate_raw=None, estimate=None,
+            clipped=False, std_err=None, ci=None, epsilon=question.design.epsilon, design_label=design_label,
+            per_design=(), pooled=False, pooled_estimate=None, flags=flags, sentence=sentence, error=message,
+        )  # fmt: skip
+    options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
+    return ChoiceResult(question=question, n=0, options=options, epsilon=question.design.epsilon,
+                        design_label=design_label, per_design=(), pooled=False, flags=flags,
+                        sentence=sentence, error=message)  # fmt: skip
+
+
+def question_result(
+    question: Question, by_design: Mapping[str, Mapping[str, int]], confidence_level: float = 0.95,
+    method: str = "wilson",
+) -> QuestionResult:
+    """The result of one question from its tallies ``{design key: {answer: count}}``.
+
+    Raises ``ValueError`` for an unknown ``method`` or level. Any error in
+    computing the question's own figures gives :func:`failed_result` instead
+    of an exception: one question never takes the others down.
+    """
+    check_options(confidence_level, method)
+    try:
+        return _computed_result(question, by_design, confidence_level, method)
+    except Exception as error:  # noqa: BLE001 - any failure stays within its question's row
+        return failed_result(question, error)
 
 
 # --------------------------------------------------------------------------
@@ -566,6 +658,7 @@ def compute_results(
         question_result(q, tallies.get(q.name, {}), confidence_level, method) for q in survey.questions
     )
     return SurveyResults(
+        answered_epsilon=answered_epsilon(tallies, survey.delta),
         survey=survey,
         response_count=response_count,
         confidence_level=float(confidence_level),
@@ -574,6 +667,32 @@ def compute_results(
         epsilon=survey.epsilon,
         excluded=excluded,
     )
+
+
+def answered_epsilon(tallies: Tallies, delta: float) -> SurveyEpsilon | None:
+    """A bound on any respondent's epsilon over every design that has answers; ``None`` with none.
+
+    ``survey.epsilon`` counts the current designs only, but answers collected
+    under an older design (a smaller ``t``, a question since removed) cost
+    their respondents that design's epsilon. Each respondent answered each
+    question under one design, so summing, over every question with answers
+    (in the survey or no longer), the largest per-answer epsilon among the
+    designs that hold its answers bounds every respondent's epsilon from
+    above (sequential composition; the advanced bound likewise, with
+    ``delta``). It equals the largest per-version epsilon when the designs
+    changed question by question across versions; otherwise it can be
+    larger, never smaller.
+    """
+    largest: dict[str, float] = {}
+    for name, by_design in tallies.items():
+        for key, counts in by_design.items():
+            parsed = parse_design_key(key)
+            if parsed is None or parsed[2] is None or not any(counts.values()):
+                continue
+            largest[name] = max(largest.get(name, 0.0), parsed[2].epsilon)
+    if not largest:
+        return None
+    return survey_epsilon([largest[name] for name in sorted(largest)], delta)
 
 
 def subtract_tallies(total: Tallies, removed: Tallies) -> dict[str, dict[str, dict[str, int]]]:
@@ -620,12 +739,12 @@ def plan(
     if not candidates:
         return None
     needs = [
-        (sample_size_for_half_width(half_width, confidence_level, *q.design.floats()), -index, q)
+        (sample_size_for_half_width(half_width, confidence_level, *q.design.exact()), -index, q)
         for index, q in enumerate(candidates)
     ]
     needed_n, _, question = max(needs, key=lambda item: item[:2])
     now = (
-        half_width_for_n(response_count, confidence_level, *question.design.floats())
+        half_width_for_n(response_count, confidence_level, *question.design.exact())
         if response_count > 0 else None
     )  # fmt: skip
     return PlanningResult(

@@ -18,14 +18,20 @@ context:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from analysis import TWO_COIN, ConfidenceInterval, ForcedResponseDesign
+from analysis import TWO_COIN, ConfidenceInterval, ForcedResponseDesign, OutsideDesign, SurveyEpsilon
 from surveys.definition import Question
 
 #: Shown for a share that does not exist (no answers).
 MISSING = "–"
 #: Decimals of a share in an admin table.
 TABLE_DIGITS = 1
+#: An interval wider than this (half-width above 25 points) says too little to report an
+#: estimate: the sentence says "too few answers to tell" instead. Half the range a share can take.
+TOO_WIDE = 0.5
+#: The rule as the results page states it.
+TOO_WIDE_RULE = "an interval wider than 50 percentage points (± 25)"
 
 
 def percent(value: float | None, digits: int = 0, *, trim: bool = False) -> str:
@@ -59,6 +65,16 @@ def short_percent(value: float) -> str:
 def epsilon_text(epsilon: float) -> str:
     """``1.0986 -> "1.10"``; an infinite epsilon says that it protects nothing."""
     return "∞ (no protection)" if math.isinf(epsilon) else f"{epsilon:.2f}"
+
+
+def epsilon_bound_text(epsilon: SurveyEpsilon) -> str:
+    """Which composition bound :attr:`analysis.SurveyEpsilon.best` is, in words.
+
+    Both bounds are valid; the page shows the tighter one and names it.
+    """
+    if epsilon.best == epsilon.basic:
+        return "sequential composition, pure ε-differential privacy: the tighter of the two valid bounds"
+    return f"advanced composition with δ = {epsilon.delta:g}: the tighter of the two valid bounds"
 
 
 def count_text(count: int, word: str) -> str:
@@ -110,11 +126,82 @@ def privacy_sentence(question: Question) -> str:
             f"of the time (a blind guess: {short_percent(1 / k)}).")
 
 
-def yes_no_sentence(question: Question, ci: ConfidenceInterval | None, confidence_level: float) -> str:
-    """A yes/no result in one plain sentence: "Between 20% and 31% of respondents would answer yes ..."."""
+def is_too_wide(ci: ConfidenceInterval | None) -> bool:
+    """Whether ``ci`` is wider than :data:`TOO_WIDE`: too few answers to tell anything useful."""
+    return ci is not None and ci.high - ci.low > TOO_WIDE
+
+
+def level_text(confidence_level: float) -> str:
+    """``0.95 -> "95%"``."""
+    return short_percent(confidence_level)
+
+
+def outside_design_sentence(outside: OutsideDesign, subject: str) -> str:
+    """What a rate below the design's floor (above its ceiling) means, with the one-sided bound.
+
+    ``subject`` names what is estimated: ``"yes answers to “Q”"``.
+    """
+    level = level_text(outside.confidence_level)
+    chance = percent(outside.p_value, 1, trim=True) if outside.p_value >= 0.001 else "under 0.1%"
+    if outside.side == "below":
+        return (f"Fewer {subject} ({percent(outside.observed_rate)}) than the coins alone produce "
+                f"({percent(outside.limit)}): the share of true ones is at most {percent(outside.bound)} "
+                f"(one-sided {level} bound). If nobody's true answer were yes, so few would come by chance "
+                f"{chance} of the time; otherwise respondents did not follow the coins.")
+    return (f"More {subject} ({percent(outside.observed_rate)}) than the coins allow "
+            f"({percent(outside.limit)}): the share of true ones is at least {percent(outside.bound)} "
+            f"(one-sided {level} bound). If everybody's true answer were yes, so many would come by chance "
+            f"{chance} of the time; otherwise respondents did not follow the coins.")
+
+
+def yes_no_sentence(
+    question: Question,
+    estimate: float | None,
+    ci: ConfidenceInterval | None,
+    confidence_level: float,
+    outside: OutsideDesign | None = None,
+) -> str:
+    """A yes/no result in one plain sentence: the estimate and its interval for the true yes share.
+
+    "Estimated share of true yes answers to “Q” in the population sampled: 23%
+    (95% confidence interval 15% to 31%)." With an interval wider than
+    :data:`TOO_WIDE`: "Too few answers to tell ...". With a rate outside what
+    the design allows: :func:`outside_design_sentence`.
+    """
     quoted = f"\u201c{question.label}\u201d"
-    if ci is None:
+    if ci is None or estimate is None:
         return f"No answers to {quoted} yet."
-    low, high = percent(ci.low), percent(ci.high)
-    share = f"About {low}" if low == high else f"Between {low} and {high}"
-    return f"{share} of respondents would answer yes to {quoted} ({short_percent(confidence_level)} confidence)."
+    if outside is not None:
+        return outside_design_sentence(outside, f"yes answers to {quoted}")
+    level = level_text(confidence_level)
+    if is_too_wide(ci):
+        return (f"Too few answers to tell: the share of true yes answers to {quoted} in the population "
+                f"sampled could be anywhere from {percent(ci.low)} to {percent(ci.high)} ({level} confidence).")
+    return (f"Estimated share of true yes answers to {quoted} in the population sampled: {percent(estimate)} "
+            f"({level} confidence interval {percent(ci.low)} to {percent(ci.high)}).")
+
+
+def choice_sentence(
+    question: Question,
+    options: Sequence[tuple[str, float | None, ConfidenceInterval | None]],
+    confidence_level: float,
+) -> str:
+    """A multiple-choice result in one sentence: each option's estimated true share and interval.
+
+    ``options`` are ``(label, estimate, interval)`` in the question's order.
+    When an option's interval is wider than :data:`TOO_WIDE`: "Too few
+    answers to tell ...".
+    """
+    quoted = f"\u201c{question.label}\u201d"
+    known = [(label, estimate, ci) for label, estimate, ci in options if estimate is not None and ci is not None]
+    if not known:
+        return f"No answers to {quoted} yet."
+    level = level_text(confidence_level)
+    if any(is_too_wide(ci) for _, _, ci in known):
+        widest = max(ci.high - ci.low for _, _, ci in known)
+        return (f"Too few answers to tell the true shares of the answers to {quoted} in the population sampled: "
+                f"the {level} confidence intervals are up to {widest * 100:.0f} percentage points wide.")
+    parts = "; ".join(f"{label} {percent(estimate)} ({percent(ci.low)} to {percent(ci.high)})"
+                      for label, estimate, ci in known)
+    return (f"Estimated shares of true answers to {quoted} in the population sampled: {parts} "
+            f"({level} confidence intervals, one per option).")

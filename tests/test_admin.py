@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import math
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -257,14 +256,26 @@ def test_responses_csv_holds_the_noisy_answers(app, auth):
 
 
 def test_results_page_shows_numbers_chart_and_sentence(app, auth):
-    add_responses(app, many(30, 20))
+    add_responses(app, many(120, 80))
     auth.login()
     html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     assert "<svg" in html and 'role="img"' in html
-    assert "95% confidence" in html
-    assert re.search(r"Between \d+(\.\d)?% and \d+(\.\d)?%", html)
-    expected = estimate_proportion(30, 50)
+    expected = estimate_proportion(120, 200)
+    ci = expected.confidence_interval()
+    assert ("Estimated share of true yes answers to “Have you ever cheated on an exam?” in the population "
+            f"sampled: {round(expected.estimate * 100)}% (95% confidence interval {round(ci.low * 100)}% to "
+            f"{round(ci.high * 100)}%).") in html
+    assert "Estimated shares of true answers to “How often have you used AI-written text as your own?”" in html
     assert f"{100 * expected.estimate:.1f}%" in html
+
+
+def test_an_interval_wider_than_fifty_points_reads_too_few_answers_to_tell(app, auth):
+    add_responses(app, many(30, 20))  # two coins, n = 50: the 95% interval is 42% to 95%
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert ("Too few answers to tell: the share of true yes answers to “Have you ever cheated on an exam?” in the "
+            "population sampled could be anywhere from 42% to 95% (95% confidence).") in html
+    assert "an interval wider than 50 percentage points (± 25)" in html
 
 
 def test_breakdown_by_a_plain_question(app, auth):
@@ -282,3 +293,92 @@ def test_close_and_reopen_from_the_admin_page(app, auth, respondent):
     assert auth.client.get("/admin/surveys/quiz").status_code == 200  # results stay readable
     auth.client.post("/admin/surveys/quiz/state", data={"csrf_token": token, "state": "open"})
     assert auth.client.get("/s/quiz").status_code == 200
+
+
+def test_below_the_floor_the_page_shows_a_one_sided_bound_not_a_zero_interval(app, auth):
+    # 38 noisy yeses of 200 under two coins: 19% < 25%; the mapped interval would be [0, 0].
+    from analysis import outside_design
+
+    add_responses(app, many(38, 162))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    bound = outside_design(38, 200).bound
+    assert ("Fewer yes answers to “Have you ever cheated on an exam?” (19%) than the coins alone produce (25%): "
+            f"the share of true ones is at most {round(bound * 100)}% (one-sided 95% bound).") in html
+    assert f"≤ {100 * bound:.1f}%" in html and "below the design&#39;s floor" in html
+    assert "About 0%" not in html
+    row = next(r for r in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
+               if r["question"] == "cheated")
+    assert row["outside_design"] == "below" and row["one_sided_bound"] == pytest.approx(bound, rel=1e-12)
+
+
+def test_the_survey_epsilon_is_the_tighter_bound_and_says_which(app, auth):
+    add_responses(app, many(3, 2))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    # ln 3 + 2 ln 5 = 4.32 by sequential composition; advanced composition gives 28.36, never smaller here.
+    assert "ε per respondent 4.32 (sequential composition, pure ε-differential privacy: the tighter" in html
+    assert "28.36" not in html
+
+
+def test_answers_under_an_older_design_raise_the_epsilon_shown(app, auth, surveys_dir):
+    from tests.conftest import QUIZ_YAML
+
+    path = surveys_dir / "quiz.yaml"
+    old = QUIZ_YAML.replace("    label: Have you ever cheated on an exam?\n",
+                            "    label: Have you ever cheated on an exam?\n    design: {t: 4/5, a: 1/10, b: 1/10}\n")
+    path.write_text(old)
+    add_responses(app, many(3, 2))  # cheated under ln 9
+    path.write_text(QUIZ_YAML.replace("version: 1", "version: 2"))  # back to two coins: ln 3
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert "ε per respondent 4.32" in html  # ln 3 + ln 5 + ln 5, the current designs
+    # answered: cheated ln 9, ai_use ln 5 (lied has no answers): ln 45 = 3.81 < 4.32, so no note
+    assert 'id="answered-epsilon"' not in html
+    add_responses(app, [{"cheated": "yes", "lied": "no", "ai_use": "never", "year": "first"}])
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    # now lied has answers too: ln 9 + ln 5 + ln 5 = ln 225 = 5.42 > 4.32
+    assert 'id="answered-epsilon"' in html and "at most\n 5.42" in html
+
+
+def test_a_select_one_with_a_six_decimal_t_loads_and_every_page_and_export_works(app, auth, surveys_dir):
+    from tests.conftest import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("design: {t: 1/2}", "design: {t: 0.654321}"))
+    add_responses(app, many(30, 20))
+    auth.login()
+    for path in PAGES + EXPORTS:
+        response = auth.client.get(path)
+        assert response.status_code == 200, (path, response.get_data(as_text=True)[:300])
+    rows = [r for r in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
+            if r["question"] == "ai_use"]
+    assert len(rows) == 4 and all(r["ci_low"] is not None and r["error"] == "" for r in rows)
+
+
+def test_a_question_that_fails_shows_a_message_in_its_row(app, auth, monkeypatch):
+    from surveys import results
+
+    def broken(*args, **kwargs):
+        raise ValueError("forced for the test")
+
+    monkeypatch.setattr(results, "estimate_multiple_choice", broken)
+    add_responses(app, many(120, 80))
+    auth.login()
+    response = auth.client.get("/admin/surveys/quiz")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "could not be computed (ValueError: forced for the test)" in html
+    assert "Estimated share of true yes answers to “Have you ever cheated on an exam?”" in html
+    data = auth.client.get("/admin/surveys/quiz/estimates.json").get_json()
+    assert {r["error"] for r in data["rows"] if r["question"] == "ai_use"} == {"ValueError: forced for the test"}
+    assert auth.client.get("/admin/surveys/quiz/estimates.csv").status_code == 200
+
+
+def test_group_differences_show_the_raw_estimates_they_subtract(app, auth):
+    # year first (even i) and second (odd i); cheated yes for i < 10: 5 of 30 in each group,
+    # raw (5/30 - 1/4)/(1/2) = -16.7% in both, shown clipped as 0.0% in the group rows.
+    add_responses(app, many(10, 50))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?by=year").get_data(as_text=True)
+    assert "Difference of the raw estimates" in html
+    assert "<td>-16.7% − -16.7%</td><td>0.0%</td>" in html

@@ -9,9 +9,10 @@ import dataclasses
 import math
 import re
 
+import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from scipy import stats
+from scipy import optimize, stats
 
 from analysis import (
     ConfidenceInterval,
@@ -149,21 +150,35 @@ def test_bad_arguments_raise_naming_the_value(kwargs, shown):
 # Pooling
 
 
-def test_pool_two_designs_by_hand():
-    # Two coins y=30, n=100: raw .1, var .0084, w1 = 119.047619.
-    # Die y=50, n=150: raw .25, var 1/300, w2 = 300.
-    # pooled = (119.047619*.1 + 300*.25)/419.047619 = 86.904762/419.047619 = 0.2073864,
-    # SE = sqrt(1/419.047619) = 0.0488504.
+def _joint_mle(parts):
+    """The maximiser of the joint binomial log-likelihood, found by scipy (independent of pool_estimates)."""
+    def minus_log_likelihood(pi):
+        return -sum(stats.binom.logpmf(y, n, a + t * pi) for y, n, t, a in parts)
+
+    found = optimize.minimize_scalar(minus_log_likelihood, bounds=(0, 1), method="bounded",
+                                     options={"xatol": 1e-12})
+    return found.x
+
+
+def test_pool_two_designs_is_the_joint_maximum_likelihood():
+    # Two coins y=30, n=100 (raw .1) and die y=50, n=150 (raw .25). The pooled estimate is the
+    # pi maximising sum log Binom(y_i; n_i, a_i + t_i pi): the weighted mean of the raw estimates
+    # with weights n t^2 / (lam (1 - lam)) taken at that pi. Own-variance weights
+    # (119.047619 and 300) would give 0.2073864 instead.
     pooled = pool_estimates([estimate_proportion(30, 100), estimate_proportion(50, 150, *DIE)])
+    mle = _joint_mle([(30, 100, 0.5, 0.25), (50, 150, 2 / 3, 1 / 6)])
     assert pooled.n == 250
-    assert_allclose(pooled.estimate_raw, 0.2073863636, rtol=1e-9)
+    assert_allclose(pooled.estimate_raw, mle, atol=1e-9)
+    assert_allclose(pooled.estimate_raw, 0.2112374, atol=1e-7)
+    lam1, lam2 = 0.25 + 0.5 * mle, 1 / 6 + 2 / 3 * mle
+    w1, w2 = 100 * 0.25 / (lam1 * (1 - lam1)), 150 * (4 / 9) / (lam2 * (1 - lam2))
+    assert_allclose(pooled.estimate_raw, (w1 * 0.1 + w2 * 0.25) / (w1 + w2), atol=1e-9)
+    assert_allclose(pooled.std_err, math.sqrt(1 / (w1 + w2)), rtol=1e-7)
+    assert_allclose(pooled.weights, [w1 / (w1 + w2), w2 / (w1 + w2)], rtol=1e-7)
     assert_allclose(pooled.estimate, pooled.estimate_raw)
     assert not pooled.clipped
-    assert_allclose(pooled.std_err, 0.0488504, rtol=1e-6)
-    assert_allclose(pooled.weights, [119.047619 / 419.047619, 300 / 419.047619], rtol=1e-7)
-    # Wald: .2073864 +/- 1.959964*.0488504 = .2073864 +/- .0957451 = [.1116413, .3031315]
     ci = pooled.confidence_interval()
-    assert_allclose([ci.low, ci.high], [0.1116413, 0.3031314], rtol=1e-6)
+    assert_allclose([ci.low, ci.high], [mle - Z95 * pooled.std_err, mle + Z95 * pooled.std_err], rtol=1e-7)
     assert (ci.method, ci.confidence_level) == ("wald", 0.95)
 
 
@@ -175,50 +190,52 @@ def test_pool_of_one_is_the_estimate():
 
 
 def test_pool_averages_raw_not_clipped_estimates():
-    # Two coins, y=20 of 100: raw -.1, clipped to 0, so lam_c=.25 and
-    # var=.1875/25=.0075; y=30 of 100: raw .1, var .21/25=.0084.
-    # w = 133.33, 119.05; pooled = (133.33*-.1 + 119.05*.1)/252.38 = -0.0056604,
-    # clipped to 0.
-    pooled = pool_estimates([estimate_proportion(20, 100), estimate_proportion(30, 100)])
-    assert_allclose(pooled.estimate_raw, (-0.1 / 0.0075 + 0.1 / 0.0084) / (1 / 0.0075 + 1 / 0.0084))
-    assert_allclose(pooled.estimate_raw, -0.0056604, rtol=1e-4)
+    # Two coins, y=20 and y=24 of 100: raw -.1 and -.02, both clipped to 0. Same design and n,
+    # so equal weights at any common pi: pooled raw -.06, reported 0.
+    pooled = pool_estimates([estimate_proportion(20, 100), estimate_proportion(24, 100)])
+    assert_allclose(pooled.estimate_raw, -0.06, rtol=1e-9)
     assert pooled.estimate == 0.0
     assert pooled.clipped
 
 
+def _score_root(raws, variance):
+    """The root of sum_i (raw_i - pi) / variance(i, pi), by scipy's brentq."""
+    return optimize.brentq(lambda pi: sum((raw - pi) / variance(i, pi) for i, raw in enumerate(raws)),
+                           min(raws), max(raws), xtol=1e-15)
+
+
 def test_pool_zero_standard_error_falls_back():
-    # a=0, y=0, n=50, t=.8: SE 0. Fallback lam = clamp(0, 1/100, 99/100) = .01,
-    # var = .01*.99/(50*.64) = 0.000309375, weight 3232.32.
-    # With two coins y=30, n=100 (weight 119.0476):
-    # pooled = (3232.3232*0 + 119.0476*.1)/3351.3709 = 0.0035522.
+    # a=0, y=0, n=50, t=.8: raw 0, SE 0; two coins y=30, n=100: raw .1. The a=0 part's
+    # lam = .8 pi is kept >= 1/(2n) = .01 so that its weight stays finite; the pooled estimate is
+    # the root of sum (raw_i - pi) / var_i(pi): 3232.32 pi = w2(pi) (.1 - pi), pi ~ .0039.
     zero = estimate_proportion(0, 50, 0.8, 0.0, 0.2)
     pooled = pool_estimates([zero, estimate_proportion(30, 100)])
-    w1, w2 = 1 / 0.000309375, 1 / 0.0084
-    assert_allclose(pooled.estimate_raw, 0.1 * w2 / (w1 + w2), rtol=1e-12)
-    assert_allclose(pooled.std_err, math.sqrt(1 / (w1 + w2)), rtol=1e-12)
-    assert math.isfinite(pooled.std_err) and pooled.std_err > 0
+
+    def variance(i, pi):
+        lam = max(0.8 * pi, 0.01) if i == 0 else 0.25 + 0.5 * pi
+        return lam * (1 - lam) / ((50, 100)[i] * (0.64, 0.25)[i])
+
+    root = _score_root([0.0, 0.1], variance)
+    assert_allclose(root, 0.0039, atol=1e-4)
+    assert_allclose(pooled.estimate_raw, root, atol=1e-12)
+    assert_allclose(pooled.std_err, math.sqrt(1 / (1 / variance(0, root) + 1 / variance(1, root))), rtol=1e-9)
 
 
 def test_pool_zero_standard_error_at_one_falls_back():
-    # b=0, every answer yes: t=1/4, a=3/4, y=n=40, raw = (1 - .75)/.25 = 1, SE 0.
-    # Fallback lam = clamp(a + t*1 = 1, 1/80, 79/80) = .9875,
-    # var = .9875*.0125/(40*.0625) = .0049375, weight 202.5316456.
-    # With two coins y=30, n=100 (raw .1, weight 119.0476190):
-    # pooled = (202.5316456*1 + 119.0476190*.1)/321.5792646 = 0.6668229,
-    # SE = sqrt(1/321.5792646) = 0.0557643.
+    # b=0, every answer yes: t=1/4, a=3/4, y=n=40, raw 1, SE 0; two coins y=30, n=100, raw .1.
+    # Weights stay finite (lam = .75 + .25 pi reaches 1 only at pi = 1, where it is moved to 79/80),
+    # and the pooled estimate is the joint maximum-likelihood estimate.
     all_yes = estimate_proportion(40, 40, 0.25, 0.75, 0.0)
     assert all_yes.std_err_population == 0.0
     pooled = pool_estimates([all_yes, estimate_proportion(30, 100)])
-    w1, w2 = 1 / 0.0049375, 1 / 0.0084
-    assert_allclose(pooled.estimate_raw, (w1 + 0.1 * w2) / (w1 + w2), rtol=1e-12)
-    assert_allclose([pooled.estimate_raw, pooled.std_err], [0.6668229, 0.0557643], rtol=1e-6)
-    assert_allclose(pooled.weights, [w1 / (w1 + w2), w2 / (w1 + w2)], rtol=1e-12)
+    assert_allclose(pooled.estimate_raw, _joint_mle([(40, 40, 0.25, 0.75), (30, 100, 0.5, 0.25)]), atol=1e-6)
+    assert math.isfinite(pooled.std_err) and pooled.std_err > 0
+    assert 0.1 < pooled.estimate_raw < 1
 
 
 def test_pool_keeps_a_positive_standard_error_below_half_an_answer():
-    # t=.5, a=.001, y=0, n=100: lam_c = .001 < 1/(2n) = .005, but SE is not 0,
-    # so it is used as is: var = .001*.999/(100*.25) = 3.996e-5, not the
-    # fallback's .005*.995/25 = 1.99e-4.
+    # t=.5, a=.001, y=0, n=100: raw -.002, clipped 0, lam_c = .001 < 1/(2n) = .005 but not 0,
+    # so it is used as is: var = .001*.999/(100*.25) = 3.996e-5, not .005*.995/25 = 1.99e-4.
     e = estimate_proportion(0, 100, 0.5, 0.001, 0.499)
     pooled = pool_estimates([e])
     assert_allclose(pooled.std_err**2, 3.996e-5, rtol=1e-12)
@@ -332,3 +349,35 @@ def test_a_float_within_rounding_of_a_fraction_is_that_fraction():
 
 def test_result_types():
     assert isinstance(estimate_proportion(1, 2), ProportionEstimate)
+
+
+def _own_variance_pool(estimates):
+    """The old pooling, kept here to show its bias: each raw estimate weighted by its *own* variance."""
+    weights = [1 / e.std_err_population**2 for e in estimates]
+    return sum(w * e.estimate_raw for w, e in zip(weights, estimates, strict=True)) / sum(weights)
+
+
+def test_pooling_is_unbiased_where_own_weights_are_not():
+    """Seeded simulation: two coins and a die, 50 answers each, pi = .1 (issue 10).
+
+    R = 20,000 surveys. The tolerance is 4 standard errors of the simulation itself,
+    ``4 * sd(pooled) / sqrt(R)`` (about .002 here): a mean within it is consistent with no bias,
+    one outside it is a bias the simulation has detected. Weights from each part's own
+    variance are biased low by about .005 (10 such standard errors); weights at the common
+    estimate are not (exact enumeration over all 51 x 51 outcomes gives -1e-5).
+    """
+    rng = np.random.default_rng(20241110)
+    pi, n, repeats = 0.1, 50, 20_000
+    designs = (TWO_COINS, DIE)
+    counts = [rng.binomial(n, a + t * pi, size=repeats) for t, a, _ in designs]
+    estimates = [[estimate_proportion(y, n, *design) for y in range(n + 1)] for design in designs]
+    new, old = {}, {}
+    for y1, y2 in set(zip(*counts, strict=True)):
+        pair = [estimates[0][y1], estimates[1][y2]]
+        new[y1, y2] = pool_estimates(pair).estimate_raw
+        old[y1, y2] = _own_variance_pool(pair)
+    for pooled, biased in ((new, False), (old, True)):
+        values = np.array([pooled[y1, y2] for y1, y2 in zip(*counts, strict=True)])
+        bias, sim_se = values.mean() - pi, values.std(ddof=1) / math.sqrt(repeats)
+        assert bool(bias < -4 * sim_se) is biased, (bias, sim_se)
+        assert abs(bias) < 4 * sim_se or biased

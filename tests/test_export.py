@@ -77,7 +77,8 @@ def test_yes_no_row_values(survey_results):
         "n": 100, "yes_count": 40, "observed_rate": 0.4, "estimate_raw": result.estimate_raw,
         "estimate_clipped": result.estimate, "std_err": result.std_err, "ci_low": result.ci.low,
         "ci_high": result.ci.high, "ci_method": "wilson", "confidence_level": 0.95,
-        "epsilon": result.epsilon, "flags": "", "excluded_days": "", "excluded_responses": 0,
+        "outside_design": "", "one_sided_bound": None, "outside_design_p_value": None,
+        "epsilon": result.epsilon, "flags": "", "error": "", "excluded_days": "", "excluded_responses": 0,
     }  # fmt: skip
 
 
@@ -100,7 +101,9 @@ def test_option_rows_carry_the_marginal_design(survey_results):
         assert row["estimate_raw"] == option.estimate_raw
         assert row["estimate_clipped"] == option.estimate_projected
         assert (row["ci_low"], row["ci_high"]) == (option.ci.low, option.ci.high)
-        assert row["flags"] == "clipped"  # option often's raw estimate is -0.05
+        assert row["flags"] == "clipped; below the design's floor"  # option often's raw estimate is -0.05
+        assert row["outside_design"] == ("below" if option.outside else "")
+        assert row["one_sided_bound"] == (option.outside.bound if option.outside else None)
     assert sum(row["estimate_clipped"] for row in rows) == pytest.approx(1.0)
 
 
@@ -166,13 +169,16 @@ def test_json_document(survey_results):
     document = export.estimates_json(survey_results, "2026-11-22T10:00:00Z")
     assert set(document) == {
         "survey_id", "title", "version", "response_count", "excluded", "epsilon_per_respondent",
-        "confidence_level", "method", "exported_at", "rows",
+        "epsilon_per_respondent_answered", "confidence_level", "method", "exported_at", "rows",
     }  # fmt: skip
     assert (document["survey_id"], document["title"], document["version"]) == ("quiz", "Test quiz", 1)
     epsilon = survey_results.survey.epsilon
     assert document["epsilon_per_respondent"] == {
         "basic": epsilon.basic, "advanced": epsilon.advanced, "delta": epsilon.delta,
+        "best": epsilon.basic, "best_bound": "basic",  # ln 3 + 2 ln 5 = 4.32 < advanced 28.4
     }  # fmt: skip
+    answered = survey_results.answered_epsilon
+    assert document["epsilon_per_respondent_answered"]["best"] == answered.best
     assert document["rows"] == export.estimate_rows(survey_results)
     json.dumps(document, allow_nan=False)
 

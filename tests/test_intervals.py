@@ -221,3 +221,59 @@ def test_bad_counts_and_designs(function, args, shown):
 
 def test_numpy_integers_are_accepted():
     assert wilson_interval(np.int64(60), np.int64(100)) == wilson_interval(60, 100)
+
+
+def test_below_the_floor_gives_a_positive_one_sided_bound():
+    # Two coins, n = 200, 38 yes (19% < a = 25%): the mapped 90% intervals collapse to [0, 0],
+    # and even P(Y <= 38 | lambda = 1/4) = 0.0276 < 0.05, so a one-sided Clopper-Pearson bound
+    # has no pi left. The CLs bound solves P(Y <= 38 | 1/4 + pi/2) / P(Y <= 38 | 1/4) = 0.05.
+    from analysis import outside_design
+
+    for method in ("wilson", "clopper-pearson"):
+        ci = confidence_interval(38, 200, confidence_level=0.9, method=method)
+        assert (ci.low, ci.high) == (0.0, 0.0)
+    found = outside_design(38, 200, confidence_level=0.95)
+    at_floor = stats.binom.cdf(38, 200, 0.25)
+    assert_allclose(at_floor, 0.0275758, rtol=1e-5)
+    assert (found.side, found.limit, found.observed_rate) == ("below", 0.25, 0.19)
+    assert_allclose(found.p_value, at_floor, rtol=1e-12)
+    assert 0 < found.bound < 1
+    assert_allclose(stats.binom.cdf(38, 200, 0.25 + 0.5 * found.bound) / at_floor, 0.05, rtol=1e-8)
+    assert (found.confidence_level, found.method) == (0.95, "clopper-pearson-cls")
+
+
+def test_the_cls_bound_is_never_below_the_clopper_pearson_bound():
+    # 45 of 200 (22.5%): P(Y <= 45 | 1/4) = .233 >= .05, so the one-sided Clopper-Pearson bound exists:
+    # the 90% two-sided upper limit. Dividing by .233 can only widen it.
+    from analysis import outside_design
+
+    found = outside_design(45, 200, confidence_level=0.95)
+    one_sided_cp = clopper_pearson_interval(45, 200, confidence_level=0.9).high
+    assert found.bound > one_sided_cp > 0
+
+
+def test_above_the_ceiling_mirrors_below_the_floor():
+    # 162 of 200 yes under two coins is 38 noes: the mirror image of 38 yeses.
+    from analysis import outside_design
+
+    below, above = outside_design(38, 200), outside_design(162, 200)
+    assert above.side == "above" and above.limit == 0.75
+    assert_allclose([above.bound, above.p_value], [1 - below.bound, below.p_value], rtol=1e-12)
+
+
+@pytest.mark.parametrize("yes_count", [50, 100, 150])
+def test_inside_the_design_there_is_no_one_sided_bound(yes_count):
+    from analysis import outside_design
+
+    assert outside_design(yes_count, 200) is None  # 25%, 50%, 75%: on the floor, inside, on the ceiling
+
+
+def test_an_exact_marginal_beyond_the_denominator_limit_is_compared_exactly():
+    # a = 345679/3000000 (t = 0.654321, k = 3): 1 of 10 is below the floor (0.1 < 0.1152).
+    from fractions import Fraction
+
+    from analysis import outside_design
+
+    t, a = Fraction(654321, 10**6), Fraction(345679, 3 * 10**6)
+    assert outside_design(1, 10, t, a, 1 - t - a).side == "below"
+    assert outside_design(2, 10, t, a, 1 - t - a) is None

@@ -22,14 +22,15 @@ from analysis import (
 def test_four_options_by_hand():
     # k=4, t=1/2, counts (10, 20, 30, 40), n=100: (1-t)/k = 1/8, so
     # pi_raw = (lambda - 1/8)/(1/2) = 2 lambda - 1/4 = (-.05, .15, .35, .55).
-    # SE_j = sqrt(lambda_j (1 - lambda_j)/(100 * 1/4)):
-    # sqrt(.09/25)=.06, sqrt(.16/25)=.08, sqrt(.21/25)=.0916515, sqrt(.24/25)=.0979796.
+    # SE_j = sqrt(lam_c (1 - lam_c)/(100 * 1/4)), lam_c = 1/8 + clip(pi_raw_j, 0, 1)/2:
+    # option 0 is clipped, lam_c = 1/8: sqrt(.109375/25) = .0661438 (the observed .1 would give .06);
+    # sqrt(.16/25)=.08, sqrt(.21/25)=.0916515, sqrt(.24/25)=.0979796.
     e = estimate_multiple_choice([10, 20, 30, 40], 0.5)
     assert (e.n, e.k, e.t, e.counts) == (100, 4, 0.5, (10, 20, 30, 40))
     assert_allclose(e.observed, [0.1, 0.2, 0.3, 0.4])
     assert_allclose(e.estimate_raw, [-0.05, 0.15, 0.35, 0.55], atol=1e-15)
     assert_allclose(sum(e.estimate_raw), 1.0)
-    assert_allclose(e.std_err, [0.06, 0.08, 0.0916515139, 0.0979795897], rtol=1e-9)
+    assert_allclose(e.std_err, [0.0661437828, 0.08, 0.0916515139, 0.0979795897], rtol=1e-9)
     # Projection: sorted u = (.55, .35, .15, -.05); cumsum - 1 = (-.45, -.1, .05, 0);
     # u_j - (cumsum_j - 1)/j = (1, .4, .1333, -.05) -> rho = 3, theta = .05/3,
     # w = (0, .15 - 1/60, .35 - 1/60, .55 - 1/60) = (0, .1333333, .3333333, .5333333).
@@ -47,7 +48,9 @@ def test_covariance_by_hand():
     assert_allclose(cov[0, 1], -0.0008)
     assert_allclose(cov[2, 2], 0.0084)
     assert_allclose(cov, cov.T)
-    assert_allclose(np.sqrt(np.diag(cov)), e.std_err)
+    # The standard errors are its diagonal except where the share was clamped (option 0).
+    assert_allclose(np.sqrt(np.diag(cov))[1:], e.std_err[1:])
+    assert_allclose(np.sqrt(cov[0, 0]), 0.06)
     # The raw estimates sum to 1 exactly, so every row of Cov sums to 0.
     assert_allclose(cov.sum(axis=1), 0, atol=1e-17)
 
@@ -86,20 +89,23 @@ def test_die_like_three_options_fraction_t():
 
 
 def test_zero_count_option():
-    # counts (0, 50, 50), t=1/2, k=3: pi_raw_0 = (0 - 1/6)*2 = -1/3; SE 0 from the
-    # observed lambda=0, but its interval (design a=1/6, b=1/3) still has width.
+    # counts (0, 50, 50), t=1/2, k=3: pi_raw_0 = (0 - 1/6)*2 = -1/3. The observed lambda=0
+    # would give SE 0; clamped as for yes/no, lam_c = 1/6: SE = sqrt((1/6)(5/6)/(100/4)) = .0745356.
+    # Its interval (design a=1/6, b=1/3) has width too.
     e = estimate_multiple_choice([0, 50, 50], 0.5)
     assert_allclose(e.estimate_raw, [-1 / 3, 2 / 3, 2 / 3])
-    assert e.std_err[0] == 0
+    assert_allclose(e.std_err[0], 0.0745355992, rtol=1e-9)
     assert_allclose(e.estimate_projected, [0, 0.5, 0.5])
     assert e.confidence_intervals(method="wald")[0].high > 0
 
 
 def test_a_single_answer_is_enough():
     # counts (1, 0), t=1/2, k=2: lambda=(1, 0), raw = 2*lambda - 1/2 = (1.5, -.5),
-    # projected (1, 0); both standard errors 0 (lambda (1 - lambda) = 0).
+    # projected (1, 0); clamped lam_c = (.75, .25), so both SE = sqrt(.1875/(1 * 1/4)) = .8660254
+    # (the observed lambda (1 - lambda) = 0 would give 0).
     e = estimate_multiple_choice([1, 0], 0.5)
-    assert (e.n, e.estimate_raw, e.estimate_projected, e.std_err) == (1, (1.5, -0.5), (1.0, 0.0), (0.0, 0.0))
+    assert (e.n, e.estimate_raw, e.estimate_projected) == (1, (1.5, -0.5), (1.0, 0.0))
+    assert_allclose(e.std_err, [math.sqrt(0.75), math.sqrt(0.75)])
 
 
 def test_default_is_half_truthful():
@@ -174,3 +180,16 @@ def test_projection_is_the_closest_simplex_point():
 def test_projection_bad_input(values):
     with pytest.raises(ValueError, match=re.escape(repr(values))):
         project_to_simplex(values)
+
+
+def test_a_t_whose_forced_share_needs_a_larger_denominator_is_estimated():
+    # t = 0.654321, k = 3: (1 - t)/3 = 345679/3000000, a denominator above 10^6 (issue 10:
+    # "t + a + b must equal 1" took every results page down). The marginal stays exact.
+    design = MultipleChoiceDesign(3, "0.654321")
+    marginal = design.option_marginal()
+    assert marginal.exact() == (Fraction(654321, 10**6), Fraction(345679, 3 * 10**6), Fraction(345679, 15 * 10**5))
+    e = estimate_multiple_choice([10, 20, 30], design.t)
+    cis = e.confidence_intervals()
+    assert all(0 <= ci.low <= ci.high <= 1 for ci in cis)
+    assert cis[0] == confidence_interval(10, 60, *marginal.exact())
+    assert estimate_proportion(10, 60, *marginal.exact()).confidence_interval() == cis[0]

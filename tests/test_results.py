@@ -78,8 +78,8 @@ def test_sentence_states_the_interval_in_percent(survey):
     result = results.compute_results(survey, tallies, 100).question("cheated")
     low, high = round(result.ci.low * 100), round(result.ci.high * 100)
     assert result.sentence == (
-        f"Between {low}% and {high}% of respondents would answer yes to "
-        "\u201cHave you ever cheated on an exam?\u201d (95% confidence)."
+        "Estimated share of true yes answers to \u201cHave you ever cheated on an exam?\u201d in the population "
+        f"sampled: 30% (95% confidence interval {low}% to {high}%)."
     )
 
 
@@ -97,7 +97,8 @@ def test_clipped_flag_when_the_raw_estimate_is_below_zero(survey):
     result = results.compute_results(survey, tallies, 100).question("cheated")
     assert_allclose(result.estimate_raw, -0.3)
     assert result.estimate == 0.0 and result.clipped
-    assert result.flags == ("clipped",)
+    assert result.flags == ("clipped", "below the design's floor")
+    assert result.outside == analysis.outside_design(10, 100) and 0 < result.outside.bound < 1
 
 
 def test_several_designs_are_pooled_with_analysis(survey):
@@ -186,7 +187,10 @@ def test_multiple_choice_is_analysis_output(survey):
         assert option.ci == intervals[j]
     # often: (0.1 - 1/8) / (1/2) = -0.05 < 0, so the projection moved it.
     assert_allclose(result.options[3].estimate_raw, -0.05)
-    assert result.flags == ("clipped",)
+    assert result.flags == ("clipped", "below the design's floor")
+    marginal = analysis.MultipleChoiceDesign(4, "1/2").option_marginal().exact()
+    assert result.options[3].outside == analysis.outside_design(10, 100, *marginal)
+    assert [o.outside for o in result.options[:3]] == [None, None, None]
     assert_allclose(sum(o.estimate_projected for o in result.options), 1.0)
     assert result.epsilon == expected.epsilon
 
@@ -241,3 +245,42 @@ def test_no_planning_without_a_yes_no_question():
     mapping["questions"] = [q for q in mapping["questions"] if q["type"] != "yes_no"]
     survey = parse_survey(mapping, "quiz.yaml")
     assert results.plan(survey, 10) is None
+
+
+def test_answers_under_an_older_design_count_with_their_own_epsilon(survey):
+    # cheated now two coins (ln 3); older answers under t = 0.8, a = b = 0.1: ln 9. The survey's
+    # epsilon counts ln 3; a respondent under the old design paid ln 9 for that question.
+    old = old_design_key(survey, "cheated", analysis.ForcedResponseDesign("4/5", "1/10", "1/10"))
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 5, "no": 5}, old: {"yes": 3, "no": 3}},
+               "ai_use": {key(survey, "ai_use"): {"never": 4}}}
+    result = results.compute_results(survey, tallies, 16)
+    assert_allclose(result.answered_epsilon.per_question, [math.log(5), math.log(9)])  # ai_use, cheated by name
+    assert_allclose(result.answered_epsilon.basic, math.log(45))  # lied (ln 5) has no answers
+    assert_allclose(result.epsilon.basic, math.log(75))  # the current designs: ln 3 + ln 5 + ln 5
+    assert results.compute_results(survey, {}, 0).answered_epsilon is None
+
+
+def test_a_question_that_fails_shows_its_error_and_the_others_still_compute(survey, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("t + a + b must equal 1")
+
+    monkeypatch.setattr(results, "estimate_multiple_choice", broken)
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}},
+               "ai_use": {key(survey, "ai_use"): {"never": 50, "once": 50}}}
+    computed = results.compute_results(survey, tallies, 100)
+    failed = computed.question("ai_use")
+    assert failed.flags == ("not computed",) and failed.error == "ValueError: t + a + b must equal 1"
+    assert "could not be computed (ValueError: t + a + b must equal 1)" in failed.sentence
+    assert all(o.estimate_projected is None for o in failed.options)
+    assert computed.question("cheated").estimate == analysis.estimate_proportion(40, 100).estimate
+
+
+def test_a_select_one_with_a_six_decimal_t_is_estimated():
+    # t = 0.654321, k = 4: the forced share (1 - t)/4 = 345679/4000000 needs a denominator above 10^6.
+    survey = make_survey(questions=[{"name": "ai_use", "type": "select_one", "label": "Q",
+                                     "choices": ["a", "b", "c", "d"], "design": {"t": 0.654321}}])
+    tallies = {"ai_use": {key(survey, "ai_use"): {"a": 10, "b": 20, "c": 30, "d": 40}}}
+    result = results.compute_results(survey, tallies, 100).question("ai_use")
+    assert result.error is None
+    expected = analysis.estimate_multiple_choice([10, 20, 30, 40], survey.question("ai_use").design.t)
+    assert [o.ci for o in result.options] == list(expected.confidence_intervals())

@@ -89,17 +89,58 @@ def test_privacy_sentence_states_the_prior_free_bound_and_the_prior_of_the_guess
            f"of the time (a blind guess: {blind})." in text
 
 
-def test_yes_no_sentence():
+def test_yes_no_sentence_states_the_estimate_and_the_interval_for_the_true_share():
     q = question(TWO_COIN)
-    assert wording.yes_no_sentence(q, None, 0.95) == "No answers to “Did you?” yet."
-    wide = ConfidenceInterval(low=0.2012, high=0.3051, method="wilson", confidence_level=0.95)
-    assert wording.yes_no_sentence(q, wide, 0.95) == (
-        "Between 20% and 31% of respondents would answer yes to “Did you?” (95% confidence)."
+    assert wording.yes_no_sentence(q, None, None, 0.95) == "No answers to “Did you?” yet."
+    ci = ConfidenceInterval(low=0.2012, high=0.3051, method="wilson", confidence_level=0.95)
+    assert wording.yes_no_sentence(q, 0.2533, ci, 0.95) == (
+        "Estimated share of true yes answers to “Did you?” in the population sampled: 25% "
+        "(95% confidence interval 20% to 31%)."
     )
     narrow = ConfidenceInterval(low=0.401, high=0.404, method="wilson", confidence_level=0.995)
-    assert wording.yes_no_sentence(q, narrow, 0.995) == (
-        "About 40% of respondents would answer yes to “Did you?” (99.5% confidence)."
+    assert wording.yes_no_sentence(q, 0.4025, narrow, 0.995).endswith("40% (99.5% confidence interval 40% to 40%).")
+
+
+@pytest.mark.parametrize(("low", "high", "too_wide"), [(0.1, 0.6, False), (0.1, 0.6001, True), (0.0, 1.0, True)])
+def test_an_interval_wider_than_fifty_points_is_too_few_answers_to_tell(low, high, too_wide):
+    q = question(TWO_COIN)
+    ci = ConfidenceInterval(low=low, high=high, method="wilson", confidence_level=0.95)
+    sentence = wording.yes_no_sentence(q, (low + high) / 2, ci, 0.95)
+    assert sentence.startswith("Too few answers to tell") is too_wide
+    if too_wide:
+        assert f"anywhere from {round(low * 100)}% to {round(high * 100)}%" in sentence
+
+
+def test_outside_the_design_the_sentence_gives_the_one_sided_bound():
+    from analysis import outside_design
+
+    q = question(TWO_COIN)
+    ci = ConfidenceInterval(low=0.0, high=0.0, method="wilson", confidence_level=0.95)
+    below = outside_design(38, 200)  # 19% < 25%
+    sentence = wording.yes_no_sentence(q, 0.0, ci, 0.95, below)
+    assert sentence.startswith("Fewer yes answers to “Did you?” (19%) than the coins alone produce (25%)")
+    assert f"at most {round(below.bound * 100)}% (one-sided 95% bound)" in sentence
+    assert "2.8% of the time; otherwise respondents did not follow the coins." in sentence
+    assert "About 0%" not in sentence
+    above = wording.yes_no_sentence(q, 1.0, ci, 0.95, outside_design(162, 200))
+    assert above.startswith("More yes answers to “Did you?” (81%) than the coins allow (75%)")
+    assert "at least" in above
+
+
+def test_choice_sentence_names_each_option_with_its_interval():
+    q = question(MultipleChoiceDesign(2, "1/2"), (Choice("a", "Alpha"), Choice("b", "Beta")), "select_one")
+    ci_a = ConfidenceInterval(0.3, 0.5, "wilson", 0.9)
+    ci_b = ConfidenceInterval(0.5, 0.7, "wilson", 0.9)
+    assert wording.choice_sentence(q, [("Alpha", 0.4, ci_a), ("Beta", 0.6, ci_b)], 0.9) == (
+        "Estimated shares of true answers to “Did you?” in the population sampled: Alpha 40% (30% to 50%); "
+        "Beta 60% (50% to 70%) (90% confidence intervals, one per option)."
     )
+    wide = ConfidenceInterval(0.0, 0.62, "wilson", 0.9)
+    assert wording.choice_sentence(q, [("Alpha", 0.4, ci_a), ("Beta", 0.6, wide)], 0.9) == (
+        "Too few answers to tell the true shares of the answers to “Did you?” in the population sampled: "
+        "the 90% confidence intervals are up to 62 percentage points wide."
+    )
+    assert wording.choice_sentence(q, [("Alpha", None, None)], 0.9) == "No answers to “Did you?” yet."
 
 
 def test_templates_format_through_the_wording_module(app):
