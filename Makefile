@@ -14,7 +14,7 @@ PORT ?= 5000
 MUTATION_STAMP := $(VENV)/.mutation-installed-$(shell cksum requirements-mutation.txt | cut -d' ' -f1)
 MUTATION_JOBS ?= 2
 
-.PHONY: run test setup chromium bench mutation
+.PHONY: run test setup chromium bench mutation lint
 
 setup: $(STAMP)
 
@@ -38,8 +38,13 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium lint
 	RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# ruff: lint and formatting, both as configured in pyproject.toml.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run

@@ -27,7 +27,8 @@ SETTINGS = {
     "RATELIMIT_SUBMISSIONS": ("300/600", "Submissions allowed per address, as COUNT/SECONDS."),
     "RATELIMIT_SIGNINS": ("30/600", "Sign-in attempts allowed per address, as COUNT/SECONDS."),
     "SIGNIN_CONCURRENCY": (
-        1, "Password checks (Argon2id, 64 MiB each) run at once on this machine; more sign-ins get a 503.",
+        1,
+        "Password checks (Argon2id, 64 MiB each) run at once on this machine; more sign-ins get a 503.",
     ),
     "RATELIMIT_DATABASE": (
         "next to DATABASE, suffix -ratelimit",

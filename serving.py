@@ -42,7 +42,7 @@ def _ipv6_or_text(match: re.Match) -> str:
         ipaddress.ip_address(core.split("%")[0])
     except ValueError:
         return text
-    return ADDRESS + text[len(core):]
+    return ADDRESS + text[len(core) :]
 
 
 def redact(message: str) -> str:

@@ -9,21 +9,20 @@ Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
 # privacy first: design imports it.
-from analysis.privacy import (
-    SurveyEpsilon,
-    advanced_composition,
-    basic_composition,
-    forced_response_attack_success,
-    forced_response_epsilon,
-    multiple_choice_attack_success,
-    multiple_choice_epsilon,
-    survey_epsilon,
-)
+from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
 from analysis.design import (
     TWO_COIN,
     ForcedResponseDesign,
     MultipleChoiceDesign,
     design_from_dict,
+)
+from analysis.estimate import (
+    Difference,
+    PooledEstimate,
+    ProportionEstimate,
+    difference,
+    estimate_proportion,
+    pool_estimates,
 )
 from analysis.intervals import (
     INTERVAL_METHODS,
@@ -35,24 +34,25 @@ from analysis.intervals import (
     wald_interval,
     wilson_interval,
 )
-from analysis.estimate import (
-    Difference,
-    PooledEstimate,
-    ProportionEstimate,
-    difference,
-    estimate_proportion,
-    pool_estimates,
-)
 from analysis.multiple_choice import (
     MultipleChoiceEstimate,
     estimate_multiple_choice,
     project_to_simplex,
 )
-from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
 from analysis.planning import (
     half_width_for_n,
     power_one_sided,
     sample_size_for_half_width,
+)
+from analysis.privacy import (
+    SurveyEpsilon,
+    advanced_composition,
+    basic_composition,
+    forced_response_attack_success,
+    forced_response_epsilon,
+    multiple_choice_attack_success,
+    multiple_choice_epsilon,
+    survey_epsilon,
 )
 
 __all__ = [

@@ -38,11 +38,7 @@ def _check_integer(value: object, name: str, minimum: int) -> int:
 def _check_counts(yes_count: object, n: object) -> tuple[int, int]:
     """Return ``(yes_count, n)`` as ints, or raise ``ValueError`` naming the bad one."""
     n = _check_integer(n, "n", 1)
-    if (
-        isinstance(yes_count, bool)
-        or not isinstance(yes_count, Integral)
-        or not 0 <= yes_count <= n
-    ):
+    if isinstance(yes_count, bool) or not isinstance(yes_count, Integral) or not 0 <= yes_count <= n:
         raise ValueError(f"yes_count must be an integer in [0, n={n}], got yes_count={yes_count!r}")
     return int(yes_count), n
 
@@ -133,8 +129,7 @@ def as_probability(value: object, name: str, max_denominator: int | None = MAX_D
     exact = Fraction(exact)
     if max_denominator is not None and exact.denominator > max_denominator:
         raise DesignError(
-            f"{name}={value!r} needs a denominator above {max_denominator}; "
-            "write it as a fraction such as 1/3",
+            f"{name}={value!r} needs a denominator above {max_denominator}; write it as a fraction such as 1/3",
             name,
         )
     return exact

@@ -94,9 +94,7 @@ class ProportionEstimate:
         """Local-DP epsilon of one answer; see :func:`analysis.privacy.forced_response_epsilon`."""
         return privacy.forced_response_epsilon(self.t, self.a, self.b)
 
-    def confidence_interval(
-        self, confidence_level: float = 0.95, method: str = "wilson"
-    ) -> ConfidenceInterval:
+    def confidence_interval(self, confidence_level: float = 0.95, method: str = "wilson") -> ConfidenceInterval:
         """Confidence interval for the population proportion.
 
         Parameters
@@ -111,14 +109,10 @@ class ProportionEstimate:
         ConfidenceInterval
             Within ``[0, 1]``.
         """
-        return confidence_interval(
-            self.yes_count, self.n, self.t, self.a, self.b, confidence_level, method
-        )
+        return confidence_interval(self.yes_count, self.n, self.t, self.a, self.b, confidence_level, method)
 
 
-def estimate_proportion(
-    yes_count: int, n: int, t: float = 0.5, a: float = 0.25, b: float = 0.25
-) -> ProportionEstimate:
+def estimate_proportion(yes_count: int, n: int, t: float = 0.5, a: float = 0.25, b: float = 0.25) -> ProportionEstimate:
     """Estimate the share of true yeses from forced-response answers.
 
     Parameters
@@ -302,9 +296,7 @@ def _checked_estimates(estimates: object) -> list[ProportionEstimate]:
         raise ValueError("estimates must hold at least one ProportionEstimate, got none")
     for index, item in enumerate(items):
         if not isinstance(item, ProportionEstimate):
-            raise ValueError(
-                f"estimates must be ProportionEstimate objects, got estimates[{index}]={item!r}"
-            )
+            raise ValueError(f"estimates must be ProportionEstimate objects, got estimates[{index}]={item!r}")
     return items
 
 
@@ -407,9 +399,7 @@ class Difference:
     second_raw: float = math.nan
 
 
-def difference(
-    first: ProportionEstimate, second: ProportionEstimate, confidence_level: float = 0.95
-) -> Difference:
+def difference(first: ProportionEstimate, second: ProportionEstimate, confidence_level: float = 0.95) -> Difference:
     """Compare two independent groups: ``pi_1 - pi_2``.
 
     Parameters
@@ -442,5 +432,6 @@ def difference(
     estimate = first.estimate_raw - second.estimate_raw
     std_err = math.hypot(first.std_err_population, second.std_err_population)
     ci = _normal_interval(estimate, std_err, confidence_level, lower=-1.0, upper=1.0)
-    return Difference(estimate=estimate, std_err=std_err, ci=ci,
-                      first_raw=first.estimate_raw, second_raw=second.estimate_raw)
+    return Difference(
+        estimate=estimate, std_err=std_err, ci=ci, first_raw=first.estimate_raw, second_raw=second.estimate_raw
+    )

@@ -27,8 +27,8 @@ from numbers import Integral
 import numpy as np
 
 from analysis import privacy
-from analysis.design import MultipleChoiceDesign
 from analysis._checks import _exact
+from analysis.design import MultipleChoiceDesign
 from analysis.intervals import ConfidenceInterval, confidence_interval
 
 
@@ -156,10 +156,7 @@ class MultipleChoiceEstimate:
         they are.
         """
         t, a, b = MultipleChoiceDesign(self.k, _exact(self.t)).option_marginal().exact()
-        return tuple(
-            confidence_interval(count, self.n, t, a, b, confidence_level, method)
-            for count in self.counts
-        )
+        return tuple(confidence_interval(count, self.n, t, a, b, confidence_level, method) for count in self.counts)
 
 
 def _check_option_counts(counts: object) -> tuple[int, ...]:
@@ -171,9 +168,7 @@ def _check_option_counts(counts: object) -> tuple[int, ...]:
         raise ValueError(f"counts must have one entry per option, at least 2, got counts={items!r}")
     for index, count in enumerate(items):
         if isinstance(count, bool) or not isinstance(count, Integral) or count < 0:
-            raise ValueError(
-                f"counts must be non-negative integers, got counts[{index}]={count!r}"
-            )
+            raise ValueError(f"counts must be non-negative integers, got counts[{index}]={count!r}")
     result = tuple(int(count) for count in items)
     if sum(result) < 1:
         raise ValueError(f"counts must include at least one answer, got counts={result!r}")

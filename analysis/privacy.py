@@ -266,9 +266,7 @@ def advanced_composition(epsilons: Sequence[float], delta: float) -> float:
     delta = _check_unit_open(delta, "delta")
     if any(math.isinf(e) for e in eps):
         return math.inf
-    return math.sqrt(2 * math.log(1 / delta) * sum(e * e for e in eps)) + sum(
-        e * math.expm1(e) for e in eps
-    )
+    return math.sqrt(2 * math.log(1 / delta) * sum(e * e for e in eps)) + sum(e * math.expm1(e) for e in eps)
 
 
 @dataclass(frozen=True)

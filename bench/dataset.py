@@ -63,10 +63,7 @@ def _answer_pool(survey: Survey, rng: np.random.Generator) -> list[dict[str, str
         names = question.choice_names
         weights = rng.dirichlet(np.full(len(names), 2.0))
         columns[question.name] = rng.choice(len(names), size=POOL_SIZE, p=weights)
-    return [
-        {q.name: q.choice_names[columns[q.name][i]] for q in survey.questions}
-        for i in range(POOL_SIZE)
-    ]
+    return [{q.name: q.choice_names[columns[q.name][i]] for q in survey.questions} for i in range(POOL_SIZE)]
 
 
 @dataclass(frozen=True)
@@ -122,8 +119,9 @@ class Generator:
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
         self.pool = _answer_pool(self.survey, self.rng)
-        self.templates = store_templates(self.path.with_name(self.path.stem + "-templates.sqlite3"),
-                                         self.survey, self.pool)  # fmt: skip
+        self.templates = store_templates(
+            self.path.with_name(self.path.stem + "-templates.sqlite3"), self.survey, self.pool
+        )
         self.days = [(FIRST_DAY + dt.timedelta(days=k)).isoformat() for k in range(DAYS)]
 
     def grow_to(self, total: int) -> None:
@@ -204,8 +202,11 @@ class Generator:
         conn.executemany(
             "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET count = count + excluded.count",
-            [(self.survey.id, by, group, name, keys[name], answer, n)
-             for (by, group, name, answer), n in counts.items() if n],
+            [
+                (self.survey.id, by, group, name, keys[name], answer, n)
+                for (by, group, name, answer), n in counts.items()
+                if n
+            ],
         )
 
     def _add_daily_counts(self, conn: sqlite3.Connection, days: np.ndarray) -> None:

@@ -62,8 +62,8 @@ def _peak_rss_bytes() -> int:
 def _export_pass(database: str, survey_file: str, limit: int, trace: bool) -> ExportPass:
     """Consume and discard ``web.gather.responses_csv`` until ``limit`` rows (in the child)."""
     from storage import connection
-    from web import gather
     from surveys.files import load_survey_file
+    from web import gather
 
     survey = load_survey_file(survey_file)
     db = connection.connect(database)

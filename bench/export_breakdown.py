@@ -49,7 +49,7 @@ def _csv_only(rows: list[tuple]) -> int:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for start in range(0, len(rows), FETCH):
-        writer.writerows(rows[start:start + FETCH])
+        writer.writerows(rows[start : start + FETCH])
         buffer.getvalue()
         buffer.seek(0)
         buffer.truncate(0)
@@ -78,15 +78,25 @@ def breakdown(database: Path, survey: Survey) -> list[tuple[str, float]]:
     try:
         sample = extract_each().fetchmany(CSV_SAMPLE_ROWS)
         return [
-            ("stored columns + raw answers JSON, fetched, no extraction",
-             _rate(lambda: _drain(conn.execute(f"SELECT {STORED_FIELDS}, answers" + where, [survey.id])))),
+            (
+                "stored columns + raw answers JSON, fetched, no extraction",
+                _rate(lambda: _drain(conn.execute(f"SELECT {STORED_FIELDS}, answers" + where, [survey.id]))),
+            ),
             ("json_extract per question, fetched, no CSV", _rate(lambda: _drain(extract_each()))),
-            ("one multi-path json_extract per row, fetched",
-             _rate(lambda: _drain(conn.execute(f"SELECT {STORED_FIELDS}{multi}" + where, [*paths, survey.id])))),
+            (
+                "one multi-path json_extract per row, fetched",
+                _rate(lambda: _drain(conn.execute(f"SELECT {STORED_FIELDS}{multi}" + where, [*paths, survey.id]))),
+            ),
             (f"csv.writer alone ({len(sample):,} rows already fetched)", _rate(lambda: _csv_only(sample))),
-            (f"lines joined by SQLite ({line_label}), chunks joined in Python",
-             _rate(lambda: _drain(conn.execute(f"SELECT {JOINED_FIELDS} || ',' || {line_source}" + where,
-                                               [survey.id]), _join_lines))),
-        ]  # fmt: skip
+            (
+                f"lines joined by SQLite ({line_label}), chunks joined in Python",
+                _rate(
+                    lambda: _drain(
+                        conn.execute(f"SELECT {JOINED_FIELDS} || ',' || {line_source}" + where, [survey.id]),
+                        _join_lines,
+                    )
+                ),
+            ),
+        ]
     finally:
         db.close()

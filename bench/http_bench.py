@@ -87,25 +87,38 @@ def measure(workdir: Path, options: HttpOptions) -> tuple[list[Figure], dict]:
     product_env = server.server_environment(product_db, surveys_dir, options.workers)
     ceiling_env = server.server_environment(ceiling_db, surveys_dir, options.workers)
     submissions, ceilings = Side(), Side()
-    with server.start("app:create_app()", product_env, workdir / "gunicorn-product.log") as product, \
-         server.start("bench.ceiling_app:create_ceiling_app()", ceiling_env, workdir / "gunicorn-ceiling.log") as ceiling:  # fmt: skip
+    with (
+        server.start("app:create_app()", product_env, workdir / "gunicorn-product.log") as product,
+        server.start(
+            "bench.ceiling_app:create_ceiling_app()", ceiling_env, workdir / "gunicorn-ceiling.log"
+        ) as ceiling,
+    ):
+
         def spec(port: int, post_path: str) -> LoadSpec:
             return LoadSpec(
-                port=port, form_path=f"/s/{SURVEY_ID}", post_path=post_path, questions=questions,
-                processes=options.processes, threads=options.threads,
-                warmup_seconds=options.warmup_seconds, measure_seconds=options.measure_seconds,
+                port=port,
+                form_path=f"/s/{SURVEY_ID}",
+                post_path=post_path,
+                questions=questions,
+                processes=options.processes,
+                threads=options.threads,
+                warmup_seconds=options.warmup_seconds,
+                measure_seconds=options.measure_seconds,
             )
 
-        runs = [(ceiling, spec(ceiling.port, "/bench/ceiling"), ceilings),
-                (product, spec(product.port, f"/s/{SURVEY_ID}"), submissions)]  # fmt: skip
+        runs = [
+            (ceiling, spec(ceiling.port, "/bench/ceiling"), ceilings),
+            (product, spec(product.port, f"/s/{SURVEY_ID}"), submissions),
+        ]
         for number in range(options.rounds):
             for target, load_spec, side in runs if number % 2 == 0 else runs[::-1]:
                 _load(target, load_spec, side)
     raw = {
-        "submissions": submissions, "ceilings": ceilings,
+        "submissions": submissions,
+        "ceilings": ceilings,
         "stored_responses": _stored_rows(product_db, "responses"),
         "submission_ok_total": sum(r.ok for r in submissions.rounds),
-    }  # fmt: skip
+    }
     return _figures(submissions, ceilings, options), raw
 
 
@@ -132,10 +145,18 @@ def _figures(sub: Side, top: Side, options: HttpOptions) -> list[Figure]:
         Figure("  submission latency p50 / p99", _latencies(sub)),
         Figure("  ceiling: bare-insert POST/s, same app and server", _rates(top)),
         Figure("  ceiling latency p50 / p99", _latencies(top)),
-        Figure("  submissions / ceiling (median of rounds)", f"{ratio:.2f}{spread}", f">= {RATIO_TARGET}",
-               at_least(ratio, RATIO_TARGET) and errors == 0),
-        Figure("  server CPU per request: submission / ceiling",
-               f"{sub.cpu_ms_per_request():.2f} / {top.cpu_ms_per_request():.2f} ms (ratio {cpu_ratio:.2f})"),
-        Figure("  load generator CPU (cores, submission / ceiling)",
-               f"{sub.client_cpu_share():.2f} / {top.client_cpu_share():.2f}"),
-    ]  # fmt: skip
+        Figure(
+            "  submissions / ceiling (median of rounds)",
+            f"{ratio:.2f}{spread}",
+            f">= {RATIO_TARGET}",
+            at_least(ratio, RATIO_TARGET) and errors == 0,
+        ),
+        Figure(
+            "  server CPU per request: submission / ceiling",
+            f"{sub.cpu_ms_per_request():.2f} / {top.cpu_ms_per_request():.2f} ms (ratio {cpu_ratio:.2f})",
+        ),
+        Figure(
+            "  load generator CPU (cores, submission / ceiling)",
+            f"{sub.client_cpu_share():.2f} / {top.client_cpu_share():.2f}",
+        ),
+    ]

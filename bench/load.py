@@ -93,7 +93,7 @@ class LoadResult:
             return float("nan")
         return statistics.quantiles(self.latencies, n=1000, method="inclusive")[round(q * 10) - 1]
 
-    def merge(self, other: "LoadResult") -> None:
+    def merge(self, other: LoadResult) -> None:
         self.latencies.extend(other.latencies)
         self.statuses.update(other.statuses)
         self.client_cpu_seconds += other.client_cpu_seconds
@@ -242,16 +242,23 @@ def run_load(spec: LoadSpec) -> LoadResult:
     """
     payload = json.dumps(dataclasses.asdict(spec))
     done = subprocess.run(
-        [sys.executable, "-m", "bench.load"], input=payload, capture_output=True, text=True,
-        cwd=Path(__file__).resolve().parent.parent, check=False,
-    )  # fmt: skip
+        [sys.executable, "-m", "bench.load"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        check=False,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the load generator failed:\n{done.stderr}")
     raw = json.loads(done.stdout)
     return LoadResult(
-        spec.measure_seconds, raw["latencies"], Counter({int(k): v for k, v in raw["statuses"].items()}),
-        raw["client_cpu_seconds"], raw["sent"],
-    )  # fmt: skip
+        spec.measure_seconds,
+        raw["latencies"],
+        Counter({int(k): v for k, v in raw["statuses"].items()}),
+        raw["client_cpu_seconds"],
+        raw["sent"],
+    )
 
 
 def main() -> None:
@@ -259,8 +266,15 @@ def main() -> None:
     raw = json.load(sys.stdin)
     spec = LoadSpec(**{**raw, "questions": {k: tuple(v) for k, v in raw["questions"].items()}})
     result = _run_here(spec)
-    json.dump({"latencies": result.latencies, "statuses": result.statuses,
-               "client_cpu_seconds": result.client_cpu_seconds, "sent": result.sent}, sys.stdout)  # fmt: skip
+    json.dump(
+        {
+            "latencies": result.latencies,
+            "statuses": result.statuses,
+            "client_cpu_seconds": result.client_cpu_seconds,
+            "sent": result.sent,
+        },
+        sys.stdout,
+    )
 
 
 if __name__ == "__main__":

@@ -31,12 +31,14 @@ def _memory_gib() -> str:
 
 def describe() -> str:
     """One line, for example ``2026-11-22, Intel Xeon, 2 cores, 24 GiB RAM, Python 3.11.7, SQLite 3.40.1``."""
-    return ", ".join([
-        dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
-        _cpu_model(),
-        f"{os.cpu_count()} cores",
-        _memory_gib(),
-        f"{platform.system()} {platform.release()}",
-        f"Python {platform.python_version()}",
-        f"SQLite {sqlite3.sqlite_version}",
-    ])
+    return ", ".join(
+        [
+            dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+            _cpu_model(),
+            f"{os.cpu_count()} cores",
+            _memory_gib(),
+            f"{platform.system()} {platform.release()}",
+            f"Python {platform.python_version()}",
+            f"SQLite {sqlite3.sqlite_version}",
+        ]
+    )

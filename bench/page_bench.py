@@ -23,9 +23,17 @@ from app import create_app
 
 ORIGIN = "http://localhost"
 RESOURCE_ATTRIBUTES = {
-    "link": "href", "script": "src", "img": "src", "iframe": "src", "source": "src",
-    "video": "src", "audio": "src", "embed": "src", "object": "data", "form": "action",
-}  # fmt: skip
+    "link": "href",
+    "script": "src",
+    "img": "src",
+    "iframe": "src",
+    "source": "src",
+    "video": "src",
+    "audio": "src",
+    "embed": "src",
+    "object": "data",
+    "form": "action",
+}
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)|@import\s+['"]([^'"]+)""")
 
 
@@ -90,10 +98,14 @@ def _add_resources(client, urls: list[str], weight: PageWeight) -> None:
 
 def measure(database: Path, surveys_dir: Path, survey_id: str) -> PageWeight:
     """Weigh ``/s/<survey_id>`` as a first-time visitor's browser would load it."""
-    app = create_app({
-        "DATABASE": str(database), "SURVEYS_DIR": str(surveys_dir),
-        "SECRET_KEY": "bench-secret-key-not-for-production", "RATELIMIT_ENABLED": False,
-    })  # fmt: skip
+    app = create_app(
+        {
+            "DATABASE": str(database),
+            "SURVEYS_DIR": str(surveys_dir),
+            "SECRET_KEY": "bench-secret-key-not-for-production",
+            "RATELIMIT_ENABLED": False,
+        }
+    )
     client = app.test_client()
     html = _fetch(client, f"/s/{survey_id}")
     parser = _ResourceParser()

@@ -61,10 +61,14 @@ def _app(workdir: Path) -> tuple[Flask, Survey]:
     """The ceiling app (product app + bench route) on its own database, rate limit off."""
     surveys_dir = workdir / "profile-surveys"
     survey = write_survey(surveys_dir)
-    app = create_ceiling_app({
-        "DATABASE": str(workdir / "profile.sqlite3"), "SURVEYS_DIR": str(surveys_dir),
-        "SECRET_KEY": "bench-secret-key-not-for-production", "RATELIMIT_ENABLED": False,
-    })  # fmt: skip
+    app = create_ceiling_app(
+        {
+            "DATABASE": str(workdir / "profile.sqlite3"),
+            "SURVEYS_DIR": str(surveys_dir),
+            "SECRET_KEY": "bench-secret-key-not-for-production",
+            "RATELIMIT_ENABLED": False,
+        }
+    )
     return app, survey
 
 
@@ -81,15 +85,21 @@ class _Timer:
         return result
 
     def medians(self, prefix: str = "") -> list[tuple[str, float]]:
-        return [(label[len(prefix):], 1000 * statistics.median(times[WARMUP:] or times))
-                for label, times in self.times.items() if label.startswith(prefix)]  # fmt: skip
+        return [
+            (label[len(prefix) :], 1000 * statistics.median(times[WARMUP:] or times))
+            for label, times in self.times.items()
+            if label.startswith(prefix)
+        ]
 
 
 def _context(app: Flask, path: str, body: str, cookie: str):
     return app.test_request_context(
-        path, method="POST", data=body, content_type="application/x-www-form-urlencoded",
+        path,
+        method="POST",
+        data=body,
+        content_type="application/x-www-form-urlencoded",
         headers={"Cookie": cookie},
-    )  # fmt: skip
+    )
 
 
 def _submission_steps(app: Flask, body: str, cookie: str, step: _Timer) -> None:
@@ -101,8 +111,15 @@ def _submission_steps(app: Flask, body: str, cookie: str, step: _Timer) -> None:
     step("S:refuse_if_unavailable (connect + closed_override)", respond.refuse_if_unavailable, survey)
     noisy, on, key, code = step("S:read_submission (WTForms build + validate)", respond.read_submission, survey)
     step("S:csrf_problem (validate_csrf)", respond.csrf_problem)
-    response = step("S:store_and_thank (key check, store_response, thank page)",
-                    respond.store_and_thank, survey, noisy, on, key, code)  # fmt: skip
+    response = step(
+        "S:store_and_thank (key check, store_response, thank page)",
+        respond.store_and_thank,
+        survey,
+        noisy,
+        on,
+        key,
+        code,
+    )
     step("S:process_response (headers, session save)", app.process_response, app.make_response(response))
     step("S:pop context (close connection)", ctx.pop)
 
@@ -126,8 +143,14 @@ def _pieces(app: Flask, survey: Survey, body: str, count: int) -> list[tuple[str
             step("plain-dict check of the same fields (bench prototype)", _plain_check, survey, request.form)
             step("validate_csrf alone", validate_csrf, token)
             step("thank page alone (render + cookie)", respond.thank, survey, noisy)
-            step("store_response alone (BEGIN, 4 inserts, 10 tally upserts, COMMIT)", responses.store_response,
-                 db, noisy_response(survey, noisy, "device"), secrets.token_urlsafe(18), "2026-01-01")
+            step(
+                "store_response alone (BEGIN, 4 inserts, 10 tally upserts, COMMIT)",
+                responses.store_response,
+                db,
+                noisy_response(survey, noisy, "device"),
+                secrets.token_urlsafe(18),
+                "2026-01-01",
+            )
             step("ceiling insert alone (BEGIN, 1 insert, COMMIT)", _ceiling_insert, db)
             step("connection.connect + close alone", lambda: connection.connect(app.config["DATABASE"]).close())
     return step.medians()

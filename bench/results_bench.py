@@ -72,10 +72,14 @@ def _cold_results(db, survey: Survey, recounted: dict) -> results.SurveyResults:
 
 def _signed_in_client(database: Path, surveys_dir: Path):
     """A test client of the real app whose session is an admin's, as after sign-in."""
-    app = create_app({
-        "DATABASE": str(database), "SURVEYS_DIR": str(surveys_dir),
-        "SECRET_KEY": "bench-secret-key-not-for-production", "RATELIMIT_ENABLED": False,
-    })  # fmt: skip
+    app = create_app(
+        {
+            "DATABASE": str(database),
+            "SURVEYS_DIR": str(surveys_dir),
+            "SECRET_KEY": "bench-secret-key-not-for-production",
+            "RATELIMIT_ENABLED": False,
+        }
+    )
     client = app.test_client()
     db = connection.connect(database)
     if not db.execute("SELECT 1 FROM admins WHERE name = 'bench'").fetchone():

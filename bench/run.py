@@ -33,7 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import (
-    export_breakdown, export_bench, http_bench, machine, page_bench, profile_submit, results_bench, signin_flood,
+    export_bench,
+    export_breakdown,
+    http_bench,
+    machine,
+    page_bench,
+    profile_submit,
+    results_bench,
+    signin_flood,
 )
 from bench.dataset import Generator, create_database
 from bench.report import Figure, at_least, at_most, ms, table
@@ -67,35 +74,50 @@ class Plan:
 def parse_args(argv: list[str] | None = None) -> Plan:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="short smoke run: small sizes, short load")
-    parser.add_argument("--sizes", help="stored responses for figure 2, comma-separated (default 10000,1000000,10000000)")
+    parser.add_argument(
+        "--sizes", help="stored responses for figure 2, comma-separated (default 10000,1000000,10000000)"
+    )
     parser.add_argument("--only", help=f"comma-separated parts to run, among {', '.join(PARTS)}")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: gunicorn.conf.py's, 2 x cores + 1)")
     parser.add_argument("--connections", type=int, help="concurrent client connections (default 16)")
     parser.add_argument("--seconds", type=float, help="measured seconds per load round (default 8; 3 rounds)")
-    parser.add_argument("--profile", action="store_true",
-                        help="break down the submission and the CSV stream even if they meet their targets "
-                             "(always done in a full run)")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="break down the submission and the CSV stream even if they meet their targets (always done in a full run)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
     quick = args.quick
-    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (
-        (10_000, 100_000) if quick else (10_000, 1_000_000, 10_000_000))
+    sizes = (
+        tuple(int(s) for s in args.sizes.split(","))
+        if args.sizes
+        else ((10_000, 100_000) if quick else (10_000, 1_000_000, 10_000_000))
+    )
     connections = args.connections or 16
     processes = min(4, connections)
     http = http_bench.HttpOptions(
-        workers=args.workers, processes=processes, threads=max(1, connections // processes),
-        warmup_seconds=1.0 if quick else 2.0, measure_seconds=args.seconds or (3.0 if quick else 8.0),
+        workers=args.workers,
+        processes=processes,
+        threads=max(1, connections // processes),
+        warmup_seconds=1.0 if quick else 2.0,
+        measure_seconds=args.seconds or (3.0 if quick else 8.0),
         rounds=1 if quick else 3,
-    )  # fmt: skip
+    )
     parts = tuple(p.strip() for p in args.only.split(",")) if args.only else PARTS
     unknown = set(parts) - set(PARTS)
     if unknown:
         parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; choose among {', '.join(PARTS)}")
     return Plan(
-        parts=parts, sizes=tuple(sorted(sizes)),
-        export_rows=100_000 if quick else 1_000_000, export_small_rows=10_000 if quick else 100_000,
-        http=http, profile=args.profile or not quick, profile_requests=200 if quick else 1000, keep=args.keep,
-    )  # fmt: skip
+        parts=parts,
+        sizes=tuple(sorted(sizes)),
+        export_rows=100_000 if quick else 1_000_000,
+        export_small_rows=10_000 if quick else 100_000,
+        http=http,
+        profile=args.profile or not quick,
+        profile_requests=200 if quick else 1000,
+        keep=args.keep,
+    )
 
 
 def say(message: str) -> None:
@@ -126,12 +148,20 @@ def page_figures(workdir: Path) -> list[Figure]:
 
     third_party = bench_page.third_party + example.third_party
     return [
-        Figure("Respondent page weight, 10-question survey", weight(bench_page),
-               f"< {PAGE_BYTES_TARGET // 1000} KB", bench_page.total_bytes < PAGE_BYTES_TARGET),
-        Figure("  the same, shipped example exam-integrity", weight(example),
-               f"< {PAGE_BYTES_TARGET // 1000} KB", example.total_bytes < PAGE_BYTES_TARGET),
+        Figure(
+            "Respondent page weight, 10-question survey",
+            weight(bench_page),
+            f"< {PAGE_BYTES_TARGET // 1000} KB",
+            bench_page.total_bytes < PAGE_BYTES_TARGET,
+        ),
+        Figure(
+            "  the same, shipped example exam-integrity",
+            weight(example),
+            f"< {PAGE_BYTES_TARGET // 1000} KB",
+            example.total_bytes < PAGE_BYTES_TARGET,
+        ),
         Figure("  third-party requests", ", ".join(third_party) or "none", "none", not third_party),
-    ]  # fmt: skip
+    ]
 
 
 # --------------------------------------------------------------------------
@@ -149,8 +179,12 @@ def results_figures(timings: list[results_bench.SizeTimings]) -> list[Figure]:
 
     def row(name: str, attribute: str) -> Figure:
         values = [getattr(t, attribute) for t in timings]
-        return Figure(name, _joined(ms(v) for v in values), f"< {ms(RESULTS_TARGET_SECONDS)} {at}",
-                      at_most(values[-1], RESULTS_TARGET_SECONDS))  # fmt: skip
+        return Figure(
+            name,
+            _joined(ms(v) for v in values),
+            f"< {ms(RESULTS_TARGET_SECONDS)} {at}",
+            at_most(values[-1], RESULTS_TARGET_SECONDS),
+        )
 
     return [
         Figure("Stored responses (10 questions)", sizes),
@@ -160,16 +194,30 @@ def results_figures(timings: list[results_bench.SizeTimings]) -> list[Figure]:
         row("Estimates export CSV (compute + write)", "estimates_csv"),
         Figure("SQL floor: one scan, SUM(json_extract) x 10", _joined(ms(t.floor) for t in timings)),
         Figure("Cold: tallies recounted in one SQL scan + compute", _joined(ms(t.cold) for t in timings)),
-        Figure("  cold / floor", _joined(f"{t.cold_over_floor:.2f}" for t in timings),
-               f"<= {COLD_OVER_FLOOR_TARGET} {at}", at_most(last.cold_over_floor, COLD_OVER_FLOOR_TARGET)),
-        Figure("  cold recount equals the stored tallies", _joined("yes" if t.cold_matches_tallies else "NO" for t in timings),
-               "yes", all(t.cold_matches_tallies for t in timings)),
+        Figure(
+            "  cold / floor",
+            _joined(f"{t.cold_over_floor:.2f}" for t in timings),
+            f"<= {COLD_OVER_FLOOR_TARGET} {at}",
+            at_most(last.cold_over_floor, COLD_OVER_FLOOR_TARGET),
+        ),
+        Figure(
+            "  cold recount equals the stored tallies",
+            _joined("yes" if t.cold_matches_tallies else "NO" for t in timings),
+            "yes",
+            all(t.cold_matches_tallies for t in timings),
+        ),
         Figure("  warm results / floor", _joined(f"{t.results / t.floor:.4f}" for t in timings)),
         Figure("Break-down data ?by=stress (kept group tallies)", _joined(ms(t.breakdown) for t in timings)),
-        Figure("  kept break-down equals a recount", _joined(
-            "not run" if t.breakdown_matches_recount is None else "yes" if t.breakdown_matches_recount else "NO"
-            for t in timings), "yes", all(t.breakdown_matches_recount is not False for t in timings)),
-    ]  # fmt: skip
+        Figure(
+            "  kept break-down equals a recount",
+            _joined(
+                "not run" if t.breakdown_matches_recount is None else "yes" if t.breakdown_matches_recount else "NO"
+                for t in timings
+            ),
+            "yes",
+            all(t.breakdown_matches_recount is not False for t in timings),
+        ),
+    ]
 
 
 def export_figures(passes: dict[str, export_bench.ExportPass]) -> list[Figure]:
@@ -177,14 +225,23 @@ def export_figures(passes: dict[str, export_bench.ExportPass]) -> list[Figure]:
     traced_full, traced_small = passes["full_traced"].traced_peak_bytes, passes["small_traced"].traced_peak_bytes
     mib = 2**20
     return [
-        Figure(f"Responses CSV stream, {full.rows:,} rows", f"{full.rate:,.0f} rows/s ({full.seconds:.2f} s)",
-               f">= {EXPORT_RATE_TARGET:,} rows/s", at_least(full.rate, EXPORT_RATE_TARGET)),
-        Figure(f"  peak RSS growth after {small.rows:,} / {full.rows:,} rows",
-               f"{small.rss_growth_bytes / mib:.1f} / {full.rss_growth_bytes / mib:.1f} MiB"),
-        Figure(f"  tracemalloc peak after {small.rows:,} / {full.rows:,} rows",
-               f"{traced_small / mib:.2f} / {traced_full / mib:.2f} MiB",
-               f"flat (<= {FLAT_MEMORY_FACTOR} x)", traced_full <= FLAT_MEMORY_FACTOR * traced_small),
-    ]  # fmt: skip
+        Figure(
+            f"Responses CSV stream, {full.rows:,} rows",
+            f"{full.rate:,.0f} rows/s ({full.seconds:.2f} s)",
+            f">= {EXPORT_RATE_TARGET:,} rows/s",
+            at_least(full.rate, EXPORT_RATE_TARGET),
+        ),
+        Figure(
+            f"  peak RSS growth after {small.rows:,} / {full.rows:,} rows",
+            f"{small.rss_growth_bytes / mib:.1f} / {full.rss_growth_bytes / mib:.1f} MiB",
+        ),
+        Figure(
+            f"  tracemalloc peak after {small.rows:,} / {full.rows:,} rows",
+            f"{traced_small / mib:.2f} / {traced_full / mib:.2f} MiB",
+            f"flat (<= {FLAT_MEMORY_FACTOR} x)",
+            traced_full <= FLAT_MEMORY_FACTOR * traced_small,
+        ),
+    ]
 
 
 def export_breakdown_table(pieces: list[tuple[str, float]]) -> str:
@@ -202,15 +259,18 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
     database = workdir / "data.sqlite3"
     create_database(database)
     generator = Generator(database, survey)
-    stages = sorted(set(plan.sizes if "results" in plan.parts else ()) | (
-        {plan.export_rows} if "export" in plan.parts else set()))
+    stages = sorted(
+        set(plan.sizes if "results" in plan.parts else ()) | ({plan.export_rows} if "export" in plan.parts else set())
+    )
     timings, passes, notes, breakdown = [], None, [], ""
     for rows in stages:
         say(f"generating responses up to {rows:,}")
         start = time.perf_counter()
         generator.grow_to(rows)
-        notes.append(f"generated {rows:,} rows in {time.perf_counter() - start:.1f} s, "
-                     f"database {database.stat().st_size / 1e9:.2f} GB")
+        notes.append(
+            f"generated {rows:,} rows in {time.perf_counter() - start:.1f} s, "
+            f"database {database.stat().st_size / 1e9:.2f} GB"
+        )
         if "results" in plan.parts and rows in plan.sizes:
             say(f"results, exports, floor and cold recount at {rows:,}")
             timings.append(results_bench.measure_size(database, surveys_dir, survey, rows))
@@ -232,7 +292,13 @@ def profile_table(profile: profile_submit.SubmitProfile) -> str:
     """The step-by-step timing of a submission and of the ceiling, and the pieces alone."""
     rows = [Figure(f"Submission, in process: {profile.submission_ms:.2f} ms (sum of medians)", "")]
     rows += [Figure(f"  {label}", f"{value:.3f} ms") for label, value in profile.submission]
-    rows += [Figure(f"Ceiling, in process: {profile.ceiling_ms:.2f} ms (ratio {profile.ceiling_ms / profile.submission_ms:.2f})", "")]
+    rows += [
+        Figure(
+            f"Ceiling, in process: {profile.ceiling_ms:.2f} ms"
+            f" (ratio {profile.ceiling_ms / profile.submission_ms:.2f})",
+            "",
+        )
+    ]
     rows += [Figure(f"  {label}", f"{value:.3f} ms") for label, value in profile.ceiling]
     rows += [Figure("Pieces alone (same connection, repeated)", "")]
     rows += [Figure(f"  {label}", f"{value:.3f} ms") for label, value in profile.pieces]
@@ -253,8 +319,10 @@ def run(plan: Plan) -> int:
             say(f"HTTP load: {plan.http.rounds} round(s) x 2 servers x {plan.http.measure_seconds:g} s")
             http_figures, raw = http_bench.measure(workdir, plan.http)
             figures += http_figures
-            notes.append(f"HTTP: {raw['submission_ok_total']:,} submissions answered 200 in the measured windows; "
-                         f"{raw['stored_responses']:,} rows stored in all (warm-ups included)")
+            notes.append(
+                f"HTTP: {raw['submission_ok_total']:,} submissions answered 200 in the measured windows; "
+                f"{raw['stored_responses']:,} rows stored in all (warm-ups included)"
+            )
             if plan.profile or any(f.passed is False for f in http_figures):
                 say("profiling the submission path in process")
                 http_profile = profile_table(profile_submit.profile(workdir, plan.profile_requests))

@@ -54,7 +54,7 @@ class Server:
         except subprocess.TimeoutExpired:
             _terminate(self.process)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def __exit__(self, *_exc) -> None:
@@ -64,7 +64,7 @@ class Server:
 def _stat_fields(pid: int) -> list[str]:
     """Fields of ``/proc/<pid>/stat`` after the command name (field 3 onwards)."""
     text = Path(f"/proc/{pid}/stat").read_text()
-    return text[text.rindex(")") + 2:].split()
+    return text[text.rindex(")") + 2 :].split()
 
 
 def _children(pid: int) -> list[int]:
@@ -104,10 +104,13 @@ def server_environment(database: Path, surveys_dir: Path, workers: int | None) -
 
 def start(app_spec: str, env: dict[str, str], log_path: Path) -> Server:
     """Start ``gunicorn -c gunicorn.conf.py APP_SPEC`` and wait until it answers."""
-    log = open(log_path, "wb")
+    log = open(log_path, "wb")  # noqa: SIM115 - closed below once the child holds its own copy
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "-c", "gunicorn.conf.py", app_spec],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )  # same process group as the bench: an interrupted bench takes the server with it
     log.close()
     try:

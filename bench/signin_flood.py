@@ -53,8 +53,11 @@ def _flood(base_url: str, stop: threading.Event, statuses: list[int]) -> None:
         page = session.get(f"{base_url}/admin/login", timeout=30).text
         token = page.split('name="csrf_token" type="hidden" value="', 1)[1].split('"', 1)[0]
         while not stop.is_set():
-            response = session.post(f"{base_url}/admin/login", timeout=60, data={
-                "csrf_token": token, "name": "n" + secrets.token_hex(6), "password": "wrong password guess"})
+            response = session.post(
+                f"{base_url}/admin/login",
+                timeout=60,
+                data={"csrf_token": token, "name": "n" + secrets.token_hex(6), "password": "wrong password guess"},
+            )
             statuses.append(response.status_code)
 
 
@@ -70,8 +73,10 @@ def _measure(workdir: Path, concurrency: int | None) -> tuple[list[float], list[
     with server.start("app:create_app()", env, workdir / f"signin-{concurrency}.log") as running:
         _respondent_latencies(running.base_url, 1.0)  # warm every worker's imports
         stop, statuses = threading.Event(), []
-        threads = [threading.Thread(target=_flood, args=(running.base_url, stop, statuses))
-                   for _ in range(FLOOD_CLIENTS if concurrency else 0)]
+        threads = [
+            threading.Thread(target=_flood, args=(running.base_url, stop, statuses))
+            for _ in range(FLOOD_CLIENTS if concurrency else 0)
+        ]
         for thread in threads:
             thread.start()
         time.sleep(1.0 if threads else 0)
@@ -104,8 +109,12 @@ def measure(workdir: Path) -> list[Figure]:
         Figure(f"Respondent page, no flood ({WORKERS} workers)", _summary(*quiet)),
         Figure(f"  during {FLOOD_CLIENTS} sign-in floods, SIGNIN_CONCURRENCY=1", _summary(*bounded)),
         Figure(f"  the same without the bound (={FLOOD_CLIENTS})", _summary(*unbounded)),
-        Figure("  p95 flood (bounded) / p95 no flood", f"{factor:.1f}", f"<= {P95_FACTOR_TARGET:g}",
-               factor <= P95_FACTOR_TARGET),
+        Figure(
+            "  p95 flood (bounded) / p95 no flood",
+            f"{factor:.1f}",
+            f"<= {P95_FACTOR_TARGET:g}",
+            factor <= P95_FACTOR_TARGET,
+        ),
     ]
 
 

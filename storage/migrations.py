@@ -97,9 +97,7 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID
         """
     )
-    db.execute(
-        "CREATE TABLE submission_keys (key TEXT PRIMARY KEY, survey_id TEXT NOT NULL) WITHOUT ROWID"
-    )
+    db.execute("CREATE TABLE submission_keys (key TEXT PRIMARY KEY, survey_id TEXT NOT NULL) WITHOUT ROWID")
     db.execute(
         """
         CREATE TABLE invitation_codes (
@@ -110,9 +108,7 @@ def m001_initial(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID
         """
     )
-    db.execute(
-        "CREATE TABLE survey_states (survey_id TEXT PRIMARY KEY, closed INTEGER NOT NULL)"
-    )
+    db.execute("CREATE TABLE survey_states (survey_id TEXT PRIMARY KEY, closed INTEGER NOT NULL)")
 
 
 @migrations()
@@ -142,6 +138,8 @@ def m004_export_indexes(db: sqlite_utils.Database) -> None:
     """Let the export find the few rows without a ready answer line by index."""
     db.execute("CREATE INDEX responses_design ON responses (survey_id, design_id)")
     db.execute("CREATE INDEX responses_without_line ON responses (survey_id) WHERE answer_line IS NULL")
+
+
 @migrations()
 def m005_group_tallies(db: sqlite_utils.Database) -> None:
     """Running tallies per group of each non-randomized question, so that
@@ -186,9 +184,9 @@ def _m005_fill_group_tallies(db: sqlite_utils.Database) -> None:
             for design_id, questions in records
             for name, record in questions.items()
         }
-        plain = sorted({
-            name for _, questions in records for name, record in questions.items() if record.get("design") is None
-        })
+        plain = sorted(
+            {name for _, questions in records for name, record in questions.items() if record.get("design") is None}
+        )
         for by in plain:
             db.conn.executemany(
                 "INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", _m005_group_rows(db, survey_id, by, keys)
@@ -211,8 +209,7 @@ def _m005_group_rows(
         key = keys.get((design_id, question))
         if key is not None:
             counts[_M005_NO_ANSWER if group is None else group, question, key, answer] += count
-    return [(survey_id, by, *group_question_key_answer, count)
-            for group_question_key_answer, count in counts.items()]
+    return [(survey_id, by, *group_question_key_answer, count) for group_question_key_answer, count in counts.items()]
 
 
 @migrations()

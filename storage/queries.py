@@ -22,9 +22,7 @@ from surveys.design_contract import check_question_name, record_design_keys
 
 
 def response_count(db: sqlite_utils.Database, survey_id: str) -> int:
-    row = db.execute(
-        "SELECT COALESCE(SUM(count), 0) FROM daily_counts WHERE survey_id = ?", [survey_id]
-    ).fetchone()
+    row = db.execute("SELECT COALESCE(SUM(count), 0) FROM daily_counts WHERE survey_id = ?", [survey_id]).fetchone()
     return int(row[0])
 
 
@@ -93,8 +91,7 @@ def design_records(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str,
     return [
         (design_id, version, json.loads(questions))
         for design_id, version, questions in db.execute(
-            "SELECT id, survey_version, questions FROM designs WHERE survey_id = ?"
-            " ORDER BY survey_version, id",
+            "SELECT id, survey_version, questions FROM designs WHERE survey_id = ? ORDER BY survey_version, id",
             [survey_id],
         ).fetchall()
     ]
@@ -113,8 +110,7 @@ def group_tallies(
     """
     result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for group, question, design, answer, count in db.execute(
-        "SELECT by_answer, question, design, answer, count FROM group_tallies"
-        " WHERE survey_id = ? AND by_question = ?",
+        "SELECT by_answer, question, design, answer, count FROM group_tallies WHERE survey_id = ? AND by_question = ?",
         [survey_id, check_question_name(by)],
     ).fetchall():
         result[None if group == NO_ANSWER else group][question][design][answer] = count
@@ -130,10 +126,14 @@ def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
     break-down group where a stored design record has it non-randomized."""
     db.execute("DELETE FROM group_tallies")
     for (survey_id,) in db.execute("SELECT DISTINCT survey_id FROM designs").fetchall():
-        plain = sorted({
-            name for _, _, questions in design_records(db, survey_id)
-            for name, record in questions.items() if record.get("design") is None
-        })
+        plain = sorted(
+            {
+                name
+                for _, _, questions in design_records(db, survey_id)
+                for name, record in questions.items()
+                if record.get("design") is None
+            }
+        )
         for by in plain:
             rows = [
                 (survey_id, by, NO_ANSWER if group is None else group, question, design, answer, count)
@@ -165,7 +165,8 @@ def _scan_group_tallies(
         params.append(json.dumps([check_day(day) for day in days]))
     rows = db.execute(
         "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)"
-        " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?" + on_days
+        " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?"
+        + on_days
         + " GROUP BY grp, r.design_id, a.key, a.value",
         params,
     ).fetchall()
@@ -188,9 +189,7 @@ def _design_keys(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[str, s
 
 
 #: Responses whose stored ``answer_line`` is in the order of the given columns.
-_LINE_READY = (
-    "answer_line IS NOT NULL AND design_id IN (SELECT id FROM designs WHERE survey_id = ? AND columns = ?)"
-)
+_LINE_READY = "answer_line IS NOT NULL AND design_id IN (SELECT id FROM designs WHERE survey_id = ? AND columns = ?)"
 
 
 def response_line_chunks(

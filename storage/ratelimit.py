@@ -40,7 +40,7 @@ class Limit:
     seconds: int
 
     @classmethod
-    def parse(cls, text: str) -> "Limit":
+    def parse(cls, text: str) -> Limit:
         """``"300/600"`` -> 300 hits per 600 seconds."""
         try:
             count, seconds = (int(part) for part in str(text).split("/"))

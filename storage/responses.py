@@ -17,7 +17,6 @@ import re
 import secrets
 import sqlite3
 from datetime import date
-
 from typing import TYPE_CHECKING
 
 import sqlite_utils
@@ -96,8 +95,13 @@ def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -
 def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str) -> None:
     db.execute(
         "INSERT OR IGNORE INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)",
-        [response.design_id, response.survey_id, response.survey_version, response.design_record,
-         json.dumps(list(response.columns))],
+        [
+            response.design_id,
+            response.survey_id,
+            response.survey_version,
+            response.design_record,
+            json.dumps(list(response.columns)),
+        ],
     )
     db.execute(
         "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line)"
@@ -131,8 +135,7 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         ],
     )
     db.execute(
-        "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1)"
-        " ON CONFLICT DO UPDATE SET count = count + 1",
+        "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
         [response.survey_id, day],
     )
 
@@ -251,9 +254,7 @@ def exclude_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
 def include_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
     """Count ``day``'s responses in the estimates again; False if it was not excluded."""
     with immediate_transaction(db):
-        cursor = db.execute(
-            "DELETE FROM excluded_days WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)]
-        )
+        cursor = db.execute("DELETE FROM excluded_days WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)])
     return cursor.rowcount == 1
 
 

@@ -25,7 +25,6 @@ from surveys.results import (
     YesNoResult,
     check_options,
     question_result,
-    subtract_tallies,
 )
 
 
@@ -117,8 +116,9 @@ def compute_breakdown(
         )
         for value, label in labels.items()
     )
-    return Breakdown(by=question, confidence_level=float(confidence_level), method=method, groups=groups,
-                     excluded=excluded)
+    return Breakdown(
+        by=question, confidence_level=float(confidence_level), method=method, groups=groups, excluded=excluded
+    )
 
 
 def _for_difference(result: YesNoResult) -> ProportionEstimate:
@@ -136,11 +136,18 @@ def _for_difference(result: YesNoResult) -> ProportionEstimate:
         return result.per_design[0].estimate
     pooled = result.pooled_estimate
     return ProportionEstimate(
-        n=pooled.n, yes_count=result.yes_count, t=1.0, a=0.0, b=0.0,
-        observed_rate=pooled.estimate_raw, estimate_raw=pooled.estimate_raw,
-        estimate=pooled.estimate, clipped=pooled.clipped,
-        std_err_population=pooled.std_err, std_err_conditional=math.nan,
-    )  # fmt: skip
+        n=pooled.n,
+        yes_count=result.yes_count,
+        t=1.0,
+        a=0.0,
+        b=0.0,
+        observed_rate=pooled.estimate_raw,
+        estimate_raw=pooled.estimate_raw,
+        estimate=pooled.estimate,
+        clipped=pooled.clipped,
+        std_err_population=pooled.std_err,
+        std_err_conditional=math.nan,
+    )
 
 
 def compare_groups(

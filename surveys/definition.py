@@ -74,9 +74,7 @@ class Question:
 
     def __post_init__(self) -> None:
         if self.randomize != (self.design is not None):
-            raise ValueError(
-                f"question {self.name!r}: randomize={self.randomize} but design={self.design!r}"
-            )
+            raise ValueError(f"question {self.name!r}: randomize={self.randomize} but design={self.design!r}")
         if isinstance(self.design, MultipleChoiceDesign) and self.design.k != len(self.choices):
             raise ValueError(
                 f"question {self.name!r}: design has k={self.design.k} options "
@@ -198,7 +196,6 @@ class Survey:
         probabilities do.
         """
         record = [
-            [q.name, q.type, list(q.choice_names), q.design.to_dict() if q.design else None]
-            for q in self.questions
+            [q.name, q.type, list(q.choice_names), q.design.to_dict() if q.design else None] for q in self.questions
         ]
         return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()[:16]

@@ -106,9 +106,7 @@ def parse_design_key(key: str) -> tuple[str, tuple[str, ...], object] | None:
     try:
         record = json.loads(key)
         design = record["design"]
-        return str(record["type"]), tuple(record["choices"]), (
-            None if design is None else design_from_dict(design)
-        )
+        return str(record["type"]), tuple(record["choices"]), (None if design is None else design_from_dict(design))
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -131,9 +129,7 @@ def compatible_tallies(
             ignored = ignored or sum(counts.values()) > 0
             continue
         qtype, choices, design = parsed
-        fits = qtype == question.type and (
-            design is None if not question.is_randomized else isinstance(design, kind)
-        )
+        fits = qtype == question.type and (design is None if not question.is_randomized else isinstance(design, kind))
         if isinstance(design, MultipleChoiceDesign) and design.k != len(choices):
             fits = False
         if not fits or any(answer not in choices for answer, c in counts.items() if c):

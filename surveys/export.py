@@ -16,7 +16,6 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from fractions import Fraction
 
 from analysis import ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon, design_from_dict
 from surveys.definition import Survey
@@ -24,11 +23,33 @@ from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResu
 
 #: Columns of :func:`estimate_rows`, in order (also the CSV header).
 ESTIMATE_COLUMNS = (
-    "question", "label", "option", "design", "t", "a", "b", "k", "n", "yes_count",
-    "observed_rate", "estimate_raw", "estimate_clipped", "std_err", "ci_low", "ci_high",
-    "ci_method", "confidence_level", "outside_design", "one_sided_bound", "outside_design_p_value",
-    "epsilon", "flags", "error", "excluded_days", "excluded_responses",
-)  # fmt: skip
+    "question",
+    "label",
+    "option",
+    "design",
+    "t",
+    "a",
+    "b",
+    "k",
+    "n",
+    "yes_count",
+    "observed_rate",
+    "estimate_raw",
+    "estimate_clipped",
+    "std_err",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "confidence_level",
+    "outside_design",
+    "one_sided_bound",
+    "outside_design_p_value",
+    "epsilon",
+    "flags",
+    "error",
+    "excluded_days",
+    "excluded_responses",
+)
 
 #: The columns of the responses CSV before one column per question.
 RESPONSE_COLUMNS = ("response_id", "survey_version", "design_id", "randomized_on", "day")
@@ -93,24 +114,42 @@ def _outside_columns(outside) -> dict:
 
 def _yes_no_row(result: YesNoResult, level: float) -> dict:
     return {
-        "question": result.question.name, "label": result.question.label, "option": "",
+        "question": result.question.name,
+        "label": result.question.label,
+        "option": "",
         **_design_columns(result),
-        "n": result.n, "yes_count": result.yes_count, "observed_rate": result.observed_rate,
-        "estimate_raw": result.estimate_raw, "estimate_clipped": result.estimate,
-        "std_err": result.std_err, **_interval_columns(result.ci, level), **_outside_columns(result.outside),
-        "epsilon": result.epsilon, "flags": "; ".join(result.flags), "error": result.error or "",
-    }  # fmt: skip
+        "n": result.n,
+        "yes_count": result.yes_count,
+        "observed_rate": result.observed_rate,
+        "estimate_raw": result.estimate_raw,
+        "estimate_clipped": result.estimate,
+        "std_err": result.std_err,
+        **_interval_columns(result.ci, level),
+        **_outside_columns(result.outside),
+        "epsilon": result.epsilon,
+        "flags": "; ".join(result.flags),
+        "error": result.error or "",
+    }
 
 
 def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dict:
     return {
-        "question": result.question.name, "label": result.question.label, "option": option.choice.name,
+        "question": result.question.name,
+        "label": result.question.label,
+        "option": option.choice.name,
         **_design_columns(result),
-        "n": result.n, "yes_count": option.count, "observed_rate": option.observed,
-        "estimate_raw": option.estimate_raw, "estimate_clipped": option.estimate_projected,
-        "std_err": option.std_err, **_interval_columns(option.ci, level), **_outside_columns(option.outside),
-        "epsilon": result.epsilon, "flags": "; ".join(result.flags), "error": result.error or "",
-    }  # fmt: skip
+        "n": result.n,
+        "yes_count": option.count,
+        "observed_rate": option.observed,
+        "estimate_raw": option.estimate_raw,
+        "estimate_clipped": option.estimate_projected,
+        "std_err": option.std_err,
+        **_interval_columns(option.ci, level),
+        **_outside_columns(option.outside),
+        "epsilon": result.epsilon,
+        "flags": "; ".join(result.flags),
+        "error": result.error or "",
+    }
 
 
 def estimate_rows(results: SurveyResults) -> list[dict]:
@@ -135,8 +174,7 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     could not be computed (they are then empty).
     """
     level = results.confidence_level
-    excluded = {"excluded_days": ";".join(results.excluded.days),
-                "excluded_responses": results.excluded.response_count}
+    excluded = {"excluded_days": ";".join(results.excluded.days), "excluded_responses": results.excluded.response_count}
     rows = []
     for result in results.questions:
         if isinstance(result, YesNoResult):
@@ -155,9 +193,12 @@ def epsilon_json(epsilon: SurveyEpsilon) -> dict:
     """Both composition bounds, the tighter one (``best``) and which it is (``best_bound``)."""
     best_bound = "basic" if epsilon.best == epsilon.basic else "advanced"
     return {
-        "basic": _finite(epsilon.basic), "advanced": _finite(epsilon.advanced), "delta": epsilon.delta,
-        "best": _finite(epsilon.best), "best_bound": best_bound,
-    }  # fmt: skip
+        "basic": _finite(epsilon.basic),
+        "advanced": _finite(epsilon.advanced),
+        "delta": epsilon.delta,
+        "best": _finite(epsilon.best),
+        "best_bound": best_bound,
+    }
 
 
 def estimates_json(results: SurveyResults, exported_at: str) -> dict:
@@ -179,7 +220,8 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
         "response_count": results.response_count,
         "excluded": {"days": list(results.excluded.days), "response_count": results.excluded.response_count},
         "epsilon_per_respondent": epsilon_json(epsilon),
-        "epsilon_per_respondent_answered": None if results.answered_epsilon is None
+        "epsilon_per_respondent_answered": None
+        if results.answered_epsilon is None
         else epsilon_json(results.answered_epsilon),
         "confidence_level": results.confidence_level,
         "method": results.method,
@@ -272,16 +314,25 @@ def design_description(design: ForcedResponseDesign | MultipleChoiceDesign | Non
         return None
     if isinstance(design, ForcedResponseDesign):
         return {
-            "kind": design.kind, "label": design.label(),
-            "t": str(design.t), "a": str(design.a), "b": str(design.b),
-            "t_float": float(design.t), "a_float": float(design.a), "b_float": float(design.b),
-        }  # fmt: skip
+            "kind": design.kind,
+            "label": design.label(),
+            "t": str(design.t),
+            "a": str(design.a),
+            "b": str(design.b),
+            "t_float": float(design.t),
+            "a_float": float(design.a),
+            "b_float": float(design.b),
+        }
     share = design.uniform_share
     return {
-        "kind": design.kind, "label": design.label(), "k": design.k,
-        "t": str(design.t), "t_float": float(design.t),
-        "forced_share": str(share), "forced_share_float": float(share),
-    }  # fmt: skip
+        "kind": design.kind,
+        "label": design.label(),
+        "k": design.k,
+        "t": str(design.t),
+        "t_float": float(design.t),
+        "forced_share": str(share),
+        "forced_share_float": float(share),
+    }
 
 
 def _how_to_analyse(question, design) -> str:
@@ -348,29 +399,28 @@ def codebook(
     records = list(design_records)
     columns = [{"name": name, "label": RESPONSE_COLUMN_NOTES[name], "type": "text"} for name in RESPONSE_COLUMNS]
     for question in survey.questions:
-        columns.append({
-            "name": question.name,
-            "label": question.label,
-            "type": question.type,
-            "choices": [{"name": c.name, "label": c.label} for c in question.choices],
-            "randomized": question.is_randomized,
-            "design_id": current_id,
-            "design": design_description(question.design),
-            "stored_designs": [
-                _stored_question_design(design_id, version, questions[question.name], current_id)
-                for design_id, version, questions in records
-                if question.name in questions
-            ],
-            "how_to_analyse": _how_to_analyse(question, question.design),
-        })  # fmt: skip
+        columns.append(
+            {
+                "name": question.name,
+                "label": question.label,
+                "type": question.type,
+                "choices": [{"name": c.name, "label": c.label} for c in question.choices],
+                "randomized": question.is_randomized,
+                "design_id": current_id,
+                "design": design_description(question.design),
+                "stored_designs": [
+                    _stored_question_design(design_id, version, questions[question.name], current_id)
+                    for design_id, version, questions in records
+                    if question.name in questions
+                ],
+                "how_to_analyse": _how_to_analyse(question, question.design),
+            }
+        )
     return {
         "survey_id": survey.id,
         "title": survey.title,
         "version": survey.version,
         "current_design_id": current_id,
         "columns": columns,
-        "excluded_days": [
-            {"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE}
-            for day, count in excluded_days
-        ],
+        "excluded_days": [{"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE} for day, count in excluded_days],
     }

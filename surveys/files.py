@@ -66,9 +66,11 @@ class _SurveyYamlLoader(yaml.SafeLoader):
                     continue
                 if duplicate:
                     raise yaml.constructor.ConstructorError(
-                        "while reading a mapping", node.start_mark,
-                        f"found the key {key!r} twice", key_node.start_mark,
-                    )  # fmt: skip
+                        "while reading a mapping",
+                        node.start_mark,
+                        f"found the key {key!r} twice",
+                        key_node.start_mark,
+                    )
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -81,9 +83,7 @@ class _SurveyYamlLoader(yaml.SafeLoader):
             ) from None
 
 
-_SurveyYamlLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", _SurveyYamlLoader.construct_yaml_timestamp
-)
+_SurveyYamlLoader.add_constructor("tag:yaml.org,2002:timestamp", _SurveyYamlLoader.construct_yaml_timestamp)
 
 
 def _yaml_error_message(error: yaml.YAMLError) -> str:
@@ -138,9 +138,7 @@ def load_catalog(directory: str | Path) -> SurveyCatalog:
             (
                 p
                 for p in directory.iterdir()
-                if p.suffix.lower() in SURVEY_FILE_SUFFIXES
-                and not p.name.startswith(".")
-                and p.is_file()
+                if p.suffix.lower() in SURVEY_FILE_SUFFIXES and not p.name.startswith(".") and p.is_file()
             ),
             key=lambda p: p.name,
         )
@@ -162,9 +160,11 @@ def load_catalog(directory: str | Path) -> SurveyCatalog:
             first = surveys[survey.id].source
             problems.append(
                 Problem(
-                    path.name, None, "id",
+                    path.name,
+                    None,
+                    "id",
                     f"survey id {survey.id!r} is already used by {first}; this file was not loaded",
-                )  # fmt: skip
+                )
             )
             continue
         surveys[survey.id] = survey

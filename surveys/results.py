@@ -379,8 +379,10 @@ def check_options(confidence_level: float, method: str) -> None:
     """``ValueError`` naming an unknown interval ``method`` or a level outside ``(0, 1)``."""
     if method not in INTERVAL_METHODS:
         raise ValueError(f"method must be one of {INTERVAL_METHODS}, got method={method!r}")
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, (int, float)) or not (
-        0 < confidence_level < 1
+    if (
+        isinstance(confidence_level, bool)
+        or not isinstance(confidence_level, (int, float))
+        or not (0 < confidence_level < 1)
     ):
         raise ValueError(f"confidence_level must be in (0, 1), got confidence_level={confidence_level!r}")
 
@@ -416,17 +418,27 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
             continue
         estimate = estimate_proportion(yes_count, n, *tally.design.exact())
         parts.append(
-            DesignEstimate(tally.key, tally.design, n, yes_count, estimate,
-                           estimate.confidence_interval(level, method))
-        )  # fmt: skip
+            DesignEstimate(tally.key, tally.design, n, yes_count, estimate, estimate.confidence_interval(level, method))
+        )
     if not parts:
         return YesNoResult(
-            question=question, n=0, yes_count=0, observed_rate=None, estimate_raw=None,
-            estimate=None, clipped=False, std_err=None, ci=None, epsilon=question.design.epsilon,
-            design_label=question.design.label(), per_design=(), pooled=False,
-            pooled_estimate=None, flags=_empty_flags(ignored),
+            question=question,
+            n=0,
+            yes_count=0,
+            observed_rate=None,
+            estimate_raw=None,
+            estimate=None,
+            clipped=False,
+            std_err=None,
+            ci=None,
+            epsilon=question.design.epsilon,
+            design_label=question.design.label(),
+            per_design=(),
+            pooled=False,
+            pooled_estimate=None,
+            flags=_empty_flags(ignored),
             sentence=yes_no_sentence(question, None, None, level),
-        )  # fmt: skip
+        )
     n = sum(part.n for part in parts)
     yes_count = sum(part.yes_count for part in parts)
     pooled = len(parts) > 1
@@ -483,16 +495,28 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
             continue
         estimate = estimate_multiple_choice(counts, tally.design.t)
         parts.append(
-            ChoiceDesignEstimate(tally.key, tally.design, tally.choices, sum(counts), counts,
-                                 estimate, estimate.confidence_intervals(level, method))
-        )  # fmt: skip
+            ChoiceDesignEstimate(
+                tally.key,
+                tally.design,
+                tally.choices,
+                sum(counts),
+                counts,
+                estimate,
+                estimate.confidence_intervals(level, method),
+            )
+        )
     pooled = len(parts) > 1
-    common = dict(question=question, epsilon=question.design.epsilon, per_design=tuple(parts), pooled=pooled)
+    common = {"question": question, "epsilon": question.design.epsilon, "per_design": tuple(parts), "pooled": pooled}
     if not parts:
         options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
-        return ChoiceResult(n=0, options=options, design_label=question.design.label(),
-                            flags=_empty_flags(ignored), sentence=choice_sentence(question, [], level),
-                            **common)  # fmt: skip
+        return ChoiceResult(
+            n=0,
+            options=options,
+            design_label=question.design.label(),
+            flags=_empty_flags(ignored),
+            sentence=choice_sentence(question, [], level),
+            **common,
+        )
     common["epsilon"] = max(part.design.epsilon for part in parts)
     n = sum(part.n for part in parts)
     if not pooled and parts[0].choices == question.choice_names:
@@ -500,11 +524,18 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
         e = part.estimate
         marginal = part.design.option_marginal().exact()
         options = tuple(
-            OptionResult(choice, e.counts[j], e.observed[j], e.estimate_raw[j],
-                         e.estimate_projected[j], e.std_err[j], part.cis[j],
-                         outside_design(e.counts[j], e.n, *marginal, confidence_level=level))
+            OptionResult(
+                choice,
+                e.counts[j],
+                e.observed[j],
+                e.estimate_raw[j],
+                e.estimate_projected[j],
+                e.std_err[j],
+                part.cis[j],
+                outside_design(e.counts[j], e.n, *marginal, confidence_level=level),
+            )
             for j, choice in enumerate(question.choices)
-        )  # fmt: skip
+        )
         label = part.design.label()
     else:
         options = _pooled_options(question, parts, level, method)
@@ -512,8 +543,7 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
     clipped = any(o.estimate_raw is not None and not 0 <= o.estimate_raw <= 1 for o in options)
     flags = _size_flags(n, clipped, pooled, ignored) + _outside_flags(*(o.outside for o in options))
     sentence = choice_sentence(question, [(o.choice.label, o.estimate_projected, o.ci) for o in options], level)
-    return ChoiceResult(n=n, options=options, design_label=label, flags=flags, sentence=sentence,
-                        **common)  # fmt: skip
+    return ChoiceResult(n=n, options=options, design_label=label, flags=flags, sentence=sentence, **common)
 
 
 def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
@@ -548,9 +578,7 @@ def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
 
 def _plain_result(question: Question, by_design) -> PlainResult:
     tallies, ignored = _compatible(question, by_design)
-    counts = tuple(
-        sum(int(tally.counts.get(name, 0)) for tally in tallies) for name in question.choice_names
-    )
+    counts = tuple(sum(int(tally.counts.get(name, 0)) for tally in tallies) for name in question.choice_names)
     n = sum(counts)
     shares = tuple(c / n for c in counts) if n else None
     flags = _empty_flags(ignored) if n == 0 else ((FLAG_IGNORED,) if ignored else ())
@@ -577,23 +605,49 @@ def failed_result(question: Question, error: Exception) -> QuestionResult:
     sentence = f"The result of \u201c{question.label}\u201d could not be computed ({message})."
     flags = (FLAG_NOT_COMPUTED,)
     if not question.is_randomized:
-        return PlainResult(question=question, n=0, counts=tuple(0 for _ in question.choices), shares=None,
-                           flags=flags, error=message)  # fmt: skip
+        return PlainResult(
+            question=question, n=0, counts=tuple(0 for _ in question.choices), shares=None, flags=flags, error=message
+        )
     design_label = question.design.label()
     if question.type == YES_NO:
         return YesNoResult(
-            question=question, n=0, yes_count=0, observed_rate=None, estimate_raw=None, estimate=None,
-            clipped=False, std_err=None, ci=None, epsilon=question.design.epsilon, design_label=design_label,
-            per_design=(), pooled=False, pooled_estimate=None, flags=flags, sentence=sentence, error=message,
-        )  # fmt: skip
+            question=question,
+            n=0,
+            yes_count=0,
+            observed_rate=None,
+            estimate_raw=None,
+            estimate=None,
+            clipped=False,
+            std_err=None,
+            ci=None,
+            epsilon=question.design.epsilon,
+            design_label=design_label,
+            per_design=(),
+            pooled=False,
+            pooled_estimate=None,
+            flags=flags,
+            sentence=sentence,
+            error=message,
+        )
     options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
-    return ChoiceResult(question=question, n=0, options=options, epsilon=question.design.epsilon,
-                        design_label=design_label, per_design=(), pooled=False, flags=flags,
-                        sentence=sentence, error=message)  # fmt: skip
+    return ChoiceResult(
+        question=question,
+        n=0,
+        options=options,
+        epsilon=question.design.epsilon,
+        design_label=design_label,
+        per_design=(),
+        pooled=False,
+        flags=flags,
+        sentence=sentence,
+        error=message,
+    )
 
 
 def question_result(
-    question: Question, by_design: Mapping[str, Mapping[str, int]], confidence_level: float = 0.95,
+    question: Question,
+    by_design: Mapping[str, Mapping[str, int]],
+    confidence_level: float = 0.95,
     method: str = "wilson",
 ) -> QuestionResult:
     """The result of one question from its tallies ``{design key: {answer: count}}``.
@@ -654,9 +708,7 @@ def compute_results(
     check_options(confidence_level, method)
     if isinstance(response_count, bool) or not isinstance(response_count, int) or response_count < 0:
         raise ValueError(f"response_count must be an integer >= 0, got response_count={response_count!r}")
-    questions = tuple(
-        question_result(q, tallies.get(q.name, {}), confidence_level, method) for q in survey.questions
-    )
+    questions = tuple(question_result(q, tallies.get(q.name, {}), confidence_level, method) for q in survey.questions)
     return SurveyResults(
         answered_epsilon=answered_epsilon(tallies, survey.delta),
         survey=survey,
@@ -716,8 +768,13 @@ def subtract_tallies(total: Tallies, removed: Tallies) -> dict[str, dict[str, di
                     raise ValueError(f"cannot remove more answers {answer!r} to {question!r} than {count} tallied")
                 if left:
                     result.setdefault(question, {}).setdefault(design, {})[answer] = left
-    extra = [(q, d, a) for q, by_d in removed.items() for d, by_a in by_d.items() for a, c in by_a.items()
-             if c and a not in total.get(q, {}).get(d, {})]
+    extra = [
+        (q, d, a)
+        for q, by_d in removed.items()
+        for d, by_a in by_d.items()
+        for a, c in by_a.items()
+        if c and a not in total.get(q, {}).get(d, {})
+    ]
     if extra:
         raise ValueError(f"cannot remove answers that were never tallied: {extra[:3]!r}")
     return result
@@ -743,10 +800,7 @@ def plan(
         for index, q in enumerate(candidates)
     ]
     needed_n, _, question = max(needs, key=lambda item: item[:2])
-    now = (
-        half_width_for_n(response_count, confidence_level, *question.design.exact())
-        if response_count > 0 else None
-    )  # fmt: skip
+    now = half_width_for_n(response_count, confidence_level, *question.design.exact()) if response_count > 0 else None
     return PlanningResult(
         question=question,
         design=question.design,

@@ -50,6 +50,7 @@ Reading the files themselves (YAML, the survey folder) is
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
 import re
@@ -80,10 +81,24 @@ CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 _ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SURVEY_KEYS = (
-    "id", "title", "version", "intro", "organizer", "contact", "ethics_approval", "closing", "next_url",
-    "closed", "opens", "closes", "invitation_only",
-    "epsilon_budget", "delta", "max_responses_per_address_per_hour", "questions",
-)  # fmt: skip
+    "id",
+    "title",
+    "version",
+    "intro",
+    "organizer",
+    "contact",
+    "ethics_approval",
+    "closing",
+    "next_url",
+    "closed",
+    "opens",
+    "closes",
+    "invitation_only",
+    "epsilon_budget",
+    "delta",
+    "max_responses_per_address_per_hour",
+    "questions",
+)
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
 RESPONDENT_TEXT_KEYS = ("organizer", "contact", "ethics_approval", "closing")
 _URL_RULE = "an address starting with https:// or http://, or a path on this site starting with /"
@@ -94,9 +109,7 @@ DESIGN_KEYS = {YES_NO: ("t", "a", "b"), SELECT_ONE: ("t",)}
 #: Default truthful probability of a select_one question without a design.
 DEFAULT_SELECT_ONE_T = Fraction(1, 2)
 
-_YAML_BOOLEAN_HINT = (
-    "YAML reads unquoted yes, no, on, off, true and false as true/false; put it in quotes"
-)
+_YAML_BOOLEAN_HINT = "YAML reads unquoted yes, no, on, off, true and false as true/false; put it in quotes"
 
 
 @dataclass(frozen=True)
@@ -161,9 +174,14 @@ class _Report:
 def _describe(value: object) -> str:
     """``value`` as a researcher would recognise it, with its YAML kind."""
     kinds = {
-        bool: "true/false", int: "a number", float: "a number", str: "text",
-        list: "a list", dict: "a mapping", type(None): "nothing",
-    }  # fmt: skip
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "a mapping",
+        type(None): "nothing",
+    }
     kind = next((k for t, k in kinds.items() if type(value) is t), type(value).__name__)
     return kind if value is None else f"{kind} {value!r}"
 
@@ -228,10 +246,8 @@ def _number(report, question, field_name, value, *, low: float, high: float, rul
     if isinstance(value, Real) and not isinstance(value, bool):
         number = float(value)
     elif isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             number = float(value.strip())
-        except ValueError:
-            pass
     if number is None or not (math.isfinite(number) and low < number < high):
         return report.add(question, field_name, f"must be {rule}, got {_describe(value)}")
     return number
@@ -283,15 +299,18 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
     if mapping is None:
         raise SurveyFileError([Problem(file_name, None, None, "the file is empty")])
     if not isinstance(mapping, Mapping):
-        message = (
-            "the file must be a mapping of keys such as id, title and questions, "
-            f"got {_describe(mapping)}"
-        )
+        message = f"the file must be a mapping of keys such as id, title and questions, got {_describe(mapping)}"
         raise SurveyFileError([Problem(file_name, None, None, message)])
     _check_keys(report, None, "", mapping, SURVEY_KEYS)
     values = {
-        "id": _pattern(report, None, "id", mapping.get("id"), SURVEY_ID_PATTERN,
-                       "lower-case letters, digits and hyphens such as exam-integrity"),
+        "id": _pattern(
+            report,
+            None,
+            "id",
+            mapping.get("id"),
+            SURVEY_ID_PATTERN,
+            "lower-case letters, digits and hyphens such as exam-integrity",
+        ),
         "title": _text(report, None, "title", mapping.get("title"), required=True),
         "version": _positive_int(report, None, "version", mapping.get("version")),
         "intro": _text(report, None, "intro", mapping.get("intro"), required=False),
@@ -304,24 +323,37 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         "epsilon_budget": None,
         "delta": DEFAULT_DELTA,
         "max_responses_per_address_per_hour": _optional_positive_int(
-            report, None, "max_responses_per_address_per_hour", mapping.get("max_responses_per_address_per_hour"),
+            report,
+            None,
+            "max_responses_per_address_per_hour",
+            mapping.get("max_responses_per_address_per_hour"),
         ),
         "questions": _questions(report, mapping.get("questions")),
-    }  # fmt: skip
-    if isinstance(values["opens"], date) and isinstance(values["closes"], date):
-        # Both days are inclusive, so opens == closes is a one-day survey.
-        if values["opens"] > values["closes"]:
-            report.add(None, "closes", f"closes {values['closes']} is before opens {values['opens']}")
+    }
+    # Both days are inclusive, so opens == closes is a one-day survey.
+    dates = values["opens"], values["closes"]
+    if all(isinstance(day, date) for day in dates) and dates[0] > dates[1]:
+        report.add(None, "closes", f"closes {values['closes']} is before opens {values['opens']}")
     if mapping.get("epsilon_budget") is not None:
         values["epsilon_budget"] = _number(
-            report, None, "epsilon_budget", mapping["epsilon_budget"],
-            low=0, high=math.inf, rule="a number above 0",
-        )  # fmt: skip
+            report,
+            None,
+            "epsilon_budget",
+            mapping["epsilon_budget"],
+            low=0,
+            high=math.inf,
+            rule="a number above 0",
+        )
     if mapping.get("delta") is not None:
         values["delta"] = _number(
-            report, None, "delta", mapping["delta"], low=0, high=1,
+            report,
+            None,
+            "delta",
+            mapping["delta"],
+            low=0,
+            high=1,
             rule="a number between 0 and 1 (exclusive), such as 0.000001",
-        )  # fmt: skip
+        )
     _check_budget(report, values["epsilon_budget"], values["questions"])
     if report.problems:
         raise SurveyFileError(report.problems)
@@ -344,10 +376,7 @@ def _check_budget(report, budget, questions) -> None:
     hint = "add noise to some questions (a smaller t), randomize fewer, or raise the budget"
     if math.isinf(total):
         hint = "a design with a = 0, b = 0 or t = 1 gives no differential privacy; " + hint
-    message = (
-        f"the survey costs epsilon {total:.3f} per respondent ({terms}), "
-        f"over the budget {budget:g}; {hint}"
-    )
+    message = f"the survey costs epsilon {total:.3f} per respondent ({terms}), over the budget {budget:g}; {hint}"
     report.add(None, "epsilon_budget", message)
 
 
@@ -367,8 +396,7 @@ def _questions(report, value):
         if isinstance(name, str) and QUESTION_NAME_PATTERN.fullmatch(name):
             if name in first_position:
                 message = (
-                    f"question #{position} has the same name as question "
-                    f"#{first_position[name]}; names must be unique"
+                    f"question #{position} has the same name as question #{first_position[name]}; names must be unique"
                 )
                 report.add(name, "name", message)
                 continue
@@ -412,10 +440,7 @@ def _choices(report, where, qtype, value):
         return INVALID
     if qtype == YES_NO:
         if value is not None:
-            message = (
-                "a yes_no question has the choices yes and no already; "
-                "remove choices or use type select_one"
-            )
+            message = "a yes_no question has the choices yes and no already; remove choices or use type select_one"
             return report.add(where, "choices", message)
         return YES_NO_CHOICES
     if value is None:
@@ -468,10 +493,7 @@ def _choice(report, where, position: int, entry):
             return INVALID
         return Choice(name, label.strip())
     hint = f"; {_YAML_BOOLEAN_HINT}" if isinstance(entry, bool) else ""
-    message = (
-        f"choice {position} must be text or a mapping {{name:, label:}}, "
-        f"got {_describe(entry)}{hint}"
-    )
+    message = f"choice {position} must be text or a mapping {{name:, label:}}, got {_describe(entry)}{hint}"
     return report.add(where, "choices", message)
 
 
@@ -517,10 +539,7 @@ def _design(report, where, qtype, randomize, value, choices):
     # not depend on k) so that its mistake is reported in the same run.
     k = len(choices) if isinstance(choices, tuple) else 2
     try:
-        if qtype == YES_NO:
-            design = ForcedResponseDesign(**probabilities)
-        else:
-            design = MultipleChoiceDesign(k, **probabilities)
+        design = ForcedResponseDesign(**probabilities) if qtype == YES_NO else MultipleChoiceDesign(k, **probabilities)
     except DesignError as error:
         return report.add(where, _design_field(error, keys), str(error))
     return design if isinstance(choices, tuple) else INVALID

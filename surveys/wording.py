@@ -92,13 +92,19 @@ def design_sentence(question: Question) -> str:
     if design is None:
         return "Not randomized: stored exactly as you answer."
     if design == TWO_COIN:
-        return ("Two coins are flipped in secret. First coin tails: your true answer is stored. "
-                "First coin heads: the second coin decides, heads stores “yes”, tails stores “no”.")
+        return (
+            "Two coins are flipped in secret. First coin tails: your true answer is stored. "
+            "First coin heads: the second coin decides, heads stores “yes”, tails stores “no”."
+        )
     if isinstance(design, ForcedResponseDesign):
-        return (f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise “yes” is "
-                f"stored ({short_percent(float(design.a))} of the time) or “no” ({short_percent(float(design.b))}).")
-    return (f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise one of the "
-            f"{design.k} options is picked at random.")
+        return (
+            f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise “yes” is "
+            f"stored ({short_percent(float(design.a))} of the time) or “no” ({short_percent(float(design.b))})."
+        )
+    return (
+        f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise one of the "
+        f"{design.k} options is picked at random."
+    )
 
 
 def odds_factor_text(epsilon: float) -> str:
@@ -120,10 +126,12 @@ def privacy_sentence(question: Question) -> str:
     k = len(question.choices)
     between = "yes against no" if question.type == "yes_no" else "one option against another"
     prior = "yes and no equally likely" if question.type == "yes_no" else f"all {k} options equally likely"
-    return (f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
-            f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "
-            f"a guess from your stored answer is right at most {short_percent(design.attack_success_rate)} "
-            f"of the time (a blind guess: {short_percent(1 / k)}).")
+    return (
+        f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
+        f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "
+        f"a guess from your stored answer is right at most {short_percent(design.attack_success_rate)} "
+        f"of the time (a blind guess: {short_percent(1 / k)})."
+    )
 
 
 def is_too_wide(ci: ConfidenceInterval | None) -> bool:
@@ -144,14 +152,18 @@ def outside_design_sentence(outside: OutsideDesign, subject: str) -> str:
     level = level_text(outside.confidence_level)
     chance = percent(outside.p_value, 1, trim=True) if outside.p_value >= 0.001 else "under 0.1%"
     if outside.side == "below":
-        return (f"Fewer {subject} ({percent(outside.observed_rate)}) than the coins alone produce "
-                f"({percent(outside.limit)}): the share of true ones is at most {percent(outside.bound)} "
-                f"(one-sided {level} bound). If nobody's true answer were yes, so few would come by chance "
-                f"{chance} of the time; otherwise respondents did not follow the coins.")
-    return (f"More {subject} ({percent(outside.observed_rate)}) than the coins allow "
-            f"({percent(outside.limit)}): the share of true ones is at least {percent(outside.bound)} "
-            f"(one-sided {level} bound). If everybody's true answer were yes, so many would come by chance "
-            f"{chance} of the time; otherwise respondents did not follow the coins.")
+        return (
+            f"Fewer {subject} ({percent(outside.observed_rate)}) than the coins alone produce "
+            f"({percent(outside.limit)}): the share of true ones is at most {percent(outside.bound)} "
+            f"(one-sided {level} bound). If nobody's true answer were yes, so few would come by chance "
+            f"{chance} of the time; otherwise respondents did not follow the coins."
+        )
+    return (
+        f"More {subject} ({percent(outside.observed_rate)}) than the coins allow "
+        f"({percent(outside.limit)}): the share of true ones is at least {percent(outside.bound)} "
+        f"(one-sided {level} bound). If everybody's true answer were yes, so many would come by chance "
+        f"{chance} of the time; otherwise respondents did not follow the coins."
+    )
 
 
 def yes_no_sentence(
@@ -175,10 +187,14 @@ def yes_no_sentence(
         return outside_design_sentence(outside, f"yes answers to {quoted}")
     level = level_text(confidence_level)
     if is_too_wide(ci):
-        return (f"Too few answers to tell: the share of true yes answers to {quoted} in the population "
-                f"sampled could be anywhere from {percent(ci.low)} to {percent(ci.high)} ({level} confidence).")
-    return (f"Estimated share of true yes answers to {quoted} in the population sampled: {percent(estimate)} "
-            f"({level} confidence interval {percent(ci.low)} to {percent(ci.high)}).")
+        return (
+            f"Too few answers to tell: the share of true yes answers to {quoted} in the population "
+            f"sampled could be anywhere from {percent(ci.low)} to {percent(ci.high)} ({level} confidence)."
+        )
+    return (
+        f"Estimated share of true yes answers to {quoted} in the population sampled: {percent(estimate)} "
+        f"({level} confidence interval {percent(ci.low)} to {percent(ci.high)})."
+    )
 
 
 def choice_sentence(
@@ -199,9 +215,14 @@ def choice_sentence(
     level = level_text(confidence_level)
     if any(is_too_wide(ci) for _, _, ci in known):
         widest = max(ci.high - ci.low for _, _, ci in known)
-        return (f"Too few answers to tell the true shares of the answers to {quoted} in the population sampled: "
-                f"the {level} confidence intervals are up to {widest * 100:.0f} percentage points wide.")
-    parts = "; ".join(f"{label} {percent(estimate)} ({percent(ci.low)} to {percent(ci.high)})"
-                      for label, estimate, ci in known)
-    return (f"Estimated shares of true answers to {quoted} in the population sampled: {parts} "
-            f"({level} confidence intervals, one per option).")
+        return (
+            f"Too few answers to tell the true shares of the answers to {quoted} in the population sampled: "
+            f"the {level} confidence intervals are up to {widest * 100:.0f} percentage points wide."
+        )
+    parts = "; ".join(
+        f"{label} {percent(estimate)} ({percent(ci.low)} to {percent(ci.high)})" for label, estimate, ci in known
+    )
+    return (
+        f"Estimated shares of true answers to {quoted} in the population sampled: {parts} "
+        f"({level} confidence intervals, one per option)."
+    )

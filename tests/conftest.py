@@ -13,8 +13,14 @@ from werkzeug.serving import make_server
 from app import create_app
 
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--headless=new",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 #: A survey written for the tests, so the shipped examples can change freely.
@@ -49,9 +55,11 @@ questions:
 DEPT_SURVEY_YAML = (
     QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
     .replace("  - name: year\n", "  - name: dept\n")
-    .replace("    label: Year of study\n    choices: [first, second, third, fourth]\n",
-             "    label: Department\n"
-             "    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]\n")
+    .replace(
+        "    label: Year of study\n    choices: [first, second, third, fourth]\n",
+        "    label: Department\n"
+        "    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]\n",
+    )
 )
 
 
@@ -86,13 +94,15 @@ def surveys_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def app(tmp_path: Path, surveys_dir: Path):
-    return create_app({
-        "TESTING": True,
-        "DATABASE": str(tmp_path / "test.sqlite3"),
-        "SURVEYS_DIR": str(surveys_dir),
-        "SECRET_KEY": "test-secret-key",
-        "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
-    })
+    return create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "test.sqlite3"),
+            "SURVEYS_DIR": str(surveys_dir),
+            "SECRET_KEY": "test-secret-key",
+            "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
+        }
+    )
 
 
 @pytest.fixture

@@ -71,11 +71,14 @@ def test_new_password_and_end_all_sessions_end_every_session(fresh_db):
         accounts.end_all_sessions(fresh_db, "carol")
 
 
-@pytest.mark.parametrize("name, password, message", [
-    ("bad name!", PASSWORD, "'bad name!'"),
-    ("", PASSWORD, "''"),
-    ("ana", "short", "at least 12 characters, got 5"),
-])
+@pytest.mark.parametrize(
+    "name, password, message",
+    [
+        ("bad name!", PASSWORD, "'bad name!'"),
+        ("", PASSWORD, "''"),
+        ("ana", "short", "at least 12 characters, got 5"),
+    ],
+)
 def test_bad_accounts_are_refused(fresh_db, name, password, message):
     with pytest.raises(ValueError, match=message):
         accounts.create_admin(fresh_db, name, password)

@@ -44,8 +44,11 @@ def add_responses(app, answers_list, randomized_on="device"):
 def many(n_yes: int, n_no: int):
     years = ["first", "second"]
     return [
-        {"cheated": "yes" if i < n_yes else "no", "ai_use": ["never", "once", "sometimes", "often"][i % 4],
-         "year": years[i % 2]}
+        {
+            "cheated": "yes" if i < n_yes else "no",
+            "ai_use": ["never", "once", "sometimes", "often"][i % 4],
+            "year": years[i % 2],
+        }
         for i in range(n_yes + n_no)
     ]
 
@@ -108,8 +111,10 @@ def test_sign_in_gives_a_fresh_session_and_sign_out_ends_it(auth):
 
 def test_sign_in_only_redirects_within_admin(auth):
     token = auth.csrf_token()
-    response = auth.client.post("/admin/login?next=https://evil.example/", data={
-        "csrf_token": token, "name": ADMIN_NAME, "password": ADMIN_PASSWORD})
+    response = auth.client.post(
+        "/admin/login?next=https://evil.example/",
+        data={"csrf_token": token, "name": ADMIN_NAME, "password": ADMIN_PASSWORD},
+    )
     assert response.headers["Location"].endswith("/admin/")
 
 
@@ -164,13 +169,16 @@ def test_interval_method_and_level_are_selectable(app, auth):
     assert (cheated["ci_low"], cheated["ci_high"]) == pytest.approx((ci.low, ci.high), rel=1e-12)
 
 
-@pytest.mark.parametrize("query, message", [
-    ("method=bayes", "Unknown interval method"),
-    ("level=2", "confidence level"),
-    ("level=abc", "confidence level"),
-    ("by=cheated", "not a non-randomized question"),
-    ("half_width=0", "half-width"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("method=bayes", "Unknown interval method"),
+        ("level=2", "confidence level"),
+        ("level=abc", "confidence level"),
+        ("by=cheated", "not a non-randomized question"),
+        ("half_width=0", "half-width"),
+    ],
+)
 def test_bad_options_are_400_with_a_message(app, auth, query, message):
     auth.login()
     response = auth.client.get(f"/admin/surveys/quiz?{query}")
@@ -219,8 +227,10 @@ def test_the_highest_confidence_level_is_computed(app, auth, route):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(level=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(0.999999, 1.0)),
-       half_width=st.floats(allow_nan=True, allow_infinity=True))
+@given(
+    level=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(0.999999, 1.0)),
+    half_width=st.floats(allow_nan=True, allow_infinity=True),
+)
 def test_any_float_option_is_200_or_a_400_naming_it(app, auth, level, half_width):
     if not auth.client.get_cookie("session"):
         add_responses(app, many(3, 2))
@@ -262,9 +272,11 @@ def test_results_page_shows_numbers_chart_and_sentence(app, auth):
     assert "<svg" in html and 'role="img"' in html
     expected = estimate_proportion(120, 200)
     ci = expected.confidence_interval()
-    assert ("Estimated share of true yes answers to “Have you ever cheated on an exam?” in the population "
-            f"sampled: {round(expected.estimate * 100)}% (95% confidence interval {round(ci.low * 100)}% to "
-            f"{round(ci.high * 100)}%).") in html
+    assert (
+        "Estimated share of true yes answers to “Have you ever cheated on an exam?” in the population "
+        f"sampled: {round(expected.estimate * 100)}% (95% confidence interval {round(ci.low * 100)}% to "
+        f"{round(ci.high * 100)}%)."
+    ) in html
     assert "Estimated shares of true answers to “How often have you used AI-written text as your own?”" in html
     assert f"{100 * expected.estimate:.1f}%" in html
 
@@ -273,8 +285,10 @@ def test_an_interval_wider_than_fifty_points_reads_too_few_answers_to_tell(app, 
     add_responses(app, many(30, 20))  # two coins, n = 50: the 95% interval is 42% to 95%
     auth.login()
     html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
-    assert ("Too few answers to tell: the share of true yes answers to “Have you ever cheated on an exam?” in the "
-            "population sampled could be anywhere from 42% to 95% (95% confidence).") in html
+    assert (
+        "Too few answers to tell: the share of true yes answers to “Have you ever cheated on an exam?” in the "
+        "population sampled could be anywhere from 42% to 95% (95% confidence)."
+    ) in html
     assert "an interval wider than 50 percentage points (± 25)" in html
 
 
@@ -288,7 +302,9 @@ def test_breakdown_by_a_plain_question(app, auth):
 def test_close_and_reopen_from_the_admin_page(app, auth, respondent):
     auth.login()
     token = auth.csrf_token("/admin/")
-    assert auth.client.post("/admin/surveys/quiz/state", data={"csrf_token": token, "state": "closed"}).status_code == 302
+    assert (
+        auth.client.post("/admin/surveys/quiz/state", data={"csrf_token": token, "state": "closed"}).status_code == 302
+    )
     assert auth.client.get("/s/quiz").status_code == 410
     assert auth.client.get("/admin/surveys/quiz").status_code == 200  # results stay readable
     auth.client.post("/admin/surveys/quiz/state", data={"csrf_token": token, "state": "open"})
@@ -303,12 +319,17 @@ def test_below_the_floor_the_page_shows_a_one_sided_bound_not_a_zero_interval(ap
     auth.login()
     html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     bound = outside_design(38, 200).bound
-    assert ("Fewer yes answers to “Have you ever cheated on an exam?” (19%) than the coins alone produce (25%): "
-            f"the share of true ones is at most {round(bound * 100)}% (one-sided 95% bound).") in html
+    assert (
+        "Fewer yes answers to “Have you ever cheated on an exam?” (19%) than the coins alone produce (25%): "
+        f"the share of true ones is at most {round(bound * 100)}% (one-sided 95% bound)."
+    ) in html
     assert f"≤ {100 * bound:.1f}%" in html and "below the design&#39;s floor" in html
     assert "About 0%" not in html
-    row = next(r for r in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
-               if r["question"] == "cheated")
+    row = next(
+        r
+        for r in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
+        if r["question"] == "cheated"
+    )
     assert row["outside_design"] == "below" and row["one_sided_bound"] == pytest.approx(bound, rel=1e-12)
 
 
@@ -325,8 +346,10 @@ def test_answers_under_an_older_design_raise_the_epsilon_shown(app, auth, survey
     from tests.conftest import QUIZ_YAML
 
     path = surveys_dir / "quiz.yaml"
-    old = QUIZ_YAML.replace("    label: Have you ever cheated on an exam?\n",
-                            "    label: Have you ever cheated on an exam?\n    design: {t: 4/5, a: 1/10, b: 1/10}\n")
+    old = QUIZ_YAML.replace(
+        "    label: Have you ever cheated on an exam?\n",
+        "    label: Have you ever cheated on an exam?\n    design: {t: 4/5, a: 1/10, b: 1/10}\n",
+    )
     path.write_text(old)
     add_responses(app, many(3, 2))  # cheated under ln 9
     path.write_text(QUIZ_YAML.replace("version: 1", "version: 2"))  # back to two coins: ln 3
@@ -350,8 +373,9 @@ def test_a_select_one_with_a_six_decimal_t_loads_and_every_page_and_export_works
     for path in PAGES + EXPORTS:
         response = auth.client.get(path)
         assert response.status_code == 200, (path, response.get_data(as_text=True)[:300])
-    rows = [r for r in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
-            if r["question"] == "ai_use"]
+    rows = [
+        r for r in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"] if r["question"] == "ai_use"
+    ]
     assert len(rows) == 4 and all(r["ci_low"] is not None and r["error"] == "" for r in rows)
 
 

@@ -77,8 +77,13 @@ def test_new_survey_file_is_picked_up_without_restart(client, surveys_dir):
 
 def test_request_log_loses_address_and_time():
     record = logging.LogRecord(
-        "werkzeug", logging.INFO, __file__, 1,
-        '203.0.113.9 - - [22/Nov/2026 11:00:00] "%s" %s %s', ("POST /s/quiz HTTP/1.1", "200", "-"), None,
+        "werkzeug",
+        logging.INFO,
+        __file__,
+        1,
+        '203.0.113.9 - - [22/Nov/2026 11:00:00] "%s" %s %s',
+        ("POST /s/quiz HTTP/1.1", "200", "-"),
+        None,
     )
     RedactClientAddress().filter(record)
     message = record.getMessage()
@@ -109,8 +114,10 @@ def test_submissions_are_rate_limited_per_address(app, respondent, db):
     app.config["RATELIMIT_SUBMISSIONS"] = "3/600"
     from tests.conftest import Respondent
 
-    statuses = [Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "once", "year": "first"}).status_code
-                for _ in range(4)]
+    statuses = [
+        Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "once", "year": "first"}).status_code
+        for _ in range(4)
+    ]
     assert statuses == [200, 200, 200, 429]
     assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
 
@@ -120,7 +127,10 @@ def test_rate_limit_can_be_switched_off(app):
     from tests.conftest import Respondent
 
     for _ in range(3):
-        assert Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "once", "year": "first"}).status_code == 200
+        assert (
+            Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "once", "year": "first"}).status_code
+            == 200
+        )
 
 
 def test_sign_ins_are_rate_limited_per_address(app, auth):
@@ -141,8 +151,14 @@ def test_rate_limit_file_holds_no_address(app, respondent):
 
 def trusted_app(monkeypatch, tmp_path, surveys_dir, value: str):
     monkeypatch.setenv("FLASK_TRUSTED_HOSTS", value)
-    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "hosts.sqlite3"),
-                       "SURVEYS_DIR": str(surveys_dir), "SECRET_KEY": "x"})
+    return create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "hosts.sqlite3"),
+            "SURVEYS_DIR": str(surveys_dir),
+            "SECRET_KEY": "x",
+        }
+    )
 
 
 @pytest.mark.parametrize("value", ["survey.example, localhost", '["survey.example", "localhost"]'])

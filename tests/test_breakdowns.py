@@ -17,8 +17,8 @@ from numpy.testing import assert_allclose
 import analysis
 from storage import queries, responses
 from surveys import breakdowns
-from surveys.schema import parse_survey
 from surveys.design_contract import question_design_key
+from surveys.schema import parse_survey
 from surveys.submission import noisy_response
 from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
 from tests.conftest import make_survey
@@ -194,12 +194,15 @@ def test_group_differences_compare_the_first_two_groups_with_answers(survey, gro
     assert differences[0].first is breakdown.group("arts")
 
 
-@pytest.mark.parametrize(("first", "second", "pairs"), [
-    ("law", "arts", [("cheated", "law", "arts")]),
-    ("arts", "science", []),  # science has no answers
-    ("arts", "history", []),  # not a group
-    ("law", None, [("cheated", "arts", "law")]),  # both or neither: the default pair
-])
+@pytest.mark.parametrize(
+    ("first", "second", "pairs"),
+    [
+        ("law", "arts", [("cheated", "law", "arts")]),
+        ("arts", "science", []),  # science has no answers
+        ("arts", "history", []),  # not a group
+        ("law", None, [("cheated", "arts", "law")]),  # both or neither: the default pair
+    ],
+)
 def test_group_differences_compare_the_two_groups_named(survey, grouped, first, second, pairs):
     breakdown = breakdowns.compute_breakdown(survey, "dept", grouped)
     differences = breakdowns.group_differences(breakdown, 0.95, first, second)

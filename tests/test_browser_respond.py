@@ -45,8 +45,11 @@ def posted_answers(request, app, prefix: str = "rr-") -> dict[str, str | None]:
     from web.forms import parse_wire_value
 
     survey = app_survey(app)
-    return {name[len(prefix):]: parse_wire_value(survey.question(name[len(prefix):]), value)
-            for name, value in posted_fields(request) if name.startswith(prefix)}
+    return {
+        name[len(prefix) :]: parse_wire_value(survey.question(name[len(prefix) :]), value)
+        for name, value in posted_fields(request)
+        if name.startswith(prefix)
+    }
 
 
 def stored_answers(app) -> list[dict]:
@@ -329,8 +332,14 @@ def shipped_server(tmp_path):
 
     from app import ROOT, create_app
 
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "shipped.sqlite3"),
-                      "SURVEYS_DIR": str(ROOT / "survey_files"), "SECRET_KEY": "shipped"})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "shipped.sqlite3"),
+            "SURVEYS_DIR": str(ROOT / "survey_files"),
+            "SECRET_KEY": "shipped",
+        }
+    )
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -397,7 +406,8 @@ def test_a_retake_is_told_that_the_earlier_randomized_answers_were_sent_again(pa
     assert "sent the randomized answers it drew then" in page.locator("#resent-note").inner_text()
     assert len(request.post_data) == len(first_request.post_data)  # nothing added to the request
     assert sorted(name for name, _ in posted_fields(request)) == sorted(
-        ["csrf_token", "submission_key", "randomized_on", "rr-cheated", "rr-lied", "rr-ai_use", "rr-year"])
+        ["csrf_token", "submission_key", "randomized_on", "rr-cheated", "rr-lied", "rr-ai_use", "rr-year"]
+    )
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
@@ -406,8 +416,9 @@ def test_screenshots_of_the_form_and_the_thank_you_page(browser, shipped_server,
     ARTIFACTS.mkdir(exist_ok=True)
     mode = "js" if javascript else "no-js"
     for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
-        context = browser.new_context(viewport=viewport, java_script_enabled=javascript,
-                                      is_mobile=name == "phone", has_touch=name == "phone")
+        context = browser.new_context(
+            viewport=viewport, java_script_enabled=javascript, is_mobile=name == "phone", has_touch=name == "phone"
+        )
         page = context.new_page()
         page.goto(f"{shipped_server}/s/exam-integrity")
         path = ARTIFACTS / f"respond-form-{name}-{mode}.png"

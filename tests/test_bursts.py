@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from scipy import stats
-
-from collections import Counter
-from typing import NamedTuple
 
 from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
 

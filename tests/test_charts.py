@@ -9,8 +9,8 @@ import yaml
 from markupsafe import Markup
 
 from surveys import results
-from surveys.schema import parse_survey
 from surveys.design_contract import question_design_key
+from surveys.schema import parse_survey
 from web import charts
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -149,9 +149,13 @@ def test_files_the_app_creates_are_private(tmp_path, surveys_dir, umask_022, mon
     monkeypatch.setattr(app_module, "ROOT", tmp_path)  # the instance folder (secret_key) under tmp_path
     data = tmp_path / "data"
     data.mkdir()
-    application = app_module.create_app({
-        "TESTING": True, "DATABASE": str(data / "answers.sqlite3"), "SURVEYS_DIR": str(surveys_dir),
-    })
+    application = app_module.create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(data / "answers.sqlite3"),
+            "SURVEYS_DIR": str(surveys_dir),
+        }
+    )
     keep_open = connection.connect(data / "answers.sqlite3")  # so the -wal and -shm files stay to be seen
     respondent = Respondent(application.test_client())
     assert respondent.submit({"cheated": "yes", "ai_use": "never", "year": "first"}).status_code == 200
@@ -161,8 +165,13 @@ def test_files_the_app_creates_are_private(tmp_path, surveys_dir, umask_022, mon
     result = application.test_cli_runner().invoke(args=["backup", str(data / "backup.sqlite3")])
     assert result.exit_code == 0, result.output
     files = [
-        *(data / f"{stem}.sqlite3{suffix}" for stem in ("answers", "answers-ratelimit") for suffix in ("", "-wal", "-shm")),
-        data / "backup.sqlite3", tmp_path / "instance" / "secret_key",
+        *(
+            data / f"{stem}.sqlite3{suffix}"
+            for stem in ("answers", "answers-ratelimit")
+            for suffix in ("", "-wal", "-shm")
+        ),
+        data / "backup.sqlite3",
+        tmp_path / "instance" / "secret_key",
     ]
     modes = {str(path.relative_to(tmp_path)): os.stat(path).st_mode & 0o777 for path in files}
     assert modes == dict.fromkeys(modes, 0o600)

@@ -86,7 +86,7 @@ def _grid_rng(name: str, n: int, pi: float) -> np.random.Generator:
     return _rng(list(DESIGNS).index(name), n, round(pi * 1000))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _interval_table(name: str, n: int, method: str) -> tuple[np.ndarray, np.ndarray]:
     """Interval bounds for every possible yes count 0..n, through the public API."""
     t, a, b = DESIGNS[name]
@@ -94,7 +94,7 @@ def _interval_table(name: str, n: int, method: str) -> tuple[np.ndarray, np.ndar
     return np.array([ci.low for ci in bounds]), np.array([ci.high for ci in bounds])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _raw_table(name: str, n: int) -> np.ndarray:
     t, a, b = DESIGNS[name]
     return np.array([estimate_proportion(y, n, t, a, b).estimate_raw for y in range(n + 1)])
@@ -157,7 +157,7 @@ def test_individual_coins_give_lambda_a_plus_t_pi():
     # of reported yeses must be a + t pi within 4 binomial standard errors.
     rng = _rng(99)
     size = 400_000
-    for t, a, b in DESIGNS.values():
+    for t, a, _b in DESIGNS.values():
         for pi in PIS:
             truth = rng.random(size) < pi
             u = rng.random(size)

@@ -95,11 +95,15 @@ def test_nothing_randomized():
         pytest.param({"closes": date(2025, 3, 31)}, date(2025, 3, 31), "open", id="closing day"),
         pytest.param({"closes": date(2025, 3, 31)}, date(2025, 4, 1), "closed", id="after closes"),
         pytest.param(
-            {"opens": date(2025, 3, 1), "closes": date(2025, 3, 31)}, date(2025, 3, 15), "open",
+            {"opens": date(2025, 3, 1), "closes": date(2025, 3, 31)},
+            date(2025, 3, 15),
+            "open",
             id="between",
         ),
         pytest.param(
-            {"opens": date(2025, 3, 1), "closed": True}, date(2025, 2, 1), "closed",
+            {"opens": date(2025, 3, 1), "closed": True},
+            date(2025, 2, 1),
+            "closed",
             id="closed flag wins over not yet open",
         ),
     ],
@@ -130,13 +134,9 @@ def test_design_fingerprint_ignores_wording():
     "changed",
     [
         pytest.param(yes_no("cheated", DIE), id="design of a yes/no"),
-        pytest.param(
-            select_one("ai_use", design=MultipleChoiceDesign(4, Fraction(2, 3))), id="t of a select_one"
-        ),
+        pytest.param(select_one("ai_use", design=MultipleChoiceDesign(4, Fraction(2, 3))), id="t of a select_one"),
         pytest.param(select_one("ai_use"), id="randomization turned off"),
-        pytest.param(
-            select_one("year", YEARS[:3] + (Choice("fifth", "Fifth"),)), id="a choice name"
-        ),
+        pytest.param(select_one("year", YEARS[:3] + (Choice("fifth", "Fifth"),)), id="a choice name"),
     ],
 )
 def test_design_fingerprint_changes_with_design_or_choices(changed):

@@ -59,7 +59,7 @@ def test_too_fine_a_probability_says_how_to_write_it():
 
 
 def test_two_coin():
-    assert TWO_COIN == ForcedResponseDesign("1/2", "1/4", "1/4")
+    assert ForcedResponseDesign("1/2", "1/4", "1/4") == TWO_COIN
     assert TWO_COIN.floats() == (0.5, 0.25, 0.25)
     assert TWO_COIN.kind == "forced_response"
     # Dwork and Roth: epsilon = ln((t+a)/a) = ln(.75/.25) = ln 3.
@@ -199,7 +199,7 @@ def test_design_error_names_the_field(build, field):
     [(4, "1/2", "1/8", "3/8"), (2, "1/2", "1/4", "1/4"), (3, "3/5", "2/15", "4/15"), (5, 1, 0, 0)],
 )
 def test_option_marginal_is_the_forced_response_design_of_one_option(k, t, a, b):
-    """"Is it this option?": truthful with t, forced yes with (1 - t)/k, forced no with the rest."""
+    """ "Is it this option?": truthful with t, forced yes with (1 - t)/k, forced no with the rest."""
     design = MultipleChoiceDesign(k, t)
     marginal = design.option_marginal()
     assert marginal == ForcedResponseDesign(t, a, b)

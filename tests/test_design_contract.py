@@ -9,6 +9,7 @@ import re
 import pytest
 
 from analysis.design import MultipleChoiceDesign
+from app import ROOT
 from storage import queries
 from surveys import design_contract, schema
 from surveys.design_contract import (
@@ -20,7 +21,6 @@ from surveys.design_contract import (
     question_design_key,
     record_design_keys,
 )
-from app import ROOT
 from tests.conftest import QUIZ_YAML, make_survey
 
 
@@ -58,12 +58,15 @@ def test_tallies_of_another_type_or_with_unknown_answers_are_ignored_and_flagged
     question = make_survey(QUIZ_YAML).question("ai_use")
     current = question_design_key(question)
     yes_no = question_design_key(make_survey(QUIZ_YAML).question("cheated"))
-    fewer = question_design_key(dataclasses.replace(
-        question, choices=question.choices[:2], design=MultipleChoiceDesign(2, question.design.t)))
+    fewer = question_design_key(
+        dataclasses.replace(question, choices=question.choices[:2], design=MultipleChoiceDesign(2, question.design.t))
+    )
     usable, ignored = compatible_tallies(question, {yes_no: {"yes": 3}, fewer: {"never": 1}, current: {"once": 2}})
     assert [tally.key for tally in usable] == [current, fewer] and ignored
     assert compatible_tallies(question, {current: {"once": 2}}) == (
-        [design_contract.StoredTally(current, question.choice_names, question.design, {"once": 2})], False)
+        [design_contract.StoredTally(current, question.choice_names, question.design, {"once": 2})],
+        False,
+    )
 
 
 @pytest.mark.parametrize("name", ["year", "q1", "a_b", "x" * 63, "Year", "1q", "_q", "q-1", "q.r", "x" * 64, "", "é"])

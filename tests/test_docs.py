@@ -20,7 +20,8 @@ def command_paths(group, prefix=()):
 
 
 OWN_COMMANDS = sorted(
-    path for path in command_paths(create_app({"TESTING": True, "SECRET_KEY": "x"}).cli)
+    path
+    for path in command_paths(create_app({"TESTING": True, "SECRET_KEY": "x"}).cli)
     if path.split()[0] not in {"run", "shell", "routes"}
 )
 
@@ -81,10 +82,16 @@ def layout_section() -> str:
     return README.split("## Layout", 1)[1].split("\n## ", 1)[0]
 
 
-@pytest.mark.parametrize("module", sorted(
-    f"{path.parent.name}/{path.name}" for package in PACKAGES for path in (ROOT / package).glob("*.py")
-    if path.name != "__init__.py"
-) + sorted(path.name for path in ROOT.glob("*.py")))
+@pytest.mark.parametrize(
+    "module",
+    sorted(
+        f"{path.parent.name}/{path.name}"
+        for package in PACKAGES
+        for path in (ROOT / package).glob("*.py")
+        if path.name != "__init__.py"
+    )
+    + sorted(path.name for path in ROOT.glob("*.py")),
+)
 def test_the_readme_layout_names_every_module(module):
     """A newcomer reading the layout table finds every module there, by its folder's row or by name."""
     folder, _, name = module.rpartition("/")

@@ -102,9 +102,7 @@ def test_zero_forced_yes_gives_zero_standard_error_at_zero():
 def test_confidence_interval_method_delegates():
     e = estimate_proportion(41, 100, *ASYMMETRIC)
     for method in ("wilson", "clopper-pearson", "wald"):
-        assert e.confidence_interval(0.9, method) == confidence_interval(
-            41, 100, *ASYMMETRIC, 0.9, method
-        )
+        assert e.confidence_interval(0.9, method) == confidence_interval(41, 100, *ASYMMETRIC, 0.9, method)
     default = e.confidence_interval()
     assert isinstance(default, ConfidenceInterval)
     assert (default.method, default.confidence_level) == ("wilson", 0.95)
@@ -118,9 +116,7 @@ def test_estimate_is_frozen():
 
 def test_float_design_from_fractions_and_exact_equivalent():
     # 2/3 as a float is read as the fraction 2/3; the design module's strings work too.
-    assert estimate_proportion(50, 150, 2 / 3, 1 / 6, 1 / 6) == estimate_proportion(
-        50, 150, "2/3", "1/6", "1/6"
-    )
+    assert estimate_proportion(50, 150, 2 / 3, 1 / 6, 1 / 6) == estimate_proportion(50, 150, "2/3", "1/6", "1/6")
 
 
 @pytest.mark.parametrize(
@@ -152,11 +148,11 @@ def test_bad_arguments_raise_naming_the_value(kwargs, shown):
 
 def _joint_mle(parts):
     """The maximiser of the joint binomial log-likelihood, found by scipy (independent of pool_estimates)."""
+
     def minus_log_likelihood(pi):
         return -sum(stats.binom.logpmf(y, n, a + t * pi) for y, n, t, a in parts)
 
-    found = optimize.minimize_scalar(minus_log_likelihood, bounds=(0, 1), method="bounded",
-                                     options={"xatol": 1e-12})
+    found = optimize.minimize_scalar(minus_log_likelihood, bounds=(0, 1), method="bounded", options={"xatol": 1e-12})
     return found.x
 
 
@@ -200,8 +196,9 @@ def test_pool_averages_raw_not_clipped_estimates():
 
 def _score_root(raws, variance):
     """The root of sum_i (raw_i - pi) / variance(i, pi), by scipy's brentq."""
-    return optimize.brentq(lambda pi: sum((raw - pi) / variance(i, pi) for i, raw in enumerate(raws)),
-                           min(raws), max(raws), xtol=1e-15)
+    return optimize.brentq(
+        lambda pi: sum((raw - pi) / variance(i, pi) for i, raw in enumerate(raws)), min(raws), max(raws), xtol=1e-15
+    )
 
 
 def test_pool_zero_standard_error_falls_back():

@@ -62,9 +62,13 @@ def test_estimate_rows_have_the_fixed_columns(survey_results):
     rows = export.estimate_rows(survey_results)
     # cheated, lied, and four options of ai_use; dept (plain) has no estimate.
     assert [(r["question"], r["option"]) for r in rows] == [
-        ("cheated", ""), ("lied", ""), ("ai_use", "never"), ("ai_use", "once"),
-        ("ai_use", "sometimes"), ("ai_use", "often"),
-    ]  # fmt: skip
+        ("cheated", ""),
+        ("lied", ""),
+        ("ai_use", "never"),
+        ("ai_use", "once"),
+        ("ai_use", "sometimes"),
+        ("ai_use", "often"),
+    ]
     assert all(tuple(row) == export.ESTIMATE_COLUMNS for row in rows)
 
 
@@ -72,14 +76,33 @@ def test_yes_no_row_values(survey_results):
     row = export.estimate_rows(survey_results)[0]
     result = survey_results.question("cheated")
     assert row == {
-        "question": "cheated", "label": "Have you ever cheated on an exam?", "option": "",
-        "design": "two coins (t=1/2, a=1/4, b=1/4)", "t": 0.5, "a": 0.25, "b": 0.25, "k": None,
-        "n": 100, "yes_count": 40, "observed_rate": 0.4, "estimate_raw": result.estimate_raw,
-        "estimate_clipped": result.estimate, "std_err": result.std_err, "ci_low": result.ci.low,
-        "ci_high": result.ci.high, "ci_method": "wilson", "confidence_level": 0.95,
-        "outside_design": "", "one_sided_bound": None, "outside_design_p_value": None,
-        "epsilon": result.epsilon, "flags": "", "error": "", "excluded_days": "", "excluded_responses": 0,
-    }  # fmt: skip
+        "question": "cheated",
+        "label": "Have you ever cheated on an exam?",
+        "option": "",
+        "design": "two coins (t=1/2, a=1/4, b=1/4)",
+        "t": 0.5,
+        "a": 0.25,
+        "b": 0.25,
+        "k": None,
+        "n": 100,
+        "yes_count": 40,
+        "observed_rate": 0.4,
+        "estimate_raw": result.estimate_raw,
+        "estimate_clipped": result.estimate,
+        "std_err": result.std_err,
+        "ci_low": result.ci.low,
+        "ci_high": result.ci.high,
+        "ci_method": "wilson",
+        "confidence_level": 0.95,
+        "outside_design": "",
+        "one_sided_bound": None,
+        "outside_design_p_value": None,
+        "epsilon": result.epsilon,
+        "flags": "",
+        "error": "",
+        "excluded_days": "",
+        "excluded_responses": 0,
+    }
 
 
 def test_pooled_row_has_no_design_parameters(survey_results):
@@ -135,7 +158,7 @@ def is_number(cell: str) -> bool:
     return True
 
 
-FORMULA_LABELS = {"cheated": "=HYPERLINK(\"http://x\")", "lied": "+1+1", "ai_use": "-2+3"}
+FORMULA_LABELS = {"cheated": '=HYPERLINK("http://x")', "lied": "+1+1", "ai_use": "-2+3"}
 
 
 def test_csv_text_cells_that_start_a_formula_are_quoted_numbers_stay_numbers(survey_results):
@@ -144,9 +167,13 @@ def test_csv_text_cells_that_start_a_formula_are_quoted_numbers_stay_numbers(sur
         labels["cheated"] = first + "cmd|' /C calc'!A0"
         survey = survey_results.survey
         questions = tuple(dataclasses.replace(q, label=labels.get(q.name, q.label)) for q in survey.questions)
-        changed = dataclasses.replace(survey_results, survey=dataclasses.replace(survey, questions=questions),
-                                      questions=tuple(dataclasses.replace(r, question=questions[i])
-                                                      for i, r in enumerate(survey_results.questions)))
+        changed = dataclasses.replace(
+            survey_results,
+            survey=dataclasses.replace(survey, questions=questions),
+            questions=tuple(
+                dataclasses.replace(r, question=questions[i]) for i, r in enumerate(survey_results.questions)
+            ),
+        )
         rows = list(csv.DictReader(io.StringIO(export.estimates_csv(changed), newline="")))
         by_question = {row["question"]: row for row in rows}
         assert by_question["cheated"]["label"] == "'" + labels["cheated"]
@@ -168,15 +195,27 @@ def test_responses_csv_cells_cannot_start_a_formula_choice_names_are_refused(nam
 def test_json_document(survey_results):
     document = export.estimates_json(survey_results, "2026-11-22T10:00:00Z")
     assert set(document) == {
-        "survey_id", "title", "version", "response_count", "excluded", "epsilon_per_respondent",
-        "epsilon_per_respondent_answered", "confidence_level", "method", "exported_at", "rows",
-    }  # fmt: skip
+        "survey_id",
+        "title",
+        "version",
+        "response_count",
+        "excluded",
+        "epsilon_per_respondent",
+        "epsilon_per_respondent_answered",
+        "confidence_level",
+        "method",
+        "exported_at",
+        "rows",
+    }
     assert (document["survey_id"], document["title"], document["version"]) == ("quiz", "Test quiz", 1)
     epsilon = survey_results.survey.epsilon
     assert document["epsilon_per_respondent"] == {
-        "basic": epsilon.basic, "advanced": epsilon.advanced, "delta": epsilon.delta,
-        "best": epsilon.basic, "best_bound": "basic",  # ln 3 + 2 ln 5 = 4.32 < advanced 28.4
-    }  # fmt: skip
+        "basic": epsilon.basic,
+        "advanced": epsilon.advanced,
+        "delta": epsilon.delta,
+        "best": epsilon.basic,
+        "best_bound": "basic",  # ln 3 + 2 ln 5 = 4.32 < advanced 28.4
+    }
     answered = survey_results.answered_epsilon
     assert document["epsilon_per_respondent_answered"]["best"] == answered.best
     assert document["rows"] == export.estimate_rows(survey_results)
@@ -212,12 +251,18 @@ def test_responses_csv_header_rows_and_values(db, survey):
         responses.store_response(db, noisy_response(survey, noisy, "server"), f"key-{index:04d}", "2026-11-21")
     text = "".join(gather.responses_csv(db, survey))
     header, *rows = list(csv.reader(io.StringIO(text)))
-    assert header == ["response_id", "survey_version", "design_id", "randomized_on", "day",
-                      "cheated", "lied", "ai_use", "dept"]  # fmt: skip
-    stored = {
-        row[0]: json.loads(row[1])
-        for row in db.execute("SELECT id, answers FROM responses").fetchall()
-    }
+    assert header == [
+        "response_id",
+        "survey_version",
+        "design_id",
+        "randomized_on",
+        "day",
+        "cheated",
+        "lied",
+        "ai_use",
+        "dept",
+    ]
+    stored = {row[0]: json.loads(row[1]) for row in db.execute("SELECT id, answers FROM responses").fetchall()}
     assert len(rows) == 3
     assert [row[0] for row in rows] == sorted(stored)  # ordered by the random id
     for row in rows:
@@ -240,15 +285,19 @@ def test_responses_csv_streams_in_constant_memory(db, survey):
     )
     variants = [
         json.dumps({"cheated": c, "lied": "no", "ai_use": a, "dept": d})
-        for c in ("yes", "no") for a in ("never", "sometimes") for d in ("arts", "science", "law")
-    ]  # fmt: skip
+        for c in ("yes", "no")
+        for a in ("never", "sometimes")
+        for d in ("arts", "science", "law")
+    ]
     with connection.immediate_transaction(db):
         db.conn.executemany(
             "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers)"
             " VALUES (?, 'quiz', 1, ?, 'device', '2026-11-21', ?)",
             # Random ids, inserted in key order (faster), as the table keeps them anyway.
-            ((row_id, fingerprint, variants[i % len(variants)])
-             for i, row_id in enumerate(sorted(secrets.token_hex(16) for _ in range(count)))),
+            (
+                (row_id, fingerprint, variants[i % len(variants)])
+                for i, row_id in enumerate(sorted(secrets.token_hex(16) for _ in range(count)))
+            ),
         )
     tracemalloc.start()
     try:
@@ -288,9 +337,15 @@ def test_codebook_describes_every_column_and_every_stored_design(db, survey):
     assert cheated["randomized"] is True and cheated["type"] == "yes_no"
     assert cheated["choices"] == [{"name": "yes", "label": "Yes"}, {"name": "no", "label": "No"}]
     assert cheated["design"] == {
-        "kind": "forced_response", "label": "forced response (t=2/3, a=1/6, b=1/6)",
-        "t": "2/3", "a": "1/6", "b": "1/6", "t_float": 2 / 3, "a_float": 1 / 6, "b_float": 1 / 6,
-    }  # fmt: skip
+        "kind": "forced_response",
+        "label": "forced response (t=2/3, a=1/6, b=1/6)",
+        "t": "2/3",
+        "a": "1/6",
+        "b": "1/6",
+        "t_float": 2 / 3,
+        "a_float": 1 / 6,
+        "b_float": 1 / 6,
+    }
     stored = {d["design_id"]: d for d in cheated["stored_designs"]}
     assert set(stored) == {survey.design_fingerprint(), survey2.design_fingerprint()}
     old = stored[survey.design_fingerprint()]
@@ -307,7 +362,7 @@ def test_codebook_notes_give_the_estimator_and_the_rreg_call(db, survey):
     # model takes p = (P(forced to category 0 = no), P(forced to category 1 = yes)).
     assert 'model = "FR", p = c(0.1, 0.2)' in notes["lied"]
     assert "pi_hat = (mean(y) - a) / t = (mean(y) - 0.2) / 0.7" in notes["lied"]
-    assert 'p = c(0.125, 0.125, 0.125, 0.125)' in notes["ai_use"]
+    assert "p = c(0.125, 0.125, 0.125, 0.125)" in notes["ai_use"]
     assert notes["dept"].startswith("Not randomized")
     ai_use = book["columns"][7]
     assert ai_use["design"]["k"] == 4 and ai_use["design"]["forced_share"] == "1/8"
@@ -319,16 +374,30 @@ def test_responses_csv_mixes_ready_lines_with_older_rows(db, survey):
     """Current-design rows come as SQLite-built lines; rows of an older design (other
     columns) and rows stored before answer lines existed come through csv; every row
     appears once, with the same values either way."""
-    older = make_survey(version=2, questions=[
-        {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
-        {"name": "ai_use", "type": "select_one", "label": "AI?", "choices": ["never", "once", "sometimes", "often"]},
-    ])
-    responses.store_response(db, noisy_response(survey, {"cheated": "yes", "ai_use": "once", "dept": "law"}, "device"),
-                           "key-current-1", "2026-11-21")
-    responses.store_response(db, noisy_response(older, {"cheated": "no", "ai_use": "often"}, "server"),
-                           "key-older-01", "2026-11-20")
-    responses.store_response(db, noisy_response(survey, {"cheated": "no", "ai_use": "never"}, "device"),
-                           "key-current-2", "2026-11-21")
+    older = make_survey(
+        version=2,
+        questions=[
+            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+            {
+                "name": "ai_use",
+                "type": "select_one",
+                "label": "AI?",
+                "choices": ["never", "once", "sometimes", "often"],
+            },
+        ],
+    )
+    responses.store_response(
+        db,
+        noisy_response(survey, {"cheated": "yes", "ai_use": "once", "dept": "law"}, "device"),
+        "key-current-1",
+        "2026-11-21",
+    )
+    responses.store_response(
+        db, noisy_response(older, {"cheated": "no", "ai_use": "often"}, "server"), "key-older-01", "2026-11-20"
+    )
+    responses.store_response(
+        db, noisy_response(survey, {"cheated": "no", "ai_use": "never"}, "device"), "key-current-2", "2026-11-21"
+    )
     db.execute("UPDATE responses SET answer_line = NULL WHERE answers LIKE '%never%'")  # as before m003
     text = "".join(gather.responses_csv(db, survey))
     header, *rows = list(csv.reader(io.StringIO(text)))
@@ -342,4 +411,6 @@ def test_responses_csv_mixes_ready_lines_with_older_rows(db, survey):
 def test_answer_line_is_refused_for_values_that_need_quoting():
     response = submission.NoisyResponse("s", 1, "d", "{}", {"q": 'a,"b'}, {"q": "k"}, "device", ("q",))
     assert response.answer_line() is None
-    assert submission.NoisyResponse("s", 1, "d", "{}", {"q": "x"}, {"q": "k"}, "device", ("q", "r")).answer_line() == "x,"
+    assert (
+        submission.NoisyResponse("s", 1, "d", "{}", {"q": "x"}, {"q": "k"}, "device", ("q", "r")).answer_line() == "x,"
+    )

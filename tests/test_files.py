@@ -31,12 +31,14 @@ def write(folder, name, text):
 
 # -- reading files ----------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
         pytest.param("id: exam\ntitle: Exam\n  version: [1\n", "invalid YAML at line 3", id="syntax error"),
-        pytest.param("questions:\n  - name: a\n    name: b\n", "line 3, column 5: found the key 'name' twice",
-                     id="duplicate key"),
+        pytest.param(
+            "questions:\n  - name: a\n    name: b\n", "line 3, column 5: found the key 'name' twice", id="duplicate key"
+        ),
         pytest.param("id: exam\nopens: 2025-02-30\n", "line 2", id="impossible date"),
         pytest.param("- id: exam\n- title: Exam\n", "must be a mapping", id="top level a list"),
         pytest.param("just some text\n", "must be a mapping", id="top level a string"),
@@ -76,12 +78,12 @@ def test_yaml_file_errors_name_question_and_field(tmp_path):
     with pytest.raises(SurveyFileError) as raised:
         load_survey_file(path)
     assert [str(p) for p in raised.value.problems] == [
-        "exam.yaml: question 'cheated', field 'design.t': "
-        "t (probability of a truthful answer) must be > 0, got t=0"
+        "exam.yaml: question 'cheated', field 'design.t': t (probability of a truthful answer) must be > 0, got t=0"
     ]
 
 
 # -- the catalog ------------------------------------------------------------
+
 
 def test_broken_file_is_skipped_and_reported(tmp_path, caplog):
     write(tmp_path, "a-good.yaml", VALID_YAML)
@@ -146,6 +148,7 @@ def test_design_fingerprint_stable_across_loads_and_changes_with_design(tmp_path
 
 
 # -- the shipped example surveys --------------------------------------------
+
 
 def test_shipped_surveys_load_cleanly():
     catalog = load_catalog(SURVEY_FILES)

@@ -30,7 +30,7 @@ def posted_names_in(script: str) -> tuple[list[str], list[str]]:
 
 
 def test_control_fields_are_the_copied_ones_plus_randomized_on_and_sealed():
-    assert CONTROL_FIELDS == {"csrf_token", "submission_key", "invitation_code", "randomized_on", "sealed"}
+    assert {"csrf_token", "submission_key", "invitation_code", "randomized_on", "sealed"} == CONTROL_FIELDS
     assert set(COPIED_FIELDS) | {RANDOMIZED_ON, SEALED} == CONTROL_FIELDS
 
 

@@ -49,8 +49,12 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-QUESTIONS = {"cheated": ("yes", "no"), "lied": ("yes", "no"),
-             "ai_use": ("never", "once", "sometimes", "often"), "year": ("first", "second", "third", "fourth")}
+QUESTIONS = {
+    "cheated": ("yes", "no"),
+    "lied": ("yes", "no"),
+    "ai_use": ("never", "once", "sometimes", "often"),
+    "year": ("first", "second", "third", "fourth"),
+}
 QUIZ = make_survey(QUIZ_YAML)
 
 
@@ -65,8 +69,10 @@ def posted(prefix: str = "", **choices) -> list[tuple[str, str]]:
 
 
 #: The values the form can post for each question: its padded choices, and "No answer" for the optional one.
-WIRE = {name: [wire(name, c) for c in choices] + ([wire(name, None)] if name == "lied" else [])
-        for name, choices in QUESTIONS.items()}
+WIRE = {
+    name: [wire(name, c) for c in choices] + ([wire(name, None)] if name == "lied" else [])
+    for name, choices in QUESTIONS.items()
+}
 
 # --------------------------------------------------------------------------
 # An app, a dump of its database, the "refused with a message" check.
@@ -83,11 +89,17 @@ def fresh_app(**config):
         folder = Path(tmp, "surveys")
         folder.mkdir()
         (folder / "quiz.yaml").write_text(QUIZ_YAML)
-        app = create_app({
-            "TESTING": True, "DATABASE": str(Path(tmp, "test.sqlite3")), "SURVEYS_DIR": str(folder),
-            "SECRET_KEY": "fuzz-secret-key", "RATELIMIT_SUBMISSIONS": "1000000/600",
-            "RATELIMIT_SIGNINS": "1000000/600", **config,
-        })
+        app = create_app(
+            {
+                "TESTING": True,
+                "DATABASE": str(Path(tmp, "test.sqlite3")),
+                "SURVEYS_DIR": str(folder),
+                "SECRET_KEY": "fuzz-secret-key",
+                "RATELIMIT_SUBMISSIONS": "1000000/600",
+                "RATELIMIT_SIGNINS": "1000000/600",
+                **config,
+            }
+        )
         db = connection.connect(app.config["DATABASE"])
         accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
         db.close()
@@ -133,8 +145,11 @@ def assert_refused(response, before: dict, after: dict) -> None:
 def merged_slashes(response) -> bool:
     """Werkzeug's ``merge_slashes``: an id with a "/" at either end (sent as %2F) makes
     "//" in the path, answered with a 308 to the same path with one slash, on this site (a path)."""
-    return response.status_code == 308 and response.headers["Location"].startswith("/") and \
-        not urlsplit(response.headers["Location"]).netloc
+    return (
+        response.status_code == 308
+        and response.headers["Location"].startswith("/")
+        and not urlsplit(response.headers["Location"]).netloc
+    )
 
 
 def seed_responses(app, count: int = 8) -> None:
@@ -142,8 +157,12 @@ def seed_responses(app, count: int = 8) -> None:
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
     db = connection.connect(app.config["DATABASE"])
     for i in range(count):
-        answers = {"cheated": ("yes", "no", "no")[i % 3], "ai_use": QUESTIONS["ai_use"][i % 4],
-                   "year": ("first", "second")[i % 2], **({"lied": "no"} if i % 3 else {})}
+        answers = {
+            "cheated": ("yes", "no", "no")[i % 3],
+            "ai_use": QUESTIONS["ai_use"][i % 4],
+            "year": ("first", "second")[i % 2],
+            **({"lied": "no"} if i % 3 else {}),
+        }
         responses.store_response(db, noisy_response(survey, answers, "device"), f"fuzz-seed-{i:08d}", "2026-11-22")
     db.close()
 
@@ -152,24 +171,89 @@ def seed_responses(app, count: int = 8) -> None:
 # Strategies: odd text, odd keys, fields absent, once or repeated.
 
 ODD_STRINGS = [
-    "", " ", "\x00", "yes\x00", "\x00yes", "\u202eon\u202c", "\u200fno\u200e", "\u200b", "\ufeffyes", "\uffff",
-    "\t", "\n", "\u3000", "\u00a0", "\U0010ffff", "😀", "👩‍👩‍👧‍👦", "y\u0435s", "YES", "Yes", "yes ", " no", "ｏｆｔｅｎ", "ǅ", "ß",
-    "<script>alert(1)</script>", "\"'><img src=x>", "' OR 1=1 --", "%00", "%s%n%x", "{{7*7}}", "${x}",
-    "../../etc/passwd", "\\\\server\\share", "\r\nSet-Cookie: x=1", "nan", "inf", "-inf", "1e309", "-0",
-    "0x10", "9" * 400, "[]", "{}", "null", "true", "device", "server", "rr-cheated",
+    "",
+    " ",
+    "\x00",
+    "yes\x00",
+    "\x00yes",
+    "\u202eon\u202c",
+    "\u200fno\u200e",
+    "\u200b",
+    "\ufeffyes",
+    "\uffff",
+    "\t",
+    "\n",
+    "\u3000",
+    "\u00a0",
+    "\U0010ffff",
+    "😀",
+    "👩‍👩‍👧‍👦",
+    "y\u0435s",
+    "YES",
+    "Yes",
+    "yes ",
+    " no",
+    "ｏｆｔｅｎ",
+    "ǅ",
+    "ß",
+    "<script>alert(1)</script>",
+    "\"'><img src=x>",
+    "' OR 1=1 --",
+    "%00",
+    "%s%n%x",
+    "{{7*7}}",
+    "${x}",
+    "../../etc/passwd",
+    "\\\\server\\share",
+    "\r\nSet-Cookie: x=1",
+    "nan",
+    "inf",
+    "-inf",
+    "1e309",
+    "-0",
+    "0x10",
+    "9" * 400,
+    "[]",
+    "{}",
+    "null",
+    "true",
+    "device",
+    "server",
+    "rr-cheated",
 ]
 ODD_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",))
 short_text = st.one_of(st.sampled_from(ODD_STRINGS), st.text(ODD_CHARS, max_size=30))
 #: Long values by repetition, up to ~100 KB: the top end is over MAX_CONTENT_LENGTH (64 KiB).
-long_text = st.builds(lambda s, n: s * n, st.sampled_from(["a", "é", "😀", "\x00", "\u202e", "yes"]),
-                      st.sampled_from([1000, 5000, 20000, 25000]))
+long_text = st.builds(
+    lambda s, n: s * n,
+    st.sampled_from(["a", "é", "😀", "\x00", "\u202e", "yes"]),
+    st.sampled_from([1000, 5000, 20000, 25000]),
+)
 odd_text = st.one_of(short_text, short_text, short_text, long_text)
 #: In a URL, "long" stops at a few KB, as in front of any real server.
-url_text = st.one_of(short_text, short_text, short_text,
-                     st.builds(lambda s, n: s * n, st.sampled_from(["a", "é", "😀", "\x00"]), st.sampled_from([300, 2000])))
+url_text = st.one_of(
+    short_text,
+    short_text,
+    short_text,
+    st.builds(lambda s, n: s * n, st.sampled_from(["a", "é", "😀", "\x00"]), st.sampled_from([300, 2000])),
+)
 odd_key = st.one_of(
-    st.sampled_from(["salary", "rr-", "rr-rr-cheated", "RR-cheated", "cheated ", "csrf_token\x00",
-                     "a[]", "__proto__", "ai_use[]", "x" * 2000, "\x00", ""]),
+    st.sampled_from(
+        [
+            "salary",
+            "rr-",
+            "rr-rr-cheated",
+            "RR-cheated",
+            "cheated ",
+            "csrf_token\x00",
+            "a[]",
+            "__proto__",
+            "ai_use[]",
+            "x" * 2000,
+            "\x00",
+            "",
+        ]
+    ),
     st.text(ODD_CHARS, min_size=1, max_size=20),
 )
 
@@ -192,8 +276,10 @@ def mostly(usual, unusual) -> st.SearchStrategy:
 
 def csrf_field(valid: str = CSRF) -> st.SearchStrategy:
     """The session's token; sometimes missing, junk or sent twice."""
-    return mostly(st.just([("csrf_token", valid)]),
-                  st.sampled_from([[], [("csrf_token", valid)] * 2]) | field("csrf_token", short_text))
+    return mostly(
+        st.just([("csrf_token", valid)]),
+        st.sampled_from([[], [("csrf_token", valid)] * 2]) | field("csrf_token", short_text),
+    )
 
 
 def junk_fields(values: st.SearchStrategy = odd_text) -> st.SearchStrategy:
@@ -215,8 +301,10 @@ def submission_forms(draw) -> list[tuple[str, str]]:
         pairs += draw(field("sealed", st.sampled_from([SEALED, SEALED_TAMPERED]) | short_text))
     for name, choices in QUESTIONS.items():
         good = [(prefix + name, draw(st.sampled_from(WIRE[name])))]
-        bad = field(draw(st.sampled_from([prefix + name, name, "rr-" + name])),
-                    st.sampled_from(WIRE[name] + list(choices)) | odd_text)
+        bad = field(
+            draw(st.sampled_from([prefix + name, name, "rr-" + name])),
+            st.sampled_from(WIRE[name] + list(choices)) | odd_text,
+        )
         pairs += draw(mostly(st.just(good), bad))
     pairs += draw(junk_fields())
     pairs += draw(mostly(st.just([]), field("invitation_code", short_text)))
@@ -277,12 +365,23 @@ def test_submissions_are_stored_or_refused_with_a_message():
         @given(pairs=submission_forms())
         @example(pairs=[*CONTROLS, *VALID])
         @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first")])  # the optional one left out
-        @example(pairs=[*CONTROLS, ("randomized_on", "device"),
-                        *posted("rr-", cheated="yes", ai_use="often", year="first", lied="no")])
+        @example(
+            pairs=[
+                *CONTROLS,
+                ("randomized_on", "device"),
+                *posted("rr-", cheated="yes", ai_use="often", year="first", lied="no"),
+            ]
+        )
         @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED)])
         @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first"), ("lied", " ")])
-        @example(pairs=[*CONTROLS, ("randomized_on", "device"),
-                        *posted("rr-", cheated="no", ai_use="once", year="first"), ("rr-lied", "\u3000")])
+        @example(
+            pairs=[
+                *CONTROLS,
+                ("randomized_on", "device"),
+                *posted("rr-", cheated="no", ai_use="once", year="first"),
+                ("rr-lied", "\u3000"),
+            ]
+        )
         @example(pairs=[*CONTROLS, ("cheated", "no"), ("ai_use", "once"), ("year", "first"), ("lied", "")])  # unpadded
         @example(pairs=[*CONTROLS, *VALID, ("upload", FILE)])
         @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED_TAMPERED)])
@@ -292,8 +391,12 @@ def test_submissions_are_stored_or_refused_with_a_message():
         def check(pairs):
             client = app.test_client()
             controls = Respondent(client).open_form()
-            tokens = {CSRF: controls["csrf_token"], KEY: controls["submission_key"], **sealed,
-                      FILE: (io.BytesIO(b"yes"), "answers.txt")}
+            tokens = {
+                CSRF: controls["csrf_token"],
+                KEY: controls["submission_key"],
+                **sealed,
+                FILE: (io.BytesIO(b"yes"), "answers.txt"),
+            }
             before = dump(app)
             response = client.post("/s/quiz", data=resolve(pairs, tokens))
             after = dump(app)
@@ -316,15 +419,22 @@ def test_submissions_are_stored_or_refused_with_a_message():
 
 def test_raw_bodies_are_refused_with_a_message():
     content_types = [
-        "application/x-www-form-urlencoded", "multipart/form-data", "multipart/form-data; boundary=x",
-        "application/json", "text/plain", "", "application/x-www-form-urlencoded; charset=latin-1",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
+        "multipart/form-data; boundary=x",
+        "application/json",
+        "text/plain",
+        "",
+        "application/x-www-form-urlencoded; charset=latin-1",
     ]
     with fresh_app() as app:
         seen = Counter()
 
         @FUZZ
-        @given(body=st.binary(max_size=2000) | st.text(ODD_CHARS, max_size=300).map(str.encode),
-               content_type=st.sampled_from(content_types))
+        @given(
+            body=st.binary(max_size=2000) | st.text(ODD_CHARS, max_size=300).map(str.encode),
+            content_type=st.sampled_from(content_types),
+        )
         @example(body=b"csrf_token=%ff%fe&cheated=%00&cheated=yes", content_type=content_types[0])
         @example(body=b'{"cheated": "yes"}', content_type="application/json")
         def check(body, content_type):
@@ -344,9 +454,11 @@ def test_any_survey_id_or_query_string_is_answered_without_error():
         seen = Counter()
 
         @FUZZ
-        @given(survey_id=mostly(st.just("quiz"), url_text | st.sampled_from(["QUIZ", "quiz ", "quiz/x", "..", ""])),
-               query=st.lists(st.tuples(st.sampled_from(["code", "next"]) | odd_key, url_text), max_size=3),
-               method=st.sampled_from(["GET", "GET", "POST", "HEAD", "PUT"]))
+        @given(
+            survey_id=mostly(st.just("quiz"), url_text | st.sampled_from(["QUIZ", "quiz ", "quiz/x", "..", ""])),
+            query=st.lists(st.tuples(st.sampled_from(["code", "next"]) | odd_key, url_text), max_size=3),
+            method=st.sampled_from(["GET", "GET", "POST", "HEAD", "PUT"]),
+        )
         @example(survey_id="quiz", query=[("code", "<script>alert(1)</script>")], method="GET")
         @example(survey_id="\x00", query=[], method="GET")
         def check(survey_id, query, method):
@@ -373,8 +485,30 @@ def test_any_survey_id_or_query_string_is_answered_without_error():
 
 QUERY_VALUES = {
     "method": [*INTERVAL_METHODS, "", "WILSON", "agresti-coull", "wilson\x00"],
-    "level": ["0.8", "0.9", "0.95", "0.99", "0.5", "0.999999999", "1", "0", "-0.95", "nan", "inf", "-inf",
-              "1e-400", "1e400", "95%", "0,95", "٠.٩٥", " 0.95 ", "0.95e0", "0x1p-1", "", "9" * 400],
+    "level": [
+        "0.8",
+        "0.9",
+        "0.95",
+        "0.99",
+        "0.5",
+        "0.999999999",
+        "1",
+        "0",
+        "-0.95",
+        "nan",
+        "inf",
+        "-inf",
+        "1e-400",
+        "1e400",
+        "95%",
+        "0,95",
+        "٠.٩٥",
+        " 0.95 ",
+        "0.95e0",
+        "0x1p-1",
+        "",
+        "9" * 400,
+    ],
     "half_width": ["0.05", "0.01", "0.4999", "0.5", "0", "-0.05", "1e-300", "5e-324", "1e-12", "nan", "inf", ""],
     "by": ["year", "cheated", "ai_use", "lied", "", "nope", "year\x00"],
     "first": ["first", "second", "third", "none", "", "None"],
@@ -382,13 +516,22 @@ QUERY_VALUES = {
     "next": ["/admin/", "//evil.example", "https://evil.example/admin", "/admin\r\nX-Injected: 1"],
 }
 admin_query = st.lists(
-    mostly(st.sampled_from(sorted(QUERY_VALUES)).flatmap(
-        lambda key: st.tuples(st.just(key), mostly(st.sampled_from(QUERY_VALUES[key]), url_text))),
-           st.tuples(odd_key, url_text)),
+    mostly(
+        st.sampled_from(sorted(QUERY_VALUES)).flatmap(
+            lambda key: st.tuples(st.just(key), mostly(st.sampled_from(QUERY_VALUES[key]), url_text))
+        ),
+        st.tuples(odd_key, url_text),
+    ),
     max_size=5,
 )
-ADMIN_GETS = ["/admin/", "/admin/surveys/{}", "/admin/surveys/{}/estimates.json", "/admin/surveys/{}/estimates.csv",
-              "/admin/surveys/{}/responses.csv", "/admin/surveys/{}/codebook.json"]
+ADMIN_GETS = [
+    "/admin/",
+    "/admin/surveys/{}",
+    "/admin/surveys/{}/estimates.json",
+    "/admin/surveys/{}/estimates.csv",
+    "/admin/surveys/{}/responses.csv",
+    "/admin/surveys/{}/codebook.json",
+]
 
 
 def is_export(path: str) -> bool:
@@ -413,15 +556,27 @@ def test_admin_pages_and_exports_take_any_query_string():
         seen = Counter()
 
         @FUZZ
-        @given(template=st.sampled_from(ADMIN_GETS), survey_id=mostly(st.just("quiz"), url_text),
-               query=admin_query, admin=mostly(st.just(True), st.just(False)))
+        @given(
+            template=st.sampled_from(ADMIN_GETS),
+            survey_id=mostly(st.just("quiz"), url_text),
+            query=admin_query,
+            admin=mostly(st.just(True), st.just(False)),
+        )
         @example(template="/admin/surveys/{}", survey_id="quiz", query=[("half_width", "1e-300")], admin=True)
         @example(template="/admin/surveys/{}", survey_id="quiz", query=[("half_width", "5e-324")], admin=True)
         @example(template="/admin/surveys/{}", survey_id="quiz", query=[("level", "0.999999999")], admin=True)
-        @example(template="/admin/surveys/{}", survey_id="quiz",
-                 query=[("by", "year"), ("first", "first"), ("second", "first")], admin=True)
-        @example(template="/admin/surveys/{}/estimates.csv", survey_id="quiz",
-                 query=[("method", "wald"), ("level", "0.5")], admin=True)
+        @example(
+            template="/admin/surveys/{}",
+            survey_id="quiz",
+            query=[("by", "year"), ("first", "first"), ("second", "first")],
+            admin=True,
+        )
+        @example(
+            template="/admin/surveys/{}/estimates.csv",
+            survey_id="quiz",
+            query=[("method", "wald"), ("level", "0.5")],
+            admin=True,
+        )
         def check(template, survey_id, query, admin):
             path = template.format(quote(survey_id, safe=""))
             before = dump(app)
@@ -458,32 +613,45 @@ def test_state_changes_are_made_only_with_a_valid_form():
         seen = Counter()
 
         @FUZZ
-        @given(admin=mostly(st.just(True), st.just(False)), survey_id=mostly(st.just("quiz"), url_text),
-               pairs=st.tuples(
-                   csrf_field(),
-                   mostly(st.sampled_from([[("state", "open")], [("state", "closed")]]), field("state", short_text)),
-                   mostly(st.just([]), field("next", st.sampled_from(QUERY_VALUES["next"]) | short_text)),
-                   junk_fields()).map(lambda t: sum(t, [])))
+        @given(
+            admin=mostly(st.just(True), st.just(False)),
+            survey_id=mostly(st.just("quiz"), url_text),
+            pairs=st.tuples(
+                csrf_field(),
+                mostly(st.sampled_from([[("state", "open")], [("state", "closed")]]), field("state", short_text)),
+                mostly(st.just([]), field("next", st.sampled_from(QUERY_VALUES["next"]) | short_text)),
+                junk_fields(),
+            ).map(lambda t: sum(t, [])),
+        )
         @example(admin=True, survey_id="quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
-        @example(admin=True, survey_id="quiz",
-                 pairs=[("csrf_token", CSRF), ("state", "open"), ("next", "/admin\r\nX-Injected: 1")])
+        @example(
+            admin=True,
+            survey_id="quiz",
+            pairs=[("csrf_token", CSRF), ("state", "open"), ("next", "/admin\r\nX-Injected: 1")],
+        )
         @example(admin=False, survey_id="quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
         @example(admin=True, survey_id="/quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
         def check(admin, survey_id, pairs):
             data = resolve(pairs, {CSRF: tokens[admin]})
             before = dump(app)
             response = (signed_in if admin else anonymous).post(
-                f"/admin/surveys/{quote(survey_id, safe='')}/state", data=data)
+                f"/admin/surveys/{quote(survey_id, safe='')}/state", data=data
+            )
             after = dump(app)
             seen[response.status_code, admin] += 1
-            valid = (admin and survey_id == "quiz" and data.get("csrf_token") == tokens[True]
-                     and data.get("state") in ("open", "closed"))
+            valid = (
+                admin
+                and survey_id == "quiz"
+                and data.get("csrf_token") == tokens[True]
+                and data.get("state") in ("open", "closed")
+            )
             if response.status_code == 302:
                 assert valid, data
                 location = urlsplit(response.headers["Location"])
                 assert not location.netloc and location.path.startswith("/admin")
                 assert {k: v for k, v in after.items() if k != "survey_states"} == {
-                    k: v for k, v in before.items() if k != "survey_states"}
+                    k: v for k, v in before.items() if k != "survey_states"
+                }
                 assert after["survey_states"] == [("quiz", int(data.get("state") == "closed"))]
             elif merged_slashes(response):
                 assert "/" in survey_id and after == before
@@ -500,18 +668,29 @@ def test_sign_in_takes_any_junk():
         seen = Counter()
 
         @FUZZ
-        @given(pairs=st.tuples(
-                   csrf_field(),
-                   mostly(st.just([("name", ADMIN_NAME)]),
-                          field("name", st.sampled_from([ADMIN_NAME.upper(), "nobody", "x" * 65]) | odd_text)),
-                   mostly(st.just([("password", ADMIN_PASSWORD)]),
-                          field("password", st.sampled_from([ADMIN_PASSWORD + " ", "x" * 1025]) | odd_text)),
-                   junk_fields(short_text)).map(lambda t: sum(t, [])),
-               next_=mostly(st.none(), st.sampled_from(QUERY_VALUES["next"]) | url_text))
-        @example(pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
-                 next_="/admin\r\nX-Injected: 1")
-        @example(pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
-                 next_="//evil.example/admin")
+        @given(
+            pairs=st.tuples(
+                csrf_field(),
+                mostly(
+                    st.just([("name", ADMIN_NAME)]),
+                    field("name", st.sampled_from([ADMIN_NAME.upper(), "nobody", "x" * 65]) | odd_text),
+                ),
+                mostly(
+                    st.just([("password", ADMIN_PASSWORD)]),
+                    field("password", st.sampled_from([ADMIN_PASSWORD + " ", "x" * 1025]) | odd_text),
+                ),
+                junk_fields(short_text),
+            ).map(lambda t: sum(t, [])),
+            next_=mostly(st.none(), st.sampled_from(QUERY_VALUES["next"]) | url_text),
+        )
+        @example(
+            pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
+            next_="/admin\r\nX-Injected: 1",
+        )
+        @example(
+            pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
+            next_="//evil.example/admin",
+        )
         @example(pairs=[("csrf_token", CSRF), ("name", "\x00"), ("password", "\x00" * 20)], next_=None)
         def check(pairs, next_):
             client = app.test_client()
@@ -521,8 +700,11 @@ def test_sign_in_takes_any_junk():
             response = client.post("/admin/login", data=data, query_string={"next": next_} if next_ else None)
             after = dump(app)
             seen[response.status_code] += 1
-            right = (data.get("csrf_token") == token and data.get("name") == ADMIN_NAME
-                     and data.get("password") == ADMIN_PASSWORD)
+            right = (
+                data.get("csrf_token") == token
+                and data.get("name") == ADMIN_NAME
+                and data.get("password") == ADMIN_PASSWORD
+            )
             if response.status_code == 302:
                 assert right, data
                 location = urlsplit(response.headers["Location"])

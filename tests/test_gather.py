@@ -133,8 +133,15 @@ def test_the_results_page_reads_its_break_down_and_state_in_the_same_snapshot(st
     trip = watch(monkeypatch)
     assert auth.client.get("/admin/surveys/quiz?by=year").status_code == 200
     names = {name.rpartition(".")[2] for name, _ in trip.reads}
-    assert {"tallies", "tallies_on_days", "group_tallies", "group_tallies_on_days", "excluded_days",
-            "closed_override", "response_count"} <= names
+    assert {
+        "tallies",
+        "tallies_on_days",
+        "group_tallies",
+        "group_tallies_on_days",
+        "excluded_days",
+        "closed_override",
+        "response_count",
+    } <= names
     assert trip.snapshots == 1
 
 

@@ -37,15 +37,22 @@ def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k")
     """Store noisy answers directly, as the submission path would, all in one clock hour
     (``hour`` only names the submission keys: no hour is stored)."""
     for i, answers in enumerate(answers_list):
-        responses.store_response(db, noisy_response(survey, answers, "device"), f"{prefix}-{day}-{hour}-{i:06d}", day,
-                               hour_count=i + 1)
+        responses.store_response(
+            db, noisy_response(survey, answers, "device"), f"{prefix}-{day}-{hour}-{i:06d}", day, hour_count=i + 1
+        )
         watch_for_burst(db, survey.id, day, i + 1)
 
 
 def honest(n: int) -> list[dict]:
     """n varied answers: cheated yes on every third, all four ai_use options, two years."""
-    return [{"cheated": "yes" if i % 3 == 0 else "no", "ai_use": ["never", "once", "sometimes", "often"][i % 4],
-             "year": ["first", "second"][i % 2]} for i in range(n)]
+    return [
+        {
+            "cheated": "yes" if i % 3 == 0 else "no",
+            "ai_use": ["never", "once", "sometimes", "often"][i % 4],
+            "year": ["first", "second"][i % 2],
+        }
+        for i in range(n)
+    ]
 
 
 def forged(n: int) -> list[dict]:
@@ -80,8 +87,9 @@ def submit_from_fresh_browsers(app, count: int, address: str = "127.0.0.1") -> l
     for _ in range(count):
         client = app.test_client()
         client.environ_base["REMOTE_ADDR"] = address
-        statuses.append(Respondent(client).submit({"cheated": "yes", "ai_use": "often", "year": "first"},
-                                                  device=True).status_code)
+        statuses.append(
+            Respondent(client).submit({"cheated": "yes", "ai_use": "often", "year": "first"}, device=True).status_code
+        )
     return statuses
 
 
@@ -183,8 +191,9 @@ def test_no_table_of_the_answers_database_holds_a_time_finer_than_the_day(db):
 @pytest.mark.parametrize("hour_count", [0, -1, 1.5, True])
 def test_a_bad_hour_count_is_refused_and_nothing_is_stored(app, db, hour_count):
     with pytest.raises(ValueError, match="hour_count must be an integer >= 1"):
-        responses.store_response(db, noisy_response(quiz(app), ANSWERS, "device"), "bad-hour-000000", HONEST_DAY,
-                               hour_count=hour_count)
+        responses.store_response(
+            db, noisy_response(quiz(app), ANSWERS, "device"), "bad-hour-000000", HONEST_DAY, hour_count=hour_count
+        )
     assert queries.response_count(db, "quiz") == 0 and responses.hour_histogram(db, "quiz") == []
 
 
@@ -381,8 +390,10 @@ def test_excluding_without_a_csrf_token_changes_nothing(flooded, db, auth):
 
 @pytest.mark.parametrize(
     "day, message",
-    [("21/11/2026", "The day must be a date written YYYY-MM-DD"),
-     ("2026-11-25", "has no responses on 2026-11-25; there is nothing to exclude")],
+    [
+        ("21/11/2026", "The day must be a date written YYYY-MM-DD"),
+        ("2026-11-25", "has no responses on 2026-11-25; there is nothing to exclude"),
+    ],
 )
 def test_excluding_a_bad_or_empty_day_is_a_400_with_a_message(flooded, db, auth, day, message):
     auth.login()

@@ -63,24 +63,35 @@ def exercise(url: str) -> None:
 # The redaction itself.
 
 
-@pytest.mark.parametrize("line, kept", [
-    ('127.0.0.1 - - [22/Nov/2026 11:00:00] "GET /s/quiz?code=SECRETCODE HTTP/1.1" 200 5123',
-     '"GET /s/quiz HTTP/1.1" 200'),
-    ("Invalid request from ip=127.0.0.1: Invalid HTTP request line: 'GET /x?code=SECRETCODE'",
-     "Invalid request from ip=<address>: Invalid HTTP request line: 'GET /x'"),
-    ("Invalid request from ip=::1: bad", "Invalid request from ip=<address>: bad"),
-    ("Invalid request from ip=2001:db8::7: bad", "Invalid request from ip=<address>: bad"),
-    ("Listening at: http://[fe80::1%eth0]:8000 (12)", "Listening at: http://[<address>]:8000 (12)"),
-    ("Error handling request GET /s/quiz?code=SECRETCODE", "Error handling request GET /s/quiz"),
-    ("[2026-11-22 16:09:45 +0000] [12] [INFO] Booting", "[2026-11-22 <time> +0000] [12] [INFO] Booting"),
-    ("survey 'quiz': closes 2026-11-30 is before opens 2026-12-01",
-     "survey 'quiz': closes 2026-11-30 is before opens 2026-12-01"),
-    ('db.execute("INSERT INTO t VALUES (?,?)", [a, b])', 'db.execute("INSERT INTO t VALUES (?,?)", [a, b])'),
-    ("GET /?code=SECRETCODE HTTP/1.1", "GET / HTTP/1.1"),
-    ("Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?",
-     "Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?"),
-    ('"POST /s/quiz HTTP/1.1" 303 -', '"POST /s/quiz HTTP/1.1" 303'),
-])
+@pytest.mark.parametrize(
+    "line, kept",
+    [
+        (
+            '127.0.0.1 - - [22/Nov/2026 11:00:00] "GET /s/quiz?code=SECRETCODE HTTP/1.1" 200 5123',
+            '"GET /s/quiz HTTP/1.1" 200',
+        ),
+        (
+            "Invalid request from ip=127.0.0.1: Invalid HTTP request line: 'GET /x?code=SECRETCODE'",
+            "Invalid request from ip=<address>: Invalid HTTP request line: 'GET /x'",
+        ),
+        ("Invalid request from ip=::1: bad", "Invalid request from ip=<address>: bad"),
+        ("Invalid request from ip=2001:db8::7: bad", "Invalid request from ip=<address>: bad"),
+        ("Listening at: http://[fe80::1%eth0]:8000 (12)", "Listening at: http://[<address>]:8000 (12)"),
+        ("Error handling request GET /s/quiz?code=SECRETCODE", "Error handling request GET /s/quiz"),
+        ("[2026-11-22 16:09:45 +0000] [12] [INFO] Booting", "[2026-11-22 <time> +0000] [12] [INFO] Booting"),
+        (
+            "survey 'quiz': closes 2026-11-30 is before opens 2026-12-01",
+            "survey 'quiz': closes 2026-11-30 is before opens 2026-12-01",
+        ),
+        ('db.execute("INSERT INTO t VALUES (?,?)", [a, b])', 'db.execute("INSERT INTO t VALUES (?,?)", [a, b])'),
+        ("GET /?code=SECRETCODE HTTP/1.1", "GET / HTTP/1.1"),
+        (
+            "Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?",
+            "Worker (pid:1234) was sent SIGKILL! Perhaps out of memory?",
+        ),
+        ('"POST /s/quiz HTTP/1.1" 303 -', '"POST /s/quiz HTTP/1.1" 303'),
+    ],
+)
 def test_redact_drops_addresses_queries_sizes_and_times(line, kept):
     assert redact(line) == kept
 

@@ -10,15 +10,22 @@ from storage import connection, migrations, queries
 from surveys import design_contract
 
 NAMES = [
-    "m001_initial", "m002_admins", "m003_answer_lines", "m004_export_indexes",
-    "m005_group_tallies", "m006_admin_sessions", "m007_bursts_and_excluded_days",
-]  # fmt: skip
+    "m001_initial",
+    "m002_admins",
+    "m003_answer_lines",
+    "m004_export_indexes",
+    "m005_group_tallies",
+    "m006_admin_sessions",
+    "m007_bursts_and_excluded_days",
+]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
-OLD_CHEATED = ('{"choices":["yes","no"],"design":{"a":"1/4","b":"1/4","kind":"forced_response","t":"1/2"},'
-               '"type":"yes_no"}')
-NEW_CHEATED = ('{"choices":["yes","no"],"design":{"a":"1/6","b":"1/6","kind":"forced_response","t":"2/3"},'
-               '"type":"yes_no"}')
+OLD_CHEATED = (
+    '{"choices":["yes","no"],"design":{"a":"1/4","b":"1/4","kind":"forced_response","t":"1/2"},"type":"yes_no"}'
+)
+NEW_CHEATED = (
+    '{"choices":["yes","no"],"design":{"a":"1/6","b":"1/6","kind":"forced_response","t":"2/3"},"type":"yes_no"}'
+)
 YEAR = '{"choices":["first","second"],"design":null,"type":"select_one"}'
 
 
@@ -36,7 +43,7 @@ def schema(db) -> list[tuple]:
 
 def apply_up_to(db, name: str) -> None:
     """Apply the pending migrations up to and including ``name``."""
-    following = NAMES[NAMES.index(name) + 1:]
+    following = NAMES[NAMES.index(name) + 1 :]
     migrations.migrations.apply(db, stop_before=following[0] if following else None)
 
 
@@ -46,15 +53,19 @@ def old_db(tmp_path):
     db = connection.connect(tmp_path / "old.sqlite3")
     apply_up_to(db, "m001_initial")
     with db.conn:
-        db.conn.executemany("INSERT INTO designs VALUES (?, ?, ?, ?)",
-                            [design_row("d-old", 1, OLD_CHEATED), design_row("d-new", 2, NEW_CHEATED)])
+        db.conn.executemany(
+            "INSERT INTO designs VALUES (?, ?, ?, ?)",
+            [design_row("d-old", 1, OLD_CHEATED), design_row("d-new", 2, NEW_CHEATED)],
+        )
         db.conn.executemany(
             "INSERT INTO responses VALUES (?, 'quiz', ?, ?, 'device', '2026-11-20', ?)",
-            [("a1", 1, "d-old", '{"cheated": "yes", "year": "first"}'),
-             ("a2", 1, "d-old", '{"cheated": "no", "year": "first"}'),
-             ("a3", 2, "d-new", '{"cheated": "yes", "year": "first"}'),
-             ("a4", 2, "d-new", '{"cheated": "yes", "year": "second"}'),
-             ("a5", 2, "d-new", '{"cheated": "no"}')],
+            [
+                ("a1", 1, "d-old", '{"cheated": "yes", "year": "first"}'),
+                ("a2", 1, "d-old", '{"cheated": "no", "year": "first"}'),
+                ("a3", 2, "d-new", '{"cheated": "yes", "year": "first"}'),
+                ("a4", 2, "d-new", '{"cheated": "yes", "year": "second"}'),
+                ("a5", 2, "d-new", '{"cheated": "no"}'),
+            ],
         )
     apply_up_to(db, "m002_admins")
     with db.conn:
@@ -111,18 +122,25 @@ def test_m005_calls_no_live_code(tmp_path, monkeypatch):
     def changed(*args, **kwargs):
         raise AssertionError("m005 called live code")
 
-    for module, name in [(queries, "rebuild_group_tallies"), (queries, "_scan_group_tallies"),
-                         (queries, "design_records"), (design_contract, "canonical_json")]:
+    for module, name in [
+        (queries, "rebuild_group_tallies"),
+        (queries, "_scan_group_tallies"),
+        (queries, "design_records"),
+        (design_contract, "canonical_json"),
+    ]:
         monkeypatch.setattr(module, name, changed)
     db = connection.connect(tmp_path / "m005.sqlite3")
     apply_up_to(db, "m004_export_indexes")
     with db.conn:
         db.conn.execute("INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", design_row("d-old", 1, OLD_CHEATED))
-        db.conn.execute("INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
-                        " '{\"cheated\": \"yes\", \"year\": \"first\"}', NULL)")
+        db.conn.execute(
+            "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
+            ' \'{"cheated": "yes", "year": "first"}\', NULL)'
+        )
     assert migrations.migrate(db) == NAMES[4:]
     assert db.execute("SELECT by_answer, question, count FROM group_tallies ORDER BY question").fetchall() == [
-        ("first", "cheated", 1), ("first", "year", 1)
+        ("first", "cheated", 1),
+        ("first", "year", 1),
     ]
     db.close()
 
@@ -132,12 +150,24 @@ def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
     from surveys.schema import parse_survey
     from surveys.submission import noisy_response
 
-    survey = parse_survey({
-        "id": "g", "title": "G", "version": 1, "questions": [
-            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
-            {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"],
-             "randomize": False},
-        ]}, "g.yaml")
+    survey = parse_survey(
+        {
+            "id": "g",
+            "title": "G",
+            "version": 1,
+            "questions": [
+                {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+                {
+                    "name": "year",
+                    "type": "select_one",
+                    "label": "Year",
+                    "choices": ["first", "second"],
+                    "randomize": False,
+                },
+            ],
+        },
+        "g.yaml",
+    )
     for i, noisy in enumerate([{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "second"}]):
         responses.store_response(fresh_db, noisy_response(survey, noisy, "server"), f"old-key-{i:08d}", "2026-11-22")
     kept = queries.group_tallies(fresh_db, "g", "year")

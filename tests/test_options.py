@@ -21,12 +21,15 @@ def test_results_options_reads_every_field():
     assert options.results_options(args, PLAIN) == options.ResultsOptions("wald", 0.9, 0.1, "dept", "law", "arts")
 
 
-@pytest.mark.parametrize(("args", "named"), [
-    ({"method": "bayes"}, "“bayes”"),
-    ({"level": "1.5"}, "“1.5”"),
-    ({"half_width": "0.7"}, "“0.7”"),
-    ({"by": "cheated"}, "“cheated”"),
-])
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ({"method": "bayes"}, "“bayes”"),
+        ({"level": "1.5"}, "“1.5”"),
+        ({"half_width": "0.7"}, "“0.7”"),
+        ({"by": "cheated"}, "“cheated”"),
+    ],
+)
 def test_results_options_refuse_naming_the_bad_value(args, named):
     with pytest.raises(ValueError, match=named):
         options.results_options(args, PLAIN)

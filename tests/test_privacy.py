@@ -69,9 +69,7 @@ def test_attack_success_equals_bayes_guess_by_enumeration():
     # Enumerate: prior 1/2 on yes/no; for each report guess the likelier truth.
     t, a, b = 0.7, 0.2, 0.1
     p_report = {("yes", "yes"): t + a, ("yes", "no"): a, ("no", "yes"): b, ("no", "no"): t + b}
-    success = sum(
-        0.5 * max(p_report[(report, "yes")], p_report[(report, "no")]) for report in ("yes", "no")
-    )
+    success = sum(0.5 * max(p_report[(report, "yes")], p_report[(report, "no")]) for report in ("yes", "no"))
     assert_allclose(forced_response_attack_success(t, a, b), success)
 
 
@@ -97,9 +95,7 @@ def test_advanced_composition_by_hand():
 
 def test_advanced_composition_heterogeneous():
     eps = [LN3, math.log(5), 0.5]
-    expected = math.sqrt(2 * math.log(1e5) * sum(e * e for e in eps)) + sum(
-        e * (math.exp(e) - 1) for e in eps
-    )
+    expected = math.sqrt(2 * math.log(1e5) * sum(e * e for e in eps)) + sum(e * (math.exp(e) - 1) for e in eps)
     assert_allclose(advanced_composition(eps, 1e-5), expected)
     assert advanced_composition([LN3, math.inf], 1e-5) == math.inf
 
@@ -162,8 +158,14 @@ def test_forced_response_arguments_are_checked(function, args, shown):
 
 @pytest.mark.parametrize(
     ("k", "t", "shown"),
-    [(1, 0.5, "k=1"), (2.0, 0.5, "k=2.0"), (True, 0.5, "k=True"), (3, 1.5, "t=1.5"), (3, -0.1, "t=-0.1"),
-     (3, math.nan, "t=nan")],
+    [
+        (1, 0.5, "k=1"),
+        (2.0, 0.5, "k=2.0"),
+        (True, 0.5, "k=True"),
+        (3, 1.5, "t=1.5"),
+        (3, -0.1, "t=-0.1"),
+        (3, math.nan, "t=nan"),
+    ],
 )
 @pytest.mark.parametrize("function", [multiple_choice_epsilon, multiple_choice_attack_success])
 def test_multiple_choice_arguments_are_checked(function, k, t, shown):
@@ -173,8 +175,13 @@ def test_multiple_choice_arguments_are_checked(function, k, t, shown):
 
 @pytest.mark.parametrize(
     ("epsilons", "shown"),
-    [([math.nan], "epsilons[0]=nan"), ([LN3, -1], "epsilons[1]=-1"), ([LN3, "1"], "epsilons[1]='1'"),
-     ([True], "epsilons[0]=True"), (3.0, "epsilons=3.0")],
+    [
+        ([math.nan], "epsilons[0]=nan"),
+        ([LN3, -1], "epsilons[1]=-1"),
+        ([LN3, "1"], "epsilons[1]='1'"),
+        ([True], "epsilons[0]=True"),
+        (3.0, "epsilons=3.0"),
+    ],
 )
 @pytest.mark.parametrize(
     "function",

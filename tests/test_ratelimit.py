@@ -53,14 +53,16 @@ def test_lock_doubles_up_to_fifteen_minutes(failures, seconds):
 
 def test_exclusive_slots_bound_concurrent_holders(tmp_path):
     path = tmp_path / "slots"
-    with ratelimit.exclusive_slot(path, 2) as first, ratelimit.exclusive_slot(path, 2) as second:
-        with ratelimit.exclusive_slot(path, 2) as third:
-            assert (first, second, third) == (True, True, False)
+    with (
+        ratelimit.exclusive_slot(path, 2) as first,
+        ratelimit.exclusive_slot(path, 2) as second,
+        ratelimit.exclusive_slot(path, 2) as third,
+    ):
+        assert (first, second, third) == (True, True, False)
     with ratelimit.exclusive_slot(path, 2) as again:
         assert again  # released on leaving the block
-    with pytest.raises(ValueError, match="got 0"):
-        with ratelimit.exclusive_slot(path, 0):
-            pass
+    with pytest.raises(ValueError, match="got 0"), ratelimit.exclusive_slot(path, 0):
+        pass
 
 
 @pytest.mark.parametrize("text", ["300", "a/b", "0/60", "5/0", "1/2/3"])

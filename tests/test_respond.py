@@ -26,7 +26,7 @@ def row_count(db) -> int:
 
 def summary_and_details(html: str) -> tuple[str, str]:
     """The form page's text before the first question, outside the <details>; and the <details>."""
-    before = html[html.index("<main"):html.index('<fieldset class="question')]
+    before = html[html.index("<main") : html.index('<fieldset class="question')]
     details = re.search(r"<details.*?</details>", before, re.S).group(0)
     return before.replace(details, ""), details
 
@@ -53,12 +53,16 @@ def test_the_guessing_rate_is_given_only_with_its_prior(client):
     the prior-free guarantee is the odds factor e^epsilon (3 for two coins)."""
     details = text_of(summary_and_details(client.get("/s/quiz").get_data(as_text=True))[1])
     assert "right at most 75% of the time (50% would be a blind guess)" not in details
-    for factor, rate, prior, blind in [("3", "75%", "yes and no equally likely", "50%"),
-                                        ("5", "83.3%", "yes and no equally likely", "50%"),
-                                        ("5", "62.5%", "all 4 options equally likely", "25%")]:
+    for factor, rate, prior, blind in [
+        ("3", "75%", "yes and no equally likely", "50%"),
+        ("5", "83.3%", "yes and no equally likely", "50%"),
+        ("5", "62.5%", "all 4 options equally likely", "25%"),
+    ]:
         assert "Whatever anyone believed about you before, your stored answer changes their odds of " in details
-        assert (f"by at most a factor of {factor}. If they thought {prior} for you, a guess from your stored answer "
-                f"is right at most {rate} of the time (a blind guess: {blind})." in details)
+        assert (
+            f"by at most a factor of {factor}. If they thought {prior} for you, a guess from your stored answer "
+            f"is right at most {rate} of the time (a blind guess: {blind})." in details
+        )
     assert details.count("Whatever anyone believed about you before") == 3
 
 
@@ -68,9 +72,11 @@ def test_without_javascript_the_form_does_not_claim_the_device_randomizes(client
     html = client.get("/s/quiz").get_data(as_text=True)
     assert "on your device" in html  # the device wording is there, for the script to show ...
     shown = re.sub(r'<(p|span)[^>]*data-mode="device" hidden>.*?</\1>', "", html, flags=re.S)
-    assert "device" not in text_of(shown[shown.index("<main"):])  # ... and only there
-    assert ("JavaScript is off, so this form sends your true answers; the server randomizes them at once and stores "
-            "only the randomized ones.") in text_of(shown)
+    assert "device" not in text_of(shown[shown.index("<main") :])  # ... and only there
+    assert (
+        "JavaScript is off, so this form sends your true answers; the server randomizes them at once and stores "
+        "only the randomized ones."
+    ) in text_of(shown)
 
 
 def test_the_form_says_the_browser_keeps_its_noisy_answers_and_a_cookie(client):
@@ -82,8 +88,9 @@ def test_the_form_says_the_browser_keeps_its_noisy_answers_and_a_cookie(client):
 def test_who_runs_the_survey_is_shown_on_the_form(client, surveys_dir):
     from tests.conftest import QUIZ_YAML
 
-    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + "organizer: The Integrity Lab\ncontact: lab@example.org\n"
-                                                         "ethics_approval: REB-2026-014\n")
+    (surveys_dir / "quiz.yaml").write_text(
+        QUIZ_YAML + "organizer: The Integrity Lab\ncontact: lab@example.org\nethics_approval: REB-2026-014\n"
+    )
     summary, _ = summary_and_details(client.get("/s/quiz").get_data(as_text=True))
     assert "Run by The Integrity Lab." in summary and "REB-2026-014" in summary
     assert '<a href="mailto:lab@example.org">lab@example.org</a>' in summary
@@ -108,11 +115,14 @@ def test_unknown_survey_is_404_with_a_message(client):
     assert "There is no survey called “nope”" in response.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("extra, status, text", [
-    ("closed: true\n", 410, "This survey is closed"),
-    ("closes: 2001-01-01\n", 410, "This survey is closed"),
-    ("opens: 2999-01-01\n", 403, "not open yet"),
-])
+@pytest.mark.parametrize(
+    "extra, status, text",
+    [
+        ("closed: true\n", 410, "This survey is closed"),
+        ("closes: 2001-01-01\n", 410, "This survey is closed"),
+        ("opens: 2999-01-01\n", 403, "not open yet"),
+    ],
+)
 def test_closed_or_unopened_survey_refuses_answers(client, surveys_dir, respondent, extra, status, text):
     from tests.conftest import QUIZ_YAML
 
@@ -166,7 +176,9 @@ def test_thanks_page_says_a_differing_answer_was_chosen_by_the_coins(respondent)
 def test_thanks_page_offers_the_survey_files_closing_text_and_link(client, surveys_dir, respondent):
     from tests.conftest import QUIZ_YAML
 
-    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + "closing: Results in January.\nnext_url: https://example.org/r\n")
+    (surveys_dir / "quiz.yaml").write_text(
+        QUIZ_YAML + "closing: Results in January.\nnext_url: https://example.org/r\n"
+    )
     html = respondent.submit(ANSWERS).get_data(as_text=True)
     assert "Results in January." in html and '<a href="https://example.org/r">Continue</a>' in html
 
@@ -177,7 +189,7 @@ def test_thanks_page_without_a_next_url_links_to_the_open_surveys(respondent):
 
 
 def back_links(html: str) -> list[str]:
-    main = html[html.index("<main"):html.index("</main>")]
+    main = html[html.index("<main") : html.index("</main>")]
     return re.findall(r'<a href="([^"]+)"', main)
 
 
@@ -210,13 +222,16 @@ def test_tallies_follow_the_stored_rows(client, app, db):
     assert queries.response_count(db, "quiz") == 3
 
 
-@pytest.mark.parametrize("answers, device, message", [
-    ({"lied": "no", "ai_use": "once", "year": "first"}, False, "Please choose an answer to this question."),
-    ({**ANSWERS, "cheated": "maybe"}, False, "Not a valid choice"),
-    ({**ANSWERS, "year": "fifth"}, True, "Not a valid choice"),
-    ({**ANSWERS, "salary": "high"}, False, "“salary” is not a question"),
-    ({**ANSWERS, "rr-cheated": "yes"}, False, "“rr-cheated” is not a question"),
-])
+@pytest.mark.parametrize(
+    "answers, device, message",
+    [
+        ({"lied": "no", "ai_use": "once", "year": "first"}, False, "Please choose an answer to this question."),
+        ({**ANSWERS, "cheated": "maybe"}, False, "Not a valid choice"),
+        ({**ANSWERS, "year": "fifth"}, True, "Not a valid choice"),
+        ({**ANSWERS, "salary": "high"}, False, "“salary” is not a question"),
+        ({**ANSWERS, "rr-cheated": "yes"}, False, "“rr-cheated” is not a question"),
+    ],
+)
 def test_bad_answers_are_refused_and_nothing_is_stored(respondent, db, answers, device, message):
     response = respondent.submit(answers, device=device)
     assert response.status_code == 400
@@ -234,12 +249,16 @@ def checked_values(html: str, name: str) -> list[str]:
     return re.findall(r'value="([^"]*)"\s+checked', fieldset_of(html, name))
 
 
-@pytest.mark.parametrize("answers, wrong, message", [
-    ({"lied": "no", "ai_use": "once", "year": "first"}, "cheated", "Please choose an answer to this question."),
-    ({"cheated": "maybe", "lied": "no", "ai_use": "once", "year": "first"}, "cheated", "Not a valid choice."),
-])
+@pytest.mark.parametrize(
+    "answers, wrong, message",
+    [
+        ({"lied": "no", "ai_use": "once", "year": "first"}, "cheated", "Please choose an answer to this question."),
+        ({"cheated": "maybe", "lied": "no", "ai_use": "once", "year": "first"}, "cheated", "Not a valid choice."),
+    ],
+)
 def test_a_refused_form_comes_back_with_the_error_next_to_its_question_and_the_answers_kept(
-        respondent, db, answers, wrong, message):
+    respondent, db, answers, wrong, message
+):
     """JavaScript off (or the script blocked): the server names each problem beside its question and
     checks the respondent's answers again, so nothing is lost."""
     html = respondent.submit(answers).get_data(as_text=True)
@@ -263,8 +282,10 @@ def test_two_problems_give_two_messages_each_by_its_question(respondent):
 
 def test_the_refused_form_can_be_corrected_and_sent(respondent, db):
     html = respondent.submit({"lied": "no", "ai_use": "once", "year": "first"}).get_data(as_text=True)
-    controls = {"csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
-                "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1)}
+    controls = {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
+        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
+    }
     assert respondent.submit(ANSWERS, controls=controls).status_code == 200
     assert row_count(db) == 1
 
@@ -278,10 +299,17 @@ def test_device_answers_are_not_shown_back_as_if_chosen(respondent):
 
 def test_true_answer_names_beside_device_answers_are_refused(respondent, db):
     controls = respondent.open_form()
-    response = respondent.client.post("/s/quiz", data={
-        **controls, "randomized_on": "device", "rr-cheated": "no", "rr-ai_use": "once",
-        "rr-year": "first", "cheated": "yes",
-    })
+    response = respondent.client.post(
+        "/s/quiz",
+        data={
+            **controls,
+            "randomized_on": "device",
+            "rr-cheated": "no",
+            "rr-ai_use": "once",
+            "rr-year": "first",
+            "cheated": "yes",
+        },
+    )
     assert response.status_code == 400
     assert "“cheated” is not a question" in response.get_data(as_text=True)
     assert row_count(db) == 0
@@ -320,14 +348,21 @@ def form_body(respondent, answers=ANSWERS) -> bytes:
     return urlencode(fields).encode()
 
 
-@pytest.mark.parametrize("content_type, body, status, message", [
-    ("application/json", b'{"cheated": "yes"}', 415, "not as application/json"),
-    ("text/plain", b"cheated=yes", 415, "not as text/plain"),
-    (None, b"cheated=yes", 415, "not as no content type"),
-    ("application/x-www-form-urlencoded", b"cheated=\xff\xfe", 400, "not valid UTF-8"),
-    ("multipart/form-data; boundary=x",
-     b'--x\r\nContent-Disposition: form-data; name="cheated"\r\n\r\n\xff\r\n--x--\r\n', 400, "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content_type, body, status, message",
+    [
+        ("application/json", b'{"cheated": "yes"}', 415, "not as application/json"),
+        ("text/plain", b"cheated=yes", 415, "not as text/plain"),
+        (None, b"cheated=yes", 415, "not as no content type"),
+        ("application/x-www-form-urlencoded", b"cheated=\xff\xfe", 400, "not valid UTF-8"),
+        (
+            "multipart/form-data; boundary=x",
+            b'--x\r\nContent-Disposition: form-data; name="cheated"\r\n\r\n\xff\r\n--x--\r\n',
+            400,
+            "not valid UTF-8",
+        ),
+    ],
+)
 def test_a_body_that_is_not_a_readable_form_is_refused_saying_why(respondent, db, content_type, body, status, message):
     respondent.open_form()
     headers = {"Content-Type": content_type} if content_type else {}
@@ -339,8 +374,9 @@ def test_a_body_that_is_not_a_readable_form_is_refused_saying_why(respondent, db
 
 
 def test_invalid_utf8_beside_valid_answers_is_refused(respondent, db):
-    response = respondent.client.post("/s/quiz", data=form_body(respondent) + b"&note=\xc3",
-                                      content_type="application/x-www-form-urlencoded")
+    response = respondent.client.post(
+        "/s/quiz", data=form_body(respondent) + b"&note=\xc3", content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 400 and "not valid UTF-8" in response.get_data(as_text=True)
     assert row_count(db) == 0
 
@@ -349,7 +385,9 @@ def post_chunked(respondent, body: bytes, terminated: bool = True):
     """Post ``body`` without a Content-Length, as a server that de-chunks the body
     (``wsgi.input_terminated``, as Gunicorn and Werkzeug's server set) hands it on."""
     return respondent.client.post(
-        "/s/quiz", input_stream=io.BytesIO(body), content_type="application/x-www-form-urlencoded",
+        "/s/quiz",
+        input_stream=io.BytesIO(body),
+        content_type="application/x-www-form-urlencoded",
         headers={"Transfer-Encoding": "chunked"},
         environ_overrides={"wsgi.input_terminated": True} if terminated else {},
     )
@@ -390,12 +428,15 @@ def test_chunked_body_over_the_limit_is_413_through_a_real_server(live_server, a
 
     session = requests.Session()
     page = session.get(f"{live_server}/s/quiz", timeout=10).text
-    controls = {"csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
-                "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', page).group(1)}
+    controls = {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
+        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', page).group(1),
+    }
     body = urlencode({**controls, **wire_form(survey_in(app), ANSWERS)}).encode()
     headers = {"Content-Type": "application/x-www-form-urlencoded"}
-    over = session.post(f"{live_server}/s/quiz", data=iter([body, b"&note=" + b"x" * 70_000]), headers=headers,
-                        timeout=10)
+    over = session.post(
+        f"{live_server}/s/quiz", data=iter([body, b"&note=" + b"x" * 70_000]), headers=headers, timeout=10
+    )
     assert over.request.headers.get("Transfer-Encoding") == "chunked"
     assert over.status_code == 413 and "too large" in over.text
     assert row_count(db) == 0
@@ -494,8 +535,9 @@ def test_someone_elses_expired_token_gets_no_confirm_page(app, db):
     attacker_controls = attacker.open_form()
     victim.open_form()
     app.config["WTF_CSRF_TIME_LIMIT"] = -1  # the attacker's token is expired
-    response = victim.submit({"cheated": "yes", "ai_use": "often", "year": "first"}, device=True,
-                             controls=attacker_controls)
+    response = victim.submit(
+        {"cheated": "yes", "ai_use": "often", "year": "first"}, device=True, controls=attacker_controls
+    )
     html = response.get_data(as_text=True)
     assert response.status_code == 400 and "could not be verified" in html and "sealed" not in html
     assert row_count(db) == 0

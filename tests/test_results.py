@@ -17,11 +17,10 @@ from numpy.testing import assert_allclose
 
 import analysis
 from surveys import results
-from surveys.schema import parse_survey
 from surveys.design_contract import question_design_key
+from surveys.schema import parse_survey
 from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
 from tests.conftest import make_survey
-
 
 
 @pytest.fixture
@@ -112,8 +111,10 @@ def test_several_designs_are_pooled_with_analysis(survey):
     assert [d.estimate for d in result.per_design] == [two_coins, die]
     assert result.pooled_estimate == pooled
     assert (result.estimate, result.estimate_raw, result.std_err) == (
-        pooled.estimate, pooled.estimate_raw, pooled.std_err,
-    )  # fmt: skip
+        pooled.estimate,
+        pooled.estimate_raw,
+        pooled.std_err,
+    )
     assert result.ci == pooled.confidence_interval(0.95) and result.ci.method == "wald"
     assert (result.n, result.yes_count, result.observed_rate) == (250, 90, 90 / 250)
     assert result.epsilon == max(analysis.TWO_COIN.epsilon, DIE.epsilon) == pytest.approx(math.log(5))
@@ -251,8 +252,10 @@ def test_answers_under_an_older_design_count_with_their_own_epsilon(survey):
     # cheated now two coins (ln 3); older answers under t = 0.8, a = b = 0.1: ln 9. The survey's
     # epsilon counts ln 3; a respondent under the old design paid ln 9 for that question.
     old = old_design_key(survey, "cheated", analysis.ForcedResponseDesign("4/5", "1/10", "1/10"))
-    tallies = {"cheated": {key(survey, "cheated"): {"yes": 5, "no": 5}, old: {"yes": 3, "no": 3}},
-               "ai_use": {key(survey, "ai_use"): {"never": 4}}}
+    tallies = {
+        "cheated": {key(survey, "cheated"): {"yes": 5, "no": 5}, old: {"yes": 3, "no": 3}},
+        "ai_use": {key(survey, "ai_use"): {"never": 4}},
+    }
     result = results.compute_results(survey, tallies, 16)
     assert_allclose(result.answered_epsilon.per_question, [math.log(5), math.log(9)])  # ai_use, cheated by name
     assert_allclose(result.answered_epsilon.basic, math.log(45))  # lied (ln 5) has no answers
@@ -265,8 +268,10 @@ def test_a_question_that_fails_shows_its_error_and_the_others_still_compute(surv
         raise ValueError("t + a + b must equal 1")
 
     monkeypatch.setattr(results, "estimate_multiple_choice", broken)
-    tallies = {"cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}},
-               "ai_use": {key(survey, "ai_use"): {"never": 50, "once": 50}}}
+    tallies = {
+        "cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}},
+        "ai_use": {key(survey, "ai_use"): {"never": 50, "once": 50}},
+    }
     computed = results.compute_results(survey, tallies, 100)
     failed = computed.question("ai_use")
     assert failed.flags == ("not computed",) and failed.error == "ValueError: t + a + b must equal 1"
@@ -277,8 +282,17 @@ def test_a_question_that_fails_shows_its_error_and_the_others_still_compute(surv
 
 def test_a_select_one_with_a_six_decimal_t_is_estimated():
     # t = 0.654321, k = 4: the forced share (1 - t)/4 = 345679/4000000 needs a denominator above 10^6.
-    survey = make_survey(questions=[{"name": "ai_use", "type": "select_one", "label": "Q",
-                                     "choices": ["a", "b", "c", "d"], "design": {"t": 0.654321}}])
+    survey = make_survey(
+        questions=[
+            {
+                "name": "ai_use",
+                "type": "select_one",
+                "label": "Q",
+                "choices": ["a", "b", "c", "d"],
+                "design": {"t": 0.654321},
+            }
+        ]
+    )
     tallies = {"ai_use": {key(survey, "ai_use"): {"a": 10, "b": 20, "c": 30, "d": 40}}}
     result = results.compute_results(survey, tallies, 100).question("ai_use")
     assert result.error is None

@@ -68,7 +68,7 @@ def _record_texts(page: bytes, offset: int) -> list[str]:
         serial, i = _varint(page, i)
         size = _FIXED_SIZES[serial] if serial < 12 else (serial - 12) // 2
         if serial >= 13 and serial % 2:
-            texts.append(page[body:body + size].decode())
+            texts.append(page[body : body + size].decode())
         body += size
     return texts
 
@@ -89,13 +89,13 @@ def pages_of(path: Path, btree: str, kinds=("leaf",)) -> list[list[Cell]]:
     data = path.read_bytes()
     result = []
     for pageno, size, _ in [page for page in pages if page[2] in kinds]:
-        page = data[(pageno - 1) * size:pageno * size]
+        page = data[(pageno - 1) * size : pageno * size]
         head = 100 if pageno == 1 else 0
         kind = page[head]
         assert kind in (_INDEX_LEAF, _INDEX_INTERIOR), f"{btree} page {pageno} is not an index b-tree page"
         pointers = head + (8 if kind == _INDEX_LEAF else 12)
-        count = int.from_bytes(page[head + 3:head + 5], "big")
-        offsets = [int.from_bytes(page[pointers + 2 * c:pointers + 2 * c + 2], "big") for c in range(count)]
+        count = int.from_bytes(page[head + 3 : head + 5], "big")
+        offsets = [int.from_bytes(page[pointers + 2 * c : pointers + 2 * c + 2], "big") for c in range(count)]
         skip = 0 if kind == _INDEX_LEAF else 4
         result.append([Cell(offset, _record_texts(page, offset + skip)) for offset in offsets])
     return result
@@ -144,17 +144,25 @@ def order_signal(path: Path, btree: str, arrival: dict[str, int]) -> OrderSignal
 def signals(path: Path, arrival: dict[str, int], label: str) -> list[OrderSignal]:
     found = [s for s in (order_signal(path, name, arrival) for name in id_btrees(path)) if s is not None]
     for s in found:
-        print(f"{label:>14} {s.btree:<18} cells {s.cells:4d}  adjacent in order {s.descent_share:.3f}"
-              f" (z {s.z:+.1f})  all pairs in order {s.pair_share:.3f}")
+        print(
+            f"{label:>14} {s.btree:<18} cells {s.cells:4d}  adjacent in order {s.descent_share:.3f}"
+            f" (z {s.z:+.1f})  all pairs in order {s.pair_share:.3f}"
+        )
     return found
 
 
 def survey_response() -> submission.NoisyResponse:
     names = ("cheated", "lied", "ai_use", "year")
     return submission.NoisyResponse(
-        survey_id="quiz", survey_version=1, design_id="fp1", design_record="{}",
+        survey_id="quiz",
+        survey_version=1,
+        design_id="fp1",
+        design_record="{}",
         answers={"cheated": "yes", "lied": "no", "ai_use": "once", "year": "first"},
-        question_designs=dict.fromkeys(names, "d1"), randomized_on="device", columns=names, plain=("year",),
+        question_designs=dict.fromkeys(names, "d1"),
+        randomized_on="device",
+        columns=names,
+        plain=("year",),
     )
 
 

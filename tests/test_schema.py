@@ -76,34 +76,56 @@ SURVEY_MISTAKES = [
     pytest.param("questions.0.type", DELETE, "cheated", "type", "required", id="missing type"),
     pytest.param("questions.2.name", "cheated", "cheated", "name", "same name", id="duplicate question name"),
     pytest.param(
-        "questions.0.design", {"t": 0, "a": "1/2", "b": "1/2"}, "cheated", "design.t", "must be > 0",
+        "questions.0.design",
+        {"t": 0, "a": "1/2", "b": "1/2"},
+        "cheated",
+        "design.t",
+        "must be > 0",
         id="t is zero",
     ),
     pytest.param(
-        "questions.0.design", {"t": "1/2", "a": "-1/4", "b": "3/4"}, "cheated", "design.a",
-        "must be >= 0", id="negative a",
+        "questions.0.design",
+        {"t": "1/2", "a": "-1/4", "b": "3/4"},
+        "cheated",
+        "design.a",
+        "must be >= 0",
+        id="negative a",
     ),
     pytest.param(
-        "questions.0.design", {"t": "1/2", "a": "1/4", "b": "1/2"}, "cheated", "design",
-        "must equal 1", id="probabilities do not sum to 1",
+        "questions.0.design",
+        {"t": "1/2", "a": "1/4", "b": "1/2"},
+        "cheated",
+        "design",
+        "must equal 1",
+        id="probabilities do not sum to 1",
     ),
     pytest.param(
-        "questions.0.design", {"t": "half", "a": "1/4", "b": "1/4"}, "cheated", "design.t",
-        "must be a number", id="probability not a number",
+        "questions.0.design",
+        {"t": "half", "a": "1/4", "b": "1/4"},
+        "cheated",
+        "design.t",
+        "must be a number",
+        id="probability not a number",
     ),
     pytest.param(
-        "questions.0.design", {"t": "1/2", "a": "1/2"}, "cheated", "design.b", "required",
+        "questions.0.design",
+        {"t": "1/2", "a": "1/2"},
+        "cheated",
+        "design.b",
+        "required",
         id="forced response without b",
     ),
     pytest.param(
         "questions.0.design", "two coins", "cheated", "design", "must be a mapping", id="design not a mapping"
     ),
     pytest.param("questions.2.design", {"t": 0}, "ai_use", "design.t", "must be in (0, 1]", id="select_one t=0"),
+    pytest.param("questions.2.design", {"t": "3/2"}, "ai_use", "design.t", "must be in (0, 1]", id="select_one t > 1"),
     pytest.param(
-        "questions.2.design", {"t": "3/2"}, "ai_use", "design.t", "must be in (0, 1]", id="select_one t > 1"
-    ),
-    pytest.param(
-        "questions.2.design", {"t": "1/2", "a": "1/4"}, "ai_use", "design.a", "unknown key",
+        "questions.2.design",
+        {"t": "1/2", "a": "1/4"},
+        "ai_use",
+        "design.a",
+        "unknown key",
         id="select_one design with a",
     ),
     pytest.param("questions.1.choices", DELETE, "year", "choices", "needs choices", id="missing choices"),
@@ -111,27 +133,52 @@ SURVEY_MISTAKES = [
     pytest.param("questions.1.choices", [], "year", "choices", "at least 2", id="no choices"),
     pytest.param("questions.1.choices", "first, second", "year", "choices", "must be a list", id="choices not a list"),
     pytest.param(
-        "questions.1.choices", ["first", "second", "first"], "year", "choices", "names must be unique",
+        "questions.1.choices",
+        ["first", "second", "first"],
+        "year",
+        "choices",
+        "names must be unique",
         id="duplicate choice names",
     ),
     pytest.param(
-        "questions.1.choices", [{"name": "first", "label": "1st"}, "first"], "year", "choices",
-        "names must be unique", id="duplicate choice names, mapping and text",
+        "questions.1.choices",
+        [{"name": "first", "label": "1st"}, "first"],
+        "year",
+        "choices",
+        "names must be unique",
+        id="duplicate choice names, mapping and text",
     ),
     pytest.param(
-        "questions.1.choices", ["first year", "second"], "year", "choices", "a name must be",
+        "questions.1.choices",
+        ["first year", "second"],
+        "year",
+        "choices",
+        "a name must be",
         id="choice name with a space",
     ),
     pytest.param(
-        "questions.1.choices", [{"name": "first"}, "second"], "year", "choices", "label must be",
+        "questions.1.choices",
+        [{"name": "first"}, "second"],
+        "year",
+        "choices",
+        "label must be",
         id="choice mapping without label",
     ),
     pytest.param(
-        "questions.1.choices", [True, "maybe"], "year", "choices", "put it in quotes", id="unquoted yes and no",
+        "questions.1.choices",
+        [True, "maybe"],
+        "year",
+        "choices",
+        "put it in quotes",
+        id="unquoted yes and no",
     ),
     pytest.param(
-        "questions.1.choices", [{"name": "first", "label": "1st", "value": 1}, "second"], "year",
-        "choices.value", "unknown key", id="unknown key in a choice",
+        "questions.1.choices",
+        [{"name": "first", "label": "1st", "value": 1}, "second"],
+        "year",
+        "choices.value",
+        "unknown key",
+        id="unknown key in a choice",
     ),
     pytest.param("questions.0.choices", ["yes", "no"], "cheated", "choices", "yes_no", id="choices on yes_no"),
     pytest.param(
@@ -146,8 +193,12 @@ SURVEY_MISTAKES = [
         "questions.0.requried", False, "cheated", "requried", "did you mean 'required'", id="unknown question key"
     ),
     pytest.param(
-        "questions.0.design", {"t": "1/2", "a": "1/4", "b": "1/4", "c": 0}, "cheated", "design.c",
-        "unknown key", id="unknown design key",
+        "questions.0.design",
+        {"t": "1/2", "a": "1/4", "b": "1/4", "c": 0},
+        "cheated",
+        "design.c",
+        "unknown key",
+        id="unknown design key",
     ),
     pytest.param("id", "Exam", None, "id", "lower-case", id="id with capitals"),
     pytest.param("id", "exam_2025", None, "id", "lower-case", id="id with underscore"),
@@ -264,36 +315,52 @@ def test_problem_text(problem, text):
 
 # -- values that must be accepted -------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("path", "value", "check"),
     [
         pytest.param("delta", "1e-6", lambda s: s.delta == 1e-6, id="delta as YAML reads 1e-6"),
         pytest.param("epsilon_budget", "2.5", lambda s: s.epsilon_budget == 2.5, id="budget as text"),
         pytest.param(
-            "epsilon_budget", 2 * math.log(3), lambda s: s.epsilon.basic <= s.epsilon_budget * (1 + 1e-12),
+            "epsilon_budget",
+            2 * math.log(3),
+            lambda s: s.epsilon.basic <= s.epsilon_budget * (1 + 1e-12),
             id="budget exactly the cost",
         ),
         pytest.param("opens", "2025-03-01", lambda s: s.opens == date(2025, 3, 1), id="date as text"),
         pytest.param("intro", "  Hello.\n", lambda s: s.intro == "Hello.", id="intro stripped"),
-        pytest.param("questions.1.choices", [1, 2, 3], lambda s: s.questions[1].choice_names == ("1", "2", "3"),
-                     id="numbers as choices"),
         pytest.param(
-            "questions.1.choices", [{"name": "y1", "label": "First year"}, "y2"],
-            lambda s: s.questions[1].choices[0].label == "First year", id="choice mapping",
+            "questions.1.choices",
+            [1, 2, 3],
+            lambda s: s.questions[1].choice_names == ("1", "2", "3"),
+            id="numbers as choices",
         ),
         pytest.param(
-            "questions.0.design", {"t": 0.5, "a": 0.25, "b": 0.25}, lambda s: s.questions[0].design == TWO_COIN,
+            "questions.1.choices",
+            [{"name": "y1", "label": "First year"}, "y2"],
+            lambda s: s.questions[1].choices[0].label == "First year",
+            id="choice mapping",
+        ),
+        pytest.param(
+            "questions.0.design",
+            {"t": 0.5, "a": 0.25, "b": 0.25},
+            lambda s: s.questions[0].design == TWO_COIN,
             id="probabilities as floats",
         ),
         pytest.param(
             "questions.0.design", None, lambda s: s.questions[0].design == TWO_COIN, id="empty design means default"
         ),
         pytest.param(
-            "questions.2.design", {"t": "2/3"}, lambda s: s.questions[2].design == MultipleChoiceDesign(2, "2/3"),
+            "questions.2.design",
+            {"t": "2/3"},
+            lambda s: s.questions[2].design == MultipleChoiceDesign(2, "2/3"),
             id="select_one t",
         ),
         pytest.param(
-            "questions.0.required", False, lambda s: s.questions[0].required is False, id="optional question",
+            "questions.0.required",
+            False,
+            lambda s: s.questions[0].required is False,
+            id="optional question",
         ),
     ],
 )
@@ -330,17 +397,20 @@ def test_next_url_may_be_a_web_address_or_a_path(url):
     assert parse_survey({**VALID, "next_url": url}, "exam.yaml").next_url == url
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("next_url", "javascript:alert(1)", "must be an address starting with https://"),
-    ("next_url", "//evil.example/x", "must be an address starting with https://"),
-    ("next_url", "example.org/results", "must be an address starting with https://"),
-    ("next_url", "https://example.org/a b", "must be an address starting with https://"),
-    ("next_url", 42, "got a number 42"),
-    ("contact", 42, "must be text"),
-    ("organizer", True, "must be text"),
-    ("ethics_approval", ["REB"], "must be text"),
-    ("closing", {"text": "bye"}, "must be text"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("next_url", "javascript:alert(1)", "must be an address starting with https://"),
+        ("next_url", "//evil.example/x", "must be an address starting with https://"),
+        ("next_url", "example.org/results", "must be an address starting with https://"),
+        ("next_url", "https://example.org/a b", "must be an address starting with https://"),
+        ("next_url", 42, "got a number 42"),
+        ("contact", 42, "must be text"),
+        ("organizer", True, "must be text"),
+        ("ethics_approval", ["REB"], "must be text"),
+        ("closing", {"text": "bye"}, "must be text"),
+    ],
+)
 def test_a_bad_respondent_key_is_one_problem_naming_its_field(key, value, message):
     (problem,) = problems_of({**VALID, key: value})
     assert (problem.question, problem.field) == (None, key)

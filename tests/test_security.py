@@ -22,7 +22,14 @@ from app import create_app
 from storage import accounts, connection, ratelimit
 from surveys import protocol
 from tests.conftest import (
-    ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, survey_in, wire_form,
+    ADMIN_NAME,
+    ADMIN_PASSWORD,
+    QUIZ_YAML,
+    AdminSession,
+    Respondent,
+    csrf_token_in,
+    survey_in,
+    wire_form,
 )
 from tests.test_admin import add_responses
 from tests.test_fuzz import dump, message_of
@@ -31,8 +38,14 @@ from web.auth import ADMIN_COOKIE
 #: The admin endpoints anyone may use: the sign-in form itself.
 PUBLIC_ADMIN_ENDPOINTS = {"auth.login"}
 #: Every POST endpoint, with the test below that shows it refuses a missing token.
-CSRF_CHECKED_POSTS = {"respond.submit", "auth.login", "auth.logout", "admin.set_state", "admin.exclude_day",
-                      "admin.include_day"}
+CSRF_CHECKED_POSTS = {
+    "respond.submit",
+    "auth.login",
+    "auth.logout",
+    "admin.set_state",
+    "admin.exclude_day",
+    "admin.include_day",
+}
 URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css"}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
 
@@ -61,8 +74,16 @@ def is_export(url: str) -> bool:
 
 def test_admin_routes_are_found_by_enumeration(app):
     endpoints = {endpoint for method in ("GET", "POST") for endpoint, _ in routes(app, method, "/admin")}
-    assert {"admin.dashboard", "admin.survey_page", "admin.set_state", "auth.logout", "exports.estimates_json",
-            "exports.estimates_csv", "exports.responses_csv", "exports.codebook_json"} <= endpoints
+    assert {
+        "admin.dashboard",
+        "admin.survey_page",
+        "admin.set_state",
+        "auth.logout",
+        "exports.estimates_json",
+        "exports.estimates_csv",
+        "exports.responses_csv",
+        "exports.codebook_json",
+    } <= endpoints
 
 
 def test_every_admin_url_refuses_anonymous_access(app, client, admin_account):
@@ -78,7 +99,11 @@ def test_every_admin_url_refuses_anonymous_access(app, client, admin_account):
                 problems.append((url, response.status_code, "export should be 401 with a message"))
         else:
             location = urlsplit(response.headers.get("Location", ""))
-            if response.status_code != 302 or location.path != "/admin/login" or parse_qs(location.query)["next"] != [url]:
+            if (
+                response.status_code != 302
+                or location.path != "/admin/login"
+                or parse_qs(location.query)["next"] != [url]
+            ):
                 problems.append((url, response.status_code, response.headers.get("Location")))
         if "often" in response.get_data(as_text=True):
             problems.append((url, "shows stored data to an anonymous visitor"))
@@ -140,8 +165,11 @@ def test_sign_out_without_token_keeps_the_session(auth):
 def test_state_change_without_a_valid_token_changes_nothing(app, auth, token):
     other = csrf_token_in(app.test_client().get("/admin/login").get_data(as_text=True))
     auth.login()
-    data = {"state": "closed"} if token == "missing" else {
-        "state": "closed", "csrf_token": "ImFiYyI.junk.junk" if token == "junk" else other}
+    data = (
+        {"state": "closed"}
+        if token == "missing"
+        else {"state": "closed", "csrf_token": "ImFiYyI.junk.junk" if token == "junk" else other}
+    )
     before = dump(app)
     response = auth.client.post("/admin/surveys/quiz/state", data=data)
     assert response.status_code == 400 and message_of(response)
@@ -157,26 +185,34 @@ def every_response(app, auth, respondent):
     add_responses(app, [{"cheated": "yes", "ai_use": "often", "year": "first"}])
     anonymous = app.test_client()
     controls = respondent.open_form()
-    out = [("GET /admin/login", anonymous.get("/admin/login")),
-           ("anonymous /admin/", anonymous.get("/admin/")),
-           ("anonymous export", anonymous.get("/admin/surveys/quiz/responses.csv")),
-           ("form", respondent.client.get("/s/quiz")),
-           ("404", anonymous.get("/s/no-such-survey")),
-           ("405", anonymous.put("/s/quiz")),
-           ("413", anonymous.post("/s/quiz", data={"x": "a" * 70_000})),
-           ("400 submission", anonymous.post("/s/quiz", data={"cheated": "yes"})),
-           ("thank-you", respondent.submit(TRUTH, controls=controls)),
-           ("409 retake", respondent.submit(TRUTH, controls={**controls, "submission_key": "k" * 20})),
-           ("401 sign-in", auth.login(password="wrong password!"))]
+    out = [
+        ("GET /admin/login", anonymous.get("/admin/login")),
+        ("anonymous /admin/", anonymous.get("/admin/")),
+        ("anonymous export", anonymous.get("/admin/surveys/quiz/responses.csv")),
+        ("form", respondent.client.get("/s/quiz")),
+        ("404", anonymous.get("/s/no-such-survey")),
+        ("405", anonymous.put("/s/quiz")),
+        ("413", anonymous.post("/s/quiz", data={"x": "a" * 70_000})),
+        ("400 submission", anonymous.post("/s/quiz", data={"cheated": "yes"})),
+        ("thank-you", respondent.submit(TRUTH, controls=controls)),
+        ("409 retake", respondent.submit(TRUTH, controls={**controls, "submission_key": "k" * 20})),
+        ("401 sign-in", auth.login(password="wrong password!")),
+    ]
     auth.login()
-    for endpoint, url in routes(app, "GET"):
+    for _endpoint, url in routes(app, "GET"):
         response = auth.client.get(url)
         response.get_data()
         response.close()  # the static file's handle
         out.append((url, response))
     out.append(("400 admin option", auth.client.get("/admin/surveys/quiz?level=2")))
-    out.append(("302 state change", auth.client.post("/admin/surveys/quiz/state",
-                                                    data={"csrf_token": auth.csrf_token("/admin/"), "state": "open"})))
+    out.append(
+        (
+            "302 state change",
+            auth.client.post(
+                "/admin/surveys/quiz/state", data={"csrf_token": auth.csrf_token("/admin/"), "state": "open"}
+            ),
+        )
+    )
     out.append(("302 sign-out", auth.logout()))
     return out
 
@@ -200,16 +236,18 @@ def test_security_headers_on_every_page(app, auth, respondent):
     assert problems == []
 
 
-INLINE_CODE = re.compile(
-    r"<script(?![^>]*\ssrc=)[^>]*>|<style[\s>]|\sstyle=|\son[a-z]+=|javascript:", re.I)
+INLINE_CODE = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>|<style[\s>]|\sstyle=|\son[a-z]+=|javascript:", re.I)
 
 
 def test_no_page_needs_inline_script_or_style(app, auth, respondent):
     """The policy blocks inline code: a page that relied on it would break in the browser."""
     pages = [(label, r) for label, r in every_response(app, auth, respondent) if r.mimetype == "text/html"]
     assert len(pages) > 10
-    assert [(label, INLINE_CODE.findall(r.get_data(as_text=True))) for label, r in pages
-            if INLINE_CODE.search(r.get_data(as_text=True))] == []
+    assert [
+        (label, INLINE_CODE.findall(r.get_data(as_text=True)))
+        for label, r in pages
+        if INLINE_CODE.search(r.get_data(as_text=True))
+    ] == []
 
 
 # --------------------------------------------------------------------------
@@ -270,8 +308,9 @@ def test_captured_cookie_stops_working_after_sign_out(app, auth):
 
 def test_new_password_and_sign_out_everywhere_end_every_session(app, auth, runner):
     cookie = captured_admin_cookie(auth)
-    result = runner.invoke(args=["admin", "reset-password", ADMIN_NAME, "--password-stdin"],
-                           input="a brand new password\n")
+    result = runner.invoke(
+        args=["admin", "reset-password", ADMIN_NAME, "--password-stdin"], input="a brand new password\n"
+    )
     assert result.exit_code == 0, result.output
     assert not works(app, cookie)
     session = AdminSession(app.test_client(), app)
@@ -398,7 +437,7 @@ NORMALIZE = [
 def admin_outputs(app, client) -> dict[str, str]:
     """Every admin page and export, signed in, with tokens, times and response ids blanked."""
     out = {}
-    for endpoint, url in routes(app, "GET", "/admin") + [("by", "/admin/surveys/quiz?by=year")]:
+    for _endpoint, url in routes(app, "GET", "/admin") + [("by", "/admin/surveys/quiz?by=year")]:
         text = client.get(url).get_data(as_text=True)
         if url.endswith("responses.csv"):
             rows = list(csv.reader(io.StringIO(text)))
@@ -439,15 +478,19 @@ def test_no_page_export_log_or_table_holds_a_true_answer(app, tmp_path, monkeypa
     thanks, confirm = answer_through_every_path(app, TRUTH)
     shown = stored_list(thanks)
     assert shown == {
-        "Have you ever cheated on an exam?": "Yes", "Have you lied to a professor?": "No",  # labels, as shown
-        "How often have you used AI-written text as your own?": "often", "Year of study": "third",
+        "Have you ever cheated on an exam?": "Yes",
+        "Have you lied to a professor?": "No",  # labels, as shown
+        "How often have you used AI-written text as your own?": "often",
+        "Year of study": "third",
     }
     assert "sometimes" not in thanks and "sometimes" not in confirm
 
     client = app.test_client()
     assert AdminSession(client, app).login().status_code == 302
     outputs = admin_outputs(app, client)
-    responses = list(csv.DictReader(io.StringIO(client.get("/admin/surveys/quiz/responses.csv").get_data(as_text=True))))
+    responses = list(
+        csv.DictReader(io.StringIO(client.get("/admin/surveys/quiz/responses.csv").get_data(as_text=True)))
+    )
     assert [{q: row[q] for q in stored} for row in responses] == [stored, stored]
     rows = client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
     counts = {(r["question"], r["option"]): r["yes_count"] for r in rows}
@@ -464,12 +507,19 @@ def test_no_page_export_log_or_table_holds_a_true_answer(app, tmp_path, monkeypa
     twin_dir = tmp_path / "twin"
     twin_dir.mkdir()
     (twin_dir / "quiz.yaml").write_text(QUIZ_YAML)
-    twin = create_app({**{k: app.config[k] for k in ("TESTING", "SECRET_KEY", "RATELIMIT_SUBMISSIONS")},
-                       "DATABASE": str(tmp_path / "twin.sqlite3"), "SURVEYS_DIR": str(twin_dir)})
+    twin = create_app(
+        {
+            **{k: app.config[k] for k in ("TESTING", "SECRET_KEY", "RATELIMIT_SUBMISSIONS")},
+            "DATABASE": str(tmp_path / "twin.sqlite3"),
+            "SURVEYS_DIR": str(twin_dir),
+        }
+    )
     db = connection.connect(twin.config["DATABASE"])
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
-    twin_thanks, _ = answer_through_every_path(twin, {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "third"})
+    twin_thanks, _ = answer_through_every_path(
+        twin, {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "third"}
+    )
     assert stored_list(twin_thanks) == shown
     twin_client = twin.test_client()
     AdminSession(twin_client, twin).login()

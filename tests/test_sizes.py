@@ -50,10 +50,15 @@ def shipped_app(tmp_path):
     for path in (ROOT / "survey_files").glob("*.yaml"):
         (folder / path.name).write_text(path.read_text())
     (folder / "quiz.yaml").write_text(QUIZ_YAML)
-    return create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "sizes.sqlite3"), "SURVEYS_DIR": str(folder),
-        "SECRET_KEY": "sizes-secret-key", "RATELIMIT_SUBMISSIONS": "100000/600",
-    })
+    return create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "sizes.sqlite3"),
+            "SURVEYS_DIR": str(folder),
+            "SECRET_KEY": "sizes-secret-key",
+            "RATELIMIT_SUBMISSIONS": "100000/600",
+        }
+    )
 
 
 def open_form(client, survey_id: str) -> tuple[dict, str]:
@@ -79,8 +84,10 @@ def device_values(page: str) -> dict[str, list[str]]:
     the question can be left unanswered (it has a "No answer" radio; the browser will not
     submit a required question left blank)."""
     optional = {name for name, values in radio_values(page).items() for v in values if not v.strip()}
-    return {name: [*json.loads(html.unescape(wire)), *([html.unescape(blank)] if name in optional else [])]
-            for name, wire, blank in FIELDSET.findall(page)}
+    return {
+        name: [*json.loads(html.unescape(wire)), *([html.unescape(blank)] if name in optional else [])]
+        for name, wire, blank in FIELDSET.findall(page)
+    }
 
 
 def bodies(controls: dict, values: dict[str, list[str]], prefix: str = "", extra: dict | None = None):
@@ -214,8 +221,9 @@ def test_names_with_dots_cannot_collide():
     """The loader allows "." in choice names, so padding with "." would make "a" and "a." one value."""
     import dataclasses
 
-    question = dataclasses.replace(make_survey().question("dept"), choices=(Choice("a", "A"), Choice("a.", "A dot")),
-                                   design=None, randomize=False)
+    question = dataclasses.replace(
+        make_survey().question("dept"), choices=(Choice("a", "A"), Choice("a.", "A dot")), design=None, randomize=False
+    )
     assert wire_value(question, "a") != wire_value(question, "a.")
     assert parse_wire_value(question, wire_value(question, "a")) == "a"
 
@@ -223,10 +231,22 @@ def test_names_with_dots_cannot_collide():
 def test_padded_labels_have_one_length_in_utf8_bytes_after_escaping(app):
     from web.respond import padded_label
 
-    survey = make_survey(questions=[{"name": "dept", "type": "select_one", "label": "Department", "required": False,
-                                     "randomize": False, "choices": [{"name": "rd", "label": "R&D"},
-                                                                     {"name": "cafe", "label": "Café"},
-                                                                     {"name": "it", "label": "IT"}]}])
+    survey = make_survey(
+        questions=[
+            {
+                "name": "dept",
+                "type": "select_one",
+                "label": "Department",
+                "required": False,
+                "randomize": False,
+                "choices": [
+                    {"name": "rd", "label": "R&D"},
+                    {"name": "cafe", "label": "Café"},
+                    {"name": "it", "label": "IT"},
+                ],
+            }
+        ]
+    )
     question = survey.question("dept")
     shown = [padded_label(question, name) for name in (*question.choice_names, None)]
     assert {len(str(text).encode("utf-8")) for text in shown} == {len(NO_ANSWER_LABEL)}

@@ -15,8 +15,12 @@ from surveys import submission
 def response(answers=None, survey_id="s", designs=None):
     answers = answers or {"q": "yes"}
     return submission.NoisyResponse(
-        survey_id=survey_id, survey_version=1, design_id="fp1", design_record="{}",
-        answers=answers, question_designs={name: "d1" for name in answers} if designs is None else designs,
+        survey_id=survey_id,
+        survey_version=1,
+        design_id="fp1",
+        design_record="{}",
+        answers=answers,
+        question_designs=dict.fromkeys(answers, "d1") if designs is None else designs,
         randomized_on="device",
     )
 
@@ -124,14 +128,31 @@ def test_group_tallies_kept_at_submission_equal_a_fresh_recount(fresh_db):
     from surveys.schema import parse_survey
     from surveys.submission import noisy_response
 
-    survey = parse_survey({
-        "id": "g", "title": "G", "version": 1, "questions": [
-            {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
-            {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"],
-             "randomize": False, "required": False},
-        ]}, "g.yaml")
-    answers = [{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "first"},
-               {"cheated": "yes", "year": "second"}, {"cheated": "yes"}]
+    survey = parse_survey(
+        {
+            "id": "g",
+            "title": "G",
+            "version": 1,
+            "questions": [
+                {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+                {
+                    "name": "year",
+                    "type": "select_one",
+                    "label": "Year",
+                    "choices": ["first", "second"],
+                    "randomize": False,
+                    "required": False,
+                },
+            ],
+        },
+        "g.yaml",
+    )
+    answers = [
+        {"cheated": "yes", "year": "first"},
+        {"cheated": "no", "year": "first"},
+        {"cheated": "yes", "year": "second"},
+        {"cheated": "yes"},
+    ]
     for i, noisy in enumerate(answers):
         responses.store_response(fresh_db, noisy_response(survey, noisy, "device"), f"group-key-{i:06d}", "2026-11-22")
     kept = queries.group_tallies(fresh_db, "g", "year")

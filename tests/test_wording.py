@@ -50,20 +50,29 @@ def test_epsilon_and_counts():
     [
         (question(None), "Not randomized: stored exactly as you answer."),
         (question(TWO_COIN), "Two coins are flipped in secret. First coin tails: your true answer is stored."),
-        (question(ForcedResponseDesign("2/3", "1/6", "1/6")),
-         "Your true answer is stored 66.7% of the time; otherwise “yes” is stored (16.7% of the time) "
-         "or “no” (16.7%)."),
-        (question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"), "select_one"),
-         "Your true answer is stored 50% of the time; otherwise one of the 4 options is picked at random."),
+        (
+            question(ForcedResponseDesign("2/3", "1/6", "1/6")),
+            "Your true answer is stored 66.7% of the time; otherwise “yes” is stored (16.7% of the time) "
+            "or “no” (16.7%).",
+        ),
+        (
+            question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"), "select_one"),
+            "Your true answer is stored 50% of the time; otherwise one of the 4 options is picked at random.",
+        ),
     ],
 )
 def test_design_sentence(q, expected):
     assert wording.design_sentence(q).startswith(expected)
 
 
-@pytest.mark.parametrize("q", [question(TWO_COIN), question(ForcedResponseDesign("2/3", "1/6", "1/6")),
-                               question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"),
-                                        "select_one")])
+@pytest.mark.parametrize(
+    "q",
+    [
+        question(TWO_COIN),
+        question(ForcedResponseDesign("2/3", "1/6", "1/6")),
+        question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"), "select_one"),
+    ],
+)
 def test_design_sentence_does_not_place_the_coins_on_the_device(q):
     """Without JavaScript the server flips the coins: the sentence must hold on both paths."""
     assert "device" not in wording.design_sentence(q) and "sent" not in wording.design_sentence(q)
@@ -74,19 +83,31 @@ def test_odds_factor_is_e_to_the_epsilon():
     assert wording.odds_factor_text(1.0) == "2.72" and wording.odds_factor_text(math.inf) == "∞"
 
 
-@pytest.mark.parametrize(("q", "factor", "guess", "blind", "between"), [
-    (question(TWO_COIN), "3", "75%", "50%", "yes against no"),
-    (question(ForcedResponseDesign("2/3", "1/6", "1/6")), "5", "83.3%", "50%", "yes against no"),
-    (question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"), "select_one"),
-     "5", "62.5%", "25%", "one option against another"),
-])
+@pytest.mark.parametrize(
+    ("q", "factor", "guess", "blind", "between"),
+    [
+        (question(TWO_COIN), "3", "75%", "50%", "yes against no"),
+        (question(ForcedResponseDesign("2/3", "1/6", "1/6")), "5", "83.3%", "50%", "yes against no"),
+        (
+            question(MultipleChoiceDesign(4, "1/2"), tuple(Choice(c, c) for c in "abcd"), "select_one"),
+            "5",
+            "62.5%",
+            "25%",
+            "one option against another",
+        ),
+    ],
+)
 def test_privacy_sentence_states_the_prior_free_bound_and_the_prior_of_the_guess(q, factor, guess, blind, between):
     text = wording.privacy_sentence(q)
-    assert f"Whatever anyone believed about you before, your stored answer changes their odds of {between} " \
-           f"by at most a factor of {factor}." in text
+    assert (
+        f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
+        f"by at most a factor of {factor}." in text
+    )
     prior = "yes and no equally likely" if q.type == "yes_no" else "all 4 options equally likely"
-    assert f"If they thought {prior} for you, a guess from your stored answer is right at most {guess} " \
-           f"of the time (a blind guess: {blind})." in text
+    assert (
+        f"If they thought {prior} for you, a guess from your stored answer is right at most {guess} "
+        f"of the time (a blind guess: {blind})." in text
+    )
 
 
 def test_yes_no_sentence_states_the_estimate_and_the_interval_for_the_true_share():

@@ -50,8 +50,13 @@ def survey_page(survey_id: str):
     chosen = parsed_or_400(options.results_options, request.args, {q.name for q in survey.plain_questions})
     page = gather.results_page(get_db(), survey, chosen, today())
     return render_template(
-        "admin/survey.html", **fields_of(page), **fields_of(chosen), chart=results_chart_svg(page.results),
-        methods=INTERVAL_METHODS, levels=CONFIDENCE_LEVELS, action=ActionForm(),
+        "admin/survey.html",
+        **fields_of(page),
+        **fields_of(chosen),
+        chart=results_chart_svg(page.results),
+        methods=INTERVAL_METHODS,
+        levels=CONFIDENCE_LEVELS,
+        action=ActionForm(),
     )
 
 
@@ -81,8 +86,10 @@ def exclude_day(survey_id: str):
     if count == 0:
         abort(400, description=f"“{survey.title}” has no responses on {day}; there is nothing to exclude.")
     responses.exclude_day(get_db(), survey.id, day)
-    flash(f"Left out of the estimates of “{survey.title}”: the {count} response{'s' if count != 1 else ''} "
-          f"of {day} (UTC). They stay stored and in the responses export.")
+    flash(
+        f"Left out of the estimates of “{survey.title}”: the {count} response{'s' if count != 1 else ''} "
+        f"of {day} (UTC). They stay stored and in the responses export."
+    )
     return redirect(safe_next(request.form.get("next")))
 
 

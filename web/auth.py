@@ -12,7 +12,17 @@ import functools
 from urllib.parse import urlsplit
 
 from flask import (
-    Blueprint, Response, abort, current_app, flash, g, redirect, render_template, request, session, url_for,
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
 )
 from flask_wtf import FlaskForm
 from wtforms import PasswordField, StringField
@@ -21,7 +31,12 @@ from wtforms.validators import InputRequired, Length
 from storage import accounts
 from web.db import get_db
 from web.limits import (
-    clear_signin_failures, hashing_slot, record_signin_failure, refuse_if_over, signin_lock, too_many,
+    clear_signin_failures,
+    hashing_slot,
+    record_signin_failure,
+    refuse_if_over,
+    signin_lock,
+    too_many,
 )
 
 bp = Blueprint("auth", __name__, url_prefix="/admin")
@@ -58,8 +73,13 @@ def admin_required(view):
 def safe_next(target: str | None) -> str:
     """Only same-site paths under /admin, so the sign-in page cannot redirect elsewhere;
     no control characters (a newline in a Location header is an error, not a redirect)."""
-    if (target and target.startswith("/admin") and not urlsplit(target).netloc and "\\" not in target
-            and target.isprintable()):
+    if (
+        target
+        and target.startswith("/admin")
+        and not urlsplit(target).netloc
+        and "\\" not in target
+        and target.isprintable()
+    ):
         return target
     return url_for("admin.dashboard")
 
@@ -77,8 +97,10 @@ def login():
     name = form.name.data
     locked_for = signin_lock(name)
     if locked_for:
-        return too_many(f"Too many failed sign-ins for this account from your network. "
-                        f"Try again in {locked_for} seconds.", locked_for)
+        return too_many(
+            f"Too many failed sign-ins for this account from your network. Try again in {locked_for} seconds.",
+            locked_for,
+        )
     with hashing_slot() as held:
         if not held:
             return too_many("Sign-in is busy right now. Please try again in a few seconds.", 2, status=503)
@@ -101,8 +123,12 @@ def signed_in_response(name: str, response: Response) -> Response:
     """
     session.clear()  # a fresh CSRF session too: nothing from before sign-in survives
     response.set_cookie(
-        ADMIN_COOKIE, accounts.start_session(get_db(), name), path="/admin", httponly=True,
-        samesite="Strict", secure=current_app.config["SESSION_COOKIE_SECURE"],
+        ADMIN_COOKIE,
+        accounts.start_session(get_db(), name),
+        path="/admin",
+        httponly=True,
+        samesite="Strict",
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
     )
     return response
 

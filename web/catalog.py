@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from flask import abort, current_app
 
@@ -43,7 +43,7 @@ def get_catalog() -> SurveyCatalog:
 
 def today() -> date:
     """Today in UTC: the only time stored with an answer, at day precision."""
-    return datetime.now(timezone.utc).date()
+    return datetime.now(UTC).date()
 
 
 def state_on(survey: Survey, closed_override: bool | None, day: date) -> str:

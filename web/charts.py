@@ -46,9 +46,7 @@ def _x(value: float) -> float:
 
 
 def _text(x: float, y: float, content: str, **attributes) -> str:
-    extra = "".join(
-        f' {name.rstrip("_").replace("_", "-")}="{escape(value)}"' for name, value in attributes.items()
-    )
+    extra = "".join(f' {name.rstrip("_").replace("_", "-")}="{escape(value)}"' for name, value in attributes.items())
     return f'<text x="{x:.1f}" y="{y:.1f}"{extra}>{escape(content)}</text>'
 
 
@@ -105,9 +103,7 @@ def _estimate_row(y: float, label: str, indent: int, description: str, item) -> 
             f'<circle class="observed" cx="{_x(observed):.1f}" cy="{y + 9:.1f}" r="3.5" '
             f'fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>'
         )
-        parts.append(
-            f'<circle class="estimate" cx="{_x(estimate):.1f}" cy="{y:.1f}" r="5" fill="{ESTIMATE_COLOUR}"/>'
-        )
+        parts.append(f'<circle class="estimate" cx="{_x(estimate):.1f}" cy="{y:.1f}" r="5" fill="{ESTIMATE_COLOUR}"/>')
     parts.append("</g>")
     return parts
 
@@ -146,8 +142,7 @@ def results_chart_svg(results: SurveyResults) -> Markup:
     )
     parts.append(_text(LABEL_X + 18, 18, f"estimate with {level} confidence interval", fill=TEXT_COLOUR))
     parts.append(
-        f'<circle cx="{PLOT_LEFT + 60}" cy="14" r="3.5" fill="#fff" '
-        f'stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>'
+        f'<circle cx="{PLOT_LEFT + 60}" cy="14" r="3.5" fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>'
     )
     parts.append(_text(PLOT_LEFT + 70, 18, "observed (noisy) rate", fill=TEXT_COLOUR))
     # Axis and gridlines.

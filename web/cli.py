@@ -6,7 +6,7 @@ Every command here is listed in the README (checked by ``tests/test_docs.py``).
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import click
 from flask import Flask, current_app
@@ -44,8 +44,10 @@ def check_command(folder: str | None) -> None:
     folder = folder or current_app.config["SURVEYS_DIR"]
     catalog = load_catalog(folder)
     for survey in catalog.surveys.values():
-        click.echo(f"ok    {survey.source}: {survey.id} v{survey.version}, "
-                   f"{len(survey.questions)} questions, epsilon {survey.epsilon.basic:.3f}")
+        click.echo(
+            f"ok    {survey.source}: {survey.id} v{survey.version}, "
+            f"{len(survey.questions)} questions, epsilon {survey.epsilon.basic:.3f}"
+        )
     for problem in catalog.problems:
         click.echo(f"error {problem}", err=True)
     if catalog.problems:
@@ -168,8 +170,13 @@ def _open_output(output: str | None):
 @click.argument("survey_id")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
 @click.option("--method", type=click.Choice(INTERVAL_METHODS), default="wilson", show_default=True)
-@click.option("--level", type=ConfidenceLevel(), default="0.95", show_default=True,
-              help=f"Confidence level, from 0.5 to {options.MAX_CONFIDENCE_LEVEL}.")
+@click.option(
+    "--level",
+    type=ConfidenceLevel(),
+    default="0.95",
+    show_default=True,
+    help=f"Confidence level, from 0.5 to {options.MAX_CONFIDENCE_LEVEL}.",
+)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
 def export_estimates_command(survey_id: str, fmt: str, method: str, level: float, output: str | None) -> None:
     """Debiased estimates for SURVEY_ID, one row per question (and option)."""
@@ -179,7 +186,7 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
     if fmt == "csv":
         body = gather.estimates_csv(_db(), survey, method, level)
     else:
-        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
         body = json.dumps(gather.estimates_json(_db(), survey, method, level, stamp), indent=2) + "\n"
     with _open_output(output) as handle:
         handle.write(body)

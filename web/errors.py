@@ -31,7 +31,9 @@ def handle_untrusted_host(error: SecurityError):
 
 def handle_csrf_error(error: CSRFError):
     return render_template(
-        "error.html", code=400, name="The form could not be verified",
+        "error.html",
+        code=400,
+        name="The form could not be verified",
         description=f"{error.description} Reload the page and try again.",
     ), 400
 
@@ -50,12 +52,18 @@ def handle_database_error(error: sqlite3.OperationalError):
     """
     if not is_database_busy(error):
         raise error
-    return render_template(
-        "error.html", code=503, name="The database is busy",
-        description="It could not be written to in time, so nothing was stored: your answers were not stored. "
-                    "Wait a few seconds and send the form again; sending it again is safe, "
-                    "answers are stored only once.",
-    ), 503, {"Retry-After": str(RETRY_AFTER_BUSY_SECONDS)}
+    return (
+        render_template(
+            "error.html",
+            code=503,
+            name="The database is busy",
+            description="It could not be written to in time, so nothing was stored: your answers were not stored. "
+            "Wait a few seconds and send the form again; sending it again is safe, "
+            "answers are stored only once.",
+        ),
+        503,
+        {"Retry-After": str(RETRY_AFTER_BUSY_SECONDS)},
+    )
 
 
 def init_app(app: Flask) -> None:

@@ -6,7 +6,7 @@ body and sends it; anonymous requests get a 401 (:func:`web.auth.admin_required`
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
@@ -21,7 +21,7 @@ bp = Blueprint("exports", __name__, url_prefix="/admin")
 
 
 def exported_at() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def download(body, mimetype: str, filename: str) -> Response:

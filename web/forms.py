@@ -133,8 +133,10 @@ class ControlForm(FlaskForm):
         csrf = False
 
     submission_key = HiddenField(
-        validators=[InputRequired("The form is missing its submission key; reload the page."),
-                    Regexp(SUBMISSION_KEY, message="The submission key is malformed; reload the page.")]
+        validators=[
+            InputRequired("The form is missing its submission key; reload the page."),
+            Regexp(SUBMISSION_KEY, message="The submission key is malformed; reload the page."),
+        ]
     )
     invitation_code = HiddenField(
         validators=[Optional(), Regexp(INVITATION_CODE, message="The invitation code is malformed.")]
@@ -145,7 +147,7 @@ def check_field_names(survey: Survey, formdata: MultiDict, prefix: str) -> None:
     """Refuse fields that are not questions or controls, and repeated fields."""
     question_names = {(f"{prefix}-{q.name}" if prefix else q.name) for q in survey.questions}
     problems = []
-    for key in formdata.keys():
+    for key in formdata:
         if key not in question_names and key not in CONTROL_FIELDS:
             problems.append(f"“{key[:60]}” is not a question of this survey.")
         elif len(formdata.getlist(key)) > 1:
@@ -162,8 +164,9 @@ def parse_answers(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dic
     controls = ControlForm(formdata=formdata)
     valid = form.validate()
     if not (controls.validate() and valid):
-        raise SubmissionError(_messages(controls), {q.name: list(form[q.name].errors) for q in survey.questions
-                                                    if form[q.name].errors})
+        raise SubmissionError(
+            _messages(controls), {q.name: list(form[q.name].errors) for q in survey.questions if form[q.name].errors}
+        )
     answers = {q.name: parse_wire_value(q, form[q.name].data) for q in survey.questions}
     return {name: answer for name, answer in answers.items() if answer is not None}, controls
 

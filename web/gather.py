@@ -27,7 +27,13 @@ from surveys.breakdowns import Breakdown, GroupDifference, compute_breakdown, gr
 from surveys.definition import Survey
 from surveys.files import SurveyCatalog
 from surveys.results import (
-    Exclusion, PlanningResult, SurveyResults, Tallies, compute_results, plan, subtract_tallies,
+    Exclusion,
+    PlanningResult,
+    SurveyResults,
+    Tallies,
+    compute_results,
+    plan,
+    subtract_tallies,
 )
 from surveys.schema import Problem
 from web.catalog import state_on
@@ -59,8 +65,9 @@ def _read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excl
     grouped = queries.group_tallies(db, survey.id, by)
     if excluded.days:
         removed = queries.group_tallies_on_days(db, survey.id, by, list(excluded.days))
-        grouped = {group: subtract_tallies(per_question, removed.get(group, {}))
-                   for group, per_question in grouped.items()}
+        grouped = {
+            group: subtract_tallies(per_question, removed.get(group, {})) for group, per_question in grouped.items()
+        }
         grouped = {group: per_question for group, per_question in grouped.items() if per_question}
     return grouped
 
@@ -81,7 +88,12 @@ def stored_results(
         excluded = _read_exclusion(db, survey)
         tallies, response_count = _read_tallies(db, survey, excluded)
     return compute_results(
-        survey, tallies, response_count, confidence_level=confidence_level, method=method, excluded=excluded,
+        survey,
+        tallies,
+        response_count,
+        confidence_level=confidence_level,
+        method=method,
+        excluded=excluded,
     )
 
 
@@ -156,10 +168,24 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         tallies, response_count = _read_tallies(db, survey, excluded)
         grouped = _read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
     results = compute_results(
-        survey, tallies, response_count, confidence_level=chosen.level, method=chosen.method, excluded=excluded,
+        survey,
+        tallies,
+        response_count,
+        confidence_level=chosen.level,
+        method=chosen.method,
+        excluded=excluded,
     )
-    breakdown = None if grouped is None else compute_breakdown(
-        survey, chosen.by, grouped, confidence_level=chosen.level, method=chosen.method, excluded=excluded,
+    breakdown = (
+        None
+        if grouped is None
+        else compute_breakdown(
+            survey,
+            chosen.by,
+            grouped,
+            confidence_level=chosen.level,
+            method=chosen.method,
+            excluded=excluded,
+        )
     )
     return ResultsPage(
         survey=survey,
@@ -187,9 +213,7 @@ def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confid
     return export.estimates_csv(stored_results(db, survey, confidence_level, method))
 
 
-def responses_csv(
-    db: sqlite_utils.Database, survey: Survey, batch_rows: int = export.CSV_BATCH_ROWS
-) -> Iterator[str]:
+def responses_csv(db: sqlite_utils.Database, survey: Survey, batch_rows: int = export.CSV_BATCH_ROWS) -> Iterator[str]:
     """Every stored response of ``survey`` as CSV chunks (:func:`surveys.export.iter_responses_csv`).
 
     Both parts are read lazily, ``batch_rows`` rows at a time, inside one

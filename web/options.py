@@ -55,8 +55,9 @@ def confidence_level(text: str) -> float:
     """A confidence level from 0.5 to :data:`MAX_CONFIDENCE_LEVEL`."""
     value = _number(text, "confidence level", "0.95")
     if not MIN_CONFIDENCE_LEVEL <= value <= MAX_CONFIDENCE_LEVEL:
-        raise ValueError(f"The confidence level must be from {MIN_CONFIDENCE_LEVEL} to {MAX_CONFIDENCE_LEVEL}, "
-                         f"got “{text[:40]}”.")
+        raise ValueError(
+            f"The confidence level must be from {MIN_CONFIDENCE_LEVEL} to {MAX_CONFIDENCE_LEVEL}, got “{text[:40]}”."
+        )
     return value
 
 
@@ -64,8 +65,9 @@ def half_width(text: str) -> float:
     """A planned half-width from :data:`MIN_HALF_WIDTH` up to (not including) 0.5."""
     value = _number(text, "half-width", "0.05")
     if not MIN_HALF_WIDTH <= value < MAX_HALF_WIDTH:
-        raise ValueError(f"The half-width must be at least {MIN_HALF_WIDTH} and below {MAX_HALF_WIDTH}, "
-                         f"got “{text[:40]}”.")
+        raise ValueError(
+            f"The half-width must be at least {MIN_HALF_WIDTH} and below {MAX_HALF_WIDTH}, got “{text[:40]}”."
+        )
     return value
 
 
@@ -79,8 +81,10 @@ def interval_method(text: str) -> str:
 def breakdown_by(text: str, plain_questions: Collection[str]) -> str:
     """The name of a question that is not randomized (only those can split the respondents)."""
     if text not in plain_questions:
-        raise ValueError(f"“{text[:40]}” is not a non-randomized question of this survey; "
-                         f"break-downs are by one of: {', '.join(sorted(plain_questions)) or 'none'}.")
+        raise ValueError(
+            f"“{text[:40]}” is not a non-randomized question of this survey; "
+            f"break-downs are by one of: {', '.join(sorted(plain_questions)) or 'none'}."
+        )
     return text
 
 
@@ -96,6 +100,10 @@ def results_options(args: Mapping[str, str], plain_questions: Collection[str]) -
     if by is not None:
         breakdown_by(by, plain_questions)
     return ResultsOptions(
-        method=method, level=level, half_width=half_width(args.get("half_width", "0.05")), by=by,
-        first=args.get("first") or None, second=args.get("second") or None,
+        method=method,
+        level=level,
+        half_width=half_width(args.get("half_width", "0.05")),
+        by=by,
+        first=args.get("first") or None,
+        second=args.get("second") or None,
     )

@@ -81,8 +81,13 @@ def render_form(survey: Survey, status: int = 200, errors=(), form=None, code: s
     controls.submission_key.data = secrets.token_urlsafe(18)
     controls.invitation_code.data = request.args.get("code", "") if code is None else code
     body = render_template(
-        "respond/form.html", survey=survey, form=form, controls=controls,
-        privacy=privacy_summary(survey), errors=errors, refused=status != 200,
+        "respond/form.html",
+        survey=survey,
+        form=form,
+        controls=controls,
+        privacy=privacy_summary(survey),
+        errors=errors,
+        refused=status != 200,
     )
     return body, status
 
@@ -108,14 +113,17 @@ def render_refused_form(survey: Survey, error: SubmissionError):
 def render_message(survey: Survey | None, status: int, title: str, text: str, back_to_form: bool = False):
     """A page with a title and a sentence. It links back to the form only when that form would
     help (``back_to_form``); a closed survey or a done browser gets a link elsewhere, never a loop."""
-    return render_template("respond/message.html", survey=survey, title=title, text=text,
-                           back_to_form=back_to_form), status
+    return render_template(
+        "respond/message.html", survey=survey, title=title, text=text, back_to_form=back_to_form
+    ), status
 
 
 def refuse_if_unavailable(survey: Survey):
     state = survey_state(survey)
     if state == CLOSED:
-        return render_message(survey, 410, "This survey is closed", "It no longer takes answers. Thank you for your interest.")
+        return render_message(
+            survey, 410, "This survey is closed", "It no longer takes answers. Thank you for your interest."
+        )
     if state == NOT_YET_OPEN:
         return render_message(survey, 403, "This survey is not open yet", f"It opens on {survey.opens:%d %B %Y}.")
     return None
@@ -123,7 +131,9 @@ def refuse_if_unavailable(survey: Survey):
 
 def already_answered(survey: Survey):
     return render_message(
-        survey, 409, "You have already answered this survey",
+        survey,
+        409,
+        "You have already answered this survey",
         "This browser has sent its answers already. Answering twice would let the random noise be "
         "averaged away, so a second response is not accepted.",
     )
@@ -138,8 +148,12 @@ def show(survey_id: str):
     if request.cookies.get(done_cookie(survey)):
         return already_answered(survey)
     if not code_is_acceptable(survey, request.args.get("code", "")):
-        return render_message(survey, 403, "This survey needs a valid invitation link",
-                              "Open the survey from the personal link you were sent; each link works once.")
+        return render_message(
+            survey,
+            403,
+            "This survey needs a valid invitation link",
+            "Open the survey from the personal link you were sent; each link works once.",
+        )
     return render_form(survey)
 
 
@@ -158,8 +172,13 @@ def _sealer() -> URLSafeSerializer:
 def seal_answers(survey: Survey, noisy: dict[str, str], randomized_on: str, key: str, code: str) -> str:
     """The signed token of the confirm page; every question as its fixed-width wire value."""
     answers = {q.name: wire_value(q, noisy.get(q.name)) for q in survey.questions}
-    sealed = {"survey": [survey.id, survey.version], "answers": answers,
-              "randomized_on": randomized_on, "key": key, "code": code}
+    sealed = {
+        "survey": [survey.id, survey.version],
+        "answers": answers,
+        "randomized_on": randomized_on,
+        "key": key,
+        "code": code,
+    }
     return _sealer().dumps(sealed)
 
 
@@ -200,9 +219,9 @@ def read_body() -> bytes:
     """
     body = request.get_data(cache=True)
     stream = request.stream
-    if request.content_length is None and isinstance(stream, LimitedStream) and stream.is_exhausted:
-        if request.environ["wsgi.input"].read(1):
-            raise RequestEntityTooLarge()
+    cut = request.content_length is None and isinstance(stream, LimitedStream) and stream.is_exhausted
+    if cut and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
     return body
 
 
@@ -289,13 +308,20 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
     """Keep the (already noisy) answers and ask for one more click with a fresh token,
     but only for this browser's own expired form; anything else is refused outright."""
     if not is_own_expired_token(request.form.get("csrf_token")):
-        return render_message(survey, 400, "The form could not be verified",
-                              f"{problem} Please reload the survey page.", back_to_form=True)
+        return render_message(
+            survey,
+            400,
+            "The form could not be verified",
+            f"{problem} Please reload the survey page.",
+            back_to_form=True,
+        )
     generate_csrf()
     return render_template(
-        "respond/confirm.html", survey=survey, sealed_token=seal_answers(survey, noisy, randomized_on, key, code),
+        "respond/confirm.html",
+        survey=survey,
+        sealed_token=seal_answers(survey, noisy, randomized_on, key, code),
         message="The form had been open for a long time. Your answers are kept (already randomized); "
-                "press the button to send them.",
+        "press the button to send them.",
     ), 400
 
 
@@ -306,13 +332,21 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
     if request.cookies.get(done_cookie(survey)):
         return already_answered(survey)
     if not code_is_acceptable(survey, code):
-        return render_message(survey, 403, "This invitation code is not valid",
-                              "It may have been used already. Ask the researcher for a new link.")
+        return render_message(
+            survey,
+            403,
+            "This invitation code is not valid",
+            "It may have been used already. Ask the researcher for a new link.",
+        )
     day, hour_count = today().isoformat(), count_arrival(survey.id)
     try:
         stored = responses.store_response(
-            db, noisy_response(survey, noisy, randomized_on), key, day,
-            code if survey.invitation_only else None, hour_count=hour_count,
+            db,
+            noisy_response(survey, noisy, randomized_on),
+            key,
+            day,
+            code if survey.invitation_only else None,
+            hour_count=hour_count,
         )
     except responses.InvitationCodeError:
         return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
@@ -354,7 +388,12 @@ def thank(survey: Survey, noisy: dict | None) -> Response:
     shown = None if noisy is None else [(q, noisy.get(q.name)) for q in survey.questions]
     response = make_response(render_template("respond/thanks.html", survey=survey, shown=shown))
     response.set_cookie(
-        done_cookie(survey), "1", max_age=365 * 24 * 3600, path=f"/s/{survey.id}",
-        httponly=True, samesite="Lax", secure=current_app.config["SESSION_COOKIE_SECURE"],
+        done_cookie(survey),
+        "1",
+        max_age=365 * 24 * 3600,
+        path=f"/s/{survey.id}",
+        httponly=True,
+        samesite="Lax",
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
     )
     return response

@@ -17,8 +17,11 @@ def result_kind(result) -> str:
 
 def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(
-        design_sentence=wording.design_sentence, percent=wording.short_percent,
-        epsilon_text=wording.epsilon_text, design_key=question_design_key, wording=wording,
+        design_sentence=wording.design_sentence,
+        percent=wording.short_percent,
+        epsilon_text=wording.epsilon_text,
+        design_key=question_design_key,
+        wording=wording,
     )
     app.add_template_filter(wording.table_percent, "pct")
     app.add_template_filter(result_kind, "kind")
