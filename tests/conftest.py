@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from app import create_app
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -22,56 +22,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-#: A survey written for the tests, so the shipped examples can change freely.
-QUIZ_YAML = """\
-id: quiz
-title: Test quiz
-version: 1
-intro: Answers are randomized.
-questions:
-  - name: cheated
-    type: yes_no
-    label: Have you ever cheated on an exam?
-  - name: lied
-    type: yes_no
-    label: Have you lied to a professor?
-    required: false
-    design: {t: 2/3, a: 1/6, b: 1/6}
-  - name: ai_use
-    type: select_one
-    label: How often have you used AI-written text as your own?
-    choices: [never, once, sometimes, often]
-    design: {t: 1/2}
-  - name: year
-    type: select_one
-    label: Year of study
-    choices: [first, second, third, fourth]
-    randomize: false
-"""
-
-
-#: A survey for the results and export tests: a plain question with labelled choices.
-DEPT_SURVEY_YAML = (
-    QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
-    .replace("  - name: year\n", "  - name: dept\n")
-    .replace(
-        "    label: Year of study\n    choices: [first, second, third, fourth]\n",
-        "    label: Department\n"
-        "    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]\n",
-    )
-)
-
-
-def make_survey(text: str = DEPT_SURVEY_YAML, **changes):
-    """Parse a survey from YAML text, with top-level keys replaced by ``changes``."""
-    import yaml
-
-    from surveys.schema import parse_survey
-
-    mapping = yaml.safe_load(text)
-    mapping.update(changes)
-    return parse_survey(mapping, "quiz.yaml")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -143,61 +93,6 @@ def umask_022():
     os.umask(previous)
 
 
-def wire_form(survey, answers: dict, device: bool = False) -> dict:
-    """The answer fields a browser posts for ``answers`` (``{question: choice name}``), in form order.
-
-    Every question is sent as its fixed-width wire value (``web.forms.wire_value``),
-    an optional question left out as "no answer", under ``rr-<name>`` when
-    ``device``. A value that is not a choice name and a key that is not a
-    question are sent as given, for the tests of refusals.
-    """
-    from web.forms import wire_value
-
-    prefix = "rr-" if device else ""
-    names = {q.name for q in survey.questions}
-    fields = {}
-    for q in survey.questions:
-        if q.name in answers:
-            value = answers[q.name]
-            fields[prefix + q.name] = wire_value(q, value) if value in q.choice_names else value
-        elif not q.required:
-            fields[prefix + q.name] = wire_value(q, None)
-    fields.update({prefix + key: value for key, value in answers.items() if key not in names})
-    return fields
-
-
-def survey_in(app, survey_id: str = "quiz"):
-    """The app's loaded survey ``survey_id``."""
-    from web.catalog import get_catalog
-
-    with app.app_context():
-        return get_catalog().surveys[survey_id]
-
-
-class Respondent:
-    """Drives the survey form through the test client, as a browser without JavaScript would."""
-
-    def __init__(self, client):
-        self.client = client
-
-    def open_form(self, survey_id: str = "quiz", **params) -> dict:
-        page = self.client.get(f"/s/{survey_id}", query_string=params)
-        assert page.status_code == 200, page.get_data(as_text=True)
-        html = page.get_data(as_text=True)
-        return {
-            "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
-            "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
-        }
-
-    def submit(self, answers: dict, survey_id: str = "quiz", device: bool = False, controls=None):
-        controls = controls if controls is not None else self.open_form(survey_id)
-        data = dict(controls)
-        if device:
-            data["randomized_on"] = "device"
-        data.update(wire_form(survey_in(self.client.application, survey_id), answers, device))
-        return self.client.post(f"/s/{survey_id}", data=data)
-
-
 @pytest.fixture
 def respondent(client) -> Respondent:
     return Respondent(client)
@@ -224,33 +119,6 @@ def browser_type_launch_args(browser_type_launch_args):
             pytest.fail(message)
         pytest.skip(message)
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
-
-
-def csrf_token_in(html: str) -> str:
-    return re.search(r'name="csrf_token"(?: type="hidden")? value="([^"]+)"', html).group(1)
-
-
-ADMIN_NAME = "researcher"
-ADMIN_PASSWORD = "correct horse battery"
-
-
-class AdminSession:
-    """Signs in through the real form, CSRF token and all."""
-
-    def __init__(self, client, app):
-        self.client = client
-        self.app = app
-
-    def csrf_token(self, path: str = "/admin/login") -> str:
-        return csrf_token_in(self.client.get(path).get_data(as_text=True))
-
-    def login(self, name: str = ADMIN_NAME, password: str = ADMIN_PASSWORD):
-        token = self.csrf_token()
-        return self.client.post("/admin/login", data={"csrf_token": token, "name": name, "password": password})
-
-    def logout(self):
-        token = self.csrf_token("/admin/")
-        return self.client.post("/admin/logout", data={"csrf_token": token})
 
 
 @pytest.fixture

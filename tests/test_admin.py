@@ -12,10 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis import INTERVAL_METHODS, estimate_multiple_choice, estimate_proportion
-from storage import connection, responses
-from surveys.files import load_catalog
-from surveys.submission import noisy_response
-from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD
+from storage import responses
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, many
 from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
@@ -29,28 +27,6 @@ EXPORTS = [
     "/admin/surveys/quiz/responses.csv",
     "/admin/surveys/quiz/codebook.json",
 ]
-
-
-def add_responses(app, answers_list, randomized_on="device"):
-    """Store noisy answers directly, as the submission path would."""
-    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
-    db = connection.connect(app.config["DATABASE"])
-    for i, answers in enumerate(answers_list):
-        key = f"seed-{i:08d}-{len(answers_list):06d}"
-        responses.store_response(db, noisy_response(survey, answers, randomized_on), key, "2026-11-22")
-    db.close()
-
-
-def many(n_yes: int, n_no: int):
-    years = ["first", "second"]
-    return [
-        {
-            "cheated": "yes" if i < n_yes else "no",
-            "ai_use": ["never", "once", "sometimes", "often"][i % 4],
-            "year": years[i % 2],
-        }
-        for i in range(n_yes + n_no)
-    ]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -343,7 +319,7 @@ def test_the_survey_epsilon_is_the_tighter_bound_and_says_which(app, auth):
 
 
 def test_answers_under_an_older_design_raise_the_epsilon_shown(app, auth, surveys_dir):
-    from tests.conftest import QUIZ_YAML
+    from tests.helpers import QUIZ_YAML
 
     path = surveys_dir / "quiz.yaml"
     old = QUIZ_YAML.replace(
@@ -365,7 +341,7 @@ def test_answers_under_an_older_design_raise_the_epsilon_shown(app, auth, survey
 
 
 def test_a_select_one_with_a_six_decimal_t_loads_and_every_page_and_export_works(app, auth, surveys_dir):
-    from tests.conftest import QUIZ_YAML
+    from tests.helpers import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("design: {t: 1/2}", "design: {t: 0.654321}"))
     add_responses(app, many(30, 20))

@@ -20,8 +20,8 @@ from surveys import breakdowns
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from surveys.submission import noisy_response
-from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.conftest import make_survey
+from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
+from tests.helpers import make_survey
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis import estimate_proportion
-from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD
-from tests.test_admin import add_responses, many
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, many
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
-from tests.privacy_audit import N_DRAWS, audit, yes_no_expected
+from tests.helpers import N_DRAWS, audit, yes_no_expected
 
 pytestmark = pytest.mark.browser
 

@@ -82,7 +82,7 @@ def test_close_and_open_by_cli(runner, app):
 
 
 def _seed(app, n=10):
-    from tests.test_admin import add_responses, many
+    from tests.helpers import add_responses, many
 
     add_responses(app, many(n // 2, n - n // 2))
 
@@ -144,7 +144,7 @@ def test_files_the_app_creates_are_private(tmp_path, surveys_dir, umask_022, mon
     import os
 
     import app as app_module
-    from tests.conftest import Respondent
+    from tests.helpers import Respondent
 
     monkeypatch.setattr(app_module, "ROOT", tmp_path)  # the instance folder (secret_key) under tmp_path
     data = tmp_path / "data"

@@ -21,7 +21,7 @@ from surveys.design_contract import (
     question_design_key,
     record_design_keys,
 )
-from tests.conftest import QUIZ_YAML, make_survey
+from tests.helpers import QUIZ_YAML, make_survey
 
 
 def test_canonical_json_sorts_keys_and_has_no_spaces():

@@ -18,8 +18,8 @@ from surveys import export, results, submission
 from surveys.design_contract import design_record, question_design_key
 from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import noisy_response
-from tests.conftest import DEPT_SURVEY_YAML
-from tests.conftest import make_survey as make_any_survey
+from tests.helpers import DEPT_SURVEY_YAML
+from tests.helpers import make_survey as make_any_survey
 from web import gather
 
 #: The shared survey with an asymmetric design and unlabelled choices.

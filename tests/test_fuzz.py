@@ -38,7 +38,17 @@ from storage import accounts, connection, responses
 from surveys.files import load_catalog
 from surveys.form_fields import CONTROL_FIELDS
 from surveys.submission import noisy_response
-from tests.conftest import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, csrf_token_in, make_survey
+from tests.helpers import (
+    ADMIN_NAME,
+    ADMIN_PASSWORD,
+    QUIZ_YAML,
+    AdminSession,
+    Respondent,
+    csrf_token_in,
+    dump,
+    make_survey,
+    message_of,
+)
 from web.forms import INVITATION_CODE, SUBMISSION_KEY, wire_value
 
 FUZZ = settings(
@@ -106,32 +116,10 @@ def fresh_app(**config):
         yield app
 
 
-def dump(app) -> dict[str, list[tuple]]:
-    """Every row of every table, sorted: equal dumps mean an unchanged database."""
-    db = connection.connect(app.config["DATABASE"])
-    try:
-        return {
-            table: sorted(map(tuple, db.execute(f"SELECT * FROM [{table}]").fetchall()), key=repr)
-            for table in db.table_names()
-        }
-    finally:
-        db.close()
-
-
 def without_admin_sessions(tables: dict) -> dict:
     """A dump without the admin sessions: a right password starts one (failures are
     counted in the rate-limit file, not here)."""
     return {table: rows for table, rows in tables.items() if table != "admin_sessions"}
-
-
-MESSAGE = re.compile(r'<p class="message">(.*?)</p>|role="alert">(.*?)</|role="status">(.*?)</', re.S)
-
-
-def message_of(response) -> str:
-    """The sentence an error page shows (error, alert or notice), tags stripped."""
-    html = response.get_data(as_text=True)
-    texts = (re.sub(r"<[^>]+>", "", group).strip() for m in MESSAGE.finditer(html) for group in m.groups() if group)
-    return " ".join(t for t in texts if t)
 
 
 def assert_refused(response, before: dict, after: dict) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from storage import connection, queries, responses
 from surveys.submission import noisy_response
-from tests.conftest import survey_in
+from tests.helpers import survey_in
 from web import gather
 from web.options import ResultsOptions
 

@@ -16,7 +16,7 @@ from surveys import results
 from surveys.files import load_catalog
 from surveys.schema import SurveyFileError
 from surveys.submission import noisy_response
-from tests.conftest import QUIZ_YAML, Respondent, csrf_token_in, make_survey
+from tests.helpers import QUIZ_YAML, Respondent, csrf_token_in, make_survey
 from web import gather
 from web.respond import watch_for_burst
 

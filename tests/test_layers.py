@@ -74,3 +74,23 @@ def test_a_hidden_import_is_reported(tmp_path):
     (tmp_path / "analysis").mkdir()
     (tmp_path / "analysis" / "estimate.py").write_text("import numpy\nimport sqlite3\n")
     assert violations(tmp_path) == ["analysis/estimate.py imports sqlite3", "surveys/results.py imports storage"]
+
+
+def test_test_modules_import_shared_helpers_only_from_the_helper_module():
+    """Helpers live in tests/helpers.py; no test module (nor conftest) imports another test module."""
+    import ast
+
+    wrong = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            wrong += [
+                f"{path.name} imports {name}"
+                for name in names
+                if name.startswith("tests.") and name not in {"tests.helpers", "tests.mutation_report"}
+            ]
+    assert wrong == []

@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from serving import RedactingFormatter, redact
-from tests.test_reliability import Client, Server
+from tests.helpers import Client, Server
 
 SECRET = "SECRETCODE"
 FORBIDDEN = {

@@ -21,7 +21,7 @@ import pytest
 
 from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
 from surveys import protocol
-from tests.privacy_audit import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
+from tests.helpers import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
 
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
 ASYMMETRIC = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 5), Fraction(1, 10))

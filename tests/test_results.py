@@ -19,8 +19,8 @@ import analysis
 from surveys import results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
-from tests.conftest import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.conftest import make_survey
+from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
+from tests.helpers import make_survey
 
 
 @pytest.fixture

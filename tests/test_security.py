@@ -21,18 +21,19 @@ from werkzeug.http import parse_set_header
 from app import create_app
 from storage import accounts, connection, ratelimit
 from surveys import protocol
-from tests.conftest import (
+from tests.helpers import (
     ADMIN_NAME,
     ADMIN_PASSWORD,
     QUIZ_YAML,
     AdminSession,
     Respondent,
+    add_responses,
     csrf_token_in,
+    dump,
+    message_of,
     survey_in,
     wire_form,
 )
-from tests.test_admin import add_responses
-from tests.test_fuzz import dump, message_of
 from web.auth import ADMIN_COOKIE
 
 #: The admin endpoints anyone may use: the sign-in form itself.

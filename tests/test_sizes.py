@@ -32,7 +32,7 @@ import pytest
 
 from app import ROOT, create_app
 from surveys.definition import Choice
-from tests.conftest import QUIZ_YAML, make_survey
+from tests.helpers import QUIZ_YAML, make_survey
 from web.forms import NO_ANSWER_LABEL, parse_wire_value, wire_value
 
 EXAMPLE_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"))

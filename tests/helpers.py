@@ -1,0 +1,394 @@
+"""Helpers shared by the tests: the test surveys, a respondent and an admin driving the real
+forms, seeding and dumping the database, reading messages off a page, a gunicorn server for the
+reliability and log tests, and the privacy audit of a randomizer.
+
+Fixtures live in ``conftest.py``; test modules import helpers from here and never from each other.
+
+The privacy audit
+-----------------
+The empirical privacy audit shared by the server and browser randomizer tests.
+
+For every pair of true answers (x, x') and every report r, the likelihood
+ratio P[r | x] / P[r | x'] is bounded from below by (one-sided
+Clopper-Pearson lower bound of P[r | x]) / (one-sided upper bound of
+P[r | x']). If that lower bound exceeds e^epsilon, the randomizer leaks more
+than its design allows. Each observed rate's two-sided interval must also
+contain the design's value.
+
+Family confidence 99.9% by Bonferroni: with m bounds in all, each is taken
+at level 1 - 0.001 / m, so a correct randomizer fails with probability at
+most 0.1%.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from itertools import permutations
+from pathlib import Path
+
+import requests
+from scipy.stats import beta
+
+from app import ROOT
+from storage import connection, responses
+from surveys import protocol
+from surveys.files import load_catalog
+from surveys.submission import noisy_response
+
+N_DRAWS = 100_000
+FAMILY_ALPHA = 0.001
+
+
+def clopper_pearson_lower(successes: int, n: int, alpha: float) -> float:
+    """One-sided exact lower bound at level 1 - alpha (Clopper and Pearson 1934)."""
+    return 0.0 if successes == 0 else float(beta.ppf(alpha, successes, n - successes + 1))
+
+
+def clopper_pearson_upper(successes: int, n: int, alpha: float) -> float:
+    """One-sided exact upper bound at level 1 - alpha."""
+    return 1.0 if successes == n else float(beta.ppf(1 - alpha, successes + 1, n - successes))
+
+
+def audit(counts: dict, n: int, epsilon: float, expected: dict) -> list[str]:
+    """Return the audit's failures; ``counts[x][r]`` = times report r was seen for truth x.
+
+    ``expected[x][r]`` is the design's P[r | x].
+    """
+    truths = list(counts)
+    reports = sorted({r for x in truths for r in expected[x]})
+    ratio_bounds = len(list(permutations(truths, 2))) * len(reports) * 2
+    rate_checks = len(truths) * len(reports) * 2
+    per_bound = FAMILY_ALPHA / (ratio_bounds + rate_checks)
+    failures = []
+    for x, other in permutations(truths, 2):
+        for r in reports:
+            lower = clopper_pearson_lower(counts[x][r], n, per_bound)
+            upper = clopper_pearson_upper(counts[other][r], n, per_bound)
+            if upper == 0 or lower / upper > math.exp(epsilon):
+                failures.append(f"P[{r}|{x}]/P[{r}|{other}] >= {lower / upper:.4f} > e^eps")
+    for x in truths:
+        for r in reports:
+            lower = clopper_pearson_lower(counts[x][r], n, per_bound)
+            upper = clopper_pearson_upper(counts[x][r], n, per_bound)
+            if not lower <= expected[x][r] <= upper:
+                failures.append(f"P[{r}|{x}] in [{lower:.4f}, {upper:.4f}] misses {expected[x][r]}")
+    return failures
+
+
+def yes_no_expected(design):
+    t, a, b = design.floats()
+    return {
+        protocol.YES: {protocol.YES: t + a, protocol.NO: b},
+        protocol.NO: {protocol.YES: a, protocol.NO: t + b},
+    }
+
+
+def multiple_choice_expected(design, choices):
+    """The design's P[r | x] for every true option x and report r, from its own t and k."""
+    t, q = float(design.t), float(design.uniform_share)
+    return {x: {r: (t if r == x else 0) + q for r in choices} for x in choices}
+
+
+#: A survey written for the tests, so the shipped examples can change freely.
+QUIZ_YAML = """\
+id: quiz
+title: Test quiz
+version: 1
+intro: Answers are randomized.
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you ever cheated on an exam?
+  - name: lied
+    type: yes_no
+    label: Have you lied to a professor?
+    required: false
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - name: ai_use
+    type: select_one
+    label: How often have you used AI-written text as your own?
+    choices: [never, once, sometimes, often]
+    design: {t: 1/2}
+  - name: year
+    type: select_one
+    label: Year of study
+    choices: [first, second, third, fourth]
+    randomize: false
+"""
+
+
+#: A survey for the results and export tests: a plain question with labelled choices.
+DEPT_SURVEY_YAML = (
+    QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
+    .replace("  - name: year\n", "  - name: dept\n")
+    .replace(
+        "    label: Year of study\n    choices: [first, second, third, fourth]\n",
+        "    label: Department\n"
+        "    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]\n",
+    )
+)
+
+
+def make_survey(text: str = DEPT_SURVEY_YAML, **changes):
+    """Parse a survey from YAML text, with top-level keys replaced by ``changes``."""
+    import yaml
+
+    from surveys.schema import parse_survey
+
+    mapping = yaml.safe_load(text)
+    mapping.update(changes)
+    return parse_survey(mapping, "quiz.yaml")
+
+
+def wire_form(survey, answers: dict, device: bool = False) -> dict:
+    """The answer fields a browser posts for ``answers`` (``{question: choice name}``), in form order.
+
+    Every question is sent as its fixed-width wire value (``web.forms.wire_value``),
+    an optional question left out as "no answer", under ``rr-<name>`` when
+    ``device``. A value that is not a choice name and a key that is not a
+    question are sent as given, for the tests of refusals.
+    """
+    from web.forms import wire_value
+
+    prefix = "rr-" if device else ""
+    names = {q.name for q in survey.questions}
+    fields = {}
+    for q in survey.questions:
+        if q.name in answers:
+            value = answers[q.name]
+            fields[prefix + q.name] = wire_value(q, value) if value in q.choice_names else value
+        elif not q.required:
+            fields[prefix + q.name] = wire_value(q, None)
+    fields.update({prefix + key: value for key, value in answers.items() if key not in names})
+    return fields
+
+
+def survey_in(app, survey_id: str = "quiz"):
+    """The app's loaded survey ``survey_id``."""
+    from web.catalog import get_catalog
+
+    with app.app_context():
+        return get_catalog().surveys[survey_id]
+
+
+class Respondent:
+    """Drives the survey form through the test client, as a browser without JavaScript would."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def open_form(self, survey_id: str = "quiz", **params) -> dict:
+        page = self.client.get(f"/s/{survey_id}", query_string=params)
+        assert page.status_code == 200, page.get_data(as_text=True)
+        html = page.get_data(as_text=True)
+        return {
+            "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
+            "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
+        }
+
+    def submit(self, answers: dict, survey_id: str = "quiz", device: bool = False, controls=None):
+        controls = controls if controls is not None else self.open_form(survey_id)
+        data = dict(controls)
+        if device:
+            data["randomized_on"] = "device"
+        data.update(wire_form(survey_in(self.client.application, survey_id), answers, device))
+        return self.client.post(f"/s/{survey_id}", data=data)
+
+
+def csrf_token_in(html: str) -> str:
+    return re.search(r'name="csrf_token"(?: type="hidden")? value="([^"]+)"', html).group(1)
+
+
+ADMIN_NAME = "researcher"
+
+
+ADMIN_PASSWORD = "correct horse battery"
+
+
+class AdminSession:
+    """Signs in through the real form, CSRF token and all."""
+
+    def __init__(self, client, app):
+        self.client = client
+        self.app = app
+
+    def csrf_token(self, path: str = "/admin/login") -> str:
+        return csrf_token_in(self.client.get(path).get_data(as_text=True))
+
+    def login(self, name: str = ADMIN_NAME, password: str = ADMIN_PASSWORD):
+        token = self.csrf_token()
+        return self.client.post("/admin/login", data={"csrf_token": token, "name": name, "password": password})
+
+    def logout(self):
+        token = self.csrf_token("/admin/")
+        return self.client.post("/admin/logout", data={"csrf_token": token})
+
+
+def add_responses(app, answers_list, randomized_on="device"):
+    """Store noisy answers directly, as the submission path would."""
+    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    db = connection.connect(app.config["DATABASE"])
+    for i, answers in enumerate(answers_list):
+        key = f"seed-{i:08d}-{len(answers_list):06d}"
+        responses.store_response(db, noisy_response(survey, answers, randomized_on), key, "2026-11-22")
+    db.close()
+
+
+def many(n_yes: int, n_no: int):
+    years = ["first", "second"]
+    return [
+        {
+            "cheated": "yes" if i < n_yes else "no",
+            "ai_use": ["never", "once", "sometimes", "often"][i % 4],
+            "year": years[i % 2],
+        }
+        for i in range(n_yes + n_no)
+    ]
+
+
+def dump(app) -> dict[str, list[tuple]]:
+    """Every row of every table, sorted: equal dumps mean an unchanged database."""
+    db = connection.connect(app.config["DATABASE"])
+    try:
+        return {
+            table: sorted(map(tuple, db.execute(f"SELECT * FROM [{table}]").fetchall()), key=repr)
+            for table in db.table_names()
+        }
+    finally:
+        db.close()
+
+
+MESSAGE = re.compile(r'<p class="message">(.*?)</p>|role="alert">(.*?)</|role="status">(.*?)</', re.S)
+
+
+def message_of(response) -> str:
+    """The sentence an error page shows (error, alert or notice), tags stripped."""
+    html = response.get_data(as_text=True)
+    texts = (re.sub(r"<[^>]+>", "", group).strip() for m in MESSAGE.finditer(html) for group in m.groups() if group)
+    return " ".join(t for t in texts if t)
+
+
+WORKERS = 3
+
+
+ANSWERS = {
+    **wire_form(make_survey(QUIZ_YAML), {"cheated": "yes", "ai_use": "once", "year": "first"}, device=True),
+    "randomized_on": "device",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """Gunicorn in its own process group, so a test can SIGKILL all of it."""
+
+    def __init__(self, tmp_path: Path):
+        self.tmp_path = tmp_path
+        self.database = tmp_path / "load.sqlite3"
+        surveys = tmp_path / "surveys"
+        surveys.mkdir(exist_ok=True)
+        (surveys / "quiz.yaml").write_text(QUIZ_YAML)
+        self.env = {
+            **os.environ,
+            "FLASK_DATABASE": str(self.database),
+            "FLASK_SURVEYS_DIR": str(surveys),
+            "FLASK_SECRET_KEY": "reliability-test-key",
+            "FLASK_RATELIMIT_ENABLED": "false",
+        }
+        self.log = tmp_path / "server.log"
+        self.process = None
+
+    def start(self) -> str:
+        port = free_port()
+        with self.log.open("ab") as log:  # the child keeps its own copy of the descriptor
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "-c",
+                    "gunicorn.conf.py",
+                    "--bind",
+                    f"127.0.0.1:{port}",
+                    "--workers",
+                    str(WORKERS),
+                    "app:create_app()",
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{self.url}/s/quiz", timeout=10).status_code == 200:
+                    return self.url
+            except requests.RequestException:  # not listening yet, or slow on a busy machine
+                time.sleep(0.1)
+            if self.process.poll() is not None:
+                break
+        self.stop()
+        raise AssertionError(f"gunicorn did not answer within 30 s:\n{self.log.read_text()}")
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Client:
+    """One respondent machine: gets a CSRF token once, then submits with fresh keys."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.session = requests.Session()
+        html = self.session.get(f"{url}/s/quiz", timeout=10).text
+        self.token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        self.acknowledged: list[str] = []
+        self.statuses: list[int] = []
+        self.errors = 0
+
+    def submit(self, key: str) -> None:
+        self.session.cookies.pop("rr_done_quiz", None)
+        try:
+            response = self.session.post(
+                f"{self.url}/s/quiz", data={**ANSWERS, "csrf_token": self.token, "submission_key": key}, timeout=30
+            )
+        except requests.RequestException:
+            self.errors += 1  # no answer: not acknowledged, may or may not be stored
+            return
+        self.statuses.append(response.status_code)
+        if response.status_code == 200 and "Thank you" in response.text:
+            self.acknowledged.append(key)
+
+    def run(self, rounds: int, stop: threading.Event) -> None:
+        for _ in range(rounds):
+            if stop.is_set():
+                return
+            key = secrets.token_urlsafe(18)
+            self.submit(key)
+            if self.acknowledged and self.acknowledged[-1] == key and len(self.acknowledged) % 3 == 0:
+                self.submit(key)  # a retry of a stored submission: answered, not stored again
