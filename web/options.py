@@ -81,7 +81,13 @@ def half_width(text: str) -> float:
     shown = f"“{text[:40]}”"
     stripped = text.strip()
     points = stripped.endswith("%")
-    value = _number(stripped.removesuffix("%").strip() if points else stripped, "margin of error", "5, 5% or 0.05")
+    number = stripped.removesuffix("%").strip() if points else stripped
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"The margin of error must be a number such as 5, 5% or 0.05, got {shown}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"The margin of error must be a finite number such as 5, 5% or 0.05, got {shown}.")
     share = value / 100 if points or value >= 1 else value
     if not MIN_HALF_WIDTH <= share < MAX_HALF_WIDTH:
         raise ValueError(
