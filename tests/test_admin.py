@@ -456,7 +456,7 @@ def test_a_refused_margin_of_error_is_shown_on_the_page_beside_its_field(app, au
     html = response.get_data(as_text=True)
     assert response.status_code == 400
     assert "<h2>Estimates</h2>" in html  # the results page, not a bare error page
-    assert 'role="alert" id="error-half_width">The margin of error must be at least 0.1 and below 50' in html
+    assert 'id="error-half_width" role="alert">The margin of error must be at least 0.1 and below 50' in html
     assert "got “50%”" in html
     assert 'name="half_width" value="50%"' in html  # what was typed stays in the field
 
@@ -519,7 +519,7 @@ def test_an_unknown_group_is_a_400_naming_it_on_the_page(app, auth, query, messa
     html = response.get_data(as_text=True)
     assert response.status_code == 400
     assert message in html
-    assert 'role="alert" id="error-groups"' in html and "<h2>Estimates</h2>" in html
+    assert 'id="error-groups" role="alert"' in html and "<h2>Estimates</h2>" in html
 
 
 def test_the_break_down_exports_hold_every_group_and_match_the_page(app, auth):
