@@ -209,6 +209,28 @@ def _answered_groups(breakdown: Breakdown, question_name: str) -> list[GroupResu
     return [g for g in breakdown.groups if g.value is not None and g.question(question_name).n > 0]
 
 
+def check_pair(breakdown: Breakdown, first: str | None, second: str | None) -> None:
+    """Raise ValueError, naming the value, unless ``first`` and ``second`` are two different groups.
+
+    ``None`` for both (compare the first two groups) is accepted; the groups
+    are the answers to ``breakdown.by`` ("No answer" cannot be compared).
+    """
+    if first is None and second is None:
+        return
+    known = {group.value: group.label for group in breakdown.groups if group.value is not None}
+    listed = ", ".join(f"{label} ({value})" if label != value else value for value, label in known.items())
+    if first is None or second is None:
+        raise ValueError(f"Choose two groups to compare, one of: {listed or 'none'}.")
+    for value in (first, second):
+        if value not in known:
+            raise ValueError(
+                f"There is no group “{value[:40]}” in the break-down by {breakdown.by.label}; "
+                f"the groups are: {listed or 'none'}."
+            )
+    if first == second:
+        raise ValueError(f"Choose two different groups to compare, got “{first[:40]}” twice.")
+
+
 def group_differences(
     breakdown: Breakdown, confidence_level: float = 0.95, first: str | None = None, second: str | None = None
 ) -> tuple[GroupDifference, ...]:

@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 
 from analysis import ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon, design_from_dict
+from surveys.breakdowns import Breakdown
 from surveys.definition import Survey
 from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResult
 
@@ -251,6 +252,71 @@ def estimates_csv(results: SurveyResults) -> str:
     writer = csv.DictWriter(buffer, fieldnames=ESTIMATE_COLUMNS)
     writer.writeheader()
     writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in estimate_rows(results))
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------
+# Break-downs.
+
+#: Columns of :func:`breakdown_rows`: the group (the answer to the plain question), then the estimate columns.
+BREAKDOWN_COLUMNS = ("by", "group", "group_label", *ESTIMATE_COLUMNS)
+#: The value of the ``group`` column for respondents who left the plain question unanswered.
+NO_ANSWER_GROUP = ""
+
+
+def breakdown_rows(breakdown: Breakdown) -> list[dict]:
+    """One :func:`estimate_rows` row per group, randomized question and option, in the page's order.
+
+    Keys are :data:`BREAKDOWN_COLUMNS`: ``by`` names the plain question,
+    ``group`` is its stored answer (:data:`NO_ANSWER_GROUP` for "No
+    answer") and ``group_label`` the option's label; the other columns mean
+    what they mean in :func:`estimate_rows`, computed within the group.
+    """
+    level = breakdown.confidence_level
+    excluded = {
+        "excluded_days": ";".join(breakdown.excluded.days),
+        "excluded_responses": breakdown.excluded.response_count,
+    }
+    rows = []
+    for group in breakdown.groups:
+        identity = {
+            "by": breakdown.by.name,
+            "group": NO_ANSWER_GROUP if group.value is None else group.value,
+            "group_label": group.label,
+        }
+        for result in group.questions:
+            if isinstance(result, YesNoResult):
+                rows.append({**identity, **_yes_no_row(result, level)})
+            elif isinstance(result, ChoiceResult):
+                rows.extend({**identity, **_option_row(result, option, level)} for option in result.options)
+    return [{column: {**row, **excluded}[column] for column in BREAKDOWN_COLUMNS} for row in rows]
+
+
+def breakdown_json(breakdown: Breakdown, survey: Survey, exported_at: str) -> dict:
+    """The break-down with the survey's identity, ready for ``json.dumps`` (infinite values are ``null``)."""
+    return {
+        "survey_id": survey.id,
+        "title": survey.title,
+        "version": survey.version,
+        "by": breakdown.by.name,
+        "by_label": breakdown.by.label,
+        "groups": [
+            {"group": NO_ANSWER_GROUP if g.value is None else g.value, "label": g.label} for g in breakdown.groups
+        ],
+        "excluded": {"days": list(breakdown.excluded.days), "response_count": breakdown.excluded.response_count},
+        "confidence_level": breakdown.confidence_level,
+        "method": breakdown.method,
+        "exported_at": exported_at,
+        "rows": [{k: _finite(v) for k, v in row.items()} for row in breakdown_rows(breakdown)],
+    }
+
+
+def breakdown_csv(breakdown: Breakdown) -> str:
+    """:func:`breakdown_rows` as CSV text with the header :data:`BREAKDOWN_COLUMNS` (text cells made safe)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=BREAKDOWN_COLUMNS)
+    writer.writeheader()
+    writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in breakdown_rows(breakdown))
     return buffer.getvalue()
 
 

@@ -781,18 +781,30 @@ def subtract_tallies(total: Tallies, removed: Tallies) -> dict[str, dict[str, di
 
 
 def plan(
-    survey: Survey, response_count: int, half_width: float = 0.05, confidence_level: float = 0.95
+    survey: Survey,
+    response_count: int,
+    half_width: float = 0.05,
+    confidence_level: float = 0.95,
+    question: str | None = None,
+    answered: Mapping[str, int] | None = None,
 ) -> PlanningResult | None:
-    """Answers needed for a margin of error of ``half_width``, for the worst yes/no design.
+    """Answers needed for a margin of error of ``half_width``, for ``question`` or the worst yes/no design.
 
-    Among the survey's randomized yes/no questions, the current design that
-    needs the most answers for ``half_width`` in the worst case over the
-    true share (:func:`analysis.sample_size_for_half_width` with
+    With ``question`` (a randomized yes/no question's name), its current
+    design; else, among the survey's randomized yes/no questions, the current
+    design that needs the most answers for ``half_width`` in the worst case
+    over the true share (:func:`analysis.sample_size_for_half_width` with
     ``pi=None``); that is the one with the smallest ``t`` unless a very
-    lopsided ``a, b`` keeps its reported rate away from 1/2. Returns ``None``
-    when the survey has no randomized yes/no question.
+    lopsided ``a, b`` keeps its reported rate away from 1/2. The half-width
+    now is for ``answered[name]`` answers when ``answered`` (answers per
+    question) is given, else for ``response_count``. Returns ``None`` when
+    the survey has no randomized yes/no question.
     """
     candidates = [q for q in survey.randomized_questions if isinstance(q.design, ForcedResponseDesign)]
+    if question is not None:
+        candidates = [q for q in candidates if q.name == question]
+        if not candidates:
+            raise ValueError(f"question={question!r} is not a randomized yes/no question of {survey.id!r}")
     if not candidates:
         return None
     needs = [
@@ -800,6 +812,8 @@ def plan(
         for index, q in enumerate(candidates)
     ]
     needed_n, _, question = max(needs, key=lambda item: item[:2])
+    if answered is not None:
+        response_count = answered.get(question.name, 0)
     now = half_width_for_n(response_count, confidence_level, *question.design.exact()) if response_count > 0 else None
     return PlanningResult(
         question=question,

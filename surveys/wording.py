@@ -54,6 +54,11 @@ def table_percent(value: float | None, digits: int = TABLE_DIGITS) -> str:
     return percent(value, digits)
 
 
+def margin_text(half_width: float) -> str:
+    """A margin of error in words: ``0.05 -> "plus or minus 5 percentage points"`` (at most one decimal)."""
+    return f"plus or minus {percent(half_width, 1, trim=True).removesuffix('%')} percentage points"
+
+
 def short_percent(value: float) -> str:
     """At most one decimal: ``0.25 -> "25%"``, ``1/6 -> "16.7%"``, ``0.995 -> "99.5%"``.
 

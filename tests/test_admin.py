@@ -11,9 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis import INTERVAL_METHODS, estimate_multiple_choice, estimate_proportion
+from analysis import (
+    INTERVAL_METHODS,
+    estimate_multiple_choice,
+    estimate_proportion,
+    half_width_for_n,
+    sample_size_for_half_width,
+)
 from storage import responses
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, many
+from surveys.files import load_catalog
+from surveys.wording import margin_text
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many
 from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
@@ -26,6 +34,8 @@ EXPORTS = [
     "/admin/surveys/quiz/estimates.csv",
     "/admin/surveys/quiz/responses.csv",
     "/admin/surveys/quiz/codebook.json",
+    "/admin/surveys/quiz/breakdown.csv?by=year",
+    "/admin/surveys/quiz/breakdown.json?by=year",
 ]
 
 
@@ -109,7 +119,7 @@ def test_dashboard_shows_state_counts_epsilon_and_broken_files(app, auth, survey
     add_responses(app, many(3, 2))
     auth.login()
     html = auth.client.get("/admin/").get_data(as_text=True)
-    assert "Test quiz" in html and ">open<" in html and "<td>5</td>" in html
+    assert "Test quiz" in html and ">open<" in html and '<td data-label="Responses">5</td>' in html
     assert "4.32" in html  # ln 3 + 2 ln 5 = ln 75 = 4.317
     assert "broken.yaml" in html and "Broken survey files" in html
     assert "<svg" in html
@@ -152,7 +162,7 @@ def test_interval_method_and_level_are_selectable(app, auth):
         ("level=2", "confidence level"),
         ("level=abc", "confidence level"),
         ("by=cheated", "not a non-randomized question"),
-        ("half_width=0", "half-width"),
+        ("half_width=0", "margin of error"),
     ],
 )
 def test_bad_options_are_400_with_a_message(app, auth, query, message):
@@ -189,7 +199,7 @@ def test_bad_half_widths_are_400_naming_the_value(app, auth, value):
     auth.login()
     response = auth.client.get(f"/admin/surveys/quiz?half_width={value}")
     assert response.status_code == 400
-    assert "half-width must be" in response.get_data(as_text=True)
+    assert "margin of error must be" in response.get_data(as_text=True)
     assert f"got “{value}”" in response.get_data(as_text=True)
 
 
@@ -382,3 +392,168 @@ def test_group_differences_show_the_raw_estimates_they_subtract(app, auth):
     html = auth.client.get("/admin/surveys/quiz?by=year").get_data(as_text=True)
     assert "Difference of the raw estimates" in html
     assert "<td>-16.7% − -16.7%</td><td>0.0%</td>" in html
+
+
+# --------------------------------------------------------------------------
+# The researcher's pages: break-downs, planning, messages, confirmation.
+
+
+def test_the_dashboard_shows_the_tighter_epsilon_and_says_which_bound(app, auth):
+    auth.login()
+    html = auth.client.get("/admin/").get_data(as_text=True)
+    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    assert survey.epsilon.best < survey.epsilon.advanced  # ln 75 = 4.32 beats advanced composition
+    assert "advanced:" not in html and f"{survey.epsilon.advanced:.2f}" not in html
+    assert f"{survey.epsilon.best:.2f}" in html
+    assert "sequential composition, pure ε-differential privacy: the tighter of the two valid bounds" in html
+
+
+@pytest.mark.parametrize("typed", ["5", "5%", "0.05", " 5 % "])
+def test_a_margin_of_error_of_5_5_percent_or_0_05_plans_for_five_points(app, auth, typed):
+    add_responses(app, many(30, 20))
+    auth.login()
+    response = auth.client.get("/admin/surveys/quiz", query_string={"half_width": typed})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    needed = sample_size_for_half_width(0.05, 0.95, *survey.question("cheated").design.exact())
+    assert (
+        f"a margin of error of plus or minus 5 percentage points at 95% confidence needs\n <strong>{needed}</strong>"
+        in html
+    )
+    assert "Margin of error (plus or minus)" in html
+    assert "5 means plus or minus 5 points" in html
+    assert 'name="half_width" value="5"' in html
+
+
+def test_a_refused_margin_of_error_is_shown_on_the_page_beside_its_field(app, auth):
+    add_responses(app, many(30, 20))
+    auth.login()
+    response = auth.client.get("/admin/surveys/quiz?half_width=50%25")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "<h2>Estimates</h2>" in html  # the results page, not a bare error page
+    assert 'id="error-half_width" role="alert">The margin of error must be at least 0.1 and below 50' in html
+    assert "got “50%”" in html
+    assert 'name="half_width" value="50%"' in html  # what was typed stays in the field
+
+
+def test_planning_is_for_the_question_chosen_from_its_own_answers(app, auth):
+    # 60 responses, of which only 20 answered the optional "lied" (t = 2/3, a = b = 1/6).
+    answers = many(30, 30)
+    for i, one in enumerate(answers):
+        if i < 20:
+            one["lied"] = "yes" if i % 2 else "no"
+    add_responses(app, answers)
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?plan=lied&half_width=10").get_data(as_text=True)
+    design = load_catalog(app.config["SURVEYS_DIR"]).get("quiz").question("lied").design
+    needed = sample_size_for_half_width(0.1, 0.95, *design.exact())
+    now = half_width_for_n(20, 0.95, *design.exact())
+    assert "For “Have you lied to a professor?”" in html
+    assert f"<strong>{needed}</strong> answers to this question" in html
+    assert (
+        f"With the 20 answers to it so far, the margin of error is at most <strong>{margin_text(now)}</strong>" in html
+    )
+    assert '<option value="lied" selected>' in html
+    response = auth.client.get("/admin/surveys/quiz?plan=year")
+    assert response.status_code == 400 and "is not a randomized yes/no question of this survey" in response.get_data(
+        as_text=True
+    )
+
+
+def test_a_break_down_has_a_chart_compact_tables_and_group_selects(app, auth):
+    add_responses(app, many(60, 60))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?by=year").get_data(as_text=True)
+    assert 'aria-label="Estimates by Year of study: 4 groups side by side' in html
+    # One table per randomized question (3), each with a row per group (4), not a table per group.
+    assert html.count('<table class="compact">') == 3
+    assert html.count('<th scope="row">third</th>') == 3 + 1  # and the plain question's own table
+    for name in ("first", "second"):
+        assert f'<select name="{name}">' in html
+    assert '<option value="first" selected>first</option>' in html  # the pair shown is selected
+    chosen = auth.client.get("/admin/surveys/quiz?by=year&first=second&second=first").get_data(as_text=True)
+    assert "<td>second − first</td>" in chosen
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            "first=first&second=nope",
+            "There is no group “nope” in the break-down by Year of study; "
+            "the groups are: first, second, third, fourth.",
+        ),
+        ("first=first", "Choose two groups to compare"),
+        ("first=second&second=second", "Choose two different groups to compare"),
+    ],
+)
+def test_an_unknown_group_is_a_400_naming_it_on_the_page(app, auth, query, message):
+    add_responses(app, many(60, 60))
+    auth.login()
+    response = auth.client.get(f"/admin/surveys/quiz?by=year&{query}")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert message in html
+    assert 'id="error-groups" role="alert"' in html and "<h2>Estimates</h2>" in html
+
+
+def test_the_break_down_exports_hold_every_group_and_match_the_page(app, auth):
+    add_responses(app, many(60, 60))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?by=year&method=wald&level=0.9").get_data(as_text=True)
+    assert "/admin/surveys/quiz/breakdown.csv?by=year&amp;method=wald&amp;level=0.9" in html
+    response = auth.client.get("/admin/surveys/quiz/breakdown.csv?by=year&method=wald&level=0.9")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"] == 'attachment; filename="quiz-breakdown-year.csv"'
+    rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    # 4 groups x (2 yes/no questions + 4 options).
+    assert len(rows) == 4 * 6 and {r["group"] for r in rows} == {"first", "second", "third", "fourth"}
+    first = next(r for r in rows if r["group"] == "first" and r["question"] == "cheated")
+    # i % 2 == 0 are "first": 30 of the 60 yes and 30 of the 60 no.
+    expected = estimate_proportion(30, 60)
+    assert int(first["n"]) == 60 and float(first["estimate_raw"]) == pytest.approx(expected.estimate_raw, rel=1e-12)
+    ci = expected.confidence_interval(0.9, "wald")
+    assert (float(first["ci_low"]), float(first["ci_high"])) == pytest.approx((ci.low, ci.high), rel=1e-9)
+    data = auth.client.get("/admin/surveys/quiz/breakdown.json?by=year&method=wald&level=0.9").get_json()
+    assert data["by"] == "year" and data["method"] == "wald" and len(data["rows"]) == 24
+    assert [g["group"] for g in data["groups"]] == ["first", "second", "third", "fourth"]
+    missing = auth.client.get("/admin/surveys/quiz/breakdown.csv")
+    assert missing.status_code == 400 and "Choose the question to break the results down by" in missing.get_data(
+        as_text=True
+    )
+    wrong = auth.client.get("/admin/surveys/quiz/breakdown.json?by=cheated")
+    assert wrong.status_code == 400 and "“cheated” is not a non-randomized question" in wrong.get_data(as_text=True)
+
+
+def test_a_success_message_has_the_success_style_and_an_error_the_error_style(app, auth):
+    auth.login()
+    token = auth.csrf_token("/admin/")
+    response = auth.client.post(
+        "/admin/surveys/quiz/state", data={"csrf_token": token, "state": "open"}, follow_redirects=True
+    )
+    html = response.get_data(as_text=True)
+    assert '<div class="notice success" role="status">“Test quiz” is now open.</div>' in html
+    auth.logout()
+    failed = auth.login(password="wrong").get_data(as_text=True)
+    assert '<div class="notice error" role="alert">Wrong account name or password.</div>' in failed
+
+
+def test_closing_a_survey_asks_for_confirmation_first(app, auth, respondent):
+    auth.login()
+    dashboard = auth.client.get("/admin/").get_data(as_text=True)
+    assert 'name="state" value="closed"' not in dashboard  # no one-click close
+    assert 'href="/admin/surveys/quiz/close?next=/admin/"' in dashboard
+    results = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert 'name="state" value="closed"' not in results and 'href="/admin/surveys/quiz/close?next=' in results
+    confirm = auth.client.get("/admin/surveys/quiz/close?next=/admin/")
+    html = confirm.get_data(as_text=True)
+    assert confirm.status_code == 200 and "Close “Test quiz”?" in html
+    assert 'name="state" value="closed"' in html and "Yes, close “Test quiz”" in html
+    assert auth.client.get("/s/quiz").status_code == 200  # still open: the page only asks
+    token = csrf_token_in(html)
+    done = auth.client.post(
+        "/admin/surveys/quiz/state", data={"csrf_token": token, "state": "closed", "next": "/admin/"}
+    )
+    assert done.status_code == 302 and auth.client.get("/s/quiz").status_code == 410

@@ -52,3 +52,92 @@ def test_admin_reads_results_changes_method_and_downloads(page, live_server, app
     assert rows["cheated"]["ci_method"] == "clopper-pearson"
     assert float(rows["cheated"]["ci_low"]) == pytest.approx(exact.low, rel=1e-9)
     assert (ARTIFACTS / "admin-results.png").stat().st_size > 10_000
+
+
+PHONE = {"width": 375, "height": 667}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def signed_in_page(browser, live_server, viewport):
+    """A fresh context of ``viewport`` size, signed in."""
+    context = browser.new_context(
+        viewport=viewport, is_mobile=viewport["width"] < 500, has_touch=viewport["width"] < 500
+    )
+    page = context.new_page()
+    sign_in(page, live_server)
+    return page
+
+
+def page_overflow(page) -> int:
+    """How far the page itself is wider than the window (0: nothing falls off the screen)."""
+    return page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+
+
+def cut_chart_labels(page) -> list[str]:
+    """Chart texts cut short with an ellipsis, or drawn past the chart's right edge."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('svg.chart text')].filter(t => {
+            const width = t.ownerSVGElement.viewBox.baseVal.width;
+            const box = t.getBBox();
+            return t.textContent.trim().endsWith('\u2026') || box.x + box.width > width + 0.5 || box.x < -0.5;
+        }).map(t => t.textContent)"""
+    )
+
+
+def smallest_chart_font_px(page) -> float:
+    """The smallest rendered font size of a chart text, in CSS pixels on the screen."""
+    return page.evaluate(
+        """() => Math.min(...[...document.querySelectorAll('svg.chart text')].map(t => {
+            const svg = t.ownerSVGElement;
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return parseFloat(getComputedStyle(t).fontSize) * scale;
+        }))"""
+    )
+
+
+LONG_LABEL = "In the last twelve months, how many times have you seen a classmate copy answers during an exam?"
+
+
+def lengthen_a_label(surveys_dir):
+    """Give the first question a label as long as the shipped examples' longest (cut short before)."""
+    path = surveys_dir / "quiz.yaml"
+    path.write_text(path.read_text().replace("Have you ever cheated on an exam?", LONG_LABEL))
+
+
+ADMIN_PAGES = {
+    "dashboard": "/admin/",
+    "results": "/admin/surveys/quiz",
+    "breakdown": "/admin/surveys/quiz?by=year",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADMIN_PAGES))
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+def test_admin_pages_fit_the_screen_and_are_saved(
+    browser, live_server, app, admin_account, surveys_dir, name, size, viewport
+):
+    lengthen_a_label(surveys_dir)
+    add_responses(app, many(70, 50))
+    page = signed_in_page(browser, live_server, viewport)
+    page.goto(f"{live_server}{ADMIN_PAGES[name]}")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"admin-{name}-{size}.png"), full_page=True)
+    assert page_overflow(page) <= 0
+    assert cut_chart_labels(page) == []
+    if name != "dashboard":
+        assert smallest_chart_font_px(page) >= 11
+    if size == "desktop":
+        # The page uses the width of a desktop screen, not a 700-pixel column.
+        assert page.evaluate("document.querySelector('main').getBoundingClientRect().width") >= 1100
+    page.context.close()
+
+
+def test_dashboard_on_a_phone_shows_epsilon_and_close_without_scrolling_sideways(
+    browser, live_server, app, admin_account
+):
+    page = signed_in_page(browser, live_server, PHONE)
+    for element in (page.get_by_role("link", name="Close").first, page.locator("td.epsilon").first):
+        box = element.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    assert page_overflow(page) <= 0
+    page.context.close()

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from markupsafe import Markup
 
-from surveys import results
+from surveys import breakdowns, results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from web import charts
@@ -68,7 +68,7 @@ def test_chart_is_well_formed_and_accessible(chart):
     assert root.tag == f"{SVG}svg"
     assert root.get("role") == "img"
     assert root.get("aria-label") == "Estimates for Test <quiz> & co: 5 estimates with 95% confidence intervals"
-    assert root.get("viewBox").startswith("0 0 720 ") and root.get("width") == "100%"
+    assert root.get("viewBox").startswith(f"0 0 {charts.WIDTH} ") and root.get("width") == "100%"
     assert root.find(f"{SVG}title").text == "Estimates for Test <quiz> & co"
     desc = root.find(f"{SVG}desc").text
     assert "from 100 responses" in desc and "Department" not in desc  # plain questions are not drawn
@@ -85,7 +85,7 @@ def test_one_marker_per_estimate(chart, survey_results):
     # The dot sits at the estimate on the 0-100% axis.
     cheated = survey_results.question("cheated")
     dot = by_class(root, "circle", "estimate")[0]
-    assert float(dot.get("cx")) == pytest.approx(charts._x(cheated.estimate), abs=0.05)
+    assert float(dot.get("cx")) == pytest.approx(charts._Plot(charts.MARGIN + 4).x(cheated.estimate), abs=0.05)
 
 
 def test_gridlines_at_every_quarter(chart):
@@ -95,16 +95,44 @@ def test_gridlines_at_every_quarter(chart):
     assert {"0%", "25%", "50%", "75%", "100%"} <= set(labels)
 
 
-def test_labels_are_escaped_and_truncated(chart):
+def test_labels_are_escaped_and_wrapped_never_cut(chart):
     assert "1 < 2" not in chart and "Test <quiz>" not in chart
     assert "Is 1 &lt; 2 &amp; &#34;this&#34; &gt; that?" in chart
     root = ET.fromstring(str(chart))
-    labels = [e.text for e in root.iter(f"{SVG}text")]
-    short = next(text for text in labels if text.startswith("Is 1 < 2"))
-    assert short.endswith("\u2026") and len(short) <= charts.LABEL_CHARS
-    # The full label stays in the row's tooltip.
-    titles = [e.text for e in root.iter(f"{SVG}title")]
-    assert any("cut short in the chart: estimate" in text for text in titles)
+    labels = [e.text for e in root.iter(f"{SVG}text") if e.get("class") == "label"]
+    assert not any(text.endswith("\u2026") for text in labels)
+    # The long label is drawn whole, over consecutive lines none longer than LABEL_CHARS.
+    start = next(i for i, text in enumerate(labels) if text.startswith("Is 1 < 2"))
+    lines = labels[start : start + 2]
+    assert " ".join(lines) == 'Is 1 < 2 & "this" > that? A label long enough to be cut short in the chart'
+    assert all(len(line) <= charts.LABEL_CHARS for line in lines)
+
+
+def test_each_estimate_has_its_figures_written_beside_it(chart, survey_results):
+    root = ET.fromstring(str(chart))
+    written = [e.text for e in by_class(root, "text", "figures")]
+    cheated = survey_results.question("cheated")
+    low, high = round(cheated.ci.low * 100), round(cheated.ci.high * 100)
+    assert written[0] == f"{round(cheated.estimate * 100)}% ({low}–{high}%)"
+    assert len(written) == 5  # every drawn estimate, none for the question without answers
+
+
+def test_break_down_chart_puts_the_groups_side_by_side():
+    survey = parse_survey(yaml.safe_load(SURVEY_YAML), "quiz.yaml")
+    key = {q.name: question_design_key(q) for q in survey.questions}
+    grouped = {
+        "arts": {"cheated": {key["cheated"]: {"yes": 30, "no": 20}}},
+        "law": {"cheated": {key["cheated"]: {"yes": 10, "no": 40}}},
+    }
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped)
+    root = ET.fromstring(str(charts.breakdown_chart_svg(breakdown)))
+    assert root.get("aria-label") == "Estimates by Department: 2 groups side by side, with 95% confidence intervals"
+    groups = [e.text for e in by_class(root, "text", "group")]
+    # Per question (2 yes/no) and per option (4), one row per group, named at its left.
+    assert groups == ["arts", "law"] * 6
+    dots = by_class(root, "circle", "estimate")
+    assert len(dots) == 2 and dots[0].get("fill") != dots[1].get("fill")
+    assert float(dots[0].get("cx")) > float(dots[1].get("cx"))  # arts (60% yes) right of law (20%)
 
 
 def test_no_script_and_no_inline_style(chart):
@@ -124,8 +152,12 @@ def test_chart_without_randomized_questions():
 @pytest.mark.parametrize(
     ("daily", "label", "bars"),
     [
-        ([("2026-11-01", 3), ("2026-11-04", 1)], "4 responses over 4 days", 2),
-        ([("2026-11-01", 1)], "1 response over 1 day", 1),
+        (
+            [("2026-11-01", 3), ("2026-11-04", 1)],
+            "4 responses over 4 days, from 2026-11-01 to 2026-11-04; at most 3 responses a day (2026-11-01)",
+            2,
+        ),
+        ([("2026-11-01", 1)], "1 response over 1 day, on 2026-11-01; at most 1 response a day (2026-11-01)", 1),
         ([], "0 responses over 0 days", 0),
     ],
 )
@@ -133,11 +165,20 @@ def test_sparkline(daily, label, bars):
     svg = charts.daily_sparkline_svg(daily)
     root = ET.fromstring(str(svg))
     assert root.get("role") == "img" and root.get("aria-label") == label
+    assert root.find(f"{SVG}title").text == label
     rects = by_class(root, "rect", "bar")
     assert len(rects) == bars
     if bars:
         heights = [float(r.get("height")) for r in rects]
-        assert max(heights) == pytest.approx(charts.SPARK_HEIGHT - 2)
+        assert max(heights) == pytest.approx(charts.SPARK_BARS)
+
+
+def test_sparkline_has_its_dates_and_largest_count_written_on_it():
+    root = ET.fromstring(str(charts.daily_sparkline_svg([("2026-11-01", 3), ("2026-11-04", 12)])))
+    assert root.get("preserveAspectRatio") is None  # text is not stretched
+    assert [e.text for e in by_class(root, "text", "first-day")] == ["2026-11-01"]
+    assert [e.text for e in by_class(root, "text", "last-day")] == ["2026-11-04"]
+    assert [e.text for e in by_class(root, "text", "peak")] == ["max 12/day"]
 
 
 def test_sparkline_leaves_gaps_for_days_without_responses():

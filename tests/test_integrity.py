@@ -331,7 +331,7 @@ def test_an_admin_excludes_a_day_and_the_results_page_says_so(flooded, db, auth)
     assert "100 responses in the estimates" in page
     assert f"50 responses of\n {FLOOD_DAY} (UTC) were excluded by an admin" in page
     assert f"Include {FLOOD_DAY} again" in page and 'action="/admin/surveys/quiz/included-days"' in page
-    assert "With the 100 responses in the estimates" in page
+    assert "With the 100 answers to it in the estimates" in page
     assert post_day(auth, "included-days", FLOOD_DAY).status_code == 302
     page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     assert "excluded by an admin" not in page and "150 responses" in page and responses.excluded_days(db, "quiz") == []

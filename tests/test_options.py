@@ -16,23 +16,53 @@ def test_results_options_defaults_and_empty_fields():
     assert (chosen.by, chosen.first, chosen.second) == (None, "arts", None)
 
 
+PLANNED = ["cheated", "lied"]
+
+
 def test_results_options_reads_every_field():
-    args = {"method": "wald", "level": "0.9", "half_width": "0.1", "by": "dept", "first": "law", "second": "arts"}
-    assert options.results_options(args, PLAIN) == options.ResultsOptions("wald", 0.9, 0.1, "dept", "law", "arts")
+    args = {
+        "method": "wald",
+        "level": "0.9",
+        "half_width": "10",
+        "by": "dept",
+        "first": "law",
+        "second": "arts",
+        "plan": "lied",
+    }
+    assert options.results_options(args, PLAIN, PLANNED) == options.ResultsOptions(
+        "wald", 0.9, 0.1, "dept", "law", "arts", "lied"
+    )
 
 
 @pytest.mark.parametrize(
-    ("args", "named"),
+    ("args", "field", "named"),
     [
-        ({"method": "bayes"}, "“bayes”"),
-        ({"level": "1.5"}, "“1.5”"),
-        ({"half_width": "0.7"}, "“0.7”"),
-        ({"by": "cheated"}, "“cheated”"),
+        ({"method": "bayes"}, "method", "“bayes”"),
+        ({"level": "1.5"}, "level", "“1.5”"),
+        ({"half_width": "0.7"}, "half_width", "“0.7”"),
+        ({"by": "cheated"}, "by", "“cheated”"),
+        ({"plan": "year"}, "plan", "“year”"),
     ],
 )
-def test_results_options_refuse_naming_the_bad_value(args, named):
-    with pytest.raises(ValueError, match=named):
-        options.results_options(args, PLAIN)
+def test_results_options_keep_a_problem_per_refused_field_and_use_its_default(args, field, named):
+    chosen = options.results_options(args, PLAIN, PLANNED)
+    assert [name for name, _ in chosen.problems] == [field]
+    assert named in chosen.problem(field)
+    assert getattr(chosen, field) == getattr(options.ResultsOptions(), field)
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [("5", 0.05), ("5%", 0.05), ("0.05", 0.05), (" 5 % ", 0.05), ("2.5", 0.025), ("0.5%", 0.005), ("49.9", 0.499)],
+)
+def test_a_margin_of_error_is_read_as_points_or_as_a_share(text, share):
+    assert options.half_width(text) == pytest.approx(share, rel=1e-12)
+
+
+@pytest.mark.parametrize("text", ["0.5", "50", "50%", "0", "-5", "0.05%", "five", "", "%", "nan%", "inf"])
+def test_a_margin_of_error_out_of_range_or_not_a_number_is_refused_naming_it(text):
+    with pytest.raises(ValueError, match=f"got “{text[:40]}”"):
+        options.half_width(text)
 
 
 def test_break_downs_are_by_a_plain_question_and_the_message_lists_them():

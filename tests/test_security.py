@@ -84,6 +84,9 @@ def test_admin_routes_are_found_by_enumeration(app):
         "exports.estimates_csv",
         "exports.responses_csv",
         "exports.codebook_json",
+        "exports.breakdown_csv",
+        "exports.breakdown_json",
+        "admin.confirm_close",
     } <= endpoints
 
 

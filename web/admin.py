@@ -18,9 +18,8 @@ from storage import queries, responses
 from web import gather, options
 from web.auth import admin_required, safe_next
 from web.catalog import get_catalog, survey_or_404, survey_state, today
-from web.charts import results_chart_svg
+from web.charts import breakdown_chart_svg, results_chart_svg
 from web.db import get_db
-from web.errors import parsed_or_400
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -46,18 +45,41 @@ def dashboard():
 @bp.get("/surveys/<survey_id>")
 @admin_required
 def survey_page(survey_id: str):
+    """The results page; options it cannot take are shown beside their fields, with status 400."""
     survey = survey_or_404(survey_id)
-    chosen = parsed_or_400(options.results_options, request.args, {q.name for q in survey.plain_questions})
+    chosen = options.results_options(request.args, plain_names(survey), planned_names(survey))
     page = gather.results_page(get_db(), survey, chosen, today())
-    return render_template(
+    html = render_template(
         "admin/survey.html",
         **fields_of(page),
-        **fields_of(chosen),
+        **{name: value for name, value in fields_of(chosen).items() if name != "problems"},
+        typed=request.args,
         chart=results_chart_svg(page.results),
+        breakdown_chart=breakdown_chart_svg(page.breakdown) if page.breakdown else None,
         methods=INTERVAL_METHODS,
         levels=CONFIDENCE_LEVELS,
         action=ActionForm(),
     )
+    return html, 400 if page.problems else 200
+
+
+def plain_names(survey) -> set[str]:
+    """The questions a break-down can be by: those not randomized."""
+    return {q.name for q in survey.plain_questions}
+
+
+def planned_names(survey) -> list[str]:
+    """The questions the planning panel can plan for: the randomized yes/no ones."""
+    return [q.name for q in survey.randomized_questions if q.type == "yes_no"]
+
+
+@bp.get("/surveys/<survey_id>/close")
+@admin_required
+def confirm_close(survey_id: str):
+    """The step before closing a survey: what closing does, and the button that does it (no script needed)."""
+    survey = survey_or_404(survey_id)
+    back = safe_next(request.args.get("next"))
+    return render_template("admin/confirm_close.html", survey=survey, back=back, action=ActionForm())
 
 
 def posted_form() -> None:
@@ -88,7 +110,8 @@ def exclude_day(survey_id: str):
     responses.exclude_day(get_db(), survey.id, day)
     flash(
         f"Left out of the estimates of “{survey.title}”: the {count} response{'s' if count != 1 else ''} "
-        f"of {day} (UTC). They stay stored and in the responses export."
+        f"of {day} (UTC). They stay stored and in the responses export.",
+        "success",
     )
     return redirect(safe_next(request.form.get("next")))
 
@@ -100,9 +123,9 @@ def include_day(survey_id: str):
     survey = survey_or_404(survey_id)
     day = posted_day()
     if responses.include_day(get_db(), survey.id, day):
-        flash(f"The responses of {day} (UTC) count in the estimates of “{survey.title}” again.")
+        flash(f"The responses of {day} (UTC) count in the estimates of “{survey.title}” again.", "success")
     else:
-        flash(f"{day} was not excluded from the estimates of “{survey.title}”; nothing changed.")
+        flash(f"{day} was not excluded from the estimates of “{survey.title}”; nothing changed.", "info")
     return redirect(safe_next(request.form.get("next")))
 
 
@@ -116,5 +139,5 @@ def set_state(survey_id: str):
     if wanted not in ("open", "closed"):
         abort(400, description="state must be “open” or “closed”.")
     responses.set_closed(get_db(), survey.id, wanted == "closed")
-    flash(f"“{survey.title}” is now {survey_state(survey)}.")
+    flash(f"“{survey.title}” is now {survey_state(survey)}.", "success")
     return redirect(safe_next(request.form.get("next")))

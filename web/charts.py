@@ -3,65 +3,63 @@
 The Content-Security-Policy allows neither scripts nor ``style="..."``
 attributes from a page, so the charts use SVG presentation attributes
 (``fill``, ``stroke``, ``font-size``) and class names only; their size comes
-from ``static/style.css`` (``svg.chart``, ``.spark svg``). Every text is
+from ``static/style.css`` (``svg.chart``, ``svg.sparkline``). Every text is
 escaped. Each chart has ``role="img"``, an ``aria-label`` and a
 ``<title>``/``<desc>`` that say in words what it shows.
+
+The estimate charts are drawn :data:`WIDTH` units wide, narrow enough that
+their 13-unit text is still about 11 pixels high on a 375-pixel phone, and
+the CSS caps their width on a desktop. Labels are wrapped onto as many lines
+as they need, never cut; each estimate's figures are written beside its bar.
 """
 
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from markupsafe import Markup, escape
 
+from surveys.breakdowns import Breakdown
 from surveys.results import ChoiceResult, SurveyResults, YesNoResult
 from surveys.wording import count_text, percent, short_percent
 
-WIDTH = 720
-LABEL_X = 8
-PLOT_LEFT = 290
-PLOT_RIGHT = 700
-TOP = 58
-ROW_HEIGHT = 30
-LABEL_CHARS = 40
-HEADING_CHARS = 70
+WIDTH = 400
+FONT_SIZE = 13
+MARGIN = 8
+#: Characters per line of a label across the chart (about 7 units per character at 13 units).
+LABEL_CHARS = 50
+#: Characters per line of a group's name in the break-down chart's left column.
+SIDE_CHARS = 12
+SIDE_WIDTH = 100
+#: The figures (estimate and interval) are written right of the plot, up to the right margin.
+PLOT_RIGHT = 270
+LINE = 16
+BAR = 20
+GAP = 8
 TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 ESTIMATE_COLOUR = "#0b5cad"
 OBSERVED_COLOUR = "#57606a"
 GRID_COLOUR = "#d0d7de"
 TEXT_COLOUR = "#1b1f23"
+#: One colour per group of a break-down (dark enough for text on white), repeated past the sixth.
+GROUP_COLOURS = ("#0b5cad", "#b35900", "#1a7f37", "#8250df", "#b42318", "#57606a")
 
-SPARK_WIDTH = 160
-SPARK_HEIGHT = 40
-
-
-def truncate(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, with an ellipsis when cut."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+SPARK_WIDTH = 200
+SPARK_BARS = 36
+SPARK_HEIGHT = 62
 
 
-def _x(value: float) -> float:
-    return PLOT_LEFT + value * (PLOT_RIGHT - PLOT_LEFT)
+def wrap(text: str, chars: int) -> list[str]:
+    """``text`` on lines of at most ``chars`` characters, broken between words: never cut short."""
+    return textwrap.wrap(text, chars, break_on_hyphens=False) or [""]
 
 
 def _text(x: float, y: float, content: str, **attributes) -> str:
     extra = "".join(f' {name.rstrip("_").replace("_", "-")}="{escape(value)}"' for name, value in attributes.items())
     return f'<text x="{x:.1f}" y="{y:.1f}"{extra}>{escape(content)}</text>'
-
-
-def _rows(results: SurveyResults) -> list[tuple]:
-    """``(kind, label, full label, estimate-like)`` per drawn row, in survey order."""
-    rows = []
-    for result in results.questions:
-        if isinstance(result, YesNoResult):
-            rows.append(("estimate", result.question.label, result.question.label, result))
-        elif isinstance(result, ChoiceResult):
-            rows.append(("heading", result.question.label, result.question.label, None))
-            for option in result.options:
-                full = f"{result.question.label}: {option.choice.label}"
-                rows.append(("option", option.choice.label, full, option))
-    return rows
 
 
 def _values(item) -> tuple[float | None, object, float | None]:
@@ -71,135 +69,283 @@ def _values(item) -> tuple[float | None, object, float | None]:
     return item.estimate_projected, item.ci, item.observed
 
 
+def figures(item) -> str:
+    """Beside a bar: the estimate and interval (``"35% (21–48%)"``), a one-sided bound, or nothing."""
+    estimate, ci, _ = _values(item)
+    if estimate is None:
+        return ""
+    if item.outside is not None:
+        return f"{'≤' if item.outside.side == 'below' else '≥'} {percent(item.outside.bound)}"
+    if ci is None:
+        return percent(estimate)
+    return f"{percent(estimate)} ({percent(ci.low).removesuffix('%')}–{percent(ci.high)})"
+
+
 def _describe(full_label: str, item, level: str) -> str:
     estimate, ci, observed = _values(item)
     if estimate is None:
         return f"{full_label}: no answers yet"
-    return (
-        f"{full_label}: estimate {percent(estimate)} "
-        f"({level} interval {percent(ci.low)} to {percent(ci.high)}), "
-        f"observed noisy rate {percent(observed)}"
-    )
-
-
-def _estimate_row(y: float, label: str, indent: int, description: str, item) -> list[str]:
-    parts = [f'<g class="row"><title>{escape(description)}</title>']
-    parts.append(_text(LABEL_X + indent, y + 4, truncate(label, LABEL_CHARS - indent // 6), fill=TEXT_COLOUR))
-    estimate, ci, observed = _values(item)
-    if estimate is None:
-        parts.append(_text(PLOT_LEFT + 4, y + 4, "no answers yet", fill=OBSERVED_COLOUR, class_="empty"))
+    if item.outside is not None:
+        bound = "at most" if item.outside.side == "below" else "at least"
+        interval = f"one-sided bound: {bound} {percent(item.outside.bound)}"
     else:
-        low, high = _x(ci.low), _x(ci.high)
-        parts.append(
-            f'<line class="ci" x1="{low:.1f}" y1="{y:.1f}" x2="{high:.1f}" y2="{y:.1f}" '
-            f'stroke="{ESTIMATE_COLOUR}" stroke-width="2"/>'
-        )
+        interval = f"{level} interval {percent(ci.low)} to {percent(ci.high)}"
+    return f"{full_label}: estimate {percent(estimate)} ({interval}), observed noisy rate {percent(observed)}"
+
+
+@dataclass(frozen=True)
+class _Plot:
+    """The 0-100% axis of a chart, from ``left`` to :data:`PLOT_RIGHT`."""
+
+    left: float
+
+    def x(self, value: float) -> float:
+        return self.left + value * (PLOT_RIGHT - self.left)
+
+
+@dataclass(frozen=True)
+class _Label:
+    """A label across the chart, wrapped; a question's in bold."""
+
+    text: str
+    bold: bool = False
+    indent: int = 0
+
+
+@dataclass(frozen=True)
+class _Bar:
+    """One estimate's row: its interval, dot and figures; in a break-down, the group's name at the left."""
+
+    item: object
+    description: str
+    side: tuple[str, ...] = ()
+    colour: str = ESTIMATE_COLOUR
+
+
+def _label_parts(label: _Label, y: float) -> tuple[list[str], float]:
+    chars = LABEL_CHARS - (4 if label.bold else 0) - label.indent // 6
+    attributes = {"fill": TEXT_COLOUR, "class_": "label"}
+    if label.bold:
+        attributes["font_weight"] = "600"
+    parts = []
+    for line in wrap(label.text, chars):
+        y += LINE
+        parts.append(_text(MARGIN + label.indent, y - 4, line, **attributes))
+    return parts, y
+
+
+def _bar_parts(bar: _Bar, plot: _Plot, y: float) -> tuple[list[str], float]:
+    height = max(BAR, len(bar.side) * LINE + 4)
+    middle = y + BAR / 2
+    parts = [f'<g class="row"><title>{escape(bar.description)}</title>']
+    for index, line in enumerate(bar.side):
+        parts.append(_text(MARGIN, middle + 4 + index * LINE, line, fill=bar.colour, class_="group"))
+    estimate, ci, observed = _values(bar.item)
+    if estimate is None:
+        parts.append(_text(plot.left + 4, middle + 4, "no answers yet", fill=OBSERVED_COLOUR, class_="empty"))
+    else:
+        low, high = plot.x(ci.low), plot.x(ci.high)
+        line = f'stroke="{bar.colour}" stroke-width="2"'
+        parts.append(f'<line class="ci" x1="{low:.1f}" y1="{middle:.1f}" x2="{high:.1f}" y2="{middle:.1f}" {line}/>')
         for cap in (low, high):
             parts.append(
-                f'<line class="ci-cap" x1="{cap:.1f}" y1="{y - 5:.1f}" x2="{cap:.1f}" y2="{y + 5:.1f}" '
-                f'stroke="{ESTIMATE_COLOUR}" stroke-width="2"/>'
+                f'<line class="ci-cap" x1="{cap:.1f}" y1="{middle - 5:.1f}" '
+                f'x2="{cap:.1f}" y2="{middle + 5:.1f}" {line}/>'
             )
         parts.append(
-            f'<circle class="observed" cx="{_x(observed):.1f}" cy="{y + 9:.1f}" r="3.5" '
+            f'<circle class="observed" cx="{plot.x(observed):.1f}" cy="{middle + 7:.1f}" r="3" '
             f'fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>'
         )
-        parts.append(f'<circle class="estimate" cx="{_x(estimate):.1f}" cy="{y:.1f}" r="5" fill="{ESTIMATE_COLOUR}"/>')
+        parts.append(
+            f'<circle class="estimate" cx="{plot.x(estimate):.1f}" cy="{middle:.1f}" r="5" fill="{bar.colour}"/>'
+        )
+        parts.append(
+            _text(WIDTH - MARGIN, middle + 4, figures(bar.item), fill=TEXT_COLOUR, text_anchor="end", class_="figures")
+        )
     parts.append("</g>")
-    return parts
+    return parts, y + height + GAP
+
+
+def _legend(level: str, colour: str) -> list[str]:
+    return [
+        f'<line x1="{MARGIN}" y1="12" x2="{MARGIN + 14}" y2="12" stroke="{colour}" stroke-width="2"/>',
+        f'<circle cx="{MARGIN + 7}" cy="12" r="5" fill="{colour}"/>',
+        _text(MARGIN + 22, 16, f"estimate with {level} confidence interval", fill=TEXT_COLOUR),
+        f'<circle cx="{MARGIN + 7}" cy="31" r="3" fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>',
+        _text(MARGIN + 22, 35, "observed (noisy) rate", fill=TEXT_COLOUR),
+    ]
+
+
+def _chart(title: str, desc: str, aria: str, level: str, plot: _Plot, entries: list, empty: str) -> Markup:
+    """The SVG of ``entries`` (labels and bars) under a legend and a 0-100% axis with gridlines."""
+    top = 62
+    body, y = [], top
+    for entry in entries:
+        drawn, y = _label_parts(entry, y) if isinstance(entry, _Label) else _bar_parts(entry, plot, y)
+        body.extend(drawn)
+    if not entries:
+        body.append(_text(MARGIN, top + 16, empty, fill=OBSERVED_COLOUR))
+        y = top + 24
+    height = y + 4
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height:.0f}" '
+        f'width="100%" role="img" aria-label="{escape(aria)}" font-family="system-ui, sans-serif" '
+        f'font-size="{FONT_SIZE}">',
+        f"<title>{escape(title)}</title>",
+        f"<desc>{escape(desc)}</desc>",
+        *_legend(level, ESTIMATE_COLOUR),
+    ]
+    for tick in TICKS:
+        x = plot.x(tick)
+        parts.append(
+            f'<line class="grid" x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{y:.1f}" '
+            f'stroke="{GRID_COLOUR}" stroke-width="1"/>'
+        )
+        parts.append(_text(x, top - 8, percent(tick), fill=OBSERVED_COLOUR, text_anchor="middle"))
+    parts.extend(body)
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def _result_entries(results: SurveyResults) -> list:
+    entries: list = []
+    for result in results.questions:
+        label = result.question.label
+        if isinstance(result, YesNoResult):
+            entries += [_Label(label, bold=True), _Bar(result, label)]
+        elif isinstance(result, ChoiceResult):
+            entries.append(_Label(label, bold=True))
+            for option in result.options:
+                entries += [_Label(option.choice.label, indent=12), _Bar(option, f"{label}: {option.choice.label}")]
+    return entries
 
 
 def results_chart_svg(results: SurveyResults) -> Markup:
     """The randomized questions' estimates as one inline SVG chart.
 
-    One row per yes/no question and per option of a multiple-choice question
-    (under a heading row with the question): a 0-100% axis with gridlines,
-    the estimate as a dot on its confidence interval (a line with end caps)
-    and the observed noisy rate as a hollow marker just below. Plain
-    questions are not drawn. Scales with its container (``svg.chart``).
+    Per yes/no question its label (wrapped) and a row; per multiple-choice
+    question its label and, per option, the option's label and a row. A row
+    has a 0-100% axis with gridlines, the estimate as a dot on its confidence
+    interval (a line with end caps), the observed noisy rate as a hollow
+    marker just below, and the estimate and interval written at the right.
+    Plain questions are not drawn. Scales with its container (``svg.chart``).
     """
     level = short_percent(results.confidence_level)
-    rows = _rows(results)
-    height = TOP + max(len(rows), 1) * ROW_HEIGHT + 10
-    descriptions = [_describe(full, item, level) for kind, _, full, item in rows if kind != "heading"]
+    entries = _result_entries(results)
+    bars = [entry for entry in entries if isinstance(entry, _Bar)]
     title = f"Estimates for {results.survey.title}"
     desc = (
         f"Estimated share of true answers with {level} confidence intervals, and the observed "
-        f"noisy rate, from {results.response_count} responses. " + "; ".join(descriptions) + "."
+        f"noisy rate, from {results.response_count} responses. "
+        + "; ".join(_describe(bar.description, bar.item, level) for bar in bars)
+        + "."
     )
-    drawn = sum(1 for kind, _, _, item in rows if kind != "heading" and _values(item)[0] is not None)
+    drawn = sum(1 for bar in bars if _values(bar.item)[0] is not None)
     aria = f"{title}: {count_text(drawn, 'estimate')} with {level} confidence intervals"
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height}" '
-        f'width="100%" role="img" aria-label="{escape(aria)}" font-family="system-ui, sans-serif" '
-        f'font-size="13">',
-        f"<title>{escape(title)}</title>",
-        f"<desc>{escape(desc)}</desc>",
-    ]
-    # Legend.
-    parts.append(f'<circle cx="{LABEL_X + 6}" cy="14" r="5" fill="{ESTIMATE_COLOUR}"/>')
-    parts.append(
-        f'<line x1="{LABEL_X}" y1="14" x2="{LABEL_X + 12}" y2="14" stroke="{ESTIMATE_COLOUR}" stroke-width="2"/>'
+    return _chart(title, desc, aria, level, _Plot(MARGIN + 4), entries, "No randomized questions.")
+
+
+def _breakdown_entries(breakdown: Breakdown) -> list:
+    entries: list = []
+    groups = breakdown.groups
+    colours = {group.value: GROUP_COLOURS[index % len(GROUP_COLOURS)] for index, group in enumerate(groups)}
+
+    def bars(pick, full_label: str) -> list:
+        return [
+            _Bar(item, f"{group.label}: {full_label}", tuple(wrap(group.label, SIDE_CHARS)), colours[group.value])
+            for group in groups
+            if (item := pick(group)) is not None
+        ]
+
+    for index, result in enumerate(groups[0].questions if groups else ()):
+        label = result.question.label
+        entries.append(_Label(label, bold=True))
+        if isinstance(result, YesNoResult):
+            entries += bars(lambda group, i=index: group.questions[i], label)
+        elif isinstance(result, ChoiceResult):
+            for number, option in enumerate(result.options):
+
+                def pick(group, i=index, k=number):
+                    options = group.questions[i].options
+                    return options[k] if k < len(options) else None
+
+                entries.append(_Label(option.choice.label, indent=12))
+                entries += bars(pick, f"{label}: {option.choice.label}")
+    return entries
+
+
+def breakdown_chart_svg(breakdown: Breakdown) -> Markup:
+    """A break-down's estimates with the groups side by side: per question (and option), one row per group.
+
+    Each group has its colour and its name at the left of its row (wrapped,
+    never cut); rows are drawn as in :func:`results_chart_svg`.
+    """
+    level = short_percent(breakdown.confidence_level)
+    entries = _breakdown_entries(breakdown)
+    bars = [entry for entry in entries if isinstance(entry, _Bar)]
+    title = f"Estimates by {breakdown.by.label}"
+    desc = (
+        f"Estimated share of true answers per group ({', '.join(g.label for g in breakdown.groups)}), with {level} "
+        "confidence intervals and the observed noisy rate. "
+        + "; ".join(_describe(bar.description, bar.item, level) for bar in bars)
+        + "."
     )
-    parts.append(_text(LABEL_X + 18, 18, f"estimate with {level} confidence interval", fill=TEXT_COLOUR))
-    parts.append(
-        f'<circle cx="{PLOT_LEFT + 60}" cy="14" r="3.5" fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>'
-    )
-    parts.append(_text(PLOT_LEFT + 70, 18, "observed (noisy) rate", fill=TEXT_COLOUR))
-    # Axis and gridlines.
-    bottom = TOP + max(len(rows), 1) * ROW_HEIGHT - ROW_HEIGHT / 2
-    for tick in TICKS:
-        x = _x(tick)
-        parts.append(
-            f'<line class="grid" x1="{x:.1f}" y1="{TOP - 14:.1f}" x2="{x:.1f}" y2="{bottom:.1f}" '
-            f'stroke="{GRID_COLOUR}" stroke-width="1"/>'
-        )
-        parts.append(_text(x, TOP - 20, percent(tick), fill=OBSERVED_COLOUR, text_anchor="middle"))
-    if not rows:
-        parts.append(_text(LABEL_X, TOP + 4, "No randomized questions.", fill=OBSERVED_COLOUR))
-    for index, (kind, label, full, item) in enumerate(rows):
-        y = TOP + index * ROW_HEIGHT
-        if kind == "heading":
-            heading = truncate(label, HEADING_CHARS)
-            parts.append(_text(LABEL_X, y + 4, heading, fill=TEXT_COLOUR, font_weight="600"))
-        else:
-            indent = 12 if kind == "option" else 0
-            parts.extend(_estimate_row(y, label, indent, _describe(full, item, level), item))
-    parts.append("</svg>")
-    return Markup("".join(parts))
+    aria = f"{title}: {count_text(len(breakdown.groups), 'group')} side by side, with {level} confidence intervals"
+    return _chart(title, desc, aria, level, _Plot(SIDE_WIDTH + 12), entries, "No randomized questions.")
 
 
 def daily_sparkline_svg(daily_counts: list[tuple[str, int]]) -> Markup:
-    """A small bar chart of responses per day, days without responses drawn as gaps.
+    """A small bar chart of responses per day, with its first and last date and its largest count.
 
     ``daily_counts`` is :func:`storage.queries.daily_counts`: ``(YYYY-MM-DD,
-    count)`` in day order. The chart spans the first to the last day.
+    count)`` in day order. The bars span the first to the last day, days
+    without responses drawn as gaps; the largest day's count is written
+    above the bars and the first and last dates under them. The ``<title>``
+    says the same in words, and each bar has its own ``<title>``.
     """
     counts = {date.fromisoformat(day): count for day, count in daily_counts}
     total = sum(counts.values())
+    days = []
     if counts:
         first, last = min(counts), max(counts)
         days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-    else:
-        days = []
     aria = f"{count_text(total, 'response')} over {count_text(len(days), 'day')}"
+    if days:
+        peak = max(counts.values())
+        busiest = min(day for day, count in counts.items() if count == peak)
+        span = f"from {days[0].isoformat()} to {days[-1].isoformat()}" if len(days) > 1 else f"on {days[0]}"
+        aria += f", {span}; at most {count_text(peak, 'response')} a day ({busiest.isoformat()})"
+    bottom = SPARK_BARS + 14
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="sparkline" viewBox="0 0 {SPARK_WIDTH} {SPARK_HEIGHT}" '
-        f'preserveAspectRatio="none" role="img" aria-label="{escape(aria)}">',
+        f'role="img" aria-label="{escape(aria)}" font-family="system-ui, sans-serif" font-size="11">',
         f"<title>{escape(aria)}</title>",
-        f'<line x1="0" y1="{SPARK_HEIGHT - 0.5}" x2="{SPARK_WIDTH}" y2="{SPARK_HEIGHT - 0.5}" '
+        f'<line x1="0" y1="{bottom + 0.5}" x2="{SPARK_WIDTH}" y2="{bottom + 0.5}" '
         f'stroke="{GRID_COLOUR}" stroke-width="1"/>',
     ]
     if days:
-        peak = max(counts.values()) or 1
+        parts.append(_text(0, 10, f"max {peak}/day", fill=OBSERVED_COLOUR, class_="peak"))
+        parts.append(_text(0, SPARK_HEIGHT - 1, days[0].isoformat(), fill=OBSERVED_COLOUR, class_="first-day"))
+        if len(days) > 1:
+            parts.append(
+                _text(
+                    SPARK_WIDTH,
+                    SPARK_HEIGHT - 1,
+                    days[-1].isoformat(),
+                    fill=OBSERVED_COLOUR,
+                    text_anchor="end",
+                    class_="last-day",
+                )
+            )
         step = SPARK_WIDTH / len(days)
         gap = 1.0 if step > 3 else 0.0
         for index, day in enumerate(days):
             count = counts.get(day, 0)
             if not count:
                 continue
-            height = count / peak * (SPARK_HEIGHT - 2)
+            height = count / peak * SPARK_BARS
             parts.append(
-                f'<rect class="bar" x="{index * step:.2f}" y="{SPARK_HEIGHT - height:.2f}" '
+                f'<rect class="bar" x="{index * step:.2f}" y="{bottom - height:.2f}" '
                 f'width="{step - gap:.2f}" height="{height:.2f}" fill="{ESTIMATE_COLOUR}">'
                 f"<title>{escape(day.isoformat())}: {count_text(count, 'response')}</title></rect>"
             )

@@ -1,4 +1,4 @@
-"""Admin downloads: the estimates (JSON, CSV), the noisy responses (CSV) and their codebook (JSON).
+"""Admin downloads: the estimates and a break-down (JSON, CSV), the noisy responses (CSV), their codebook (JSON).
 
 Each view parses its options, makes one call into :mod:`web.gather` for the
 body and sends it; anonymous requests get a 401 (:func:`web.auth.admin_required`).
@@ -44,6 +44,27 @@ def estimates_csv(survey_id: str):
     survey = survey_or_404(survey_id)
     method, level = parsed_or_400(options.estimate_options, request.args)
     return download(gather.estimates_csv(get_db(), survey, method, level), "text/csv", f"{survey.id}-estimates.csv")
+
+
+def plain_names(survey) -> set[str]:
+    return {q.name for q in survey.plain_questions}
+
+
+@bp.get("/surveys/<survey_id>/breakdown.json")
+@admin_required
+def breakdown_json(survey_id: str):
+    survey = survey_or_404(survey_id)
+    by, method, level = parsed_or_400(options.breakdown_options, request.args, plain_names(survey))
+    return current_app.json.response(gather.breakdown_json(get_db(), survey, by, method, level, exported_at()))
+
+
+@bp.get("/surveys/<survey_id>/breakdown.csv")
+@admin_required
+def breakdown_csv(survey_id: str):
+    survey = survey_or_404(survey_id)
+    by, method, level = parsed_or_400(options.breakdown_options, request.args, plain_names(survey))
+    body = gather.breakdown_csv(get_db(), survey, by, method, level)
+    return download(body, "text/csv", f"{survey.id}-breakdown-{by}.csv")
 
 
 @bp.get("/surveys/<survey_id>/responses.csv")

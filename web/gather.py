@@ -23,7 +23,7 @@ import sqlite_utils
 
 from storage import connection, queries, responses
 from surveys import export
-from surveys.breakdowns import Breakdown, GroupDifference, compute_breakdown, group_differences
+from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Survey
 from surveys.files import SurveyCatalog
 from surveys.results import (
@@ -31,6 +31,7 @@ from surveys.results import (
     PlanningResult,
     SurveyResults,
     Tallies,
+    YesNoResult,
     compute_results,
     plan,
     subtract_tallies,
@@ -150,7 +151,12 @@ def dashboard(db: sqlite_utils.Database, catalog: SurveyCatalog, day: date) -> D
 
 @dataclass(frozen=True)
 class ResultsPage:
-    """What the results page shows: the estimates, the break-down and its differences, the planning."""
+    """What the results page shows: the estimates, the break-down and its differences, the planning.
+
+    ``problems``: ``(field, message)`` for each option refused (those of
+    :attr:`ResultsOptions.problems`, and ``groups`` for a pair of groups the
+    break-down does not have); the page shows them beside their fields.
+    """
 
     survey: Survey
     state: str
@@ -158,6 +164,7 @@ class ResultsPage:
     breakdown: Breakdown | None
     differences: tuple[GroupDifference, ...]
     planning: PlanningResult | None
+    problems: tuple[tuple[str, str], ...] = ()
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -187,13 +194,30 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             excluded=excluded,
         )
     )
+    problems = list(chosen.problems)
+    pair = (chosen.first, chosen.second)
+    if breakdown is not None:
+        try:
+            check_pair(breakdown, *pair)
+        except ValueError as error:
+            problems.append(("groups", str(error)))
+            pair = (None, None)
+    answered = {r.question.name: r.n for r in results.questions if isinstance(r, YesNoResult)}
     return ResultsPage(
         survey=survey,
         state=state,
         results=results,
         breakdown=breakdown,
-        differences=group_differences(breakdown, chosen.level, chosen.first, chosen.second) if breakdown else (),
-        planning=plan(survey, response_count, half_width=chosen.half_width, confidence_level=chosen.level),
+        differences=group_differences(breakdown, chosen.level, *pair) if breakdown else (),
+        planning=plan(
+            survey,
+            response_count,
+            half_width=chosen.half_width,
+            confidence_level=chosen.level,
+            question=chosen.plan,
+            answered=answered,
+        ),
+        problems=tuple(problems),
     )
 
 
@@ -211,6 +235,18 @@ def estimates_json(
 def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> str:
     """:func:`surveys.export.estimates_csv` of :func:`stored_results`."""
     return export.estimates_csv(stored_results(db, survey, confidence_level, method))
+
+
+def breakdown_json(
+    db: sqlite_utils.Database, survey: Survey, by: str, method: str, confidence_level: float, exported_at: str
+) -> dict:
+    """:func:`surveys.export.breakdown_json` of :func:`stored_breakdown`, stamped ``exported_at``."""
+    return export.breakdown_json(stored_breakdown(db, survey, by, confidence_level, method), survey, exported_at)
+
+
+def breakdown_csv(db: sqlite_utils.Database, survey: Survey, by: str, method: str, confidence_level: float) -> str:
+    """:func:`surveys.export.breakdown_csv` of :func:`stored_breakdown`."""
+    return export.breakdown_csv(stored_breakdown(db, survey, by, confidence_level, method))
 
 
 def responses_csv(db: sqlite_utils.Database, survey: Survey, batch_rows: int = export.CSV_BATCH_ROWS) -> Iterator[str]:

@@ -28,7 +28,10 @@ class ResultsOptions:
     """What the results page's query string asks for, checked.
 
     ``by``: the plain question to break the results down by, or None;
-    ``first``/``second``: the groups to compare (both or neither, else the first two).
+    ``first``/``second``: the groups to compare (both or neither, else the first two);
+    ``plan``: the randomized yes/no question to plan for, or None for the one that needs most answers;
+    ``problems``: ``(field, message)`` for each field refused, whose default is used instead, so the page
+    can show the message beside the field.
     """
 
     method: str = "wilson"
@@ -37,6 +40,12 @@ class ResultsOptions:
     by: str | None = None
     first: str | None = None
     second: str | None = None
+    plan: str | None = None
+    problems: tuple[tuple[str, str], ...] = ()
+
+    def problem(self, field: str) -> str | None:
+        """The message about ``field``, or None when it was accepted."""
+        return next((message for name, message in self.problems if name == field), None)
 
 
 def _number(text: str, what: str, example: str) -> float:
@@ -62,13 +71,30 @@ def confidence_level(text: str) -> float:
 
 
 def half_width(text: str) -> float:
-    """A planned half-width from :data:`MIN_HALF_WIDTH` up to (not including) 0.5."""
-    value = _number(text, "half-width", "0.05")
-    if not MIN_HALF_WIDTH <= value < MAX_HALF_WIDTH:
+    """A margin of error (the half-width of a planned interval) as a share, from 5, 5% or 0.05.
+
+    A number with ``%`` or of 1 or more is in percentage points (``5`` and
+    ``5%`` are plus or minus 5 points, 0.05); a number below 1 is a share
+    (``0.05``), so ``0.5%`` is half a point. From :data:`MIN_HALF_WIDTH` up
+    to (not including) :data:`MAX_HALF_WIDTH`.
+    """
+    shown = f"“{text[:40]}”"
+    stripped = text.strip()
+    points = stripped.endswith("%")
+    number = stripped.removesuffix("%").strip() if points else stripped
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"The margin of error must be a number such as 5, 5% or 0.05, got {shown}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"The margin of error must be a finite number such as 5, 5% or 0.05, got {shown}.")
+    share = value / 100 if points or value >= 1 else value
+    if not MIN_HALF_WIDTH <= share < MAX_HALF_WIDTH:
         raise ValueError(
-            f"The half-width must be at least {MIN_HALF_WIDTH} and below {MAX_HALF_WIDTH}, got “{text[:40]}”."
+            f"The margin of error must be at least 0.1 and below 50 percentage points "
+            f"(5, 5% and 0.05 all mean plus or minus 5 points), got {shown}."
         )
-    return value
+    return share
 
 
 def interval_method(text: str) -> str:
@@ -93,17 +119,55 @@ def estimate_options(args: Mapping[str, str]) -> tuple[str, float]:
     return interval_method(args.get("method", "wilson")), confidence_level(args.get("level", "0.95"))
 
 
-def results_options(args: Mapping[str, str], plain_questions: Collection[str]) -> ResultsOptions:
-    """Everything the results page's query string chooses, each checked in the order shown on the page."""
-    method, level = estimate_options(args)
+def planned_question(text: str, planned: Collection[str]) -> str:
+    """The name of a randomized yes/no question (those the planning panel can plan for)."""
+    if text not in planned:
+        raise ValueError(
+            f"“{text[:40]}” is not a randomized yes/no question of this survey; "
+            f"plan for one of: {', '.join(sorted(planned)) or 'none'}."
+        )
+    return text
+
+
+def _checked(problems: list, field: str, parse, text: str, default):
+    """``parse(text)``, or ``default`` with ``(field, message)`` added to ``problems``."""
+    try:
+        return parse(text)
+    except ValueError as error:
+        problems.append((field, str(error)))
+        return default
+
+
+def breakdown_options(args: Mapping[str, str], plain_questions: Collection[str]) -> tuple[str, str, float]:
+    """The question to break down by (``by``, required), the interval method and level: the break-down exports."""
+    if not args.get("by"):
+        raise ValueError(
+            "Choose the question to break the results down by with by=…, one of: "
+            f"{', '.join(sorted(plain_questions)) or 'none (this survey has no question that is not randomized)'}."
+        )
+    return (breakdown_by(args["by"], plain_questions), *estimate_options(args))
+
+
+def results_options(
+    args: Mapping[str, str], plain_questions: Collection[str], planned: Collection[str] = ()
+) -> ResultsOptions:
+    """Everything the results page's query string chooses, each checked in the order shown on the page.
+
+    A field that is refused is replaced by its default and its message kept
+    in :attr:`ResultsOptions.problems`; the page shows it beside the field
+    (with status 400) rather than a bare error page.
+    """
+    problems: list[tuple[str, str]] = []
+    default = ResultsOptions()
     by = args.get("by") or None
-    if by is not None:
-        breakdown_by(by, plain_questions)
+    plan = args.get("plan") or None
     return ResultsOptions(
-        method=method,
-        level=level,
-        half_width=half_width(args.get("half_width", "0.05")),
-        by=by,
+        method=_checked(problems, "method", interval_method, args.get("method", "wilson"), default.method),
+        level=_checked(problems, "level", confidence_level, args.get("level", "0.95"), default.level),
+        half_width=_checked(problems, "half_width", half_width, args.get("half_width", "0.05"), default.half_width),
+        by=None if by is None else _checked(problems, "by", lambda t: breakdown_by(t, plain_questions), by, None),
         first=args.get("first") or None,
         second=args.get("second") or None,
+        plan=None if plan is None else _checked(problems, "plan", lambda t: planned_question(t, planned), plan, None),
+        problems=tuple(problems),
     )
