@@ -120,3 +120,75 @@ def test_an_hour_is_tested_against_the_others_in_the_histogram():
     assert result == HourTest(300, 3.0, float(stats.poisson.sf(299, 3.0)), True)
     assert judge_hour(300, [(300, 1)]) == HourTest(300, None, None, False)  # no other hour
     assert judge_hour(4, [(3, 2), (4, 1)]).is_burst is False
+
+
+def test_a_bad_histogram_count_is_named():
+    with pytest.raises(ValueError, match="^a histogram count must be an integer >= 0, got a histogram count=-1$"):
+        judge_hour(3, [(-1, 2)])
+
+
+@pytest.mark.parametrize(
+    "keywords, message",
+    [
+        ({"min_count": True}, "min_count=True"),
+        ({"min_count": 2.5}, "min_count=2.5"),
+        ({"alpha": 0}, "alpha=0"),
+        ({"alpha": 0.0}, "alpha=0.0"),
+    ],
+)
+def test_limits_at_and_past_their_edges_are_refused(keywords, message):
+    with pytest.raises(ValueError, match=message):
+        judge_hour(3, [(3, 2)], **keywords)
+
+
+def test_min_count_of_one_is_accepted():
+    # 5 against a usual rate of 1: P(X >= 5) = 0.00366 < 0.01, and 5 >= min_count = 1.
+    result = judge_hour(5, [(1, 9)], min_count=1, alpha=0.01)
+    assert result == HourTest(5, 1.0, float(stats.poisson.sf(4, 1.0)), True)
+
+
+def test_a_p_value_equal_to_alpha_is_not_a_burst():
+    """The rule is p < alpha, strictly: at p == alpha the hour is not flagged, just below it is."""
+    p_value = float(stats.poisson.sf(19, 3.0))  # 20 responses against a usual rate of 3
+    assert not judge_hour(20, [(3, 5)], alpha=p_value).is_burst
+    assert judge_hour(20, [(3, 5)], alpha=float(np.nextafter(p_value, 1))).is_burst
+
+
+@pytest.mark.parametrize(
+    "histogram, leave_out, median",
+    [
+        # odd totals: the middle count
+        ([(1, 1), (2, 1), (4, 1)], 0, 2.0),
+        ([(1, 1), (2, 1), (4, 1), (8, 1), (16, 1)], 0, 4.0),
+        ([(1, 2), (7, 1), (9, 2)], 0, 7.0),
+        # even totals: the mean of the two middle counts
+        ([(1, 1), (2, 1)], 0, 1.5),
+        ([(1, 1), (2, 1), (4, 1), (8, 1)], 0, 3.0),
+        ([(1, 3), (5, 1), (9, 2)], 0, 3.0),
+        # leave one out: the tested count in the histogram loses one hour, not all of them
+        ([(1, 1), (5, 2)], 5, 3.0),
+        ([(1, 1), (2, 1), (5, 1)], 5, 1.5),
+        ([(1, 1), (2, 1), (5, 3)], 5, 3.5),
+        # the tested count is not in the histogram: nothing is left out
+        ([(1, 1), (2, 1), (5, 1)], 4, 2.0),
+        # hours with no response, or counts with no hour, are not active hours
+        ([(0, 40), (2, 1), (4, 0), (6, 1)], 0, 4.0),
+        ([(0, 40), (2, 1), (4, 0), (6, 1)], 4, 4.0),
+    ],
+)
+def test_the_usual_rate_is_the_median_of_the_other_active_hours(histogram, leave_out, median):
+    # usual_rate is reported whatever the verdict; a count of 0 stands for "not in the histogram".
+    assert judge_hour(leave_out, histogram).usual_rate == median
+
+
+def test_the_median_is_exact_for_any_number_of_hours():
+    """Integer arithmetic throughout: 10^400 hours (beyond any float) still give the exact middle."""
+    many = 10**400
+    assert judge_hour(0, [(3, many), (4, many + 1)]).usual_rate == 4.0
+    assert judge_hour(0, [(3, many), (4, many)]).usual_rate == 3.5
+
+
+def test_hours_without_responses_are_not_in_the_active_histogram():
+    from analysis.bursts import _checked_histogram
+
+    assert _checked_histogram([(5, 1), (0, 7), (3, 0), (2, 4)]) == [(2, 4), (5, 1)]

@@ -177,6 +177,13 @@ def test_record_with_a_missing_field_names_it(record, shown):
         pytest.param(lambda: ForcedResponseDesign("1/2", "-1/4", "3/4"), "a", id="a<0"),
         pytest.param(lambda: ForcedResponseDesign("1/2", "3/4", "-1/4"), "b", id="b<0"),
         pytest.param(lambda: ForcedResponseDesign("1/2", "half", "1/4"), "a", id="a not a number"),
+        pytest.param(lambda: ForcedResponseDesign("1/2", None, "1/4"), "a", id="a None"),
+        pytest.param(lambda: as_probability([0.5], "delta"), "delta", id="not a number at all"),
+        pytest.param(
+            lambda: ForcedResponseDesign("1/2", Fraction(1, 2 * 10**6 + 2), Fraction(10**6, 2 * 10**6 + 2)),
+            "a",
+            id="exact fraction above the denominator limit",
+        ),
         pytest.param(lambda: ForcedResponseDesign("1/2", "1/4", "1/3"), None, id="sum not 1"),
         pytest.param(lambda: MultipleChoiceDesign(1, "1/2"), "k", id="k=1"),
         pytest.param(lambda: MultipleChoiceDesign(3, "3/2"), "t", id="t>1"),
@@ -205,3 +212,18 @@ def test_option_marginal_is_the_forced_response_design_of_one_option(k, t, a, b)
     assert marginal == ForcedResponseDesign(t, a, b)
     for pi in (0.0, 0.3, 1.0):
         assert_allclose(marginal.report_yes_probability(pi), float(design.t) * pi + (1 - float(design.t)) / k)
+
+
+def test_an_exact_fraction_is_taken_as_it_is_without_a_limit():
+    """A Fraction (or int) is not read back through its decimal digits: with no denominator
+    limit, one whose digits exceed Python's int-to-str limit (4300) is still returned exactly."""
+    tiny = Fraction(1, 3**9000)
+    assert as_probability(tiny, "a", max_denominator=None) == tiny
+    assert as_probability(10**5000, "k", max_denominator=None) == 10**5000
+
+
+def test_a_design_refuses_an_exact_fraction_past_the_denominator_limit():
+    # 1/(2*10^6 + 2) and its complement: exact, summing to 1/2, but too fine for the randomizer.
+    with pytest.raises(ValueError, match=re.escape("a=Fraction(1, 2000002) needs a denominator above 1000000")):
+        ForcedResponseDesign("1/2", Fraction(1, 2 * 10**6 + 2), Fraction(10**6, 2 * 10**6 + 2))
+    assert ForcedResponseDesign("1/2", Fraction(1, 10**6), Fraction(499_999, 10**6)).a == Fraction(1, 10**6)

@@ -230,6 +230,35 @@ def test_pool_zero_standard_error_at_one_falls_back():
     assert 0.1 < pooled.estimate_raw < 1
 
 
+def test_pool_of_an_all_yes_answer_set_with_b_zero_keeps_half_an_answer():
+    # b=0, t=1/4, a=3/4, y=n=40: raw 1, lam 1 at pi = 1, moved to 1 - 1/(2n) = 79/80:
+    # var = (79/80)(1/80) / (40/16) = .0049375.
+    pooled = pool_estimates([estimate_proportion(40, 40, 0.25, 0.75, 0.0)])
+    assert pooled.estimate_raw == 1.0
+    assert_allclose(pooled.std_err**2, (79 / 80) * (1 / 80) / (40 / 16), rtol=1e-12)
+
+
+def test_pool_leaves_lam_alone_when_b_is_small_but_not_zero():
+    # b=1/10^6 < 1/(2n) = .05: lam at pi = 1 is a + t = 1 - 10^-6, used as is (only b = 0 is moved):
+    # var = (1 - 1e-6) 1e-6 / (10 t^2), t = 1/2 - 1e-6.
+    t = 0.5 - 1e-6
+    pooled = pool_estimates([estimate_proportion(10, 10, t, 0.5, 1e-6)])
+    assert_allclose(pooled.std_err**2, (1 - 1e-6) * 1e-6 / (10 * t * t), rtol=1e-9)
+
+
+def test_pool_bisection_stops_after_200_halvings():
+    """Two coins y=3 and y=1 of 8 (raw .25 and -.25, equal weights for every pi <= 0) and the a=0 design
+    (t .8, b .2) with y=0 of 50 (raw 0, lam kept at 1/(2n)): the score is exactly 0 at pi = 0, and > 0 below.
+    The first midpoint, 0, is the root; the score there is not > 0, so it becomes the upper end, and the
+    199 other halvings raise the lower end from -.25 to -.25 / 2^199 without the float bracket closing
+    (the floats near 0 go down to 2^-1074). The midpoint of the last bracket, -.25 / 2^200, is returned."""
+    pooled = pool_estimates(
+        [estimate_proportion(3, 8), estimate_proportion(1, 8), estimate_proportion(0, 50, 0.8, 0, 0.2)]
+    )
+    assert pooled.estimate_raw == -0.25 * 2.0**-200
+    assert pooled.estimate == 0.0
+
+
 def test_pool_keeps_a_positive_standard_error_below_half_an_answer():
     # t=.5, a=.001, y=0, n=100: raw -.002, clipped 0, lam_c = .001 < 1/(2n) = .005 but not 0,
     # so it is used as is: var = .001*.999/(100*.25) = 3.996e-5, not .005*.995/25 = 1.99e-4.
@@ -244,6 +273,9 @@ def test_pool_is_clipped_above_one():
     # equal weights: pooled raw 1.4, reported 1.
     pooled = pool_estimates([estimate_proportion(100, 100), estimate_proportion(90, 100)])
     assert_allclose(pooled.estimate_raw, 1.4)
+    # Weights at pi clipped to 1 (lam .75, var .1875/25 = .0075 each), not at 1.4 (lam .95):
+    # SE = sqrt(.0075 / 2).
+    assert_allclose(pooled.std_err, math.sqrt(0.00375), rtol=1e-12)
     assert pooled.estimate == 1.0
     assert pooled.clipped
     assert pooled.confidence_interval().high == 1.0
@@ -287,6 +319,14 @@ def test_difference_by_hand():
     assert_allclose([d.ci.low, d.ci.high], [0.6 - Z95 * math.sqrt(0.018), 0.6 + Z95 * math.sqrt(0.018)])
     assert_allclose([d.ci.low, d.ci.high], [0.3370432, 0.8629568], rtol=1e-6)
     assert (d.ci.method, d.ci.confidence_level) == ("wald", 0.95)
+
+
+def test_difference_keeps_both_raw_estimates():
+    # Group 1: y=100/100 two coins, raw 1.5 (reported 1); group 2: die y=50/150, raw .25.
+    first, second = estimate_proportion(100, 100), estimate_proportion(50, 150, *DIE)
+    d = difference(first, second)
+    assert (d.first_raw, d.second_raw) == (1.5, first.estimate_raw - d.estimate)
+    assert_allclose(d.second_raw, 0.25, rtol=1e-12)
 
 
 def test_difference_is_clipped_to_minus_one_one():
@@ -378,3 +418,17 @@ def test_pooling_is_unbiased_where_own_weights_are_not():
         bias, sim_se = values.mean() - pi, values.std(ddof=1) / math.sqrt(repeats)
         assert bool(bias < -4 * sim_se) is biased, (bias, sim_se)
         assert abs(bias) < 4 * sim_se or biased
+
+
+@pytest.mark.parametrize(
+    ("design", "shown"),
+    [
+        (("x", "1/4", "1/4"), ": t must be a number such as 0.25 or 1/4, got 'x'"),
+        (("1/2", "x", "1/4"), ": a must be a number such as 0.25 or 1/4, got 'x'"),
+        (("1/2", "1/4", "x"), ": b must be a number such as 0.25 or 1/4, got 'x'"),
+        ((0.5, 0.2500000001, 0.25), ": a=0.2500000001 needs a denominator above 1000000"),
+    ],
+)
+def test_a_bad_design_parameter_is_named(design, shown):
+    with pytest.raises(ValueError, match=re.escape(shown)):
+        estimate_proportion(30, 100, *design)

@@ -277,3 +277,55 @@ def test_an_exact_marginal_beyond_the_denominator_limit_is_compared_exactly():
     t, a = Fraction(654321, 10**6), Fraction(345679, 3 * 10**6)
     assert outside_design(1, 10, t, a, 1 - t - a).side == "below"
     assert outside_design(2, 10, t, a, 1 - t - a) is None
+
+
+def _root_by_float_bisection(decreasing, low=0.0, high=1.0):
+    """The root of a decreasing function, halving until the float bracket closes (no tolerance)."""
+    while (middle := (low + high) / 2) not in (low, high):
+        low, high = (middle, high) if decreasing(middle) > 0 else (low, middle)
+    return middle
+
+
+def test_above_the_ceiling_reports_the_rate_and_level():
+    # 190 of 200 yes under two coins: 95% > a + t = 75%; 10 noes mirror 10 yeses below the floor.
+    from analysis import OutsideDesign, outside_design
+
+    above, below = outside_design(190, 200, confidence_level=0.8), outside_design(10, 200, confidence_level=0.8)
+    assert above == OutsideDesign("above", 0.75, 0.95, 1 - below.bound, below.p_value, 0.8)
+    assert_allclose(above.p_value, stats.binom.cdf(10, 200, 0.25), rtol=1e-12)
+
+
+def test_one_answer_below_the_floor_bounds_pi_at_one():
+    # n = 1, y = 0 (0 < a = 1/4): CLs(1) = P(Y = 0 | 3/4) / P(Y = 0 | 1/4) = (1/4) / (3/4) = 1/3 >= .05,
+    # so no pi in [0, 1] is excluded: the bound is 1. Above the ceiling, y = n = 1 bounds pi below at 0.
+    from analysis import outside_design
+
+    below = outside_design(0, 1)
+    assert (below.side, below.bound) == ("below", 1.0)
+    assert_allclose(below.p_value, 0.75, rtol=1e-12)
+    above = outside_design(1, 1)
+    assert (above.side, above.bound) == ("above", 0.0)
+
+
+def test_the_cls_bound_is_its_root_to_float_precision():
+    """69 of 500 under two coins, 90%: the bound is the root of CLs(pi) - alpha within 1e-13 (brentq with
+    xtol=1e-12 lands 1e-17 from it here; with scipy's default xtol, 2e-12, 5e-13 away)."""
+    from analysis import outside_design
+
+    at_floor = stats.binom.cdf(69, 500, 0.25)
+    root = _root_by_float_bisection(lambda pi: stats.binom.cdf(69, 500, 0.25 + 0.5 * pi) / at_floor - 0.1)
+    found = outside_design(69, 500, confidence_level=0.9)
+    assert_allclose(found.bound, root, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("level", "rule"),
+    [(0, "be in (0, 1)"), (1, "be in (0, 1)"), (1.5, "be in (0, 1)"), (math.nan, "be a finite number")],
+)
+def test_outside_design_names_a_bad_level(level, rule):
+    from analysis import outside_design
+
+    with pytest.raises(
+        ValueError, match=f"^{re.escape(f'confidence_level must {rule}, got confidence_level={level!r}')}$"
+    ):
+        outside_design(10, 200, confidence_level=level)
