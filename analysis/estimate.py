@@ -280,7 +280,10 @@ def _common_estimate(items: Sequence[ProportionEstimate]) -> float:
         middle = (low + high) / 2
         if middle in (low, high):
             break
-        if _score(items, middle) > 0:
+        score = _score(items, middle)
+        if score == 0:
+            return middle  # an exact root (such as 0 when the designs agree there)
+        if score > 0:
             low = middle
         else:
             high = middle

@@ -246,17 +246,15 @@ def test_pool_leaves_lam_alone_when_b_is_small_but_not_zero():
     assert_allclose(pooled.std_err**2, (1 - 1e-6) * 1e-6 / (10 * t * t), rtol=1e-9)
 
 
-def test_pool_bisection_stops_after_200_halvings():
+def test_pool_returns_an_exact_root_as_it_is():
     """Two coins y=3 and y=1 of 8 (raw .25 and -.25, equal weights for every pi <= 0) and the a=0 design
-    (t .8, b .2) with y=0 of 50 (raw 0, lam kept at 1/(2n)): the score is exactly 0 at pi = 0, and > 0 below.
-    The first midpoint, 0, is the root; the score there is not > 0, so it becomes the upper end, and the
-    199 other halvings raise the lower end from -.25 to -.25 / 2^199 without the float bracket closing
-    (the floats near 0 go down to 2^-1074). The midpoint of the last bracket, -.25 / 2^200, is returned."""
+    (t .8, b .2) with y=0 of 50 (raw 0, lam kept at 1/(2n)): the score is exactly 0 at pi = 0, the first
+    midpoint. It is returned as it is: not a tiny negative number flagged as clipped."""
     pooled = pool_estimates(
         [estimate_proportion(3, 8), estimate_proportion(1, 8), estimate_proportion(0, 50, 0.8, 0, 0.2)]
     )
-    assert pooled.estimate_raw == -0.25 * 2.0**-200
-    assert pooled.estimate == 0.0
+    assert pooled.estimate_raw == 0.0
+    assert pooled.estimate == 0.0 and pooled.clipped is False
 
 
 def test_pool_keeps_a_positive_standard_error_below_half_an_answer():
