@@ -54,6 +54,15 @@ from analysis.privacy import (
     multiple_choice_epsilon,
     survey_epsilon,
 )
+from analysis.regression import (
+    Coefficient,
+    LikelihoodRatioTest,
+    LogisticFit,
+    NotIdentified,
+    PredictedPrevalence,
+    fit_logistic,
+    fit_logistic_rows,
+)
 
 __all__ = [
     "ForcedResponseDesign",
@@ -92,4 +101,11 @@ __all__ = [
     "HourTest",
     "MIN_BURST_COUNT",
     "BURST_ALPHA",
+    "fit_logistic",
+    "fit_logistic_rows",
+    "LogisticFit",
+    "Coefficient",
+    "LikelihoodRatioTest",
+    "PredictedPrevalence",
+    "NotIdentified",
 ]
