@@ -54,6 +54,15 @@ from analysis.privacy import (
     multiple_choice_epsilon,
     survey_epsilon,
 )
+from analysis.sequences import (
+    MIXTURE_PRIOR,
+    ConfidenceSequence,
+    DifferenceSequence,
+    confidence_sequence,
+    difference_sequence,
+    log_mixture_martingale,
+    option_confidence_sequences,
+)
 
 __all__ = [
     "ForcedResponseDesign",
@@ -92,4 +101,11 @@ __all__ = [
     "HourTest",
     "MIN_BURST_COUNT",
     "BURST_ALPHA",
+    "confidence_sequence",
+    "ConfidenceSequence",
+    "option_confidence_sequences",
+    "difference_sequence",
+    "DifferenceSequence",
+    "log_mixture_martingale",
+    "MIXTURE_PRIOR",
 ]
