@@ -162,17 +162,17 @@ def log_mixture_martingale(
     yes = np.asarray(yes_count)
     total = np.asarray(n)
     lam = np.asarray(rate, dtype=float)
-    if yes.dtype.kind not in "iu" or total.dtype.kind not in "iu":
+    if not (np.issubdtype(yes.dtype, np.integer) and np.issubdtype(total.dtype, np.integer)):
         raise ValueError(f"yes_count and n must be integers, got yes_count={yes_count!r}, n={n!r}")
     if np.any(yes < 0) or np.any(yes > total):
         raise ValueError(f"yes_count must lie in [0, n], got yes_count={yes_count!r}, n={n!r}")
     if not np.all((lam >= 0) & (lam <= 1)):
         raise ValueError(f"rate must lie in [0, 1], got rate={rate!r}")
-    return _log_mixture(yes.astype(float), (total - yes).astype(float), lam, a0, b0)
+    return _log_mixture(yes, total - yes, lam, a0, b0)
 
 
 def _log_mixture(yes: object, no: object, lam: object, a0: float, b0: float) -> np.ndarray:
-    """``log M_n(lambda)`` from the numbers of yes and no answers as floats (unchecked)."""
+    """``log M_n(lambda)`` from the numbers of yes and no answers (unchecked)."""
     return (
         special.betaln(a0 + yes, b0 + no) - special.betaln(a0, b0) - special.xlogy(yes, lam) - special.xlog1py(no, -lam)
     )

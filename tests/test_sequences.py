@@ -80,6 +80,7 @@ def test_the_mixture_for_one_answer_by_hand():
     # Uniform prior: M_1 = (1/2) / lambda after a yes, (1/2) / (1 - lambda) after a no.
     assert_allclose(log_mixture_martingale(1, 1, 0.25), math.log(2.0))
     assert_allclose(log_mixture_martingale(0, 1, 0.25), math.log(2 / 3))
+    assert_allclose(log_mixture_martingale(1, 1, Fraction(1, 4)), math.log(2.0))  # an exact fraction is a rate
     # Beta(2, 1) prior: E[x] = 2/3, so M_1 = (2/3) / lambda after a yes.
     assert_allclose(log_mixture_martingale(1, 1, 0.5, 2.0, 1.0), math.log(4 / 3))
 
@@ -165,10 +166,10 @@ def test_the_bounds_are_those_of_a_fine_grid(yes_count, n, design, level, prior)
 
 def test_the_bounds_sit_on_the_boundary():
     """At each end ``M_n`` equals ``1/alpha``: the root was found, not merely bracketed."""
-    for yes_count, n, level in ((30, 100, 0.95), (600, 1000, 0.9), (1, 10000, 0.99)):
+    for yes_count, n, level in ((30, 100, 0.95), (600, 1000, 0.9), (1, 10000, 0.99), (500_000, 10**6, 0.95)):
         cs = confidence_sequence(yes_count, n, confidence_level=level)
         ends = log_mixture_martingale(yes_count, n, [cs.rate_low, cs.rate_high])
-        assert_allclose(ends, -math.log(1 - level), rtol=1e-9)
+        assert_allclose(ends, -math.log(1 - level), rtol=1e-11)
 
 
 def test_one_answer_by_hand():
@@ -221,7 +222,9 @@ def test_a_root_below_the_smallest_float_is_zero():
     from analysis.sequences import _lower_rate_bound
 
     assert _lower_rate_bound(1, 10**160, 1.0, 1.0, math.log(20)) == 0.0
-    assert 0 < _lower_rate_bound(1, 10**150, 1.0, 1.0, math.log(20)) < 1e-300
+    assert _lower_rate_bound(1, 10**150, 1.0, 1.0, math.log(20)) == pytest.approx(5e-302, rel=1e-9)
+    # log M at the smallest float is 0.81 above log 20 here: the root is just above it.
+    assert _lower_rate_bound(1, 10**153, 1.0, 1.0, math.log(20)) == pytest.approx(5e-308, rel=1e-9)
 
 
 #: The width of the 95% sequence over the width of the 95% Wilson interval (both for
@@ -268,7 +271,7 @@ def test_each_option_is_its_forced_response_marginal():
 
 
 def test_two_options_at_one_half_are_two_coins():
-    yes, no = option_confidence_sequences([60, 40], 0.5)
+    yes, no = option_confidence_sequences([60, 40])  # t = 1/2 by default
     assert yes == confidence_sequence(60, 100, *TWO_COINS)
     assert no == confidence_sequence(40, 100, *TWO_COINS)
 
@@ -295,6 +298,14 @@ def test_the_difference_is_a_union_bound_over_the_two_groups():
     assert diff == DifferenceSequence(one.low - two.high, one.high - two.low, 0.9, one, two)
     assert diff.method == "union bound"
     assert diff.low < first.estimate_raw - second.estimate_raw < diff.high
+
+
+def test_the_difference_passes_the_prior_on():
+    first, second = estimate_proportion(30, 100), estimate_proportion(50, 100)
+    diff = difference_sequence(first, second, a0=0.5, b0=4.0)
+    assert diff.first == confidence_sequence(30, 100, confidence_level=0.975, a0=0.5, b0=4.0)
+    assert diff.second == confidence_sequence(50, 100, confidence_level=0.975, a0=0.5, b0=4.0)
+    assert diff.first.prior == (0.5, 4.0)
 
 
 def test_the_difference_is_within_minus_one_and_one():
