@@ -222,9 +222,9 @@ def test_a_root_below_the_smallest_float_is_zero():
     from analysis.sequences import _lower_rate_bound
 
     assert _lower_rate_bound(1, 10**160, 1.0, 1.0, math.log(20)) == 0.0
-    assert _lower_rate_bound(1, 10**150, 1.0, 1.0, math.log(20)) == pytest.approx(5e-302, rel=1e-9)
+    assert _lower_rate_bound(1, 10**150, 1.0, 1.0, math.log(20)) == pytest.approx(5e-302, rel=1e-9, abs=0)
     # log M at the smallest float is 0.81 above log 20 here: the root is just above it.
-    assert _lower_rate_bound(1, 10**153, 1.0, 1.0, math.log(20)) == pytest.approx(5e-308, rel=1e-9)
+    assert _lower_rate_bound(1, 10**153, 1.0, 1.0, math.log(20)) == pytest.approx(5e-308, rel=1e-9, abs=0)
 
 
 #: The width of the 95% sequence over the width of the 95% Wilson interval (both for
