@@ -63,6 +63,15 @@ from analysis.regression import (
     fit_logistic,
     fit_logistic_rows,
 )
+from analysis.sequences import (
+    MIXTURE_PRIOR,
+    ConfidenceSequence,
+    DifferenceSequence,
+    confidence_sequence,
+    difference_sequence,
+    log_mixture_martingale,
+    option_confidence_sequences,
+)
 
 __all__ = [
     "ForcedResponseDesign",
@@ -108,4 +117,11 @@ __all__ = [
     "LikelihoodRatioTest",
     "PredictedPrevalence",
     "NotIdentified",
+    "confidence_sequence",
+    "ConfidenceSequence",
+    "option_confidence_sequences",
+    "difference_sequence",
+    "DifferenceSequence",
+    "log_mixture_martingale",
+    "MIXTURE_PRIOR",
 ]

@@ -1,0 +1,408 @@
+"""Anytime-valid confidence sequences: exact values, and time-uniform coverage by simulation.
+
+The exact layer checks the mixture against the integral that defines it and
+against a direct evaluation of ``M_n`` on a fine grid; the simulation layer
+checks that the sequence excludes the truth at some ``n`` in at most 5% of
+surveys, where Wilson's interval looked at after every answer does so in most
+of them.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy import integrate, special, stats
+
+from analysis import (
+    MIXTURE_PRIOR,
+    ConfidenceSequence,
+    DifferenceSequence,
+    MultipleChoiceDesign,
+    confidence_sequence,
+    difference_sequence,
+    estimate_proportion,
+    log_mixture_martingale,
+    option_confidence_sequences,
+    wilson_interval,
+)
+
+TWO_COINS = (0.5, 0.25, 0.25)
+DIE = (Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
+ASYMMETRIC = (0.7, 0.2, 0.1)
+DIRECT = (1.0, 0.0, 0.0)
+
+
+def _log_m_by_lgamma(yes_count, n, lam, a0, b0):
+    """``log M_n(lambda)`` written out with ``math.lgamma`` (independent of scipy's betaln)."""
+
+    def log_beta(x, y):
+        return math.lgamma(x) + math.lgamma(y) - math.lgamma(x + y)
+
+    no = n - yes_count
+    return (
+        log_beta(a0 + yes_count, b0 + no)
+        - log_beta(a0, b0)
+        - yes_count * np.log(lam)
+        - no * np.log1p(-np.asarray(lam, dtype=float))
+    )
+
+
+# --------------------------------------------------------------------------
+# The martingale.
+
+
+@pytest.mark.parametrize(
+    "yes_count, n, lam, a0, b0",
+    [(3, 10, 0.2, 1, 1), (7, 10, 0.5, 1, 1), (0, 5, 0.3, 0.5, 0.5), (20, 20, 0.9, 2, 3), (12, 40, 0.45, 1, 1)],
+)
+def test_the_mixture_is_the_integral_that_defines_it(yes_count, n, lam, a0, b0):
+    """``M_n(lambda) = int prod_i (x/lambda)^Y_i ((1-x)/(1-lambda))^(1-Y_i) dBeta(x; a0, b0)``, by quadrature."""
+
+    def integrand(x):
+        return (x / lam) ** yes_count * ((1 - x) / (1 - lam)) ** (n - yes_count) * stats.beta.pdf(x, a0, b0)
+
+    direct, _ = integrate.quad(integrand, 0, 1, epsabs=0, epsrel=1e-11, limit=200)
+    assert_allclose(float(np.exp(log_mixture_martingale(yes_count, n, lam, a0, b0))), direct, rtol=1e-8)
+
+
+def test_the_mixture_at_large_n_matches_lgamma():
+    yes = np.array([0, 1, 2500, 5000, 9999, 10000])
+    for lam in (0.01, 0.25, 0.5, 0.97):
+        expected = [_log_m_by_lgamma(int(s), 10000, lam, 1.0, 1.0) for s in yes]
+        assert_allclose(log_mixture_martingale(yes, 10000, lam), expected, rtol=1e-12, atol=1e-9)
+
+
+def test_the_mixture_for_one_answer_by_hand():
+    # Uniform prior: M_1 = (1/2) / lambda after a yes, (1/2) / (1 - lambda) after a no.
+    assert_allclose(log_mixture_martingale(1, 1, 0.25), math.log(2.0))
+    assert_allclose(log_mixture_martingale(0, 1, 0.25), math.log(2 / 3))
+    assert_allclose(log_mixture_martingale(1, 1, Fraction(1, 4)), math.log(2.0))  # an exact fraction is a rate
+    # Beta(2, 1) prior: E[x] = 2/3, so M_1 = (2/3) / lambda after a yes.
+    assert_allclose(log_mixture_martingale(1, 1, 0.5, 2.0, 1.0), math.log(4 / 3))
+
+
+def test_the_mixture_at_the_edges_of_the_unit_interval():
+    assert log_mixture_martingale(0, 10, 0.0) == pytest.approx(-math.log(11))  # 0 log 0 = 0
+    assert log_mixture_martingale(10, 10, 1.0) == pytest.approx(-math.log(11))
+    assert log_mixture_martingale(1, 10, 0.0) == math.inf
+    assert log_mixture_martingale(9, 10, 1.0) == math.inf
+
+
+def test_the_mixture_broadcasts_running_counts():
+    answers = np.array([1, 0, 0, 1, 1])
+    running = log_mixture_martingale(np.cumsum(answers), np.arange(1, 6), 0.4)
+    assert running.shape == (5,)
+    assert_allclose(running, [_log_m_by_lgamma(int(s), k + 1, 0.4, 1, 1) for k, s in enumerate(np.cumsum(answers))])
+
+
+def test_the_mixture_has_mean_one_under_the_tested_rate():
+    """A martingale from ``M_0 = 1``: ``E[M_n(lambda)] = 1`` exactly, summed over the binomial law."""
+    for n, lam, prior in ((12, 0.3, (1, 1)), (30, 0.75, (0.5, 2.0))):
+        yes = np.arange(n + 1)
+        mean = np.sum(stats.binom.pmf(yes, n, lam) * np.exp(log_mixture_martingale(yes, n, lam, *prior)))
+        assert mean == pytest.approx(1.0, rel=1e-10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"yes_count": 1.0, "n": 2, "rate": 0.5}, "must be integers"),
+        ({"yes_count": 1, "n": 2.0, "rate": 0.5}, "must be integers"),
+        ({"yes_count": 3, "n": 2, "rate": 0.5}, "yes_count=3"),
+        ({"yes_count": -1, "n": 2, "rate": 0.5}, "yes_count=-1"),
+        ({"yes_count": 1, "n": 2, "rate": 1.5}, "rate=1.5"),
+        ({"yes_count": 1, "n": 2, "rate": -0.1}, "rate=-0.1"),
+        ({"yes_count": 1, "n": 2, "rate": float("nan")}, "rate=nan"),
+        ({"yes_count": 1, "n": 2, "rate": 0.5, "a0": 0}, "a0=0"),
+        ({"yes_count": 1, "n": 2, "rate": 0.5, "b0": -1.0}, "b0=-1.0"),
+        ({"yes_count": 1, "n": 2, "rate": 0.5, "a0": math.inf}, "a0=inf"),
+    ],
+)
+def test_bad_mixture_arguments_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+        log_mixture_martingale(**kwargs)
+
+
+# --------------------------------------------------------------------------
+# The bounds.
+
+
+def _grid_bounds(yes_count, n, level, a0, b0, points=2_000_001):
+    """The smallest and largest grid rate with ``M_n < 1/alpha``, and the grid's spacing."""
+    grid = np.linspace(0.0, 1.0, points)[1:-1]  # the open interval: lambda^0 at 0 is 1, not 0 * inf
+    inside = _log_m_by_lgamma(yes_count, n, grid, a0, b0) < -math.log(1 - level)
+    kept = grid[inside]
+    return kept[0], kept[-1], grid[1] - grid[0]
+
+
+@pytest.mark.parametrize(
+    "yes_count, n, design, level, prior",
+    [
+        (30, 100, TWO_COINS, 0.95, MIXTURE_PRIOR),
+        (0, 50, TWO_COINS, 0.95, MIXTURE_PRIOR),
+        (50, 50, DIE, 0.95, MIXTURE_PRIOR),
+        (250, 1000, DIE, 0.9, MIXTURE_PRIOR),
+        (7, 20, ASYMMETRIC, 0.99, (0.5, 0.5)),
+        (4321, 10000, ASYMMETRIC, 0.8, (2.0, 5.0)),
+        (1, 3, DIRECT, 0.95, MIXTURE_PRIOR),
+    ],
+)
+def test_the_bounds_are_those_of_a_fine_grid(yes_count, n, design, level, prior):
+    t, a, b = design
+    low, high, step = _grid_bounds(yes_count, n, level, *prior)
+    cs = confidence_sequence(yes_count, n, t, a, b, level, *prior)
+    assert cs.rate_low == pytest.approx(low, abs=2 * step)
+    assert cs.rate_high == pytest.approx(high, abs=2 * step)
+    t, a = float(t), float(a)
+    assert cs.low == pytest.approx(min(max((low - a) / t, 0), 1), abs=2 * step / t)
+    assert cs.high == pytest.approx(min(max((high - a) / t, 0), 1), abs=2 * step / t)
+    assert (cs.n, cs.yes_count, cs.confidence_level, cs.prior) == (n, yes_count, level, tuple(prior))
+    assert cs.method == "beta-binomial mixture"
+
+
+def test_the_bounds_sit_on_the_boundary():
+    """At each end ``M_n`` equals ``1/alpha``: the root was found, not merely bracketed."""
+    for yes_count, n, level in ((30, 100, 0.95), (600, 1000, 0.9), (1, 10000, 0.99), (500_000, 10**6, 0.95)):
+        cs = confidence_sequence(yes_count, n, confidence_level=level)
+        ends = log_mixture_martingale(yes_count, n, [cs.rate_low, cs.rate_high])
+        assert_allclose(ends, -math.log(1 - level), rtol=1e-11)
+
+
+def test_one_answer_by_hand():
+    """``n = 1``: after a no, ``M_1 = 1 / (2 (1 - lambda)) >= 1/alpha`` iff ``lambda >= 1 - alpha/2``."""
+    after_no = confidence_sequence(0, 1, *DIRECT, confidence_level=0.95)
+    assert (after_no.low, after_no.rate_low) == (0.0, 0.0)
+    assert after_no.high == pytest.approx(0.975, abs=1e-10)
+    after_yes = confidence_sequence(1, 1, *DIRECT, confidence_level=0.9)
+    assert after_yes.low == pytest.approx(0.05, abs=1e-10)
+    assert (after_yes.high, after_yes.rate_high) == (1.0, 1.0)
+
+
+def test_yes_and_no_mirror_each_other():
+    """``M_n(lambda; S, a0, b0) = M_n(1 - lambda; n - S, b0, a0)``."""
+    one = confidence_sequence(70, 200, *DIRECT, a0=0.5, b0=3.0)
+    other = confidence_sequence(130, 200, *DIRECT, a0=3.0, b0=0.5)
+    assert one.rate_low == pytest.approx(1 - other.rate_high, abs=1e-11)
+    assert one.rate_high == pytest.approx(1 - other.rate_low, abs=1e-11)
+    assert one.rate_high - one.rate_low > 0.1
+
+
+def test_the_prior_moves_the_bounds():
+    flat = confidence_sequence(300, 1000)
+    tilted = confidence_sequence(300, 1000, a0=1.0, b0=50.0)  # mass near 0, far from 0.3: less evidence, wider
+    assert tilted.rate_low < flat.rate_low - 0.02 and tilted.rate_high > flat.rate_high + 0.02
+    assert tilted.prior == (1.0, 50.0) and flat.prior == (1.0, 1.0)
+
+
+def test_the_design_maps_the_bounds_like_the_intervals():
+    for t, a, b in (TWO_COINS, DIE, ASYMMETRIC):
+        cs = confidence_sequence(480, 1000, t, a, b)
+        assert cs.low == pytest.approx((cs.rate_low - float(a)) / float(t), abs=1e-15)
+        assert cs.high == pytest.approx((cs.rate_high - float(a)) / float(t), abs=1e-15)
+    below = confidence_sequence(150, 1000, *TWO_COINS)  # lambda at most 0.2 < a
+    assert (below.low, below.high) == (0.0, 0.0)
+    above = confidence_sequence(850, 1000, *TWO_COINS)
+    assert (above.low, above.high) == (1.0, 1.0)
+
+
+def test_a_higher_level_gives_a_wider_sequence_containing_the_interval():
+    narrow = confidence_sequence(400, 1000, confidence_level=0.8)
+    wide = confidence_sequence(400, 1000, confidence_level=0.99)
+    assert wide.rate_low < narrow.rate_low < narrow.rate_high < wide.rate_high
+    interval = wilson_interval(400, 1000, *DIRECT)
+    assert narrow.rate_low < interval.low and interval.high < narrow.rate_high
+
+
+def test_a_root_below_the_smallest_float_is_zero():
+    """One yes in 10^160 answers: the lower end lies below every positive float (and brentq has no bracket)."""
+    from analysis.sequences import _lower_rate_bound
+
+    assert _lower_rate_bound(1, 10**160, 1.0, 1.0, math.log(20)) == 0.0
+    assert _lower_rate_bound(1, 10**150, 1.0, 1.0, math.log(20)) == pytest.approx(5e-302, rel=1e-9, abs=0)
+    # log M at the smallest float is 0.81 above log 20 here: the root is just above it.
+    assert _lower_rate_bound(1, 10**153, 1.0, 1.0, math.log(20)) == pytest.approx(5e-308, rel=1e-9, abs=0)
+
+
+#: The width of the 95% sequence over the width of the 95% Wilson interval (both for
+#: lambda, two coins, lambda_hat = 1/2 and 1/4), reported in analysis/README.md.
+WIDTH_RATIOS = {(100, 0.5): 1.62, (1000, 0.5): 1.80, (10000, 0.5): 1.96, (100000, 0.5): 2.11, (1000, 0.25): 1.82}
+
+
+@pytest.mark.parametrize("n, share", sorted(WIDTH_RATIOS))
+def test_width_against_the_wilson_interval(n, share):
+    yes = round(share * n)
+    cs = confidence_sequence(yes, n, *DIRECT)
+    interval = wilson_interval(yes, n, *DIRECT)
+    ratio = (cs.rate_high - cs.rate_low) / (interval.high - interval.low)
+    assert round(ratio, 2) == WIDTH_RATIOS[(n, share)]
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((0, 0), {}, "n=0"),
+        ((5, 4), {}, "yes_count=5"),
+        ((1, 4, 0.5, 0.3, 0.3), {}, "t \\+ a \\+ b"),
+        ((1, 4), {"confidence_level": 1.0}, "confidence_level=1.0"),
+        ((1, 4), {"a0": 0.0}, "a0=0.0"),
+        ((1, 4), {"b0": float("nan")}, "b0=nan"),
+    ],
+)
+def test_bad_arguments_are_named(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        confidence_sequence(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------
+# Multiple choice and differences.
+
+
+def test_each_option_is_its_forced_response_marginal():
+    counts = (120, 45, 35)
+    t = Fraction(2, 3)
+    marginal = MultipleChoiceDesign(3, t).option_marginal().exact()
+    sequences = option_confidence_sequences(counts, t, confidence_level=0.9, a0=0.5, b0=0.5)
+    assert sequences == tuple(confidence_sequence(c, 200, *marginal, 0.9, 0.5, 0.5) for c in counts)
+    assert all(isinstance(s, ConfidenceSequence) for s in sequences)
+
+
+def test_two_options_at_one_half_are_two_coins():
+    yes, no = option_confidence_sequences([60, 40])  # t = 1/2 by default
+    assert yes == confidence_sequence(60, 100, *TWO_COINS)
+    assert no == confidence_sequence(40, 100, *TWO_COINS)
+
+
+def test_a_t_whose_forced_share_needs_a_larger_denominator():
+    sequences = option_confidence_sequences([500, 300, 200], 0.654321)
+    t, a = Fraction(654321, 10**6), Fraction(345679, 3 * 10**6)
+    assert sequences[0] == confidence_sequence(500, 1000, t, a, 1 - t - a)
+
+
+def test_bad_option_counts_are_named():
+    with pytest.raises(ValueError, match=r"counts\[1\]=-1"):
+        option_confidence_sequences([3, -1])
+    with pytest.raises(ValueError, match="t="):
+        option_confidence_sequences([3, 1], t=0)
+
+
+def test_the_difference_is_a_union_bound_over_the_two_groups():
+    first = estimate_proportion(300, 1000, *TWO_COINS)
+    second = estimate_proportion(200, 800, *DIE)
+    diff = difference_sequence(first, second, confidence_level=0.9)
+    one = confidence_sequence(300, 1000, *TWO_COINS, confidence_level=0.95)
+    two = confidence_sequence(200, 800, *DIE, confidence_level=0.95)
+    assert diff == DifferenceSequence(one.low - two.high, one.high - two.low, 0.9, one, two)
+    assert diff.method == "union bound"
+    assert diff.low < first.estimate_raw - second.estimate_raw < diff.high
+
+
+def test_the_difference_passes_the_prior_on():
+    first, second = estimate_proportion(30, 100), estimate_proportion(50, 100)
+    diff = difference_sequence(first, second, a0=0.5, b0=4.0)
+    assert diff.first == confidence_sequence(30, 100, confidence_level=0.975, a0=0.5, b0=4.0)
+    assert diff.second == confidence_sequence(50, 100, confidence_level=0.975, a0=0.5, b0=4.0)
+    assert diff.first.prior == (0.5, 4.0)
+
+
+def test_the_difference_is_within_minus_one_and_one():
+    diff = difference_sequence(estimate_proportion(1, 1), estimate_proportion(0, 1))
+    assert (diff.low, diff.high) == (-1.0, 1.0)
+
+
+def test_the_difference_takes_estimates_and_a_level():
+    e = estimate_proportion(3, 10)
+    with pytest.raises(ValueError, match="second="):
+        difference_sequence(e, (3, 10))
+    with pytest.raises(ValueError, match="first="):
+        difference_sequence(None, e)
+    with pytest.raises(ValueError, match="confidence_level=0"):
+        difference_sequence(e, e, confidence_level=0)
+
+
+# --------------------------------------------------------------------------
+# Time-uniform coverage, by simulation.
+
+#: Surveys per setting, answers per survey, the seed.
+SURVEYS, ANSWERS, SEED = 1000, 10_000, 20261123
+PREVALENCES = (0.05, 0.25, 0.5)
+DESIGNS = {"two coins": TWO_COINS, "die": DIE, "asymmetric": ASYMMETRIC}
+ALPHA = 0.05
+#: One-sided tolerance: if a method's true rate of ever excluding the truth were exactly
+#: alpha, the share over SURVEYS independent surveys would have standard error
+#: sqrt(alpha (1 - alpha) / SURVEYS) = 0.0069; 3 of them leave a 0.13% chance per setting of
+#: failing a correct method (the seed fixes the draw, so a pass is repeatable).
+TOLERANCE = 3 * math.sqrt(ALPHA * (1 - ALPHA) / SURVEYS)
+Z95 = float(stats.norm.ppf(1 - ALPHA / 2))
+
+
+def _ever_excluded(lam: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """For each simulated survey, did the sequence / the Wilson interval exclude ``lambda`` at some ``n``?
+
+    Checked at every ``n`` from 1 to ANSWERS. The sequence excludes ``lambda``
+    iff ``log M_n(lambda) >= log(1/alpha)``, written here with a table of
+    ``log Gamma`` for the uniform prior (``log B(1 + S, 1 + n - S) = lgamma(S + 1) +
+    lgamma(n - S + 1) - lgamma(n + 2)``); the Wilson interval is the score test's
+    acceptance region, so it excludes ``lambda`` iff ``(S - n lambda)^2 > z^2 n lambda (1 - lambda)``.
+    """
+    n = np.arange(1, ANSWERS + 1)
+    log_gamma = special.gammaln(np.arange(ANSWERS + 3))
+    sequence, interval = [], []
+    for _ in range(SURVEYS // 250):
+        yes = np.cumsum(rng.random((250, ANSWERS), dtype=np.float32) < lam, axis=1, dtype=np.int64)
+        log_m = log_gamma[yes + 1] + log_gamma[n - yes + 1] - log_gamma[n + 2] - yes * math.log(lam)
+        log_m -= (n - yes) * math.log1p(-lam)
+        assert_allclose(log_m[0], log_mixture_martingale(yes[0], n, lam), rtol=1e-9, atol=1e-9)
+        sequence.append((log_m >= -math.log(ALPHA)).any(axis=1))
+        gap = yes - n * lam
+        interval.append((gap * gap > Z95**2 * n * lam * (1 - lam)).any(axis=1))
+        _check_against_the_bounds(yes[0], log_m[0], lam, rng)
+    return np.concatenate(sequence), np.concatenate(interval)
+
+
+def _check_against_the_bounds(yes: np.ndarray, log_m: np.ndarray, lam: float, rng: np.random.Generator) -> None:
+    """At a few ``n`` of a survey, "excluded by the M check" agrees with the bounds of :func:`confidence_sequence`."""
+    for index in rng.integers(0, ANSWERS, 5):
+        cs = confidence_sequence(int(yes[index]), int(index + 1), *DIRECT)
+        if abs(log_m[index] + math.log(ALPHA)) > 1e-6:
+            assert (log_m[index] >= -math.log(ALPHA)) == (not cs.rate_low <= lam <= cs.rate_high)
+
+
+@pytest.fixture(scope="module")
+def coverage() -> dict[tuple[str, float], tuple[float, float]]:
+    """``(design, prevalence) -> (share ever excluded by the sequence, by Wilson)``."""
+    seeds = np.random.SeedSequence(SEED).spawn(len(DESIGNS) * len(PREVALENCES))
+    out = {}
+    for seed, (name, pi) in zip(seeds, [(d, p) for d in DESIGNS for p in PREVALENCES]):
+        t, a, _ = DESIGNS[name]
+        sequence, interval = _ever_excluded(float(a) + float(t) * pi, np.random.default_rng(seed))
+        out[(name, pi)] = (sequence.mean(), interval.mean())
+    return out
+
+
+def test_the_sequence_excludes_the_truth_at_some_n_in_at_most_5_percent_of_surveys(coverage):
+    for setting, (sequence, _) in coverage.items():
+        assert sequence <= ALPHA + TOLERANCE, (setting, sequence)
+    pooled = np.mean([sequence for sequence, _ in coverage.values()])
+    assert pooled <= ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / (SURVEYS * len(coverage))), pooled
+
+
+def test_the_wilson_interval_checked_at_every_answer_excludes_the_truth_far_more_often(coverage):
+    for setting, (_, interval) in coverage.items():
+        assert interval > ALPHA + TOLERANCE, (setting, interval)
+    assert min(interval for _, interval in coverage.values()) > 0.5
+
+
+def test_the_fast_wilson_check_is_the_wilson_interval():
+    """``(S - n lambda)^2 > z^2 n lambda (1 - lambda)`` iff ``lambda`` is outside :func:`wilson_interval`."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 500))
+        yes = int(rng.integers(0, n + 1))
+        lam = float(rng.uniform(0.01, 0.99))
+        interval = wilson_interval(yes, n, *DIRECT)
+        gap = yes - n * lam
+        assert (gap * gap > Z95**2 * n * lam * (1 - lam)) == (not interval.low <= lam <= interval.high)
