@@ -437,3 +437,13 @@ def store_model_answers(db, survey, count: int, seed: int = 3) -> None:
             if rng.random() < 0.9:
                 noisy[q.name] = str(rng.choice(q.choice_names))
         responses.store_response(db, noisy_response(survey, noisy, "server"), f"model-key-{seed}-{i:06d}", "2026-11-22")
+
+
+def model_answers(count: int = 400) -> list[dict]:
+    """Noisy answers whose stored yes share differs by year (first 35%, second 60%, third 45%)."""
+    shares = {"first": 0.35, "second": 0.6, "third": 0.45}
+    answers = []
+    for i in range(count):
+        year = ["first", "second", "third"][i % 3]
+        answers.append({"cheated": "yes" if (i // 3) % 20 < shares[year] * 20 else "no", "year": year})
+    return answers

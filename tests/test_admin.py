@@ -21,7 +21,7 @@ from analysis import (
 from storage import responses
 from surveys.files import load_catalog
 from surveys.wording import margin_text
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many, model_answers
 from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
@@ -560,16 +560,6 @@ def test_closing_a_survey_asks_for_confirmation_first(app, auth, respondent):
         "/admin/surveys/quiz/state", data={"csrf_token": token, "state": "closed", "next": "/admin/"}
     )
     assert done.status_code == 302 and auth.client.get("/s/quiz").status_code == 410
-
-
-def model_answers(count: int = 400) -> list[dict]:
-    """Noisy answers whose stored yes share differs by year (first 35%, second 60%, third 45%)."""
-    shares = {"first": 0.35, "second": 0.6, "third": 0.45}
-    answers = []
-    for i in range(count):
-        year = ["first", "second", "third"][i % 3]
-        answers.append({"cheated": "yes" if (i // 3) % 20 < shares[year] * 20 else "no", "year": year})
-    return answers
 
 
 def test_the_model_section_fits_the_chosen_model_from_the_kept_counts(app, auth):
