@@ -265,6 +265,78 @@ def m007_bursts_and_excluded_days(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX responses_day ON responses (survey_id, day)")
 
 
+@migrations()
+def m008_pattern_tallies(db: sqlite_utils.Database) -> None:
+    """Running counts per randomized yes/no question (the outcome), design
+    key, pattern of the plain answers and stored answer, so that a logistic
+    model is fitted from counts, not rows; filled from the stored responses.
+
+    A pattern is canonical JSON ``{plain question: answer or ""}`` over the
+    plain questions of the response's design record; a design record whose
+    plain questions allow more than 10,000 patterns (the product of each
+    one's choices plus one) keeps none.
+    """
+    db.execute(
+        """
+        CREATE TABLE pattern_tallies (
+            survey_id TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            design TEXT NOT NULL,
+            pattern TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, outcome, design, pattern, answer)
+        ) WITHOUT ROWID
+        """
+    )
+    for design_id, survey_id, questions in db.execute("SELECT id, survey_id, questions FROM designs").fetchall():
+        db.conn.executemany(
+            "INSERT INTO pattern_tallies VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            _m008_pattern_rows(db, design_id, survey_id, json.loads(questions)),
+        )
+
+
+# m008's own copy of the pattern spelling and limit (the live ones are in
+# surveys/models.py), as they stood when m008 was written.
+
+_M008_MAX_PATTERNS = 10_000
+
+
+def _m008_key(record: dict) -> str:
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def _m008_pattern_rows(db: sqlite_utils.Database, design_id: str, survey_id: str, questions: dict) -> list[tuple]:
+    """The ``pattern_tallies`` rows of the responses stored with one design record, counted by SQL."""
+    plain = sorted(name for name, record in questions.items() if record.get("design") is None)
+    outcomes = sorted(
+        name
+        for name, record in questions.items()
+        if record.get("type") == "yes_no" and record.get("design") is not None
+    )
+    patterns = 1
+    for name in plain:
+        patterns *= len(questions[name].get("choices", ())) + 1
+    if patterns > _M008_MAX_PATTERNS or not outcomes:
+        return []
+    for name in plain + outcomes:
+        if not _M005_QUESTION_NAME.fullmatch(name):
+            raise ValueError(f"question name must be a lower-case letter then a-z, 0-9 or _, got {name!r}")
+    rows = []
+    for outcome in outcomes:
+        columns = ", ".join(["json_extract(answers, '$.' || ?)"] * (len(plain) + 1))
+        positions = ", ".join(str(i + 1) for i in range(len(plain) + 1))
+        for *values, answer, count in db.execute(
+            f"SELECT {columns}, COUNT(*) FROM responses WHERE survey_id = ? AND design_id = ? GROUP BY {positions}",
+            [*plain, outcome, survey_id, design_id],
+        ).fetchall():
+            if answer is not None:
+                pattern = _m008_key({name: "" if value is None else value for name, value in zip(plain, values)})
+                rows.append((survey_id, outcome, _m008_key(questions[outcome]), pattern, answer, count))
+    return rows
+
+
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations; return the names applied."""
     with immediate_transaction(db):  # one worker at a time; the others then find nothing pending

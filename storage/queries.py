@@ -11,6 +11,7 @@ use.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator
@@ -18,7 +19,8 @@ from collections.abc import Iterator
 import sqlite_utils
 
 from storage.responses import NO_ANSWER, check_day
-from surveys.design_contract import check_question_name, record_design_keys
+from surveys.design_contract import YES_NO, canonical_json, check_question_name, record_design_keys
+from surveys.models import MAX_PATTERNS, answer_pattern
 
 
 def response_count(db: sqlite_utils.Database, survey_id: str) -> int:
@@ -252,3 +254,51 @@ def response_row_batches(
             yield rows
     finally:
         cursor.close()
+
+
+# --------------------------------------------------------------------------
+# Pattern tallies (the model's counts).
+
+
+def pattern_tallies(db: sqlite_utils.Database, survey_id: str, outcome: str) -> dict[str, dict[str, dict[str, int]]]:
+    """``{design key: {pattern: {answer: count}}}`` of the yes/no question ``outcome``, from the kept counts.
+
+    Kept in the transaction of each response (``pattern_tallies``, migration
+    ``m008_pattern_tallies``): the read costs the number of patterns, not of responses.
+    """
+    result: dict = defaultdict(lambda: defaultdict(dict))
+    for design, pattern, answer, count in db.execute(
+        "SELECT design, pattern, answer, count FROM pattern_tallies WHERE survey_id = ? AND outcome = ?",
+        [survey_id, check_question_name(outcome)],
+    ).fetchall():
+        result[design][pattern][answer] = count
+    return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
+
+
+def pattern_tallies_on_days(
+    db: sqlite_utils.Database, survey_id: str, outcome: str, days: list[str]
+) -> dict[str, dict[str, dict[str, int]]]:
+    """The shape of :func:`pattern_tallies`, counted over the responses of ``days`` only (by index).
+
+    Counted afresh with the live pattern spelling and limit
+    (:func:`surveys.models.answer_pattern`, :data:`surveys.models.MAX_PATTERNS`)
+    from each response's design record, as the write path keeps them.
+    """
+    check_question_name(outcome)
+    records = {design_id: questions for design_id, _, questions in design_records(db, survey_id)}
+    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    for design_id, answers in db.execute(
+        "SELECT design_id, answers FROM responses WHERE survey_id = ? AND day IN (SELECT value FROM json_each(?))",
+        [survey_id, json.dumps([check_day(day) for day in days])],
+    ).fetchall():
+        questions = records.get(design_id, {})
+        record = questions.get(outcome)
+        if record is None or record.get("type") != YES_NO or record.get("design") is None:
+            continue
+        plain = [name for name, r in questions.items() if r.get("design") is None]
+        if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
+            continue
+        stored = json.loads(answers)
+        if outcome in stored:
+            result[canonical_json(record)][answer_pattern(stored, plain)][stored[outcome]] += 1
+    return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}

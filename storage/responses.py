@@ -134,6 +134,16 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
             for name, answer in response.answers.items()
         ],
     )
+    pattern = response.pattern()
+    db.conn.executemany(
+        "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
+        " VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
+        [
+            (response.survey_id, outcome, response.question_designs[outcome], pattern, response.answers[outcome])
+            for outcome in response.pattern_outcomes
+            if outcome in response.answers
+        ],
+    )
     db.execute(
         "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
         [response.survey_id, day],

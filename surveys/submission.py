@@ -16,6 +16,7 @@ from analysis.design import ForcedResponseDesign
 from surveys import protocol
 from surveys.definition import Question, Survey
 from surveys.design_contract import design_record, question_design_key
+from surveys.models import answer_pattern, kept_outcomes
 
 #: Where an answer was randomized: in the browser, or on the server (JavaScript off).
 RANDOMIZED_ON = ("device", "server")
@@ -29,7 +30,9 @@ class NoisyResponse:
     questions, plain) answer; ``designs`` maps question name to the design
     key it was randomized with (see ``Survey``'s design records);
     ``columns`` is the survey's question order and ``plain`` names its
-    non-randomized questions (the break-down groups).
+    non-randomized questions (the break-down groups); ``pattern_outcomes``
+    names the randomized yes/no questions whose counts per pattern of plain
+    answers are kept for the model (:func:`surveys.models.kept_outcomes`).
     """
 
     survey_id: str
@@ -41,6 +44,7 @@ class NoisyResponse:
     randomized_on: str
     columns: tuple[str, ...] = ()
     plain: tuple[str, ...] = ()
+    pattern_outcomes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.randomized_on not in RANDOMIZED_ON:
@@ -53,6 +57,10 @@ class NoisyResponse:
         if not self.columns or any(_NEEDS_QUOTING.search(value) for value in values):
             return None
         return ",".join(values)
+
+    def pattern(self) -> str:
+        """The pattern of this response's plain answers (:func:`surveys.models.answer_pattern`)."""
+        return answer_pattern(self.answers, self.plain)
 
 
 _NEEDS_QUOTING = re.compile(r'[,"\r\n]')
@@ -73,15 +81,15 @@ def randomize_on_server(survey: Survey, true_answers: Mapping[str, str]) -> dict
 
 
 @functools.lru_cache(maxsize=256)
-def _designs(survey: Survey) -> tuple[str, str, dict[str, str]]:
-    """Fingerprint, design record and per-question keys, computed once per survey."""
+def _designs(survey: Survey) -> tuple[str, str, dict[str, str], tuple[str, ...]]:
+    """Fingerprint, design record, per-question keys and kept pattern outcomes, computed once per survey."""
     keys = {q.name: question_design_key(q) for q in survey.questions}
-    return survey.design_fingerprint(), design_record(survey), keys
+    return survey.design_fingerprint(), design_record(survey), keys, kept_outcomes(survey)
 
 
 def noisy_response(survey: Survey, noisy_answers: Mapping[str, str], randomized_on: str) -> NoisyResponse:
     """Package noisy answers with the designs they were randomized with."""
-    fingerprint, record, keys = _designs(survey)
+    fingerprint, record, keys, outcomes = _designs(survey)
     return NoisyResponse(
         survey_id=survey.id,
         survey_version=survey.version,
@@ -92,4 +100,5 @@ def noisy_response(survey: Survey, noisy_answers: Mapping[str, str], randomized_
         randomized_on=randomized_on,
         columns=tuple(q.name for q in survey.questions),
         plain=tuple(q.name for q in survey.plain_questions),
+        pattern_outcomes=outcomes,
     )

@@ -231,3 +231,42 @@ def choice_sentence(
         f"Estimated shares of true answers to {quoted} in the population sampled: {parts} "
         f"({level} confidence intervals, one per option)."
     )
+
+
+def p_value_text(p: float) -> str:
+    """A p-value for a table or sentence: ``"< 0.001"`` below 0.001, else three decimals."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def ratio_text(value: float) -> str:
+    """An odds ratio: two decimals, ``"2.35"``."""
+    return f"{value:.2f}"
+
+
+def model_sentence(result) -> str:
+    """A fitted model (:class:`surveys.models.ModelResult`) in plain words, or its message.
+
+    "From 600 answers, the predictors together (Department) are associated with a true yes to “Q”
+    (likelihood-ratio test p < 0.001). The largest difference: Department: Science vs Arts, odds of a
+    true yes 3.02 times as high (95% interval 1.6 to 5.7)."
+    """
+    if result.fit is None:
+        return result.message
+    fit = result.fit
+    quoted = f"\u201c{result.outcome.label}\u201d"
+    names = ", ".join(term.question.label for term in result.terms)
+    test = fit.model_test
+    found = "are associated" if test.p_value < 1 - fit.confidence_level else "are not clearly associated"
+    sentence = (
+        f"From {count_text(fit.n, 'answer')}, the predictors together ({names}) {found} with a true yes to {quoted} "
+        f"(likelihood-ratio test p {'' if test.p_value < 0.001 else '= '}{p_value_text(test.p_value)})."
+    )
+    slopes = fit.coefficients[1:]
+    if not slopes:
+        return sentence
+    top = min(slopes, key=lambda c: c.p_value)
+    return (
+        f"{sentence} The clearest difference: {top.name}, odds of a true yes {ratio_text(top.odds_ratio)} times "
+        f"as high ({level_text(fit.confidence_level)} interval {ratio_text(top.odds_ratio_low)} to "
+        f"{ratio_text(top.odds_ratio_high)}), the other predictors held fixed."
+    )

@@ -392,3 +392,58 @@ class Client:
             self.submit(key)
             if self.acknowledged and self.acknowledged[-1] == key and len(self.acknowledged) % 3 == 0:
                 self.submit(key)  # a retry of a stored submission: answered, not stored again
+
+
+def model_survey(plain_questions: int = 2, choices: int = 3):
+    """A survey with two randomized yes/no questions and ``plain_questions`` plain ones of ``choices`` each."""
+    from surveys.schema import parse_survey
+
+    plain = [
+        {
+            "name": f"p{index}",
+            "type": "select_one",
+            "label": f"P{index}",
+            "choices": [f"c{c}" for c in range(choices)],
+            "randomize": False,
+            "required": False,
+        }
+        for index in range(plain_questions)
+    ]
+    questions = [
+        {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+        {
+            "name": "lied",
+            "type": "yes_no",
+            "label": "Lied?",
+            "required": False,
+            "design": {"t": "2/3", "a": "1/6", "b": "1/6"},
+        },
+        *plain,
+    ]
+    return parse_survey({"id": "m", "title": "M", "version": 1, "questions": questions}, "m.yaml")
+
+
+def store_model_answers(db, survey, count: int, seed: int = 3) -> None:
+    import numpy as np
+
+    from surveys.submission import noisy_response
+
+    rng = np.random.default_rng(seed)  # test data only, not a privacy path
+    for i in range(count):
+        noisy = {"cheated": str(rng.choice(["yes", "no"]))}
+        if rng.random() < 0.7:
+            noisy["lied"] = str(rng.choice(["yes", "no"]))
+        for q in survey.plain_questions:
+            if rng.random() < 0.9:
+                noisy[q.name] = str(rng.choice(q.choice_names))
+        responses.store_response(db, noisy_response(survey, noisy, "server"), f"model-key-{seed}-{i:06d}", "2026-11-22")
+
+
+def model_answers(count: int = 400) -> list[dict]:
+    """Noisy answers whose stored yes share differs by year (first 35%, second 60%, third 45%)."""
+    shares = {"first": 0.35, "second": 0.6, "third": 0.45}
+    answers = []
+    for i in range(count):
+        year = ["first", "second", "third"][i % 3]
+        answers.append({"cheated": "yes" if (i // 3) % 20 < shares[year] * 20 else "no", "year": year})
+    return answers

@@ -21,13 +21,14 @@ from analysis import (
 from storage import responses
 from surveys.files import load_catalog
 from surveys.wording import margin_text
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many, model_answers
 from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
     "/admin/",
     "/admin/surveys/quiz",
     "/admin/surveys/quiz?by=year",
+    "/admin/surveys/quiz?model_outcome=cheated&model_predictors=year",
 ]
 EXPORTS = [
     "/admin/surveys/quiz/estimates.json",
@@ -36,6 +37,8 @@ EXPORTS = [
     "/admin/surveys/quiz/codebook.json",
     "/admin/surveys/quiz/breakdown.csv?by=year",
     "/admin/surveys/quiz/breakdown.json?by=year",
+    "/admin/surveys/quiz/model.json?model_outcome=cheated&model_predictors=year",
+    "/admin/surveys/quiz/model.csv?model_outcome=cheated&model_predictors=year&model_reference=year:second",
 ]
 
 
@@ -557,3 +560,61 @@ def test_closing_a_survey_asks_for_confirmation_first(app, auth, respondent):
         "/admin/surveys/quiz/state", data={"csrf_token": token, "state": "closed", "next": "/admin/"}
     )
     assert done.status_code == 302 and auth.client.get("/s/quiz").status_code == 410
+
+
+def test_the_model_section_fits_the_chosen_model_from_the_kept_counts(app, auth):
+    from storage import connection
+    from surveys import wording
+    from surveys.models import ModelChoice
+    from web import gather
+
+    add_responses(app, model_answers())
+    auth.login()
+    page = auth.client.get("/admin/surveys/quiz?model_outcome=cheated&model_predictors=year&model_reference=year:first")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200, html[-2000:]
+    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    db = connection.connect(app.config["DATABASE"])
+    expected = gather.stored_model(db, survey, ModelChoice("cheated", ("year",), {"year": "first"}), 0.95)
+    db.close()
+    assert expected.fit is not None and expected.n == 400
+    coefficient = expected.fit.coefficient("Year of study: second vs first")
+    assert f'<th scope="row">Year of study: second vs first</th><td>{coefficient.estimate:.3f}</td>' in html
+    assert f"{coefficient.odds_ratio_low:.2f} – {coefficient.odds_ratio_high:.2f}" in html
+    assert "Likelihood-ratio tests" in html and "Predicted prevalence" in html
+    assert wording.model_sentence(expected).split("(")[0] in html
+
+
+def test_a_bad_model_choice_is_shown_beside_the_form_with_status_400(app, auth):
+    add_responses(app, model_answers(30))
+    auth.login()
+    page = auth.client.get("/admin/surveys/quiz?model_outcome=cheated&model_predictors=lied")
+    assert page.status_code == 400
+    assert 'id="error-model"' in page.get_data(as_text=True)
+    assert "not a question that is not randomized" in page.get_data(as_text=True)
+
+
+def test_too_few_answers_for_a_model_say_so(app, auth):
+    add_responses(app, model_answers(6))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?model_outcome=cheated&model_predictors=year").get_data(as_text=True)
+    assert "Too few answers to fit a model" in html
+    assert "Coefficients" not in html
+
+
+def test_the_model_exports_hold_the_fit_shown_on_the_page(app, auth):
+    add_responses(app, model_answers())
+    auth.login()
+    query = "model_outcome=cheated&model_predictors=year&model_reference=year:second&level=0.9"
+    body = auth.client.get(f"/admin/surveys/quiz/model.json?{query}").get_json()
+    assert body["outcome"] == "cheated" and body["n"] == 400
+    assert body["predictors"] == [{"question": "year", "reference": "second", "levels": ["first", "third"]}]
+    names = [row["name"] for row in body["rows"] if row["kind"] == "coefficient"]
+    assert names == ["intercept", "Year of study: first vs second", "Year of study: third vs second"]
+    assert all(row["confidence_level"] == 0.9 for row in body["rows"] if row["kind"] == "coefficient")
+    text = auth.client.get(f"/admin/surveys/quiz/model.csv?{query}").get_data(as_text=True)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [(r["kind"], r["name"]) for r in rows] == [(r["kind"], r["name"]) for r in body["rows"]]
+    assert math.isclose(float(rows[1]["estimate"]), body["rows"][1]["estimate"], rel_tol=1e-12)
+    refused = auth.client.get("/admin/surveys/quiz/model.json?model_predictors=year")
+    assert refused.status_code == 400 and "model_outcome" in refused.get_data(as_text=True)

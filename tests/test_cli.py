@@ -205,3 +205,20 @@ def test_make_run_prints_the_links_before_serving():
 
     recipe = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
     assert recipe.index("surveys links --base http://$(HOST):$(PORT)") < recipe.index("flask --app app run")
+
+
+def test_export_model_writes_the_fit_the_page_shows(app, runner):
+    import json as json_module
+
+    from tests.helpers import add_responses, model_answers
+
+    add_responses(app, model_answers())
+    result = runner.invoke(
+        args=["export", "model", "quiz", "--outcome", "cheated", "--predictor", "year", "--reference", "year:second"]
+    )
+    assert result.exit_code == 0, result.output
+    body = json_module.loads(result.output)
+    assert body["n"] == 400 and body["message"] is None
+    assert [row["name"] for row in body["rows"] if row["kind"] == "lr_test"] == ["Year of study", "model"]
+    refused = runner.invoke(args=["export", "model", "quiz", "--outcome", "year", "--predictor", "year"])
+    assert refused.exit_code == 2 and "randomized yes/no question" in refused.output

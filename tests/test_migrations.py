@@ -17,6 +17,7 @@ NAMES = [
     "m005_group_tallies",
     "m006_admin_sessions",
     "m007_bursts_and_excluded_days",
+    "m008_pattern_tallies",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
@@ -175,3 +176,29 @@ def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
     fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_group_tallies'")
     assert migrations.migrate(fresh_db) == ["m005_group_tallies"]
     assert queries.group_tallies(fresh_db, "g", "year") == kept
+
+
+def test_m008_backfills_the_pattern_tallies_kept_at_submission(fresh_db):
+    """Drop the kept pattern counts and migrate again: the backfill, with its own SQL, counts the same."""
+    from tests.helpers import model_survey, store_model_answers
+
+    store_model_answers(fresh_db, model_survey(), 200)
+    kept = fresh_db.execute("SELECT * FROM pattern_tallies ORDER BY 1, 2, 3, 4, 5").fetchall()
+    assert len(kept) > 20
+    fresh_db.execute("DROP TABLE pattern_tallies")
+    fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_pattern_tallies'")
+    assert migrations.migrate(fresh_db) == ["m008_pattern_tallies"]
+    assert fresh_db.execute("SELECT * FROM pattern_tallies ORDER BY 1, 2, 3, 4, 5").fetchall() == kept
+
+
+def test_m008_backfills_the_old_database(old_db):
+    rows = old_db.execute(
+        "SELECT outcome, design, pattern, answer, count FROM pattern_tallies ORDER BY 2, 3, 4"
+    ).fetchall()
+    assert rows == [
+        ("cheated", OLD_CHEATED, '{"year":"first"}', "no", 1),
+        ("cheated", OLD_CHEATED, '{"year":"first"}', "yes", 1),
+        ("cheated", NEW_CHEATED, '{"year":""}', "no", 1),
+        ("cheated", NEW_CHEATED, '{"year":"first"}', "yes", 1),
+        ("cheated", NEW_CHEATED, '{"year":"second"}', "yes", 1),
+    ]

@@ -10,6 +10,7 @@ import pytest
 
 from storage import connection, migrations, queries, responses
 from surveys import submission
+from tests.helpers import model_survey, store_model_answers
 
 
 def response(answers=None, survey_id="s", designs=None):
@@ -217,3 +218,48 @@ def test_rebuild_keeps_every_row_and_empties_the_log(fresh_db, tmp_path):
     assert fresh_db.execute("SELECT * FROM responses ORDER BY id").fetchall() == before
     assert queries.tallies(fresh_db, "s") == {"q": {"d1": {"yes": 2}}}
     assert (tmp_path / "fresh.sqlite3-wal").stat().st_size == 0
+
+
+def recount_patterns(db, survey_id: str, outcome: str, plain: list[str]) -> dict:
+    """``{pattern: {answer: count}}`` of ``outcome`` counted here from the stored responses, one by one."""
+    import json
+
+    counts: dict = {}
+    for (answers,) in db.execute("SELECT answers FROM responses WHERE survey_id = ?", [survey_id]).fetchall():
+        stored = json.loads(answers)
+        if outcome in stored:
+            pattern = json.dumps({name: stored.get(name, "") for name in plain}, sort_keys=True, separators=(",", ":"))
+            by_answer = counts.setdefault(pattern, {})
+            by_answer[stored[outcome]] = by_answer.get(stored[outcome], 0) + 1
+    return counts
+
+
+def test_pattern_tallies_kept_at_submission_equal_a_recount_from_the_responses(fresh_db):
+    survey = model_survey()
+    store_model_answers(fresh_db, survey, 300)
+    for outcome in ("cheated", "lied"):
+        kept = queries.pattern_tallies(fresh_db, "m", outcome)
+        (design,) = kept  # one design per outcome
+        assert design == submission.question_design_key(survey.question(outcome))
+        assert kept[design] == recount_patterns(fresh_db, "m", outcome, ["p0", "p1"])
+        assert sum(sum(a.values()) for a in kept[design].values()) > 150
+
+
+def test_pattern_tallies_of_excluded_days_equal_their_share_of_the_kept_counts(fresh_db):
+    survey = model_survey()
+    store_model_answers(fresh_db, survey, 120)
+    assert queries.pattern_tallies_on_days(fresh_db, "m", "cheated", ["2026-11-22"]) == queries.pattern_tallies(
+        fresh_db, "m", "cheated"
+    )
+    assert queries.pattern_tallies_on_days(fresh_db, "m", "cheated", ["2026-11-23"]) == {}
+
+
+def test_no_pattern_tallies_kept_beyond_the_pattern_limit(fresh_db):
+    from surveys.models import MAX_PATTERNS, kept_outcomes, pattern_count
+
+    wide = model_survey(plain_questions=5, choices=6)  # 7**5 = 16,807 patterns
+    assert pattern_count(wide) == 7**5 > MAX_PATTERNS
+    assert kept_outcomes(wide) == ()
+    store_model_answers(fresh_db, wide, 10)
+    assert queries.pattern_tallies(fresh_db, "m", "cheated") == {}
+    assert kept_outcomes(model_survey(plain_questions=4, choices=9)) == ("cheated", "lied")  # 10**4 is allowed

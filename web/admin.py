@@ -15,6 +15,7 @@ from flask_wtf import FlaskForm
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
 from storage import queries, responses
+from surveys.models import MAX_PATTERNS
 from web import gather, options
 from web.auth import admin_required, safe_next
 from web.catalog import get_catalog, survey_or_404, survey_state, today
@@ -47,18 +48,21 @@ def dashboard():
 def survey_page(survey_id: str):
     """The results page; options it cannot take are shown beside their fields, with status 400."""
     survey = survey_or_404(survey_id)
-    chosen = options.results_options(request.args, plain_names(survey), planned_names(survey))
+    chosen = options.results_options(request.args, plain_names(survey), planned_names(survey), survey)
     page = gather.results_page(get_db(), survey, chosen, today())
     html = render_template(
         "admin/survey.html",
         **fields_of(page),
-        **{name: value for name, value in fields_of(chosen).items() if name != "problems"},
+        **{name: value for name, value in fields_of(chosen).items() if name not in ("problems", "model")},
         typed=request.args,
         chart=results_chart_svg(page.results),
         breakdown_chart=breakdown_chart_svg(page.breakdown) if page.breakdown else None,
         methods=INTERVAL_METHODS,
         levels=CONFIDENCE_LEVELS,
         action=ActionForm(),
+        model_choice=chosen.model,
+        model_references=[f"{name}:{level}" for name, level in chosen.model.references.items()] if chosen.model else [],
+        max_patterns=MAX_PATTERNS,
     )
     return html, 400 if page.problems else 200
 

@@ -244,3 +244,31 @@ def init_app(app: Flask) -> None:
         app.cli.add_command(group)
     app.cli.add_command(backup_command)
     app.cli.add_command(compact_command)
+
+
+@export_cli.command("model")
+@click.argument("survey_id")
+@click.option("--outcome", required=True, help="The randomized yes/no question modelled.")
+@click.option("--predictor", "predictors", multiple=True, required=True, help="A question that is not randomized.")
+@click.option("--reference", "references", multiple=True, help="A predictor's reference level, as question:choice.")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
+@click.option("--level", type=ConfidenceLevel(), default="0.95", show_default=True, help="Confidence level.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+def export_model_command(
+    survey_id: str, outcome: str, predictors: tuple, references: tuple, fmt: str, level: float, output: str | None
+) -> None:
+    """Logistic regression of OUTCOME on the predictors for SURVEY_ID, fitted from the kept counts."""
+    import json
+
+    survey = _survey(survey_id)
+    try:
+        choice = options.model_choice(survey, outcome, list(predictors), list(references))
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    if fmt == "csv":
+        body = gather.model_csv(_db(), survey, choice, level)
+    else:
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        body = json.dumps(gather.model_json(_db(), survey, choice, level, stamp), indent=2) + "\n"
+    with _open_output(output) as handle:
+        handle.write(body)

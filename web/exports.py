@@ -87,3 +87,21 @@ def responses_csv(survey_id: str):
 def codebook_json(survey_id: str):
     survey = survey_or_404(survey_id)
     return current_app.json.response(gather.codebook(get_db(), survey))
+
+
+@bp.get("/surveys/<survey_id>/model.json")
+@admin_required
+def model_json(survey_id: str):
+    survey = survey_or_404(survey_id)
+    choice, level = parsed_or_400(options.model_options, request.args, survey)
+    return current_app.json.response(gather.model_json(get_db(), survey, choice, level, exported_at()))
+
+
+@bp.get("/surveys/<survey_id>/model.csv")
+@admin_required
+def model_csv(survey_id: str):
+    survey = survey_or_404(survey_id)
+    choice, level = parsed_or_400(options.model_options, request.args, survey)
+    return download(
+        gather.model_csv(get_db(), survey, choice, level), "text/csv", f"{survey.id}-model-{choice.outcome}.csv"
+    )

@@ -26,6 +26,7 @@ from surveys import export
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Survey
 from surveys.files import SurveyCatalog
+from surveys.models import ModelChoice, ModelResult, PatternTallies, fit_model, kept_outcomes
 from surveys.results import (
     Exclusion,
     PlanningResult,
@@ -71,6 +72,26 @@ def _read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excl
         }
         grouped = {group: per_question for group, per_question in grouped.items() if per_question}
     return grouped
+
+
+def _read_pattern_tallies(db: sqlite_utils.Database, survey: Survey, outcome: str, excluded: Exclusion) -> dict:
+    """The kept pattern counts of ``outcome``, minus the excluded days' (counted from their responses by index)."""
+    kept = queries.pattern_tallies(db, survey.id, outcome)
+    if excluded.days:
+        kept = _subtract_patterns(kept, queries.pattern_tallies_on_days(db, survey.id, outcome, list(excluded.days)))
+    return kept
+
+
+def _subtract_patterns(kept: PatternTallies, removed: PatternTallies) -> dict:
+    return {
+        key: {
+            pattern: {
+                answer: count - removed.get(key, {}).get(pattern, {}).get(answer, 0) for answer, count in a.items()
+            }
+            for pattern, a in by_pattern.items()
+        }
+        for key, by_pattern in kept.items()
+    }
 
 
 def _read_state(db: sqlite_utils.Database, survey: Survey, day: date) -> str:
@@ -165,6 +186,8 @@ class ResultsPage:
     differences: tuple[GroupDifference, ...]
     planning: PlanningResult | None
     problems: tuple[tuple[str, str], ...] = ()
+    model: ModelResult | None = None
+    model_available: bool = False
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -174,6 +197,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         excluded = _read_exclusion(db, survey)
         tallies, response_count = _read_tallies(db, survey, excluded)
         grouped = _read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
+        kept = _read_pattern_tallies(db, survey, chosen.model.outcome, excluded) if chosen.model else None
     results = compute_results(
         survey,
         tallies,
@@ -218,7 +242,18 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             answered=answered,
         ),
         problems=tuple(problems),
+        model=None if kept is None else fit_model(survey, chosen.model, kept, chosen.level),
+        model_available=bool(kept_outcomes(survey)),
     )
+
+
+def stored_model(
+    db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float
+) -> ModelResult:
+    """:func:`~surveys.models.fit_model` over the kept pattern counts of the outcome, minus the excluded days."""
+    with connection.read_snapshot(db):
+        kept = _read_pattern_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
+    return fit_model(survey, choice, kept, confidence_level)
 
 
 # --------------------------------------------------------------------------
@@ -271,3 +306,15 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
         records = queries.design_records(db, survey.id)
         excluded = responses.excluded_days(db, survey.id)
     return export.codebook(survey, records, excluded)
+
+
+def model_json(
+    db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float, exported_at: str
+) -> dict:
+    """:func:`surveys.export.model_json` of :func:`stored_model`, stamped ``exported_at``."""
+    return export.model_json(stored_model(db, survey, choice, confidence_level), survey, exported_at)
+
+
+def model_csv(db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float) -> str:
+    """:func:`surveys.export.model_csv` of :func:`stored_model`."""
+    return export.model_csv(stored_model(db, survey, choice, confidence_level))

@@ -12,6 +12,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from analysis import INTERVAL_METHODS
+from surveys.definition import Survey
+from surveys.models import ModelChoice, check_choice
 
 #: Highest confidence level offered (z = 4.89). At 1 - 2**-53 the normal quantile
 #: is infinite and sample sizes overflow; every level up to this one stays finite.
@@ -30,6 +32,7 @@ class ResultsOptions:
     ``by``: the plain question to break the results down by, or None;
     ``first``/``second``: the groups to compare (both or neither, else the first two);
     ``plan``: the randomized yes/no question to plan for, or None for the one that needs most answers;
+    ``model``: the model to fit (``model_outcome``, ``model_predictors``, ``model_reference``), or None;
     ``problems``: ``(field, message)`` for each field refused, whose default is used instead, so the page
     can show the message beside the field.
     """
@@ -41,6 +44,7 @@ class ResultsOptions:
     first: str | None = None
     second: str | None = None
     plan: str | None = None
+    model: ModelChoice | None = None
     problems: tuple[tuple[str, str], ...] = ()
 
     def problem(self, field: str) -> str | None:
@@ -148,8 +152,39 @@ def breakdown_options(args: Mapping[str, str], plain_questions: Collection[str])
     return (breakdown_by(args["by"], plain_questions), *estimate_options(args))
 
 
+def _values(args: Mapping[str, str], key: str) -> list[str]:
+    """Every non-empty value of a repeated query-string field (a plain mapping holds one)."""
+    values = args.getlist(key) if hasattr(args, "getlist") else [args[key]] if key in args else []
+    return [value for value in values if value]
+
+
+def model_choice(survey: Survey, outcome: str, predictors: list[str], references: list[str]) -> ModelChoice:
+    """The model asked for: ``references`` written ``question:choice`` (one per predictor at most), checked
+    against ``survey`` (:func:`surveys.models.check_choice`)."""
+    chosen = {}
+    for text in references:
+        name, colon, level = text.partition(":")
+        if not colon or not name or not level:
+            raise ValueError(f"A reference level is written question:choice, such as dept:arts, got “{text[:40]}”.")
+        if name in chosen:
+            raise ValueError(f"Give one reference level for {name[:40]}, got {chosen[name][:40]} and {level[:40]}.")
+        chosen[name] = level
+    # a reference for a predictor not chosen (left over from the form) is dropped
+    chosen = {name: level for name, level in chosen.items() if name in predictors}
+    return check_choice(survey, ModelChoice(outcome, tuple(predictors), chosen))
+
+
+def _model(args: Mapping[str, str], survey: Survey) -> ModelChoice:
+    return model_choice(
+        survey, args.get("model_outcome", ""), _values(args, "model_predictors"), _values(args, "model_reference")
+    )
+
+
 def results_options(
-    args: Mapping[str, str], plain_questions: Collection[str], planned: Collection[str] = ()
+    args: Mapping[str, str],
+    plain_questions: Collection[str],
+    planned: Collection[str] = (),
+    survey: Survey | None = None,
 ) -> ResultsOptions:
     """Everything the results page's query string chooses, each checked in the order shown on the page.
 
@@ -169,5 +204,16 @@ def results_options(
         first=args.get("first") or None,
         second=args.get("second") or None,
         plan=None if plan is None else _checked(problems, "plan", lambda t: planned_question(t, planned), plan, None),
+        model=None
+        if survey is None or not args.get("model_outcome")
+        else _checked(problems, "model", lambda a: _model(a, survey), args, None),
         problems=tuple(problems),
     )
+
+
+def model_options(args: Mapping[str, str], survey: Survey) -> tuple[ModelChoice, float]:
+    """The model (``model_outcome``, ``model_predictors``, ``model_reference``) and the confidence level
+    (``level``), as the model exports take them."""
+    if not args.get("model_outcome"):
+        raise ValueError("Choose the model's outcome with model_outcome=…, a randomized yes/no question.")
+    return _model(args, survey), confidence_level(args.get("level", "0.95"))

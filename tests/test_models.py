@@ -1,0 +1,147 @@
+"""Tests of surveys.models: pattern counts to the arrays of fit_logistic, readable terms, honest messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from analysis.regression import fit_logistic
+from surveys.design_contract import canonical_json, question_design_key
+from surveys.models import ModelChoice, answer_pattern, check_choice, collapse_patterns, fit_model
+from tests.helpers import make_survey, model_survey
+
+#: Stored (yes, no) per department for "cheated", all within what its design allows.
+DEPT_COUNTS = {"arts": (60, 140), "science": (110, 90), "law": (80, 120)}
+
+
+@pytest.fixture
+def survey():
+    return make_survey()
+
+
+def dept_tallies(survey, counts=DEPT_COUNTS, unanswered=(5, 7)) -> dict:
+    key = question_design_key(survey.question("cheated"))
+    by_pattern = {answer_pattern({"dept": dept}, ["dept"]): {"yes": y, "no": n} for dept, (y, n) in counts.items()}
+    by_pattern[answer_pattern({}, ["dept"])] = {"yes": unanswered[0], "no": unanswered[1]}
+    return {key: by_pattern}
+
+
+def test_the_fit_equals_fit_logistic_on_the_hand_coded_counts(survey):
+    result = fit_model(survey, ModelChoice("cheated", ("dept",), {}), dept_tallies(survey))
+    design = survey.question("cheated").design
+    expected = fit_logistic([[0, 0], [1, 0], [0, 1]], [60, 110, 80], [140, 90, 120], design, names=["s", "l"])
+    assert result.message is None
+    assert result.fit.names == ("intercept", "Department: Science vs Arts", "Department: Law vs Arts")
+    assert_allclose([c.estimate for c in result.fit.coefficients], [c.estimate for c in expected.coefficients])
+    assert_allclose([c.std_err for c in result.fit.coefficients], [c.std_err for c in expected.coefficients])
+    assert result.fit.n == 600
+    assert result.left_out == 12  # the respondents who left the department unanswered
+    assert [t.name for t in result.fit.term_tests] == ["Department"]
+    assert result.fit.term_tests[0].df == 2
+
+
+def test_predicted_prevalence_per_group_in_choice_order_with_labels(survey):
+    result = fit_model(survey, ModelChoice("cheated", ("dept",), {}), dept_tallies(survey))
+    assert [g.levels for g in result.groups] == [
+        (("Department", "Arts"),),
+        (("Department", "Science"),),
+        (("Department", "Law"),),
+    ]
+    design = survey.question("cheated").design
+    for group, dept in zip(result.groups, ["arts", "science", "law"]):
+        yes, no = DEPT_COUNTS[dept]
+        # a saturated model: each group's prevalence is its own debiased share
+        assert_allclose(group.prevalence.estimate, (yes / (yes + no) - float(design.a)) / float(design.t), atol=1e-7)
+
+
+def test_the_reference_level_can_be_chosen(survey):
+    by_arts = fit_model(survey, ModelChoice("cheated", ("dept",), {}), dept_tallies(survey)).fit
+    by_science = fit_model(survey, ModelChoice("cheated", ("dept",), {"dept": "science"}), dept_tallies(survey)).fit
+    assert by_science.names[1:] == ("Department: Arts vs Science", "Department: Law vs Science")
+    assert_allclose(
+        by_science.coefficient("Department: Arts vs Science").estimate,
+        -by_arts.coefficient("Department: Science vs Arts").estimate,
+    )
+
+
+def test_patterns_are_collapsed_over_the_predictors_not_chosen():
+    survey = model_survey()
+    key = question_design_key(survey.question("cheated"))
+    tallies = {
+        key: {
+            canonical_json({"p0": "c0", "p1": "c0"}): {"yes": 3, "no": 4},
+            canonical_json({"p0": "c0", "p1": "c1"}): {"yes": 5, "no": 6},
+            canonical_json({"p0": "c1", "p1": ""}): {"yes": 1, "no": 2},
+            canonical_json({"p0": "", "p1": "c1"}): {"yes": 9},
+        }
+    }
+    cells, left_out = collapse_patterns(tallies, [survey.question("p0")])
+    assert cells == {(key, ("c0",)): [8, 10], (key, ("c1",)): [1, 2]}
+    assert left_out == 9
+
+
+def test_too_few_answers_gives_a_message(survey):
+    result = fit_model(survey, ModelChoice("cheated", ("dept",), {}), dept_tallies(survey, {"arts": (3, 4)}))
+    assert result.fit is None
+    assert "Too few answers" in result.message
+
+
+def test_a_rate_outside_the_design_gives_a_message_not_a_number(survey):
+    counts = {"arts": (60, 140), "science": (0, 200), "law": (80, 120)}  # no stored yes: below the forced-yes share
+    result = fit_model(survey, ModelChoice("cheated", ("dept",), {}), dept_tallies(survey, counts))
+    assert result.fit is None
+    assert result.message.startswith("The model has no estimate")
+
+
+def test_a_reference_level_without_answers_gives_a_message(survey):
+    counts = {"science": (110, 90), "law": (80, 120)}
+    result = fit_model(survey, ModelChoice("cheated", ("dept",), {}), dept_tallies(survey, counts))
+    assert result.fit is None
+    assert "reference level" in result.message
+
+
+@pytest.mark.parametrize(
+    "choice, shown",
+    [
+        (ModelChoice("ai_use", ("dept",), {}), "ai_use"),
+        (ModelChoice("cheated", ("lied",), {}), "lied"),
+        (ModelChoice("cheated", (), {}), "at least one predictor"),
+        (ModelChoice("cheated", ("dept",), {"dept": "medicine"}), "medicine"),
+        (ModelChoice("cheated", ("dept", "dept"), {}), "once"),
+    ],
+)
+def test_a_bad_choice_is_refused_naming_it(survey, choice, shown):
+    with pytest.raises(ValueError, match=shown):
+        check_choice(survey, choice)
+
+
+def test_the_default_reference_is_the_first_choice(survey):
+    assert check_choice(survey, ModelChoice("cheated", ("dept",), {})).references == {"dept": "arts"}
+
+
+def test_answers_under_two_designs_each_get_their_own(survey):
+    """Answers kept under an old design are fitted with it: two rows per group, one per design."""
+    old = make_survey(version=2)
+    tallies = dept_tallies(survey)
+    assert question_design_key(old.question("cheated")) in tallies  # same design, same key
+    direct = canonical_json(
+        {
+            "choices": ["yes", "no"],
+            "design": {"a": "0", "b": "0", "kind": "forced_response", "t": "1"},
+            "type": "yes_no",
+        }
+    )
+    tallies[direct] = {answer_pattern({"dept": "arts"}, ["dept"]): {"yes": 20, "no": 80}}
+    result = fit_model(survey, ModelChoice("cheated", ("dept",), {}), tallies)
+    design = survey.question("cheated").design
+    expected = fit_logistic(
+        [[0, 0], [1, 0], [0, 1], [0, 0]],
+        [60, 110, 80, 20],
+        [140, 90, 120, 80],
+        [design, design, design, (1, 0, 0)],
+        names=["s", "l"],
+    )
+    assert_allclose([c.estimate for c in result.fit.coefficients], [c.estimate for c in expected.coefficients])
+    assert result.fit.n == 700
+    assert np.isfinite(result.fit.log_likelihood)
