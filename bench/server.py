@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LISTENING = re.compile(r"Listening at: http://127\.0\.0\.1:(\d+)")
+LISTENING = re.compile(r"Listening at: http://\S+:(\d+)")  # the address itself is redacted in the log
 START_DEADLINE_SECONDS = 60
 
 
