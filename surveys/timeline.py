@@ -22,7 +22,7 @@ from surveys.results import YesNoResult, question_result
 #: always among them): each point costs one estimate and one confidence
 #: sequence, and the sequence is valid at every day, so leaving days out of
 #: the drawing changes no guarantee.
-MAX_POINTS = 40
+MAX_POINTS = 20
 
 #: ``[(day, {question: {design key: {answer: count}}})]`` in day order.
 DailyTallies = Iterable[tuple[str, Mapping[str, Mapping[str, Mapping[str, int]]]]]

@@ -23,7 +23,7 @@ from analysis import (
 )
 from storage import responses
 from surveys.files import load_catalog
-from surveys.wording import SEQUENCE_NOTE, margin_text, table_percent
+from surveys.wording import SEQUENCE_NOTE, margin_text, short_percent, table_percent
 from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many
 from web.options import MAX_CONFIDENCE_LEVEL
 
@@ -608,3 +608,15 @@ def test_the_estimates_exports_carry_the_sequence_bounds(app, auth):
     text = auth.client.get("/admin/surveys/quiz/estimates.csv").get_data(as_text=True)
     row = next(r for r in csv.DictReader(io.StringIO(text)) if r["question"] == "cheated")
     assert (float(row["sequence_low"]), float(row["sequence_high"])) == (cheated.low, cheated.high)
+
+
+def test_the_results_page_draws_the_estimate_over_time_from_the_kept_daily_tallies(app, auth):
+    add_responses(app, many(30, 20), day="2026-11-20")
+    add_responses(app, many(40, 10), day="2026-11-21")
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert 'id="over-time"' in html and html.count('class="timechart"') == 2  # cheated and lied (no answers)
+    first, now = confidence_sequence(30, 50), confidence_sequence(70, 100)
+    assert f"({short_percent(first.low)} to {short_percent(first.high)}), n = 50</title>" in html
+    assert f"on 2026-11-21, with 100 answers, {short_percent(estimate_proportion(70, 100).estimate)}" in html
+    assert f"sequence {short_percent(now.low)} to {short_percent(now.high)}" in html

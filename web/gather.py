@@ -37,6 +37,7 @@ from surveys.results import (
     subtract_tallies,
 )
 from surveys.schema import Problem
+from surveys.timeline import Timeline, survey_timelines
 from web.catalog import state_on
 from web.options import ResultsOptions
 
@@ -165,6 +166,7 @@ class ResultsPage:
     differences: tuple[GroupDifference, ...]
     planning: PlanningResult | None
     problems: tuple[tuple[str, str], ...] = ()
+    timelines: tuple[Timeline, ...] = ()
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -174,6 +176,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         excluded = _read_exclusion(db, survey)
         tallies, response_count = _read_tallies(db, survey, excluded)
         grouped = _read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
+        daily = queries.daily_tallies(db, survey.id)
     results = compute_results(
         survey,
         tallies,
@@ -218,6 +221,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             answered=answered,
         ),
         problems=tuple(problems),
+        timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
     )
 
 
