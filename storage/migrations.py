@@ -27,6 +27,9 @@ What is stored, and what is not:
   already stored with each response, so no time is added.
 * ``excluded_days`` lists the days an admin left out of the estimates; the
   responses of those days stay stored (and exported).
+* ``daily_tallies`` keeps the ``tallies`` split by the day a response was
+  stored (the day each response row already carries; nothing new is
+  recorded), for the estimate over time.
 
 Migrations are self-contained: each holds the SQL it needs as it stood when
 it was written, and calls no code outside this module that a later change
@@ -335,6 +338,49 @@ def _m008_pattern_rows(db: sqlite_utils.Database, design_id: str, survey_id: str
                 pattern = _m008_key({name: "" if value is None else value for name, value in zip(plain, values)})
                 rows.append((survey_id, outcome, _m008_key(questions[outcome]), pattern, answer, count))
     return rows
+
+
+@migrations()
+def m009_daily_tallies(db: sqlite_utils.Database) -> None:
+    """Running tallies per day (the estimate over time is read, not recounted); filled from the stored responses."""
+    db.execute(
+        """
+        CREATE TABLE daily_tallies (
+            survey_id TEXT NOT NULL,
+            day TEXT NOT NULL,
+            question TEXT NOT NULL,
+            design TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, day, question, design, answer)
+        ) WITHOUT ROWID
+        """
+    )
+    _m009_fill_daily_tallies(db)
+
+
+# m009's own copy of the per-day recount as it stood when m009 was written:
+# a change to the live code must not change what this migration does.
+
+
+def _m009_fill_daily_tallies(db: sqlite_utils.Database) -> None:
+    """Count ``daily_tallies`` from the stored responses, the design keys rebuilt from the design records."""
+    keys = {
+        (design_id, name): json.dumps(record, sort_keys=True, separators=(",", ":"))
+        for design_id, questions in db.execute("SELECT id, questions FROM designs").fetchall()
+        for name, record in json.loads(questions).items()
+    }
+    counts: dict = defaultdict(int)
+    for survey_id, day, design_id, question, answer, count in db.execute(
+        "SELECT r.survey_id, r.day, r.design_id, a.key, a.value, COUNT(*)"
+        " FROM responses AS r, json_each(r.answers) AS a GROUP BY r.survey_id, r.day, r.design_id, a.key, a.value"
+    ).fetchall():
+        key = keys.get((design_id, question))
+        if key is not None:
+            counts[survey_id, day, question, key, answer] += count
+    db.conn.executemany(
+        "INSERT INTO daily_tallies VALUES (?, ?, ?, ?, ?, ?)", [(*row, count) for row, count in counts.items()]
+    )
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

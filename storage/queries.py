@@ -47,6 +47,23 @@ def tallies(db: sqlite_utils.Database, survey_id: str) -> dict[str, dict[str, di
     return {q: dict(by_design) for q, by_design in result.items()}
 
 
+def daily_tallies(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, dict[str, dict[str, dict[str, int]]]]]:
+    """``[(day, {question: {design key: {answer: count}}})]`` in day order: the running tallies per day.
+
+    Kept as answers arrive (:func:`storage.responses.store_response`), so
+    the estimate over time is read, not recounted.
+    """
+    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for day, question, design, answer, count in db.execute(
+        "SELECT day, question, design, answer, count FROM daily_tallies WHERE survey_id = ? ORDER BY day", [survey_id]
+    ).fetchall():
+        result[day][question][design][answer] = count
+    return [
+        (day, {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()})
+        for day, per_question in sorted(result.items())
+    ]
+
+
 def responses_on_day(db: sqlite_utils.Database, survey_id: str, day: str) -> int:
     row = db.execute(
         "SELECT count FROM daily_counts WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)]

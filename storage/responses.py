@@ -148,6 +148,14 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
         [response.survey_id, day],
     )
+    db.conn.executemany(
+        "INSERT INTO daily_tallies (survey_id, day, question, design, answer, count) VALUES (?, ?, ?, ?, ?, 1)"
+        " ON CONFLICT DO UPDATE SET count = count + 1",
+        [
+            (response.survey_id, day, name, response.question_designs[name], answer)
+            for name, answer in response.answers.items()
+        ],
+    )
 
 
 def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> None:

@@ -21,9 +21,11 @@ from surveys.results import (
     NO_EXCLUSION,
     ChoiceResult,
     Exclusion,
+    SequenceBounds,
     Tallies,
     YesNoResult,
     check_options,
+    difference_bounds,
     question_result,
 )
 
@@ -196,12 +198,17 @@ def compare_groups(
 
 @dataclass(frozen=True)
 class GroupDifference:
-    """One yes/no question's estimate in group ``first`` minus that in group ``second``."""
+    """One yes/no question's estimate in group ``first`` minus that in group ``second``.
+
+    ``sequence``: the anytime-valid confidence sequence for the difference
+    (:func:`surveys.results.difference_bounds` of the two groups' answers per design).
+    """
 
     question: Question
     first: GroupResults
     second: GroupResults
     difference: Difference
+    sequence: SequenceBounds | None = None
 
 
 def _answered_groups(breakdown: Breakdown, question_name: str) -> list[GroupResults]:
@@ -253,5 +260,7 @@ def group_differences(
             pair = answered[:2]
         if len(pair) == 2:
             compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
-            out.append(GroupDifference(result.question, pair[0], pair[1], compared))
+            first_parts, second_parts = ([p.estimate for p in g.question(name).per_design] for g in pair)
+            sequence = difference_bounds(first_parts, second_parts, confidence_level)
+            out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))
     return tuple(out)

@@ -42,6 +42,8 @@ ESTIMATE_COLUMNS = (
     "ci_low",
     "ci_high",
     "ci_method",
+    "sequence_low",
+    "sequence_high",
     "confidence_level",
     "outside_design",
     "one_sided_bound",
@@ -105,6 +107,14 @@ def _interval_columns(ci, confidence_level: float) -> dict:
     }
 
 
+def _sequence_columns(sequence) -> dict:
+    """The anytime-valid confidence sequence's bounds (:class:`surveys.results.SequenceBounds`), empty when none."""
+    return {
+        "sequence_low": None if sequence is None else sequence.low,
+        "sequence_high": None if sequence is None else sequence.high,
+    }
+
+
 def _outside_columns(outside) -> dict:
     """The one-sided bound when the answers lie outside what the design allows (:func:`analysis.outside_design`)."""
     return {
@@ -127,6 +137,7 @@ def _yes_no_row(result: YesNoResult, level: float) -> dict:
         "estimate_clipped": result.estimate,
         "std_err": result.std_err,
         **_interval_columns(result.ci, level),
+        **_sequence_columns(result.sequence),
         **_outside_columns(result.outside),
         "epsilon": result.epsilon,
         "flags": "; ".join(result.flags),
@@ -147,6 +158,7 @@ def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dic
         "estimate_clipped": option.estimate_projected,
         "std_err": option.std_err,
         **_interval_columns(option.ci, level),
+        **_sequence_columns(option.sequence),
         **_outside_columns(option.outside),
         "epsilon": result.epsilon,
         "flags": "; ".join(result.flags),
@@ -168,7 +180,10 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     (``excluded_days``, ``;``-separated) and the responses they held.
     ``std_err`` is the standard error of the raw (unclipped) estimate;
     ``ci_low, ci_high`` the interval of ``ci_method`` (Wald for a pooled
-    row, whatever the method asked for). When the noisy rate lies outside
+    row, whatever the method asked for); ``sequence_low, sequence_high``
+    the anytime-valid confidence sequence at the same level, valid however
+    often the estimates are looked at (over several designs a union bound at
+    ``1 - alpha/m`` each; :func:`surveys.results.sequence_bounds`). When the noisy rate lies outside
     what the design allows, ``outside_design`` is ``below`` or ``above``,
     ``one_sided_bound`` the one-sided bound to report instead of the
     collapsed interval and ``outside_design_p_value`` its chance

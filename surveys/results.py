@@ -18,7 +18,7 @@ estimated on its own and the estimates are pooled
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from analysis import (
@@ -31,6 +31,7 @@ from analysis import (
     PooledEstimate,
     ProportionEstimate,
     SurveyEpsilon,
+    confidence_sequence,
     estimate_multiple_choice,
     estimate_proportion,
     half_width_for_n,
@@ -72,6 +73,30 @@ Tallies = Mapping[str, Mapping[str, Mapping[str, int]]]
 
 # --------------------------------------------------------------------------
 # Result objects.
+
+
+@dataclass(frozen=True)
+class SequenceBounds:
+    """An anytime-valid confidence sequence at the counts kept now (:mod:`analysis.sequences`).
+
+    Valid however often it is looked at and whenever collection stops, and
+    wider than the fixed-sample interval beside it.
+
+    Attributes
+    ----------
+    low, high : float
+        Bounds for the true share (for a difference, within ``[-1, 1]``).
+    confidence_level : float
+        ``1 - alpha`` over every look at once.
+    designs : int
+        How many designs' sequences were combined by a union bound (1: one
+        design, the sequence as it is).
+    """
+
+    low: float
+    high: float
+    confidence_level: float
+    designs: int = 1
 
 
 @dataclass(frozen=True)
@@ -144,6 +169,10 @@ class YesNoResult:
     error : str or None
         Why the result could not be computed (every estimate field is then
         ``None``); ``None`` when it was.
+    sequence : SequenceBounds or None
+        :func:`sequence_bounds` of ``per_design``: the anytime-valid
+        confidence sequence (over several designs, a union bound); ``None``
+        with no answers.
     """
 
     question: Question
@@ -164,6 +193,7 @@ class YesNoResult:
     sentence: str
     outside: OutsideDesign | None = None
     error: str | None = None
+    sequence: SequenceBounds | None = None
 
 
 @dataclass(frozen=True)
@@ -212,6 +242,9 @@ class OptionResult:
         One design only: the one-sided bound when the option's reported share
         lies outside what the design allows (:func:`analysis.outside_design`
         on the option's marginal design).
+    sequence : SequenceBounds or None
+        :func:`sequence_bounds` of the option's marginal in each design
+        offering it; not simultaneous across options (as ``ci``).
     """
 
     choice: Choice
@@ -222,6 +255,7 @@ class OptionResult:
     std_err: float | None
     ci: ConfidenceInterval | None
     outside: OutsideDesign | None = None
+    sequence: SequenceBounds | None = None
 
 
 @dataclass(frozen=True)
@@ -468,7 +502,53 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         flags=_size_flags(n, combined.clipped, pooled, ignored) + _outside_flags(outside),
         sentence=yes_no_sentence(question, combined.estimate, ci, level, outside),
         outside=outside,
+        sequence=sequence_bounds([part.estimate for part in parts], level),
     )
+
+
+def sequence_bounds(estimates: Sequence[ProportionEstimate], confidence_level: float) -> SequenceBounds:
+    """The anytime-valid confidence sequence for one true share measured under one or more designs.
+
+    Each design's answers ``(n, S)`` give :func:`analysis.confidence_sequence`
+    at level ``1 - alpha/m`` (``m`` designs; one design: the sequence as it
+    is). By a union bound all ``m`` cover the share at every look at once
+    with probability at least ``1 - alpha``, and then the share lies in their
+    intersection, which is returned. If the intersection is empty, the designs'
+    answers disagree beyond what chance allows (all ``m`` cannot cover one
+    share); their hull is returned instead, which still holds the share
+    whenever any of them covers it.
+
+    The guarantee is over the looks made while the set of designs with
+    answers stays the same: a design added later lowers each design's share
+    of ``alpha``, and a design looked at with ``alpha/m`` before and
+    ``alpha/(m + 1)`` after has spent ``alpha/m``, so across such a change
+    the error is at most the sum over designs of the largest share each
+    was given.
+
+    Raises ``ValueError`` with no estimates.
+    """
+    if not estimates:
+        raise ValueError("estimates must hold at least one design's answers, got none")
+    each = 1 - (1 - confidence_level) / len(estimates)
+    parts = [confidence_sequence(e.yes_count, e.n, e.t, e.a, e.b, each) for e in estimates]
+    low, high = max(p.low for p in parts), min(p.high for p in parts)
+    if low > high:
+        low, high = min(p.low for p in parts), max(p.high for p in parts)
+    return SequenceBounds(low, high, float(confidence_level), len(parts))
+
+
+def difference_bounds(
+    first: Sequence[ProportionEstimate], second: Sequence[ProportionEstimate], confidence_level: float
+) -> SequenceBounds:
+    """The anytime-valid sequence for ``pi_first - pi_second``: each group at ``1 - alpha/2``, then subtracted.
+
+    ``[L_1 - U_2, U_1 - L_2]`` of the two groups' :func:`sequence_bounds` (a
+    union bound, as :func:`analysis.difference_sequence`, which this equals
+    when each group has one design); ``designs`` counts both groups' designs.
+    """
+    each = 1 - (1 - confidence_level) / 2
+    one, two = sequence_bounds(first, each), sequence_bounds(second, each)
+    return SequenceBounds(one.low - two.high, one.high - two.low, float(confidence_level), one.designs + two.designs)
 
 
 def _outside_flags(*outsides: OutsideDesign | None) -> tuple[str, ...]:
@@ -533,6 +613,7 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
                 e.std_err[j],
                 part.cis[j],
                 outside_design(e.counts[j], e.n, *marginal, confidence_level=level),
+                sequence_bounds([_option_marginal(part, j)], level),
             )
             for j, choice in enumerate(question.choices)
         )
@@ -557,7 +638,7 @@ def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
         holders = [p for p in parts if choice.name in p.choices]
         count = sum(p.counts[p.choices.index(choice.name)] for p in holders)
         if not holders:
-            rows.append([choice, count, None, None, None, None])
+            rows.append([choice, count, None, None, None, None, None])
             continue
         marginals = [_option_marginal(p, p.choices.index(choice.name)) for p in holders]
         observed = count / sum(p.n for p in holders)
@@ -567,12 +648,14 @@ def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
         else:
             one = pool_estimates(marginals)
             ci = one.confidence_interval(level)
-        rows.append([choice, count, observed, one.estimate_raw, one.std_err, ci])
+        rows.append([choice, count, observed, one.estimate_raw, one.std_err, ci, sequence_bounds(marginals, level)])
     known = [row for row in rows if row[3] is not None]
     projected = iter(project_to_simplex([row[3] for row in known]) if known else ())
     return tuple(
-        OptionResult(choice, count, observed, raw, None if raw is None else float(next(projected)), se, ci)
-        for choice, count, observed, raw, se, ci in rows
+        OptionResult(
+            choice, count, observed, raw, None if raw is None else float(next(projected)), se, ci, sequence=sequence
+        )
+        for choice, count, observed, raw, se, ci, sequence in rows
     )
 
 

@@ -32,6 +32,11 @@ TABLE_DIGITS = 1
 TOO_WIDE = 0.5
 #: The rule as the results page states it.
 TOO_WIDE_RULE = "an interval wider than 50 percentage points (± 25)"
+#: What the confidence sequence beside each interval is, and which to read when (results page).
+SEQUENCE_NOTE = (
+    "Anytime-valid sequence: valid however often you look and whenever you stop collecting, so it is wider; "
+    "the interval is valid only if this is the only look, at a sample size you fixed in advance."
+)
 
 
 def percent(value: float | None, digits: int = 0, *, trim: bool = False) -> str:

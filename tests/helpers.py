@@ -233,13 +233,14 @@ class AdminSession:
         return self.client.post("/admin/logout", data={"csrf_token": token})
 
 
-def add_responses(app, answers_list, randomized_on="device"):
-    """Store noisy answers directly, as the submission path would."""
+def add_responses(app, answers_list, randomized_on="device", day="2026-11-22"):
+    """Store noisy answers directly, as the submission path would, on ``day``."""
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
     db = connection.connect(app.config["DATABASE"])
     for i, answers in enumerate(answers_list):
         key = f"seed-{i:08d}-{len(answers_list):06d}"
-        responses.store_response(db, noisy_response(survey, answers, randomized_on), key, "2026-11-22")
+        key = key if day == "2026-11-22" else f"{key}-{day}"
+        responses.store_response(db, noisy_response(survey, answers, randomized_on), key, day)
     db.close()
 
 

@@ -13,14 +13,17 @@ from hypothesis import strategies as st
 
 from analysis import (
     INTERVAL_METHODS,
+    confidence_sequence,
+    difference_sequence,
     estimate_multiple_choice,
     estimate_proportion,
     half_width_for_n,
+    option_confidence_sequences,
     sample_size_for_half_width,
 )
 from storage import responses
 from surveys.files import load_catalog
-from surveys.wording import margin_text
+from surveys.wording import SEQUENCE_NOTE, margin_text, short_percent, table_percent
 from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many, model_answers
 from web.options import MAX_CONFIDENCE_LEVEL
 
@@ -618,3 +621,63 @@ def test_the_model_exports_hold_the_fit_shown_on_the_page(app, auth):
     assert math.isclose(float(rows[1]["estimate"]), body["rows"][1]["estimate"], rel_tol=1e-12)
     refused = auth.client.get("/admin/surveys/quiz/model.json?model_predictors=year")
     assert refused.status_code == 400 and "model_outcome" in refused.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------
+# Anytime-valid confidence sequences.
+
+
+def test_the_results_page_shows_each_sequence_beside_its_interval_with_its_meaning(app, auth):
+    add_responses(app, many(120, 80))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?level=0.9").get_data(as_text=True)
+    cheated = confidence_sequence(120, 200, confidence_level=0.9)
+    ci = estimate_proportion(120, 200).confidence_interval(0.9)
+    interval = f"{table_percent(ci.low)} – {table_percent(ci.high)}"
+    sequence = f'<span class="sequence">{table_percent(cheated.low)} – {table_percent(cheated.high)}</span>'
+    assert f"<td>{interval}</td><td>{sequence}</td>" in html
+    options = option_confidence_sequences([50, 50, 50, 50], 0.5, 0.9)  # i % 4 over 200 answers
+    assert f'<span class="sequence">{table_percent(options[0].low)} – {table_percent(options[0].high)}</span>' in html
+    assert SEQUENCE_NOTE in html and "90% anytime-valid sequence" in html
+
+
+def test_the_difference_between_two_groups_shows_its_sequence(app, auth):
+    add_responses(app, many(80, 120))  # year first: 40 yes of 100; second: 40 of 100
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?by=year").get_data(as_text=True)
+    expected = difference_sequence(estimate_proportion(40, 100), estimate_proportion(40, 100), 0.95)
+    assert f'<span class="sequence">{table_percent(expected.low)} – {table_percent(expected.high)}</span>' in html
+
+
+def test_the_estimates_exports_carry_the_sequence_bounds(app, auth):
+    add_responses(app, many(30, 20))
+    auth.login()
+    rows = {
+        (r["question"], r["option"]): r
+        for r in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["rows"]
+    }
+    cheated = confidence_sequence(30, 50)
+    assert (rows[("cheated", "")]["sequence_low"], rows[("cheated", "")]["sequence_high"]) == (
+        cheated.low,
+        cheated.high,
+    )
+    never = option_confidence_sequences([13, 13, 12, 12], 0.5)[0]
+    assert (rows[("ai_use", "never")]["sequence_low"], rows[("ai_use", "never")]["sequence_high"]) == (
+        never.low,
+        never.high,
+    )
+    text = auth.client.get("/admin/surveys/quiz/estimates.csv").get_data(as_text=True)
+    row = next(r for r in csv.DictReader(io.StringIO(text)) if r["question"] == "cheated")
+    assert (float(row["sequence_low"]), float(row["sequence_high"])) == (cheated.low, cheated.high)
+
+
+def test_the_results_page_draws_the_estimate_over_time_from_the_kept_daily_tallies(app, auth):
+    add_responses(app, many(30, 20), day="2026-11-20")
+    add_responses(app, many(40, 10), day="2026-11-21")
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert 'id="over-time"' in html and html.count('class="timechart"') == 2  # cheated and lied (no answers)
+    first, now = confidence_sequence(30, 50), confidence_sequence(70, 100)
+    assert f"({short_percent(first.low)} to {short_percent(first.high)}), n = 50</title>" in html
+    assert f"on 2026-11-21, with 100 answers, {short_percent(estimate_proportion(70, 100).estimate)}" in html
+    assert f"sequence {short_percent(now.low)} to {short_percent(now.high)}" in html

@@ -207,3 +207,38 @@ def test_group_differences_compare_the_two_groups_named(survey, grouped, first, 
     breakdown = breakdowns.compute_breakdown(survey, "dept", grouped)
     differences = breakdowns.group_differences(breakdown, 0.95, first, second)
     assert [(d.question.name, d.first.value, d.second.value) for d in differences] == pairs
+
+
+def test_each_group_and_the_difference_carry_their_confidence_sequences(survey, grouped):
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped, 0.9)
+    arts = breakdown.group("arts").question("cheated")
+    assert (arts.sequence.low, arts.sequence.high) == (
+        analysis.confidence_sequence(30, 50, confidence_level=0.9).low,
+        analysis.confidence_sequence(30, 50, confidence_level=0.9).high,
+    )
+    (difference,) = breakdowns.group_differences(breakdown, 0.9)
+    expected = analysis.difference_sequence(
+        analysis.estimate_proportion(30, 50), analysis.estimate_proportion(10, 40), 0.9
+    )
+    assert (difference.sequence.low, difference.sequence.high) == (expected.low, expected.high)
+    assert difference.sequence.low < difference.difference.ci.low < difference.difference.ci.high
+    assert difference.difference.ci.high <= difference.sequence.high
+
+
+def test_the_difference_of_pooled_groups_spends_alpha_over_two_per_group_and_m_per_design(survey):
+    current, old = key(survey, "cheated"), old_design_key(survey, "cheated", DIE)
+    grouped = {
+        "arts": {"cheated": {current: {"yes": 40, "no": 60}, old: {"yes": 50, "no": 50}}},
+        "law": {"cheated": {current: {"yes": 30, "no": 70}}},
+    }
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped, 0.9)
+    (difference,) = breakdowns.group_differences(breakdown, 0.9)
+    # arts: two designs at 1 - 0.1/4 each; law: one design at 1 - 0.1/2.
+    arts = [
+        analysis.confidence_sequence(40, 100, 0.5, 0.25, 0.25, 0.975),
+        analysis.confidence_sequence(50, 100, "2/3", "1/6", "1/6", 0.975),
+    ]
+    law = analysis.confidence_sequence(30, 100, 0.5, 0.25, 0.25, 0.95)
+    assert difference.sequence.low == max(s.low for s in arts) - law.high
+    assert difference.sequence.high == min(s.high for s in arts) - law.low
+    assert difference.sequence.designs == 3

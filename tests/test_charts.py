@@ -11,6 +11,7 @@ from markupsafe import Markup
 from surveys import breakdowns, results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
+from surveys.wording import short_percent
 from web import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -186,3 +187,27 @@ def test_sparkline_leaves_gaps_for_days_without_responses():
     xs = [float(r.get("x")) for r in by_class(root, "rect", "bar")]
     # Three days across the width: the bars are at the first and the third third.
     assert xs == pytest.approx([0, 2 * charts.SPARK_WIDTH / 3], abs=0.01)
+
+
+def test_the_time_chart_draws_the_sequence_band_and_the_running_estimate_and_says_it_in_words():
+    from surveys.design_contract import question_design_key
+    from surveys.timeline import question_timeline
+    from tests.helpers import make_survey
+    from web.charts import timeline_svg
+
+    survey = make_survey()
+    key = question_design_key(survey.question("cheated"))
+    daily = [
+        ("2026-11-20", {"cheated": {key: {"yes": 30, "no": 20}}}),
+        ("2026-11-22", {"cheated": {key: {"yes": 30, "no": 20}}}),
+    ]
+    line = question_timeline(survey.question("cheated"), daily)
+    svg = str(timeline_svg(line))
+    last = line.points[-1]
+    assert svg.count("<polygon") == 1 and svg.count("<circle") == 2 and "<polyline" in svg
+    assert "2026-11-20" in svg and "2026-11-22" in svg
+    assert (
+        f"on 2026-11-22, with 100 answers, {short_percent(last.estimate)} (95% confidence sequence "
+        f"{short_percent(last.sequence_low)} to {short_percent(last.sequence_high)})"
+    ) in svg
+    assert "No answers yet" in str(timeline_svg(question_timeline(survey.question("cheated"), [])))

@@ -93,6 +93,8 @@ def test_yes_no_row_values(survey_results):
         "ci_low": result.ci.low,
         "ci_high": result.ci.high,
         "ci_method": "wilson",
+        "sequence_low": result.sequence.low,
+        "sequence_high": result.sequence.high,
         "confidence_level": 0.95,
         "outside_design": "",
         "one_sided_bound": None,
@@ -110,6 +112,10 @@ def test_pooled_row_has_no_design_parameters(survey_results):
     assert row["design"] == "pooled over 2 designs"
     assert row["t"] is row["a"] is row["b"] is row["k"] is None
     assert row["ci_method"] == "wald"
+    assert (row["sequence_low"], row["sequence_high"]) == (
+        survey_results.question("lied").sequence.low,
+        survey_results.question("lied").sequence.high,
+    )
     assert row["flags"] == "several designs"
     assert row["estimate_raw"] == survey_results.question("lied").pooled_estimate.estimate_raw
 

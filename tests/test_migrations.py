@@ -18,6 +18,7 @@ NAMES = [
     "m006_admin_sessions",
     "m007_bursts_and_excluded_days",
     "m008_pattern_tallies",
+    "m009_daily_tallies",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
@@ -202,3 +203,54 @@ def test_m008_backfills_the_old_database(old_db):
         ("cheated", NEW_CHEATED, '{"year":"first"}', "yes", 1),
         ("cheated", NEW_CHEATED, '{"year":"second"}', "yes", 1),
     ]
+
+
+def test_m009_backfills_the_daily_tallies_of_responses_stored_before_it(old_db):
+    with old_db.conn:  # a response of another day, stored under m007's schema
+        old_db.conn.execute(
+            "INSERT INTO responses VALUES ('a6', 'quiz', 2, 'd-new', 'server', '2026-11-21',"
+            ' \'{"cheated": "no"}\', NULL)'
+        )
+    old_db.execute("DROP TABLE daily_tallies")
+    old_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm009_daily_tallies'")
+    assert migrations.migrate(old_db) == ["m009_daily_tallies"]
+    assert queries.daily_tallies(old_db, "quiz") == [
+        (
+            "2026-11-20",
+            {
+                "cheated": {OLD_CHEATED: {"yes": 1, "no": 1}, NEW_CHEATED: {"yes": 2, "no": 1}},
+                "year": {YEAR: {"first": 3, "second": 1}},
+            },
+        ),
+        ("2026-11-21", {"cheated": {NEW_CHEATED: {"no": 1}}}),
+    ]
+    for day in ("2026-11-20", "2026-11-21"):  # the migration's own recount agrees with the live one
+        assert dict(queries.daily_tallies(old_db, "quiz"))[day] == queries.tallies_on_days(old_db, "quiz", [day])
+
+
+def test_m009_calls_no_live_code(tmp_path, monkeypatch):
+    """A later change of the live recount or of the design contract cannot change what m009 does."""
+
+    def changed(*args, **kwargs):
+        raise AssertionError("m009 called live code")
+
+    for module, name in [
+        (queries, "tallies_on_days"),
+        (queries, "design_records"),
+        (design_contract, "canonical_json"),
+        (design_contract, "record_design_keys"),
+    ]:
+        monkeypatch.setattr(module, name, changed)
+    db = connection.connect(tmp_path / "m009.sqlite3")
+    apply_up_to(db, "m008_pattern_tallies")
+    with db.conn:
+        db.conn.execute("INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", design_row("d-old", 1, OLD_CHEATED))
+        db.conn.execute(
+            "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
+            ' \'{"cheated": "yes"}\', NULL)'
+        )
+    assert migrations.migrate(db) == ["m009_daily_tallies"]
+    assert db.execute("SELECT day, question, design, answer, count FROM daily_tallies").fetchall() == [
+        ("2026-11-20", "cheated", OLD_CHEATED, "yes", 1)
+    ]
+    db.close()

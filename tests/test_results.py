@@ -298,3 +298,70 @@ def test_a_select_one_with_a_six_decimal_t_is_estimated():
     assert result.error is None
     expected = analysis.estimate_multiple_choice([10, 20, 30, 40], survey.question("ai_use").design.t)
     assert [o.ci for o in result.options] == list(expected.confidence_intervals())
+
+
+# --------------------------------------------------------------------------
+# Anytime-valid confidence sequences.
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_a_yes_no_question_carries_its_confidence_sequence(survey, level):
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}}}
+    result = results.compute_results(survey, tallies, 100, level).question("cheated")
+    expected = analysis.confidence_sequence(40, 100, 0.5, 0.25, 0.25, level)
+    assert (result.sequence.low, result.sequence.high) == (expected.low, expected.high)
+    assert (result.sequence.confidence_level, result.sequence.designs) == (level, 1)
+    # Valid at every look: wider than the fixed-sample interval at the same level.
+    assert result.sequence.low < result.ci.low and result.sequence.high > result.ci.high
+
+
+def test_a_question_without_answers_has_no_sequence(survey):
+    result = results.compute_results(survey, {}, 0)
+    assert result.question("cheated").sequence is None
+    assert all(option.sequence is None for option in result.question("ai_use").options)
+
+
+def test_several_designs_intersect_their_sequences_at_alpha_over_m(survey):
+    current, old = key(survey, "cheated"), old_design_key(survey, "cheated", DIE)
+    tallies = {"cheated": {current: {"yes": 60, "no": 90}, old: {"yes": 30, "no": 70}}}
+    result = results.compute_results(survey, tallies, 250).question("cheated")
+    two_coins = analysis.confidence_sequence(60, 150, 0.5, 0.25, 0.25, 0.975)
+    die = analysis.confidence_sequence(30, 100, "2/3", "1/6", "1/6", 0.975)
+    assert result.sequence.low == max(two_coins.low, die.low)
+    assert result.sequence.high == min(two_coins.high, die.high)
+    assert result.sequence.designs == 2 and result.sequence.confidence_level == 0.95
+
+
+def test_designs_that_disagree_beyond_chance_give_the_hull_not_an_empty_set(survey):
+    current, old = key(survey, "cheated"), old_design_key(survey, "cheated", DIE)
+    tallies = {"cheated": {current: {"yes": 1000, "no": 0}, old: {"yes": 0, "no": 1000}}}
+    sequence = results.compute_results(survey, tallies, 2000).question("cheated").sequence
+    assert (sequence.low, sequence.high) == (0.0, 1.0)
+
+
+def test_sequence_bounds_needs_answers():
+    with pytest.raises(ValueError, match="at least one design"):
+        results.sequence_bounds([], 0.95)
+
+
+def test_each_option_carries_its_confidence_sequence(survey):
+    counts = (50, 20, 20, 10)
+    tallies = {"ai_use": {key(survey, "ai_use"): dict(zip(("never", "once", "sometimes", "often"), counts))}}
+    result = results.compute_results(survey, tallies, 100).question("ai_use")
+    expected = analysis.option_confidence_sequences(counts, 0.5, 0.95)
+    assert [(o.sequence.low, o.sequence.high) for o in result.options] == [(e.low, e.high) for e in expected]
+
+
+def test_pooled_options_intersect_each_designs_marginal_sequence(survey):
+    names = ("never", "once", "sometimes", "often")
+    old_design = analysis.MultipleChoiceDesign(4, "3/4")
+    current, old = key(survey, "ai_use"), old_design_key(survey, "ai_use", old_design)
+    new_counts, old_counts = (40, 30, 20, 10), (70, 10, 10, 10)
+    tallies = {"ai_use": {current: dict(zip(names, new_counts)), old: dict(zip(names, old_counts))}}
+    result = results.compute_results(survey, tallies, 200).question("ai_use")
+    new = analysis.option_confidence_sequences(new_counts, 0.5, 0.975)
+    previous = analysis.option_confidence_sequences(old_counts, "3/4", 0.975)
+    for j, option in enumerate(result.options):
+        assert option.sequence.low == max(new[j].low, previous[j].low)
+        assert option.sequence.high == min(new[j].high, previous[j].high)
+        assert option.sequence.designs == 2

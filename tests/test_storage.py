@@ -263,3 +263,26 @@ def test_no_pattern_tallies_kept_beyond_the_pattern_limit(fresh_db):
     store_model_answers(fresh_db, wide, 10)
     assert queries.pattern_tallies(fresh_db, "m", "cheated") == {}
     assert kept_outcomes(model_survey(plain_questions=4, choices=9)) == ("cheated", "lied")  # 10**4 is allowed
+
+
+def test_kept_daily_tallies_equal_a_recount_and_add_up_to_the_tallies(fresh_db):
+    from surveys.submission import noisy_response
+    from tests.helpers import make_survey
+
+    survey = make_survey()
+    days = ["2026-11-20", "2026-11-21", "2026-11-23"]
+    for i in range(60):
+        answers = {"cheated": "yes" if i % 3 else "no", "ai_use": "once", "dept": ["arts", "law"][i % 2]}
+        responses.store_response(fresh_db, noisy_response(survey, answers, "server"), f"k{i:015d}", days[i % 3])
+    kept = queries.daily_tallies(fresh_db, "quiz")
+    assert [day for day, _ in kept] == days
+    for day, per_question in kept:
+        assert per_question == queries.tallies_on_days(fresh_db, "quiz", [day])
+    summed: dict = {}
+    for _, per_question in kept:
+        for question, by_design in per_question.items():
+            for design, by_answer in by_design.items():
+                for answer, count in by_answer.items():
+                    target = summed.setdefault(question, {}).setdefault(design, {})
+                    target[answer] = target.get(answer, 0) + count
+    assert summed == queries.tallies(fresh_db, "quiz")

@@ -23,6 +23,7 @@ from markupsafe import Markup, escape
 
 from surveys.breakdowns import Breakdown
 from surveys.results import ChoiceResult, SurveyResults, YesNoResult
+from surveys.timeline import Timeline
 from surveys.wording import count_text, percent, short_percent
 
 WIDTH = 400
@@ -349,5 +350,97 @@ def daily_sparkline_svg(daily_counts: list[tuple[str, int]]) -> Markup:
                 f'width="{step - gap:.2f}" height="{height:.2f}" fill="{ESTIMATE_COLOUR}">'
                 f"<title>{escape(day.isoformat())}: {count_text(count, 'response')}</title></rect>"
             )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+#: The estimate-over-time chart: its height, and the plot's edges inside it.
+TIME_HEIGHT = 190
+TIME_LEFT = 44
+TIME_TOP = 12
+TIME_BOTTOM = 150
+BAND_COLOUR = "#c8dcf0"
+
+
+def timeline_svg(timeline: Timeline) -> Markup:
+    """The running estimate of one yes/no question by day, inside its confidence sequence.
+
+    ``timeline`` is :func:`surveys.timeline.question_timeline`. The band is
+    the confidence sequence (valid at every day at once), the line the
+    running estimate, one point per day with answers; the first and last day
+    and the last figures are written on the chart, and the ``<title>`` says
+    the same in words.
+    """
+    level = percent(timeline.confidence_level)
+    points = timeline.points
+    label = timeline.question.label
+    if points:
+        last = points[-1]
+        span = f"from {points[0].day} to {last.day}" if len(points) > 1 else f"on {last.day}"
+        aria = (
+            f"Estimate over time of \u201c{label}\u201d, {span}: on {last.day}, with {count_text(last.n, 'answer')}, "
+            f"{short_percent(last.estimate)} ({level} confidence sequence {short_percent(last.sequence_low)} to "
+            f"{short_percent(last.sequence_high)})"
+        )
+    else:
+        aria = f"Estimate over time of \u201c{label}\u201d: no answers yet"
+    width = WIDTH - TIME_LEFT - MARGIN
+    step = width / max(len(points) - 1, 1)
+
+    def x(index: int) -> float:
+        return TIME_LEFT + (index * step if len(points) > 1 else width / 2)
+
+    def y(share: float) -> float:
+        return TIME_BOTTOM - share * (TIME_BOTTOM - TIME_TOP)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="timechart" viewBox="0 0 {WIDTH} {TIME_HEIGHT}" '
+        f'role="img" aria-label="{escape(aria)}" font-family="system-ui, sans-serif" font-size="{FONT_SIZE}">',
+        f"<title>{escape(aria)}</title>",
+    ]
+    for tick in (0.0, 0.5, 1.0):
+        parts.append(
+            f'<line x1="{TIME_LEFT}" y1="{y(tick):.1f}" x2="{WIDTH - MARGIN}" y2="{y(tick):.1f}" '
+            f'stroke="{GRID_COLOUR}" stroke-width="1"/>'
+        )
+        parts.append(_text(TIME_LEFT - 4, y(tick) + 4, percent(tick), fill=TEXT_COLOUR, text_anchor="end"))
+    if points:
+        upper = [f"{x(i):.1f},{y(p.sequence_high):.1f}" for i, p in enumerate(points)]
+        lower = [f"{x(i):.1f},{y(p.sequence_low):.1f}" for i, p in reversed(list(enumerate(points)))]
+        parts.append(f'<polygon class="sequence" points="{" ".join(upper + lower)}" fill="{BAND_COLOUR}"/>')
+        line = " ".join(f"{x(i):.1f},{y(p.estimate):.1f}" for i, p in enumerate(points))
+        parts.append(
+            f'<polyline class="estimate" points="{line}" fill="none" stroke="{ESTIMATE_COLOUR}" stroke-width="2"/>'
+        )
+        for i, p in enumerate(points):
+            parts.append(
+                f'<circle cx="{x(i):.1f}" cy="{y(p.estimate):.1f}" r="2.5" fill="{ESTIMATE_COLOUR}">'
+                f"<title>{escape(p.day)}: {short_percent(p.estimate)} ({short_percent(p.sequence_low)} to "
+                f"{short_percent(p.sequence_high)}), n = {p.n}</title></circle>"
+            )
+        parts.append(_text(TIME_LEFT, TIME_BOTTOM + 16, points[0].day, fill=OBSERVED_COLOUR, class_="first-day"))
+        if len(points) > 1:
+            parts.append(
+                _text(
+                    WIDTH - MARGIN,
+                    TIME_BOTTOM + 16,
+                    last.day,
+                    fill=OBSERVED_COLOUR,
+                    text_anchor="end",
+                    class_="last-day",
+                )
+            )
+        parts.append(
+            _text(
+                TIME_LEFT,
+                TIME_HEIGHT - 6,
+                f"now {short_percent(last.estimate)}, sequence {short_percent(last.sequence_low)} to "
+                f"{short_percent(last.sequence_high)} (n = {last.n})",
+                fill=TEXT_COLOUR,
+                class_="figures",
+            )
+        )
+    else:
+        parts.append(_text(TIME_LEFT, TIME_BOTTOM + 16, "No answers yet.", fill=OBSERVED_COLOUR))
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -38,6 +38,7 @@ from surveys.results import (
     subtract_tallies,
 )
 from surveys.schema import Problem
+from surveys.timeline import Timeline, survey_timelines
 from web.catalog import state_on
 from web.options import ResultsOptions
 
@@ -188,6 +189,7 @@ class ResultsPage:
     problems: tuple[tuple[str, str], ...] = ()
     model: ModelResult | None = None
     model_available: bool = False
+    timelines: tuple[Timeline, ...] = ()
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -198,6 +200,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         tallies, response_count = _read_tallies(db, survey, excluded)
         grouped = _read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
         kept = _read_pattern_tallies(db, survey, chosen.model.outcome, excluded) if chosen.model else None
+        daily = queries.daily_tallies(db, survey.id)
     results = compute_results(
         survey,
         tallies,
@@ -244,6 +247,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         problems=tuple(problems),
         model=None if kept is None else fit_model(survey, chosen.model, kept, chosen.level),
         model_available=bool(kept_outcomes(survey)),
+        timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
     )
 
 
