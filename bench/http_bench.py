@@ -25,6 +25,7 @@ from bench import server
 from bench.load import LoadResult, LoadSpec, run_load
 from bench.report import Figure, at_least
 from bench.survey import SURVEY_ID, write_survey
+from web.forms import wire_values
 
 RATIO_TARGET = 0.6
 
@@ -82,7 +83,7 @@ def measure(workdir: Path, options: HttpOptions) -> tuple[list[Figure], dict]:
     """Run the rounds; return the figures and raw numbers."""
     surveys_dir = workdir / "http-surveys"
     survey = write_survey(surveys_dir)
-    questions = {q.name: q.choice_names for q in survey.questions}
+    questions = {q.name: wire_values(q) for q in survey.questions}  # fixed-width values, as the form posts
     product_db, ceiling_db = workdir / "http-product.sqlite3", workdir / "http-ceiling.sqlite3"
     product_env = server.server_environment(product_db, surveys_dir, options.workers)
     ceiling_env = server.server_environment(ceiling_db, surveys_dir, options.workers)

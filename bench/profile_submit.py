@@ -35,7 +35,7 @@ from surveys.submission import noisy_response
 from web import respond
 from web.catalog import survey_or_404
 from web.db import get_db
-from web.forms import parse_answers
+from web.forms import parse_answers, parse_wire_value, wire_values
 
 WARMUP = 100
 
@@ -160,10 +160,7 @@ def _plain_check(survey: Survey, form) -> dict[str, str]:
     """What the device path needs checked: each answer is one of its question's options."""
     answers = {}
     for question in survey.questions:
-        value = form.get(f"rr-{question.name}")
-        if value not in question.choice_names:
-            raise ValueError(question.name)
-        answers[question.name] = value
+        answers[question.name] = parse_wire_value(question, form.get(f"rr-{question.name}", ""))
     return answers
 
 
@@ -178,7 +175,7 @@ def profile(workdir: Path, requests: int = 1000) -> SubmitProfile:
     client = app.test_client()
     token = CSRF_INPUT.search(client.get(f"/s/{SURVEY_ID}").get_data(as_text=True)).group(1)
     cookie = f"session={client.get_cookie('session').value}"
-    questions = {q.name: q.choice_names for q in survey.questions}
+    questions = {q.name: wire_values(q) for q in survey.questions}  # fixed-width values, as the form posts
     step = _Timer()
     for _ in range(WARMUP + requests):
         body = submission_body(token, questions)

@@ -56,6 +56,7 @@ def store_response(
     invitation_code: str | None = None,
     *,
     hour_count: int | None = None,
+    burst_usual_rate: float | None = None,
 ) -> bool:
     """Store one response in one transaction; return False if the key was seen.
 
@@ -65,7 +66,9 @@ def store_response(
     ``hour_count`` (the responses of this clock hour, this one included,
     counted by the caller outside this database) moves one hour up the
     survey's hour histogram: from ``hour_count - 1`` responses to
-    ``hour_count``. Nothing records which hour.
+    ``hour_count``. Nothing records which hour. ``burst_usual_rate``, given
+    when the caller judged this hour a burst, notes ``day`` in ``bursts``
+    (:func:`record_burst`) in the same transaction: no extra write per answer.
     """
     with immediate_transaction(db):
         try:
@@ -80,6 +83,8 @@ def store_response(
         _insert_response(db, response, day)
         if hour_count is not None:
             _count_hour(db, response.survey_id, hour_count)
+            if burst_usual_rate is not None:  # this hour is a burst: note its day in the same transaction
+                _upsert_burst(db, response.survey_id, day, hour_count, burst_usual_rate)
     return True
 
 
@@ -224,12 +229,16 @@ def record_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int,
     """Note that ``day`` had an hour with ``peak`` responses against a usual ``usual_rate``
     (the largest peak of the day is kept)."""
     with immediate_transaction(db):
-        db.execute(
-            "INSERT INTO bursts (survey_id, day, peak, usual_rate) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT DO UPDATE SET usual_rate = CASE WHEN excluded.peak > peak THEN excluded.usual_rate"
-            " ELSE usual_rate END, peak = max(peak, excluded.peak)",
-            [survey_id, check_day(day), peak, usual_rate],
-        )
+        _upsert_burst(db, survey_id, day, peak, usual_rate)
+
+
+def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float) -> None:
+    db.execute(
+        "INSERT INTO bursts (survey_id, day, peak, usual_rate) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT DO UPDATE SET usual_rate = CASE WHEN excluded.peak > peak THEN excluded.usual_rate"
+        " ELSE usual_rate END, peak = max(peak, excluded.peak)",
+        [survey_id, check_day(day), peak, usual_rate],
+    )
 
 
 def bursts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, float]]:

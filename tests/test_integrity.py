@@ -18,7 +18,7 @@ from surveys.schema import SurveyFileError
 from surveys.submission import noisy_response
 from tests.helpers import QUIZ_YAML, Respondent, csrf_token_in, make_survey
 from web import gather
-from web.respond import watch_for_burst
+from web.respond import usual_rate_if_burst
 
 LIMIT_KEY = "max_responses_per_address_per_hour"
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
@@ -38,9 +38,13 @@ def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k")
     (``hour`` only names the submission keys: no hour is stored)."""
     for i, answers in enumerate(answers_list):
         responses.store_response(
-            db, noisy_response(survey, answers, "device"), f"{prefix}-{day}-{hour}-{i:06d}", day, hour_count=i + 1
+            db,
+            noisy_response(survey, answers, "device"),
+            f"{prefix}-{day}-{hour}-{i:06d}",
+            day,
+            hour_count=i + 1,
+            burst_usual_rate=usual_rate_if_burst(db, survey.id, i + 1),
         )
-        watch_for_burst(db, survey.id, day, i + 1)
 
 
 def honest(n: int) -> list[dict]:

@@ -339,6 +339,7 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
             "It may have been used already. Ask the researcher for a new link.",
         )
     day, hour_count = today().isoformat(), count_arrival(survey.id)
+    burst_usual_rate = usual_rate_if_burst(db, survey.id, hour_count)
     try:
         stored = responses.store_response(
             db,
@@ -347,23 +348,26 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
             day,
             code if survey.invitation_only else None,
             hour_count=hour_count,
+            burst_usual_rate=burst_usual_rate,
         )
     except responses.InvitationCodeError:
         return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
-    if stored:
-        watch_for_burst(db, survey.id, day, hour_count)
     return thank(survey, noisy if stored else None)  # not stored: a concurrent repeat of the key won
 
 
-def watch_for_burst(db, survey_id: str, day: str, hour_count: int) -> None:
-    """Record ``day`` as a burst day when this clock hour's count is far above the
-    survey's usual rate (:mod:`analysis.bursts`); tested only from the smallest
-    count that can be a burst, so ordinary traffic costs one comparison."""
+def usual_rate_if_burst(db, survey_id: str, hour_count: int) -> float | None:
+    """The survey's usual rate when this clock hour, at ``hour_count`` responses with this one,
+    is far above it (:mod:`analysis.bursts`), else None; the store then notes the day in the
+    same transaction. Tested only from the smallest count that can be a burst, so ordinary
+    traffic costs one comparison."""
     if hour_count < MIN_BURST_COUNT:
-        return
-    result = judge_hour(hour_count, responses.hour_histogram(db, survey_id))
-    if result.is_burst:
-        responses.record_burst(db, survey_id, day, hour_count, result.usual_rate)
+        return None
+    histogram = dict(responses.hour_histogram(db, survey_id))
+    if histogram.get(hour_count - 1):  # this answer moves its hour up, as the store is about to
+        histogram[hour_count - 1] -= 1
+    histogram[hour_count] = histogram.get(hour_count, 0) + 1
+    result = judge_hour(hour_count, histogram.items())
+    return result.usual_rate if result.is_burst else None
 
 
 def code_is_acceptable(survey: Survey, code: str) -> bool:
