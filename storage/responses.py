@@ -68,7 +68,8 @@ def store_response(
     survey's hour histogram: from ``hour_count - 1`` responses to
     ``hour_count``. Nothing records which hour. ``burst_usual_rate``, given
     when the caller judged this hour a burst, notes ``day`` in ``bursts``
-    (:func:`record_burst`) in the same transaction: no extra write per answer.
+    (the day, this hour's count as its peak, the usual rate) in the same
+    transaction: no extra write per answer.
     """
     with immediate_transaction(db):
         try:
@@ -223,13 +224,6 @@ def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int,
             [survey_id],
         ).fetchall()
     ]
-
-
-def record_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float) -> None:
-    """Note that ``day`` had an hour with ``peak`` responses against a usual ``usual_rate``
-    (the largest peak of the day is kept)."""
-    with immediate_transaction(db):
-        _upsert_burst(db, survey_id, day, peak, usual_rate)
 
 
 def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float) -> None:

@@ -15,11 +15,10 @@ csrf = CSRFProtect()
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, auth, cli, db, errors, exports, headers, limits, logs, public, respond, templating
+    from web import admin, auth, cli, db, errors, exports, headers, logs, public, respond, templating
 
     csrf.init_app(app)
     db.init_app(app)
-    app.teardown_appcontext(limits.close)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
     for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp):
         app.register_blueprint(blueprint)

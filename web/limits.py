@@ -11,24 +11,30 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
+import threading
 import time
 from contextlib import contextmanager
 
-from flask import current_app, g, render_template, request
+from flask import current_app, render_template, request
 
 from storage import ratelimit
 
 
 def _connection():
-    if "ratelimit_db" not in g:
-        g.ratelimit_db = ratelimit.connect(current_app.config["RATELIMIT_DATABASE"])
-    return g.ratelimit_db
+    """This worker thread's connection to the rate-limit file, opened once and kept.
 
-
-def close(_exc=None) -> None:
-    conn = g.pop("ratelimit_db", None)
-    if conn is not None:
-        conn.close()
+    Every submission and sign-in touches the file, so opening it per request
+    would cost more than the counting itself. Connections are kept on the app
+    (never at module level), one per process and thread: each is opened in the
+    process that uses it, after gunicorn's fork, and never shared between threads.
+    """
+    cache = current_app.extensions.setdefault("ratelimit_connections", {})
+    key = (os.getpid(), threading.get_ident(), current_app.config["RATELIMIT_DATABASE"])
+    conn = cache.get(key)
+    if conn is None:
+        conn = cache[key] = ratelimit.connect(current_app.config["RATELIMIT_DATABASE"])
+    return conn
 
 
 def _keyed(label: str, text: str) -> str:
