@@ -1,7 +1,7 @@
 """Exports: the estimates (CSV, JSON), the noisy answers (streamed CSV), a codebook.
 
-Pure: takes the results, the survey, and plain values or iterators read
-from storage (the web layer and the CLI read them, :mod:`web.gather`). The
+Pure: takes the results, the survey, and plain values or iterators that
+the web layer and the CLI read from the database (:mod:`web.gather`). The
 estimates come from :mod:`surveys.results`; nothing here computes a statistic.
 
 The noisy answers are what is stored: a respondent's true answers exist
