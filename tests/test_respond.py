@@ -541,3 +541,13 @@ def test_someone_elses_expired_token_gets_no_confirm_page(app, db):
     html = response.get_data(as_text=True)
     assert response.status_code == 400 and "could not be verified" in html and "sealed" not in html
     assert row_count(db) == 0
+
+
+def test_the_design_attribute_keeps_its_json_quotes_and_escapes_what_a_single_quote_needs(client):
+    """The design key in ``data-design`` is read by randomize.js: the same JSON, with ``"`` kept as is
+    (five bytes each as ``&#34;``), and ``'``, ``&``, ``<``, ``>`` escaped so the attribute cannot end early."""
+    from web.templating import single_quoted_attribute
+
+    html = client.get("/s/quiz").get_data(as_text=True)
+    assert 'data-design=\'{"choices":["yes","no"]' in html and "&#34;" not in html
+    assert single_quoted_attribute("""{"a":"x' onclick='y" <&>}""") == ('{"a":"x&#39; onclick=&#39;y" &lt;&amp;&gt;}')
