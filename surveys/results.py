@@ -442,18 +442,24 @@ def _empty_flags(ignored: bool) -> tuple[str, ...]:
 # One function per kind of question.
 
 
-def _yes_no_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+def _yes_no_estimates(question: Question, by_design) -> tuple[list[tuple[object, ProportionEstimate]], bool]:
+    """``[(tally, estimate)]`` for each compatible design with answers, and whether any answers were ignored."""
     tallies, ignored = _compatible(question, by_design)
-    parts = []
+    out = []
     for tally in tallies:
         yes_count = int(tally.counts.get("yes", 0))
         n = yes_count + int(tally.counts.get("no", 0))
-        if n == 0:
-            continue
-        estimate = estimate_proportion(yes_count, n, *tally.design.exact())
-        parts.append(
-            DesignEstimate(tally.key, tally.design, n, yes_count, estimate, estimate.confidence_interval(level, method))
-        )
+        if n:
+            out.append((tally, estimate_proportion(yes_count, n, *tally.design.exact())))
+    return out, ignored
+
+
+def _yes_no_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    estimates, ignored = _yes_no_estimates(question, by_design)
+    parts = [
+        DesignEstimate(tally.key, tally.design, e.n, e.yes_count, e, e.confidence_interval(level, method))
+        for tally, e in estimates
+    ]
     if not parts:
         return YesNoResult(
             question=question,
@@ -504,6 +510,21 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         outside=outside,
         sequence=sequence_bounds([part.estimate for part in parts], level),
     )
+
+
+def running_point(question: Question, by_design, confidence_level: float) -> tuple[int, float, SequenceBounds] | None:
+    """``(n, estimate, confidence sequence)`` of a yes/no question: only what the time chart draws.
+
+    The same figures as :func:`question_result`'s ``n``, ``estimate`` and
+    ``sequence`` (the same estimates, pooled the same way), without the
+    interval, the floor check and the sentence the time chart does not show.
+    None when the question has no answers.
+    """
+    estimates = [estimate for _, estimate in _yes_no_estimates(question, by_design)[0]]
+    if not estimates:
+        return None
+    combined = pool_estimates(estimates) if len(estimates) > 1 else estimates[0]
+    return sum(e.n for e in estimates), combined.estimate, sequence_bounds(estimates, confidence_level)
 
 
 def sequence_bounds(estimates: Sequence[ProportionEstimate], confidence_level: float) -> SequenceBounds:

@@ -3,8 +3,10 @@
 Pure, like :mod:`surveys.results`: takes the per-day tallies of
 :func:`storage.queries.daily_tallies` and returns frozen dataclasses. The
 tallies are summed day by day (cumulative sums), and each day's running
-total is handed to :func:`surveys.results.question_result`, so a point is
-exactly what the results page would have shown at the end of that day.
+total is handed to :func:`surveys.results.running_point`, which gives the
+estimate and the confidence sequence exactly as the results page would have
+shown them at the end of that day (without the interval and the sentences,
+which the chart does not draw).
 The confidence sequence is the band to read: it is valid at every day at
 once, so the chart may be looked at as often as anyone likes; the
 fixed-sample interval is not drawn.
@@ -16,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from surveys.definition import YES_NO, Question, Survey
-from surveys.results import YesNoResult, question_result
+from surveys.results import running_point
 
 #: At most this many days are drawn per question (evenly spread, the last day
 #: always among them): each point costs one estimate and one confidence
@@ -95,9 +97,10 @@ def question_timeline(
     points = []
     for index in _thinned(list(range(len(totals))), MAX_POINTS):
         day, by_design = totals[index]
-        result = question_result(question, by_design, confidence_level)
-        if isinstance(result, YesNoResult) and result.sequence is not None:
-            points.append(TimelinePoint(day, result.n, result.estimate, result.sequence.low, result.sequence.high))
+        point = running_point(question, by_design, confidence_level)
+        if point is not None:
+            n, estimate, sequence = point
+            points.append(TimelinePoint(day, n, estimate, sequence.low, sequence.high))
     return Timeline(question, float(confidence_level), tuple(points))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from surveys import results, timeline
@@ -49,3 +51,23 @@ def test_only_randomized_yes_no_questions_have_a_timeline(survey):
     assert [t.question.name for t in timeline.survey_timelines(survey, [])] == ["cheated", "lied"]
     with pytest.raises(ValueError, match="ai_use"):
         timeline.question_timeline(survey.question("ai_use"), [])
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_a_running_point_is_what_the_results_page_shows(pooled):
+    """The time chart's cheap point: the same n, estimate and sequence as question_result."""
+    from analysis import ForcedResponseDesign
+    from surveys.design_contract import question_design_key
+    from surveys.results import question_result, running_point
+    from tests.helpers import make_survey
+
+    survey = make_survey()
+    question = survey.question("cheated")
+    by_design = {question_design_key(question): {"yes": 70, "no": 130}}
+    if pooled:
+        old = dataclasses.replace(question, design=ForcedResponseDesign("2/3", "1/6", "1/6"))
+        by_design[question_design_key(old)] = {"yes": 40, "no": 60}
+    result = question_result(question, by_design, 0.9)
+    n, estimate, sequence = running_point(question, by_design, 0.9)
+    assert (n, estimate, sequence) == (result.n, result.estimate, result.sequence)
+    assert result.pooled is pooled and running_point(question, {}, 0.9) is None
