@@ -454,6 +454,31 @@ def _yes_no_estimates(question: Question, by_design) -> tuple[list[tuple[object,
     return out, ignored
 
 
+def _yes_no_without_figures(
+    question: Question, flags: tuple[str, ...], sentence: str, error: str | None = None
+) -> YesNoResult:
+    """A yes/no result whose figures are all ``None``: no answers yet, or (with ``error``) not computed."""
+    return YesNoResult(
+        question=question,
+        n=0,
+        yes_count=0,
+        observed_rate=None,
+        estimate_raw=None,
+        estimate=None,
+        clipped=False,
+        std_err=None,
+        ci=None,
+        epsilon=question.design.epsilon,
+        design_label=question.design.label(),
+        per_design=(),
+        pooled=False,
+        pooled_estimate=None,
+        flags=flags,
+        sentence=sentence,
+        error=error,
+    )
+
+
 def _yes_no_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
     estimates, ignored = _yes_no_estimates(question, by_design)
     parts = [
@@ -461,24 +486,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         for tally, e in estimates
     ]
     if not parts:
-        return YesNoResult(
-            question=question,
-            n=0,
-            yes_count=0,
-            observed_rate=None,
-            estimate_raw=None,
-            estimate=None,
-            clipped=False,
-            std_err=None,
-            ci=None,
-            epsilon=question.design.epsilon,
-            design_label=question.design.label(),
-            per_design=(),
-            pooled=False,
-            pooled_estimate=None,
-            flags=_empty_flags(ignored),
-            sentence=yes_no_sentence(question, None, None, level),
-        )
+        return _yes_no_without_figures(question, _empty_flags(ignored), yes_no_sentence(question, None, None, level))
     n = sum(part.n for part in parts)
     yes_count = sum(part.yes_count for part in parts)
     pooled = len(parts) > 1
@@ -714,25 +722,7 @@ def failed_result(question: Question, error: Exception) -> QuestionResult:
         )
     design_label = question.design.label()
     if question.type == YES_NO:
-        return YesNoResult(
-            question=question,
-            n=0,
-            yes_count=0,
-            observed_rate=None,
-            estimate_raw=None,
-            estimate=None,
-            clipped=False,
-            std_err=None,
-            ci=None,
-            epsilon=question.design.epsilon,
-            design_label=design_label,
-            per_design=(),
-            pooled=False,
-            pooled_estimate=None,
-            flags=flags,
-            sentence=sentence,
-            error=message,
-        )
+        return _yes_no_without_figures(question, flags, sentence, error=message)
     options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
     return ChoiceResult(
         question=question,
