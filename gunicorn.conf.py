@@ -1,8 +1,8 @@
 """Production serving: ``.venv/bin/gunicorn -c gunicorn.conf.py "app:create_app()"``.
 
 Several worker processes. The app opens no database connection at import or
-in the master: each request opens its own (``web.db.get_db``), so every
-connection is made after the workers fork.
+in the master: each worker thread opens its own on its first request and keeps
+it (``web.db.get_db``), so every connection is made after the workers fork.
 
 The access log carries no client address, no time, no size and no request
 body: its format has the method, the path without its query string, and the

@@ -2,7 +2,7 @@
 
 ``gunicorn "bench.ceiling_app:create_ceiling_app()"`` serves the product app
 unchanged, with ``POST /bench/ceiling`` added: a request that goes through
-the same server, middleware, security headers and per-request connection
+the same server, middleware, security headers and kept connection
 (:func:`web.db.get_db`, so the same :func:`storage.connection.connect`
 settings: WAL, ``synchronous = FULL``) and inserts one row in one
 ``BEGIN IMMEDIATE`` transaction, and does nothing else (no form parsing, no

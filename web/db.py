@@ -1,7 +1,20 @@
-"""One database connection per request, cached on ``flask.g`` (as in flaskr)."""
+"""The database connection each worker thread keeps, and the ``init-db`` command.
+
+Opening the file costs more than most requests' work: ``connect`` runs its
+pragmas, and closing the last connection to a WAL database checkpoints the
+log and deletes it (two ``fsync`` calls), which doubled a submission's time
+(``bench/profile_submit.py``). So each worker keeps one connection per
+process and thread, on the app (never at module level), opened on first use
+after gunicorn's fork and never shared between threads, as
+:mod:`web.limits` does for the rate-limit file. At the end of every request
+a transaction left open by an error is rolled back, so the next request
+starts clean.
+"""
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import click
@@ -13,16 +26,22 @@ from storage import connection, migrations
 
 
 def get_db() -> sqlite_utils.Database:
-    """The request's connection, opened on first use."""
+    """This worker thread's connection to the database, opened on first use and kept."""
     if "db" not in g:
-        g.db = connection.connect(current_app.config["DATABASE"])
+        cache = current_app.extensions.setdefault("db_connections", {})
+        key = (os.getpid(), threading.get_ident(), current_app.config["DATABASE"])
+        db = cache.get(key)
+        if db is None:
+            db = cache[key] = connection.connect(current_app.config["DATABASE"])
+        g.db = db
     return g.db
 
 
-def close_db(_exc: BaseException | None = None) -> None:
+def end_request(_exc: BaseException | None = None) -> None:
+    """Roll back whatever transaction the request left open; the connection stays open."""
     db = g.pop("db", None)
-    if db is not None:
-        db.close()
+    if db is not None and db.conn.in_transaction:
+        db.conn.rollback()
 
 
 def migrate_database(path: str) -> list[str]:
@@ -50,5 +69,5 @@ def init_db_command() -> None:
 
 
 def init_app(app: Flask) -> None:
-    app.teardown_appcontext(close_db)
+    app.teardown_appcontext(end_request)
     app.cli.add_command(init_db_command)
