@@ -417,7 +417,8 @@ def design_description(design: ForcedResponseDesign | MultipleChoiceDesign | Non
     }
 
 
-def _how_to_analyse(question, design) -> str:
+def how_to_analyse(question, design) -> str:
+    """How to debias the column of ``question`` stored under ``design`` (codebook, statistics-file notes)."""
     name = question.name
     if design is None:
         return "Not randomized: stored as given; tabulate it directly. It has no privacy protection."
@@ -495,7 +496,7 @@ def codebook(
                     for design_id, version, questions in records
                     if question.name in questions
                 ],
-                "how_to_analyse": _how_to_analyse(question, question.design),
+                "how_to_analyse": how_to_analyse(question, question.design),
             }
         )
     return {

@@ -55,6 +55,10 @@ def signed_in_admin() -> str | None:
     return accounts.session_account(get_db(), request.cookies.get(ADMIN_COOKIE))
 
 
+#: Paths of downloads (data, not pages): signed out, they answer 401 instead of redirecting.
+DATA_SUFFIXES = (".csv", ".json", ".sav", ".dta", ".R")
+
+
 def admin_required(view):
     """Pages redirect to sign-in; data (exports, POSTs) answer 401."""
 
@@ -62,7 +66,7 @@ def admin_required(view):
     def wrapped(**kwargs):
         g.admin = signed_in_admin()
         if g.admin is None:
-            if request.method == "GET" and not request.path.endswith((".csv", ".json")):
+            if request.method == "GET" and not request.path.endswith(DATA_SUFFIXES):
                 return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
             abort(401, description="Sign in as an admin to see this.")
         return view(**kwargs)

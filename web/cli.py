@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 from flask import Flask, current_app
@@ -194,11 +195,27 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
 
 @export_cli.command("responses")
 @click.argument("survey_id")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "sav", "dta", "r"]),
+    default="csv",
+    show_default=True,
+    help="csv (streamed), sav (SPSS), dta (Stata), or r (an R script that reads the CSV with factor labels).",
+)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
-def export_responses_command(survey_id: str, output: str | None) -> None:
-    """The noisy answers of SURVEY_ID as CSV, streamed."""
+def export_responses_command(survey_id: str, fmt: str, output: str | None) -> None:
+    """The noisy answers of SURVEY_ID as CSV (streamed), SPSS or Stata files, or an R script for the CSV."""
     survey = _survey(survey_id)
+    if fmt in ("sav", "dta"):
+        if output is None:
+            raise click.UsageError(f"--format {fmt} writes a binary file: give it with --output")
+        Path(output).write_bytes(gather.statistics_file(_db(), survey, fmt))
+        return
     with _open_output(output) as handle:
+        if fmt == "r":
+            handle.write(gather.r_script(survey))
+            return
         for chunk in gather.responses_csv(_db(), survey):
             handle.write(chunk)
 

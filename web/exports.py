@@ -1,4 +1,5 @@
-"""Admin downloads: the estimates and a break-down (JSON, CSV), the noisy responses (CSV), their codebook (JSON).
+"""Admin downloads: the estimates and a break-down (JSON, CSV), the noisy responses (CSV, SPSS, Stata, an R
+script for the CSV), their codebook (JSON).
 
 Each view parses its options, makes one call into :mod:`web.gather` for the
 body and sends it; anonymous requests get a 401 (:func:`web.auth.admin_required`).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask import Blueprint, Response, abort, current_app, request, stream_with_context
 
 from storage import connection
 from web import gather, options
@@ -79,7 +80,28 @@ def responses_csv(survey_id: str):
         finally:
             db.close()
 
-    return download(stream_with_context(stream()), "text/csv", f"{survey.id}-responses.csv")
+    return download(stream_with_context(stream()), "text/csv", gather.responses_csv_name(survey))
+
+
+#: Statistics-file formats: extension -> media type.
+STATISTICS_FILES = {"sav": "application/x-spss-sav", "dta": "application/x-stata-dta"}
+
+
+@bp.get("/surveys/<survey_id>/responses.<fmt>")
+@admin_required
+def responses_statistics_file(survey_id: str, fmt: str):
+    survey = survey_or_404(survey_id)
+    if fmt not in STATISTICS_FILES:
+        abort(404)
+    body = gather.statistics_file(get_db(), survey, fmt)
+    return download(body, STATISTICS_FILES[fmt], f"{survey.id}-responses.{fmt}")
+
+
+@bp.get("/surveys/<survey_id>/read-responses.R")
+@admin_required
+def responses_r_script(survey_id: str):
+    survey = survey_or_404(survey_id)
+    return download(gather.r_script(survey), "text/plain", f"{survey.id}-read-responses.R")
 
 
 @bp.get("/surveys/<survey_id>/codebook.json")

@@ -22,7 +22,7 @@ from datetime import date
 import sqlite_utils
 
 from storage import connection, queries, responses
-from surveys import export
+from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Survey
 from surveys.files import SurveyCatalog
@@ -302,6 +302,21 @@ def responses_csv(db: sqlite_utils.Database, survey: Survey, batch_rows: int = e
             queries.response_line_chunks(db, survey.id, names, batch_rows),
             queries.response_row_batches(db, survey.id, names, batch_rows),
         )
+
+
+def statistics_file(db: sqlite_utils.Database, survey: Survey, fmt: str) -> bytes:
+    """The responses as a labelled SPSS (``"sav"``) or Stata (``"dta"``) file (:mod:`surveys.stats_files`)."""
+    return stats_files.write_statistics_file(survey, responses_csv(db, survey), fmt)
+
+
+def r_script(survey: Survey) -> str:
+    """An R script that reads the survey's responses CSV with factor labels."""
+    return stats_files.r_script(survey, responses_csv_name(survey))
+
+
+def responses_csv_name(survey: Survey) -> str:
+    """The responses CSV's file name, as downloaded and as the R script reads it."""
+    return f"{survey.id}-responses.csv"
 
 
 def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:

@@ -1,0 +1,252 @@
+"""The noisy answers for SPSS, Stata and R: labelled ``.sav`` and ``.dta`` files, and an R script.
+
+Each file carries exactly the rows and columns of the responses CSV
+(:func:`surveys.export.iter_responses_csv`, read back here, so the CSV stays
+the one home of what a row holds), with what a statistics package needs to
+show them well:
+
+* every question column numeric with **value labels**: a yes/no answer is
+  1 = yes, 0 = no (so its mean is the share of stored yeses), a choice is
+  1, 2, ... in the order the survey lists its options; no answer is the
+  system missing value;
+* a **variable label** on every column: the question as asked (Stata
+  allows 80 characters, so a longer question is cut there with ``...``;
+  the codebook has it whole);
+* the **design**: in the ``.sav`` file's notes (SPSS ``DISPLAY DOCUMENTS``),
+  one line per randomized question saying how to debias it; Stata's file
+  format keeps no notes that pyreadstat can write, so the ``.dta`` file's
+  label names its companion, the codebook (``codebook.json``), which has
+  the same lines.
+
+Variable names are the question names; a name the package reserves (SPSS
+``BY``, ``TO``...; Stata ``in``, ``if``, ``int``...) gets a trailing ``_``,
+and Stata's 32-character limit cuts longer names (made unique with a
+suffix). :func:`variable_names` is the one mapping; the ``.sav`` notes list
+every renamed column.
+
+The R script reads the CSV itself (``read.csv``) and turns every question
+into a factor with the choice labels, so nothing is recoded by hand.
+
+Both binary files are built in memory from the whole survey (pyreadstat
+writes a complete data frame): about 100 bytes per response and question;
+for millions of responses prefer the CSV, which is streamed.
+
+Pure: imports pandas and pyreadstat, never Flask or the database.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import tempfile
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyreadstat
+
+from surveys.definition import Question, Survey
+from surveys.export import RESPONSE_COLUMN_NOTES, RESPONSE_COLUMNS, how_to_analyse
+
+#: Names SPSS reserves for its syntax (IBM SPSS Statistics, "Variable names"); compared case-insensitively.
+SPSS_RESERVED = frozenset({"all", "and", "by", "eq", "ge", "gt", "le", "lt", "ne", "not", "or", "to", "with"})
+#: Names Stata reserves ([U] 11.3 Naming conventions); ``str1`` ... ``str2045`` as well.
+STATA_RESERVED = frozenset(
+    {"byte", "double", "float", "if", "in", "int", "long", "strl", "using", "with", "_all", "_b", "_cons", "_n"}
+)
+STATA_NAME_LIMIT = 32
+#: Longest variable label each format keeps (Stata: 80 characters; SPSS: 256 bytes of UTF-8, 120 characters kept).
+LABEL_LIMITS = {"dta": 80, "sav": 120}
+#: Longest line of an SPSS document (the ``.sav`` notes).
+SAV_NOTE_WIDTH = 80
+#: Columns that are whole numbers in every row.
+INTEGER_COLUMNS = ("survey_version",)
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One column of a statistics file: its CSV column, its name in the file, its label and codes."""
+
+    column: str
+    name: str
+    label: str
+    #: Stored answer -> numeric code, for a question; ``None`` for a text column.
+    codes: dict[str, int] | None = None
+    #: Numeric code -> the choice's label, for a question.
+    value_labels: dict[int, str] | None = None
+
+
+def answer_codes(question: Question) -> dict[str, int]:
+    """1 = yes and 0 = no for a yes/no question; 1, 2, ... in the listed order for a choice."""
+    if question.type == "yes_no":
+        return {"yes": 1, "no": 0}
+    return {choice.name: index for index, choice in enumerate(question.choices, start=1)}
+
+
+def _value_labels(question: Question, codes: dict[str, int]) -> dict[int, str]:
+    return {codes[choice.name]: choice.label for choice in question.choices}
+
+
+def _is_reserved(name: str, fmt: str) -> bool:
+    if fmt == "sav":
+        return name.lower() in SPSS_RESERVED
+    return name.lower() in STATA_RESERVED or re.fullmatch(r"str\d+", name.lower()) is not None
+
+
+def variable_names(columns: Iterable[str], fmt: str) -> dict[str, str]:
+    """CSV column -> variable name in a ``fmt`` (``"sav"`` or ``"dta"``) file: reserved names get a
+    trailing ``_``; for Stata, names are cut to 32 characters and made unique with ``_2``, ``_3``..."""
+    if fmt not in LABEL_LIMITS:
+        raise ValueError(f"format must be 'sav' or 'dta', got {fmt!r}")
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for column in columns:
+        name = column + "_" if _is_reserved(column, fmt) else column
+        if fmt == "dta":
+            name = name[:STATA_NAME_LIMIT]
+            suffix = 2
+            while name.lower() in taken:
+                tail = f"_{suffix}"
+                name = column[: STATA_NAME_LIMIT - len(tail)] + tail
+                suffix += 1
+        taken.add(name.lower())
+        names[column] = name
+    return names
+
+
+def _cut(label: str, limit: int) -> str:
+    label = " ".join(label.split())
+    return label if len(label) <= limit else label[: limit - 3].rstrip() + "..."
+
+
+def variables(survey: Survey, fmt: str) -> tuple[Variable, ...]:
+    """Every column of the responses CSV as a labelled variable of a ``fmt`` file."""
+    columns = [*RESPONSE_COLUMNS, *(q.name for q in survey.questions)]
+    names = variable_names(columns, fmt)
+    limit = LABEL_LIMITS[fmt]
+    fixed = tuple(Variable(c, names[c], _cut(RESPONSE_COLUMN_NOTES[c], limit)) for c in RESPONSE_COLUMNS)
+    questions = []
+    for question in survey.questions:
+        codes = answer_codes(question)
+        label = _cut(question.label, limit)
+        questions.append(Variable(question.name, names[question.name], label, codes, _value_labels(question, codes)))
+    return fixed + tuple(questions)
+
+
+def responses_frame(survey: Survey, csv_chunks: Iterable[str], fmt: str) -> pd.DataFrame:
+    """The responses CSV (its chunks, header first) as a data frame with numeric answer codes."""
+    reader = csv.reader(io.StringIO("".join(csv_chunks)))
+    header = next(reader)
+    expected = [*RESPONSE_COLUMNS, *(q.name for q in survey.questions)]
+    if header != expected:
+        raise ValueError(f"the responses CSV has columns {header}, expected {expected}")
+    rows = list(reader)
+    data = {}
+    for index, variable in enumerate(variables(survey, fmt)):
+        cells = [row[index] for row in rows]
+        if variable.codes is not None:
+            data[variable.name] = np.array([variable.codes.get(c, np.nan) for c in cells], dtype=float)
+        elif variable.column in INTEGER_COLUMNS:
+            data[variable.name] = np.array([int(c) for c in cells], dtype=np.int64)
+        else:
+            data[variable.name] = pd.Series(cells, dtype=object)
+    return pd.DataFrame(data)
+
+
+def design_notes(survey: Survey) -> list[str]:
+    """One line for the survey, then one per randomized question: its design and how to debias it."""
+    lines = [
+        f"{survey.title} (survey {survey.id}, version {survey.version}). Every randomized answer is noisy: "
+        "debias it with its design; the share of stored yeses is not the share of true yeses."
+    ]
+    lines += [f"{q.name}: {how_to_analyse(q, q.design)}" for q in survey.randomized_questions]
+    return lines
+
+
+def renamed_note(survey: Survey, fmt: str) -> list[str]:
+    """A line naming every column whose variable name differs from the CSV's, if any."""
+    renamed = [f"{v.column} -> {v.name}" for v in variables(survey, fmt) if v.name != v.column]
+    return [f"Renamed from the responses CSV: {', '.join(renamed)}."] if renamed else []
+
+
+def sav_document_lines(paragraphs: Iterable[str]) -> list[str]:
+    """``paragraphs`` wrapped at spaces into SPSS document lines of at most 80 characters each
+    (the format's limit), with an empty line between paragraphs."""
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        if lines:
+            lines.append("")
+        lines += textwrap.wrap(paragraph, SAV_NOTE_WIDTH, break_on_hyphens=False)
+    return lines
+
+
+def write_statistics_file(survey: Survey, csv_chunks: Iterable[str], fmt: str) -> bytes:
+    """The responses as a labelled ``.sav`` (``fmt="sav"``) or ``.dta`` (``fmt="dta"``) file's bytes."""
+    frame = responses_frame(survey, csv_chunks, fmt)
+    chosen = variables(survey, fmt)
+    labels = {v.name: v.label for v in chosen}
+    value_labels = {v.name: v.value_labels for v in chosen if v.value_labels}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"responses.{fmt}"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        if fmt == "sav":
+            pyreadstat.write_sav(
+                frame,
+                path,
+                file_label=_cut(survey.title, 64),
+                column_labels=labels,
+                variable_value_labels=value_labels,
+                note=sav_document_lines(design_notes(survey) + renamed_note(survey, fmt)),
+            )
+        else:
+            pyreadstat.write_dta(
+                frame,
+                path,
+                file_label=_cut(f"{survey.id} v{survey.version}: noisy answers; designs in the codebook", 80),
+                column_labels=labels,
+                variable_value_labels=value_labels,
+            )
+        return path.read_bytes()
+
+
+# --------------------------------------------------------------------------
+# R.
+
+
+def r_string(text: str) -> str:
+    """``text`` as an R string literal in double quotes (backslash, quote and control characters escaped)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    escaped = escaped.replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
+def _r_vector(values: Iterable[str]) -> str:
+    return "c(" + ", ".join(r_string(v) for v in values) + ")"
+
+
+def _r_comment(text: str) -> str:
+    return "# " + " ".join(text.split())
+
+
+def r_script(survey: Survey, csv_name: str) -> str:
+    """An R script that reads the responses CSV (``csv_name``) with every question as a labelled factor."""
+    lines = [_r_comment(line) for line in design_notes(survey)]
+    lines += [
+        "# Rows are in random order (the response id is random); empty cells are no answer (NA).",
+        f'd <- read.csv({r_string(csv_name)}, colClasses = "character", na.strings = "", fileEncoding = "UTF-8")',
+        "d$survey_version <- as.integer(d$survey_version)",
+        "d$day <- as.Date(d$day)",
+    ]
+    for question in survey.questions:
+        column = f"d${question.name}"
+        names = [c.name for c in question.choices]
+        labels = [c.label for c in question.choices]
+        lines.append(f"{column} <- factor({column}, levels = {_r_vector(names)}, labels = {_r_vector(labels)})")
+        lines.append(f'attr({column}, "label") <- {r_string(question.label)}')
+    return "\n".join(lines) + "\n"
