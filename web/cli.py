@@ -15,6 +15,7 @@ from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
 from storage import accounts, connection, responses
+from surveys import xlsform
 from surveys.files import load_catalog
 from web import gather, options
 from web.limits import clear_signin_failures
@@ -53,6 +54,31 @@ def check_command(folder: str | None) -> None:
         click.echo(f"error {problem}", err=True)
     if catalog.problems:
         sys.exit(1)
+
+
+@surveys_cli.command("import")
+@click.argument("workbook", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    help="Survey file to write (default: ID.yaml in the survey folder).",
+)
+@click.option("--force", is_flag=True, help="Replace the survey file if it exists.")
+def import_command(workbook: str, output: str | None, force: bool) -> None:
+    """Turn an XLSForm WORKBOOK (.xlsx) into a survey file; exit 1 listing every problem by sheet, row and column."""
+    try:
+        imported = xlsform.import_workbook(workbook)
+    except xlsform.XLSFormError as error:
+        click.echo(f"error {error}", err=True)
+        sys.exit(1)
+    target = Path(output) if output else Path(current_app.config["SURVEYS_DIR"]) / f"{imported.survey.id}.yaml"
+    if target.exists() and not force:
+        click.echo(f"error {target} exists; give --force to replace it or --output to write elsewhere", err=True)
+        sys.exit(1)
+    target.write_text(imported.yaml_text(), encoding="utf-8")
+    survey = imported.survey
+    click.echo(f"wrote {target}: {survey.id} v{survey.version}, {len(survey.questions)} questions")
 
 
 #: The one command that creates a researcher's account, as printed by ``surveys links``.

@@ -1,0 +1,390 @@
+"""XLSForm in: an XLSForm workbook turned into a survey file.
+
+Researchers coming from KoboToolbox, ODK or SurveyCTO write forms as XLSForm
+workbooks (https://xlsform.org). :func:`import_workbook` reads one and
+returns the survey file's mapping (and its YAML text), checked by the same
+rules as a survey file (:func:`surveys.schema.parse_survey`). Every problem
+is reported at once, each with its sheet, row and column (:class:`CellProblem`).
+
+The sheets and columns read (any other column is reported, not ignored):
+
+``survey``
+    ``type``: ``yes_no``, or ``select_one LIST`` with LIST a list of the
+    choices sheet (a list whose names are exactly ``yes`` and ``no`` makes a
+    ``yes_no`` question); ``name``; ``label`` (or one ``label::LANGUAGE``
+    column); ``hint`` (or one ``hint::LANGUAGE``); ``required`` and
+    ``randomize`` (``yes``/``no``, ``true``/``false``, ``TRUE()``/
+    ``FALSE()``; empty means the survey file's default: both on); and the
+    randomized-response design, one column per key of the survey file's
+    ``design`` mapping, named ``design::KEY`` (``design::t``,
+    ``design::a``, ``design::b`` for forced response; ``design::t`` for a
+    choice). Write probabilities as decimals or as text fractions: Excel
+    turns a typed ``1/4`` into a date, which is reported.
+``choices``
+    ``list_name``, ``name``, ``label`` (or one ``label::LANGUAGE``).
+``settings`` (optional)
+    ``form_id`` (the survey's ``id``), ``form_title`` (its ``title``),
+    ``version``, and any other survey-level key of a survey file by its own
+    name (``intro``, ``organizer``, ``epsilon_budget``...).
+
+XLSForm types that collect something else are refused with the reason:
+metadata (``start``, ``end``, ``today``, ``deviceid``...) would put a time
+or a device next to the answers; other question types (``text``,
+``integer``, ``select_multiple``, groups, notes...) are not asked by this
+app.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+
+import openpyxl
+import yaml
+from openpyxl.utils import get_column_letter
+
+from surveys.definition import SELECT_ONE, YES_NO, Survey
+from surveys.schema import SURVEY_KEYS, SurveyFileError, parse_survey
+
+#: XLSForm metadata types: each records a time, a device or a person.
+METADATA_TYPES = frozenset(
+    {
+        "start",
+        "end",
+        "today",
+        "deviceid",
+        "phonenumber",
+        "username",
+        "email",
+        "audit",
+        "simserial",
+        "subscriberid",
+        "start-geopoint",
+        "background-audio",
+    }
+)
+SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize")
+CHOICE_COLUMNS = ("list_name", "name", "label")
+#: Settings columns renamed to the survey file's keys.
+SETTINGS_RENAMED = {"form_id": "id", "form_title": "title"}
+SETTINGS_KEYS = frozenset(SURVEY_KEYS) - {"questions", "id", "title"}
+TRUE_WORDS = frozenset({"yes", "true", "true()", "1"})
+FALSE_WORDS = frozenset({"no", "false", "false()", "0"})
+
+
+@dataclass(frozen=True)
+class CellProblem:
+    """One mistake in a workbook: its sheet, row (1-based, as Excel shows it) and column (``None`` for a whole
+    row or sheet), and what is wrong."""
+
+    sheet: str
+    row: int | None
+    column: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.sheet
+        if self.row is not None:
+            where += f", row {self.row}"
+        if self.column is not None:
+            where += f", column {self.column}"
+        return f"{where}: {self.message}"
+
+
+class XLSFormError(ValueError):
+    """Every problem of a workbook, reported together."""
+
+    def __init__(self, source: str, problems: Iterable[CellProblem]):
+        self.problems = tuple(problems)
+        lines = "\n".join(f"  {problem}" for problem in self.problems)
+        super().__init__(f"{source}: {len(self.problems)} problem(s)\n{lines}")
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A sheet's header (lower-cased column name -> Excel letter) and its non-empty rows (row number, values)."""
+
+    name: str
+    columns: dict[str, str]
+    rows: tuple[tuple[int, dict[str, object]], ...]
+
+    def where(self, column: str) -> str:
+        """``C (label)``: a column's letter and name."""
+        return f"{self.columns[column]} ({column})" if column in self.columns else column
+
+
+@dataclass(frozen=True)
+class ImportedSurvey:
+    """A workbook read and checked: the survey file's mapping, its YAML text and the survey it defines."""
+
+    mapping: dict
+    survey: Survey
+
+    def yaml_text(self) -> str:
+        return yaml.safe_dump(self.mapping, sort_keys=False, allow_unicode=True, width=100)
+
+
+class _Report:
+    def __init__(self) -> None:
+        self.problems: list[CellProblem] = []
+
+    def add(self, sheet: str, row: int | None, column: str | None, message: str) -> None:
+        self.problems.append(CellProblem(sheet, row, column, message))
+
+
+def _cell_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def read_sheet(book, name: str) -> Sheet | None:
+    """The sheet ``name`` (case-insensitive) with its header, or ``None`` when the workbook has none."""
+    by_name = {sheet.lower(): sheet for sheet in book.sheetnames}
+    if name not in by_name:
+        return None
+    rows = book[by_name[name]].iter_rows(values_only=True)
+    header = next(rows, ())
+    columns = {}
+    for index, title in enumerate(header, start=1):
+        text = _cell_text(title).lower()
+        if text:
+            columns[text] = get_column_letter(index)
+    kept = []
+    names = list(columns)
+    positions = [index for index, title in enumerate(header) if _cell_text(title)]
+    for number, values in enumerate(rows, start=2):
+        cells = {names[i]: values[p] if p < len(values) else None for i, p in enumerate(positions)}
+        if any(_cell_text(v) for v in cells.values()):
+            kept.append((number, cells))
+    return Sheet(by_name[name], columns, tuple(kept))
+
+
+def _language_column(report: _Report, sheet: Sheet, base: str) -> str | None:
+    """``base`` or its one ``base::LANGUAGE`` column; several languages are a problem."""
+    options = [c for c in sheet.columns if c == base or c.startswith(base + "::")]
+    if len(options) > 1:
+        message = (
+            f"one {base} column is read, found {len(options)} ({', '.join(options)}): this app does not yet "
+            "show a survey in several languages; keep one"
+        )
+        report.add(sheet.name, 1, sheet.where(options[1]), message)
+    return options[0] if options else None
+
+
+def _unknown_columns(report: _Report, sheet: Sheet, known: Iterable[str]) -> None:
+    known = set(known)
+    for column in sheet.columns:
+        if column not in known:
+            report.add(sheet.name, 1, sheet.where(column), f"unknown column {column!r}; see the column reference")
+
+
+def _flag(report: _Report, sheet: Sheet, number: int, column: str, value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    text = _cell_text(value).lower()
+    if not text:
+        return None
+    if text in TRUE_WORDS:
+        return True
+    if text in FALSE_WORDS:
+        return False
+    report.add(sheet.name, number, sheet.where(column), f"must be yes or no (or true/false), got {text!r}")
+    return None
+
+
+def _probability_cell(report: _Report, sheet: Sheet, number: int, column: str, value: object) -> object:
+    if isinstance(value, datetime | date | time):
+        message = "Excel read this probability as a date; format the column as text, or write a decimal such as 0.25"
+        report.add(sheet.name, number, sheet.where(column), message)
+        return None
+    if isinstance(value, bool):
+        report.add(sheet.name, number, sheet.where(column), f"must be a probability, got {value}")
+        return None
+    if isinstance(value, int | float):
+        return value
+    return _cell_text(value) or None
+
+
+def _choice_lists(report: _Report, sheet: Sheet | None) -> dict[str, list[tuple[int, dict]]]:
+    if sheet is None:
+        return {}
+    label = _language_column(report, sheet, "label")
+    _unknown_columns(report, sheet, (*CHOICE_COLUMNS, *(c for c in sheet.columns if c.startswith("label::"))))
+    lists: dict[str, list[tuple[int, dict]]] = {}
+    for number, cells in sheet.rows:
+        list_name = _cell_text(cells.get("list_name"))
+        name = _cell_text(cells.get("name"))
+        if not list_name:
+            report.add(sheet.name, number, sheet.where("list_name"), "every choice needs a list_name")
+            continue
+        if not name:
+            report.add(sheet.name, number, sheet.where("name"), "every choice needs a name")
+            continue
+        text = _cell_text(cells.get(label)) if label else ""
+        lists.setdefault(list_name, []).append((number, {"name": name, "label": text or name}))
+    return lists
+
+
+def _question_type(report, sheet, number, cells, lists) -> tuple[str | None, str | None]:
+    """``(survey-file type, choice list name)`` of a row's ``type`` cell."""
+    words = _cell_text(cells.get("type")).split()
+    where = sheet.where("type")
+    if not words:
+        report.add(sheet.name, number, where, "every question needs a type: yes_no or select_one LIST")
+        return None, None
+    kind = words[0].lower()
+    if kind == YES_NO and len(words) == 1:
+        return YES_NO, None
+    if kind == SELECT_ONE and len(words) == 2:
+        if words[1] not in lists:
+            report.add(sheet.name, number, where, f"choice list {words[1]!r} is not in the choices sheet")
+            return None, None
+        return SELECT_ONE, words[1]
+    if kind in METADATA_TYPES:
+        message = (
+            f"metadata type {kind!r} is refused: it would store a time, a device or a person next to the "
+            "answers, which this app never does"
+        )
+    elif kind == SELECT_ONE:
+        message = "select_one needs exactly one choice list: select_one LIST"
+    else:
+        message = f"type {kind!r} is not asked by this app: use yes_no or select_one LIST"
+    report.add(sheet.name, number, where, message)
+    return None, None
+
+
+def _question(report, sheet, number, cells, lists, label_column, hint_column) -> dict | None:
+    qtype, list_name = _question_type(report, sheet, number, cells, lists)
+    entry: dict = {"name": _cell_text(cells.get("name")), "type": qtype}
+    entry["label"] = _cell_text(cells.get(label_column)) if label_column else ""
+    hint = _cell_text(cells.get(hint_column)) if hint_column else ""
+    if hint:
+        entry["hint"] = hint
+    for column in ("required", "randomize"):
+        flag = _flag(report, sheet, number, column, cells.get(column))
+        if flag is not None:
+            entry[column] = flag
+    if list_name is not None:
+        choices = [choice for _, choice in lists[list_name]]
+        if sorted(c["name"] for c in choices) == ["no", "yes"]:
+            entry["type"] = YES_NO
+        else:
+            entry["choices"] = choices
+    design = {}
+    for column in sheet.columns:
+        if column.startswith("design::"):
+            value = _probability_cell(report, sheet, number, column, cells.get(column))
+            if value is not None:
+                design[column.removeprefix("design::")] = value
+    if design:
+        entry["design"] = design
+    return entry if qtype is not None else None
+
+
+def _settings(report: _Report, sheet: Sheet | None) -> dict:
+    if sheet is None:
+        return {}
+    _unknown_columns(report, sheet, (*SETTINGS_RENAMED, *SETTINGS_KEYS))
+    if len(sheet.rows) > 1:
+        report.add(sheet.name, sheet.rows[1][0], None, "the settings sheet has one row of values")
+    if not sheet.rows:
+        return {}
+    settings = {}
+    for column, value in sheet.rows[0][1].items():
+        if value is None or _cell_text(value) == "":
+            continue
+        key = SETTINGS_RENAMED.get(column, column)
+        if key == "version":
+            text = _cell_text(value)
+            value = int(text) if text.isdigit() else text
+        elif isinstance(value, datetime):
+            value = value.date()
+        elif isinstance(value, str):
+            value = value.strip()
+        settings[key] = value
+    return settings
+
+
+def _design_columns(sheet: Sheet) -> str:
+    """``G-I (design::t .. design::b)``: where a whole design is written."""
+    columns = [c for c in sheet.columns if c.startswith("design::")]
+    if not columns:
+        return "design::"
+    if len(columns) == 1:
+        return sheet.where(columns[0])
+    return f"{sheet.columns[columns[0]]}-{sheet.columns[columns[-1]]} ({columns[0]} .. {columns[-1]})"
+
+
+def _cell_of(problem, rows_by_question: Mapping[str, list[int]], sheet: Sheet) -> tuple[str, int | None, str | None]:
+    """Where a survey-file problem (question, field) lives in the workbook.
+
+    A name used twice is reported by the survey-file rules under that name:
+    its problem is placed at the name's last row (the repeat)."""
+    if problem.question is None:
+        column = next((c for c, key in SETTINGS_RENAMED.items() if key == problem.field), problem.field)
+        return "settings", 2, column
+    rows = rows_by_question.get(problem.question, [None])
+    field = problem.field
+    if field is None:
+        return sheet.name, rows[0], None
+    if field == "name":
+        return sheet.name, rows[-1], sheet.where("name")
+    if field == "design":
+        return sheet.name, rows[0], _design_columns(sheet)
+    column = field.replace("design.", "design::") if field.startswith("design.") else field.split(".")[0]
+    if column == "choices":
+        return sheet.name, rows[0], sheet.where("type")
+    return sheet.name, rows[0], sheet.where(column) if column in sheet.columns else column
+
+
+def _open_workbook(path: Path):
+    try:
+        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as error:
+        raise XLSFormError(str(path), [CellProblem(path.name, None, None, f"not an .xlsx workbook: {error}")]) from None
+
+
+def import_workbook(path: str | Path) -> ImportedSurvey:
+    """Read an XLSForm workbook and check it as a survey file; :class:`XLSFormError` lists every problem."""
+    path = Path(path)
+    book = _open_workbook(path)
+    try:
+        report = _Report()
+        survey_sheet = read_sheet(book, "survey")
+        if survey_sheet is None:
+            raise XLSFormError(str(path), [CellProblem("survey", None, None, "the workbook has no survey sheet")])
+        lists = _choice_lists(report, read_sheet(book, "choices"))
+        settings = _settings(report, read_sheet(book, "settings"))
+    finally:
+        book.close()
+    label_column = _language_column(report, survey_sheet, "label")
+    hint_column = _language_column(report, survey_sheet, "hint")
+    languages = (c for c in survey_sheet.columns if c.startswith(("label::", "hint::", "design::")))
+    _unknown_columns(report, survey_sheet, (*SURVEY_COLUMNS, *languages))
+    questions, rows_by_question = [], {}
+    for number, cells in survey_sheet.rows:
+        entry = _question(report, survey_sheet, number, cells, lists, label_column, hint_column)
+        if entry is not None:
+            questions.append(entry)
+            rows_by_question.setdefault(entry["name"] or f"#{len(questions)}", []).append(number)
+            rows_by_question.setdefault(f"#{len(questions)}", []).append(number)
+    if not settings.get("id"):
+        report.add("settings", 2, "form_id", "the survey needs an id: a form_id in the settings sheet")
+    mapping = {**settings, "questions": questions}
+    if report.problems:
+        raise XLSFormError(str(path), report.problems)
+    try:
+        survey = parse_survey(mapping, path.name)
+    except SurveyFileError as error:
+        problems = [
+            CellProblem(*_cell_of(problem, rows_by_question, survey_sheet), problem.message)
+            for problem in error.problems
+        ]
+        raise XLSFormError(str(path), problems) from None
+    return ImportedSurvey(mapping, survey)

@@ -1,0 +1,143 @@
+"""surveys/xlsform.py and ``surveys import``: XLSForm workbooks in, every problem by sheet, row and column."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from fractions import Fraction
+from pathlib import Path
+
+import openpyxl
+import pytest
+import yaml
+
+from analysis.design import MultipleChoiceDesign
+from surveys.schema import parse_survey
+from surveys.xlsform import XLSFormError, import_workbook
+
+SURVEY_ROWS = [
+    ["type", "name", "label", "hint", "required", "randomize", "design::t", "design::a", "design::b"],
+    ["select_one yn", "cheated", "Have you ever cheated on an exam?", "", "", "", "", "", ""],
+    ["yes_no", "lied", "Have you lied to a professor?", "Any time", "no", "", "2/3", "1/6", "1/6"],
+    ["select_one ai", "ai_use", "How often have you used AI text?", "", "yes", "TRUE()", 0.5, "", ""],
+    ["select_one year", "year", "Year of study", "", "", "false", "", "", ""],
+]
+CHOICE_ROWS = [
+    ["list_name", "name", "label"],
+    ["yn", "yes", "Yes"],
+    ["yn", "no", "No"],
+    ["ai", "never", "Never"],
+    ["ai", "once", "Once"],
+    ["ai", "often", "Often"],
+    ["year", "first", "First year"],
+    ["year", "second", ""],
+]
+SETTINGS_ROWS = [["form_id", "form_title", "version", "organizer"], ["quiz", "Test quiz", "3", "The team"]]
+
+
+def workbook(path: Path, survey=SURVEY_ROWS, choices=CHOICE_ROWS, settings=SETTINGS_ROWS) -> Path:
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for name, rows in (("survey", survey), ("choices", choices), ("settings", settings)):
+        if rows is None:
+            continue
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+    book.save(path)
+    return path
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(XLSFormError) as caught:
+        import_workbook(path)
+    return [str(problem) for problem in caught.value.problems]
+
+
+def test_a_workbook_becomes_the_survey_file_it_describes(tmp_path):
+    imported = import_workbook(workbook(tmp_path / "form.xlsx"))
+    survey = imported.survey
+    assert (survey.id, survey.title, survey.version, survey.organizer) == ("quiz", "Test quiz", 3, "The team")
+    cheated, lied, ai_use, year = survey.questions
+    assert cheated.type == "yes_no" and cheated.required and cheated.randomize  # a yes/no list is a yes_no question
+    assert lied.design.exact() == (Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
+    assert (lied.hint, lied.required) == ("Any time", False)
+    assert ai_use.design == MultipleChoiceDesign(3, Fraction(1, 2))
+    assert [(c.name, c.label) for c in ai_use.choices] == [("never", "Never"), ("once", "Once"), ("often", "Often")]
+    assert not year.randomize and [c.label for c in year.choices] == ["First year", "second"]  # empty label: name
+    assert parse_survey(yaml.safe_load(imported.yaml_text()), "quiz.yaml") == parse_survey(
+        imported.mapping, "quiz.yaml"
+    )
+
+
+def test_every_problem_is_reported_by_sheet_row_and_column(tmp_path):
+    survey = [
+        [*SURVEY_ROWS[0], "constraint"],
+        ["text", "comment", "Anything else?"],
+        ["start", "started", "Start time"],
+        ["select_one missing", "m", "Which?"],
+        ["yes_no", "ok_q", "Fine?", "", "maybe"],
+        ["yes_no", "when", "When?", "", "", "", datetime(2026, 4, 1), "", ""],
+    ]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert found == [
+        "survey, row 1, column J (constraint): unknown column 'constraint'; see the column reference",
+        "survey, row 2, column A (type): type 'text' is not asked by this app: use yes_no or select_one LIST",
+        "survey, row 3, column A (type): metadata type 'start' is refused: it would store a time, a device or a "
+        "person next to the answers, which this app never does",
+        "survey, row 4, column A (type): choice list 'missing' is not in the choices sheet",
+        "survey, row 5, column E (required): must be yes or no (or true/false), got 'maybe'",
+        "survey, row 6, column G (design::t): Excel read this probability as a date; format the column as text, "
+        "or write a decimal such as 0.25",
+    ]
+
+
+def test_survey_file_rules_are_reported_at_their_cell(tmp_path):
+    survey = [
+        SURVEY_ROWS[0],
+        ["yes_no", "cheated", "Cheated?", "", "", "", "0.9", "0.2", "0.1"],
+        ["yes_no", "Bad Name", "Lied?"],
+        ["yes_no", "cheated", "Again?"],
+        ["select_one ai", "ai_use", "AI?", "", "", "", "1.5"],
+    ]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert any(p.startswith("survey, row 5, column G (design::t): ") for p in found), found
+    assert (
+        "survey, row 2, column G-I (design::t .. design::b): t + a + b must equal 1, got 9/10 + 1/5 + 1/10 = 6/5"
+        in found
+    )
+    assert any(p.startswith("survey, row 3, column B (name):") for p in found), found
+    assert any(p.startswith("survey, row 4, column B (name):") and "unique" in p for p in found), found
+    assert all(p.startswith("survey, row ") for p in found)
+
+
+def test_several_languages_missing_id_and_bad_choices_are_reported(tmp_path):
+    survey = [["type", "name", "label::English (en)", "label::French (fr)"], ["yes_no", "q", "Q?", "Q ?"]]
+    choices = [["list_name", "name", "label"], ["", "x", "X"], ["l", "", "Y"]]
+    settings = [["form_title"], ["No id"]]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey, choices=choices, settings=settings))
+    assert "choices, row 2, column A (list_name): every choice needs a list_name" in found
+    assert "choices, row 3, column B (name): every choice needs a name" in found
+    assert any(p.startswith("survey, row 1, column D (label::french (fr)): one label column is read") for p in found)
+    assert "settings, row 2, column form_id: the survey needs an id: a form_id in the settings sheet" in found
+
+
+def test_a_file_that_is_not_a_workbook_or_has_no_survey_sheet_is_refused(tmp_path):
+    text = tmp_path / "form.xlsx"
+    text.write_text("type,name\n")
+    assert problems_of(text)[0].startswith("form.xlsx: not an .xlsx workbook")
+    assert problems_of(workbook(tmp_path / "empty.xlsx", survey=None)) == ["survey: the workbook has no survey sheet"]
+
+
+def test_the_cli_writes_the_survey_file_and_refuses_to_overwrite(runner, app, tmp_path):
+    form = workbook(tmp_path / "form.xlsx", settings=[["form_id", "form_title", "version"], ["imported", "Imp", 1]])
+    result = runner.invoke(args=["surveys", "import", str(form)])
+    assert result.exit_code == 0, result.output
+    target = Path(app.config["SURVEYS_DIR"]) / "imported.yaml"
+    assert "wrote" in result.output and target.exists()
+    assert runner.invoke(args=["surveys", "check"]).exit_code == 0
+    again = runner.invoke(args=["surveys", "import", str(form)])
+    assert again.exit_code == 1 and "exists" in again.output
+    assert runner.invoke(args=["surveys", "import", str(form), "--force"]).exit_code == 0
+    bad = workbook(tmp_path / "bad.xlsx", survey=[["type", "name", "label"], ["text", "t", "T"]])
+    refused = runner.invoke(args=["surveys", "import", str(bad)])
+    assert refused.exit_code == 1 and "survey, row 2, column A (type)" in refused.output
