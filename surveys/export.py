@@ -340,6 +340,11 @@ def breakdown_csv(breakdown: Breakdown) -> str:
 # The noisy answers.
 
 
+def responses_csv_name(survey: Survey) -> str:
+    """The responses CSV's file name, as downloaded and as the R script reads it."""
+    return f"{survey.id}-responses.csv"
+
+
 def responses_header(survey: Survey) -> list[str]:
     return [*RESPONSE_COLUMNS, *(q.name for q in survey.questions)]
 

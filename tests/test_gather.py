@@ -32,6 +32,8 @@ VIEWS = [
     ("/admin/surveys/quiz/estimates.csv", "estimates_csv"),
     ("/admin/surveys/quiz/responses.csv", "responses_csv"),
     ("/admin/surveys/quiz/codebook.json", "codebook"),
+    ("/admin/surveys/quiz/responses.sav", "statistics_file"),
+    ("/admin/surveys/quiz/responses.dta", "statistics_file"),
     ("/admin/surveys/quiz/breakdown.csv?by=year", "breakdown_csv"),
     ("/admin/surveys/quiz/breakdown.json?by=year&method=wald", "breakdown_json"),
 ]

@@ -131,7 +131,7 @@ def test_a_csv_with_other_columns_is_refused(survey):
 
 
 def test_the_r_script_reads_the_csv_with_every_question_as_a_labelled_factor(survey):
-    script = gather.r_script(survey)
+    script = stats_files.r_script(survey, "quiz-responses.csv")
     assert 'd <- read.csv("quiz-responses.csv", colClasses = "character"' in script
     assert (
         'd$dept <- factor(d$dept, levels = c("arts", "science", "law"), labels = c("Arts", "Science", "Law"))'

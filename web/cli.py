@@ -15,7 +15,7 @@ from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
 from storage import accounts, connection, responses
-from surveys import xlsform
+from surveys import export, stats_files, xlsform
 from surveys.files import load_catalog
 from web import gather, options
 from web.limits import clear_signin_failures
@@ -240,7 +240,7 @@ def export_responses_command(survey_id: str, fmt: str, output: str | None) -> No
         return
     with _open_output(output) as handle:
         if fmt == "r":
-            handle.write(gather.r_script(survey))
+            handle.write(stats_files.r_script(survey, export.responses_csv_name(survey)))
             return
         for chunk in gather.responses_csv(_db(), survey):
             handle.write(chunk)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from flask import Blueprint, Response, abort, current_app, request, stream_with_context
 
 from storage import connection
+from surveys import export, stats_files
 from web import gather, options
 from web.auth import admin_required
 from web.catalog import survey_or_404
@@ -80,7 +81,7 @@ def responses_csv(survey_id: str):
         finally:
             db.close()
 
-    return download(stream_with_context(stream()), "text/csv", gather.responses_csv_name(survey))
+    return download(stream_with_context(stream()), "text/csv", export.responses_csv_name(survey))
 
 
 #: Statistics-file formats: extension -> media type.
@@ -101,7 +102,8 @@ def responses_statistics_file(survey_id: str, fmt: str):
 @admin_required
 def responses_r_script(survey_id: str):
     survey = survey_or_404(survey_id)
-    return download(gather.r_script(survey), "text/plain", f"{survey.id}-read-responses.R")
+    script = stats_files.r_script(survey, export.responses_csv_name(survey))  # reads nothing stored
+    return download(script, "text/plain", f"{survey.id}-read-responses.R")
 
 
 @bp.get("/surveys/<survey_id>/codebook.json")

@@ -309,16 +309,6 @@ def statistics_file(db: sqlite_utils.Database, survey: Survey, fmt: str) -> byte
     return stats_files.write_statistics_file(survey, responses_csv(db, survey), fmt)
 
 
-def r_script(survey: Survey) -> str:
-    """An R script that reads the survey's responses CSV with factor labels."""
-    return stats_files.r_script(survey, responses_csv_name(survey))
-
-
-def responses_csv_name(survey: Survey) -> str:
-    """The responses CSV's file name, as downloaded and as the R script reads it."""
-    return f"{survey.id}-responses.csv"
-
-
 def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
     """:func:`surveys.export.codebook` with the survey's stored design records and excluded days."""
     with connection.read_snapshot(db):
