@@ -24,7 +24,7 @@ from analysis import (
 from storage import responses
 from surveys.files import load_catalog
 from surveys.wording import SEQUENCE_NOTE, margin_text, short_percent, table_percent
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, many, model_answers
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, dump, many, model_answers, wire_form
 from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
@@ -681,3 +681,53 @@ def test_the_results_page_draws_the_estimate_over_time_from_the_kept_daily_talli
     assert f"({short_percent(first.low)} to {short_percent(first.high)}), n = 50</title>" in html
     assert f"on 2026-11-21, with 100 answers, {short_percent(estimate_proportion(70, 100).estimate)}" in html
     assert f"sequence {short_percent(now.low)} to {short_percent(now.high)}" in html
+
+
+# --------------------------------------------------------------------------
+# Preview.
+
+
+def test_the_preview_needs_a_researcher_and_shows_the_real_form_with_a_banner(client, auth):
+    assert client.get("/admin/surveys/quiz/preview").status_code == 302  # to sign-in
+    auth.login()
+    page = client.get("/admin/surveys/quiz/preview")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "Nothing sent from this preview is stored or counted." in html and "(the survey is open)" in html
+    assert 'action="/admin/surveys/quiz/preview"' in html and 'data-survey="preview-quiz"' in html
+    real = client.get("/s/quiz").get_data(as_text=True)
+    for question in (
+        "Have you ever cheated on an exam?",
+        "Year of study",
+        "How often have you used AI-written text as your own?",
+    ):
+        assert question in html and question in real
+    assert "preview-banner" not in real and 'action="/s/quiz"' in real
+
+
+def test_a_closed_survey_can_be_previewed(client, auth, app):
+    auth.login()
+    token = auth.csrf_token("/admin/")
+    client.post("/admin/surveys/quiz/state", data={"csrf_token": token, "state": "closed"})
+    assert client.get("/s/quiz").status_code == 410
+    page = client.get("/admin/surveys/quiz/preview")
+    assert page.status_code == 200 and "(the survey is closed)" in page.get_data(as_text=True)
+
+
+def test_answers_sent_from_the_preview_are_randomized_shown_and_never_stored(client, auth, app):
+    auth.login()
+    before = dump(app)
+    html = client.get("/admin/surveys/quiz/preview").get_data(as_text=True)
+    token = csrf_token_in(html)
+    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    answers = {"cheated": "yes", "ai_use": "never", "year": "first"}
+    sent = client.post(
+        "/admin/surveys/quiz/preview",
+        data={"csrf_token": token, "submission_key": "preview-key-0001", **wire_form(survey, answers)},
+    )
+    thanks = sent.get_data(as_text=True)
+    assert sent.status_code == 200 and "What was stored" in thanks and "preview-banner" in thanks
+    assert "rr_done_quiz" not in sent.headers.get("Set-Cookie", "")
+    refused = client.post("/admin/surveys/quiz/preview", data={"csrf_token": token, "cheated": "maybe"})
+    assert refused.status_code == 400 and "preview-banner" in refused.get_data(as_text=True)
+    assert dump(app) == before  # nothing stored, counted or remembered

@@ -16,11 +16,12 @@ from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
 from storage import queries, responses
 from surveys.models import MAX_PATTERNS
-from web import gather, options
+from web import gather, options, respond, share
 from web.auth import admin_required, safe_next
 from web.catalog import get_catalog, survey_or_404, survey_state, today
 from web.charts import breakdown_chart_svg, results_chart_svg, timeline_svg
 from web.db import get_db
+from web.forms import SubmissionError
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -40,7 +41,18 @@ def fields_of(data) -> dict:
 @admin_required
 def dashboard():
     page = gather.dashboard(get_db(), get_catalog(), today())
-    return render_template("admin/dashboard.html", **fields_of(page), action=ActionForm(), min_burst=MIN_BURST_COUNT)
+    links = {row.survey.id: share.public_link(row.survey) for row in page.rows}
+    qr_codes = {
+        row.survey.id: share.qr_svg(links[row.survey.id]) for row in page.rows if not row.survey.invitation_only
+    }
+    return render_template(
+        "admin/dashboard.html",
+        **fields_of(page),
+        action=ActionForm(),
+        min_burst=MIN_BURST_COUNT,
+        links=links,
+        qr_codes=qr_codes,
+    )
 
 
 @bp.get("/surveys/<survey_id>")
@@ -76,6 +88,29 @@ def plain_names(survey) -> set[str]:
 def planned_names(survey) -> list[str]:
     """The questions the planning panel can plan for: the randomized yes/no ones."""
     return [q.name for q in survey.randomized_questions if q.type == "yes_no"]
+
+
+@bp.get("/surveys/<survey_id>/preview")
+@admin_required
+def preview(survey_id: str):
+    """The survey's form exactly as respondents see it, open or not, with a banner; it posts to
+    :func:`preview_submit`."""
+    survey = survey_or_404(survey_id)
+    return respond.render_form(survey, preview_state=survey_state(survey))
+
+
+@bp.post("/surveys/<survey_id>/preview")
+@admin_required
+def preview_submit(survey_id: str):
+    """Check and randomize the previewed answers as a submission would, and show the thank-you
+    page; nothing is stored, counted or remembered (no cookie)."""
+    survey = survey_or_404(survey_id)
+    try:
+        noisy, _, _, _ = respond.read_submission(survey)
+    except SubmissionError as error:
+        return respond.render_refused_form(survey, error, preview_state=survey_state(survey))
+    shown = respond.stored_answers_shown(survey, noisy)
+    return render_template("respond/thanks.html", survey=survey, shown=shown, preview=True)
 
 
 @bp.get("/surveys/<survey_id>/close")

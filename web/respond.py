@@ -72,9 +72,12 @@ def privacy_summary(survey: Survey) -> dict:
     return {"epsilon": survey.epsilon}
 
 
-def render_form(survey: Survey, status: int = 200, errors=(), form=None, code: str | None = None):
+def render_form(
+    survey: Survey, status: int = 200, errors=(), form=None, code: str | None = None, preview_state: str | None = None
+):
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
-    with ``errors`` (the problems of the request as a whole) above it."""
+    with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
+    (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored."""
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
     form = form if form is not None else survey_form_class(survey)(formdata=None)
     controls = ControlForm(formdata=None)
@@ -88,11 +91,13 @@ def render_form(survey: Survey, status: int = 200, errors=(), form=None, code: s
         privacy=privacy_summary(survey),
         errors=errors,
         refused=status != 200,
+        preview=preview_state is not None,
+        survey_state=preview_state,
     )
     return body, status
 
 
-def render_refused_form(survey: Survey, error: SubmissionError):
+def render_refused_form(survey: Survey, error: SubmissionError, preview_state: str | None = None):
     """The form again after a refused submission, each answer problem next to its question.
 
     The true answers of the JavaScript-off path are kept (checked again);
@@ -107,7 +112,7 @@ def render_refused_form(survey: Survey, error: SubmissionError):
         form[question.name].errors = list(error.field_errors.get(question.name, ()))
     code = posted.get("invitation_code", "")
     code = code if INVITATION_CODE.fullmatch(code) else ""
-    return render_form(survey, 400, errors=error.messages, form=form, code=code)
+    return render_form(survey, 400, errors=error.messages, form=form, code=code, preview_state=preview_state)
 
 
 def render_message(survey: Survey | None, status: int, title: str, text: str, back_to_form: bool = False):
@@ -387,9 +392,14 @@ def padded_label(question: Question, name: str | None) -> Markup:
     return Markup(label + " " * (width - len(label.encode("utf-8"))))
 
 
+def stored_answers_shown(survey: Survey, noisy: dict) -> list:
+    """Every question with its stored (noisy) answer, as the thank-you page lists them."""
+    return [(q, noisy.get(q.name)) for q in survey.questions]
+
+
 def thank(survey: Survey, noisy: dict | None) -> Response:
     """The thank-you page, showing every question's stored (noisy) answer when there are new ones."""
-    shown = None if noisy is None else [(q, noisy.get(q.name)) for q in survey.questions]
+    shown = None if noisy is None else stored_answers_shown(survey, noisy)
     response = make_response(render_template("respond/thanks.html", survey=survey, shown=shown))
     response.set_cookie(
         done_cookie(survey),
