@@ -155,6 +155,10 @@ class MisclassificationDesign:
     def label(self) -> str:
         return f"misclassification matrix ({self.k} options)"
 
+    def rrreg(self) -> dict:
+        """RRreg's ``model = "custom"`` with ``p`` the matrix (rows: response, columns: true state)."""
+        return {"model": self.rrreg_model, "p": [[str(value) for value in row] for row in self.matrix]}
+
 
 @dataclass(frozen=True)
 class MisclassificationEstimate:

@@ -135,6 +135,10 @@ class CheaterDetectionDesign:
     def to_dict(self) -> dict:
         return {"kind": self.kind, "p1": str(self.p1), "p2": str(self.p2)}
 
+    def rrreg(self) -> dict:
+        """RRreg's ``model`` and ``p``: ``RRuni(response, model = , p = , group = )`` gives these moment estimates."""
+        return {"model": self.rrreg_model, "p": [str(self.p1), str(self.p2)]}
+
     def label(self) -> str:
         return f"cheater detection (prompted yes p1={self.p1}, p2={self.p2})"
 
@@ -212,6 +216,10 @@ class StochasticLieDetectorDesign:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "p1": str(self.p1), "p2": str(self.p2)}
+
+    def rrreg(self) -> dict:
+        """RRreg's ``model`` and ``p``: ``RRuni(response, model = , p = , group = )`` gives these moment estimates."""
+        return {"model": self.rrreg_model, "p": [str(self.p1), str(self.p2)]}
 
     def label(self) -> str:
         return f"stochastic lie detector (non-carriers answer no with p1={self.p1}, p2={self.p2})"

@@ -54,6 +54,7 @@ def test_the_matrix_is_kept_exact_and_round_trips_through_its_record():
     record = SKEWED.to_dict()
     assert record["kind"] == "misclassification" and record["matrix"][2] == ["1/10", "3/10", "7/10"]
     assert MisclassificationDesign(record["matrix"]) == SKEWED
+    assert SKEWED.rrreg() == {"model": "custom", "p": record["matrix"]}
     assert SKEWED.k == 3 and SKEWED.label() == "misclassification matrix (3 options)"
 
 

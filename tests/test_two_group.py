@@ -54,6 +54,8 @@ def test_designs_keep_exact_fractions_and_round_trip_through_their_record():
         assert isinstance(design.p1, Fraction) and isinstance(design.p2, Fraction)
         assert two_group_design_from_dict(design.to_dict()) == design
     assert SLD.to_dict() == {"kind": "stochastic_lie_detector", "p1": "1/6", "p2": "5/6"}
+    assert SLD.rrreg() == {"model": "SLD", "p": ["1/6", "5/6"]}
+    assert CDM.rrreg() == {"model": "CDM", "p": ["3/10", "7/10"]}
     assert CDM.label() == "cheater detection (prompted yes p1=3/10, p2=7/10)"
     with pytest.raises(DesignError, match="unknown two-group design kind 'warner'"):
         two_group_design_from_dict({"kind": "warner", "p1": "1/2", "p2": "1/3"})
