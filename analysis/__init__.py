@@ -2,7 +2,9 @@
 
 Designs and their privacy cost (:mod:`analysis.design`,
 :mod:`analysis.privacy`), estimators (:mod:`analysis.estimate`,
-:mod:`analysis.multiple_choice`), confidence intervals
+:mod:`analysis.multiple_choice`, :mod:`analysis.misclassification`, the
+two-group designs of :mod:`analysis.two_group`, the direct-question
+comparison of :mod:`analysis.control_arm`), confidence intervals
 (:mod:`analysis.intervals`), survey planning (:mod:`analysis.planning`) and
 the burst rule of the integrity warning (:mod:`analysis.bursts`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
@@ -10,6 +12,7 @@ Only numpy, scipy and the standard library; see ``analysis/README.md``.
 
 # privacy first: design imports it.
 from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
+from analysis.control_arm import ControlArmComparison, compare_with_direct
 from analysis.design import (
     TWO_COIN,
     ForcedResponseDesign,
@@ -34,15 +37,24 @@ from analysis.intervals import (
     wald_interval,
     wilson_interval,
 )
+from analysis.misclassification import (
+    MisclassificationDesign,
+    MisclassificationEstimate,
+    estimate_misclassification,
+)
 from analysis.multiple_choice import (
     MultipleChoiceEstimate,
     estimate_multiple_choice,
     project_to_simplex,
 )
 from analysis.planning import (
+    TwoGroupPlan,
     half_width_for_n,
     power_one_sided,
     sample_size_for_half_width,
+    two_group_half_width,
+    two_group_power,
+    two_group_sample_size,
 )
 from analysis.privacy import (
     SurveyEpsilon,
@@ -71,6 +83,14 @@ from analysis.sequences import (
     difference_sequence,
     log_mixture_martingale,
     option_confidence_sequences,
+)
+from analysis.two_group import (
+    NO_EPSILON_LABEL,
+    CheaterDetectionDesign,
+    StochasticLieDetectorDesign,
+    TwoGroupEstimate,
+    estimate_two_group,
+    two_group_design_from_dict,
 )
 
 __all__ = [
@@ -124,4 +144,19 @@ __all__ = [
     "DifferenceSequence",
     "log_mixture_martingale",
     "MIXTURE_PRIOR",
+    "CheaterDetectionDesign",
+    "StochasticLieDetectorDesign",
+    "two_group_design_from_dict",
+    "estimate_two_group",
+    "TwoGroupEstimate",
+    "NO_EPSILON_LABEL",
+    "MisclassificationDesign",
+    "estimate_misclassification",
+    "MisclassificationEstimate",
+    "compare_with_direct",
+    "ControlArmComparison",
+    "two_group_sample_size",
+    "two_group_half_width",
+    "two_group_power",
+    "TwoGroupPlan",
 ]

@@ -22,11 +22,13 @@ randomized response technique. JASA 110(511), 1304-1319.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from scipy import stats
 
 from analysis._checks import _check_design, _check_integer, _check_unit_closed, _check_unit_open
 from analysis.intervals import _z
+from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, TwoGroupDesign
 
 #: How close ``n`` computed in floating point must be to an integer to be
 #: taken as that integer before rounding up (so 400.0000000001 is 400).
@@ -220,3 +222,176 @@ def power_one_sided(
     z = float(stats.norm.ppf(1 - level))
     shift = abs(pi1 - pi0) - z / math.sqrt(n * info0)
     return float(stats.norm.cdf(shift * math.sqrt(n * info1)))
+
+
+# --------------------------------------------------------------------------
+# Two-group designs (cheater detection, stochastic lie detector): sample
+# size, precision and power for the prevalence. Kept as one block.
+
+
+@dataclass(frozen=True)
+class TwoGroupPlan:
+    """Group sizes for a two-group design.
+
+    Attributes
+    ----------
+    n1, n2, n : int
+        Answers wanted in group 1, group 2 and in all (``n = n1 + n2``).
+    group_share : float
+        Share of respondents assigned to group 1.
+    half_width : float
+        The Wald half-width for ``pi`` these sizes give, ``<=`` the target.
+    confidence_level : float
+    """
+
+    n1: int
+    n2: int
+    n: int
+    group_share: float
+    half_width: float
+    confidence_level: float
+
+
+def _two_group_components(design: TwoGroupDesign, pi: float, second: float) -> tuple[float, float]:
+    """``A_i = g_i^2 lambda_i (1 - lambda_i)`` so that ``Var(pi_hat) = A_1/n1 + A_2/n2`` (delta method)."""
+    if not isinstance(design, (CheaterDetectionDesign, StochasticLieDetectorDesign)):
+        raise ValueError(f"design must be a two-group design, got design={design!r}")
+    pi = _check_unit_closed(pi, "pi")
+    second = _check_unit_closed(second, design.second_parameter)
+    if not design.in_space(pi, second):
+        raise ValueError(f"pi={pi!r} and {design.second_parameter}={second!r} lie outside the parameter space")
+    lam = design.rates(pi, second)
+    gradient, _ = design.moment_gradients(*lam)
+    return tuple(g * g * x * (1 - x) for g, x in zip(gradient, lam))  # type: ignore[return-value]
+
+
+def two_group_half_width(
+    design: TwoGroupDesign, n1: int, n2: int, pi: float, second: float, confidence_level: float = 0.95
+) -> float:
+    """Wald half-width for ``pi`` with ``n1`` and ``n2`` answers: ``z sqrt(A_1/n1 + A_2/n2)``.
+
+    Parameters
+    ----------
+    design : CheaterDetectionDesign or StochasticLieDetectorDesign
+    n1, n2 : int
+        Answers in each group, ``>= 1``.
+    pi, second : float
+        Anticipated prevalence and second parameter (``gamma`` or ``t``).
+    confidence_level : float
+
+    Notes
+    -----
+    ``A_i = g_i^2 lambda_i (1 - lambda_i)`` with ``g`` the gradient of the
+    moment estimator of ``pi`` (:func:`analysis.two_group.estimate_two_group`):
+    ``(p2, -p1)/(p2 - p1)`` for cheater detection (Clark and Desharnais
+    1998), ``(-1, 1)/(p2 - p1)`` for the lie detector (Moshagen et al. 2012).
+    """
+    n1 = _check_integer(n1, "n1", 1)
+    n2 = _check_integer(n2, "n2", 1)
+    z = _z(confidence_level)
+    first, other = _two_group_components(design, pi, second)
+    return z * math.sqrt(first / n1 + other / n2)
+
+
+def two_group_sample_size(
+    design: TwoGroupDesign,
+    half_width: float,
+    pi: float,
+    second: float,
+    confidence_level: float = 0.95,
+    group_share: float | None = None,
+) -> TwoGroupPlan:
+    """Smallest group sizes for a Wald interval of ``pi`` of a given half-width.
+
+    Parameters
+    ----------
+    design : CheaterDetectionDesign or StochasticLieDetectorDesign
+    half_width : float
+        Target ``h`` in ``(0, 1)``.
+    pi, second : float
+        Anticipated prevalence and second parameter (``gamma`` or ``t``).
+    confidence_level : float
+    group_share : float or None
+        Share ``r`` of respondents sent to group 1, in ``(0, 1)``; ``None``
+        (default) the share that minimizes ``n``.
+
+    Returns
+    -------
+    TwoGroupPlan
+
+    Notes
+    -----
+    With ``n1 = r n``, ``n2 = (1 - r) n`` the variance is ``(A_1/r + A_2/(1 - r))/n``, so::
+
+        n = ceil(z^2 (A_1/r + A_2/(1 - r)) / h^2)
+
+    The best share is Neyman's, ``r = sqrt(A_1)/(sqrt(A_1) + sqrt(A_2))``,
+    giving ``n = z^2 (sqrt(A_1) + sqrt(A_2))^2 / h^2``. ``n1 = round(r n)``
+    and ``n`` is raised until the rounded sizes meet ``h``. Moshagen et al.
+    (2012) recommend more respondents in the group with the lower ``p``;
+    the optimal share makes that precise.
+    """
+    h = _check_unit_open(half_width, "half_width")
+    first, other = _two_group_components(design, pi, second)
+    z = _z(confidence_level)
+    if group_share is None:
+        share = math.sqrt(first) / (math.sqrt(first) + math.sqrt(other)) if first + other > 0 else 0.5
+    else:
+        share = _check_unit_open(group_share, "group_share")
+    n = max(2, math.ceil(z * z * (first / share + other / (1 - share)) / (h * h) * (1 - _INTEGER_TOLERANCE)))
+    while True:
+        n1 = min(max(1, round(share * n)), n - 1)
+        width = z * math.sqrt(first / n1 + other / (n - n1))
+        if width <= h:
+            return TwoGroupPlan(n1, n - n1, n, share, width, float(confidence_level))
+        n += 1
+
+
+def two_group_power(
+    design: TwoGroupDesign, n1: int, n2: int, pi0: float, pi1: float, second: float, alpha: float = 0.05
+) -> float:
+    """Power of the one-sided z-test of ``pi = pi0`` against ``pi = pi1`` in a two-group design.
+
+    Parameters
+    ----------
+    design : CheaterDetectionDesign or StochasticLieDetectorDesign
+    n1, n2 : int
+        Answers in each group.
+    pi0, pi1 : float
+        Prevalence under the null and the alternative.
+    second : float
+        Anticipated second parameter (``gamma`` or ``t``), the same under both.
+    alpha : float
+        Significance level; default 0.05.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    As :func:`power_one_sided`, with ``SE(pi) = sqrt(A_1/n1 + A_2/n2)`` at each hypothesis::
+
+        power = Phi( (|pi1 - pi0| - z_{1-alpha} SE(pi0)) / SE(pi1) )
+
+    References
+    ----------
+    Ulrich, R. et al. (2012). Psychological Methods 17(4), 623-641.
+    Moshagen, M., Musch, J. and Erdfelder, E. (2012). Behavior Research Methods 44(1), 222-231.
+    """
+    n1 = _check_integer(n1, "n1", 1)
+    n2 = _check_integer(n2, "n2", 1)
+    level = _check_unit_open(alpha, "alpha")
+    se = []
+    for name, value in (("pi0", pi0), ("pi1", pi1)):
+        try:
+            first, other = _two_group_components(design, value, second)
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
+        se.append(math.sqrt(first / n1 + other / n2))
+    if se[0] == 0 or se[1] == 0:
+        raise ValueError(
+            f"pi0={pi0!r} or pi1={pi1!r} makes every answer the same under this design; the test is undefined"
+        )
+    z = float(stats.norm.ppf(1 - level))
+    return float(stats.norm.cdf((abs(float(pi1) - float(pi0)) - z * se[0]) / se[1]))

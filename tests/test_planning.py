@@ -168,3 +168,71 @@ def test_randomization_costs_power():
 def test_bad_arguments(call, shown):
     with pytest.raises(ValueError, match=re.escape(shown)):
         call()
+
+
+# --------------------------------------------------------------------------
+# Two-group designs (cheater detection, stochastic lie detector). Kept as one block.
+
+
+def _lie_detector():
+    from fractions import Fraction
+
+    from analysis import StochasticLieDetectorDesign
+
+    return StochasticLieDetectorDesign(Fraction(1, 6), Fraction(5, 6))
+
+
+def test_two_group_half_width_by_hand():
+    from analysis import two_group_half_width
+
+    # SLD p = (1/6, 5/6), pi = .3, t = .8: lambda = (.24 + .7 * 5/6, .24 + .7 * 1/6) = (.823333, .356667).
+    # Var(pi_hat) = [l1(1 - l1)/n1 + l2(1 - l2)/n2] / (2/3)^2: A = 2.25 l (1 - l) = (.327275, .516275).
+    # n1 = n2 = 1000: 1.959964 * sqrt(.84355 / 1000) = .0569251.
+    assert_allclose(two_group_half_width(_lie_detector(), 1000, 1000, 0.3, 0.8), 0.0569251, rtol=1e-6)
+
+
+def test_two_group_sample_size_by_hand_and_the_best_share():
+    from analysis import two_group_half_width, two_group_sample_size
+
+    design = _lie_detector()
+    # Best share r = sqrt(A1)/(sqrt(A1) + sqrt(A2)) = .572079/1.290602 = .443266;
+    # n = 3.8414588 * 1.290602^2 / .05^2 = 2559.4 -> 2560, n1 = round(.443266 * 2560) = 1135.
+    plan = two_group_sample_size(design, 0.05, 0.3, 0.8)
+    assert (plan.n1, plan.n2, plan.n) == (1135, 1425, 2560)
+    assert plan.group_share == pytest.approx(0.443266, abs=1e-6)
+    assert plan.half_width <= 0.05 < two_group_half_width(design, 1135, 1424, 0.3, 0.8)
+    # Equal groups: n = 3.8414588 * 2 * (.327275 + .516275) / .0025 = 2592.3 -> 2593, more than the best share needs.
+    equal = two_group_sample_size(design, 0.05, 0.3, 0.8, group_share=0.5)
+    assert (equal.n1, equal.n2, equal.n) == (1296, 1297, 2593)
+
+
+def test_two_group_power_keeps_its_level_and_matches_a_simulation():
+    """At pi1 = pi0 the power is alpha. At pi0 = .2, pi1 = .3 (t = .8, 1000 + 1000 answers) the formula's
+    power is compared with R = 4000 simulated surveys rejecting when pi_hat > .2 + z_.95 SE(pi0): within
+    3 binomial standard errors of the simulation plus .01 for the normal approximation."""
+    import numpy as np
+
+    from analysis import two_group_half_width, two_group_power
+
+    design = _lie_detector()
+    assert two_group_power(design, 1000, 1000, 0.3, 0.3, 0.8, alpha=0.05) == pytest.approx(0.05, abs=1e-12)
+    power = two_group_power(design, 1000, 1000, 0.2, 0.3, 0.8)
+    rng = np.random.default_rng(20261122)
+    yes = rng.binomial((1000, 1000), design.rates(0.3, 0.8), size=(4000, 2)) / 1000
+    pi_hat = 1 - (yes[:, 0] - yes[:, 1]) / (2 / 3)
+    threshold = 0.2 + two_group_half_width(design, 1000, 1000, 0.2, 0.8, confidence_level=0.9)
+    simulated = float(np.mean(pi_hat > threshold))
+    assert abs(power - simulated) <= 3 * math.sqrt(power * (1 - power) / 4000) + 0.01
+    with pytest.raises(ValueError, match=r"pi0: pi must be in \[0, 1\], got pi=1.5"):
+        two_group_power(design, 10, 10, 1.5, 0.3, 0.8)
+
+
+def test_two_group_planning_refuses_a_point_outside_the_parameter_space():
+    from fractions import Fraction
+
+    from analysis import CheaterDetectionDesign, two_group_sample_size
+
+    with pytest.raises(ValueError, match="pi=0.7 and gamma=0.5 lie outside the parameter space"):
+        two_group_sample_size(CheaterDetectionDesign(Fraction(3, 10), Fraction(7, 10)), 0.05, 0.7, 0.5)
+    with pytest.raises(ValueError, match="design must be a two-group design"):
+        two_group_sample_size("SLD", 0.05, 0.3, 0.8)

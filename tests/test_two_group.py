@@ -1,0 +1,299 @@
+"""The two-group designs: cheater detection (Clark and Desharnais 1998) and the stochastic lie detector
+(Moshagen, Musch and Erdfelder 2012)."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy import stats
+from scipy.special import xlogy
+
+from analysis import (
+    NO_EPSILON_LABEL,
+    CheaterDetectionDesign,
+    StochasticLieDetectorDesign,
+    estimate_two_group,
+    two_group_design_from_dict,
+)
+from analysis._checks import DesignError
+from analysis.two_group import _log_likelihood, _maximum_likelihood
+
+CDM = CheaterDetectionDesign(Fraction(3, 10), Fraction(7, 10))
+SLD = StochasticLieDetectorDesign(Fraction(1, 6), Fraction(5, 6))
+CHI2_95 = float(stats.chi2.ppf(0.95, 1))  # 3.8414588
+
+
+# --------------------------------------------------------------------------
+# Designs.
+
+
+@pytest.mark.parametrize("cls", [CheaterDetectionDesign, StochasticLieDetectorDesign])
+@pytest.mark.parametrize(
+    ("p1", "p2", "field", "shown"),
+    [
+        ("1/3", "1/3", "p2", "p1 = p2 = 1/3"),
+        (-0.1, 0.5, "p1", "p1=-1/10"),
+        (0.2, 1.5, "p2", "p2=3/2"),
+        ("coin", 0.5, "p1", "'coin'"),
+        (0.2, 0.1 + 0.2, "p2", "0.30000000000000004"),
+    ],
+)
+def test_bad_probabilities_are_refused_naming_the_value(cls, p1, p2, field, shown):
+    with pytest.raises(DesignError, match=re.escape(shown)) as caught:
+        cls(p1, p2)
+    assert caught.value.field == field
+
+
+def test_designs_keep_exact_fractions_and_round_trip_through_their_record():
+    for design in (CheaterDetectionDesign("0.3", 0.7), StochasticLieDetectorDesign("2/12", "10/12")):
+        assert isinstance(design.p1, Fraction) and isinstance(design.p2, Fraction)
+        assert two_group_design_from_dict(design.to_dict()) == design
+    assert SLD.to_dict() == {"kind": "stochastic_lie_detector", "p1": "1/6", "p2": "5/6"}
+    assert SLD.rrreg() == {"model": "SLD", "p": ["1/6", "5/6"]}
+    assert CDM.rrreg() == {"model": "CDM", "p": ["3/10", "7/10"]}
+    assert CDM.label() == "cheater detection (prompted yes p1=3/10, p2=7/10)"
+    with pytest.raises(DesignError, match="unknown two-group design kind 'warner'"):
+        two_group_design_from_dict({"kind": "warner", "p1": "1/2", "p2": "1/3"})
+    with pytest.raises(DesignError, match=r"lacks \['p2'\]"):
+        two_group_design_from_dict({"kind": "cheater_detection", "p1": "1/2"})
+
+
+def test_neither_design_has_a_finite_epsilon():
+    # A cheater's "no" is not randomized: the likelihood ratio of a "no" is unbounded.
+    for design in (CDM, SLD):
+        assert design.epsilon == math.inf
+        assert design.epsilon_label == NO_EPSILON_LABEL == "no epsilon guarantee: one answer fully reveals"
+        assert estimate_two_group((50, 90), (200, 200), design).epsilon == math.inf
+
+
+# --------------------------------------------------------------------------
+# Exact values from the formulas (Clark and Desharnais 1998; Moshagen et al. 2012).
+
+
+def test_cheater_detection_by_hand():
+    # p = (.3, .7), lambda = (50/200, 90/200) = (.25, .45).
+    # pi = (.7*.25 - .3*.45)/.4 = .1; beta = (.45 - .25)/.4 = .5; gamma = 1 - .1 - .5 = .4.
+    # Var(pi) = (.49*.1875/200 + .09*.2475/200)/.16 = .003567188 -> SE .05972594
+    # Var(gamma) = (.09*.1875/200 + .49*.2475/200)/.16 = .004317188 -> SE .06570531
+    # RRreg divides by n - 1 = 199: SE(pi) = sqrt(.00057075*200/199/.16) = .05987581.
+    e = estimate_two_group((50, 90), (200, 200), CDM)
+    assert_allclose([e.pi, e.second], [0.1, 0.4], atol=1e-15)
+    assert e.second_parameter == "gamma" and not e.on_boundary
+    assert_allclose([e.pi_std_err, e.second_std_err], [0.05972594, 0.06570531], rtol=1e-6)
+    assert_allclose(e.pi_std_err_rrreg, 0.05987581, rtol=1e-6)
+
+
+def test_stochastic_lie_detector_by_hand():
+    # p = (1/6, 5/6), lambda = (.75, .5). pi = 1 - (.75 - .5)/(2/3) = .625;
+    # t = (.75 - .375*5/6)/.625 = .4375/.625 = .7.
+    # Var(pi) = (.1875/200 + .25/200)*(9/4) = .004921875 -> SE .07015607.
+    e = estimate_two_group((150, 100), (200, 200), SLD)
+    assert_allclose([e.pi, e.second], [0.625, 0.7], atol=1e-15)
+    assert e.second_parameter == "t"
+    assert_allclose(e.pi_std_err, math.sqrt(0.004921875), rtol=1e-12)
+
+
+def test_the_rrreg_minarets_example_is_reproduced_to_its_printed_digits():
+    """Heck and Moshagen (2018), RRreg, Journal of Statistical Software 85(2), section 4.1 (also
+    RRreg's vignettes/Heck_Moshagen_2018_JSS.pdf): ``RRuni(rrt, data = minarets_RR, model = "SLD",
+    p = c(2/12, 10/12), group = condition)`` prints sample sizes 564 and 692 and
+
+        pi 0.870695 (StdErr 0.041118),   t 0.635806 (StdErr 0.017344)
+
+    The yes counts, 373 of 564 and 398 of 692, are those of RRreg's ``minarets`` data set
+    (Radukic and Musch 2014) with ``RRdesign == 1``, by condition (read from data/minarets.RData).
+    RRreg's standard errors divide by n_i - 1.
+    """
+    e = estimate_two_group((373, 398), (564, 692), StochasticLieDetectorDesign("2/12", "10/12"))
+    assert not e.on_boundary
+    assert (round(e.pi, 6), round(e.pi_std_err_rrreg, 6)) == (0.870695, 0.041118)
+    assert (round(e.second, 6), round(e.second_std_err_rrreg, 6)) == (0.635806, 0.017344)
+    # The paper's text rounds to two digits: pi = 0.87 (SE 0.04), t = 0.64.
+    assert (round(e.pi, 2), round(e.pi_std_err, 2), round(e.second, 2)) == (0.87, 0.04, 0.64)
+
+
+@pytest.mark.parametrize(
+    ("design", "yes", "n"),
+    [
+        (CDM, (50, 90), (200, 200)),
+        (CDM, (123, 301), (400, 550)),
+        (CheaterDetectionDesign(0, "1/2"), (30, 110), (200, 200)),  # group 1 asked directly
+        (SLD, (150, 100), (200, 200)),
+        (SLD, (373, 398), (564, 692)),
+        (StochasticLieDetectorDesign(1, "1/4"), (40, 300), (400, 550)),
+    ],
+)
+def test_published_standard_errors_equal_the_observed_information(design, yes, n):
+    """Inside the parameter space the delta-method formulas (with n_i) are the inverse observed information."""
+    e = estimate_two_group(yes, n, design)
+    assert not e.on_boundary
+    covariance = e.covariance()
+    assert_allclose([e.pi_std_err, e.second_std_err], np.sqrt(np.diag(covariance)), rtol=1e-9)
+
+
+# --------------------------------------------------------------------------
+# Maximum likelihood: inside the space it is the moment estimate; outside, the boundary.
+
+
+def _grid_log_likelihood(design, pi, second, yes, n):
+    """The binomial log-likelihood on arrays of parameter values (written here, apart from the module's);
+    ``-inf`` outside the parameter space."""
+    total = np.zeros(np.broadcast(pi, second).shape)
+    for lam, y, size in zip(design.rates(pi, second), yes, n):
+        lam = np.clip(lam, 0, 1)
+        with np.errstate(divide="ignore"):
+            total = total + xlogy(y, lam) + xlogy(size - y, 1 - lam)
+    inside = (pi + second <= 1) if design.kind == "cheater_detection" else np.ones_like(total, dtype=bool)
+    return np.where(inside, total, -np.inf)
+
+
+def _grid_maximum(design, yes, n, steps=1000):
+    """Brute-force maximum of the log-likelihood over a grid of the parameter space."""
+    axis = np.linspace(0, 1, steps + 1)
+    pi, second = np.meshgrid(axis, axis, indexing="ij")
+    return float(np.max(_grid_log_likelihood(design, pi, second, yes, n)))
+
+
+@pytest.mark.parametrize("design", [CDM, SLD])
+def test_maximum_likelihood_inside_the_space_is_the_moment_estimate(design):
+    for yes, n in [((50, 90), (200, 200)), ((150, 100), (200, 200)), ((373, 398), (564, 692))]:
+        e = estimate_two_group(yes, n, design)
+        if e.on_boundary:
+            continue
+        assert_allclose(_maximum_likelihood(design, yes, n), (e.pi, e.second), atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("design", "yes", "where"),
+    [
+        (CDM, (20, 150), "pi < 0 and gamma < 0"),  # lambda2/lambda1 beyond p2/p1
+        (CDM, (100, 180), "gamma < 0"),  # lambda = (.5, .9): pi = .2, beta = 1, gamma = -.2
+        (CDM, (110, 100), "beta < 0"),  # lambda1 > lambda2
+        (SLD, (120, 150), "pi > 1"),  # lambda1 < lambda2
+        (SLD, (195, 101), "t > 1"),  # about pi = .3, t = 1.3
+        (SLD, (105, 11), "t < 0"),  # about pi = .3, t = -.2
+    ],
+)
+def test_outside_the_space_the_estimate_is_the_constrained_maximum(design, yes, where):
+    n = (200, 200)
+    e = estimate_two_group(yes, n, design)
+    assert e.on_boundary, where
+    assert not design.in_space(e.pi_moment, e.second_moment)
+    assert design.in_space(e.pi, e.second)
+    assert e.log_likelihood >= _grid_maximum(design, yes, n) - 1e-9
+    # The reported log-likelihood is that of the reported estimate.
+    assert_allclose(e.log_likelihood, _log_likelihood(design.rates(e.pi, e.second), yes, n), rtol=1e-12)
+
+
+def test_the_lie_detector_at_pi_zero_leaves_t_undefined_and_its_interval_whole():
+    # lambda = (250/300, 50/300) = (5/6, 1/6) = (1 - p1, 1 - p2): exactly what non-carriers give, pi = 0,
+    # and t (the honesty of carriers) is not identified.
+    e = estimate_two_group((250, 50), (300, 300), SLD)
+    assert e.pi == 0.0 and math.isnan(e.second)
+    ci = e.confidence_interval("t")
+    assert (ci.low, ci.high) == (0.0, 1.0)
+    assert e.confidence_interval("pi").low == 0.0
+
+
+# --------------------------------------------------------------------------
+# Profile-likelihood intervals.
+
+
+def _profile_by_grid(design, parameter, value, yes, n, steps=200_000):
+    """Profile log-likelihood by brute force over the other parameter (independent of the module's root finding)."""
+    others = np.linspace(0, 1, steps + 1)
+    if parameter == "pi":
+        return float(np.max(_grid_log_likelihood(design, np.full_like(others, value), others, yes, n)))
+    return float(np.max(_grid_log_likelihood(design, others, np.full_like(others, value), yes, n)))
+
+
+@pytest.mark.parametrize(
+    ("design", "yes", "n"),
+    [(CDM, (50, 90), (200, 200)), (SLD, (150, 100), (200, 200)), (SLD, (373, 398), (564, 692))],
+)
+def test_profile_interval_ends_are_where_the_likelihood_ratio_reaches_the_chi2_quantile(design, yes, n):
+    e = estimate_two_group(yes, n, design)
+    for parameter in ("pi", e.second_parameter):
+        ci = e.confidence_interval(parameter, 0.95)
+        assert ci.method == "profile likelihood" and ci.confidence_level == 0.95
+        centre = e.pi if parameter == "pi" else e.second
+        assert ci.low < centre < ci.high
+        for end in (ci.low, ci.high):
+            if end in (0.0, 1.0):
+                assert 2 * (e.log_likelihood - _profile_by_grid(design, parameter, end, yes, n)) <= CHI2_95
+            else:
+                statistic = 2 * (e.log_likelihood - _profile_by_grid(design, parameter, end, yes, n))
+                assert statistic == pytest.approx(CHI2_95, abs=2e-3)
+
+
+def test_a_wider_level_gives_a_wider_interval_and_bad_arguments_are_named():
+    e = estimate_two_group((150, 100), (200, 200), SLD)
+    narrow, wide = e.confidence_interval("pi", 0.8), e.confidence_interval("pi", 0.99)
+    assert wide.low < narrow.low < narrow.high < wide.high
+    with pytest.raises(ValueError, match="parameter must be 'pi' or 't', got parameter='gamma'"):
+        e.confidence_interval("gamma")
+    with pytest.raises(ValueError, match="confidence_level=1.5"):
+        e.confidence_interval("pi", 1.5)
+
+
+@pytest.mark.parametrize(
+    ("yes", "n", "message"),
+    [
+        ((10, 20), (30,), "n must be a pair"),
+        ((10, 40), (30, 30), r"yes\[1\]=40"),
+        ((10, 5), (1, 30), r"n\[0\]=1"),
+        ((True, 5), (30, 30), r"yes\[0\]=True"),
+        (7, (30, 30), "yes=7"),
+    ],
+)
+def test_bad_counts_are_refused_naming_the_value(yes, n, message):
+    with pytest.raises(ValueError, match=message):
+        estimate_two_group(yes, n, SLD)
+
+
+def test_a_one_group_design_is_refused():
+    with pytest.raises(ValueError, match="design must be a two-group design"):
+        estimate_two_group((1, 2), (10, 10), "CDM")
+
+
+# --------------------------------------------------------------------------
+# Seeded Monte Carlo: unbiasedness of the moment estimates and 95% coverage of the profile intervals.
+
+
+@pytest.mark.parametrize(
+    ("design", "pi", "second", "n"),
+    [
+        (CDM, 0.2, 0.15, (500, 500)),  # 20% honest carriers, 15% cheaters
+        (SLD, 0.3, 0.8, (400, 600)),  # 30% carriers, 80% of them honest
+    ],
+)
+def test_simulated_estimates_are_unbiased_and_profile_intervals_cover(design, pi, second, n):
+    """R = 800 surveys. Tolerances from the simulation itself: the mean of the moment estimate is within
+    4 Monte Carlo standard errors (sd / sqrt(R)) of the truth, and each interval's coverage within
+    3 binomial standard errors of 0.95, sqrt(.95 * .05 / 800) = 0.0077, i.e. 0.927 to 0.973 (a correct
+    method fails either check with probability about 0.3%). The published standard error is checked
+    against the simulated spread of the estimates (within 10%, the spread's own error is about 2.5%)."""
+    rng = np.random.default_rng(20261122)
+    replications = 800
+    rates = design.rates(pi, second)
+    yes = rng.binomial(n, rates, size=(replications, 2))
+    estimates, std_errs, covered = [], [], {"pi": 0, design.second_parameter: 0}
+    for row in yes:
+        e = estimate_two_group((int(row[0]), int(row[1])), n, design)
+        estimates.append((e.pi_moment, e.second_moment))
+        std_errs.append(e.pi_std_err)
+        for parameter, truth in (("pi", pi), (design.second_parameter, second)):
+            ci = e.confidence_interval(parameter, 0.95)
+            covered[parameter] += ci.low <= truth <= ci.high
+    estimates = np.array(estimates)
+    spread = estimates.std(axis=0, ddof=1)
+    assert np.all(np.abs(estimates.mean(axis=0) - (pi, second)) <= 4 * spread / math.sqrt(replications))
+    assert np.mean(std_errs) == pytest.approx(spread[0], rel=0.1)
+    tolerance = 3 * math.sqrt(0.95 * 0.05 / replications)
+    for parameter, count in covered.items():
+        assert abs(count / replications - 0.95) <= tolerance, (parameter, count / replications)
