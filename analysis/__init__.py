@@ -43,6 +43,8 @@ from analysis.planning import (
     half_width_for_n,
     power_one_sided,
     sample_size_for_half_width,
+    sample_size_for_sequence_half_width,
+    sequence_half_width_for_n,
 )
 from analysis.privacy import (
     SurveyEpsilon,
@@ -96,6 +98,8 @@ __all__ = [
     "difference",
     "Difference",
     "sample_size_for_half_width",
+    "sample_size_for_sequence_half_width",
+    "sequence_half_width_for_n",
     "half_width_for_n",
     "power_one_sided",
     "survey_epsilon",
