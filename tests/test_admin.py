@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -681,3 +682,23 @@ def test_the_results_page_draws_the_estimate_over_time_from_the_kept_daily_talli
     assert f"({short_percent(first.low)} to {short_percent(first.high)}), n = 50</title>" in html
     assert f"on 2026-11-21, with 100 answers, {short_percent(estimate_proportion(70, 100).estimate)}" in html
     assert f"sequence {short_percent(now.low)} to {short_percent(now.high)}" in html
+
+
+def test_the_dashboard_shows_how_far_each_target_is(app, auth, surveys_dir):
+    from tests.helpers import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(
+        QUIZ_YAML + "targets:\n  - {question: cheated, margin: 0.05}\n  - {question: lied, margin: 0.1}\n"
+        "close_when_targets_met: true\n"
+    )
+    add_responses(app, many(300, 700))
+    auth.login()
+    html = auth.client.get("/admin/").get_data(as_text=True)
+    row = load_catalog(str(surveys_dir)).surveys["quiz"]
+    assert row.targets[0].margin == 0.05
+    cheated = re.search(r"cheated:\s+±([\d.]+) now,\s+target ±5\.0 points \(95%\): about ([\d,]+) more answers", html)
+    assert cheated, html
+    assert 5.0 < float(cheated.group(1)) < 15.0  # two coins, 1,000 answers: about ±11 points
+    assert int(cheated.group(2).replace(",", "")) > 1000
+    assert re.search(r"lied:\s+no answers yet,\s+target ±10\.0 points", html)
+    assert "closes itself when every target is met" in html and ">open" in html
