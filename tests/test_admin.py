@@ -21,6 +21,7 @@ from analysis import (
     half_width_for_n,
     option_confidence_sequences,
     sample_size_for_half_width,
+    sample_size_for_sequence_half_width,
 )
 from storage import responses
 from surveys.files import load_catalog
@@ -431,6 +432,15 @@ def test_a_margin_of_error_of_5_5_percent_or_0_05_plans_for_five_points(app, aut
     assert "Margin of error (plus or minus)" in html
     assert "5 means plus or minus 5 points" in html
     assert 'name="half_width" value="5"' in html
+
+
+def test_planning_on_the_results_page_gives_the_answers_under_the_sequence_too(app, auth):
+    add_responses(app, many(30, 20))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz", query_string={"half_width": "5"}).get_data(as_text=True)
+    needed = sample_size_for_sequence_half_width(0.05, 0.95, 0.5, 0.25, 0.25)
+    assert "if you fix that number in advance and look once, at the end" in html
+    assert f'expect about <strong class="needed-sequence">{needed}</strong>' in html
 
 
 def test_a_refused_margin_of_error_is_shown_on_the_page_beside_its_field(app, auth):
