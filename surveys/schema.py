@@ -41,6 +41,14 @@ enough to stop one client swinging a small survey would also refuse a
 class or an office answering from one shared address, and the right number
 depends on who answers.
 
+Margins of error to reach, and whether to stop there (optional; see
+:class:`surveys.definition.Target` and :mod:`surveys.targets`)::
+
+    targets:
+      - {question: cheated, margin: 0.05}          # ±5 points, 95% unless confidence_level
+      - {question: cheated, by: year, groups: [first, fourth], margin: 0.1}   # a difference
+    close_when_targets_met: true
+
 Every mistake in a file is collected as a :class:`Problem` naming the file,
 the question and the field, and all of them are reported together
 (:class:`SurveyFileError`), so a researcher fixes a file in one pass.
