@@ -9,8 +9,8 @@ fresh id and day, so any column the product derives from the answers (the
 JSON, a ready CSV line, ...) is the product's own. Rows then go straight
 into the benchmark database with ``executemany`` in large transactions,
 with the journal and fsyncs off (generation only; the benchmarks open the
-file with :func:`storage.connection.connect`). The ``tallies`` and
-``daily_counts`` rows are the exact aggregates of what was inserted,
+file with :func:`storage.connection.connect`). The ``tallies``,
+``group_tallies``, ``daily_counts`` and ``daily_tallies`` rows are the exact aggregates of what was inserted,
 computed in Python, so the database is what the app would have built one
 submission at a time.
 
@@ -163,6 +163,7 @@ class Generator:
         self._add_tallies(conn, picks)
         self._add_group_tallies(conn, picks)
         self._add_daily_counts(conn, days)
+        self._add_daily_tallies(conn, picks, days)
         conn.execute("COMMIT")
         self.rows += count
 
@@ -214,4 +215,25 @@ class Generator:
             "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, ?)"
             " ON CONFLICT DO UPDATE SET count = count + excluded.count",
             [(self.survey.id, self.days[k], n) for k, n in enumerate(np.bincount(days, minlength=DAYS).tolist()) if n],
+        )
+
+    def _add_daily_tallies(self, conn: sqlite3.Connection, picks: np.ndarray, days: np.ndarray) -> None:
+        """The per-day tallies the product keeps (m009), for these rows: what the estimate over time reads."""
+        per_day_pick = np.bincount(days * POOL_SIZE + picks, minlength=DAYS * POOL_SIZE).reshape(DAYS, POOL_SIZE)
+        rows = []
+        for question in self.survey.questions:
+            answers = sorted({a[question.name] for a in self.pool if question.name in a})
+            chosen = np.zeros((POOL_SIZE, len(answers)), dtype=np.int64)  # one-hot: pool entry -> its answer
+            for pick, entry in enumerate(self.pool):
+                if question.name in entry:
+                    chosen[pick, answers.index(entry[question.name])] = 1
+            key = question_design_key(question)
+            for day, per_answer in enumerate((per_day_pick @ chosen).tolist()):
+                rows += [
+                    (self.survey.id, self.days[day], question.name, key, a, n) for a, n in zip(answers, per_answer) if n
+                ]
+        conn.executemany(
+            "INSERT INTO daily_tallies (survey_id, day, question, design, answer, count) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            rows,
         )

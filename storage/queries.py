@@ -64,6 +64,20 @@ def daily_tallies(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, 
     ]
 
 
+def daily_tallies_on_days(
+    db: sqlite_utils.Database, survey_id: str, days: list[str]
+) -> dict[str, dict[str, dict[str, int]]]:
+    """The shape of :func:`tallies`, summed over the kept per-day tallies of ``days`` (no response is read)."""
+    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    for question, design, answer, count in db.execute(
+        "SELECT question, design, answer, count FROM daily_tallies"
+        " WHERE survey_id = ? AND day IN (SELECT value FROM json_each(?))",
+        [survey_id, json.dumps([check_day(day) for day in days])],
+    ).fetchall():
+        result[question][design][answer] += count
+    return {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in result.items()}
+
+
 def responses_on_day(db: sqlite_utils.Database, survey_id: str, day: str) -> int:
     row = db.execute(
         "SELECT count FROM daily_counts WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)]

@@ -209,6 +209,20 @@ def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
         )
 
 
+def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:
+    """Close a survey that met its targets, unless an admin opened or closed it by hand; True if it closed now.
+
+    The admin's choice is a row in ``survey_states``; this writes one only
+    where there is none, so it never reopens a survey, never overrides an
+    admin, and two answers that both see the targets met close it once.
+    """
+    with immediate_transaction(db):
+        cursor = db.execute(
+            "INSERT INTO survey_states (survey_id, closed) VALUES (?, 1) ON CONFLICT DO NOTHING", [survey_id]
+        )
+    return cursor.rowcount == 1
+
+
 def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
     """The admin's open/closed choice for a survey, or None if never set."""
     row = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id]).fetchone()

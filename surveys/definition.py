@@ -90,6 +90,54 @@ class Question:
         return self.randomize
 
 
+#: Confidence level of a target's confidence sequence unless the file gives one.
+DEFAULT_TARGET_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Target:
+    """A margin of error the researcher wants to reach, for one share or one difference.
+
+    Attributes
+    ----------
+    question : str
+        A randomized yes/no question of the survey.
+    margin : float
+        The wanted half-width of the anytime-valid confidence sequence, in
+        ``(0, 1)`` on the share's scale (for a difference, on the
+        difference's scale).
+    confidence_level : float
+        ``1 - alpha`` of the sequence, in ``(0, 1)``.
+    by : str or None
+        For a difference: the plain question whose answers form the groups.
+    groups : tuple of str
+        For a difference: the two answers to ``by`` compared (first minus
+        second); ``()`` for a share.
+    """
+
+    question: str
+    margin: float
+    confidence_level: float = DEFAULT_TARGET_LEVEL
+    by: str | None = None
+    groups: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.by is None) != (not self.groups) or len(self.groups) not in (0, 2):
+            raise ValueError(
+                f"target for {self.question!r}: by={self.by!r} needs exactly two groups, got {self.groups!r}"
+            )
+
+    @property
+    def is_difference(self) -> bool:
+        return self.by is not None
+
+    def label(self) -> str:
+        """``cheated`` or ``cheated, first - fourth by year``: what the dashboard names it."""
+        if not self.is_difference:
+            return self.question
+        return f"{self.question}, {self.groups[0]} − {self.groups[1]} by {self.by}"
+
+
 @dataclass(frozen=True)
 class Survey:
     """A survey as loaded from one file.
@@ -127,6 +175,12 @@ class Survey:
     next_url : str
         A link offered on the thank-you page: an http(s) address or a path
         of this site (``""``: none).
+    targets : tuple of Target
+        Margins of error the researcher wants (``()``: none); the dashboard
+        shows how far the survey is from each.
+    close_when_targets_met : bool
+        Close the survey once every target is met by its confidence sequence
+        (needs at least one target).
     """
 
     id: str
@@ -147,6 +201,8 @@ class Survey:
     ethics_approval: str = ""
     closing: str = ""
     next_url: str = ""
+    targets: tuple[Target, ...] = ()
+    close_when_targets_met: bool = False
 
     @property
     def randomized_questions(self) -> tuple[Question, ...]:

@@ -39,6 +39,7 @@ from analysis import (
     pool_estimates,
     project_to_simplex,
     sample_size_for_half_width,
+    sample_size_for_sequence_half_width,
     survey_epsilon,
 )
 from surveys.definition import YES_NO, Choice, Question, Survey
@@ -334,6 +335,10 @@ class PlanningResult:
     half_width_now : float or None
         :func:`analysis.half_width_for_n` at ``response_count`` (worst case);
         ``None`` with no responses.
+    needed_n_sequence : int or None
+        :func:`analysis.sample_size_for_sequence_half_width`, worst case over
+        ``pi``: the answers after which the confidence sequence, looked at as
+        often as anyone likes, is expected to be that narrow.
     """
 
     question: Question
@@ -343,6 +348,7 @@ class PlanningResult:
     needed_n: int
     response_count: int
     half_width_now: float | None
+    needed_n_sequence: int | None = None
 
 
 @dataclass(frozen=True)
@@ -917,4 +923,5 @@ def plan(
         needed_n=needed_n,
         response_count=response_count,
         half_width_now=now,
+        needed_n_sequence=sample_size_for_sequence_half_width(half_width, confidence_level, *question.design.exact()),
     )

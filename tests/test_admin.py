@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +21,7 @@ from analysis import (
     half_width_for_n,
     option_confidence_sequences,
     sample_size_for_half_width,
+    sample_size_for_sequence_half_width,
 )
 from storage import responses
 from surveys.files import load_catalog
@@ -432,6 +434,15 @@ def test_a_margin_of_error_of_5_5_percent_or_0_05_plans_for_five_points(app, aut
     assert 'name="half_width" value="5"' in html
 
 
+def test_planning_on_the_results_page_gives_the_answers_under_the_sequence_too(app, auth):
+    add_responses(app, many(30, 20))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz", query_string={"half_width": "5"}).get_data(as_text=True)
+    needed = sample_size_for_sequence_half_width(0.05, 0.95, 0.5, 0.25, 0.25)
+    assert "if you fix that number in advance and look once, at the end" in html
+    assert f'expect about <strong class="needed-sequence">{needed}</strong>' in html
+
+
 def test_a_refused_margin_of_error_is_shown_on_the_page_beside_its_field(app, auth):
     add_responses(app, many(30, 20))
     auth.login()
@@ -731,3 +742,23 @@ def test_answers_sent_from_the_preview_are_randomized_shown_and_never_stored(cli
     refused = client.post("/admin/surveys/quiz/preview", data={"csrf_token": token, "cheated": "maybe"})
     assert refused.status_code == 400 and "preview-banner" in refused.get_data(as_text=True)
     assert dump(app) == before  # nothing stored, counted or remembered
+
+
+def test_the_dashboard_shows_how_far_each_target_is(app, auth, surveys_dir):
+    from tests.helpers import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(
+        QUIZ_YAML + "targets:\n  - {question: cheated, margin: 0.05}\n  - {question: lied, margin: 0.1}\n"
+        "close_when_targets_met: true\n"
+    )
+    add_responses(app, many(300, 700))
+    auth.login()
+    html = auth.client.get("/admin/").get_data(as_text=True)
+    row = load_catalog(str(surveys_dir)).surveys["quiz"]
+    assert row.targets[0].margin == 0.05
+    cheated = re.search(r"cheated:\s+±([\d.]+) now,\s+target ±5\.0 points \(95%\): about ([\d,]+) more answers", html)
+    assert cheated, html
+    assert 5.0 < float(cheated.group(1)) < 15.0  # two coins, 1,000 answers: about ±11 points
+    assert int(cheated.group(2).replace(",", "")) > 1000
+    assert re.search(r"lied:\s+no answers yet,\s+target ±10\.0 points", html)
+    assert "closes itself when every target is met" in html and ">open" in html

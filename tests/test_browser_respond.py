@@ -430,3 +430,41 @@ def test_screenshots_of_the_form_and_the_thank_you_page(browser, shipped_server,
             assert page.get_by_role("heading", name="Thank you").is_visible()
             page.screenshot(path=str(ARTIFACTS / f"respond-thanks-{mode}.png"), full_page=True)
         context.close()
+
+
+def test_a_survey_closes_itself_in_the_browser_once_its_target_is_met(browser, live_server, app, surveys_dir):
+    """2,000 answers stored with as many noisy yeses as noes, and a ±target between the sequence's
+    half-width at 2,000 and at 2,003 answers (two coins, 95%): the second answer sent from a browser
+    meets it, the survey closes itself, and the next respondent's browser shows the closed page."""
+    from analysis import confidence_sequence
+    from tests.helpers import QUIZ_YAML, add_responses, many
+
+    def half_width(yes: int, n: int) -> float:
+        sequence = confidence_sequence(yes, n)
+        return (sequence.high - sequence.low) / 2
+
+    margin = (half_width(1000, 2000) + half_width(1001, 2003)) / 2
+    (surveys_dir / "quiz.yaml").write_text(
+        QUIZ_YAML + f"targets:\n  - {{question: cheated, margin: {margin!r}}}\nclose_when_targets_met: true\n"
+    )
+    add_responses(app, many(1000, 1000))
+    sent = 0
+    for _ in range(5):
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{live_server}/s/quiz")
+        if page.get_by_role("heading", name="This survey is closed").count():
+            context.close()
+            break
+        fill_in(page)
+        submit(page)
+        assert page.get_by_role("heading", name="Thank you").is_visible()
+        sent += 1
+        context.close()
+    assert sent == 2
+    assert len(stored_answers(app)) == 2002
+    context = browser.new_context()
+    page = context.new_page()
+    response = page.goto(f"{live_server}/s/quiz")
+    assert response.status == 410 and page.get_by_role("heading", name="This survey is closed").is_visible()
+    context.close()

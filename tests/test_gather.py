@@ -19,7 +19,7 @@ import pytest
 
 from storage import connection, queries, responses
 from surveys.submission import noisy_response
-from tests.helpers import survey_in
+from tests.helpers import QUIZ_YAML, survey_in
 from web import gather
 from web.options import ResultsOptions
 
@@ -167,3 +167,46 @@ def test_results_page_gathers_what_the_separate_functions_give(stored):
     assert page.differences == ()
     with pytest.raises(dataclasses.FrozenInstanceError):
         page.state = "closed"
+
+
+TARGETS_YAML = (
+    "targets:\n"
+    "  - {question: cheated, margin: 0.6}\n"
+    "  - {question: cheated, by: year, groups: [first, second], margin: 0.99}\n"
+    "close_when_targets_met: true\n"
+)
+
+
+def test_the_dashboard_measures_each_target_without_the_excluded_days(stored, surveys_dir):
+    from surveys.files import load_catalog
+    from surveys.targets import target_progress
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + TARGETS_YAML)
+    catalog = load_catalog(str(surveys_dir))
+    db = connection.connect(stored.config["DATABASE"])
+    (row,) = gather.dashboard(db, catalog, date(2026, 11, 22)).rows
+    kept_day = ["2026-11-20"]  # 2026-11-21 is excluded
+    expected = target_progress(
+        catalog.surveys["quiz"],
+        queries.tallies_on_days(db, "quiz", kept_day),
+        {"year": queries.group_tallies_on_days(db, "quiz", "year", kept_day)},
+    )
+    assert row.targets == expected
+    assert [item.n for item in row.targets] == [6, 6]
+    assert row.targets[1].half_width is None  # no answers from the second year once 2026-11-21 is left out
+    assert not row.targets_met
+
+
+def test_closing_on_targets_reads_in_one_snapshot_and_closes_once(stored, surveys_dir, monkeypatch):
+    from surveys.files import load_catalog
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + TARGETS_YAML.replace("  - {question: cheated, by", "  # by"))
+    survey = load_catalog(str(surveys_dir)).surveys["quiz"]
+    db = connection.connect(stored.config["DATABASE"])
+    trip = watch(monkeypatch)
+    assert gather.close_if_targets_met(db, survey) is True
+    assert trip.snapshots == 1
+    assert [name for name, in_snapshot in trip.reads if not in_snapshot] == ["storage.responses.close_on_targets"]
+    assert responses.closed_override(db, "quiz") is True
+    assert gather.close_if_targets_met(db, survey) is False  # closed already: nothing computed, nothing written
+    assert gather.close_if_targets_met(db, dataclasses.replace(survey, close_when_targets_met=False)) is False

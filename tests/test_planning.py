@@ -8,7 +8,14 @@ import re
 import pytest
 from numpy.testing import assert_allclose
 
-from analysis import half_width_for_n, power_one_sided, sample_size_for_half_width
+from analysis import (
+    confidence_sequence,
+    half_width_for_n,
+    power_one_sided,
+    sample_size_for_half_width,
+    sample_size_for_sequence_half_width,
+    sequence_half_width_for_n,
+)
 
 TWO_COINS = (0.5, 0.25, 0.25)
 DIE = (2 / 3, 1 / 6, 1 / 6)
@@ -236,3 +243,54 @@ def test_two_group_planning_refuses_a_point_outside_the_parameter_space():
         two_group_sample_size(CheaterDetectionDesign(Fraction(3, 10), Fraction(7, 10)), 0.05, 0.7, 0.5)
     with pytest.raises(ValueError, match="design must be a two-group design"):
         two_group_sample_size("SLD", 0.05, 0.3, 0.8)
+
+
+# -- planning under the confidence sequence -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("design", "pi", "half_width"),
+    [(TWO_COINS, None, 0.05), (TWO_COINS, 0.1, 0.03), (DIE, None, 0.02), (ASYMMETRIC, 0.8, 0.05)],
+)
+def test_sequence_sample_size_is_the_first_n_whose_sequence_is_narrow_enough(design, pi, half_width):
+    n = sample_size_for_sequence_half_width(half_width, 0.95, *design, pi=pi)
+    assert sequence_half_width_for_n(n, 0.95, *design, pi=pi) <= half_width
+    assert sequence_half_width_for_n(n - 1, 0.95, *design, pi=pi) > half_width
+
+
+def test_sequence_half_width_is_the_confidence_sequence_at_the_expected_counts():
+    # 1,000 answers at lambda = 1/2 (two coins, worst case): S = 500, exactly a count the sequence takes.
+    sequence = confidence_sequence(500, 1000, *TWO_COINS)
+    assert_allclose(sequence_half_width_for_n(1000), (sequence.high - sequence.low) / 2, rtol=1e-9)
+    assert_allclose(sequence_half_width_for_n(1000), 0.1112293, rtol=1e-6)
+
+
+@pytest.mark.parametrize("half_width", [0.1, 0.05, 0.02, 0.01])
+def test_the_sequence_needs_more_answers_than_the_fixed_sample_interval_and_more_so_for_smaller_margins(half_width):
+    fixed = sample_size_for_half_width(half_width)
+    sequence = sample_size_for_sequence_half_width(half_width)
+    # The squared width ratio [2 log(1/alpha) + log(n / (2 pi v))] / z^2 at v = 1/4 (Notes), within 1%.
+    approximate = (2 * math.log(20) + math.log(sequence / (2 * math.pi * 0.25))) / Z2
+    assert_allclose(sequence / fixed, approximate, rtol=0.01)
+    assert 3 < sequence / fixed < 5
+
+
+def test_sequence_sample_size_by_hand():
+    # Two coins, 95%, worst case, h = 0.05: the root of n = 400 [2 log 20 + log(n / (pi/2))] is 5,672;
+    # the exact boundary gives 5,666 (Notes of sample_size_for_sequence_half_width).
+    assert sample_size_for_sequence_half_width(0.05) == 5666
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: sample_size_for_sequence_half_width(0), "half_width"),
+        (lambda: sample_size_for_sequence_half_width(0.05, 1.0), "confidence_level"),
+        (lambda: sample_size_for_sequence_half_width(0.05, pi=1.5), "pi"),
+        (lambda: sequence_half_width_for_n(0), "n"),
+        (lambda: sequence_half_width_for_n(10, 0.95, 0.5, 0.5, 0.5), "t"),
+    ],
+)
+def test_sequence_planning_refuses_bad_arguments(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

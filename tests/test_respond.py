@@ -6,12 +6,16 @@ import io
 import json
 import math
 import re
+import sqlite3
 from urllib.parse import urlencode
 
 import pytest
 
-from storage import queries
+from storage import queries, responses
 from surveys import protocol
+from surveys.targets import target_progress
+from tests.helpers import QUIZ_YAML, Respondent, survey_in
+from web import gather
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
 
@@ -551,3 +555,79 @@ def test_the_design_attribute_keeps_its_json_quotes_and_escapes_what_a_single_qu
     html = client.get("/s/quiz").get_data(as_text=True)
     assert 'data-design=\'{"choices":["yes","no"]' in html and "&#34;" not in html
     assert single_quoted_attribute("""{"a":"x' onclick='y" <&>}""") == ('{"a":"x&#39; onclick=&#39;y" &lt;&amp;&gt;}')
+
+
+# -- a survey that closes itself once its targets are met -------------------------------------------
+
+#: The quiz with a near-direct design for ``cheated`` (t = 0.9), so that a margin of ±20 points at 95%
+#: takes some 40-70 answers, and the switch that closes it then.
+SELF_CLOSING_QUIZ = QUIZ_YAML.replace(
+    "    label: Have you ever cheated on an exam?\n",
+    "    label: Have you ever cheated on an exam?\n    design: {t: 9/10, a: 1/20, b: 1/20}\n",
+) + ("targets:\n  - {question: cheated, margin: 0.2}\nclose_when_targets_met: true\n")
+
+
+def test_a_survey_closes_itself_once_every_target_is_met_and_later_respondents_see_the_closed_page(
+    app, surveys_dir, db, auth
+):
+    (surveys_dir / "quiz.yaml").write_text(SELF_CLOSING_QUIZ)
+    late = Respondent(app.test_client())
+    late_form = late.open_form()  # opened while the survey is open, sent after it closed
+    thanked = 0
+    for i in range(400):
+        response = Respondent(app.test_client()).submit(
+            {"cheated": "yes" if i % 2 else "no", "ai_use": "never", "year": "first"}
+        )
+        assert response.status_code == 200 and "Thank you" in response.get_data(as_text=True)
+        thanked += 1
+        if app.test_client().get("/s/quiz").status_code == 410:
+            break
+    else:
+        pytest.fail("the survey never closed itself")
+    assert 20 < thanked < 200  # two coins would need several hundred; the fixed-sample n is 30
+    assert queries.response_count(db, "quiz") == thanked  # every thanked answer stored, none after
+    with app.app_context():
+        survey = survey_in(app)
+        (progress,) = target_progress(survey, queries.tallies(db, "quiz"), {})
+    assert progress.met and progress.n == thanked
+    closed = late.submit({"cheated": "yes", "ai_use": "never", "year": "first"}, controls=late_form)
+    assert closed.status_code == 410 and "This survey is closed" in closed.get_data(as_text=True)
+    page = app.test_client().get("/s/quiz")
+    assert page.status_code == 410 and "This survey is closed" in page.get_data(as_text=True)
+    assert queries.response_count(db, "quiz") == thanked
+    auth.login()
+    dashboard = auth.client.get("/admin/").get_data(as_text=True)
+    assert "every target met: closed itself" in dashboard
+
+
+def test_the_survey_stays_open_while_a_target_is_not_met(app, surveys_dir, db):
+    (surveys_dir / "quiz.yaml").write_text(SELF_CLOSING_QUIZ.replace("margin: 0.2", "margin: 0.01"))
+    for i in range(30):
+        Respondent(app.test_client()).submit({"cheated": "yes" if i % 2 else "no", "ai_use": "never", "year": "first"})
+    assert app.test_client().get("/s/quiz").status_code == 200
+    assert queries.response_count(db, "quiz") == 30
+
+
+def test_a_survey_reopened_by_hand_stays_open_with_its_targets_met(app, surveys_dir, db):
+    (surveys_dir / "quiz.yaml").write_text(SELF_CLOSING_QUIZ.replace("margin: 0.2", "margin: 0.9"))
+    assert (
+        Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "never", "year": "first"}).status_code == 200
+    )
+    assert app.test_client().get("/s/quiz").status_code == 410  # one answer meets a ±90-point target
+    responses.set_closed(db, "quiz", False)  # the admin's Open button
+    assert (
+        Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "never", "year": "first"}).status_code == 200
+    )
+    assert app.test_client().get("/s/quiz").status_code == 200
+
+
+def test_a_failed_target_check_still_thanks_the_stored_answer(app, surveys_dir, db, monkeypatch):
+    (surveys_dir / "quiz.yaml").write_text(SELF_CLOSING_QUIZ)
+
+    def busy(db, survey):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(gather, "close_if_targets_met", busy)
+    response = Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "never", "year": "first"})
+    assert response.status_code == 200 and "Thank you" in response.get_data(as_text=True)
+    assert queries.response_count(db, "quiz") == 1

@@ -234,6 +234,14 @@ def test_planning_uses_the_design_needing_most_answers(survey):
     assert plan.half_width_now == analysis.half_width_for_n(400, 0.95, 0.5, 0.25, 0.25)
 
 
+def test_planning_gives_the_answers_the_confidence_sequence_needs_too(survey):
+    plan = results.plan(survey, 400, half_width=0.05)
+    assert plan.needed_n_sequence == analysis.sample_size_for_sequence_half_width(0.05, 0.95, 0.5, 0.25, 0.25) == 5666
+    other = results.plan(survey, 0, half_width=0.1, confidence_level=0.9, question="lied")
+    assert other.needed_n_sequence == analysis.sample_size_for_sequence_half_width(0.1, 0.9, *other.design.exact())
+    assert other.needed_n_sequence > other.needed_n
+
+
 def test_plan_with_other_targets_and_no_responses(survey):
     plan = results.plan(survey, 0, half_width=0.1, confidence_level=0.9)
     assert plan.needed_n == analysis.sample_size_for_half_width(0.1, 0.9, 0.5, 0.25, 0.25)

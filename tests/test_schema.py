@@ -415,3 +415,119 @@ def test_a_bad_respondent_key_is_one_problem_naming_its_field(key, value, messag
     (problem,) = problems_of({**VALID, key: value})
     assert (problem.question, problem.field) == (None, key)
     assert message in problem.message
+
+
+# -- targets ------------------------------------------------------------------
+
+
+def with_targets(targets, **more):
+    mapping = copy.deepcopy(VALID)
+    mapping["targets"] = targets
+    mapping.update(more)
+    return mapping
+
+
+def test_targets_load_for_a_share_and_a_difference():
+    survey = parse_survey(
+        with_targets(
+            [
+                {"question": "cheated", "margin": 0.05},
+                {
+                    "question": "cheated",
+                    "by": "year",
+                    "groups": ["second", "first"],
+                    "margin": "0.1",
+                    "confidence_level": 0.9,
+                },
+            ],
+            close_when_targets_met=True,
+        ),
+        "exam.yaml",
+    )
+    share, difference = survey.targets
+    assert (share.question, share.margin, share.confidence_level, share.by, share.groups) == (
+        "cheated",
+        0.05,
+        0.95,
+        None,
+        (),
+    )
+    assert (difference.margin, difference.confidence_level, difference.by, difference.groups) == (
+        0.1,
+        0.9,
+        "year",
+        ("second", "first"),
+    )
+    assert survey.close_when_targets_met is True
+
+
+def test_without_targets_nothing_closes_itself():
+    survey = parse_survey(VALID, "exam.yaml")
+    assert survey.targets == () and survey.close_when_targets_met is False
+
+
+TARGET_MISTAKES = [
+    ({"question": "cheated"}, "targets[1].margin", "is required"),
+    ({"question": "cheated", "margin": 0}, "targets[1].margin", "between 0 and 1"),
+    ({"question": "cheated", "margin": 5}, "targets[1].margin", "between 0 and 1"),
+    ({"question": "cheated", "margin": True}, "targets[1].margin", "between 0 and 1"),
+    ({"margin": 0.05}, "targets[1].question", "is required"),
+    ({"question": "cheatd", "margin": 0.05}, "targets[1].question", "no question called 'cheatd'"),
+    ({"question": "year", "margin": 0.05}, "targets[1].question", "not a randomized yes_no question"),
+    ({"question": "ai_use", "margin": 0.05}, "targets[1].question", "not a randomized yes_no question"),
+    ({"question": "cheated", "margin": 0.05, "confidence_level": 95}, "targets[1].confidence_level", "between 0"),
+    ({"question": "cheated", "margin": 0.05, "marign": 1}, "targets[1].marign", "did you mean 'margin'"),
+    ({"question": "cheated", "margin": 0.1, "by": "year"}, "targets[1].groups", "needs both by"),
+    ({"question": "cheated", "margin": 0.1, "groups": ["first", "second"]}, "targets[1].by", "needs both by"),
+    (
+        {"question": "cheated", "margin": 0.1, "by": "ai_use", "groups": ["never", "often"]},
+        "targets[1].by",
+        "randomized",
+    ),
+    ({"question": "cheated", "margin": 0.1, "by": "yaer", "groups": ["a", "b"]}, "targets[1].by", "no question"),
+    ({"question": "cheated", "margin": 0.1, "by": "year", "groups": ["first"]}, "targets[1].groups", "two different"),
+    ({"question": "cheated", "margin": 0.1, "by": "year", "groups": ["first", "first"]}, "targets[1].groups", "two"),
+    (
+        {"question": "cheated", "margin": 0.1, "by": "year", "groups": ["first", "fifth"]},
+        "targets[1].groups",
+        "'fifth'",
+    ),
+    ("cheated", "targets[1]", "must be a mapping"),
+]
+
+
+@pytest.mark.parametrize(("target", "field", "message"), TARGET_MISTAKES)
+def test_a_target_mistake_is_one_problem_naming_its_field(target, field, message):
+    (problem,) = problems_of(with_targets([target]))
+    assert problem.field == field
+    assert message in problem.message
+
+
+@pytest.mark.parametrize("targets", [[], {"cheated": 0.05}, "cheated"])
+def test_targets_must_be_a_list_of_targets(targets):
+    (problem,) = problems_of(with_targets(targets))
+    assert problem.field == "targets" and "must be a list of targets" in problem.message
+
+
+def test_the_same_target_twice_is_a_problem():
+    (problem,) = problems_of(
+        with_targets([{"question": "cheated", "margin": 0.05}, {"question": "cheated", "margin": 0.1}])
+    )
+    assert problem.field == "targets[2]" and "both for cheated" in problem.message
+
+
+def test_closing_on_targets_needs_targets():
+    (problem,) = problems_of(with_targets(None, close_when_targets_met=True))
+    assert problem.field == "close_when_targets_met" and "no targets" in problem.message
+
+
+def test_close_when_targets_met_must_be_true_or_false():
+    (problem,) = problems_of(with_targets([{"question": "cheated", "margin": 0.05}], close_when_targets_met="yes"))
+    assert problem.field == "close_when_targets_met" and "true or false" in problem.message
+
+
+def test_a_target_on_a_broken_question_reports_only_the_question():
+    mapping = edited("questions.0.design", {"t": 2})
+    mapping["targets"] = [{"question": "cheated", "margin": 0.05}]
+    problems = problems_of(mapping)
+    assert problems and all(p.field.startswith("design") for p in problems)

@@ -286,3 +286,28 @@ def test_kept_daily_tallies_equal_a_recount_and_add_up_to_the_tallies(fresh_db):
                     target = summed.setdefault(question, {}).setdefault(design, {})
                     target[answer] = target.get(answer, 0) + count
     assert summed == queries.tallies(fresh_db, "quiz")
+
+
+def test_closing_on_targets_writes_once_and_never_overrides_a_choice_made_by_hand(fresh_db):
+    assert responses.close_on_targets(fresh_db, "s") is True
+    assert responses.closed_override(fresh_db, "s") is True
+    assert responses.close_on_targets(fresh_db, "s") is False  # a second answer that sees the targets met
+    responses.set_closed(fresh_db, "s", False)  # reopened by hand
+    assert responses.close_on_targets(fresh_db, "s") is False
+    assert responses.closed_override(fresh_db, "s") is False
+
+
+def test_daily_tallies_on_days_sum_the_kept_rows_of_those_days_and_equal_a_recount(fresh_db):
+    from surveys.submission import noisy_response
+    from tests.helpers import make_survey
+
+    survey = make_survey()
+    days = ["2026-11-20", "2026-11-21", "2026-11-23"]
+    for i in range(45):
+        answers = {"cheated": "yes" if i % 4 else "no", "ai_use": "once", "dept": ["arts", "law"][i % 2]}
+        responses.store_response(fresh_db, noisy_response(survey, answers, "server"), f"k{i:015d}", days[i % 3])
+    chosen = ["2026-11-20", "2026-11-23"]
+    assert queries.daily_tallies_on_days(fresh_db, "quiz", chosen) == queries.tallies_on_days(fresh_db, "quiz", chosen)
+    assert queries.daily_tallies_on_days(fresh_db, "quiz", ["2026-11-22"]) == {}
+    with pytest.raises(ValueError, match="2026-13-01"):
+        queries.daily_tallies_on_days(fresh_db, "quiz", ["2026-13-01"])

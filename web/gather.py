@@ -38,6 +38,7 @@ from surveys.results import (
     subtract_tallies,
 )
 from surveys.schema import Problem
+from surveys.targets import TargetProgress, every_target_met, grouped_by, target_progress
 from surveys.timeline import Timeline, survey_timelines
 from web.catalog import state_on
 from web.options import ResultsOptions
@@ -95,6 +96,16 @@ def _subtract_patterns(kept: PatternTallies, removed: PatternTallies) -> dict:
     }
 
 
+def _read_target_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> tuple[Tallies, dict]:
+    """What the targets read: the running tallies minus the excluded days' kept per-day tallies (no response
+    read), and the break-down tallies of each question a difference target groups by (minus the excluded
+    days' too; those are counted from the days' responses by index, as on the results page)."""
+    tallies = queries.tallies(db, survey.id)
+    if excluded.days:
+        tallies = subtract_tallies(tallies, queries.daily_tallies_on_days(db, survey.id, list(excluded.days)))
+    return tallies, {by: _read_group_tallies(db, survey, by, excluded) for by in grouped_by(survey)}
+
+
 def _read_state(db: sqlite_utils.Database, survey: Survey, day: date) -> str:
     return state_on(survey, responses.closed_override(db, survey.id), day)
 
@@ -144,6 +155,12 @@ class DashboardRow:
     daily_counts: tuple[tuple[str, int], ...]
     bursts: tuple[tuple[str, int, float], ...]
     excluded_days: frozenset[str]
+    targets: tuple[TargetProgress, ...] = ()
+
+    @property
+    def targets_met(self) -> bool:
+        """Every target of the survey is met by its confidence sequence (False without targets)."""
+        return every_target_met(self.targets)
 
 
 @dataclass(frozen=True)
@@ -165,10 +182,38 @@ def dashboard(db: sqlite_utils.Database, catalog: SurveyCatalog, day: date) -> D
                 daily_counts=tuple(queries.daily_counts(db, survey.id)),
                 bursts=tuple(responses.bursts(db, survey.id)),
                 excluded_days=frozenset(excluded for excluded, _ in responses.excluded_days(db, survey.id)),
+                targets=target_progress(survey, *_read_target_tallies(db, survey, _read_exclusion(db, survey)))
+                if survey.targets
+                else (),
             )
             for survey in catalog.surveys.values()
         )
     return DashboardPage(rows=rows, problems=tuple(catalog.problems))
+
+
+# --------------------------------------------------------------------------
+# Closing a survey on its targets (after a stored answer; not an admin page).
+
+
+def close_if_targets_met(db: sqlite_utils.Database, survey: Survey) -> bool:
+    """Close ``survey`` if its file says ``close_when_targets_met`` and every target is met now; True if it closed.
+
+    Called after an answer is stored, in its own short transactions: one read
+    snapshot of the kept counts (a few rows per target, whatever the number of
+    responses), the sequences computed outside it, then one ``BEGIN
+    IMMEDIATE`` write if every target is met. A survey opened or closed by
+    hand keeps that choice (:func:`storage.responses.close_on_targets`), so an
+    admin can reopen a survey that closed itself.
+    """
+    if not survey.close_when_targets_met:
+        return False
+    with connection.read_snapshot(db):
+        if responses.closed_override(db, survey.id) is not None:
+            return False
+        tallies, grouped = _read_target_tallies(db, survey, _read_exclusion(db, survey))
+    if not every_target_met(target_progress(survey, tallies, grouped, plan=False)):
+        return False
+    return responses.close_on_targets(db, survey.id)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.form_fields import DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, noisy_response, randomize_on_server
 from surveys.wording import odds_factor_text, privacy_sentence
+from web import gather
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import (
@@ -357,7 +358,22 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
         )
     except responses.InvitationCodeError:
         return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
+    if stored and survey.close_when_targets_met:
+        close_if_targets_met(db, survey)
     return thank(survey, noisy if stored else None)  # not stored: a concurrent repeat of the key won
+
+
+def close_if_targets_met(db, survey: Survey) -> None:
+    """After a stored answer, close the survey if every target is met (:func:`web.gather.close_if_targets_met`).
+
+    The answer is stored and acknowledged whatever happens here: a failure
+    (the database busy beyond its timeout) is logged with the survey's id
+    only, and the next answer checks again.
+    """
+    try:
+        gather.close_if_targets_met(db, survey)
+    except Exception:  # noqa: BLE001 - the stored answer must still be thanked
+        current_app.logger.exception("survey %s: checking its targets failed; it stays open for now", survey.id)
 
 
 def usual_rate_if_burst(db, survey_id: str, hour_count: int) -> float | None:

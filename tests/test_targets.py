@@ -1,0 +1,93 @@
+"""Tests of surveys.targets: the confidence sequence's margin now against each target, from kept tallies."""
+
+from __future__ import annotations
+
+import pytest
+from numpy.testing import assert_allclose
+
+from analysis import confidence_sequence, estimate_proportion, sample_size_for_sequence_half_width
+from surveys.design_contract import question_design_key
+from surveys.results import difference_bounds
+from surveys.targets import every_target_met, grouped_by, target_progress
+from tests.helpers import make_survey
+
+SHARE = {"question": "cheated", "margin": 0.1}
+DIFFERENCE = {"question": "cheated", "by": "dept", "groups": ["arts", "law"], "margin": 0.3, "confidence_level": 0.9}
+
+
+def survey_with(*targets):
+    return make_survey(targets=list(targets))
+
+
+def tally(survey, yes: int, no: int) -> dict:
+    """``{design key: {answer: count}}`` of the question ``cheated`` under its file's design."""
+    return {question_design_key(survey.question("cheated")): {"yes": yes, "no": no}}
+
+
+def test_a_share_target_reads_the_half_width_of_the_confidence_sequence():
+    survey = survey_with(SHARE)
+    (progress,) = target_progress(survey, {"cheated": tally(survey, 300, 700)}, {})
+    sequence = confidence_sequence(300, 1000, 0.5, 0.25, 0.25)
+    assert progress.n == 1000
+    assert_allclose(progress.half_width, (sequence.high - sequence.low) / 2, rtol=1e-12)
+    assert progress.half_width > 0.1 and not progress.met  # two coins at n = 1,000: about 0.11
+
+
+@pytest.mark.parametrize(("yes", "no", "met"), [(300, 700, False), (1500, 3500, True)])
+def test_a_share_target_is_met_once_the_sequence_is_narrow_enough(yes, no, met):
+    survey = survey_with(SHARE)
+    (progress,) = target_progress(survey, {"cheated": tally(survey, yes, no)}, {})
+    assert progress.met is met
+    assert (progress.half_width <= 0.1) is met
+
+
+def test_needed_n_plans_at_the_share_estimated_now_and_is_left_out_when_not_asked():
+    survey = survey_with(SHARE)
+    tallies = {"cheated": tally(survey, 300, 700)}
+    (planned,) = target_progress(survey, tallies, {})
+    estimate = estimate_proportion(300, 1000, 0.5, 0.25, 0.25).estimate
+    assert planned.needed_n == sample_size_for_sequence_half_width(0.1, 0.95, 0.5, 0.25, 0.25, pi=estimate)
+    assert planned.needed_n > 1000
+    (unplanned,) = target_progress(survey, tallies, {}, plan=False)
+    assert unplanned.needed_n is None and unplanned.half_width == planned.half_width
+
+
+def test_no_answers_is_not_met():
+    survey = survey_with(SHARE, DIFFERENCE)
+    progress = target_progress(survey, {}, {"dept": {"arts": {"cheated": tally(survey, 5, 5)}}})
+    assert [(p.n, p.half_width, p.met) for p in progress] == [(0, None, False), (10, None, False)]
+    assert not every_target_met(progress)
+
+
+def test_a_difference_target_reads_the_difference_sequence_of_the_two_groups():
+    survey = survey_with(DIFFERENCE)
+    grouped = {
+        "dept": {
+            "arts": {"cheated": tally(survey, 120, 280)},
+            "law": {"cheated": tally(survey, 200, 200)},
+            "science": {"cheated": tally(survey, 1, 1)},
+        }
+    }
+    (progress,) = target_progress(survey, {}, grouped)
+    bounds = difference_bounds(
+        [estimate_proportion(120, 400, 0.5, 0.25, 0.25)], [estimate_proportion(200, 400, 0.5, 0.25, 0.25)], 0.9
+    )
+    assert progress.n == 800
+    assert_allclose(progress.half_width, (bounds.high - bounds.low) / 2, rtol=1e-12)
+    assert progress.met is (progress.half_width <= 0.3)
+
+
+def test_every_target_met_needs_at_least_one_target_and_all_of_them():
+    survey = survey_with(SHARE, {"question": "lied", "margin": 0.5})
+    lied = {question_design_key(survey.question("lied")): {"yes": 3000, "no": 7000}}
+    wide = target_progress(survey, {"cheated": tally(survey, 30, 70), "lied": lied}, {})
+    narrow = target_progress(survey, {"cheated": tally(survey, 3000, 7000), "lied": lied}, {})
+    assert [p.met for p in wide] == [False, True] and not every_target_met(wide)
+    assert every_target_met(narrow)
+    assert not every_target_met(())
+
+
+def test_grouped_by_names_each_grouping_question_once():
+    survey = survey_with(SHARE, DIFFERENCE, {**DIFFERENCE, "groups": ["law", "science"]})
+    assert grouped_by(survey) == ("dept",)
+    assert grouped_by(survey_with(SHARE)) == ()
