@@ -12,8 +12,15 @@ Only numpy, scipy and the standard library; see ``analysis/README.md``.
 from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
 from analysis.design import (
     TWO_COIN,
+    BinaryDesign,
+    CrosswiseDesign,
     ForcedResponseDesign,
+    KukDesign,
+    MangatDesign,
     MultipleChoiceDesign,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
     design_from_dict,
 )
 from analysis.estimate import (
@@ -48,6 +55,7 @@ from analysis.privacy import (
     SurveyEpsilon,
     advanced_composition,
     basic_composition,
+    binary_epsilon,
     forced_response_attack_success,
     forced_response_epsilon,
     multiple_choice_attack_success,
@@ -74,7 +82,14 @@ from analysis.sequences import (
 )
 
 __all__ = [
+    "BinaryDesign",
+    "CrosswiseDesign",
     "ForcedResponseDesign",
+    "KukDesign",
+    "MangatDesign",
+    "TriangularDesign",
+    "UnrelatedQuestionDesign",
+    "WarnerDesign",
     "MultipleChoiceDesign",
     "TWO_COIN",
     "design_from_dict",
@@ -100,6 +115,7 @@ __all__ = [
     "power_one_sided",
     "survey_epsilon",
     "SurveyEpsilon",
+    "binary_epsilon",
     "forced_response_epsilon",
     "multiple_choice_epsilon",
     "forced_response_attack_success",

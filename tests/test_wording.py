@@ -41,7 +41,7 @@ def test_presets_are_the_one_formatter():
 
 def test_epsilon_and_counts():
     assert wording.epsilon_text(math.log(3)) == "1.10"
-    assert wording.epsilon_text(math.inf) == "∞ (no protection)"
+    assert wording.epsilon_text(math.inf) == "∞ (no epsilon guarantee: one answer fully reveals)"
     assert [wording.count_text(n, "day") for n in (0, 1, 2)] == ["0 days", "1 day", "2 days"]
 
 
