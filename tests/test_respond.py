@@ -12,6 +12,7 @@ import pytest
 
 from storage import queries
 from surveys import protocol
+from tests.helpers import Respondent
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
 
@@ -551,3 +552,54 @@ def test_the_design_attribute_keeps_its_json_quotes_and_escapes_what_a_single_qu
     html = client.get("/s/quiz").get_data(as_text=True)
     assert 'data-design=\'{"choices":["yes","no"]' in html and "&#34;" not in html
     assert single_quoted_attribute("""{"a":"x' onclick='y" <&>}""") == ('{"a":"x&#39; onclick=&#39;y" &lt;&amp;&gt;}')
+
+
+# --------------------------------------------------------------------------
+# One-parameter yes/no designs on the form and through the server path.
+
+BINARY_YAML = """\
+id: binary
+title: Binary designs
+version: 1
+questions:
+  - name: cannabis
+    type: yes_no
+    label: I used cannabis.
+    design: {model: crosswise, q: 1/4, innocuous: "My mother's birthday is in January, February or March."}
+  - name: pills
+    type: yes_no
+    label: I took someone else's pills.
+    design: {model: warner, p: 3/4}
+"""
+
+
+@pytest.fixture
+def binary_survey(surveys_dir):
+    (surveys_dir / "binary.yaml").write_text(BINARY_YAML)
+    return "binary"
+
+
+def test_crosswise_form_shows_both_statements_and_the_paired_options(client, binary_survey):
+    html = client.get(f"/s/{binary_survey}").get_data(as_text=True)
+    assert "Second statement: “My mother&#39;s birthday is in January, February or March.”" in html
+    assert "Both “yes” or both “no”" in html and "Exactly one “yes”" in html
+    assert "A random draw picks the statement you answer: 75% of the time" in html
+
+
+def test_server_path_stores_a_crosswise_answer_as_given_and_randomizes_warner(app, db, binary_survey, monkeypatch):
+    """Crosswise draws nothing (the respondent did the mixing); Warner draws u = 3 of [0, 4): u >= pD with p = 3/4,
+    so the negation is answered and a true "yes" is stored as "no"."""
+    draws = []
+
+    def fake_randbelow(n):
+        draws.append(n)
+        return n - 1
+
+    monkeypatch.setattr(protocol.secrets, "randbelow", fake_randbelow)
+    for truth in ("no", "yes"):
+        respondent = Respondent(app.test_client())  # a second browser: one response per browser
+        response = respondent.submit({"cannabis": truth, "pills": "yes"}, survey_id=binary_survey)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        stored = [json.loads(row["answers"]) for row in stored_rows(db)]
+        assert {"cannabis": truth, "pills": "no"} in stored
+    assert draws == [4, 4]
