@@ -455,7 +455,7 @@ class CrosswiseDesign(BinaryDesign):
         return self._record(q=self.q)
 
     def label(self) -> str:
-        return f"crosswise (innocuous yes share q={self.q})"
+        return f"crosswise (innocuous yes share q={self.q}; ε holds only if the innocuous answer is unknown)"
 
 
 @dataclass(frozen=True)
@@ -491,7 +491,7 @@ class TriangularDesign(BinaryDesign):
         return self._record(q=self.q)
 
     def label(self) -> str:
-        return f"triangular (innocuous yes share q={self.q})"
+        return f"triangular (innocuous yes share q={self.q}; a stored “no” proves no trait)"
 
 
 #: The designs of a yes/no question by their ``kind``, with the parameters their record keeps.

@@ -143,9 +143,9 @@ def _binary_design_sentence(design, innocuous: str) -> str:
     """:func:`design_sentence` for the one-parameter yes/no designs other than forced response; ``""`` for others."""
     if isinstance(design, WarnerDesign):
         return (
-            f"A random draw picks the statement you answer: {short_percent(float(design.p))} of the time this "
-            f"question, otherwise its opposite (“it is not true that …”). The answer you give is stored and "
-            "nobody learns which statement was drawn."
+            f"Your true answer is stored {short_percent(float(design.p))} of the time; otherwise its opposite "
+            "is stored, as if you had answered the reversed statement (“it is not true that …”). Nobody learns "
+            "which happened."
         )
     if isinstance(design, UnrelatedQuestionDesign):
         return (

@@ -482,6 +482,8 @@ def test_device_sends_the_crosswise_answer_as_given_and_warner_randomized(browse
     page.add_init_script(FORCED_COINS)
     page.goto(f"{shipped_server}/s/drug-use-crosswise")
     assert "Second statement: “My mother's birthday is in January, February or March.”" in visible_text(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "respond-form-crosswise-js.png"), full_page=True)  # for review
     fill_in(page, {"cannabis": "Exactly one “yes”", "pills": "Yes"})
     request = submit(page)
     fields = dict(posted_fields(request))

@@ -583,7 +583,7 @@ def test_crosswise_form_shows_both_statements_and_the_paired_options(client, bin
     html = client.get(f"/s/{binary_survey}").get_data(as_text=True)
     assert "Second statement: “My mother&#39;s birthday is in January, February or March.”" in html
     assert "Both “yes” or both “no”" in html and "Exactly one “yes”" in html
-    assert "A random draw picks the statement you answer: 75% of the time" in html
+    assert "Your true answer is stored 75% of the time; otherwise its opposite is stored" in html
 
 
 def test_server_path_stores_a_crosswise_answer_as_given_and_randomizes_warner(app, db, binary_survey, monkeypatch):

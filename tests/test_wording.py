@@ -196,7 +196,7 @@ def paired(design) -> Question:
 @pytest.mark.parametrize(
     ("q", "expected"),
     [
-        (question(WarnerDesign("3/4")), "A random draw picks the statement you answer: 75% of the time this question"),
+        (question(WarnerDesign("3/4")), "Your true answer is stored 75% of the time; otherwise its opposite is stored"),
         (question(UnrelatedQuestionDesign("2/3", "1/4")), "Your true answer is stored 66.7% of the time; otherwise"),
         (question(KukDesign("7/10", "3/10")), "A card is drawn at random from one of two decks"),
         (question(MangatDesign("3/4")), "If your true answer is yes, “yes” is stored. If it is no, your answer is"),
