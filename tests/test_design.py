@@ -400,3 +400,22 @@ def test_binary_design_is_unbiased_and_its_intervals_cover(seed, design):
         assert abs(simulated - exact) <= 4 * math.sqrt(exact * (1 - exact) / MC_R), method
         if method == "clopper-pearson":
             assert exact >= 0.95
+
+
+@pytest.mark.parametrize("design", BINARY_DESIGNS, ids=BINARY_IDS)
+def test_binary_design_standard_error_equals_the_observed_information(design):
+    """The formula's standard error, sqrt(lambda (1 - lambda) / n) / |theta1 - theta0|, against 1 / sqrt(-l''(pi_hat))
+    of the log-likelihood of the stored answers, y log lambda(pi) + (n - y) log(1 - lambda(pi)), by a central
+    second difference at an interior estimate."""
+    n = 1000
+    stored_yes = round(n * design.report_yes_probability(0.3))
+    estimate = estimate_proportion(design.trait_count(stored_yes, n), n, *design.exact())
+
+    def loglik(pi: float) -> float:
+        lam = design.report_yes_probability(pi)
+        return stored_yes * math.log(lam) + (n - stored_yes) * math.log(1 - lam)
+
+    h = 1e-4
+    pi_hat = estimate.estimate_raw
+    second = (loglik(pi_hat + h) - 2 * loglik(pi_hat) + loglik(pi_hat - h)) / h**2
+    assert_allclose(estimate.std_err_population, 1 / math.sqrt(-second), rtol=1e-4)
