@@ -15,8 +15,15 @@ from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
 from analysis.control_arm import ControlArmComparison, compare_with_direct
 from analysis.design import (
     TWO_COIN,
+    BinaryDesign,
+    CrosswiseDesign,
     ForcedResponseDesign,
+    KukDesign,
+    MangatDesign,
     MultipleChoiceDesign,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
     design_from_dict,
 )
 from analysis.estimate import (
@@ -62,6 +69,7 @@ from analysis.privacy import (
     SurveyEpsilon,
     advanced_composition,
     basic_composition,
+    binary_epsilon,
     forced_response_attack_success,
     forced_response_epsilon,
     multiple_choice_attack_success,
@@ -96,7 +104,14 @@ from analysis.two_group import (
 )
 
 __all__ = [
+    "BinaryDesign",
+    "CrosswiseDesign",
     "ForcedResponseDesign",
+    "KukDesign",
+    "MangatDesign",
+    "TriangularDesign",
+    "UnrelatedQuestionDesign",
+    "WarnerDesign",
     "MultipleChoiceDesign",
     "TWO_COIN",
     "design_from_dict",
@@ -124,6 +139,7 @@ __all__ = [
     "power_one_sided",
     "survey_epsilon",
     "SurveyEpsilon",
+    "binary_epsilon",
     "forced_response_epsilon",
     "multiple_choice_epsilon",
     "forced_response_attack_success",

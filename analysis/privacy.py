@@ -76,6 +76,52 @@ def forced_response_epsilon(t: float, a: float, b: float) -> float:
     return math.log(max((t + a) / a, (t + b) / b))
 
 
+def binary_epsilon(theta1: float, theta0: float) -> float:
+    """Local-DP epsilon of one stored yes/no answer from its two yes-probabilities.
+
+    Parameters
+    ----------
+    theta1, theta0 : float
+        P(stored yes | trait) and P(stored yes | no trait), each in ``[0, 1]``.
+
+    Returns
+    -------
+    float
+        ``epsilon >= 0``; ``math.inf`` when one stored answer is possible
+        under one true answer only (triangular, Mangat: a stored "no" proves
+        the trait absent).
+
+    Raises
+    ------
+    ValueError
+        If a probability is not a finite number in ``[0, 1]``; the message names it.
+
+    Notes
+    -----
+    The largest log ratio of the two answers' probabilities (Dwork and Roth
+    2014, section 3.2)::
+
+        epsilon = max(|ln(theta1 / theta0)|, |ln((1 - theta1) / (1 - theta0))|)
+
+    Forced response is ``theta1 = t + a, theta0 = a``
+    (:func:`forced_response_epsilon`); Warner with ``p`` and crosswise with
+    ``q`` give ``|ln(p / (1 - p))|``. Crosswise and triangular epsilon holds
+    only against a reader who does not know the respondent's innocuous answer.
+    """
+    theta1 = _check_unit_closed(theta1, "theta1")
+    theta0 = _check_unit_closed(theta0, "theta0")
+    if theta1 == theta0:
+        return 0.0
+    ratios = []
+    for with_trait, without in ((theta1, theta0), (1 - theta1, 1 - theta0)):
+        if with_trait == without:
+            continue
+        if with_trait == 0 or without == 0:
+            return math.inf
+        ratios.append(abs(math.log(with_trait / without)))
+    return max(ratios)
+
+
 def _check_multiple_choice(k: object, t: object) -> tuple[int, float]:
     return _check_integer(k, "k", 2), _check_unit_closed(t, "t")
 

@@ -79,6 +79,29 @@
     return truthful ? truth : forcedYes;
   }
 
+  /* A one-parameter yes/no design (Warner, unrelated question, Kuk, Mangat):
+     stored yes with theta1 for a true yes, theta0 for a true no. One draw u
+     on [0, D); both thresholds are compared before the answer picks one.
+     Twin of surveys/protocol.py binary_bit. Returns a boolean (true = yes). */
+  function randomizeBinary(truth, design) {
+    var theta1 = fraction(design.theta1), theta0 = fraction(design.theta0);
+    var d = lcm(theta1.den, theta0.den);
+    var u = randomBelow(d);
+    var yesIfTrait = u < (theta1.num * d) / theta1.den;
+    var yesIfNot = u < (theta0.num * d) / theta0.den;
+    return truth ? yesIfTrait : yesIfNot;
+  }
+
+  /* Designs whose answer is stored as given: the respondent combined two answers in their head. */
+  var NOT_RANDOMIZED = { crosswise: true, triangular: true };
+  /* Designs drawn by randomizeBinary from their theta1 and theta0. */
+  var BINARY = { warner: true, unrelated_question: true, kuk: true, mangat: true };
+
+  /* Whether this device draws the question's stored answer. */
+  function randomizedHere(design) {
+    return design !== null && !NOT_RANDOMIZED[design.kind];
+  }
+
   /* k options: the true index with t, otherwise uniform over the k options. */
   function randomizeIndex(truthIndex, design) {
     var t = fraction(design.t);
@@ -90,12 +113,16 @@
 
   /* The noisy choice index for the true one; a plain question passes it through. */
   function randomizeChoiceIndex(truthIndex, spec) {
-    if (spec.design === null) {
+    if (!randomizedHere(spec.design)) {
       return truthIndex;
     }
-    if (spec.design.kind === "forced_response") {
-      var yes = randomizeYesNo(spec.choices[truthIndex] === "yes", spec.design);
-      return spec.choices.indexOf(yes ? "yes" : "no");
+    if (spec.design.kind === "forced_response" || BINARY[spec.design.kind]) {
+      var truth = spec.choices[truthIndex] === "yes";
+      var draw = spec.design.kind === "forced_response" ? randomizeYesNo : randomizeBinary;
+      return spec.choices.indexOf(draw(truth, spec.design) ? "yes" : "no");
+    }
+    if (spec.design.kind !== "multiple_choice") {
+      throw new RangeError("unknown design kind " + spec.design.kind);
     }
     return randomizeIndex(truthIndex, spec.design);
   }
@@ -144,7 +171,7 @@
   function noisyIndex(fieldset, truthIndex, memo) {
     var designKey = fieldset.dataset.design;
     var spec = JSON.parse(designKey);
-    if (spec.design === null) {
+    if (!randomizedHere(spec.design)) {
       return truthIndex;
     }
     var index = rememberedIndex(fieldset, memo);
@@ -186,7 +213,7 @@
         values[fieldset.dataset.question] = fieldset.dataset.noAnswer;
         return;
       }
-      var remembered = JSON.parse(fieldset.dataset.design).design === null ? -1 : rememberedIndex(fieldset, memo);
+      var remembered = randomizedHere(JSON.parse(fieldset.dataset.design).design) ? rememberedIndex(fieldset, memo) : -1;
       differs = differs || (remembered >= 0 && remembered !== truthIndex);
       values[fieldset.dataset.question] = wire[noisyIndex(fieldset, truthIndex, memo)];
     });
@@ -207,7 +234,7 @@
     var note = document.getElementById("memo-note");
     var memo = loadMemo(form);
     var remembers = Array.prototype.some.call(form.querySelectorAll("fieldset[data-question]"), function (fieldset) {
-      return JSON.parse(fieldset.dataset.design).design !== null && rememberedIndex(fieldset, memo) >= 0;
+      return randomizedHere(JSON.parse(fieldset.dataset.design).design) && rememberedIndex(fieldset, memo) >= 0;
     });
     if (note && remembers) {
       note.hidden = false;
@@ -258,6 +285,7 @@
   window.RR = {
     randomBelow: randomBelow,
     randomizeYesNo: randomizeYesNo,
+    randomizeBinary: randomizeBinary,
     randomizeIndex: randomizeIndex,
     randomizeChoiceIndex: randomizeChoiceIndex,
     randomizeAnswer: randomizeAnswer

@@ -16,7 +16,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date
 
-from analysis.design import ForcedResponseDesign, MultipleChoiceDesign
+from analysis.design import BinaryDesign, MultipleChoiceDesign
 from analysis.privacy import SurveyEpsilon, survey_epsilon
 from surveys.design_contract import SELECT_ONE, YES_NO, canonical_json
 
@@ -41,6 +41,12 @@ class Choice:
 
 #: The implicit options of a yes/no question.
 YES_NO_CHOICES = (Choice("yes", "Yes"), Choice("no", "No"))
+#: A crosswise question's options: stored "yes" = the same answer to both statements (RRreg's 1).
+CROSSWISE_CHOICES = (Choice("yes", "Both “yes” or both “no”"), Choice("no", "Exactly one “yes”"))
+#: A triangular question's options: stored "no" = "no" to both statements (RRreg's 0).
+TRIANGULAR_CHOICES = (Choice("yes", "“Yes” to at least one"), Choice("no", "“No” to both"))
+#: Designs whose form shows a second, innocuous statement, with their options.
+PAIRED_STATEMENT_CHOICES = {"crosswise": CROSSWISE_CHOICES, "triangular": TRIANGULAR_CHOICES}
 
 
 @dataclass(frozen=True)
@@ -58,9 +64,12 @@ class Question:
     required, randomize : bool
     choices : tuple of Choice
         The options, in order; for yes/no always :data:`YES_NO_CHOICES`.
-    design : ForcedResponseDesign, MultipleChoiceDesign or None
+    design : BinaryDesign, MultipleChoiceDesign or None
         How the answer is randomized; ``None`` exactly when ``randomize`` is
         false.
+    innocuous : str
+        Crosswise and triangular only: the innocuous statement shown beside
+        the sensitive one (its "yes" share is the design's ``q``); else ``""``.
     """
 
     name: str
@@ -70,7 +79,8 @@ class Question:
     required: bool
     randomize: bool
     choices: tuple[Choice, ...]
-    design: ForcedResponseDesign | MultipleChoiceDesign | None
+    design: BinaryDesign | MultipleChoiceDesign | None
+    innocuous: str = ""
 
     def __post_init__(self) -> None:
         if self.randomize != (self.design is not None):

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from analysis.design import ForcedResponseDesign, MultipleChoiceDesign, design_from_dict
+from analysis.design import BinaryDesign, MultipleChoiceDesign, design_from_dict
 
 if TYPE_CHECKING:
     from surveys.definition import Question, Survey
@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 YES_NO = "yes_no"
 SELECT_ONE = "select_one"
 
-#: The design class a randomized question of each type carries.
-DESIGN_CLASSES = {YES_NO: ForcedResponseDesign, SELECT_ONE: MultipleChoiceDesign}
+#: The design class a randomized question of each type carries (a yes/no question: any
+#: one-parameter binary design, forced response, Warner, crosswise...).
+DESIGN_CLASSES = {YES_NO: BinaryDesign, SELECT_ONE: MultipleChoiceDesign}
 
 #: A question name: a lower-case letter, then up to 62 of a-z, 0-9 and _.
 QUESTION_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
@@ -97,7 +98,7 @@ class StoredTally:
 
     key: str
     choices: tuple[str, ...]
-    design: ForcedResponseDesign | MultipleChoiceDesign | None
+    design: BinaryDesign | MultipleChoiceDesign | None
     counts: Mapping[str, int]
 
 

@@ -16,8 +16,9 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Iterator, Sequence
+from fractions import Fraction
 
-from analysis import ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon, design_from_dict
+from analysis import BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon, design_from_dict
 from surveys.breakdowns import Breakdown
 from surveys.definition import Survey
 from surveys.models import ModelResult
@@ -90,7 +91,8 @@ def _design_columns(result: YesNoResult | ChoiceResult) -> dict:
     if result.pooled:
         return row
     design = result.per_design[0].design if result.per_design else result.question.design
-    if isinstance(design, ForcedResponseDesign):
+    if isinstance(design, BinaryDesign):
+        # Another yes/no design: its equivalent forced-response design on the count of its trait answer.
         row.update(zip(("t", "a", "b"), design.floats()))
     else:
         # Each option alone is a forced-response design: a = (1 - t)/k, b = 1 - t - a.
@@ -395,10 +397,50 @@ def _r_vector(values) -> str:
     return "c(" + ", ".join(f"{float(v):.10g}" for v in values) + ")"
 
 
-def design_description(design: ForcedResponseDesign | MultipleChoiceDesign | None) -> dict | None:
-    """A design's probabilities as exact fractions (strings) and as floats."""
+#: RRreg's ``model`` for each one-parameter yes/no design, and its ``p`` vector from the design
+#: (RRreg's documentation of ``RRuni``: Warner p; UQTknown c(p, q); Kuk c(k1, k2); Mangat p; Crosswise and
+#: Triangular q, with 1 = "same" and 1 = "yes to at least one", our stored "yes").
+RRREG_MODELS = {
+    "warner": ("Warner", lambda d: (d.p,)),
+    "unrelated_question": ("UQTknown", lambda d: (d.p, d.q)),
+    "kuk": ("Kuk", lambda d: (d.k1, d.k2)),
+    "mangat": ("Mangat", lambda d: (d.p,)),
+    "crosswise": ("Crosswise", lambda d: (d.q,)),
+    "triangular": ("Triangular", lambda d: (d.q,)),
+}
+
+
+def _rrreg_p(design: BinaryDesign) -> str:
+    """RRreg's ``p`` for ``design``: one number or ``c(...)``."""
+    values = RRREG_MODELS[design.kind][1](design)
+    return f"{float(values[0]):.10g}" if len(values) == 1 else _r_vector(values)
+
+
+def _binary_description(design: BinaryDesign) -> dict:
+    """:func:`design_description` of a one-parameter yes/no design other than forced response."""
+    theta1, theta0 = design.yes_probabilities()
+    parameters = {k: v for k, v in design.to_dict().items() if k not in ("kind", "theta1", "theta0")}
+    return {
+        "kind": design.kind,
+        "label": design.label(),
+        **parameters,
+        **{f"{k}_float": float(Fraction(v)) for k, v in parameters.items()},
+        "theta1": str(theta1),
+        "theta0": str(theta0),
+        "trait_answer": design.trait_answer,
+        "randomized_by_software": design.randomized_by_software,
+        "rrreg_model": RRREG_MODELS[design.kind][0],
+        "rrreg_p": _rrreg_p(design),
+    }
+
+
+def design_description(design: BinaryDesign | MultipleChoiceDesign | None) -> dict | None:
+    """A design's probabilities as exact fractions (strings) and as floats; RRreg's model and ``p`` for the
+    one-parameter yes/no designs other than forced response."""
     if design is None:
         return None
+    if isinstance(design, BinaryDesign) and not isinstance(design, ForcedResponseDesign):
+        return _binary_description(design)
     if isinstance(design, ForcedResponseDesign):
         return {
             "kind": design.kind,
@@ -440,6 +482,8 @@ def how_to_analyse(question, design) -> str:
             "Rows with another design_id may have other t, a, b (see designs): estimate each "
             "design separately and pool."
         )
+    if isinstance(design, BinaryDesign):
+        return _how_to_analyse_binary(name, design)
     k, share = design.k, design.uniform_share
     return (
         f"Randomized choice: the true option with t={design.t}, otherwise one of the k={k} options "
@@ -448,6 +492,30 @@ def how_to_analyse(question, design) -> str:
         f"0..{k - 1} in the order listed and call RRreg::RRuni(response = {name}_code, data = d, "
         f'model = "FR", p = {_r_vector([share] * k)}); the rows pi0..pi{k - 1} are the shares. '
         "Rows with another design_id may have another t or other options (see designs)."
+    )
+
+
+def _how_to_analyse_binary(name: str, design: BinaryDesign) -> str:
+    """The codebook's note for a one-parameter yes/no design other than forced response."""
+    theta1, theta0 = (float(p) for p in design.yes_probabilities())
+    coding = {
+        "crosswise": '"yes" means both answers the same (both yes or both no), "no" exactly one yes. ',
+        "triangular": '"yes" means yes to at least one statement, "no" no to both. ',
+    }.get(design.kind, "")
+    stored = (
+        "stored as given (the respondent combined the two answers)"
+        if not design.randomized_by_software
+        else ("randomized by software")
+    )
+    return (
+        f"{design.label()[0].upper()}{design.label()[1:]}: {stored}. {coding}"
+        f"P(yes | trait) = {theta1:.10g}, P(yes | no trait) = {theta0:.10g}. Code y = 1 for yes, 0 for no, "
+        f"and drop empty cells. The share with the trait is pi_hat = (mean(y) - {theta0:.10g}) / "
+        f"({theta1:.10g} - {theta0:.10g}) (clip to [0, 1] to report); its standard error "
+        f"sqrt(lambda (1 - lambda) / n) / |{theta1:.10g} - {theta0:.10g}| (RRreg divides by n - 1). In R: "
+        f'RRreg::RRuni(response = {name}01, data = d, model = "{RRREG_MODELS[design.kind][0]}", '
+        f'p = {_rrreg_p(design)}) with d${name}01 <- as.integer(d${name} == "yes"). '
+        "Rows with another design_id may have another design (see designs): estimate each separately and pool."
     )
 
 
@@ -494,6 +562,7 @@ def codebook(
                 "type": question.type,
                 "choices": [{"name": c.name, "label": c.label} for c in question.choices],
                 "randomized": question.is_randomized,
+                **({"innocuous": question.innocuous} if question.innocuous else {}),
                 "design_id": current_id,
                 "design": design_description(question.design),
                 "stored_designs": [

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.design import ForcedResponseDesign
+from analysis.design import BinaryDesign
 from analysis.regression import LogisticFit, NotIdentified, PredictedPrevalence, fit_logistic
 from surveys.definition import Question, Survey
 from surveys.design_contract import YES_NO, canonical_json, parse_design_key
@@ -156,13 +156,16 @@ def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
 def collapse_patterns(
     tallies: PatternTallies, predictors: Sequence[Question]
 ) -> tuple[dict[tuple[str, tuple[str, ...]], list[int]], int]:
-    """``{(design key, levels of the predictors): [yes, no]}`` summed over the other plain answers, and the
+    """``{(design key, levels of the predictors): [trait answer, other]}`` (``[yes, no]`` unless the design
+    counts a stored "no", :attr:`analysis.BinaryDesign.trait_answer`) summed over the other plain answers, and the
     number of answers left out (a predictor unanswered or at a level not offered, a design not yes/no)."""
     cells: dict = defaultdict(lambda: [0, 0])
     left_out = 0
     for key, by_pattern in tallies.items():
         parsed = parse_design_key(key)
-        readable = parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], ForcedResponseDesign)
+        readable = parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], BinaryDesign)
+        # The count the design's (t, a, b) reads comes first: a stored "no" for crosswise with q < 1/2.
+        first, second = ("yes", "no") if not readable or parsed[2].trait_answer == "yes" else ("no", "yes")
         for pattern, by_answer in by_pattern.items():
             answers = json.loads(pattern)
             levels = tuple(answers.get(q.name, NO_ANSWER) for q in predictors)
@@ -170,8 +173,8 @@ def collapse_patterns(
             if not usable:
                 left_out += sum(by_answer.values())
                 continue
-            cells[key, levels][0] += by_answer.get("yes", 0)
-            cells[key, levels][1] += by_answer.get("no", 0)
+            cells[key, levels][0] += by_answer.get(first, 0)
+            cells[key, levels][1] += by_answer.get(second, 0)
             left_out += sum(count for answer, count in by_answer.items() if answer not in ("yes", "no"))
     return dict(cells), left_out
 

@@ -22,7 +22,7 @@ import secrets
 from fractions import Fraction
 from math import lcm
 
-from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
+from analysis.design import TWO_COIN, BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign
 
 YES = "yes"
 NO = "no"
@@ -59,6 +59,32 @@ def forced_response_bit(truth: bool, design: ForcedResponseDesign) -> bool:
     return bool((truthful and truth) or (not truthful and forced_yes))
 
 
+def binary_bit(truth: bool, design: BinaryDesign) -> bool:
+    """One stored answer of a one-parameter yes/no design (Warner, unrelated question, Kuk, Mangat).
+
+    Stored "yes" with ``theta1`` for a true yes and ``theta0`` for a true no
+    (:meth:`analysis.BinaryDesign.yes_probabilities`). One integer ``u``
+    uniform on ``[0, D)`` is drawn, ``D`` the common denominator, and both
+    thresholds are compared before the answer picks one: the draw is Warner's
+    spinner (``u < pD``: the statement, else its negation), the unrelated
+    question's two draws folded into one (``u < pD``: the sensitive answer;
+    ``pD <= u < (p + (1 - p) q) D``: an innocuous "yes") and Kuk's card
+    (``u < k1 D`` red from deck 1, ``u < k2 D`` red from deck 2), with the
+    same distribution of the stored answer as the physical device.
+
+    Crosswise and triangular have no randomizer (``randomized_by_software``
+    false): a ValueError names the design.
+    """
+    if not design.randomized_by_software:
+        raise ValueError(f"the {design.kind} design is not randomized by software: its answer is stored as given")
+    theta1, theta0 = design.yes_probabilities()
+    denominator = _common_denominator(theta1, theta0)
+    u = secrets.randbelow(denominator)
+    yes_if_trait = u < theta1 * denominator
+    yes_if_not = u < theta0 * denominator
+    return bool((truth and yes_if_trait) or (not truth and yes_if_not))
+
+
 def multiple_choice_index(truth: int, design: MultipleChoiceDesign) -> int:
     """One ``k``-option answer: the true index with ``t``, else uniform over ``k``.
 
@@ -75,11 +101,13 @@ def multiple_choice_index(truth: int, design: MultipleChoiceDesign) -> int:
     return truth if truthful else random_option
 
 
-def randomize_yes_no(truth: str, design: ForcedResponseDesign = TWO_COIN) -> str:
+def randomize_yes_no(truth: str, design: BinaryDesign = TWO_COIN) -> str:
     """Randomize a ``"yes"``/``"no"`` answer; returns ``"yes"`` or ``"no"``."""
     if truth not in (YES, NO):
         raise ValueError(f"a yes/no answer must be 'yes' or 'no', got {truth!r}")
-    return YES if forced_response_bit(truth == YES, design) else NO
+    if isinstance(design, ForcedResponseDesign):
+        return YES if forced_response_bit(truth == YES, design) else NO
+    return YES if binary_bit(truth == YES, design) else NO
 
 
 def randomize_choice(truth: str, choices: tuple[str, ...], design: MultipleChoiceDesign) -> str:

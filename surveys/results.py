@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from analysis import (
     INTERVAL_METHODS,
+    BinaryDesign,
     ConfidenceInterval,
-    ForcedResponseDesign,
     MultipleChoiceDesign,
     MultipleChoiceEstimate,
     OutsideDesign,
@@ -108,8 +108,10 @@ class DesignEstimate:
     ----------
     design_key : str
         The canonical JSON the answers are tallied under.
-    design : ForcedResponseDesign
+    design : BinaryDesign
     n, yes_count : int
+        ``yes_count`` counts the design's :attr:`~analysis.BinaryDesign.trait_answer`
+        (a stored "no" for crosswise with ``q < 1/2``): what the estimator reads.
     estimate : ProportionEstimate
         :func:`analysis.estimate_proportion` of these answers.
     ci : ConfidenceInterval
@@ -117,7 +119,7 @@ class DesignEstimate:
     """
 
     design_key: str
-    design: ForcedResponseDesign
+    design: BinaryDesign
     n: int
     yes_count: int
     estimate: ProportionEstimate
@@ -135,7 +137,7 @@ class YesNoResult:
     ----------
     question : Question
     n, yes_count : int
-        Noisy answers and reported yeses, over all designs.
+        Noisy answers and stored "yes" answers, over all designs.
     observed_rate : float or None
         ``yes_count / n``: the noisy rate, before debiasing.
     estimate_raw : float or None
@@ -325,7 +327,7 @@ class PlanningResult:
     question : Question
         The randomized yes/no question whose current design needs the most
         answers (normally the one with the smallest ``t``).
-    design : ForcedResponseDesign
+    design : BinaryDesign
     half_width : float
         The wanted margin of error, for example 0.05 (five points).
     confidence_level : float
@@ -342,7 +344,7 @@ class PlanningResult:
     """
 
     question: Question
-    design: ForcedResponseDesign
+    design: BinaryDesign
     half_width: float
     confidence_level: float
     needed_n: int
@@ -453,11 +455,17 @@ def _yes_no_estimates(question: Question, by_design) -> tuple[list[tuple[object,
     tallies, ignored = _compatible(question, by_design)
     out = []
     for tally in tallies:
-        yes_count = int(tally.counts.get("yes", 0))
-        n = yes_count + int(tally.counts.get("no", 0))
+        stored_yes = int(tally.counts.get("yes", 0))
+        n = stored_yes + int(tally.counts.get("no", 0))
         if n:
-            out.append((tally, estimate_proportion(yes_count, n, *tally.design.exact())))
+            trait_count = tally.design.trait_count(stored_yes, n)
+            out.append((tally, estimate_proportion(trait_count, n, *tally.design.exact())))
     return out, ignored
+
+
+def _stored_yes_count(part: DesignEstimate) -> int:
+    """The stored "yes" answers of one design's part (its ``yes_count`` is the trait answer's count)."""
+    return part.design.trait_count(part.yes_count, part.n)
 
 
 def _yes_no_without_figures(
@@ -494,7 +502,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
     if not parts:
         return _yes_no_without_figures(question, _empty_flags(ignored), yes_no_sentence(question, None, None, level))
     n = sum(part.n for part in parts)
-    yes_count = sum(part.yes_count for part in parts)
+    yes_count = sum(_stored_yes_count(part) for part in parts)
     pooled = len(parts) > 1
     if pooled:
         combined = pool_estimates([part.estimate for part in parts])
@@ -503,7 +511,7 @@ def _yes_no_result(question: Question, by_design, level: float, method: str) -> 
         outside = None
     else:
         combined, ci, label = parts[0].estimate, parts[0].ci, parts[0].design.label()
-        outside = outside_design(yes_count, n, *parts[0].design.exact(), confidence_level=level)
+        outside = outside_design(parts[0].yes_count, n, *parts[0].design.exact(), confidence_level=level)
     return YesNoResult(
         question=question,
         n=n,
@@ -900,7 +908,7 @@ def plan(
     question) is given, else for ``response_count``. Returns ``None`` when
     the survey has no randomized yes/no question.
     """
-    candidates = [q for q in survey.randomized_questions if isinstance(q.design, ForcedResponseDesign)]
+    candidates = [q for q in survey.randomized_questions if isinstance(q.design, BinaryDesign)]
     if question is not None:
         candidates = [q for q in candidates if q.name == question]
         if not candidates:

@@ -70,10 +70,18 @@ from fractions import Fraction
 from numbers import Real
 from urllib.parse import urlsplit
 
-from analysis.design import TWO_COIN, DesignError, ForcedResponseDesign, MultipleChoiceDesign, as_probability
+from analysis.design import (
+    BINARY_DESIGN_FIELDS,
+    TWO_COIN,
+    DesignError,
+    ForcedResponseDesign,
+    MultipleChoiceDesign,
+    as_probability,
+)
 from surveys.definition import (
     DEFAULT_DELTA,
     DEFAULT_TARGET_LEVEL,
+    PAIRED_STATEMENT_CHOICES,
     QUESTION_TYPES,
     SELECT_ONE,
     YES_NO,
@@ -449,10 +457,28 @@ def _question(report, position: int, entry):
     randomize = _flag(report, where, "randomize", entry.get("randomize"), default=True)
     choices = _choices(report, where, qtype, entry.get("choices"))
     design = _design(report, where, qtype, randomize, entry.get("design"), choices)
-    parts = (name, qtype, label, hint, required, randomize, choices, design)
+    innocuous = _innocuous(report, where, design, entry.get("design"))
+    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous)
     if any(part is INVALID for part in parts):
         return INVALID
-    return Question(name, qtype, label, hint, required, randomize, choices, design)
+    choices = PAIRED_STATEMENT_CHOICES.get(getattr(design, "kind", None), choices)
+    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous)
+
+
+def _innocuous(report, where, design, value):
+    """The innocuous statement of a crosswise or triangular design (required there, refused elsewhere)."""
+    if design is INVALID or not isinstance(value, Mapping):
+        return ""
+    kind = getattr(design, "kind", None)
+    if kind not in PAIRED_STATEMENT_CHOICES:
+        return ""
+    if value.get("innocuous") is None:
+        message = (
+            f"is required for a {kind} design: the innocuous statement shown beside the question, whose "
+            f"“yes” share is q, such as “My mother's birthday is in January, February or March.” (q: 1/4)"
+        )
+        return report.add(where, "design.innocuous", message)
+    return _text(report, where, "design.innocuous", value.get("innocuous"), required=True)
 
 
 def _choices(report, where, qtype, value):
@@ -527,6 +553,41 @@ def _design_field(error: DesignError, keys: tuple[str, ...]) -> str:
     return f"design.{error.field}" if error.field in keys else "design"
 
 
+#: The yes/no designs a survey file names with ``model``, and the keys each takes besides ``model``.
+MODEL_KEYS = {
+    kind: fields + (("innocuous",) if kind in PAIRED_STATEMENT_CHOICES else ())
+    for kind, (_, fields) in BINARY_DESIGN_FIELDS.items()
+}
+
+
+def _binary_design(report, where, value):
+    """A yes/no design written ``{model: warner, p: 3/4}`` (see README, "Designs")."""
+    model = value.get("model")
+    if model not in MODEL_KEYS:
+        message = f"unknown model {_describe(model)}; use one of {', '.join(MODEL_KEYS)}"
+        return report.add(where, "design.model", message)
+    keys = MODEL_KEYS[model]
+    before = len(report.problems)
+    _check_keys(report, where, "design.", value, ("model", *keys))
+    cls, fields = BINARY_DESIGN_FIELDS[model]
+    example = "{model: " + model + ", " + ", ".join(f"{f}: ..." for f in keys) + "}"
+    probabilities = {}
+    for key in fields:
+        if value.get(key) is None:
+            report.add(where, f"design.{key}", f"is required; this design is written like {example}")
+            continue
+        try:
+            probabilities[key] = as_probability(value[key], key)
+        except ValueError as error:
+            report.add(where, f"design.{key}", str(error))
+    if len(report.problems) > before:
+        return INVALID
+    try:
+        return cls(**probabilities)
+    except DesignError as error:
+        return report.add(where, _design_field(error, fields), str(error))
+
+
 def _design(report, where, qtype, randomize, value, choices):
     if randomize is INVALID or qtype is INVALID:
         return INVALID
@@ -538,6 +599,8 @@ def _design(report, where, qtype, randomize, value, choices):
         if qtype == YES_NO:
             return TWO_COIN
         value = {"t": DEFAULT_SELECT_ONE_T}
+    if qtype == YES_NO and isinstance(value, Mapping) and "model" in value:
+        return _binary_design(report, where, value)
     keys = DESIGN_KEYS[qtype]
     example = "{t: 1/2, a: 1/4, b: 1/4}" if qtype == YES_NO else "{t: 1/2}"
     if not isinstance(value, Mapping):

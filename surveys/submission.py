@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis.design import ForcedResponseDesign
+from analysis.design import BinaryDesign
 from surveys import protocol
 from surveys.definition import Question, Survey
 from surveys.design_contract import design_record, question_design_key
@@ -67,10 +67,11 @@ _NEEDS_QUOTING = re.compile(r'[,"\r\n]')
 
 
 def randomize_answer(question: Question, truth: str) -> str:
-    """The noisy answer for one true answer; plain questions pass through."""
-    if question.design is None:
+    """The noisy answer for one true answer; plain questions pass through, and so do crosswise and
+    triangular answers (the respondent did the mixing: the answer is stored as given)."""
+    if question.design is None or not question.design.randomized_by_software:
         return truth
-    if isinstance(question.design, ForcedResponseDesign):
+    if isinstance(question.design, BinaryDesign):
         return protocol.randomize_yes_no(truth, question.design)
     return protocol.randomize_choice(truth, question.choice_names, question.design)
 

@@ -20,7 +20,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from analysis import TWO_COIN, ConfidenceInterval, ForcedResponseDesign, OutsideDesign, SurveyEpsilon
+from analysis import (
+    TWO_COIN,
+    ConfidenceInterval,
+    CrosswiseDesign,
+    ForcedResponseDesign,
+    KukDesign,
+    MangatDesign,
+    OutsideDesign,
+    SurveyEpsilon,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
+)
 from surveys.definition import Question
 
 #: Shown for a share that does not exist (no answers).
@@ -32,6 +44,13 @@ TABLE_DIGITS = 1
 TOO_WIDE = 0.5
 #: The rule as the results page states it.
 TOO_WIDE_RULE = "an interval wider than 50 percentage points (± 25)"
+#: Shown instead of a number where one stored answer can prove the true one (epsilon infinite).
+NO_EPSILON = "no epsilon guarantee: one answer fully reveals"
+#: Crosswise and triangular: whose view the epsilon is about.
+PAIRED_EPSILON_CONDITION = (
+    "This holds only for a reader who does not know your answer to the second statement; "
+    "it assumes that statement has nothing to do with the first."
+)
 #: What the confidence sequence beside each interval is, and which to read when (results page).
 SEQUENCE_NOTE = (
     "Anytime-valid sequence: valid however often you look and whenever you stop collecting, so it is wider; "
@@ -73,8 +92,8 @@ def short_percent(value: float) -> str:
 
 
 def epsilon_text(epsilon: float) -> str:
-    """``1.0986 -> "1.10"``; an infinite epsilon says that it protects nothing."""
-    return "∞ (no protection)" if math.isinf(epsilon) else f"{epsilon:.2f}"
+    """``1.0986 -> "1.10"``; an infinite epsilon says that one answer can fully reveal (:data:`NO_EPSILON`)."""
+    return f"∞ ({NO_EPSILON})" if math.isinf(epsilon) else f"{epsilon:.2f}"
 
 
 def epsilon_bound_text(epsilon: SurveyEpsilon) -> str:
@@ -111,10 +130,52 @@ def design_sentence(question: Question) -> str:
             f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise “yes” is "
             f"stored ({short_percent(float(design.a))} of the time) or “no” ({short_percent(float(design.b))})."
         )
+    binary = _binary_design_sentence(design, question.innocuous)
+    if binary:
+        return binary
     return (
         f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise one of the "
         f"{design.k} options is picked at random."
     )
+
+
+def _binary_design_sentence(design, innocuous: str) -> str:
+    """:func:`design_sentence` for the one-parameter yes/no designs other than forced response; ``""`` for others."""
+    if isinstance(design, WarnerDesign):
+        return (
+            f"Your true answer is stored {short_percent(float(design.p))} of the time; otherwise its opposite "
+            "is stored, as if you had answered the reversed statement (“it is not true that …”). Nobody learns "
+            "which happened."
+        )
+    if isinstance(design, UnrelatedQuestionDesign):
+        return (
+            f"Your true answer is stored {short_percent(float(design.p))} of the time; otherwise a random "
+            f"answer is stored instead: “yes” with chance {short_percent(float(design.q))}, as if you had "
+            "answered an unrelated question."
+        )
+    if isinstance(design, KukDesign):
+        return (
+            f"A card is drawn at random from one of two decks: if your true answer is yes, from a deck with "
+            f"{short_percent(float(design.k1))} red cards; if no, from a deck with "
+            f"{short_percent(float(design.k2))} red cards. Only the card's colour is stored (red as “yes”)."
+        )
+    if isinstance(design, MangatDesign):
+        return (
+            f"If your true answer is yes, “yes” is stored. If it is no, your answer is stored "
+            f"{short_percent(float(design.p))} of the time and “yes” otherwise."
+        )
+    if isinstance(design, CrosswiseDesign):
+        return (
+            f"Nothing is randomized: you do not say whether the statement is true for you, only whether your "
+            f"answers to it and to “{innocuous}” are the same (both yes or both no) or differ. Nobody knows your "
+            f"answer to that second statement (true for about {short_percent(float(design.q))} of people)."
+        )
+    if isinstance(design, TriangularDesign):
+        return (
+            f"Nothing is randomized: you say only whether your answer is “no” to both this statement and "
+            f"“{innocuous}” (true for about {short_percent(float(design.q))} of people), or “yes” to at least one."
+        )
+    return ""
 
 
 def odds_factor_text(epsilon: float) -> str:
@@ -132,7 +193,8 @@ def privacy_sentence(question: Question) -> str:
     if design is None:
         return "Not protected: anyone who sees the stored answer sees yours."
     if math.isinf(design.epsilon):
-        return "This design gives no such protection: some stored answers reveal the true one."
+        return f"This design has {NO_EPSILON}: {_revealing_answer(question)}"
+    condition = f" {PAIRED_EPSILON_CONDITION}" if question.innocuous else ""
     k = len(question.choices)
     between = "yes against no" if question.type == "yes_no" else "one option against another"
     prior = "yes and no equally likely" if question.type == "yes_no" else f"all {k} options equally likely"
@@ -140,8 +202,15 @@ def privacy_sentence(question: Question) -> str:
         f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
         f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "
         f"a guess from your stored answer is right at most {short_percent(design.attack_success_rate)} "
-        f"of the time (a blind guess: {short_percent(1 / k)})."
+        f"of the time (a blind guess: {short_percent(1 / k)}).{condition}"
     )
+
+
+def _revealing_answer(question: Question) -> str:
+    """Which stored answer proves the true one, for a design whose epsilon is infinite."""
+    if isinstance(question.design, TriangularDesign | MangatDesign):
+        return "a stored “no” proves that your true answer is no."
+    return "some stored answers reveal the true one."
 
 
 def is_too_wide(ci: ConfidenceInterval | None) -> bool:

@@ -85,10 +85,11 @@ def audit(counts: dict, n: int, epsilon: float, expected: dict) -> list[str]:
 
 
 def yes_no_expected(design):
-    t, a, b = design.floats()
+    """The design's P[r | x] for a true yes or no, from its own two yes-probabilities."""
+    theta1, theta0 = (float(p) for p in design.yes_probabilities())
     return {
-        protocol.YES: {protocol.YES: t + a, protocol.NO: b},
-        protocol.NO: {protocol.YES: a, protocol.NO: t + b},
+        protocol.YES: {protocol.YES: theta1, protocol.NO: 1 - theta1},
+        protocol.NO: {protocol.YES: theta0, protocol.NO: 1 - theta0},
     }
 
 

@@ -26,7 +26,17 @@ from analysis import (
 from storage import responses
 from surveys.files import load_catalog
 from surveys.wording import SEQUENCE_NOTE, margin_text, short_percent, table_percent
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, csrf_token_in, dump, many, model_answers, wire_form
+from tests.helpers import (
+    ADMIN_NAME,
+    ADMIN_PASSWORD,
+    QUIZ_YAML,
+    add_responses,
+    csrf_token_in,
+    dump,
+    many,
+    model_answers,
+    wire_form,
+)
 from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
@@ -762,3 +772,20 @@ def test_the_dashboard_shows_how_far_each_target_is(app, auth, surveys_dir):
     assert int(cheated.group(2).replace(",", "")) > 1000
     assert re.search(r"lied:\s+no answers yet,\s+target ±10\.0 points", html)
     assert "closes itself when every target is met" in html and ">open" in html
+
+
+def test_results_page_of_a_triangular_question_says_no_epsilon_guarantee(app, auth, surveys_dir):
+    """Triangular with q = 1/4: 120 stored "yes to at least one" of 200, so pi_hat = 1 - (1 - 0.6) / (1 - 1/4)
+    = 0.4667 (Yu, Tian and Tang 2008); a stored "no" proves no trait, so no epsilon is given as a number."""
+    triangular = QUIZ_YAML.replace(
+        "    label: Have you ever cheated on an exam?\n",
+        "    label: Have you ever cheated on an exam?\n"
+        '    design: {model: triangular, q: 1/4, innocuous: "My birthday is in January, February or March."}\n',
+    )
+    (surveys_dir / "quiz.yaml").write_text(triangular)
+    add_responses(app, many(120, 80))
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert "∞ (no epsilon guarantee: one answer fully reveals)" in html
+    assert "triangular (innocuous yes share q=1/4; a stored “no” proves no trait)" in html
+    assert f"{100 * (1 - 0.4 / 0.75):.1f}%" in html

@@ -13,7 +13,17 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
+from analysis.design import (
+    TWO_COIN,
+    CrosswiseDesign,
+    ForcedResponseDesign,
+    KukDesign,
+    MangatDesign,
+    MultipleChoiceDesign,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
+)
 from tests.helpers import N_DRAWS, audit, yes_no_expected
 
 pytestmark = pytest.mark.browser
@@ -356,7 +366,7 @@ def first_question_top(page) -> float:
     return page.evaluate("document.querySelector('fieldset.question').getBoundingClientRect().top + window.scrollY")
 
 
-@pytest.mark.parametrize("survey_id", ["exam-integrity", "workplace-wellbeing"])
+@pytest.mark.parametrize("survey_id", ["exam-integrity", "workplace-wellbeing", "drug-use-crosswise"])
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_first_question_starts_within_a_screen_and_a_half_on_a_phone(browser, shipped_server, survey_id, javascript):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=javascript)
@@ -467,4 +477,54 @@ def test_a_survey_closes_itself_in_the_browser_once_its_target_is_met(browser, l
     page = context.new_page()
     response = page.goto(f"{live_server}/s/quiz")
     assert response.status == 410 and page.get_by_role("heading", name="This survey is closed").is_visible()
+
+
+# --------------------------------------------------------------------------
+# One-parameter yes/no designs on the device.
+
+BINARY_SOFTWARE_DESIGNS = [
+    WarnerDesign("3/4"),
+    UnrelatedQuestionDesign("2/3", "1/4"),
+    KukDesign("7/10", "3/10"),
+    MangatDesign("3/4"),
+]
+
+
+@pytest.mark.parametrize("design", BINARY_SOFTWARE_DESIGNS, ids=["warner", "unrelated", "kuk", "mangat"])
+def test_browser_binary_randomizer_passes_privacy_audit(page, live_server, design):
+    """randomize.js through its dispatch (RR.randomizeAnswer with the design key's spec): 10^5 draws per true
+    answer, audited like the server's at 99.9% family confidence."""
+    page.goto(f"{live_server}/s/quiz")
+    spec = json.dumps({"choices": ["yes", "no"], "design": design.to_dict()})
+    counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", ["yes", "no"], N_DRAWS)
+    for truth in counts:
+        counts[truth].setdefault("yes", 0)
+        counts[truth].setdefault("no", 0)
+    assert audit(counts, N_DRAWS, design.epsilon, yes_no_expected(design)) == []
+
+
+@pytest.mark.parametrize("design", [CrosswiseDesign("1/4"), TriangularDesign("1/4")], ids=["crosswise", "triangular"])
+def test_browser_passes_crosswise_and_triangular_answers_through(page, live_server, design):
+    page.goto(f"{live_server}/s/quiz")
+    spec = json.dumps({"choices": ["yes", "no"], "design": design.to_dict()})
+    counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", ["yes", "no"], 1000)
+    assert counts == {"yes": {"yes": 1000}, "no": {"no": 1000}}
+
+
+def test_device_sends_the_crosswise_answer_as_given_and_warner_randomized(browser, shipped_server, tmp_path):
+    """The shipped crosswise example with every draw forced to 2^32 - 5 (randomBelow(4) = 3, so Warner with
+    p = 3/4 answers the negation: a true "yes" is sent as "no"); the crosswise answer is sent as chosen."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(FORCED_COINS)
+    page.goto(f"{shipped_server}/s/drug-use-crosswise")
+    assert "Second statement: “My mother's birthday is in January, February or March.”" in visible_text(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "respond-form-crosswise-js.png"), full_page=True)  # for review
+    fill_in(page, {"cannabis": "Exactly one “yes”", "pills": "Yes"})
+    request = submit(page)
+    fields = dict(posted_fields(request))
+    assert "cannabis" not in fields and "pills" not in fields
+    assert fields["rr-cannabis"].strip() == "no" and fields["rr-pills"].strip() == "no"
+    assert page.get_by_role("heading", name="Thank you").is_visible()
     context.close()

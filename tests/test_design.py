@@ -6,11 +6,25 @@ import math
 import re
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy import stats
 
-from analysis import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign, design_from_dict
-from analysis.design import as_probability, is_finite_epsilon
+from analysis import (
+    TWO_COIN,
+    CrosswiseDesign,
+    ForcedResponseDesign,
+    KukDesign,
+    MangatDesign,
+    MultipleChoiceDesign,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
+    design_from_dict,
+    estimate_proportion,
+)
+from analysis.design import DesignError, as_probability, is_finite_epsilon
 
 
 @pytest.mark.parametrize(
@@ -227,3 +241,181 @@ def test_a_design_refuses_an_exact_fraction_past_the_denominator_limit():
     with pytest.raises(ValueError, match=re.escape("a=Fraction(1, 2000002) needs a denominator above 1000000")):
         ForcedResponseDesign("1/2", Fraction(1, 2 * 10**6 + 2), Fraction(10**6, 2 * 10**6 + 2))
     assert ForcedResponseDesign("1/2", Fraction(1, 10**6), Fraction(499_999, 10**6)).a == Fraction(1, 10**6)
+
+
+# --------------------------------------------------------------------------
+# One-parameter yes/no designs: theta1 = P(stored yes | trait), theta0 = P(stored yes | no trait).
+
+WARNER = WarnerDesign("3/4")
+#: p < 1/2: a stored "no" points to the trait.
+WARNER_LOW = WarnerDesign("1/4")
+UNRELATED = UnrelatedQuestionDesign("2/3", "1/4")
+KUK = KukDesign("7/10", "3/10")
+MANGAT = MangatDesign("3/4")
+#: The usual crosswise case: an innocuous "yes" share q = 1/4 < 1/2 (birthday in January-March).
+CROSSWISE = CrosswiseDesign("1/4")
+CROSSWISE_HIGH = CrosswiseDesign("3/4")
+TRIANGULAR = TriangularDesign("1/4")
+BINARY_DESIGNS = [WARNER, WARNER_LOW, UNRELATED, KUK, MANGAT, CROSSWISE, CROSSWISE_HIGH, TRIANGULAR]
+BINARY_IDS = ["warner", "warner-low", "unrelated", "kuk", "mangat", "crosswise", "crosswise-high", "triangular"]
+F = Fraction
+
+
+@pytest.mark.parametrize(
+    ("design", "theta1", "theta0"),
+    [
+        (WARNER, F(3, 4), F(1, 4)),  # p, 1 - p
+        (WARNER_LOW, F(1, 4), F(3, 4)),
+        (UNRELATED, F(2, 3) + F(1, 3) * F(1, 4), F(1, 3) * F(1, 4)),  # p + (1-p) q, (1-p) q
+        (KUK, F(7, 10), F(3, 10)),  # k1, k2
+        (MANGAT, F(1), F(1, 4)),  # 1, 1 - p
+        (CROSSWISE, F(1, 4), F(3, 4)),  # q, 1 - q
+        (TRIANGULAR, F(1), F(1, 4)),  # 1, q
+    ],
+    ids=["warner", "warner-low", "unrelated", "kuk", "mangat", "crosswise", "triangular"],
+)
+def test_yes_probabilities_follow_each_designs_formula(design, theta1, theta0):
+    """The formulas of /work/shared RR-DESIGNS (Warner 1965; Greenberg et al. 1969; Kuk 1990; Mangat 1994;
+    Yu, Tian and Tang 2008), exactly."""
+    assert design.yes_probabilities() == (theta1, theta0)
+    assert_allclose(design.report_yes_probability(0.3), float(theta0 + (theta1 - theta0) * F(3, 10)))
+
+
+@pytest.mark.parametrize(
+    ("design", "answer", "triple"),
+    [
+        (WARNER, "yes", (F(1, 2), F(1, 4), F(1, 4))),
+        (WARNER_LOW, "no", (F(1, 2), F(1, 4), F(1, 4))),  # counted on "no": P(no|trait) = 3/4, P(no|not) = 1/4
+        (UNRELATED, "yes", (F(2, 3), F(1, 12), F(1, 4))),
+        (KUK, "yes", (F(2, 5), F(3, 10), F(3, 10))),
+        (MANGAT, "yes", (F(3, 4), F(1, 4), F(0))),
+        (CROSSWISE, "no", (F(1, 2), F(1, 4), F(1, 4))),  # "exactly one yes" points to the trait
+        (CROSSWISE_HIGH, "yes", (F(1, 2), F(1, 4), F(1, 4))),
+        (TRIANGULAR, "yes", (F(3, 4), F(1, 4), F(0))),
+    ],
+    ids=BINARY_IDS,
+)
+def test_equivalent_forced_response_design_on_the_trait_answer(design, answer, triple):
+    assert design.trait_answer == answer
+    assert design.exact() == triple
+    assert design.trait_count(30, 100) == (30 if answer == "yes" else 70)
+
+
+@pytest.mark.parametrize("design", BINARY_DESIGNS, ids=BINARY_IDS)
+def test_binary_design_estimate_is_the_published_moment_estimator(design):
+    """pi_hat = (lambda_hat - theta0) / (theta1 - theta0) and SE = sqrt(lambda (1 - lambda) / (n (theta1 -
+    theta0)^2)) from the stored-yes share, whichever answer the estimator counts (RR-DESIGNS; RRreg divides by
+    n - 1, this package by n)."""
+    n, stored_yes = 1000, 420
+    theta1, theta0 = (float(p) for p in design.yes_probabilities())
+    lam = stored_yes / n
+    estimate = estimate_proportion(design.trait_count(stored_yes, n), n, *design.exact())
+    assert_allclose(estimate.estimate_raw, (lam - theta0) / (theta1 - theta0), rtol=1e-12)
+    lam_c = theta0 + (theta1 - theta0) * estimate.estimate  # clamped to what the design allows
+    assert_allclose(estimate.std_err_population, math.sqrt(lam_c * (1 - lam_c) / (n * (theta1 - theta0) ** 2)))
+
+
+@pytest.mark.parametrize(
+    ("design", "epsilon"),
+    [
+        (WARNER, math.log(3)),  # |ln(p / (1 - p))|
+        (WARNER_LOW, math.log(3)),
+        (UNRELATED, max(math.log(1 + (2 / 3) / ((1 / 3) * (1 / 4))), math.log(1 + (2 / 3) / ((1 / 3) * (3 / 4))))),
+        (KUK, max(abs(math.log(0.7 / 0.3)), abs(math.log(0.3 / 0.7)))),
+        (MANGAT, math.inf),
+        (CROSSWISE, math.log(3)),  # |ln(q / (1 - q))|
+        (CROSSWISE_HIGH, math.log(3)),
+        (TRIANGULAR, math.inf),
+    ],
+    ids=BINARY_IDS,
+)
+def test_binary_design_epsilon(design, epsilon):
+    assert_allclose(design.epsilon, epsilon)
+
+
+@pytest.mark.parametrize("design", BINARY_DESIGNS, ids=BINARY_IDS)
+def test_binary_design_round_trip(design):
+    record = design.to_dict()
+    assert design_from_dict(record) == design
+    theta1, theta0 = design.yes_probabilities()
+    assert (record["theta1"], record["theta0"]) == (str(theta1), str(theta0))  # what randomize.js draws from
+
+
+def test_only_crosswise_and_triangular_are_not_randomized_by_software():
+    assert [d.randomized_by_software for d in BINARY_DESIGNS] == [True, True, True, True, True, False, False, False]
+    assert TWO_COIN.randomized_by_software and TWO_COIN.trait_answer == "yes"
+
+
+@pytest.mark.parametrize(
+    ("build", "field", "shown"),
+    [
+        (lambda: WarnerDesign("1/2"), "p", "p=1/2"),
+        (lambda: WarnerDesign("5/4"), "p", "p=5/4"),
+        (lambda: UnrelatedQuestionDesign(0, "1/4"), "p", "p=0"),
+        (lambda: UnrelatedQuestionDesign("1/2", "-1/4"), "q", "q=-1/4"),
+        (lambda: KukDesign("3/10", "3/10"), "k2", "k1=k2=3/10"),
+        (lambda: KukDesign("abc", "3/10"), "k1", "'abc'"),
+        (lambda: MangatDesign(0), "p", "p=0"),
+        (lambda: CrosswiseDesign("1/2"), "q", "q=1/2"),
+        (lambda: CrosswiseDesign(1), "q", "q=1"),
+        (lambda: TriangularDesign(1), "q", "q=1"),
+    ],
+)
+def test_binary_design_rejects_naming_the_value(build, field, shown):
+    with pytest.raises(DesignError, match=re.escape(shown)) as raised:
+        build()
+    assert raised.value.field == field
+
+
+# Seeded Monte Carlo per design: respondents drawn one by one (trait, then the stored answer from theta1 or
+# theta0), so the test also checks which answer the estimator counts. R = 4000 surveys of n = 400 at pi = 0.3.
+# Tolerances come from R: the mean raw estimate is within 4 Monte Carlo standard errors (sd / sqrt(R)) of pi,
+# and the simulated coverage within 4 binomial standard errors (sqrt(c (1 - c) / R)) of the exact coverage c
+# summed over the Binomial(n, lambda) distribution of stored yeses; Clopper-Pearson's exact c >= 0.95.
+MC_R, MC_N, MC_PI = 4000, 400, 0.3
+
+
+def _stored_yes_counts(design, seed: int) -> np.ndarray:
+    rng = np.random.default_rng([11, seed])
+    trait = rng.random((MC_R, MC_N)) < MC_PI
+    theta1, theta0 = (float(p) for p in design.yes_probabilities())
+    return (rng.random((MC_R, MC_N)) < np.where(trait, theta1, theta0)).sum(axis=1)
+
+
+def _covers(ci) -> bool:
+    return ci.low <= MC_PI <= ci.high
+
+
+@pytest.mark.parametrize(("seed", "design"), list(enumerate(BINARY_DESIGNS)), ids=BINARY_IDS)
+def test_binary_design_is_unbiased_and_its_intervals_cover(seed, design):
+    stored = _stored_yes_counts(design, seed)
+    by_count = {y: estimate_proportion(design.trait_count(y, MC_N), MC_N, *design.exact()) for y in range(MC_N + 1)}
+    raw = np.array([by_count[y].estimate_raw for y in stored])
+    assert abs(raw.mean() - MC_PI) <= 4 * raw.std(ddof=1) / math.sqrt(MC_R)
+    pmf = stats.binom.pmf(np.arange(MC_N + 1), MC_N, design.report_yes_probability(MC_PI))
+    for method in ("wilson", "clopper-pearson"):
+        covers = {y: _covers(e.confidence_interval(0.95, method)) for y, e in by_count.items()}
+        exact = float(sum(pmf[y] for y, c in covers.items() if c))
+        simulated = float(np.mean([covers[y] for y in stored]))
+        assert abs(simulated - exact) <= 4 * math.sqrt(exact * (1 - exact) / MC_R), method
+        if method == "clopper-pearson":
+            assert exact >= 0.95
+
+
+@pytest.mark.parametrize("design", BINARY_DESIGNS, ids=BINARY_IDS)
+def test_binary_design_standard_error_equals_the_observed_information(design):
+    """The formula's standard error, sqrt(lambda (1 - lambda) / n) / |theta1 - theta0|, against 1 / sqrt(-l''(pi_hat))
+    of the log-likelihood of the stored answers, y log lambda(pi) + (n - y) log(1 - lambda(pi)), by a central
+    second difference at an interior estimate."""
+    n = 1000
+    stored_yes = round(n * design.report_yes_probability(0.3))
+    estimate = estimate_proportion(design.trait_count(stored_yes, n), n, *design.exact())
+
+    def loglik(pi: float) -> float:
+        lam = design.report_yes_probability(pi)
+        return stored_yes * math.log(lam) + (n - stored_yes) * math.log(1 - lam)
+
+    h = 1e-4
+    pi_hat = estimate.estimate_raw
+    second = (loglik(pi_hat + h) - 2 * loglik(pi_hat) + loglik(pi_hat - h)) / h**2
+    assert_allclose(estimate.std_err_population, 1 / math.sqrt(-second), rtol=1e-4)

@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import io
 import json
+import math
 import secrets
 import tracemalloc
 
@@ -420,3 +421,54 @@ def test_answer_line_is_refused_for_values_that_need_quoting():
     assert (
         submission.NoisyResponse("s", 1, "d", "{}", {"q": "x"}, {"q": "k"}, "device", ("q", "r")).answer_line() == "x,"
     )
+
+
+# --------------------------------------------------------------------------
+# The codebook of the one-parameter yes/no designs: RRreg's model and p reproduce the estimate.
+
+BINARY_DESIGN_MODELS = {
+    "warner": {"model": "warner", "p": "3/4"},
+    "unrelated": {"model": "unrelated_question", "p": "2/3", "q": "1/4"},
+    "kuk": {"model": "kuk", "k1": "7/10", "k2": "3/10"},
+    "mangat": {"model": "mangat", "p": "3/4"},
+    "crosswise": {"model": "crosswise", "q": "1/4", "innocuous": "Born in January-March."},
+    "triangular": {"model": "triangular", "q": "1/4", "innocuous": "Born in January-March."},
+}
+
+
+def _rrreg_estimate(model: str, p: tuple[float, ...], lam: float, n: int) -> tuple[float, float]:
+    """RRreg's RRuni moment estimate and standard error (R/RRuni_models.R, divided by n - 1), written from its
+    documented formulas so that the codebook's model and p are checked against them, not against ours."""
+    slope, intercept = {
+        "Warner": lambda: (2 * p[0] - 1, 1 - p[0]),
+        "Crosswise": lambda: (2 * p[0] - 1, 1 - p[0]),
+        "UQTknown": lambda: (p[0], (1 - p[0]) * p[1]),
+        "Kuk": lambda: (p[0] - p[1], p[1]),
+        "Mangat": lambda: (p[0], 1 - p[0]),
+        "Triangular": lambda: (1 - p[0], p[0]),
+    }[model]()
+    return (lam - intercept) / slope, math.sqrt(lam * (1 - lam) / ((n - 1) * slope**2))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_DESIGN_MODELS))
+def test_codebook_gives_rrregs_model_and_p_that_reproduce_the_estimate(name):
+    survey = parse_survey(
+        {
+            "id": "b",
+            "title": "B",
+            "version": 1,
+            "questions": [{"name": "q1", "type": "yes_no", "label": "Q", "design": BINARY_DESIGN_MODELS[name]}],
+        },
+        "b.yaml",
+    )
+    (column,) = [c for c in export.codebook(survey, [], [])["columns"] if c["name"] == "q1"]
+    design = survey.question("q1").design
+    model, p = column["design"]["rrreg_model"], column["design"]["rrreg_p"]
+    assert f'model = "{model}", p = {p})' in column["how_to_analyse"]
+    assert column.get("innocuous", "") == survey.question("q1").innocuous
+    n, stored_yes = 1000, 500
+    ours = analysis.estimate_proportion(design.trait_count(stored_yes, n), n, *design.exact())
+    p_values = tuple(float(v) for v in p.removeprefix("c(").removesuffix(")").split(", "))
+    pi, se = _rrreg_estimate(model, p_values, stored_yes / n, n)
+    assert ours.estimate_raw == pytest.approx(pi, rel=1e-9)
+    assert ours.std_err_population * math.sqrt(n / (n - 1)) == pytest.approx(se, rel=1e-9)

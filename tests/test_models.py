@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from analysis.design import CrosswiseDesign
 from analysis.regression import fit_logistic
 from surveys.design_contract import canonical_json, question_design_key
 from surveys.models import ModelChoice, answer_pattern, check_choice, collapse_patterns, fit_model
@@ -145,3 +148,21 @@ def test_answers_under_two_designs_each_get_their_own(survey):
     assert_allclose([c.estimate for c in result.fit.coefficients], [c.estimate for c in expected.coefficients])
     assert result.fit.n == 700
     assert np.isfinite(result.fit.log_likelihood)
+
+
+def test_a_crosswise_outcome_is_read_through_the_answer_that_points_to_the_trait():
+    """Crosswise with q = 1/4 counts stored noes ("exactly one yes") under its equivalent design (1/2, 1/4, 1/4):
+    the cells list [no, yes], the counts fit_logistic reads with that design."""
+    survey = model_survey()
+    crosswise = CrosswiseDesign("1/4")
+    question = dataclasses.replace(survey.question("cheated"), design=crosswise)
+    key = question_design_key(question)
+    tallies = {
+        key: {
+            canonical_json({"p0": "c0", "p1": "c0"}): {"yes": 3, "no": 4},
+            canonical_json({"p0": "c1", "p1": "c0"}): {"yes": 1, "no": 2},
+        }
+    }
+    cells, left_out = collapse_patterns(tallies, [survey.question("p0")])
+    assert cells == {(key, ("c0",)): [4, 3], (key, ("c1",)): [2, 1]}
+    assert left_out == 0

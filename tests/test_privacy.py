@@ -12,6 +12,7 @@ from analysis import (
     SurveyEpsilon,
     advanced_composition,
     basic_composition,
+    binary_epsilon,
     forced_response_attack_success,
     forced_response_epsilon,
     multiple_choice_attack_success,
@@ -197,3 +198,31 @@ def test_epsilons_are_checked(function, epsilons, shown):
 def test_delta_must_be_a_number(delta):
     with pytest.raises(ValueError, match=re.escape(f"delta={delta!r}")):
         survey_epsilon([LN3], delta)
+
+
+@pytest.mark.parametrize(
+    ("theta1", "theta0", "expected"),
+    [
+        (0.75, 0.25, LN3),  # Warner p = 3/4: ln(p / (1 - p))
+        (0.25, 0.75, LN3),  # crosswise q = 1/4: |ln(q / (1 - q))|
+        (0.75, 7 / 12, math.log((5 / 12) / 0.25)),  # the "no" ratio (5/12) / (1/4) beats (3/4) / (7/12)
+        (0.7, 0.3, math.log(0.7 / 0.3)),  # Kuk k1 = 7/10, k2 = 3/10
+        (1.0, 0.25, math.inf),  # triangular / Mangat: a stored "no" proves no trait
+        (0.0, 0.5, math.inf),
+        (0.4, 0.4, 0.0),  # the answer does not depend on the truth
+    ],
+)
+def test_binary_epsilon(theta1, theta0, expected):
+    assert_allclose(binary_epsilon(theta1, theta0), expected)
+
+
+def test_binary_epsilon_is_forced_response_epsilon_of_the_same_probabilities():
+    """Forced response is theta1 = t + a, theta0 = a: both functions agree."""
+    for t, a, b in ((0.5, 0.25, 0.25), (0.7, 0.1, 0.2), (2 / 3, 1 / 6, 1 / 6)):
+        assert_allclose(binary_epsilon(t + a, a), forced_response_epsilon(t, a, b))
+
+
+@pytest.mark.parametrize(("theta1", "theta0", "shown"), [(1.5, 0.5, "theta1"), (0.5, -0.1, "theta0")])
+def test_binary_epsilon_names_a_bad_probability(theta1, theta0, shown):
+    with pytest.raises(ValueError, match=shown):
+        binary_epsilon(theta1, theta0)

@@ -19,7 +19,17 @@ from fractions import Fraction
 
 import pytest
 
-from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
+from analysis.design import (
+    TWO_COIN,
+    CrosswiseDesign,
+    ForcedResponseDesign,
+    KukDesign,
+    MangatDesign,
+    MultipleChoiceDesign,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
+)
 from surveys import protocol
 from tests.helpers import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
 
@@ -216,3 +226,61 @@ def test_multiple_choice_draws_both_numbers_whatever_the_answer(monkeypatch):
     design = MultipleChoiceDesign(4, Fraction(1, 2))
     assert protocol.randomize_choice("c", ("a", "b", "c", "d"), design) == "c"
     assert calls == [2, 4]
+
+
+# --------------------------------------------------------------------------
+# The one-parameter yes/no designs drawn by software (Warner, unrelated question, Kuk, Mangat).
+
+WARNER = WarnerDesign(Fraction(3, 4))
+WARNER_LOW = WarnerDesign(Fraction(1, 4))
+UNRELATED = UnrelatedQuestionDesign(Fraction(2, 3), Fraction(1, 4))
+KUK = KukDesign(Fraction(7, 10), Fraction(3, 10))
+MANGAT = MangatDesign(Fraction(3, 4))
+SOFTWARE_DESIGNS = [WARNER, WARNER_LOW, UNRELATED, KUK, MANGAT]
+SOFTWARE_IDS = ["warner", "warner-low", "unrelated", "kuk", "mangat"]
+
+
+@pytest.mark.parametrize("design", SOFTWARE_DESIGNS, ids=SOFTWARE_IDS)
+def test_binary_randomizer_passes_privacy_audit(design):
+    """10^5 draws per true answer at 99.9% family confidence (the module docstring); Mangat's infinite epsilon
+    leaves only the check that each observed rate matches theta1 or theta0 (and its "no" never follows a yes)."""
+    counts = yes_no_counts(design, N_DRAWS)
+    assert audit(counts, N_DRAWS, design.epsilon, yes_no_expected(design)) == []
+
+
+@pytest.mark.parametrize(
+    ("design", "denominator"),
+    [(WARNER, 4), (UNRELATED, 12), (KUK, 10), (MANGAT, 4)],
+    ids=["warner", "unrelated", "kuk", "mangat"],
+)
+def test_binary_design_is_exact_over_every_draw(monkeypatch, design, denominator):
+    """Over the D equally likely draws u in range(D), exactly theta1 D say yes for a true yes and theta0 D for a
+    true no: no rounding."""
+    theta1, theta0 = design.yes_probabilities()
+    for truth, expected in ((protocol.YES, theta1), (protocol.NO, theta0)):
+        yes = 0
+        for u in range(denominator):
+            bounds = []
+            _walk(monkeypatch, bounds, [u])
+            yes += protocol.randomize_yes_no(truth, design) == protocol.YES
+            assert bounds == [denominator]
+        assert Fraction(yes, denominator) == expected, truth
+
+
+def test_binary_design_draws_one_number_whatever_the_answer(monkeypatch):
+    calls = []
+
+    def fake_randbelow(n):
+        calls.append(n)
+        return 0
+
+    monkeypatch.setattr(protocol.secrets, "randbelow", fake_randbelow)
+    protocol.randomize_yes_no("yes", UNRELATED)
+    protocol.randomize_yes_no("no", UNRELATED)
+    assert calls == [12, 12]
+
+
+@pytest.mark.parametrize("design", [CrosswiseDesign(Fraction(1, 4)), TriangularDesign(Fraction(1, 4))])
+def test_crosswise_and_triangular_have_no_randomizer(design):
+    with pytest.raises(ValueError, match=f"the {design.kind} design is not randomized by software"):
+        protocol.randomize_yes_no("yes", design)

@@ -631,3 +631,54 @@ def test_a_failed_target_check_still_thanks_the_stored_answer(app, surveys_dir, 
     response = Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "never", "year": "first"})
     assert response.status_code == 200 and "Thank you" in response.get_data(as_text=True)
     assert queries.response_count(db, "quiz") == 1
+
+
+# --------------------------------------------------------------------------
+# One-parameter yes/no designs on the form and through the server path.
+
+BINARY_YAML = """\
+id: binary
+title: Binary designs
+version: 1
+questions:
+  - name: cannabis
+    type: yes_no
+    label: I used cannabis.
+    design: {model: crosswise, q: 1/4, innocuous: "My mother's birthday is in January, February or March."}
+  - name: pills
+    type: yes_no
+    label: I took someone else's pills.
+    design: {model: warner, p: 3/4}
+"""
+
+
+@pytest.fixture
+def binary_survey(surveys_dir):
+    (surveys_dir / "binary.yaml").write_text(BINARY_YAML)
+    return "binary"
+
+
+def test_crosswise_form_shows_both_statements_and_the_paired_options(client, binary_survey):
+    html = client.get(f"/s/{binary_survey}").get_data(as_text=True)
+    assert "Second statement: “My mother&#39;s birthday is in January, February or March.”" in html
+    assert "Both “yes” or both “no”" in html and "Exactly one “yes”" in html
+    assert "Your true answer is stored 75% of the time; otherwise its opposite is stored" in html
+
+
+def test_server_path_stores_a_crosswise_answer_as_given_and_randomizes_warner(app, db, binary_survey, monkeypatch):
+    """Crosswise draws nothing (the respondent did the mixing); Warner draws u = 3 of [0, 4): u >= pD with p = 3/4,
+    so the negation is answered and a true "yes" is stored as "no"."""
+    draws = []
+
+    def fake_randbelow(n):
+        draws.append(n)
+        return n - 1
+
+    monkeypatch.setattr(protocol.secrets, "randbelow", fake_randbelow)
+    for truth in ("no", "yes"):
+        respondent = Respondent(app.test_client())  # a second browser: one response per browser
+        response = respondent.submit({"cannabis": truth, "pills": "yes"}, survey_id=binary_survey)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        stored = [json.loads(row["answers"]) for row in stored_rows(db)]
+        assert {"cannabis": truth, "pills": "no"} in stored
+    assert draws == [4, 4]

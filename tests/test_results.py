@@ -373,3 +373,48 @@ def test_pooled_options_intersect_each_designs_marginal_sequence(survey):
         assert option.sequence.low == max(new[j].low, previous[j].low)
         assert option.sequence.high == min(new[j].high, previous[j].high)
         assert option.sequence.designs == 2
+
+
+# --------------------------------------------------------------------------
+# One-parameter yes/no designs.
+
+
+def crosswise_survey(q="1/4"):
+    mapping = {
+        "id": "cw",
+        "title": "Crosswise",
+        "version": 1,
+        "questions": [
+            {
+                "name": "cannabis",
+                "type": "yes_no",
+                "label": "I used cannabis.",
+                "design": {"model": "crosswise", "q": q, "innocuous": "My mother's birthday is in January-March."},
+            }
+        ],
+    }
+    return parse_survey(mapping, "cw.yaml")
+
+
+@pytest.mark.parametrize(("q", "estimate"), [("1/4", 0.7), ("3/4", 0.3)])
+def test_crosswise_reads_the_answer_that_points_to_the_trait(q, estimate):
+    """40 "same" (stored yes) of 100: lambda = 0.4 and pi_hat = (lambda + q - 1) / (2q - 1) (Yu, Tian and Tang
+    2008): (0.4 - 0.75) / (-0.5) = 0.7 for q = 1/4, (0.4 - 0.25) / 0.5 = 0.3 for q = 3/4. With q < 1/2 the
+    estimator counts the 60 stored noes ("exactly one yes") under the equivalent design (1/2, 1/4, 1/4)."""
+    survey = crosswise_survey(q)
+    tallies = {"cannabis": {key(survey, "cannabis"): {"yes": 40, "no": 60}}}
+    result = results.compute_results(survey, tallies, 100).question("cannabis")
+    assert_allclose(result.estimate, estimate)
+    assert (result.n, result.yes_count, result.observed_rate) == (100, 40, 0.4)
+    design = survey.question("cannabis").design
+    trait_count = 60 if q == "1/4" else 40
+    assert result.per_design[0].estimate == analysis.estimate_proportion(trait_count, 100, *design.exact())
+    assert result.epsilon == pytest.approx(math.log(3))
+    assert result.outside is None
+
+
+def test_a_planning_target_counts_binary_designs():
+    survey = crosswise_survey()
+    plan = results.plan(survey, 0, 0.05, 0.95)
+    assert plan.question.name == "cannabis"
+    assert plan.needed_n == analysis.sample_size_for_half_width(0.05, 0.95, *survey.question("cannabis").design.exact())

@@ -6,7 +6,17 @@ from datetime import date, datetime
 
 import pytest
 
-from analysis.design import TWO_COIN, MultipleChoiceDesign
+from analysis.design import (
+    TWO_COIN,
+    CrosswiseDesign,
+    KukDesign,
+    MangatDesign,
+    MultipleChoiceDesign,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
+)
+from surveys.definition import PAIRED_STATEMENT_CHOICES, YES_NO_CHOICES
 from surveys.schema import Problem, SurveyFileError, parse_survey
 
 VALID = {
@@ -531,3 +541,52 @@ def test_a_target_on_a_broken_question_reports_only_the_question():
     mapping["targets"] = [{"question": "cheated", "margin": 0.05}]
     problems = problems_of(mapping)
     assert problems and all(p.field.startswith("design") for p in problems)
+
+
+# --------------------------------------------------------------------------
+# One-parameter yes/no designs named with ``model``.
+
+INNOCUOUS = "My mother's birthday is in January, February or March."
+
+
+@pytest.mark.parametrize(
+    ("design", "expected"),
+    [
+        ({"model": "forced_response", "t": "1/2", "a": "1/4", "b": "1/4"}, TWO_COIN),
+        ({"model": "warner", "p": "3/4"}, WarnerDesign("3/4")),
+        ({"model": "unrelated_question", "p": "2/3", "q": 0.25}, UnrelatedQuestionDesign("2/3", "1/4")),
+        ({"model": "kuk", "k1": 0.7, "k2": 0.3}, KukDesign("7/10", "3/10")),
+        ({"model": "mangat", "p": "3/4"}, MangatDesign("3/4")),
+        ({"model": "crosswise", "q": "1/4", "innocuous": INNOCUOUS}, CrosswiseDesign("1/4")),
+        ({"model": "triangular", "q": "1/4", "innocuous": INNOCUOUS}, TriangularDesign("1/4")),
+    ],
+    ids=["forced_response", "warner", "unrelated_question", "kuk", "mangat", "crosswise", "triangular"],
+)
+def test_each_yes_no_model_loads(design, expected):
+    question = parse_survey(edited("questions.0.design", design), "exam.yaml").question("cheated")
+    assert question.design == expected
+    paired = design["model"] in ("crosswise", "triangular")
+    assert question.innocuous == (INNOCUOUS if paired else "")
+    assert question.choice_names == ("yes", "no")
+    assert question.choices == PAIRED_STATEMENT_CHOICES.get(design["model"], YES_NO_CHOICES)
+
+
+@pytest.mark.parametrize(
+    ("design", "field", "message"),
+    [
+        ({"model": "wraner", "p": "3/4"}, "design.model", "unknown model text 'wraner'; use one of forced_response"),
+        ({"model": "warner", "p": "1/2"}, "design.p", "p must not be 1/2, got p=1/2"),
+        ({"model": "warner", "p": "3/2"}, "design.p", "p must be in [0, 1], got p=3/2"),
+        ({"model": "warner", "p": "3/4", "q": "1/4"}, "design.q", "unknown key 'q'"),
+        ({"model": "unrelated_question", "p": "2/3"}, "design.q", "is required; this design is written like"),
+        ({"model": "kuk", "k1": "1/3", "k2": "1/3"}, "design.k2", "k1 and k2 must differ, got k1=k2=1/3"),
+        ({"model": "crosswise", "q": "1/2", "innocuous": INNOCUOUS}, "design.q", "q must not be 1/2, got q=1/2"),
+        ({"model": "crosswise", "q": "1/4"}, "design.innocuous", "is required for a crosswise design"),
+        ({"model": "triangular", "q": "1/4", "innocuous": "  "}, "design.innocuous", "must not be empty"),
+        ({"model": "triangular", "q": "one quarter", "innocuous": INNOCUOUS}, "design.q", "'one quarter'"),
+    ],
+)
+def test_a_bad_yes_no_model_is_one_problem_naming_the_value(design, field, message):
+    problems = problems_of(edited("questions.0.design", design))
+    assert [(p.question, p.field) for p in problems] == [("cheated", field)]
+    assert message in problems[0].message

@@ -99,7 +99,7 @@ def bodies(controls: dict, values: dict[str, list[str]], prefix: str = "", extra
 
 
 def test_the_examples_are_found():
-    assert EXAMPLE_IDS == ["exam-integrity", "workplace-wellbeing"]
+    assert EXAMPLE_IDS == ["drug-use-crosswise", "exam-integrity", "workplace-wellbeing"]
 
 
 @pytest.mark.parametrize("survey_id", SURVEY_IDS)

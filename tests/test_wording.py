@@ -6,7 +6,18 @@ import math
 
 import pytest
 
-from analysis import TWO_COIN, ConfidenceInterval, ForcedResponseDesign, MultipleChoiceDesign
+from analysis import (
+    TWO_COIN,
+    ConfidenceInterval,
+    CrosswiseDesign,
+    ForcedResponseDesign,
+    KukDesign,
+    MangatDesign,
+    MultipleChoiceDesign,
+    TriangularDesign,
+    UnrelatedQuestionDesign,
+    WarnerDesign,
+)
 from surveys import wording
 from surveys.definition import YES_NO_CHOICES, Choice, Question
 
@@ -41,7 +52,7 @@ def test_presets_are_the_one_formatter():
 
 def test_epsilon_and_counts():
     assert wording.epsilon_text(math.log(3)) == "1.10"
-    assert wording.epsilon_text(math.inf) == "∞ (no protection)"
+    assert wording.epsilon_text(math.inf) == "∞ (no epsilon guarantee: one answer fully reveals)"
     assert [wording.count_text(n, "day") for n in (0, 1, 2)] == ["0 days", "1 day", "2 days"]
 
 
@@ -169,3 +180,48 @@ def test_templates_format_through_the_wording_module(app):
     assert app.jinja_env.globals["percent"] is wording.short_percent
     template = app.jinja_env.from_string("{{ 0.25 | pct }} {{ 0.95 | pct(0) }} {{ none | pct }} {{ percent(1 / 6) }}")
     assert template.render() == "25.0% 95% – 16.7%"
+
+
+# --------------------------------------------------------------------------
+# One-parameter yes/no designs.
+
+BIRTHDAY = "My mother's birthday is in January, February or March."
+
+
+def paired(design) -> Question:
+    """A crosswise or triangular question with its innocuous statement."""
+    return Question("q", "yes_no", "I used cannabis.", "", True, True, YES_NO_CHOICES, design, BIRTHDAY)
+
+
+@pytest.mark.parametrize(
+    ("q", "expected"),
+    [
+        (question(WarnerDesign("3/4")), "Your true answer is stored 75% of the time; otherwise its opposite is stored"),
+        (question(UnrelatedQuestionDesign("2/3", "1/4")), "Your true answer is stored 66.7% of the time; otherwise"),
+        (question(KukDesign("7/10", "3/10")), "A card is drawn at random from one of two decks"),
+        (question(MangatDesign("3/4")), "If your true answer is yes, “yes” is stored. If it is no, your answer is"),
+        (paired(CrosswiseDesign("1/4")), "Nothing is randomized: you do not say whether the statement is true"),
+        (paired(TriangularDesign("1/4")), "Nothing is randomized: you say only whether your answer is “no” to both"),
+    ],
+    ids=["warner", "unrelated", "kuk", "mangat", "crosswise", "triangular"],
+)
+def test_design_sentence_of_each_binary_design(q, expected):
+    text = wording.design_sentence(q)
+    assert text.startswith(expected)
+    assert "device" not in text and "sent" not in text
+    assert (BIRTHDAY in text) == bool(q.innocuous)
+
+
+@pytest.mark.parametrize("design", [TriangularDesign("1/4"), MangatDesign("3/4")], ids=["triangular", "mangat"])
+def test_an_unbounded_design_says_no_epsilon_guarantee_and_which_answer_reveals(design):
+    text = wording.privacy_sentence(paired(design))
+    assert "no epsilon guarantee: one answer fully reveals" in text
+    assert "a stored “no” proves that your true answer is no" in text
+    assert "factor" not in text
+
+
+def test_crosswise_epsilon_is_conditional_on_the_innocuous_answer_being_unknown():
+    text = wording.privacy_sentence(paired(CrosswiseDesign("1/4")))
+    assert "by at most a factor of 3." in text  # e^|ln(q / (1 - q))| = 3 for q = 1/4
+    assert wording.PAIRED_EPSILON_CONDITION in text
+    assert wording.PAIRED_EPSILON_CONDITION not in wording.privacy_sentence(question(WarnerDesign("3/4")))
