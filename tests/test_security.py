@@ -12,8 +12,11 @@ import io
 import json
 import logging
 import re
+import tempfile
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import pyreadstat
 import pytest
 from itsdangerous import URLSafeSerializer
 from werkzeug.http import parse_set_header
@@ -34,7 +37,7 @@ from tests.helpers import (
     survey_in,
     wire_form,
 )
-from web.auth import ADMIN_COOKIE
+from web.auth import ADMIN_COOKIE, DATA_SUFFIXES
 
 #: The admin endpoints anyone may use: the sign-in form itself.
 PUBLIC_ADMIN_ENDPOINTS = {"auth.login"}
@@ -46,8 +49,9 @@ CSRF_CHECKED_POSTS = {
     "admin.set_state",
     "admin.exclude_day",
     "admin.include_day",
+    "admin.preview_submit",
 }
-URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css"}
+URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css", "fmt": "sav"}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
 
 
@@ -66,7 +70,7 @@ def routes(app, method: str, prefix: str = "/"):
 
 
 def is_export(url: str) -> bool:
-    return url.endswith((".csv", ".json"))
+    return url.endswith(DATA_SUFFIXES)
 
 
 # --------------------------------------------------------------------------
@@ -178,6 +182,13 @@ def test_state_change_without_a_valid_token_changes_nothing(app, auth, token):
     response = auth.client.post("/admin/surveys/quiz/state", data=data)
     assert response.status_code == 400 and message_of(response)
     assert dump(app) == before
+
+
+def test_a_preview_sent_without_a_valid_token_is_refused(auth):
+    auth.login()
+    response = auth.client.post("/admin/surveys/quiz/preview", data={"cheated": "yes"})
+    assert response.status_code == 400 and message_of(response)
+    assert "What was stored" not in response.get_data(as_text=True)
 
 
 # --------------------------------------------------------------------------
@@ -434,14 +445,29 @@ def stored_list(html: str) -> dict[str, str]:
 
 NORMALIZE = [
     (re.compile(r'(name="csrf_token"(?: type="hidden")? value=")[^"]+'), r"\1"),
+    (re.compile(r'(name="submission_key" type="hidden" value=")[^"]+'), r"\1"),  # the preview's fresh key
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+\-Z:0-9]*"), "<time>"),
 ]
+
+
+def statistics_file_rows(body: bytes, fmt: str) -> str:
+    """An SPSS or Stata file's rows (without the random response id) and labels, as sorted text:
+    the file itself carries its creation time."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"file.{fmt}"
+        path.write_bytes(body)
+        frame, meta = (pyreadstat.read_sav if fmt == "sav" else pyreadstat.read_dta)(str(path))
+    rows = sorted(repr(list(row[1:])) for row in frame.itertuples(index=False))
+    return "\n".join([*rows, repr(meta.column_labels), repr(meta.variable_value_labels), repr(meta.notes)])
 
 
 def admin_outputs(app, client) -> dict[str, str]:
     """Every admin page and export, signed in, with tokens, times and response ids blanked."""
     out = {}
     for _endpoint, url in routes(app, "GET", "/admin") + [("by", "/admin/surveys/quiz?by=year")]:
+        if url.endswith((".sav", ".dta")):
+            out[url] = statistics_file_rows(client.get(url).get_data(), url.rpartition(".")[2])
+            continue
         text = client.get(url).get_data(as_text=True)
         if url.endswith("responses.csv"):
             rows = list(csv.reader(io.StringIO(text)))
