@@ -284,13 +284,20 @@ def pattern_tallies(db: sqlite_utils.Database, survey_id: str, outcome: str) -> 
     Kept in the transaction of each response (``pattern_tallies``, migration
     ``m008_pattern_tallies``): the read costs the number of patterns, not of responses.
     """
-    result: dict = defaultdict(lambda: defaultdict(dict))
+    result: dict = {}
     for design, pattern, answer, count in db.execute(
         "SELECT design, pattern, answer, count FROM pattern_tallies WHERE survey_id = ? AND outcome = ?",
         [survey_id, check_question_name(outcome)],
     ).fetchall():
-        result[design][pattern][answer] = count
-    return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
+        by_pattern = result.get(design)
+        if by_pattern is None:
+            by_pattern = result[design] = {}
+        by_answer = by_pattern.get(pattern)
+        if by_answer is None:
+            by_pattern[pattern] = {answer: count}
+        else:
+            by_answer[answer] = count
+    return result
 
 
 def pattern_tallies_on_days(
