@@ -350,17 +350,37 @@ def _scan_pattern_tallies(
 def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
     """Recount the kept pattern counts of one survey from its stored responses (a repair); returns the rows kept.
 
-    One ``BEGIN IMMEDIATE`` transaction: the survey's ``pattern_tallies``
-    rows are deleted and written again from :func:`_scan_pattern_tallies`,
-    so no response stored meanwhile is counted twice or missed, and on any
-    error nothing changes.
+    The scan (:func:`_scan_pattern_tallies`) runs in a read snapshot, which
+    blocks no submission (WAL), together with a read of the kept counts at
+    that snapshot. The write is one short ``BEGIN IMMEDIATE`` transaction:
+    the recount plus what the kept counts gained since the snapshot (exactly
+    the responses stored during the scan, which the write path counted in
+    their own transactions), replacing the survey's rows. On any error
+    nothing changes.
     """
+    with connection.read_snapshot(db):
+        recounted = {tuple(row[:4]): row[4] for row in _scan_pattern_tallies(db, survey_id)}
+        kept_then = _kept_pattern_rows(db, survey_id)
     with connection.immediate_transaction(db):
-        rows = _scan_pattern_tallies(db, survey_id)
+        for key, count in _kept_pattern_rows(db, survey_id).items():
+            recounted[key] = recounted.get(key, 0) + count - kept_then.pop(key, 0)
+        for key, count in kept_then.items():  # rows gone since the snapshot
+            recounted[key] = recounted.get(key, 0) - count
+        rows = [(survey_id, *key, count) for key, count in recounted.items() if count > 0]
         db.execute("DELETE FROM pattern_tallies WHERE survey_id = ?", [survey_id])
         db.conn.executemany(
             "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            [(survey_id, *row) for row in rows],
+            rows,
         )
     return len(rows)
+
+
+def _kept_pattern_rows(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[str, str, str, str], int]:
+    """``{(outcome, design key, pattern, answer): count}`` of the survey's kept pattern counts."""
+    return {
+        (outcome, design, pattern, answer): count
+        for outcome, design, pattern, answer, count in db.execute(
+            "SELECT outcome, design, pattern, answer, count FROM pattern_tallies WHERE survey_id = ?", [survey_id]
+        ).fetchall()
+    }

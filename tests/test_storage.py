@@ -274,6 +274,33 @@ def test_rebuilding_the_pattern_tallies_restores_a_recount_and_touches_no_other_
     assert not fresh_db.conn.in_transaction
 
 
+def test_a_response_stored_during_the_pattern_recount_is_neither_blocked_nor_lost(fresh_db, tmp_path, monkeypatch):
+    from surveys.submission import noisy_response
+
+    survey = model_survey()
+    store_model_answers(fresh_db, survey, 100)
+    fresh_db.execute("UPDATE pattern_tallies SET count = count + 2")  # drift the repair must undo
+    path = fresh_db.execute("PRAGMA database_list").fetchone()[2]
+    scan = queries._scan_pattern_tallies
+
+    def scan_while_a_response_arrives(db, survey_id, days=None):
+        rows = scan(db, survey_id, days)
+        other = connection.connect(path)
+        other.execute("PRAGMA busy_timeout = 200")  # a submission blocked by the repair would fail here
+        answers = {"cheated": "yes", "lied": "no", "p0": "c1", "p1": "c2"}
+        responses.store_response(other, noisy_response(survey, answers, "server"), "arrived-mid-scan", "2026-11-22")
+        other.close()
+        return rows
+
+    monkeypatch.setattr(queries, "_scan_pattern_tallies", scan_while_a_response_arrives)
+    queries.rebuild_pattern_tallies(fresh_db, "m")
+    assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 101
+    for outcome in ("cheated", "lied"):
+        (design,) = queries.pattern_tallies(fresh_db, "m", outcome)
+        recount = recount_patterns(fresh_db, "m", outcome, ["p0", "p1"])
+        assert queries.pattern_tallies(fresh_db, "m", outcome)[design] == recount
+
+
 def test_no_pattern_tallies_kept_beyond_the_pattern_limit(fresh_db):
     from surveys.models import MAX_PATTERNS, kept_outcomes, pattern_count
 

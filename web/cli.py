@@ -95,7 +95,7 @@ def open_command(survey_id: str) -> None:
 @click.argument("survey_id")
 @with_appcontext
 def recount_patterns_command(survey_id: str) -> None:
-    """Recount SURVEY_ID's kept pattern counts (the model's) from its stored responses, in one transaction."""
+    """Recount SURVEY_ID's kept pattern counts (the model's) from its stored responses; one short write."""
     db = _db()
     if not queries.design_records(db, survey_id):
         raise click.BadParameter(f"no responses are stored for a survey called {survey_id!r}", param_hint="SURVEY_ID")
