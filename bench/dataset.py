@@ -10,7 +10,8 @@ JSON, a ready CSV line, ...) is the product's own. Rows then go straight
 into the benchmark database with ``executemany`` in large transactions,
 with the journal and fsyncs off (generation only; the benchmarks open the
 file with :func:`storage.connection.connect`). The ``tallies``,
-``group_tallies``, ``daily_counts`` and ``daily_tallies`` rows are the exact aggregates of what was inserted,
+``group_tallies``, ``pattern_tallies`` (the model's), ``daily_counts`` and ``daily_tallies``
+rows are the exact aggregates of what was inserted,
 computed in Python, so the database is what the app would have built one
 submission at a time.
 
@@ -33,6 +34,7 @@ import numpy as np
 from storage import connection, migrations, responses
 from surveys.definition import Survey
 from surveys.design_contract import question_design_key
+from surveys.models import answer_pattern, kept_outcomes
 from surveys.submission import noisy_response
 
 #: Distinct answer sets drawn from; rows pick one at random.
@@ -162,6 +164,7 @@ class Generator:
         )  # column names read from the product's own table
         self._add_tallies(conn, picks)
         self._add_group_tallies(conn, picks)
+        self._add_pattern_tallies(conn, picks)
         self._add_daily_counts(conn, days)
         self._add_daily_tallies(conn, picks, days)
         conn.execute("COMMIT")
@@ -206,6 +209,27 @@ class Generator:
             [
                 (self.survey.id, by, group, name, keys[name], answer, n)
                 for (by, group, name, answer), n in counts.items()
+                if n
+            ],
+        )
+
+    def _add_pattern_tallies(self, conn: sqlite3.Connection, picks: np.ndarray) -> None:
+        """The model's counts the product keeps per yes/no outcome and pattern of plain answers, for these rows."""
+        counts = Counter()
+        plain = [q.name for q in self.survey.plain_questions]
+        outcomes = kept_outcomes(self.survey)
+        for pick, times in enumerate(np.bincount(picks, minlength=POOL_SIZE).tolist()):
+            answers = self.pool[pick]
+            pattern = answer_pattern(answers, plain)
+            for outcome in outcomes:
+                counts[outcome, pattern, answers[outcome]] += times
+        keys = {q.name: question_design_key(q) for q in self.survey.questions}
+        conn.executemany(
+            "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            [
+                (self.survey.id, outcome, keys[outcome], pattern, answer, n)
+                for (outcome, pattern, answer), n in counts.items()
                 if n
             ],
         )

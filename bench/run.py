@@ -17,6 +17,10 @@ Figures (see bench/README.md for what each means):
 4. ``page``: the respondent page's weight and third-party requests.
 5. ``signin``: respondent latency while sign-ins flood the server, with and
    without the machine-wide bound on password checks (``bench.signin_flood``).
+6. ``model``: the logistic model with five predictors (38 parameters) fitted
+   from the kept pattern counts of 10,000, 1,000,000 and 10,000,000
+   responses (``bench.model_bench``); with ``results``, also the model of
+   the grown survey and its kept counts against a recount.
 
 Everything lives in one temporary folder, deleted at the end (``--keep`` to
 keep it); servers listen on 127.0.0.1 only.
@@ -37,6 +41,7 @@ from bench import (
     export_breakdown,
     http_bench,
     machine,
+    model_bench,
     page_bench,
     profile_submit,
     results_bench,
@@ -47,7 +52,9 @@ from bench.report import Figure, at_least, at_most, ms, table
 from bench.survey import SURVEY_ID, write_survey
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("page", "http", "results", "export", "signin")
+PARTS = ("page", "http", "results", "export", "signin", "model")
+#: Responses the model is fitted at (from kept counts only: seconds to make, so the quick run has them too).
+MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
 #: Bytes of database per stored response (rows, index, tallies), for the disk check.
 BYTES_PER_ROW = 420
 RESULTS_TARGET_SECONDS = 0.100
@@ -262,7 +269,7 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
     stages = sorted(
         set(plan.sizes if "results" in plan.parts else ()) | ({plan.export_rows} if "export" in plan.parts else set())
     )
-    timings, passes, notes, breakdown = [], None, [], ""
+    timings, passes, notes, breakdown, model_fits = [], None, [], "", []
     for rows in stages:
         say(f"generating responses up to {rows:,}")
         start = time.perf_counter()
@@ -274,6 +281,7 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
         if "results" in plan.parts and rows in plan.sizes:
             say(f"results, exports, floor and cold recount at {rows:,}")
             timings.append(results_bench.measure_size(database, surveys_dir, survey, rows))
+            model_fits.append(model_bench.bench_survey_fit(database, survey, "cheated", "stress"))
         if "export" in plan.parts and rows == plan.export_rows:
             say(f"streaming the responses CSV ({plan.export_small_rows:,} and {rows:,} rows)")
             passes = export_bench.measure(database, surveys_dir / f"{SURVEY_ID}.yaml", rows, plan.export_small_rows)
@@ -281,6 +289,16 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
                 say("breaking the CSV stream down")
                 breakdown = export_breakdown_table(export_breakdown.breakdown(database, survey))
     figures = (results_figures(timings) if timings else []) + (export_figures(passes) if passes else [])
+    if model_fits:
+        figures += [
+            Figure("Model cheated ~ stress, kept counts", _joined(ms(seconds) for seconds, _ in model_fits)),
+            Figure(
+                "  kept pattern counts equal a recount",
+                _joined("yes" if same else "NO" for _, same in model_fits),
+                "yes",
+                all(same for _, same in model_fits),
+            ),
+        ]
     return figures, notes, breakdown
 
 
@@ -329,6 +347,9 @@ def run(plan: Plan) -> int:
         if "signin" in plan.parts:
             say("respondent latency under a sign-in flood (3 servers x 8 s)")
             figures += signin_flood.measure(workdir)
+        if "model" in plan.parts:
+            say(f"model fit from kept counts at {', '.join(f'{n:,}' for n in MODEL_SIZES)} responses")
+            figures += model_bench.figures(model_bench.measure(workdir, MODEL_SIZES))
         if {"results", "export"} & set(plan.parts):
             more, generation, export_pieces = grow_and_measure(workdir, plan)
             figures += more

@@ -3,9 +3,9 @@ cursors the exports stream from.
 
 Takes a :class:`sqlite_utils.Database`; knows nothing of Flask. Read
 several of them inside :func:`storage.connection.read_snapshot` for one
-consistent state. :func:`rebuild_group_tallies` is the one write here: the
-repair that recounts the kept group tallies with the same scan the reads
-use.
+consistent state. :func:`rebuild_group_tallies` and :func:`rebuild_pattern_tallies` are the
+only writes here: the repairs that recount the kept group and pattern tallies
+with the same scans the reads use.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 import sqlite_utils
 
+from storage import connection
 from storage.responses import NO_ANSWER, check_day
 from surveys.design_contract import YES_NO, canonical_json, check_question_name, record_design_keys
 from surveys.models import MAX_PATTERNS, answer_pattern
@@ -297,39 +298,103 @@ def pattern_tallies(db: sqlite_utils.Database, survey_id: str, outcome: str) -> 
     Kept in the transaction of each response (``pattern_tallies``, migration
     ``m008_pattern_tallies``): the read costs the number of patterns, not of responses.
     """
-    result: dict = defaultdict(lambda: defaultdict(dict))
+    result: dict = {}
     for design, pattern, answer, count in db.execute(
         "SELECT design, pattern, answer, count FROM pattern_tallies WHERE survey_id = ? AND outcome = ?",
         [survey_id, check_question_name(outcome)],
     ).fetchall():
-        result[design][pattern][answer] = count
-    return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
+        by_pattern = result.get(design)
+        if by_pattern is None:
+            by_pattern = result[design] = {}
+        by_answer = by_pattern.get(pattern)
+        if by_answer is None:
+            by_pattern[pattern] = {answer: count}
+        else:
+            by_answer[answer] = count
+    return result
 
 
 def pattern_tallies_on_days(
     db: sqlite_utils.Database, survey_id: str, outcome: str, days: list[str]
 ) -> dict[str, dict[str, dict[str, int]]]:
-    """The shape of :func:`pattern_tallies`, counted over the responses of ``days`` only (by index).
-
-    Counted afresh with the live pattern spelling and limit
-    (:func:`surveys.models.answer_pattern`, :data:`surveys.models.MAX_PATTERNS`)
-    from each response's design record, as the write path keeps them.
-    """
+    """The shape of :func:`pattern_tallies`, counted over the responses of ``days`` only (by index)."""
     check_question_name(outcome)
-    records = {design_id: questions for design_id, _, questions in design_records(db, survey_id)}
-    result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
-    for design_id, answers in db.execute(
-        "SELECT design_id, answers FROM responses WHERE survey_id = ? AND day IN (SELECT value FROM json_each(?))",
-        [survey_id, json.dumps([check_day(day) for day in days])],
-    ).fetchall():
-        questions = records.get(design_id, {})
-        record = questions.get(outcome)
-        if record is None or record.get("type") != YES_NO or record.get("design") is None:
-            continue
-        plain = [name for name, r in questions.items() if r.get("design") is None]
+    result: dict = defaultdict(lambda: defaultdict(dict))
+    for counted, design, pattern, answer, count in _scan_pattern_tallies(db, survey_id, days):
+        if counted == outcome:
+            result[design][pattern][answer] = count
+    return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
+
+
+def _scan_pattern_tallies(
+    db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None
+) -> list[tuple[str, str, str, str, int]]:
+    """``(outcome, design key, pattern, answer, count)`` rows of a survey, counted afresh from its responses.
+
+    Counted with the live pattern spelling and limit
+    (:func:`surveys.models.answer_pattern`, :data:`surveys.models.MAX_PATTERNS`)
+    from each response's design record, as the write path keeps them: one
+    ``GROUP BY`` per design record and outcome, so Python sees patterns, not
+    rows. With ``days``, only the responses of those days (by index).
+    """
+    on_days, day_params = "", []
+    if days is not None:
+        on_days = " AND day IN (SELECT value FROM json_each(?))"
+        day_params = [json.dumps([check_day(day) for day in days])]
+    counts: dict = defaultdict(int)
+    for design_id, _, questions in design_records(db, survey_id):
+        plain = sorted(name for name, record in questions.items() if record.get("design") is None)
         if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
             continue
-        stored = json.loads(answers)
-        if outcome in stored:
-            result[canonical_json(record)][answer_pattern(stored, plain)][stored[outcome]] += 1
-    return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
+        outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]
+        extract = "".join(", json_extract(answers, '$.' || ?)" for _ in plain)
+        for outcome in outcomes:
+            for answer, *values, count in db.execute(
+                f"SELECT json_extract(answers, '$.' || ?) AS answer{extract}, COUNT(*) FROM responses"  # placeholders
+                f" WHERE survey_id = ? AND design_id = ?{on_days} AND answer IS NOT NULL"
+                f" GROUP BY {', '.join(str(i + 1) for i in range(len(plain) + 1))}",
+                [check_question_name(outcome), *map(check_question_name, plain), survey_id, design_id, *day_params],
+            ).fetchall():
+                stored = {name: value for name, value in zip(plain, values) if value is not None}
+                key = (outcome, canonical_json(questions[outcome]), answer_pattern(stored, plain), answer)
+                counts[key] += count
+    return [(*key, count) for key, count in counts.items()]
+
+
+def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
+    """Recount the kept pattern counts of one survey from its stored responses (a repair); returns the rows kept.
+
+    The scan (:func:`_scan_pattern_tallies`) runs in a read snapshot, which
+    blocks no submission (WAL), together with a read of the kept counts at
+    that snapshot. The write is one short ``BEGIN IMMEDIATE`` transaction:
+    the recount plus what the kept counts gained since the snapshot (exactly
+    the responses stored during the scan, which the write path counted in
+    their own transactions), replacing the survey's rows. On any error
+    nothing changes.
+    """
+    with connection.read_snapshot(db):
+        recounted = {tuple(row[:4]): row[4] for row in _scan_pattern_tallies(db, survey_id)}
+        kept_then = _kept_pattern_rows(db, survey_id)
+    with connection.immediate_transaction(db):
+        for key, count in _kept_pattern_rows(db, survey_id).items():
+            recounted[key] = recounted.get(key, 0) + count - kept_then.pop(key, 0)
+        for key, count in kept_then.items():  # rows gone since the snapshot
+            recounted[key] = recounted.get(key, 0) - count
+        rows = [(survey_id, *key, count) for key, count in recounted.items() if count > 0]
+        db.execute("DELETE FROM pattern_tallies WHERE survey_id = ?", [survey_id])
+        db.conn.executemany(
+            "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    return len(rows)
+
+
+def _kept_pattern_rows(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[str, str, str, str], int]:
+    """``{(outcome, design key, pattern, answer): count}`` of the survey's kept pattern counts."""
+    return {
+        (outcome, design, pattern, answer): count
+        for outcome, design, pattern, answer, count in db.execute(
+            "SELECT outcome, design, pattern, answer, count FROM pattern_tallies WHERE survey_id = ?", [survey_id]
+        ).fetchall()
+    }

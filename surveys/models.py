@@ -161,21 +161,26 @@ def collapse_patterns(
     number of answers left out (a predictor unanswered or at a level not offered, a design not yes/no)."""
     cells: dict = defaultdict(lambda: [0, 0])
     left_out = 0
+    offered = [frozenset(q.choice_names) for q in predictors]
+    names = [q.name for q in predictors]
+    decode = json.JSONDecoder().decode  # one pattern string each: skip json.loads's per-call checks
     for key, by_pattern in tallies.items():
         parsed = parse_design_key(key)
         readable = parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], BinaryDesign)
         # The count the design's (t, a, b) reads comes first: a stored "no" for crosswise with q < 1/2.
         first, second = ("yes", "no") if not readable or parsed[2].trait_answer == "yes" else ("no", "yes")
         for pattern, by_answer in by_pattern.items():
-            answers = json.loads(pattern)
-            levels = tuple(answers.get(q.name, NO_ANSWER) for q in predictors)
-            usable = readable and all(level in q.choice_names for level, q in zip(levels, predictors))
-            if not usable:
+            answers = decode(pattern)
+            levels = tuple([answers.get(name, NO_ANSWER) for name in names])
+            if not (readable and all(level in choices for level, choices in zip(levels, offered))):
                 left_out += sum(by_answer.values())
                 continue
-            cells[key, levels][0] += by_answer.get(first, 0)
-            cells[key, levels][1] += by_answer.get(second, 0)
-            left_out += sum(count for answer, count in by_answer.items() if answer not in ("yes", "no"))
+            cell = cells[key, levels]
+            counted, other = by_answer.get(first, 0), by_answer.get(second, 0)
+            cell[0] += counted
+            cell[1] += other
+            if len(by_answer) > (counted > 0) + (other > 0):
+                left_out += sum(count for answer, count in by_answer.items() if answer not in ("yes", "no"))
     return dict(cells), left_out
 
 
@@ -228,15 +233,14 @@ def fit_model(
             )
     names = [term_label(t.question, level, t.reference) for t in terms for level in t.levels]
     rows = list(answered)
-    x = np.array(
-        [[float(levels[i] == level) for i, t in enumerate(terms) for level in t.levels] for _, levels in rows]
-    ).reshape(len(rows), len(names))
+    designs = {key: parse_design_key(key)[2] for key in {key for key, _ in rows}}  # each key parsed once
+    x = _indicators(terms, [levels for _, levels in rows])
     try:
         fit = fit_logistic(
             x,
             np.array([answered[row][0] for row in rows], dtype=np.int64),
             np.array([answered[row][1] for row in rows], dtype=np.int64),
-            [parse_design_key(key)[2] for key, _ in rows],
+            [designs[key] for key, _ in rows],
             names=names,
             terms={
                 t.question.label: [term_label(t.question, level, t.reference) for level in t.levels]
@@ -249,22 +253,38 @@ def fit_model(
         return failed(f"The model has no estimate: {error.reason}")
     except ValueError as error:
         return failed(f"The model cannot be fitted: {error}")
-    return ModelResult(outcome, terms, fit, _groups(terms, fit), left_out)
+    return ModelResult(outcome, terms, fit, _groups(terms, fit, rows), left_out)
 
 
-def _groups(terms: Sequence[PredictorTerm], fit: LogisticFit) -> tuple[GroupPrevalence, ...]:
-    """Each predicted prevalence with the levels it is for, read back from its indicator values."""
+def _indicators(terms: Sequence[PredictorTerm], levels: Sequence[tuple[str, ...]]) -> np.ndarray:
+    """One row per combination of ``levels``: per term, a 1 in the column of its level (none at the reference)."""
+    columns = [{level: index for index, level in enumerate(term.levels)} for term in terms]
+    x = np.zeros((len(levels), sum(len(term.levels) for term in terms)))
+    offset = 0
+    for i, column in enumerate(columns):
+        codes = np.array([column.get(row[i], -1) for row in levels], dtype=np.int64)
+        on = np.flatnonzero(codes >= 0)
+        x[on, offset + codes[on]] = 1.0
+        offset += len(column)
+    return x
+
+
+def _groups(terms: Sequence[PredictorTerm], fit: LogisticFit, rows: Sequence) -> tuple[GroupPrevalence, ...]:
+    """Each predicted prevalence with the levels it is for, sorted by the levels' order in each question.
+
+    :attr:`~analysis.regression.LogisticFit.prevalences` follow the first
+    appearance of each distinct row of predictor values, and each distinct
+    combination of levels among ``rows`` (``(design key, levels)``, all with
+    answers) codes to one distinct row, so the two line up in order.
+    """
+    positions = [{name: index for index, name in enumerate(term.question.choice_names)} for term in terms]
+    labels = [{c.name: c.label for c in term.question.choices} for term in terms]
+    distinct = list(dict.fromkeys(levels for _, levels in rows))
+    if len(distinct) != len(fit.prevalences):
+        raise RuntimeError(f"{len(fit.prevalences)} predicted prevalences for {len(distinct)} groups")
     groups = []
-    for prevalence in fit.prevalences:
-        values = iter(prevalence.x[1:])
-        names = []
-        for term in terms:
-            on = [level for level in term.levels if next(values) == 1.0]
-            names.append(on[0] if on else term.reference)
-        order = tuple(term.question.choice_names.index(name) for term, name in zip(terms, names))
-        levels = tuple(
-            (term.question.label, next(c.label for c in term.question.choices if c.name == name))
-            for term, name in zip(terms, names)
-        )
+    for names, prevalence in zip(distinct, fit.prevalences):
+        order = tuple(position[name] for position, name in zip(positions, names))
+        levels = tuple((term.question.label, label[name]) for term, label, name in zip(terms, labels, names))
         groups.append((order, GroupPrevalence(levels, prevalence)))
     return tuple(group for _, group in sorted(groups, key=lambda pair: pair[0]))

@@ -173,3 +173,22 @@ def test_redirects_after_sign_in_and_sign_out_are_paths(auth):
     assert signed_in.status_code == 302 and signed_in.headers["Location"] == "/admin/"
     signed_out = auth.logout()
     assert signed_out.status_code == 302 and signed_out.headers["Location"] == "/admin/login"
+
+
+def test_the_app_asks_for_one_blas_thread_before_numpy_is_imported(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import os, sys\n"
+        "for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS'): os.environ.pop(name, None)\n"
+        "import app\n"
+        "before = 'numpy' in sys.modules\n"
+        f"app.create_app({{'TESTING': True, 'SECRET_KEY': 'x', 'DATABASE': {str(tmp_path / 'b.sqlite3')!r}}})\n"
+        "print(before, 'numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "1", "1"]

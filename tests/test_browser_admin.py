@@ -141,3 +141,61 @@ def test_dashboard_on_a_phone_shows_epsilon_and_close_without_scrolling_sideways
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
     assert page_overflow(page) <= 0
     page.context.close()
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+def test_admin_fits_a_model_sees_its_table_and_chart_and_downloads_it(
+    browser, live_server, app, admin_account, size, viewport
+):
+    from storage import connection
+    from surveys.files import load_catalog
+    from surveys.models import ModelChoice
+    from tests.helpers import model_answers
+    from web import gather
+    from web.charts import figures
+
+    add_responses(app, model_answers())
+    page = signed_in_page(browser, live_server, viewport)
+    page.get_by_role("link", name="Test quiz").click()
+    page.wait_for_load_state()
+    form = page.get_by_role("form", name="Model to fit")
+    form.get_by_label("Outcome").select_option("cheated")
+    form.get_by_label("Year of study").check()
+    form.get_by_label("reference").select_option("year:second")
+    form.get_by_role("button", name="Fit the model").click()
+    page.wait_for_url("**model_predictors=year**")
+
+    db = connection.connect(app.config["DATABASE"])
+    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    expected = gather.stored_model(db, survey, ModelChoice("cheated", ("year",), {"year": "second"}), 0.95)
+    db.close()
+    third = expected.fit.coefficient("Year of study: third vs second")
+    coefficients = page.get_by_role("table", name="Coefficients")
+    assert coefficients.is_visible()
+    row = coefficients.get_by_role("row", name="Year of study: third vs second")
+    assert f"{third.estimate:.3f}" in row.inner_text()
+    chart = page.locator("figure svg.chart").filter(has_text="Predicted share of true yes")
+    chart.scroll_into_view_if_needed()
+    assert chart.is_visible()
+    assert chart.locator("circle.estimate").count() == len(expected.groups) == 3
+    for group in expected.groups:  # each group's predicted share and interval, written beside its row
+        assert chart.get_by_text(figures(group), exact=True).is_visible()
+    assert page.locator("p.model-sentence").inner_text().startswith("From 400 answers")
+    assert page_overflow(page) <= 0
+    assert cut_chart_labels(page) == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#model").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"admin-model-{size}.png"), full_page=True)
+    if size == "desktop":
+        page.screenshot(path=str(ARTIFACTS / "admin-model.png"), full_page=True)
+
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Model (CSV)").click()
+    rows = list(csv.DictReader(io.StringIO(Path(download_info.value.path()).read_text())))
+    downloaded = {r["name"]: r for r in rows if r["kind"] == "coefficient"}
+    assert float(downloaded["Year of study: third vs second"]["estimate"]) == pytest.approx(third.estimate, rel=1e-9)
+    assert float(downloaded["Year of study: third vs second"]["high"]) == pytest.approx(third.odds_ratio_high, rel=1e-9)
+    assert [r["name"] for r in rows if r["kind"] == "lr_test"] == ["Year of study", "model"]
+    assert len([r for r in rows if r["kind"] == "prevalence"]) == 3
+    assert (ARTIFACTS / f"admin-model-{size}.png").stat().st_size > 10_000
+    page.context.close()

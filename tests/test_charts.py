@@ -211,3 +211,47 @@ def test_the_time_chart_draws_the_sequence_band_and_the_running_estimate_and_say
         f"{short_percent(last.sequence_low)} to {short_percent(last.sequence_high)})"
     ) in svg
     assert "No answers yet" in str(timeline_svg(question_timeline(survey.question("cheated"), [])))
+
+
+def fitted_model(dept_label: str = "Department"):
+    from surveys import models
+
+    survey = parse_survey(yaml.safe_load(SURVEY_YAML.replace("label: Department", f"label: {dept_label}")), "quiz.yaml")
+    key = question_design_key(survey.question("cheated"))
+    tallies = {
+        key: {
+            models.answer_pattern({"dept": "arts"}, ["dept"]): {"yes": 40, "no": 60},
+            models.answer_pattern({"dept": "law"}, ["dept"]): {"yes": 70, "no": 30},
+        }
+    }
+    return models.fit_model(survey, models.ModelChoice("cheated", ("dept",), {}), tallies)
+
+
+def test_the_model_chart_draws_each_group_with_its_interval_and_figures():
+    model = fitted_model()
+    root = ET.fromstring(str(charts.model_chart_svg(model)))
+    assert root.get("role") == "img" and "by group" in root.find(f"{SVG}title").text
+    assert len(by_class(root, "circle", "estimate")) == len(model.groups) == 2
+    assert by_class(root, "circle", "observed") == []  # a model has no observed rate to draw
+    assert len(by_class(root, "line", "ci")) == 2
+    written = [e.text for e in by_class(root, "text", "figures")]
+    assert written == [charts.figures(group) for group in model.groups]
+    arts, law = model.groups
+    assert written[0] == charts.figures(arts) != written[1]
+    low, high = arts.prevalence.low, arts.prevalence.high
+    assert 0 < low < arts.prevalence.estimate < high < 1
+    assert [e.text for e in by_class(root, "text", "label")] == ["Department: arts", "Department: law"]
+    desc = root.find(f"{SVG}desc").text
+    assert "Department: arts: estimate" in desc and "observed" not in desc and "200 answers" in desc
+
+
+def test_the_model_chart_wraps_long_group_names_and_declines_too_many_groups(monkeypatch):
+    label = "Which department of the university are you enrolled in this academic year"
+    root = ET.fromstring(str(charts.model_chart_svg(fitted_model(label))))
+    lines = [e.text for e in by_class(root, "text", "label")]
+    assert len(lines) > 2 and " ".join(lines) == f"{label}: arts {label}: law"
+    assert all(len(line) <= charts.LABEL_CHARS for line in lines)
+    monkeypatch.setattr(charts, "MAX_MODEL_GROUPS", 1)
+    root = ET.fromstring(str(charts.model_chart_svg(fitted_model())))
+    assert by_class(root, "circle", "estimate") == []
+    assert "2 groups: too many to draw" in "".join(root.itertext())

@@ -223,3 +223,23 @@ def test_export_model_writes_the_fit_the_page_shows(app, runner):
     assert [row["name"] for row in body["rows"] if row["kind"] == "lr_test"] == ["Year of study", "model"]
     refused = runner.invoke(args=["export", "model", "quiz", "--outcome", "year", "--predictor", "year"])
     assert refused.exit_code == 2 and "randomized yes/no question" in refused.output
+
+
+def test_surveys_recount_patterns_makes_the_kept_counts_equal_a_recount(app, runner):
+    from storage import connection, queries
+    from tests.helpers import add_responses, model_answers
+
+    add_responses(app, model_answers(90))
+    db = connection.connect(app.config["DATABASE"])
+    kept = queries.pattern_tallies(db, "quiz", "cheated")
+    db.execute("UPDATE pattern_tallies SET count = count * 3")
+    db.close()
+    result = runner.invoke(args=["surveys", "recount-patterns", "quiz"])
+    assert result.exit_code == 0, result.output
+    assert "Recounted the pattern counts of quiz" in result.output
+    db = connection.connect(app.config["DATABASE"])
+    assert queries.pattern_tallies(db, "quiz", "cheated") == kept
+    assert sum(sum(a.values()) for by in kept.values() for a in by.values()) == 90
+    db.close()
+    refused = runner.invoke(args=["surveys", "recount-patterns", "nope"])
+    assert refused.exit_code == 2 and "no responses are stored" in refused.output

@@ -166,3 +166,40 @@ def test_a_crosswise_outcome_is_read_through_the_answer_that_points_to_the_trait
     cells, left_out = collapse_patterns(tallies, [survey.question("p0")])
     assert cells == {(key, ("c0",)): [4, 3], (key, ("c1",)): [2, 1]}
     assert left_out == 0
+
+
+def test_each_group_of_two_predictors_under_two_designs_gets_its_own_predicted_prevalence():
+    """With patterns in no particular order and a second design, each group's predicted share is
+    expit of the intercept plus its own levels' coefficients, and its levels are named in choice order."""
+    from scipy.special import expit
+
+    survey = model_survey()
+    two_coins = question_design_key(survey.question("cheated"))
+    direct = canonical_json(
+        {
+            "choices": ["yes", "no"],
+            "design": {"a": "0", "b": "0", "kind": "forced_response", "t": "1"},
+            "type": "yes_no",
+        }
+    )
+    rng = np.random.default_rng(5)  # test data only
+    cells = [(p0, p1) for p0 in ("c2", "c0", "c1") for p1 in ("c1", "c2", "c0")]
+    tallies: dict = {two_coins: {}, direct: {}}
+    for key in (direct, two_coins):
+        for p0, p1 in cells[::-1] if key == direct else cells:
+            yes = int(rng.integers(30, 70))
+            tallies[key][answer_pattern({"p0": p0, "p1": p1}, ["p0", "p1"])] = {"yes": yes, "no": 100 - yes}
+    result = fit_model(survey, ModelChoice("cheated", ("p0", "p1"), {}), tallies)
+    assert result.fit is not None and len(result.groups) == 9
+    assert [g.levels for g in result.groups] == [
+        (("P0", f"c{i}"), ("P1", f"c{j}")) for i in range(3) for j in range(3)
+    ]  # labels are the choice names here
+    fit = result.fit
+    for group in result.groups:
+        (_, level0), (_, level1) = group.levels
+        eta = fit.coefficient("intercept").estimate
+        for question, level in (("P0", level0), ("P1", level1)):
+            if level != "c0":
+                eta += fit.coefficient(f"{question}: {level} vs c0").estimate
+        assert_allclose(group.prevalence.estimate, expit(eta), rtol=1e-12)
+        assert group.prevalence.low < group.prevalence.estimate < group.prevalence.high

@@ -254,6 +254,53 @@ def test_pattern_tallies_of_excluded_days_equal_their_share_of_the_kept_counts(f
     assert queries.pattern_tallies_on_days(fresh_db, "m", "cheated", ["2026-11-23"]) == {}
 
 
+def test_rebuilding_the_pattern_tallies_restores_a_recount_and_touches_no_other_survey(fresh_db):
+    survey = model_survey()
+    store_model_answers(fresh_db, survey, 200)
+    kept = queries.pattern_tallies(fresh_db, "m", "cheated")
+    fresh_db.execute("UPDATE pattern_tallies SET count = count + 5 WHERE outcome = 'cheated'")
+    fresh_db.execute("DELETE FROM pattern_tallies WHERE outcome = 'lied'")
+    fresh_db.execute("INSERT INTO pattern_tallies VALUES ('other', 'cheated', 'd', '{}', 'yes', 7)")
+    rows = queries.rebuild_pattern_tallies(fresh_db, "m")
+    (design,) = queries.pattern_tallies(fresh_db, "m", "cheated")
+    assert queries.pattern_tallies(fresh_db, "m", "cheated") == kept
+    assert queries.pattern_tallies(fresh_db, "m", "cheated")[design] == recount_patterns(
+        fresh_db, "m", "cheated", ["p0", "p1"]
+    )
+    (lied,) = queries.pattern_tallies(fresh_db, "m", "lied")
+    assert queries.pattern_tallies(fresh_db, "m", "lied")[lied] == recount_patterns(fresh_db, "m", "lied", ["p0", "p1"])
+    assert rows == fresh_db.execute("SELECT COUNT(*) FROM pattern_tallies WHERE survey_id = 'm'").fetchone()[0]
+    assert queries.pattern_tallies(fresh_db, "other", "cheated") == {"d": {"{}": {"yes": 7}}}
+    assert not fresh_db.conn.in_transaction
+
+
+def test_a_response_stored_during_the_pattern_recount_is_neither_blocked_nor_lost(fresh_db, tmp_path, monkeypatch):
+    from surveys.submission import noisy_response
+
+    survey = model_survey()
+    store_model_answers(fresh_db, survey, 100)
+    fresh_db.execute("UPDATE pattern_tallies SET count = count + 2")  # drift the repair must undo
+    path = fresh_db.execute("PRAGMA database_list").fetchone()[2]
+    scan = queries._scan_pattern_tallies
+
+    def scan_while_a_response_arrives(db, survey_id, days=None):
+        rows = scan(db, survey_id, days)
+        other = connection.connect(path)
+        other.execute("PRAGMA busy_timeout = 200")  # a submission blocked by the repair would fail here
+        answers = {"cheated": "yes", "lied": "no", "p0": "c1", "p1": "c2"}
+        responses.store_response(other, noisy_response(survey, answers, "server"), "arrived-mid-scan", "2026-11-22")
+        other.close()
+        return rows
+
+    monkeypatch.setattr(queries, "_scan_pattern_tallies", scan_while_a_response_arrives)
+    queries.rebuild_pattern_tallies(fresh_db, "m")
+    assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 101
+    for outcome in ("cheated", "lied"):
+        (design,) = queries.pattern_tallies(fresh_db, "m", outcome)
+        recount = recount_patterns(fresh_db, "m", outcome, ["p0", "p1"])
+        assert queries.pattern_tallies(fresh_db, "m", outcome)[design] == recount
+
+
 def test_no_pattern_tallies_kept_beyond_the_pattern_limit(fresh_db):
     from surveys.models import MAX_PATTERNS, kept_outcomes, pattern_count
 

@@ -19,7 +19,7 @@ from surveys.models import MAX_PATTERNS
 from web import gather, options, respond, share
 from web.auth import admin_required, safe_next
 from web.catalog import get_catalog, survey_or_404, survey_state, today
-from web.charts import breakdown_chart_svg, results_chart_svg, timeline_svg
+from web.charts import breakdown_chart_svg, model_chart_svg, results_chart_svg, timeline_svg
 from web.db import get_db
 from web.forms import SubmissionError
 
@@ -70,6 +70,7 @@ def survey_page(survey_id: str):
         chart=results_chart_svg(page.results),
         breakdown_chart=breakdown_chart_svg(page.breakdown) if page.breakdown else None,
         timeline_charts=tuple(timeline_svg(timeline) for timeline in page.timelines),
+        model_chart=model_chart_svg(page.model) if page.model and page.model.fit else None,
         methods=INTERVAL_METHODS,
         levels=CONFIDENCE_LEVELS,
         action=ActionForm(),

@@ -22,6 +22,7 @@ from datetime import date, timedelta
 from markupsafe import Markup, escape
 
 from surveys.breakdowns import Breakdown
+from surveys.models import GroupPrevalence, ModelResult
 from surveys.results import ChoiceResult, SurveyResults, YesNoResult
 from surveys.timeline import Timeline
 from surveys.wording import count_text, percent, short_percent
@@ -64,9 +65,11 @@ def _text(x: float, y: float, content: str, **attributes) -> str:
 
 
 def _values(item) -> tuple[float | None, object, float | None]:
-    """``(estimate, ci, observed)`` of a YesNoResult or an OptionResult."""
+    """``(estimate, ci, observed)`` of a YesNoResult, an OptionResult or a model's group (no observed rate)."""
     if isinstance(item, YesNoResult):
         return item.estimate, item.ci, item.observed_rate
+    if isinstance(item, GroupPrevalence):
+        return item.prevalence.estimate, item.prevalence, None  # PredictedPrevalence has .low and .high
     return item.estimate_projected, item.ci, item.observed
 
 
@@ -75,7 +78,7 @@ def figures(item) -> str:
     estimate, ci, _ = _values(item)
     if estimate is None:
         return ""
-    if item.outside is not None:
+    if getattr(item, "outside", None) is not None:
         return f"{'≤' if item.outside.side == 'below' else '≥'} {percent(item.outside.bound)}"
     if ci is None:
         return percent(estimate)
@@ -86,12 +89,13 @@ def _describe(full_label: str, item, level: str) -> str:
     estimate, ci, observed = _values(item)
     if estimate is None:
         return f"{full_label}: no answers yet"
-    if item.outside is not None:
+    if getattr(item, "outside", None) is not None:
         bound = "at most" if item.outside.side == "below" else "at least"
         interval = f"one-sided bound: {bound} {percent(item.outside.bound)}"
     else:
         interval = f"{level} interval {percent(ci.low)} to {percent(ci.high)}"
-    return f"{full_label}: estimate {percent(estimate)} ({interval}), observed noisy rate {percent(observed)}"
+    noisy = "" if observed is None else f", observed noisy rate {percent(observed)}"
+    return f"{full_label}: estimate {percent(estimate)} ({interval}){noisy}"
 
 
 @dataclass(frozen=True)
@@ -153,10 +157,11 @@ def _bar_parts(bar: _Bar, plot: _Plot, y: float) -> tuple[list[str], float]:
                 f'<line class="ci-cap" x1="{cap:.1f}" y1="{middle - 5:.1f}" '
                 f'x2="{cap:.1f}" y2="{middle + 5:.1f}" {line}/>'
             )
-        parts.append(
-            f'<circle class="observed" cx="{plot.x(observed):.1f}" cy="{middle + 7:.1f}" r="3" '
-            f'fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>'
-        )
+        if observed is not None:
+            parts.append(
+                f'<circle class="observed" cx="{plot.x(observed):.1f}" cy="{middle + 7:.1f}" r="3" '
+                f'fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>'
+            )
         parts.append(
             f'<circle class="estimate" cx="{plot.x(estimate):.1f}" cy="{middle:.1f}" r="5" fill="{bar.colour}"/>'
         )
@@ -167,17 +172,30 @@ def _bar_parts(bar: _Bar, plot: _Plot, y: float) -> tuple[list[str], float]:
     return parts, y + height + GAP
 
 
-def _legend(level: str, colour: str) -> list[str]:
-    return [
+def _legend(level: str, colour: str, estimate: str = "estimate", observed: bool = True) -> list[str]:
+    parts = [
         f'<line x1="{MARGIN}" y1="12" x2="{MARGIN + 14}" y2="12" stroke="{colour}" stroke-width="2"/>',
         f'<circle cx="{MARGIN + 7}" cy="12" r="5" fill="{colour}"/>',
-        _text(MARGIN + 22, 16, f"estimate with {level} confidence interval", fill=TEXT_COLOUR),
-        f'<circle cx="{MARGIN + 7}" cy="31" r="3" fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>',
-        _text(MARGIN + 22, 35, "observed (noisy) rate", fill=TEXT_COLOUR),
+        _text(MARGIN + 22, 16, f"{estimate} with {level} confidence interval", fill=TEXT_COLOUR),
     ]
+    if observed:
+        parts += [
+            f'<circle cx="{MARGIN + 7}" cy="31" r="3" fill="#fff" stroke="{OBSERVED_COLOUR}" stroke-width="1.5"/>',
+            _text(MARGIN + 22, 35, "observed (noisy) rate", fill=TEXT_COLOUR),
+        ]
+    return parts
 
 
-def _chart(title: str, desc: str, aria: str, level: str, plot: _Plot, entries: list, empty: str) -> Markup:
+def _chart(
+    title: str,
+    desc: str,
+    aria: str,
+    level: str,
+    plot: _Plot,
+    entries: list,
+    empty: str,
+    legend: list[str] | None = None,
+) -> Markup:
     """The SVG of ``entries`` (labels and bars) under a legend and a 0-100% axis with gridlines."""
     top = 62
     body, y = [], top
@@ -194,7 +212,7 @@ def _chart(title: str, desc: str, aria: str, level: str, plot: _Plot, entries: l
         f'font-size="{FONT_SIZE}">',
         f"<title>{escape(title)}</title>",
         f"<desc>{escape(desc)}</desc>",
-        *_legend(level, ESTIMATE_COLOUR),
+        *(_legend(level, ESTIMATE_COLOUR) if legend is None else legend),
     ]
     for tick in TICKS:
         x = plot.x(tick)
@@ -293,6 +311,38 @@ def breakdown_chart_svg(breakdown: Breakdown) -> Markup:
     )
     aria = f"{title}: {count_text(len(breakdown.groups), 'group')} side by side, with {level} confidence intervals"
     return _chart(title, desc, aria, level, _Plot(SIDE_WIDTH + 12), entries, "No randomized questions.")
+
+
+#: Most groups the model chart draws; beyond, it says how many there are (the table and downloads list each).
+MAX_MODEL_GROUPS = 40
+
+
+def _group_name(group: GroupPrevalence) -> str:
+    """``"Year of study: second · Department: Arts"``."""
+    return " · ".join(f"{question}: {level}" for question, level in group.levels)
+
+
+def model_chart_svg(model: ModelResult) -> Markup:
+    """The model's predicted share of true yes per group (each combination of the predictors' levels), with
+    its delta-method interval, one row per group under the group's name (wrapped, never cut), the figures
+    written beside each row; at most :data:`MAX_MODEL_GROUPS` groups. Drawn as :func:`results_chart_svg`
+    draws an estimate, without an observed rate (a group's noisy rate is not what the model predicts)."""
+    fit = model.fit
+    level = short_percent(fit.confidence_level)
+    title = f"Predicted share of true yes to “{model.outcome.label}” by group"
+    groups = model.groups
+    drawn = groups if len(groups) <= MAX_MODEL_GROUPS else ()
+    entries: list = []
+    for group in drawn:
+        entries += [_Label(_group_name(group)), _Bar(group, _group_name(group))]
+    desc = (
+        f"Predicted share of true yes from the logistic model fitted to {count_text(fit.n, 'answer')}, with {level} "
+        "confidence intervals. " + "; ".join(_describe(bar.description, bar.item, level) for bar in entries[1::2])
+    ) + "."
+    aria = f"{title}: {count_text(len(drawn), 'group')} with {level} confidence intervals"
+    empty = f"{count_text(len(groups), 'group')}: too many to draw; the table and the downloads list each one."
+    legend = _legend(level, ESTIMATE_COLOUR, "predicted share", observed=False)
+    return _chart(title, desc, aria, level, _Plot(MARGIN + 4), entries, empty, legend)
 
 
 def daily_sparkline_svg(daily_counts: list[tuple[str, int]]) -> Markup:

@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, connection, responses
+from storage import accounts, connection, queries, responses
 from surveys import export, stats_files, xlsform
 from surveys.files import load_catalog
 from web import gather, options
@@ -116,6 +116,18 @@ def open_command(survey_id: str) -> None:
     """Take answers for SURVEY_ID again (within its file's dates)."""
     responses.set_closed(_db(), _survey(survey_id).id, False)
     click.echo(f"{survey_id}: open")
+
+
+@surveys_cli.command("recount-patterns")
+@click.argument("survey_id")
+@with_appcontext
+def recount_patterns_command(survey_id: str) -> None:
+    """Recount SURVEY_ID's kept pattern counts (the model's) from its stored responses; one short write."""
+    db = _db()
+    if not queries.design_records(db, survey_id):
+        raise click.BadParameter(f"no responses are stored for a survey called {survey_id!r}", param_hint="SURVEY_ID")
+    rows = queries.rebuild_pattern_tallies(db, survey_id)
+    click.echo(f"Recounted the pattern counts of {survey_id}: {rows} rows, equal to the stored responses")
 
 
 @codes_cli.command("create")
