@@ -501,6 +501,106 @@ def test_newton_steps_are_counted_and_capped(monkeypatch):
     assert fit.iterations == converged.iterations
 
 
+#: Two binary predictors, four patterns of 100 answers (no interaction term): data whose Newton search needs
+#: its safeguards. The first passes through a point where the observed information is not positive definite
+#: (a Newton step there would stop at a false maximum after one step); the other two need a step halved.
+SAFEGUARD_CASES = [
+    ((0.6, 0.3, 0.1), [62, 37, 37, 87]),
+    (TWO_COINS, [61, 30, 29, 46]),
+    ((0.7, 0.1, 0.2), [38, 25, 11, 79]),
+]
+
+
+@pytest.mark.parametrize(("design", "yes"), SAFEGUARD_CASES)
+def test_newton_falls_back_to_fisher_scoring_and_halves_steps_and_still_converges_fast(design, yes, monkeypatch):
+    events = {"newton steps": 0, "likelihoods": 0, "not positive definite": 0}
+
+    def counting(function, key, test=lambda result: True):
+        def counted(*args):
+            result = function(*args)
+            events[key] += bool(test(result))
+            return result
+
+        return counted
+
+    monkeypatch.setattr(regression, "_score_and_information", counting(_score_and_information, "newton steps"))
+    monkeypatch.setattr(regression, "_log_likelihood", counting(_log_likelihood, "likelihoods"))
+    monkeypatch.setattr(
+        regression, "_is_positive_definite", counting(_is_positive_definite, "not positive definite", lambda r: not r)
+    )
+    x = [[0, 0], [1, 0], [0, 1], [1, 1]]
+    fit = fit_logistic(x, yes, [100 - y for y in yes], design, terms={})
+    monkeypatch.undo()
+    data = _Data(
+        np.column_stack([np.ones(4), x]),
+        np.array(yes, float),
+        100.0 - np.array(yes),
+        np.full(4, design[0]),
+        np.full(4, design[1]),
+    )
+    beta = np.array([c.estimate for c in fit.coefficients])
+    score, _, _ = _score_and_information(data, beta)
+    assert_allclose(score, 0, atol=1e-7)
+    # Newton's quadratic convergence: 7-8 steps after the EM start on these data (Fisher scoring throughout
+    # takes 17-48; accepting any step that does not halve the log-likelihood takes 10 on the third).
+    assert fit.iterations <= 9
+    if design == (0.6, 0.3, 0.1):
+        assert events["not positive definite"] >= 1
+    else:  # a halved step costs a log-likelihood beyond the one per Newton step (and the EM start's)
+        assert events["likelihoods"] > events["newton steps"] + 1
+
+
+def test_the_em_start_stops_once_a_linear_predictor_passes_the_limit(monkeypatch):
+    """With the limit at 2, the EM steps on separated data pass it within a few steps: the search goes on from
+    there (to the same verdict), not from nothing."""
+    monkeypatch.setattr(regression, "_MAX_ETA", 2.0)
+    with pytest.raises(NotIdentified, match="keeps rising"):
+        fit_logistic([[0, 0], [1, 0], [0, 1], [1, 1]], [50, 50, 0, 0], [50, 50, 50, 50], DIRECT, names=("u", "v"))
+
+
+def _counted_maximum(data: _Data, monkeypatch) -> tuple:
+    calls = []
+
+    def counted(*args):
+        calls.append(1)
+        return _score_and_information(*args)
+
+    monkeypatch.setattr(regression, "_score_and_information", counted)
+    maximum = _maximize(data)
+    monkeypatch.undo()
+    return maximum, len(calls)
+
+
+def test_a_singular_information_ends_the_search_unconverged(monkeypatch):
+    # 10 yeses of 10 with t = 0.8, a = 0: above the ceiling a + t, so beta runs off until the information is 0.
+    data = _Data(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.0]))
+    maximum, steps = _counted_maximum(data, monkeypatch)
+    assert maximum.converged is False
+    assert maximum.iterations == steps < regression._MAX_NEWTON_STEPS
+    assert maximum.log_likelihood == _log_likelihood(data, maximum.beta) == pytest.approx(10 * math.log(0.8))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_a_step_that_never_raises_the_likelihood_ends_the_search_unconverged(monkeypatch):
+    # 10 yeses of 10 with t = 0.8, a = 0.2 (b = 0): the supremum 0 is reached only at infinity, where p = 1
+    # and the score is 0/0; no halving of a step that is not a number raises the likelihood.
+    data = _Data(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.2]))
+    maximum, steps = _counted_maximum(data, monkeypatch)
+    assert maximum.converged is False
+    assert maximum.iterations == steps < regression._MAX_NEWTON_STEPS
+    assert maximum.log_likelihood == _log_likelihood(data, maximum.beta) == 0.0
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize(("yes", "no"), [([10, 10, 10, 1], [0, 0, 0, 9]), ([16, 33, 50, 50], [34, 17, 0, 0])])
+def test_a_pattern_answering_all_yes_without_forced_noes_is_not_identified(yes, no):
+    """b = 0: a pattern with every answer yes has p -> 1, where the observed information is 0/0. That is
+    NotIdentified, not numpy's LinAlgError from the eigenvalues of a matrix of NaN (as it was)."""
+    with pytest.raises(NotIdentified, match="keeps rising"):
+        fit_logistic([[0, 0], [1, 0], [0, 1], [1, 1]], yes, no, (0.8, 0.2, 0))
+    assert _is_positive_definite(np.array([[1.0, np.nan], [np.nan, 1.0]])) is False
+
+
 def test_a_log_likelihood_that_is_not_a_finite_number_is_minus_infinity():
     data = _Data(np.ones((1, 1)), np.array([3.0]), np.array([2.0]), np.array([1.0]), np.array([0.0]))
     assert _log_likelihood(data, np.array([-1000.0])) == -math.inf  # p = 0 with 3 yeses
