@@ -2,7 +2,7 @@
 #   make run   - set everything up and serve the app with the example surveys
 #   make test  - set everything up (Chromium included) and run the whole test suite
 # And, for the privacy and statistics core:
-#   make mutation - mutation testing (mutmut) of surveys/protocol.py and analysis/, a few minutes
+#   make mutation - mutation testing (mutmut) of surveys/protocol.py and analysis/, about 20 minutes
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -54,7 +54,10 @@ bench: $(STAMP)
 # change. Every run starts from a clean mutants/ folder (mutmut would keep
 # stale verdicts after a test changes). The report prints killed / tried per
 # module and fails on a surviving mutant not listed, with its reason, in
-# tests/equivalent_mutants.txt. Not part of `make test`.
+# tests/equivalent_mutants.txt. Not part of `make test`. Tests marked slow
+# (seeded simulations) are left out ([tool.mutmut] pytest_add_cli_args):
+# each would run once per mutant it reaches. About 20 minutes on 2 shared
+# cores; MUTATION_JOBS=1 halves the load.
 $(MUTATION_STAMP): $(STAMP) requirements-mutation.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-mutation.txt
 	rm -f $(VENV)/.mutation-installed-*

@@ -327,6 +327,8 @@ def _em_step(data: _Data, beta: np.ndarray) -> np.ndarray:
 
 
 def _is_positive_definite(matrix: np.ndarray) -> bool:
+    if not np.all(np.isfinite(matrix)):  # a probability of exactly 0 or 1 makes 0/0: not an information
+        return False
     eigenvalues = np.linalg.eigvalsh(matrix)
     return bool(eigenvalues[0] > _MIN_RELATIVE_EIGENVALUE * max(eigenvalues[-1], 0.0) and eigenvalues[0] > 0)
 

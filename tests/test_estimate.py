@@ -255,6 +255,10 @@ def test_pool_returns_an_exact_root_as_it_is():
     )
     assert pooled.estimate_raw == 0.0
     assert pooled.estimate == 0.0 and pooled.clipped is False
+    # Two coins, y = 20 and 30 of 100 (raw -0.1 and 0.1 to the same float, equal weights at pi = 0):
+    # the first midpoint 0.0 is an exact root; bisecting on past it would end near -7e-18.
+    symmetric = pool_estimates([estimate_proportion(20, 100), estimate_proportion(30, 100)])
+    assert symmetric.estimate_raw == 0.0
 
 
 def test_pool_keeps_a_positive_standard_error_below_half_an_answer():

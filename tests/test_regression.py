@@ -11,6 +11,7 @@ import csv
 import dataclasses
 import math
 import os
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -20,8 +21,16 @@ import statsmodels.api as sm
 from numpy.testing import assert_allclose
 from scipy import special, stats
 
+import analysis.regression as regression
 from analysis import ForcedResponseDesign, NotIdentified, fit_logistic, fit_logistic_rows
-from analysis.regression import _Data, _log_likelihood, _score_and_information
+from analysis.regression import (
+    _Data,
+    _em_step,
+    _is_positive_definite,
+    _log_likelihood,
+    _maximize,
+    _score_and_information,
+)
 
 DIRECT = (1, 0, 0)
 TWO_COINS = (0.5, 0.25, 0.25)
@@ -174,6 +183,44 @@ def test_the_log_likelihood_is_the_binomial_one_by_hand():
     assert_allclose(_log_likelihood(data, beta), np.sum(data.yes * np.log(p) + data.no * np.log(1 - p)), rtol=1e-13)
 
 
+def test_one_em_step_by_hand():
+    """Intercept only, two coins, 60 stored yeses of 100, from beta = 0 (g = 1/2, p = 1/4 + 1/2 g = 1/2).
+    E-step: a stored yes is a true yes with probability (t + a) g / p = 3/4, a stored no with
+    (1 - t - a) g / (1 - p) = 1/4, so 60 * 3/4 + 40 * 1/4 = 55 expected true yeses. M-step (one IRLS
+    step): weight N g (1 - g) = 25, step (55 - N g) / 25 = (55 - 50) / 25 = 0.2."""
+    data = _Data(np.ones((1, 1)), np.array([60.0]), np.array([40.0]), np.array([0.5]), np.array([0.25]))
+    assert_allclose(_em_step(data, np.zeros(1)), [0.2], rtol=1e-14)
+
+
+def test_the_maximum_is_a_fixed_point_of_the_em_step():
+    """At the maximum the observed score is 0, and it equals the complete-data score at the E-step's
+    expected true yeses: the EM step leaves the estimate where it is."""
+    fit = fit_logistic(PATTERNS, [150, 140, 80, 170, 150, 95], [250, 160, 120, 230, 150, 105], ASYMMETRIC)
+    beta = np.array([c.estimate for c in fit.coefficients])
+    total = np.array([400, 300, 200, 400, 300, 200], dtype=float)
+    yes = np.array([150, 140, 80, 170, 150, 95], dtype=float)
+    data = _Data(np.column_stack([np.ones(6), PATTERNS]), yes, total - yes, np.full(6, 0.7), np.full(6, 0.2))
+    assert_allclose(_em_step(data, beta), beta, rtol=0, atol=1e-9)
+    assert not np.allclose(_em_step(data, beta + 0.1), beta + 0.1, rtol=0, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("diagonal", "positive_definite"),
+    [
+        ([1.0, 1.0], True),
+        ([0.5, 0.5], True),  # the smallest eigenvalue below 1 is fine
+        ([1e-13, 1e-13], True),  # relative to the largest, not to 1: any positive multiple of I
+        ([1e-12, 1.0], False),  # exactly at the 1e-12 ratio: flat
+        ([1e-3, 1e10], False),  # ratio 1e-13: flat although both are well above 0
+        ([1e-13, 1.0], False),
+        ([0.0, 1.0], False),
+        ([-1.0, 1.0], False),
+    ],
+)
+def test_positive_definite_means_the_smallest_eigenvalue_is_above_1e_12_of_the_largest(diagonal, positive_definite):
+    assert _is_positive_definite(np.diag(diagonal)) is positive_definite
+
+
 def _two_coin_fit(**options):
     total = np.array([400, 300, 200, 400, 300, 200])
     yes = np.array([150, 140, 80, 170, 150, 95])
@@ -263,6 +310,20 @@ def test_prevalences_are_one_per_distinct_predictor_pattern_in_order_of_appearan
     designs = [TWO_COINS, TWO_COINS, ASYMMETRIC, ASYMMETRIC]
     fit = fit_logistic(x, [120, 90, 130, 100], [180, 210, 170, 200], designs)
     assert [p.x for p in fit.prevalences] == [(1.0, 1.0), (1.0, 0.0)]
+    # Six distinct patterns over four columns: one prevalence per row (not per distinct column).
+    six = _two_coin_fit()
+    assert [p.x for p in six.prevalences] == [(1.0, *row) for row in PATTERNS.tolist()]
+
+
+def test_a_term_without_effect_has_a_likelihood_ratio_statistic_of_zero():
+    """Both groups answer yes 150 times of 400: the reduced model fits as well as the full one, so the
+    statistic is 0 (not floored at any positive value) and its p-value 1."""
+    fit = fit_logistic([[0], [1]], [150, 150], [250, 250], TWO_COINS, names=("group",))
+    (test,) = fit.term_tests
+    assert test.statistic == pytest.approx(0, abs=1e-12)
+    assert test.p_value == pytest.approx(1, abs=1e-6)
+    assert fit.model_test.statistic == pytest.approx(0, abs=1e-12)
+    assert fit.null_log_likelihood == pytest.approx(fit.log_likelihood, rel=1e-15)
 
 
 def test_the_fit_from_rows_equals_the_fit_from_their_counts():
@@ -285,6 +346,15 @@ def test_the_fit_from_rows_equals_the_fit_from_their_counts():
     assert_allclose(rows.covariance, counts.covariance, rtol=1e-8)
     assert_allclose(rows.log_likelihood, counts.log_likelihood, rtol=1e-12)
     assert_allclose([t.statistic for t in rows.term_tests], [t.statistic for t in counts.term_tests], rtol=1e-8)
+
+
+def test_the_fit_from_rows_carries_the_confidence_level():
+    x, _, stored = _rows(6, 800, np.array([-0.4, 0.7, -0.5, 0.3]), ASYMMETRIC)
+    rows = fit_logistic_rows(x, stored, ASYMMETRIC, confidence_level=0.8)
+    z80 = stats.norm.ppf(0.9)
+    assert rows.confidence_level == 0.8
+    for c in rows.coefficients:
+        assert_allclose([c.low, c.high], [c.estimate - z80 * c.std_err, c.estimate + z80 * c.std_err], rtol=1e-12)
 
 
 def test_patterns_without_answers_are_left_out():
@@ -364,6 +434,243 @@ def test_bad_rows_are_refused_naming_them():
         fit_logistic_rows([[0], [1]], [1, 0, 1], TWO_COINS)
 
 
+KEEPS_RISING = (
+    "the likelihood keeps rising as the coefficients grow without bound (largest: {!r}): some pattern's stored yes "
+    "rate lies outside what its design allows (below a or above t + a), or the predictors separate the answers; "
+    "merge or drop the sparse levels"
+)
+
+
+def test_the_reason_names_the_predictor_whose_coefficient_runs_away():
+    # Direct design: v = 1 only in patterns with no yes at all, so beta_v -> -infinity; u stays finite.
+    with pytest.raises(NotIdentified) as caught:
+        fit_logistic([[0, 0], [1, 0], [0, 1], [1, 1]], [50, 50, 0, 0], [50, 50, 50, 50], DIRECT, names=("u", "v"))
+    assert caught.value.reason == KEEPS_RISING.format("v")
+    assert str(caught.value) == caught.value.reason
+
+
+def test_a_converged_maximum_beyond_the_linear_predictor_limit_is_not_identified():
+    """1 yes in 10^12 direct answers: the maximum is finite (logit(1e-12) = -27.6) and Newton converges to it,
+    but a prevalence within 1e-11 of 0 is treated as one at infinity."""
+    data = _Data(np.ones((1, 1)), np.array([1.0]), np.array([1e12]), np.array([1.0]), np.array([0.0]))
+    maximum = _maximize(data)
+    assert maximum.converged is True
+    assert_allclose(maximum.beta, [special.logit(1e-12)], rtol=1e-6)
+    with pytest.raises(NotIdentified) as caught:
+        fit_logistic(np.zeros((1, 0)), [1], [10**12], DIRECT)
+    assert caught.value.reason == KEEPS_RISING.format("intercept")
+
+
+def test_a_flat_likelihood_is_not_identified_with_its_reason(monkeypatch):
+    monkeypatch.setattr(regression, "_is_positive_definite", lambda matrix: False)
+    with pytest.raises(NotIdentified) as caught:
+        fit_logistic([[0], [1]], [100, 90], [100, 110], TWO_COINS)
+    assert (
+        caught.value.reason == "the likelihood is flat in some direction: the data cannot tell the coefficients apart"
+    )
+
+
+def test_newton_steps_are_counted_and_capped(monkeypatch):
+    """iterations is the number of Newton steps (one score and information each); 30 yeses of 1000 under two
+    coins lie below a = 1/4, so the likelihood keeps rising and the search stops after _MAX_NEWTON_STEPS."""
+    calls = []
+
+    def counted(data, beta):
+        calls.append(1)
+        return _score_and_information(data, beta)
+
+    monkeypatch.setattr(regression, "_score_and_information", counted)
+    six = _Data(
+        np.column_stack([np.ones(6), PATTERNS]),
+        np.array([150.0, 140, 80, 170, 150, 95]),
+        np.array([250.0, 160, 120, 230, 150, 105]),
+        np.full(6, 0.7),
+        np.full(6, 0.2),
+    )
+    converged = _maximize(six)
+    assert converged.converged is True
+    assert converged.iterations == len(calls) >= 1
+    calls.clear()
+    below = _Data(np.ones((1, 1)), np.array([30.0]), np.array([970.0]), np.array([0.5]), np.array([0.25]))
+    capped = _maximize(below)
+    assert capped.converged is False
+    assert capped.iterations == len(calls) == regression._MAX_NEWTON_STEPS
+    assert capped.log_likelihood == _log_likelihood(below, capped.beta) > -math.inf
+    calls.clear()
+    fit = fit_logistic(PATTERNS, [150, 140, 80, 170, 150, 95], [250, 160, 120, 230, 150, 105], ASYMMETRIC)
+    assert fit.iterations == converged.iterations
+
+
+#: Two binary predictors, four patterns of 100 answers (no interaction term): data whose Newton search needs
+#: its safeguards. The first passes through a point where the observed information is not positive definite
+#: (a Newton step there would stop at a false maximum after one step); the other two need a step halved.
+SAFEGUARD_CASES = [
+    ((0.6, 0.3, 0.1), [62, 37, 37, 87]),
+    (TWO_COINS, [61, 30, 29, 46]),
+    ((0.7, 0.1, 0.2), [38, 25, 11, 79]),
+]
+
+
+@pytest.mark.parametrize(("design", "yes"), SAFEGUARD_CASES)
+def test_newton_falls_back_to_fisher_scoring_and_halves_steps_and_still_converges_fast(design, yes, monkeypatch):
+    events = {"newton steps": 0, "likelihoods": 0, "not positive definite": 0}
+
+    def counting(function, key, test=lambda result: True):
+        def counted(*args):
+            result = function(*args)
+            events[key] += bool(test(result))
+            return result
+
+        return counted
+
+    monkeypatch.setattr(regression, "_score_and_information", counting(_score_and_information, "newton steps"))
+    monkeypatch.setattr(regression, "_log_likelihood", counting(_log_likelihood, "likelihoods"))
+    monkeypatch.setattr(
+        regression, "_is_positive_definite", counting(_is_positive_definite, "not positive definite", lambda r: not r)
+    )
+    x = [[0, 0], [1, 0], [0, 1], [1, 1]]
+    fit = fit_logistic(x, yes, [100 - y for y in yes], design, terms={})
+    monkeypatch.undo()
+    data = _Data(
+        np.column_stack([np.ones(4), x]),
+        np.array(yes, float),
+        100.0 - np.array(yes),
+        np.full(4, design[0]),
+        np.full(4, design[1]),
+    )
+    beta = np.array([c.estimate for c in fit.coefficients])
+    score, _, _ = _score_and_information(data, beta)
+    assert_allclose(score, 0, atol=1e-7)
+    # Newton's quadratic convergence: 7-8 steps after the EM start on these data (Fisher scoring throughout
+    # takes 17-48; accepting any step that does not halve the log-likelihood takes 10 on the third).
+    assert fit.iterations <= 9
+    if design == (0.6, 0.3, 0.1):
+        assert events["not positive definite"] >= 1
+    else:  # a halved step costs a log-likelihood beyond the one per Newton step (and the EM start's)
+        assert events["likelihoods"] > events["newton steps"] + 1
+
+
+def test_the_em_start_stops_once_a_linear_predictor_passes_the_limit(monkeypatch):
+    """With the limit at 2, the EM steps on separated data pass it within a few steps: the search goes on from
+    there (to the same verdict), not from nothing."""
+    monkeypatch.setattr(regression, "_MAX_ETA", 2.0)
+    with pytest.raises(NotIdentified, match="keeps rising"):
+        fit_logistic([[0, 0], [1, 0], [0, 1], [1, 1]], [50, 50, 0, 0], [50, 50, 50, 50], DIRECT, names=("u", "v"))
+
+
+def _counted_maximum(data: _Data, monkeypatch) -> tuple:
+    calls = []
+
+    def counted(*args):
+        calls.append(1)
+        return _score_and_information(*args)
+
+    monkeypatch.setattr(regression, "_score_and_information", counted)
+    maximum = _maximize(data)
+    monkeypatch.undo()
+    return maximum, len(calls)
+
+
+def test_a_singular_information_ends_the_search_unconverged(monkeypatch):
+    # 10 yeses of 10 with t = 0.8, a = 0: above the ceiling a + t, so beta runs off until the information is 0.
+    data = _Data(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.0]))
+    maximum, steps = _counted_maximum(data, monkeypatch)
+    assert maximum.converged is False
+    assert maximum.iterations == steps < regression._MAX_NEWTON_STEPS
+    assert maximum.log_likelihood == _log_likelihood(data, maximum.beta) == pytest.approx(10 * math.log(0.8))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_a_step_that_never_raises_the_likelihood_ends_the_search_unconverged(monkeypatch):
+    # 10 yeses of 10 with t = 0.8, a = 0.2 (b = 0): the supremum 0 is reached only at infinity, where p = 1
+    # and the score is 0/0; no halving of a step that is not a number raises the likelihood.
+    data = _Data(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.2]))
+    maximum, steps = _counted_maximum(data, monkeypatch)
+    assert maximum.converged is False
+    assert maximum.iterations == steps < regression._MAX_NEWTON_STEPS
+    assert maximum.log_likelihood == _log_likelihood(data, maximum.beta) == 0.0
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize(("yes", "no"), [([10, 10, 10, 1], [0, 0, 0, 9]), ([16, 33, 50, 50], [34, 17, 0, 0])])
+def test_a_pattern_answering_all_yes_without_forced_noes_is_not_identified(yes, no):
+    """b = 0: a pattern with every answer yes has p -> 1, where the observed information is 0/0. That is
+    NotIdentified, not numpy's LinAlgError from the eigenvalues of a matrix of NaN (as it was)."""
+    with pytest.raises(NotIdentified, match="keeps rising"):
+        fit_logistic([[0, 0], [1, 0], [0, 1], [1, 1]], yes, no, (0.8, 0.2, 0))
+    assert _is_positive_definite(np.array([[1.0, np.nan], [np.nan, 1.0]])) is False
+
+
+def test_a_log_likelihood_that_is_not_a_finite_number_is_minus_infinity():
+    data = _Data(np.ones((1, 1)), np.array([3.0]), np.array([2.0]), np.array([1.0]), np.array([0.0]))
+    assert _log_likelihood(data, np.array([-1000.0])) == -math.inf  # p = 0 with 3 yeses
+    assert _log_likelihood(data, np.array([1000.0])) == -math.inf  # p = 1 with 2 noes
+    assert _log_likelihood(data, np.array([np.nan])) == -math.inf
+
+
+def test_an_intercept_only_model_from_x_without_columns():
+    """One pattern, no predictor: the intercept is logit of the debiased rate, (60/100 - 1/4) / (1/2) = 0.7."""
+    fit = fit_logistic(np.zeros((1, 0)), [60], [40], TWO_COINS)
+    assert fit.names == ("intercept",)
+    assert_allclose(fit.coefficients[0].estimate, special.logit(0.7), rtol=1e-12)
+    assert fit.term_tests == ()
+
+
+def test_one_design_object_is_used_for_every_pattern():
+    as_object = fit_logistic([[0], [1]], [300, 210], [500, 390], ForcedResponseDesign(0.7, 0.2, 0.1))
+    as_triple = fit_logistic([[0], [1]], [300, 210], [500, 390], ASYMMETRIC)
+    assert_allclose(as_object.covariance, as_triple.covariance, rtol=1e-12)
+
+
+def test_default_names_terms_and_predictor_shapes():
+    fit = fit_logistic([[0, 0], [1, 0], [0, 1]], [100, 90, 80], [100, 110, 120], TWO_COINS)
+    assert fit.names == ("intercept", "x1", "x2")
+    assert [(t.name, t.columns) for t in fit.term_tests] == [("x1", ("x1",)), ("x2", ("x2",))]
+    # A 1-d x is one column; a term may be given as one column name; exact fractions are numbers.
+    one_column = fit_logistic([0, 1], [300, 210], [500, 390], ASYMMETRIC, terms={"g": "x1"})
+    table = fit_logistic([[0], [1]], [300, 210], [500, 390], ASYMMETRIC, terms={"g": ["x1"]})
+    assert_allclose(one_column.covariance, table.covariance, rtol=1e-12)
+    assert [t.columns for t in one_column.term_tests] == [("x1",)]
+    halves = fit_logistic([[Fraction(1, 2)], [Fraction(3, 2)], [0]], [30, 50, 20], [70, 50, 80], TWO_COINS)
+    floats = fit_logistic([[0.5], [1.5], [0.0]], [30, 50, 20], [70, 50, 80], TWO_COINS)
+    assert_allclose(halves.covariance, floats.covariance, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"x": [["a"], ["b"]]}, "x must be a table of numbers, got x=[['a'], ['b']]"),
+        ({"x": []}, "x must have one row per pattern and one column per predictor, got shape (0, 1)"),
+        ({"x": [[[0]], [[1]]]}, "x must have one row per pattern and one column per predictor, got shape (2, 1, 1)"),
+        ({"x": [[0], [np.inf]]}, "x must hold finite numbers; it holds NaN or infinity"),
+        ({"names": ("a", "a")}, None),
+        ({"designs": (0.5, 0.25)}, "designs[0] must be a ForcedResponseDesign or a (t, a, b) triple, got 0.5"),
+        ({"confidence_level": 0}, "confidence_level must be in (0, 1), got confidence_level=0"),
+        (
+            {"x": [[0, 1], [0, 1]], "names": ("age", "female"), "terms": {"age": ["x1"]}},
+            "terms['age'] must name predictor columns of ('age', 'female'), got ('x1',)",
+        ),
+    ],
+)
+def test_bad_arguments_get_their_whole_message(arguments, message):
+    arguments = {"x": [[0], [1]], "yes_counts": [1, 1], "no_counts": [1, 1], "designs": TWO_COINS, **arguments}
+    if message is None:  # two names for two columns, but the same twice
+        message = (
+            f"names must be 1 distinct names other than 'intercept', one per column of x, got names={('a', 'a')!r}"
+        )
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        fit_logistic(**arguments)
+
+
+def test_dependent_columns_get_their_whole_message():
+    message = (
+        "the columns ('intercept', 'x1', 'x2') are linearly dependent over the 2 patterns with answers: "
+        "drop a column or a level (each categorical predictor needs a reference level)"
+    )
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        fit_logistic([[0, 1], [1, 0]], [100, 90], [100, 110], TWO_COINS)
+
+
 # --------------------------------------------------------------------------
 # Seeded simulations.
 #
@@ -403,6 +710,7 @@ def _simulate(designs_of_groups: list[tuple], seed: int) -> tuple[np.ndarray, np
     return np.array(estimates), np.array(covers), np.array(p_values)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("designs", "seed"),
     [([TWO_COINS], 11), ([ASYMMETRIC], 12), (TWO_GROUPS, 13)],
