@@ -406,7 +406,7 @@ def _likelihood_ratio_test(
     reduced = _maximize(_reduced(data, keep), full.beta[keep]).log_likelihood
     statistic = max(2 * (full.log_likelihood - reduced), 0.0)
     return LikelihoodRatioTest(
-        label, tuple(names[index] for index in drop), statistic, len(drop), float(stats.chi2.sf(statistic, len(drop)))
+        label, tuple(names[index] for index in drop), statistic, len(drop), float(special.chdtrc(len(drop), statistic))
     )
 
 
@@ -418,7 +418,7 @@ def _coefficient(name: str, estimate: float, std_err: float, z_level: float) -> 
         estimate,
         std_err,
         z,
-        float(2 * stats.norm.sf(abs(z))),
+        float(2 * special.ndtr(-abs(z))),
         low,
         high,
         math.exp(estimate),

@@ -24,6 +24,7 @@ patterns, not of responses.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import defaultdict
@@ -153,6 +154,20 @@ def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
     return ModelChoice(choice.outcome, tuple(choice.predictors), references)
 
 
+#: Parsed pattern strings kept per process: the same few thousand patterns are read on every fit, and
+#: decoding their JSON was a quarter of a fit's time at 10,000,000 responses (bench/model_bench.py).
+PATTERN_CACHE_SIZE = 1 << 17
+
+_decode = json.JSONDecoder().decode  # one pattern string each: skip json.loads's per-call checks
+
+
+@functools.lru_cache(maxsize=PATTERN_CACHE_SIZE)
+def pattern_levels(pattern: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The answers of ``names`` in a kept pattern (:func:`answer_pattern`), :data:`NO_ANSWER` where absent."""
+    answers = _decode(pattern)
+    return tuple([answers.get(name, NO_ANSWER) for name in names])
+
+
 def collapse_patterns(
     tallies: PatternTallies, predictors: Sequence[Question]
 ) -> tuple[dict[tuple[str, tuple[str, ...]], list[int]], int]:
@@ -162,16 +177,14 @@ def collapse_patterns(
     cells: dict = defaultdict(lambda: [0, 0])
     left_out = 0
     offered = [frozenset(q.choice_names) for q in predictors]
-    names = [q.name for q in predictors]
-    decode = json.JSONDecoder().decode  # one pattern string each: skip json.loads's per-call checks
+    names = tuple(q.name for q in predictors)
     for key, by_pattern in tallies.items():
         parsed = parse_design_key(key)
         readable = parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], BinaryDesign)
         # The count the design's (t, a, b) reads comes first: a stored "no" for crosswise with q < 1/2.
         first, second = ("yes", "no") if not readable or parsed[2].trait_answer == "yes" else ("no", "yes")
         for pattern, by_answer in by_pattern.items():
-            answers = decode(pattern)
-            levels = tuple([answers.get(name, NO_ANSWER) for name in names])
+            levels = pattern_levels(pattern, names)
             if not (readable and all(level in choices for level, choices in zip(levels, offered))):
                 left_out += sum(by_answer.values())
                 continue
