@@ -220,3 +220,15 @@ def postgres_url(postgres_server: str) -> str:
     yield postgres_server.replace("/postgres?", f"/{name}?")
     with psycopg.connect(postgres_server, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend_db(request, tmp_path):
+    """A migrated, empty database on each backend in turn: a SQLite file, then a PostgreSQL database."""
+    from storage import connection, migrations
+
+    target = tmp_path / "fresh.sqlite3" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    database = connection.connect(target)
+    migrations.migrate(database)
+    yield database
+    database.close()
