@@ -190,7 +190,21 @@ def postgres_server() -> str:
         os.chown(root, pwd.getpwnam(user).pw_uid, pwd.getpwnam(user).pw_gid)
     data, log = root / "data", root / "server.log"
     try:
-        _run_as(user, [str(bindir / "initdb"), "-D", str(data), "-U", "rr", "--auth=trust", "-E", "UTF8", "--no-sync"])
+        _run_as(
+            user,
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "rr",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-locale",
+                "--no-sync",
+            ],
+        )
         options = f"-k {root} -p 5432 {POSTGRES_OPTIONS}"
         _run_as(
             user, [str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o", options, "start"]
@@ -210,25 +224,54 @@ _database_numbers = itertools.count(1)
 
 
 @pytest.fixture
-def postgres_url(postgres_server: str) -> str:
-    """The URL of a new, empty database on the session's cluster, dropped after the test."""
+def postgres_databases(postgres_server: str):
+    """A function that creates a new, empty database on the session's cluster and returns its URL;
+    every database it made is dropped after the test."""
     import psycopg
 
-    name = f"rr_test_{os.getpid()}_{next(_database_numbers)}"
+    made = []
+
+    def create() -> str:
+        name = f"rr_test_{os.getpid()}_{next(_database_numbers)}"  # a name we made, not input
+        with psycopg.connect(postgres_server, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        made.append(name)
+        return postgres_server.replace("/postgres?", f"/{name}?")
+
+    yield create
     with psycopg.connect(postgres_server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')  # a name we made, not input
-    yield postgres_server.replace("/postgres?", f"/{name}?")
-    with psycopg.connect(postgres_server, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        for name in made:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url(postgres_databases) -> str:
+    """The URL of a new, empty database on the session's cluster, dropped after the test."""
+    return postgres_databases()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def backend_db(request, tmp_path):
+def backend(request) -> str:
+    """Each backend in turn: a test that takes it (or a fixture built on it) runs once on each."""
+    return request.param
+
+
+@pytest.fixture
+def new_database(backend, tmp_path, request):
+    """A function ``new_database(name)`` giving an empty database on the test's backend: the path of
+    a new SQLite file ``<name>.sqlite3``, or the URL of a new PostgreSQL database."""
+    if backend == "sqlite":
+        return lambda name: tmp_path / f"{name}.sqlite3"
+    create = request.getfixturevalue("postgres_databases")
+    return lambda name: create()
+
+
+@pytest.fixture
+def backend_db(new_database):
     """A migrated, empty database on each backend in turn: a SQLite file, then a PostgreSQL database."""
     from storage import connection, migrations
 
-    target = tmp_path / "fresh.sqlite3" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    database = connection.connect(target)
+    database = connection.connect(new_database("fresh"))
     migrations.migrate(database)
     yield database
     database.close()
