@@ -48,12 +48,30 @@ def surveys_dir(tmp_path: Path) -> Path:
     return folder
 
 
+#: Test modules whose ``app`` runs on each backend in turn (the others' on SQLite only).
+BOTH_BACKEND_MODULES = {"test_postgres_app.py"}
+
+
+def pytest_generate_tests(metafunc):
+    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend."""
+    if "app_backend" in metafunc.fixturenames and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES:
+        metafunc.parametrize("app_backend", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def app(tmp_path: Path, surveys_dir: Path):
+def app_backend(request) -> str:
+    """The backend of the test's app: SQLite unless its module is in :data:`BOTH_BACKEND_MODULES`."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
+    database_url = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else None
     return create_app(
         {
             "TESTING": True,
             "DATABASE": str(tmp_path / "test.sqlite3"),
+            "DATABASE_URL": database_url,
             "SURVEYS_DIR": str(surveys_dir),
             "SECRET_KEY": "test-secret-key",
             "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
@@ -73,9 +91,9 @@ def runner(app):
 
 @pytest.fixture
 def db(app):
-    from storage import connection
+    from web.db import open_database
 
-    database = connection.connect(app.config["DATABASE"])
+    database = open_database(app)
     yield database
     database.close()
 
@@ -129,9 +147,10 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture
 def admin_account(app):
-    from storage import accounts, connection
+    from storage import accounts
+    from web.db import open_database
 
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
     return ADMIN_NAME
