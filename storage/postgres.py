@@ -13,10 +13,11 @@ The web layer takes connections from a :class:`psycopg_pool.ConnectionPool`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import psycopg
+import psycopg.rows
 from psycopg_pool import ConnectionPool
 
 #: URL schemes that select PostgreSQL (``FLASK_DATABASE_URL=postgresql://user@host/db``).
@@ -64,6 +65,11 @@ class PostgresDatabase:
         if rows:
             with self.conn.cursor() as cursor:
                 cursor.executemany(placeholders(sql), rows)
+
+    def query(self, sql: str, params: Sequence | None = None) -> Iterator[dict]:
+        """Rows as dicts (``sqlite_utils.Database.query``, positional parameters only)."""
+        with self.conn.cursor(row_factory=psycopg.rows.dict_row) as cursor:
+            yield from cursor.execute(placeholders(sql), params or None)
 
     @property
     def in_transaction(self) -> bool:

@@ -49,7 +49,13 @@ def surveys_dir(tmp_path: Path) -> Path:
 
 
 #: Test modules whose ``app`` runs on each backend in turn (the others' on SQLite only).
-BOTH_BACKEND_MODULES = {"test_postgres_app.py"}
+BOTH_BACKEND_MODULES = {
+    "test_postgres_app.py",
+    "test_export.py",
+    "test_respond.py",
+    "test_accounts.py",
+    "test_results.py",
+}
 
 
 def pytest_generate_tests(metafunc):
