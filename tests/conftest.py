@@ -51,7 +51,6 @@ def surveys_dir(tmp_path: Path) -> Path:
 #: Test modules whose ``app`` runs on each backend in turn (the others' on SQLite only).
 BOTH_BACKEND_MODULES = {
     "test_postgres_app.py",
-    "test_export.py",
     "test_respond.py",
     "test_accounts.py",
     "test_results.py",
@@ -66,7 +65,8 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture
 def app_backend(request) -> str:
-    """The backend of the test's app: SQLite unless its module is in :data:`BOTH_BACKEND_MODULES`."""
+    """The backend of the test's ``app`` and ``fresh_db``: SQLite unless its module is in
+    :data:`BOTH_BACKEND_MODULES`."""
     return getattr(request, "param", "sqlite")
 
 
@@ -105,11 +105,13 @@ def db(app):
 
 
 @pytest.fixture
-def fresh_db(tmp_path):
-    """A migrated database on its own, without an app."""
+def fresh_db(tmp_path, app_backend, request):
+    """A migrated database on its own, without an app (on PostgreSQL in the second run of a module of
+    :data:`BOTH_BACKEND_MODULES`)."""
     from storage import connection, migrations
 
-    database = connection.connect(tmp_path / "fresh.sqlite3")
+    target = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else tmp_path / "fresh.sqlite3"
+    database = connection.connect(target)
     migrations.migrate(database)
     yield database
     database.close()
