@@ -140,6 +140,18 @@ def executemany(db, sql: str, rows: Iterable[Sequence]) -> None:
         db.conn.executemany(sql, rows)
 
 
+def streaming_cursor(db, sql: str, params: Sequence):
+    """A cursor over ``sql`` whose rows are fetched as the caller reads them (``fetchmany``).
+
+    On PostgreSQL a server-side (named) cursor, so a large result is never
+    held in this process; it lives in the caller's transaction
+    (:func:`read_snapshot`). SQLite's cursors step through the rows anyway.
+    """
+    if is_postgres(db):
+        return db.server_cursor(sql, params)
+    return db.conn.execute(sql, params)
+
+
 def roll_back_open_transaction(db) -> None:
     """Roll back a transaction an error left open (the connection stays usable)."""
     if db.in_transaction if is_postgres(db) else db.conn.in_transaction:

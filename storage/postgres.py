@@ -13,6 +13,7 @@ The web layer takes connections from a :class:`psycopg_pool.ConnectionPool`
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
@@ -65,6 +66,12 @@ class PostgresDatabase:
         if rows:
             with self.conn.cursor() as cursor:
                 cursor.executemany(placeholders(sql), rows)
+
+    def server_cursor(self, sql: str, params: Sequence) -> psycopg.ServerCursor:
+        """A named cursor: the server keeps the result and hands rows over as they are fetched."""
+        cursor = self.conn.cursor(name=f"rr_{secrets.token_hex(8)}")
+        cursor.execute(placeholders(sql), params)
+        return cursor
 
     def query(self, sql: str, params: Sequence | None = None) -> Iterator[dict]:
         """Rows as dicts (``sqlite_utils.Database.query``, positional parameters only)."""

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import sqlite_utils
 
-from storage.connection import dialect, executemany, values_param
+from storage.connection import dialect, executemany, streaming_cursor, values_param
 from storage.responses import NO_ANSWER, check_day
 from surveys.design_contract import YES_NO, canonical_json, check_question_name, record_design_keys
 from surveys.models import MAX_PATTERNS, answer_pattern
@@ -263,7 +263,9 @@ def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: lis
 
     Columns: id, survey_version, design_id, randomized_on, day, then the
     answer to each of ``question_names`` (NULL if unanswered), extracted by
-    SQLite so that the caller parses no JSON. Fetch from it in batches.
+    SQLite so that the caller parses no JSON. Fetch from it in batches; on
+    PostgreSQL it is a server-side cursor, read inside
+    :func:`storage.connection.read_snapshot`.
     """
     spelling = dialect(db)
     columns = "".join(f", {spelling.json_field.format(column='answers')}" for _ in question_names)
@@ -273,7 +275,8 @@ def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: lis
     order = json.dumps(list(question_names))
     # Two indexed parts (other designs; rows without a line), so the many
     # ready rows are never scanned here.
-    return db.execute(
+    return streaming_cursor(
+        db,
         f"{select} WHERE survey_id = ? AND design_id IN ({others})"
         f" UNION ALL {select} WHERE survey_id = ? AND answer_line IS NULL AND design_id NOT IN ({others})"
         " ORDER BY id",

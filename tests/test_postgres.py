@@ -7,7 +7,7 @@ import threading
 import psycopg
 import pytest
 
-from storage import connection, migrations, postgres, queries, responses
+from storage import accounts, connection, migrations, postgres, queries, responses, transfer
 from surveys import submission
 
 
@@ -120,3 +120,88 @@ def test_times_are_stored_as_doubles_not_single_precision(pg_db):
         ).fetchall()
     )
     assert types == {"admin_sessions.expires": "double precision", "bursts.usual_rate": "double precision"}
+
+
+def all_rows(db) -> dict[str, list[tuple]]:
+    """Every row of every copied table, sorted, with doubles rounded as both backends store them."""
+    return {
+        table: sorted(tuple(row) for row in db.execute(f"SELECT * FROM {table}").fetchall())
+        for table in transfer.TABLES
+    }
+
+
+@pytest.fixture
+def filled_sqlite(tmp_path):
+    """A SQLite database with answers of several days, codes, an admin, a session, a burst, a closed survey."""
+    from tests.helpers import model_survey, store_model_answers
+
+    db = connection.connect(tmp_path / "source.sqlite3")
+    migrations.migrate(db)
+    store_model_answers(db, model_survey(), 120)
+    for i, day in enumerate(["2026-11-20", "2026-11-21"]):
+        responses.store_response(
+            db, noisy({"q": "yes"}), f"day-key-{i:08d}", day, hour_count=i + 1, burst_usual_rate=0.5
+        )
+    responses.add_invitation_codes(db, "s", 3)
+    responses.exclude_day(db, "s", "2026-11-20")
+    responses.set_closed(db, "m", True)
+    accounts.create_admin(db, "ana", "a long enough password")
+    accounts.start_session(db, "ana", now=1_800_000_000.25)
+    yield db
+    db.close()
+
+
+def test_a_sqlite_database_copied_to_postgresql_and_back_keeps_every_row(filled_sqlite, postgres_url, tmp_path):
+    pg = connection.connect(postgres_url)
+    report = transfer.copy_database(filled_sqlite, pg)
+    assert report.rows["responses"] == 122 and report.surveys == ("m", "s")
+    assert all_rows(pg) == all_rows(filled_sqlite)
+    assert queries.pattern_tallies(pg, "m", "cheated") == queries.pattern_tallies(filled_sqlite, "m", "cheated")
+    assert accounts.sign_in(pg, "ana", "a long enough password")
+    back = connection.connect(tmp_path / "back.sqlite3")
+    assert transfer.copy_database(pg, back).rows == report.rows
+    assert all_rows(back) == all_rows(filled_sqlite)
+    pg.close()
+    back.close()
+
+
+def test_a_copy_into_a_database_with_rows_is_refused(filled_sqlite, pg_db):
+    responses.add_invitation_codes(pg_db, "s", 1)
+    with pytest.raises(ValueError, match="not empty: rows in invitation_codes"):
+        transfer.copy_database(filled_sqlite, pg_db)
+
+
+def test_a_copy_whose_tallies_differ_is_rolled_back_whole(filled_sqlite, pg_db, monkeypatch):
+    real = queries.tallies
+    monkeypatch.setattr(queries, "tallies", lambda db, survey_id: {} if db is pg_db else real(db, survey_id))
+    with pytest.raises(RuntimeError, match="tallies differ"):
+        transfer.copy_database(filled_sqlite, pg_db)
+    assert all(rows == [] for rows in all_rows(pg_db).values())
+
+
+def test_the_responses_csv_reads_older_rows_through_a_server_side_cursor(pg_db):
+    from surveys.submission import noisy_response
+    from tests.helpers import make_survey
+    from web import gather
+
+    survey = make_survey()
+    for i in range(5):
+        answers = {"cheated": ["yes", "no"][i % 2], "ai_use": "once", "dept": "arts"}
+        responses.store_response(pg_db, noisy_response(survey, answers, "server"), f"k{i:015d}", "2026-11-22")
+    pg_db.execute("UPDATE responses SET answer_line = NULL WHERE answers LIKE '%no%'")  # as before m003
+    names = [question.name for question in survey.questions]
+    with connection.read_snapshot(pg_db):
+        cursor = queries.response_rows(pg_db, "quiz", names)
+        assert isinstance(cursor, psycopg.ServerCursor)
+        cursor.close()
+    lines = "".join(gather.responses_csv(pg_db, survey, batch_rows=2)).splitlines()
+    assert len(lines) == 1 + 5
+    assert sum(",no," in line for line in lines) == 2
+
+
+def test_copy_db_command_copies_and_prints_the_compared_counts(filled_sqlite, postgres_url, runner, tmp_path):
+    result = runner.invoke(args=["copy-db", str(tmp_path / "source.sqlite3"), postgres_url])
+    assert result.exit_code == 0, result.output
+    assert "responses: 122" in result.output and "compared equal" in result.output
+    again = runner.invoke(args=["copy-db", str(tmp_path / "source.sqlite3"), postgres_url])
+    assert again.exit_code == 1 and "not empty" in again.output

@@ -27,7 +27,7 @@ import sqlite_utils
 from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
-from storage import connection, migrations, postgres
+from storage import connection, migrations, postgres, transfer
 
 
 def database_target(app: Flask) -> str:
@@ -105,6 +105,27 @@ def init_db_command() -> None:
     click.echo(f"Database {_shown(target)}: " + (f"applied {', '.join(applied)}" if applied else "up to date"))
 
 
+@click.command("copy-db")
+@click.argument("source")
+@click.argument("target")
+def copy_db_command(source: str, target: str) -> None:
+    """Copy the database SOURCE into the empty database TARGET (each a SQLite path or a postgresql:// URL)."""
+    if not postgres.is_url(target):
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+    source_db, target_db = connection.connect(source), connection.connect(target)
+    try:
+        report = transfer.copy_database(source_db, target_db)
+    except (ValueError, RuntimeError) as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        source_db.close()
+        target_db.close()
+    click.echo(f"Copied {_shown(source)} to {_shown(target)}; counts and tallies compared equal:")
+    for table, rows in report.rows.items():
+        click.echo(f"  {table}: {rows}")
+
+
 def init_app(app: Flask) -> None:
     app.teardown_appcontext(end_request)
     app.cli.add_command(init_db_command)
+    app.cli.add_command(copy_db_command)
