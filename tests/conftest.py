@@ -72,8 +72,10 @@ def app_backend(request) -> str:
 
 @pytest.fixture
 def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
+    from web.db import close_pools
+
     database_url = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else None
-    return create_app(
+    app = create_app(
         {
             "TESTING": True,
             "DATABASE": str(tmp_path / "test.sqlite3"),
@@ -83,6 +85,8 @@ def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
             "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
         }
     )
+    yield app
+    close_pools(app)
 
 
 @pytest.fixture

@@ -64,6 +64,12 @@ def _worker_pool(app: Flask):
     return pools[key]
 
 
+def close_pools(app: Flask) -> None:
+    """Close the PostgreSQL pools this app opened (tests; a worker's pool ends with its process)."""
+    for pool in app.extensions.pop("db_pools", {}).values():
+        pool.close()
+
+
 def end_request(_exc: BaseException | None = None) -> None:
     """Roll back whatever transaction the request left open; a SQLite connection
     stays open, a PostgreSQL one goes back to its pool."""
