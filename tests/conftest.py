@@ -53,7 +53,6 @@ BOTH_BACKEND_MODULES = {
     "test_postgres_app.py",
     "test_respond.py",
     "test_accounts.py",
-    "test_results.py",
 }
 
 
