@@ -14,7 +14,7 @@ PORT ?= 5000
 MUTATION_STAMP := $(VENV)/.mutation-installed-$(shell cksum requirements-mutation.txt | cut -d' ' -f1)
 MUTATION_JOBS ?= 2
 
-.PHONY: run test setup chromium bench mutation lint
+.PHONY: run test setup chromium postgresql bench mutation lint
 
 setup: $(STAMP)
 
@@ -38,7 +38,16 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: $(STAMP) chromium lint
+# The tests start a throwaway PostgreSQL cluster from Debian's server binaries
+# (tests/conftest.py::postgres_server); a run where it cannot start fails.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  echo "Installing Debian's postgresql for the PostgreSQL tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
+	fi
+
+test: $(STAMP) chromium postgresql lint
 	RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # ruff: lint and formatting, both as configured in pyproject.toml.

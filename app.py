@@ -15,6 +15,10 @@ ROOT = Path(__file__).resolve().parent
 #: table is checked against this mapping by ``tests/test_docs.py``.
 SETTINGS = {
     "DATABASE": ("instance/rr-survey.sqlite3", "Path of the SQLite database file."),
+    "DATABASE_URL": (
+        None,
+        "postgresql://user:password@host:port/name selects PostgreSQL; unset, the SQLite file DATABASE is used.",
+    ),
     "SURVEYS_DIR": ("survey_files", "Folder of survey YAML files."),
     "SECRET_KEY": (
         "random, kept in instance/secret_key",

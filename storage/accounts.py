@@ -70,13 +70,12 @@ def set_password(db: sqlite_utils.Database, name: str, password: str) -> None:
 def list_admins(db: sqlite_utils.Database, now: float | None = None) -> list[dict]:
     """Every account with its number of live sessions."""
     now = time.time() if now is None else now
-    return list(
-        db.query(
-            "SELECT name, (SELECT COUNT(*) FROM admin_sessions AS s WHERE s.name = a.name AND s.expires > :now)"
-            " AS sessions FROM admins AS a ORDER BY name",
-            {"now": now},
-        )
-    )
+    rows = db.execute(
+        "SELECT name, (SELECT COUNT(*) FROM admin_sessions AS s WHERE s.name = a.name AND s.expires > ?)"
+        " AS sessions FROM admins AS a ORDER BY name",
+        [now],
+    ).fetchall()
+    return [{"name": name, "sessions": sessions} for name, sessions in rows]
 
 
 def sign_in(db: sqlite_utils.Database, name: str, password: str) -> bool:

@@ -1,7 +1,10 @@
-"""The database file: opening it, transactions, private files, rebuild and backup.
+"""The database: opening it, transactions, the SQL spelled per backend, private files, rebuild and backup.
 
-Takes and returns :class:`sqlite_utils.Database` objects; knows nothing of
-Flask. The schema is in :mod:`storage.migrations`, the writes in
+Takes and returns :class:`sqlite_utils.Database` objects, or
+:class:`storage.postgres.PostgresDatabase` when :func:`connect` is given a
+``postgresql://`` URL; knows nothing of Flask. The few SQL spellings that
+differ between SQLite and PostgreSQL are :class:`Dialect` fields, chosen by
+:func:`dialect`. The schema is in :mod:`storage.migrations`, the writes in
 :mod:`storage.responses`, the reads in :mod:`storage.queries`.
 
 Every write is one short ``BEGIN IMMEDIATE`` transaction: the write lock is
@@ -37,13 +40,17 @@ What the file's layout still says about arrival order, and what removes it:
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import sqlite_utils
+
+from storage import postgres
 
 #: How long a write waits for the lock before giving up ("database is locked"); the web
 #: layer then answers 503 with Retry-After. Well below gunicorn's 30 s worker timeout.
@@ -66,9 +73,12 @@ def create_private_file(path: str | Path) -> Path:
     return path
 
 
-def connect(path: str | Path) -> sqlite_utils.Database:
+def connect(path: str | Path) -> sqlite_utils.Database | postgres.PostgresDatabase:
     """Open the database file (created 0600) with WAL, a busy timeout, full
-    durability and ``secure_delete`` (freed space zeroed)."""
+    durability and ``secure_delete`` (freed space zeroed); a ``postgresql://``
+    URL opens a PostgreSQL connection of its own instead."""
+    if postgres.is_url(path):
+        return postgres.connect(path)
     conn = sqlite3.connect(str(create_private_file(path)), timeout=BUSY_TIMEOUT_SECONDS)
     db = sqlite_utils.Database(conn)
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
@@ -81,7 +91,16 @@ def connect(path: str | Path) -> sqlite_utils.Database:
 
 @contextmanager
 def immediate_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception.
+
+    On PostgreSQL, psycopg's ``transaction()`` (``BEGIN`` ... ``COMMIT``):
+    row locks are taken as rows are written, and unique keys make a second
+    writer of the same key wait for the first to commit or roll back.
+    """
+    if is_postgres(db):
+        with db.conn.transaction():
+            yield db
+        return
     db.conn.execute("BEGIN IMMEDIATE")
     try:
         yield db
@@ -94,13 +113,97 @@ def immediate_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Da
 @contextmanager
 def read_snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """One read transaction: every query inside sees the same committed state
-    (WAL readers never block the writers)."""
+    (WAL readers never block the writers; on PostgreSQL a ``REPEATABLE READ``
+    read-only transaction)."""
+    if is_postgres(db):
+        with db.conn.transaction():
+            db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield db
+        return
     db.conn.execute("BEGIN")
     try:
         yield db
     finally:
         if db.conn.in_transaction:
             db.conn.execute("COMMIT")
+
+
+def is_postgres(db) -> bool:
+    return getattr(db, "dialect", None) == "postgresql"
+
+
+def executemany(db, sql: str, rows: Iterable[Sequence]) -> None:
+    """Run ``sql`` (``?`` placeholders) once per row, inside the caller's transaction."""
+    if is_postgres(db):
+        db.executemany(sql, rows)
+    else:
+        db.conn.executemany(sql, rows)
+
+
+def streaming_cursor(db, sql: str, params: Sequence):
+    """A cursor over ``sql`` whose rows are fetched as the caller reads them (``fetchmany``).
+
+    On PostgreSQL a server-side (named) cursor, so a large result is never
+    held in this process; it lives in the caller's transaction
+    (:func:`read_snapshot`). SQLite's cursors step through the rows anyway.
+    """
+    if is_postgres(db):
+        return db.server_cursor(sql, params)
+    return db.conn.execute(sql, params)
+
+
+def roll_back_open_transaction(db) -> None:
+    """Roll back a transaction an error left open (the connection stays usable)."""
+    if db.in_transaction if is_postgres(db) else db.conn.in_transaction:
+        db.conn.rollback()
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The SQL spellings that differ between SQLite and PostgreSQL; every other statement is shared."""
+
+    name: str
+    #: The text of one JSON field of a TEXT column, the field name a parameter: ``{column}``.
+    json_field: str
+    #: A table of ``(key, value)`` of a JSON object in a TEXT column: ``{column}``.
+    json_pairs: str
+    #: ``column <in_values> ?`` with one parameter holding a list (see :func:`in_values`).
+    in_values: str
+    #: Null-safe "differs from".
+    is_not: str
+    #: Aggregate joining a batch's CSV lines with CRLF, in id order.
+    join_lines: str
+    #: An index hint ``{index}`` (PostgreSQL plans without one).
+    indexed_by: str
+
+
+SQLITE = Dialect(
+    name="sqlite",
+    json_field="json_extract({column}, '$.' || ?)",
+    json_pairs="json_each({column})",
+    in_values="IN (SELECT value FROM json_each(?))",
+    is_not="IS NOT",
+    join_lines="group_concat(line, char(13, 10))",
+    indexed_by=" INDEXED BY {index}",
+)
+POSTGRESQL = Dialect(
+    name="postgresql",
+    json_field="({column}::jsonb ->> ?)",
+    json_pairs="jsonb_each_text({column}::jsonb)",
+    in_values="= ANY(?)",
+    is_not="IS DISTINCT FROM",
+    join_lines="string_agg(line, E'\\r\\n' ORDER BY id)",
+    indexed_by="",
+)
+
+
+def dialect(db) -> Dialect:
+    return POSTGRESQL if is_postgres(db) else SQLITE
+
+
+def values_param(db, values: Sequence[str]) -> object:
+    """The parameter for :attr:`Dialect.in_values`: a JSON array on SQLite, a list on PostgreSQL."""
+    return list(values) if is_postgres(db) else json.dumps(list(values))
 
 
 def rebuild(db: sqlite_utils.Database) -> int:

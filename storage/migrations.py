@@ -36,6 +36,14 @@ it was written, and calls no code outside this module that a later change
 could alter (``m005_group_tallies`` fills its table with its own copy of the
 recount). sqlite-utils records applied migrations by name, so a name never
 changes once released.
+
+The same migrations build the PostgreSQL schema. Each one is the single home
+of its change on both backends: its table definitions pass through
+:func:`_ddl` (PostgreSQL has no ``WITHOUT ROWID``, and its ``REAL`` is single
+precision, so ``DOUBLE PRECISION``), and the SQL that reads JSON is spelled
+by the backend's :class:`storage.connection.Dialect`. On PostgreSQL the
+applied names are kept in ``_migrations`` and every pending migration runs
+in one transaction under an advisory lock (:func:`_migrate_postgres`).
 """
 
 from __future__ import annotations
@@ -47,15 +55,44 @@ from collections import defaultdict
 import sqlite_utils
 from sqlite_utils import Migrations
 
-from storage.connection import immediate_transaction
+from storage.connection import dialect, executemany, immediate_transaction, is_postgres
 
 migrations = Migrations("rr-survey")
+#: Every migration in order, as registered (the PostgreSQL runner applies these).
+MIGRATIONS: list = []
 
 
-@migrations()
-def m001_initial(db: sqlite_utils.Database) -> None:
-    db.execute(
+def migration(function):
+    """Register ``function`` as the next migration, under its name, for both backends."""
+    MIGRATIONS.append(function)
+    return migrations()(function)
+
+
+def _ddl(db, sql: str) -> str:
+    """A table definition as the backend spells it: on PostgreSQL no ``WITHOUT ROWID``, ``REAL`` as a double."""
+    if not is_postgres(db):
+        return sql
+    return re.sub(r"\bREAL\b", "DOUBLE PRECISION", sql.replace("WITHOUT ROWID", ""))
+
+
+_M001_DESIGNS = """
+        CREATE TABLE designs (
+            id TEXT PRIMARY KEY,
+            survey_id TEXT NOT NULL,
+            survey_version INTEGER NOT NULL,
+            questions TEXT NOT NULL
+        )
         """
+
+
+@migration
+def m001_initial(db: sqlite_utils.Database) -> None:
+    if is_postgres(db):  # PostgreSQL checks a reference where it is declared: designs before responses
+        db.execute(_M001_DESIGNS)
+    db.execute(
+        _ddl(
+            db,
+            """
         CREATE TABLE responses (
             id TEXT PRIMARY KEY,
             survey_id TEXT NOT NULL,
@@ -65,21 +102,16 @@ def m001_initial(db: sqlite_utils.Database) -> None:
             day TEXT NOT NULL,
             answers TEXT NOT NULL
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     db.execute("CREATE INDEX responses_survey ON responses (survey_id)")
+    if not is_postgres(db):
+        db.execute(_M001_DESIGNS)
     db.execute(
-        """
-        CREATE TABLE designs (
-            id TEXT PRIMARY KEY,
-            survey_id TEXT NOT NULL,
-            survey_version INTEGER NOT NULL,
-            questions TEXT NOT NULL
-        )
-        """
-    )
-    db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE tallies (
             survey_id TEXT NOT NULL,
             question TEXT NOT NULL,
@@ -88,47 +120,57 @@ def m001_initial(db: sqlite_utils.Database) -> None:
             count INTEGER NOT NULL,
             PRIMARY KEY (survey_id, question, design, answer)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE daily_counts (
             survey_id TEXT NOT NULL,
             day TEXT NOT NULL,
             count INTEGER NOT NULL,
             PRIMARY KEY (survey_id, day)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
-    db.execute("CREATE TABLE submission_keys (key TEXT PRIMARY KEY, survey_id TEXT NOT NULL) WITHOUT ROWID")
+    db.execute(_ddl(db, "CREATE TABLE submission_keys (key TEXT PRIMARY KEY, survey_id TEXT NOT NULL) WITHOUT ROWID"))
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE invitation_codes (
             survey_id TEXT NOT NULL,
             code_hash TEXT NOT NULL,
             used INTEGER NOT NULL DEFAULT 0,
             PRIMARY KEY (survey_id, code_hash)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     db.execute("CREATE TABLE survey_states (survey_id TEXT PRIMARY KEY, closed INTEGER NOT NULL)")
 
 
-@migrations()
+@migration
 def m002_admins(db: sqlite_utils.Database) -> None:
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE admins (
             name TEXT PRIMARY KEY,
             password_hash TEXT NOT NULL,
             failed_logins INTEGER NOT NULL DEFAULT 0,
             locked_until REAL NOT NULL DEFAULT 0
         )
-        """
+        """,
+        )
     )
 
 
-@migrations()
+@migration
 def m003_answer_lines(db: sqlite_utils.Database) -> None:
     """Each response's answers also as a ready CSV fragment, in the order of
     its design's ``columns``, so the export streams without parsing JSON."""
@@ -136,19 +178,21 @@ def m003_answer_lines(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE responses ADD COLUMN answer_line TEXT")
 
 
-@migrations()
+@migration
 def m004_export_indexes(db: sqlite_utils.Database) -> None:
     """Let the export find the few rows without a ready answer line by index."""
     db.execute("CREATE INDEX responses_design ON responses (survey_id, design_id)")
     db.execute("CREATE INDEX responses_without_line ON responses (survey_id) WHERE answer_line IS NULL")
 
 
-@migrations()
+@migration
 def m005_group_tallies(db: sqlite_utils.Database) -> None:
     """Running tallies per group of each non-randomized question, so that
     break-downs are read, not recounted; filled from the stored responses."""
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE group_tallies (
             survey_id TEXT NOT NULL,
             by_question TEXT NOT NULL,
@@ -159,7 +203,8 @@ def m005_group_tallies(db: sqlite_utils.Database) -> None:
             count INTEGER NOT NULL,
             PRIMARY KEY (survey_id, by_question, by_answer, question, design, answer)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     _m005_fill_group_tallies(db)
 
@@ -191,8 +236,8 @@ def _m005_fill_group_tallies(db: sqlite_utils.Database) -> None:
             {name for _, questions in records for name, record in questions.items() if record.get("design") is None}
         )
         for by in plain:
-            db.conn.executemany(
-                "INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", _m005_group_rows(db, survey_id, by, keys)
+            executemany(
+                db, "INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", _m005_group_rows(db, survey_id, by, keys)
             )
 
 
@@ -203,9 +248,10 @@ def _m005_group_rows(
     if not _M005_QUESTION_NAME.fullmatch(by):
         raise ValueError(f"question name must be a lower-case letter then a-z, 0-9 or _, got {by!r}")
     counts: dict = defaultdict(int)
+    spelling = dialect(db)
     for group, design_id, question, answer, count in db.execute(
-        "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)"
-        " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?"
+        f"SELECT {spelling.json_field.format(column='r.answers')} AS grp, r.design_id, a.key, a.value, COUNT(*)"
+        f" FROM responses AS r, {spelling.json_pairs.format(column='r.answers')} AS a WHERE r.survey_id = ?"
         " GROUP BY grp, r.design_id, a.key, a.value",
         [by, survey_id],
     ).fetchall():
@@ -215,43 +261,51 @@ def _m005_group_rows(
     return [(survey_id, by, *group_question_key_answer, count) for group_question_key_answer, count in counts.items()]
 
 
-@migrations()
+@migration
 def m006_admin_sessions(db: sqlite_utils.Database) -> None:
     """Server-side admin sessions (only the token's hash is stored), so that
     signing out or a new password ends a session at once. Failed sign-ins are
     counted per account and address in the rate-limit file now, so the
     per-account columns go."""
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE admin_sessions (
             token_hash TEXT PRIMARY KEY,
             name TEXT NOT NULL REFERENCES admins(name) ON DELETE CASCADE,
             expires REAL NOT NULL
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     db.execute("CREATE INDEX admin_sessions_name ON admin_sessions (name)")
     db.execute("ALTER TABLE admins DROP COLUMN failed_logins")
     db.execute("ALTER TABLE admins DROP COLUMN locked_until")
 
 
-@migrations()
+@migration
 def m007_bursts_and_excluded_days(db: sqlite_utils.Database) -> None:
     """The histogram of responses per clock hour (no time in it), the days
     with a burst, the days an admin excluded from the estimates, and an index
     to count those days' responses without scanning the others."""
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE hour_histograms (
             survey_id TEXT NOT NULL,
             responses INTEGER NOT NULL,
             hours INTEGER NOT NULL,
             PRIMARY KEY (survey_id, responses)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE bursts (
             survey_id TEXT NOT NULL,
             day TEXT NOT NULL,
@@ -259,16 +313,20 @@ def m007_bursts_and_excluded_days(db: sqlite_utils.Database) -> None:
             usual_rate REAL NOT NULL,
             PRIMARY KEY (survey_id, day)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     db.execute(
-        "CREATE TABLE excluded_days (survey_id TEXT NOT NULL, day TEXT NOT NULL,"
-        " PRIMARY KEY (survey_id, day)) WITHOUT ROWID"
+        _ddl(
+            db,
+            "CREATE TABLE excluded_days (survey_id TEXT NOT NULL, day TEXT NOT NULL, PRIMARY KEY (survey_id, day))"
+            " WITHOUT ROWID",
+        )
     )
     db.execute("CREATE INDEX responses_day ON responses (survey_id, day)")
 
 
-@migrations()
+@migration
 def m008_pattern_tallies(db: sqlite_utils.Database) -> None:
     """Running counts per randomized yes/no question (the outcome), design
     key, pattern of the plain answers and stored answer, so that a logistic
@@ -280,7 +338,9 @@ def m008_pattern_tallies(db: sqlite_utils.Database) -> None:
     one's choices plus one) keeps none.
     """
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE pattern_tallies (
             survey_id TEXT NOT NULL,
             outcome TEXT NOT NULL,
@@ -290,12 +350,15 @@ def m008_pattern_tallies(db: sqlite_utils.Database) -> None:
             count INTEGER NOT NULL,
             PRIMARY KEY (survey_id, outcome, design, pattern, answer)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     for design_id, survey_id, questions in db.execute("SELECT id, survey_id, questions FROM designs").fetchall():
-        db.conn.executemany(
+        executemany(
+            db,
             "INSERT INTO pattern_tallies VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            " ON CONFLICT (survey_id, outcome, design, pattern, answer)"
+            " DO UPDATE SET count = pattern_tallies.count + excluded.count",
             _m008_pattern_rows(db, design_id, survey_id, json.loads(questions)),
         )
 
@@ -328,7 +391,7 @@ def _m008_pattern_rows(db: sqlite_utils.Database, design_id: str, survey_id: str
             raise ValueError(f"question name must be a lower-case letter then a-z, 0-9 or _, got {name!r}")
     rows = []
     for outcome in outcomes:
-        columns = ", ".join(["json_extract(answers, '$.' || ?)"] * (len(plain) + 1))
+        columns = ", ".join([dialect(db).json_field.format(column="answers")] * (len(plain) + 1))
         positions = ", ".join(str(i + 1) for i in range(len(plain) + 1))
         for *values, answer, count in db.execute(
             f"SELECT {columns}, COUNT(*) FROM responses WHERE survey_id = ? AND design_id = ? GROUP BY {positions}",
@@ -340,11 +403,13 @@ def _m008_pattern_rows(db: sqlite_utils.Database, design_id: str, survey_id: str
     return rows
 
 
-@migrations()
+@migration
 def m009_daily_tallies(db: sqlite_utils.Database) -> None:
     """Running tallies per day (the estimate over time is read, not recounted); filled from the stored responses."""
     db.execute(
-        """
+        _ddl(
+            db,
+            """
         CREATE TABLE daily_tallies (
             survey_id TEXT NOT NULL,
             day TEXT NOT NULL,
@@ -354,7 +419,8 @@ def m009_daily_tallies(db: sqlite_utils.Database) -> None:
             count INTEGER NOT NULL,
             PRIMARY KEY (survey_id, day, question, design, answer)
         ) WITHOUT ROWID
-        """
+        """,
+        )
     )
     _m009_fill_daily_tallies(db)
 
@@ -373,18 +439,21 @@ def _m009_fill_daily_tallies(db: sqlite_utils.Database) -> None:
     counts: dict = defaultdict(int)
     for survey_id, day, design_id, question, answer, count in db.execute(
         "SELECT r.survey_id, r.day, r.design_id, a.key, a.value, COUNT(*)"
-        " FROM responses AS r, json_each(r.answers) AS a GROUP BY r.survey_id, r.day, r.design_id, a.key, a.value"
+        f" FROM responses AS r, {dialect(db).json_pairs.format(column='r.answers')} AS a"
+        " GROUP BY r.survey_id, r.day, r.design_id, a.key, a.value"
     ).fetchall():
         key = keys.get((design_id, question))
         if key is not None:
             counts[survey_id, day, question, key, answer] += count
-    db.conn.executemany(
-        "INSERT INTO daily_tallies VALUES (?, ?, ?, ?, ?, ?)", [(*row, count) for row, count in counts.items()]
+    executemany(
+        db, "INSERT INTO daily_tallies VALUES (?, ?, ?, ?, ?, ?)", [(*row, count) for row, count in counts.items()]
     )
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations; return the names applied."""
+    if is_postgres(db):
+        return _migrate_postgres(db)
     with immediate_transaction(db):  # one worker at a time; the others then find nothing pending
         pending = [m.name for m in migrations.pending(db)]
         migrations.apply(db)
@@ -392,4 +461,56 @@ def migrate(db: sqlite_utils.Database) -> list[str]:
 
 
 def needs_migration(db: sqlite_utils.Database) -> bool:
-    return bool(migrations.pending(db))
+    return bool(pending_names(db))
+
+
+def applied_names(db) -> list[str]:
+    """The names of the applied migrations, in the order they were applied, on either backend."""
+    if not is_postgres(db):
+        return [m.name for m in migrations.applied(db)]
+    if db.execute("SELECT to_regclass('_migrations')").fetchone()[0] is None:
+        return []
+    rows = db.execute("SELECT name FROM _migrations WHERE migration_set = ? ORDER BY position", [migrations.name])
+    return [name for (name,) in rows.fetchall()]
+
+
+def pending_names(db) -> list[str]:
+    applied = set(applied_names(db))
+    return [function.__name__ for function in MIGRATIONS if function.__name__ not in applied]
+
+
+#: ``pg_advisory_xact_lock`` key: one migrating process at a time (any fixed number no other code uses).
+_POSTGRES_MIGRATION_LOCK = 7_351_001
+
+
+def _migrate_postgres(db, stop_before: str | None = None) -> list[str]:
+    """Apply the pending migrations on PostgreSQL in one transaction (DDL is transactional there),
+    under an advisory lock, so that concurrent app servers apply each exactly once."""
+    applied = []
+    with immediate_transaction(db):
+        db.execute("SELECT pg_advisory_xact_lock(?)", [_POSTGRES_MIGRATION_LOCK])
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations (migration_set TEXT NOT NULL, name TEXT NOT NULL,"
+            " position INTEGER NOT NULL, PRIMARY KEY (migration_set, name))"
+        )
+        done = set(applied_names(db))
+        for position, function in enumerate(MIGRATIONS):
+            if function.__name__ == stop_before:
+                break
+            if function.__name__ not in done:
+                function(db)
+                db.execute(
+                    "INSERT INTO _migrations (migration_set, name, position) VALUES (?, ?, ?)",
+                    [migrations.name, function.__name__, position],
+                )
+                applied.append(function.__name__)
+    return applied
+
+
+def apply_up_to(db, stop_before: str | None) -> None:
+    """Apply the pending migrations before ``stop_before`` (all with None), on either backend (tests
+    of old databases)."""
+    if is_postgres(db):
+        _migrate_postgres(db, stop_before)
+    else:
+        migrations.apply(db, stop_before=stop_before)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator
 
 import sqlite_utils
 
 from storage import connection
+from storage.connection import dialect, executemany, streaming_cursor, values_param
 from storage.responses import NO_ANSWER, check_day
 from surveys.design_contract import YES_NO, canonical_json, check_question_name, record_design_keys
 from surveys.models import MAX_PATTERNS, answer_pattern
@@ -72,8 +72,8 @@ def daily_tallies_on_days(
     result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
     for question, design, answer, count in db.execute(
         "SELECT question, design, answer, count FROM daily_tallies"
-        " WHERE survey_id = ? AND day IN (SELECT value FROM json_each(?))",
-        [survey_id, json.dumps([check_day(day) for day in days])],
+        f" WHERE survey_id = ? AND day {dialect(db).in_values}",
+        [survey_id, values_param(db, [check_day(day) for day in days])],
     ).fetchall():
         result[question][design][answer] += count
     return {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in result.items()}
@@ -93,11 +93,12 @@ def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) 
     days' responses, not with the survey's. The design keys are rebuilt from
     the ``designs`` records as in :func:`rebuild_group_tallies`.
     """
+    spelling = dialect(db)
     rows = db.execute(
-        "SELECT r.design_id, a.key, a.value, COUNT(*) FROM responses AS r INDEXED BY responses_day,"
-        " json_each(r.answers) AS a WHERE r.survey_id = ? AND r.day IN (SELECT value FROM json_each(?))"
-        " GROUP BY r.design_id, a.key, a.value",
-        [survey_id, json.dumps([check_day(day) for day in days])],
+        f"SELECT r.design_id, a.key, a.value, COUNT(*) FROM responses AS r"
+        f"{spelling.indexed_by.format(index='responses_day')}, {spelling.json_pairs.format(column='r.answers')} AS a"
+        f" WHERE r.survey_id = ? AND r.day {spelling.in_values} GROUP BY r.design_id, a.key, a.value",
+        [survey_id, values_param(db, [check_day(day) for day in days])],
     ).fetchall()
     keys = _design_keys(db, survey_id)
     result: dict = defaultdict(lambda: defaultdict(dict))
@@ -176,7 +177,7 @@ def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
                 for design, by_answer in by_design.items()
                 for answer, count in by_answer.items()
             ]
-            db.conn.executemany("INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            executemany(db, "INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 def _scan_group_tallies(
@@ -192,14 +193,15 @@ def _scan_group_tallies(
     With ``days``, only the responses of those days are counted, by index.
     """
     check_question_name(by)
+    spelling = dialect(db)
     params = [by, survey_id]
     on_days = ""
     if days is not None:
-        on_days = " AND r.day IN (SELECT value FROM json_each(?))"
-        params.append(json.dumps([check_day(day) for day in days]))
+        on_days = f" AND r.day {spelling.in_values}"
+        params.append(values_param(db, [check_day(day) for day in days]))
     rows = db.execute(
-        "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)"
-        " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?"
+        f"SELECT {spelling.json_field.format(column='r.answers')} AS grp, r.design_id, a.key, a.value, COUNT(*)"
+        f" FROM responses AS r, {spelling.json_pairs.format(column='r.answers')} AS a WHERE r.survey_id = ?"
         + on_days
         + " GROUP BY grp, r.design_id, a.key, a.value",
         params,
@@ -238,36 +240,44 @@ def response_line_chunks(
     batch the order is SQLite's. Run it inside :func:`storage.connection.read_snapshot` for one
     consistent copy.
     """
+    spelling = dialect(db)
     sql = (
-        "SELECT group_concat(line, char(13, 10)), max(id) FROM ("
+        f"SELECT {spelling.join_lines}, max(id) FROM ("
         " SELECT id, id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || day"
-        " || ',' || answer_line AS line FROM responses INDEXED BY responses_survey"  # (survey_id, id)
-        " WHERE survey_id = ? AND id > ? AND " + _LINE_READY + " ORDER BY id LIMIT ?)"
+        " || ',' || answer_line AS line FROM responses"
+        + spelling.indexed_by.format(index="responses_survey")  # (survey_id, id)
+        + " WHERE survey_id = ? AND id > ? AND "
+        + _LINE_READY
+        + " ORDER BY id LIMIT ?) AS batch"
     )
     order, last = json.dumps(list(question_names)), ""
     while True:
-        text, last = db.conn.execute(sql, [survey_id, last, survey_id, order, batch_rows]).fetchone()
+        text, last = db.execute(sql, [survey_id, last, survey_id, order, batch_rows]).fetchone()
         if text is None:
             return
         yield text + "\r\n"
 
 
-def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: list[str]) -> sqlite3.Cursor:
+def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: list[str]):
     """A cursor over the other responses (older designs, or stored before
     answer lines existed), ordered by id, for streaming out.
 
     Columns: id, survey_version, design_id, randomized_on, day, then the
     answer to each of ``question_names`` (NULL if unanswered), extracted by
-    SQLite so that the caller parses no JSON. Fetch from it in batches.
+    SQLite so that the caller parses no JSON. Fetch from it in batches; on
+    PostgreSQL it is a server-side cursor, read inside
+    :func:`storage.connection.read_snapshot`.
     """
-    columns = "".join(", json_extract(answers, '$.' || ?)" for _ in question_names)
+    spelling = dialect(db)
+    columns = "".join(f", {spelling.json_field.format(column='answers')}" for _ in question_names)
     params = [check_question_name(name) for name in question_names]
     select = f"SELECT id, survey_version, design_id, randomized_on, day{columns} FROM responses"  # placeholders only
-    others = "SELECT id FROM designs WHERE survey_id = ? AND columns IS NOT ?"
+    others = f"SELECT id FROM designs WHERE survey_id = ? AND columns {spelling.is_not} ?"
     order = json.dumps(list(question_names))
     # Two indexed parts (other designs; rows without a line), so the many
     # ready rows are never scanned here.
-    return db.conn.execute(
+    return streaming_cursor(
+        db,
         f"{select} WHERE survey_id = ? AND design_id IN ({others})"
         f" UNION ALL {select} WHERE survey_id = ? AND answer_line IS NULL AND design_id NOT IN ({others})"
         " ORDER BY id",
@@ -339,21 +349,23 @@ def _scan_pattern_tallies(
     """
     on_days, day_params = "", []
     if days is not None:
-        on_days = " AND day IN (SELECT value FROM json_each(?))"
-        day_params = [json.dumps([check_day(day) for day in days])]
+        on_days = f" AND day {dialect(db).in_values}"
+        day_params = [values_param(db, [check_day(day) for day in days])]
     counts: dict = defaultdict(int)
     for design_id, _, questions in design_records(db, survey_id):
         plain = sorted(name for name, record in questions.items() if record.get("design") is None)
         if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
             continue
         outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]
-        extract = "".join(", json_extract(answers, '$.' || ?)" for _ in plain)
+        field = dialect(db).json_field.format(column="answers")
+        extract = "".join(f", {field}" for _ in plain)
         for outcome in outcomes:
+            name = check_question_name(outcome)
             for answer, *values, count in db.execute(
-                f"SELECT json_extract(answers, '$.' || ?) AS answer{extract}, COUNT(*) FROM responses"  # placeholders
-                f" WHERE survey_id = ? AND design_id = ?{on_days} AND answer IS NOT NULL"
+                f"SELECT {field}{extract}, COUNT(*) FROM responses"  # placeholders
+                f" WHERE survey_id = ? AND design_id = ?{on_days} AND {field} IS NOT NULL"
                 f" GROUP BY {', '.join(str(i + 1) for i in range(len(plain) + 1))}",
-                [check_question_name(outcome), *map(check_question_name, plain), survey_id, design_id, *day_params],
+                [name, *map(check_question_name, plain), survey_id, design_id, *day_params, name],
             ).fetchall():
                 stored = {name: value for name, value in zip(plain, values) if value is not None}
                 key = (outcome, canonical_json(questions[outcome]), answer_pattern(stored, plain), answer)
@@ -382,7 +394,8 @@ def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
             recounted[key] = recounted.get(key, 0) - count
         rows = [(survey_id, *key, count) for key, count in recounted.items() if count > 0]
         db.execute("DELETE FROM pattern_tallies WHERE survey_id = ?", [survey_id])
-        db.conn.executemany(
+        executemany(
+            db,
             "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             rows,

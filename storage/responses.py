@@ -7,6 +7,9 @@ Takes a :class:`sqlite_utils.Database` and plain values (a
 Every write is one short ``BEGIN IMMEDIATE`` transaction: the write lock is
 taken up front, so concurrent writers queue on the busy timeout instead of
 failing with "database is locked" when a read transaction tries to upgrade.
+The SQL is the same on PostgreSQL (``INSERT ... ON CONFLICT`` with the
+conflict target named, as PostgreSQL requires); there each write is one
+``BEGIN`` ... ``COMMIT`` (:func:`storage.connection.immediate_transaction`).
 """
 
 from __future__ import annotations
@@ -15,13 +18,12 @@ import hashlib
 import json
 import re
 import secrets
-import sqlite3
 from datetime import date
 from typing import TYPE_CHECKING
 
 import sqlite_utils
 
-from storage.connection import immediate_transaction
+from storage.connection import executemany, immediate_transaction
 
 if TYPE_CHECKING:
     from surveys.submission import NoisyResponse
@@ -72,12 +74,11 @@ def store_response(
     transaction: no extra write per answer.
     """
     with immediate_transaction(db):
-        try:
-            db.execute(
-                "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?)",
-                [submission_key, response.survey_id],
-            )
-        except sqlite3.IntegrityError:
+        # A second writer of the same key waits for the first to commit, then inserts nothing.
+        if not db.execute(
+            "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+            [submission_key, response.survey_id],
+        ).rowcount:
             return False
         if invitation_code is not None:
             _use_invitation_code(db, response.survey_id, invitation_code)
@@ -100,7 +101,8 @@ def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -
 
 def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str) -> None:
     db.execute(
-        "INSERT OR IGNORE INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO NOTHING",
         [
             response.design_id,
             response.survey_id,
@@ -123,17 +125,20 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
             response.answer_line(),
         ],
     )
-    db.conn.executemany(
+    executemany(
+        db,
         "INSERT INTO tallies (survey_id, question, design, answer, count) VALUES (?, ?, ?, ?, 1)"
-        " ON CONFLICT DO UPDATE SET count = count + 1",
+        " ON CONFLICT (survey_id, question, design, answer) DO UPDATE SET count = tallies.count + 1",
         [
             (response.survey_id, name, response.question_designs[name], answer)
             for name, answer in response.answers.items()
         ],
     )
-    db.conn.executemany(
+    executemany(
+        db,
         "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"
-        " VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
+        " VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT (survey_id, by_question, by_answer, question, design, answer)"
+        " DO UPDATE SET count = group_tallies.count + 1",
         [
             (response.survey_id, by, response.answers.get(by, NO_ANSWER), name, response.question_designs[name], answer)
             for by in response.plain
@@ -141,9 +146,11 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         ],
     )
     pattern = response.pattern()
-    db.conn.executemany(
+    executemany(
+        db,
         "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
-        " VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
+        " VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT (survey_id, outcome, design, pattern, answer)"
+        " DO UPDATE SET count = pattern_tallies.count + 1",
         [
             (response.survey_id, outcome, response.question_designs[outcome], pattern, response.answers[outcome])
             for outcome in response.pattern_outcomes
@@ -151,12 +158,14 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         ],
     )
     db.execute(
-        "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1",
+        "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, 1)"
+        " ON CONFLICT (survey_id, day) DO UPDATE SET count = daily_counts.count + 1",
         [response.survey_id, day],
     )
-    db.conn.executemany(
+    executemany(
+        db,
         "INSERT INTO daily_tallies (survey_id, day, question, design, answer, count) VALUES (?, ?, ?, ?, ?, 1)"
-        " ON CONFLICT DO UPDATE SET count = count + 1",
+        " ON CONFLICT (survey_id, day, question, design, answer) DO UPDATE SET count = daily_tallies.count + 1",
         [
             (response.survey_id, day, name, response.question_designs[name], answer)
             for name, answer in response.answers.items()
@@ -174,7 +183,7 @@ def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> N
     )
     db.execute(
         "INSERT INTO hour_histograms (survey_id, responses, hours) VALUES (?, ?, 1)"
-        " ON CONFLICT DO UPDATE SET hours = hours + 1",
+        " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + 1",
         [survey_id, hour_count],
     )
 
@@ -185,7 +194,8 @@ def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) 
         raise ValueError(f"count must be >= 1, got {count}")
     codes = [secrets.token_urlsafe(9) for _ in range(count)]
     with immediate_transaction(db):
-        db.conn.executemany(
+        executemany(
+            db,
             "INSERT INTO invitation_codes (survey_id, code_hash) VALUES (?, ?)",
             [(survey_id, hash_code(code)) for code in codes],
         )
@@ -204,7 +214,7 @@ def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
     with immediate_transaction(db):
         db.execute(
             "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
-            " ON CONFLICT DO UPDATE SET closed = excluded.closed",
+            " ON CONFLICT (survey_id) DO UPDATE SET closed = excluded.closed",
             [survey_id, int(closed)],
         )
 
@@ -218,7 +228,8 @@ def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:
     """
     with immediate_transaction(db):
         cursor = db.execute(
-            "INSERT INTO survey_states (survey_id, closed) VALUES (?, 1) ON CONFLICT DO NOTHING", [survey_id]
+            "INSERT INTO survey_states (survey_id, closed) VALUES (?, 1) ON CONFLICT (survey_id) DO NOTHING",
+            [survey_id],
         )
     return cursor.rowcount == 1
 
@@ -243,8 +254,9 @@ def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int,
 def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float) -> None:
     db.execute(
         "INSERT INTO bursts (survey_id, day, peak, usual_rate) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT DO UPDATE SET usual_rate = CASE WHEN excluded.peak > peak THEN excluded.usual_rate"
-        " ELSE usual_rate END, peak = max(peak, excluded.peak)",
+        " ON CONFLICT (survey_id, day) DO UPDATE SET usual_rate = CASE WHEN excluded.peak > bursts.peak"
+        " THEN excluded.usual_rate ELSE bursts.usual_rate END,"
+        " peak = CASE WHEN excluded.peak > bursts.peak THEN excluded.peak ELSE bursts.peak END",
         [survey_id, check_day(day), peak, usual_rate],
     )
 
@@ -281,7 +293,8 @@ def exclude_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
     """Leave ``day``'s responses out of the estimates; False if it was excluded already."""
     with immediate_transaction(db):
         cursor = db.execute(
-            "INSERT OR IGNORE INTO excluded_days (survey_id, day) VALUES (?, ?)", [survey_id, check_day(day)]
+            "INSERT INTO excluded_days (survey_id, day) VALUES (?, ?) ON CONFLICT (survey_id, day) DO NOTHING",
+            [survey_id, check_day(day)],
         )
     return cursor.rowcount == 1
 

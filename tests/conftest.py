@@ -1,8 +1,14 @@
-"""Shared fixtures: an app on a temporary database, clients, a live server, Chromium."""
+"""Shared fixtures: an app on a temporary database, clients, a live server, Chromium, a PostgreSQL cluster."""
 
 from __future__ import annotations
 
+import glob
+import itertools
 import os
+import pwd
+import shutil
+import subprocess
+import tempfile
 import threading
 from pathlib import Path
 
@@ -42,17 +48,44 @@ def surveys_dir(tmp_path: Path) -> Path:
     return folder
 
 
+#: Test modules whose ``app`` runs on each backend in turn (the others' on SQLite only).
+BOTH_BACKEND_MODULES = {
+    "test_postgres_app.py",
+    "test_respond.py",
+    "test_accounts.py",
+}
+
+
+def pytest_generate_tests(metafunc):
+    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend."""
+    if "app_backend" in metafunc.fixturenames and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES:
+        metafunc.parametrize("app_backend", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def app(tmp_path: Path, surveys_dir: Path):
-    return create_app(
+def app_backend(request) -> str:
+    """The backend of the test's ``app`` and ``fresh_db``: SQLite unless its module is in
+    :data:`BOTH_BACKEND_MODULES`."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
+    from web.db import close_pools
+
+    database_url = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else None
+    app = create_app(
         {
             "TESTING": True,
             "DATABASE": str(tmp_path / "test.sqlite3"),
+            "DATABASE_URL": database_url,
             "SURVEYS_DIR": str(surveys_dir),
             "SECRET_KEY": "test-secret-key",
             "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
         }
     )
+    yield app
+    close_pools(app)
 
 
 @pytest.fixture
@@ -67,19 +100,21 @@ def runner(app):
 
 @pytest.fixture
 def db(app):
-    from storage import connection
+    from web.db import open_database
 
-    database = connection.connect(app.config["DATABASE"])
+    database = open_database(app)
     yield database
     database.close()
 
 
 @pytest.fixture
-def fresh_db(tmp_path):
-    """A migrated database on its own, without an app."""
+def fresh_db(tmp_path, app_backend, request):
+    """A migrated database on its own, without an app (on PostgreSQL in the second run of a module of
+    :data:`BOTH_BACKEND_MODULES`)."""
     from storage import connection, migrations
 
-    database = connection.connect(tmp_path / "fresh.sqlite3")
+    target = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else tmp_path / "fresh.sqlite3"
+    database = connection.connect(target)
     migrations.migrate(database)
     yield database
     database.close()
@@ -123,9 +158,10 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture
 def admin_account(app):
-    from storage import accounts, connection
+    from storage import accounts
+    from web.db import open_database
 
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
     return ADMIN_NAME
@@ -134,3 +170,138 @@ def admin_account(app):
 @pytest.fixture
 def auth(client, app, admin_account) -> AdminSession:
     return AdminSession(client, app)
+
+
+# --------------------------------------------------------------------------
+# PostgreSQL: one throwaway cluster per test session, an empty database per test.
+
+#: Where ``make test`` finds Debian's server binaries (``RR_POSTGRES_BIN`` overrides).
+POSTGRES_BIN_GLOB = "/usr/lib/postgresql/*/bin"
+#: Settings of the throwaway cluster: Unix socket only, no durability (it is deleted at the end).
+POSTGRES_OPTIONS = "-c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+
+
+def postgres_bindir() -> Path:
+    """The folder of ``initdb`` and ``pg_ctl``; fails the run (never skips) when there is none."""
+    candidates = [os.environ["RR_POSTGRES_BIN"]] if os.environ.get("RR_POSTGRES_BIN") else []
+    candidates += sorted(glob.glob(POSTGRES_BIN_GLOB), reverse=True)
+    for folder in candidates:
+        if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
+            return Path(folder)
+    pytest.fail(f"PostgreSQL server binaries not found in {POSTGRES_BIN_GLOB}; run `make test`, which installs them")
+
+
+def _server_user() -> str | None:
+    """The unprivileged account the server runs as when the tests run as root (PostgreSQL refuses root)."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        try:
+            pwd.getpwnam(name)
+            return name
+        except KeyError:
+            continue
+    pytest.fail("running as root, and neither a postgres nor a nobody account exists to run PostgreSQL")
+
+
+def _run_as(user: str | None, command: list[str]) -> None:
+    result = subprocess.run(command, user=user, capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        pytest.fail(f"{command[0]} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there;
+    yields the URL of its ``postgres`` database and stops and deletes it at the end."""
+    bindir, user = postgres_bindir(), _server_user()
+    root = Path(tempfile.mkdtemp(prefix="rr-postgres-"))
+    if user is not None:
+        os.chown(root, pwd.getpwnam(user).pw_uid, pwd.getpwnam(user).pw_gid)
+    data, log = root / "data", root / "server.log"
+    try:
+        _run_as(
+            user,
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "rr",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-locale",
+                "--no-sync",
+            ],
+        )
+        options = f"-k {root} -p 5432 {POSTGRES_OPTIONS}"
+        _run_as(
+            user, [str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o", options, "start"]
+        )
+    except BaseException:
+        print(log.read_text() if log.exists() else "(no server log)")
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    try:
+        yield f"postgresql://rr@/postgres?host={root}&port=5432"
+    finally:
+        subprocess.run([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], user=user, check=False)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_database_numbers = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_databases(postgres_server: str):
+    """A function that creates a new, empty database on the session's cluster and returns its URL;
+    every database it made is dropped after the test."""
+    import psycopg
+
+    made = []
+
+    def create() -> str:
+        name = f"rr_test_{os.getpid()}_{next(_database_numbers)}"  # a name we made, not input
+        with psycopg.connect(postgres_server, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        made.append(name)
+        return postgres_server.replace("/postgres?", f"/{name}?")
+
+    yield create
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        for name in made:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url(postgres_databases) -> str:
+    """The URL of a new, empty database on the session's cluster, dropped after the test."""
+    return postgres_databases()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request) -> str:
+    """Each backend in turn: a test that takes it (or a fixture built on it) runs once on each."""
+    return request.param
+
+
+@pytest.fixture
+def new_database(backend, tmp_path, request):
+    """A function ``new_database(name)`` giving an empty database on the test's backend: the path of
+    a new SQLite file ``<name>.sqlite3``, or the URL of a new PostgreSQL database."""
+    if backend == "sqlite":
+        return lambda name: tmp_path / f"{name}.sqlite3"
+    create = request.getfixturevalue("postgres_databases")
+    return lambda name: create()
+
+
+@pytest.fixture
+def backend_db(new_database):
+    """A migrated, empty database on each backend in turn: a SQLite file, then a PostgreSQL database."""
+    from storage import connection, migrations
+
+    database = connection.connect(new_database("fresh"))
+    migrations.migrate(database)
+    yield database
+    database.close()

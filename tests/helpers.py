@@ -39,10 +39,11 @@ import requests
 from scipy.stats import beta
 
 from app import ROOT
-from storage import connection, responses
+from storage import responses
 from surveys import protocol
 from surveys.files import load_catalog
 from surveys.submission import noisy_response
+from web.db import open_database
 
 N_DRAWS = 100_000
 FAMILY_ALPHA = 0.001
@@ -237,7 +238,7 @@ class AdminSession:
 def add_responses(app, answers_list, randomized_on="device", day="2026-11-22"):
     """Store noisy answers directly, as the submission path would, on ``day``."""
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     for i, answers in enumerate(answers_list):
         key = f"seed-{i:08d}-{len(answers_list):06d}"
         key = key if day == "2026-11-22" else f"{key}-{day}"
@@ -259,10 +260,10 @@ def many(n_yes: int, n_no: int):
 
 def dump(app) -> dict[str, list[tuple]]:
     """Every row of every table, sorted: equal dumps mean an unchanged database."""
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
         return {
-            table: sorted(map(tuple, db.execute(f"SELECT * FROM [{table}]").fetchall()), key=repr)
+            table: sorted(map(tuple, db.execute(f'SELECT * FROM "{table}"').fetchall()), key=repr)
             for table in db.table_names()
         }
     finally:

@@ -38,6 +38,15 @@ def design_row(design_id: str, version: int, cheated: str) -> tuple:
 
 
 def schema(db) -> list[tuple]:
+    if connection.is_postgres(db):
+        columns = db.execute(
+            "SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns"
+            " WHERE table_schema = current_schema() ORDER BY table_name, column_name"
+        ).fetchall()
+        indexes = db.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname"
+        ).fetchall()
+        return columns + indexes
     return db.execute(
         "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
     ).fetchall()
@@ -46,55 +55,68 @@ def schema(db) -> list[tuple]:
 def apply_up_to(db, name: str) -> None:
     """Apply the pending migrations up to and including ``name``."""
     following = NAMES[NAMES.index(name) + 1 :]
-    migrations.migrations.apply(db, stop_before=following[0] if following else None)
+    migrations.apply_up_to(db, following[0] if following else None)
+
+
+def forget_migration(db, name: str) -> None:
+    """Delete the record of an applied migration, as in a database from before it."""
+    table = "_migrations" if connection.is_postgres(db) else "_sqlite_migrations"
+    db.execute(f"DELETE FROM {table} WHERE name = ?", [name])  # one of two fixed names
+
+
+def write(db, sql: str, rows: list[tuple] | None = None) -> None:
+    """Run ``sql`` once (or once per row) in one transaction, by plain SQL on either backend."""
+    with connection.immediate_transaction(db):
+        if rows is None:
+            db.execute(sql)
+        else:
+            connection.executemany(db, sql, rows)
 
 
 @pytest.fixture
-def old_db(tmp_path):
+def old_db(new_database):
     """A database migrated one step at a time from m001, with rows written under each old schema by plain SQL."""
-    db = connection.connect(tmp_path / "old.sqlite3")
+    db = connection.connect(new_database("old"))
     apply_up_to(db, "m001_initial")
-    with db.conn:
-        db.conn.executemany(
-            "INSERT INTO designs VALUES (?, ?, ?, ?)",
-            [design_row("d-old", 1, OLD_CHEATED), design_row("d-new", 2, NEW_CHEATED)],
-        )
-        db.conn.executemany(
-            "INSERT INTO responses VALUES (?, 'quiz', ?, ?, 'device', '2026-11-20', ?)",
-            [
-                ("a1", 1, "d-old", '{"cheated": "yes", "year": "first"}'),
-                ("a2", 1, "d-old", '{"cheated": "no", "year": "first"}'),
-                ("a3", 2, "d-new", '{"cheated": "yes", "year": "first"}'),
-                ("a4", 2, "d-new", '{"cheated": "yes", "year": "second"}'),
-                ("a5", 2, "d-new", '{"cheated": "no"}'),
-            ],
-        )
+    write(
+        db,
+        "INSERT INTO designs VALUES (?, ?, ?, ?)",
+        [design_row("d-old", 1, OLD_CHEATED), design_row("d-new", 2, NEW_CHEATED)],
+    )
+    write(
+        db,
+        "INSERT INTO responses VALUES (?, 'quiz', ?, ?, 'device', '2026-11-20', ?)",
+        [
+            ("a1", 1, "d-old", '{"cheated": "yes", "year": "first"}'),
+            ("a2", 1, "d-old", '{"cheated": "no", "year": "first"}'),
+            ("a3", 2, "d-new", '{"cheated": "yes", "year": "first"}'),
+            ("a4", 2, "d-new", '{"cheated": "yes", "year": "second"}'),
+            ("a5", 2, "d-new", '{"cheated": "no"}'),
+        ],
+    )
     apply_up_to(db, "m002_admins")
-    with db.conn:
-        db.conn.execute(
-            "INSERT INTO admins (name, password_hash, failed_logins, locked_until) VALUES ('ada', 'h', 2, 0)"
-        )
+    write(db, "INSERT INTO admins (name, password_hash, failed_logins, locked_until) VALUES ('ada', 'h', 2, 0)")
     for name in NAMES[2:]:
         apply_up_to(db, name)
     yield db
     db.close()
 
 
-def test_migrations_apply_once(fresh_db):
-    assert migrations.migrate(fresh_db) == []
-    assert [m.name for m in migrations.migrations.applied(fresh_db)] == NAMES
+def test_migrations_apply_once(backend_db):
+    assert migrations.migrate(backend_db) == []
+    assert migrations.applied_names(backend_db) == NAMES
 
 
-def test_migration_names_never_change(tmp_path):
-    """sqlite-utils records applied migrations by name: a renamed one would run again on every database."""
-    empty = connection.connect(tmp_path / "empty.sqlite3")
-    assert [m.name for m in migrations.migrations.pending(empty)] == NAMES
+def test_migration_names_never_change(new_database):
+    """Applied migrations are recorded by name: a renamed one would run again on every database."""
+    empty = connection.connect(new_database("empty"))
+    assert migrations.pending_names(empty) == NAMES
     empty.close()
 
 
-def test_an_old_database_migrated_step_by_step_ends_with_the_tables_of_a_fresh_one(old_db, fresh_db):
-    assert [m.name for m in migrations.migrations.applied(old_db)] == NAMES
-    assert schema(old_db) == schema(fresh_db)
+def test_an_old_database_migrated_step_by_step_ends_with_the_tables_of_a_fresh_one(old_db, backend_db):
+    assert migrations.applied_names(old_db) == NAMES
+    assert schema(old_db) == schema(backend_db)
     assert old_db.execute("SELECT name, password_hash FROM admins").fetchall() == [("ada", "h")]
     assert old_db.execute("SELECT COUNT(*) FROM responses").fetchone() == (5,)
 
@@ -118,7 +140,7 @@ def test_m005_backfills_the_group_tallies_of_responses_stored_before_it(old_db):
     assert queries.group_tallies(old_db, "quiz", "year") == backfilled
 
 
-def test_m005_calls_no_live_code(tmp_path, monkeypatch):
+def test_m005_calls_no_live_code(new_database, monkeypatch):
     """A later change of the live recount or of the design contract cannot change what m005 does."""
 
     def changed(*args, **kwargs):
@@ -131,14 +153,14 @@ def test_m005_calls_no_live_code(tmp_path, monkeypatch):
         (design_contract, "canonical_json"),
     ]:
         monkeypatch.setattr(module, name, changed)
-    db = connection.connect(tmp_path / "m005.sqlite3")
+    db = connection.connect(new_database("m005"))
     apply_up_to(db, "m004_export_indexes")
-    with db.conn:
-        db.conn.execute("INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", design_row("d-old", 1, OLD_CHEATED))
-        db.conn.execute(
-            "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
-            ' \'{"cheated": "yes", "year": "first"}\', NULL)'
-        )
+    write(db, "INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", [design_row("d-old", 1, OLD_CHEATED)])
+    write(
+        db,
+        "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
+        ' \'{"cheated": "yes", "year": "first"}\', NULL)',
+    )
     assert migrations.migrate(db) == NAMES[4:]
     assert db.execute("SELECT by_answer, question, count FROM group_tallies ORDER BY question").fetchall() == [
         ("first", "cheated", 1),
@@ -147,7 +169,7 @@ def test_m005_calls_no_live_code(tmp_path, monkeypatch):
     db.close()
 
 
-def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
+def test_migration_backfills_group_tallies_of_older_databases(backend_db):
     from storage import responses
     from surveys.schema import parse_survey
     from surveys.submission import noisy_response
@@ -171,25 +193,25 @@ def test_migration_backfills_group_tallies_of_older_databases(fresh_db):
         "g.yaml",
     )
     for i, noisy in enumerate([{"cheated": "yes", "year": "first"}, {"cheated": "no", "year": "second"}]):
-        responses.store_response(fresh_db, noisy_response(survey, noisy, "server"), f"old-key-{i:08d}", "2026-11-22")
-    kept = queries.group_tallies(fresh_db, "g", "year")
-    fresh_db.execute("DROP TABLE group_tallies")  # as a database from before m005
-    fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_group_tallies'")
-    assert migrations.migrate(fresh_db) == ["m005_group_tallies"]
-    assert queries.group_tallies(fresh_db, "g", "year") == kept
+        responses.store_response(backend_db, noisy_response(survey, noisy, "server"), f"old-key-{i:08d}", "2026-11-22")
+    kept = queries.group_tallies(backend_db, "g", "year")
+    backend_db.execute("DROP TABLE group_tallies")  # as a database from before m005
+    forget_migration(backend_db, "m005_group_tallies")
+    assert migrations.migrate(backend_db) == ["m005_group_tallies"]
+    assert queries.group_tallies(backend_db, "g", "year") == kept
 
 
-def test_m008_backfills_the_pattern_tallies_kept_at_submission(fresh_db):
+def test_m008_backfills_the_pattern_tallies_kept_at_submission(backend_db):
     """Drop the kept pattern counts and migrate again: the backfill, with its own SQL, counts the same."""
     from tests.helpers import model_survey, store_model_answers
 
-    store_model_answers(fresh_db, model_survey(), 200)
-    kept = fresh_db.execute("SELECT * FROM pattern_tallies ORDER BY 1, 2, 3, 4, 5").fetchall()
+    store_model_answers(backend_db, model_survey(), 200)
+    kept = backend_db.execute("SELECT * FROM pattern_tallies ORDER BY 1, 2, 3, 4, 5").fetchall()
     assert len(kept) > 20
-    fresh_db.execute("DROP TABLE pattern_tallies")
-    fresh_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_pattern_tallies'")
-    assert migrations.migrate(fresh_db) == ["m008_pattern_tallies"]
-    assert fresh_db.execute("SELECT * FROM pattern_tallies ORDER BY 1, 2, 3, 4, 5").fetchall() == kept
+    backend_db.execute("DROP TABLE pattern_tallies")
+    forget_migration(backend_db, "m008_pattern_tallies")
+    assert migrations.migrate(backend_db) == ["m008_pattern_tallies"]
+    assert backend_db.execute("SELECT * FROM pattern_tallies ORDER BY 1, 2, 3, 4, 5").fetchall() == kept
 
 
 def test_m008_backfills_the_old_database(old_db):
@@ -206,13 +228,13 @@ def test_m008_backfills_the_old_database(old_db):
 
 
 def test_m009_backfills_the_daily_tallies_of_responses_stored_before_it(old_db):
-    with old_db.conn:  # a response of another day, stored under m007's schema
-        old_db.conn.execute(
-            "INSERT INTO responses VALUES ('a6', 'quiz', 2, 'd-new', 'server', '2026-11-21',"
-            ' \'{"cheated": "no"}\', NULL)'
-        )
+    write(  # a response of another day, stored under m007's schema
+        old_db,
+        "INSERT INTO responses VALUES ('a6', 'quiz', 2, 'd-new', 'server', '2026-11-21',"
+        ' \'{"cheated": "no"}\', NULL)',
+    )
     old_db.execute("DROP TABLE daily_tallies")
-    old_db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm009_daily_tallies'")
+    forget_migration(old_db, "m009_daily_tallies")
     assert migrations.migrate(old_db) == ["m009_daily_tallies"]
     assert queries.daily_tallies(old_db, "quiz") == [
         (
@@ -228,7 +250,7 @@ def test_m009_backfills_the_daily_tallies_of_responses_stored_before_it(old_db):
         assert dict(queries.daily_tallies(old_db, "quiz"))[day] == queries.tallies_on_days(old_db, "quiz", [day])
 
 
-def test_m009_calls_no_live_code(tmp_path, monkeypatch):
+def test_m009_calls_no_live_code(new_database, monkeypatch):
     """A later change of the live recount or of the design contract cannot change what m009 does."""
 
     def changed(*args, **kwargs):
@@ -241,14 +263,14 @@ def test_m009_calls_no_live_code(tmp_path, monkeypatch):
         (design_contract, "record_design_keys"),
     ]:
         monkeypatch.setattr(module, name, changed)
-    db = connection.connect(tmp_path / "m009.sqlite3")
+    db = connection.connect(new_database("m009"))
     apply_up_to(db, "m008_pattern_tallies")
-    with db.conn:
-        db.conn.execute("INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", design_row("d-old", 1, OLD_CHEATED))
-        db.conn.execute(
-            "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
-            ' \'{"cheated": "yes"}\', NULL)'
-        )
+    write(db, "INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", [design_row("d-old", 1, OLD_CHEATED)])
+    write(
+        db,
+        "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
+        ' \'{"cheated": "yes"}\', NULL)',
+    )
     assert migrations.migrate(db) == ["m009_daily_tallies"]
     assert db.execute("SELECT day, question, design, answer, count FROM daily_tallies").fetchall() == [
         ("2026-11-20", "cheated", OLD_CHEATED, "yes", 1)

@@ -11,12 +11,11 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, Response, abort, current_app, request, stream_with_context
 
-from storage import connection
 from surveys import export, stats_files
 from web import gather, options
 from web.auth import admin_required
 from web.catalog import survey_or_404
-from web.db import get_db
+from web.db import get_db, open_database
 from web.errors import parsed_or_400
 
 bp = Blueprint("exports", __name__, url_prefix="/admin")
@@ -73,7 +72,7 @@ def breakdown_csv(survey_id: str):
 @admin_required
 def responses_csv(survey_id: str):
     survey = survey_or_404(survey_id)
-    db = connection.connect(current_app.config["DATABASE"])  # owned by the stream, closed at its end
+    db = open_database(current_app)  # owned by the stream, closed at its end
 
     def stream():
         try:

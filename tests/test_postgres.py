@@ -1,0 +1,207 @@
+"""Tests of the PostgreSQL backend: the throwaway cluster, the seam in storage, answers stored exactly once."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+
+from storage import accounts, connection, migrations, postgres, queries, responses, transfer
+from surveys import submission
+
+
+def test_each_test_gets_an_empty_database_of_its_own(postgres_url):
+    with psycopg.connect(postgres_url) as conn:
+        tables = conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'").fetchone()
+        name = conn.execute("SELECT current_database()").fetchone()[0]
+    assert tables == (0,)
+    assert name.startswith("rr_test_") and name in postgres_url
+
+
+@pytest.fixture
+def pg_db(postgres_url):
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    yield db
+    db.close()
+
+
+def noisy(answers: dict) -> submission.NoisyResponse:
+    return submission.NoisyResponse("s", 1, "fp1", "{}", answers, dict.fromkeys(answers, "d1"), "server")
+
+
+def test_a_postgresql_url_selects_postgresql_and_a_path_sqlite(postgres_url, tmp_path):
+    pg = connection.connect(postgres_url)
+    lite = connection.connect(tmp_path / "x.sqlite3")
+    assert connection.is_postgres(pg) and not connection.is_postgres(lite)
+    assert connection.dialect(pg) is connection.POSTGRESQL and connection.dialect(lite) is connection.SQLITE
+    pg.close()
+    lite.close()
+
+
+def test_placeholders_become_psycopgs_and_a_literal_percent_stays_literal():
+    assert postgres.placeholders("SELECT ? || '%' WHERE a = ?") == "SELECT %s || '%%' WHERE a = %s"
+
+
+def test_a_printed_url_hides_its_password():
+    shown = postgres.without_password("postgresql://rr:s3cret@db.example:5432/survey")
+    assert "s3cret" not in shown and "db.example" in shown and "survey" in shown
+
+
+def test_migrations_run_once_when_two_servers_migrate_at_the_same_time(postgres_url):
+    """Two app servers starting together: the advisory lock lets one apply everything, the other nothing."""
+    results, errors = [], []
+
+    def start():
+        db = connection.connect(postgres_url)
+        try:
+            results.append(migrations.migrate(db))
+        except Exception as error:  # noqa: BLE001 - any failure is the finding
+            errors.append(repr(error))
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(results, key=len) == [[], [], [function.__name__ for function in migrations.MIGRATIONS]]
+
+
+def test_concurrent_submitters_store_each_key_exactly_once_with_tallies_in_step(pg_db, postgres_url):
+    """Eight writers on their own connections send the same 30 keys and 10 of their own: every key
+    is stored once, and the kept tallies equal a recount of the stored rows."""
+    errors, accepted = [], []
+
+    def writer(worker: int):
+        db = connection.connect(postgres_url)
+        try:
+            keys = [f"shared-{i:04d}-xxxxxxxx" for i in range(30)] + [f"own-{worker}-{i:04d}-xxxxxx" for i in range(10)]
+            for i, key in enumerate(keys):
+                if responses.store_response(db, noisy({"q": ["yes", "no"][i % 2]}), key, "2026-11-22"):
+                    accepted.append(key)
+        except Exception as error:  # noqa: BLE001 - any failure is the finding
+            errors.append(repr(error))
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(accepted) == sorted(set(accepted)) and len(accepted) == 30 + 8 * 10
+    assert pg_db.execute("SELECT COUNT(*) FROM responses").fetchone() == (110,)
+    recount = dict(pg_db.execute("SELECT answers::jsonb ->> 'q', COUNT(*) FROM responses GROUP BY 1").fetchall())
+    assert queries.tallies(pg_db, "s") == {"q": {"d1": recount}}
+    assert queries.response_count(pg_db, "s") == 110
+
+
+def test_a_failed_answer_leaves_nothing_and_the_connection_usable(pg_db):
+    with pytest.raises(KeyError):
+        responses.store_response(
+            pg_db, submission.NoisyResponse("s", 1, "f", "{}", {"q": "yes"}, {}, "server"), "k" * 16, "2026-11-22"
+        )
+    assert not pg_db.in_transaction
+    assert responses.store_response(pg_db, noisy({"q": "yes"}), "k" * 16, "2026-11-22") is True
+    assert pg_db.execute("SELECT COUNT(*) FROM submission_keys").fetchone() == (1,)
+
+
+def test_times_are_stored_as_doubles_not_single_precision(pg_db):
+    """PostgreSQL's REAL is 4 bytes (a session's expiry would lose minutes); the migrations write DOUBLE PRECISION."""
+    types = dict(
+        pg_db.execute(
+            "SELECT table_name || '.' || column_name, data_type FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND data_type IN ('real', 'double precision')"
+        ).fetchall()
+    )
+    assert types == {"admin_sessions.expires": "double precision", "bursts.usual_rate": "double precision"}
+
+
+def all_rows(db) -> dict[str, list[tuple]]:
+    """Every row of every copied table, sorted, with doubles rounded as both backends store them."""
+    return {
+        table: sorted(tuple(row) for row in db.execute(f"SELECT * FROM {table}").fetchall())
+        for table in transfer.TABLES
+    }
+
+
+@pytest.fixture
+def filled_sqlite(tmp_path):
+    """A SQLite database with answers of several days, codes, an admin, a session, a burst, a closed survey."""
+    from tests.helpers import model_survey, store_model_answers
+
+    db = connection.connect(tmp_path / "source.sqlite3")
+    migrations.migrate(db)
+    store_model_answers(db, model_survey(), 120)
+    for i, day in enumerate(["2026-11-20", "2026-11-21"]):
+        responses.store_response(
+            db, noisy({"q": "yes"}), f"day-key-{i:08d}", day, hour_count=i + 1, burst_usual_rate=0.5
+        )
+    responses.add_invitation_codes(db, "s", 3)
+    responses.exclude_day(db, "s", "2026-11-20")
+    responses.set_closed(db, "m", True)
+    accounts.create_admin(db, "ana", "a long enough password")
+    accounts.start_session(db, "ana", now=1_800_000_000.25)
+    yield db
+    db.close()
+
+
+def test_a_sqlite_database_copied_to_postgresql_and_back_keeps_every_row(filled_sqlite, postgres_url, tmp_path):
+    pg = connection.connect(postgres_url)
+    report = transfer.copy_database(filled_sqlite, pg)
+    assert report.rows["responses"] == 122 and report.surveys == ("m", "s")
+    assert all_rows(pg) == all_rows(filled_sqlite)
+    assert queries.pattern_tallies(pg, "m", "cheated") == queries.pattern_tallies(filled_sqlite, "m", "cheated")
+    assert accounts.sign_in(pg, "ana", "a long enough password")
+    back = connection.connect(tmp_path / "back.sqlite3")
+    assert transfer.copy_database(pg, back).rows == report.rows
+    assert all_rows(back) == all_rows(filled_sqlite)
+    pg.close()
+    back.close()
+
+
+def test_a_copy_into_a_database_with_rows_is_refused(filled_sqlite, pg_db):
+    responses.add_invitation_codes(pg_db, "s", 1)
+    with pytest.raises(ValueError, match="not empty: rows in invitation_codes"):
+        transfer.copy_database(filled_sqlite, pg_db)
+
+
+def test_a_copy_whose_tallies_differ_is_rolled_back_whole(filled_sqlite, pg_db, monkeypatch):
+    real = queries.tallies
+    monkeypatch.setattr(queries, "tallies", lambda db, survey_id: {} if db is pg_db else real(db, survey_id))
+    with pytest.raises(RuntimeError, match="tallies differ"):
+        transfer.copy_database(filled_sqlite, pg_db)
+    assert all(rows == [] for rows in all_rows(pg_db).values())
+
+
+def test_the_responses_csv_reads_older_rows_through_a_server_side_cursor(pg_db):
+    from surveys.submission import noisy_response
+    from tests.helpers import make_survey
+    from web import gather
+
+    survey = make_survey()
+    for i in range(5):
+        answers = {"cheated": ["yes", "no"][i % 2], "ai_use": "once", "dept": "arts"}
+        responses.store_response(pg_db, noisy_response(survey, answers, "server"), f"k{i:015d}", "2026-11-22")
+    pg_db.execute("UPDATE responses SET answer_line = NULL WHERE answers LIKE '%no%'")  # as before m003
+    names = [question.name for question in survey.questions]
+    with connection.read_snapshot(pg_db):
+        cursor = queries.response_rows(pg_db, "quiz", names)
+        assert isinstance(cursor, psycopg.ServerCursor)
+        cursor.close()
+    lines = "".join(gather.responses_csv(pg_db, survey, batch_rows=2)).splitlines()
+    assert len(lines) == 1 + 5
+    assert sum(",no," in line for line in lines) == 2
+
+
+def test_copy_db_command_copies_and_prints_the_compared_counts(filled_sqlite, postgres_url, runner, tmp_path):
+    result = runner.invoke(args=["copy-db", str(tmp_path / "source.sqlite3"), postgres_url])
+    assert result.exit_code == 0, result.output
+    assert "responses: 122" in result.output and "compared equal" in result.output
+    again = runner.invoke(args=["copy-db", str(tmp_path / "source.sqlite3"), postgres_url])
+    assert again.exit_code == 1 and "not empty" in again.output
