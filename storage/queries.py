@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import sqlite_utils
 
 from storage.responses import NO_ANSWER, check_day
-from surveys.design_contract import YES_NO, canonical_json, check_question_name, record_design_keys
+from surveys.design_contract import YES_NO, arm_key, canonical_json, check_question_name, record_design_keys
 from surveys.models import MAX_PATTERNS, answer_pattern
 
 
@@ -93,17 +93,17 @@ def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) 
     the ``designs`` records as in :func:`rebuild_group_tallies`.
     """
     rows = db.execute(
-        "SELECT r.design_id, a.key, a.value, COUNT(*) FROM responses AS r INDEXED BY responses_day,"
+        "SELECT r.design_id, r.arm, a.key, a.value, COUNT(*) FROM responses AS r INDEXED BY responses_day,"
         " json_each(r.answers) AS a WHERE r.survey_id = ? AND r.day IN (SELECT value FROM json_each(?))"
-        " GROUP BY r.design_id, a.key, a.value",
+        " GROUP BY r.design_id, r.arm, a.key, a.value",
         [survey_id, json.dumps([check_day(day) for day in days])],
     ).fetchall()
     keys = _design_keys(db, survey_id)
     result: dict = defaultdict(lambda: defaultdict(dict))
-    for design_id, question, answer, count in rows:
+    for design_id, arm, question, answer, count in rows:
         key = keys.get((design_id, question))
         if key is not None:
-            by_answer = result[question][key]
+            by_answer = result[question][arm_key(key, arm)]
             by_answer[answer] = by_answer.get(answer, 0) + count
     return {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in result.items()}
 
@@ -197,18 +197,18 @@ def _scan_group_tallies(
         on_days = " AND r.day IN (SELECT value FROM json_each(?))"
         params.append(json.dumps([check_day(day) for day in days]))
     rows = db.execute(
-        "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, a.key, a.value, COUNT(*)"
+        "SELECT json_extract(r.answers, '$.' || ?) AS grp, r.design_id, r.arm, a.key, a.value, COUNT(*)"
         " FROM responses AS r, json_each(r.answers) AS a WHERE r.survey_id = ?"
         + on_days
-        + " GROUP BY grp, r.design_id, a.key, a.value",
+        + " GROUP BY grp, r.design_id, r.arm, a.key, a.value",
         params,
     ).fetchall()
     keys = _design_keys(db, survey_id)
     result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
-    for group, design_id, question, answer, count in rows:
+    for group, design_id, arm, question, answer, count in rows:
         key = keys.get((design_id, question))
         if key is not None:
-            by_answer = result[group][question][key]
+            by_answer = result[group][question][arm_key(key, arm)]
             by_answer[answer] = by_answer.get(answer, 0) + count
     return {
         group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}

@@ -15,9 +15,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date
+from fractions import Fraction
 
 from analysis.design import BinaryDesign, MultipleChoiceDesign
 from analysis.privacy import SurveyEpsilon, survey_epsilon
+from analysis.two_group import TwoGroupDesign
+from surveys.arms import is_two_group, two_group_attack_success
 from surveys.design_contract import SELECT_ONE, YES_NO, canonical_json
 
 #: The question types a survey file may use.
@@ -79,7 +82,7 @@ class Question:
     required: bool
     randomize: bool
     choices: tuple[Choice, ...]
-    design: BinaryDesign | MultipleChoiceDesign | None
+    design: BinaryDesign | MultipleChoiceDesign | TwoGroupDesign | None
     innocuous: str = ""
 
     def __post_init__(self) -> None:
@@ -191,6 +194,11 @@ class Survey:
     close_when_targets_met : bool
         Close the survey once every target is met by its confidence sequence
         (needs at least one target).
+    group_1_share : Fraction or None
+        The share of respondents sent to group 1 of the survey's two-group
+        designs (:mod:`surveys.arms`); ``None`` when it has none.
+    direct_share : Fraction or None
+        The share sent to the direct-question control arm; ``None``: no such arm.
     """
 
     id: str
@@ -213,6 +221,8 @@ class Survey:
     next_url: str = ""
     targets: tuple[Target, ...] = ()
     close_when_targets_met: bool = False
+    group_1_share: Fraction | None = None
+    direct_share: Fraction | None = None
 
     @property
     def randomized_questions(self) -> tuple[Question, ...]:
@@ -242,7 +252,10 @@ class Survey:
     def attack_success_rate(self) -> float | None:
         """The best chance, over the randomized questions, of guessing a true
         answer from its noisy one; ``None`` if nothing is randomized."""
-        rates = [q.design.attack_success_rate for q in self.randomized_questions]
+        rates = [
+            two_group_attack_success(q.design) if is_two_group(q.design) else q.design.attack_success_rate
+            for q in self.randomized_questions
+        ]
         return max(rates) if rates else None
 
     def state(self, today: date) -> str:

@@ -191,10 +191,12 @@ class Respondent:
         page = self.client.get(f"/s/{survey_id}", query_string=params)
         assert page.status_code == 200, page.get_data(as_text=True)
         html = page.get_data(as_text=True)
-        return {
+        controls = {
             "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
             "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
         }
+        arm = re.search(r'name="arm" value="(.)"', html)  # a survey with groups or a control arm (surveys/arms.py)
+        return controls | ({"arm": arm.group(1)} if arm else {})
 
     def submit(self, answers: dict, survey_id: str = "quiz", device: bool = False, controls=None):
         controls = controls if controls is not None else self.open_form(survey_id)

@@ -144,7 +144,7 @@ def thank_you_lengths(app, survey_id: str, device: bool) -> dict[int, list[dict]
 @pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
 def test_thank_you_page_has_one_length_for_every_stored_answer(shipped_app, monkeypatch, survey_id, device):
     # Server path: no noise, so that every combination of answers is also stored and shown.
-    monkeypatch.setattr("web.respond.randomize_on_server", lambda survey, answers: dict(answers))
+    monkeypatch.setattr("web.respond.randomize_on_server", lambda survey, answers, arm="": dict(answers))
     lengths = thank_you_lengths(shipped_app, survey_id, device)
     assert len(lengths) == 1, {length: fields[:1] for length, fields in lengths.items()}
 
