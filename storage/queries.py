@@ -239,7 +239,8 @@ def response_line_chunks(
     """
     sql = (
         "SELECT group_concat(line, char(13, 10)), max(id) FROM ("
-        " SELECT id, id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || day"
+        " SELECT id, id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || arm"
+        " || ',' || day"
         " || ',' || answer_line AS line FROM responses INDEXED BY responses_survey"  # (survey_id, id)
         " WHERE survey_id = ? AND id > ? AND " + _LINE_READY + " ORDER BY id LIMIT ?)"
     )
@@ -255,13 +256,15 @@ def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: lis
     """A cursor over the other responses (older designs, or stored before
     answer lines existed), ordered by id, for streaming out.
 
-    Columns: id, survey_version, design_id, randomized_on, day, then the
+    Columns: id, survey_version, design_id, randomized_on, arm, day, then the
     answer to each of ``question_names`` (NULL if unanswered), extracted by
     SQLite so that the caller parses no JSON. Fetch from it in batches.
     """
     columns = "".join(", json_extract(answers, '$.' || ?)" for _ in question_names)
     params = [check_question_name(name) for name in question_names]
-    select = f"SELECT id, survey_version, design_id, randomized_on, day{columns} FROM responses"  # placeholders only
+    select = (
+        f"SELECT id, survey_version, design_id, randomized_on, arm, day{columns} FROM responses"  # placeholders only
+    )
     others = "SELECT id FROM designs WHERE survey_id = ? AND columns IS NOT ?"
     order = json.dumps(list(question_names))
     # Two indexed parts (other designs; rows without a line), so the many

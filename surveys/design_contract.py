@@ -156,12 +156,12 @@ def parse_design_key(key: str) -> tuple[str, tuple[str, ...], object] | None:
     try:
         record = json.loads(key)
         design = record["design"]
-        return str(record["type"]), tuple(record["choices"]), (None if design is None else _design_from_record(design))
+        return str(record["type"]), tuple(record["choices"]), (None if design is None else design_from_record(design))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def _design_from_record(design: dict) -> object:
+def design_from_record(design: dict) -> object:
     """A one-group design (:func:`analysis.design.design_from_dict`) or a two-group one (its group dropped);
     ValueError for the direct arm's record, which is no design."""
     if design.get("kind") in TWO_GROUP_KINDS:

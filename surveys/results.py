@@ -19,7 +19,7 @@ estimated on its own and the estimates are pooled
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from analysis import (
     INTERVAL_METHODS,
@@ -42,9 +42,11 @@ from analysis import (
     sample_size_for_sequence_half_width,
     survey_epsilon,
 )
+from analysis.two_group import TwoGroupEstimate, estimate_two_group
+from surveys.arms import DIRECT, GROUPS, is_two_group
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
-from surveys.design_contract import parse_design_key
+from surveys.design_contract import key_arm, parse_design_key
 from surveys.wording import choice_sentence, yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
@@ -197,6 +199,42 @@ class YesNoResult:
     outside: OutsideDesign | None = None
     error: str | None = None
     sequence: SequenceBounds | None = None
+    two_group: TwoGroupFigures | None = None
+
+
+@dataclass(frozen=True)
+class TwoGroupFigures:
+    """The second parameter of a two-group design, beside the prevalence a :class:`YesNoResult` reports.
+
+    Attributes
+    ----------
+    estimate : TwoGroupEstimate
+        :func:`analysis.estimate_two_group` of the two groups' kept tallies.
+    parameter : str
+        ``"gamma"`` (cheater detection: the share of respondents who say "no" whatever the randomizer says)
+        or ``"t"`` (stochastic lie detector: the share of carriers who answer honestly).
+    label : str
+        The parameter in words, for the page and the exports.
+    value, std_err : float
+        The estimate (the moment estimate inside the parameter space, the constrained maximum-likelihood one
+        on its boundary) and its standard error (NaN where the observed information is singular).
+    ci : ConfidenceInterval
+        Profile-likelihood interval (``method == "profile likelihood"``).
+    """
+
+    estimate: TwoGroupEstimate
+    parameter: str
+    label: str
+    value: float
+    std_err: float
+    ci: ConfidenceInterval
+
+
+#: What the second parameter of each two-group design is, in words.
+SECOND_PARAMETER_LABELS = {
+    "gamma": "share of cheaters (γ: say “no” whatever the randomizer says)",
+    "t": "honesty of carriers (t: share of carriers who answer “yes”)",
+}
 
 
 @dataclass(frozen=True)
@@ -493,7 +531,75 @@ def _yes_no_without_figures(
     )
 
 
+def group_counts(question: Question, by_design) -> tuple[tuple[int, int], tuple[int, int], bool]:
+    """``(yes per group, answers per group, ignored)`` of a two-group question from its kept tallies.
+
+    Only the tallies of the question's current design count (its group is in their key,
+    :func:`surveys.design_contract.key_arm`); ``ignored`` says whether any other tally (an older design,
+    or answers with no group) held answers. The direct arm's answers are read by the control-arm comparison.
+    """
+    yes, n, ignored = [0, 0], [0, 0], False
+    for key, counts in by_design.items():
+        arm = key_arm(key)
+        if arm == DIRECT:
+            continue
+        parsed = parse_design_key(key)
+        if arm not in GROUPS or parsed is None or parsed[2] != question.design:
+            ignored = ignored or sum(counts.values()) > 0
+            continue
+        index = GROUPS.index(arm)
+        yes[index] += int(counts.get("yes", 0))
+        n[index] += int(counts.get("yes", 0)) + int(counts.get("no", 0))
+    return (yes[0], yes[1]), (n[0], n[1]), ignored
+
+
+def _two_group_result(question: Question, by_design, level: float) -> YesNoResult:
+    """Prevalence (``estimate``, ``std_err``, ``ci``) and the second parameter (``two_group``) of a cheater detection
+    or stochastic lie detector question, from the kept per-group tallies; both intervals by profile likelihood.
+
+    Each group needs 2 answers before anything is estimated (:func:`analysis.estimate_two_group`)."""
+    yes, n, ignored = group_counts(question, by_design)
+    if min(n) < 2:
+        flags = _empty_flags(ignored) if sum(n) == 0 else (FLAG_SMALL_N,) + ((FLAG_IGNORED,) if ignored else ())
+        sentence = yes_no_sentence(question, None, None, level)
+        if sum(n):
+            sentence = f"Each group needs at least 2 answers before anything is estimated (so far {n[0]} and {n[1]})."
+        return replace(_yes_no_without_figures(question, flags, sentence), n=sum(n), yes_count=sum(yes))
+    fit = estimate_two_group(yes, n, question.design)
+    ci = fit.confidence_interval("pi", level)
+    second = fit.second_parameter
+    figures = TwoGroupFigures(
+        estimate=fit,
+        parameter=second,
+        label=SECOND_PARAMETER_LABELS[second],
+        value=fit.second,
+        std_err=fit.second_std_err,
+        ci=fit.confidence_interval(second, level),
+    )
+    return YesNoResult(
+        question=question,
+        n=sum(n),
+        yes_count=sum(yes),
+        observed_rate=sum(yes) / sum(n),
+        estimate_raw=fit.pi_moment,
+        estimate=fit.pi,
+        clipped=fit.on_boundary,
+        std_err=fit.pi_std_err,
+        ci=ci,
+        epsilon=question.design.epsilon,
+        design_label=question.design.label(),
+        per_design=(),
+        pooled=False,
+        pooled_estimate=None,
+        flags=_size_flags(sum(n), fit.on_boundary, False, ignored),
+        sentence=yes_no_sentence(question, fit.pi, ci, level),
+        two_group=figures,
+    )
+
+
 def _yes_no_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    if is_two_group(question.design):
+        return _two_group_result(question, by_design, level)
     estimates, ignored = _yes_no_estimates(question, by_design)
     parts = [
         DesignEstimate(tally.key, tally.design, e.n, e.yes_count, e, e.confidence_interval(level, method))

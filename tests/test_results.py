@@ -20,7 +20,7 @@ from surveys import results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.helpers import make_survey
+from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
 
 
 @pytest.fixture
@@ -418,3 +418,49 @@ def test_a_planning_target_counts_binary_designs():
     plan = results.plan(survey, 0, 0.05, 0.95)
     assert plan.question.name == "cannabis"
     assert plan.needed_n == analysis.sample_size_for_half_width(0.05, 0.95, *survey.question("cannabis").design.exact())
+
+
+# --------------------------------------------------------------------------
+# Two-group designs: the prevalence and the second parameter from the kept per-group tallies.
+
+
+@pytest.fixture
+def two_group_survey():
+    return make_survey(TWO_GROUP_YAML)
+
+
+def test_lie_detector_result_is_the_moment_estimate_of_the_two_groups(two_group_survey):
+    """Moshagen, Musch and Erdfelder (2012) with p1 = 1/3, p2 = 2/3 and yes rates 0.6 and 0.4 (n = 100 each):
+    pi = 1 - (0.6 - 0.4) / (1/3) = 0.4, t = (0.6 - 0.6 (2/3)) / 0.4 = 0.5,
+    SE(pi) = sqrt(0.24/100 + 0.24/100) / (1/3) = 0.2078461. The direct arm's answers are not counted."""
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (60, 40), "2": (40, 60), "direct": (3, 17)}})
+    result = results.compute_results(two_group_survey, tallies, 220).question("evaded")
+    assert (result.n, result.yes_count) == (200, 100)
+    assert_allclose([result.estimate, result.two_group.value], [0.4, 0.5], atol=1e-12)
+    assert_allclose(result.std_err, math.sqrt(0.0048) * 3, rtol=1e-12)
+    assert result.ci.method == result.two_group.ci.method == "profile likelihood"
+    assert result.ci.low < 0.4 < result.ci.high and result.two_group.parameter == "t"
+    assert result.flags == () and math.isinf(result.epsilon)
+
+
+def test_cheater_detection_result_reports_the_share_of_cheaters(two_group_survey):
+    """Clark and Desharnais (1998) with p1 = 1/4, p2 = 3/5, yes rates 0.5 and 0.7: pi = (0.6 * 0.5 - 0.25 * 0.7)
+    / 0.35 = 0.357143, beta = 0.2 / 0.35, gamma = 1 - pi - beta = 0.071429."""
+    tallies = two_group_tallies(two_group_survey, {"doped": {"1": (100, 100), "2": (140, 60)}})
+    result = results.compute_results(two_group_survey, tallies, 400).question("doped")
+    assert_allclose([result.estimate, result.two_group.value], [0.125 / 0.35, 1 - 0.125 / 0.35 - 0.2 / 0.35])
+    assert result.two_group.parameter == "gamma" and "cheaters" in result.two_group.label
+
+
+def test_answers_of_another_design_or_without_a_group_are_ignored_and_flagged(two_group_survey):
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (60, 40), "2": (40, 60)}})
+    tallies["evaded"][question_design_key(two_group_survey.question("evaded"))] = {"yes": 5, "no": 5}
+    result = results.compute_results(two_group_survey, tallies, 210).question("evaded")
+    assert result.n == 200 and results.FLAG_IGNORED in result.flags
+
+
+def test_a_group_with_fewer_than_two_answers_gives_no_figures(two_group_survey):
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (30, 10), "2": (1, 0)}})
+    result = results.compute_results(two_group_survey, tallies, 41).question("evaded")
+    assert result.estimate is None and result.two_group is None and result.n == 41
+    assert "so far 40 and 1" in result.sentence
