@@ -82,6 +82,9 @@ def question_design_key(question: Question, arm: str = "") -> str:
     return canonical_json(arm_record(record, arm))
 
 
+#: Designs whose answer is stored as given in every arm (the respondent combines two statements).
+STORED_AS_GIVEN_KINDS = ("crosswise", "triangular")
+
 #: The design record of a randomized question asked directly (the control arm).
 DIRECT_DESIGN = {"kind": "direct"}
 
@@ -90,8 +93,8 @@ def arm_record(record: dict, arm: str) -> dict:
     """A question's key record for a respondent in ``arm``: with the group of a two-group design,
     :data:`DIRECT_DESIGN` for a randomized question in the direct arm, else unchanged."""
     design = record.get("design")
-    if design is None or arm == "":
-        return record
+    if design is None or arm == "" or design.get("kind") in STORED_AS_GIVEN_KINDS:
+        return record  # crosswise and triangular answers mean the same in every arm: nothing was randomized
     if arm == "direct":
         return record | {"design": DIRECT_DESIGN}
     if design.get("kind") in TWO_GROUP_KINDS:

@@ -63,6 +63,15 @@ ESTIMATE_COLUMNS = (
     "second_std_err",
     "second_ci_low",
     "second_ci_high",
+    "direct_n",
+    "direct_yes",
+    "direct_estimate",
+    "direct_std_err",
+    "difference",
+    "difference_std_err",
+    "difference_ci_low",
+    "difference_ci_high",
+    "p_value_rr_higher",
 )
 
 #: The columns of the responses CSV before one column per question.
@@ -150,7 +159,7 @@ def _two_group_columns(result: YesNoResult) -> dict:
     """
     figures = result.two_group
     if figures is None:
-        return dict.fromkeys(ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :])
+        return dict.fromkeys(_TWO_GROUP_COLUMNS)
     fit = figures.estimate
     return {
         "group_n": f"{fit.n[0]};{fit.n[1]}",
@@ -163,9 +172,32 @@ def _two_group_columns(result: YesNoResult) -> dict:
     }
 
 
+_TWO_GROUP_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") : ESTIMATE_COLUMNS.index("direct_n")]
+_CONTROL_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("direct_n") :]
+
+
+def _control_columns(result: YesNoResult) -> dict:
+    """The comparison with the direct-question control arm (:func:`analysis.compare_with_direct`); empty without."""
+    control = result.control
+    if control is None:
+        return dict.fromkeys(_CONTROL_COLUMNS)
+    return {
+        "direct_n": control.direct_n,
+        "direct_yes": control.direct_yes,
+        "direct_estimate": control.direct_estimate,
+        "direct_std_err": control.direct_std_err,
+        "difference": control.difference,
+        "difference_std_err": control.std_err,
+        "difference_ci_low": control.ci.low,
+        "difference_ci_high": control.ci.high,
+        "p_value_rr_higher": control.p_value_rr_higher,
+    }
+
+
 def _yes_no_row(result: YesNoResult, level: float) -> dict:
     return {
         **_two_group_columns(result),
+        **_control_columns(result),
         "question": result.question.name,
         "label": result.question.label,
         "option": "",
@@ -200,7 +232,7 @@ def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dic
         **_interval_columns(option.ci, level),
         **_sequence_columns(option.sequence),
         **_outside_columns(option.outside),
-        **dict.fromkeys(ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :]),
+        **dict.fromkeys(ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :]),  # yes/no only
         "epsilon": result.epsilon,
         "flags": "; ".join(result.flags),
         "error": result.error or "",
@@ -233,7 +265,11 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     detection, stochastic lie detector) has no single ``t, a, b``; its row
     gives each group's answers (``group_n``, ``group_yes``: ``"group 1;group 2"``)
     and the second parameter (``second_parameter`` ``gamma`` or ``t``, its
-    estimate, standard error and profile-likelihood interval).
+    estimate, standard error and profile-likelihood interval). With a
+    direct-question control arm, ``direct_*`` are its answers and share and
+    ``difference`` the randomized-response raw estimate minus it, with its
+    standard error, Wald interval and the one-sided p-value that randomized
+    response gives the higher share (:func:`analysis.compare_with_direct`).
     """
     level = results.confidence_level
     excluded = {"excluded_days": ";".join(results.excluded.days), "excluded_responses": results.excluded.response_count}

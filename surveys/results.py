@@ -18,6 +18,7 @@ estimated on its own and the estimates are pooled
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -42,6 +43,7 @@ from analysis import (
     sample_size_for_sequence_half_width,
     survey_epsilon,
 )
+from analysis.control_arm import ControlArmComparison, compare_with_direct
 from analysis.two_group import TwoGroupEstimate, estimate_two_group
 from surveys.arms import DIRECT, GROUPS, is_two_group
 from surveys.definition import YES_NO, Choice, Question, Survey
@@ -200,6 +202,7 @@ class YesNoResult:
     error: str | None = None
     sequence: SequenceBounds | None = None
     two_group: TwoGroupFigures | None = None
+    control: ControlArmComparison | None = None
 
 
 @dataclass(frozen=True)
@@ -597,7 +600,33 @@ def _two_group_result(question: Question, by_design, level: float) -> YesNoResul
     )
 
 
+def direct_counts(by_design) -> tuple[int, int]:
+    """``(yes, answers)`` of the direct-question control arm in a question's tallies."""
+    counts = [c for key, c in by_design.items() if key_arm(key) == DIRECT]
+    yes = sum(int(c.get("yes", 0)) for c in counts)
+    return yes, yes + sum(int(c.get("no", 0)) for c in counts)
+
+
+def with_control_arm(result: YesNoResult, by_design, level: float) -> YesNoResult:
+    """``result`` with its comparison against the direct-question control arm (``control``), when both arms
+    have answers and the randomized-response estimate has a finite standard error.
+
+    The raw estimate (unclipped; the moment estimate of a two-group design) is compared, as
+    :func:`analysis.compare_with_direct` asks, so that the difference stays unbiased.
+    """
+    yes, n = direct_counts(by_design)
+    raw, std_err = result.estimate_raw, result.std_err
+    if n == 0 or raw is None or std_err is None or not math.isfinite(std_err) or not math.isfinite(raw):
+        return result
+    return replace(result, control=compare_with_direct(raw, std_err, yes, n, level))
+
+
 def _yes_no_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    return with_control_arm(_one_arm_result(question, by_design, level, method), by_design, level)
+
+
+def _one_arm_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    """The randomized-response estimate of a yes/no question (one design, several pooled, or two groups)."""
     if is_two_group(question.design):
         return _two_group_result(question, by_design, level)
     estimates, ignored = _yes_no_estimates(question, by_design)

@@ -814,3 +814,5 @@ def test_results_page_shows_the_lie_detectors_honesty_and_the_group_sizes(app, a
     assert "Honesty of carriers (t: share of carriers who answer “yes”): <strong>50.0%</strong>" in html
     assert "n = 100 and 100, stored yes 60 and 40" in html
     assert "profile-likelihood intervals" in html and "40.0%" in html
+    # the control arm: 7 yes of 7 asked directly; randomized response minus direct = 0.4 - 1 = -60.0%
+    assert "Direct-question control arm: 7 yes of 7" in html and "<strong>-60.0%</strong>" in html

@@ -107,6 +107,8 @@ def test_yes_no_row_values(survey_results):
         "excluded_responses": 0,
         **dict.fromkeys(("group_n", "group_yes", "second_parameter", "second_estimate", "second_std_err")),
         **dict.fromkeys(("second_ci_low", "second_ci_high")),
+        **dict.fromkeys(("direct_n", "direct_yes", "direct_estimate", "direct_std_err", "difference")),
+        **dict.fromkeys(("difference_std_err", "difference_ci_low", "difference_ci_high", "p_value_rr_higher")),
     }
 
 
@@ -508,3 +510,18 @@ def test_codebook_gives_rrreg_model_p_and_the_arm_column():
     assert (cdm["rrreg_model"], cdm["rrreg_p"]) == ("CDM", "c(0.25, 0.6)")
     assert sld["groups"] == {"1": {"theta1": "1", "theta0": "2/3"}, "2": {"theta1": "1", "theta0": "1/3"}}
     assert 'model = "SLD", p = c(0.3333333333, 0.6666666667), group = d$arm' in columns["evaded"]["how_to_analyse"]
+
+
+def test_estimates_carry_the_control_arm_comparison():
+    survey = make_any_survey(TWO_GROUP_YAML)
+    tallies = two_group_tallies(survey, {"evaded": {"1": (60, 40), "2": (40, 60), "direct": (3, 17)}})
+    computed = results.compute_results(survey, tallies, 220)
+    row = next(r for r in export.estimate_rows(computed) if r["question"] == "evaded")
+    control = computed.question("evaded").control
+    assert (row["direct_n"], row["direct_yes"], row["direct_estimate"]) == (20, 3, 0.15)
+    assert (row["difference"], row["difference_ci_low"], row["difference_ci_high"]) == (
+        control.difference,
+        control.ci.low,
+        control.ci.high,
+    )
+    assert next(r for r in export.estimate_rows(computed) if r["question"] == "doped")["direct_n"] is None

@@ -464,3 +464,31 @@ def test_a_group_with_fewer_than_two_answers_gives_no_figures(two_group_survey):
     result = results.compute_results(two_group_survey, tallies, 41).question("evaded")
     assert result.estimate is None and result.two_group is None and result.n == 41
     assert "so far 40 and 1" in result.sentence
+
+
+def test_the_direct_arm_is_compared_with_the_randomized_estimate(two_group_survey):
+    """RR (lie detector) pi = 0.4 with SE 0.2078461; direct 3 of 20 = 0.15 with SE sqrt(0.15 * 0.85 / 20):
+    difference 0.25 with SE sqrt(0.2078461^2 + 0.0798436^2) = 0.2226544 (Lensvelt-Mulders et al. 2005)."""
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (60, 40), "2": (40, 60), "direct": (3, 17)}})
+    control = results.compute_results(two_group_survey, tallies, 220).question("evaded").control
+    assert (control.direct_yes, control.direct_n) == (3, 20)
+    assert_allclose(
+        [control.difference, control.std_err], [0.25, math.hypot(math.sqrt(0.0048) * 3, math.sqrt(0.006375))]
+    )
+    assert_allclose(
+        [control.ci.low, control.ci.high], [0.25 - 1.959964 * 0.2226544, 0.25 + 1.959964 * 0.2226544], atol=1e-6
+    )
+
+
+def test_a_one_group_question_is_compared_with_its_direct_arm_and_pools_nothing_from_it():
+    survey = make_survey(SURVEY_YAML, direct_share="1/5")
+    question = survey.question("cheated")
+    tallies = {
+        "cheated": {
+            question_design_key(question): {"yes": 40, "no": 60},
+            question_design_key(question, "direct"): {"yes": 1, "no": 9},
+        }
+    }
+    result = results.compute_results(survey, tallies, 110).question("cheated")
+    assert result.n == 100 and results.FLAG_IGNORED not in result.flags  # the direct answers are not debiased
+    assert_allclose(result.control.difference, (0.4 - 0.25) / 0.5 - 0.1)
