@@ -95,11 +95,14 @@ def draw_arm(group_1_share: Fraction | None, direct_share: Fraction | None) -> s
     ``direct_share`` (or ``None``: no control arm) goes to :data:`DIRECT`;
     the others to group ``"1"`` with ``group_1_share`` and ``"2"`` otherwise
     when the survey has groups (``group_1_share`` not ``None``), else to
-    :data:`NO_ARM`. Both draws are made whatever the survey has, as exact
-    integers below the common denominator.
+    :data:`NO_ARM`. When the survey has either share both draws are made,
+    whichever it has, as exact integers below the common denominator; with
+    neither, nothing is drawn.
     """
     shares = [s for s in (group_1_share, direct_share) if s is not None]
-    denominator = lcm(*(s.denominator for s in shares)) if shares else 1
+    if not shares:
+        return NO_ARM  # nothing to draw
+    denominator = lcm(*(s.denominator for s in shares))
     u_direct, u_group = secrets.randbelow(denominator), secrets.randbelow(denominator)
     first = group_1_share is not None and u_group < group_1_share * denominator
     if direct_share is not None and u_direct < direct_share * denominator:

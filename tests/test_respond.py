@@ -732,7 +732,7 @@ def test_server_path_draws_the_arm_with_the_form_and_stores_it_with_the_answers(
     respondent = Respondent(app.test_client())
     html = app.test_client().get(f"/s/{groups_survey}").get_data(as_text=True)
     assert f'name="arm" value="{wire}"' in html
-    assert ('id="direct-arm-note" role="status" hidden' in html) == (drawn != "direct")
+    assert ('id="direct-arm-note" role="status" hidden>' in html) == (drawn != "direct")
     response = respondent.submit({"evaded": "no", "region": "north"}, survey_id=groups_survey)
     assert response.status_code == 200, response.get_data(as_text=True)
     (row,) = stored_rows(db)

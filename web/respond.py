@@ -75,13 +75,20 @@ def privacy_summary(survey: Survey) -> dict:
 
 
 def render_form(
-    survey: Survey, status: int = 200, errors=(), form=None, code: str | None = None, preview_state: str | None = None
+    survey: Survey,
+    status: int = 200,
+    errors=(),
+    form=None,
+    code: str | None = None,
+    preview_state: str | None = None,
+    arm: str | None = None,
 ):
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
     with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
     (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored."""
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
-    arm = draw_arm(survey.group_1_share, survey.direct_share)  # the JavaScript-off arm; the device draws its own
+    if arm is None:  # the JavaScript-off arm, drawn before any answer; the device draws its own
+        arm = draw_arm(survey.group_1_share, survey.direct_share)
     form = form if form is not None else survey_form_class(survey)(formdata=None)
     controls = ControlForm(formdata=None)
     controls.submission_key.data = secrets.token_urlsafe(18)
@@ -117,7 +124,17 @@ def render_refused_form(survey: Survey, error: SubmissionError, preview_state: s
         form[question.name].errors = list(error.field_errors.get(question.name, ()))
     code = posted.get("invitation_code", "")
     code = code if INVITATION_CODE.fullmatch(code) else ""
-    return render_form(survey, 400, errors=error.messages, form=form, code=code, preview_state=preview_state)
+    return render_form(
+        survey, 400, errors=error.messages, form=form, code=code, preview_state=preview_state, arm=kept_arm(survey)
+    )
+
+
+def kept_arm(survey: Survey) -> str | None:
+    """The arm the refused form was in, kept (a respondent told "directly" stays so); None: draw one."""
+    try:
+        return read_arm(survey, request.form.get("arm", ""))
+    except SubmissionError:
+        return None
 
 
 def render_message(survey: Survey | None, status: int, title: str, text: str, back_to_form: bool = False):
