@@ -275,9 +275,9 @@
     } catch (e) {
       remembered = null;
     }
-    var groups = Boolean(input.dataset.group1Share);
+    var groups = Boolean(input.dataset.groupShare);
     var valid = { n: !groups, 1: groups, 2: groups, d: Boolean(input.dataset.directShare) };
-    currentArm = valid[remembered] ? remembered : drawArm(input.dataset.group1Share, input.dataset.directShare);
+    currentArm = valid[remembered] ? remembered : drawArm(input.dataset.groupShare, input.dataset.directShare);
     try {
       window.localStorage.setItem(key, currentArm);
     } catch (e) {
