@@ -146,6 +146,18 @@
     return u < t.num ? truthIndex : randomOption;
   }
 
+  /* A misclassification matrix (rows: reported option, columns: true option): one draw u on [0, D), D the
+     common denominator of the true option's column; the report is the first j whose cumulative share
+     exceeds u / D, every threshold compared. Twin of surveys/matrix.py misclassification_index. */
+  function randomizeMatrixIndex(truthIndex, design) {
+    var column = design.matrix.map(function (row) { return fraction(row[truthIndex]); });
+    var d = column.reduce(function (acc, f) { return lcm(acc, f.den); }, 1);
+    var u = randomBelow(d);
+    var cumulative = 0;
+    var below = column.map(function (f) { cumulative += (f.num * d) / f.den; return u < cumulative; });
+    return below.indexOf(true);
+  }
+
   /* The noisy choice index for the true one; a plain question passes it through. */
   function randomizeChoiceIndex(truthIndex, spec) {
     if (!randomizedHere(spec.design)) {
@@ -159,6 +171,9 @@
       var truth = spec.choices[truthIndex] === "yes";
       var draw = spec.design.kind === "forced_response" ? randomizeYesNo : randomizeBinary;
       return spec.choices.indexOf(draw(truth, spec.design) ? "yes" : "no");
+    }
+    if (spec.design.kind === "misclassification") {
+      return randomizeMatrixIndex(truthIndex, spec.design);
     }
     if (spec.design.kind !== "multiple_choice") {
       throw new RangeError("unknown design kind " + spec.design.kind);

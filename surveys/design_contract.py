@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from analysis.design import BinaryDesign, MultipleChoiceDesign, design_from_dict
+from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, two_group_design_from_dict
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ SELECT_ONE = "select_one"
 
 #: The design class a randomized question of each type carries (a yes/no question: any
 #: one-parameter binary design, forced response, Warner, crosswise...).
-DESIGN_CLASSES = {YES_NO: BinaryDesign, SELECT_ONE: MultipleChoiceDesign}
+DESIGN_CLASSES = {YES_NO: BinaryDesign, SELECT_ONE: (MultipleChoiceDesign, MisclassificationDesign)}
 
 #: The ``kind`` of the two-group designs, whose keys carry the respondent's group.
 TWO_GROUP_KINDS = (CheaterDetectionDesign.kind, StochasticLieDetectorDesign.kind)
@@ -169,6 +170,8 @@ def design_from_record(design: dict) -> object:
     ValueError for the direct arm's record, which is no design."""
     if design.get("kind") in TWO_GROUP_KINDS:
         return two_group_design_from_dict(design)
+    if design.get("kind") == MisclassificationDesign.kind:
+        return MisclassificationDesign(design["matrix"])
     return design_from_dict(design)
 
 
@@ -193,7 +196,7 @@ def compatible_tallies(
             continue
         qtype, choices, design = parsed
         fits = qtype == question.type and (design is None if not question.is_randomized else isinstance(design, kind))
-        if isinstance(design, MultipleChoiceDesign) and design.k != len(choices):
+        if isinstance(design, MultipleChoiceDesign | MisclassificationDesign) and design.k != len(choices):
             fits = False
         if not fits or any(answer not in choices for answer, c in counts.items() if c):
             ignored = ignored or sum(counts.values()) > 0

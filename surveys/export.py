@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 
 from analysis import BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon
+from analysis.misclassification import MisclassificationDesign
 from surveys.arms import GROUPS, group_yes_probabilities, is_two_group
 from surveys.breakdowns import Breakdown
 from surveys.definition import Survey
@@ -117,6 +118,8 @@ def _design_columns(result: YesNoResult | ChoiceResult) -> dict:
     design = result.per_design[0].design if result.per_design else result.question.design
     if is_two_group(design):
         return row  # two groups, two sets of probabilities: see group_n and the codebook's p1, p2
+    if isinstance(design, MisclassificationDesign):
+        return row | {"k": design.k}  # a whole matrix: see the codebook
     if isinstance(design, BinaryDesign):
         # Another yes/no design: its equivalent forced-response design on the count of its trait answer.
         row.update(zip(("t", "a", "b"), design.floats()))
@@ -542,6 +545,18 @@ def design_description(design: BinaryDesign | MultipleChoiceDesign | None) -> di
         return None
     if is_two_group(design):
         return _two_group_description(design)
+    if isinstance(design, MisclassificationDesign):
+        return {
+            "kind": design.kind,
+            "label": design.label(),
+            "k": design.k,
+            "matrix": [[str(p) for p in row] for row in design.matrix],
+            "matrix_float": design.floats().tolist(),
+            "rrreg_model": design.rrreg_model,
+            "rrreg_p": "matrix("
+            + _r_vector(p for row in design.matrix for p in row)
+            + f", nrow = {design.k}, byrow = TRUE)",
+        }
     if isinstance(design, BinaryDesign) and not isinstance(design, ForcedResponseDesign):
         return _binary_description(design)
     if isinstance(design, ForcedResponseDesign):
@@ -589,6 +604,15 @@ def how_to_analyse(question, design) -> str:
         return _how_to_analyse_binary(name, design)
     if is_two_group(design):
         return _how_to_analyse_two_group(name, design)
+    if isinstance(design, MisclassificationDesign):
+        p = "matrix(" + _r_vector(v for row in design.matrix for v in row) + f", nrow = {design.k}, byrow = TRUE)"
+        return (
+            "Misclassification matrix: the report j is drawn with P[j, i] for the true option i (rows: reported "
+            "option, columns: true option, in the order of the choices; see design.matrix). With lambda_hat the "
+            "observed shares, pi_hat = P^-1 lambda_hat and Cov(pi_hat) = P^-1 (diag(lambda) - lambda lambda') P^-T / n "
+            "(van den Hout and van der Heijden 2002). In R: code the options 0..k-1 in order and call "
+            f'RRreg::RRuni(response = {name}_code, data = d, model = "custom", p = {p}).'
+        )
     k, share = design.k, design.uniform_share
     return (
         f"Randomized choice: the true option with t={design.t}, otherwise one of the k={k} options "

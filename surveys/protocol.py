@@ -23,8 +23,10 @@ from fractions import Fraction
 from math import lcm
 
 from analysis.design import TWO_COIN, BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign
+from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import TwoGroupDesign
 from surveys.arms import group_yes_probabilities, is_two_group
+from surveys.matrix import misclassification_index
 
 YES = "yes"
 NO = "no"
@@ -134,10 +136,15 @@ def randomize_yes_no(truth: str, design: BinaryDesign | TwoGroupDesign = TWO_COI
     return YES if binary_bit(truth == YES, design) else NO
 
 
-def randomize_choice(truth: str, choices: tuple[str, ...], design: MultipleChoiceDesign) -> str:
-    """Randomize one option name among ``choices`` (``len(choices) == design.k``)."""
+def randomize_choice(
+    truth: str, choices: tuple[str, ...], design: MultipleChoiceDesign | MisclassificationDesign
+) -> str:
+    """Randomize one option name among ``choices`` (``len(choices) == design.k``): ``k`` options, or a
+    misclassification matrix (:func:`surveys.matrix.misclassification_index`)."""
     if len(choices) != design.k:
         raise ValueError(f"the design has k={design.k} options but {len(choices)} choices were given")
     if truth not in choices:
         raise ValueError(f"{truth!r} is not one of the choices {list(choices)}")
+    if isinstance(design, MisclassificationDesign):
+        return choices[misclassification_index(choices.index(truth), design)]
     return choices[multiple_choice_index(choices.index(truth), design)]

@@ -44,11 +44,12 @@ from analysis import (
     survey_epsilon,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
+from analysis.misclassification import MisclassificationDesign, estimate_misclassification
 from analysis.two_group import TwoGroupEstimate, estimate_two_group
 from surveys.arms import DIRECT, GROUPS, is_two_group
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
-from surveys.design_contract import key_arm, parse_design_key
+from surveys.design_contract import key_arm, parse_design_key, question_design_key
 from surveys.wording import choice_sentence, yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
@@ -851,7 +852,40 @@ def _computed_result(question: Question, by_design, confidence_level: float, met
         return _plain_result(question, by_design)
     if question.type == YES_NO:
         return _yes_no_result(question, by_design, confidence_level, method)
+    if isinstance(question.design, MisclassificationDesign):
+        return _misclassification_result(question, by_design, confidence_level)
     return _choice_result(question, by_design, confidence_level, method)
+
+
+def _misclassification_result(question: Question, by_design, level: float) -> ChoiceResult:
+    """The option shares of a ``select_one`` with a misclassification matrix: ``P^-1 lambda_hat``, projected onto
+    the simplex, with the standard errors of van den Hout and van der Heijden (2002) and Wald intervals.
+
+    Only the answers under the question's current matrix are read; any other tally is flagged as ignored.
+    """
+    current = question_design_key(question)
+    counts = tuple(int(by_design.get(current, {}).get(name, 0)) for name in question.choice_names)
+    ignored = any(sum(c.values()) for key, c in by_design.items() if key != current and not key_arm(key))
+    common = {"question": question, "epsilon": question.design.epsilon, "per_design": (), "pooled": False}
+    label = question.design.label()
+    if sum(counts) == 0:
+        options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
+        sentence = choice_sentence(question, [], level)
+        return ChoiceResult(
+            n=0, options=options, design_label=label, flags=_empty_flags(ignored), sentence=sentence, **common
+        )
+    e = estimate_misclassification(counts, question.design)
+    cis = e.confidence_intervals(level)
+    options = tuple(
+        OptionResult(
+            choice, e.counts[j], e.observed[j], e.estimate_raw[j], e.estimate_projected[j], e.std_err[j], cis[j]
+        )
+        for j, choice in enumerate(question.choices)
+    )
+    clipped = any(not 0 <= raw <= 1 for raw in e.estimate_raw)
+    flags = _size_flags(e.n, clipped, False, ignored)
+    sentence = choice_sentence(question, [(o.choice.label, o.estimate_projected, o.ci) for o in options], level)
+    return ChoiceResult(n=e.n, options=options, design_label=label, flags=flags, sentence=sentence, **common)
 
 
 def failed_result(question: Question, error: Exception) -> QuestionResult:

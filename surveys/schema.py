@@ -94,6 +94,7 @@ from surveys.definition import (
 )
 from surveys.design_contract import QUESTION_NAME_PATTERN
 from surveys.form_fields import CONTROL_FIELDS
+from surveys.matrix import MATRIX_EXAMPLE, matrix_design
 
 SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
@@ -615,6 +616,8 @@ def _design(report, where, qtype, randomize, value, choices):
         value = {"t": DEFAULT_SELECT_ONE_T}
     if qtype == YES_NO and isinstance(value, Mapping) and "model" in value:
         return _binary_design(report, where, value)
+    if qtype == SELECT_ONE and isinstance(value, Mapping) and "matrix" in value:
+        return _matrix_design(report, where, value, choices)
     keys = DESIGN_KEYS[qtype]
     example = "{t: 1/2, a: 1/4, b: 1/4}" if qtype == YES_NO else "{t: 1/2}"
     if not isinstance(value, Mapping):
@@ -640,6 +643,18 @@ def _design(report, where, qtype, randomize, value, choices):
     except DesignError as error:
         return report.add(where, _design_field(error, keys), str(error))
     return design if isinstance(choices, tuple) else INVALID
+
+
+def _matrix_design(report, where, value, choices):
+    """A ``select_one`` design written ``{matrix: [[...], ...]}`` (:mod:`surveys.matrix`)."""
+    before = len(report.problems)
+    _check_keys(report, where, "design.", value, ("matrix",))
+    k = len(choices) if isinstance(choices, tuple) else None
+    try:
+        design = matrix_design(value["matrix"], k)
+    except DesignError as error:
+        return report.add(where, "design.matrix", f"{error}; a matrix design is written like {MATRIX_EXAMPLE}")
+    return design if len(report.problems) == before and isinstance(choices, tuple) else INVALID
 
 
 # -- targets: margins of error to reach ---------------------------------------

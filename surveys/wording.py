@@ -33,8 +33,9 @@ from analysis import (
     UnrelatedQuestionDesign,
     WarnerDesign,
 )
+from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
-from surveys.definition import Question
+from surveys.definition import Question, attack_success_rate
 
 #: Shown for a share that does not exist (no answers).
 MISSING = "–"
@@ -134,6 +135,12 @@ def design_sentence(question: Question) -> str:
     binary = _binary_design_sentence(design, question.innocuous) or _two_group_sentence(design)
     if binary:
         return binary
+    if isinstance(design, MisclassificationDesign):
+        kept = [short_percent(float(design.matrix[i][i])) for i in range(design.k)]
+        return (
+            f"Your true answer is stored with a chance that depends on it ({', '.join(kept)} for the options in "
+            "order); otherwise another option is stored, drawn with chances the researchers set in advance."
+        )
     return (
         f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise one of the "
         f"{design.k} options is picked at random."
@@ -225,7 +232,7 @@ def privacy_sentence(question: Question) -> str:
     return (
         f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
         f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "
-        f"a guess from your stored answer is right at most {short_percent(design.attack_success_rate)} "
+        f"a guess from your stored answer is right at most {short_percent(attack_success_rate(design))} "
         f"of the time (a blind guess: {short_percent(1 / k)}).{condition}"
     )
 

@@ -24,6 +24,7 @@ from analysis.design import (
     UnrelatedQuestionDesign,
     WarnerDesign,
 )
+from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.arms import group_yes_probabilities
 from tests.helpers import N_DRAWS, audit, clopper_pearson_lower, clopper_pearson_upper, yes_no_expected
@@ -647,3 +648,18 @@ def test_browser_draws_the_arm_with_the_shares(page, live_server):
     for arm, share in expected.items():
         low, high = clopper_pearson_lower(counts[arm], n, 0.001 / 3), clopper_pearson_upper(counts[arm], n, 0.001 / 3)
         assert low <= share <= high, counts
+
+
+def test_browser_misclassification_randomizer_passes_privacy_audit(page, live_server):
+    """randomize.js through its dispatch: 10^5 draws per true option of a 3 x 3 matrix, audited like the
+    server's against P[j, i] (van den Hout and van der Heijden 2002)."""
+    design = MisclassificationDesign([["3/5", "1/10", "1/5"], ["1/4", "7/10", "1/5"], ["3/20", "1/5", "3/5"]])
+    choices = ["low", "middle", "high"]
+    page.goto(f"{live_server}/s/quiz")
+    spec = json.dumps({"choices": choices, "design": design.to_dict()})
+    counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", choices, N_DRAWS)
+    for truth in counts:
+        for report in choices:
+            counts[truth].setdefault(report, 0)
+    expected = {x: {r: float(design.matrix[j][i]) for j, r in enumerate(choices)} for i, x in enumerate(choices)}
+    assert audit(counts, N_DRAWS, design.epsilon, expected) == []

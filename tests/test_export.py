@@ -525,3 +525,21 @@ def test_estimates_carry_the_control_arm_comparison():
         control.ci.high,
     )
     assert next(r for r in export.estimate_rows(computed) if r["question"] == "doped")["direct_n"] is None
+
+
+def test_codebook_and_estimates_of_a_misclassification_matrix():
+    text = DEPT_SURVEY_YAML.replace(
+        "    design: {t: 1/2}\n",
+        "    design: {matrix: [[1/2, 1/6, 1/6, 1/6], [1/6, 1/2, 1/6, 1/6],"
+        " [1/6, 1/6, 1/2, 1/6], [1/6, 1/6, 1/6, 1/2]]}\n",
+    )
+    survey = make_any_survey(text)
+    column = next(c for c in export.codebook(survey, [], [])["columns"] if c["name"] == "ai_use")
+    assert column["design"]["matrix"][0] == ["1/2", "1/6", "1/6", "1/6"] and column["design"]["rrreg_model"] == "custom"
+    assert 'model = "custom", p = matrix(c(0.5, 0.1666666667' in column["how_to_analyse"]
+    key = question_design_key(survey.question("ai_use"))
+    computed = results.compute_results(
+        survey, {"ai_use": {key: {"never": 5, "once": 3, "sometimes": 1, "often": 1}}}, 10
+    )
+    rows = [r for r in export.estimate_rows(computed) if r["question"] == "ai_use"]
+    assert [r["k"] for r in rows] == [4] * 4 and rows[0]["estimate_raw"] == pytest.approx((0.5 - 1 / 6) / (1 / 3))

@@ -30,6 +30,7 @@ from analysis.design import (
     UnrelatedQuestionDesign,
     WarnerDesign,
 )
+from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys import protocol
 from surveys.arms import group_yes_probabilities
@@ -336,3 +337,35 @@ def test_two_group_design_is_exact_over_every_draw(monkeypatch, design, group, d
 def test_two_group_design_needs_a_group():
     with pytest.raises(ValueError, match="group must be one of"):
         protocol.randomize_yes_no("yes", SLD, "")
+
+
+MATRIX = MisclassificationDesign([["3/5", "1/10", "1/5"], ["1/4", "7/10", "1/5"], ["3/20", "1/5", "3/5"]])
+MATRIX_CHOICES = ("low", "middle", "high")
+
+
+def matrix_expected(design, choices):
+    return {x: {r: float(design.matrix[j][i]) for j, r in enumerate(choices)} for i, x in enumerate(choices)}
+
+
+def test_misclassification_randomizer_passes_privacy_audit():
+    """10^5 draws per true option at 99.9% family confidence: each report's rate is P[j, i] and no ratio of
+    two columns' rates exceeds e^epsilon (van den Hout and van der Heijden 2002)."""
+    counts = {}
+    for truth in MATRIX_CHOICES:
+        drawn = [protocol.randomize_choice(truth, MATRIX_CHOICES, MATRIX) for _ in range(N_DRAWS)]
+        counts[truth] = {r: drawn.count(r) for r in MATRIX_CHOICES}
+    assert audit(counts, N_DRAWS, MATRIX.epsilon, matrix_expected(MATRIX, MATRIX_CHOICES)) == []
+
+
+@pytest.mark.parametrize(("truth", "denominator"), [(0, 20), (1, 10), (2, 5)])
+def test_misclassification_is_exact_over_every_draw(monkeypatch, truth, denominator):
+    """Over the D equally likely draws of column i (D its common denominator), report j comes exactly P[j, i] D
+    times: no rounding."""
+    reports = []
+    for u in range(denominator):
+        bounds = []
+        _walk(monkeypatch, bounds, [u])
+        reports.append(protocol.randomize_choice(MATRIX_CHOICES[truth], MATRIX_CHOICES, MATRIX))
+        assert bounds == [denominator]
+    for j, report in enumerate(MATRIX_CHOICES):
+        assert Fraction(reports.count(report), denominator) == MATRIX.matrix[j][truth]

@@ -769,3 +769,24 @@ def test_the_form_explains_the_lie_detector_and_says_it_has_no_epsilon_guarantee
     assert "You are put at random in one of two groups. If your true answer is yes, “yes” is stored." in html
     assert "no epsilon guarantee: one answer fully reveals" in html
     assert "About 20% of respondents, chosen at random, are asked the same questions" in html
+
+
+def test_server_path_draws_a_matrix_answer_from_the_true_options_column(app, db, surveys_dir, monkeypatch):
+    """Column "never" of [[3/4, 1/3], [1/4, 2/3]] with u = 3 of [0, 4): 3 is not below 3/4 D = 3, so the second
+    option is stored; the form explains the design."""
+    (surveys_dir / "matrix.yaml").write_text(
+        QUIZ_YAML.replace("id: quiz", "id: matrix")
+        .replace("    choices: [never, once, sometimes, often]\n    design: {t: 1/2}\n", "")
+        .replace(
+            "    label: How often have you used AI-written text as your own?\n",
+            "    label: How often have you used AI-written text as your own?\n    choices: [never, often]\n"
+            "    design: {matrix: [[3/4, 1/3], [1/4, 2/3]]}\n",
+        )
+    )
+    html = app.test_client().get("/s/matrix").get_data(as_text=True)
+    assert "Your true answer is stored with a chance that depends on it (75%, 66.7% for the options in order)" in html
+    monkeypatch.setattr(protocol.secrets, "randbelow", lambda n: n - 1)
+    response = Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "never", "year": "first"}, "matrix")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    assert json.loads(row["answers"])["ai_use"] == "often"

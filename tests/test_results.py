@@ -492,3 +492,29 @@ def test_a_one_group_question_is_compared_with_its_direct_arm_and_pools_nothing_
     result = results.compute_results(survey, tallies, 110).question("cheated")
     assert result.n == 100 and results.FLAG_IGNORED not in result.flags  # the direct answers are not debiased
     assert_allclose(result.control.difference, (0.4 - 0.25) / 0.5 - 0.1)
+
+
+# --------------------------------------------------------------------------
+# select_one with a misclassification matrix.
+
+MATRIX_YAML = SURVEY_YAML.replace(
+    "    design: {t: 1/2}\n",
+    "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
+    " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n",
+)
+
+
+def test_a_misclassification_result_is_p_inverse_lambda():
+    """This matrix is the k-option design with t = 1/2, k = 4 (each option forced with 1/8), so the estimate is
+    (lambda_j - 1/8) / (1/2): 40 of 100 "never" give 0.55 (van den Hout and van der Heijden 2002)."""
+    survey = make_survey(MATRIX_YAML)
+    assert survey.question("ai_use").design.kind == "misclassification"
+    tallies = {"ai_use": {key(survey, "ai_use"): {"never": 40, "once": 30, "sometimes": 20, "often": 10}}}
+    result = results.compute_results(survey, tallies, 100).question("ai_use")
+    assert_allclose([o.estimate_raw for o in result.options], [0.55, 0.35, 0.15, -0.05])
+    assert result.options[3].estimate_projected == 0.0 and results.FLAG_CLIPPED in result.flags
+    # the k-option estimator's standard errors, where the observed share is inside what the design allows (that
+    # estimator clamps a share below the forced 1/8 before its variance; the matrix estimator uses it as observed)
+    expected = analysis.estimate_multiple_choice((40, 30, 20, 10), "1/2")
+    assert_allclose([o.std_err for o in result.options][:3], expected.std_err[:3])
+    assert_allclose(result.options[3].std_err, math.sqrt(0.1 * 0.9 / 100) / 0.5)

@@ -649,3 +649,34 @@ def test_a_two_group_question_cannot_have_a_target_yet():
     mapping = edited("questions.0.design", {"model": "stochastic_lie_detector", "p1": "1/3", "p2": "2/3"})
     problems = problems_of(mapping | {"targets": [{"question": "cheated", "margin": 0.05}]})
     assert [(p.field) for p in problems] == ["targets[1].question"]
+
+
+# select_one with a misclassification matrix (surveys/matrix.py).
+
+MATRIX_DESIGN = {"matrix": [["3/4", "1/3"], ["1/4", "2/3"]]}
+
+
+def test_a_misclassification_matrix_loads_as_exact_fractions():
+    survey = parse_survey(edited("questions.2.design", MATRIX_DESIGN), "quiz.yaml")
+    design = survey.question("ai_use").design
+    assert design.kind == "misclassification" and design.matrix[1][1] == Fraction(2, 3)
+
+
+@pytest.mark.parametrize(
+    ("matrix", "message"),
+    [
+        ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], "matrix must have one row and one column per choice (2), got 3"),
+        ([["3/4", "1/3"], ["1/2", "2/3"]], "column 0 (true option 0) must sum to 1 over the reported options, got 5/4"),
+        ([["1/2", "1/2"], ["1/2", "1/2"]], "matrix must be invertible"),
+        (
+            [[0.3333, 1], [0.6666, 0]],
+            "column 0 (true option 0) must sum to 1 over the reported options, got 9999/10000",
+        ),
+        ([[1, 0], [0, "one"]], "'one'"),
+        ("identity", "must be square"),
+    ],
+)
+def test_a_bad_matrix_is_one_problem_naming_what_is_wrong(matrix, message):
+    problems = problems_of(edited("questions.2.design", {"matrix": matrix}))
+    assert [(p.question, p.field) for p in problems] == [("ai_use", "design.matrix")]
+    assert message in problems[0].message
