@@ -97,9 +97,44 @@
   /* Designs drawn by randomizeBinary from their theta1 and theta0. */
   var BINARY = { warner: true, unrelated_question: true, kuk: true, mangat: true };
 
-  /* Whether this device draws the question's stored answer. */
+  /* Two-group designs (surveys/arms.py): an honest respondent of group g is stored "yes" with
+     theta1 = 1 if the trait, theta0 = p_g (cheater detection) or 1 - p_g (stochastic lie detector) if
+     not. Twin of surveys/arms.py group_yes_probabilities. */
+  var TWO_GROUP = { cheater_detection: true, stochastic_lie_detector: true };
+
+  function groupDesign(design, group) {
+    if (group !== "1" && group !== "2") {
+      throw new RangeError("a two-group design needs group 1 or 2, got " + group);
+    }
+    var p = fraction(group === "1" ? design.p1 : design.p2);
+    var theta0 = design.kind === "cheater_detection" ? p : { num: p.den - p.num, den: p.den };
+    return { theta1: "1", theta0: theta0.num + "/" + theta0.den };
+  }
+
+  /* This respondent's arm as its one-character wire value (surveys/arms.py ARM_WIRE):
+     "n" none, "1"/"2" the group of a two-group design, "d" the direct-question control arm. */
+  var currentArm = "n";
+
+  /* Whether this device draws the question's stored answer (never in the direct arm). */
   function randomizedHere(design) {
-    return design !== null && !NOT_RANDOMIZED[design.kind];
+    return design !== null && !NOT_RANDOMIZED[design.kind] && currentArm !== "d";
+  }
+
+  /* Draw the arm from the shares on the form's arm field: both draws are made, as exact
+     integers below the common denominator (twin of surveys/arms.py draw_arm). */
+  function drawArm(groupShare, directShare) {
+    var shares = [groupShare, directShare].filter(Boolean).map(fraction);
+    var d = shares.reduce(function (acc, f) { return lcm(acc, f.den); }, 1);
+    var uDirect = randomBelow(d);
+    var uGroup = randomBelow(d);
+    var below = function (u, text) { var f = fraction(text); return u < (f.num * d) / f.den; };
+    if (directShare && below(uDirect, directShare)) {
+      return "d";
+    }
+    if (!groupShare) {
+      return "n";
+    }
+    return below(uGroup, groupShare) ? "1" : "2";
   }
 
   /* k options: the true index with t, otherwise uniform over the k options. */
@@ -111,15 +146,34 @@
     return u < t.num ? truthIndex : randomOption;
   }
 
+  /* A misclassification matrix (rows: reported option, columns: true option): one draw u on [0, D), D the
+     common denominator of the true option's column; the report is the first j whose cumulative share
+     exceeds u / D, every threshold compared. Twin of surveys/matrix.py misclassification_index. */
+  function randomizeMatrixIndex(truthIndex, design) {
+    var column = design.matrix.map(function (row) { return fraction(row[truthIndex]); });
+    var d = column.reduce(function (acc, f) { return lcm(acc, f.den); }, 1);
+    var u = randomBelow(d);
+    var cumulative = 0;
+    var below = column.map(function (f) { cumulative += (f.num * d) / f.den; return u < cumulative; });
+    return below.indexOf(true);
+  }
+
   /* The noisy choice index for the true one; a plain question passes it through. */
   function randomizeChoiceIndex(truthIndex, spec) {
     if (!randomizedHere(spec.design)) {
       return truthIndex;
     }
+    if (TWO_GROUP[spec.design.kind]) {
+      var said = spec.choices[truthIndex] === "yes";
+      return spec.choices.indexOf(randomizeBinary(said, groupDesign(spec.design, currentArm)) ? "yes" : "no");
+    }
     if (spec.design.kind === "forced_response" || BINARY[spec.design.kind]) {
       var truth = spec.choices[truthIndex] === "yes";
       var draw = spec.design.kind === "forced_response" ? randomizeYesNo : randomizeBinary;
       return spec.choices.indexOf(draw(truth, spec.design) ? "yes" : "no");
+    }
+    if (spec.design.kind === "misclassification") {
+      return randomizeMatrixIndex(truthIndex, spec.design);
     }
     if (spec.design.kind !== "multiple_choice") {
       throw new RangeError("unknown design kind " + spec.design.kind);
@@ -222,6 +276,35 @@
     return values;
   }
 
+  /* The arm of this respondent: remembered per survey and version (a reload or a retake keeps it),
+     else drawn here; the direct arm's note is shown or hidden to match. */
+  function settleArm(form) {
+    var input = form.elements.namedItem("arm");
+    if (!input) {
+      return;
+    }
+    var key = memoKey(form) + ":arm";
+    var remembered = null;
+    try {
+      remembered = window.localStorage.getItem(key);
+    } catch (e) {
+      remembered = null;
+    }
+    var groups = Boolean(input.dataset.groupShare);
+    var valid = { n: !groups, 1: groups, 2: groups, d: Boolean(input.dataset.directShare) };
+    currentArm = valid[remembered] ? remembered : drawArm(input.dataset.groupShare, input.dataset.directShare);
+    try {
+      window.localStorage.setItem(key, currentArm);
+    } catch (e) {
+      /* storage disabled: a reload draws again */
+    }
+    input.value = currentArm;
+    var note = document.getElementById("direct-arm-note");
+    if (note) {
+      note.hidden = currentArm !== "d";
+    }
+  }
+
   /* Show the device wording in place of the JavaScript-off wording. */
   function showDeviceWording() {
     document.querySelectorAll("[data-mode]").forEach(function (element) {
@@ -274,6 +357,9 @@
       }
     });
     out.appendChild(hidden("randomized_on", "device"));
+    if (form.elements.namedItem("arm")) {
+      out.appendChild(hidden("arm", currentArm));
+    }
     Object.keys(answers).forEach(function (name) {
       out.appendChild(hidden("rr-" + name, answers[name]));
     });
@@ -288,7 +374,10 @@
     randomizeBinary: randomizeBinary,
     randomizeIndex: randomizeIndex,
     randomizeChoiceIndex: randomizeChoiceIndex,
-    randomizeAnswer: randomizeAnswer
+    randomizeAnswer: randomizeAnswer,
+    groupDesign: groupDesign,
+    drawArm: drawArm,
+    setArm: function (arm) { currentArm = arm; }
   };
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -298,6 +387,7 @@
       return; /* no crypto: the form posts as is, the server randomizes, and the page says so */
     }
     showDeviceWording();
+    settleArm(form);
     showMemoNote(form);
     form.addEventListener("submit", submitNoisy);
   });

@@ -30,6 +30,9 @@ What is stored, and what is not:
 * ``daily_tallies`` keeps the ``tallies`` split by the day a response was
   stored (the day each response row already carries; nothing new is
   recorded), for the estimate over time.
+* ``responses.arm`` is the respondent's random group of a two-group design
+  (``1``, ``2``) or the direct-question control arm (``direct``), drawn
+  independently of every answer; the design keys of the tallies carry it.
 
 Migrations are self-contained: each holds the SQL it needs as it stood when
 it was written, and calls no code outside this module that a later change
@@ -448,6 +451,17 @@ def _m009_fill_daily_tallies(db: sqlite_utils.Database) -> None:
     executemany(
         db, "INSERT INTO daily_tallies VALUES (?, ?, ?, ?, ?, ?)", [(*row, count) for row, count in counts.items()]
     )
+
+
+@migration
+def m010_response_arms(db: sqlite_utils.Database) -> None:
+    """The arm each respondent was drawn into (group ``1``/``2`` of a two-group design, ``direct`` for the
+    control arm, ``''`` for neither), stored with the answers; every older response was in no arm.
+
+    The tallies need no change: the arm is part of each answer's design key, so the running counts per
+    group are kept by the existing ``tallies``, ``group_tallies`` and ``daily_tallies`` as answers arrive.
+    """
+    db.execute("ALTER TABLE responses ADD COLUMN arm TEXT NOT NULL DEFAULT '' CHECK (arm IN ('', '1', '2', 'direct'))")
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

@@ -20,7 +20,7 @@ import sqlite_utils
 from storage import connection
 from storage.connection import dialect, executemany, streaming_cursor, values_param
 from storage.responses import NO_ANSWER, check_day
-from surveys.design_contract import YES_NO, canonical_json, check_question_name, record_design_keys
+from surveys.design_contract import YES_NO, arm_key, canonical_json, check_question_name, record_design_keys
 from surveys.models import MAX_PATTERNS, answer_pattern
 
 
@@ -95,17 +95,17 @@ def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) 
     """
     spelling = dialect(db)
     rows = db.execute(
-        f"SELECT r.design_id, a.key, a.value, COUNT(*) FROM responses AS r"
+        f"SELECT r.design_id, r.arm, a.key, a.value, COUNT(*) FROM responses AS r"
         f"{spelling.indexed_by.format(index='responses_day')}, {spelling.json_pairs.format(column='r.answers')} AS a"
-        f" WHERE r.survey_id = ? AND r.day {spelling.in_values} GROUP BY r.design_id, a.key, a.value",
+        f" WHERE r.survey_id = ? AND r.day {spelling.in_values} GROUP BY r.design_id, r.arm, a.key, a.value",
         [survey_id, values_param(db, [check_day(day) for day in days])],
     ).fetchall()
     keys = _design_keys(db, survey_id)
     result: dict = defaultdict(lambda: defaultdict(dict))
-    for design_id, question, answer, count in rows:
+    for design_id, arm, question, answer, count in rows:
         key = keys.get((design_id, question))
         if key is not None:
-            by_answer = result[question][key]
+            by_answer = result[question][arm_key(key, arm)]
             by_answer[answer] = by_answer.get(answer, 0) + count
     return {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in result.items()}
 
@@ -200,18 +200,18 @@ def _scan_group_tallies(
         on_days = f" AND r.day {spelling.in_values}"
         params.append(values_param(db, [check_day(day) for day in days]))
     rows = db.execute(
-        f"SELECT {spelling.json_field.format(column='r.answers')} AS grp, r.design_id, a.key, a.value, COUNT(*)"
+        f"SELECT {spelling.json_field.format(column='r.answers')} AS grp, r.design_id, r.arm, a.key, a.value, COUNT(*)"
         f" FROM responses AS r, {spelling.json_pairs.format(column='r.answers')} AS a WHERE r.survey_id = ?"
         + on_days
-        + " GROUP BY grp, r.design_id, a.key, a.value",
+        + " GROUP BY grp, r.design_id, r.arm, a.key, a.value",
         params,
     ).fetchall()
     keys = _design_keys(db, survey_id)
     result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
-    for group, design_id, question, answer, count in rows:
+    for group, design_id, arm, question, answer, count in rows:
         key = keys.get((design_id, question))
         if key is not None:
-            by_answer = result[group][question][key]
+            by_answer = result[group][question][arm_key(key, arm)]
             by_answer[answer] = by_answer.get(answer, 0) + count
     return {
         group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}
@@ -243,8 +243,8 @@ def response_line_chunks(
     spelling = dialect(db)
     sql = (
         f"SELECT {spelling.join_lines}, max(id) FROM ("
-        " SELECT id, id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || day"
-        " || ',' || answer_line AS line FROM responses"
+        " SELECT id, id || ',' || survey_version || ',' || design_id || ',' || randomized_on || ',' || arm"
+        " || ',' || day || ',' || answer_line AS line FROM responses"
         + spelling.indexed_by.format(index="responses_survey")  # (survey_id, id)
         + " WHERE survey_id = ? AND id > ? AND "
         + _LINE_READY
@@ -262,7 +262,7 @@ def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: lis
     """A cursor over the other responses (older designs, or stored before
     answer lines existed), ordered by id, for streaming out.
 
-    Columns: id, survey_version, design_id, randomized_on, day, then the
+    Columns: id, survey_version, design_id, randomized_on, arm, day, then the
     answer to each of ``question_names`` (NULL if unanswered), extracted by
     SQLite so that the caller parses no JSON. Fetch from it in batches; on
     PostgreSQL it is a server-side cursor, read inside
@@ -271,7 +271,7 @@ def response_rows(db: sqlite_utils.Database, survey_id: str, question_names: lis
     spelling = dialect(db)
     columns = "".join(f", {spelling.json_field.format(column='answers')}" for _ in question_names)
     params = [check_question_name(name) for name in question_names]
-    select = f"SELECT id, survey_version, design_id, randomized_on, day{columns} FROM responses"  # placeholders only
+    select = f"SELECT id, survey_version, design_id, randomized_on, arm, day{columns} FROM responses"  # placeholders
     others = f"SELECT id FROM designs WHERE survey_id = ? AND columns {spelling.is_not} ?"
     order = json.dumps(list(question_names))
     # Two indexed parts (other designs; rows without a line), so the many

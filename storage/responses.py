@@ -112,8 +112,8 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         ],
     )
     db.execute(
-        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line,"
+        " arm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             new_response_id(),
             response.survey_id,
@@ -123,6 +123,7 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
             day,
             json.dumps(dict(response.answers), sort_keys=True),
             response.answer_line(),
+            response.arm,
         ],
     )
     executemany(

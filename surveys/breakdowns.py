@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from analysis import Difference, ProportionEstimate, difference
+from surveys.arms import is_two_group
 from surveys.definition import Question, Survey
 from surveys.results import (
     NO_EXCLUSION,
@@ -188,8 +189,8 @@ def compare_groups(
             result = breakdown.group(value).question(question_name)
         except KeyError:
             raise ValueError(f"no group {name}={value!r} with question {question_name!r}") from None
-        if not isinstance(result, YesNoResult):
-            raise ValueError(f"question {question_name!r} is not a randomized yes/no question")
+        if not isinstance(result, YesNoResult) or result.two_group is not None:
+            raise ValueError(f"question {question_name!r} is not a randomized yes/no question with one group")
         if result.n == 0:
             raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
         estimates.append(_for_difference(result))
@@ -250,8 +251,8 @@ def group_differences(
     """
     out = []
     for result in breakdown.groups[0].questions if breakdown.groups else ():
-        if not isinstance(result, YesNoResult):
-            continue
+        if not isinstance(result, YesNoResult) or is_two_group(result.question.design):
+            continue  # two-group designs: no group difference yet
         name = result.question.name
         answered = _answered_groups(breakdown, name)
         if first and second:

@@ -15,10 +15,15 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date
+from fractions import Fraction
 
 from analysis.design import BinaryDesign, MultipleChoiceDesign
+from analysis.misclassification import MisclassificationDesign
 from analysis.privacy import SurveyEpsilon, survey_epsilon
+from analysis.two_group import TwoGroupDesign
+from surveys.arms import is_two_group, two_group_attack_success
 from surveys.design_contract import SELECT_ONE, YES_NO, canonical_json
+from surveys.matrix import misclassification_attack_success
 
 #: The question types a survey file may use.
 QUESTION_TYPES = (YES_NO, SELECT_ONE)
@@ -79,13 +84,15 @@ class Question:
     required: bool
     randomize: bool
     choices: tuple[Choice, ...]
-    design: BinaryDesign | MultipleChoiceDesign | None
+    design: BinaryDesign | MultipleChoiceDesign | TwoGroupDesign | MisclassificationDesign | None
     innocuous: str = ""
 
     def __post_init__(self) -> None:
         if self.randomize != (self.design is not None):
             raise ValueError(f"question {self.name!r}: randomize={self.randomize} but design={self.design!r}")
-        if isinstance(self.design, MultipleChoiceDesign) and self.design.k != len(self.choices):
+        if isinstance(self.design, MultipleChoiceDesign | MisclassificationDesign) and self.design.k != len(
+            self.choices
+        ):
             raise ValueError(
                 f"question {self.name!r}: design has k={self.design.k} options "
                 f"but there are {len(self.choices)} choices"
@@ -148,6 +155,15 @@ class Target:
         return f"{self.question}, {self.groups[0]} − {self.groups[1]} by {self.by}"
 
 
+def attack_success_rate(design) -> float:
+    """Best chance of guessing a true answer from one stored answer under a uniform prior, for any design."""
+    if is_two_group(design):
+        return two_group_attack_success(design)
+    if isinstance(design, MisclassificationDesign):
+        return misclassification_attack_success(design)
+    return design.attack_success_rate
+
+
 @dataclass(frozen=True)
 class Survey:
     """A survey as loaded from one file.
@@ -191,6 +207,11 @@ class Survey:
     close_when_targets_met : bool
         Close the survey once every target is met by its confidence sequence
         (needs at least one target).
+    group_1_share : Fraction or None
+        The share of respondents sent to group 1 of the survey's two-group
+        designs (:mod:`surveys.arms`); ``None`` when it has none.
+    direct_share : Fraction or None
+        The share sent to the direct-question control arm; ``None``: no such arm.
     """
 
     id: str
@@ -213,6 +234,8 @@ class Survey:
     next_url: str = ""
     targets: tuple[Target, ...] = ()
     close_when_targets_met: bool = False
+    group_1_share: Fraction | None = None
+    direct_share: Fraction | None = None
 
     @property
     def randomized_questions(self) -> tuple[Question, ...]:
@@ -242,7 +265,7 @@ class Survey:
     def attack_success_rate(self) -> float | None:
         """The best chance, over the randomized questions, of guessing a true
         answer from its noisy one; ``None`` if nothing is randomized."""
-        rates = [q.design.attack_success_rate for q in self.randomized_questions]
+        rates = [attack_success_rate(q.design) for q in self.randomized_questions]
         return max(rates) if rates else None
 
     def state(self, today: date) -> str:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from analysis.design import BinaryDesign, MultipleChoiceDesign, design_from_dict
+from analysis.misclassification import MisclassificationDesign
+from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, two_group_design_from_dict
 
 if TYPE_CHECKING:
     from surveys.definition import Question, Survey
@@ -41,7 +43,10 @@ SELECT_ONE = "select_one"
 
 #: The design class a randomized question of each type carries (a yes/no question: any
 #: one-parameter binary design, forced response, Warner, crosswise...).
-DESIGN_CLASSES = {YES_NO: BinaryDesign, SELECT_ONE: MultipleChoiceDesign}
+DESIGN_CLASSES = {YES_NO: BinaryDesign, SELECT_ONE: (MultipleChoiceDesign, MisclassificationDesign)}
+
+#: The ``kind`` of the two-group designs, whose keys carry the respondent's group.
+TWO_GROUP_KINDS = (CheaterDetectionDesign.kind, StochasticLieDetectorDesign.kind)
 
 #: A question name: a lower-case letter, then up to 62 of a-z, 0-9 and _.
 QUESTION_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,62}")
@@ -59,18 +64,66 @@ def check_question_name(name: str) -> str:
     return name
 
 
-def question_design_key(question: Question) -> str:
+def question_design_key(question: Question, arm: str = "") -> str:
     """Canonical JSON of what the estimators need: type, options and design.
 
     Answers to one question are tallied per key, so answers collected under
-    different designs are never pooled as if they were one.
+    different designs are never pooled as if they were one. ``arm`` is the
+    respondent's arm (:mod:`surveys.arms`): a two-group design's record gains
+    the respondent's ``group`` (``"1"`` or ``"2"``), so that each group is
+    tallied apart; in the direct-question control arm a randomized
+    question's design is :data:`DIRECT_DESIGN` (asked directly, nothing
+    randomized). Without an arm the key is the one every survey had before.
     """
     record = {
         "type": question.type,
         "choices": list(question.choice_names),
         "design": question.design.to_dict() if question.design else None,
     }
-    return canonical_json(record)
+    return canonical_json(arm_record(record, arm))
+
+
+#: Designs whose answer is stored as given in every arm (the respondent combines two statements).
+STORED_AS_GIVEN_KINDS = ("crosswise", "triangular")
+
+#: The design record of a randomized question asked directly (the control arm).
+DIRECT_DESIGN = {"kind": "direct"}
+
+
+def arm_record(record: dict, arm: str) -> dict:
+    """A question's key record for a respondent in ``arm``: with the group of a two-group design,
+    :data:`DIRECT_DESIGN` for a randomized question in the direct arm, else unchanged."""
+    design = record.get("design")
+    if design is None or arm == "" or design.get("kind") in STORED_AS_GIVEN_KINDS:
+        return record  # crosswise and triangular answers mean the same in every arm: nothing was randomized
+    if arm == "direct":
+        return record | {"design": DIRECT_DESIGN}
+    if design.get("kind") in TWO_GROUP_KINDS:
+        return record | {"design": design | {"group": arm}}
+    return record
+
+
+def arm_key(key: str, arm: str) -> str:
+    """:func:`arm_record` of a stored key (a recount rebuilds keys from design records, then adds the arm)."""
+    return key if not arm else canonical_json(arm_record(json.loads(key), arm))
+
+
+def key_arm(key: str) -> str:
+    """The arm a design key was written for: ``"1"``/``"2"``, ``"direct"`` or ``""``."""
+    parsed = _key_design(key)
+    if parsed is None:
+        return ""
+    if parsed == DIRECT_DESIGN:
+        return "direct"
+    return str(parsed.get("group", ""))
+
+
+def _key_design(key: str) -> dict | None:
+    try:
+        design = json.loads(key).get("design")
+    except (ValueError, AttributeError):
+        return None
+    return design if isinstance(design, dict) else None
 
 
 def design_record(survey: Survey) -> str:
@@ -107,9 +160,19 @@ def parse_design_key(key: str) -> tuple[str, tuple[str, ...], object] | None:
     try:
         record = json.loads(key)
         design = record["design"]
-        return str(record["type"]), tuple(record["choices"]), (None if design is None else design_from_dict(design))
-    except (ValueError, KeyError, TypeError):
+        return str(record["type"]), tuple(record["choices"]), (None if design is None else design_from_record(design))
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def design_from_record(design: dict) -> object:
+    """A one-group design (:func:`analysis.design.design_from_dict`) or a two-group one (its group dropped);
+    ValueError for the direct arm's record, which is no design."""
+    if design.get("kind") in TWO_GROUP_KINDS:
+        return two_group_design_from_dict(design)
+    if design.get("kind") == MisclassificationDesign.kind:
+        return MisclassificationDesign(design["matrix"])
+    return design_from_dict(design)
 
 
 def compatible_tallies(
@@ -125,13 +188,15 @@ def compatible_tallies(
     usable, ignored = [], False
     for key in sorted(by_design, key=lambda k: (k != current, k)):
         counts = by_design[key]
+        if key_arm(key):
+            continue  # a group or the control arm: read by the results of their own (surveys.results)
         parsed = parse_design_key(key)
         if parsed is None:
             ignored = ignored or sum(counts.values()) > 0
             continue
         qtype, choices, design = parsed
         fits = qtype == question.type and (design is None if not question.is_randomized else isinstance(design, kind))
-        if isinstance(design, MultipleChoiceDesign) and design.k != len(choices):
+        if isinstance(design, MultipleChoiceDesign | MisclassificationDesign) and design.k != len(choices):
             fits = False
         if not fits or any(answer not in choices for answer, c in counts.items() if c):
             ignored = ignored or sum(counts.values()) > 0

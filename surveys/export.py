@@ -18,9 +18,12 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 
-from analysis import BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon, design_from_dict
+from analysis import BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon
+from analysis.misclassification import MisclassificationDesign
+from surveys.arms import GROUPS, group_yes_probabilities, is_two_group
 from surveys.breakdowns import Breakdown
 from surveys.definition import Survey
+from surveys.design_contract import design_from_record
 from surveys.models import ModelResult
 from surveys.results import ChoiceResult, OptionResult, SurveyResults, YesNoResult
 
@@ -54,16 +57,38 @@ ESTIMATE_COLUMNS = (
     "error",
     "excluded_days",
     "excluded_responses",
+    "group_n",
+    "group_yes",
+    "second_parameter",
+    "second_estimate",
+    "second_std_err",
+    "second_ci_low",
+    "second_ci_high",
+    "direct_n",
+    "direct_yes",
+    "direct_estimate",
+    "direct_std_err",
+    "difference",
+    "difference_std_err",
+    "difference_ci_low",
+    "difference_ci_high",
+    "p_value_rr_higher",
 )
 
 #: The columns of the responses CSV before one column per question.
-RESPONSE_COLUMNS = ("response_id", "survey_version", "design_id", "randomized_on", "day")
+RESPONSE_COLUMNS = ("response_id", "survey_version", "design_id", "randomized_on", "arm", "day")
 
 RESPONSE_COLUMN_NOTES = {
     "response_id": "Random id of the response; carries no order or time.",
     "survey_version": "Version of the survey file the response was given to.",
     "design_id": "Id of the design record the answers were randomized with (see designs).",
     "randomized_on": "device (randomized in the browser) or server (JavaScript off).",
+    "arm": (
+        "The respondent's random arm, drawn before and independently of any answer: 1 or 2, the group of a "
+        "two-group design (cheater detection, stochastic lie detector: the group's p1 or p2 applies; RRreg's "
+        "group = 1 or 2), direct (the direct-question control arm: asked directly, nothing randomized), or empty "
+        "(the survey has neither)."
+    ),
     "day": "Day the response was stored, YYYY-MM-DD.",
 }
 
@@ -91,6 +116,10 @@ def _design_columns(result: YesNoResult | ChoiceResult) -> dict:
     if result.pooled:
         return row
     design = result.per_design[0].design if result.per_design else result.question.design
+    if is_two_group(design):
+        return row  # two groups, two sets of probabilities: see group_n and the codebook's p1, p2
+    if isinstance(design, MisclassificationDesign):
+        return row | {"k": design.k}  # a whole matrix: see the codebook
     if isinstance(design, BinaryDesign):
         # Another yes/no design: its equivalent forced-response design on the count of its trait answer.
         row.update(zip(("t", "a", "b"), design.floats()))
@@ -126,8 +155,52 @@ def _outside_columns(outside) -> dict:
     }
 
 
+def _two_group_columns(result: YesNoResult) -> dict:
+    """The two groups' answers and the second parameter (γ or t) of a two-group design; empty otherwise.
+
+    ``group_n`` and ``group_yes`` are ``"n1;n2"`` and ``"yes1;yes2"``; the interval is by profile likelihood.
+    """
+    figures = result.two_group
+    if figures is None:
+        return dict.fromkeys(_TWO_GROUP_COLUMNS)
+    fit = figures.estimate
+    return {
+        "group_n": f"{fit.n[0]};{fit.n[1]}",
+        "group_yes": f"{fit.yes[0]};{fit.yes[1]}",
+        "second_parameter": figures.parameter,
+        "second_estimate": figures.value,
+        "second_std_err": figures.std_err,
+        "second_ci_low": figures.ci.low,
+        "second_ci_high": figures.ci.high,
+    }
+
+
+_TWO_GROUP_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") : ESTIMATE_COLUMNS.index("direct_n")]
+_CONTROL_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("direct_n") :]
+
+
+def _control_columns(result: YesNoResult) -> dict:
+    """The comparison with the direct-question control arm (:func:`analysis.compare_with_direct`); empty without."""
+    control = result.control
+    if control is None:
+        return dict.fromkeys(_CONTROL_COLUMNS)
+    return {
+        "direct_n": control.direct_n,
+        "direct_yes": control.direct_yes,
+        "direct_estimate": control.direct_estimate,
+        "direct_std_err": control.direct_std_err,
+        "difference": control.difference,
+        "difference_std_err": control.std_err,
+        "difference_ci_low": control.ci.low,
+        "difference_ci_high": control.ci.high,
+        "p_value_rr_higher": control.p_value_rr_higher,
+    }
+
+
 def _yes_no_row(result: YesNoResult, level: float) -> dict:
     return {
+        **_two_group_columns(result),
+        **_control_columns(result),
         "question": result.question.name,
         "label": result.question.label,
         "option": "",
@@ -162,6 +235,7 @@ def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dic
         **_interval_columns(option.ci, level),
         **_sequence_columns(option.sequence),
         **_outside_columns(option.outside),
+        **dict.fromkeys(ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :]),  # yes/no only
         "epsilon": result.epsilon,
         "flags": "; ".join(result.flags),
         "error": result.error or "",
@@ -190,7 +264,15 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     ``one_sided_bound`` the one-sided bound to report instead of the
     collapsed interval and ``outside_design_p_value`` its chance
     (:func:`analysis.outside_design`). ``error`` says why a row's figures
-    could not be computed (they are then empty).
+    could not be computed (they are then empty). A two-group design (cheater
+    detection, stochastic lie detector) has no single ``t, a, b``; its row
+    gives each group's answers (``group_n``, ``group_yes``: ``"group 1;group 2"``)
+    and the second parameter (``second_parameter`` ``gamma`` or ``t``, its
+    estimate, standard error and profile-likelihood interval). With a
+    direct-question control arm, ``direct_*`` are its answers and share and
+    ``difference`` the randomized-response raw estimate minus it, with its
+    standard error, Wald interval and the one-sided p-value that randomized
+    response gives the higher share (:func:`analysis.compare_with_direct`).
     """
     level = results.confidence_level
     excluded = {"excluded_days": ";".join(results.excluded.days), "excluded_responses": results.excluded.response_count}
@@ -434,11 +516,47 @@ def _binary_description(design: BinaryDesign) -> dict:
     }
 
 
+def _two_group_description(design) -> dict:
+    """:func:`design_description` of a two-group design: p1, p2, each group's yes probabilities, RRreg's call."""
+    rrreg = design.rrreg()
+    groups = {}
+    for group in GROUPS:
+        theta1, theta0 = group_yes_probabilities(design, group)
+        groups[group] = {"theta1": str(theta1), "theta0": str(theta0)}
+    return {
+        "kind": design.kind,
+        "label": design.label(),
+        "p1": str(design.p1),
+        "p2": str(design.p2),
+        "p1_float": float(design.p1),
+        "p2_float": float(design.p2),
+        "groups": groups,
+        "second_parameter": design.second_parameter,
+        "randomized_by_software": True,
+        "rrreg_model": rrreg["model"],
+        "rrreg_p": _r_vector(Fraction(p) for p in rrreg["p"]),
+    }
+
+
 def design_description(design: BinaryDesign | MultipleChoiceDesign | None) -> dict | None:
     """A design's probabilities as exact fractions (strings) and as floats; RRreg's model and ``p`` for the
-    one-parameter yes/no designs other than forced response."""
+    one-parameter yes/no designs other than forced response and the two-group designs."""
     if design is None:
         return None
+    if is_two_group(design):
+        return _two_group_description(design)
+    if isinstance(design, MisclassificationDesign):
+        return {
+            "kind": design.kind,
+            "label": design.label(),
+            "k": design.k,
+            "matrix": [[str(p) for p in row] for row in design.matrix],
+            "matrix_float": design.floats().tolist(),
+            "rrreg_model": design.rrreg_model,
+            "rrreg_p": "matrix("
+            + _r_vector(p for row in design.matrix for p in row)
+            + f", nrow = {design.k}, byrow = TRUE)",
+        }
     if isinstance(design, BinaryDesign) and not isinstance(design, ForcedResponseDesign):
         return _binary_description(design)
     if isinstance(design, ForcedResponseDesign):
@@ -484,6 +602,17 @@ def how_to_analyse(question, design) -> str:
         )
     if isinstance(design, BinaryDesign):
         return _how_to_analyse_binary(name, design)
+    if is_two_group(design):
+        return _how_to_analyse_two_group(name, design)
+    if isinstance(design, MisclassificationDesign):
+        p = "matrix(" + _r_vector(v for row in design.matrix for v in row) + f", nrow = {design.k}, byrow = TRUE)"
+        return (
+            "Misclassification matrix: the report j is drawn with P[j, i] for the true option i (rows: reported "
+            "option, columns: true option, in the order of the choices; see design.matrix). With lambda_hat the "
+            "observed shares, pi_hat = P^-1 lambda_hat and Cov(pi_hat) = P^-1 (diag(lambda) - lambda lambda') P^-T / n "
+            "(van den Hout and van der Heijden 2002). In R: code the options 0..k-1 in order and call "
+            f'RRreg::RRuni(response = {name}_code, data = d, model = "custom", p = {p}).'
+        )
     k, share = design.k, design.uniform_share
     return (
         f"Randomized choice: the true option with t={design.t}, otherwise one of the k={k} options "
@@ -519,8 +648,28 @@ def _how_to_analyse_binary(name: str, design: BinaryDesign) -> str:
     )
 
 
+def _how_to_analyse_two_group(name: str, design) -> str:
+    """The codebook's note for the cheater detection model and the stochastic lie detector."""
+    rrreg = design.rrreg()
+    p = _r_vector(Fraction(v) for v in rrreg["p"])
+    second = {
+        "gamma": "the share of cheaters gamma (who say no whatever the randomizer says; pi is then the share of "
+        "honest carriers, a lower bound for the prevalence)",
+        "t": "the honesty rate t of carriers",
+    }[design.second_parameter]
+    return (
+        f"{design.label()[0].upper()}{design.label()[1:]}: randomized by software in two random groups (column arm: "
+        f"1 or 2; rows with arm direct are the control arm, asked directly). Code y = 1 for yes, 0 for no, drop "
+        f"empty cells and the direct arm, and estimate the prevalence pi and {second} from the two groups' yes "
+        f"rates (Clark and Desharnais 1998; Moshagen, Musch and Erdfelder 2012). In R: "
+        f'RRreg::RRuni(response = {name}01, data = d, model = "{rrreg["model"]}", p = {p}, group = d$arm) '
+        f'with d <- subset(d, arm %in% c("1", "2")), d$arm <- as.integer(d$arm) and '
+        f'd${name}01 <- as.integer(d${name} == "yes").'
+    )
+
+
 def _stored_question_design(design_id: str, version: int, record: dict, current_id: str) -> dict:
-    design = None if record.get("design") is None else design_from_dict(record["design"])
+    design = None if record.get("design") is None else design_from_record(record["design"])
     return {
         "design_id": design_id,
         "survey_version": version,

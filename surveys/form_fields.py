@@ -14,7 +14,9 @@ COPIED_FIELDS = ("csrf_token", "submission_key", "invitation_code")
 RANDOMIZED_ON = "randomized_on"
 #: The confirm page's signed noisy answers (JavaScript off).
 SEALED = "sealed"
+#: The respondent's arm in one character (:data:`surveys.arms.ARM_WIRE`), on surveys with groups or a control arm.
+ARM = "arm"
 #: Form fields that are not questions; no question may take one of these names.
-CONTROL_FIELDS = frozenset({*COPIED_FIELDS, RANDOMIZED_ON, SEALED})
+CONTROL_FIELDS = frozenset({*COPIED_FIELDS, RANDOMIZED_ON, SEALED, ARM})
 #: The device path posts each noisy answer as ``rr-<question name>`` (WTForms' ``prefix``).
 DEVICE_PREFIX = "rr"

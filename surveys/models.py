@@ -58,7 +58,7 @@ def kept_outcomes(survey: Survey) -> tuple[str, ...]:
     exceeds :data:`MAX_PATTERNS`."""
     if pattern_count(survey) > MAX_PATTERNS:
         return ()
-    return tuple(q.name for q in survey.randomized_questions if q.type == YES_NO)
+    return tuple(q.name for q in survey.randomized_questions if isinstance(q.design, BinaryDesign))
 
 
 def answer_pattern(answers: Mapping[str, str], plain: Sequence[str]) -> str:

@@ -23,6 +23,10 @@ from fractions import Fraction
 from math import lcm
 
 from analysis.design import TWO_COIN, BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign
+from analysis.misclassification import MisclassificationDesign
+from analysis.two_group import TwoGroupDesign
+from surveys.arms import group_yes_probabilities, is_two_group
+from surveys.matrix import misclassification_index
 
 YES = "yes"
 NO = "no"
@@ -85,6 +89,23 @@ def binary_bit(truth: bool, design: BinaryDesign) -> bool:
     return bool((truth and yes_if_trait) or (not truth and yes_if_not))
 
 
+def two_group_bit(truth: bool, design: TwoGroupDesign, group: str) -> bool:
+    """One stored answer of an honest respondent of ``group`` under a two-group design.
+
+    The group's ``(theta1, theta0)`` (:func:`surveys.arms.group_yes_probabilities`:
+    cheater detection, prompted "yes" with ``p_i``; stochastic lie detector,
+    a non-carrier's "no" with ``p_i``) drawn as :func:`binary_bit` draws
+    its thresholds: one ``u`` below the common denominator, both compared
+    before the answer picks one.
+    """
+    theta1, theta0 = group_yes_probabilities(design, group)
+    denominator = _common_denominator(theta1, theta0)
+    u = secrets.randbelow(denominator)
+    yes_if_trait = u < theta1 * denominator
+    yes_if_not = u < theta0 * denominator
+    return bool((truth and yes_if_trait) or (not truth and yes_if_not))
+
+
 def multiple_choice_index(truth: int, design: MultipleChoiceDesign) -> int:
     """One ``k``-option answer: the true index with ``t``, else uniform over ``k``.
 
@@ -101,19 +122,29 @@ def multiple_choice_index(truth: int, design: MultipleChoiceDesign) -> int:
     return truth if truthful else random_option
 
 
-def randomize_yes_no(truth: str, design: BinaryDesign = TWO_COIN) -> str:
-    """Randomize a ``"yes"``/``"no"`` answer; returns ``"yes"`` or ``"no"``."""
+def randomize_yes_no(truth: str, design: BinaryDesign | TwoGroupDesign = TWO_COIN, group: str = "") -> str:
+    """Randomize a ``"yes"``/``"no"`` answer; returns ``"yes"`` or ``"no"``.
+
+    ``group`` (``"1"`` or ``"2"``) is the respondent's group under a two-group design.
+    """
     if truth not in (YES, NO):
         raise ValueError(f"a yes/no answer must be 'yes' or 'no', got {truth!r}")
+    if is_two_group(design):
+        return YES if two_group_bit(truth == YES, design, group) else NO
     if isinstance(design, ForcedResponseDesign):
         return YES if forced_response_bit(truth == YES, design) else NO
     return YES if binary_bit(truth == YES, design) else NO
 
 
-def randomize_choice(truth: str, choices: tuple[str, ...], design: MultipleChoiceDesign) -> str:
-    """Randomize one option name among ``choices`` (``len(choices) == design.k``)."""
+def randomize_choice(
+    truth: str, choices: tuple[str, ...], design: MultipleChoiceDesign | MisclassificationDesign
+) -> str:
+    """Randomize one option name among ``choices`` (``len(choices) == design.k``): ``k`` options, or a
+    misclassification matrix (:func:`surveys.matrix.misclassification_index`)."""
     if len(choices) != design.k:
         raise ValueError(f"the design has k={design.k} options but {len(choices)} choices were given")
     if truth not in choices:
         raise ValueError(f"{truth!r} is not one of the choices {list(choices)}")
+    if isinstance(design, MisclassificationDesign):
+        return choices[misclassification_index(choices.index(truth), design)]
     return choices[multiple_choice_index(choices.index(truth), design)]

@@ -18,8 +18,9 @@ estimated on its own and the estimates are pooled
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from analysis import (
     INTERVAL_METHODS,
@@ -42,9 +43,13 @@ from analysis import (
     sample_size_for_sequence_half_width,
     survey_epsilon,
 )
+from analysis.control_arm import ControlArmComparison, compare_with_direct
+from analysis.misclassification import MisclassificationDesign, estimate_misclassification
+from analysis.two_group import TwoGroupEstimate, estimate_two_group
+from surveys.arms import DIRECT, GROUPS, is_two_group
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
-from surveys.design_contract import parse_design_key
+from surveys.design_contract import key_arm, parse_design_key, question_design_key
 from surveys.wording import choice_sentence, yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
@@ -197,6 +202,43 @@ class YesNoResult:
     outside: OutsideDesign | None = None
     error: str | None = None
     sequence: SequenceBounds | None = None
+    two_group: TwoGroupFigures | None = None
+    control: ControlArmComparison | None = None
+
+
+@dataclass(frozen=True)
+class TwoGroupFigures:
+    """The second parameter of a two-group design, beside the prevalence a :class:`YesNoResult` reports.
+
+    Attributes
+    ----------
+    estimate : TwoGroupEstimate
+        :func:`analysis.estimate_two_group` of the two groups' kept tallies.
+    parameter : str
+        ``"gamma"`` (cheater detection: the share of respondents who say "no" whatever the randomizer says)
+        or ``"t"`` (stochastic lie detector: the share of carriers who answer honestly).
+    label : str
+        The parameter in words, for the page and the exports.
+    value, std_err : float
+        The estimate (the moment estimate inside the parameter space, the constrained maximum-likelihood one
+        on its boundary) and its standard error (NaN where the observed information is singular).
+    ci : ConfidenceInterval
+        Profile-likelihood interval (``method == "profile likelihood"``).
+    """
+
+    estimate: TwoGroupEstimate
+    parameter: str
+    label: str
+    value: float
+    std_err: float
+    ci: ConfidenceInterval
+
+
+#: What the second parameter of each two-group design is, in words.
+SECOND_PARAMETER_LABELS = {
+    "gamma": "share of cheaters (γ: say “no” whatever the randomizer says)",
+    "t": "honesty of carriers (t: share of carriers who answer “yes”)",
+}
 
 
 @dataclass(frozen=True)
@@ -493,7 +535,101 @@ def _yes_no_without_figures(
     )
 
 
+def group_counts(question: Question, by_design) -> tuple[tuple[int, int], tuple[int, int], bool]:
+    """``(yes per group, answers per group, ignored)`` of a two-group question from its kept tallies.
+
+    Only the tallies of the question's current design count (its group is in their key,
+    :func:`surveys.design_contract.key_arm`); ``ignored`` says whether any other tally (an older design,
+    or answers with no group) held answers. The direct arm's answers are read by the control-arm comparison.
+    """
+    yes, n, ignored = [0, 0], [0, 0], False
+    for key, counts in by_design.items():
+        arm = key_arm(key)
+        if arm == DIRECT:
+            continue
+        parsed = parse_design_key(key)
+        if arm not in GROUPS or parsed is None or parsed[2] != question.design:
+            ignored = ignored or sum(counts.values()) > 0
+            continue
+        index = GROUPS.index(arm)
+        yes[index] += int(counts.get("yes", 0))
+        n[index] += int(counts.get("yes", 0)) + int(counts.get("no", 0))
+    return (yes[0], yes[1]), (n[0], n[1]), ignored
+
+
+def _two_group_result(question: Question, by_design, level: float) -> YesNoResult:
+    """Prevalence (``estimate``, ``std_err``, ``ci``) and the second parameter (``two_group``) of a cheater detection
+    or stochastic lie detector question, from the kept per-group tallies; both intervals by profile likelihood.
+
+    Each group needs 2 answers before anything is estimated (:func:`analysis.estimate_two_group`)."""
+    yes, n, ignored = group_counts(question, by_design)
+    if min(n) < 2:
+        flags = _empty_flags(ignored) if sum(n) == 0 else (FLAG_SMALL_N,) + ((FLAG_IGNORED,) if ignored else ())
+        sentence = yes_no_sentence(question, None, None, level)
+        if sum(n):
+            sentence = f"Each group needs at least 2 answers before anything is estimated (so far {n[0]} and {n[1]})."
+        return replace(_yes_no_without_figures(question, flags, sentence), n=sum(n), yes_count=sum(yes))
+    fit = estimate_two_group(yes, n, question.design)
+    ci = fit.confidence_interval("pi", level)
+    second = fit.second_parameter
+    figures = TwoGroupFigures(
+        estimate=fit,
+        parameter=second,
+        label=SECOND_PARAMETER_LABELS[second],
+        value=fit.second,
+        std_err=fit.second_std_err,
+        ci=fit.confidence_interval(second, level),
+    )
+    return YesNoResult(
+        question=question,
+        n=sum(n),
+        yes_count=sum(yes),
+        observed_rate=sum(yes) / sum(n),
+        estimate_raw=fit.pi_moment,
+        estimate=fit.pi,
+        clipped=fit.on_boundary,
+        std_err=fit.pi_std_err,
+        ci=ci,
+        epsilon=question.design.epsilon,
+        design_label=question.design.label(),
+        per_design=(),
+        pooled=False,
+        pooled_estimate=None,
+        flags=_size_flags(sum(n), fit.on_boundary, False, ignored),
+        sentence=yes_no_sentence(question, fit.pi, ci, level),
+        two_group=figures,
+    )
+
+
+def direct_counts(by_design) -> tuple[int, int]:
+    """``(yes, answers)`` of the direct-question control arm in a question's tallies."""
+    counts = [c for key, c in by_design.items() if key_arm(key) == DIRECT]
+    yes = sum(int(c.get("yes", 0)) for c in counts)
+    return yes, yes + sum(int(c.get("no", 0)) for c in counts)
+
+
+def with_control_arm(result: YesNoResult, by_design, level: float) -> YesNoResult:
+    """``result`` with its comparison against the direct-question control arm (``control``), when both arms
+    have answers and the randomized-response estimate has a finite standard error.
+
+    The raw estimate (unclipped; the moment estimate of a two-group design) is compared, as
+    :func:`analysis.compare_with_direct` asks, so that the difference stays unbiased.
+    """
+    yes, n = direct_counts(by_design)
+    raw, std_err = result.estimate_raw, result.std_err
+    if n == 0 or raw is None or std_err is None or not math.isfinite(std_err) or not math.isfinite(raw):
+        return result
+    return replace(result, control=compare_with_direct(raw, std_err, yes, n, level))
+
+
 def _yes_no_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    return with_control_arm(_one_arm_result(question, by_design, level, method), by_design, level)
+
+
+def _one_arm_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    """The randomized-response estimate of a yes/no question (one design, several pooled, or two groups)."""
+    if is_two_group(question.design):
+        return _two_group_result(question, by_design, level)
     estimates, ignored = _yes_no_estimates(question, by_design)
     parts = [
         DesignEstimate(tally.key, tally.design, e.n, e.yes_count, e, e.confidence_interval(level, method))
@@ -716,7 +852,40 @@ def _computed_result(question: Question, by_design, confidence_level: float, met
         return _plain_result(question, by_design)
     if question.type == YES_NO:
         return _yes_no_result(question, by_design, confidence_level, method)
+    if isinstance(question.design, MisclassificationDesign):
+        return _misclassification_result(question, by_design, confidence_level)
     return _choice_result(question, by_design, confidence_level, method)
+
+
+def _misclassification_result(question: Question, by_design, level: float) -> ChoiceResult:
+    """The option shares of a ``select_one`` with a misclassification matrix: ``P^-1 lambda_hat``, projected onto
+    the simplex, with the standard errors of van den Hout and van der Heijden (2002) and Wald intervals.
+
+    Only the answers under the question's current matrix are read; any other tally is flagged as ignored.
+    """
+    current = question_design_key(question)
+    counts = tuple(int(by_design.get(current, {}).get(name, 0)) for name in question.choice_names)
+    ignored = any(sum(c.values()) for key, c in by_design.items() if key != current and not key_arm(key))
+    common = {"question": question, "epsilon": question.design.epsilon, "per_design": (), "pooled": False}
+    label = question.design.label()
+    if sum(counts) == 0:
+        options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
+        sentence = choice_sentence(question, [], level)
+        return ChoiceResult(
+            n=0, options=options, design_label=label, flags=_empty_flags(ignored), sentence=sentence, **common
+        )
+    e = estimate_misclassification(counts, question.design)
+    cis = e.confidence_intervals(level)
+    options = tuple(
+        OptionResult(
+            choice, e.counts[j], e.observed[j], e.estimate_raw[j], e.estimate_projected[j], e.std_err[j], cis[j]
+        )
+        for j, choice in enumerate(question.choices)
+    )
+    clipped = any(not 0 <= raw <= 1 for raw in e.estimate_raw)
+    flags = _size_flags(e.n, clipped, False, ignored)
+    sentence = choice_sentence(question, [(o.choice.label, o.estimate_projected, o.ci) for o in options], level)
+    return ChoiceResult(n=e.n, options=options, design_label=label, flags=flags, sentence=sentence, **common)
 
 
 def failed_result(question: Question, error: Exception) -> QuestionResult:

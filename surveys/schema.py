@@ -78,6 +78,7 @@ from analysis.design import (
     MultipleChoiceDesign,
     as_probability,
 )
+from surveys.arms import TWO_GROUP_MODELS, arm_shares_problems, is_two_group
 from surveys.definition import (
     DEFAULT_DELTA,
     DEFAULT_TARGET_LEVEL,
@@ -93,6 +94,7 @@ from surveys.definition import (
 )
 from surveys.design_contract import QUESTION_NAME_PATTERN
 from surveys.form_fields import CONTROL_FIELDS
+from surveys.matrix import MATRIX_EXAMPLE, matrix_design
 
 SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
@@ -117,6 +119,8 @@ SURVEY_KEYS = (
     "max_responses_per_address_per_hour",
     "targets",
     "close_when_targets_met",
+    "group_1_share",
+    "direct_share",
     "questions",
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
@@ -383,9 +387,20 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
     values["close_when_targets_met"] = _close_when_targets_met(
         report, mapping.get("close_when_targets_met"), values["targets"]
     )
+    values |= _arm_shares(report, mapping, values["questions"])
     if report.problems:
         raise SurveyFileError(report.problems)
     return Survey(source=file_name, **values)
+
+
+def _arm_shares(report, mapping, questions) -> dict:
+    """``group_1_share`` and ``direct_share`` (:mod:`surveys.arms`), each problem reported on its key."""
+    if any(problem.question is not None for problem in report.problems):
+        questions = INVALID  # a broken question may be the one the setting needs: check the values only
+    shares, problems = arm_shares_problems(mapping.get("group_1_share"), mapping.get("direct_share"), questions)
+    for key, message in problems:
+        report.add(None, key, message)
+    return shares
 
 
 def _check_budget(report, budget, questions) -> None:
@@ -556,7 +571,7 @@ def _design_field(error: DesignError, keys: tuple[str, ...]) -> str:
 #: The yes/no designs a survey file names with ``model``, and the keys each takes besides ``model``.
 MODEL_KEYS = {
     kind: fields + (("innocuous",) if kind in PAIRED_STATEMENT_CHOICES else ())
-    for kind, (_, fields) in BINARY_DESIGN_FIELDS.items()
+    for kind, (_, fields) in {**BINARY_DESIGN_FIELDS, **TWO_GROUP_MODELS}.items()
 }
 
 
@@ -569,7 +584,7 @@ def _binary_design(report, where, value):
     keys = MODEL_KEYS[model]
     before = len(report.problems)
     _check_keys(report, where, "design.", value, ("model", *keys))
-    cls, fields = BINARY_DESIGN_FIELDS[model]
+    cls, fields = {**BINARY_DESIGN_FIELDS, **TWO_GROUP_MODELS}[model]
     example = "{model: " + model + ", " + ", ".join(f"{f}: ..." for f in keys) + "}"
     probabilities = {}
     for key in fields:
@@ -601,6 +616,8 @@ def _design(report, where, qtype, randomize, value, choices):
         value = {"t": DEFAULT_SELECT_ONE_T}
     if qtype == YES_NO and isinstance(value, Mapping) and "model" in value:
         return _binary_design(report, where, value)
+    if qtype == SELECT_ONE and isinstance(value, Mapping) and "matrix" in value:
+        return _matrix_design(report, where, value, choices)
     keys = DESIGN_KEYS[qtype]
     example = "{t: 1/2, a: 1/4, b: 1/4}" if qtype == YES_NO else "{t: 1/2}"
     if not isinstance(value, Mapping):
@@ -626,6 +643,18 @@ def _design(report, where, qtype, randomize, value, choices):
     except DesignError as error:
         return report.add(where, _design_field(error, keys), str(error))
     return design if isinstance(choices, tuple) else INVALID
+
+
+def _matrix_design(report, where, value, choices):
+    """A ``select_one`` design written ``{matrix: [[...], ...]}`` (:mod:`surveys.matrix`)."""
+    before = len(report.problems)
+    _check_keys(report, where, "design.", value, ("matrix",))
+    k = len(choices) if isinstance(choices, tuple) else None
+    try:
+        design = matrix_design(value["matrix"], k)
+    except DesignError as error:
+        return report.add(where, "design.matrix", f"{error}; a matrix design is written like {MATRIX_EXAMPLE}")
+    return design if len(report.problems) == before and isinstance(choices, tuple) else INVALID
 
 
 # -- targets: margins of error to reach ---------------------------------------
@@ -702,7 +731,7 @@ def _target_question(report, where: str, name, known, written: set[str]):
     if name not in known:
         return report.add(None, f"{where}.question", f"there is no question called {name!r}")
     question = known[name]
-    if question.type != YES_NO or not question.is_randomized:
+    if question.type != YES_NO or not question.is_randomized or is_two_group(question.design):
         message = (
             f"{name!r} is not a randomized yes_no question; a target is a margin of error for such a question's share"
         )

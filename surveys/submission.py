@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from analysis.design import BinaryDesign
 from surveys import protocol
+from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices, is_two_group
 from surveys.definition import Question, Survey
 from surveys.design_contract import design_record, question_design_key
 from surveys.models import answer_pattern, kept_outcomes
@@ -32,7 +33,8 @@ class NoisyResponse:
     ``columns`` is the survey's question order and ``plain`` names its
     non-randomized questions (the break-down groups); ``pattern_outcomes``
     names the randomized yes/no questions whose counts per pattern of plain
-    answers are kept for the model (:func:`surveys.models.kept_outcomes`).
+    answers are kept for the model (:func:`surveys.models.kept_outcomes`);
+    ``arm`` is the respondent's group or control arm (:mod:`surveys.arms`).
     """
 
     survey_id: str
@@ -45,10 +47,13 @@ class NoisyResponse:
     columns: tuple[str, ...] = ()
     plain: tuple[str, ...] = ()
     pattern_outcomes: tuple[str, ...] = ()
+    arm: str = NO_ARM
 
     def __post_init__(self) -> None:
         if self.randomized_on not in RANDOMIZED_ON:
             raise ValueError(f"randomized_on must be one of {RANDOMIZED_ON}, got {self.randomized_on!r}")
+        if self.arm not in ARMS:
+            raise ValueError(f"arm must be one of {ARMS}, got {self.arm!r}")
 
     def answer_line(self) -> str | None:
         """The answers in ``columns`` order as a CSV fragment (empty where
@@ -66,19 +71,28 @@ class NoisyResponse:
 _NEEDS_QUOTING = re.compile(r'[,"\r\n]')
 
 
-def randomize_answer(question: Question, truth: str) -> str:
+def randomize_answer(question: Question, truth: str, arm: str = NO_ARM) -> str:
     """The noisy answer for one true answer; plain questions pass through, and so do crosswise and
-    triangular answers (the respondent did the mixing: the answer is stored as given)."""
-    if question.design is None or not question.design.randomized_by_software:
+    triangular answers (the respondent did the mixing: the answer is stored as given) and every answer of
+    the direct-question control arm (asked directly: nothing is randomized, and the form says so)."""
+    if arm == DIRECT or question.design is None or not getattr(question.design, "randomized_by_software", True):
         return truth
-    if isinstance(question.design, BinaryDesign):
-        return protocol.randomize_yes_no(truth, question.design)
+    if isinstance(question.design, BinaryDesign) or is_two_group(question.design):
+        return protocol.randomize_yes_no(truth, question.design, arm)
     return protocol.randomize_choice(truth, question.choice_names, question.design)
 
 
-def randomize_on_server(survey: Survey, true_answers: Mapping[str, str]) -> dict[str, str]:
-    """Randomize every answer with :mod:`secrets` at once (the JavaScript-off path)."""
-    return {name: randomize_answer(survey.question(name), truth) for name, truth in true_answers.items()}
+def randomize_on_server(survey: Survey, true_answers: Mapping[str, str], arm: str = NO_ARM) -> dict[str, str]:
+    """Randomize every answer with :mod:`secrets` at once (the JavaScript-off path), in the respondent's ``arm``."""
+    return {name: randomize_answer(survey.question(name), truth, arm) for name, truth in true_answers.items()}
+
+
+def check_arm(survey: Survey, arm: str) -> str:
+    """``arm`` if a respondent of ``survey`` can be in it (:func:`surveys.arms.arm_choices`), else ValueError."""
+    allowed = arm_choices(survey.group_1_share is not None, survey.direct_share is not None)
+    if arm not in allowed:
+        raise ValueError(f"arm must be one of {list(allowed)} for this survey, got {arm[:20]!r}")
+    return arm
 
 
 @functools.lru_cache(maxsize=256)
@@ -88,9 +102,19 @@ def _designs(survey: Survey) -> tuple[str, str, dict[str, str], tuple[str, ...]]
     return survey.design_fingerprint(), design_record(survey), keys, kept_outcomes(survey)
 
 
-def noisy_response(survey: Survey, noisy_answers: Mapping[str, str], randomized_on: str) -> NoisyResponse:
-    """Package noisy answers with the designs they were randomized with."""
+def noisy_response(
+    survey: Survey, noisy_answers: Mapping[str, str], randomized_on: str, arm: str = NO_ARM
+) -> NoisyResponse:
+    """Package noisy answers with the designs they were randomized with, in the respondent's ``arm``.
+
+    Each answer's design key carries the arm (:func:`surveys.design_contract.question_design_key`), so the
+    running tallies keep each group, and the direct arm, apart. The control arm's answers are kept out of
+    the pattern counts of the model (they are not randomized).
+    """
     fingerprint, record, keys, outcomes = _designs(survey)
+    if arm:
+        keys = {q.name: question_design_key(q, arm) for q in survey.questions}
+        outcomes = () if arm == DIRECT else outcomes
     return NoisyResponse(
         survey_id=survey.id,
         survey_version=survey.version,
@@ -102,4 +126,5 @@ def noisy_response(survey: Survey, noisy_answers: Mapping[str, str], randomized_
         columns=tuple(q.name for q in survey.questions),
         plain=tuple(q.name for q in survey.plain_questions),
         pattern_outcomes=outcomes,
+        arm=check_arm(survey, arm),
     )

@@ -33,7 +33,9 @@ from analysis import (
     UnrelatedQuestionDesign,
     WarnerDesign,
 )
-from surveys.definition import Question
+from analysis.misclassification import MisclassificationDesign
+from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
+from surveys.definition import Question, attack_success_rate
 
 #: Shown for a share that does not exist (no answers).
 MISSING = "–"
@@ -130,13 +132,42 @@ def design_sentence(question: Question) -> str:
             f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise “yes” is "
             f"stored ({short_percent(float(design.a))} of the time) or “no” ({short_percent(float(design.b))})."
         )
-    binary = _binary_design_sentence(design, question.innocuous)
+    binary = _binary_design_sentence(design, question.innocuous) or _two_group_sentence(design)
     if binary:
         return binary
+    if isinstance(design, MisclassificationDesign):
+        kept = [short_percent(float(design.matrix[i][i])) for i in range(design.k)]
+        return (
+            f"Your true answer is stored with a chance that depends on it ({', '.join(kept)} for the options in "
+            "order); otherwise another option is stored, drawn with chances the researchers set in advance."
+        )
     return (
         f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise one of the "
         f"{design.k} options is picked at random."
     )
+
+
+def _two_group_sentence(design) -> str:
+    """:func:`design_sentence` for the cheater detection model and the stochastic lie detector; ``""`` for others.
+
+    Each respondent is in one of two random groups with different chances; the groups let the researchers
+    estimate how many people do not answer truthfully, beside how common the behaviour is.
+    """
+    if isinstance(design, CheaterDetectionDesign):
+        return (
+            f"You are put at random in one of two groups. In group 1, “yes” is stored "
+            f"{short_percent(float(design.p1))} of the time whatever you answer, and your true answer otherwise; "
+            f"in group 2, “yes” {short_percent(float(design.p2))} of the time. Comparing the groups shows the "
+            "researchers how many people answer “no” whatever is true, so please answer truthfully."
+        )
+    if isinstance(design, StochasticLieDetectorDesign):
+        return (
+            "You are put at random in one of two groups. If your true answer is yes, “yes” is stored. If it is "
+            f"no, “no” is stored {short_percent(float(design.p1))} of the time in group 1 and "
+            f"{short_percent(float(design.p2))} in group 2, and “yes” otherwise. Comparing the groups shows the "
+            "researchers how many people answer “no” when the truth is yes, so please answer truthfully."
+        )
+    return ""
 
 
 def _binary_design_sentence(design, innocuous: str) -> str:
@@ -201,14 +232,16 @@ def privacy_sentence(question: Question) -> str:
     return (
         f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
         f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "
-        f"a guess from your stored answer is right at most {short_percent(design.attack_success_rate)} "
+        f"a guess from your stored answer is right at most {short_percent(attack_success_rate(design))} "
         f"of the time (a blind guess: {short_percent(1 / k)}).{condition}"
     )
 
 
 def _revealing_answer(question: Question) -> str:
     """Which stored answer proves the true one, for a design whose epsilon is infinite."""
-    if isinstance(question.design, TriangularDesign | MangatDesign):
+    if isinstance(
+        question.design, TriangularDesign | MangatDesign | CheaterDetectionDesign | StochasticLieDetectorDesign
+    ):
         return "a stored “no” proves that your true answer is no."
     return "some stored answers reveal the true one."
 

@@ -192,10 +192,12 @@ class Respondent:
         page = self.client.get(f"/s/{survey_id}", query_string=params)
         assert page.status_code == 200, page.get_data(as_text=True)
         html = page.get_data(as_text=True)
-        return {
+        controls = {
             "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
             "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
         }
+        arm = re.search(r'name="arm" value="(.)"', html)  # a survey with groups or a control arm (surveys/arms.py)
+        return controls | ({"arm": arm.group(1)} if arm else {})
 
     def submit(self, answers: dict, survey_id: str = "quiz", device: bool = False, controls=None):
         controls = controls if controls is not None else self.open_form(survey_id)
@@ -450,3 +452,38 @@ def model_answers(count: int = 400) -> list[dict]:
         year = ["first", "second", "third"][i % 3]
         answers.append({"cheated": "yes" if (i // 3) % 20 < shares[year] * 20 else "no", "year": year})
     return answers
+
+
+#: A survey with both two-group designs and a direct-question control arm (surveys/arms.py).
+TWO_GROUP_YAML = """\
+id: twogroup
+title: Two-group designs
+version: 1
+direct_share: 1/5
+questions:
+  - name: evaded
+    type: yes_no
+    label: I have evaded taxes.
+    design: {model: stochastic_lie_detector, p1: 1/3, p2: 2/3}
+  - name: doped
+    type: yes_no
+    label: I have used doping.
+    design: {model: cheater_detection, p1: 1/4, p2: 3/5}
+  - name: region
+    type: select_one
+    label: Region
+    choices: [north, south]
+    randomize: false
+"""
+
+
+def two_group_tallies(survey, counts: dict) -> dict:
+    """Tallies ``{question: {design key: {answer: count}}}`` from ``{question: {arm: (yes, no)}}``."""
+    from surveys.design_contract import question_design_key
+
+    return {
+        name: {
+            question_design_key(survey.question(name), arm): {"yes": yes, "no": no} for arm, (yes, no) in by_arm.items()
+        }
+        for name, by_arm in counts.items()
+    }

@@ -30,6 +30,7 @@ from tests.helpers import (
     ADMIN_NAME,
     ADMIN_PASSWORD,
     QUIZ_YAML,
+    TWO_GROUP_YAML,
     add_responses,
     csrf_token_in,
     dump,
@@ -789,3 +790,29 @@ def test_results_page_of_a_triangular_question_says_no_epsilon_guarantee(app, au
     assert "∞ (no epsilon guarantee: one answer fully reveals)" in html
     assert "triangular (innocuous yes share q=1/4; a stored “no” proves no trait)" in html
     assert f"{100 * (1 - 0.4 / 0.75):.1f}%" in html
+
+
+def test_results_page_shows_the_lie_detectors_honesty_and_the_group_sizes(app, auth, surveys_dir):
+    """Stored through the write path with each response's arm: groups 1 and 2 (60 of 100 and 40 of 100 yes) give
+    pi = 0.4 and t = 0.5 (Moshagen, Musch and Erdfelder 2012); the direct arm is not counted."""
+    from storage import connection
+    from surveys.submission import noisy_response
+
+    (surveys_dir / "twogroup.yaml").write_text(TWO_GROUP_YAML)
+    survey = load_catalog(surveys_dir).get("twogroup")
+    db = connection.connect(app.config["DATABASE"])
+    plan = [("1", "yes", 60), ("1", "no", 40), ("2", "yes", 40), ("2", "no", 60), ("direct", "yes", 7)]
+    index = 0
+    for arm, answer, count in plan:
+        for _ in range(count):
+            response = noisy_response(survey, {"evaded": answer}, "device", arm)
+            responses.store_response(db, response, f"key-{index:06d}", "2026-11-22")
+            index += 1
+    db.close()
+    auth.login()
+    html = auth.client.get("/admin/surveys/twogroup").get_data(as_text=True)
+    assert "Honesty of carriers (t: share of carriers who answer “yes”): <strong>50.0%</strong>" in html
+    assert "n = 100 and 100, stored yes 60 and 40" in html
+    assert "profile-likelihood intervals" in html and "40.0%" in html
+    # the control arm: 7 yes of 7 asked directly; randomized response minus direct = 0.4 - 1 = -60.0%
+    assert "Direct-question control arm: 7 yes of 7" in html and "<strong>-60.0%</strong>" in html

@@ -24,7 +24,10 @@ from analysis.design import (
     UnrelatedQuestionDesign,
     WarnerDesign,
 )
-from tests.helpers import N_DRAWS, audit, yes_no_expected
+from analysis.misclassification import MisclassificationDesign
+from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
+from surveys.arms import group_yes_probabilities
+from tests.helpers import N_DRAWS, audit, clopper_pearson_lower, clopper_pearson_upper, yes_no_expected
 
 pytestmark = pytest.mark.browser
 
@@ -528,3 +531,135 @@ def test_device_sends_the_crosswise_answer_as_given_and_warner_randomized(browse
     assert fields["rr-cannabis"].strip() == "no" and fields["rr-pills"].strip() == "no"
     assert page.get_by_role("heading", name="Thank you").is_visible()
     context.close()
+
+
+# --------------------------------------------------------------------------
+# The shipped stochastic lie detector with its direct-question control arm.
+
+LIE_DETECTOR = "tax-honesty-lie-detector"
+#: Every draw 0: randomBelow(n) = 0, so the lie detector's u = 0 is below group 2's theta0 D = (1 - 2/3) 3 = 1
+#: and a true "no" is sent as "yes".
+ZERO_DRAWS = "crypto.getRandomValues = function (array) { array.fill(0); return array; };"
+
+
+def remembered_arm(arm: str) -> str:
+    """An init script that puts this browser in ``arm`` (as randomize.js remembers a drawn arm)."""
+    return f'window.localStorage.setItem("rr:{LIE_DETECTOR}:v1:arm", "{arm}");'
+
+
+def shipped_rows(tmp_path) -> list[dict]:
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "shipped.sqlite3") as db:
+        db.row_factory = sqlite3.Row
+        return [dict(row) for row in db.execute("SELECT arm, randomized_on, answers FROM responses")]
+
+
+def test_device_sends_the_lie_detector_answer_randomized_in_its_group(browser, shipped_server, tmp_path):
+    """Group 2, every draw 0: the true "no" leaves the device as "yes" (never as "no"), with the group in one
+    character; the stored row has the same group and answer. The form says nothing of a direct arm."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(remembered_arm("2") + ZERO_DRAWS)
+    page.goto(f"{shipped_server}/s/{LIE_DETECTOR}")
+    assert not page.locator("#direct-arm-note").is_visible()
+    page.get_by_text("How your answers are protected").click()
+    assert "no epsilon guarantee: one answer fully reveals" in visible_text(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "respond-form-lie-detector-js.png"), full_page=True)  # for review
+    fill_in(page, {"evaded": "No", "employment": "Self-employed"})
+    request = submit(page)
+    fields = dict(posted_fields(request))
+    assert "evaded" not in fields and fields["rr-evaded"].strip() == "yes"
+    assert (fields["arm"], fields["randomized_on"]) == ("2", "device")
+    assert page.get_by_role("heading", name="Thank you").is_visible()
+    (row,) = shipped_rows(tmp_path)
+    assert (row["arm"], row["randomized_on"], json.loads(row["answers"])["evaded"]) == ("2", "device", "yes")
+    context.close()
+
+
+def test_device_in_the_direct_arm_says_so_and_sends_the_answer_as_given(browser, shipped_server, tmp_path):
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(remembered_arm("d") + ZERO_DRAWS)
+    page.goto(f"{shipped_server}/s/{LIE_DETECTOR}")
+    assert page.locator("#direct-arm-note").is_visible()
+    assert "nothing is randomized" in page.locator("#direct-arm-note").inner_text()
+    fill_in(page, {"evaded": "No", "employment": "Employed"})
+    fields = dict(posted_fields(submit(page)))
+    assert fields["rr-evaded"].strip() == "no" and fields["arm"] == "d"
+    (row,) = shipped_rows(tmp_path)
+    assert (row["arm"], json.loads(row["answers"])["evaded"]) == ("direct", "no")
+    context.close()
+
+
+def test_without_javascript_the_lie_detector_arm_comes_from_the_server(browser, shipped_server, tmp_path):
+    """JavaScript off: the server drew the arm with the form (posted back as drawn) and randomizes on arrival;
+    the page says that the true answer is sent."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{shipped_server}/s/{LIE_DETECTOR}")
+    drawn = page.locator("input[name=arm]").get_attribute("value")
+    assert drawn in ("1", "2", "d")
+    assert page.locator("#direct-arm-note").is_visible() == (drawn == "d")
+    assert SERVER_SENTENCE in visible_text(page)
+    page.screenshot(path=str(ARTIFACTS / "respond-form-lie-detector-no-js.png"), full_page=True)  # for review
+    fill_in(page, {"evaded": "Yes", "employment": "Other or none"})
+    fields = dict(posted_fields(submit(page)))
+    assert fields["arm"] == drawn and "rr-evaded" not in fields
+    (row,) = shipped_rows(tmp_path)
+    assert row["arm"] == {"d": "direct"}.get(drawn, drawn) and row["randomized_on"] == "server"
+    assert json.loads(row["answers"])["evaded"] == "yes"  # a true yes is stored yes in either group, and directly
+    context.close()
+
+
+@pytest.mark.parametrize(
+    "design",
+    [StochasticLieDetectorDesign("1/3", "2/3"), CheaterDetectionDesign("1/4", "3/5")],
+    ids=["sld", "cdm"],
+)
+@pytest.mark.parametrize("group", ["1", "2"])
+def test_browser_two_group_randomizer_passes_privacy_audit(page, live_server, design, group):
+    """randomize.js through its dispatch in each group (RR.setArm): 10^5 draws per true answer, audited like the
+    server's at 99.9% family confidence against the group's theta1 = 1 and theta0 (surveys/arms.py)."""
+    page.goto(f"{live_server}/s/quiz")
+    page.evaluate(f"RR.setArm('{group}')")
+    spec = json.dumps({"choices": ["yes", "no"], "design": design.to_dict()})
+    counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", ["yes", "no"], N_DRAWS)
+    for truth in counts:
+        counts[truth].setdefault("yes", 0)
+        counts[truth].setdefault("no", 0)
+    theta1, theta0 = (float(p) for p in group_yes_probabilities(design, group))
+    expected = {"yes": {"yes": theta1, "no": 1 - theta1}, "no": {"yes": theta0, "no": 1 - theta0}}
+    assert audit(counts, N_DRAWS, design.epsilon, expected) == []
+
+
+def test_browser_draws_the_arm_with_the_shares(page, live_server):
+    """20,000 device draws with group share 1/2 and direct share 1/5: each arm within its 99.9% interval."""
+    page.goto(f"{live_server}/s/quiz")
+    n = 20_000
+    counts = page.evaluate(
+        """(n) => { const c = {}; for (let i = 0; i < n; i++) { const a = RR.drawArm("1/2", "1/5");
+        c[a] = (c[a] || 0) + 1; } return c; }""",
+        n,
+    )
+    expected = {"d": 0.2, "1": 0.4, "2": 0.4}
+    assert set(counts) == set(expected)
+    for arm, share in expected.items():
+        low, high = clopper_pearson_lower(counts[arm], n, 0.001 / 3), clopper_pearson_upper(counts[arm], n, 0.001 / 3)
+        assert low <= share <= high, counts
+
+
+def test_browser_misclassification_randomizer_passes_privacy_audit(page, live_server):
+    """randomize.js through its dispatch: 10^5 draws per true option of a 3 x 3 matrix, audited like the
+    server's against P[j, i] (van den Hout and van der Heijden 2002)."""
+    design = MisclassificationDesign([["3/5", "1/10", "1/5"], ["1/4", "7/10", "1/5"], ["3/20", "1/5", "3/5"]])
+    choices = ["low", "middle", "high"]
+    page.goto(f"{live_server}/s/quiz")
+    spec = json.dumps({"choices": choices, "design": design.to_dict()})
+    counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", choices, N_DRAWS)
+    for truth in counts:
+        for report in choices:
+            counts[truth].setdefault(report, 0)
+    expected = {x: {r: float(design.matrix[j][i]) for j, r in enumerate(choices)} for i, x in enumerate(choices)}
+    assert audit(counts, N_DRAWS, design.epsilon, expected) == []

@@ -19,7 +19,7 @@ from surveys import export, results, submission
 from surveys.design_contract import design_record, question_design_key
 from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import noisy_response
-from tests.helpers import DEPT_SURVEY_YAML
+from tests.helpers import DEPT_SURVEY_YAML, TWO_GROUP_YAML, two_group_tallies
 from tests.helpers import make_survey as make_any_survey
 from web import gather
 
@@ -105,6 +105,10 @@ def test_yes_no_row_values(survey_results):
         "error": "",
         "excluded_days": "",
         "excluded_responses": 0,
+        **dict.fromkeys(("group_n", "group_yes", "second_parameter", "second_estimate", "second_std_err")),
+        **dict.fromkeys(("second_ci_low", "second_ci_high")),
+        **dict.fromkeys(("direct_n", "direct_yes", "direct_estimate", "direct_std_err", "difference")),
+        **dict.fromkeys(("difference_std_err", "difference_ci_low", "difference_ci_high", "p_value_rr_higher")),
     }
 
 
@@ -263,6 +267,7 @@ def test_responses_csv_header_rows_and_values(db, survey):
         "survey_version",
         "design_id",
         "randomized_on",
+        "arm",
         "day",
         "cheated",
         "lied",
@@ -273,8 +278,8 @@ def test_responses_csv_header_rows_and_values(db, survey):
     assert len(rows) == 3
     assert [row[0] for row in rows] == sorted(stored)  # ordered by the random id
     for row in rows:
-        assert row[1:5] == ["1", survey.design_fingerprint(), "server", "2026-11-21"]
-        assert row[5:] == [stored[row[0]].get(name, "") for name in ("cheated", "lied", "ai_use", "dept")]
+        assert row[1:6] == ["1", survey.design_fingerprint(), "server", "", "2026-11-21"]
+        assert row[6:] == [stored[row[0]].get(name, "") for name in ("cheated", "lied", "ai_use", "dept")]
 
 
 def test_responses_csv_of_another_survey_is_only_the_header(db, survey):
@@ -339,7 +344,7 @@ def test_codebook_describes_every_column_and_every_stored_design(db, survey):
     assert (book["survey_id"], book["title"], book["version"]) == ("quiz", "Test quiz", 2)
     assert book["current_design_id"] == survey2.design_fingerprint()
     assert [c["name"] for c in book["columns"]] == export.responses_header(survey2)
-    cheated = book["columns"][5]
+    cheated = book["columns"][6]
     assert cheated["label"] == "Have you ever cheated on an exam?"
     assert cheated["randomized"] is True and cheated["type"] == "yes_no"
     assert cheated["choices"] == [{"name": "yes", "label": "Yes"}, {"name": "no", "label": "No"}]
@@ -371,7 +376,7 @@ def test_codebook_notes_give_the_estimator_and_the_rreg_call(db, survey):
     assert "pi_hat = (mean(y) - a) / t = (mean(y) - 0.2) / 0.7" in notes["lied"]
     assert "p = c(0.125, 0.125, 0.125, 0.125)" in notes["ai_use"]
     assert notes["dept"].startswith("Not randomized")
-    ai_use = book["columns"][7]
+    ai_use = book["columns"][8]
     assert ai_use["design"]["k"] == 4 and ai_use["design"]["forced_share"] == "1/8"
     assert ai_use["stored_designs"] == []  # nothing stored yet
     assert notes["response_id"] is None
@@ -411,7 +416,7 @@ def test_responses_csv_mixes_ready_lines_with_older_rows(db, survey):
     assert len(rows) == 3 and len({row[0] for row in rows}) == 3
     stored = {row[0]: json.loads(row[1]) for row in db.execute("SELECT id, answers FROM responses")}
     for row in rows:
-        assert row[5:] == [stored[row[0]].get(name, "") for name in header[5:]]
+        assert row[6:] == [stored[row[0]].get(name, "") for name in header[6:]]
     assert sorted(row[1] for row in rows) == ["1", "1", "2"]
 
 
@@ -472,3 +477,69 @@ def test_codebook_gives_rrregs_model_and_p_that_reproduce_the_estimate(name):
     pi, se = _rrreg_estimate(model, p_values, stored_yes / n, n)
     assert ours.estimate_raw == pytest.approx(pi, rel=1e-9)
     assert ours.std_err_population * math.sqrt(n / (n - 1)) == pytest.approx(se, rel=1e-9)
+
+
+# --------------------------------------------------------------------------
+# Two-group designs in the estimates and the codebook.
+
+
+def test_two_group_row_carries_the_groups_and_the_second_parameter():
+    survey = make_any_survey(TWO_GROUP_YAML)
+    tallies = two_group_tallies(survey, {"evaded": {"1": (60, 40), "2": (40, 60)}})
+    computed = results.compute_results(survey, tallies, 200)
+    row = next(r for r in export.estimate_rows(computed) if r["question"] == "evaded")
+    second = computed.question("evaded").two_group
+    assert (row["group_n"], row["group_yes"], row["second_parameter"]) == ("100;100", "60;40", "t")
+    assert (row["second_estimate"], row["second_ci_low"], row["second_ci_high"]) == (
+        second.value,
+        second.ci.low,
+        second.ci.high,
+    )
+    assert row["t"] is None and row["ci_method"] == "profile likelihood"
+    assert export.estimates_json(computed, "now")["rows"][0]["epsilon"] is None  # unbounded: null in JSON
+
+
+def test_codebook_gives_rrreg_model_p_and_the_arm_column():
+    survey = make_any_survey(TWO_GROUP_YAML)
+    book = export.codebook(survey, [], [])
+    arm = next(c for c in book["columns"] if c["name"] == "arm")
+    assert "direct" in arm["label"] and "group = 1 or 2" in arm["label"]
+    columns = {c["name"]: c for c in book["columns"]}
+    sld, cdm = columns["evaded"]["design"], columns["doped"]["design"]
+    assert (sld["rrreg_model"], sld["rrreg_p"]) == ("SLD", "c(0.3333333333, 0.6666666667)")
+    assert (cdm["rrreg_model"], cdm["rrreg_p"]) == ("CDM", "c(0.25, 0.6)")
+    assert sld["groups"] == {"1": {"theta1": "1", "theta0": "2/3"}, "2": {"theta1": "1", "theta0": "1/3"}}
+    assert 'model = "SLD", p = c(0.3333333333, 0.6666666667), group = d$arm' in columns["evaded"]["how_to_analyse"]
+
+
+def test_estimates_carry_the_control_arm_comparison():
+    survey = make_any_survey(TWO_GROUP_YAML)
+    tallies = two_group_tallies(survey, {"evaded": {"1": (60, 40), "2": (40, 60), "direct": (3, 17)}})
+    computed = results.compute_results(survey, tallies, 220)
+    row = next(r for r in export.estimate_rows(computed) if r["question"] == "evaded")
+    control = computed.question("evaded").control
+    assert (row["direct_n"], row["direct_yes"], row["direct_estimate"]) == (20, 3, 0.15)
+    assert (row["difference"], row["difference_ci_low"], row["difference_ci_high"]) == (
+        control.difference,
+        control.ci.low,
+        control.ci.high,
+    )
+    assert next(r for r in export.estimate_rows(computed) if r["question"] == "doped")["direct_n"] is None
+
+
+def test_codebook_and_estimates_of_a_misclassification_matrix():
+    text = DEPT_SURVEY_YAML.replace(
+        "    design: {t: 1/2}\n",
+        "    design: {matrix: [[1/2, 1/6, 1/6, 1/6], [1/6, 1/2, 1/6, 1/6],"
+        " [1/6, 1/6, 1/2, 1/6], [1/6, 1/6, 1/6, 1/2]]}\n",
+    )
+    survey = make_any_survey(text)
+    column = next(c for c in export.codebook(survey, [], [])["columns"] if c["name"] == "ai_use")
+    assert column["design"]["matrix"][0] == ["1/2", "1/6", "1/6", "1/6"] and column["design"]["rrreg_model"] == "custom"
+    assert 'model = "custom", p = matrix(c(0.5, 0.1666666667' in column["how_to_analyse"]
+    key = question_design_key(survey.question("ai_use"))
+    computed = results.compute_results(
+        survey, {"ai_use": {key: {"never": 5, "once": 3, "sometimes": 1, "often": 1}}}, 10
+    )
+    rows = [r for r in export.estimate_rows(computed) if r["question"] == "ai_use"]
+    assert [r["k"] for r in rows] == [4] * 4 and rows[0]["estimate_raw"] == pytest.approx((0.5 - 1 / 6) / (1 / 3))

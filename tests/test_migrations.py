@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
+import psycopg
 import pytest
 
 from storage import connection, migrations, queries
@@ -19,6 +21,7 @@ NAMES = [
     "m007_bursts_and_excluded_days",
     "m008_pattern_tallies",
     "m009_daily_tallies",
+    "m010_response_arms",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
@@ -230,7 +233,8 @@ def test_m008_backfills_the_old_database(old_db):
 def test_m009_backfills_the_daily_tallies_of_responses_stored_before_it(old_db):
     write(  # a response of another day, stored under m007's schema
         old_db,
-        "INSERT INTO responses VALUES ('a6', 'quiz', 2, 'd-new', 'server', '2026-11-21',"
+        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line)"
+        " VALUES ('a6', 'quiz', 2, 'd-new', 'server', '2026-11-21',"
         ' \'{"cheated": "no"}\', NULL)',
     )
     old_db.execute("DROP TABLE daily_tallies")
@@ -271,8 +275,19 @@ def test_m009_calls_no_live_code(new_database, monkeypatch):
         "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
         ' \'{"cheated": "yes"}\', NULL)',
     )
-    assert migrations.migrate(db) == ["m009_daily_tallies"]
+    assert migrations.migrate(db) == ["m009_daily_tallies", "m010_response_arms"]
     assert db.execute("SELECT day, question, design, answer, count FROM daily_tallies").fetchall() == [
         ("2026-11-20", "cheated", OLD_CHEATED, "yes", 1)
     ]
     db.close()
+
+
+def test_m010_puts_every_older_response_in_no_arm_and_takes_only_known_arms(old_db):
+    assert {arm for (arm,) in old_db.execute("SELECT arm FROM responses").fetchall()} == {""}
+    insert = (
+        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, arm)"
+        " VALUES (?, 'quiz', 2, 'd-new', 'server', '2026-11-21', '{}', ?)"
+    )
+    write(old_db, insert, [("g2", "2")])
+    with pytest.raises((sqlite3.IntegrityError, psycopg.errors.CheckViolation)):
+        write(old_db, insert, [("g3", "3")])

@@ -30,7 +30,10 @@ from analysis.design import (
     UnrelatedQuestionDesign,
     WarnerDesign,
 )
+from analysis.misclassification import MisclassificationDesign
+from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys import protocol
+from surveys.arms import group_yes_probabilities
 from tests.helpers import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
 
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
@@ -284,3 +287,85 @@ def test_binary_design_draws_one_number_whatever_the_answer(monkeypatch):
 def test_crosswise_and_triangular_have_no_randomizer(design):
     with pytest.raises(ValueError, match=f"the {design.kind} design is not randomized by software"):
         protocol.randomize_yes_no("yes", design)
+
+
+SLD = StochasticLieDetectorDesign(Fraction(1, 3), Fraction(2, 3))
+CDM = CheaterDetectionDesign(Fraction(1, 4), Fraction(3, 5))
+
+
+def two_group_expected(design, group):
+    theta1, theta0 = (float(p) for p in group_yes_probabilities(design, group))
+    return {
+        protocol.YES: {protocol.YES: theta1, protocol.NO: 1 - theta1},
+        protocol.NO: {protocol.YES: theta0, protocol.NO: 1 - theta0},
+    }
+
+
+@pytest.mark.parametrize("design", [SLD, CDM], ids=["sld", "cdm"])
+@pytest.mark.parametrize("group", ["1", "2"])
+def test_two_group_randomizer_passes_privacy_audit(design, group):
+    """10^5 draws per true answer and group at 99.9% family confidence: each observed rate is the group's
+    theta1 (1: a carrier's stored answer is yes) or theta0 (CDM: p_g, SLD: 1 - p_g)."""
+    counts = {}
+    for truth in (protocol.YES, protocol.NO):
+        yes = sum(protocol.randomize_yes_no(truth, design, group) == protocol.YES for _ in range(N_DRAWS))
+        counts[truth] = {protocol.YES: yes, protocol.NO: N_DRAWS - yes}
+    assert audit(counts, N_DRAWS, design.epsilon, two_group_expected(design, group)) == []
+
+
+@pytest.mark.parametrize(
+    ("design", "group", "denominator", "theta0"),
+    [
+        (SLD, "1", 3, Fraction(2, 3)),
+        (SLD, "2", 3, Fraction(1, 3)),
+        (CDM, "1", 4, Fraction(1, 4)),
+        (CDM, "2", 5, Fraction(3, 5)),
+    ],
+)
+def test_two_group_design_is_exact_over_every_draw(monkeypatch, design, group, denominator, theta0):
+    """Over the D equally likely draws, a true yes is stored yes every time and a true no exactly theta0 D times."""
+    for truth, expected in ((protocol.YES, Fraction(1)), (protocol.NO, theta0)):
+        yes = 0
+        for u in range(denominator):
+            bounds = []
+            _walk(monkeypatch, bounds, [u])
+            yes += protocol.randomize_yes_no(truth, design, group) == protocol.YES
+            assert bounds == [denominator]
+        assert Fraction(yes, denominator) == expected, truth
+
+
+def test_two_group_design_needs_a_group():
+    with pytest.raises(ValueError, match="group must be one of"):
+        protocol.randomize_yes_no("yes", SLD, "")
+
+
+MATRIX = MisclassificationDesign([["3/5", "1/10", "1/5"], ["1/4", "7/10", "1/5"], ["3/20", "1/5", "3/5"]])
+MATRIX_CHOICES = ("low", "middle", "high")
+
+
+def matrix_expected(design, choices):
+    return {x: {r: float(design.matrix[j][i]) for j, r in enumerate(choices)} for i, x in enumerate(choices)}
+
+
+def test_misclassification_randomizer_passes_privacy_audit():
+    """10^5 draws per true option at 99.9% family confidence: each report's rate is P[j, i] and no ratio of
+    two columns' rates exceeds e^epsilon (van den Hout and van der Heijden 2002)."""
+    counts = {}
+    for truth in MATRIX_CHOICES:
+        drawn = [protocol.randomize_choice(truth, MATRIX_CHOICES, MATRIX) for _ in range(N_DRAWS)]
+        counts[truth] = {r: drawn.count(r) for r in MATRIX_CHOICES}
+    assert audit(counts, N_DRAWS, MATRIX.epsilon, matrix_expected(MATRIX, MATRIX_CHOICES)) == []
+
+
+@pytest.mark.parametrize(("truth", "denominator"), [(0, 20), (1, 10), (2, 5)])
+def test_misclassification_is_exact_over_every_draw(monkeypatch, truth, denominator):
+    """Over the D equally likely draws of column i (D its common denominator), report j comes exactly P[j, i] D
+    times: no rounding."""
+    reports = []
+    for u in range(denominator):
+        bounds = []
+        _walk(monkeypatch, bounds, [u])
+        reports.append(protocol.randomize_choice(MATRIX_CHOICES[truth], MATRIX_CHOICES, MATRIX))
+        assert bounds == [denominator]
+    for j, report in enumerate(MATRIX_CHOICES):
+        assert Fraction(reports.count(report), denominator) == MATRIX.matrix[j][truth]

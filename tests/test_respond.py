@@ -682,3 +682,111 @@ def test_server_path_stores_a_crosswise_answer_as_given_and_randomizes_warner(ap
         stored = [json.loads(row["answers"]) for row in stored_rows(db)]
         assert {"cannabis": truth, "pills": "no"} in stored
     assert draws == [4, 4]
+
+
+# --------------------------------------------------------------------------
+# Two-group designs and the direct-question control arm (surveys/arms.py).
+
+GROUPS_YAML = """\
+id: groups
+title: Two groups
+version: 1
+direct_share: 1/5
+questions:
+  - name: evaded
+    type: yes_no
+    label: I have evaded taxes.
+    design: {model: stochastic_lie_detector, p1: 1/3, p2: 2/3}
+  - name: region
+    type: select_one
+    label: Region
+    choices: [north, south]
+    randomize: false
+"""
+
+
+@pytest.fixture
+def groups_survey(surveys_dir):
+    (surveys_dir / "groups.yaml").write_text(GROUPS_YAML)
+    return "groups"
+
+
+def key_with(design: dict) -> str:
+    return json.dumps(
+        {"choices": ["yes", "no"], "design": design, "type": "yes_no"}, sort_keys=True, separators=(",", ":")
+    )
+
+
+SLD_RECORD = {"kind": "stochastic_lie_detector", "p1": "1/3", "p2": "2/3"}
+
+
+@pytest.mark.parametrize(("drawn", "wire", "stored"), [("2", "2", "yes"), ("direct", "d", "no")])
+def test_server_path_draws_the_arm_with_the_form_and_stores_it_with_the_answers(
+    app, db, groups_survey, monkeypatch, drawn, wire, stored
+):
+    """The arm is drawn when the form is shown (so a direct respondent is told before answering), posted back in
+    one character, stored in ``responses.arm`` and written into the tally key. Group 2 randomizes: a true "no" with
+    u = 0 of [0, 3) is stored "yes" (u < theta0 D = (1 - p2) 3 = 1); the direct arm stores the "no" as given."""
+    monkeypatch.setattr("web.respond.draw_arm", lambda group, direct: drawn)
+    monkeypatch.setattr(protocol.secrets, "randbelow", lambda n: 0)  # u = 0: below every threshold
+    respondent = Respondent(app.test_client())
+    html = app.test_client().get(f"/s/{groups_survey}").get_data(as_text=True)
+    assert f'name="arm" value="{wire}"' in html
+    assert ('id="direct-arm-note" role="status" hidden>' in html) == (drawn != "direct")
+    response = respondent.submit({"evaded": "no", "region": "north"}, survey_id=groups_survey)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    assert row["arm"] == drawn and row["randomized_on"] == "server"
+    assert json.loads(row["answers"]) == {"evaded": stored, "region": "north"}
+    design = SLD_RECORD | {"group": "2"} if drawn == "2" else {"kind": "direct"}
+    assert queries.tallies(db, groups_survey)["evaded"] == {key_with(design): {stored: 1}}
+
+
+def test_device_path_stores_the_posted_arm_and_draws_nothing_on_the_server(app, db, groups_survey, monkeypatch):
+    respondent = Respondent(app.test_client())
+    controls = respondent.open_form(groups_survey) | {"arm": "1"}
+    monkeypatch.setattr(protocol.secrets, "randbelow", lambda n: pytest.fail("the server drew for a device answer"))
+    response = respondent.submit({"evaded": "yes", "region": "south"}, groups_survey, device=True, controls=controls)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    assert (row["arm"], row["randomized_on"]) == ("1", "device")
+    assert queries.tallies(db, groups_survey)["evaded"] == {key_with(SLD_RECORD | {"group": "1"}): {"yes": 1}}
+
+
+@pytest.mark.parametrize("arm", ["n", "x", "direct", None])
+def test_an_arm_the_survey_does_not_have_is_refused_and_nothing_stored(app, db, groups_survey, arm):
+    respondent = Respondent(app.test_client())
+    controls = {k: v for k, v in respondent.open_form(groups_survey).items() if k != "arm"}
+    controls |= {} if arm is None else {"arm": arm}
+    response = respondent.submit({"evaded": "yes", "region": "south"}, groups_survey, controls=controls)
+    assert response.status_code == 400
+    assert "group is not one this survey has" in response.get_data(as_text=True)
+    assert row_count(db) == 0
+
+
+def test_the_form_explains_the_lie_detector_and_says_it_has_no_epsilon_guarantee(client, groups_survey):
+    html = client.get(f"/s/{groups_survey}").get_data(as_text=True)
+    assert "You are put at random in one of two groups. If your true answer is yes, “yes” is stored." in html
+    assert "no epsilon guarantee: one answer fully reveals" in html
+    assert "About 20% of respondents, chosen at random, are asked the same questions" in html
+
+
+def test_server_path_draws_a_matrix_answer_from_the_true_options_column(app, db, surveys_dir, monkeypatch):
+    """Column "never" of [[3/4, 1/3], [1/4, 2/3]] with u = 3 of [0, 4): 3 is not below 3/4 D = 3, so the second
+    option is stored; the form explains the design."""
+    (surveys_dir / "matrix.yaml").write_text(
+        QUIZ_YAML.replace("id: quiz", "id: matrix")
+        .replace("    choices: [never, once, sometimes, often]\n    design: {t: 1/2}\n", "")
+        .replace(
+            "    label: How often have you used AI-written text as your own?\n",
+            "    label: How often have you used AI-written text as your own?\n    choices: [never, often]\n"
+            "    design: {matrix: [[3/4, 1/3], [1/4, 2/3]]}\n",
+        )
+    )
+    html = app.test_client().get("/s/matrix").get_data(as_text=True)
+    assert "Your true answer is stored with a chance that depends on it (75%, 66.7% for the options in order)" in html
+    monkeypatch.setattr(protocol.secrets, "randbelow", lambda n: n - 1)
+    response = Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "never", "year": "first"}, "matrix")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    assert json.loads(row["answers"])["ai_use"] == "often"

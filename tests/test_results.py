@@ -20,7 +20,7 @@ from surveys import results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.helpers import make_survey
+from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
 
 
 @pytest.fixture
@@ -418,3 +418,103 @@ def test_a_planning_target_counts_binary_designs():
     plan = results.plan(survey, 0, 0.05, 0.95)
     assert plan.question.name == "cannabis"
     assert plan.needed_n == analysis.sample_size_for_half_width(0.05, 0.95, *survey.question("cannabis").design.exact())
+
+
+# --------------------------------------------------------------------------
+# Two-group designs: the prevalence and the second parameter from the kept per-group tallies.
+
+
+@pytest.fixture
+def two_group_survey():
+    return make_survey(TWO_GROUP_YAML)
+
+
+def test_lie_detector_result_is_the_moment_estimate_of_the_two_groups(two_group_survey):
+    """Moshagen, Musch and Erdfelder (2012) with p1 = 1/3, p2 = 2/3 and yes rates 0.6 and 0.4 (n = 100 each):
+    pi = 1 - (0.6 - 0.4) / (1/3) = 0.4, t = (0.6 - 0.6 (2/3)) / 0.4 = 0.5,
+    SE(pi) = sqrt(0.24/100 + 0.24/100) / (1/3) = 0.2078461. The direct arm's answers are not counted."""
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (60, 40), "2": (40, 60), "direct": (3, 17)}})
+    result = results.compute_results(two_group_survey, tallies, 220).question("evaded")
+    assert (result.n, result.yes_count) == (200, 100)
+    assert_allclose([result.estimate, result.two_group.value], [0.4, 0.5], atol=1e-12)
+    assert_allclose(result.std_err, math.sqrt(0.0048) * 3, rtol=1e-12)
+    assert result.ci.method == result.two_group.ci.method == "profile likelihood"
+    assert result.ci.low < 0.4 < result.ci.high and result.two_group.parameter == "t"
+    assert result.flags == () and math.isinf(result.epsilon)
+
+
+def test_cheater_detection_result_reports_the_share_of_cheaters(two_group_survey):
+    """Clark and Desharnais (1998) with p1 = 1/4, p2 = 3/5, yes rates 0.5 and 0.7: pi = (0.6 * 0.5 - 0.25 * 0.7)
+    / 0.35 = 0.357143, beta = 0.2 / 0.35, gamma = 1 - pi - beta = 0.071429."""
+    tallies = two_group_tallies(two_group_survey, {"doped": {"1": (100, 100), "2": (140, 60)}})
+    result = results.compute_results(two_group_survey, tallies, 400).question("doped")
+    assert_allclose([result.estimate, result.two_group.value], [0.125 / 0.35, 1 - 0.125 / 0.35 - 0.2 / 0.35])
+    assert result.two_group.parameter == "gamma" and "cheaters" in result.two_group.label
+
+
+def test_answers_of_another_design_or_without_a_group_are_ignored_and_flagged(two_group_survey):
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (60, 40), "2": (40, 60)}})
+    tallies["evaded"][question_design_key(two_group_survey.question("evaded"))] = {"yes": 5, "no": 5}
+    result = results.compute_results(two_group_survey, tallies, 210).question("evaded")
+    assert result.n == 200 and results.FLAG_IGNORED in result.flags
+
+
+def test_a_group_with_fewer_than_two_answers_gives_no_figures(two_group_survey):
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (30, 10), "2": (1, 0)}})
+    result = results.compute_results(two_group_survey, tallies, 41).question("evaded")
+    assert result.estimate is None and result.two_group is None and result.n == 41
+    assert "so far 40 and 1" in result.sentence
+
+
+def test_the_direct_arm_is_compared_with_the_randomized_estimate(two_group_survey):
+    """RR (lie detector) pi = 0.4 with SE 0.2078461; direct 3 of 20 = 0.15 with SE sqrt(0.15 * 0.85 / 20):
+    difference 0.25 with SE sqrt(0.2078461^2 + 0.0798436^2) = 0.2226544 (Lensvelt-Mulders et al. 2005)."""
+    tallies = two_group_tallies(two_group_survey, {"evaded": {"1": (60, 40), "2": (40, 60), "direct": (3, 17)}})
+    control = results.compute_results(two_group_survey, tallies, 220).question("evaded").control
+    assert (control.direct_yes, control.direct_n) == (3, 20)
+    assert_allclose(
+        [control.difference, control.std_err], [0.25, math.hypot(math.sqrt(0.0048) * 3, math.sqrt(0.006375))]
+    )
+    assert_allclose(
+        [control.ci.low, control.ci.high], [0.25 - 1.959964 * 0.2226544, 0.25 + 1.959964 * 0.2226544], atol=1e-6
+    )
+
+
+def test_a_one_group_question_is_compared_with_its_direct_arm_and_pools_nothing_from_it():
+    survey = make_survey(SURVEY_YAML, direct_share="1/5")
+    question = survey.question("cheated")
+    tallies = {
+        "cheated": {
+            question_design_key(question): {"yes": 40, "no": 60},
+            question_design_key(question, "direct"): {"yes": 1, "no": 9},
+        }
+    }
+    result = results.compute_results(survey, tallies, 110).question("cheated")
+    assert result.n == 100 and results.FLAG_IGNORED not in result.flags  # the direct answers are not debiased
+    assert_allclose(result.control.difference, (0.4 - 0.25) / 0.5 - 0.1)
+
+
+# --------------------------------------------------------------------------
+# select_one with a misclassification matrix.
+
+MATRIX_YAML = SURVEY_YAML.replace(
+    "    design: {t: 1/2}\n",
+    "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
+    " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n",
+)
+
+
+def test_a_misclassification_result_is_p_inverse_lambda():
+    """This matrix is the k-option design with t = 1/2, k = 4 (each option forced with 1/8), so the estimate is
+    (lambda_j - 1/8) / (1/2): 40 of 100 "never" give 0.55 (van den Hout and van der Heijden 2002)."""
+    survey = make_survey(MATRIX_YAML)
+    assert survey.question("ai_use").design.kind == "misclassification"
+    tallies = {"ai_use": {key(survey, "ai_use"): {"never": 40, "once": 30, "sometimes": 20, "often": 10}}}
+    result = results.compute_results(survey, tallies, 100).question("ai_use")
+    assert_allclose([o.estimate_raw for o in result.options], [0.55, 0.35, 0.15, -0.05])
+    assert result.options[3].estimate_projected == 0.0 and results.FLAG_CLIPPED in result.flags
+    # the k-option estimator's standard errors, where the observed share is inside what the design allows (that
+    # estimator clamps a share below the forced 1/8 before its variance; the matrix estimator uses it as observed)
+    expected = analysis.estimate_multiple_choice((40, 30, 20, 10), "1/2")
+    assert_allclose([o.std_err for o in result.options][:3], expected.std_err[:3])
+    assert_allclose(result.options[3].std_err, math.sqrt(0.1 * 0.9 / 100) / 0.5)

@@ -3,6 +3,7 @@
 import copy
 import math
 from datetime import date, datetime
+from fractions import Fraction
 
 import pytest
 
@@ -16,6 +17,7 @@ from analysis.design import (
     UnrelatedQuestionDesign,
     WarnerDesign,
 )
+from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.definition import PAIRED_STATEMENT_CHOICES, YES_NO_CHOICES
 from surveys.schema import Problem, SurveyFileError, parse_survey
 
@@ -589,4 +591,92 @@ def test_each_yes_no_model_loads(design, expected):
 def test_a_bad_yes_no_model_is_one_problem_naming_the_value(design, field, message):
     problems = problems_of(edited("questions.0.design", design))
     assert [(p.question, p.field) for p in problems] == [("cheated", field)]
+    assert message in problems[0].message
+
+
+# Two-group designs and the control arm (surveys/arms.py).
+
+
+@pytest.mark.parametrize(
+    ("design", "expected"),
+    [
+        ({"model": "cheater_detection", "p1": "1/4", "p2": 0.6}, CheaterDetectionDesign("1/4", "3/5")),
+        ({"model": "stochastic_lie_detector", "p1": "1/3", "p2": "2/3"}, StochasticLieDetectorDesign("1/3", "2/3")),
+    ],
+)
+def test_each_two_group_model_loads_with_half_the_respondents_in_group_1(design, expected):
+    survey = parse_survey(edited("questions.0.design", design), "quiz.yaml")
+    assert survey.question("cheated").design == expected
+    assert survey.group_1_share == Fraction(1, 2) and survey.direct_share is None
+
+
+@pytest.mark.parametrize(
+    ("design", "field", "message"),
+    [
+        ({"model": "stochastic_lie_detector", "p1": "1/3", "p2": "1/3"}, "design.p2", "p1 and p2 must differ"),
+        ({"model": "cheater_detection", "p1": "1/3"}, "design.p2", "{model: cheater_detection, p1: ..., p2: ...}"),
+        ({"model": "cheater_detection", "p1": "4/3", "p2": "1/3"}, "design.p1", "must be in [0, 1], got p1=4/3"),
+        ({"model": "stochastic_lie_detector", "p1": "1/3", "p2": "2/3", "p": 1}, "design.p", "unknown key 'p'"),
+    ],
+)
+def test_a_bad_two_group_model_is_one_problem_naming_the_value(design, field, message):
+    problems = problems_of(edited("questions.0.design", design))
+    assert [(p.question, p.field) for p in problems] == [("cheated", field)]
+    assert message in problems[0].message
+
+
+def test_group_and_direct_shares_are_exact_fractions():
+    mapping = edited("questions.0.design", {"model": "stochastic_lie_detector", "p1": "1/3", "p2": "2/3"})
+    survey = parse_survey(mapping | {"group_1_share": "1/3", "direct_share": 0.2}, "quiz.yaml")
+    assert (survey.group_1_share, survey.direct_share) == (Fraction(1, 3), Fraction(1, 5))
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"group_1_share": "1/2"}, "group_1_share", "there is no two-group design"),
+        ({"direct_share": 1}, "direct_share", "must be strictly between 0 and 1"),
+        ({"direct_share": "a fifth"}, "direct_share", "'a fifth'"),
+    ],
+)
+def test_bad_arm_shares_are_named(changes, field, message):
+    problems = problems_of(edited("id", "quiz") | changes)
+    assert [(p.question, p.field) for p in problems] == [(None, field)]
+    assert message in problems[0].message
+
+
+def test_a_two_group_question_cannot_have_a_target_yet():
+    mapping = edited("questions.0.design", {"model": "stochastic_lie_detector", "p1": "1/3", "p2": "2/3"})
+    problems = problems_of(mapping | {"targets": [{"question": "cheated", "margin": 0.05}]})
+    assert [(p.field) for p in problems] == ["targets[1].question"]
+
+
+# select_one with a misclassification matrix (surveys/matrix.py).
+
+MATRIX_DESIGN = {"matrix": [["3/4", "1/3"], ["1/4", "2/3"]]}
+
+
+def test_a_misclassification_matrix_loads_as_exact_fractions():
+    survey = parse_survey(edited("questions.2.design", MATRIX_DESIGN), "quiz.yaml")
+    design = survey.question("ai_use").design
+    assert design.kind == "misclassification" and design.matrix[1][1] == Fraction(2, 3)
+
+
+@pytest.mark.parametrize(
+    ("matrix", "message"),
+    [
+        ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], "matrix must have one row and one column per choice (2), got 3"),
+        ([["3/4", "1/3"], ["1/2", "2/3"]], "column 0 (true option 0) must sum to 1 over the reported options, got 5/4"),
+        ([["1/2", "1/2"], ["1/2", "1/2"]], "matrix must be invertible"),
+        (
+            [[0.3333, 1], [0.6666, 0]],
+            "column 0 (true option 0) must sum to 1 over the reported options, got 9999/10000",
+        ),
+        ([[1, 0], [0, "one"]], "'one'"),
+        ("identity", "must be square"),
+    ],
+)
+def test_a_bad_matrix_is_one_problem_naming_what_is_wrong(matrix, message):
+    problems = problems_of(edited("questions.2.design", {"matrix": matrix}))
+    assert [(p.question, p.field) for p in problems] == [("ai_use", "design.matrix")]
     assert message in problems[0].message

@@ -68,7 +68,8 @@ def open_form(client, survey_id: str) -> tuple[dict, str]:
         "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
         "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', page).group(1),
     }
-    return controls, page
+    arm = re.search(r'name="arm" value="(.)"', page)  # a survey with groups or a control arm
+    return controls | ({"arm": arm.group(1)} if arm else {}), page
 
 
 def radio_values(page: str) -> dict[str, list[str]]:
@@ -99,7 +100,7 @@ def bodies(controls: dict, values: dict[str, list[str]], prefix: str = "", extra
 
 
 def test_the_examples_are_found():
-    assert EXAMPLE_IDS == ["drug-use-crosswise", "exam-integrity", "workplace-wellbeing"]
+    assert EXAMPLE_IDS == ["drug-use-crosswise", "exam-integrity", "tax-honesty-lie-detector", "workplace-wellbeing"]
 
 
 @pytest.mark.parametrize("survey_id", SURVEY_IDS)
@@ -144,7 +145,7 @@ def thank_you_lengths(app, survey_id: str, device: bool) -> dict[int, list[dict]
 @pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
 def test_thank_you_page_has_one_length_for_every_stored_answer(shipped_app, monkeypatch, survey_id, device):
     # Server path: no noise, so that every combination of answers is also stored and shown.
-    monkeypatch.setattr("web.respond.randomize_on_server", lambda survey, answers: dict(answers))
+    monkeypatch.setattr("web.respond.randomize_on_server", lambda survey, answers, arm="": dict(answers))
     lengths = thank_you_lengths(shipped_app, survey_id, device)
     assert len(lengths) == 1, {length: fields[:1] for length, fields in lengths.items()}
 

@@ -162,7 +162,7 @@ def test_the_cli_writes_each_format(runner, app, tmp_path):
     result = runner.invoke(args=["export", "responses", "quiz", "--format", "dta", "--output", str(target)])
     assert result.exit_code == 0, result.output
     frame, _ = pyreadstat.read_dta(str(target))
-    assert list(frame.columns)[:5] == ["response_id", "survey_version", "design_id", "randomized_on", "day"]
+    assert list(frame.columns)[:6] == ["response_id", "survey_version", "design_id", "randomized_on", "arm", "day"]
     refused = runner.invoke(args=["export", "responses", "quiz", "--format", "sav"])
     assert refused.exit_code != 0 and "--output" in refused.output
     script = runner.invoke(args=["export", "responses", "quiz", "--format", "r"])

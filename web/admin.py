@@ -107,7 +107,7 @@ def preview_submit(survey_id: str):
     page; nothing is stored, counted or remembered (no cookie)."""
     survey = survey_or_404(survey_id)
     try:
-        noisy, _, _, _ = respond.read_submission(survey)
+        noisy, *_ = respond.read_submission(survey)
     except SubmissionError as error:
         return respond.render_refused_form(survey, error, preview_state=survey_state(survey))
     shown = respond.stored_answers_shown(survey, noisy)

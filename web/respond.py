@@ -34,9 +34,10 @@ from wtforms.validators import ValidationError
 
 from analysis.bursts import MIN_BURST_COUNT, judge_hour
 from storage import responses
+from surveys.arms import ARM_WIRE, arm_from_wire, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.form_fields import DEVICE_PREFIX
-from surveys.submission import RANDOMIZED_ON, noisy_response, randomize_on_server
+from surveys.submission import RANDOMIZED_ON, check_arm, noisy_response, randomize_on_server
 from surveys.wording import odds_factor_text, privacy_sentence
 from web import gather
 from web.catalog import survey_or_404, survey_state, today
@@ -74,12 +75,20 @@ def privacy_summary(survey: Survey) -> dict:
 
 
 def render_form(
-    survey: Survey, status: int = 200, errors=(), form=None, code: str | None = None, preview_state: str | None = None
+    survey: Survey,
+    status: int = 200,
+    errors=(),
+    form=None,
+    code: str | None = None,
+    preview_state: str | None = None,
+    arm: str | None = None,
 ):
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
     with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
     (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored."""
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
+    if arm is None:  # the JavaScript-off arm, drawn before any answer; the device draws its own
+        arm = draw_arm(survey.group_1_share, survey.direct_share)
     form = form if form is not None else survey_form_class(survey)(formdata=None)
     controls = ControlForm(formdata=None)
     controls.submission_key.data = secrets.token_urlsafe(18)
@@ -94,6 +103,8 @@ def render_form(
         refused=status != 200,
         preview=preview_state is not None,
         survey_state=preview_state,
+        arm=arm,
+        arm_wire=ARM_WIRE[arm],
     )
     return body, status
 
@@ -113,7 +124,17 @@ def render_refused_form(survey: Survey, error: SubmissionError, preview_state: s
         form[question.name].errors = list(error.field_errors.get(question.name, ()))
     code = posted.get("invitation_code", "")
     code = code if INVITATION_CODE.fullmatch(code) else ""
-    return render_form(survey, 400, errors=error.messages, form=form, code=code, preview_state=preview_state)
+    return render_form(
+        survey, 400, errors=error.messages, form=form, code=code, preview_state=preview_state, arm=kept_arm(survey)
+    )
+
+
+def kept_arm(survey: Survey) -> str | None:
+    """The arm the refused form was in, kept (a respondent told "directly" stays so); None: draw one."""
+    try:
+        return read_arm(survey, request.form.get("arm", ""))
+    except SubmissionError:
+        return None
 
 
 def render_message(survey: Survey | None, status: int, title: str, text: str, back_to_form: bool = False):
@@ -175,7 +196,7 @@ def _sealer() -> URLSafeSerializer:
     return UncompressedSerializer(current_app.config["SECRET_KEY"], salt="sealed-noisy-answers")
 
 
-def seal_answers(survey: Survey, noisy: dict[str, str], randomized_on: str, key: str, code: str) -> str:
+def seal_answers(survey: Survey, noisy: dict[str, str], randomized_on: str, key: str, code: str, arm: str = "") -> str:
     """The signed token of the confirm page; every question as its fixed-width wire value."""
     answers = {q.name: wire_value(q, noisy.get(q.name)) for q in survey.questions}
     sealed = {
@@ -184,6 +205,7 @@ def seal_answers(survey: Survey, noisy: dict[str, str], randomized_on: str, key:
         "randomized_on": randomized_on,
         "key": key,
         "code": code,
+        "arm": ARM_WIRE[arm],
     }
     return _sealer().dumps(sealed)
 
@@ -231,8 +253,8 @@ def read_body() -> bytes:
     return body
 
 
-def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str]:
-    """``(noisy answers, randomized_on, submission key, invitation code)`` from the request.
+def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str, str]:
+    """``(noisy answers, randomized_on, submission key, invitation code, arm)`` from the request.
 
     Raises :class:`SubmissionError` with every problem found.
     """
@@ -246,8 +268,17 @@ def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str]:
         raise SubmissionError([f"randomized_on must be “device” or “server”, not “{randomized_on[:20]}”."])
     prefix = DEVICE_PREFIX if randomized_on == "device" else ""
     answers, parsed = parse_answers(survey, form, prefix)
-    noisy = answers if randomized_on == "device" else randomize_on_server(survey, answers)
-    return noisy, randomized_on, parsed.submission_key.data, parsed.invitation_code.data or ""
+    arm = read_arm(survey, form.get("arm", ARM_WIRE[""]))
+    noisy = answers if randomized_on == "device" else randomize_on_server(survey, answers, arm)
+    return noisy, randomized_on, parsed.submission_key.data, parsed.invitation_code.data or "", arm
+
+
+def read_arm(survey: Survey, wire: str) -> str:
+    """The respondent's arm from the form's one-character ``arm`` (:mod:`surveys.arms`), or SubmissionError."""
+    try:
+        return check_arm(survey, arm_from_wire(wire))
+    except ValueError as error:
+        raise SubmissionError([f"The form's group is not one this survey has ({error})."]) from None
 
 
 def _read_sealed(survey: Survey, token: str):
@@ -262,7 +293,13 @@ def _read_sealed(survey: Survey, token: str):
     except (KeyError, TypeError, ValueError):
         raise SubmissionError(["The confirmation form is out of date; please reload the survey."]) from None
     noisy = {name: answer for name, answer in answers.items() if answer is not None}
-    return noisy, sealed["randomized_on"], sealed["key"], sealed.get("code", "")
+    return (
+        noisy,
+        sealed["randomized_on"],
+        sealed["key"],
+        sealed.get("code", ""),
+        read_arm(survey, sealed.get("arm", "n")),
+    )
 
 
 def csrf_problem() -> str | None:
@@ -301,16 +338,16 @@ def submit(survey_id: str):
     if problem:
         return render_message(survey, problem[0], "Your answers could not be read", problem[1], back_to_form=True)
     try:
-        noisy, randomized_on, key, code = read_submission(survey)
+        noisy, randomized_on, key, code, arm = read_submission(survey)
     except SubmissionError as error:
         return render_refused_form(survey, error)
     problem = csrf_problem()
     if problem:
-        return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
-    return refuse_if_over_survey_limit(survey) or store_and_thank(survey, noisy, randomized_on, key, code)
+        return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code, arm)
+    return refuse_if_over_survey_limit(survey) or store_and_thank(survey, noisy, randomized_on, key, code, arm)
 
 
-def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code):
+def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code, arm=""):
     """Keep the (already noisy) answers and ask for one more click with a fresh token,
     but only for this browser's own expired form; anything else is refused outright."""
     if not is_own_expired_token(request.form.get("csrf_token")):
@@ -325,13 +362,13 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code)
     return render_template(
         "respond/confirm.html",
         survey=survey,
-        sealed_token=seal_answers(survey, noisy, randomized_on, key, code),
+        sealed_token=seal_answers(survey, noisy, randomized_on, key, code, arm),
         message="The form had been open for a long time. Your answers are kept (already randomized); "
         "press the button to send them.",
     ), 400
 
 
-def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, code: str):
+def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, code: str, arm: str = ""):
     db = get_db()
     if responses.submission_key_exists(db, key):
         return thank(survey, None)  # a repeat: stored once already; this copy's noise is not shown
@@ -349,7 +386,7 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
     try:
         stored = responses.store_response(
             db,
-            noisy_response(survey, noisy, randomized_on),
+            noisy_response(survey, noisy, randomized_on, arm),
             key,
             day,
             code if survey.invitation_only else None,
