@@ -23,6 +23,10 @@
  * fieldset's data-wire, or data-no-answer when nothing is checked), so the
  * request is as long whatever the answers (see web/forms.py).
  *
+ * Skip logic: a fieldset with data-relevant (a condition on plain questions, parsed on the
+ * server) is hidden while its condition is false, and then posts its blank value like an
+ * unanswered optional question; the server ignores any answer to a question not asked.
+ *
  * Twin of surveys/protocol.py: same designs, same exact-fraction draws.
  */
 (function () {
@@ -200,6 +204,44 @@
     }
   }
 
+  /* Skip logic: the answer (choice name, or null) of a plain question, read from its checked radio. */
+  function plainAnswer(form, name) {
+    var fieldset = form.querySelector('fieldset[data-question="' + name + '"]');
+    var checked = fieldset && !fieldset.hidden ? fieldset.querySelector("input[type=radio]:checked") : null;
+    var index = checked ? JSON.parse(fieldset.dataset.wire).indexOf(checked.value) : -1;
+    return index < 0 ? null : JSON.parse(fieldset.dataset.choices)[index];
+  }
+
+  /* A condition as surveys/conditions.py's to_json writes it: ["=", q, v], ["!=", q, v],
+     ["not", c], ["and", c, ...], ["or", c, ...]. The server parsed it; this only evaluates. */
+  function holds(form, condition) {
+    var op = condition[0];
+    var terms = condition.slice(1);
+    if (op === "=" || op === "!=") {
+      return (plainAnswer(form, condition[1]) === condition[2]) === (op === "=");
+    }
+    if (op === "not") {
+      return !holds(form, condition[1]);
+    }
+    if (op === "and") {
+      return terms.every(function (term) { return holds(form, term); });
+    }
+    if (op === "or") {
+      return terms.some(function (term) { return holds(form, term); });
+    }
+    throw new RangeError("unknown condition " + op);
+  }
+
+  /* Show the questions whose condition holds, hide the others (in order: a hidden question
+     counts as unanswered for the conditions after it). A hidden question posts its blank value. */
+  function applySkipLogic(form) {
+    form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
+      if (fieldset.dataset.relevant) {
+        fieldset.hidden = !holds(form, JSON.parse(fieldset.dataset.relevant));
+      }
+    });
+  }
+
   /* The wire value of every question's noisy answer, in form order. */
   function noisyWireValues(form) {
     var memo = loadMemo(form);
@@ -208,7 +250,7 @@
     form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
       var wire = JSON.parse(fieldset.dataset.wire);
       var checked = fieldset.querySelector("input[type=radio]:checked");
-      var truthIndex = checked ? wire.indexOf(checked.value) : -1;
+      var truthIndex = checked && !fieldset.hidden ? wire.indexOf(checked.value) : -1;
       if (truthIndex < 0) {
         values[fieldset.dataset.question] = fieldset.dataset.noAnswer;
         return;
@@ -299,6 +341,8 @@
     }
     showDeviceWording();
     showMemoNote(form);
+    applySkipLogic(form);
+    form.addEventListener("change", function () { applySkipLogic(form); });
     form.addEventListener("submit", submitNoisy);
   });
 })();

@@ -13,11 +13,13 @@ can get wrong in a file is reported, with its place, by the schema check (:mod:`
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
 from analysis.design import BinaryDesign, MultipleChoiceDesign
 from analysis.privacy import SurveyEpsilon, survey_epsilon
+from surveys.conditions import Condition
 from surveys.design_contract import SELECT_ONE, YES_NO, canonical_json
 
 #: The question types a survey file may use.
@@ -70,6 +72,9 @@ class Question:
     innocuous : str
         Crosswise and triangular only: the innocuous statement shown beside
         the sensitive one (its "yes" share is the design's ``q``); else ``""``.
+    relevant : Condition or None
+        Skip logic: the question is asked only when this condition holds for
+        the answers before it (:mod:`surveys.conditions`); ``None``: always.
     """
 
     name: str
@@ -81,6 +86,7 @@ class Question:
     choices: tuple[Choice, ...]
     design: BinaryDesign | MultipleChoiceDesign | None
     innocuous: str = ""
+    relevant: Condition | None = None
 
     def __post_init__(self) -> None:
         if self.randomize != (self.design is not None):
@@ -228,6 +234,21 @@ class Survey:
             if q.name == name:
                 return q
         raise KeyError(name)
+
+    def skipped(self, answers: Mapping[str, str]) -> frozenset[str]:
+        """The questions not asked given ``answers`` (skip logic, in question order).
+
+        A condition names only earlier questions, so one pass decides: a
+        skipped question counts as unanswered for the conditions after it.
+        """
+        seen: dict[str, str | None] = {}
+        skipped = set()
+        for q in self.questions:
+            if q.relevant is not None and not q.relevant.evaluate(seen):
+                skipped.add(q.name)
+            else:
+                seen[q.name] = answers.get(q.name)
+        return frozenset(skipped)
 
     @property
     def epsilon(self) -> SurveyEpsilon:

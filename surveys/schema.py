@@ -78,6 +78,7 @@ from analysis.design import (
     MultipleChoiceDesign,
     as_probability,
 )
+from surveys.conditions import ConditionError, parse_condition
 from surveys.definition import (
     DEFAULT_DELTA,
     DEFAULT_TARGET_LEVEL,
@@ -122,7 +123,7 @@ SURVEY_KEYS = (
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
 RESPONDENT_TEXT_KEYS = ("organizer", "contact", "ethics_approval", "closing")
 _URL_RULE = "an address starting with https:// or http://, or a path on this site starting with /"
-QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design")
+QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design", "relevant")
 CHOICE_KEYS = ("name", "label")
 TARGET_KEYS = ("question", "margin", "confidence_level", "by", "groups")
 _TARGET_EXAMPLE = (
@@ -379,6 +380,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             rule="a number between 0 and 1 (exclusive), such as 0.000001",
         )
     _check_budget(report, values["epsilon_budget"], values["questions"])
+    _check_conditions(report, values["questions"], _written_question_names(mapping))
     values["targets"] = _targets(report, mapping.get("targets"), values["questions"], _raw_question_names(mapping))
     values["close_when_targets_met"] = _close_when_targets_met(
         report, mapping.get("close_when_targets_met"), values["targets"]
@@ -458,11 +460,61 @@ def _question(report, position: int, entry):
     choices = _choices(report, where, qtype, entry.get("choices"))
     design = _design(report, where, qtype, randomize, entry.get("design"), choices)
     innocuous = _innocuous(report, where, design, entry.get("design"))
-    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous)
+    relevant = _relevant(report, where, entry.get("relevant"))
+    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant)
     if any(part is INVALID for part in parts):
         return INVALID
     choices = PAIRED_STATEMENT_CHOICES.get(getattr(design, "kind", None), choices)
-    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous)
+    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant)
+
+
+def _relevant(report, where, value):
+    """The skip-logic condition as written (:mod:`surveys.conditions`); what it may name is checked later."""
+    if value is None:
+        return None
+    try:
+        return parse_condition(value)
+    except ConditionError as error:
+        return report.add(where, "relevant", str(error))
+
+
+def _check_conditions(report, questions, written: list[str]) -> None:
+    """Each condition names only earlier questions that are not randomized, and only their choices.
+
+    The privacy rule: whether a question is shown must not depend on a
+    randomized question's true answer, or showing it (or the page's length)
+    would reveal that answer; and a condition decided by later answers could
+    not be applied while answering. ``written`` is every question name of the
+    file in order, valid or not (a broken question is reported once, by itself).
+    """
+    if not isinstance(questions, tuple):
+        return
+    before: dict[str, Question] = {}
+    for q in questions:
+        for compare in q.relevant.comparisons() if q.relevant is not None else ():
+            problem = _comparison_problem(q, compare, before, written)
+            if problem:
+                report.add(q.name, "relevant", problem)
+        before[q.name] = q
+
+
+def _comparison_problem(question: Question, compare, before: dict, written: list[str]) -> str | None:
+    """Why ``compare`` may not appear in ``question``'s condition, or None."""
+    name = compare.question
+    if name not in before:
+        if name not in written:
+            return f"there is no question called {name!r}"
+        if written.index(name) >= written.index(question.name):
+            return f"{name!r} is not before this question; a condition may name only earlier questions"
+        return None  # an earlier question that is broken, reported by itself
+    if before[name].is_randomized:
+        return (
+            f"{name!r} is randomized; a condition may name only questions with randomize: false, "
+            f"because whether a question is shown would otherwise reveal the true answer to {name!r}"
+        )
+    if compare.value not in before[name].choice_names:
+        return f"{compare.value!r} is not an answer to {name!r}; its answers are {', '.join(before[name].choice_names)}"
+    return None
 
 
 def _innocuous(report, where, design, value):
@@ -629,6 +681,14 @@ def _design(report, where, qtype, randomize, value, choices):
 
 
 # -- targets: margins of error to reach ---------------------------------------
+
+
+def _written_question_names(mapping: Mapping) -> list[str]:
+    """Every question name written in the file, in order, valid or not."""
+    entries = mapping.get("questions")
+    if not isinstance(entries, list):
+        return []
+    return [entry["name"] for entry in entries if isinstance(entry, Mapping) and isinstance(entry.get("name"), str)]
 
 
 def _raw_question_names(mapping: Mapping) -> set[str]:

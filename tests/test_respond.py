@@ -14,7 +14,7 @@ import pytest
 from storage import queries, responses
 from surveys import protocol
 from surveys.targets import target_progress
-from tests.helpers import QUIZ_YAML, Respondent, survey_in
+from tests.helpers import QUIZ_YAML, SKIP_YAML, Respondent, survey_in
 from web import gather
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
@@ -682,3 +682,50 @@ def test_server_path_stores_a_crosswise_answer_as_given_and_randomizes_warner(ap
         stored = [json.loads(row["answers"]) for row in stored_rows(db)]
         assert {"cannabis": truth, "pills": "no"} in stored
     assert draws == [4, 4]
+
+
+# -- skip logic ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def skip_quiz(surveys_dir):
+    (surveys_dir / "quiz.yaml").write_text(SKIP_YAML)
+
+
+SKIPPING = {**ANSWERS, "year": "second", "first_exam": "yes", "residence": "campus", "campus_help": "yes"}
+
+
+@pytest.mark.parametrize("device", [False, True])
+def test_an_answer_to_a_question_not_asked_is_ignored_not_stored(skip_quiz, respondent, db, device):
+    response = respondent.submit(SKIPPING, device=device)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    stored = json.loads(row["answers"])
+    assert set(stored) == {"cheated", "lied", "ai_use", "year"}
+    assert "first_exam" not in response.get_data(as_text=True)  # nor shown as stored
+
+
+@pytest.mark.parametrize("device", [False, True])
+def test_questions_asked_by_their_condition_are_stored(skip_quiz, respondent, db, device):
+    response = respondent.submit({**SKIPPING, "year": "first"}, device=device)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    stored = json.loads(stored_rows(db)[0]["answers"])
+    assert {"first_exam", "residence", "campus_help"} <= set(stored) and stored["residence"] == "campus"
+
+
+def test_a_required_question_asked_but_left_blank_is_refused_by_its_question(skip_quiz, respondent, db):
+    answers = {k: v for k, v in SKIPPING.items() if k != "campus_help"}
+    response = respondent.submit({**answers, "year": "first"})
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    field = re.search(r'<fieldset[^>]*data-question="campus_help".*?</fieldset>', html, re.S).group(0)
+    assert "applies to you given your earlier answers" in field
+    assert row_count(db) == 0
+
+
+def test_a_question_with_a_condition_says_when_it_is_asked_and_posts_blank_by_default(skip_quiz, client):
+    html = client.get("/s/quiz").get_data(as_text=True)
+    field = re.search(r'<fieldset[^>]*data-question="campus_help".*?</fieldset>', html, re.S).group(0)
+    assert """data-relevant='["=", "residence", "campus"]'""" in field
+    assert "Only if “Where do you live?” is “On campus”." in field
+    assert re.search(r'value="   "\s+checked', field) and " required" not in field

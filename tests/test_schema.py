@@ -590,3 +590,48 @@ def test_a_bad_yes_no_model_is_one_problem_naming_the_value(design, field, messa
     problems = problems_of(edited("questions.0.design", design))
     assert [(p.question, p.field) for p in problems] == [("cheated", field)]
     assert message in problems[0].message
+
+
+def _with_condition(name: str, condition, **question):
+    """VALID plus a plain question ``later`` asked when ``condition`` holds, and ``question``'s keys."""
+    mapping = copy.deepcopy(VALID)
+    entry = {"name": name, "type": "yes_no", "label": "Later?", "relevant": condition, **question}
+    mapping["questions"].append(entry)
+    return mapping
+
+
+def test_a_condition_on_an_earlier_plain_question_loads():
+    survey = parse_survey(_with_condition("later", "${year} = 'first' or not(${year} != 'second')"), "exam.yaml")
+    assert survey.question("later").relevant.questions() == {"year"}
+    assert survey.question("cheated").relevant is None
+
+
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        ("${cheated} = 'yes'", "'cheated' is randomized; a condition may name only questions with randomize: false"),
+        ("${ai_use} = 'never' or ${year} = 'first'", "'ai_use' is randomized"),
+        ("${year} = 'fifth'", "'fifth' is not an answer to 'year'; its answers are first, second"),
+        ("${nobody} = 'x'", "there is no question called 'nobody'"),
+        ("${later} = 'yes'", "'later' is not before this question"),
+        ("${year} = first", "cannot read 'first' at character 11"),
+        (True, "a condition must be text"),
+    ],
+)
+def test_a_condition_breaking_a_rule_is_refused_naming_the_field(condition, message):
+    with pytest.raises(SurveyFileError) as caught:
+        parse_survey(_with_condition("later", condition), "exam.yaml")
+    (problem,) = caught.value.problems
+    assert (problem.question, problem.field) == ("later", "relevant")
+    assert message in problem.message
+
+
+def test_a_condition_on_a_later_question_is_refused():
+    mapping = copy.deepcopy(VALID)
+    mapping["questions"][0]["relevant"] = "${year} = 'first'"
+    with pytest.raises(SurveyFileError) as caught:
+        parse_survey(mapping, "exam.yaml")
+    assert [str(p) for p in caught.value.problems] == [
+        "exam.yaml: question 'cheated', field 'relevant': 'year' is not before this question; "
+        "a condition may name only earlier questions"
+    ]

@@ -93,14 +93,21 @@ def parse_wire_value(question: Question, value: str) -> str | None:
     by_value = dict(zip(wire_values(question), question.choice_names))
     if value in by_value:
         return by_value[value]
-    if value == wire_value(question, None) and not question.required:
+    if value == wire_value(question, None) and may_be_blank(question):
         return None
     raise ValueError(f"{value!r} is not a posted value of question {question.name!r}")
 
 
+def may_be_blank(question: Question) -> bool:
+    """Whether the form posts and accepts the blank "no answer" value for ``question``:
+    an optional question, or one with skip logic (blank when it is not asked; a required
+    one that is asked is then checked by :func:`parse_answers`)."""
+    return not question.required or question.relevant is not None
+
+
 def _question_field(question: Question) -> RadioField:
     choices = [SelectChoice(value, c.label) for value, c in zip(wire_values(question), question.choices)]
-    if question.required:
+    if not may_be_blank(question):
         message = "Please choose an answer to this question."
     else:  # the form always posts the pre-checked "No answer"; only a hand-made request omits it
         message = f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”."
@@ -108,7 +115,7 @@ def _question_field(question: Question) -> RadioField:
     return RadioField(
         question.label,
         choices=choices,
-        default=None if question.required else wire_value(question, None),
+        default=wire_value(question, None) if may_be_blank(question) else None,
         validators=[InputRequired(message=message)],
         description=question.hint,
     )
@@ -168,7 +175,26 @@ def parse_answers(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dic
             _messages(controls), {q.name: list(form[q.name].errors) for q in survey.questions if form[q.name].errors}
         )
     answers = {q.name: parse_wire_value(q, form[q.name].data) for q in survey.questions}
-    return {name: answer for name, answer in answers.items() if answer is not None}, controls
+    return asked_answers(survey, answers), controls
+
+
+#: Shown next to a required question with skip logic that is asked but was left blank.
+ASKED_BLANK_MESSAGE = "This question applies to you given your earlier answers; please choose an answer."
+
+
+def asked_answers(survey: Survey, answers: dict[str, str | None]) -> dict[str, str]:
+    """The answers of the questions asked (skip logic), without blanks; ``SubmissionError``
+    when a required question that is asked was left blank.
+
+    An answer sent for a skipped question is ignored, never stored nor randomized: with
+    JavaScript off a condition on the same page cannot hide its question, so a respondent
+    may well have answered it before changing the answer that skips it.
+    """
+    skipped = survey.skipped({name: value for name, value in answers.items() if value is not None})
+    missing = [q.name for q in survey.questions if q.required and q.name not in skipped and answers.get(q.name) is None]
+    if missing:
+        raise SubmissionError([], {name: [ASKED_BLANK_MESSAGE] for name in missing})
+    return {name: value for name, value in answers.items() if value is not None and name not in skipped}
 
 
 def _messages(form: FlaskForm) -> list[str]:

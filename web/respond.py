@@ -46,6 +46,7 @@ from web.forms import (
     NO_ANSWER_LABEL,
     ControlForm,
     SubmissionError,
+    may_be_blank,
     parse_answers,
     parse_wire_value,
     survey_form_class,
@@ -59,6 +60,7 @@ bp.add_app_template_global(wire_value)
 bp.add_app_template_global(wire_values)
 bp.add_app_template_global(privacy_sentence)
 bp.add_app_template_global(odds_factor_text)
+bp.add_app_template_global(may_be_blank)
 
 #: The request bodies a survey form is sent as.
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -406,6 +408,20 @@ def padded_label(question: Question, name: str | None) -> Markup:
     width = max(len(label.encode("utf-8")) for label in labels)
     label = escape(NO_ANSWER_LABEL if name is None else question.choices[question.choice_names.index(name)].label)
     return Markup(label + " " * (width - len(label.encode("utf-8"))))
+
+
+@bp.app_template_global()
+def skip_note(survey: Survey, question: Question) -> str:
+    """The sentence under a question with skip logic, in the survey's words:
+    "Only if “Year of study” is “First year”." (``""`` for a question always asked)."""
+    if question.relevant is None:
+        return ""
+
+    def words(name: str, value: str) -> tuple[str, str]:
+        asked = survey.question(name)
+        return asked.label, asked.choices[asked.choice_names.index(value)].label
+
+    return f"Only if {question.relevant.describe(words)}."
 
 
 def stored_answers_shown(survey: Survey, noisy: dict) -> list:
