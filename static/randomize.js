@@ -300,8 +300,10 @@
 
   function submitNoisy(event) {
     var form = event.target;
+    var button = event.submitter;
+    var go = button && button.name === "go" ? button.value : null;
     event.preventDefault();
-    if (!form.reportValidity()) {
+    if (go !== "back" && !form.reportValidity()) {
       return;
     }
     var answers = noisyWireValues(form);
@@ -309,17 +311,20 @@
     out.method = "post";
     out.action = form.action;
     out.hidden = true;
-    ["csrf_token", "submission_key", "invitation_code"].forEach(function (name) {
+    ["csrf_token", "submission_key", "invitation_code", "carried"].forEach(function (name) {
       var field = form.elements.namedItem(name);
       if (field) {
         out.appendChild(hidden(name, field.value));
       }
     });
     out.appendChild(hidden("randomized_on", "device"));
+    if (go) {
+      out.appendChild(hidden("go", go)); /* a page of several: "next" or "back", one width */
+    }
     Object.keys(answers).forEach(function (name) {
       out.appendChild(hidden("rr-" + name, answers[name]));
     });
-    form.querySelector("button[type=submit]").disabled = true;
+    form.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = true; });
     document.body.appendChild(out);
     out.submit();
   }

@@ -197,6 +197,9 @@ class Survey:
     close_when_targets_met : bool
         Close the survey once every target is met by its confidence sequence
         (needs at least one target).
+    pages : tuple of tuple of str
+        The question names of each page, in order, when the file splits the
+        questions with ``page_break`` entries; ``()``: one page.
     """
 
     id: str
@@ -219,6 +222,12 @@ class Survey:
     next_url: str = ""
     targets: tuple[Target, ...] = ()
     close_when_targets_met: bool = False
+    pages: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def page_names(self) -> tuple[tuple[str, ...], ...]:
+        """The question names of every page (one page of all questions without page breaks)."""
+        return self.pages or (tuple(q.name for q in self.questions),)
 
     @property
     def randomized_questions(self) -> tuple[Question, ...]:

@@ -49,6 +49,17 @@ Margins of error to reach, and whether to stop there (optional; see
       - {question: cheated, by: year, groups: [first, fourth], margin: 0.1}   # a difference
     close_when_targets_met: true
 
+Several pages: a ``{type: page_break}`` entry among the questions starts a
+new page (XLSForm's groups shown as pages, kept flat here)::
+
+    questions:
+      - {name: year, type: select_one, choices: [first, second], randomize: false, label: Year}
+      - type: page_break
+      - {name: cheated, type: yes_no, label: Have you ever cheated on an exam?}
+
+Skip logic: ``relevant:`` on a question (:mod:`surveys.conditions`), naming only
+earlier questions with ``randomize: false``.
+
 Every mistake in a file is collected as a :class:`Problem` naming the file,
 the question and the field, and all of them are reported together
 (:class:`SurveyFileError`), so a researcher fixes a file in one pass.
@@ -381,6 +392,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         )
     _check_budget(report, values["epsilon_budget"], values["questions"])
     _check_conditions(report, values["questions"], _written_question_names(mapping))
+    values["pages"] = _pages(report, mapping.get("questions"), values["questions"])
     values["targets"] = _targets(report, mapping.get("targets"), values["questions"], _raw_question_names(mapping))
     values["close_when_targets_met"] = _close_when_targets_met(
         report, mapping.get("close_when_targets_met"), values["targets"]
@@ -421,6 +433,8 @@ def _questions(report, value):
     questions = []
     first_position: dict[str, int] = {}
     for position, entry in enumerate(value, start=1):
+        if _is_page_break(entry):
+            continue
         question = _question(report, position, entry)
         name = entry.get("name") if isinstance(entry, Mapping) else None
         if isinstance(name, str) and QUESTION_NAME_PATTERN.fullmatch(name):
@@ -434,6 +448,35 @@ def _questions(report, value):
         if isinstance(question, Question):
             questions.append(question)
     return tuple(questions)
+
+
+#: The entry of ``questions`` that starts a new page; its only other key is an optional ``label`` (not shown yet).
+PAGE_BREAK = "page_break"
+
+
+def _is_page_break(entry) -> bool:
+    return isinstance(entry, Mapping) and entry.get("type") == PAGE_BREAK
+
+
+def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
+    """The question names of each page, split at ``{type: page_break}`` entries; ``()`` without any.
+
+    A break must stand between two questions: first, last or twice in a row it would make an empty page.
+    """
+    if not isinstance(value, list) or not any(_is_page_break(entry) for entry in value):
+        return ()
+    valid = {q.name for q in questions} if isinstance(questions, tuple) else set()
+    pages: list[list[str]] = [[]]
+    for position, entry in enumerate(value, start=1):
+        if not _is_page_break(entry):
+            name = entry.get("name") if isinstance(entry, Mapping) else None
+            pages[-1].append(name if name in valid else None)
+            continue
+        _check_keys(report, f"#{position}", "", entry, ("type",))
+        if not pages[-1] or position == len(value):
+            report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
+        pages.append([])
+    return tuple(tuple(name for name in page if name) for page in pages if page)
 
 
 def _question(report, position: int, entry):

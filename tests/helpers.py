@@ -149,6 +149,15 @@ SKIP_YAML = (
 )
 
 
+#: The skip-logic quiz on three pages: [cheated, lied] | [ai_use, year, first_exam] | [residence, campus_help].
+#: first_exam and campus_help depend on a question of their own page, residence on one of an earlier page.
+PAGED_YAML = (
+    SKIP_YAML.replace("  - name: ai_use\n", "  - type: page_break\n  - name: ai_use\n")
+    .replace("  - name: residence\n", "  - type: page_break\n  - name: residence\n")
+    .replace("id: quiz\n", "id: paged\n")
+)
+
+
 #: A survey for the results and export tests: a plain question with labelled choices.
 DEPT_SURVEY_YAML = (
     QUIZ_YAML.replace("intro: Answers are randomized.\n", "")

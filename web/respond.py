@@ -35,7 +35,7 @@ from wtforms.validators import ValidationError
 from analysis.bursts import MIN_BURST_COUNT, judge_hour
 from storage import responses
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
-from surveys.form_fields import DEVICE_PREFIX
+from surveys.form_fields import CARRIED, DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, noisy_response, randomize_on_server
 from surveys.wording import odds_factor_text, privacy_sentence
 from web import gather
@@ -76,11 +76,22 @@ def privacy_summary(survey: Survey) -> dict:
 
 
 def render_form(
-    survey: Survey, status: int = 200, errors=(), form=None, code: str | None = None, preview_state: str | None = None
+    survey: Survey,
+    status: int = 200,
+    errors=(),
+    form=None,
+    code: str | None = None,
+    preview_state: str | None = None,
+    page=None,
 ):
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
     with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
-    (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored."""
+    (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored
+    (all pages at once). ``page`` (:class:`web.pages.PageView`): one page of a survey of several."""
+    if survey.pages and page is None and preview_state is None:
+        from web import pages  # pages builds on this module
+
+        page, form = pages.page_view(survey, pages.first_carried(survey))
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
     form = form if form is not None else survey_form_class(survey)(formdata=None)
     controls = ControlForm(formdata=None)
@@ -96,6 +107,7 @@ def render_form(
         refused=status != 200,
         preview=preview_state is not None,
         survey_state=preview_state,
+        page=page,
     )
     return body, status
 
@@ -302,6 +314,10 @@ def submit(survey_id: str):
     problem = body_problem()
     if problem:
         return render_message(survey, problem[0], "Your answers could not be read", problem[1], back_to_form=True)
+    if CARRIED in request.form and survey.pages:
+        from web import pages  # pages builds on this module
+
+        return pages.submit_page(survey)
     try:
         noisy, randomized_on, key, code = read_submission(survey)
     except SubmissionError as error:
