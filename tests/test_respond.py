@@ -729,3 +729,11 @@ def test_a_question_with_a_condition_says_when_it_is_asked_and_posts_blank_by_de
     assert """data-relevant='["=", "residence", "campus"]'""" in field
     assert "Only if “Where do you live?” is “On campus”." in field
     assert re.search(r'value="   "\s+checked', field) and " required" not in field
+
+
+def test_optional_questions_are_marked_and_the_required_marker_is_explained(client):
+    html = client.get("/s/quiz").get_data(as_text=True)
+    legends = dict(re.findall(r'data-question="([^"]+)".*?<legend>(.*?)</legend>', html, re.S))
+    assert "(optional)" in legends["lied"] and "(optional)" not in legends["cheated"]
+    assert '<span class="req"' in legends["cheated"]
+    assert "marks a question that needs an answer" in text_of(html)
