@@ -207,6 +207,11 @@
   /* Skip logic: the answer (choice name, or null) of a plain question, read from its checked radio. */
   function plainAnswer(form, name) {
     var fieldset = form.querySelector('fieldset[data-question="' + name + '"]');
+    var earlier = document.getElementById("earlier-answers");
+    if (!fieldset && earlier) { /* a plain question of an earlier page (web/pages.py) */
+      var value = JSON.parse(earlier.dataset.answers)[name];
+      return value === undefined ? null : value;
+    }
     var checked = fieldset && !fieldset.hidden ? fieldset.querySelector("input[type=radio]:checked") : null;
     var index = checked ? JSON.parse(fieldset.dataset.wire).indexOf(checked.value) : -1;
     return index < 0 ? null : JSON.parse(fieldset.dataset.choices)[index];

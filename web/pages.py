@@ -67,6 +67,7 @@ class PageView:
     number: int
     count: int
     keep: frozenset[str]
+    earlier: dict
 
 
 def _sealer():
@@ -140,8 +141,17 @@ def page_view(survey: Survey, carried: Carried, keep_all: bool = False) -> tuple
         carried.page + 1,
         len(survey.page_names),
         keep,
+        earlier_plain_answers(survey, carried, shown),
     )
     return view, form
+
+
+def earlier_plain_answers(survey: Survey, carried: Carried, shown) -> dict:
+    """The answers of earlier pages that the conditions of the ``shown`` questions name (plain ones only,
+    the schema's rule), for ``static/randomize.js`` to evaluate a condition that also names this page."""
+    names = survey.page_names[carried.page]
+    named = {n for q in shown if q.relevant is not None for n in q.relevant.questions() if n not in names}
+    return {name: carried.answers.get(name) for name in sorted(named) if not survey.question(name).randomize}
 
 
 def first_carried(survey: Survey) -> Carried:
