@@ -200,6 +200,15 @@ class Survey:
     pages : tuple of tuple of str
         The question names of each page, in order, when the file splits the
         questions with ``page_break`` entries; ``()``: one page.
+    languages : tuple of str
+        The languages the file gives its texts in, the default first; ``()``:
+        one language, not named.
+    language : str
+        The language of this object's texts (``""`` without ``languages``).
+    translations : tuple of (str, Survey)
+        The same survey in each other language: only the texts differ
+        (names, choices, designs and pages are the same), so the stored
+        answers do not depend on the language.
     """
 
     id: str
@@ -223,6 +232,13 @@ class Survey:
     targets: tuple[Target, ...] = ()
     close_when_targets_met: bool = False
     pages: tuple[tuple[str, ...], ...] = ()
+    languages: tuple[str, ...] = ()
+    language: str = ""
+    translations: tuple[tuple[str, Survey], ...] = ()
+
+    def in_language(self, language: str) -> Survey:
+        """This survey with its texts in ``language``; itself for its own or an unknown language."""
+        return dict(self.translations).get(language, self)
 
     @property
     def page_names(self) -> tuple[tuple[str, ...], ...]:

@@ -74,7 +74,7 @@ import difflib
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from datetime import date, datetime
 from fractions import Fraction
@@ -129,6 +129,7 @@ SURVEY_KEYS = (
     "max_responses_per_address_per_hour",
     "targets",
     "close_when_targets_met",
+    "languages",
     "questions",
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
@@ -338,6 +339,15 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         message = f"the file must be a mapping of keys such as id, title and questions, got {_describe(mapping)}"
         raise SurveyFileError([Problem(file_name, None, None, message)])
     _check_keys(report, None, "", mapping, SURVEY_KEYS)
+    languages = _languages(report, mapping.get("languages"))
+    if not languages and mapping.get("languages") is not None:  # reported: read the texts in a usable code
+        usable = [str(code) for code in (mapping.get("languages") or []) if LANGUAGE_PATTERN.fullmatch(str(code))]
+        mapping = _localize(None, mapping, usable[0], tuple(usable)) if usable else mapping
+    if languages:
+        translated = {
+            lang: _localize(report if lang == languages[0] else None, mapping, lang, languages) for lang in languages
+        }
+        mapping = translated[languages[0]]
     values = {
         "id": _pattern(
             report,
@@ -399,7 +409,66 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
     )
     if report.problems:
         raise SurveyFileError(report.problems)
-    return Survey(source=file_name, **values)
+    if not languages:
+        return Survey(source=file_name, **values)
+    others = tuple(
+        (lang, replace(_translation(translated[lang], file_name, lang), languages=languages)) for lang in languages[1:]
+    )
+    return Survey(source=file_name, **values, languages=languages, language=languages[0], translations=others)
+
+
+# -- languages: a text in several languages is a mapping {en: ..., fr: ...} ------------------------
+
+LANGUAGE_PATTERN = re.compile(r"[a-z]{2,3}(-[A-Z]{2})?")
+
+
+def _languages(report, value) -> tuple[str, ...]:
+    """The file's languages (``languages: [en, fr]``, the default first); ``()`` when absent."""
+    if value is None:
+        return ()
+    rule = "a list of at least two language codes such as [en, fr], the default first"
+    codes = tuple(str(code) for code in value) if isinstance(value, list) else ()
+    bad = any(not LANGUAGE_PATTERN.fullmatch(code) for code in codes) or len(set(codes)) != len(codes)
+    if len(codes) < 2 or bad:
+        report.add(None, "languages", f"must be {rule} (each once), got {_describe(value)}")
+        return ()
+    return codes
+
+
+def _is_translated(value, languages) -> bool:
+    """A mapping whose keys are all language codes, one at least of the file: one text in several languages."""
+    if not isinstance(value, Mapping) or not value:
+        return False
+    return all(LANGUAGE_PATTERN.fullmatch(str(key)) for key in value) and any(str(key) in languages for key in value)
+
+
+def _localize(report, value, language: str, languages: tuple[str, ...], path: str = ""):
+    """``value`` with every ``{en: ..., fr: ...}`` text replaced by its ``language`` text. With
+    ``report``, a text that lacks a language is a problem naming where it is."""
+    if _is_translated(value, languages):
+        missing = [lang for lang in languages if lang not in value]
+        unknown = [str(key) for key in value if str(key) not in languages]
+        if report is not None and (missing or unknown):
+            problem = f"not given in {', '.join(missing)}" if missing else f"in {', '.join(unknown)}, not in languages"
+            report.add(None, path or None, f"the text is {problem}; give it in each of {', '.join(languages)}")
+        return value.get(language, value.get(languages[0], next(iter(value.values()))))
+    if isinstance(value, Mapping):
+        return {
+            key: _localize(report, item, language, languages, f"{path}.{key}".lstrip("."))
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_localize(report, item, language, languages, f"{path}[{n}]") for n, item in enumerate(value, start=1)]
+    return value
+
+
+def _translation(mapping, file_name: str, language: str) -> Survey:
+    """The survey in one more language; its problems (an empty text, say) name the language."""
+    try:
+        return replace(parse_survey({**mapping, "languages": None}, file_name), language=language)
+    except SurveyFileError as error:
+        problems = [replace(p, message=f"in {language}: {p.message}") for p in error.problems]
+        raise SurveyFileError(problems) from None
 
 
 def _check_budget(report, budget, questions) -> None:

@@ -737,3 +737,63 @@ def test_optional_questions_are_marked_and_the_required_marker_is_explained(clie
     assert "(optional)" in legends["lied"] and "(optional)" not in legends["cheated"]
     assert '<span class="req"' in legends["cheated"]
     assert "marks a question that needs an answer" in text_of(html)
+
+
+# -- languages -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def bilingual(surveys_dir):
+    text = (__import__("app").ROOT / "survey_files" / "campus-life.yaml").read_text()
+    (surveys_dir / "campus-life.yaml").write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("query", "accept", "title"),
+    [
+        ("", "fr-CA,fr;q=0.9,en;q=0.5", "Enquête sur la vie étudiante"),
+        ("", "de", "Campus life survey"),  # no French or English preferred: the file's first language
+        ("?lang=en", "fr", "Campus life survey"),  # the chooser beats the browser
+        ("?lang=fr", "", "Enquête sur la vie étudiante"),
+    ],
+)
+def test_the_language_is_the_chosen_one_else_the_browsers_else_the_first(bilingual, client, query, accept, title):
+    html = client.get(f"/s/campus-life{query}", headers={"Accept-Language": accept}).get_data(as_text=True)
+    assert f"<h1>{title}</h1>" in html
+    assert 'href="/s/campus-life?lang=fr"' in html and 'href="/s/campus-life?lang=en"' in html  # the chooser
+    language = "fr" if "Enquête" in title else "en"
+    assert f'action="/s/campus-life?lang={language}"' in html  # the next page stays in it
+
+
+def test_stored_answers_do_not_depend_on_the_language(bilingual, client, db):
+    import re as regex
+
+    def answer(language: str) -> None:
+        page = client.get(f"/s/campus-life?lang={language}").get_data(as_text=True)
+        fields = {
+            "csrf_token": regex.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
+            "submission_key": f"language-test-{language}-0000000",
+            "carried": regex.search(r'name="carried" value="([^"]+)"', page).group(1),
+            "go": "next",
+            "randomized_on": "device",
+            "rr-year": "first",
+            "rr-housing": "campus   ",
+        }
+        page2 = client.post(f"/s/campus-life?lang={language}", data=fields).get_data(as_text=True)
+        fields["carried"] = regex.search(r'name="carried" value="([^"]+)"', page2).group(1)
+        fields.update({"rr-cheated": "yes", "rr-housemate_theft": "no "})
+        del fields["rr-year"], fields["rr-housing"]
+        thanks = client.post(f"/s/campus-life?lang={language}", data=fields)
+        assert thanks.status_code == 200, thanks.get_data(as_text=True)
+        client.delete_cookie("rr_done_campus-life", path="/s/campus-life")
+
+    answer("en")
+    answer("fr")
+    rows = list(db.query("SELECT answers, design_id FROM responses"))
+    assert len(rows) == 2 and rows[0] == rows[1]
+    assert json.loads(rows[0]["answers"]) == {
+        "year": "first",
+        "housing": "campus",
+        "cheated": "yes",
+        "housemate_theft": "no",
+    }

@@ -635,3 +635,41 @@ def test_a_condition_on_a_later_question_is_refused():
         "exam.yaml: question 'cheated', field 'relevant': 'year' is not before this question; "
         "a condition may name only earlier questions"
     ]
+
+
+def _bilingual(**changes):
+    mapping = copy.deepcopy(VALID)
+    mapping["languages"] = ["en", "fr"]
+    mapping["title"] = {"en": "Exam", "fr": "Examen"}
+    mapping["questions"][1]["label"] = {"en": "Year", "fr": "Année"}
+    mapping["questions"][1]["choices"] = [{"name": "first", "label": {"en": "First", "fr": "Première"}}, "second"]
+    mapping.update(changes)
+    return mapping
+
+
+def test_texts_in_several_languages_give_one_survey_per_language_with_the_same_designs():
+    survey = parse_survey(_bilingual(), "exam.yaml")
+    french = survey.in_language("fr")
+    assert (survey.language, survey.title, french.language, french.title) == ("en", "Exam", "fr", "Examen")
+    assert french.question("year").label == "Année" and french.question("year").choices[0].label == "Première"
+    assert french.question("year").choice_names == survey.question("year").choice_names
+    assert french.design_fingerprint() == survey.design_fingerprint()
+    assert french.languages == survey.languages == ("en", "fr")
+    assert survey.in_language("de") is survey and survey.in_language("en") is survey
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"title": {"en": "Exam"}}, "title", "the text is not given in fr; give it in each of en, fr"),
+        ({"title": {"en": "Exam", "fr": "Examen", "es": "Examen"}}, "title", "the text is in es, not in languages"),
+        ({"languages": ["en"]}, "languages", "a list of at least two language codes"),
+        ({"languages": ["en", "en"]}, "languages", "(each once)"),
+        ({"languages": ["English", "fr"]}, "languages", "language codes such as [en, fr]"),
+        ({"title": {"en": "Exam", "fr": " "}}, "title", "in fr: must not be empty"),
+    ],
+)
+def test_a_language_mistake_is_one_problem_naming_where(changes, field, message):
+    with pytest.raises(SurveyFileError) as caught:
+        parse_survey(_bilingual(**changes), "exam.yaml")
+    assert [(p.field, message in p.message) for p in caught.value.problems] == [(field, True)]

@@ -212,18 +212,20 @@ def page_controls(page: str) -> dict:
 
 @pytest.mark.parametrize("survey_id", PAGED_IDS)
 @pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
-def test_each_page_posts_one_length_whatever_the_answers_before_and_on_it(shipped_app, survey_id, device):
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_each_page_posts_one_length_whatever_the_answers_before_and_on_it(shipped_app, survey_id, device, language):
     """Every combination of answers on page 1 is posted; on every page 2 this reaches, every combination
-    of its answers is built as the browser would post it: one length per page, one token length per page."""
+    of its answers is built as the browser would post it: one length per page, one token length per page,
+    in each language."""
     client = shipped_app.test_client()
-    first = client.get(f"/s/{survey_id}").get_data(as_text=True)
+    first = client.get(f"/s/{survey_id}?lang={language}").get_data(as_text=True)
     extra = {"randomized_on": "device"} if device else {}
     prefix = "rr-" if device else ""
     lengths = {1: set(), 2: set()}
     tokens = {1: {len(page_controls(first)["carried"])}, 2: set()}
     for fields, body in bodies({**page_controls(first), "go": "next"}, page_values(first, device), prefix, extra):
         lengths[1].add(len(body))
-        second = client.post(f"/s/{survey_id}", data=fields).get_data(as_text=True)
+        second = client.post(f"/s/{survey_id}?lang={language}", data=fields).get_data(as_text=True)
         assert "Page 2 of 2" in second, second
         tokens[2].add(len(page_controls(second)["carried"]))
         for _, body2 in bodies({**page_controls(second), "go": "next"}, page_values(second, device), prefix, extra):

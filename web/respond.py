@@ -159,9 +159,32 @@ def already_answered(survey: Survey):
     )
 
 
+#: How the language chooser names a language (others by their code).
+LANGUAGE_NAMES = {
+    "en": "English",
+    "fr": "Français",
+    "es": "Español",
+    "de": "Deutsch",
+    "it": "Italiano",
+    "pt": "Português",
+}
+bp.add_app_template_global(LANGUAGE_NAMES, "language_names")
+
+
+def in_respondent_language(survey: Survey) -> Survey:
+    """The survey in the language chosen (``?lang=``, kept in the form's address) or else the
+    browser's preferred one (Accept-Language), else the file's first; only texts change."""
+    if not survey.languages:
+        return survey
+    chosen = request.args.get("lang", "")
+    if chosen not in survey.languages:
+        chosen = request.accept_languages.best_match(survey.languages) or survey.languages[0]
+    return survey.in_language(chosen)
+
+
 @bp.get("/s/<survey_id>")
 def show(survey_id: str):
-    survey = survey_or_404(survey_id)
+    survey = in_respondent_language(survey_or_404(survey_id))
     refusal = refuse_if_unavailable(survey)
     if refusal:
         return refusal
@@ -307,7 +330,7 @@ def is_own_expired_token(token: str | None) -> bool:
 
 @bp.post("/s/<survey_id>")
 def submit(survey_id: str):
-    survey = survey_or_404(survey_id)
+    survey = in_respondent_language(survey_or_404(survey_id))
     refusal = refuse_if_over("submit", "RATELIMIT_SUBMISSIONS") or refuse_if_unavailable(survey)
     if refusal:
         return refusal
