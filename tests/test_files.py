@@ -153,7 +153,7 @@ def test_design_fingerprint_stable_across_loads_and_changes_with_design(tmp_path
 def test_shipped_surveys_load_cleanly():
     catalog = load_catalog(SURVEY_FILES)
     assert catalog.problems == ()
-    assert sorted(catalog.surveys) == ["drug-use-crosswise", "exam-integrity", "workplace-wellbeing"]
+    assert sorted(catalog.surveys) == ["campus-life", "drug-use-crosswise", "exam-integrity", "workplace-wellbeing"]
     for survey in catalog.surveys.values():
         assert survey.intro
         assert survey.source == f"{survey.id}.yaml"
