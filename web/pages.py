@@ -13,6 +13,9 @@ forward, in the page the server sends back, sealed as the confirm page seals
 them (itsdangerous, uncompressed so the token's length never depends on an
 answer). The server keeps nothing between pages; the answers are stored once,
 after the last page, under the submission key (a repeat is stored once).
+A response whose pages came by both paths (JavaScript failing half-way) is
+stored as ``randomized_on="server"``: each answer was still randomized once,
+where it arrived.
 
 Back shows the earlier page again with its plain answers checked; a
 randomized answer cannot be shown (only its noisy value exists), so its
