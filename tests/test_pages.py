@@ -187,3 +187,12 @@ def test_an_altered_token_is_refused_and_nothing_is_stored(paged, client, db, ch
     response = post_page(client, page1.replace(token, altered), {"cheated": "yes", "lied": "no"})
     assert response.status_code == 400 and "reload the survey" in response.get_data(as_text=True)
     assert stored(db) == []
+
+
+def test_a_token_for_a_page_the_survey_no_longer_has_is_refused_not_a_500(paged, client, app, db):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    with app.test_request_context():
+        beyond = pages.seal(SURVEY, pages.Carried({}, "device", 7, 7))
+    response = post_page(client, page1.replace(controls_of(page1)["carried"], beyond), {"cheated": "yes", "lied": "no"})
+    assert response.status_code == 400 and "out of date" in response.get_data(as_text=True)
+    assert stored(db) == []

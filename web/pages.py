@@ -99,10 +99,12 @@ def unseal(survey: Survey, token: str) -> Carried:
         raise SubmissionError(["The form belongs to another survey or version; please reload the survey."])
     try:
         answers = {q.name: parse_wire_value(q, payload["answers"][q.name], blank_ok=True) for q in survey.questions}
-        page, furthest = int(payload["page"]), int(payload["furthest"])
+        page, furthest, path = int(payload["page"]), int(payload["furthest"]), payload["randomized_on"]
+        if not 0 <= page < len(survey.page_names) or path not in (NOT_YET, *RANDOMIZED_ON):
+            raise ValueError(page)  # a file edited without a new version: fewer pages now
     except (KeyError, TypeError, ValueError):
         raise SubmissionError(["The form is out of date; please reload the survey."]) from None
-    return Carried(answers, payload["randomized_on"], page, furthest)
+    return Carried(answers, path, page, furthest)
 
 
 def decided_skipped(survey: Survey, answers: dict, page: int) -> frozenset[str]:
