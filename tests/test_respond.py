@@ -796,3 +796,23 @@ def test_stored_answers_do_not_depend_on_the_language(bilingual, client, db):
         "cheated": "yes",
         "housemate_theft": "no",
     }
+
+
+def test_the_confirm_page_after_an_expired_form_keeps_the_language(bilingual, app, client):
+    app.config["WTF_CSRF_TIME_LIMIT"] = -1  # every token expired at once
+    page = client.get("/s/campus-life?lang=fr").get_data(as_text=True)
+    fields = {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
+        "submission_key": "language-confirm-000000000",
+        "carried": re.search(r'name="carried" value="([^"]+)"', page).group(1),
+        "go": "next",
+        "randomized_on": "device",
+        "rr-year": "first",
+        "rr-housing": "elsewhere",
+    }
+    page2 = client.post("/s/campus-life?lang=fr", data=fields).get_data(as_text=True)
+    fields["carried"] = re.search(r'name="carried" value="([^"]+)"', page2).group(1)
+    fields.update({"rr-cheated": "yes", "rr-housemate_theft": "   "})
+    del fields["rr-year"], fields["rr-housing"]
+    confirm = client.post("/s/campus-life?lang=fr", data=fields)
+    assert confirm.status_code == 400 and 'action="/s/campus-life?lang=fr"' in confirm.get_data(as_text=True)
