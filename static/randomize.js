@@ -243,7 +243,27 @@
     form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
       if (fieldset.dataset.relevant) {
         fieldset.hidden = !holds(form, JSON.parse(fieldset.dataset.relevant));
+        requireWhenAsked(fieldset);
       }
+    });
+  }
+
+  /* A required question with a condition has a blank "No answer" option only so that it can post
+     blank while not asked: once asked, that option is hidden and the browser asks for an answer. */
+  function requireWhenAsked(fieldset) {
+    var blank = fieldset.querySelector('input[type=radio][value="' + fieldset.dataset.noAnswer + '"]');
+    var kept = fieldset.dataset.randomize === "true" && document.querySelector(".kept-note"); /* "Keep my earlier answer" */
+    if (!blank || kept || !fieldset.querySelector(".req")) {
+      return;
+    }
+    blank.closest(".option").hidden = !fieldset.hidden;
+    if (fieldset.hidden) {
+      blank.checked = true;
+    } else if (blank.checked) {
+      blank.checked = false;
+    }
+    fieldset.querySelectorAll("input[type=radio]").forEach(function (radio) {
+      radio.required = !fieldset.hidden && radio !== blank;
     });
   }
 

@@ -122,7 +122,9 @@ def test_with_javascript_three_pages_send_and_carry_only_noisy_answers(page, liv
     press(page, "Next")
     assert not page.locator("fieldset[data-question=first_exam]").is_visible()  # skip logic on the device
     fill_in(page, {"year": "first"})
-    assert page.locator("fieldset[data-question=first_exam]").is_visible()
+    asked = page.locator("fieldset[data-question=first_exam]")
+    assert asked.is_visible() and not asked.get_by_label("No answer").is_visible()  # required once asked
+    assert not page.evaluate("document.getElementById('survey-form').checkValidity()")
     answer_three_pages(page, f"{live_server}/s/paged", "js")
     check_requests(app, posts, device=True)
     (row,) = stored(app)
