@@ -23,6 +23,10 @@
  * fieldset's data-wire, or data-no-answer when nothing is checked), so the
  * request is as long whatever the answers (see web/forms.py).
  *
+ * Skip logic: a fieldset with data-relevant (a condition on plain questions, parsed on the
+ * server) is hidden while its condition is false, and then posts its blank value like an
+ * unanswered optional question; the server ignores any answer to a question not asked.
+ *
  * Twin of surveys/protocol.py: same designs, same exact-fraction draws.
  */
 (function () {
@@ -254,6 +258,69 @@
     }
   }
 
+  /* Skip logic: the answer (choice name, or null) of a plain question, read from its checked radio. */
+  function plainAnswer(form, name) {
+    var fieldset = form.querySelector('fieldset[data-question="' + name + '"]');
+    var earlier = document.getElementById("earlier-answers");
+    if (!fieldset && earlier) { /* a plain question of an earlier page (web/pages.py) */
+      var value = JSON.parse(earlier.dataset.answers)[name];
+      return value === undefined ? null : value;
+    }
+    var checked = fieldset && !fieldset.hidden ? fieldset.querySelector("input[type=radio]:checked") : null;
+    var index = checked ? JSON.parse(fieldset.dataset.wire).indexOf(checked.value) : -1;
+    return index < 0 ? null : JSON.parse(fieldset.dataset.choices)[index];
+  }
+
+  /* A condition as surveys/conditions.py's to_json writes it: ["=", q, v], ["!=", q, v],
+     ["not", c], ["and", c, ...], ["or", c, ...]. The server parsed it; this only evaluates. */
+  function holds(form, condition) {
+    var op = condition[0];
+    var terms = condition.slice(1);
+    if (op === "=" || op === "!=") {
+      return (plainAnswer(form, condition[1]) === condition[2]) === (op === "=");
+    }
+    if (op === "not") {
+      return !holds(form, condition[1]);
+    }
+    if (op === "and") {
+      return terms.every(function (term) { return holds(form, term); });
+    }
+    if (op === "or") {
+      return terms.some(function (term) { return holds(form, term); });
+    }
+    throw new RangeError("unknown condition " + op);
+  }
+
+  /* Show the questions whose condition holds, hide the others (in order: a hidden question
+     counts as unanswered for the conditions after it). A hidden question posts its blank value. */
+  function applySkipLogic(form) {
+    form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
+      if (fieldset.dataset.relevant) {
+        fieldset.hidden = !holds(form, JSON.parse(fieldset.dataset.relevant));
+        requireWhenAsked(fieldset);
+      }
+    });
+  }
+
+  /* A required question with a condition has a blank "No answer" option only so that it can post
+     blank while not asked: once asked, that option is hidden and the browser asks for an answer. */
+  function requireWhenAsked(fieldset) {
+    var blank = fieldset.querySelector('input[type=radio][value="' + fieldset.dataset.noAnswer + '"]');
+    var kept = fieldset.dataset.randomize === "true" && document.querySelector(".kept-note"); /* "Keep my earlier answer" */
+    if (!blank || kept || !fieldset.querySelector(".req")) {
+      return;
+    }
+    blank.closest(".option").hidden = !fieldset.hidden;
+    if (fieldset.hidden) {
+      blank.checked = true;
+    } else if (blank.checked) {
+      blank.checked = false;
+    }
+    fieldset.querySelectorAll("input[type=radio]").forEach(function (radio) {
+      radio.required = !fieldset.hidden && radio !== blank;
+    });
+  }
+
   /* The wire value of every question's noisy answer, in form order. */
   function noisyWireValues(form) {
     var memo = loadMemo(form);
@@ -262,7 +329,7 @@
     form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
       var wire = JSON.parse(fieldset.dataset.wire);
       var checked = fieldset.querySelector("input[type=radio]:checked");
-      var truthIndex = checked ? wire.indexOf(checked.value) : -1;
+      var truthIndex = checked && !fieldset.hidden ? wire.indexOf(checked.value) : -1;
       if (truthIndex < 0) {
         values[fieldset.dataset.question] = fieldset.dataset.noAnswer;
         return;
@@ -341,8 +408,10 @@
 
   function submitNoisy(event) {
     var form = event.target;
+    var button = event.submitter;
+    var go = button && button.name === "go" ? button.value : null;
     event.preventDefault();
-    if (!form.reportValidity()) {
+    if (go !== "back" && !form.reportValidity()) {
       return;
     }
     var answers = noisyWireValues(form);
@@ -350,7 +419,7 @@
     out.method = "post";
     out.action = form.action;
     out.hidden = true;
-    ["csrf_token", "submission_key", "invitation_code"].forEach(function (name) {
+    ["csrf_token", "submission_key", "invitation_code", "carried"].forEach(function (name) {
       var field = form.elements.namedItem(name);
       if (field) {
         out.appendChild(hidden(name, field.value));
@@ -360,10 +429,13 @@
     if (form.elements.namedItem("arm")) {
       out.appendChild(hidden("arm", currentArm));
     }
+    if (go) {
+      out.appendChild(hidden("go", go)); /* a page of several: "next" or "back", one width */
+    }
     Object.keys(answers).forEach(function (name) {
       out.appendChild(hidden("rr-" + name, answers[name]));
     });
-    form.querySelector("button[type=submit]").disabled = true;
+    form.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = true; });
     document.body.appendChild(out);
     out.submit();
   }
@@ -389,6 +461,8 @@
     showDeviceWording();
     settleArm(form);
     showMemoNote(form);
+    applySkipLogic(form);
+    form.addEventListener("change", function () { applySkipLogic(form); });
     form.addEventListener("submit", submitNoisy);
   });
 })();

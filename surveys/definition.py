@@ -13,6 +13,7 @@ can get wrong in a file is reported, with its place, by the schema check (:mod:`
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
@@ -22,6 +23,7 @@ from analysis.misclassification import MisclassificationDesign
 from analysis.privacy import SurveyEpsilon, survey_epsilon
 from analysis.two_group import TwoGroupDesign
 from surveys.arms import is_two_group, two_group_attack_success
+from surveys.conditions import Condition
 from surveys.design_contract import SELECT_ONE, YES_NO, canonical_json
 from surveys.matrix import misclassification_attack_success
 
@@ -75,6 +77,9 @@ class Question:
     innocuous : str
         Crosswise and triangular only: the innocuous statement shown beside
         the sensitive one (its "yes" share is the design's ``q``); else ``""``.
+    relevant : Condition or None
+        Skip logic: the question is asked only when this condition holds for
+        the answers before it (:mod:`surveys.conditions`); ``None``: always.
     """
 
     name: str
@@ -86,6 +91,7 @@ class Question:
     choices: tuple[Choice, ...]
     design: BinaryDesign | MultipleChoiceDesign | TwoGroupDesign | MisclassificationDesign | None
     innocuous: str = ""
+    relevant: Condition | None = None
 
     def __post_init__(self) -> None:
         if self.randomize != (self.design is not None):
@@ -212,6 +218,18 @@ class Survey:
         designs (:mod:`surveys.arms`); ``None`` when it has none.
     direct_share : Fraction or None
         The share sent to the direct-question control arm; ``None``: no such arm.
+    pages : tuple of tuple of str
+        The question names of each page, in order, when the file splits the
+        questions with ``page_break`` entries; ``()``: one page.
+    languages : tuple of str
+        The languages the file gives its texts in, the default first; ``()``:
+        one language, not named.
+    language : str
+        The language of this object's texts (``""`` without ``languages``).
+    translations : tuple of (str, Survey)
+        The same survey in each other language: only the texts differ
+        (names, choices, designs and pages are the same), so the stored
+        answers do not depend on the language.
     """
 
     id: str
@@ -236,6 +254,19 @@ class Survey:
     close_when_targets_met: bool = False
     group_1_share: Fraction | None = None
     direct_share: Fraction | None = None
+    pages: tuple[tuple[str, ...], ...] = ()
+    languages: tuple[str, ...] = ()
+    language: str = ""
+    translations: tuple[tuple[str, Survey], ...] = ()
+
+    def in_language(self, language: str) -> Survey:
+        """This survey with its texts in ``language``; itself for its own or an unknown language."""
+        return dict(self.translations).get(language, self)
+
+    @property
+    def page_names(self) -> tuple[tuple[str, ...], ...]:
+        """The question names of every page (one page of all questions without page breaks)."""
+        return self.pages or (tuple(q.name for q in self.questions),)
 
     @property
     def randomized_questions(self) -> tuple[Question, ...]:
@@ -251,6 +282,21 @@ class Survey:
             if q.name == name:
                 return q
         raise KeyError(name)
+
+    def skipped(self, answers: Mapping[str, str]) -> frozenset[str]:
+        """The questions not asked given ``answers`` (skip logic, in question order).
+
+        A condition names only earlier questions, so one pass decides: a
+        skipped question counts as unanswered for the conditions after it.
+        """
+        seen: dict[str, str | None] = {}
+        skipped = set()
+        for q in self.questions:
+            if q.relevant is not None and not q.relevant.evaluate(seen):
+                skipped.add(q.name)
+            else:
+                seen[q.name] = answers.get(q.name)
+        return frozenset(skipped)
 
     @property
     def epsilon(self) -> SurveyEpsilon:

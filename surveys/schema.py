@@ -49,6 +49,17 @@ Margins of error to reach, and whether to stop there (optional; see
       - {question: cheated, by: year, groups: [first, fourth], margin: 0.1}   # a difference
     close_when_targets_met: true
 
+Several pages: a ``{type: page_break}`` entry among the questions starts a
+new page (XLSForm's groups shown as pages, kept flat here)::
+
+    questions:
+      - {name: year, type: select_one, choices: [first, second], randomize: false, label: Year}
+      - type: page_break
+      - {name: cheated, type: yes_no, label: Have you ever cheated on an exam?}
+
+Skip logic: ``relevant:`` on a question (:mod:`surveys.conditions`), naming only
+earlier questions with ``randomize: false``.
+
 Every mistake in a file is collected as a :class:`Problem` naming the file,
 the question and the field, and all of them are reported together
 (:class:`SurveyFileError`), so a researcher fixes a file in one pass.
@@ -63,7 +74,7 @@ import difflib
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from datetime import date, datetime
 from fractions import Fraction
@@ -79,6 +90,7 @@ from analysis.design import (
     as_probability,
 )
 from surveys.arms import TWO_GROUP_MODELS, arm_shares_problems, is_two_group
+from surveys.conditions import ConditionError, parse_condition
 from surveys.definition import (
     DEFAULT_DELTA,
     DEFAULT_TARGET_LEVEL,
@@ -121,12 +133,13 @@ SURVEY_KEYS = (
     "close_when_targets_met",
     "group_1_share",
     "direct_share",
+    "languages",
     "questions",
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
 RESPONDENT_TEXT_KEYS = ("organizer", "contact", "ethics_approval", "closing")
 _URL_RULE = "an address starting with https:// or http://, or a path on this site starting with /"
-QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design")
+QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design", "relevant")
 CHOICE_KEYS = ("name", "label")
 TARGET_KEYS = ("question", "margin", "confidence_level", "by", "groups")
 _TARGET_EXAMPLE = (
@@ -330,6 +343,15 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         message = f"the file must be a mapping of keys such as id, title and questions, got {_describe(mapping)}"
         raise SurveyFileError([Problem(file_name, None, None, message)])
     _check_keys(report, None, "", mapping, SURVEY_KEYS)
+    languages = _languages(report, mapping.get("languages"))
+    if not languages and mapping.get("languages") is not None:  # reported: read the texts in a usable code
+        usable = [str(code) for code in (mapping.get("languages") or []) if LANGUAGE_PATTERN.fullmatch(str(code))]
+        mapping = _localize(None, mapping, usable[0], tuple(usable)) if usable else mapping
+    if languages:
+        translated = {
+            lang: _localize(report if lang == languages[0] else None, mapping, lang, languages) for lang in languages
+        }
+        mapping = translated[languages[0]]
     values = {
         "id": _pattern(
             report,
@@ -383,14 +405,76 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             rule="a number between 0 and 1 (exclusive), such as 0.000001",
         )
     _check_budget(report, values["epsilon_budget"], values["questions"])
+    _check_conditions(report, values["questions"], _written_question_names(mapping))
+    values["pages"] = _pages(report, mapping.get("questions"), values["questions"])
     values["targets"] = _targets(report, mapping.get("targets"), values["questions"], _raw_question_names(mapping))
     values["close_when_targets_met"] = _close_when_targets_met(
         report, mapping.get("close_when_targets_met"), values["targets"]
     )
     values |= _arm_shares(report, mapping, values["questions"])
+    _check_pages_without_arms(report, values)
     if report.problems:
         raise SurveyFileError(report.problems)
-    return Survey(source=file_name, **values)
+    if not languages:
+        return Survey(source=file_name, **values)
+    others = tuple(
+        (lang, replace(_translation(translated[lang], file_name, lang), languages=languages)) for lang in languages[1:]
+    )
+    return Survey(source=file_name, **values, languages=languages, language=languages[0], translations=others)
+
+
+# -- languages: a text in several languages is a mapping {en: ..., fr: ...} ------------------------
+
+LANGUAGE_PATTERN = re.compile(r"[a-z]{2,3}(-[A-Z]{2})?")
+
+
+def _languages(report, value) -> tuple[str, ...]:
+    """The file's languages (``languages: [en, fr]``, the default first); ``()`` when absent."""
+    if value is None:
+        return ()
+    rule = "a list of at least two language codes such as [en, fr], the default first"
+    codes = tuple(str(code) for code in value) if isinstance(value, list) else ()
+    bad = any(not LANGUAGE_PATTERN.fullmatch(code) for code in codes) or len(set(codes)) != len(codes)
+    if len(codes) < 2 or bad:
+        report.add(None, "languages", f"must be {rule} (each once), got {_describe(value)}")
+        return ()
+    return codes
+
+
+def _is_translated(value, languages) -> bool:
+    """A mapping whose keys are all language codes, one at least of the file: one text in several languages."""
+    if not isinstance(value, Mapping) or not value:
+        return False
+    return all(LANGUAGE_PATTERN.fullmatch(str(key)) for key in value) and any(str(key) in languages for key in value)
+
+
+def _localize(report, value, language: str, languages: tuple[str, ...], path: str = ""):
+    """``value`` with every ``{en: ..., fr: ...}`` text replaced by its ``language`` text. With
+    ``report``, a text that lacks a language is a problem naming where it is."""
+    if _is_translated(value, languages):
+        missing = [lang for lang in languages if lang not in value]
+        unknown = [str(key) for key in value if str(key) not in languages]
+        if report is not None and (missing or unknown):
+            problem = f"not given in {', '.join(missing)}" if missing else f"in {', '.join(unknown)}, not in languages"
+            report.add(None, path or None, f"the text is {problem}; give it in each of {', '.join(languages)}")
+        return value.get(language, value.get(languages[0], next(iter(value.values()))))
+    if isinstance(value, Mapping):
+        return {
+            key: _localize(report, item, language, languages, f"{path}.{key}".lstrip("."))
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_localize(report, item, language, languages, f"{path}[{n}]") for n, item in enumerate(value, start=1)]
+    return value
+
+
+def _translation(mapping, file_name: str, language: str) -> Survey:
+    """The survey in one more language; its problems (an empty text, say) name the language."""
+    try:
+        return replace(parse_survey({**mapping, "languages": None}, file_name), language=language)
+    except SurveyFileError as error:
+        problems = [replace(p, message=f"in {language}: {p.message}") for p in error.problems]
+        raise SurveyFileError(problems) from None
 
 
 def _arm_shares(report, mapping, questions) -> dict:
@@ -401,6 +485,19 @@ def _arm_shares(report, mapping, questions) -> dict:
     for key, message in problems:
         report.add(None, key, message)
     return shares
+
+
+def _check_pages_without_arms(report, values) -> None:
+    """Several pages with groups or a control arm are refused: the pages carry the noisy answers from
+    page to page but not yet the respondent's arm, which every page's randomization needs."""
+    pages = values.get("pages")
+    if pages and len(pages) > 1 and (values.get("group_1_share") is not None or values.get("direct_share") is not None):
+        report.add(
+            None,
+            "questions",
+            "a survey of several pages cannot yet have a two-group design or a direct-question arm "
+            "(the respondent's arm is not carried from page to page); remove the page breaks or the arms",
+        )
 
 
 def _check_budget(report, budget, questions) -> None:
@@ -434,6 +531,8 @@ def _questions(report, value):
     questions = []
     first_position: dict[str, int] = {}
     for position, entry in enumerate(value, start=1):
+        if _is_page_break(entry):
+            continue
         question = _question(report, position, entry)
         name = entry.get("name") if isinstance(entry, Mapping) else None
         if isinstance(name, str) and QUESTION_NAME_PATTERN.fullmatch(name):
@@ -447,6 +546,35 @@ def _questions(report, value):
         if isinstance(question, Question):
             questions.append(question)
     return tuple(questions)
+
+
+#: The entry of ``questions`` that starts a new page; its only other key is an optional ``label`` (not shown yet).
+PAGE_BREAK = "page_break"
+
+
+def _is_page_break(entry) -> bool:
+    return isinstance(entry, Mapping) and entry.get("type") == PAGE_BREAK
+
+
+def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
+    """The question names of each page, split at ``{type: page_break}`` entries; ``()`` without any.
+
+    A break must stand between two questions: first, last or twice in a row it would make an empty page.
+    """
+    if not isinstance(value, list) or not any(_is_page_break(entry) for entry in value):
+        return ()
+    valid = {q.name for q in questions} if isinstance(questions, tuple) else set()
+    pages: list[list[str]] = [[]]
+    for position, entry in enumerate(value, start=1):
+        if not _is_page_break(entry):
+            name = entry.get("name") if isinstance(entry, Mapping) else None
+            pages[-1].append(name if name in valid else None)
+            continue
+        _check_keys(report, f"#{position}", "", entry, ("type",))
+        if not pages[-1] or position == len(value):
+            report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
+        pages.append([])
+    return tuple(tuple(name for name in page if name) for page in pages if page)
 
 
 def _question(report, position: int, entry):
@@ -473,11 +601,61 @@ def _question(report, position: int, entry):
     choices = _choices(report, where, qtype, entry.get("choices"))
     design = _design(report, where, qtype, randomize, entry.get("design"), choices)
     innocuous = _innocuous(report, where, design, entry.get("design"))
-    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous)
+    relevant = _relevant(report, where, entry.get("relevant"))
+    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant)
     if any(part is INVALID for part in parts):
         return INVALID
     choices = PAIRED_STATEMENT_CHOICES.get(getattr(design, "kind", None), choices)
-    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous)
+    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant)
+
+
+def _relevant(report, where, value):
+    """The skip-logic condition as written (:mod:`surveys.conditions`); what it may name is checked later."""
+    if value is None:
+        return None
+    try:
+        return parse_condition(value)
+    except ConditionError as error:
+        return report.add(where, "relevant", str(error))
+
+
+def _check_conditions(report, questions, written: list[str]) -> None:
+    """Each condition names only earlier questions that are not randomized, and only their choices.
+
+    The privacy rule: whether a question is shown must not depend on a
+    randomized question's true answer, or showing it (or the page's length)
+    would reveal that answer; and a condition decided by later answers could
+    not be applied while answering. ``written`` is every question name of the
+    file in order, valid or not (a broken question is reported once, by itself).
+    """
+    if not isinstance(questions, tuple):
+        return
+    before: dict[str, Question] = {}
+    for q in questions:
+        for compare in q.relevant.comparisons() if q.relevant is not None else ():
+            problem = _comparison_problem(q, compare, before, written)
+            if problem:
+                report.add(q.name, "relevant", problem)
+        before[q.name] = q
+
+
+def _comparison_problem(question: Question, compare, before: dict, written: list[str]) -> str | None:
+    """Why ``compare`` may not appear in ``question``'s condition, or None."""
+    name = compare.question
+    if name not in before:
+        if name not in written:
+            return f"there is no question called {name!r}"
+        if written.index(name) >= written.index(question.name):
+            return f"{name!r} is not before this question; a condition may name only earlier questions"
+        return None  # an earlier question that is broken, reported by itself
+    if before[name].is_randomized:
+        return (
+            f"{name!r} is randomized; a condition may name only questions with randomize: false, "
+            f"because whether a question is shown would otherwise reveal the true answer to {name!r}"
+        )
+    if compare.value not in before[name].choice_names:
+        return f"{compare.value!r} is not an answer to {name!r}; its answers are {', '.join(before[name].choice_names)}"
+    return None
 
 
 def _innocuous(report, where, design, value):
@@ -658,6 +836,14 @@ def _matrix_design(report, where, value, choices):
 
 
 # -- targets: margins of error to reach ---------------------------------------
+
+
+def _written_question_names(mapping: Mapping) -> list[str]:
+    """Every question name written in the file, in order, valid or not."""
+    entries = mapping.get("questions")
+    if not isinstance(entries, list):
+        return []
+    return [entry["name"] for entry in entries if isinstance(entry, Mapping) and isinstance(entry.get("name"), str)]
 
 
 def _raw_question_names(mapping: Mapping) -> set[str]:

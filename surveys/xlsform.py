@@ -11,8 +11,11 @@ The sheets and columns read (any other column is reported, not ignored):
 ``survey``
     ``type``: ``yes_no``, or ``select_one LIST`` with LIST a list of the
     choices sheet (a list whose names are exactly ``yes`` and ``no`` makes a
-    ``yes_no`` question); ``name``; ``label`` (or one ``label::LANGUAGE``
-    column); ``hint`` (or one ``hint::LANGUAGE``); ``required`` and
+    ``yes_no`` question); ``name``; ``label``, or one ``label::LANGUAGE``
+    column per language (``label::French (fr)``: several make a survey in
+    several languages, the settings' ``default_language`` or else the first
+    column's first); ``hint`` (or ``hint::LANGUAGE``); ``relevant`` (skip
+    logic, :mod:`surveys.conditions`); ``required`` and
     ``randomize`` (``yes``/``no``, ``true``/``false``, ``TRUE()``/
     ``FALSE()``; empty means the survey file's default: both on); and the
     randomized-response design, one column per key of the survey file's
@@ -21,7 +24,7 @@ The sheets and columns read (any other column is reported, not ignored):
     choice). Write probabilities as decimals or as text fractions: Excel
     turns a typed ``1/4`` into a date, which is reported.
 ``choices``
-    ``list_name``, ``name``, ``label`` (or one ``label::LANGUAGE``).
+    ``list_name``, ``name``, ``label`` (or ``label::LANGUAGE`` columns).
 ``settings`` (optional)
     ``form_id`` (the survey's ``id``), ``form_title`` (its ``title``),
     ``version``, and any other survey-level key of a survey file by its own
@@ -47,7 +50,7 @@ import yaml
 from openpyxl.utils import get_column_letter
 
 from surveys.definition import SELECT_ONE, YES_NO, Survey
-from surveys.schema import SURVEY_KEYS, SurveyFileError, parse_survey
+from surveys.schema import LANGUAGE_PATTERN, SURVEY_KEYS, SurveyFileError, parse_survey
 
 #: XLSForm metadata types: each records a time, a device or a person.
 METADATA_TYPES = frozenset(
@@ -66,11 +69,11 @@ METADATA_TYPES = frozenset(
         "background-audio",
     }
 )
-SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize")
+SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant")
 CHOICE_COLUMNS = ("list_name", "name", "label")
 #: Settings columns renamed to the survey file's keys.
 SETTINGS_RENAMED = {"form_id": "id", "form_title": "title"}
-SETTINGS_KEYS = frozenset(SURVEY_KEYS) - {"questions", "id", "title"}
+SETTINGS_KEYS = (frozenset(SURVEY_KEYS) - {"questions", "id", "title", "languages"}) | {"default_language"}
 TRUE_WORDS = frozenset({"yes", "true", "true()", "1"})
 FALSE_WORDS = frozenset({"no", "false", "false()", "0"})
 
@@ -165,16 +168,35 @@ def read_sheet(book, name: str) -> Sheet | None:
     return Sheet(by_name[name], columns, tuple(kept))
 
 
-def _language_column(report: _Report, sheet: Sheet, base: str) -> str | None:
-    """``base`` or its one ``base::LANGUAGE`` column; several languages are a problem."""
-    options = [c for c in sheet.columns if c == base or c.startswith(base + "::")]
-    if len(options) > 1:
-        message = (
-            f"one {base} column is read, found {len(options)} ({', '.join(options)}): this app does not yet "
-            "show a survey in several languages; keep one"
-        )
-        report.add(sheet.name, 1, sheet.where(options[1]), message)
-    return options[0] if options else None
+def _language_columns(report: _Report, sheet: Sheet, base: str) -> dict[str, str]:
+    """``{language code: column}`` of the ``base::LANGUAGE`` columns (``{"": base}`` for a plain ``base``).
+
+    XLSForm names a language ``label::French (fr)``: the code is the one in parentheses, else the
+    name itself when it is a code (``label::fr``). A language without a usable code is a problem.
+    """
+    found: dict[str, str] = {}
+    for column in sheet.columns:
+        if column == base:
+            found[""] = column
+        elif column.startswith(base + "::"):
+            language = column.removeprefix(base + "::").strip()
+            code = language[language.rfind("(") + 1 : -1].strip() if language.endswith(")") else language
+            if not LANGUAGE_PATTERN.fullmatch(code):
+                message = f"name the language with its code, such as {base}::French (fr), not {column!r}"
+                report.add(sheet.name, 1, sheet.where(column), message)
+                continue
+            found[code] = column
+    if "" in found and len(found) > 1:
+        message = f"a plain {base} column beside {base}::LANGUAGE columns; give every language its own column"
+        report.add(sheet.name, 1, sheet.where(found[""]), message)
+    return found
+
+
+def _text_in_languages(cells: Mapping, columns: dict[str, str]) -> object:
+    """One cell's text, or ``{code: text}`` over the language columns (a survey file's translated text)."""
+    if len(columns) <= 1:
+        return _cell_text(cells.get(next(iter(columns.values())))) if columns else ""
+    return {code: _cell_text(cells.get(column)) for code, column in columns.items()}
 
 
 def _unknown_columns(report: _Report, sheet: Sheet, known: Iterable[str]) -> None:
@@ -214,7 +236,7 @@ def _probability_cell(report: _Report, sheet: Sheet, number: int, column: str, v
 def _choice_lists(report: _Report, sheet: Sheet | None) -> dict[str, list[tuple[int, dict]]]:
     if sheet is None:
         return {}
-    label = _language_column(report, sheet, "label")
+    label = _language_columns(report, sheet, "label")
     _unknown_columns(report, sheet, (*CHOICE_COLUMNS, *(c for c in sheet.columns if c.startswith("label::"))))
     lists: dict[str, list[tuple[int, dict]]] = {}
     for number, cells in sheet.rows:
@@ -226,7 +248,9 @@ def _choice_lists(report: _Report, sheet: Sheet | None) -> dict[str, list[tuple[
         if not name:
             report.add(sheet.name, number, sheet.where("name"), "every choice needs a name")
             continue
-        text = _cell_text(cells.get(label)) if label else ""
+        text = _text_in_languages(cells, label)
+        if isinstance(text, dict):
+            text = {code: value or name for code, value in text.items()}
         lists.setdefault(list_name, []).append((number, {"name": name, "label": text or name}))
     return lists
 
@@ -262,10 +286,13 @@ def _question_type(report, sheet, number, cells, lists) -> tuple[str | None, str
 def _question(report, sheet, number, cells, lists, label_column, hint_column) -> dict | None:
     qtype, list_name = _question_type(report, sheet, number, cells, lists)
     entry: dict = {"name": _cell_text(cells.get("name")), "type": qtype}
-    entry["label"] = _cell_text(cells.get(label_column)) if label_column else ""
-    hint = _cell_text(cells.get(hint_column)) if hint_column else ""
-    if hint:
+    entry["label"] = _text_in_languages(cells, label_column)
+    hint = _text_in_languages(cells, hint_column)
+    if hint and (not isinstance(hint, dict) or any(hint.values())):
         entry["hint"] = hint
+    relevant = _cell_text(cells.get("relevant"))
+    if relevant:
+        entry["relevant"] = relevant
     for column in ("required", "randomize"):
         flag = _flag(report, sheet, number, column, cells.get(column))
         if flag is not None:
@@ -309,6 +336,13 @@ def _settings(report: _Report, sheet: Sheet | None) -> dict:
             value = value.strip()
         settings[key] = value
     return settings
+
+
+def _default_language(setting: object, languages: list[str]) -> str:
+    """The settings' ``default_language`` (``French (fr)`` or ``fr``) if one of ``languages``, else the first."""
+    text = _cell_text(setting)
+    code = text[text.rfind("(") + 1 : -1].strip() if text.endswith(")") else text
+    return code if code in languages else languages[0]
 
 
 def _design_columns(sheet: Sheet) -> str:
@@ -363,8 +397,8 @@ def import_workbook(path: str | Path) -> ImportedSurvey:
         settings = _settings(report, read_sheet(book, "settings"))
     finally:
         book.close()
-    label_column = _language_column(report, survey_sheet, "label")
-    hint_column = _language_column(report, survey_sheet, "hint")
+    label_column = _language_columns(report, survey_sheet, "label")
+    hint_column = _language_columns(report, survey_sheet, "hint")
     languages = (c for c in survey_sheet.columns if c.startswith(("label::", "hint::", "design::")))
     _unknown_columns(report, survey_sheet, (*SURVEY_COLUMNS, *languages))
     questions, rows_by_question = [], {}
@@ -376,6 +410,10 @@ def import_workbook(path: str | Path) -> ImportedSurvey:
             rows_by_question.setdefault(f"#{len(questions)}", []).append(number)
     if not settings.get("id"):
         report.add("settings", 2, "form_id", "the survey needs an id: a form_id in the settings sheet")
+    languages = [code for code in label_column if code]
+    if len(languages) > 1:
+        default = _default_language(settings.pop("default_language", ""), languages)
+        settings["languages"] = [default, *(code for code in languages if code != default)]
     mapping = {**settings, "questions": questions}
     if report.problems:
         raise XLSFormError(str(path), report.problems)

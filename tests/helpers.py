@@ -128,6 +128,37 @@ questions:
 """
 
 
+#: The quiz with skip logic: two questions asked only of first-years, one only of those living on campus.
+SKIP_YAML = (
+    QUIZ_YAML
+    + """\
+  - name: first_exam
+    type: yes_no
+    label: Did you cheat in your very first exam?
+    relevant: ${year} = 'first'
+  - name: residence
+    type: select_one
+    label: Where do you live?
+    choices: [{name: campus, label: On campus}, {name: home, label: At home}]
+    randomize: false
+    relevant: ${year} = 'first'
+  - name: campus_help
+    type: yes_no
+    label: Have you had a housemate write coursework for you?
+    relevant: ${residence} = 'campus'
+"""
+)
+
+
+#: The skip-logic quiz on three pages: [cheated, lied] | [ai_use, year, first_exam] | [residence, campus_help].
+#: first_exam and campus_help depend on a question of their own page, residence on one of an earlier page.
+PAGED_YAML = (
+    SKIP_YAML.replace("  - name: ai_use\n", "  - type: page_break\n  - name: ai_use\n")
+    .replace("  - name: residence\n", "  - type: page_break\n  - name: residence\n")
+    .replace("id: quiz\n", "id: paged\n")
+)
+
+
 #: A survey for the results and export tests: a plain question with labelled choices.
 DEPT_SURVEY_YAML = (
     QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
@@ -155,11 +186,11 @@ def wire_form(survey, answers: dict, device: bool = False) -> dict:
     """The answer fields a browser posts for ``answers`` (``{question: choice name}``), in form order.
 
     Every question is sent as its fixed-width wire value (``web.forms.wire_value``),
-    an optional question left out as "no answer", under ``rr-<name>`` when
+    an optional (or skip-logic) question left out as "no answer", under ``rr-<name>`` when
     ``device``. A value that is not a choice name and a key that is not a
     question are sent as given, for the tests of refusals.
     """
-    from web.forms import wire_value
+    from web.forms import may_be_blank, wire_value
 
     prefix = "rr-" if device else ""
     names = {q.name for q in survey.questions}
@@ -168,7 +199,7 @@ def wire_form(survey, answers: dict, device: bool = False) -> dict:
         if q.name in answers:
             value = answers[q.name]
             fields[prefix + q.name] = wire_value(q, value) if value in q.choice_names else value
-        elif not q.required:
+        elif may_be_blank(q):
             fields[prefix + q.name] = wire_value(q, None)
     fields.update({prefix + key: value for key, value in answers.items() if key not in names})
     return fields

@@ -9,6 +9,7 @@ import pytest
 
 from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
 from surveys.definition import YES_NO_CHOICES, Choice, Question, Survey
+from tests import helpers
 
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
 YEARS = tuple(Choice(name, name.title()) for name in ("first", "second", "third", "fourth"))
@@ -143,3 +144,10 @@ def test_design_fingerprint_changes_with_design_or_choices(changed):
     survey = make_survey()
     questions = tuple(changed if q.name == changed.name else q for q in survey.questions)
     assert replace(survey, questions=questions).design_fingerprint() != survey.design_fingerprint()
+
+
+def test_skipped_follows_conditions_in_order_and_a_skipped_question_counts_as_unanswered():
+    survey = helpers.make_survey(helpers.SKIP_YAML)
+    assert survey.skipped({"year": "first", "residence": "campus"}) == frozenset()
+    assert survey.skipped({"year": "second", "residence": "campus"}) == {"first_exam", "residence", "campus_help"}
+    assert survey.skipped({"year": "first"}) == {"campus_help"}

@@ -154,6 +154,7 @@ def test_shipped_surveys_load_cleanly():
     catalog = load_catalog(SURVEY_FILES)
     assert catalog.problems == ()
     assert sorted(catalog.surveys) == [
+        "campus-life",
         "drug-use-crosswise",
         "exam-integrity",
         "tax-honesty-lie-detector",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from surveys.form_fields import ARM, CONTROL_FIELDS, COPIED_FIELDS, DEVICE_PREFIX, RANDOMIZED_ON, SEALED
+from surveys.form_fields import ARM, CONTROL_FIELDS, COPIED_FIELDS, DEVICE_PREFIX, GO, RANDOMIZED_ON, SEALED
 
 SCRIPT = Path(__file__).resolve().parent.parent / "static" / "randomize.js"
 
@@ -29,9 +29,10 @@ def posted_names_in(script: str) -> tuple[list[str], list[str]]:
     return literal, prefixes
 
 
-def test_control_fields_are_the_copied_ones_plus_randomized_on_sealed_and_arm():
-    assert {"csrf_token", "submission_key", "invitation_code", "randomized_on", "sealed", "arm"} == CONTROL_FIELDS
-    assert set(COPIED_FIELDS) | {RANDOMIZED_ON, SEALED, ARM} == CONTROL_FIELDS
+def test_control_fields_are_the_copied_ones_plus_randomized_on_sealed_arm_and_go():
+    expected = {"csrf_token", "submission_key", "invitation_code", "carried", "randomized_on", "sealed", "arm", "go"}
+    assert expected == CONTROL_FIELDS
+    assert set(COPIED_FIELDS) | {RANDOMIZED_ON, SEALED, ARM, GO} == CONTROL_FIELDS
 
 
 def test_script_copies_exactly_the_copied_fields():
@@ -40,14 +41,14 @@ def test_script_copies_exactly_the_copied_fields():
 
 def test_script_posts_only_control_fields_and_prefixed_answers():
     literal, prefixes = posted_names_in(script_text())
-    assert literal == [RANDOMIZED_ON, ARM]
+    assert literal == [RANDOMIZED_ON, ARM, GO]
     assert prefixes == [f"{DEVICE_PREFIX}-"]
 
 
 def test_the_checks_notice_a_renamed_field():
     """The parsers above see a change in the script (so the tests can fail)."""
     script = script_text()
-    renamed = script.replace('"invitation_code"]', '"invite_code"]').replace('"rr-" + name', '"noisy-" + name')
+    renamed = script.replace('"carried"]', '"carry"]').replace('"rr-" + name', '"noisy-" + name')
     assert copied_fields_in(renamed) != COPIED_FIELDS
     assert posted_names_in(renamed)[1] == ["noisy-"]
     moved = script.replace('hidden("randomized_on"', 'hidden("randomised_on"')

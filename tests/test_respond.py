@@ -14,7 +14,7 @@ import pytest
 from storage import queries, responses
 from surveys import protocol
 from surveys.targets import target_progress
-from tests.helpers import QUIZ_YAML, Respondent, survey_in
+from tests.helpers import QUIZ_YAML, SKIP_YAML, Respondent, survey_in
 from web import gather
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
@@ -790,3 +790,137 @@ def test_server_path_draws_a_matrix_answer_from_the_true_options_column(app, db,
     assert response.status_code == 200, response.get_data(as_text=True)
     (row,) = stored_rows(db)
     assert json.loads(row["answers"])["ai_use"] == "often"
+
+
+# -- skip logic ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def skip_quiz(surveys_dir):
+    (surveys_dir / "quiz.yaml").write_text(SKIP_YAML)
+
+
+SKIPPING = {**ANSWERS, "year": "second", "first_exam": "yes", "residence": "campus", "campus_help": "yes"}
+
+
+@pytest.mark.parametrize("device", [False, True])
+def test_an_answer_to_a_question_not_asked_is_ignored_not_stored(skip_quiz, respondent, db, device):
+    response = respondent.submit(SKIPPING, device=device)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    stored = json.loads(row["answers"])
+    assert set(stored) == {"cheated", "lied", "ai_use", "year"}
+
+
+@pytest.mark.parametrize("device", [False, True])
+def test_questions_asked_by_their_condition_are_stored(skip_quiz, respondent, db, device):
+    response = respondent.submit({**SKIPPING, "year": "first"}, device=device)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    stored = json.loads(stored_rows(db)[0]["answers"])
+    assert {"first_exam", "residence", "campus_help"} <= set(stored) and stored["residence"] == "campus"
+
+
+def test_a_required_question_asked_but_left_blank_is_refused_by_its_question(skip_quiz, respondent, db):
+    answers = {k: v for k, v in SKIPPING.items() if k != "campus_help"}
+    response = respondent.submit({**answers, "year": "first"})
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    field = re.search(r'<fieldset[^>]*data-question="campus_help".*?</fieldset>', html, re.S).group(0)
+    assert "applies to you given your earlier answers" in field
+    assert row_count(db) == 0
+
+
+def test_a_question_with_a_condition_says_when_it_is_asked_and_posts_blank_by_default(skip_quiz, client):
+    html = client.get("/s/quiz").get_data(as_text=True)
+    field = re.search(r'<fieldset[^>]*data-question="campus_help".*?</fieldset>', html, re.S).group(0)
+    assert """data-relevant='["=", "residence", "campus"]'""" in field
+    assert "Only if “Where do you live?” is “On campus”." in field
+    assert re.search(r'value="   "\s+checked', field) and " required" not in field
+
+
+def test_optional_questions_are_marked_and_the_required_marker_is_explained(client):
+    html = client.get("/s/quiz").get_data(as_text=True)
+    legends = dict(re.findall(r'data-question="([^"]+)".*?<legend>(.*?)</legend>', html, re.S))
+    assert "(optional)" in legends["lied"] and "(optional)" not in legends["cheated"]
+    assert '<span class="req"' in legends["cheated"]
+    assert "marks a question that needs an answer" in text_of(html)
+
+
+# -- languages -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def bilingual(surveys_dir):
+    text = (__import__("app").ROOT / "survey_files" / "campus-life.yaml").read_text()
+    (surveys_dir / "campus-life.yaml").write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("query", "accept", "title"),
+    [
+        ("", "fr-CA,fr;q=0.9,en;q=0.5", "Enquête sur la vie étudiante"),
+        ("", "de", "Campus life survey"),  # no French or English preferred: the file's first language
+        ("?lang=en", "fr", "Campus life survey"),  # the chooser beats the browser
+        ("?lang=fr", "", "Enquête sur la vie étudiante"),
+    ],
+)
+def test_the_language_is_the_chosen_one_else_the_browsers_else_the_first(bilingual, client, query, accept, title):
+    html = client.get(f"/s/campus-life{query}", headers={"Accept-Language": accept}).get_data(as_text=True)
+    assert f"<h1>{title}</h1>" in html
+    assert 'href="/s/campus-life?lang=fr"' in html and 'href="/s/campus-life?lang=en"' in html  # the chooser
+    language = "fr" if "Enquête" in title else "en"
+    assert f'action="/s/campus-life?lang={language}"' in html  # the next page stays in it
+
+
+def test_stored_answers_do_not_depend_on_the_language(bilingual, client, db):
+    import re as regex
+
+    def answer(language: str) -> None:
+        page = client.get(f"/s/campus-life?lang={language}").get_data(as_text=True)
+        fields = {
+            "csrf_token": regex.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
+            "submission_key": f"language-test-{language}-0000000",
+            "carried": regex.search(r'name="carried" value="([^"]+)"', page).group(1),
+            "go": "next",
+            "randomized_on": "device",
+            "rr-year": "first",
+            "rr-housing": "campus   ",
+        }
+        page2 = client.post(f"/s/campus-life?lang={language}", data=fields).get_data(as_text=True)
+        fields["carried"] = regex.search(r'name="carried" value="([^"]+)"', page2).group(1)
+        fields.update({"rr-cheated": "yes", "rr-housemate_theft": "no "})
+        del fields["rr-year"], fields["rr-housing"]
+        thanks = client.post(f"/s/campus-life?lang={language}", data=fields)
+        assert thanks.status_code == 200, thanks.get_data(as_text=True)
+        client.delete_cookie("rr_done_campus-life", path="/s/campus-life")
+
+    answer("en")
+    answer("fr")
+    rows = list(db.query("SELECT answers, design_id FROM responses"))
+    assert len(rows) == 2 and rows[0] == rows[1]
+    assert json.loads(rows[0]["answers"]) == {
+        "year": "first",
+        "housing": "campus",
+        "cheated": "yes",
+        "housemate_theft": "no",
+    }
+
+
+def test_the_confirm_page_after_an_expired_form_keeps_the_language(bilingual, app, client):
+    app.config["WTF_CSRF_TIME_LIMIT"] = -1  # every token expired at once
+    page = client.get("/s/campus-life?lang=fr").get_data(as_text=True)
+    fields = {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1),
+        "submission_key": "language-confirm-000000000",
+        "carried": re.search(r'name="carried" value="([^"]+)"', page).group(1),
+        "go": "next",
+        "randomized_on": "device",
+        "rr-year": "first",
+        "rr-housing": "elsewhere",
+    }
+    page2 = client.post("/s/campus-life?lang=fr", data=fields).get_data(as_text=True)
+    fields["carried"] = re.search(r'name="carried" value="([^"]+)"', page2).group(1)
+    fields.update({"rr-cheated": "yes", "rr-housemate_theft": "   "})
+    del fields["rr-year"], fields["rr-housing"]
+    confirm = client.post("/s/campus-life?lang=fr", data=fields)
+    assert confirm.status_code == 400 and 'action="/s/campus-life?lang=fr"' in confirm.get_data(as_text=True)

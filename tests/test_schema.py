@@ -631,6 +631,72 @@ def test_group_and_direct_shares_are_exact_fractions():
     assert (survey.group_1_share, survey.direct_share) == (Fraction(1, 3), Fraction(1, 5))
 
 
+def _with_condition(name: str, condition, **question):
+    """VALID plus a plain question ``later`` asked when ``condition`` holds, and ``question``'s keys."""
+    mapping = copy.deepcopy(VALID)
+    entry = {"name": name, "type": "yes_no", "label": "Later?", "relevant": condition, **question}
+    mapping["questions"].append(entry)
+    return mapping
+
+
+def test_a_condition_on_an_earlier_plain_question_loads():
+    survey = parse_survey(_with_condition("later", "${year} = 'first' or not(${year} != 'second')"), "exam.yaml")
+    assert survey.question("later").relevant.questions() == {"year"}
+    assert survey.question("cheated").relevant is None
+
+
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        ("${cheated} = 'yes'", "'cheated' is randomized; a condition may name only questions with randomize: false"),
+        ("${ai_use} = 'never' or ${year} = 'first'", "'ai_use' is randomized"),
+        ("${year} = 'fifth'", "'fifth' is not an answer to 'year'; its answers are first, second"),
+        ("${nobody} = 'x'", "there is no question called 'nobody'"),
+        ("${later} = 'yes'", "'later' is not before this question"),
+        ("${year} = first", "cannot read 'first' at character 11"),
+        (True, "a condition must be text"),
+    ],
+)
+def test_a_condition_breaking_a_rule_is_refused_naming_the_field(condition, message):
+    with pytest.raises(SurveyFileError) as caught:
+        parse_survey(_with_condition("later", condition), "exam.yaml")
+    (problem,) = caught.value.problems
+    assert (problem.question, problem.field) == ("later", "relevant")
+    assert message in problem.message
+
+
+def test_a_condition_on_a_later_question_is_refused():
+    mapping = copy.deepcopy(VALID)
+    mapping["questions"][0]["relevant"] = "${year} = 'first'"
+    with pytest.raises(SurveyFileError) as caught:
+        parse_survey(mapping, "exam.yaml")
+    assert [str(p) for p in caught.value.problems] == [
+        "exam.yaml: question 'cheated', field 'relevant': 'year' is not before this question; "
+        "a condition may name only earlier questions"
+    ]
+
+
+def _bilingual(**changes):
+    mapping = copy.deepcopy(VALID)
+    mapping["languages"] = ["en", "fr"]
+    mapping["title"] = {"en": "Exam", "fr": "Examen"}
+    mapping["questions"][1]["label"] = {"en": "Year", "fr": "Année"}
+    mapping["questions"][1]["choices"] = [{"name": "first", "label": {"en": "First", "fr": "Première"}}, "second"]
+    mapping.update(changes)
+    return mapping
+
+
+def test_texts_in_several_languages_give_one_survey_per_language_with_the_same_designs():
+    survey = parse_survey(_bilingual(), "exam.yaml")
+    french = survey.in_language("fr")
+    assert (survey.language, survey.title, french.language, french.title) == ("en", "Exam", "fr", "Examen")
+    assert french.question("year").label == "Année" and french.question("year").choices[0].label == "Première"
+    assert french.question("year").choice_names == survey.question("year").choice_names
+    assert french.design_fingerprint() == survey.design_fingerprint()
+    assert french.languages == survey.languages == ("en", "fr")
+    assert survey.in_language("de") is survey and survey.in_language("en") is survey
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
@@ -680,3 +746,36 @@ def test_a_bad_matrix_is_one_problem_naming_what_is_wrong(matrix, message):
     problems = problems_of(edited("questions.2.design", {"matrix": matrix}))
     assert [(p.question, p.field) for p in problems] == [("ai_use", "design.matrix")]
     assert message in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"title": {"en": "Exam"}}, "title", "the text is not given in fr; give it in each of en, fr"),
+        ({"title": {"en": "Exam", "fr": "Examen", "es": "Examen"}}, "title", "the text is in es, not in languages"),
+        ({"languages": ["en"]}, "languages", "a list of at least two language codes"),
+        ({"languages": ["en", "en"]}, "languages", "(each once)"),
+        ({"languages": ["English", "fr"]}, "languages", "language codes such as [en, fr]"),
+        ({"title": {"en": "Exam", "fr": " "}}, "title", "in fr: must not be empty"),
+    ],
+)
+def test_a_language_mistake_is_one_problem_naming_where(changes, field, message):
+    with pytest.raises(SurveyFileError) as caught:
+        parse_survey(_bilingual(**changes), "exam.yaml")
+    assert [(p.field, message in p.message) for p in caught.value.problems] == [(field, True)]
+
+
+def test_several_pages_with_a_two_group_design_are_refused_for_now():
+    questions = [
+        {
+            "name": "evaded",
+            "type": "yes_no",
+            "label": "Evaded?",
+            "design": {"model": "cheater_detection", "p1": "1/4", "p2": "3/4"},
+        },
+        {"type": "page_break"},
+        {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"], "randomize": False},
+    ]
+    problems = problems_of(edited("id", "quiz") | {"questions": questions})
+    assert [(p.question, p.field) for p in problems] == [(None, "questions")]
+    assert "cannot yet have a two-group design" in problems[0].message

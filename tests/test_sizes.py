@@ -36,8 +36,10 @@ from tests.helpers import QUIZ_YAML, make_survey
 from web.forms import NO_ANSWER_LABEL, parse_wire_value, wire_value
 
 EXAMPLE_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"))
+#: The examples of several pages, checked page by page (the one-page tests post one whole form).
+PAGED_IDS = [i for i in EXAMPLE_IDS if "type: page_break" in (ROOT / "survey_files" / f"{i}.yaml").read_text()]
 #: The examples have no optional question; the tests' quiz has one, for "No answer".
-SURVEY_IDS = [*EXAMPLE_IDS, "quiz"]
+SURVEY_IDS = [*(i for i in EXAMPLE_IDS if i not in PAGED_IDS), "quiz"]
 RADIO = re.compile(r'<input type="radio" id="[^"]*" name="([^"]+)" value="([^"]*)"')
 FIELDSET = re.compile(r'data-question="([^"]+)".*?data-wire=\'([^\']*)\' data-no-answer="([^"]*)"', re.S)
 
@@ -100,7 +102,14 @@ def bodies(controls: dict, values: dict[str, list[str]], prefix: str = "", extra
 
 
 def test_the_examples_are_found():
-    assert EXAMPLE_IDS == ["drug-use-crosswise", "exam-integrity", "tax-honesty-lie-detector", "workplace-wellbeing"]
+    assert EXAMPLE_IDS == [
+        "campus-life",
+        "drug-use-crosswise",
+        "exam-integrity",
+        "tax-honesty-lie-detector",
+        "workplace-wellbeing",
+    ]
+    assert PAGED_IDS == ["campus-life"]
 
 
 @pytest.mark.parametrize("survey_id", SURVEY_IDS)
@@ -186,6 +195,49 @@ def test_refused_form_has_one_length_for_every_combination_of_kept_answers(shipp
         lengths.setdefault(len(response.get_data()), fields)
         assert_radios_as_long_checked_or_not(html)
     assert len(lengths) == 1, lengths
+
+
+HIDDEN_ANSWER = re.compile(r'<input type="hidden" name="([a-z][a-z0-9_]*)" value="( *)">')
+SKIPPED_FIELDSET = re.compile(r'data-question="([^"]+)"[^>]*data-no-answer="( *)" hidden>')
+
+
+def page_values(page: str, device: bool) -> dict[str, list[str]]:
+    """Each question of one page as the browser posts it: its radios (JavaScript off) or its wire values
+    (device), and the one blank value of a question an earlier page's answer skips."""
+    values = device_values(page) if device else radio_values(page)
+    skipped = dict(SKIPPED_FIELDSET.findall(page)) if device else dict(HIDDEN_ANSWER.findall(page))
+    return {**values, **{name: [blank] for name, blank in skipped.items()}}
+
+
+def page_controls(page: str) -> dict:
+    controls = {}
+    controls["csrf_token"] = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    controls["submission_key"] = re.search(r'name="submission_key" type="hidden" value="([^"]+)"', page).group(1)
+    controls["carried"] = re.search(r'name="carried" value="([^"]+)"', page).group(1)
+    return controls
+
+
+@pytest.mark.parametrize("survey_id", PAGED_IDS)
+@pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_each_page_posts_one_length_whatever_the_answers_before_and_on_it(shipped_app, survey_id, device, language):
+    """Every combination of answers on page 1 is posted; on every page 2 this reaches, every combination
+    of its answers is built as the browser would post it: one length per page, one token length per page,
+    in each language."""
+    client = shipped_app.test_client()
+    first = client.get(f"/s/{survey_id}?lang={language}").get_data(as_text=True)
+    extra = {"randomized_on": "device"} if device else {}
+    prefix = "rr-" if device else ""
+    lengths = {1: set(), 2: set()}
+    tokens = {1: {len(page_controls(first)["carried"])}, 2: set()}
+    for fields, body in bodies({**page_controls(first), "go": "next"}, page_values(first, device), prefix, extra):
+        lengths[1].add(len(body))
+        second = client.post(f"/s/{survey_id}?lang={language}", data=fields).get_data(as_text=True)
+        assert "Page 2 of 2" in second, second
+        tokens[2].add(len(page_controls(second)["carried"]))
+        for _, body2 in bodies({**page_controls(second), "go": "next"}, page_values(second, device), prefix, extra):
+            lengths[2].add(len(body2))
+    assert all(len(found) == 1 for found in (*lengths.values(), *tokens.values())), (lengths, tokens)
 
 
 RADIO_TAG = re.compile(r'<input type="radio"[^>]*name="([^"]+)"[^>]*>')

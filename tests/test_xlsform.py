@@ -110,14 +110,14 @@ def test_survey_file_rules_are_reported_at_their_cell(tmp_path):
     assert all(p.startswith("survey, row ") for p in found)
 
 
-def test_several_languages_missing_id_and_bad_choices_are_reported(tmp_path):
-    survey = [["type", "name", "label::English (en)", "label::French (fr)"], ["yes_no", "q", "Q?", "Q ?"]]
+def test_a_language_without_a_code_missing_id_and_bad_choices_are_reported(tmp_path):
+    survey = [["type", "name", "label::English (en)", "label::French"], ["yes_no", "q", "Q?", "Q ?"]]
     choices = [["list_name", "name", "label"], ["", "x", "X"], ["l", "", "Y"]]
     settings = [["form_title"], ["No id"]]
     found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey, choices=choices, settings=settings))
     assert "choices, row 2, column A (list_name): every choice needs a list_name" in found
     assert "choices, row 3, column B (name): every choice needs a name" in found
-    assert any(p.startswith("survey, row 1, column D (label::french (fr)): one label column is read") for p in found)
+    assert "survey, row 1, column D (label::french): name the language with its code, such as " in " ".join(found)
     assert "settings, row 2, column form_id: the survey needs an id: a form_id in the settings sheet" in found
 
 
@@ -141,3 +141,35 @@ def test_the_cli_writes_the_survey_file_and_refuses_to_overwrite(runner, app, tm
     bad = workbook(tmp_path / "bad.xlsx", survey=[["type", "name", "label"], ["text", "t", "T"]])
     refused = runner.invoke(args=["surveys", "import", str(bad)])
     assert refused.exit_code == 1 and "survey, row 2, column A (type)" in refused.output
+
+
+def test_label_columns_in_several_languages_make_a_survey_in_those_languages_with_skip_logic(tmp_path):
+    survey = [
+        [
+            "type",
+            "name",
+            "label::English (en)",
+            "label::Français (fr)",
+            "hint::English (en)",
+            "hint::Français (fr)",
+            "randomize",
+            "relevant",
+        ],
+        ["select_one year", "year", "Year of study", "Année d'études", "", "", "no", ""],
+        ["yes_no", "cheated", "Have you cheated?", "Avez-vous triché ?", "Coins", "Pièces", "", "${year} = 'first'"],
+    ]
+    choices = [
+        ["list_name", "name", "label::English (en)", "label::Français (fr)"],
+        ["year", "first", "First year", "Première année"],
+        ["year", "second", "Second year", ""],
+    ]
+    settings = [["form_id", "form_title", "version", "default_language"], ["quiz", "Quiz", "1", "Français (fr)"]]
+    imported = import_workbook(workbook(tmp_path / "form.xlsx", survey=survey, choices=choices, settings=settings))
+    survey_read = imported.survey
+    assert survey_read.languages == ("fr", "en")
+    assert survey_read.question("year").label == "Année d'études"
+    english = survey_read.in_language("en")
+    assert english.question("cheated").hint == "Coins" and english.question("year").choices[0].label == "First year"
+    assert survey_read.question("year").choices[1].label == "second"  # an empty label: the name
+    assert survey_read.question("cheated").relevant.to_json() == ["=", "year", "first"]
+    assert english.title == "Quiz"  # one text for every language

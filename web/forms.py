@@ -88,19 +88,35 @@ def wire_values(question: Question) -> tuple[str, ...]:
     return tuple(wire_value(question, name) for name in question.choice_names)
 
 
-def parse_wire_value(question: Question, value: str) -> str | None:
-    """The choice name posted as ``value`` (``None`` for "no answer"); ``ValueError`` if it is not one."""
+def parse_wire_value(question: Question, value: str, blank_ok: bool = False) -> str | None:
+    """The choice name posted as ``value`` (``None`` for "no answer", accepted when the question
+    may be blank or ``blank_ok``); ``ValueError`` if it is not one."""
     by_value = dict(zip(wire_values(question), question.choice_names))
     if value in by_value:
         return by_value[value]
-    if value == wire_value(question, None) and not question.required:
+    if value == wire_value(question, None) and (blank_ok or may_be_blank(question)):
         return None
     raise ValueError(f"{value!r} is not a posted value of question {question.name!r}")
 
 
-def _question_field(question: Question) -> RadioField:
+def may_be_blank(question: Question) -> bool:
+    """Whether the form posts and accepts the blank "no answer" value for ``question``:
+    an optional question, or one with skip logic (blank when it is not asked; a required
+    one that is asked is then checked by :func:`parse_answers`)."""
+    return not question.required or question.relevant is not None
+
+
+#: The blank option of a randomized question on a page shown again: its earlier answer was randomized and
+#: sent on already, so it cannot be shown; leaving this checked keeps it.
+KEEP_LABEL = "Keep my earlier answer (randomized already, so it cannot be shown)"
+
+
+def _question_field(question: Question, keep: bool = False) -> RadioField:
     choices = [SelectChoice(value, c.label) for value, c in zip(wire_values(question), question.choices)]
-    if question.required:
+    if keep:
+        message = "Please choose an answer to this question."
+        choices.append(SelectChoice(wire_value(question, None), KEEP_LABEL))
+    elif not may_be_blank(question):
         message = "Please choose an answer to this question."
     else:  # the form always posts the pre-checked "No answer"; only a hand-made request omits it
         message = f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”."
@@ -108,20 +124,24 @@ def _question_field(question: Question) -> RadioField:
     return RadioField(
         question.label,
         choices=choices,
-        default=None if question.required else wire_value(question, None),
+        default=wire_value(question, None) if keep or may_be_blank(question) else None,
         validators=[InputRequired(message=message)],
         description=question.hint,
     )
 
 
 @functools.lru_cache(maxsize=128)
-def survey_form_class(survey: Survey) -> type[FlaskForm]:
-    """A ``FlaskForm`` subclass with one radio field per question."""
+def survey_form_class(
+    survey: Survey, names: tuple[str, ...] | None = None, keep: frozenset[str] = frozenset()
+) -> type[FlaskForm]:
+    """A ``FlaskForm`` subclass with one radio field per question (of ``names`` only, for one page);
+    the questions in ``keep`` get the blank option :data:`KEEP_LABEL`."""
 
     class Meta:
         csrf = False  # checked by the view, see the module docstring
 
-    fields = {q.name: _question_field(q) for q in survey.questions}
+    asked = survey.questions if names is None else [survey.question(name) for name in names]
+    fields = {q.name: _question_field(q, q.name in keep) for q in asked}
     fields["Meta"] = Meta
     return type(f"SurveyForm_{survey.id}", (FlaskForm,), fields)
 
@@ -143,9 +163,10 @@ class ControlForm(FlaskForm):
     )
 
 
-def check_field_names(survey: Survey, formdata: MultiDict, prefix: str) -> None:
-    """Refuse fields that are not questions or controls, and repeated fields."""
-    question_names = {(f"{prefix}-{q.name}" if prefix else q.name) for q in survey.questions}
+def check_field_names(survey: Survey, formdata: MultiDict, prefix: str, names=None) -> None:
+    """Refuse fields that are not questions (of ``names``, when given) or controls, and repeated fields."""
+    names = [q.name for q in survey.questions] if names is None else names
+    question_names = {(f"{prefix}-{name}" if prefix else name) for name in names}
     problems = []
     for key in formdata:
         if key not in question_names and key not in CONTROL_FIELDS:
@@ -168,7 +189,62 @@ def parse_answers(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dic
             _messages(controls), {q.name: list(form[q.name].errors) for q in survey.questions if form[q.name].errors}
         )
     answers = {q.name: parse_wire_value(q, form[q.name].data) for q in survey.questions}
-    return {name: answer for name, answer in answers.items() if answer is not None}, controls
+    return asked_answers(survey, answers), controls
+
+
+def parse_page(
+    survey: Survey, formdata: MultiDict, prefix: str, names: tuple[str, ...], keep: frozenset[str], going_back: bool
+) -> tuple[dict[str, str | None], ControlForm]:
+    """Validate one page's ``formdata`` (the questions ``names``); return ``{question: choice name or None}``
+    for each of them and the validated controls. Raises :class:`SubmissionError`.
+
+    Going back, any question may be left blank (a required one left unanswered is simply
+    not posted by a browser with JavaScript off); whether the answers are complete is
+    checked when going forward (:func:`missing_answers`).
+    """
+    check_field_names(survey, formdata, prefix, names)
+    if going_back:
+        keep = frozenset(names)
+        formdata = MultiDict(formdata)
+        for name in names:
+            key = f"{prefix}-{name}" if prefix else name
+            if key not in formdata:
+                formdata[key] = wire_value(survey.question(name), None)
+    form = survey_form_class(survey, names, keep)(formdata=formdata, prefix=prefix)
+    controls = ControlForm(formdata=formdata)
+    valid = form.validate()
+    if not (controls.validate() and valid):
+        raise SubmissionError(
+            _messages(controls), {name: list(form[name].errors) for name in names if form[name].errors}
+        )
+    return {name: parse_wire_value(survey.question(name), form[name].data, blank_ok=True) for name in names}, controls
+
+
+def missing_answers(survey: Survey, answers: dict[str, str | None], names) -> list[str]:
+    """The required questions among ``names`` that are asked (skip logic, given ``answers``) but blank."""
+    skipped = survey.skipped({name: value for name, value in answers.items() if value is not None})
+    return [
+        name for name in names if survey.question(name).required and name not in skipped and answers.get(name) is None
+    ]
+
+
+#: Shown next to a required question with skip logic that is asked but was left blank.
+ASKED_BLANK_MESSAGE = "This question applies to you given your earlier answers; please choose an answer."
+
+
+def asked_answers(survey: Survey, answers: dict[str, str | None]) -> dict[str, str]:
+    """The answers of the questions asked (skip logic), without blanks; ``SubmissionError``
+    when a required question that is asked was left blank.
+
+    An answer sent for a skipped question is ignored, never stored nor randomized: with
+    JavaScript off a condition on the same page cannot hide its question, so a respondent
+    may well have answered it before changing the answer that skips it.
+    """
+    skipped = survey.skipped({name: value for name, value in answers.items() if value is not None})
+    missing = missing_answers(survey, answers, [q.name for q in survey.questions])
+    if missing:
+        raise SubmissionError([], {name: [ASKED_BLANK_MESSAGE] for name in missing})
+    return {name: value for name, value in answers.items() if value is not None and name not in skipped}
 
 
 def _messages(form: FlaskForm) -> list[str]:

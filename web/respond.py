@@ -36,7 +36,7 @@ from analysis.bursts import MIN_BURST_COUNT, judge_hour
 from storage import responses
 from surveys.arms import ARM_WIRE, arm_from_wire, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
-from surveys.form_fields import DEVICE_PREFIX
+from surveys.form_fields import CARRIED, DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, check_arm, noisy_response, randomize_on_server
 from surveys.wording import odds_factor_text, privacy_sentence
 from web import gather
@@ -47,6 +47,7 @@ from web.forms import (
     NO_ANSWER_LABEL,
     ControlForm,
     SubmissionError,
+    may_be_blank,
     parse_answers,
     parse_wire_value,
     survey_form_class,
@@ -60,6 +61,7 @@ bp.add_app_template_global(wire_value)
 bp.add_app_template_global(wire_values)
 bp.add_app_template_global(privacy_sentence)
 bp.add_app_template_global(odds_factor_text)
+bp.add_app_template_global(may_be_blank)
 
 #: The request bodies a survey form is sent as.
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -82,10 +84,16 @@ def render_form(
     code: str | None = None,
     preview_state: str | None = None,
     arm: str | None = None,
+    page=None,
 ):
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
     with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
-    (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored."""
+    (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored
+    (all pages at once). ``page`` (:class:`web.pages.PageView`): one page of a survey of several."""
+    if survey.pages and page is None and preview_state is None:
+        from web import pages  # pages builds on this module
+
+        page, form = pages.page_view(survey, pages.first_carried(survey))
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
     if arm is None:  # the JavaScript-off arm, drawn before any answer; the device draws its own
         arm = draw_arm(survey.group_1_share, survey.direct_share)
@@ -105,6 +113,7 @@ def render_form(
         survey_state=preview_state,
         arm=arm,
         arm_wire=ARM_WIRE[arm],
+        page=page,
     )
     return body, status
 
@@ -166,9 +175,32 @@ def already_answered(survey: Survey):
     )
 
 
+#: How the language chooser names a language (others by their code).
+LANGUAGE_NAMES = {
+    "en": "English",
+    "fr": "Français",
+    "es": "Español",
+    "de": "Deutsch",
+    "it": "Italiano",
+    "pt": "Português",
+}
+bp.add_app_template_global(LANGUAGE_NAMES, "language_names")
+
+
+def in_respondent_language(survey: Survey) -> Survey:
+    """The survey in the language chosen (``?lang=``, kept in the form's address) or else the
+    browser's preferred one (Accept-Language), else the file's first; only texts change."""
+    if not survey.languages:
+        return survey
+    chosen = request.args.get("lang", "")
+    if chosen not in survey.languages:
+        chosen = request.accept_languages.best_match(survey.languages) or survey.languages[0]
+    return survey.in_language(chosen)
+
+
 @bp.get("/s/<survey_id>")
 def show(survey_id: str):
-    survey = survey_or_404(survey_id)
+    survey = in_respondent_language(survey_or_404(survey_id))
     refusal = refuse_if_unavailable(survey)
     if refusal:
         return refusal
@@ -330,13 +362,17 @@ def is_own_expired_token(token: str | None) -> bool:
 
 @bp.post("/s/<survey_id>")
 def submit(survey_id: str):
-    survey = survey_or_404(survey_id)
+    survey = in_respondent_language(survey_or_404(survey_id))
     refusal = refuse_if_over("submit", "RATELIMIT_SUBMISSIONS") or refuse_if_unavailable(survey)
     if refusal:
         return refusal
     problem = body_problem()
     if problem:
         return render_message(survey, problem[0], "Your answers could not be read", problem[1], back_to_form=True)
+    if CARRIED in request.form and survey.pages:
+        from web import pages  # pages builds on this module
+
+        return pages.submit_page(survey)
     try:
         noisy, randomized_on, key, code, arm = read_submission(survey)
     except SubmissionError as error:
@@ -443,6 +479,20 @@ def padded_label(question: Question, name: str | None) -> Markup:
     width = max(len(label.encode("utf-8")) for label in labels)
     label = escape(NO_ANSWER_LABEL if name is None else question.choices[question.choice_names.index(name)].label)
     return Markup(label + " " * (width - len(label.encode("utf-8"))))
+
+
+@bp.app_template_global()
+def skip_note(survey: Survey, question: Question) -> str:
+    """The sentence under a question with skip logic, in the survey's words:
+    "Only if “Year of study” is “First year”." (``""`` for a question always asked)."""
+    if question.relevant is None:
+        return ""
+
+    def words(name: str, value: str) -> tuple[str, str]:
+        asked = survey.question(name)
+        return asked.label, asked.choices[asked.choice_names.index(value)].label
+
+    return f"Only if {question.relevant.describe(words)}."
 
 
 def stored_answers_shown(survey: Survey, noisy: dict) -> list:

@@ -1,0 +1,152 @@
+"""Playwright: a three-page survey with skip logic answered in Chromium, JavaScript on and off.
+
+Every request is read off the wire (``page.on("request")``): its answer fields and the
+signed token of the answers so far (unsealed with the server's key) must hold no true
+answer to a randomized question from an earlier page, and the database none at all.
+Back must keep the answers. Screenshots are saved in ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import pytest
+
+from tests.helpers import PAGED_YAML, make_survey
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+SURVEY = make_survey(PAGED_YAML)
+#: crypto.getRandomValues always 2^32 - 5 (see tests/test_browser_respond.py): every randomized
+#: answer below comes out as the opposite of the true one chosen.
+FORCED_COINS = "crypto.getRandomValues = function (array) { array.fill(4294967291); return array; };"
+#: The true answers, by label, page by page; and what the forced coins (or, without JavaScript,
+#: the flipping server) turn the randomized ones into.
+PAGE_1 = {"cheated": "No", "lied": "Yes"}
+PAGE_2 = {"ai_use": "never", "year": "first", "first_exam": "No"}
+PAGE_3 = {"residence": "On campus", "campus_help": "No"}
+TRUE = {"cheated": "no", "lied": "yes", "ai_use": "never", "first_exam": "no", "campus_help": "no"}
+NOISY = {"cheated": "yes", "lied": "no", "ai_use": "often", "first_exam": "yes", "campus_help": "yes"}
+
+
+@pytest.fixture
+def paged(surveys_dir):
+    (surveys_dir / "paged.yaml").write_text(PAGED_YAML)
+
+
+def fill_in(page, answers: dict) -> None:
+    for name, label in answers.items():
+        page.locator(f"fieldset[data-question={name}]").get_by_label(label, exact=True).check()
+
+
+def press(page, name: str) -> None:
+    page.get_by_role("button", name=name, exact=True).click()
+    page.wait_for_load_state()
+
+
+def carried(app, token: str) -> dict:
+    from web import pages
+
+    with app.test_request_context():
+        return pages.unseal(SURVEY, token).answers
+
+
+def check_requests(app, posts: list[str], device: bool) -> None:
+    """No request carries a true randomized answer: not in its token (answers of earlier pages), and,
+    on the device path, not in its answers either (JavaScript off, a page's own answers are sent true)."""
+    assert posts, "no request was seen"
+    from web.forms import parse_wire_value
+
+    for body in posts:
+        fields = dict(parse_qsl(body, keep_blank_values=True))
+        if "carried" in fields:
+            for name, value in carried(app, fields["carried"]).items():
+                assert value is None or name not in TRUE or value == NOISY[name], (name, value)
+        if device:
+            for key, value in fields.items():
+                name = key.removeprefix("rr-")
+                if key.startswith("rr-") and name in TRUE:
+                    assert parse_wire_value(SURVEY.question(name), value, blank_ok=True) in (None, NOISY[name])
+            assert not any(key in TRUE for key in fields)  # never a true answer under a question's own name
+
+
+def stored(app) -> list[dict]:
+    from storage import connection
+
+    db = connection.connect(app.config["DATABASE"])
+    try:
+        return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
+    finally:
+        db.close()
+
+
+def answer_three_pages(page, url: str, shot: str) -> None:
+    """Pages 1 to 3, Back from page 3 (its answer kept), forward again, and submit."""
+    page.goto(url)
+    assert "Page 1 of 3" in page.inner_text("main")
+    fill_in(page, PAGE_1)
+    press(page, "Next")
+    assert "Page 2 of 3" in page.inner_text("main")
+    fill_in(page, PAGE_2)
+    assert "Only if “Year of study” is “first”." in page.inner_text("fieldset[data-question=first_exam]")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"pages-{shot}-page2.png"), full_page=True)
+    press(page, "Next")
+    assert "Page 3 of 3" in page.inner_text("main")
+    fill_in(page, {"residence": "On campus"})
+    press(page, "Back")
+    main = page.inner_text("main")
+    assert "Page 2 of 3" in main and "cannot be shown" in main
+    assert page.locator("fieldset[data-question=year]").get_by_label("first", exact=True).is_checked()
+    assert (
+        page.locator("fieldset[data-question=ai_use]").get_by_label("Keep my earlier answer", exact=False).is_checked()
+    )
+    page.screenshot(path=str(ARTIFACTS / f"pages-{shot}-back.png"), full_page=True)
+    press(page, "Next")
+    assert page.locator("fieldset[data-question=residence]").get_by_label("On campus", exact=True).is_checked()
+    fill_in(page, {"campus_help": "No"})
+    press(page, "Submit answers")
+    assert "What was stored" in page.inner_text("main")
+    page.screenshot(path=str(ARTIFACTS / f"pages-{shot}-thanks.png"), full_page=True)
+
+
+def test_with_javascript_three_pages_send_and_carry_only_noisy_answers(page, live_server, app, paged):
+    page.add_init_script(FORCED_COINS)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+    page.goto(f"{live_server}/s/paged")
+    fill_in(page, PAGE_1)
+    press(page, "Next")
+    assert not page.locator("fieldset[data-question=first_exam]").is_visible()  # skip logic on the device
+    fill_in(page, {"year": "first"})
+    asked = page.locator("fieldset[data-question=first_exam]")
+    assert asked.is_visible() and not asked.get_by_label("No answer").is_visible()  # required once asked
+    assert not page.evaluate("document.getElementById('survey-form').checkValidity()")
+    answer_three_pages(page, f"{live_server}/s/paged", "js")
+    check_requests(app, posts, device=True)
+    (row,) = stored(app)
+    assert {name: row[name] for name in TRUE} == NOISY and row["year"] == "first" and row["residence"] == "campus"
+
+
+def test_without_javascript_three_pages_carry_only_noisy_answers_between_pages(
+    browser, live_server, app, paged, monkeypatch
+):
+    from web import pages
+
+    flip = {"yes": "no", "no": "yes", "never": "often"}
+    monkeypatch.setattr(
+        pages, "randomize_on_server", lambda survey, answers: {k: flip.get(v, v) for k, v in answers.items()}
+    )
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+    page.goto(f"{live_server}/s/paged")
+    answer_three_pages(page, f"{live_server}/s/paged", "nojs")
+    check_requests(app, posts, device=False)
+    (row,) = stored(app)
+    assert {name: row[name] for name in TRUE} == NOISY and row["residence"] == "campus"
+    context.close()

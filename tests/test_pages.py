@@ -1,0 +1,198 @@
+"""Request tests of surveys of several pages (web/pages.py), as a browser without JavaScript (and the device path)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.helpers import PAGED_YAML, make_survey
+from web import pages
+from web.forms import wire_value
+
+SURVEY = make_survey(PAGED_YAML)
+
+
+@pytest.fixture
+def paged(surveys_dir):
+    (surveys_dir / "paged.yaml").write_text(PAGED_YAML)
+
+
+def controls_of(html: str) -> dict:
+    return {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
+        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
+        "carried": re.search(r'name="carried" value="([^"]+)"', html).group(1),
+    }
+
+
+INPUT = re.compile(
+    r'<input type="(radio|hidden)" (?:id="[^"]*" )?name="([a-z][a-z0-9_]*)" value="([^"]*)"\s*(checked)?'
+)
+
+
+def post_page(client, html: str, answers: dict, go: str = "next", device: bool = False):
+    """Post the page ``html`` as a browser would: its checked radios and hidden answer fields,
+    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out."""
+    names = {q.name for q in SURVEY.questions}
+    values = {
+        name: value
+        for kind, name, value, checked in INPUT.findall(html)
+        if name in names and (checked or kind == "hidden")
+    }
+    for name, choice in answers.items():
+        values[name] = wire_value(SURVEY.question(name), choice)
+    prefix = "rr-" if device else ""
+    fields = {**controls_of(html), "go": go, **{prefix + k: v for k, v in values.items()}}
+    if device:
+        fields["randomized_on"] = "device"
+    return client.post("/s/paged", data=fields)
+
+
+def carried_answers(app, html: str) -> dict:
+    with app.test_request_context():
+        return pages.unseal(SURVEY, controls_of(html)["carried"]).answers
+
+
+def shown_questions(html: str) -> list[str]:
+    return re.findall(r'<fieldset class="question[^"]*" data-question="([^"]+)"\s+data-type', html)
+
+
+def stored(db) -> list[dict]:
+    return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
+
+
+FLIP = {"yes": "no", "no": "yes"}
+
+
+@pytest.fixture
+def flipping(monkeypatch):
+    """The server's coins always give the other yes/no answer, so a carried true answer would show."""
+    monkeypatch.setattr(
+        pages, "randomize_on_server", lambda survey, answers: {k: FLIP.get(v, v) for k, v in answers.items()}
+    )
+
+
+def test_the_first_page_shows_its_questions_the_progress_and_no_back_button(paged, client):
+    html = client.get("/s/paged").get_data(as_text=True)
+    assert shown_questions(html) == ["cheated", "lied"]
+    assert "Page 1 of 3" in html and 'value="back"' not in html and ">Next<" in html
+
+
+def test_without_javascript_each_page_is_randomized_on_arrival_and_only_noisy_answers_are_carried(
+    paged, client, app, db, flipping
+):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    response = post_page(client, page1, {"cheated": "yes", "lied": "no"})
+    page2 = response.get_data(as_text=True)
+    assert response.status_code == 200 and "Page 2 of 3" in page2
+    assert carried_answers(app, page2)["cheated"] == "no" and carried_answers(app, page2)["lied"] == "yes"
+    assert stored(db) == []  # nothing stored before the last page
+    assert shown_questions(page2) == ["ai_use", "year", "first_exam"]
+
+
+def test_the_answers_are_stored_once_at_the_last_page(paged, client, db, flipping):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    page2 = post_page(client, page1, {"cheated": "yes", "lied": "no"}).get_data(as_text=True)
+    page3 = post_page(client, page2, {"ai_use": "once", "year": "first", "first_exam": "yes"}).get_data(as_text=True)
+    assert "Page 3 of 3" in page3 and "Submit answers" in page3
+    final = post_page(client, page3, {"residence": "campus", "campus_help": "no"})
+    assert final.status_code == 200 and "What was stored" in final.get_data(as_text=True)
+    assert stored(db) == [
+        {
+            "cheated": "no",
+            "lied": "yes",
+            "ai_use": "once",
+            "year": "first",
+            "first_exam": "no",
+            "residence": "campus",
+            "campus_help": "yes",
+        }
+    ]
+    client.delete_cookie("rr_done_paged", path="/s/paged")
+    assert post_page(client, page3, {"residence": "campus", "campus_help": "no"}).status_code == 200
+    assert len(stored(db)) == 1  # the same submission key again: stored once
+
+
+def test_a_page_skipped_by_an_earlier_answer_is_passed_and_its_questions_not_stored(paged, client, db, flipping):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    page2 = post_page(client, page1, {"cheated": "yes", "lied": "no"}).get_data(as_text=True)
+    final = post_page(client, page2, {"ai_use": "once", "year": "second", "first_exam": "yes"})
+    assert "What was stored" in final.get_data(as_text=True)
+    assert set(stored(db)[0]) == {"cheated", "lied", "ai_use", "year"}
+
+
+def test_a_question_skipped_by_an_earlier_page_is_posted_blank_from_a_hidden_field(surveys_dir, client, db):
+    """campus_help asked of first- and second-years: for a second-year, page 3 asks it and residence
+    (first-years only) is a hidden blank field, so the page posts as many bytes as for a first-year."""
+    text = PAGED_YAML.replace("relevant: ${residence} = 'campus'", "relevant: ${year} != 'third'")
+    (surveys_dir / "paged.yaml").write_text(text)
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    page2 = post_page(client, page1, {"cheated": "yes", "lied": "no"}).get_data(as_text=True)
+    page3 = post_page(client, page2, {"ai_use": "once", "year": "second"}).get_data(as_text=True)
+    assert shown_questions(page3) == ["campus_help"]
+    assert re.search(
+        r'data-question="residence"[^>]*hidden><input type="hidden" name="residence" value="      ">', page3
+    )
+    final = post_page(client, page3, {"campus_help": "no"})
+    assert "What was stored" in final.get_data(as_text=True)
+    assert "residence" not in stored(db)[0] and "campus_help" in stored(db)[0]
+
+
+def test_back_keeps_plain_answers_checked_and_offers_to_keep_randomized_ones(paged, client, app, db, flipping):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    page2 = post_page(client, page1, {"cheated": "yes", "lied": "no"}).get_data(as_text=True)
+    page3 = post_page(client, page2, {"ai_use": "once", "year": "first", "first_exam": "yes"}).get_data(as_text=True)
+    back = post_page(client, page3, {"residence": "home"}, go="back")
+    again = back.get_data(as_text=True)
+    assert back.status_code == 200 and "Page 2 of 3" in again
+    assert re.search(r'value="first "\s+checked', again)  # the plain answer, kept and shown
+    assert "Keep my earlier answer" in again and "cannot be shown" in again
+    assert not re.search(r'value="once {5}"\s+checked', again)  # a randomized answer is never shown
+    assert carried_answers(app, again)["residence"] == "home"  # the page left by Back is carried too
+    page3 = post_page(client, again, {"year": "first"}).get_data(as_text=True)  # randomized ones left "kept"
+    assert re.search(r'value="home  "\s+checked', page3)
+    post_page(client, page3, {"residence": "home"})
+    (row,) = stored(db)
+    assert row["ai_use"] == "once" and row["cheated"] == "no" and row["first_exam"] == "no"
+
+
+def test_the_device_path_carries_the_noisy_answers_as_sent(paged, client, app, db):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    page2 = post_page(client, page1, {"cheated": "no", "lied": "no"}, device=True).get_data(as_text=True)
+    assert carried_answers(app, page2)["cheated"] == "no"
+    page3 = post_page(client, page2, {"ai_use": "often", "year": "second"}, device=True)
+    assert "What was stored" in page3.get_data(as_text=True)
+    (row,) = db.query("SELECT answers, randomized_on FROM responses")
+    assert row["randomized_on"] == "device" and json.loads(row["answers"])["ai_use"] == "often"
+
+
+def test_a_required_question_left_out_refuses_the_page_with_the_error_and_carries_nothing(paged, client, app, flipping):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    response = post_page(client, page1, {"lied": "no"})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400 and "Page 1 of 3" in html
+    field = re.search(r'data-question="cheated".*?</fieldset>', html, re.S).group(0)
+    assert "Please choose an answer to this question." in field
+    assert re.search(r'value="no "\s+checked', html)  # shown again as posted, as the one-page form does
+    assert carried_answers(app, html) == {q.name: None for q in SURVEY.questions}  # nothing carried
+
+
+@pytest.mark.parametrize("change", ["tampered", "other survey"])
+def test_an_altered_token_is_refused_and_nothing_is_stored(paged, client, db, change):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    token = controls_of(page1)["carried"]
+    altered = token[:-2] + "xx" if change == "tampered" else "e30.bad"
+    response = post_page(client, page1.replace(token, altered), {"cheated": "yes", "lied": "no"})
+    assert response.status_code == 400 and "reload the survey" in response.get_data(as_text=True)
+    assert stored(db) == []
+
+
+def test_a_token_for_a_page_the_survey_no_longer_has_is_refused_not_a_500(paged, client, app, db):
+    page1 = client.get("/s/paged").get_data(as_text=True)
+    with app.test_request_context():
+        beyond = pages.seal(SURVEY, pages.Carried({}, "device", 7, 7))
+    response = post_page(client, page1.replace(controls_of(page1)["carried"], beyond), {"cheated": "yes", "lied": "no"})
+    assert response.status_code == 400 and "out of date" in response.get_data(as_text=True)
+    assert stored(db) == []

@@ -1,0 +1,283 @@
+"""Surveys of several pages: one page at a time, the answers so far carried in a signed token.
+
+A survey file splits its questions into pages with ``{type: page_break}``
+(:mod:`surveys.schema`). Every page posts to ``/s/<id>`` like a one-page
+form, with two more fields: ``carried`` (the signed answers of the pages
+before, and which page this is) and ``go`` (``next`` or ``back``, one width).
+
+The privacy rule: no true answer to a randomized question waits on the
+server between pages. Each page's answers are randomized as soon as they
+arrive (JavaScript off: here, with :mod:`secrets`; JavaScript on: on the
+device, which posts only noisy answers), and only the noisy ones are carried
+forward, in the page the server sends back, sealed as the confirm page seals
+them (itsdangerous, uncompressed so the token's length never depends on an
+answer). The server keeps nothing between pages; the answers are stored once,
+after the last page, under the submission key (a repeat is stored once).
+A response whose pages came by both paths (JavaScript failing half-way) is
+stored as ``randomized_on="server"``: each answer was still randomized once,
+where it arrived.
+
+Back shows the earlier page again with its plain answers checked; a
+randomized answer cannot be shown (only its noisy value exists), so its
+question offers "Keep my earlier answer" (:data:`web.forms.KEEP_LABEL`),
+checked, and says why. Going back carries the current page's answers too
+(randomized as going forward), any of them left blank.
+
+Sizes: every page posts one fixed-width value per question of the page (a
+question that an earlier page's answer skips is sent blank from a hidden
+field), ``go`` is ``next`` or ``back`` (4 bytes), and the token holds every
+question of the survey as its fixed-width wire value, so its length depends
+on the page only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from flask import current_app, request
+from itsdangerous import BadSignature
+
+from surveys.definition import Question, Survey
+from surveys.form_fields import DEVICE_PREFIX
+from surveys.submission import RANDOMIZED_ON, randomize_on_server
+from web import respond
+from web.forms import SubmissionError, missing_answers, parse_page, parse_wire_value, survey_form_class, wire_value
+
+#: The two values of ``go``; one width, so the request's length does not say which button was pressed.
+NEXT, BACK = "next", "back"
+#: ``randomized_on`` of a token before any page was answered (as wide as "device" and "server").
+NOT_YET = "      "
+MISSING_MESSAGE = "Please choose an answer to this question."
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What the signed token carries: the (noisy) answers so far, the page shown, the furthest page reached."""
+
+    answers: dict
+    randomized_on: str
+    page: int
+    furthest: int
+
+
+@dataclass(frozen=True)
+class PageView:
+    """What the form template needs to show one page."""
+
+    questions: tuple[Question, ...]
+    skipped: tuple[Question, ...]
+    token: str
+    number: int
+    count: int
+    keep: frozenset[str]
+    earlier: dict
+
+
+def _sealer():
+    return respond.UncompressedSerializer(current_app.config["SECRET_KEY"], salt="carried-noisy-answers")
+
+
+def seal(survey: Survey, carried: Carried) -> str:
+    """The signed token of a page; every question of the survey as its fixed-width wire value."""
+    payload = {
+        "survey": [survey.id, survey.version],
+        "answers": {q.name: wire_value(q, carried.answers.get(q.name)) for q in survey.questions},
+        "randomized_on": carried.randomized_on,
+        "page": carried.page,
+        "furthest": carried.furthest,
+    }
+    return _sealer().dumps(payload)
+
+
+def unseal(survey: Survey, token: str) -> Carried:
+    """The token's contents; :class:`SubmissionError` if it was altered or belongs to another survey."""
+    try:
+        payload = _sealer().loads(token)
+    except BadSignature:
+        raise SubmissionError(["The form was altered; please reload the survey."]) from None
+    if payload.get("survey") != [survey.id, survey.version]:
+        raise SubmissionError(["The form belongs to another survey or version; please reload the survey."])
+    try:
+        answers = {q.name: parse_wire_value(q, payload["answers"][q.name], blank_ok=True) for q in survey.questions}
+        page, furthest, path = int(payload["page"]), int(payload["furthest"]), payload["randomized_on"]
+        if not 0 <= page < len(survey.page_names) or path not in (NOT_YET, *RANDOMIZED_ON):
+            raise ValueError(page)  # a file edited without a new version: fewer pages now
+    except (KeyError, TypeError, ValueError):
+        raise SubmissionError(["The form is out of date; please reload the survey."]) from None
+    return Carried(answers, path, page, furthest)
+
+
+def decided_skipped(survey: Survey, answers: dict, page: int) -> frozenset[str]:
+    """The questions of ``page`` that the answers of earlier pages skip (decided on the server).
+
+    A condition is decided here when every question it names is on an earlier page or is itself
+    decided skipped (so unanswered); one naming a question still open on the same page is left
+    to the page (``static/randomize.js``, and :func:`web.forms.missing_answers` after the post).
+    """
+    earlier = {name for names in survey.page_names[:page] for name in names}
+    skipped = survey.skipped({name: value for name, value in answers.items() if name in earlier and value is not None})
+    decidable, decided = set(earlier), set()
+    for name in survey.page_names[page]:
+        condition = survey.question(name).relevant
+        if condition is not None and condition.questions() <= decidable and name in skipped:
+            decided.add(name)
+            decidable.add(name)
+    return frozenset(decided)
+
+
+def has_questions(survey: Survey, answers: dict, page: int) -> bool:
+    return len(decided_skipped(survey, answers, page)) < len(survey.page_names[page])
+
+
+def page_view(survey: Survey, carried: Carried, keep_all: bool = False) -> tuple[PageView, object]:
+    """The page ``carried.page`` and its form, plain answers checked and randomized ones kept (not shown)."""
+    names = survey.page_names[carried.page]
+    skipped = decided_skipped(survey, carried.answers, carried.page)
+    shown = tuple(survey.question(name) for name in names if name not in skipped)
+    again = keep_all or carried.page < carried.furthest
+    keep = frozenset(q.name for q in shown if q.randomize and again)
+    form_class = survey_form_class(survey, tuple(q.name for q in shown), keep)
+    data = {q.name: wire_value(q, None if q.randomize else carried.answers.get(q.name)) for q in shown}
+    form = form_class(formdata=None, data=data)
+    view = PageView(
+        shown,
+        tuple(survey.question(name) for name in names if name in skipped),
+        seal(survey, carried),
+        carried.page + 1,
+        len(survey.page_names),
+        keep,
+        earlier_plain_answers(survey, carried, shown),
+    )
+    return view, form
+
+
+def earlier_plain_answers(survey: Survey, carried: Carried, shown) -> dict:
+    """The answers of earlier pages that the conditions of the ``shown`` questions name (plain ones only,
+    the schema's rule), for ``static/randomize.js`` to evaluate a condition that also names this page."""
+    names = survey.page_names[carried.page]
+    named = {n for q in shown if q.relevant is not None for n in q.relevant.questions() if n not in names}
+    return {name: carried.answers.get(name) for name in sorted(named) if not survey.question(name).randomize}
+
+
+def first_carried(survey: Survey) -> Carried:
+    return Carried({}, NOT_YET, 0, 0)
+
+
+def merge(survey: Survey, carried: dict, current: dict) -> dict:
+    """The answers so far: a plain answer as now chosen; a randomized one left blank keeps the carried one."""
+    merged = dict(carried)
+    for name, value in current.items():
+        if value is not None or not survey.question(name).randomize:
+            merged[name] = value
+    return merged
+
+
+def next_page(survey: Survey, answers: dict, page: int, step: int) -> int | None:
+    """The next page in direction ``step`` that has a question to ask, or None past either end."""
+    page += step
+    while 0 <= page < len(survey.page_names):
+        if has_questions(survey, answers, page):
+            return page
+        page += step
+    return None
+
+
+@dataclass(frozen=True)
+class Step:
+    """The outcome of one page's post: the page to show next (``carried``, ``status``, ``field_errors``),
+    or, after the last page, the noisy answers to store (``final``)."""
+
+    carried: Carried
+    final: dict | None = None
+    field_errors: dict | None = None
+
+
+def read_page(survey: Survey) -> tuple[Step, str, str]:
+    """Read one page's post: ``(step, submission key, invitation code)``. Raises :class:`SubmissionError`."""
+    form = request.form
+    carried = unseal(survey, form.get("carried", ""))
+    go = form.get("go", NEXT)
+    randomized_on = form.get("randomized_on", "server")
+    if go not in (NEXT, BACK) or randomized_on not in RANDOMIZED_ON:
+        raise SubmissionError(["go must be “next” or “back” and randomized_on “device” or “server”."])
+    prefix = DEVICE_PREFIX if randomized_on == "device" else ""
+    names = tuple(survey.page_names[carried.page])
+    keep = frozenset(name for name in names if survey.question(name).randomize and carried.page < carried.furthest)
+    current, controls = parse_page(survey, form, prefix, names, keep, going_back=go == BACK)
+    if randomized_on == "server":
+        noisy = randomize_on_server(survey, {k: v for k, v in current.items() if v is not None})
+        current = {name: noisy.get(name) for name in current}
+    path = randomized_on if carried.randomized_on in (NOT_YET, randomized_on) else "server"
+    answers = merge(survey, carried.answers, current)
+    key, code = controls.submission_key.data, controls.invitation_code.data or ""
+    return _step(survey, replace(carried, answers=answers, randomized_on=path), go, names), key, code
+
+
+def _step(survey: Survey, carried: Carried, go: str, names: tuple[str, ...]) -> Step:
+    if go == BACK:
+        back = next_page(survey, carried.answers, carried.page, -1)
+        return Step(replace(carried, page=carried.page if back is None else back))
+    missing = missing_answers(survey, carried.answers, names)
+    if missing:
+        furthest = max(carried.furthest, carried.page + 1)  # the page's randomized answers are carried now
+        return Step(replace(carried, furthest=furthest), field_errors={name: [MISSING_MESSAGE] for name in missing})
+    forward = next_page(survey, carried.answers, carried.page, 1)
+    if forward is None:
+        skipped = survey.skipped({k: v for k, v in carried.answers.items() if v is not None})
+        final = {k: v for k, v in carried.answers.items() if v is not None and k not in skipped}
+        return Step(carried, final=final)
+    return Step(replace(carried, page=forward, furthest=max(carried.furthest, forward)))
+
+
+def show_page(
+    survey: Survey,
+    carried: Carried,
+    status: int = 200,
+    errors=(),
+    field_errors=None,
+    code: str = "",
+    again=False,
+    posted=None,
+):
+    """The form of page ``carried.page``, with ``field_errors`` next to their questions; ``again``: the page's
+    randomized answers are carried already, so they are offered as kept; ``posted``: a refused post of the
+    page without JavaScript, whose answers are shown again as the one-page form does (never carried)."""
+    view, form = page_view(survey, carried, keep_all=again)
+    if posted is not None:
+        form = type(form)(formdata=posted)
+    for name, messages in (field_errors or {}).items():
+        if name in form:
+            form[name].errors = list(messages)
+    return respond.render_form(survey, status, errors=errors, form=form, code=code, page=view)
+
+
+def submit_page(survey: Survey):
+    """One page's post (``carried`` in the form): the next (or previous) page, or the stored answers."""
+    code = request.form.get("invitation_code", "")
+    try:
+        step, key, code = read_page(survey)
+    except SubmissionError as error:
+        return refused_page(survey, error, code)
+    problem = respond.csrf_problem()
+    if problem and not respond.is_own_expired_token(request.form.get("csrf_token")):
+        return respond.render_message(
+            survey, 400, "The form could not be verified", f"{problem} Please reload the survey page.", True
+        )
+    if step.final is not None:
+        on = step.carried.randomized_on
+        if problem:  # this browser's own expired form: the noisy answers are sealed for one more click
+            return respond.confirm_after_csrf_failure(survey, problem, step.final, on, key, code)
+        return respond.refuse_if_over_survey_limit(survey) or respond.store_and_thank(survey, step.final, on, key, code)
+    status = 400 if step.field_errors else 200
+    return show_page(survey, step.carried, status, field_errors=step.field_errors, code=code, again=status == 400)
+
+
+def refused_page(survey: Survey, error: SubmissionError, code: str):
+    """The page again after a refused post, when its token can be read; else a message (400)."""
+    try:
+        carried = unseal(survey, request.form.get("carried", ""))
+    except SubmissionError:
+        return respond.render_message(survey, 400, "Your answers could not be read", " ".join(error.messages), True)
+    code = code if respond.INVITATION_CODE.fullmatch(code) else ""
+    posted = request.form if request.form.get("randomized_on", "server") == "server" else None
+    return show_page(survey, carried, 400, error.messages, error.field_errors, code, posted=posted)
