@@ -109,7 +109,7 @@ def _submission_steps(app: Flask, body: str, cookie: str, step: _Timer) -> None:
     step("S:parse the form body (werkzeug)", lambda: request.form)
     survey = step("S:survey_or_404 (catalog: scandir + stat)", survey_or_404, SURVEY_ID)
     step("S:refuse_if_unavailable (connect + closed_override)", respond.refuse_if_unavailable, survey)
-    noisy, on, key, code = step("S:read_submission (WTForms build + validate)", respond.read_submission, survey)
+    noisy, on, key, code, arm = step("S:read_submission (WTForms build + validate)", respond.read_submission, survey)
     step("S:csrf_problem (validate_csrf)", respond.csrf_problem)
     response = step(
         "S:store_and_thank (key check, store_response, thank page)",
@@ -119,6 +119,7 @@ def _submission_steps(app: Flask, body: str, cookie: str, step: _Timer) -> None:
         on,
         key,
         code,
+        arm,
     )
     step("S:process_response (headers, session save)", app.process_response, app.make_response(response))
     step("S:pop context (close connection)", ctx.pop)
