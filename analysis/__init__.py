@@ -89,10 +89,13 @@ from analysis.sequences import (
     MIXTURE_PRIOR,
     ConfidenceSequence,
     DifferenceSequence,
+    MappedSequence,
     confidence_sequence,
     difference_sequence,
     log_mixture_martingale,
+    matrix_option_sequences,
     option_confidence_sequences,
+    two_group_sequence,
 )
 from analysis.two_group import (
     NO_EPSILON_LABEL,
@@ -160,6 +163,9 @@ __all__ = [
     "confidence_sequence",
     "ConfidenceSequence",
     "option_confidence_sequences",
+    "MappedSequence",
+    "two_group_sequence",
+    "matrix_option_sequences",
     "difference_sequence",
     "DifferenceSequence",
     "log_mixture_martingale",

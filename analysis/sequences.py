@@ -373,3 +373,113 @@ def difference_sequence(
         confidence_sequence(item.yes_count, item.n, item.t, item.a, item.b, each, a0, b0) for item in (first, second)
     )
     return DifferenceSequence(one.low - two.high, one.high - two.low, level, one, two)
+
+
+@dataclass(frozen=True)
+class MappedSequence:
+    """An anytime-valid confidence sequence for a share estimated from several reported rates at once.
+
+    ``low``, ``high`` bound the share within ``[0, 1]``; ``rates`` holds the
+    bounds of each reported rate it was mapped from; ``confidence_level`` is
+    the chance of covering at every look at once.
+    """
+
+    low: float
+    high: float
+    rates: tuple[tuple[float, float], ...]
+    confidence_level: float
+
+
+def _rate_bounds(yes_count: int, n: int, confidence_level: float) -> tuple[float, float]:
+    """The mixture sequence's bounds for a reported rate itself (the identity design ``t = 1``)."""
+    sequence = confidence_sequence(yes_count, n, 1, 0, 0, confidence_level)
+    return sequence.rate_low, sequence.rate_high
+
+
+def _linear_box_bounds(
+    weights: Sequence[float], offset: float, box: Sequence[tuple[float, float]]
+) -> tuple[float, float]:
+    """Least and largest ``offset + sum_i w_i x_i`` over ``x_i`` in ``[lo_i, hi_i]`` (each term at one end)."""
+    low = offset + sum(min(w * lo, w * hi) for w, (lo, hi) in zip(weights, box))
+    high = offset + sum(max(w * lo, w * hi) for w, (lo, hi) in zip(weights, box))
+    return low, high
+
+
+def two_group_sequence(
+    yes: tuple[int, int], n: tuple[int, int], design, confidence_level: float = 0.95
+) -> MappedSequence:
+    """The anytime-valid confidence sequence for the prevalence of a two-group design.
+
+    Parameters
+    ----------
+    yes, n : pair of int
+        Reported yeses and answers in group 1 and group 2.
+    design : CheaterDetectionDesign or StochasticLieDetectorDesign
+        :mod:`analysis.two_group`; its :meth:`moment` gives ``pi`` from the
+        two reported-yes rates.
+    confidence_level : float
+        ``1 - alpha`` over every look at once.
+
+    Notes
+    -----
+    Each group's reported-yes rate ``lambda_i`` gets the mixture sequence of
+    :func:`confidence_sequence` at level ``1 - alpha/2``; by a union bound
+    both cover their rates at every look at once with probability at least
+    ``1 - alpha``. The moment map is linear in ``(lambda_1, lambda_2)`` for
+    both designs (cheater detection ``pi = (p2 lambda1 - p1 lambda2) / (p2 -
+    p1)``; stochastic lie detector ``pi = 1 - (lambda1 - lambda2) / (p2 -
+    p1)``: Clark and Desharnais 1998; Moshagen, Musch and Erdfelder 2012), so
+    whenever both rates lie in their sequences ``pi`` lies between the map's
+    least and largest value over the box, reached at its corners; the bounds
+    are clipped to ``[0, 1]``. Conservative: the box ignores how the two
+    rates move together.
+    """
+    level = _check_unit_open(confidence_level, "confidence_level")
+    each = 1 - (1 - level) / 2
+    box = tuple(_rate_bounds(y, size, each) for y, size in zip(yes, n))
+    offset = design.moment(0.0, 0.0)[0]
+    weights = (design.moment(1.0, 0.0)[0] - offset, design.moment(0.0, 1.0)[0] - offset)
+    low, high = _linear_box_bounds(weights, offset, box)
+    return MappedSequence(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), box, level)
+
+
+def matrix_option_sequences(
+    counts: Sequence[int], inverse, confidence_level: float = 0.95
+) -> tuple[MappedSequence, ...]:
+    """Anytime-valid confidence sequences for every option share under a misclassification matrix.
+
+    Parameters
+    ----------
+    counts : sequence of int
+        Answers reported for each option.
+    inverse : array, shape (k, k)
+        ``P^-1``, the inverse of the misclassification matrix
+        (:class:`analysis.misclassification.MisclassificationDesign`), so
+        that ``pi = P^-1 lambda``.
+    confidence_level : float
+        ``1 - alpha`` for all ``k`` options at every look at once.
+
+    Notes
+    -----
+    Each reported share ``lambda_j`` (its count against the rest) gets the
+    mixture sequence at level ``1 - alpha/k``; by a union bound all cover at
+    every look with probability at least ``1 - alpha``, and then each ``pi_j
+    = sum_i (P^-1)_ji lambda_i`` lies between the least and largest value of
+    that linear form over the box of rates (van den Hout and van der Heijden
+    2002 for the map), clipped to ``[0, 1]``. Conservative, as the box
+    ignores that the shares sum to 1.
+    """
+    counts = [int(c) for c in counts]
+    level = _check_unit_open(confidence_level, "confidence_level")
+    inverse = np.asarray(inverse, dtype=float)
+    k = len(counts)
+    if inverse.shape != (k, k):
+        raise ValueError(f"inverse must be a {k} x {k} matrix for {k} counts, got shape {inverse.shape}")
+    n = sum(counts)
+    each = 1 - (1 - level) / k
+    box = tuple(_rate_bounds(count, n, each) for count in counts)
+    out = []
+    for row in inverse:
+        low, high = _linear_box_bounds(row.tolist(), 0.0, box)
+        out.append(MappedSequence(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), box, level))
+    return tuple(out)

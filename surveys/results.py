@@ -22,6 +22,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from analysis import (
     INTERVAL_METHODS,
     BinaryDesign,
@@ -36,12 +38,14 @@ from analysis import (
     estimate_multiple_choice,
     estimate_proportion,
     half_width_for_n,
+    matrix_option_sequences,
     outside_design,
     pool_estimates,
     project_to_simplex,
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
     survey_epsilon,
+    two_group_sequence,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
 from analysis.misclassification import MisclassificationDesign, estimate_misclassification
@@ -571,6 +575,7 @@ def _two_group_result(question: Question, by_design, level: float) -> YesNoResul
         return replace(_yes_no_without_figures(question, flags, sentence), n=sum(n), yes_count=sum(yes))
     fit = estimate_two_group(yes, n, question.design)
     ci = fit.confidence_interval("pi", level)
+    mapped = two_group_sequence(yes, n, question.design, level)
     second = fit.second_parameter
     figures = TwoGroupFigures(
         estimate=fit,
@@ -597,6 +602,7 @@ def _two_group_result(question: Question, by_design, level: float) -> YesNoResul
         pooled_estimate=None,
         flags=_size_flags(sum(n), fit.on_boundary, False, ignored),
         sentence=yes_no_sentence(question, fit.pi, ci, level),
+        sequence=SequenceBounds(mapped.low, mapped.high, level),
         two_group=figures,
     )
 
@@ -876,9 +882,17 @@ def _misclassification_result(question: Question, by_design, level: float) -> Ch
         )
     e = estimate_misclassification(counts, question.design)
     cis = e.confidence_intervals(level)
+    sequences = matrix_option_sequences(counts, np.linalg.inv(question.design.floats()), level)
     options = tuple(
         OptionResult(
-            choice, e.counts[j], e.observed[j], e.estimate_raw[j], e.estimate_projected[j], e.std_err[j], cis[j]
+            choice,
+            e.counts[j],
+            e.observed[j],
+            e.estimate_raw[j],
+            e.estimate_projected[j],
+            e.std_err[j],
+            cis[j],
+            sequence=SequenceBounds(sequences[j].low, sequences[j].high, level),
         )
         for j, choice in enumerate(question.choices)
     )

@@ -518,3 +518,7 @@ def test_a_misclassification_result_is_p_inverse_lambda():
     expected = analysis.estimate_multiple_choice((40, 30, 20, 10), "1/2")
     assert_allclose([o.std_err for o in result.options][:3], expected.std_err[:3])
     assert_allclose(result.options[3].std_err, math.sqrt(0.1 * 0.9 / 100) / 0.5)
+    # each option's anytime-valid sequence (analysis.matrix_option_sequences) holds it and is wider than the interval
+    for option in result.options[:3]:
+        assert option.sequence.low <= option.estimate_projected <= option.sequence.high
+        assert option.sequence.high - option.sequence.low > option.ci.high - option.ci.low

@@ -406,3 +406,79 @@ def test_the_fast_wilson_check_is_the_wilson_interval():
         interval = wilson_interval(yes, n, *DIRECT)
         gap = yes - n * lam
         assert (gap * gap > Z95**2 * n * lam * (1 - lam)) == (not interval.low <= lam <= interval.high)
+
+
+# --------------------------------------------------------------------------
+# Two-group designs and a misclassification matrix: the rates' sequences mapped through the design.
+
+
+def test_a_two_group_sequence_maps_each_groups_rate_sequence_through_the_moment_estimator():
+    from analysis import StochasticLieDetectorDesign, two_group_sequence
+
+    design = StochasticLieDetectorDesign(Fraction(2, 12), Fraction(10, 12))
+    yes, n = (373, 398), (564, 692)  # Heck and Moshagen 2018's minarets counts (tests/test_two_group.py)
+    mapped = two_group_sequence(yes, n, design, 0.95)
+    half = [confidence_sequence(y, size, 1, 0, 0, 0.975) for y, size in zip(yes, n)]
+    corners = [
+        1 - (l1 - l2) / (Fraction(10, 12) - Fraction(2, 12))
+        for l1 in (half[0].rate_low, half[0].rate_high)
+        for l2 in (half[1].rate_low, half[1].rate_high)
+    ]
+    assert_allclose([mapped.low, mapped.high], [max(min(corners), 0.0), min(max(corners), 1.0)], rtol=1e-12)
+    assert mapped.rates == tuple((h.rate_low, h.rate_high) for h in half)
+    assert mapped.low < design.moment(373 / 564, 398 / 692)[0] <= mapped.high
+
+
+def test_a_two_group_sequence_covers_the_prevalence_at_every_look():
+    """Time-uniform coverage, seeded: R = 200 surveys of a cheater detection design (pi = 0.3, gamma =
+    0.2), looked at after every 100 answers per group up to 2,000. The sequence must fail (ever exclude pi)
+    in at most alpha + 3 binomial standard errors of R = 0.05 + 3 sqrt(0.05 * 0.95 / 200) = 0.096 of them;
+    the union bound and the box make it conservative, so most runs never fail at all."""
+    from analysis import CheaterDetectionDesign, two_group_sequence
+
+    design = CheaterDetectionDesign(Fraction(1, 4), Fraction(3, 4))
+    pi, gamma = 0.3, 0.2
+    rates = design.rates(pi, gamma)
+    rng = np.random.default_rng(20261122)  # simulation only
+    failures = 0
+    for _ in range(200):
+        draws = [rng.random(2000) < rate for rate in rates]
+        for n in range(100, 2001, 100):
+            yes = (int(draws[0][:n].sum()), int(draws[1][:n].sum()))
+            mapped = two_group_sequence(yes, (n, n), design, 0.95)
+            if not mapped.low <= pi <= mapped.high:
+                failures += 1
+                break
+    assert failures / 200 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 200)
+
+
+def test_matrix_option_sequences_map_the_rates_box_through_the_inverse():
+    from analysis import matrix_option_sequences
+
+    matrix = np.array([[0.75, 1 / 3], [0.25, 2 / 3]])
+    inverse = np.linalg.inv(matrix)
+    counts = [300, 200]
+    sequences = matrix_option_sequences(counts, inverse, 0.95)
+    box = [confidence_sequence(c, 500, 1, 0, 0, 0.975) for c in counts]
+    for j, sequence in enumerate(sequences):
+        ends = [
+            inverse[j, 0] * a + inverse[j, 1] * b
+            for a in (box[0].rate_low, box[0].rate_high)
+            for b in (box[1].rate_low, box[1].rate_high)
+        ]
+        assert_allclose([sequence.low, sequence.high], [max(min(ends), 0), min(max(ends), 1)], rtol=1e-12)
+        assert sequence.low <= (inverse @ np.array(counts) / 500)[j] <= sequence.high
+    with pytest.raises(ValueError, match="2 x 2 matrix"):
+        matrix_option_sequences(counts, np.eye(3))
+
+
+def test_the_results_page_shows_a_sequence_for_a_two_group_question():
+    from surveys import results
+    from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
+
+    survey = make_survey(TWO_GROUP_YAML)
+    tallies = two_group_tallies(survey, {"evaded": {"1": (300, 200), "2": (150, 350)}})
+    result = results.question_result(survey.question("evaded"), tallies["evaded"], 0.95)
+    assert result.sequence is not None
+    assert result.sequence.low <= result.estimate <= result.sequence.high
+    assert result.sequence.high - result.sequence.low >= result.ci.high - result.ci.low
