@@ -6,7 +6,9 @@ dictionaries of :func:`storage.queries.group_tallies` and returns frozen
 dataclasses. Only a question that is *not* randomized can split the
 respondents: grouping by a noisy answer would put them in the wrong group at
 random. Two groups' yes/no estimates are compared with
-:func:`analysis.difference`.
+:func:`analysis.difference`. A two-group design's question gets, in each
+group, the two-group estimate from that group's per-arm tallies, and two
+groups are compared by their moment estimates (:func:`compare_groups`).
 """
 
 from __future__ import annotations
@@ -124,6 +126,36 @@ def compute_breakdown(
     )
 
 
+def _two_group_for_difference(result: YesNoResult) -> ProportionEstimate:
+    """The estimate :func:`analysis.difference` takes, for one group's two-group result.
+
+    The closed-form moment estimate of the prevalence (unbiased, what RRreg prints) with its delta-method
+    standard error (Clark and Desharnais 1998; Moshagen et al. 2012), handed over as a direct-question
+    estimate (``t = 1, a = b = 0``) as :func:`_for_difference` hands over a pooled one. A moment estimate
+    outside the parameter space has no such standard error (the reported figure is then the boundary
+    maximum-likelihood estimate): a ValueError says so.
+    """
+    fit = result.two_group.estimate
+    if fit.on_boundary or not math.isfinite(fit.pi_std_err):
+        raise ValueError(
+            f"question {result.question.name!r}: the two-group moment estimate left the parameter space in a "
+            "group; compare the groups' profile-likelihood intervals instead"
+        )
+    return ProportionEstimate(
+        n=sum(fit.n),
+        yes_count=sum(fit.yes),
+        t=1.0,
+        a=0.0,
+        b=0.0,
+        observed_rate=fit.pi_moment,
+        estimate_raw=fit.pi_moment,
+        estimate=fit.pi,
+        clipped=False,
+        std_err_population=fit.pi_std_err,
+        std_err_conditional=math.nan,
+    )
+
+
 def _for_difference(result: YesNoResult) -> ProportionEstimate:
     """The estimate :func:`analysis.difference` takes, for one group's result.
 
@@ -135,6 +167,8 @@ def _for_difference(result: YesNoResult) -> ProportionEstimate:
     error. No figure is computed here; the conditional standard error,
     which has no pooled counterpart, is NaN.
     """
+    if result.two_group is not None:
+        return _two_group_for_difference(result)
     if not result.pooled:
         return result.per_design[0].estimate
     pooled = result.pooled_estimate
@@ -180,8 +214,15 @@ def compare_groups(
     Raises
     ------
     ValueError
-        If the question is not a randomized yes/no question or a group has
-        no answers to it.
+        If the question is not a randomized yes/no question, a group has no
+        answers to it, or (a two-group design) a group's moment estimate left
+        the parameter space.
+
+    Notes
+    -----
+    A two-group design (cheater detection, stochastic lie detector) compares
+    the groups' moment estimates of the prevalence, each from that group's
+    per-arm tallies, with their delta-method standard errors.
     """
     estimates = []
     for name, value in (("first", first), ("second", second)):
@@ -189,8 +230,8 @@ def compare_groups(
             result = breakdown.group(value).question(question_name)
         except KeyError:
             raise ValueError(f"no group {name}={value!r} with question {question_name!r}") from None
-        if not isinstance(result, YesNoResult) or result.two_group is not None:
-            raise ValueError(f"question {question_name!r} is not a randomized yes/no question with one group")
+        if not isinstance(result, YesNoResult):
+            raise ValueError(f"question {question_name!r} is not a randomized yes/no question")
         if result.n == 0:
             raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
         estimates.append(_for_difference(result))
@@ -251,17 +292,24 @@ def group_differences(
     """
     out = []
     for result in breakdown.groups[0].questions if breakdown.groups else ():
-        if not isinstance(result, YesNoResult) or is_two_group(result.question.design):
-            continue  # two-group designs: no group difference yet
+        if not isinstance(result, YesNoResult):
+            continue
         name = result.question.name
         answered = _answered_groups(breakdown, name)
         if first and second:
             pair = [g for value in (first, second) for g in answered if g.value == value]
         else:
             pair = answered[:2]
-        if len(pair) == 2:
+        if len(pair) != 2:
+            continue
+        if is_two_group(result.question.design):
+            if any(g.question(name).two_group.estimate.on_boundary for g in pair):
+                continue  # no moment standard error on the boundary: the profile intervals are shown per group
             compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
-            first_parts, second_parts = ([p.estimate for p in g.question(name).per_design] for g in pair)
-            sequence = difference_bounds(first_parts, second_parts, confidence_level)
-            out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))
+            out.append(GroupDifference(result.question, pair[0], pair[1], compared))  # no confidence sequence
+            continue
+        compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
+        first_parts, second_parts = ([p.estimate for p in g.question(name).per_design] for g in pair)
+        sequence = difference_bounds(first_parts, second_parts, confidence_level)
+        out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))
     return tuple(out)

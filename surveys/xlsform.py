@@ -21,14 +21,19 @@ The sheets and columns read (any other column is reported, not ignored):
     randomized-response design, one column per key of the survey file's
     ``design`` mapping, named ``design::KEY`` (``design::t``,
     ``design::a``, ``design::b`` for forced response; ``design::t`` for a
-    choice). Write probabilities as decimals or as text fractions: Excel
-    turns a typed ``1/4`` into a date, which is reported.
+    choice; ``design::model`` with ``design::p``, ``design::q``,
+    ``design::innocuous``, ``design::p1``, ``design::p2``... for the other
+    models). A misclassification matrix is one ``design::matrix`` cell,
+    rows separated by ``;`` and entries by ``,`` (:func:`matrix_rows`).
+    Write probabilities as decimals or as text fractions: Excel turns a
+    typed ``1/4`` into a date, which is reported.
 ``choices``
     ``list_name``, ``name``, ``label`` (or ``label::LANGUAGE`` columns).
 ``settings`` (optional)
     ``form_id`` (the survey's ``id``), ``form_title`` (its ``title``),
     ``version``, and any other survey-level key of a survey file by its own
-    name (``intro``, ``organizer``, ``epsilon_budget``...).
+    name (``intro``, ``organizer``, ``epsilon_budget``, and the arms'
+    ``group_1_share`` and ``direct_share``, read as probabilities).
 
 XLSForm types that collect something else are refused with the reason:
 metadata (``start``, ``end``, ``today``, ``deviceid``...) would put a time
@@ -74,6 +79,8 @@ CHOICE_COLUMNS = ("list_name", "name", "label")
 #: Settings columns renamed to the survey file's keys.
 SETTINGS_RENAMED = {"form_id": "id", "form_title": "title"}
 SETTINGS_KEYS = (frozenset(SURVEY_KEYS) - {"questions", "id", "title", "languages"}) | {"default_language"}
+#: Settings that are probabilities (read as the design columns are: a date Excel made of ``1/5`` is reported).
+SHARE_SETTINGS = frozenset({"group_1_share", "direct_share"})
 TRUE_WORDS = frozenset({"yes", "true", "true()", "1"})
 FALSE_WORDS = frozenset({"no", "false", "false()", "0"})
 
@@ -233,6 +240,15 @@ def _probability_cell(report: _Report, sheet: Sheet, number: int, column: str, v
     return _cell_text(value) or None
 
 
+def matrix_rows(value: object) -> object:
+    """A ``design::matrix`` cell as the survey file's list of rows: rows separated by ``;``, entries by ``,``
+    (``3/4, 1/3; 1/4, 2/3`` is ``[[3/4, 1/3], [1/4, 2/3]]``). A cell that is not text is left to the survey
+    file's check, which names it."""
+    if not isinstance(value, str):
+        return value
+    return [[entry.strip() for entry in row.split(",")] for row in value.split(";")]
+
+
 def _choice_lists(report: _Report, sheet: Sheet | None) -> dict[str, list[tuple[int, dict]]]:
     if sheet is None:
         return {}
@@ -308,7 +324,8 @@ def _question(report, sheet, number, cells, lists, label_column, hint_column) ->
         if column.startswith("design::"):
             value = _probability_cell(report, sheet, number, column, cells.get(column))
             if value is not None:
-                design[column.removeprefix("design::")] = value
+                key = column.removeprefix("design::")
+                design[key] = matrix_rows(value) if key == "matrix" else value
     if design:
         entry["design"] = design
     return entry if qtype is not None else None
@@ -323,11 +340,16 @@ def _settings(report: _Report, sheet: Sheet | None) -> dict:
     if not sheet.rows:
         return {}
     settings = {}
-    for column, value in sheet.rows[0][1].items():
+    number, cells = sheet.rows[0]
+    for column, value in cells.items():
         if value is None or _cell_text(value) == "":
             continue
         key = SETTINGS_RENAMED.get(column, column)
-        if key == "version":
+        if key in SHARE_SETTINGS:
+            value = _probability_cell(report, sheet, number, column, value)
+            if value is None:
+                continue
+        elif key == "version":
             text = _cell_text(value)
             value = int(text) if text.isdigit() else text
         elif isinstance(value, datetime):

@@ -21,7 +21,7 @@ from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from surveys.submission import noisy_response
 from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.helpers import make_survey
+from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
 
 
 @pytest.fixture
@@ -242,3 +242,55 @@ def test_the_difference_of_pooled_groups_spends_alpha_over_two_per_group_and_m_p
     assert difference.sequence.low == max(s.low for s in arts) - law.high
     assert difference.sequence.high == min(s.high for s in arts) - law.low
     assert difference.sequence.designs == 3
+
+
+# --------------------------------------------------------------------------
+# Two-group designs (cheater detection, stochastic lie detector) in a break-down.
+
+
+@pytest.fixture
+def two_group_survey():
+    return parse_survey(yaml.safe_load(TWO_GROUP_YAML), "twogroup.yaml")
+
+
+def two_group_grouped(survey, south_evaded=((45, 55), (40, 60))) -> dict:
+    """Per region, ``{arm: (yes, no)}`` of both two-group questions: north's lie detector at pi = 0.7."""
+    north = {"evaded": {"1": (60, 40), "2": (50, 50)}, "doped": {"1": (40, 60), "2": (60, 40)}}
+    south = {"evaded": dict(zip("12", south_evaded)), "doped": {"1": (30, 70), "2": (55, 45)}}
+    return {"north": two_group_tallies(survey, north), "south": two_group_tallies(survey, south)}
+
+
+def test_each_group_of_a_plain_question_gets_the_two_group_estimate_of_its_arm_tallies(two_group_survey):
+    breakdown = breakdowns.compute_breakdown(two_group_survey, "region", two_group_grouped(two_group_survey))
+    evaded = two_group_survey.question("evaded").design
+    north = breakdown.group("north").question("evaded").two_group.estimate
+    assert north == analysis.estimate_two_group((60, 50), (100, 100), evaded)
+    assert north.pi == pytest.approx(0.7)  # 1 - 3 (0.6 - 0.5)
+    south = breakdown.group("south").question("doped").two_group.estimate
+    assert south == analysis.estimate_two_group((30, 55), (100, 100), two_group_survey.question("doped").design)
+
+
+def test_two_group_questions_are_compared_between_groups_by_their_moment_estimates(two_group_survey):
+    breakdown = breakdowns.compute_breakdown(two_group_survey, "region", two_group_grouped(two_group_survey), 0.9)
+    differences = breakdowns.group_differences(breakdown, 0.9)
+    assert [(d.question.name, d.first.value, d.second.value) for d in differences] == [
+        ("evaded", "north", "south"),
+        ("doped", "north", "south"),
+    ]
+    for found in differences:
+        first, second = (g.question(found.question.name).two_group.estimate for g in (found.first, found.second))
+        assert found.difference.estimate == pytest.approx(first.pi_moment - second.pi_moment)
+        assert found.difference.std_err == pytest.approx(math.hypot(first.pi_std_err, second.pi_std_err))
+        assert found.sequence is None
+    assert differences[0].difference.estimate == pytest.approx(0.7 - 0.85)  # south: 1 - 3 (0.45 - 0.4)
+    assert differences[0].difference == breakdowns.compare_groups(breakdown, "evaded", "north", "south", 0.9)
+
+
+def test_a_two_group_estimate_on_the_boundary_is_not_compared(two_group_survey):
+    """South's group 1 says yes less often than group 2: the lie detector's moment estimate is 1.3."""
+    grouped = two_group_grouped(two_group_survey, south_evaded=((40, 60), (50, 50)))
+    breakdown = breakdowns.compute_breakdown(two_group_survey, "region", grouped)
+    assert breakdown.group("south").question("evaded").two_group.estimate.on_boundary
+    assert [d.question.name for d in breakdowns.group_differences(breakdown)] == ["doped"]
+    with pytest.raises(ValueError, match="'evaded'.*left the parameter space"):
+        breakdowns.compare_groups(breakdown, "evaded", "north", "south")

@@ -173,3 +173,92 @@ def test_label_columns_in_several_languages_make_a_survey_in_those_languages_wit
     assert survey_read.question("year").choices[1].label == "second"  # an empty label: the name
     assert survey_read.question("cheated").relevant.to_json() == ["=", "year", "first"]
     assert english.title == "Quiz"  # one text for every language
+
+
+def test_warner_and_crosswise_columns_make_those_designs(tmp_path):
+    """``design::model`` names the model; its keys (``design::p``, ``design::q``, ``design::innocuous``) are columns."""
+    innocuous = "My mother's birthday is in January, February or March."
+    survey = [
+        ["type", "name", "label", "design::model", "design::p", "design::q", "design::innocuous"],
+        ["yes_no", "pills", "I took pills.", "warner", 0.75, "", ""],
+        ["yes_no", "cannabis", "I used cannabis.", "crosswise", "", "1/4", innocuous],
+        ["yes_no", "fraud", "I committed fraud.", "triangular", "", "1/4", innocuous],
+    ]
+    imported = import_workbook(workbook(tmp_path / "form.xlsx", survey=survey))
+    pills, cannabis, fraud = imported.survey.questions
+    assert (pills.design.kind, pills.design.p) == ("warner", Fraction(3, 4))
+    assert (cannabis.design.kind, cannabis.design.q, cannabis.innocuous) == (
+        "crosswise",
+        Fraction(1, 4),
+        innocuous,
+    )
+    assert (fraud.design.kind, fraud.design.q) == ("triangular", Fraction(1, 4))
+    assert parse_survey(yaml.safe_load(imported.yaml_text()), "quiz.yaml") == parse_survey(
+        imported.mapping, "quiz.yaml"
+    )
+
+
+def test_a_two_group_model_with_its_shares_in_the_settings(tmp_path):
+    survey = [
+        ["type", "name", "label", "design::model", "design::p1", "design::p2"],
+        ["yes_no", "evaded", "I evaded taxes.", "stochastic_lie_detector", "1/3", "2/3"],
+        ["yes_no", "doped", "I used doping.", "cheater_detection", 0.25, 0.6],
+    ]
+    settings = [["form_id", "form_title", "version", "group_1_share", "direct_share"], ["tax", "Tax", 1, "2/5", 0.2]]
+    imported = import_workbook(workbook(tmp_path / "form.xlsx", survey=survey, settings=settings))
+    read = imported.survey
+    evaded, doped = read.questions
+    assert (evaded.design.kind, evaded.design.p1, evaded.design.p2) == (
+        "stochastic_lie_detector",
+        Fraction(1, 3),
+        Fraction(2, 3),
+    )
+    assert (doped.design.kind, doped.design.p1, doped.design.p2) == (
+        "cheater_detection",
+        Fraction(1, 4),
+        Fraction(3, 5),
+    )
+    assert (read.group_1_share, read.direct_share) == (Fraction(2, 5), Fraction(1, 5))
+
+
+def test_a_share_excel_read_as_a_date_is_reported_at_its_settings_cell(tmp_path):
+    settings = [["form_id", "direct_share"], ["quiz", datetime(2026, 1, 5)]]
+    found = problems_of(workbook(tmp_path / "form.xlsx", settings=settings))
+    assert any(
+        p.startswith("settings, row 2, column B (direct_share): Excel read this probability as a date") for p in found
+    )
+
+
+def test_a_matrix_is_written_in_one_cell_rows_separated_by_semicolons(tmp_path):
+    survey = [
+        ["type", "name", "label", "design::matrix"],
+        ["select_one drink", "drink", "How much did you drink?", "3/5, 1/10, 1/5; 1/4, 7/10, 1/5; 3/20, 1/5, 3/5"],
+    ]
+    choices = [
+        ["list_name", "name", "label"],
+        ["drink", "low", "Low"],
+        ["drink", "middle", "Middle"],
+        ["drink", "high", "High"],
+    ]
+    imported = import_workbook(workbook(tmp_path / "form.xlsx", survey=survey, choices=choices))
+    (drink,) = imported.survey.questions
+    assert drink.design.matrix == (
+        (Fraction(3, 5), Fraction(1, 10), Fraction(1, 5)),
+        (Fraction(1, 4), Fraction(7, 10), Fraction(1, 5)),
+        (Fraction(3, 20), Fraction(1, 5), Fraction(3, 5)),
+    )
+    assert imported.mapping["questions"][0]["design"]["matrix"] == [
+        ["3/5", "1/10", "1/5"],
+        ["1/4", "7/10", "1/5"],
+        ["3/20", "1/5", "3/5"],
+    ]
+    assert parse_survey(yaml.safe_load(imported.yaml_text()), "quiz.yaml") == parse_survey(
+        imported.mapping, "quiz.yaml"
+    )
+
+
+def test_a_bad_matrix_cell_is_reported_at_its_cell(tmp_path):
+    survey = [["type", "name", "label", "design::matrix"], ["select_one drink", "drink", "Drink?", "3/5, 2/5; 1/4"]]
+    choices = [["list_name", "name", "label"], ["drink", "low", "Low"], ["drink", "high", "High"]]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey, choices=choices))
+    assert len(found) == 1 and found[0].startswith("survey, row 2, column D (design::matrix): "), found
