@@ -17,6 +17,7 @@ from analysis import INTERVAL_METHODS
 from storage import accounts, connection, queries, responses
 from surveys import export, stats_files, xlsform
 from surveys.files import load_catalog
+from surveys.wording import epsilon_text
 from web import gather, options
 from web.limits import clear_signin_failures
 
@@ -48,7 +49,7 @@ def check_command(folder: str | None) -> None:
     for survey in catalog.surveys.values():
         click.echo(
             f"ok    {survey.source}: {survey.id} v{survey.version}, "
-            f"{len(survey.questions)} questions, epsilon {survey.epsilon.basic:.3f}"
+            f"{len(survey.questions)} questions, epsilon {epsilon_text(survey.epsilon.basic)}"
         )
     for problem in catalog.problems:
         click.echo(f"error {problem}", err=True)
