@@ -16,6 +16,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
 from app import ROOT
+from surveys.definition import YES_NO_CHOICES
 from tests.helpers import QUIZ_YAML, Respondent
 from web import respond
 from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
@@ -57,7 +58,10 @@ ENGLISH = (
     "You have already answered",
 )
 #: A word of each catalogue's language that the same pages show.
-NATIVE = {"fr": ("Votre vie privée", "Merci", "Sans réponse"), "es": ("Su privacidad", "Gracias", "Sin respuesta")}
+NATIVE = {
+    "fr": ("Votre vie privée", "Merci", "Sans réponse", "Oui"),
+    "es": ("Su privacidad", "Gracias", "Sin respuesta", "Sí"),
+}
 
 
 def catalogue_of(path, reader=read_po):
@@ -128,6 +132,15 @@ def test_a_french_or_spanish_form_shows_no_english_interface_words(client, langu
     assert html_lang(response) == language
 
 
+def test_yes_and_no_are_in_the_respondents_language_on_the_form_and_the_thank_you_page(client, language):
+    form = client.get("/s/quiz").get_data(as_text=True)
+    labels = re.findall(r'<label for="q-cheated-\d">([^<]*)</label>', form)
+    assert labels == [NATIVE[language][3], "Non" if language == "fr" else "No"]
+    thanks = Respondent(client).submit({"cheated": "yes", "ai_use": "once", "year": "first"}, device=True)
+    stored = re.search(r"<dt>Have you ever cheated on an exam\?</dt><dd>([^<]*)</dd>", thanks.get_data(as_text=True))
+    assert stored.group(1).strip() == NATIVE[language][3]  # sent from the device: stored as sent
+
+
 def test_a_french_or_spanish_thank_you_page_shows_no_english_interface_words(client, language):
     response = Respondent(client).submit({"cheated": "yes", "lied": "no", "ai_use": "once", "year": "first"})
     assert response.status_code == 200
@@ -191,4 +204,5 @@ def test_translations_keep_every_placeholder(language_code):
 
 
 def test_the_words_of_the_forms_module_are_marked_for_the_catalogues():
-    assert set(respond.FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE}
+    yes_no = {choice.label for choice in YES_NO_CHOICES}
+    assert set(respond.FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no

@@ -203,6 +203,8 @@ def N_(text: str) -> str:
 #: Words of :mod:`web.forms` shown to respondents (a blank option's label, an answer's error),
 #: marked here for the catalogues; ``tests/test_translations.py`` keeps them equal to the originals.
 FORM_WORDS = (
+    N_("Yes"),
+    N_("No"),
     N_("No answer"),
     N_("Keep my earlier answer (randomized already, so it cannot be shown)"),
     N_("This question applies to you given your earlier answers; please choose an answer."),
@@ -554,10 +556,18 @@ def padded_label(question: Question, name: str | None) -> Markup:
     spaces to the longest such label of the question, counted in UTF-8 bytes, so that
     the page showing it is as long whatever the answer."""
     no_answer = escape(gettext("No answer"))  # NO_ANSWER_LABEL in the respondent's language
-    labels = [escape(c.label) for c in question.choices] + [no_answer]
+    labels = [escape(choice_label(question, c.name)) for c in question.choices] + [no_answer]
     width = max(len(label.encode("utf-8")) for label in labels)
-    label = no_answer if name is None else escape(question.choices[question.choice_names.index(name)].label)
+    label = no_answer if name is None else escape(choice_label(question, name))
     return Markup(label + " " * (width - len(label.encode("utf-8"))))
+
+
+@bp.app_template_global()
+def choice_label(question: Question, name: str) -> str:
+    """The label of choice ``name``: a yes/no question's "Yes" and "No" are the interface's words
+    (in the respondent's language); any other label is the survey's text, already in its language."""
+    label = question.choices[question.choice_names.index(name)].label
+    return gettext(label) if question.type == "yes_no" else label
 
 
 @bp.app_template_global()
@@ -569,7 +579,7 @@ def skip_note(survey: Survey, question: Question) -> str:
 
     def words(name: str, value: str) -> tuple[str, str]:
         asked = survey.question(name)
-        return asked.label, asked.choices[asked.choice_names.index(value)].label
+        return asked.label, choice_label(asked, value)
 
     return gettext("Only if %(condition)s.", condition=question.relevant.describe(words))
 
