@@ -132,6 +132,14 @@ def test_a_french_or_spanish_form_shows_no_english_interface_words(client, langu
     assert html_lang(response) == language
 
 
+def test_a_refused_control_field_is_explained_in_the_respondents_language(client, language):
+    controls = Respondent(client).open_form()
+    refused = Respondent(client).submit({"cheated": "yes"}, controls={**controls, "submission_key": "bad key"})
+    assert refused.status_code == 400
+    assert "submission key is malformed" not in visible_text(refused)
+    assert ("clé" if language == "fr" else "clave") in visible_text(refused)
+
+
 def test_yes_and_no_are_in_the_respondents_language_on_the_form_and_the_thank_you_page(client, language):
     form = client.get("/s/quiz").get_data(as_text=True)
     labels = re.findall(r'<label for="q-cheated-\d">([^<]*)</label>', form)
@@ -205,4 +213,11 @@ def test_translations_keep_every_placeholder(language_code):
 
 def test_the_words_of_the_forms_module_are_marked_for_the_catalogues():
     yes_no = {choice.label for choice in YES_NO_CHOICES}
-    assert set(respond.FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no
+    messages = {
+        f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”.",
+        "The submission key is malformed; reload the page.",
+        "The invitation code is malformed.",
+    }
+    assert set(respond.FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | messages
+    source = (ROOT / "web" / "forms.py").read_text()
+    assert all(f'message="{text}"' in source for text in messages if "“" not in text)  # the control fields' own

@@ -208,6 +208,9 @@ FORM_WORDS = (
     N_("No answer"),
     N_("Keep my earlier answer (randomized already, so it cannot be shown)"),
     N_("This question applies to you given your earlier answers; please choose an answer."),
+    N_("Please choose an answer to this question, or “No answer”."),
+    N_("The submission key is malformed; reload the page."),
+    N_("The invitation code is malformed."),
 )
 
 
