@@ -18,7 +18,7 @@ context:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from analysis import (
     TWO_COIN,
@@ -37,6 +37,15 @@ from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.definition import Question, attack_success_rate
 
+#: Translates a sentence (its msgid) before its numbers are put in; the web layer passes Flask-Babel's.
+Gettext = Callable[[str], str]
+
+
+def N_(text: str) -> str:
+    """Marks a constant for the catalogues (``pybabel extract``); it is translated where it is used."""
+    return text
+
+
 #: Shown for a share that does not exist (no answers).
 MISSING = "–"
 #: Decimals of a share in an admin table.
@@ -49,7 +58,7 @@ TOO_WIDE_RULE = "an interval wider than 50 percentage points (± 25)"
 #: Shown instead of a number where one stored answer can prove the true one (epsilon infinite).
 NO_EPSILON = "no epsilon guarantee: one answer fully reveals"
 #: Crosswise and triangular: whose view the epsilon is about.
-PAIRED_EPSILON_CONDITION = (
+PAIRED_EPSILON_CONDITION = N_(
     "This holds only for a reader who does not know your answer to the second statement; "
     "it assumes that statement has nothing to do with the first."
 )
@@ -58,6 +67,11 @@ SEQUENCE_NOTE = (
     "Anytime-valid sequence: valid however often you look and whenever you stop collecting, so it is wider; "
     "the interval is valid only if this is the only look, at a sample size you fixed in advance."
 )
+
+
+def untranslated(text: str) -> str:
+    """The default :data:`Gettext`: English, the catalogues' msgids."""
+    return text
 
 
 def percent(value: float | None, digits: int = 0, *, trim: bool = False) -> str:
@@ -113,99 +127,104 @@ def count_text(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def design_sentence(question: Question) -> str:
+def design_sentence(question: Question, gettext: Gettext = untranslated) -> str:
     """How one question's answer is randomized, in words a respondent follows.
 
     True on both paths: it says what is stored, not where the coins are
-    flipped (on the device with JavaScript, on the server without).
+    flipped (on the device with JavaScript, on the server without). ``gettext`` translates
+    each sentence before its numbers go in (Flask-Babel's on the respondent pages).
     """
     design = question.design
     if design is None:
-        return "Not randomized: stored exactly as you answer."
+        return gettext("Not randomized: stored exactly as you answer.")
     if design == TWO_COIN:
-        return (
+        return gettext(
             "Two coins are flipped in secret. First coin tails: your true answer is stored. "
             "First coin heads: the second coin decides, heads stores “yes”, tails stores “no”."
         )
     if isinstance(design, ForcedResponseDesign):
-        return (
-            f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise “yes” is "
-            f"stored ({short_percent(float(design.a))} of the time) or “no” ({short_percent(float(design.b))})."
-        )
-    binary = _binary_design_sentence(design, question.innocuous) or _two_group_sentence(design)
+        return gettext(
+            "Your true answer is stored %(t)s of the time; otherwise “yes” is "
+            "stored (%(a)s of the time) or “no” (%(b)s)."
+        ) % _shares(design, "t", "a", "b")
+    binary = _binary_design_sentence(design, question.innocuous, gettext) or _two_group_sentence(design, gettext)
     if binary:
         return binary
     if isinstance(design, MisclassificationDesign):
         kept = [short_percent(float(design.matrix[i][i])) for i in range(design.k)]
-        return (
-            f"Your true answer is stored with a chance that depends on it ({', '.join(kept)} for the options in "
+        return gettext(
+            "Your true answer is stored with a chance that depends on it (%(kept)s for the options in "
             "order); otherwise another option is stored, drawn with chances the researchers set in advance."
-        )
-    return (
-        f"Your true answer is stored {short_percent(float(design.t))} of the time; otherwise one of the "
-        f"{design.k} options is picked at random."
-    )
+        ) % {"kept": ", ".join(kept)}
+    return gettext(
+        "Your true answer is stored %(t)s of the time; otherwise one of the %(k)s options is picked at random."
+    ) % {**_shares(design, "t"), "k": design.k}
 
 
-def _two_group_sentence(design) -> str:
+def _shares(design, *names: str) -> dict[str, str]:
+    """The design's probabilities ``names`` as short percentages, for a sentence's placeholders."""
+    return {name: short_percent(float(getattr(design, name))) for name in names}
+
+
+def _two_group_sentence(design, gettext: Gettext = untranslated) -> str:
     """:func:`design_sentence` for the cheater detection model and the stochastic lie detector; ``""`` for others.
 
     Each respondent is in one of two random groups with different chances; the groups let the researchers
     estimate how many people do not answer truthfully, beside how common the behaviour is.
     """
     if isinstance(design, CheaterDetectionDesign):
-        return (
-            f"You are put at random in one of two groups. In group 1, “yes” is stored "
-            f"{short_percent(float(design.p1))} of the time whatever you answer, and your true answer otherwise; "
-            f"in group 2, “yes” {short_percent(float(design.p2))} of the time. Comparing the groups shows the "
+        return gettext(
+            "You are put at random in one of two groups. In group 1, “yes” is stored "
+            "%(p1)s of the time whatever you answer, and your true answer otherwise; "
+            "in group 2, “yes” %(p2)s of the time. Comparing the groups shows the "
             "researchers how many people answer “no” whatever is true, so please answer truthfully."
-        )
+        ) % _shares(design, "p1", "p2")
     if isinstance(design, StochasticLieDetectorDesign):
-        return (
+        return gettext(
             "You are put at random in one of two groups. If your true answer is yes, “yes” is stored. If it is "
-            f"no, “no” is stored {short_percent(float(design.p1))} of the time in group 1 and "
-            f"{short_percent(float(design.p2))} in group 2, and “yes” otherwise. Comparing the groups shows the "
+            "no, “no” is stored %(p1)s of the time in group 1 and "
+            "%(p2)s in group 2, and “yes” otherwise. Comparing the groups shows the "
             "researchers how many people answer “no” when the truth is yes, so please answer truthfully."
-        )
+        ) % _shares(design, "p1", "p2")
     return ""
 
 
-def _binary_design_sentence(design, innocuous: str) -> str:
+def _binary_design_sentence(design, innocuous: str, gettext: Gettext = untranslated) -> str:
     """:func:`design_sentence` for the one-parameter yes/no designs other than forced response; ``""`` for others."""
     if isinstance(design, WarnerDesign):
-        return (
-            f"Your true answer is stored {short_percent(float(design.p))} of the time; otherwise its opposite "
+        return gettext(
+            "Your true answer is stored %(p)s of the time; otherwise its opposite "
             "is stored, as if you had answered the reversed statement (“it is not true that …”). Nobody learns "
             "which happened."
-        )
+        ) % _shares(design, "p")
     if isinstance(design, UnrelatedQuestionDesign):
-        return (
-            f"Your true answer is stored {short_percent(float(design.p))} of the time; otherwise a random "
-            f"answer is stored instead: “yes” with chance {short_percent(float(design.q))}, as if you had "
+        return gettext(
+            "Your true answer is stored %(p)s of the time; otherwise a random "
+            "answer is stored instead: “yes” with chance %(q)s, as if you had "
             "answered an unrelated question."
-        )
+        ) % _shares(design, "p", "q")
     if isinstance(design, KukDesign):
-        return (
-            f"A card is drawn at random from one of two decks: if your true answer is yes, from a deck with "
-            f"{short_percent(float(design.k1))} red cards; if no, from a deck with "
-            f"{short_percent(float(design.k2))} red cards. Only the card's colour is stored (red as “yes”)."
-        )
+        return gettext(
+            "A card is drawn at random from one of two decks: if your true answer is yes, from a deck with "
+            "%(k1)s red cards; if no, from a deck with "
+            "%(k2)s red cards. Only the card's colour is stored (red as “yes”)."
+        ) % _shares(design, "k1", "k2")
     if isinstance(design, MangatDesign):
-        return (
-            f"If your true answer is yes, “yes” is stored. If it is no, your answer is stored "
-            f"{short_percent(float(design.p))} of the time and “yes” otherwise."
-        )
+        return gettext(
+            "If your true answer is yes, “yes” is stored. If it is no, your answer is stored "
+            "%(p)s of the time and “yes” otherwise."
+        ) % _shares(design, "p")
     if isinstance(design, CrosswiseDesign):
-        return (
-            f"Nothing is randomized: you do not say whether the statement is true for you, only whether your "
-            f"answers to it and to “{innocuous}” are the same (both yes or both no) or differ. Nobody knows your "
-            f"answer to that second statement (true for about {short_percent(float(design.q))} of people)."
-        )
+        return gettext(
+            "Nothing is randomized: you do not say whether the statement is true for you, only whether your "
+            "answers to it and to “%(second)s” are the same (both yes or both no) or differ. Nobody knows your "
+            "answer to that second statement (true for about %(q)s of people)."
+        ) % {**_shares(design, "q"), "second": innocuous}
     if isinstance(design, TriangularDesign):
-        return (
-            f"Nothing is randomized: you say only whether your answer is “no” to both this statement and "
-            f"“{innocuous}” (true for about {short_percent(float(design.q))} of people), or “yes” to at least one."
-        )
+        return gettext(
+            "Nothing is randomized: you say only whether your answer is “no” to both this statement and "
+            "“%(second)s” (true for about %(q)s of people), or “yes” to at least one."
+        ) % {**_shares(design, "q"), "second": innocuous}
     return ""
 
 
@@ -217,33 +236,46 @@ def odds_factor_text(epsilon: float) -> str:
     return str(round(factor)) if abs(factor - round(factor)) < 1e-9 else f"{factor:.2f}"
 
 
-def privacy_sentence(question: Question) -> str:
+def privacy_sentence(question: Question, gettext: Gettext = untranslated) -> str:
     """What one randomized answer gives away: the guarantee that holds whatever anyone believed
     before (odds change by at most ``e^epsilon``), then the guessing rate with its prior spelled out."""
     design = question.design
     if design is None:
-        return "Not protected: anyone who sees the stored answer sees yours."
+        return gettext("Not protected: anyone who sees the stored answer sees yours.")
     if math.isinf(design.epsilon):
-        return f"This design has {NO_EPSILON}: {_revealing_answer(question)}"
-    condition = f" {PAIRED_EPSILON_CONDITION}" if question.innocuous else ""
-    k = len(question.choices)
-    between = "yes against no" if question.type == "yes_no" else "one option against another"
-    prior = "yes and no equally likely" if question.type == "yes_no" else f"all {k} options equally likely"
-    return (
-        f"Whatever anyone believed about you before, your stored answer changes their odds of {between} "
-        f"by at most a factor of {odds_factor_text(design.epsilon)}. If they thought {prior} for you, "
-        f"a guess from your stored answer is right at most {short_percent(attack_success_rate(design))} "
-        f"of the time (a blind guess: {short_percent(1 / k)}).{condition}"
-    )
+        return gettext("This design has no epsilon guarantee: one answer fully reveals: %(which)s") % {
+            "which": _revealing_answer(question, gettext)
+        }
+    numbers = {
+        "factor": odds_factor_text(design.epsilon),
+        "rate": short_percent(attack_success_rate(design)),
+        "blind": short_percent(1 / len(question.choices)),
+        "k": len(question.choices),
+    }
+    if question.type == "yes_no":
+        sentence = gettext(
+            "Whatever anyone believed about you before, your stored answer changes their odds of yes against no "
+            "by at most a factor of %(factor)s. If they thought yes and no equally likely for you, a guess from "
+            "your stored answer is right at most %(rate)s of the time (a blind guess: %(blind)s)."
+        )
+    else:
+        sentence = gettext(
+            "Whatever anyone believed about you before, your stored answer changes their odds of one option "
+            "against another by at most a factor of %(factor)s. If they thought all %(k)s options equally likely "
+            "for you, a guess from your stored answer is right at most %(rate)s of the time (a blind guess: "
+            "%(blind)s)."
+        )
+    condition = " " + gettext(PAIRED_EPSILON_CONDITION) if question.innocuous else ""
+    return sentence % numbers + condition
 
 
-def _revealing_answer(question: Question) -> str:
+def _revealing_answer(question: Question, gettext: Gettext = untranslated) -> str:
     """Which stored answer proves the true one, for a design whose epsilon is infinite."""
     if isinstance(
         question.design, TriangularDesign | MangatDesign | CheaterDetectionDesign | StochasticLieDetectorDesign
     ):
-        return "a stored “no” proves that your true answer is no."
-    return "some stored answers reveal the true one."
+        return gettext("a stored “no” proves that your true answer is no.")
+    return gettext("some stored answers reveal the true one.")
 
 
 def is_too_wide(ci: ConfidenceInterval | None) -> bool:

@@ -130,13 +130,16 @@ def test_device_request_has_one_length_for_every_answer(shipped_app, survey_id):
     assert len(lengths) == 1, lengths
 
 
-def thank_you_lengths(app, survey_id: str, device: bool) -> dict[int, list[dict]]:
-    """Thank-you page length -> the answer sets that gave it, over every combination.
+def thank_you_lengths(app, survey_id: str, device: bool, language: str = "") -> dict[int, list[dict]]:
+    """Thank-you page length -> the answer sets that gave it, over every combination (in the browser's
+    ``language``, when given).
 
     One browser session answers again and again: a new submission key each time
     (24 characters, as the form's), the "answered" cookie dropped in between.
     """
     client = app.test_client()
+    if language:
+        client.environ_base["HTTP_ACCEPT_LANGUAGE"] = language
     controls, page = open_form(client, survey_id)
     values = device_values(page) if device else radio_values(page)
     extra = ("rr-", {"randomized_on": "device"}) if device else ()
@@ -144,7 +147,7 @@ def thank_you_lengths(app, survey_id: str, device: bool) -> dict[int, list[dict]
     for index, (fields, _) in enumerate(bodies(controls, values, *extra)):
         fields["submission_key"] = f"size-test-{index:014d}"
         response = client.post(f"/s/{survey_id}", data=fields)
-        assert response.status_code == 200 and "What was stored" in response.get_data(as_text=True)
+        assert response.status_code == 200 and 'id="what-stored"' in response.get_data(as_text=True)
         lengths.setdefault(len(response.get_data()), []).append(fields)
         client.delete_cookie(f"rr_done_{survey_id}", path=f"/s/{survey_id}")
     return lengths
@@ -156,6 +159,15 @@ def test_thank_you_page_has_one_length_for_every_stored_answer(shipped_app, monk
     # Server path: no noise, so that every combination of answers is also stored and shown.
     monkeypatch.setattr("web.respond.randomize_on_server", lambda survey, answers, arm="": dict(answers))
     lengths = thank_you_lengths(shipped_app, survey_id, device)
+    assert len(lengths) == 1, {length: fields[:1] for length, fields in lengths.items()}
+
+
+@pytest.mark.parametrize("language", ["fr", "es"])
+@pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
+def test_a_translated_thank_you_page_has_one_length_for_every_stored_answer(shipped_app, monkeypatch, language, device):
+    """In French and Spanish too ("Sans réponse" is padded like "No answer"; the quiz has an optional question)."""
+    monkeypatch.setattr("web.respond.randomize_on_server", lambda survey, answers, arm="": dict(answers))
+    lengths = thank_you_lengths(shipped_app, "quiz", device, language)
     assert len(lengths) == 1, {length: fields[:1] for length, fields in lengths.items()}
 
 
@@ -233,7 +245,7 @@ def test_each_page_posts_one_length_whatever_the_answers_before_and_on_it(shippe
     for fields, body in bodies({**page_controls(first), "go": "next"}, page_values(first, device), prefix, extra):
         lengths[1].add(len(body))
         second = client.post(f"/s/{survey_id}?lang={language}", data=fields).get_data(as_text=True)
-        assert "Page 2 of 2" in second, second
+        assert '<progress value="2" max="2">' in second, second
         tokens[2].add(len(page_controls(second)["carried"]))
         for _, body2 in bodies({**page_controls(second), "go": "next"}, page_values(second, device), prefix, extra):
             lengths[2].add(len(body2))

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from flask import current_app, request
+from flask_babel import gettext
 from itsdangerous import BadSignature
 
 from surveys.definition import Question, Survey
@@ -47,7 +48,7 @@ from web.forms import SubmissionError, missing_answers, parse_page, parse_wire_v
 NEXT, BACK = "next", "back"
 #: ``randomized_on`` of a token before any page was answered (as wide as "device" and "server").
 NOT_YET = "      "
-MISSING_MESSAGE = "Please choose an answer to this question."
+MISSING_MESSAGE = respond.N_("Please choose an answer to this question.")
 
 
 @dataclass(frozen=True)
@@ -94,16 +95,16 @@ def unseal(survey: Survey, token: str) -> Carried:
     try:
         payload = _sealer().loads(token)
     except BadSignature:
-        raise SubmissionError(["The form was altered; please reload the survey."]) from None
+        raise SubmissionError([gettext("The form was altered; please reload the survey.")]) from None
     if payload.get("survey") != [survey.id, survey.version]:
-        raise SubmissionError(["The form belongs to another survey or version; please reload the survey."])
+        raise SubmissionError([gettext("The form belongs to another survey or version; please reload the survey.")])
     try:
         answers = {q.name: parse_wire_value(q, payload["answers"][q.name], blank_ok=True) for q in survey.questions}
         page, furthest, path = int(payload["page"]), int(payload["furthest"]), payload["randomized_on"]
         if not 0 <= page < len(survey.page_names) or path not in (NOT_YET, *RANDOMIZED_ON):
             raise ValueError(page)  # a file edited without a new version: fewer pages now
     except (KeyError, TypeError, ValueError):
-        raise SubmissionError(["The form is out of date; please reload the survey."]) from None
+        raise SubmissionError([gettext("The form is out of date; please reload the survey.")]) from None
     return Carried(answers, path, page, furthest)
 
 
@@ -199,7 +200,7 @@ def read_page(survey: Survey) -> tuple[Step, str, str]:
     go = form.get("go", NEXT)
     randomized_on = form.get("randomized_on", "server")
     if go not in (NEXT, BACK) or randomized_on not in RANDOMIZED_ON:
-        raise SubmissionError(["go must be “next” or “back” and randomized_on “device” or “server”."])
+        raise SubmissionError([gettext("go must be “next” or “back” and randomized_on “device” or “server”.")])
     prefix = DEVICE_PREFIX if randomized_on == "device" else ""
     names = tuple(survey.page_names[carried.page])
     keep = frozenset(name for name in names if survey.question(name).randomize and carried.page < carried.furthest)
@@ -220,7 +221,9 @@ def _step(survey: Survey, carried: Carried, go: str, names: tuple[str, ...]) -> 
     missing = missing_answers(survey, carried.answers, names)
     if missing:
         furthest = max(carried.furthest, carried.page + 1)  # the page's randomized answers are carried now
-        return Step(replace(carried, furthest=furthest), field_errors={name: [MISSING_MESSAGE] for name in missing})
+        return Step(
+            replace(carried, furthest=furthest), field_errors={name: [gettext(MISSING_MESSAGE)] for name in missing}
+        )
     forward = next_page(survey, carried.answers, carried.page, 1)
     if forward is None:
         skipped = survey.skipped({k: v for k, v in carried.answers.items() if v is not None})
@@ -261,7 +264,11 @@ def submit_page(survey: Survey):
     problem = respond.csrf_problem()
     if problem and not respond.is_own_expired_token(request.form.get("csrf_token")):
         return respond.render_message(
-            survey, 400, "The form could not be verified", f"{problem} Please reload the survey page.", True
+            survey,
+            400,
+            gettext("The form could not be verified"),
+            gettext("%(problem)s Please reload the survey page.", problem=problem),
+            True,
         )
     if step.final is not None:
         on = step.carried.randomized_on
@@ -277,7 +284,9 @@ def refused_page(survey: Survey, error: SubmissionError, code: str):
     try:
         carried = unseal(survey, request.form.get("carried", ""))
     except SubmissionError:
-        return respond.render_message(survey, 400, "Your answers could not be read", " ".join(error.messages), True)
+        return respond.render_message(
+            survey, 400, gettext("Your answers could not be read"), " ".join(error.messages), True
+        )
     code = code if respond.INVITATION_CODE.fullmatch(code) else ""
     posted = request.form if request.form.get("randomized_on", "server") == "server" else None
     return show_page(survey, carried, 400, error.messages, error.field_errors, code, posted=posted)

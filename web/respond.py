@@ -23,7 +23,8 @@ from __future__ import annotations
 import hmac
 import secrets
 
-from flask import Blueprint, Response, current_app, make_response, render_template, request, session
+from flask import Blueprint, Response, current_app, g, make_response, render_template, request, session
+from flask_babel import format_date, format_number, get_locale, gettext
 from flask_wtf.csrf import generate_csrf, validate_csrf
 from itsdangerous import BadData, BadSignature, Serializer, URLSafeSerializer, URLSafeTimedSerializer
 from itsdangerous.encoding import base64_encode
@@ -38,13 +39,12 @@ from surveys.arms import ARM_WIRE, arm_from_wire, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.form_fields import CARRIED, DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, check_arm, noisy_response, randomize_on_server
-from surveys.wording import odds_factor_text, privacy_sentence
+from surveys.wording import design_sentence, odds_factor_text, privacy_sentence
 from web import gather
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import (
     INVITATION_CODE,
-    NO_ANSWER_LABEL,
     ControlForm,
     SubmissionError,
     may_be_blank,
@@ -59,7 +59,6 @@ from web.limits import count_arrival, refuse_if_over, refuse_if_over_survey_limi
 bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
 bp.add_app_template_global(wire_values)
-bp.add_app_template_global(privacy_sentence)
 bp.add_app_template_global(odds_factor_text)
 bp.add_app_template_global(may_be_blank)
 
@@ -158,10 +157,16 @@ def refuse_if_unavailable(survey: Survey):
     state = survey_state(survey)
     if state == CLOSED:
         return render_message(
-            survey, 410, "This survey is closed", "It no longer takes answers. Thank you for your interest."
+            survey,
+            410,
+            gettext("This survey is closed"),
+            gettext("It no longer takes answers. Thank you for your interest."),
         )
     if state == NOT_YET_OPEN:
-        return render_message(survey, 403, "This survey is not open yet", f"It opens on {survey.opens:%d %B %Y}.")
+        opens = format_date(survey.opens, "long")
+        return render_message(
+            survey, 403, gettext("This survey is not open yet"), gettext("It opens on %(date)s.", date=opens)
+        )
     return None
 
 
@@ -169,9 +174,11 @@ def already_answered(survey: Survey):
     return render_message(
         survey,
         409,
-        "You have already answered this survey",
-        "This browser has sent its answers already. Answering twice would let the random noise be "
-        "averaged away, so a second response is not accepted.",
+        gettext("You have already answered this survey"),
+        gettext(
+            "This browser has sent its answers already. Answering twice would let the random noise be "
+            "averaged away, so a second response is not accepted."
+        ),
     )
 
 
@@ -187,15 +194,78 @@ LANGUAGE_NAMES = {
 bp.add_app_template_global(LANGUAGE_NAMES, "language_names")
 
 
+def N_(text: str) -> str:
+    """Marks ``text`` for the catalogues (``pybabel extract``) without translating it: it is
+    translated where it is shown (``_formhelpers.html`` passes labels and errors through ``_``)."""
+    return text
+
+
+#: Words of :mod:`web.forms` shown to respondents (a blank option's label, an answer's error),
+#: marked here for the catalogues; ``tests/test_translations.py`` keeps them equal to the originals.
+FORM_WORDS = (
+    N_("Yes"),
+    N_("No"),
+    N_("No answer"),
+    N_("Keep my earlier answer (randomized already, so it cannot be shown)"),
+    N_("This question applies to you given your earlier answers; please choose an answer."),
+    N_("Please choose an answer to this question, or “No answer”."),
+    N_("The submission key is malformed; reload the page."),
+    N_("The invitation code is malformed."),
+)
+
+
+@bp.app_template_global()
+def translated(text: str) -> str:
+    """``text`` (a message made in Python, possibly naming what was sent) in the respondent's language
+    when the catalogue has it, as plain text: the template escapes it (Jinja's ``_`` would mark it safe)."""
+    return gettext(text)
+
+
+@bp.app_template_global("privacy_sentence")
+def respondent_privacy_sentence(question: Question) -> str:
+    """:func:`surveys.wording.privacy_sentence` in the respondent's language."""
+    return privacy_sentence(question, gettext)
+
+
+@bp.app_template_global()
+def respondent_design_sentence(question: Question) -> str:
+    """:func:`surveys.wording.design_sentence` in the respondent's language (``design_sentence`` stays
+    English for the admin pages)."""
+    return design_sentence(question, gettext)
+
+
+#: The languages of the interface's own words (``translations/``); English is the msgids themselves.
+INTERFACE_LANGUAGES = ("en", "fr", "es")
+
+
 def in_respondent_language(survey: Survey) -> Survey:
     """The survey in the language chosen (``?lang=``, kept in the form's address) or else the
-    browser's preferred one (Accept-Language), else the file's first; only texts change."""
+    browser's preferred one (Accept-Language), else the file's first; only texts change.
+
+    The interface's words follow (:func:`interface_language`): the survey's language when it
+    has a catalogue, else English; a survey in one language gets the browser's among
+    :data:`INTERFACE_LANGUAGES`."""
     if not survey.languages:
+        g.interface_language = request.accept_languages.best_match(INTERFACE_LANGUAGES) or "en"
         return survey
     chosen = request.args.get("lang", "")
     if chosen not in survey.languages:
         chosen = request.accept_languages.best_match(survey.languages) or survey.languages[0]
+    g.interface_language = chosen if chosen in INTERFACE_LANGUAGES else "en"
+    g.page_language = chosen
     return survey.in_language(chosen)
+
+
+def interface_language() -> str:
+    """Flask-Babel's locale: the respondent's language once :func:`in_respondent_language` chose it;
+    English elsewhere (the start page and the admin pages are in English only)."""
+    return g.get("interface_language", "en")
+
+
+@bp.app_template_global()
+def page_language() -> str:
+    """``<html lang>``: the survey's language when it has several, else the interface's."""
+    return g.get("page_language") or str(get_locale())
 
 
 @bp.get("/s/<survey_id>")
@@ -210,8 +280,8 @@ def show(survey_id: str):
         return render_message(
             survey,
             403,
-            "This survey needs a valid invitation link",
-            "Open the survey from the personal link you were sent; each link works once.",
+            gettext("This survey needs a valid invitation link"),
+            gettext("Open the survey from the personal link you were sent; each link works once."),
         )
     return render_form(survey)
 
@@ -250,18 +320,21 @@ def body_problem() -> tuple[int, str] | None:
     """
     if request.mimetype not in FORM_MIMETYPES:
         sent = request.mimetype or "no content type"
-        return 415, f"The answers must be sent as a form ({' or '.join(FORM_MIMETYPES)}), not as {sent}."
+        kinds = gettext("%(first)s or %(second)s", first=FORM_MIMETYPES[0], second=FORM_MIMETYPES[1])
+        return 415, gettext("The answers must be sent as a form (%(kinds)s), not as %(sent)s.", kinds=kinds, sent=sent)
     if request.content_length is None and "wsgi.input_terminated" not in request.environ and _is_chunked():
-        return 411, "This server cannot read a chunked request body; send the answers with a Content-Length."
+        return 411, gettext("This server cannot read a chunked request body; send the answers with a Content-Length.")
     try:
         body = read_body()
     except RequestEntityTooLarge:
         limit = current_app.config["MAX_CONTENT_LENGTH"]
-        return 413, f"The request body is too large: a survey form takes at most {limit:,} bytes."
+        return 413, gettext(
+            "The request body is too large: a survey form takes at most %(limit)s bytes.", limit=format_number(limit)
+        )
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        return 400, "The request body is not valid UTF-8 text."
+        return 400, gettext("The request body is not valid UTF-8 text.")
     return None
 
 
@@ -292,12 +365,14 @@ def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str, str]
     """
     form = request.form
     if request.files:  # never sent by our form; would otherwise be ignored, not refused
-        raise SubmissionError(["The survey form takes no files."])
+        raise SubmissionError([gettext("The survey form takes no files.")])
     if "sealed" in form:
         return _read_sealed(survey, form["sealed"])
     randomized_on = form.get("randomized_on", "server")
     if randomized_on not in RANDOMIZED_ON:
-        raise SubmissionError([f"randomized_on must be “device” or “server”, not “{randomized_on[:20]}”."])
+        raise SubmissionError(
+            [gettext("randomized_on must be “device” or “server”, not “%(sent)s”.", sent=randomized_on[:20])]
+        )
     prefix = DEVICE_PREFIX if randomized_on == "device" else ""
     answers, parsed = parse_answers(survey, form, prefix)
     arm = read_arm(survey, form.get("arm", ARM_WIRE[""]))
@@ -310,20 +385,22 @@ def read_arm(survey: Survey, wire: str) -> str:
     try:
         return check_arm(survey, arm_from_wire(wire))
     except ValueError as error:
-        raise SubmissionError([f"The form's group is not one this survey has ({error})."]) from None
+        raise SubmissionError(
+            [gettext("The form's group is not one this survey has (%(error)s).", error=error)]
+        ) from None
 
 
 def _read_sealed(survey: Survey, token: str):
     try:
         sealed = _sealer().loads(token)
     except BadSignature:
-        raise SubmissionError(["The confirmation form was altered; please reload the survey."]) from None
+        raise SubmissionError([gettext("The confirmation form was altered; please reload the survey.")]) from None
     if sealed.get("survey") != [survey.id, survey.version]:
-        raise SubmissionError(["The confirmation form belongs to another survey or version."])
+        raise SubmissionError([gettext("The confirmation form belongs to another survey or version.")])
     try:
         answers = {q.name: parse_wire_value(q, sealed["answers"][q.name]) for q in survey.questions}
     except (KeyError, TypeError, ValueError):
-        raise SubmissionError(["The confirmation form is out of date; please reload the survey."]) from None
+        raise SubmissionError([gettext("The confirmation form is out of date; please reload the survey.")]) from None
     noisy = {name: answer for name, answer in answers.items() if answer is not None}
     return (
         noisy,
@@ -368,7 +445,9 @@ def submit(survey_id: str):
         return refusal
     problem = body_problem()
     if problem:
-        return render_message(survey, problem[0], "Your answers could not be read", problem[1], back_to_form=True)
+        return render_message(
+            survey, problem[0], gettext("Your answers could not be read"), problem[1], back_to_form=True
+        )
     if CARRIED in request.form and survey.pages:
         from web import pages  # pages builds on this module
 
@@ -390,8 +469,8 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code,
         return render_message(
             survey,
             400,
-            "The form could not be verified",
-            f"{problem} Please reload the survey page.",
+            gettext("The form could not be verified"),
+            gettext("%(problem)s Please reload the survey page.", problem=problem),
             back_to_form=True,
         )
     generate_csrf()
@@ -399,8 +478,10 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code,
         "respond/confirm.html",
         survey=survey,
         sealed_token=seal_answers(survey, noisy, randomized_on, key, code, arm),
-        message="The form had been open for a long time. Your answers are kept (already randomized); "
-        "press the button to send them.",
+        message=gettext(
+            "The form had been open for a long time. Your answers are kept (already randomized); "
+            "press the button to send them."
+        ),
     ), 400
 
 
@@ -414,8 +495,8 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
         return render_message(
             survey,
             403,
-            "This invitation code is not valid",
-            "It may have been used already. Ask the researcher for a new link.",
+            gettext("This invitation code is not valid"),
+            gettext("It may have been used already. Ask the researcher for a new link."),
         )
     day, hour_count = today().isoformat(), count_arrival(survey.id)
     burst_usual_rate = usual_rate_if_burst(db, survey.id, hour_count)
@@ -430,7 +511,9 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
             burst_usual_rate=burst_usual_rate,
         )
     except responses.InvitationCodeError:
-        return render_message(survey, 403, "This invitation code is not valid", "It has been used already.")
+        return render_message(
+            survey, 403, gettext("This invitation code is not valid"), gettext("It has been used already.")
+        )
     if stored and survey.close_when_targets_met:
         close_if_targets_met(db, survey)
     return thank(survey, noisy if stored else None)  # not stored: a concurrent repeat of the key won
@@ -475,10 +558,19 @@ def padded_label(question: Question, name: str | None) -> Markup:
     """The label of answer ``name`` (``None``: no answer), HTML-escaped and padded with
     spaces to the longest such label of the question, counted in UTF-8 bytes, so that
     the page showing it is as long whatever the answer."""
-    labels = [escape(c.label) for c in question.choices] + [escape(NO_ANSWER_LABEL)]
+    no_answer = escape(gettext("No answer"))  # NO_ANSWER_LABEL in the respondent's language
+    labels = [escape(choice_label(question, c.name)) for c in question.choices] + [no_answer]
     width = max(len(label.encode("utf-8")) for label in labels)
-    label = escape(NO_ANSWER_LABEL if name is None else question.choices[question.choice_names.index(name)].label)
+    label = no_answer if name is None else escape(choice_label(question, name))
     return Markup(label + " " * (width - len(label.encode("utf-8"))))
+
+
+@bp.app_template_global()
+def choice_label(question: Question, name: str) -> str:
+    """The label of choice ``name``: a yes/no question's "Yes" and "No" are the interface's words
+    (in the respondent's language); any other label is the survey's text, already in its language."""
+    label = question.choices[question.choice_names.index(name)].label
+    return gettext(label) if question.type == "yes_no" else label
 
 
 @bp.app_template_global()
@@ -490,9 +582,9 @@ def skip_note(survey: Survey, question: Question) -> str:
 
     def words(name: str, value: str) -> tuple[str, str]:
         asked = survey.question(name)
-        return asked.label, asked.choices[asked.choice_names.index(value)].label
+        return asked.label, choice_label(asked, value)
 
-    return f"Only if {question.relevant.describe(words)}."
+    return gettext("Only if %(condition)s.", condition=question.relevant.describe(words))
 
 
 def stored_answers_shown(survey: Survey, noisy: dict) -> list:

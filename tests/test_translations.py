@@ -1,0 +1,223 @@
+"""The interface's own words come from the catalogues in ``translations/`` (Flask-Babel).
+
+A French or Spanish respondent sees no English word of the interface on the
+form, the refused form, the thank-you page or the refusal pages; every msgid
+has a msgstr in each catalogue, and the compiled ``.mo`` files say what the
+``.po`` files say; ``<html lang>`` names the page's language.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
+
+from app import ROOT
+from surveys.definition import YES_NO_CHOICES
+from tests.helpers import QUIZ_YAML, Respondent
+from web import respond
+from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
+
+LANGUAGES = ("fr", "es")
+CATALOGUES = ROOT / "translations"
+
+#: Interface words that must not be left in English on a translated page (the quiz's own texts are English:
+#: none of these occurs in them).
+ENGLISH = (
+    "Your privacy",
+    "How your answers are protected",
+    "Please answer truthfully",
+    "randomized before they are stored",
+    "Your true answer is stored",
+    "Two coins are flipped",
+    "Whatever anyone believed",
+    "differential privacy",
+    "We store no name",
+    "marks a question that needs an answer",
+    "(optional)",
+    "(required)",
+    "No answer",
+    "Not randomized",
+    "Submit answers",
+    "Skip to content",
+    "Private surveys",
+    "Researchers: sign in",
+    "Thank you",
+    "have been received",
+    "What was stored",
+    "These are the answers as stored",
+    "the coins chose it",
+    "(not randomized)",
+    "See the surveys open on this site",
+    "Your answers were not sent",
+    "Please choose",
+    "This browser",
+    "You have already answered",
+)
+#: A word of each catalogue's language that the same pages show.
+NATIVE = {
+    "fr": ("Votre vie privée", "Merci", "Sans réponse", "Oui"),
+    "es": ("Su privacidad", "Gracias", "Sin respuesta", "Sí"),
+}
+
+
+def catalogue_of(path, reader=read_po):
+    """The catalogue at ``path`` (``read_mo`` for a compiled one)."""
+    with path.open("rb") as file:
+        return reader(file)
+
+
+def messages(catalogue) -> dict:
+    """``{msgid: msgstr}``, a plural's as tuples (``read_mo`` gives lists)."""
+
+    def plain(text):
+        return tuple(text) if isinstance(text, list | tuple) else text
+
+    return {plain(m.id): plain(m.string) for m in catalogue if m.id}
+
+
+def visible_text(response) -> str:
+    """The page's text as a reader sees it: tags (and their attributes) dropped, entities decoded."""
+    page = response.get_data(as_text=True)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def english_left(response) -> list[str]:
+    text = visible_text(response)
+    return [words for words in ENGLISH if words in text]
+
+
+def html_lang(response) -> str:
+    return re.search(r'<html lang="([^"]+)">', response.get_data(as_text=True)).group(1)
+
+
+@pytest.fixture(params=LANGUAGES)
+def language(request, client) -> str:
+    """Each translated language in turn, as the browser's preferred one."""
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{request.param},en;q=0.5"
+    return request.param
+
+
+def english_pages(client) -> list:
+    """The form, a refused form, the thank-you page and the already-answered page, in the browser's language."""
+    respondent = Respondent(client)
+    form = client.get("/s/quiz")
+    refused = respondent.submit({"lied": "no", "ai_use": "once", "year": "first"})  # "cheated" left out
+    thanks = respondent.submit({"cheated": "yes", "lied": "no", "ai_use": "once", "year": "first"})
+    again = client.get("/s/quiz")
+    assert [r.status_code for r in (form, refused, thanks, again)] == [200, 400, 200, 409]
+    return [form, refused, thanks, again]
+
+
+def test_the_english_pages_show_every_word_checked(client):
+    """The words looked for on the translated pages are on the English ones: a typo in the list would fail here."""
+    shown = " ".join(visible_text(page) for page in english_pages(client))
+    assert [words for words in ENGLISH if words not in shown] == []
+
+
+def test_translated_pages_show_none_of_the_english_words(client, language):
+    for page in english_pages(client):
+        assert english_left(page) == [], page.request.path
+        assert html_lang(page) == language
+
+
+def test_a_french_or_spanish_form_shows_no_english_interface_words(client, language):
+    response = client.get("/s/quiz")
+    assert response.status_code == 200
+    assert english_left(response) == []
+    assert NATIVE[language][0] in visible_text(response) and NATIVE[language][2] in visible_text(response)
+    assert html_lang(response) == language
+
+
+def test_a_refused_control_field_is_explained_in_the_respondents_language(client, language):
+    controls = Respondent(client).open_form()
+    refused = Respondent(client).submit({"cheated": "yes"}, controls={**controls, "submission_key": "bad key"})
+    assert refused.status_code == 400
+    assert "submission key is malformed" not in visible_text(refused)
+    assert ("clé" if language == "fr" else "clave") in visible_text(refused)
+
+
+def test_yes_and_no_are_in_the_respondents_language_on_the_form_and_the_thank_you_page(client, language):
+    form = client.get("/s/quiz").get_data(as_text=True)
+    labels = re.findall(r'<label for="q-cheated-\d">([^<]*)</label>', form)
+    assert labels == [NATIVE[language][3], "Non" if language == "fr" else "No"]
+    thanks = Respondent(client).submit({"cheated": "yes", "ai_use": "once", "year": "first"}, device=True)
+    stored = re.search(r"<dt>Have you ever cheated on an exam\?</dt><dd>([^<]*)</dd>", thanks.get_data(as_text=True))
+    assert stored.group(1).strip() == NATIVE[language][3]  # sent from the device: stored as sent
+
+
+def test_a_french_or_spanish_thank_you_page_shows_no_english_interface_words(client, language):
+    response = Respondent(client).submit({"cheated": "yes", "lied": "no", "ai_use": "once", "year": "first"})
+    assert response.status_code == 200
+    assert english_left(response) == []
+    assert NATIVE[language][1] in visible_text(response)
+    assert html_lang(response) == language
+
+
+def test_the_interface_follows_the_survey_language_chosen(client, surveys_dir):
+    """A survey in English and French: ``?lang=`` wins over the browser; a language without a catalogue
+    leaves the interface in English while ``<html lang>`` names the survey's language."""
+    two = QUIZ_YAML.replace("id: quiz\n", "id: two\nlanguages: [en, fr, de]\n")
+    (surveys_dir / "two.yaml").write_text(two)
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "es"
+    french = client.get("/s/two?lang=fr")
+    assert html_lang(french) == "fr" and "Votre vie privée" in visible_text(french)
+    german = client.get("/s/two?lang=de")
+    assert html_lang(german) == "de" and "Your privacy" in visible_text(german)
+    browser_default = client.get("/s/two")  # Spanish is not among the survey's languages: its first, English
+    assert html_lang(browser_default) == "en" and "Your privacy" in visible_text(browser_default)
+
+
+def test_a_survey_in_one_language_gets_the_browsers_interface_language_else_english(client):
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "de, it;q=0.8"
+    response = client.get("/s/quiz")
+    assert html_lang(response) == "en" and "Your privacy" in visible_text(response)
+
+
+@pytest.mark.parametrize("language_code", LANGUAGES)
+def test_every_msgid_has_a_translation(language_code):
+    template = catalogue_of(CATALOGUES / "messages.pot")
+    catalogue = catalogue_of(CATALOGUES / language_code / "LC_MESSAGES" / "messages.po")
+    wanted = {m.id for m in template if m.id}
+    assert wanted == {m.id for m in catalogue if m.id}
+    untranslated = [m.id for m in catalogue if m.id and (not m.string or not all(m.string) or m.fuzzy)]
+    assert untranslated == []
+
+
+@pytest.mark.parametrize("language_code", LANGUAGES)
+def test_the_compiled_catalogue_matches_its_po_file(language_code):
+    """The ``.mo`` files are committed (a fresh clone serves them as is): they must say what the ``.po`` says."""
+    folder = CATALOGUES / language_code / "LC_MESSAGES"
+    written = messages(catalogue_of(folder / "messages.po"))
+    compiled = messages(catalogue_of(folder / "messages.mo", read_mo))
+    assert compiled == written
+
+
+@pytest.mark.parametrize("language_code", LANGUAGES)
+def test_translations_keep_every_placeholder(language_code):
+    """A placeholder lost or misspelt in a translation would drop a number or raise at render time."""
+    catalogue = catalogue_of(CATALOGUES / language_code / "LC_MESSAGES" / "messages.po")
+    placeholder = re.compile(r"%\(\w+\)s")
+    for message in catalogue:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        wanted = set().union(*(placeholder.findall(i) for i in ids)) - {"%(num)s"}
+        for string in strings:
+            assert set(placeholder.findall(string)) - {"%(num)s"} == wanted, (ids, string)
+
+
+def test_the_words_of_the_forms_module_are_marked_for_the_catalogues():
+    yes_no = {choice.label for choice in YES_NO_CHOICES}
+    messages = {
+        f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”.",
+        "The submission key is malformed; reload the page.",
+        "The invitation code is malformed.",
+    }
+    assert set(respond.FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | messages
+    source = (ROOT / "web" / "forms.py").read_text()
+    assert all(f'message="{text}"' in source for text in messages if "“" not in text)  # the control fields' own
