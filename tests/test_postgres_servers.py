@@ -93,3 +93,21 @@ def test_a_lock_held_past_the_wait_gives_503_and_stores_nothing(make_server_app,
     assert stored_count(app) == 0
     assert respondent.submit(ANSWERS, controls=controls).status_code == 200
     assert stored_count(app) == 1
+
+
+def test_compact_clusters_the_responses_in_key_order_and_backup_dumps_them(make_server_app, postgres_url, tmp_path):
+    app = make_server_app(postgres_url, "a")
+    for _ in range(30):
+        assert Respondent(app.test_client()).submit(ANSWERS).status_code == 200
+    db = open_database(app)
+    in_key_order = [row[0] for row in db.execute("SELECT id FROM responses ORDER BY id").fetchall()]
+    heap_order = "SELECT id FROM responses ORDER BY ctid"  # the order the rows lie in the table's file
+    assert [row[0] for row in db.execute(heap_order).fetchall()] != in_key_order  # arrival order, random ids
+    runner = app.test_cli_runner()
+    compacted = runner.invoke(args=["compact"])
+    assert compacted.exit_code == 0 and "30 responses" in compacted.output, compacted.output
+    assert [row[0] for row in db.execute(heap_order).fetchall()] == in_key_order
+    db.close()
+    backed_up = runner.invoke(args=["backup", str(tmp_path / "rr.dump")])
+    assert backed_up.exit_code == 0 and "Backed up 30 responses" in backed_up.output, backed_up.output
+    assert (tmp_path / "rr.dump").read_bytes().startswith(b"PGDMP")  # pg_dump's custom format
