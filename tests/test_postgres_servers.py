@@ -111,3 +111,17 @@ def test_compact_clusters_the_responses_in_key_order_and_backup_dumps_them(make_
     backed_up = runner.invoke(args=["backup", str(tmp_path / "rr.dump")])
     assert backed_up.exit_code == 0 and "Backed up 30 responses" in backed_up.output, backed_up.output
     assert (tmp_path / "rr.dump").read_bytes().startswith(b"PGDMP")  # pg_dump's custom format
+
+
+def test_signing_in_on_a_server_whose_instance_folder_does_not_exist_yet(make_server_app, postgres_url, tmp_path):
+    """On PostgreSQL nothing creates the SQLite folder; the hashing slots' lock files live there."""
+    from storage import accounts
+    from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession
+
+    app = make_server_app(postgres_url, "fresh")
+    db = open_database(app)
+    accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
+    db.close()
+    assert not (tmp_path / "fresh").exists()
+    signed_in = AdminSession(app.test_client(), app).login()
+    assert signed_in.status_code == 302, signed_in.get_data(as_text=True)

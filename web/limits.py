@@ -16,6 +16,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from flask import current_app, render_template, request
 
@@ -112,6 +113,7 @@ def hashing_slot():
     together can take, whatever the number of addresses they come from.
     """
     path = current_app.config["RATELIMIT_DATABASE"] + ".hashing"
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # on PostgreSQL nothing else creates the folder
     with ratelimit.exclusive_slot(path, int(current_app.config["SIGNIN_CONCURRENCY"])) as held:
         yield held
 
