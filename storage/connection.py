@@ -43,11 +43,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
+import psycopg.sql
 import sqlite_utils
 
 from storage import postgres
@@ -207,6 +210,41 @@ def values_param(db, values: Sequence[str]) -> object:
 
 
 def rebuild(db: sqlite_utils.Database) -> int:
+    """Rewrite the database in key order (see :func:`_rebuild_sqlite`; on PostgreSQL
+    :func:`_cluster_postgres`); return the responses kept."""
+    if is_postgres(db):
+        _cluster_postgres(db)
+    else:
+        _rebuild_sqlite(db)
+    (count,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+    return count
+
+
+def _cluster_postgres(db) -> list[str]:
+    """``CLUSTER`` every table of the schema that has a primary key ``USING`` that key, then ``ANALYZE``.
+
+    PostgreSQL appends each new row version to its table's heap, so the heap
+    (and a ``pg_dump``, which copies it in heap order) keeps arrival order;
+    ``CLUSTER`` rewrites each table into a new file in key (random id) order.
+    It takes an ``ACCESS EXCLUSIVE`` lock per table: submissions wait for it
+    (up to their lock timeout, then 503). What it does not remove: the old
+    files' blocks freed on disk, and the write-ahead log (and any archive or
+    standby), which record writes in commit order until they are recycled.
+    Returns the tables rewritten.
+    """
+    keyed = db.execute(
+        "SELECT t.relname, i.relname FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid"
+        " JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = t.relnamespace"
+        " WHERE x.indisprimary AND n.nspname = current_schema() ORDER BY t.relname"
+    ).fetchall()
+    for table, index in keyed:  # names read from the catalog, quoted as identifiers
+        names = [psycopg.sql.Identifier(name).as_string(db.conn) for name in (table, index)]
+        db.execute(f"CLUSTER {names[0]} USING {names[1]}")
+    db.execute("ANALYZE")
+    return [table for table, _ in keyed]
+
+
+def _rebuild_sqlite(db: sqlite_utils.Database) -> None:
     """Rewrite the database in key order and empty the write-ahead log; return the responses kept.
 
     ``VACUUM`` rebuilds every table and index from the rows alone, which
@@ -221,8 +259,6 @@ def rebuild(db: sqlite_utils.Database) -> int:
     busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     if busy:
         raise RuntimeError("the database was rebuilt but a reader kept the write-ahead log from being emptied")
-    (count,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
-    return count
 
 
 def backup(source: str | Path, target: str | Path) -> int:
@@ -233,14 +269,18 @@ def backup(source: str | Path, target: str | Path) -> int:
     carries no arrival order, in rollback-journal mode with no ``-wal`` or
     ``-shm`` file. The copy is written to a file beside ``target``, created
     0600, checked with ``PRAGMA integrity_check``, then renamed into place,
-    so ``target`` is never half-written.
+    so ``target`` is never half-written. A ``postgresql://`` source is
+    dumped with ``pg_dump`` instead (:func:`_dump_postgres`).
     """
     target = Path(target)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
     try:
-        _write_rebuilt_copy(source, create_private_file(partial))
-        count = _check_copy(partial)
+        if postgres.is_url(source):
+            count = _dump_postgres(str(source), create_private_file(partial))
+        else:
+            _write_rebuilt_copy(source, create_private_file(partial))
+            count = _check_copy(partial)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
@@ -271,3 +311,42 @@ def _check_copy(partial: Path) -> int:
     finally:
         dst.close()
     return count
+
+
+#: Tables whose rows ``backup`` leaves out of a PostgreSQL dump (their definitions are kept): the
+#: rate-limit counts, keyed hashes of client addresses that must not outlive their windows.
+DUMP_WITHOUT_DATA = ("window_hits", "signin_failures")
+
+
+def _dump_postgres(url: str, partial: Path) -> int:
+    """``pg_dump --format=custom`` of the database into ``partial`` (created 0600); return its responses.
+
+    The dump reads a snapshot exported from a ``REPEATABLE READ`` transaction
+    (``pg_export_snapshot``), so the responses counted here are exactly those
+    dumped, while the app keeps writing. The password goes to ``pg_dump`` in
+    its environment, never on its command line. The dump is then read back
+    with ``pg_restore --list``. Rows are dumped in heap order: run ``compact``
+    (:func:`_cluster_postgres`) first so that they carry no arrival order.
+    """
+    info = psycopg.conninfo.conninfo_to_dict(url)
+    password = info.pop("password", None)
+    env = dict(os.environ, **({"PGPASSWORD": str(password)} if password is not None else {}))
+    with psycopg.connect(url) as conn:
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        (snapshot,) = conn.execute("SELECT pg_export_snapshot()").fetchone()
+        (count,) = conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+        command = ["pg_dump", "--format=custom", "--no-owner", "--no-privileges", f"--snapshot={snapshot}"]
+        command += [f"--exclude-table-data={table}" for table in DUMP_WITHOUT_DATA]
+        _run_tool([*command, "--file", str(partial), "--dbname", psycopg.conninfo.make_conninfo(**info)], env)
+    _run_tool(["pg_restore", "--list", str(partial)], env)
+    return count
+
+
+def _run_tool(command: list[str], env: dict) -> None:
+    """Run a PostgreSQL client program; RuntimeError with its message if it fails or is missing."""
+    try:
+        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise RuntimeError(f"{command[0]} was not found; install the PostgreSQL client programs") from None
+    if result.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed ({result.returncode}): {result.stderr.strip()}")

@@ -21,6 +21,10 @@ import psycopg
 import psycopg.rows
 from psycopg_pool import ConnectionPool
 
+#: Seconds a request waits for a pooled connection, a new connection or a lock before giving up with
+#: :class:`psycopg.OperationalError` (the web layer answers 503 with Retry-After), as SQLite's busy timeout.
+WAIT_SECONDS = 5.0
+
 #: URL schemes that select PostgreSQL (``FLASK_DATABASE_URL=postgresql://user@host/db``).
 SCHEMES = ("postgresql://", "postgres://")
 
@@ -80,6 +84,9 @@ class PostgresDatabase:
 
     @property
     def in_transaction(self) -> bool:
+        """True inside a transaction; False on a lost (broken or closed) connection, which has none to roll back."""
+        if self.conn.closed or self.conn.broken:
+            return False
         return self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
     def rollback(self) -> None:
@@ -117,8 +124,20 @@ def connect(url: str) -> PostgresDatabase:
 
 
 def open_pool(url: str, max_size: int = 4) -> ConnectionPool:
-    """A pool of autocommit connections for one worker process (open it after the fork)."""
-    return ConnectionPool(url, min_size=1, max_size=max_size, kwargs={"autocommit": True}, open=True)
+    """A pool of autocommit connections for one worker process (open it after the fork).
+
+    Waits are bounded by :data:`WAIT_SECONDS`, well below gunicorn's 30 s worker timeout: taking a
+    connection (``PoolTimeout`` when the server is lost or every connection busy), opening one
+    (``connect_timeout``) and waiting for a row or table lock (``lock_timeout``, ``LockNotAvailable``).
+    Each raises a :class:`psycopg.OperationalError`, which the web layer answers with a 503.
+    """
+    wait = WAIT_SECONDS
+    kwargs = {
+        "autocommit": True,
+        "connect_timeout": max(1, round(wait)),
+        "options": f"-c lock_timeout={int(wait * 1000)}",
+    }
+    return ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, timeout=wait, open=True)
 
 
 def from_pool(pool: ConnectionPool) -> PostgresDatabase:

@@ -1,9 +1,13 @@
 """Throttles shared by every worker process: fixed-window rate limits,
 sign-in failure locks, and a bound on concurrent password hashing.
 
-The counts live in a small SQLite file of their own (not the answers
-database): every worker sees the same counts, and losing them in a crash
-costs nothing, so that file is written with ``synchronous = OFF``. Buckets
+On SQLite the counts live in a small SQLite file of their own (not the
+answers database): every worker of the host sees the same counts, and losing
+them in a crash costs nothing, so that file is written with
+``synchronous = OFF``. On PostgreSQL they live in ``UNLOGGED`` tables of the
+app's database (not written to the write-ahead log, emptied after a crash),
+so every app server of a deployment counts against the same windows. Each
+call is one short transaction; the SQL is the same on both. Buckets
 and keys are opaque strings; the web layer makes them from keyed hashes of
 the client address (and account name), so no address is stored. Every write
 first deletes what has run out: a window's count once that window is over,
@@ -22,7 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.connection import BUSY_TIMEOUT_SECONDS, create_private_file
+from storage import postgres
+from storage.connection import BUSY_TIMEOUT_SECONDS, create_private_file, is_postgres
 
 #: Failed sign-ins allowed in a row before a lock.
 FREE_FAILURES = 5
@@ -72,11 +77,37 @@ _SCHEMA = (
     " PRIMARY KEY (name_key, address_key)) WITHOUT ROWID",
     "CREATE INDEX IF NOT EXISTS signin_failures_forget ON signin_failures (forget_after)",
 )
+#: The same tables on PostgreSQL, unlogged: a crash empties them, as losing counts costs nothing.
+_POSTGRES_SCHEMA = (
+    'CREATE UNLOGGED TABLE IF NOT EXISTS window_hits (bucket TEXT NOT NULL, "window" BIGINT NOT NULL,'
+    ' count BIGINT NOT NULL, expires DOUBLE PRECISION NOT NULL, PRIMARY KEY (bucket, "window"))',
+    "CREATE INDEX IF NOT EXISTS window_hits_expires ON window_hits (expires)",
+    "CREATE UNLOGGED TABLE IF NOT EXISTS signin_failures (name_key TEXT NOT NULL, address_key TEXT NOT NULL,"
+    " failures BIGINT NOT NULL, locked_until DOUBLE PRECISION NOT NULL, forget_after DOUBLE PRECISION NOT NULL,"
+    " PRIMARY KEY (name_key, address_key))",
+    "CREATE INDEX IF NOT EXISTS signin_failures_forget ON signin_failures (forget_after)",
+)
+#: Key of the advisory lock under which app servers starting together create the tables once.
+_SCHEMA_LOCK_KEY = 0x52520015
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
+def create_postgres_tables(db: postgres.PostgresDatabase) -> None:
+    """Create the rate-limit tables in the PostgreSQL database if they are missing (idempotent)."""
+    with db.conn.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(?)", [_SCHEMA_LOCK_KEY])
+        for statement in _POSTGRES_SCHEMA:
+            db.execute(statement)
+
+
+def connect(path: str | Path):
     """Open the counts file, created 0600, with ``secure_delete`` so deleted
-    windows' bucket hashes are zeroed, not left in free space."""
+    windows' bucket hashes are zeroed, not left in free space; a
+    ``postgresql://`` URL opens a connection of its own to that database's
+    rate-limit tables (created if missing)."""
+    if postgres.is_url(path):
+        db = postgres.connect(path)
+        create_postgres_tables(db)
+        return db
     conn = sqlite3.connect(str(create_private_file(path)), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
     conn.execute("PRAGMA secure_delete = ON")
     conn.execute("PRAGMA journal_mode = WAL")
@@ -90,19 +121,37 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
-def hit(conn: sqlite3.Connection, bucket: str, limit: Limit, now: float) -> Verdict:
+@contextmanager
+def _transaction(conn) -> Iterator[None]:
+    """One short write transaction: ``BEGIN IMMEDIATE`` on SQLite, psycopg's ``transaction()`` on PostgreSQL."""
+    if is_postgres(conn):
+        with conn.conn.transaction():
+            yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def hit(conn, bucket: str, limit: Limit, now: float) -> Verdict:
     """Count one hit for ``bucket``; refuse it if the window is full.
 
-    Every call first deletes the counts of every bucket whose window is over.
+    Every call first deletes the counts of every bucket whose window is over,
+    in the same transaction as the count.
     """
     window = int(now // limit.seconds)
     window_end = (window + 1) * limit.seconds
-    conn.execute("DELETE FROM window_hits WHERE expires <= ?", [now])
-    (count,) = conn.execute(
-        "INSERT INTO window_hits (bucket, window, count, expires) VALUES (?, ?, 1, ?)"
-        " ON CONFLICT DO UPDATE SET count = count + 1 RETURNING count",
-        [bucket, window, window_end],
-    ).fetchone()
+    with _transaction(conn):
+        conn.execute("DELETE FROM window_hits WHERE expires <= ?", [now])
+        (count,) = conn.execute(
+            'INSERT INTO window_hits (bucket, "window", count, expires) VALUES (?, ?, 1, ?)'
+            ' ON CONFLICT (bucket, "window") DO UPDATE SET count = window_hits.count + 1 RETURNING count',
+            [bucket, window, window_end],
+        ).fetchone()
     retry_after = int(window_end - now) + 1
     return Verdict(count <= limit.count, retry_after, count)
 
@@ -114,7 +163,7 @@ def lock_seconds(failures: int) -> int:
     return min(FIRST_LOCK_SECONDS * 2 ** (failures - FREE_FAILURES), MAX_LOCK_SECONDS)
 
 
-def signin_lock(conn: sqlite3.Connection, name_key: str, address_key: str, now: float) -> int:
+def signin_lock(conn, name_key: str, address_key: str, now: float) -> int:
     """Seconds left of the sign-in lock on this account name from this address (0: none)."""
     row = conn.execute(
         "SELECT locked_until FROM signin_failures WHERE name_key = ? AND address_key = ?", [name_key, address_key]
@@ -122,34 +171,31 @@ def signin_lock(conn: sqlite3.Connection, name_key: str, address_key: str, now: 
     return 0 if row is None or row[0] <= now else int(row[0] - now) + 1
 
 
-def record_signin_failure(conn: sqlite3.Connection, name_key: str, address_key: str, now: float) -> int:
+def record_signin_failure(conn, name_key: str, address_key: str, now: float) -> int:
     """Count a failed sign-in for this name from this address; return the failures in a row.
 
     The lock this starts (:func:`lock_seconds`) holds only for this name from
     this address, so nobody elsewhere can lock the account's owner out.
-    Records that have run out are deleted first.
+    Records that have run out are deleted first. The count goes up in one
+    upsert, so failures sent at once from several app servers all count.
     """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(conn):
         conn.execute("DELETE FROM signin_failures WHERE forget_after <= ?", [now])
-        row = conn.execute(
-            "SELECT failures FROM signin_failures WHERE name_key = ? AND address_key = ?", [name_key, address_key]
+        (failures,) = conn.execute(
+            "INSERT INTO signin_failures (name_key, address_key, failures, locked_until, forget_after)"
+            " VALUES (?, ?, 1, ?, ?) ON CONFLICT (name_key, address_key)"
+            " DO UPDATE SET failures = signin_failures.failures + 1 RETURNING failures",
+            [name_key, address_key, now, now + FAILURES_FORGOTTEN_SECONDS],
         ).fetchone()
-        failures = (row[0] if row else 0) + 1
         locked_until = now + lock_seconds(failures)
         conn.execute(
-            "INSERT OR REPLACE INTO signin_failures (name_key, address_key, failures, locked_until, forget_after)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [name_key, address_key, failures, locked_until, locked_until + FAILURES_FORGOTTEN_SECONDS],
+            "UPDATE signin_failures SET locked_until = ?, forget_after = ? WHERE name_key = ? AND address_key = ?",
+            [locked_until, locked_until + FAILURES_FORGOTTEN_SECONDS, name_key, address_key],
         )
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
     return failures
 
 
-def clear_signin_failures(conn: sqlite3.Connection, name_key: str, address_key: str | None = None) -> None:
+def clear_signin_failures(conn, name_key: str, address_key: str | None = None) -> None:
     """Forget the failures of this name from this address, or from every address."""
     if address_key is None:
         conn.execute("DELETE FROM signin_failures WHERE name_key = ?", [name_key])

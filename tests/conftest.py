@@ -53,6 +53,10 @@ BOTH_BACKEND_MODULES = {
     "test_postgres_app.py",
     "test_respond.py",
     "test_accounts.py",
+    "test_admin.py",
+    "test_export.py",
+    "test_gather.py",
+    "test_results.py",
 }
 
 

@@ -38,6 +38,7 @@ from tests.helpers import (
     model_answers,
     wire_form,
 )
+from web.db import open_database
 from web.options import MAX_CONFIDENCE_LEVEL
 
 PAGES = [
@@ -588,7 +589,6 @@ def test_closing_a_survey_asks_for_confirmation_first(app, auth, respondent):
 
 
 def test_the_model_section_fits_the_chosen_model_from_the_kept_counts(app, auth):
-    from storage import connection
     from surveys import wording
     from surveys.models import ModelChoice
     from web import gather
@@ -599,7 +599,7 @@ def test_the_model_section_fits_the_chosen_model_from_the_kept_counts(app, auth)
     html = page.get_data(as_text=True)
     assert page.status_code == 200, html[-2000:]
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     expected = gather.stored_model(db, survey, ModelChoice("cheated", ("year",), {"year": "first"}), 0.95)
     db.close()
     assert expected.fit is not None and expected.n == 400
@@ -795,12 +795,11 @@ def test_results_page_of_a_triangular_question_says_no_epsilon_guarantee(app, au
 def test_results_page_shows_the_lie_detectors_honesty_and_the_group_sizes(app, auth, surveys_dir):
     """Stored through the write path with each response's arm: groups 1 and 2 (60 of 100 and 40 of 100 yes) give
     pi = 0.4 and t = 0.5 (Moshagen, Musch and Erdfelder 2012); the direct arm is not counted."""
-    from storage import connection
     from surveys.submission import noisy_response
 
     (surveys_dir / "twogroup.yaml").write_text(TWO_GROUP_YAML)
     survey = load_catalog(surveys_dir).get("twogroup")
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     plan = [("1", "yes", 60), ("1", "no", 40), ("2", "yes", 40), ("2", "no", 60), ("direct", "yes", 7)]
     index = 0
     for arm, answer, count in plan:

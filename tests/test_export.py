@@ -302,7 +302,8 @@ def test_responses_csv_streams_in_constant_memory(db, survey):
         for d in ("arts", "science", "law")
     ]
     with connection.immediate_transaction(db):
-        db.conn.executemany(
+        connection.executemany(
+            db,
             "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers)"
             " VALUES (?, 'quiz', 1, ?, 'device', '2026-11-21', ?)",
             # Random ids, inserted in key order (faster), as the table keeps them anyway.

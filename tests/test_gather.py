@@ -21,6 +21,7 @@ from storage import connection, queries, responses
 from surveys.submission import noisy_response
 from tests.helpers import QUIZ_YAML, survey_in
 from web import gather
+from web.db import open_database
 from web.options import ResultsOptions
 
 #: Every admin page and export that reads stored data, with the one gather function it calls.
@@ -41,7 +42,7 @@ VIEWS = [
 
 def store(app, answers: dict, count: int, day: str) -> None:
     survey = survey_in(app)
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     for i in range(count):
         responses.store_response(db, noisy_response(survey, answers, "device"), f"gather-{day}-{answers}-{i}", day)
     db.close()
@@ -52,7 +53,7 @@ def stored(app):
     """Responses on two days, one of them excluded, so every read of a page has something to read."""
     store(app, {"cheated": "yes", "lied": "no", "ai_use": "often", "year": "first"}, 6, "2026-11-20")
     store(app, {"cheated": "no", "lied": "yes", "ai_use": "never", "year": "second"}, 4, "2026-11-21")
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     responses.exclude_day(db, "quiz", "2026-11-21")
     db.close()
     return app
@@ -152,7 +153,7 @@ def test_the_results_page_reads_its_break_down_and_state_in_the_same_snapshot(st
 def test_results_page_gathers_what_the_separate_functions_give(stored):
     """The page's figures are those of stored_results and stored_breakdown, with differences and planning."""
     survey = survey_in(stored)
-    db = connection.connect(stored.config["DATABASE"])
+    db = open_database(stored)
     try:
         chosen = ResultsOptions(method="wald", level=0.9, half_width=0.1, by="year")
         page = gather.results_page(db, survey, chosen, date(2026, 11, 22))
@@ -183,7 +184,7 @@ def test_the_dashboard_measures_each_target_without_the_excluded_days(stored, su
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + TARGETS_YAML)
     catalog = load_catalog(str(surveys_dir))
-    db = connection.connect(stored.config["DATABASE"])
+    db = open_database(stored)
     (row,) = gather.dashboard(db, catalog, date(2026, 11, 22)).rows
     kept_day = ["2026-11-20"]  # 2026-11-21 is excluded
     expected = target_progress(
@@ -195,6 +196,7 @@ def test_the_dashboard_measures_each_target_without_the_excluded_days(stored, su
     assert [item.n for item in row.targets] == [6, 6]
     assert row.targets[1].half_width is None  # no answers from the second year once 2026-11-21 is left out
     assert not row.targets_met
+    db.close()
 
 
 def test_closing_on_targets_reads_in_one_snapshot_and_closes_once(stored, surveys_dir, monkeypatch):
@@ -202,7 +204,7 @@ def test_closing_on_targets_reads_in_one_snapshot_and_closes_once(stored, survey
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + TARGETS_YAML.replace("  - {question: cheated, by", "  # by"))
     survey = load_catalog(str(surveys_dir)).surveys["quiz"]
-    db = connection.connect(stored.config["DATABASE"])
+    db = open_database(stored)
     trip = watch(monkeypatch)
     assert gather.close_if_targets_met(db, survey) is True
     assert trip.snapshots == 1
@@ -210,3 +212,4 @@ def test_closing_on_targets_reads_in_one_snapshot_and_closes_once(stored, survey
     assert responses.closed_override(db, "quiz") is True
     assert gather.close_if_targets_met(db, survey) is False  # closed already: nothing computed, nothing written
     assert gather.close_if_targets_met(db, dataclasses.replace(survey, close_when_targets_met=False)) is False
+    db.close()

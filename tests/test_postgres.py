@@ -205,3 +205,36 @@ def test_copy_db_command_copies_and_prints_the_compared_counts(filled_sqlite, po
     assert "responses: 122" in result.output and "compared equal" in result.output
     again = runner.invoke(args=["copy-db", str(tmp_path / "source.sqlite3"), postgres_url])
     assert again.exit_code == 1 and "not empty" in again.output
+
+
+def test_backup_of_postgresql_is_a_pg_dump_that_restores_into_an_empty_database_with_equal_rows(
+    filled_sqlite, postgres_databases, tmp_path
+):
+    import os
+    import subprocess
+
+    from storage import ratelimit
+
+    source_url, empty_url = postgres_databases(), postgres_databases()
+    source = ratelimit.connect(source_url)  # the rate-limit tables too, with a keyed address hash in them
+    migrations.migrate(source)
+    transfer.copy_database(filled_sqlite, source)
+    ratelimit.hit(source, "submit:an-address-hash", ratelimit.Limit(5, 600), 100.0)
+    dump = tmp_path / "rr.dump"
+    assert connection.backup(source_url, dump) == 122
+    assert os.stat(dump).st_mode & 0o777 == 0o600 and not (tmp_path / "rr.dump.partial").exists()
+    restore = subprocess.run(["pg_restore", "--no-owner", "--dbname", empty_url, str(dump)], capture_output=True)
+    assert restore.returncode == 0, restore.stderr
+    restored = connection.connect(empty_url)
+    assert all_rows(restored) == all_rows(source) == all_rows(filled_sqlite)
+    assert restored.execute("SELECT COUNT(*) FROM window_hits").fetchone() == (0,)  # no address hash kept
+    assert migrations.pending_names(restored) == []
+    restored.close()
+    source.close()
+
+
+def test_a_failed_pg_dump_leaves_no_file_and_says_why(pg_db, postgres_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no pg_dump to be found
+    with pytest.raises(RuntimeError, match="pg_dump was not found"):
+        connection.backup(postgres_url, tmp_path / "rr.dump")
+    assert list(tmp_path.iterdir()) == []

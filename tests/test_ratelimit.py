@@ -9,21 +9,29 @@ import pytest
 from storage import ratelimit
 
 
-def test_window_fills_then_rolls_over(tmp_path):
-    conn = ratelimit.connect(tmp_path / "r.sqlite3")
+@pytest.fixture
+def counts(new_database):
+    """The rate-limit counts on each backend: the SQLite counts file, then a PostgreSQL database's tables."""
+    conn = ratelimit.connect(new_database("r"))
+    yield conn
+    conn.close()
+
+
+def test_window_fills_then_rolls_over(counts):
+    conn = counts
     limit = ratelimit.Limit(2, 60)
     assert [ratelimit.hit(conn, "b", limit, 120.0).allowed for _ in range(3)] == [True, True, False]
     assert ratelimit.hit(conn, "b", limit, 150.0).retry_after == 31
     assert ratelimit.hit(conn, "b", limit, 180.0).allowed  # next window
     assert ratelimit.hit(conn, "other", limit, 180.0).allowed
-    windows = {row[0] for row in conn.execute("SELECT window FROM window_hits WHERE bucket = 'b'")}
+    windows = {row[0] for row in conn.execute('SELECT "window" FROM window_hits WHERE bucket = ?', ["b"])}
     assert windows == {3}  # the old window was deleted
 
 
-def test_every_write_deletes_what_has_run_out(tmp_path):
+def test_every_write_deletes_what_has_run_out(counts):
     """Any write, whatever its bucket, deletes every count whose window has ended and every
     failure record past its lock and quiet time: no address hash outlives its use."""
-    conn = ratelimit.connect(tmp_path / "r.sqlite3")
+    conn = counts
     ratelimit.hit(conn, "submit:aaa", ratelimit.Limit(5, 600), 100.0)
     ratelimit.hit(conn, "signin:bbb", ratelimit.Limit(5, 60), 100.0)
     ratelimit.record_signin_failure(conn, "name", "addr", 100.0)
@@ -33,8 +41,8 @@ def test_every_write_deletes_what_has_run_out(tmp_path):
     assert [row[0] for row in conn.execute("SELECT name_key FROM signin_failures")] == ["name2"]
 
 
-def test_signin_failures_lock_per_name_and_address(tmp_path):
-    conn = ratelimit.connect(tmp_path / "r.sqlite3")
+def test_signin_failures_lock_per_name_and_address(counts):
+    conn = counts
     for _ in range(ratelimit.FREE_FAILURES - 1):
         ratelimit.record_signin_failure(conn, "ana", "stranger", 1000.0)
     assert ratelimit.signin_lock(conn, "ana", "stranger", 1000.0) == 0
@@ -74,16 +82,18 @@ def test_bad_limits_name_the_value(text):
 def _hammer(path, hits, out):
     conn = ratelimit.connect(path)
     out.put(sum(ratelimit.hit(conn, "shared", ratelimit.Limit(50, 3600), 10.0).allowed for _ in range(hits)))
+    conn.close()
 
 
-def test_limit_holds_across_processes(tmp_path):
-    path = tmp_path / "r.sqlite3"
+def test_limit_holds_across_processes(new_database):
+    """Four processes (on PostgreSQL: as from four app servers) hitting one bucket at once."""
+    path = new_database("r")
     ratelimit.connect(path).close()
     out = multiprocessing.get_context("fork").Queue()
     workers = [multiprocessing.get_context("fork").Process(target=_hammer, args=(path, 30, out)) for _ in range(4)]
     for w in workers:
         w.start()
-    allowed = sum(out.get(timeout=30) for _ in workers)
+    allowed = sum(out.get(timeout=60) for _ in workers)
     for w in workers:
         w.join(timeout=30)
     assert allowed == 50  # 120 hits from 4 processes, exactly the limit let through

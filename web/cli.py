@@ -276,9 +276,11 @@ def export_codebook_command(survey_id: str, output: str | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, writable=True))
 @with_appcontext
 def backup_command(path: str) -> None:
-    """Write a rebuilt copy of the database to PATH while the app keeps running (VACUUM INTO)."""
+    """Write a rebuilt copy of the database to PATH while the app keeps running (VACUUM INTO; pg_dump on PostgreSQL)."""
+    from web.db import database_target
+
     try:
-        count = connection.backup(current_app.config["DATABASE"], path)
+        count = connection.backup(database_target(current_app), path)
     except RuntimeError as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"Backed up {count} responses to {path}")
@@ -287,12 +289,17 @@ def backup_command(path: str) -> None:
 @click.command("compact")
 @with_appcontext
 def compact_command() -> None:
-    """Rebuild the database in key order and empty its write-ahead log (removes arrival order)."""
+    """Rebuild the database in key order and empty its write-ahead log (removes arrival order);
+    on PostgreSQL, CLUSTER every table USING its primary key."""
+    db = _db()
     try:
-        count = connection.rebuild(_db())
+        count = connection.rebuild(db)
     except RuntimeError as error:
         raise click.ClickException(f"{error}; run compact again") from None
-    click.echo(f"Rebuilt {current_app.config['DATABASE']}: {count} responses, write-ahead log emptied")
+    if connection.is_postgres(db):
+        click.echo(f"Clustered every table by its primary key: {count} responses, rows now in key order")
+    else:
+        click.echo(f"Rebuilt {current_app.config['DATABASE']}: {count} responses, write-ahead log emptied")
 
 
 def init_app(app: Flask) -> None:

@@ -27,7 +27,7 @@ import sqlite_utils
 from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
-from storage import connection, migrations, postgres, transfer
+from storage import connection, migrations, postgres, ratelimit, transfer
 
 
 def database_target(app: Flask) -> str:
@@ -82,12 +82,16 @@ def end_request(_exc: BaseException | None = None) -> None:
 
 
 def migrate_database(target: str) -> list[str]:
-    """Create the database file (and its folder), or the PostgreSQL schema, or apply pending migrations."""
+    """Create the database file (and its folder), or the PostgreSQL schema and its rate-limit tables,
+    or apply pending migrations."""
     if not postgres.is_url(target):
         Path(target).parent.mkdir(parents=True, exist_ok=True)
     db = connection.connect(target)
     try:
-        return migrations.migrate(db)
+        applied = migrations.migrate(db)
+        if connection.is_postgres(db):
+            ratelimit.create_postgres_tables(db)
+        return applied
     finally:
         db.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import psycopg
 from flask import Flask, abort, render_template
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, SecurityError
@@ -52,6 +53,11 @@ def handle_database_error(error: sqlite3.OperationalError):
     """
     if not is_database_busy(error):
         raise error
+    return _busy_page()
+
+
+def _busy_page():
+    """503 with ``Retry-After``: the database could not be written in time, nothing was stored."""
     return (
         render_template(
             "error.html",
@@ -66,8 +72,17 @@ def handle_database_error(error: sqlite3.OperationalError):
     )
 
 
+def handle_postgres_unavailable(error: psycopg.OperationalError):
+    """PostgreSQL lost, restarting, out of pooled connections, or a lock not granted in time
+    (``psycopg_pool.PoolTimeout``, ``LockNotAvailable``, a dropped connection and every other
+    ``OperationalError``): the same 503 with ``Retry-After`` as SQLite's busy database, never a 500.
+    The transaction was not committed (psycopg rolls it back), so nothing was stored."""
+    return _busy_page()
+
+
 def init_app(app: Flask) -> None:
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(SecurityError, handle_untrusted_host)
     app.register_error_handler(sqlite3.OperationalError, handle_database_error)
+    app.register_error_handler(psycopg.OperationalError, handle_postgres_unavailable)

@@ -1,7 +1,8 @@
 """Rate limits and sign-in throttles, per client address, across workers.
 
 The address is never stored: buckets and keys are HMACs of it under the
-app's secret key, kept only in the rate-limit file and deleted once they
+app's secret key, kept only in the rate-limit file (or, on PostgreSQL, the
+database's unlogged rate-limit tables) and deleted once they
 have run out (:mod:`storage.ratelimit`). Settings: ``RATELIMIT_ENABLED``,
 ``RATELIMIT_SUBMISSIONS``, ``RATELIMIT_SIGNINS`` (``COUNT/SECONDS``),
 ``RATELIMIT_DATABASE`` and ``SIGNIN_CONCURRENCY``.
@@ -15,10 +16,12 @@ import os
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from flask import current_app, render_template, request
 
 from storage import ratelimit
+from web.db import get_db
 
 
 def _connection():
@@ -28,7 +31,11 @@ def _connection():
     would cost more than the counting itself. Connections are kept on the app
     (never at module level), one per process and thread: each is opened in the
     process that uses it, after gunicorn's fork, and never shared between threads.
+    On PostgreSQL the counts are in the app's database, shared by every app
+    server: the request's pooled connection (:func:`web.db.get_db`) is used.
     """
+    if current_app.config.get("DATABASE_URL"):
+        return get_db()
     cache = current_app.extensions.setdefault("ratelimit_connections", {})
     key = (os.getpid(), threading.get_ident(), current_app.config["RATELIMIT_DATABASE"])
     conn = cache.get(key)
@@ -106,6 +113,7 @@ def hashing_slot():
     together can take, whatever the number of addresses they come from.
     """
     path = current_app.config["RATELIMIT_DATABASE"] + ".hashing"
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # on PostgreSQL nothing else creates the folder
     with ratelimit.exclusive_slot(path, int(current_app.config["SIGNIN_CONCURRENCY"])) as held:
         yield held
 
