@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis import Difference, ProportionEstimate, difference
+from analysis import Difference, ProportionEstimate, difference, two_group_sequence
 from surveys.arms import is_two_group
 from surveys.definition import Question, Survey
 from surveys.results import (
@@ -280,6 +280,14 @@ def check_pair(breakdown: Breakdown, first: str | None, second: str | None) -> N
         raise ValueError(f"Choose two different groups to compare, got “{first[:40]}” twice.")
 
 
+def _two_group_difference_bounds(fits, confidence_level: float) -> SequenceBounds:
+    """The anytime-valid sequence for the difference of two groups' two-group prevalences: each group's
+    :func:`analysis.two_group_sequence` at ``1 - alpha/2`` (a union bound), then ``[L_1 - U_2, U_1 - L_2]``."""
+    each = 1 - (1 - confidence_level) / 2
+    one, two = (two_group_sequence(fit.yes, fit.n, fit.design, each) for fit in fits)
+    return SequenceBounds(one.low - two.high, one.high - two.low, confidence_level, 2)
+
+
 def group_differences(
     breakdown: Breakdown, confidence_level: float = 0.95, first: str | None = None, second: str | None = None
 ) -> tuple[GroupDifference, ...]:
@@ -306,7 +314,10 @@ def group_differences(
             if any(g.question(name).two_group.estimate.on_boundary for g in pair):
                 continue  # no moment standard error on the boundary: the profile intervals are shown per group
             compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
-            out.append(GroupDifference(result.question, pair[0], pair[1], compared))  # no confidence sequence
+            sequence = _two_group_difference_bounds(
+                [g.question(name).two_group.estimate for g in pair], confidence_level
+            )
+            out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))
             continue
         compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
         first_parts, second_parts = ([p.estimate for p in g.question(name).per_design] for g in pair)

@@ -281,7 +281,10 @@ def test_two_group_questions_are_compared_between_groups_by_their_moment_estimat
         first, second = (g.question(found.question.name).two_group.estimate for g in (found.first, found.second))
         assert found.difference.estimate == pytest.approx(first.pi_moment - second.pi_moment)
         assert found.difference.std_err == pytest.approx(math.hypot(first.pi_std_err, second.pi_std_err))
-        assert found.sequence is None
+        # each group's two-group sequence at 1 - alpha/2, subtracted (a union bound)
+        one, two = (analysis.two_group_sequence(fit.yes, fit.n, fit.design, 0.95) for fit in (first, second))
+        assert (found.sequence.low, found.sequence.high) == pytest.approx((one.low - two.high, one.high - two.low))
+        assert found.sequence.low <= found.difference.estimate <= found.sequence.high
     assert differences[0].difference.estimate == pytest.approx(0.7 - 0.85)  # south: 1 - 3 (0.45 - 0.4)
     assert differences[0].difference == breakdowns.compare_groups(breakdown, "evaded", "north", "south", 0.9)
 
