@@ -44,6 +44,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -86,10 +87,29 @@ def connect(path: str | Path) -> sqlite_utils.Database | postgres.PostgresDataba
     db = sqlite_utils.Database(conn)
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
     db.execute("PRAGMA secure_delete = ON")
-    db.execute("PRAGMA journal_mode = WAL")
+    _set_wal(db)
     db.execute("PRAGMA synchronous = FULL")
     db.execute("PRAGMA foreign_keys = ON")
     return db
+
+
+def _set_wal(db: sqlite_utils.Database) -> None:
+    """``PRAGMA journal_mode = WAL``, retried for up to the busy timeout while another process holds the file.
+
+    Setting the journal mode can answer "database is locked" at once, without
+    SQLite's busy handler, while another connection writes (gunicorn's workers
+    all start together and the first one migrates a new file): that failed a
+    worker's boot, and gunicorn then stopped every worker.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 @contextmanager

@@ -369,3 +369,25 @@ def test_daily_tallies_on_days_sum_the_kept_rows_of_those_days_and_equal_a_recou
     assert queries.daily_tallies_on_days(backend_db, "quiz", ["2026-11-22"]) == {}
     with pytest.raises(ValueError, match="2026-13-01"):
         queries.daily_tallies_on_days(backend_db, "quiz", ["2026-13-01"])
+
+
+def test_setting_wal_waits_while_another_process_holds_the_file_and_raises_anything_else():
+    """Workers booting together: the journal-mode pragma can answer "database is locked" at once (no busy
+    handler) while the first worker migrates a new file; it is retried, any other error is not."""
+
+    class Flaky:
+        def __init__(self, failures, message="database is locked"):
+            self.calls, self.failures, self.message = 0, failures, message
+
+        def execute(self, sql):
+            self.calls += 1
+            if self.calls <= self.failures:
+                raise sqlite3.OperationalError(self.message)
+
+    locked = Flaky(2)
+    connection._set_wal(locked)
+    assert locked.calls == 3
+    other = Flaky(1, "disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        connection._set_wal(other)
+    assert other.calls == 1
