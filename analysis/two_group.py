@@ -99,8 +99,19 @@ class _Slice:
     high: float
 
 
+class _TwoGroupRecord:
+    """What both two-group designs write down the same way: the stored record and RRreg's call."""
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "p1": str(self.p1), "p2": str(self.p2)}
+
+    def rrreg(self) -> dict:
+        """RRreg's ``model`` and ``p``: ``RRuni(response, model = , p = , group = )`` gives these moment estimates."""
+        return {"model": self.rrreg_model, "p": [str(self.p1), str(self.p2)]}
+
+
 @dataclass(frozen=True)
-class CheaterDetectionDesign:
+class CheaterDetectionDesign(_TwoGroupRecord):
     """The cheater detection model (Clark and Desharnais 1998).
 
     Attributes
@@ -131,13 +142,6 @@ class CheaterDetectionDesign:
     rrreg_model = "CDM"
     epsilon = math.inf
     epsilon_label = NO_EPSILON_LABEL
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "p1": str(self.p1), "p2": str(self.p2)}
-
-    def rrreg(self) -> dict:
-        """RRreg's ``model`` and ``p``: ``RRuni(response, model = , p = , group = )`` gives these moment estimates."""
-        return {"model": self.rrreg_model, "p": [str(self.p1), str(self.p2)]}
 
     def label(self) -> str:
         return f"cheater detection (prompted yes p1={self.p1}, p2={self.p2})"
@@ -183,7 +187,7 @@ class CheaterDetectionDesign:
 
 
 @dataclass(frozen=True)
-class StochasticLieDetectorDesign:
+class StochasticLieDetectorDesign(_TwoGroupRecord):
     """The stochastic lie detector (Moshagen, Musch and Erdfelder 2012).
 
     Attributes
@@ -213,13 +217,6 @@ class StochasticLieDetectorDesign:
     rrreg_model = "SLD"
     epsilon = math.inf
     epsilon_label = NO_EPSILON_LABEL
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "p1": str(self.p1), "p2": str(self.p2)}
-
-    def rrreg(self) -> dict:
-        """RRreg's ``model`` and ``p``: ``RRuni(response, model = , p = , group = )`` gives these moment estimates."""
-        return {"model": self.rrreg_model, "p": [str(self.p1), str(self.p2)]}
 
     def label(self) -> str:
         return f"stochastic lie detector (non-carriers answer no with p1={self.p1}, p2={self.p2})"
