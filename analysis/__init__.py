@@ -34,6 +34,7 @@ from analysis.estimate import (
     estimate_proportion,
     pool_estimates,
 )
+from analysis.finite_population import FinitePopulationEstimate, estimate_finite_population
 from analysis.intervals import (
     INTERVAL_METHODS,
     ConfidenceInterval,
@@ -107,6 +108,8 @@ from analysis.two_group import (
 )
 
 __all__ = [
+    "FinitePopulationEstimate",
+    "estimate_finite_population",
     "BinaryDesign",
     "CrosswiseDesign",
     "ForcedResponseDesign",
