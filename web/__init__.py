@@ -20,7 +20,7 @@ babel = Babel()
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, auth, cli, db, errors, exports, headers, logs, public, respond, templating
+    from web import admin, assets, auth, cli, db, errors, exports, headers, logs, public, respond, templating
 
     csrf.init_app(app)
     babel.init_app(app, locale_selector=respond.interface_language)
@@ -31,6 +31,7 @@ def init_app(app: Flask) -> None:
     errors.init_app(app)
     headers.init_app(app)
     templating.init_app(app)
+    assets.init_app(app)
     cli.init_app(app)
     logs.init_app(app)
     db.ensure_schema(app)
