@@ -2,10 +2,14 @@
 
 Takes a :class:`sqlite_utils.Database`; knows nothing of Flask.
 
-Hashing uses argon2-cffi's defaults for Argon2id: 64 MiB of memory, 3
-passes, 4 lanes, stronger than OWASP's minimum (19 MiB, 2 passes, 1 lane;
-OWASP Password Storage Cheat Sheet). Hashes made with weaker parameters are
-upgraded at the next successful sign-in (``check_needs_rehash``).
+Hashing uses Argon2id with 64 MiB of memory, 3 passes and 1 lane, stronger
+than OWASP's minimum (19 MiB, 2 passes, 1 lane; OWASP Password Storage Cheat
+Sheet). One lane, not argon2-cffi's default 4: the lanes run as threads, and
+four of them took both cores of a 2-core server for the length of a check,
+stalling respondents during a sign-in flood; an attacker's cost (memory times
+passes) is the same. Hashes made with other parameters (the earlier 4 lanes,
+or weaker ones) are rehashed at the next successful sign-in
+(``check_needs_rehash``).
 
 Sessions are kept on the server (``admin_sessions``): the browser holds a
 random token, the database only its SHA-256 hash, the account and the
@@ -28,7 +32,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from storage.connection import immediate_transaction
 
-HASHER = PasswordHasher(time_cost=3, memory_cost=64 * 1024, parallelism=4, type=Type.ID)
+HASHER = PasswordHasher(time_cost=3, memory_cost=64 * 1024, parallelism=1, type=Type.ID)
 NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 MIN_PASSWORD_LENGTH = 12
 SESSION_SECONDS = 12 * 3600

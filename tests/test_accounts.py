@@ -19,6 +19,18 @@ def test_password_is_stored_as_argon2id_at_or_above_owasp_minimum(fresh_db):
     assert params.memory_cost >= 19 * 1024 and params.time_cost >= 2 and params.parallelism >= 1
 
 
+def test_a_hash_made_with_four_lanes_still_signs_in_and_is_rehashed_with_one(fresh_db):
+    # Hashes made before the change to one lane (argon2-cffi's default of four lanes).
+    from argon2 import PasswordHasher, Type
+
+    earlier = PasswordHasher(time_cost=3, memory_cost=64 * 1024, parallelism=4, type=Type.ID).hash(PASSWORD)
+    fresh_db.execute("INSERT INTO admins (name, password_hash) VALUES (?, ?)", ["ana", earlier])
+    assert accounts.sign_in(fresh_db, "ana", PASSWORD) is True
+    stored = fresh_db.execute("SELECT password_hash FROM admins").fetchone()[0]
+    assert extract_parameters(stored).parallelism == 1 and stored != earlier
+    assert accounts.sign_in(fresh_db, "ana", PASSWORD) is True
+
+
 def test_sign_in_ok_and_refused(fresh_db):
     accounts.create_admin(fresh_db, "ana", PASSWORD)
     assert accounts.sign_in(fresh_db, "ana", PASSWORD) is True
