@@ -387,7 +387,7 @@ class PlanningResult:
     question : Question
         The randomized yes/no question whose current design needs the most
         answers (normally the one with the smallest ``t``).
-    design : BinaryDesign
+    design : BinaryDesign or TwoGroupDesign
     half_width : float
         The wanted margin of error, for example 0.05 (five points).
     confidence_level : float
