@@ -65,6 +65,9 @@ from analysis.planning import (
     two_group_half_width,
     two_group_power,
     two_group_sample_size,
+    two_group_sample_size_for_sequence,
+    two_group_sequence_half_width_for_n,
+    two_group_worst_case,
 )
 from analysis.privacy import (
     SurveyEpsilon,
@@ -104,6 +107,7 @@ from analysis.two_group import (
     StochasticLieDetectorDesign,
     TwoGroupEstimate,
     estimate_two_group,
+    pool_two_group,
     two_group_design_from_dict,
 )
 
@@ -177,6 +181,7 @@ __all__ = [
     "StochasticLieDetectorDesign",
     "two_group_design_from_dict",
     "estimate_two_group",
+    "pool_two_group",
     "TwoGroupEstimate",
     "NO_EPSILON_LABEL",
     "MisclassificationDesign",
@@ -187,5 +192,8 @@ __all__ = [
     "two_group_sample_size",
     "two_group_half_width",
     "two_group_power",
+    "two_group_sample_size_for_sequence",
+    "two_group_sequence_half_width_for_n",
+    "two_group_worst_case",
     "TwoGroupPlan",
 ]

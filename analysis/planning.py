@@ -541,3 +541,138 @@ def two_group_power(
         )
     z = float(stats.norm.ppf(1 - level))
     return float(stats.norm.cdf((abs(float(pi1) - float(pi0)) - z * se[0]) / se[1]))
+
+
+def two_group_worst_case(design: TwoGroupDesign) -> tuple[float, float]:
+    """``(pi, second)`` at which both groups' reported-yes rates are 1/2: the worst case for planning ``pi``.
+
+    The moment estimator of ``pi`` is linear in the two rates with a constant
+    gradient ``g`` (:func:`two_group_half_width`), so ``Var(pi_hat) = sum_i
+    g_i^2 lambda_i (1 - lambda_i) / n_i`` is largest where each ``lambda_i =
+    1/2``; both designs reach that point inside their parameter space:
+    cheater detection at ``pi = gamma = 1/2`` (no honest non-carrier, so
+    ``lambda_i = pi`` whatever ``p_i``), the stochastic lie detector at ``pi =
+    1, t = 1/2``. Planning there bounds the margin of error for any
+    prevalence and any non-compliance.
+    """
+    if isinstance(design, CheaterDetectionDesign):
+        return 0.5, 0.5
+    if isinstance(design, StochasticLieDetectorDesign):
+        return 1.0, 0.5
+    raise ValueError(f"design must be a two-group design, got design={design!r}")
+
+
+def _two_group_sequence_half_width(
+    weights: tuple[float, float], sizes: tuple[int, int], rates: tuple[float, float], level: float
+) -> float:
+    """``sum_i |w_i| h_i``: half the width of :func:`analysis.two_group_sequence` before clipping, each rate's
+    mixture sequence at ``1 - alpha/2`` with ``S_i = n_i lambda_i``."""
+    each = 1 - (1 - level) / 2
+    return sum(abs(w) * _sequence_half_width(n, lam, 1.0, each) for w, n, lam in zip(weights, sizes, rates))
+
+
+def _check_rates(rates: object) -> tuple[float, float]:
+    if rates is None:
+        return 0.5, 0.5
+    try:
+        pair = tuple(rates)  # type: ignore[call-overload]
+    except TypeError:
+        pair = ()
+    if len(pair) != 2:
+        raise ValueError(f"rates must be a pair of reported-yes rates (group 1, group 2), got rates={rates!r}")
+    return _check_unit_closed(pair[0], "rates[0]"), _check_unit_closed(pair[1], "rates[1]")
+
+
+def _group_sizes(n: int, share: float) -> tuple[int, int]:
+    """``(n1, n2)`` with ``n1 = round(share n)``, each at least 1."""
+    n1 = min(max(1, round(share * n)), n - 1)
+    return n1, n - n1
+
+
+def two_group_sequence_half_width_for_n(
+    design: TwoGroupDesign,
+    n1: int,
+    n2: int,
+    confidence_level: float = 0.95,
+    rates: tuple[float, float] | None = None,
+) -> float:
+    """Margin of error of the two-group prevalence's confidence sequence after ``n1`` and ``n2`` answers.
+
+    Parameters
+    ----------
+    design : CheaterDetectionDesign or StochasticLieDetectorDesign
+    n1, n2 : int
+        Answers in group 1 and group 2, each ``>= 1``.
+    confidence_level : float
+        ``1 - alpha`` over every look at once; default 0.95.
+    rates : pair of float or None
+        Anticipated reported-yes rates ``(lambda_1, lambda_2)``; ``None``
+        (default) the worst case ``(1/2, 1/2)`` (:func:`two_group_worst_case`).
+
+    Returns
+    -------
+    float
+        ``sum_i |g_i| h_i`` where ``g`` is the gradient of the moment
+        estimator of ``pi`` and ``h_i`` half the width of group ``i``'s
+        rate sequence at ``1 - alpha/2`` (``t = 1``, ``S_i = n_i lambda_i``,
+        as :func:`sequence_half_width_for_n`): half the width of the box
+        :func:`analysis.two_group_sequence` maps, before clipping to ``[0, 1]``.
+    """
+    n1 = _check_integer(n1, "n1", 1)
+    n2 = _check_integer(n2, "n2", 1)
+    level = _check_unit_open(confidence_level, "confidence_level")
+    lam = _check_rates(rates)
+    weights, _ = design.moment_gradients(*lam)
+    return _two_group_sequence_half_width(weights, (n1, n2), lam, level)
+
+
+def two_group_sample_size_for_sequence(
+    design: TwoGroupDesign,
+    half_width: float,
+    confidence_level: float = 0.95,
+    group_share: float = 0.5,
+    rates: tuple[float, float] | None = None,
+) -> int:
+    """Expected number of answers (both groups) until the two-group prevalence's sequence reaches ``half_width``.
+
+    Parameters
+    ----------
+    design : CheaterDetectionDesign or StochasticLieDetectorDesign
+    half_width : float
+        Wanted margin of error ``h`` in ``(0, 1)``.
+    confidence_level : float
+        ``1 - alpha`` over every look at once; default 0.95.
+    group_share : float
+        Share of respondents assigned to group 1 (the survey's
+        ``group_1_share``), in ``(0, 1)``; default 1/2.
+    rates : pair of float or None
+        Anticipated reported-yes rates; ``None`` (default) the worst case.
+
+    Returns
+    -------
+    int
+        The smallest ``n`` with :func:`two_group_sequence_half_width_for_n`
+        at ``n1 = round(r n)``, ``n2 = n - n1`` at most ``h`` (doubling, then
+        bisection on whole ``n``, as :func:`sample_size_for_sequence_half_width`).
+    """
+    h = _check_unit_open(half_width, "half_width")
+    level = _check_unit_open(confidence_level, "confidence_level")
+    share = _check_unit_open(group_share, "group_share")
+    lam = _check_rates(rates)
+    weights, _ = design.moment_gradients(*lam)
+
+    def width(n: int) -> float:
+        return _two_group_sequence_half_width(weights, _group_sizes(n, share), lam, level)
+
+    if width(2) <= h:
+        return 2
+    low, high = 2, 4
+    while width(high) > h:
+        low, high = high, 2 * high
+    while high - low > 1:  # invariant: width(low) > h >= width(high), up to rounding of the split
+        middle = (low + high) // 2
+        if width(middle) > h:
+            low = middle
+        else:
+            high = middle
+    return high

@@ -59,6 +59,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from analysis._checks import DesignError, _check_unit_open, as_probability
+from analysis.estimate import PooledEstimate
 from analysis.intervals import ConfidenceInterval
 
 #: What the form and the results page say instead of an epsilon for a design
@@ -627,4 +628,80 @@ def estimate_two_group(yes: tuple[int, int], n: tuple[int, int], design: TwoGrou
         pi_std_err_rrreg=_delta_std_err(g_pi, lam, minus_one),
         second_std_err_rrreg=_delta_std_err(g_second, lam, minus_one),
         log_likelihood=_log_likelihood(design.rates(pi, 0.0 if math.isnan(second) else second), yes, n),
+    )
+
+
+def pool_two_group(estimates) -> PooledEstimate:
+    """Pool the prevalence of one question measured under several versions of a two-group design.
+
+    Parameters
+    ----------
+    estimates : sequence of TwoGroupEstimate
+        Independent fits of the same question (answers kept apart by
+        design version), all of one kind (cheater detection or stochastic
+        lie detector: their ``pi`` are different quantities).
+
+    Returns
+    -------
+    PooledEstimate
+        ``estimate_raw`` the weighted mean of the versions' moment
+        estimates ``pi_moment``, ``estimate`` it clipped to ``[0, 1]``,
+        ``std_err`` its delta-method standard error, ``weights`` the
+        normalised weights in the order given.
+
+    Raises
+    ------
+    ValueError
+        With no estimates, something other than a :class:`TwoGroupEstimate`,
+        or designs of both kinds.
+
+    Notes
+    -----
+    Each version's moment estimate is linear in its two reported-yes rates
+    with the constant gradient ``g_v`` (:meth:`CheaterDetectionDesign.moment_gradients`),
+    hence unbiased with ``Var_v = sum_i g_vi^2 lambda_vi (1 - lambda_vi) / n_vi``.
+    The weights are the inverse of that variance at its largest, every
+    ``lambda = 1/2`` (:func:`analysis.planning.two_group_worst_case`)::
+
+        w_v = 1 / sum_i (g_vi^2 / (4 n_vi)),   pi_pool = sum_v w_v pi_v / sum_v w_v
+        SE_pool = sqrt(sum_v w_v^2 Var_v_hat) / sum_v w_v
+
+    with ``Var_v_hat`` at the observed rates. Weights that depend on the
+    design and the group sizes only keep ``pi_pool`` exactly unbiased;
+    weights from each version's own estimated variance (Cochran 1954) would
+    favour a version whose noise happened to shrink its variance, the bias
+    :func:`analysis.pool_estimates` avoids for one-group designs. The price
+    is some precision when the rates lie far from 1/2. Assumed: every version
+    measures the same prevalence; the non-compliance parameter (``gamma`` or
+    ``t``) may differ between versions and is not pooled.
+
+    References
+    ----------
+    Cochran, W. G. (1954). The combination of estimates from different
+    experiments. Biometrics 10(1), 101-129.
+    """
+    items = list(estimates)
+    if not items:
+        raise ValueError("estimates must hold at least one TwoGroupEstimate, got none")
+    for index, item in enumerate(items):
+        if not isinstance(item, TwoGroupEstimate):
+            raise ValueError(f"estimates must be TwoGroupEstimate objects, got estimates[{index}]={item!r}")
+    kinds = {item.design.kind for item in items}
+    if len(kinds) > 1:
+        raise ValueError(f"estimates must share one kind of design, got kinds {sorted(kinds)}")
+    weights, variances = [], []
+    for item in items:
+        gradient, _ = item.design.moment_gradients(*item.observed)
+        weights.append(1 / math.fsum(g * g / (4 * size) for g, size in zip(gradient, item.n)))
+        variances.append(_delta_std_err(gradient, item.observed, item.n) ** 2)
+    total = math.fsum(weights)
+    raw = math.fsum(w * item.pi_moment for w, item in zip(weights, items)) / total
+    estimate = min(max(raw, 0.0), 1.0)
+    return PooledEstimate(
+        n=sum(sum(item.n) for item in items),
+        estimate_raw=raw,
+        estimate=estimate,
+        clipped=estimate != raw,
+        std_err=math.sqrt(math.fsum(w * w * v for w, v in zip(weights, variances))) / total,
+        weights=tuple(w / total for w in weights),
     )

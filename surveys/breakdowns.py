@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis import Difference, ProportionEstimate, difference, two_group_sequence
+from analysis import Difference, ProportionEstimate, difference
 from surveys.arms import is_two_group
 from surveys.definition import Question, Survey
 from surveys.results import (
@@ -30,6 +30,7 @@ from surveys.results import (
     check_options,
     difference_bounds,
     question_result,
+    two_group_sequence_bounds,
 )
 
 
@@ -167,7 +168,7 @@ def _for_difference(result: YesNoResult) -> ProportionEstimate:
     error. No figure is computed here; the conditional standard error,
     which has no pooled counterpart, is NaN.
     """
-    if result.two_group is not None:
+    if result.two_group is not None and not result.pooled:
         return _two_group_for_difference(result)
     if not result.pooled:
         return result.per_design[0].estimate
@@ -280,12 +281,13 @@ def check_pair(breakdown: Breakdown, first: str | None, second: str | None) -> N
         raise ValueError(f"Choose two different groups to compare, got “{first[:40]}” twice.")
 
 
-def _two_group_difference_bounds(fits, confidence_level: float) -> SequenceBounds:
+def _two_group_difference_bounds(results, confidence_level: float) -> SequenceBounds:
     """The anytime-valid sequence for the difference of two groups' two-group prevalences: each group's
-    :func:`analysis.two_group_sequence` at ``1 - alpha/2`` (a union bound), then ``[L_1 - U_2, U_1 - L_2]``."""
+    :func:`surveys.results.two_group_sequence_bounds` over its versions at ``1 - alpha/2`` (a union bound), then
+    ``[L_1 - U_2, U_1 - L_2]``."""
     each = 1 - (1 - confidence_level) / 2
-    one, two = (two_group_sequence(fit.yes, fit.n, fit.design, each) for fit in fits)
-    return SequenceBounds(one.low - two.high, one.high - two.low, confidence_level, 2)
+    one, two = (two_group_sequence_bounds([v.estimate for v in r.two_group_versions], each) for r in results)
+    return SequenceBounds(one.low - two.high, one.high - two.low, confidence_level, one.designs + two.designs)
 
 
 def group_differences(
@@ -311,12 +313,10 @@ def group_differences(
         if len(pair) != 2:
             continue
         if is_two_group(result.question.design):
-            if any(g.question(name).two_group.estimate.on_boundary for g in pair):
+            if any(not g.question(name).pooled and g.question(name).two_group.estimate.on_boundary for g in pair):
                 continue  # no moment standard error on the boundary: the profile intervals are shown per group
             compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
-            sequence = _two_group_difference_bounds(
-                [g.question(name).two_group.estimate for g in pair], confidence_level
-            )
+            sequence = _two_group_difference_bounds([g.question(name) for g in pair], confidence_level)
             out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))
             continue
         compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)

@@ -45,12 +45,16 @@ from analysis import (
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
     survey_epsilon,
+    two_group_half_width,
+    two_group_sample_size,
+    two_group_sample_size_for_sequence,
     two_group_sequence,
+    two_group_worst_case,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
 from analysis.misclassification import MisclassificationDesign, estimate_misclassification
-from analysis.two_group import TwoGroupEstimate, estimate_two_group
-from surveys.arms import DIRECT, GROUPS, is_two_group
+from analysis.two_group import TwoGroupDesign, TwoGroupEstimate, estimate_two_group, pool_two_group
+from surveys.arms import DEFAULT_GROUP_1_SHARE, DIRECT, GROUPS, is_two_group
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
 from surveys.design_contract import key_arm, parse_design_key, question_design_key
@@ -185,6 +189,15 @@ class YesNoResult:
         :func:`sequence_bounds` of ``per_design``: the anytime-valid
         confidence sequence (over several designs, a union bound); ``None``
         with no answers.
+    two_group : TwoGroupFigures or None
+        A two-group design's second parameter: of its one version with
+        answers, or when several versions are pooled, of the current design
+        (``None`` if it has too few answers yet).
+    control : ControlArmComparison or None
+        The comparison with the direct-question control arm.
+    two_group_versions : tuple of TwoGroupFigures
+        A two-group design: each version's fit (current design first) whose
+        prevalences ``estimate`` pools (:func:`analysis.pool_two_group`).
     """
 
     question: Question
@@ -208,6 +221,7 @@ class YesNoResult:
     sequence: SequenceBounds | None = None
     two_group: TwoGroupFigures | None = None
     control: ControlArmComparison | None = None
+    two_group_versions: tuple[TwoGroupFigures, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -373,7 +387,7 @@ class PlanningResult:
     question : Question
         The randomized yes/no question whose current design needs the most
         answers (normally the one with the smallest ``t``).
-    design : BinaryDesign
+    design : BinaryDesign or TwoGroupDesign
     half_width : float
         The wanted margin of error, for example 0.05 (five points).
     confidence_level : float
@@ -387,16 +401,27 @@ class PlanningResult:
         :func:`analysis.sample_size_for_sequence_half_width`, worst case over
         ``pi``: the answers after which the confidence sequence, looked at as
         often as anyone likes, is expected to be that narrow.
+    group_share : float or None
+        A two-group question: the share of respondents in group 1 the plan
+        assumes (the survey's ``group_1_share``); ``None`` otherwise. Its
+        figures are for the worst case, both groups' reported-yes rates at 1/2.
+    needed_groups : tuple of int or None
+        A two-group question: ``needed_n`` split into group 1 and group 2.
+    group_sizes : tuple of int or None
+        A two-group question: the answers per group now (current design).
     """
 
     question: Question
-    design: BinaryDesign
+    design: BinaryDesign | TwoGroupDesign
     half_width: float
     confidence_level: float
     needed_n: int
     response_count: int
     half_width_now: float | None
     needed_n_sequence: int | None = None
+    group_share: float | None = None
+    needed_groups: tuple[int, int] | None = None
+    group_sizes: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -540,44 +565,48 @@ def _yes_no_without_figures(
 
 
 def group_counts(question: Question, by_design) -> tuple[tuple[int, int], tuple[int, int], bool]:
-    """``(yes per group, answers per group, ignored)`` of a two-group question from its kept tallies.
+    """``(yes per group, answers per group, ignored)`` of a two-group question's current design from its tallies.
 
-    Only the tallies of the question's current design count (its group is in their key,
-    :func:`surveys.design_contract.key_arm`); ``ignored`` says whether any other tally (an older design,
-    or answers with no group) held answers. The direct arm's answers are read by the control-arm comparison.
+    ``ignored`` says whether any tally that no version of the question can read (answers with no group, or a
+    design of another kind) held answers; :func:`two_group_version_counts` gives every version's counts.
     """
-    yes, n, ignored = [0, 0], [0, 0], False
-    for key, counts in by_design.items():
-        arm = key_arm(key)
+    versions, ignored = two_group_version_counts(question, by_design)
+    yes, n = versions.get(question.design, ((0, 0), (0, 0)))
+    return yes, n, ignored
+
+
+def two_group_version_counts(question: Question, by_design) -> tuple[dict, bool]:
+    """``({design: (yes per group, answers per group)}, ignored)`` for each version of a two-group question.
+
+    A version is a two-group design of the same kind as the question's current one (cheater detection or
+    stochastic lie detector: the two estimate different prevalences, so they are not pooled), with the
+    same ``p1, p2`` (its group is in the tally's key, :func:`surveys.design_contract.key_arm`). The current
+    design comes first (with zero counts when it has no answers yet), the others in the order of their keys.
+    ``ignored`` says whether any other tally (another kind of design, or answers with no group) held
+    answers. The direct arm's answers are read by the control-arm comparison.
+    """
+    counts: dict = {question.design: ([0, 0], [0, 0])}
+    ignored = False
+    for key in sorted(by_design):
+        arm, tally = key_arm(key), by_design[key]
         if arm == DIRECT:
             continue
         parsed = parse_design_key(key)
-        if arm not in GROUPS or parsed is None or parsed[2] != question.design:
-            ignored = ignored or sum(counts.values()) > 0
+        design = None if parsed is None or parsed[0] != question.type else parsed[2]
+        if arm not in GROUPS or type(design) is not type(question.design):
+            ignored = ignored or sum(tally.values()) > 0
             continue
+        yes, n = counts.setdefault(design, ([0, 0], [0, 0]))
         index = GROUPS.index(arm)
-        yes[index] += int(counts.get("yes", 0))
-        n[index] += int(counts.get("yes", 0)) + int(counts.get("no", 0))
-    return (yes[0], yes[1]), (n[0], n[1]), ignored
+        yes[index] += int(tally.get("yes", 0))
+        n[index] += int(tally.get("yes", 0)) + int(tally.get("no", 0))
+    return {design: (tuple(yes), tuple(n)) for design, (yes, n) in counts.items()}, ignored
 
 
-def _two_group_result(question: Question, by_design, level: float) -> YesNoResult:
-    """Prevalence (``estimate``, ``std_err``, ``ci``) and the second parameter (``two_group``) of a cheater detection
-    or stochastic lie detector question, from the kept per-group tallies; both intervals by profile likelihood.
-
-    Each group needs 2 answers before anything is estimated (:func:`analysis.estimate_two_group`)."""
-    yes, n, ignored = group_counts(question, by_design)
-    if min(n) < 2:
-        flags = _empty_flags(ignored) if sum(n) == 0 else (FLAG_SMALL_N,) + ((FLAG_IGNORED,) if ignored else ())
-        sentence = yes_no_sentence(question, None, None, level)
-        if sum(n):
-            sentence = f"Each group needs at least 2 answers before anything is estimated (so far {n[0]} and {n[1]})."
-        return replace(_yes_no_without_figures(question, flags, sentence), n=sum(n), yes_count=sum(yes))
-    fit = estimate_two_group(yes, n, question.design)
-    ci = fit.confidence_interval("pi", level)
-    mapped = two_group_sequence(yes, n, question.design, level)
+def _two_group_figures(fit: TwoGroupEstimate, level: float) -> TwoGroupFigures:
+    """The second parameter of one version's fit, with its profile-likelihood interval."""
     second = fit.second_parameter
-    figures = TwoGroupFigures(
+    return TwoGroupFigures(
         estimate=fit,
         parameter=second,
         label=SECOND_PARAMETER_LABELS[second],
@@ -585,25 +614,92 @@ def _two_group_result(question: Question, by_design, level: float) -> YesNoResul
         std_err=fit.second_std_err,
         ci=fit.confidence_interval(second, level),
     )
+
+
+def _two_group_fits(question: Question, by_design) -> tuple[list[TwoGroupEstimate], tuple[int, int], int, bool]:
+    """``(fits, answers per group, yes count, ignored)``: :func:`analysis.estimate_two_group` of each version whose
+    groups both have 2 answers (current design first); the answers per group are summed over every version."""
+    versions, ignored = two_group_version_counts(question, by_design)
+    fits = [estimate_two_group(yes, n, design) for design, (yes, n) in versions.items() if min(n) >= 2]
+    n = tuple(sum(counts[1][i] for counts in versions.values()) for i in range(2))
+    yes_count = sum(sum(counts[0]) for counts in versions.values())
+    return fits, n, yes_count, ignored  # type: ignore[return-value]
+
+
+def two_group_sequence_bounds(fits: Sequence[TwoGroupEstimate], confidence_level: float) -> SequenceBounds:
+    """The anytime-valid sequence for a two-group prevalence measured under one or more versions of its design.
+
+    Each version's :func:`analysis.two_group_sequence` at ``1 - alpha/m`` (``m`` versions), intersected (their
+    hull if they do not meet), as :func:`sequence_bounds` does for one-group designs.
+    """
+    if not fits:
+        raise ValueError("fits must hold at least one version's answers, got none")
+    each = 1 - (1 - confidence_level) / len(fits)
+    parts = [two_group_sequence(fit.yes, fit.n, fit.design, each) for fit in fits]
+    low, high = max(p.low for p in parts), min(p.high for p in parts)
+    if low > high:
+        low, high = min(p.low for p in parts), max(p.high for p in parts)
+    return SequenceBounds(low, high, float(confidence_level), len(parts))
+
+
+def _two_group_result(question: Question, by_design, level: float) -> YesNoResult:
+    """Prevalence (``estimate``, ``std_err``, ``ci``) and the second parameter (``two_group``) of a cheater detection
+    or stochastic lie detector question, from the kept per-group tallies; both intervals by profile likelihood.
+
+    Each group needs 2 answers before a version is estimated (:func:`analysis.estimate_two_group`). Answers
+    under several versions of the design (other ``p1, p2``) are estimated version by version and their
+    prevalences pooled by :func:`analysis.pool_two_group` (``pooled``, ``two_group_versions``)."""
+    fits, n, yes_count, ignored = _two_group_fits(question, by_design)
+    if not fits:
+        flags = _empty_flags(ignored) if sum(n) == 0 else (FLAG_SMALL_N,) + ((FLAG_IGNORED,) if ignored else ())
+        sentence = yes_no_sentence(question, None, None, level)
+        if sum(n):
+            sentence = f"Each group needs at least 2 answers before anything is estimated (so far {n[0]} and {n[1]})."
+        return replace(_yes_no_without_figures(question, flags, sentence), n=sum(n), yes_count=yes_count)
+    versions = tuple(_two_group_figures(fit, level) for fit in fits)
+    current = versions[0] if len(fits) == 1 or fits[0].design == question.design else None
+    mapped = two_group_sequence_bounds(fits, level)
+    common = {
+        "question": question,
+        "n": sum(n),
+        "yes_count": yes_count,
+        "observed_rate": yes_count / sum(n),
+        "epsilon": question.design.epsilon,
+        "per_design": (),
+        "sequence": mapped,
+        "two_group": current,
+        "two_group_versions": versions,
+    }
+    if len(fits) == 1:
+        fit = fits[0]
+        ci = fit.confidence_interval("pi", level)
+        return YesNoResult(
+            estimate_raw=fit.pi_moment,
+            estimate=fit.pi,
+            clipped=fit.on_boundary,
+            std_err=fit.pi_std_err,
+            ci=ci,
+            design_label=fit.design.label(),
+            pooled=False,
+            pooled_estimate=None,
+            flags=_size_flags(sum(n), fit.on_boundary, False, ignored),
+            sentence=yes_no_sentence(question, fit.pi, ci, level),
+            **common,
+        )
+    pooled = pool_two_group(fits)
+    ci = pooled.confidence_interval(level)
     return YesNoResult(
-        question=question,
-        n=sum(n),
-        yes_count=sum(yes),
-        observed_rate=sum(yes) / sum(n),
-        estimate_raw=fit.pi_moment,
-        estimate=fit.pi,
-        clipped=fit.on_boundary,
-        std_err=fit.pi_std_err,
+        estimate_raw=pooled.estimate_raw,
+        estimate=pooled.estimate,
+        clipped=pooled.clipped,
+        std_err=pooled.std_err,
         ci=ci,
-        epsilon=question.design.epsilon,
-        design_label=question.design.label(),
-        per_design=(),
-        pooled=False,
-        pooled_estimate=None,
-        flags=_size_flags(sum(n), fit.on_boundary, False, ignored),
-        sentence=yes_no_sentence(question, fit.pi, ci, level),
-        sequence=SequenceBounds(mapped.low, mapped.high, level),
-        two_group=figures,
+        design_label=f"pooled over {len(fits)} designs",
+        pooled=True,
+        pooled_estimate=pooled,
+        flags=_size_flags(sum(n), pooled.clipped, True, ignored),
+        sentence=yes_no_sentence(question, pooled.estimate, ci, level),
+        **common,
     )
 
 
@@ -682,13 +778,26 @@ def running_point(question: Question, by_design, confidence_level: float) -> tup
     The same figures as :func:`question_result`'s ``n``, ``estimate`` and
     ``sequence`` (the same estimates, pooled the same way), without the
     interval, the floor check and the sentence the time chart does not show.
-    None when the question has no answers.
+    None when the question has no answers (a two-group question: until a
+    version has 2 answers in each group).
     """
+    if is_two_group(question.design):
+        return _two_group_running_point(question, by_design, confidence_level)
     estimates = [estimate for _, estimate in _yes_no_estimates(question, by_design)[0]]
     if not estimates:
         return None
     combined = pool_estimates(estimates) if len(estimates) > 1 else estimates[0]
     return sum(e.n for e in estimates), combined.estimate, sequence_bounds(estimates, confidence_level)
+
+
+def _two_group_running_point(question: Question, by_design, level: float) -> tuple[int, float, SequenceBounds] | None:
+    """:func:`running_point` of a two-group question: the prevalence and sequence :func:`_two_group_result`
+    reports, without its profile-likelihood intervals."""
+    fits, n, _, _ = _two_group_fits(question, by_design)
+    if not fits:
+        return None
+    estimate = fits[0].pi if len(fits) == 1 else pool_two_group(fits).estimate
+    return sum(n), estimate, two_group_sequence_bounds(fits, level)
 
 
 def sequence_bounds(estimates: Sequence[ProportionEstimate], confidence_level: float) -> SequenceBounds:
@@ -1078,6 +1187,7 @@ def plan(
     confidence_level: float = 0.95,
     question: str | None = None,
     answered: Mapping[str, int] | None = None,
+    group_sizes: Mapping[str, tuple[int, int]] | None = None,
 ) -> PlanningResult | None:
     """Answers needed for a margin of error of ``half_width``, for ``question`` or the worst yes/no design.
 
@@ -1090,19 +1200,30 @@ def plan(
     now is for ``answered[name]`` answers when ``answered`` (answers per
     question) is given, else for ``response_count``. Returns ``None`` when
     the survey has no randomized yes/no question.
+
+    A two-group question (cheater detection, stochastic lie detector) is
+    planned in its worst case, both groups' reported-yes rates at 1/2
+    (:func:`analysis.two_group_worst_case`, a bound over every prevalence
+    and non-compliance), with the survey's ``group_1_share`` of respondents
+    in group 1 (:func:`analysis.two_group_sample_size`,
+    :func:`analysis.two_group_sample_size_for_sequence`); its half-width now
+    is for the answers per group of its current design in ``group_sizes``
+    (:func:`planning_group_sizes`), ``None`` until each group has one.
     """
-    candidates = [q for q in survey.randomized_questions if isinstance(q.design, BinaryDesign)]
+    candidates = [q for q in survey.randomized_questions if q.type == YES_NO]
     if question is not None:
         candidates = [q for q in candidates if q.name == question]
         if not candidates:
             raise ValueError(f"question={question!r} is not a randomized yes/no question of {survey.id!r}")
     if not candidates:
         return None
+    share = float(survey.group_1_share if survey.group_1_share is not None else DEFAULT_GROUP_1_SHARE)
     needs = [
-        (sample_size_for_half_width(half_width, confidence_level, *q.design.exact()), -index, q)
-        for index, q in enumerate(candidates)
+        (_needed_n(q.design, half_width, confidence_level, share), -index, q) for index, q in enumerate(candidates)
     ]
     needed_n, _, question = max(needs, key=lambda item: item[:2])
+    if is_two_group(question.design):
+        return _two_group_plan(question, half_width, confidence_level, share, (group_sizes or {}).get(question.name))
     if answered is not None:
         response_count = answered.get(question.name, 0)
     now = half_width_for_n(response_count, confidence_level, *question.design.exact()) if response_count > 0 else None
@@ -1116,3 +1237,42 @@ def plan(
         half_width_now=now,
         needed_n_sequence=sample_size_for_sequence_half_width(half_width, confidence_level, *question.design.exact()),
     )
+
+
+def _needed_n(design, half_width: float, level: float, share: float) -> int:
+    """Answers a fixed-sample interval needs for ``half_width`` in the design's worst case."""
+    if is_two_group(design):
+        return two_group_sample_size(design, half_width, *two_group_worst_case(design), level, share).n
+    return sample_size_for_half_width(half_width, level, *design.exact())
+
+
+def _two_group_plan(
+    question: Question, half_width: float, level: float, share: float, sizes: tuple[int, int] | None
+) -> PlanningResult:
+    """:func:`plan` of a two-group question: its worst case, ``share`` of the respondents in group 1."""
+    worst = two_group_worst_case(question.design)
+    sizes = sizes or (0, 0)
+    planned = two_group_sample_size(question.design, half_width, *worst, level, share)
+    now = two_group_half_width(question.design, *sizes, *worst, level) if min(sizes) > 0 else None
+    return PlanningResult(
+        question=question,
+        design=question.design,
+        half_width=float(half_width),
+        confidence_level=float(level),
+        needed_n=planned.n,
+        response_count=sum(sizes),
+        half_width_now=now,
+        needed_n_sequence=two_group_sample_size_for_sequence(question.design, half_width, level, share),
+        group_share=share,
+        needed_groups=(planned.n1, planned.n2),
+        group_sizes=sizes,
+    )
+
+
+def planning_group_sizes(results: SurveyResults) -> dict[str, tuple[int, int]]:
+    """Answers per group under the current design of each two-group question with a fit, for :func:`plan`."""
+    return {
+        r.question.name: r.two_group.estimate.n
+        for r in results.questions
+        if isinstance(r, YesNoResult) and r.two_group is not None and r.two_group.estimate.design == r.question.design
+    }

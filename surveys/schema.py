@@ -89,7 +89,7 @@ from analysis.design import (
     MultipleChoiceDesign,
     as_probability,
 )
-from surveys.arms import TWO_GROUP_MODELS, arm_shares_problems, is_two_group
+from surveys.arms import TWO_GROUP_MODELS, arm_shares_problems
 from surveys.conditions import ConditionError, parse_condition
 from surveys.definition import (
     DEFAULT_DELTA,
@@ -917,7 +917,7 @@ def _target_question(report, where: str, name, known, written: set[str]):
     if name not in known:
         return report.add(None, f"{where}.question", f"there is no question called {name!r}")
     question = known[name]
-    if question.type != YES_NO or not question.is_randomized or is_two_group(question.design):
+    if question.type != YES_NO or not question.is_randomized:
         message = (
             f"{name!r} is not a randomized yes_no question; a target is a margin of error for such a question's share"
         )

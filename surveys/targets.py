@@ -13,6 +13,12 @@ checked the same way would not.
 A difference's sequence is each group's at ``1 - alpha/2``, subtracted
 (:func:`surveys.results.difference_bounds`): its half-width is the sum of the
 two groups' half-widths.
+
+A two-group question (cheater detection, stochastic lie detector) is read
+the same way: its sequence is the prevalence's
+(:func:`surveys.results.two_group_sequence_bounds`: each group's reported-yes
+rate at ``1 - alpha/2``, mapped through the moment estimator), and a target
+on it is met when that sequence's half-width is at most the margin.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis.planning import sample_size_for_sequence_half_width
-from surveys.definition import Survey, Target
-from surveys.results import Tallies, running_point
+from analysis.planning import sample_size_for_sequence_half_width, two_group_sample_size_for_sequence
+from surveys.arms import DEFAULT_GROUP_1_SHARE, is_two_group
+from surveys.definition import Question, Survey, Target
+from surveys.results import Tallies, group_counts, running_point
 
 
 @dataclass(frozen=True)
@@ -59,14 +66,27 @@ def _share_progress(survey: Survey, target: Target, tallies: Tallies, plan: bool
     if point is None:
         return TargetProgress(target, 0, None)
     n, estimate, sequence = point
-    needed = (
-        sample_size_for_sequence_half_width(
+    needed = _needed_n(survey, question, target, estimate, tallies.get(target.question, {})) if plan else None
+    return TargetProgress(target, n, (sequence.high - sequence.low) / 2, needed)
+
+
+def _needed_n(survey: Survey, question: Question, target: Target, estimate: float, by_design) -> int:
+    """Answers the question's sequence needs for the target's margin at what is estimated now.
+
+    One-group designs: :func:`analysis.sample_size_for_sequence_half_width` at the share estimated now. Two-group
+    designs: :func:`analysis.two_group_sample_size_for_sequence` at the current design's reported-yes rates now
+    (the worst case, both at 1/2, until each of its groups has an answer) with the survey's ``group_1_share``.
+    """
+    if not is_two_group(question.design):
+        return sample_size_for_sequence_half_width(
             target.margin, target.confidence_level, *question.design.exact(), pi=estimate
         )
-        if plan
-        else None
+    yes, n, _ = group_counts(question, by_design)
+    rates = (yes[0] / n[0], yes[1] / n[1]) if min(n) > 0 else None
+    share = survey.group_1_share if survey.group_1_share is not None else DEFAULT_GROUP_1_SHARE
+    return two_group_sample_size_for_sequence(
+        question.design, target.margin, target.confidence_level, float(share), rates
     )
-    return TargetProgress(target, n, (sequence.high - sequence.low) / 2, needed)
 
 
 def _difference_progress(survey: Survey, target: Target, groups: Mapping[str | None, Tallies]) -> TargetProgress:

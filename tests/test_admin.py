@@ -815,3 +815,34 @@ def test_results_page_shows_the_lie_detectors_honesty_and_the_group_sizes(app, a
     assert "profile-likelihood intervals" in html and "40.0%" in html
     # the control arm: 7 yes of 7 asked directly; randomized response minus direct = 0.4 - 1 = -60.0%
     assert "Direct-question control arm: 7 yes of 7" in html and "<strong>-60.0%</strong>" in html
+
+
+def test_results_page_plans_a_two_group_question_and_pools_its_design_versions(app, auth, surveys_dir):
+    """Answers stored under an older lie detector (p = 1/4, 3/4) and the current one (1/3, 2/3) are estimated
+    apart and pooled (tests/test_results.py); the planning panel plans the lie detector in its worst case."""
+    from analysis import two_group_sample_size, two_group_worst_case
+    from surveys.submission import noisy_response
+
+    old_yaml = TWO_GROUP_YAML.replace("p1: 1/3, p2: 2/3", "p1: 1/4, p2: 3/4")
+    db = open_database(app)
+    index = 0
+    for text, version in ((old_yaml, "1"), (TWO_GROUP_YAML.replace("version: 1", "version: 2"), "2")):
+        (surveys_dir / "twogroup.yaml").write_text(text)
+        survey = load_catalog(surveys_dir).get("twogroup")
+        assert str(survey.version) == version
+        for arm, answer, count in [("1", "yes", 30), ("1", "no", 20), ("2", "yes", 20), ("2", "no", 30)]:
+            for _ in range(count):
+                response = noisy_response(survey, {"evaded": answer}, "device", arm)
+                responses.store_response(db, response, f"key-{index:06d}", "2026-11-22")
+                index += 1
+    db.close()
+    auth.login()
+    html = auth.client.get("/admin/surveys/twogroup?plan=evaded&half_width=5").get_data(as_text=True)
+    assert "pooled over 2 designs" in html and 'class="two-group-pooled"' in html
+    assert "each weighted by the inverse of its variance in the worst case" in html
+    assert "Two random groups under the current design: n = 50 and 50" in html
+    design = survey.question("evaded").design
+    planned = two_group_sample_size(design, 0.05, *two_group_worst_case(design))
+    assert f"<strong>{planned.n}</strong> answers to this question ({planned.n1} in group 1 and {planned.n2}" in html
+    assert "Assumed: the worst case, each group's reported-yes rate at one half" in html
+    assert "With the 50 and 50 answers of the two groups under this design" in html

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 
 import analysis
 from storage import queries, responses
-from surveys import breakdowns
+from surveys import breakdowns, results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from surveys.submission import noisy_response
@@ -297,3 +297,29 @@ def test_a_two_group_estimate_on_the_boundary_is_not_compared(two_group_survey):
     assert [d.question.name for d in breakdowns.group_differences(breakdown)] == ["doped"]
     with pytest.raises(ValueError, match="'evaded'.*left the parameter space"):
         breakdowns.compare_groups(breakdown, "evaded", "north", "south")
+
+
+def test_a_two_group_question_pooled_over_versions_in_each_group_is_compared_by_its_pooled_estimates(
+    two_group_survey,
+):
+    """Each region has answers under the current lie detector and an older one (p = 1/4, 3/4): each group's
+    prevalence is pooled (analysis.pool_two_group) and the difference subtracts the pooled raw estimates; its
+    sequence is each group's union over its two versions at 1 - alpha/2, subtracted."""
+    old = dataclasses.replace(
+        two_group_survey.question("evaded"), design=analysis.StochasticLieDetectorDesign("1/4", "3/4")
+    )
+    grouped = two_group_grouped(two_group_survey)
+    for region, counts in (("north", {"1": (70, 130), "2": (50, 150)}), ("south", {"1": (60, 140), "2": (60, 140)})):
+        for arm, (yes, no) in counts.items():
+            grouped[region]["evaded"][question_design_key(old, arm)] = {"yes": yes, "no": no}
+    breakdown = breakdowns.compute_breakdown(two_group_survey, "region", grouped)
+    north, south = (breakdown.group(g).question("evaded") for g in ("north", "south"))
+    assert north.pooled and south.pooled
+    (found,) = [d for d in breakdowns.group_differences(breakdown) if d.question.name == "evaded"]
+    assert found.difference.estimate == pytest.approx(north.estimate_raw - south.estimate_raw)
+    assert found.difference.std_err == pytest.approx(math.hypot(north.std_err, south.std_err))
+    one, two = (
+        results.two_group_sequence_bounds([v.estimate for v in r.two_group_versions], 0.975) for r in (north, south)
+    )
+    assert (found.sequence.low, found.sequence.high) == pytest.approx((one.low - two.high, one.high - two.low))
+    assert found.sequence.designs == 4

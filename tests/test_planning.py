@@ -5,17 +5,27 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
 from analysis import (
+    CheaterDetectionDesign,
+    StochasticLieDetectorDesign,
     confidence_sequence,
     half_width_for_n,
     power_one_sided,
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
     sequence_half_width_for_n,
+    two_group_half_width,
+    two_group_sample_size,
+    two_group_sample_size_for_sequence,
+    two_group_sequence,
+    two_group_sequence_half_width_for_n,
+    two_group_worst_case,
 )
+from analysis.planning import _group_sizes
 
 TWO_COINS = (0.5, 0.25, 0.25)
 DIE = (2 / 3, 1 / 6, 1 / 6)
@@ -294,3 +304,56 @@ def test_sequence_sample_size_by_hand():
 def test_sequence_planning_refuses_bad_arguments(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --------------------------------------------------------------------------
+# Two-group designs: the worst case and the confidence sequence's sample size.
+
+
+TWO_GROUP_DESIGNS = [CheaterDetectionDesign("3/10", "7/10"), StochasticLieDetectorDesign("1/3", "2/3")]
+
+
+@pytest.mark.parametrize("design", TWO_GROUP_DESIGNS, ids=["cdm", "sld"])
+def test_the_two_group_worst_case_puts_both_rates_at_one_half_and_bounds_every_half_width(design):
+    worst = two_group_worst_case(design)
+    assert design.in_space(*worst) and design.rates(*worst) == pytest.approx((0.5, 0.5), abs=1e-15)
+    widest = two_group_half_width(design, 300, 200, *worst)
+    grid = [(pi, s) for pi in np.linspace(0, 1, 21) for s in np.linspace(0, 1, 21) if design.in_space(pi, s)]
+    assert len(grid) > 200
+    assert max(two_group_half_width(design, 300, 200, pi, s) for pi, s in grid) <= widest * (1 + 1e-12)
+
+
+def test_the_two_group_sequence_half_width_is_half_the_width_of_the_mapped_sequence():
+    """SLD p = (1/3, 2/3), 540 of 900 and 360 of 900 yes: pi = 1 - 0.2 * 3 = 0.4; the box of the two rates'
+    sequences at 97.5% mapped by (-3, 3) is 3 (h1 + h2) wide on each side, inside [0, 1] (no clipping)."""
+    design = TWO_GROUP_DESIGNS[1]
+    sequence = two_group_sequence((540, 360), (900, 900), design, 0.95)
+    assert 0 < sequence.low < 0.4 < sequence.high < 1
+    planned = two_group_sequence_half_width_for_n(design, 900, 900, 0.95, rates=(0.6, 0.4))
+    assert_allclose(planned, (sequence.high - sequence.low) / 2, rtol=1e-12)
+    rate = [(high - low) / 2 for low, high in sequence.rates]
+    assert_allclose(planned, 3 * sum(rate), rtol=1e-12)
+
+
+@pytest.mark.parametrize("design", TWO_GROUP_DESIGNS, ids=["cdm", "sld"])
+@pytest.mark.parametrize("share", [0.5, 0.3])
+def test_the_two_group_sequence_sample_size_is_the_first_n_narrow_enough(design, share):
+    n = two_group_sample_size_for_sequence(design, 0.1, 0.95, share)
+    assert two_group_sequence_half_width_for_n(design, *_group_sizes(n, share)) <= 0.1
+    assert two_group_sequence_half_width_for_n(design, *_group_sizes(n - 1, share)) > 0.1
+    fixed = two_group_sample_size(design, 0.1, *two_group_worst_case(design), group_share=share).n
+    assert n > 2 * fixed  # both rates at 97.5%, over every look
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"half_width": 0}, "half_width"),
+        ({"group_share": 1}, "group_share"),
+        ({"rates": (0.5,)}, "rates must be a pair"),
+        ({"rates": (0.5, 1.5)}, "rates[1]"),
+    ],
+)
+def test_bad_two_group_sequence_plans_name_the_value(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        two_group_sample_size_for_sequence(TWO_GROUP_DESIGNS[0], **({"half_width": 0.1} | kwargs))

@@ -13,6 +13,7 @@ import pytest
 
 from storage import queries, responses
 from surveys import protocol
+from surveys.results import group_counts
 from surveys.targets import target_progress
 from tests.helpers import QUIZ_YAML, SKIP_YAML, Respondent, survey_in
 from web import gather
@@ -619,6 +620,48 @@ def test_a_survey_reopened_by_hand_stays_open_with_its_targets_met(app, surveys_
         Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "never", "year": "first"}).status_code == 200
     )
     assert app.test_client().get("/s/quiz").status_code == 200
+
+
+#: A lie detector whose groups differ a lot (p = 1/10, 9/10: the prevalence is 1 - 1.25 (lambda_1 - lambda_2)), with a
+#: margin of ±40 points: its sequence gets there after some 216 answers in the worst case, 112 at the rates
+#: (0.95, 0.55) that half true yeses give (analysis.two_group_sample_size_for_sequence). A margin of 1/2 or more
+#: would be met at once: the sequence is clipped to [0, 1].
+SELF_CLOSING_LIE_DETECTOR = """\
+id: liedetector
+title: Lie detector
+version: 1
+questions:
+  - name: evaded
+    type: yes_no
+    label: I have evaded taxes.
+    design: {model: stochastic_lie_detector, p1: 1/10, p2: 9/10}
+targets:
+  - {question: evaded, margin: 0.4}
+close_when_targets_met: true
+"""
+
+
+def test_a_two_group_survey_closes_itself_once_its_prevalence_sequence_is_narrow_enough(app, surveys_dir, db):
+    """Answered without JavaScript: the server draws each respondent's group and randomizes; the survey stays open
+    while the prevalence's confidence sequence is wider than the margin and closes at the first answer after
+    which it is not."""
+    (surveys_dir / "liedetector.yaml").write_text(SELF_CLOSING_LIE_DETECTOR)
+    survey = survey_in(app, "liedetector")
+    thanked = 0
+    for i in range(600):
+        response = Respondent(app.test_client()).submit({"evaded": "yes" if i % 2 else "no"}, "liedetector")
+        assert response.status_code == 200 and "Thank you" in response.get_data(as_text=True)
+        thanked += 1
+        (progress,) = target_progress(survey, queries.tallies(db, "liedetector"), {})
+        is_open = app.test_client().get("/s/liedetector").status_code == 200
+        assert is_open is not progress.met, (thanked, progress)
+        if not is_open:
+            break
+    else:
+        pytest.fail("the survey never closed itself")
+    assert 40 < thanked < 400 and progress.n == thanked == queries.response_count(db, "liedetector")
+    _, per_group, ignored = group_counts(survey.question("evaded"), queries.tallies(db, "liedetector")["evaded"])
+    assert progress.half_width <= 0.4 and min(per_group) >= 2 and sum(per_group) == thanked and not ignored
 
 
 def test_a_failed_target_check_still_thanks_the_stored_answer(app, surveys_dir, db, monkeypatch):

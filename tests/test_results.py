@@ -522,3 +522,105 @@ def test_a_misclassification_result_is_p_inverse_lambda():
     for option in result.options[:3]:
         assert option.sequence.low <= option.estimate_projected <= option.sequence.high
         assert option.sequence.high - option.sequence.low > option.ci.high - option.ci.low
+
+
+# --------------------------------------------------------------------------
+# Two-group designs: several versions pooled, planning.
+
+OLD_SLD = analysis.StochasticLieDetectorDesign("1/4", "3/4")
+
+
+def versioned_tallies(survey, current: dict, old: dict, old_design=OLD_SLD) -> dict:
+    """``evaded``'s tallies under its current design and an older one, ``{arm: (yes, no)}`` each."""
+    tallies = two_group_tallies(survey, {"evaded": current})
+    question = dataclasses.replace(survey.question("evaded"), design=old_design)
+    for arm, (yes, no) in old.items():
+        tallies["evaded"][question_design_key(question, arm)] = {"yes": yes, "no": no}
+    return tallies
+
+
+def test_two_versions_of_a_lie_detector_are_estimated_apart_and_their_prevalences_pooled(two_group_survey):
+    """Current SLD (1/3, 2/3) with 60/100 and 40/100 yes: pi = 0.4; older SLD (1/4, 3/4) with 70/200 and 50/200:
+    pi = 0.8; pooled by their worst-case inverse variances (200/9 and 100): 8/11 (tests/test_two_group.py)."""
+    tallies = versioned_tallies(two_group_survey, {"1": (60, 40), "2": (40, 60)}, {"1": (70, 130), "2": (50, 150)})
+    result = results.compute_results(two_group_survey, tallies, 600).question("evaded")
+    assert result.pooled and results.FLAG_SEVERAL_DESIGNS in result.flags and results.FLAG_IGNORED not in result.flags
+    assert (result.n, result.yes_count, result.design_label) == (600, 220, "pooled over 2 designs")
+    assert_allclose(result.estimate, 8 / 11, rtol=1e-12)
+    expected = analysis.pool_two_group([v.estimate for v in result.two_group_versions])
+    assert result.pooled_estimate == expected and result.std_err == expected.std_err
+    assert result.ci == expected.confidence_interval(0.95)
+    assert [v.estimate.design for v in result.two_group_versions] == [
+        two_group_survey.question("evaded").design,
+        OLD_SLD,
+    ]
+    assert result.two_group is result.two_group_versions[0] and result.two_group.value == pytest.approx(0.5)
+    each = [
+        analysis.two_group_sequence(v.estimate.yes, v.estimate.n, v.estimate.design, 0.975)
+        for v in result.two_group_versions
+    ]
+    low, high = max(s.low for s in each), min(s.high for s in each)
+    assert low <= high and (result.sequence.low, result.sequence.high, result.sequence.designs) == (low, high, 2)
+
+
+def test_only_an_older_version_with_answers_is_reported_as_it_is(two_group_survey):
+    tallies = versioned_tallies(two_group_survey, {}, {"1": (70, 130), "2": (50, 150)})
+    result = results.compute_results(two_group_survey, tallies, 400).question("evaded")
+    assert not result.pooled and result.design_label == OLD_SLD.label()
+    assert_allclose(result.estimate, 0.8, rtol=1e-12)
+    assert result.two_group.estimate.design == OLD_SLD and len(result.two_group_versions) == 1
+
+
+def test_a_cheater_detection_version_is_not_pooled_with_a_lie_detector(two_group_survey):
+    """The two models' pi are different quantities (honest carriers against carriers): the other kind's answers
+    are ignored and flagged, not pooled."""
+    cdm = analysis.CheaterDetectionDesign("1/3", "2/3")
+    tallies = versioned_tallies(two_group_survey, {"1": (60, 40), "2": (40, 60)}, {"1": (50, 50), "2": (50, 50)}, cdm)
+    result = results.compute_results(two_group_survey, tallies, 400).question("evaded")
+    assert not result.pooled and result.n == 200 and results.FLAG_IGNORED in result.flags
+    assert_allclose(result.estimate, 0.4, rtol=1e-12)
+
+
+def test_a_running_point_of_a_pooled_two_group_question_is_what_the_results_show(two_group_survey):
+    tallies = versioned_tallies(two_group_survey, {"1": (60, 40), "2": (40, 60)}, {"1": (70, 130), "2": (50, 150)})
+    result = results.compute_results(two_group_survey, tallies, 600).question("evaded")
+    point = results.running_point(two_group_survey.question("evaded"), tallies["evaded"], 0.95)
+    assert point == (result.n, result.estimate, result.sequence)
+    assert results.running_point(two_group_survey.question("evaded"), {}, 0.95) is None
+
+
+def test_a_two_group_question_is_planned_in_its_worst_case_at_the_survey_group_share():
+    survey = make_survey(TWO_GROUP_YAML, group_1_share="1/3")
+    design = survey.question("evaded").design
+    worst = analysis.two_group_worst_case(design)
+    planning = results.plan(survey, 0, 0.05, 0.95, question="evaded", group_sizes={"evaded": (100, 80)})
+    expected = analysis.two_group_sample_size(design, 0.05, *worst, 0.95, 1 / 3)
+    assert (planning.needed_n, planning.needed_groups, planning.group_share) == (
+        expected.n,
+        (expected.n1, expected.n2),
+        pytest.approx(1 / 3),
+    )
+    assert planning.half_width_now == analysis.two_group_half_width(design, 100, 80, *worst)
+    assert (planning.response_count, planning.group_sizes) == (180, (100, 80))
+    assert planning.needed_n_sequence == analysis.two_group_sample_size_for_sequence(design, 0.05, 0.95, 1 / 3)
+    unanswered = results.plan(survey, 0, 0.05, 0.95, question="evaded")
+    assert unanswered.half_width_now is None and unanswered.needed_n == expected.n
+
+
+def test_without_a_chosen_question_the_two_group_question_needing_most_answers_is_planned():
+    survey = make_survey(TWO_GROUP_YAML)
+    needs = {
+        name: analysis.two_group_sample_size(
+            survey.question(name).design, 0.05, *analysis.two_group_worst_case(survey.question(name).design)
+        ).n
+        for name in ("evaded", "doped")
+    }
+    planning = results.plan(survey, 0)
+    assert planning is not None and planning.needed_n == max(needs.values())
+    assert planning.question.name == max(needs, key=needs.get)
+
+
+def test_planning_group_sizes_are_the_current_design_groups(two_group_survey):
+    tallies = versioned_tallies(two_group_survey, {"1": (60, 40), "2": (40, 50)}, {"1": (70, 130), "2": (50, 150)})
+    computed = results.compute_results(two_group_survey, tallies, 600)
+    assert results.planning_group_sizes(computed) == {"evaded": (100, 90)}

@@ -711,10 +711,13 @@ def test_bad_arm_shares_are_named(changes, field, message):
     assert message in problems[0].message
 
 
-def test_a_two_group_question_cannot_have_a_target_yet():
+def test_a_two_group_question_can_have_a_share_and_a_difference_target():
     mapping = edited("questions.0.design", {"model": "stochastic_lie_detector", "p1": "1/3", "p2": "2/3"})
-    problems = problems_of(mapping | {"targets": [{"question": "cheated", "margin": 0.05}]})
-    assert [(p.field) for p in problems] == ["targets[1].question"]
+    difference = {"question": "cheated", "margin": 0.3, "by": "year", "groups": ["first", "second"]}
+    targets = [{"question": "cheated", "margin": 0.05}, difference]
+    survey = parse_survey(mapping | {"targets": targets, "close_when_targets_met": True}, "exam.yaml")
+    assert [(t.question, t.margin, t.by) for t in survey.targets] == [("cheated", 0.05, None), ("cheated", 0.3, "year")]
+    assert survey.close_when_targets_met is True
 
 
 # select_one with a misclassification matrix (surveys/matrix.py).

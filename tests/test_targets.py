@@ -5,11 +5,17 @@ from __future__ import annotations
 import pytest
 from numpy.testing import assert_allclose
 
-from analysis import confidence_sequence, estimate_proportion, sample_size_for_sequence_half_width
+from analysis import (
+    confidence_sequence,
+    estimate_proportion,
+    sample_size_for_sequence_half_width,
+    two_group_sample_size_for_sequence,
+    two_group_sequence,
+)
 from surveys.design_contract import question_design_key
 from surveys.results import difference_bounds
 from surveys.targets import every_target_met, grouped_by, target_progress
-from tests.helpers import make_survey
+from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
 
 SHARE = {"question": "cheated", "margin": 0.1}
 DIFFERENCE = {"question": "cheated", "by": "dept", "groups": ["arts", "law"], "margin": 0.3, "confidence_level": 0.9}
@@ -91,3 +97,51 @@ def test_grouped_by_names_each_grouping_question_once():
     survey = survey_with(SHARE, DIFFERENCE, {**DIFFERENCE, "groups": ["law", "science"]})
     assert grouped_by(survey) == ("dept",)
     assert grouped_by(survey_with(SHARE)) == ()
+
+
+# --------------------------------------------------------------------------
+# Two-group questions (stochastic lie detector, cheater detection).
+
+
+def two_group_survey_with(*targets):
+    return make_survey(TWO_GROUP_YAML, targets=list(targets))
+
+
+def test_a_target_on_a_two_group_question_reads_the_half_width_of_its_prevalence_sequence():
+    """SLD p = (1/3, 2/3), 540 of 900 and 360 of 900 yes: pi = 0.4 and the sequence maps both rates' sequences
+    at 97.5% (0.36 each side, inside [0, 1]): a margin of 0.4 is met, one of 0.3 is not."""
+    survey = two_group_survey_with({"question": "evaded", "margin": 0.4}, {"question": "doped", "margin": 0.5})
+    tallies = two_group_tallies(survey, {"evaded": {"1": (540, 360), "2": (360, 540)}})
+    evaded, doped = target_progress(survey, tallies, {})
+    sequence = two_group_sequence((540, 360), (900, 900), survey.question("evaded").design, 0.95)
+    assert evaded.n == 1800 and 0.3 < evaded.half_width < 0.4 and evaded.met
+    assert_allclose(evaded.half_width, (sequence.high - sequence.low) / 2, rtol=1e-12)
+    design = survey.question("evaded").design
+    assert evaded.needed_n == two_group_sample_size_for_sequence(design, 0.4, 0.95, 0.5, (0.6, 0.4))
+    assert evaded.needed_n <= 1800  # met, so the answers so far are enough
+    assert (doped.n, doped.half_width, doped.met) == (0, None, False)
+    narrow = make_survey(TWO_GROUP_YAML, targets=[{"question": "evaded", "margin": 0.3}])
+    assert not target_progress(narrow, tallies, {})[0].met
+
+
+def test_a_two_group_target_plans_at_the_survey_group_share():
+    survey = make_survey(TWO_GROUP_YAML, group_1_share="1/4", targets=[{"question": "evaded", "margin": 0.35}])
+    tallies = two_group_tallies(survey, {"evaded": {"1": (300, 200), "2": (200, 300)}})
+    (progress,) = target_progress(survey, tallies, {})
+    design = survey.question("evaded").design
+    assert progress.needed_n == two_group_sample_size_for_sequence(design, 0.35, 0.95, 0.25, (0.6, 0.4))
+    assert progress.needed_n != two_group_sample_size_for_sequence(design, 0.35, 0.95, 0.5, (0.6, 0.4))
+
+
+def test_a_difference_target_on_a_two_group_question_adds_the_two_groups_sequences():
+    survey = two_group_survey_with({"question": "evaded", "by": "region", "groups": ["north", "south"], "margin": 0.9})
+    design = survey.question("evaded").design
+    north = two_group_tallies(survey, {"evaded": {"1": (540, 360), "2": (360, 540)}})
+    south = two_group_tallies(survey, {"evaded": {"1": (400, 400), "2": (300, 500)}})
+    (progress,) = target_progress(survey, {}, {"region": {"north": north, "south": south}})
+    each = [
+        two_group_sequence(yes, (900, 900) if yes == (540, 360) else (800, 800), design, 0.975)
+        for yes in ((540, 360), (400, 300))
+    ]
+    assert progress.n == 3400
+    assert_allclose(progress.half_width, sum((s.high - s.low) / 2 for s in each), rtol=1e-12)

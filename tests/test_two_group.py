@@ -18,6 +18,7 @@ from analysis import (
     CheaterDetectionDesign,
     StochasticLieDetectorDesign,
     estimate_two_group,
+    pool_two_group,
     two_group_design_from_dict,
 )
 from analysis._checks import DesignError
@@ -297,3 +298,60 @@ def test_simulated_estimates_are_unbiased_and_profile_intervals_cover(design, pi
     tolerance = 3 * math.sqrt(0.95 * 0.05 / replications)
     for parameter, count in covered.items():
         assert abs(count / replications - 0.95) <= tolerance, (parameter, count / replications)
+
+
+# --------------------------------------------------------------------------
+# Pooling the prevalence over versions of a design.
+
+
+def test_pooling_two_versions_weights_each_by_its_worst_case_inverse_variance():
+    """Version 1: SLD p = (1/3, 2/3), yes 60/100 and 40/100: pi = 1 - 0.2 * 3 = 0.4, gradient (-3, 3), worst-case
+    variance 9/400 + 9/400 = 0.045 (w = 200/9), variance at the observed rates 9 (0.24 + 0.24)/100 = 0.0432.
+    Version 2: SLD p = (1/4, 3/4), yes 70/200 and 50/200: pi = 1 - 0.1 * 2 = 0.8, gradient (-2, 2), worst case
+    4/800 + 4/800 = 0.01 (w = 100), observed 4 (0.2275 + 0.1875)/200 = 0.0083.
+    Pooled: (200/9 * 0.4 + 100 * 0.8) / (1100/9) = 8/11, SE = sqrt((200/9)^2 0.0432 + 100^2 0.0083) / (1100/9)."""
+    first = estimate_two_group((60, 40), (100, 100), StochasticLieDetectorDesign("1/3", "2/3"))
+    second = estimate_two_group((70, 50), (200, 200), StochasticLieDetectorDesign("1/4", "3/4"))
+    pooled = pool_two_group([first, second])
+    assert_allclose([first.pi_moment, second.pi_moment], [0.4, 0.8], rtol=1e-12)
+    assert_allclose(pooled.estimate_raw, 8 / 11, rtol=1e-12)
+    assert_allclose(pooled.weights, (2 / 11, 9 / 11), rtol=1e-12)
+    expected_se = math.sqrt((200 / 9) ** 2 * 0.0432 + 100**2 * 0.0083) / (1100 / 9)
+    assert_allclose(pooled.std_err, expected_se, rtol=1e-12)
+    assert pooled.n == 600 and pooled.estimate == pooled.estimate_raw and not pooled.clipped
+    ci = pooled.confidence_interval(0.95)
+    assert ci.method == "wald"
+    assert_allclose([ci.low, ci.high], [8 / 11 - 1.959964 * expected_se, 8 / 11 + 1.959964 * expected_se], atol=1e-6)
+
+
+def test_pooled_weights_do_not_depend_on_the_answers_so_the_pool_is_unbiased():
+    """The weights come from the design and the group sizes only: the pool is a fixed linear combination of
+    unbiased moment estimates. Weights from each version's own estimated variance would move with the counts."""
+    low = estimate_two_group((10, 5), (100, 100), CDM)
+    high = estimate_two_group((90, 60), (100, 100), CDM)
+    other = estimate_two_group((50, 50), (300, 100), CheaterDetectionDesign("1/10", "9/10"))
+    assert pool_two_group([low, other]).weights == pool_two_group([high, other]).weights
+    own = [1 / e.pi_std_err**2 for e in (low, high)]
+    assert own[0] != pytest.approx(own[1], rel=0.1)  # what Cochran's own-variance weights would have used
+
+
+def test_pooling_clips_the_reported_prevalence_and_keeps_the_raw_one():
+    fit = estimate_two_group((10, 40), (100, 100), SLD)  # lambda1 < lambda2: pi moment 1 + 0.3 * 1.5 = 1.45
+    pooled = pool_two_group([fit, fit])
+    assert_allclose(pooled.estimate_raw, fit.pi_moment) and pooled.estimate == 1.0 and pooled.clipped
+
+
+@pytest.mark.parametrize(
+    ("estimates", "message"),
+    [
+        ([], "at least one"),
+        (["0.4"], "estimates[0]"),
+        (
+            [estimate_two_group((60, 40), (100, 100), SLD), estimate_two_group((60, 40), (100, 100), CDM)],
+            "one kind of design",
+        ),
+    ],
+)
+def test_pooling_refuses_what_it_cannot_pool(estimates, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        pool_two_group(estimates)

@@ -35,6 +35,7 @@ from surveys.results import (
     YesNoResult,
     compute_results,
     plan,
+    planning_group_sizes,
     subtract_tallies,
 )
 from surveys.schema import Problem
@@ -288,6 +289,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             confidence_level=chosen.level,
             question=chosen.plan,
             answered=answered,
+            group_sizes=planning_group_sizes(results),
         ),
         problems=tuple(problems),
         model=None if kept is None else fit_model(survey, chosen.model, kept, chosen.level),
