@@ -8,13 +8,12 @@ Back must keep the answers. Screenshots are saved in ``test-artifacts/``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 import pytest
 
-from tests.helpers import PAGED_YAML, make_survey
+from tests import helpers
+from tests.helpers import PAGED_YAML, fill_in, make_survey, press, stored_answers
 
 pytestmark = pytest.mark.browser
 
@@ -37,50 +36,8 @@ def paged(surveys_dir):
     (surveys_dir / "paged.yaml").write_text(PAGED_YAML)
 
 
-def fill_in(page, answers: dict) -> None:
-    for name, label in answers.items():
-        page.locator(f"fieldset[data-question={name}]").get_by_label(label, exact=True).check()
-
-
-def press(page, name: str) -> None:
-    page.get_by_role("button", name=name, exact=True).click()
-    page.wait_for_load_state()
-
-
-def carried(app, token: str) -> dict:
-    from web import pages
-
-    with app.test_request_context():
-        return pages.unseal(SURVEY, token).answers
-
-
 def check_requests(app, posts: list[str], device: bool) -> None:
-    """No request carries a true randomized answer: not in its token (answers of earlier pages), and,
-    on the device path, not in its answers either (JavaScript off, a page's own answers are sent true)."""
-    assert posts, "no request was seen"
-    from web.forms import parse_wire_value
-
-    for body in posts:
-        fields = dict(parse_qsl(body, keep_blank_values=True))
-        if "carried" in fields:
-            for name, value in carried(app, fields["carried"]).items():
-                assert value is None or name not in TRUE or value == NOISY[name], (name, value)
-        if device:
-            for key, value in fields.items():
-                name = key.removeprefix("rr-")
-                if key.startswith("rr-") and name in TRUE:
-                    assert parse_wire_value(SURVEY.question(name), value, blank_ok=True) in (None, NOISY[name])
-            assert not any(key in TRUE for key in fields)  # never a true answer under a question's own name
-
-
-def stored(app) -> list[dict]:
-    from storage import connection
-
-    db = connection.connect(app.config["DATABASE"])
-    try:
-        return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
-    finally:
-        db.close()
+    helpers.check_requests(app, SURVEY, posts, device, TRUE, NOISY)
 
 
 def answer_three_pages(page, url: str, shot: str) -> None:
@@ -127,7 +84,7 @@ def test_with_javascript_three_pages_send_and_carry_only_noisy_answers(page, liv
     assert not page.evaluate("document.getElementById('survey-form').checkValidity()")
     answer_three_pages(page, f"{live_server}/s/paged", "js")
     check_requests(app, posts, device=True)
-    (row,) = stored(app)
+    (row,) = stored_answers(app)
     assert {name: row[name] for name in TRUE} == NOISY and row["year"] == "first" and row["residence"] == "campus"
 
 
@@ -147,6 +104,6 @@ def test_without_javascript_three_pages_carry_only_noisy_answers_between_pages(
     page.goto(f"{live_server}/s/paged")
     answer_three_pages(page, f"{live_server}/s/paged", "nojs")
     check_requests(app, posts, device=False)
-    (row,) = stored(app)
+    (row,) = stored_answers(app)
     assert {name: row[name] for name in TRUE} == NOISY and row["residence"] == "campus"
     context.close()

@@ -17,6 +17,7 @@ from babel.messages.pofile import read_po
 
 from app import ROOT
 from surveys.definition import YES_NO_CHOICES
+from tests.helpers import ENGLISH_INTERFACE_WORDS as ENGLISH
 from tests.helpers import QUIZ_YAML, Respondent
 from web import respond
 from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
@@ -24,39 +25,6 @@ from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
 LANGUAGES = ("fr", "es")
 CATALOGUES = ROOT / "translations"
 
-#: Interface words that must not be left in English on a translated page (the quiz's own texts are English:
-#: none of these occurs in them).
-ENGLISH = (
-    "Your privacy",
-    "How your answers are protected",
-    "Please answer truthfully",
-    "randomized before they are stored",
-    "Your true answer is stored",
-    "Two coins are flipped",
-    "Whatever anyone believed",
-    "differential privacy",
-    "We store no name",
-    "marks a question that needs an answer",
-    "(optional)",
-    "(required)",
-    "No answer",
-    "Not randomized",
-    "Submit answers",
-    "Skip to content",
-    "Private surveys",
-    "Researchers: sign in",
-    "Thank you",
-    "have been received",
-    "What was stored",
-    "These are the answers as stored",
-    "the coins chose it",
-    "(not randomized)",
-    "See the surveys open on this site",
-    "Your answers were not sent",
-    "Please choose",
-    "This browser",
-    "You have already answered",
-)
 #: A word of each catalogue's language that the same pages show.
 NATIVE = {
     "fr": ("Votre vie privée", "Merci", "Sans réponse", "Oui"),

@@ -214,6 +214,10 @@ FORM_WORDS = (
 )
 
 
+#: A survey's states (:mod:`surveys.definition`) as the preview's banner names them.
+SURVEY_STATE_WORDS = (N_("open"), N_("closed"), N_("not yet open"))
+
+
 @bp.app_template_global()
 def translated(text: str) -> str:
     """``text`` (a message made in Python, possibly naming what was sent) in the respondent's language
@@ -584,7 +588,7 @@ def skip_note(survey: Survey, question: Question) -> str:
         asked = survey.question(name)
         return asked.label, choice_label(asked, value)
 
-    return gettext("Only if %(condition)s.", condition=question.relevant.describe(words))
+    return gettext("Only if %(condition)s.", condition=question.relevant.describe(words, gettext))
 
 
 def stored_answers_shown(survey: Survey, noisy: dict) -> list:
