@@ -669,3 +669,37 @@ def stored_answers(app) -> list[dict]:
         return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
     finally:
         db.close()
+
+
+def controls_of(html: str) -> dict:
+    """The hidden control fields of a page of a survey of several pages: CSRF token, submission key, token."""
+    return {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
+        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
+        "carried": re.search(r'name="carried" value="([^"]+)"', html).group(1),
+    }
+
+
+PAGE_INPUT = re.compile(
+    r'<input type="(radio|hidden)" (?:id="[^"]*" )?name="([a-z][a-z0-9_]*)" value="([^"]*)"\s*(checked)?'
+)
+
+
+def post_page(client, survey, html: str, answers: dict, go: str = "next", device: bool = False, query: str = ""):
+    """Post the page ``html`` of ``survey`` as a browser would: its checked radios and hidden answer fields,
+    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out."""
+    from web.forms import wire_value
+
+    names = {q.name for q in survey.questions}
+    values = {
+        name: value
+        for kind, name, value, checked in PAGE_INPUT.findall(html)
+        if name in names and (checked or kind == "hidden")
+    }
+    for name, choice in answers.items():
+        values[name] = wire_value(survey.question(name), choice)
+    prefix = "rr-" if device else ""
+    fields = {**controls_of(html), "go": go, **{prefix + k: v for k, v in values.items()}}
+    if device:
+        fields["randomized_on"] = "device"
+    return client.post(f"/s/{survey.id}{query}", data=fields)

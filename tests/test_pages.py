@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from tests.helpers import PAGED_YAML, make_survey
+from tests import helpers
+from tests.helpers import PAGED_YAML, controls_of, make_survey
 from web import pages
-from web.forms import wire_value
 
 SURVEY = make_survey(PAGED_YAML)
 
@@ -19,35 +19,8 @@ def paged(surveys_dir):
     (surveys_dir / "paged.yaml").write_text(PAGED_YAML)
 
 
-def controls_of(html: str) -> dict:
-    return {
-        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
-        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
-        "carried": re.search(r'name="carried" value="([^"]+)"', html).group(1),
-    }
-
-
-INPUT = re.compile(
-    r'<input type="(radio|hidden)" (?:id="[^"]*" )?name="([a-z][a-z0-9_]*)" value="([^"]*)"\s*(checked)?'
-)
-
-
 def post_page(client, html: str, answers: dict, go: str = "next", device: bool = False):
-    """Post the page ``html`` as a browser would: its checked radios and hidden answer fields,
-    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out."""
-    names = {q.name for q in SURVEY.questions}
-    values = {
-        name: value
-        for kind, name, value, checked in INPUT.findall(html)
-        if name in names and (checked or kind == "hidden")
-    }
-    for name, choice in answers.items():
-        values[name] = wire_value(SURVEY.question(name), choice)
-    prefix = "rr-" if device else ""
-    fields = {**controls_of(html), "go": go, **{prefix + k: v for k, v in values.items()}}
-    if device:
-        fields["randomized_on"] = "device"
-    return client.post("/s/paged", data=fields)
+    return helpers.post_page(client, SURVEY, html, answers, go, device)
 
 
 def carried_answers(app, html: str) -> dict:
