@@ -672,11 +672,13 @@ def stored_answers(app) -> list[dict]:
 
 
 def controls_of(html: str) -> dict:
-    """The hidden control fields of a page of a survey of several pages: CSRF token, submission key, token."""
+    """The hidden control fields of a page of a survey of several pages: CSRF token, submission key, token,
+    and the arm when the survey has arms."""
     return {
         "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
         "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
         "carried": re.search(r'name="carried" value="([^"]+)"', html).group(1),
+        **dict(re.findall(r'name="(arm)" value="(.)"', html)),  # a survey with arms: the respondent's
     }
 
 

@@ -125,7 +125,7 @@ def test_without_javascript_a_french_respondent_sees_french_on_every_page_and_ca
 
     flip = {"yes": "no", "no": "yes", "never": "often"}
     monkeypatch.setattr(
-        pages, "randomize_on_server", lambda survey, answers: {k: flip.get(v, v) for k, v in answers.items()}
+        pages, "randomize_on_server", lambda survey, answers, arm="": {k: flip.get(v, v) for k, v in answers.items()}
     )
     context = browser.new_context(java_script_enabled=False, locale=locale_of(way))
     page = context.new_page()

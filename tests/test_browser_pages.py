@@ -95,7 +95,7 @@ def test_without_javascript_three_pages_carry_only_noisy_answers_between_pages(
 
     flip = {"yes": "no", "no": "yes", "never": "often"}
     monkeypatch.setattr(
-        pages, "randomize_on_server", lambda survey, answers: {k: flip.get(v, v) for k, v in answers.items()}
+        pages, "randomize_on_server", lambda survey, answers, arm="": {k: flip.get(v, v) for k, v in answers.items()}
     )
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()

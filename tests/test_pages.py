@@ -43,7 +43,7 @@ FLIP = {"yes": "no", "no": "yes"}
 def flipping(monkeypatch):
     """The server's coins always give the other yes/no answer, so a carried true answer would show."""
     monkeypatch.setattr(
-        pages, "randomize_on_server", lambda survey, answers: {k: FLIP.get(v, v) for k, v in answers.items()}
+        pages, "randomize_on_server", lambda survey, answers, arm="": {k: FLIP.get(v, v) for k, v in answers.items()}
     )
 
 
@@ -169,3 +169,105 @@ def test_a_token_for_a_page_the_survey_no_longer_has_is_refused_not_a_500(paged,
     response = post_page(client, page1.replace(controls_of(page1)["carried"], beyond), {"cheated": "yes", "lied": "no"})
     assert response.status_code == 400 and "out of date" in response.get_data(as_text=True)
     assert stored(db) == []
+
+
+#: Two pages with a two-group design on the first, a plain question and a forced-response one on the second,
+#: and a direct-question control arm.
+ARMED_YAML = """\
+id: armed
+title: Armed
+version: 1
+direct_share: 1/5
+questions:
+  - name: evaded
+    type: yes_no
+    label: Evaded?
+    design: {model: cheater_detection, p1: 1/4, p2: 3/4}
+  - type: page_break
+  - name: year
+    type: select_one
+    label: Year
+    choices: [first, second]
+    randomize: false
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+"""
+ARMED = make_survey(ARMED_YAML)
+
+
+@pytest.fixture
+def armed(surveys_dir, monkeypatch):
+    """The armed survey; the server's arm is "2" and its coins record the arm they were given."""
+    (surveys_dir / "armed.yaml").write_text(ARMED_YAML)
+    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: "2")
+    arms = []
+
+    def noisy(survey, answers, arm=""):
+        arms.append(arm)
+        return {k: FLIP.get(v, v) for k, v in answers.items()}
+
+    monkeypatch.setattr(pages, "randomize_on_server", noisy)
+    return arms
+
+
+def stored_arms(db) -> list[str]:
+    return [row["arm"] for row in db.query("SELECT arm FROM responses")]
+
+
+def arm_field(html: str) -> str:
+    return re.search(r'<input type="hidden" name="arm" value="(.)"([^>]*)>', html).group(0)
+
+
+def test_without_javascript_the_arm_drawn_on_the_first_page_randomizes_and_is_stored_with_every_page(
+    client, app, armed, monkeypatch
+):
+    page1 = client.get("/s/armed").get_data(as_text=True)
+    assert 'value="2"' in arm_field(page1) and "data-carried" not in arm_field(page1)
+    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: "1")  # a second draw would show
+    page2 = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
+    assert page2.status_code == 200
+    html2 = page2.get_data(as_text=True)
+    assert 'value="2"' in arm_field(html2) and 'data-carried="1"' in arm_field(html2)  # the device takes it
+    with app.test_request_context():
+        assert pages.unseal(ARMED, controls_of(html2)["carried"]).arm == "2"
+    thanks = helpers.post_page(client, ARMED, html2, {"year": "first", "cheated": "no"})
+    assert thanks.status_code == 200 and "What was stored" in thanks.get_data(as_text=True)
+    assert armed == ["2", "2"]  # each page randomized in group 2
+    with app.app_context():
+        from web.db import get_db
+
+        db = get_db()
+        assert stored_arms(db) == ["2"] and stored(db) == [{"evaded": "yes", "year": "first", "cheated": "yes"}]
+
+
+def test_on_the_device_path_the_first_pages_arm_is_carried_and_stored(client, app, armed):
+    page1 = client.get("/s/armed").get_data(as_text=True).replace('name="arm" value="2"', 'name="arm" value="d"')
+    page2 = helpers.post_page(client, ARMED, page1, {"evaded": "yes"}, device=True)  # the device drew "direct"
+    html2 = page2.get_data(as_text=True)
+    assert page2.status_code == 200 and 'value="d"' in arm_field(html2)
+    assert 'id="direct-arm-note" role="status"       >' in html2  # the direct arm's note shown, no JavaScript needed
+    helpers.post_page(client, ARMED, html2, {"year": "second", "cheated": "yes"}, device=True)
+    with app.app_context():
+        from web.db import get_db
+
+        assert stored_arms(get_db()) == ["direct"]
+    assert armed == []  # nothing randomized on the server
+
+
+def test_a_later_page_posted_with_another_arm_is_refused_and_nothing_is_stored(client, app, armed):
+    page1 = client.get("/s/armed").get_data(as_text=True)
+    html2 = helpers.post_page(client, ARMED, page1, {"evaded": "no"}).get_data(as_text=True)
+    other = helpers.post_page(client, ARMED, html2.replace('name="arm" value="2"', 'name="arm" value="1"'), {})
+    assert other.status_code == 400
+    assert "group changed between pages" in other.get_data(as_text=True)
+    with app.app_context():
+        from web.db import get_db
+
+        assert stored_arms(get_db()) == []
+
+
+def test_a_first_page_posted_with_an_arm_the_survey_does_not_have_is_refused(client, armed):
+    page1 = client.get("/s/armed").get_data(as_text=True).replace('name="arm" value="2"', 'name="arm" value="n"')
+    refused = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
+    assert refused.status_code == 400 and "group is not one this survey has" in refused.get_data(as_text=True)
