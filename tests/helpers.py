@@ -253,6 +253,31 @@ ENGLISH_INTERFACE_WORDS = (
     "This browser",
     "You have already answered",
 )
+#: Two pages: a two-group design on the first (stochastic lie detector), a plain question and a two-coin one on
+#: the second; and a direct-question control arm (tests/test_pages.py, tests/test_browser_pages.py). Every
+#: denominator is 4, so the browser tests' fixed draw (2^32 - 5) is never rejected by randomBelow.
+PAGED_ARMS_YAML = """\
+id: armed
+title: Armed
+version: 1
+direct_share: 1/4
+questions:
+  - name: evaded
+    type: yes_no
+    label: Evaded?
+    design: {model: stochastic_lie_detector, p1: 1/4, p2: 3/4}
+  - type: page_break
+  - name: year
+    type: select_one
+    label: Year
+    choices: [first, second]
+    randomize: false
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+"""
+
+
 #: A survey for the results and export tests: a plain question with labelled choices.
 DEPT_SURVEY_YAML = (
     QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
@@ -705,3 +730,14 @@ def post_page(client, survey, html: str, answers: dict, go: str = "next", device
     if device:
         fields["randomized_on"] = "device"
     return client.post(f"/s/{survey.id}{query}", data=fields)
+
+
+def stored_arms(app) -> list[str]:
+    """Every stored response's arm (the SQLite database of ``app``)."""
+    from storage import connection
+
+    db = connection.connect(app.config["DATABASE"])
+    try:
+        return [row["arm"] for row in db.query("SELECT arm FROM responses")]
+    finally:
+        db.close()

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests import helpers
-from tests.helpers import PAGED_YAML, controls_of, make_survey
+from tests.helpers import PAGED_ARMS_YAML, PAGED_YAML, controls_of, make_survey
 from web import pages
 
 SURVEY = make_survey(PAGED_YAML)
@@ -171,35 +171,13 @@ def test_a_token_for_a_page_the_survey_no_longer_has_is_refused_not_a_500(paged,
     assert stored(db) == []
 
 
-#: Two pages with a two-group design on the first, a plain question and a forced-response one on the second,
-#: and a direct-question control arm.
-ARMED_YAML = """\
-id: armed
-title: Armed
-version: 1
-direct_share: 1/5
-questions:
-  - name: evaded
-    type: yes_no
-    label: Evaded?
-    design: {model: cheater_detection, p1: 1/4, p2: 3/4}
-  - type: page_break
-  - name: year
-    type: select_one
-    label: Year
-    choices: [first, second]
-    randomize: false
-  - name: cheated
-    type: yes_no
-    label: Cheated?
-"""
-ARMED = make_survey(ARMED_YAML)
+ARMED = make_survey(PAGED_ARMS_YAML)
 
 
 @pytest.fixture
 def armed(surveys_dir, monkeypatch):
     """The armed survey; the server's arm is "2" and its coins record the arm they were given."""
-    (surveys_dir / "armed.yaml").write_text(ARMED_YAML)
+    (surveys_dir / "armed.yaml").write_text(PAGED_ARMS_YAML)
     monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: "2")
     arms = []
 
