@@ -343,7 +343,8 @@
     return values;
   }
 
-  /* The arm of this respondent: remembered per survey and version (a reload or a retake keeps it),
+  /* The arm of this respondent: the one a later page of several carries (data-carried: drawn once,
+     on the first page), else remembered per survey and version (a reload or a retake keeps it),
      else drawn here; the direct arm's note is shown or hidden to match. */
   function settleArm(form) {
     var input = form.elements.namedItem("arm");
@@ -359,7 +360,8 @@
     }
     var groups = Boolean(input.dataset.groupShare);
     var valid = { n: !groups, 1: groups, 2: groups, d: Boolean(input.dataset.directShare) };
-    currentArm = valid[remembered] ? remembered : drawArm(input.dataset.groupShare, input.dataset.directShare);
+    currentArm = input.dataset.carried ? input.value
+      : valid[remembered] ? remembered : drawArm(input.dataset.groupShare, input.dataset.directShare);
     try {
       window.localStorage.setItem(key, currentArm);
     } catch (e) {

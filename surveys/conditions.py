@@ -43,6 +43,25 @@ _TOKEN = re.compile(
 
 #: Names a question and a choice for a sentence: ``(question, choice) -> (question label, choice label)``.
 Words = Callable[[str, str], tuple[str, str]]
+#: Translates a sentence (its msgid) before the labels go in; the web layer passes Flask-Babel's.
+Gettext = Callable[[str], str]
+
+
+def N_(text: str) -> str:
+    """Marks a sentence for the catalogues (``pybabel extract -k N_``); it is translated where it is described."""
+    return text
+
+
+def untranslated(text: str) -> str:
+    """The default :data:`Gettext`: English, the catalogues' msgids."""
+    return text
+
+
+#: The words of :meth:`Condition.describe`, whole sentences with placeholders (never pieced together).
+IS = N_("“%(question)s” is “%(choice)s”")
+IS_NOT = N_("“%(question)s” is not “%(choice)s”")
+NOT = N_("not (%(condition)s)")
+JOINS = {"and": N_("%(first)s and %(second)s"), "or": N_("%(first)s or %(second)s")}
 
 
 class ConditionError(ValueError):
@@ -69,9 +88,9 @@ class Compare:
     def to_json(self) -> list:
         return ["=" if self.equal else "!=", self.question, self.value]
 
-    def describe(self, words: Words) -> str:
+    def describe(self, words: Words, gettext: Gettext = untranslated) -> str:
         question, choice = words(self.question, self.value)
-        return f"“{question}” {'is' if self.equal else 'is not'} “{choice}”"
+        return gettext(IS if self.equal else IS_NOT) % {"question": question, "choice": choice}
 
 
 @dataclass(frozen=True)
@@ -92,8 +111,8 @@ class Not:
     def to_json(self) -> list:
         return ["not", self.term.to_json()]
 
-    def describe(self, words: Words) -> str:
-        return f"not ({self.term.describe(words)})"
+    def describe(self, words: Words, gettext: Gettext = untranslated) -> str:
+        return gettext(NOT) % {"condition": self.term.describe(words, gettext)}
 
 
 @dataclass(frozen=True)
@@ -116,12 +135,16 @@ class Join:
     def to_json(self) -> list:
         return [self.word, *(term.to_json() for term in self.terms)]
 
-    def describe(self, words: Words) -> str:
+    def describe(self, words: Words, gettext: Gettext = untranslated) -> str:
+        """The terms joined two at a time by the translated "%(first)s and %(second)s" (or "or")."""
         parts = [
-            term.describe(words) if isinstance(term, Compare | Not) else f"({term.describe(words)})"
+            term.describe(words, gettext) if isinstance(term, Compare | Not) else f"({term.describe(words, gettext)})"
             for term in self.terms
         ]
-        return f" {self.word} ".join(parts)
+        sentence = parts[0]
+        for part in parts[1:]:
+            sentence = gettext(JOINS[self.word]) % {"first": sentence, "second": part}
+        return sentence
 
 
 Condition = Compare | Not | Join

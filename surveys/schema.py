@@ -57,6 +57,9 @@ new page (XLSForm's groups shown as pages, kept flat here)::
       - type: page_break
       - {name: cheated, type: yes_no, label: Have you ever cheated on an exam?}
 
+Pages go with two-group designs and a direct-question control arm: the
+respondent's arm is drawn once and carried from page to page (:mod:`web.pages`).
+
 Skip logic: ``relevant:`` on a question (:mod:`surveys.conditions`), naming only
 earlier questions with ``randomize: false``.
 
@@ -412,7 +415,6 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         report, mapping.get("close_when_targets_met"), values["targets"]
     )
     values |= _arm_shares(report, mapping, values["questions"])
-    _check_pages_without_arms(report, values)
     if report.problems:
         raise SurveyFileError(report.problems)
     if not languages:
@@ -485,19 +487,6 @@ def _arm_shares(report, mapping, questions) -> dict:
     for key, message in problems:
         report.add(None, key, message)
     return shares
-
-
-def _check_pages_without_arms(report, values) -> None:
-    """Several pages with groups or a control arm are refused: the pages carry the noisy answers from
-    page to page but not yet the respondent's arm, which every page's randomization needs."""
-    pages = values.get("pages")
-    if pages and len(pages) > 1 and (values.get("group_1_share") is not None or values.get("direct_share") is not None):
-        report.add(
-            None,
-            "questions",
-            "a survey of several pages cannot yet have a two-group design or a direct-question arm "
-            "(the respondent's arm is not carried from page to page); remove the page breaks or the arms",
-        )
 
 
 def _check_budget(report, budget, questions) -> None:

@@ -13,12 +13,21 @@ context:
 * design probabilities, attack rates and confidence levels: at most one
   decimal, trailing zeros dropped, ``"25%"``, ``"16.7%"``, ``"99.5%"``
   (:func:`short_percent`).
+
+The respondent's pages pass their ``locale`` (``"fr"``, ``"es"``...): the numbers
+are then written by Babel (:func:`babel.numbers.format_percent`,
+:func:`babel.numbers.format_decimal`) with that locale's own pattern,
+``"16,7 %"`` in French; without a locale (the admin pages, the CLI) they are
+written as above.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+
+from babel import Locale
+from babel.numbers import format_decimal, format_percent
 
 from analysis import (
     TWO_COIN,
@@ -56,7 +65,7 @@ TOO_WIDE = 0.5
 #: The rule as the results page states it.
 TOO_WIDE_RULE = "an interval wider than 50 percentage points (± 25)"
 #: Shown instead of a number where one stored answer can prove the true one (epsilon infinite).
-NO_EPSILON = "no epsilon guarantee: one answer fully reveals"
+NO_EPSILON = N_("no epsilon guarantee: one answer fully reveals")
 #: Crosswise and triangular: whose view the epsilon is about.
 PAIRED_EPSILON_CONDITION = N_(
     "This holds only for a reader who does not know your answer to the second statement; "
@@ -74,19 +83,38 @@ def untranslated(text: str) -> str:
     return text
 
 
-def percent(value: float | None, digits: int = 0, *, trim: bool = False) -> str:
+def percent(value: float | None, digits: int = 0, *, trim: bool = False, locale: str | None = None) -> str:
     """``value`` (a share in ``[0, 1]``) as a percentage with ``digits`` decimals.
 
     ``percent(0.2345) == "23%"``, ``percent(0.2345, 1) == "23.4%"``; with
     ``trim`` the trailing zeros of the decimals go: ``percent(0.25, 1,
-    trim=True) == "25%"``. ``None`` gives :data:`MISSING`.
+    trim=True) == "25%"``. ``None`` gives :data:`MISSING`. With ``locale``, in
+    that locale's way: ``percent(1/6, 1, trim=True, locale="fr") == "16,7\u00a0%"``.
     """
     if value is None:
         return MISSING
+    if locale is not None:
+        return _local_percent(value, digits, trim, locale)
     text = f"{value * 100:.{digits}f}"
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
     return f"{text}%"
+
+
+def _local_percent(value: float, digits: int, trim: bool, locale: str) -> str:
+    """:func:`percent` through Babel: the locale's own percent pattern with ``digits`` decimals
+    (``#``, dropped when zero, with ``trim``; ``0``, always shown, without)."""
+    pattern = Locale.parse(locale).percent_formats[None].pattern
+    if digits:
+        pattern = pattern.replace("0", "0." + ("#" if trim else "0") * digits, 1)
+    return format_percent(value, pattern, locale=locale)
+
+
+def _local_decimal(value: float, digits: int, locale: str | None) -> str:
+    """``value`` with exactly ``digits`` decimals, in ``locale``'s way when given (``"2,72"`` in French)."""
+    if locale is None:
+        return f"{value:.{digits}f}"
+    return format_decimal(value, "#,##0." + "0" * digits if digits else "#,##0", locale=locale)
 
 
 def table_percent(value: float | None, digits: int = TABLE_DIGITS) -> str:
@@ -99,17 +127,18 @@ def margin_text(half_width: float) -> str:
     return f"plus or minus {percent(half_width, 1, trim=True).removesuffix('%')} percentage points"
 
 
-def short_percent(value: float) -> str:
-    """At most one decimal: ``0.25 -> "25%"``, ``1/6 -> "16.7%"``, ``0.995 -> "99.5%"``.
+def short_percent(value: float, locale: str | None = None) -> str:
+    """At most one decimal: ``0.25 -> "25%"``, ``1/6 -> "16.7%"``, ``0.995 -> "99.5%"`` (``"16,7 %"`` in French).
 
     For probabilities of a design, attack success rates and confidence levels.
     """
-    return percent(value, 1, trim=True)
+    return percent(value, 1, trim=True, locale=locale)
 
 
-def epsilon_text(epsilon: float) -> str:
-    """``1.0986 -> "1.10"``; an infinite epsilon says that one answer can fully reveal (:data:`NO_EPSILON`)."""
-    return f"∞ ({NO_EPSILON})" if math.isinf(epsilon) else f"{epsilon:.2f}"
+def epsilon_text(epsilon: float, locale: str | None = None) -> str:
+    """``1.0986 -> "1.10"`` (``"1,10"`` in French); an infinite epsilon says that one answer can fully
+    reveal (:data:`NO_EPSILON`)."""
+    return f"∞ ({NO_EPSILON})" if math.isinf(epsilon) else _local_decimal(epsilon, 2, locale)
 
 
 def epsilon_bound_text(epsilon: SurveyEpsilon) -> str:
@@ -127,12 +156,13 @@ def count_text(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def design_sentence(question: Question, gettext: Gettext = untranslated) -> str:
+def design_sentence(question: Question, gettext: Gettext = untranslated, locale: str | None = None) -> str:
     """How one question's answer is randomized, in words a respondent follows.
 
     True on both paths: it says what is stored, not where the coins are
     flipped (on the device with JavaScript, on the server without). ``gettext`` translates
-    each sentence before its numbers go in (Flask-Babel's on the respondent pages).
+    each sentence before its numbers go in (Flask-Babel's on the respondent pages), written
+    in ``locale``'s way when given.
     """
     design = question.design
     if design is None:
@@ -146,27 +176,29 @@ def design_sentence(question: Question, gettext: Gettext = untranslated) -> str:
         return gettext(
             "Your true answer is stored %(t)s of the time; otherwise “yes” is "
             "stored (%(a)s of the time) or “no” (%(b)s)."
-        ) % _shares(design, "t", "a", "b")
-    binary = _binary_design_sentence(design, question.innocuous, gettext) or _two_group_sentence(design, gettext)
+        ) % _shares(design, locale, "t", "a", "b")
+    binary = _binary_design_sentence(design, question.innocuous, gettext, locale) or _two_group_sentence(
+        design, gettext, locale
+    )
     if binary:
         return binary
     if isinstance(design, MisclassificationDesign):
-        kept = [short_percent(float(design.matrix[i][i])) for i in range(design.k)]
+        kept = [short_percent(float(design.matrix[i][i]), locale) for i in range(design.k)]
         return gettext(
             "Your true answer is stored with a chance that depends on it (%(kept)s for the options in "
             "order); otherwise another option is stored, drawn with chances the researchers set in advance."
         ) % {"kept": ", ".join(kept)}
     return gettext(
         "Your true answer is stored %(t)s of the time; otherwise one of the %(k)s options is picked at random."
-    ) % {**_shares(design, "t"), "k": design.k}
+    ) % {**_shares(design, locale, "t"), "k": design.k}
 
 
-def _shares(design, *names: str) -> dict[str, str]:
+def _shares(design, locale: str | None, *names: str) -> dict[str, str]:
     """The design's probabilities ``names`` as short percentages, for a sentence's placeholders."""
-    return {name: short_percent(float(getattr(design, name))) for name in names}
+    return {name: short_percent(float(getattr(design, name)), locale) for name in names}
 
 
-def _two_group_sentence(design, gettext: Gettext = untranslated) -> str:
+def _two_group_sentence(design, gettext: Gettext = untranslated, locale: str | None = None) -> str:
     """:func:`design_sentence` for the cheater detection model and the stochastic lie detector; ``""`` for others.
 
     Each respondent is in one of two random groups with different chances; the groups let the researchers
@@ -178,67 +210,69 @@ def _two_group_sentence(design, gettext: Gettext = untranslated) -> str:
             "%(p1)s of the time whatever you answer, and your true answer otherwise; "
             "in group 2, “yes” %(p2)s of the time. Comparing the groups shows the "
             "researchers how many people answer “no” whatever is true, so please answer truthfully."
-        ) % _shares(design, "p1", "p2")
+        ) % _shares(design, locale, "p1", "p2")
     if isinstance(design, StochasticLieDetectorDesign):
         return gettext(
             "You are put at random in one of two groups. If your true answer is yes, “yes” is stored. If it is "
             "no, “no” is stored %(p1)s of the time in group 1 and "
             "%(p2)s in group 2, and “yes” otherwise. Comparing the groups shows the "
             "researchers how many people answer “no” when the truth is yes, so please answer truthfully."
-        ) % _shares(design, "p1", "p2")
+        ) % _shares(design, locale, "p1", "p2")
     return ""
 
 
-def _binary_design_sentence(design, innocuous: str, gettext: Gettext = untranslated) -> str:
+def _binary_design_sentence(design, innocuous: str, gettext: Gettext = untranslated, locale: str | None = None) -> str:
     """:func:`design_sentence` for the one-parameter yes/no designs other than forced response; ``""`` for others."""
     if isinstance(design, WarnerDesign):
         return gettext(
             "Your true answer is stored %(p)s of the time; otherwise its opposite "
             "is stored, as if you had answered the reversed statement (“it is not true that …”). Nobody learns "
             "which happened."
-        ) % _shares(design, "p")
+        ) % _shares(design, locale, "p")
     if isinstance(design, UnrelatedQuestionDesign):
         return gettext(
             "Your true answer is stored %(p)s of the time; otherwise a random "
             "answer is stored instead: “yes” with chance %(q)s, as if you had "
             "answered an unrelated question."
-        ) % _shares(design, "p", "q")
+        ) % _shares(design, locale, "p", "q")
     if isinstance(design, KukDesign):
         return gettext(
             "A card is drawn at random from one of two decks: if your true answer is yes, from a deck with "
             "%(k1)s red cards; if no, from a deck with "
             "%(k2)s red cards. Only the card's colour is stored (red as “yes”)."
-        ) % _shares(design, "k1", "k2")
+        ) % _shares(design, locale, "k1", "k2")
     if isinstance(design, MangatDesign):
         return gettext(
             "If your true answer is yes, “yes” is stored. If it is no, your answer is stored "
             "%(p)s of the time and “yes” otherwise."
-        ) % _shares(design, "p")
+        ) % _shares(design, locale, "p")
     if isinstance(design, CrosswiseDesign):
         return gettext(
             "Nothing is randomized: you do not say whether the statement is true for you, only whether your "
             "answers to it and to “%(second)s” are the same (both yes or both no) or differ. Nobody knows your "
             "answer to that second statement (true for about %(q)s of people)."
-        ) % {**_shares(design, "q"), "second": innocuous}
+        ) % {**_shares(design, locale, "q"), "second": innocuous}
     if isinstance(design, TriangularDesign):
         return gettext(
             "Nothing is randomized: you say only whether your answer is “no” to both this statement and "
             "“%(second)s” (true for about %(q)s of people), or “yes” to at least one."
-        ) % {**_shares(design, "q"), "second": innocuous}
+        ) % {**_shares(design, locale, "q"), "second": innocuous}
     return ""
 
 
-def odds_factor_text(epsilon: float) -> str:
-    """``e^epsilon``, the most one answer can change anyone's odds: ``ln 3 -> "3"``, ``1 -> "2.72"``."""
+def odds_factor_text(epsilon: float, locale: str | None = None) -> str:
+    """``e^epsilon``, the most one answer can change anyone's odds: ``ln 3 -> "3"``, ``1 -> "2.72"``
+    (``"2,72"`` in French)."""
     if math.isinf(epsilon):
         return "∞"
     factor = math.exp(epsilon)
-    return str(round(factor)) if abs(factor - round(factor)) < 1e-9 else f"{factor:.2f}"
+    return _local_decimal(factor, 0 if abs(factor - round(factor)) < 1e-9 else 2, locale)
 
 
-def privacy_sentence(question: Question, gettext: Gettext = untranslated) -> str:
+def privacy_sentence(question: Question, gettext: Gettext = untranslated, locale: str | None = None) -> str:
     """What one randomized answer gives away: the guarantee that holds whatever anyone believed
-    before (odds change by at most ``e^epsilon``), then the guessing rate with its prior spelled out."""
+    before (odds change by at most ``e^epsilon``), then the guessing rate with its prior spelled out;
+    its numbers in ``locale``'s way when given."""
     design = question.design
     if design is None:
         return gettext("Not protected: anyone who sees the stored answer sees yours.")
@@ -247,9 +281,9 @@ def privacy_sentence(question: Question, gettext: Gettext = untranslated) -> str
             "which": _revealing_answer(question, gettext)
         }
     numbers = {
-        "factor": odds_factor_text(design.epsilon),
-        "rate": short_percent(attack_success_rate(design)),
-        "blind": short_percent(1 / len(question.choices)),
+        "factor": odds_factor_text(design.epsilon, locale),
+        "rate": short_percent(attack_success_rate(design), locale),
+        "blind": short_percent(1 / len(question.choices), locale),
         "k": len(question.choices),
     }
     if question.type == "yes_no":

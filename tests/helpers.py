@@ -159,6 +159,125 @@ PAGED_YAML = (
 )
 
 
+#: The paged quiz in English and French, question for question (same names, choices and conditions as
+#: :data:`PAGED_YAML`), for the browser test of a respondent choosing a language.
+PAGED_TWO_LANGUAGES_YAML = """\
+id: paged2
+languages: [en, fr]
+title: {en: Test quiz on three pages, fr: Questionnaire de test en trois pages}
+version: 1
+intro: {en: Answers are randomized., fr: Les réponses sont tirées au sort.}
+questions:
+  - name: cheated
+    type: yes_no
+    label: {en: "Have you ever cheated on an exam?", fr: "Avez-vous déjà triché à un examen ?"}
+  - name: lied
+    type: yes_no
+    label: {en: "Have you lied to a professor?", fr: "Avez-vous menti à un professeur ?"}
+    required: false
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - type: page_break
+  - name: ai_use
+    type: select_one
+    label:
+      en: How often have you used AI-written text as your own?
+      fr: Avez-vous rendu un texte écrit par une IA ?
+    choices:
+      - {name: never, label: {en: never, fr: jamais}}
+      - {name: once, label: {en: once, fr: une fois}}
+      - {name: sometimes, label: {en: sometimes, fr: parfois}}
+      - {name: often, label: {en: often, fr: souvent}}
+    design: {t: 1/2}
+  - name: year
+    type: select_one
+    label: {en: Year of study, fr: "Année d'études"}
+    choices:
+      - {name: first, label: {en: first, fr: première}}
+      - {name: second, label: {en: second, fr: deuxième}}
+      - {name: third, label: {en: third, fr: troisième}}
+      - {name: fourth, label: {en: fourth, fr: quatrième}}
+    randomize: false
+  - name: first_exam
+    type: yes_no
+    label: {en: "Did you cheat in your very first exam?", fr: "Avez-vous triché à votre tout premier examen ?"}
+    relevant: ${year} = 'first'
+  - type: page_break
+  - name: residence
+    type: select_one
+    label: {en: "Where do you live?", fr: "Où logez-vous ?"}
+    choices:
+      - {name: campus, label: {en: On campus, fr: Sur le campus}}
+      - {name: home, label: {en: At home, fr: Chez moi}}
+    randomize: false
+    relevant: ${year} = 'first'
+  - name: campus_help
+    type: yes_no
+    label:
+      en: Have you had a housemate write coursework for you?
+      fr: Un colocataire a-t-il rédigé un devoir pour vous ?
+    relevant: ${residence} = 'campus'
+"""
+
+
+#: Interface words that must not be left in English on a translated page (tests/test_translations.py,
+#: tests/test_browser_languages.py) (the quiz's own texts are English:
+#: none of these occurs in them).
+ENGLISH_INTERFACE_WORDS = (
+    "Your privacy",
+    "How your answers are protected",
+    "Please answer truthfully",
+    "randomized before they are stored",
+    "Your true answer is stored",
+    "Two coins are flipped",
+    "Whatever anyone believed",
+    "differential privacy",
+    "We store no name",
+    "marks a question that needs an answer",
+    "(optional)",
+    "(required)",
+    "No answer",
+    "Not randomized",
+    "Submit answers",
+    "Skip to content",
+    "Private surveys",
+    "Researchers: sign in",
+    "Thank you",
+    "have been received",
+    "What was stored",
+    "These are the answers as stored",
+    "the coins chose it",
+    "(not randomized)",
+    "See the surveys open on this site",
+    "Your answers were not sent",
+    "Please choose",
+    "This browser",
+    "You have already answered",
+)
+#: Two pages: a two-group design on the first (stochastic lie detector), a plain question and a two-coin one on
+#: the second; and a direct-question control arm (tests/test_pages.py, tests/test_browser_pages.py). Every
+#: denominator is 4, so the browser tests' fixed draw (2^32 - 5) is never rejected by randomBelow.
+PAGED_ARMS_YAML = """\
+id: armed
+title: Armed
+version: 1
+direct_share: 1/4
+questions:
+  - name: evaded
+    type: yes_no
+    label: Evaded?
+    design: {model: stochastic_lie_detector, p1: 1/4, p2: 3/4}
+  - type: page_break
+  - name: year
+    type: select_one
+    label: Year
+    choices: [first, second]
+    randomize: false
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+"""
+
+
 #: A survey for the results and export tests: a plain question with labelled choices.
 DEPT_SURVEY_YAML = (
     QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
@@ -518,3 +637,107 @@ def two_group_tallies(survey, counts: dict) -> dict:
         }
         for name, by_arm in counts.items()
     }
+
+
+def fill_in(page, answers: dict) -> None:
+    """Check, in a Playwright page, the option labelled ``answers[question]`` of each question."""
+    for name, label in answers.items():
+        page.locator(f"fieldset[data-question={name}]").get_by_label(label, exact=True).check()
+
+
+def press(page, name: str) -> None:
+    """Click the button named ``name`` and wait for the page it loads."""
+    page.get_by_role("button", name=name, exact=True).click()
+    page.wait_for_load_state()
+
+
+def carried(app, survey, token: str) -> dict:
+    """The answers a page's signed token carries (``web.pages.unseal`` with the app's key)."""
+    from web import pages
+
+    with app.test_request_context():
+        return pages.unseal(survey, token).answers
+
+
+def check_requests(app, survey, posts: list[str], device: bool, true: dict, noisy: dict) -> None:
+    """No posted form carries a true randomized answer: not in its token (answers of earlier pages), and,
+    on the device path, not in its answers either (JavaScript off, a page's own answers are sent true).
+
+    ``true``: the randomized questions' true answers; ``noisy``: what the fixed randomizer makes of them.
+    """
+    assert posts, "no request was seen"
+    from urllib.parse import parse_qsl
+
+    from web.forms import parse_wire_value
+
+    for body in posts:
+        fields = dict(parse_qsl(body, keep_blank_values=True))
+        if "carried" in fields:
+            for name, value in carried(app, survey, fields["carried"]).items():
+                assert value is None or name not in true or value == noisy[name], (name, value)
+        if device:
+            for key, value in fields.items():
+                name = key.removeprefix("rr-")
+                if key.startswith("rr-") and name in true:
+                    assert parse_wire_value(survey.question(name), value, blank_ok=True) in (None, noisy[name])
+            assert not any(key in true for key in fields)  # never a true answer under a question's own name
+
+
+def stored_answers(app) -> list[dict]:
+    """Every stored response's answers (the SQLite database of ``app``)."""
+    import json
+
+    from storage import connection
+
+    db = connection.connect(app.config["DATABASE"])
+    try:
+        return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
+    finally:
+        db.close()
+
+
+def controls_of(html: str) -> dict:
+    """The hidden control fields of a page of a survey of several pages: CSRF token, submission key, token,
+    and the arm when the survey has arms."""
+    return {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
+        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
+        "carried": re.search(r'name="carried" value="([^"]+)"', html).group(1),
+        **dict(re.findall(r'name="(arm)" value="(.)"', html)),  # a survey with arms: the respondent's
+    }
+
+
+PAGE_INPUT = re.compile(
+    r'<input type="(radio|hidden)" (?:id="[^"]*" )?name="([a-z][a-z0-9_]*)" value="([^"]*)"\s*(checked)?'
+)
+
+
+def post_page(client, survey, html: str, answers: dict, go: str = "next", device: bool = False, query: str = ""):
+    """Post the page ``html`` of ``survey`` as a browser would: its checked radios and hidden answer fields,
+    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out."""
+    from web.forms import wire_value
+
+    names = {q.name for q in survey.questions}
+    values = {
+        name: value
+        for kind, name, value, checked in PAGE_INPUT.findall(html)
+        if name in names and (checked or kind == "hidden")
+    }
+    for name, choice in answers.items():
+        values[name] = wire_value(survey.question(name), choice)
+    prefix = "rr-" if device else ""
+    fields = {**controls_of(html), "go": go, **{prefix + k: v for k, v in values.items()}}
+    if device:
+        fields["randomized_on"] = "device"
+    return client.post(f"/s/{survey.id}{query}", data=fields)
+
+
+def stored_arms(app) -> list[str]:
+    """Every stored response's arm (the SQLite database of ``app``)."""
+    from storage import connection
+
+    db = connection.connect(app.config["DATABASE"])
+    try:
+        return [row["arm"] for row in db.query("SELECT arm FROM responses")]
+    finally:
+        db.close()

@@ -8,13 +8,13 @@ Back must keep the answers. Screenshots are saved in ``test-artifacts/``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
 
-from tests.helpers import PAGED_YAML, make_survey
+from tests import helpers
+from tests.helpers import PAGED_ARMS_YAML, PAGED_YAML, fill_in, make_survey, press, stored_answers, stored_arms
 
 pytestmark = pytest.mark.browser
 
@@ -37,50 +37,8 @@ def paged(surveys_dir):
     (surveys_dir / "paged.yaml").write_text(PAGED_YAML)
 
 
-def fill_in(page, answers: dict) -> None:
-    for name, label in answers.items():
-        page.locator(f"fieldset[data-question={name}]").get_by_label(label, exact=True).check()
-
-
-def press(page, name: str) -> None:
-    page.get_by_role("button", name=name, exact=True).click()
-    page.wait_for_load_state()
-
-
-def carried(app, token: str) -> dict:
-    from web import pages
-
-    with app.test_request_context():
-        return pages.unseal(SURVEY, token).answers
-
-
 def check_requests(app, posts: list[str], device: bool) -> None:
-    """No request carries a true randomized answer: not in its token (answers of earlier pages), and,
-    on the device path, not in its answers either (JavaScript off, a page's own answers are sent true)."""
-    assert posts, "no request was seen"
-    from web.forms import parse_wire_value
-
-    for body in posts:
-        fields = dict(parse_qsl(body, keep_blank_values=True))
-        if "carried" in fields:
-            for name, value in carried(app, fields["carried"]).items():
-                assert value is None or name not in TRUE or value == NOISY[name], (name, value)
-        if device:
-            for key, value in fields.items():
-                name = key.removeprefix("rr-")
-                if key.startswith("rr-") and name in TRUE:
-                    assert parse_wire_value(SURVEY.question(name), value, blank_ok=True) in (None, NOISY[name])
-            assert not any(key in TRUE for key in fields)  # never a true answer under a question's own name
-
-
-def stored(app) -> list[dict]:
-    from storage import connection
-
-    db = connection.connect(app.config["DATABASE"])
-    try:
-        return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
-    finally:
-        db.close()
+    helpers.check_requests(app, SURVEY, posts, device, TRUE, NOISY)
 
 
 def answer_three_pages(page, url: str, shot: str) -> None:
@@ -127,7 +85,7 @@ def test_with_javascript_three_pages_send_and_carry_only_noisy_answers(page, liv
     assert not page.evaluate("document.getElementById('survey-form').checkValidity()")
     answer_three_pages(page, f"{live_server}/s/paged", "js")
     check_requests(app, posts, device=True)
-    (row,) = stored(app)
+    (row,) = stored_answers(app)
     assert {name: row[name] for name in TRUE} == NOISY and row["year"] == "first" and row["residence"] == "campus"
 
 
@@ -138,7 +96,7 @@ def test_without_javascript_three_pages_carry_only_noisy_answers_between_pages(
 
     flip = {"yes": "no", "no": "yes", "never": "often"}
     monkeypatch.setattr(
-        pages, "randomize_on_server", lambda survey, answers: {k: flip.get(v, v) for k, v in answers.items()}
+        pages, "randomize_on_server", lambda survey, answers, arm="": {k: flip.get(v, v) for k, v in answers.items()}
     )
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
@@ -147,6 +105,94 @@ def test_without_javascript_three_pages_carry_only_noisy_answers_between_pages(
     page.goto(f"{live_server}/s/paged")
     answer_three_pages(page, f"{live_server}/s/paged", "nojs")
     check_requests(app, posts, device=False)
-    (row,) = stored(app)
+    (row,) = stored_answers(app)
     assert {name: row[name] for name in TRUE} == NOISY and row["residence"] == "campus"
     context.close()
+
+
+ARMED = make_survey(PAGED_ARMS_YAML)
+#: Every word of the device's crypto.getRandomValues for the armed survey (as tests/test_browser_designs.py
+#: does): each draw reads 1 mod 4 = 1 (or 1 mod 2 = 1): not direct (1 is not below 1 of 4), group 1 (below 2 of
+#: 4); the lie detector's true "no", group 1, stored "yes" (below theta0 = 3 of 4); two coins: heads, heads, "yes".
+ARMED_WORD = 1
+#: The armed survey's true answers and what the device's draws (or the flipping server) make of them in group 1.
+ARMED_TRUE = {"evaded": "no", "cheated": "no"}
+ARMED_NOISY = {"evaded": "yes", "cheated": "yes"}
+
+
+@pytest.fixture
+def armed(surveys_dir):
+    (surveys_dir / "armed.yaml").write_text(PAGED_ARMS_YAML)
+
+
+def server_draws(monkeypatch, arm: str) -> None:
+    """The server's draw of the arm (the form's hidden field before the device, if any, draws its own)."""
+    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: arm)
+
+
+def posted_arms(posts: list[str]) -> list[str]:
+    return [dict(parse_qsl(body)).get("arm") for body in posts]
+
+
+def answer_armed_pages(page, shot: str) -> None:
+    """Page 1 (the lie detector), page 2, Back to page 1 (the arm kept), forward again, and submit."""
+    fill_in(page, {"evaded": "No"})
+    press(page, "Next")
+    assert "Page 2 of 2" in page.inner_text("main")
+    fill_in(page, {"year": "first", "cheated": "No"})
+    press(page, "Back")
+    assert "Page 1 of 2" in page.inner_text("main")
+    press(page, "Next")
+    fill_in(page, {"cheated": "No"})
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"pages-arms-{shot}-page2.png"), full_page=True)
+    press(page, "Submit answers")
+    assert "What was stored" in page.inner_text("main")
+    page.screenshot(path=str(ARTIFACTS / f"pages-arms-{shot}-thanks.png"), full_page=True)
+
+
+def test_with_javascript_the_devices_arm_is_drawn_once_and_carried_to_every_page(
+    page, live_server, app, armed, monkeypatch
+):
+    server_draws(monkeypatch, "2")  # the device draws its own, group 1
+    page.add_init_script(f"crypto.getRandomValues = function (array) {{ array.fill({ARMED_WORD}); return array; }};")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+    page.goto(f"{live_server}/s/armed")
+    # What the device remembers as its arm is changed behind its back: a later page that drew or
+    # remembered again, instead of taking the carried arm, would post group 2 and be refused.
+    page.evaluate(
+        "Object.keys(localStorage).filter(k => k.endsWith(':arm')).forEach(k => localStorage.setItem(k, '2'))"
+    )
+    answer_armed_pages(page, "js")
+    assert posted_arms(posts) == ["1"] * 4
+    helpers.check_requests(app, ARMED, posts, True, ARMED_TRUE, ARMED_NOISY)
+    (row,) = stored_answers(app)
+    assert {name: row[name] for name in ARMED_TRUE} == ARMED_NOISY and row["year"] == "first"
+    assert stored_arms(app) == ["1"]
+
+
+def test_without_javascript_the_servers_arm_randomizes_every_page_and_is_stored(
+    browser, live_server, app, armed, monkeypatch
+):
+    from web import pages
+
+    server_draws(monkeypatch, "1")
+    arms = []
+
+    def flip(survey, answers, arm=""):
+        arms.append(arm)
+        return {k: {"yes": "no", "no": "yes"}.get(v, v) for k, v in answers.items()}
+
+    monkeypatch.setattr(pages, "randomize_on_server", flip)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+    page.goto(f"{live_server}/s/armed")
+    answer_armed_pages(page, "nojs")
+    context.close()
+    assert posted_arms(posts) == ["1"] * 4 and set(arms) == {"1"}
+    helpers.check_requests(app, ARMED, posts, False, ARMED_TRUE, ARMED_NOISY)
+    (row,) = stored_answers(app)
+    assert {name: row[name] for name in ARMED_TRUE} == ARMED_NOISY and stored_arms(app) == ["1"]

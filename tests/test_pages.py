@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from tests.helpers import PAGED_YAML, make_survey
+from tests import helpers
+from tests.helpers import PAGED_ARMS_YAML, PAGED_YAML, controls_of, make_survey
 from web import pages
-from web.forms import wire_value
 
 SURVEY = make_survey(PAGED_YAML)
 
@@ -19,35 +19,8 @@ def paged(surveys_dir):
     (surveys_dir / "paged.yaml").write_text(PAGED_YAML)
 
 
-def controls_of(html: str) -> dict:
-    return {
-        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', html).group(1),
-        "submission_key": re.search(r'name="submission_key" type="hidden" value="([^"]+)"', html).group(1),
-        "carried": re.search(r'name="carried" value="([^"]+)"', html).group(1),
-    }
-
-
-INPUT = re.compile(
-    r'<input type="(radio|hidden)" (?:id="[^"]*" )?name="([a-z][a-z0-9_]*)" value="([^"]*)"\s*(checked)?'
-)
-
-
 def post_page(client, html: str, answers: dict, go: str = "next", device: bool = False):
-    """Post the page ``html`` as a browser would: its checked radios and hidden answer fields,
-    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out."""
-    names = {q.name for q in SURVEY.questions}
-    values = {
-        name: value
-        for kind, name, value, checked in INPUT.findall(html)
-        if name in names and (checked or kind == "hidden")
-    }
-    for name, choice in answers.items():
-        values[name] = wire_value(SURVEY.question(name), choice)
-    prefix = "rr-" if device else ""
-    fields = {**controls_of(html), "go": go, **{prefix + k: v for k, v in values.items()}}
-    if device:
-        fields["randomized_on"] = "device"
-    return client.post("/s/paged", data=fields)
+    return helpers.post_page(client, SURVEY, html, answers, go, device)
 
 
 def carried_answers(app, html: str) -> dict:
@@ -70,7 +43,7 @@ FLIP = {"yes": "no", "no": "yes"}
 def flipping(monkeypatch):
     """The server's coins always give the other yes/no answer, so a carried true answer would show."""
     monkeypatch.setattr(
-        pages, "randomize_on_server", lambda survey, answers: {k: FLIP.get(v, v) for k, v in answers.items()}
+        pages, "randomize_on_server", lambda survey, answers, arm="": {k: FLIP.get(v, v) for k, v in answers.items()}
     )
 
 
@@ -196,3 +169,83 @@ def test_a_token_for_a_page_the_survey_no_longer_has_is_refused_not_a_500(paged,
     response = post_page(client, page1.replace(controls_of(page1)["carried"], beyond), {"cheated": "yes", "lied": "no"})
     assert response.status_code == 400 and "out of date" in response.get_data(as_text=True)
     assert stored(db) == []
+
+
+ARMED = make_survey(PAGED_ARMS_YAML)
+
+
+@pytest.fixture
+def armed(surveys_dir, monkeypatch):
+    """The armed survey; the server's arm is "2" and its coins record the arm they were given."""
+    (surveys_dir / "armed.yaml").write_text(PAGED_ARMS_YAML)
+    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: "2")
+    arms = []
+
+    def noisy(survey, answers, arm=""):
+        arms.append(arm)
+        return {k: FLIP.get(v, v) for k, v in answers.items()}
+
+    monkeypatch.setattr(pages, "randomize_on_server", noisy)
+    return arms
+
+
+def stored_arms(db) -> list[str]:
+    return [row["arm"] for row in db.query("SELECT arm FROM responses")]
+
+
+def arm_field(html: str) -> str:
+    return re.search(r'<input type="hidden" name="arm" value="(.)"([^>]*)>', html).group(0)
+
+
+def test_without_javascript_the_arm_drawn_on_the_first_page_randomizes_and_is_stored_with_every_page(
+    client, app, armed, monkeypatch
+):
+    page1 = client.get("/s/armed").get_data(as_text=True)
+    assert 'value="2"' in arm_field(page1) and "data-carried" not in arm_field(page1)
+    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: "1")  # a second draw would show
+    page2 = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
+    assert page2.status_code == 200
+    html2 = page2.get_data(as_text=True)
+    assert 'value="2"' in arm_field(html2) and 'data-carried="1"' in arm_field(html2)  # the device takes it
+    with app.test_request_context():
+        assert pages.unseal(ARMED, controls_of(html2)["carried"]).arm == "2"
+    thanks = helpers.post_page(client, ARMED, html2, {"year": "first", "cheated": "no"})
+    assert thanks.status_code == 200 and "What was stored" in thanks.get_data(as_text=True)
+    assert armed == ["2", "2"]  # each page randomized in group 2
+    with app.app_context():
+        from web.db import get_db
+
+        db = get_db()
+        assert stored_arms(db) == ["2"] and stored(db) == [{"evaded": "yes", "year": "first", "cheated": "yes"}]
+
+
+def test_on_the_device_path_the_first_pages_arm_is_carried_and_stored(client, app, armed):
+    page1 = client.get("/s/armed").get_data(as_text=True).replace('name="arm" value="2"', 'name="arm" value="d"')
+    page2 = helpers.post_page(client, ARMED, page1, {"evaded": "yes"}, device=True)  # the device drew "direct"
+    html2 = page2.get_data(as_text=True)
+    assert page2.status_code == 200 and 'value="d"' in arm_field(html2)
+    assert 'id="direct-arm-note" role="status"       >' in html2  # the direct arm's note shown, no JavaScript needed
+    helpers.post_page(client, ARMED, html2, {"year": "second", "cheated": "yes"}, device=True)
+    with app.app_context():
+        from web.db import get_db
+
+        assert stored_arms(get_db()) == ["direct"]
+    assert armed == []  # nothing randomized on the server
+
+
+def test_a_later_page_posted_with_another_arm_is_refused_and_nothing_is_stored(client, app, armed):
+    page1 = client.get("/s/armed").get_data(as_text=True)
+    html2 = helpers.post_page(client, ARMED, page1, {"evaded": "no"}).get_data(as_text=True)
+    other = helpers.post_page(client, ARMED, html2.replace('name="arm" value="2"', 'name="arm" value="1"'), {})
+    assert other.status_code == 400
+    assert "group changed between pages" in other.get_data(as_text=True)
+    with app.app_context():
+        from web.db import get_db
+
+        assert stored_arms(get_db()) == []
+
+
+def test_a_first_page_posted_with_an_arm_the_survey_does_not_have_is_refused(client, armed):
+    page1 = client.get("/s/armed").get_data(as_text=True).replace('name="arm" value="2"', 'name="arm" value="n"')
+    refused = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
+    assert refused.status_code == 400 and "group is not one this survey has" in refused.get_data(as_text=True)

@@ -768,7 +768,8 @@ def test_a_language_mistake_is_one_problem_naming_where(changes, field, message)
     assert [(p.field, message in p.message) for p in caught.value.problems] == [(field, True)]
 
 
-def test_several_pages_with_a_two_group_design_are_refused_for_now():
+def test_several_pages_with_a_two_group_design_are_accepted():
+    """The arm is carried from page to page (web/pages.py), so the two go together."""
     questions = [
         {
             "name": "evaded",
@@ -779,6 +780,5 @@ def test_several_pages_with_a_two_group_design_are_refused_for_now():
         {"type": "page_break"},
         {"name": "year", "type": "select_one", "label": "Year", "choices": ["first", "second"], "randomize": False},
     ]
-    problems = problems_of(edited("id", "quiz") | {"questions": questions})
-    assert [(p.question, p.field) for p in problems] == [(None, "questions")]
-    assert "cannot yet have a two-group design" in problems[0].message
+    survey = parse_survey(edited("id", "quiz") | {"questions": questions}, "quiz.yaml")
+    assert survey.pages == (("evaded",), ("year",)) and survey.group_1_share is not None

@@ -17,46 +17,14 @@ from babel.messages.pofile import read_po
 
 from app import ROOT
 from surveys.definition import YES_NO_CHOICES
-from tests.helpers import QUIZ_YAML, Respondent
+from tests.helpers import ENGLISH_INTERFACE_WORDS as ENGLISH
+from tests.helpers import PAGED_YAML, QUIZ_YAML, Respondent, csrf_token_in, make_survey, post_page, wire_form
 from web import respond
 from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
 
 LANGUAGES = ("fr", "es")
 CATALOGUES = ROOT / "translations"
 
-#: Interface words that must not be left in English on a translated page (the quiz's own texts are English:
-#: none of these occurs in them).
-ENGLISH = (
-    "Your privacy",
-    "How your answers are protected",
-    "Please answer truthfully",
-    "randomized before they are stored",
-    "Your true answer is stored",
-    "Two coins are flipped",
-    "Whatever anyone believed",
-    "differential privacy",
-    "We store no name",
-    "marks a question that needs an answer",
-    "(optional)",
-    "(required)",
-    "No answer",
-    "Not randomized",
-    "Submit answers",
-    "Skip to content",
-    "Private surveys",
-    "Researchers: sign in",
-    "Thank you",
-    "have been received",
-    "What was stored",
-    "These are the answers as stored",
-    "the coins chose it",
-    "(not randomized)",
-    "See the surveys open on this site",
-    "Your answers were not sent",
-    "Please choose",
-    "This browser",
-    "You have already answered",
-)
 #: A word of each catalogue's language that the same pages show.
 NATIVE = {
     "fr": ("Votre vie privée", "Merci", "Sans réponse", "Oui"),
@@ -221,3 +189,117 @@ def test_the_words_of_the_forms_module_are_marked_for_the_catalogues():
     assert set(respond.FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | messages
     source = (ROOT / "web" / "forms.py").read_text()
     assert all(f'message="{text}"' in source for text in messages if "“" not in text)  # the control fields' own
+
+
+#: The words of a survey of several pages with skip logic, beside the interface's (none may stay English).
+PAGE_WORDS = (
+    "Page 1 of",
+    "Page 2 of",
+    "Next",
+    "Back",
+    "Only if",
+    "” is “",
+    "Keep my earlier answer",
+    "cannot be shown",
+)
+#: The words of the researcher's preview banner.
+PREVIEW_WORDS = ("Preview", "this is the form respondents see", "Nothing sent from this preview", "Back to the results")
+
+
+def paged_pages(client) -> list:
+    """The paged quiz (English texts) from page 1 to the thank-you page, by way of Back from page 3."""
+    survey = make_survey(PAGED_YAML)
+    page1 = client.get("/s/paged")
+    page2 = post_page(client, survey, page1.get_data(as_text=True), {"cheated": "yes", "lied": "no"})
+    page3 = post_page(
+        client, survey, page2.get_data(as_text=True), {"ai_use": "once", "year": "first", "first_exam": "no"}
+    )
+    back = post_page(client, survey, page3.get_data(as_text=True), {}, go="back")
+    page3_again = post_page(client, survey, back.get_data(as_text=True), {})
+    thanks = post_page(client, survey, page3_again.get_data(as_text=True), {"residence": "home"})
+    responses = [page1, page2, page3, back, thanks]
+    assert [r.status_code for r in responses] == [200] * 5 and "<dl" in thanks.get_data(as_text=True)
+    return responses
+
+
+def words_left(response, words) -> list[str]:
+    text = visible_text(response)
+    return [w for w in (*ENGLISH, *words) if w in text]
+
+
+@pytest.fixture
+def paged(surveys_dir):
+    (surveys_dir / "paged.yaml").write_text(PAGED_YAML)
+
+
+def test_the_english_pages_of_a_survey_of_several_pages_show_every_page_word_checked(client, paged):
+    shown = " ".join(visible_text(page) for page in paged_pages(client))
+    assert [words for words in PAGE_WORDS if words not in shown] == []
+
+
+def test_a_french_or_spanish_survey_of_several_pages_with_conditions_shows_no_english_words(client, paged, language):
+    """The progress, the buttons, the kept-answer option and the skip condition's words ("is", "and") too."""
+    pages_seen = paged_pages(client)
+    for page in pages_seen:
+        assert words_left(page, PAGE_WORDS) == [], page.request.path
+        assert html_lang(page) == language
+    condition = {"fr": "« Year of study » est « first »", "es": "«Year of study» es «first»"}[language]
+    assert condition in visible_text(pages_seen[1])
+
+
+def test_a_skip_condition_with_and_or_not_is_described_in_the_respondents_language(client, surveys_dir, language):
+    text = QUIZ_YAML + (
+        "  - name: late\n    type: yes_no\n    label: Late?\n"
+        "    relevant: ${year} = 'first' and not(${year} != 'second' or ${year} = 'third')\n"
+    )
+    (surveys_dir / "quiz.yaml").write_text(text)
+    note = re.search(r'<p class="skip-note">([^<]*)</p>', client.get("/s/quiz").get_data(as_text=True)).group(1)
+    expected = {
+        "fr": "Seulement si « Year of study » est « first » et il n’est pas vrai que "
+        "(« Year of study » n’est pas « second » ou « Year of study » est « third »).",
+        "es": "Solo si «Year of study» es «first» y no es cierto que "
+        "(«Year of study» no es «second» o «Year of study» es «third»).",
+    }
+    assert html.unescape(note) == expected[language]
+
+
+def test_a_french_or_spanish_preview_shows_no_english_words(client, auth, language):
+    """The researcher's preview (and what it shows after a post) in the browser's language, banner included."""
+    auth.login()
+    form = client.get("/admin/surveys/quiz/preview")
+    fields = wire_form(make_survey(QUIZ_YAML), {"cheated": "yes", "ai_use": "once", "year": "first"})
+    posted = client.post(
+        "/admin/surveys/quiz/preview",
+        data={"csrf_token": csrf_token_in(form.get_data(as_text=True)), "submission_key": "preview-key-0001", **fields},
+    )
+    for page in (form, posted):
+        assert page.status_code == 200
+        assert words_left(page, PREVIEW_WORDS) == []
+        assert {"fr": "Aperçu", "es": "Vista previa"}[language] in visible_text(page)
+        assert html_lang(page) == language
+    assert {"fr": "(le questionnaire est ouvert)", "es": "(la encuesta está abierta)"}[language] in visible_text(form)
+
+
+def test_the_english_preview_shows_every_preview_word_checked(client, auth):
+    auth.login()
+    shown = visible_text(client.get("/admin/surveys/quiz/preview"))
+    assert [words for words in PREVIEW_WORDS if words not in shown] == []
+
+
+#: What a form with a control arm (1/10) shows of its numbers: a design's share (lied: a = 1/6), a guessing
+#: rate (cheated, two coins: 75%), the survey's epsilon (ln 75) and the control arm's share, in each language.
+NUMBERS = {
+    "en": ("16.7%", "75%", "ε = 4.32", "About 10%"),
+    "fr": ("16,7\u00a0%", "75\u00a0%", "ε = 4,32", "Environ 10\u00a0%"),
+    "es": ("16,7\u00a0%", "75\u00a0%", "ε = 4,32", "alrededor del 10\u00a0%"),
+}
+
+
+@pytest.mark.parametrize("language_code", ["en", "fr", "es"])
+def test_numbers_on_the_form_are_written_in_the_respondents_locale(client, surveys_dir, language_code):
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + "direct_share: 1/10\n")
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = language_code
+    text = visible_text(client.get("/s/quiz"))
+    assert [number for number in NUMBERS[language_code] if number not in text] == []
+    if language_code != "en":
+        assert [number for number in NUMBERS["en"] if number in text] == []

@@ -95,8 +95,8 @@ def planned_names(survey) -> list[str]:
 @admin_required
 def preview(survey_id: str):
     """The survey's form exactly as respondents see it, open or not, with a banner; it posts to
-    :func:`preview_submit`."""
-    survey = survey_or_404(survey_id)
+    :func:`preview_submit`. In the language chosen (``?lang=``) or the browser's, as a respondent's."""
+    survey = respond.in_respondent_language(survey_or_404(survey_id))
     return respond.render_form(survey, preview_state=survey_state(survey))
 
 
@@ -105,7 +105,7 @@ def preview(survey_id: str):
 def preview_submit(survey_id: str):
     """Check and randomize the previewed answers as a submission would, and show the thank-you
     page; nothing is stored, counted or remembered (no cookie)."""
-    survey = survey_or_404(survey_id)
+    survey = respond.in_respondent_language(survey_or_404(survey_id))
     try:
         noisy, *_ = respond.read_submission(survey)
     except SubmissionError as error:

@@ -23,6 +23,18 @@ question offers "Keep my earlier answer" (:data:`web.forms.KEEP_LABEL`),
 checked, and says why. Going back carries the current page's answers too
 (randomized as going forward), any of them left blank.
 
+The respondent's arm (a two-group design's group, or the direct-question
+control arm, :mod:`surveys.arms`) is drawn once, before any answer: on the
+device (``static/randomize.js``) or, JavaScript off, on the server
+(:func:`surveys.arms.draw_arm`), and posted with the first page as the
+one-page form posts it. From then on it travels in the signed token, one
+character whatever the arm (it reveals nothing on its own: it was drawn
+independently of every answer), every later page randomizes in it, the
+device takes it from the page instead of drawing again
+(``data-carried``), and a page posted with another arm is refused. In the
+direct arm nothing is randomized, so the token carries that respondent's
+answers as given, which are stored as given too (the arm's whole point).
+
 Sizes: every page posts one fixed-width value per question of the page (a
 question that an earlier page's answer skips is sent blank from a hidden
 field), ``go`` is ``next`` or ``back`` (4 bytes), and the token holds every
@@ -38,9 +50,10 @@ from flask import current_app, request
 from flask_babel import gettext
 from itsdangerous import BadSignature
 
+from surveys.arms import ARM_WIRE, arm_from_wire
 from surveys.definition import Question, Survey
 from surveys.form_fields import DEVICE_PREFIX
-from surveys.submission import RANDOMIZED_ON, randomize_on_server
+from surveys.submission import RANDOMIZED_ON, check_arm, randomize_on_server
 from web import respond
 from web.forms import SubmissionError, missing_answers, parse_page, parse_wire_value, survey_form_class, wire_value
 
@@ -48,17 +61,24 @@ from web.forms import SubmissionError, missing_answers, parse_page, parse_wire_v
 NEXT, BACK = "next", "back"
 #: ``randomized_on`` of a token before any page was answered (as wide as "device" and "server").
 NOT_YET = "      "
+#: The token's ``arm`` before the first page is posted (one character, as every arm's wire value).
+ARM_NOT_YET = "-"
 MISSING_MESSAGE = respond.N_("Please choose an answer to this question.")
+ARM_CHANGED_MESSAGE = respond.N_(
+    "The form's group changed between pages (it is drawn once, on the first page); please reload the survey."
+)
 
 
 @dataclass(frozen=True)
 class Carried:
-    """What the signed token carries: the (noisy) answers so far, the page shown, the furthest page reached."""
+    """What the signed token carries: the (noisy) answers so far, the page shown, the furthest page reached,
+    and the respondent's arm as its wire character (:data:`ARM_NOT_YET` before the first page is posted)."""
 
     answers: dict
     randomized_on: str
     page: int
     furthest: int
+    arm: str = ARM_NOT_YET
 
 
 @dataclass(frozen=True)
@@ -72,6 +92,7 @@ class PageView:
     count: int
     keep: frozenset[str]
     earlier: dict
+    arm_carried: bool = False
 
 
 def _sealer():
@@ -86,6 +107,7 @@ def seal(survey: Survey, carried: Carried) -> str:
         "randomized_on": carried.randomized_on,
         "page": carried.page,
         "furthest": carried.furthest,
+        "arm": carried.arm,
     }
     return _sealer().dumps(payload)
 
@@ -103,9 +125,12 @@ def unseal(survey: Survey, token: str) -> Carried:
         page, furthest, path = int(payload["page"]), int(payload["furthest"]), payload["randomized_on"]
         if not 0 <= page < len(survey.page_names) or path not in (NOT_YET, *RANDOMIZED_ON):
             raise ValueError(page)  # a file edited without a new version: fewer pages now
+        arm = payload["arm"]
+        if arm != ARM_NOT_YET:
+            check_arm(survey, arm_from_wire(arm))  # arms added or removed without a new version
     except (KeyError, TypeError, ValueError):
         raise SubmissionError([gettext("The form is out of date; please reload the survey.")]) from None
-    return Carried(answers, path, page, furthest)
+    return Carried(answers, path, page, furthest, arm)
 
 
 def decided_skipped(survey: Survey, answers: dict, page: int) -> frozenset[str]:
@@ -148,6 +173,7 @@ def page_view(survey: Survey, carried: Carried, keep_all: bool = False) -> tuple
         len(survey.page_names),
         keep,
         earlier_plain_answers(survey, carried, shown),
+        carried.arm != ARM_NOT_YET,
     )
     return view, form
 
@@ -161,7 +187,17 @@ def earlier_plain_answers(survey: Survey, carried: Carried, shown) -> dict:
 
 
 def first_carried(survey: Survey) -> Carried:
-    return Carried({}, NOT_YET, 0, 0)
+    return Carried({}, NOT_YET, 0, 0, ARM_NOT_YET)
+
+
+def posted_arm(survey: Survey, carried: Carried, form) -> str:
+    """The respondent's arm (wire character) for this page's post: the token's once it has one (a post
+    with another is refused), else the one posted with the first page (drawn on the device or the server)."""
+    if carried.arm == ARM_NOT_YET:
+        return ARM_WIRE[respond.read_arm(survey, form.get("arm", ARM_WIRE[""]))]
+    if form.get("arm", carried.arm) != carried.arm:
+        raise SubmissionError([gettext(ARM_CHANGED_MESSAGE)])
+    return carried.arm
 
 
 def merge(survey: Survey, carried: dict, current: dict) -> dict:
@@ -202,16 +238,17 @@ def read_page(survey: Survey) -> tuple[Step, str, str]:
     if go not in (NEXT, BACK) or randomized_on not in RANDOMIZED_ON:
         raise SubmissionError([gettext("go must be “next” or “back” and randomized_on “device” or “server”.")])
     prefix = DEVICE_PREFIX if randomized_on == "device" else ""
+    arm = posted_arm(survey, carried, form)
     names = tuple(survey.page_names[carried.page])
     keep = frozenset(name for name in names if survey.question(name).randomize and carried.page < carried.furthest)
     current, controls = parse_page(survey, form, prefix, names, keep, going_back=go == BACK)
     if randomized_on == "server":
-        noisy = randomize_on_server(survey, {k: v for k, v in current.items() if v is not None})
+        noisy = randomize_on_server(survey, {k: v for k, v in current.items() if v is not None}, arm_from_wire(arm))
         current = {name: noisy.get(name) for name in current}
     path = randomized_on if carried.randomized_on in (NOT_YET, randomized_on) else "server"
     answers = merge(survey, carried.answers, current)
     key, code = controls.submission_key.data, controls.invitation_code.data or ""
-    return _step(survey, replace(carried, answers=answers, randomized_on=path), go, names), key, code
+    return _step(survey, replace(carried, answers=answers, randomized_on=path, arm=arm), go, names), key, code
 
 
 def _step(survey: Survey, carried: Carried, go: str, names: tuple[str, ...]) -> Step:
@@ -246,12 +283,13 @@ def show_page(
     randomized answers are carried already, so they are offered as kept; ``posted``: a refused post of the
     page without JavaScript, whose answers are shown again as the one-page form does (never carried)."""
     view, form = page_view(survey, carried, keep_all=again)
+    arm = respond.kept_arm(survey) if carried.arm == ARM_NOT_YET else arm_from_wire(carried.arm)
     if posted is not None:
         form = type(form)(formdata=posted)
     for name, messages in (field_errors or {}).items():
         if name in form:
             form[name].errors = list(messages)
-    return respond.render_form(survey, status, errors=errors, form=form, code=code, page=view)
+    return respond.render_form(survey, status, errors=errors, form=form, code=code, arm=arm, page=view)
 
 
 def submit_page(survey: Survey):
@@ -271,10 +309,11 @@ def submit_page(survey: Survey):
             True,
         )
     if step.final is not None:
-        on = step.carried.randomized_on
+        on, arm = step.carried.randomized_on, arm_from_wire(step.carried.arm)
         if problem:  # this browser's own expired form: the noisy answers are sealed for one more click
-            return respond.confirm_after_csrf_failure(survey, problem, step.final, on, key, code)
-        return respond.refuse_if_over_survey_limit(survey) or respond.store_and_thank(survey, step.final, on, key, code)
+            return respond.confirm_after_csrf_failure(survey, problem, step.final, on, key, code, arm)
+        limit = respond.refuse_if_over_survey_limit(survey)
+        return limit or respond.store_and_thank(survey, step.final, on, key, code, arm)
     status = 400 if step.field_errors else 200
     return show_page(survey, step.carried, status, field_errors=step.field_errors, code=code, again=status == 400)
 

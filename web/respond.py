@@ -21,6 +21,7 @@ mistaken for a form with no answers.
 from __future__ import annotations
 
 import hmac
+import math
 import secrets
 
 from flask import Blueprint, Response, current_app, g, make_response, render_template, request, session
@@ -39,7 +40,7 @@ from surveys.arms import ARM_WIRE, arm_from_wire, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.form_fields import CARRIED, DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, check_arm, noisy_response, randomize_on_server
-from surveys.wording import design_sentence, odds_factor_text, privacy_sentence
+from surveys.wording import NO_EPSILON, design_sentence, epsilon_text, odds_factor_text, privacy_sentence, short_percent
 from web import gather
 from web.catalog import survey_or_404, survey_state, today
 from web.db import get_db
@@ -59,7 +60,6 @@ from web.limits import count_arrival, refuse_if_over, refuse_if_over_survey_limi
 bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
 bp.add_app_template_global(wire_values)
-bp.add_app_template_global(odds_factor_text)
 bp.add_app_template_global(may_be_blank)
 
 #: The request bodies a survey form is sent as.
@@ -214,6 +214,10 @@ FORM_WORDS = (
 )
 
 
+#: A survey's states (:mod:`surveys.definition`) as the preview's banner names them.
+SURVEY_STATE_WORDS = (N_("open"), N_("closed"), N_("not yet open"))
+
+
 @bp.app_template_global()
 def translated(text: str) -> str:
     """``text`` (a message made in Python, possibly naming what was sent) in the respondent's language
@@ -221,17 +225,43 @@ def translated(text: str) -> str:
     return gettext(text)
 
 
+def number_locale() -> str:
+    """The locale the respondent's numbers are written in: the interface's (the sentences around them)."""
+    return str(get_locale())
+
+
 @bp.app_template_global("privacy_sentence")
 def respondent_privacy_sentence(question: Question) -> str:
-    """:func:`surveys.wording.privacy_sentence` in the respondent's language."""
-    return privacy_sentence(question, gettext)
+    """:func:`surveys.wording.privacy_sentence` in the respondent's language, numbers included."""
+    return privacy_sentence(question, gettext, number_locale())
 
 
 @bp.app_template_global()
 def respondent_design_sentence(question: Question) -> str:
-    """:func:`surveys.wording.design_sentence` in the respondent's language (``design_sentence`` stays
-    English for the admin pages)."""
-    return design_sentence(question, gettext)
+    """:func:`surveys.wording.design_sentence` in the respondent's language, numbers included
+    (``design_sentence`` stays English for the admin pages)."""
+    return design_sentence(question, gettext, number_locale())
+
+
+@bp.app_template_global()
+def respondent_percent(share: float) -> str:
+    """A share on a respondent's page (:func:`surveys.wording.short_percent`): "10%", "10 %" in French."""
+    return short_percent(share, number_locale())
+
+
+@bp.app_template_global("odds_factor_text")
+def respondent_odds_factor(epsilon: float) -> str:
+    """:func:`surveys.wording.odds_factor_text` written in the respondent's locale ("2,72" in French)."""
+    return odds_factor_text(epsilon, number_locale())
+
+
+@bp.app_template_global()
+def respondent_epsilon(epsilon: float) -> str:
+    """:func:`surveys.wording.epsilon_text` written in the respondent's locale ("1,10" in French), an infinite
+    one in the respondent's language."""
+    if math.isinf(epsilon):
+        return f"∞ ({gettext(NO_EPSILON)})"
+    return epsilon_text(epsilon, number_locale())
 
 
 #: The languages of the interface's own words (``translations/``); English is the msgids themselves.
@@ -584,7 +614,7 @@ def skip_note(survey: Survey, question: Question) -> str:
         asked = survey.question(name)
         return asked.label, choice_label(asked, value)
 
-    return gettext("Only if %(condition)s.", condition=question.relevant.describe(words))
+    return gettext("Only if %(condition)s.", condition=question.relevant.describe(words, gettext))
 
 
 def stored_answers_shown(survey: Survey, noisy: dict) -> list:
