@@ -268,7 +268,7 @@
     }
     var checked = fieldset && !fieldset.hidden ? fieldset.querySelector("input[type=radio]:checked") : null;
     var index = checked ? JSON.parse(fieldset.dataset.wire).indexOf(checked.value) : -1;
-    return index < 0 ? null : JSON.parse(fieldset.dataset.choices)[index];
+    return index < 0 ? null : JSON.parse(fieldset.dataset.design).choices[index];
   }
 
   /* A condition as surveys/conditions.py's to_json writes it: ["=", q, v], ["!=", q, v],

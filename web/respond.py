@@ -23,6 +23,7 @@ from __future__ import annotations
 import hmac
 import math
 import secrets
+from collections.abc import Sequence
 
 from flask import Blueprint, Response, current_app, g, make_response, render_template, request, session
 from flask_babel import format_date, format_number, get_locale, gettext
@@ -241,6 +242,18 @@ def respondent_design_sentence(question: Question) -> str:
     """:func:`surveys.wording.design_sentence` in the respondent's language, numbers included
     (``design_sentence`` stays English for the admin pages)."""
     return design_sentence(question, gettext, number_locale())
+
+
+@bp.app_template_global()
+def explanations_by_design(questions: Sequence[Question]) -> list[tuple[list[str], str]]:
+    """Each distinct explanation of the form's randomized questions once, with the labels of the questions it
+    explains, in the order the questions come: ``[(labels, design sentence + privacy sentence), ...]``.
+    Questions with the same design share one item, which keeps a long form's page small on a phone."""
+    grouped: dict[str, list[str]] = {}
+    for question in questions:
+        text = f"{respondent_design_sentence(question)} {respondent_privacy_sentence(question)}"
+        grouped.setdefault(text, []).append(question.label)
+    return [(labels, text) for text, labels in grouped.items()]
 
 
 @bp.app_template_global()
