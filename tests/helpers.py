@@ -346,6 +346,7 @@ class Server:
         }
         self.log = tmp_path / "server.log"
         self.process = None
+        self.workers = WORKERS
 
     def start(self) -> str:
         port = free_port()
@@ -360,7 +361,7 @@ class Server:
                     "--bind",
                     f"127.0.0.1:{port}",
                     "--workers",
-                    str(WORKERS),
+                    str(self.workers),
                     "app:create_app()",
                 ],
                 cwd=ROOT,
