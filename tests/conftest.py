@@ -59,12 +59,34 @@ BOTH_BACKEND_MODULES = {
     "test_export.py",
     "test_gather.py",
     "test_results.py",
+    "test_share.py",
+    "test_pages.py",
+    "test_breakdowns.py",
+    "test_translations.py",
+    "test_stats_files.py",
+    "test_design_contract.py",
+    "test_sizes.py",
+    "test_security.py",
+    "test_cli.py",
+    "test_integrity.py",
 }
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "sqlite_only: a test of SQLite's own files (WAL, pages, the rate-limit file), once, in a module "
+        "of BOTH_BACKEND_MODULES; test_postgres*.py test the PostgreSQL counterpart",
+    )
+
+
 def pytest_generate_tests(metafunc):
-    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend."""
-    if "app_backend" in metafunc.fixturenames and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES:
+    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` ones)."""
+    if (
+        "app_backend" in metafunc.fixturenames
+        and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES
+        and not metafunc.definition.get_closest_marker("sqlite_only")
+    ):
         metafunc.parametrize("app_backend", ["sqlite", "postgresql"], indirect=True)
 
 
