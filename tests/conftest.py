@@ -101,7 +101,7 @@ def app_backend(request) -> str:
 def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
     from web.db import close_pools
 
-    database_url = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else None
+    database_url = request.getfixturevalue("postgres_app_url") if app_backend == "postgresql" else None
     app = create_app(
         {
             "TESTING": True,
@@ -359,6 +359,58 @@ def postgres_databases(postgres_server: str):
 def postgres_url(postgres_databases) -> str:
     """The URL of a new, empty database on the session's cluster, dropped after the test."""
     return postgres_databases()
+
+
+@pytest.fixture(scope="session")
+def postgres_app_database(postgres_server: str) -> str:
+    """The URL of one migrated database on the session's cluster, for the ``app`` fixture's PostgreSQL
+    runs (emptied after each test by :func:`postgres_app_url`)."""
+    import psycopg
+
+    from storage import postgres
+    from web.db import migrate_database
+
+    name = f"rr_app_{os.getpid()}"  # a name we made, not input
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY FILE_COPY')
+    url = postgres_server.replace("/postgres?", f"/{name}?")
+    migrate_database(url)
+    db = postgres.connect(url)
+    try:
+        filled = [table for table in _emptied_tables(db) if db.execute(f'SELECT 1 FROM "{table}" LIMIT 1').fetchone()]
+    finally:
+        db.close()
+    assert not filled, f"the migrations left rows that emptying between tests would delete: {filled}"
+    return url
+
+
+def _emptied_tables(db) -> list[str]:
+    """Every table but the record of applied migrations."""
+    return [table for table in db.table_names() if table != "_migrations"]
+
+
+@pytest.fixture
+def postgres_app_url(postgres_server: str, postgres_app_database: str):
+    """A migrated, empty PostgreSQL database for an app: the session's one, emptied at the end of the
+    test (every connection to it ended, every table but ``_migrations`` truncated), which takes a few
+    milliseconds where a new database and its migrations take a second on a busy machine."""
+    import psycopg
+
+    from storage import postgres
+
+    yield postgres_app_database
+    name = postgres_app_database.split("/")[3].split("?")[0]
+    with psycopg.connect(postgres_server, autocommit=True) as admin:  # connections a test left open
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [name],
+        )
+    db = postgres.connect(postgres_app_database)
+    try:
+        tables = ", ".join(f'"{table}"' for table in _emptied_tables(db))  # names from the catalog, not input
+        db.execute(f"TRUNCATE {tables}")
+    finally:
+        db.close()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
