@@ -186,7 +186,7 @@ def test_a_write_lock_held_too_long_gives_503_with_retry_after_and_the_retry_is_
 # PostgreSQL: two app servers (two gunicorn instances, as two hosts) on one database server.
 
 #: Seconds a client keeps sending one submission again (same key) after a 503 or a lost connection.
-RETRY_SECONDS = 20
+RETRY_SECONDS = 30
 
 
 class RetryingClient(Client):
