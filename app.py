@@ -42,6 +42,11 @@ SETTINGS = {
         None,
         "Host names the app answers to, comma-separated or a JSON list; any other Host header gets a 400.",
     ),
+    "PROXY_FIX": (
+        0,
+        "Trusted proxies in front of the app: the client's address, scheme, host and port are read from "
+        "that many X-Forwarded-* values (Werkzeug's ProxyFix); 0 ignores those headers.",
+    ),
 }
 #: Settings whose default is worked out from others, not taken from SETTINGS.
 DERIVED = {"SECRET_KEY", "RATELIMIT_DATABASE"}

@@ -7,9 +7,11 @@ import itertools
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -57,12 +59,34 @@ BOTH_BACKEND_MODULES = {
     "test_export.py",
     "test_gather.py",
     "test_results.py",
+    "test_share.py",
+    "test_pages.py",
+    "test_breakdowns.py",
+    "test_translations.py",
+    "test_stats_files.py",
+    "test_design_contract.py",
+    "test_sizes.py",
+    "test_security.py",
+    "test_cli.py",
+    "test_integrity.py",
 }
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "sqlite_only: a test of SQLite's own files (WAL, pages, the rate-limit file), once, in a module "
+        "of BOTH_BACKEND_MODULES; test_postgres*.py test the PostgreSQL counterpart",
+    )
+
+
 def pytest_generate_tests(metafunc):
-    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend."""
-    if "app_backend" in metafunc.fixturenames and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES:
+    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` ones)."""
+    if (
+        "app_backend" in metafunc.fixturenames
+        and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES
+        and not metafunc.definition.get_closest_marker("sqlite_only")
+    ):
         metafunc.parametrize("app_backend", ["sqlite", "postgresql"], indirect=True)
 
 
@@ -77,7 +101,7 @@ def app_backend(request) -> str:
 def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
     from web.db import close_pools
 
-    database_url = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else None
+    database_url = request.getfixturevalue("postgres_app_url") if app_backend == "postgresql" else None
     app = create_app(
         {
             "TESTING": True,
@@ -183,6 +207,8 @@ def auth(client, app, admin_account) -> AdminSession:
 POSTGRES_BIN_GLOB = "/usr/lib/postgresql/*/bin"
 #: Settings of the throwaway cluster: Unix socket only, no durability (it is deleted at the end).
 POSTGRES_OPTIONS = "-c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+#: A cluster that is killed mid-load: commits acknowledged only once in the server's log (still no fsync).
+DURABLE_POSTGRES_OPTIONS = "-c listen_addresses='' -c fsync=off -c synchronous_commit=on"
 
 
 def postgres_bindir() -> Path:
@@ -208,50 +234,101 @@ def _server_user() -> str | None:
     pytest.fail("running as root, and neither a postgres nor a nobody account exists to run PostgreSQL")
 
 
-def _run_as(user: str | None, command: list[str]) -> None:
-    result = subprocess.run(command, user=user, capture_output=True, text=True, timeout=120)
-    if result.returncode != 0:
-        pytest.fail(f"{command[0]} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+class PostgresCluster:
+    """A throwaway PostgreSQL cluster in a temporary folder, on a Unix socket there: initialised,
+    started, killed with SIGKILL (the postmaster and every backend, as a lost host), restarted on the
+    same data directory and socket, and deleted at the end."""
+
+    def __init__(self, options: str):
+        self.bindir, self.user = postgres_bindir(), _server_user()
+        self.root = Path(tempfile.mkdtemp(prefix="rr-postgres-"))
+        if self.user is not None:
+            os.chown(self.root, pwd.getpwnam(self.user).pw_uid, pwd.getpwnam(self.user).pw_gid)
+        self.data, self.log = self.root / "data", self.root / "server.log"
+        self.options = f"-k {self.root} -p 5432 {options}"
+        self.url = f"postgresql://rr@/postgres?host={self.root}&port=5432"
+
+    def init(self) -> None:
+        initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-U", "rr", "--auth=trust", "-E", "UTF8"]
+        self._run([*initdb, "--no-locale", "--no-sync"])
+
+    def start(self) -> None:
+        """Start the server and wait until it accepts connections (crash recovery first, after a kill)."""
+        self._run(
+            [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60"]
+            + ["-o", self.options, "start"]
+        )
+
+    def start_if_stopped(self) -> None:
+        """Start the server unless it runs (after a test that killed it and failed before restarting it)."""
+        status = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "status"]
+        if subprocess.run(status, user=self.user, capture_output=True, check=False).returncode != 0:
+            self.start()
+
+    def kill(self) -> None:
+        """SIGKILL to the postmaster's process group (pg_ctl starts it in a session of its own): the
+        server and every backend die at once, nothing is shut down cleanly."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        os.killpg(postmaster, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and _process_group_alive(postmaster):
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop the server if it runs and delete the folder."""
+        pg_ctl = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"]
+        subprocess.run(pg_ctl, user=self.user, capture_output=True, check=False)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def _run(self, command: list[str]) -> None:
+        result = subprocess.run(command, user=self.user, capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            server_log = self.log.read_text() if self.log.exists() else "(no server log)"
+            pytest.fail(f"{command[0]} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}\n{server_log}")
+
+
+def _process_group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def started_cluster(options: str) -> PostgresCluster:
+    """A new cluster, initialised and started; stopped and deleted if starting fails."""
+    cluster = PostgresCluster(options)
+    try:
+        cluster.init()
+        cluster.start()
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
 
 
 @pytest.fixture(scope="session")
 def postgres_server() -> str:
     """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there;
     yields the URL of its ``postgres`` database and stops and deletes it at the end."""
-    bindir, user = postgres_bindir(), _server_user()
-    root = Path(tempfile.mkdtemp(prefix="rr-postgres-"))
-    if user is not None:
-        os.chown(root, pwd.getpwnam(user).pw_uid, pwd.getpwnam(user).pw_gid)
-    data, log = root / "data", root / "server.log"
+    cluster = started_cluster(POSTGRES_OPTIONS)
     try:
-        _run_as(
-            user,
-            [
-                str(bindir / "initdb"),
-                "-D",
-                str(data),
-                "-U",
-                "rr",
-                "--auth=trust",
-                "-E",
-                "UTF8",
-                "--no-locale",
-                "--no-sync",
-            ],
-        )
-        options = f"-k {root} -p 5432 {POSTGRES_OPTIONS}"
-        _run_as(
-            user, [str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o", options, "start"]
-        )
-    except BaseException:
-        print(log.read_text() if log.exists() else "(no server log)")
-        shutil.rmtree(root, ignore_errors=True)
-        raise
-    try:
-        yield f"postgresql://rr@/postgres?host={root}&port=5432"
+        yield cluster.url
     finally:
-        subprocess.run([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], user=user, check=False)
-        shutil.rmtree(root, ignore_errors=True)
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def durable_postgres() -> PostgresCluster:
+    """A cluster of the module's own that a test may kill with SIGKILL and restart: every commit is
+    written to the server's log before it is acknowledged (``synchronous_commit=on``), so a killed
+    server loses nothing it acknowledged. ``fsync=off`` still: the operating system outlives the
+    kill, only a power cut would need the flush."""
+    cluster = started_cluster(DURABLE_POSTGRES_OPTIONS)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 _database_numbers = itertools.count(1)
@@ -282,6 +359,58 @@ def postgres_databases(postgres_server: str):
 def postgres_url(postgres_databases) -> str:
     """The URL of a new, empty database on the session's cluster, dropped after the test."""
     return postgres_databases()
+
+
+@pytest.fixture(scope="session")
+def postgres_app_database(postgres_server: str) -> str:
+    """The URL of one migrated database on the session's cluster, for the ``app`` fixture's PostgreSQL
+    runs (emptied after each test by :func:`postgres_app_url`)."""
+    import psycopg
+
+    from storage import postgres
+    from web.db import migrate_database
+
+    name = f"rr_app_{os.getpid()}"  # a name we made, not input
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY FILE_COPY')
+    url = postgres_server.replace("/postgres?", f"/{name}?")
+    migrate_database(url)
+    db = postgres.connect(url)
+    try:
+        filled = [table for table in _emptied_tables(db) if db.execute(f'SELECT 1 FROM "{table}" LIMIT 1').fetchone()]
+    finally:
+        db.close()
+    assert not filled, f"the migrations left rows that emptying between tests would delete: {filled}"
+    return url
+
+
+def _emptied_tables(db) -> list[str]:
+    """Every table but the record of applied migrations."""
+    return [table for table in db.table_names() if table != "_migrations"]
+
+
+@pytest.fixture
+def postgres_app_url(postgres_server: str, postgres_app_database: str):
+    """A migrated, empty PostgreSQL database for an app: the session's one, emptied at the end of the
+    test (every connection to it ended, every table but ``_migrations`` truncated), which takes a few
+    milliseconds where a new database and its migrations take a second on a busy machine."""
+    import psycopg
+
+    from storage import postgres
+
+    yield postgres_app_database
+    name = postgres_app_database.split("/")[3].split("?")[0]
+    with psycopg.connect(postgres_server, autocommit=True) as admin:  # connections a test left open
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [name],
+        )
+    db = postgres.connect(postgres_app_database)
+    try:
+        tables = ", ".join(f'"{table}"' for table in _emptied_tables(db))  # names from the catalog, not input
+        db.execute(f"TRUNCATE {tables}")
+    finally:
+        db.close()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -40,6 +40,7 @@ from scipy.stats import beta
 
 from app import ROOT
 from storage import responses
+from storage.connection import DUMP_WITHOUT_DATA
 from surveys import protocol
 from surveys.files import load_catalog
 from surveys.submission import noisy_response
@@ -411,12 +412,14 @@ def many(n_yes: int, n_no: int):
 
 
 def dump(app) -> dict[str, list[tuple]]:
-    """Every row of every table, sorted: equal dumps mean an unchanged database."""
+    """Every row of every table, sorted: equal dumps mean an unchanged database. The rate-limit counts
+    are left out, as on SQLite, where they are in a file of their own (on PostgreSQL, in the same database)."""
     db = open_database(app)
     try:
         return {
             table: sorted(map(tuple, db.execute(f'SELECT * FROM "{table}"').fetchall()), key=repr)
             for table in db.table_names()
+            if table not in DUMP_WITHOUT_DATA
         }
     finally:
         db.close()
@@ -465,6 +468,7 @@ class Server:
         }
         self.log = tmp_path / "server.log"
         self.process = None
+        self.workers = WORKERS
 
     def start(self) -> str:
         port = free_port()
@@ -479,7 +483,7 @@ class Server:
                     "--bind",
                     f"127.0.0.1:{port}",
                     "--workers",
-                    str(WORKERS),
+                    str(self.workers),
                     "app:create_app()",
                 ],
                 cwd=ROOT,

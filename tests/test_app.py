@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -192,3 +193,78 @@ def test_the_app_asks_for_one_blas_thread_before_numpy_is_imported(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True", "1", "1"]
+
+
+# --------------------------------------------------------------------------
+# PROXY_FIX: the client's address, scheme and host from a trusted proxy's X-Forwarded-* headers.
+
+FORWARDED = {"X-Forwarded-For": "203.0.113.77", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "survey.example.org"}
+
+
+def proxied_app(tmp_path, surveys_dir, hops, **settings):
+    return create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "proxied.sqlite3"),
+            "SURVEYS_DIR": str(surveys_dir),
+            "SECRET_KEY": "x",
+            "PROXY_FIX": hops,
+            **settings,
+        }
+    )
+
+
+@pytest.mark.parametrize(("hops", "link"), [(0, "http://localhost/s/quiz"), (1, "https://survey.example.org/s/quiz")])
+def test_proxy_fix_takes_scheme_and_host_from_x_forwarded_only_when_set(tmp_path, surveys_dir, hops, link):
+    from storage import accounts
+    from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession
+    from web.db import open_database
+
+    app = proxied_app(tmp_path, surveys_dir, hops)
+    db = open_database(app)
+    accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
+    db.close()
+    client = app.test_client()
+    assert AdminSession(client, app).login().status_code == 302
+    html = client.get("/admin/", headers=FORWARDED).get_data(as_text=True)
+    assert f"<title>{link}</title>" in html  # the shared link (and its QR code) names the public address
+    assert ("survey.example.org" in html) == bool(hops)
+
+
+@pytest.mark.parametrize(("hops", "forwarded_host_status"), [(0, 400), (1, 200)])
+def test_trusted_hosts_check_the_forwarded_host_only_behind_a_trusted_proxy(
+    tmp_path, surveys_dir, hops, forwarded_host_status
+):
+    app = proxied_app(tmp_path, surveys_dir, hops, TRUSTED_HOSTS=["survey.example.org"])
+    client = app.test_client()
+    headers = {"Host": "10.0.0.5:8000", "X-Forwarded-Host": "survey.example.org"}
+    assert client.get("/s/quiz", headers=headers).status_code == forwarded_host_status
+    assert client.get("/s/quiz", headers={"Host": "10.0.0.5:8000"}).status_code == 400
+
+
+@pytest.mark.parametrize(("hops", "second_status"), [(0, 429), (1, 200)])
+def test_behind_a_trusted_proxy_the_rate_limit_keys_on_the_client_and_stores_no_address(
+    tmp_path, surveys_dir, hops, second_status, caplog
+):
+    from tests.helpers import Respondent
+
+    app = proxied_app(tmp_path, surveys_dir, hops, RATELIMIT_SUBMISSIONS="1/600")
+    answers = {"cheated": "yes", "ai_use": "once", "year": "first"}
+    statuses = []
+    with caplog.at_level(logging.DEBUG):
+        for address in ("203.0.113.77", "198.51.100.23"):  # two clients through the same proxy
+            client = app.test_client()
+            client.environ_base["HTTP_X_FORWARDED_FOR"] = address
+            statuses.append(Respondent(client).submit(answers).status_code)
+    assert statuses == [200, second_status]
+    files = [tmp_path / "proxied.sqlite3", tmp_path / "proxied-ratelimit.sqlite3"]
+    stored = b"".join(path.read_bytes() for path in tmp_path.glob("proxied*") if path.is_file())
+    assert all(path.exists() for path in files)
+    assert b"203.0.113" not in stored and b"198.51.100" not in stored  # no address next to an answer
+    assert "203.0.113" not in caplog.text and "198.51.100" not in caplog.text
+
+
+@pytest.mark.parametrize("value", [-1, "two", True, 1.5])
+def test_a_proxy_fix_that_is_not_a_count_of_proxies_is_refused_by_name(tmp_path, surveys_dir, value):
+    with pytest.raises(ValueError, match=r"PROXY_FIX .* not " + re.escape(repr(value))):
+        proxied_app(tmp_path, surveys_dir, value)

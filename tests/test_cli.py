@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from storage import connection, queries, responses
+from web.db import open_database
 
 
 def test_surveys_check_passes_on_good_files(runner):
@@ -35,12 +38,11 @@ def test_init_db_is_idempotent(runner):
     assert result.exit_code == 0 and "up to date" in result.output  # create_app migrated already
 
 
-def test_codes_create_prints_usable_codes(runner, app):
+def test_codes_create_prints_usable_codes(runner, db):
     result = runner.invoke(args=["codes", "create", "quiz", "3"])
     assert result.exit_code == 0, result.output
     codes = result.output.split()
     assert len(codes) == 3 and len(set(codes)) == 3
-    db = connection.connect(app.config["DATABASE"])
     assert all(responses.invitation_code_is_valid(db, "quiz", code) for code in codes)
 
 
@@ -49,7 +51,7 @@ def test_codes_create_rejects_a_bad_count(runner):
     assert result.exit_code == 2 and "0" in result.output
 
 
-def test_admin_create_with_password_on_stdin_then_list_and_reset(runner, app):
+def test_admin_create_with_password_on_stdin_then_list_and_reset(runner, db):
     from storage import accounts
 
     result = runner.invoke(args=["admin", "create", "ana", "--password-stdin"], input="a long enough password\n")
@@ -57,7 +59,6 @@ def test_admin_create_with_password_on_stdin_then_list_and_reset(runner, app):
     assert "ana" in runner.invoke(args=["admin", "list"]).output
     result = runner.invoke(args=["admin", "reset-password", "ana", "--password-stdin"], input="another long password\n")
     assert result.exit_code == 0, result.output
-    db = connection.connect(app.config["DATABASE"])
     assert accounts.sign_in(db, "ana", "another long password") is True
 
 
@@ -72,9 +73,8 @@ def test_admin_create_refuses_a_short_password(runner):
     assert result.exit_code == 1 and "at least 12 characters" in result.output
 
 
-def test_close_and_open_by_cli(runner, app):
+def test_close_and_open_by_cli(runner, app, db):
     assert runner.invoke(args=["surveys", "close", "quiz"]).exit_code == 0
-    db = connection.connect(app.config["DATABASE"])
     assert responses.closed_override(db, "quiz") is True
     assert app.test_client().get("/s/quiz").status_code == 410
     assert runner.invoke(args=["surveys", "open", "quiz"]).exit_code == 0
@@ -115,6 +115,7 @@ def test_export_responses_and_codebook(runner, app, tmp_path):
     assert "cheated" in json.dumps(codebook)
 
 
+@pytest.mark.sqlite_only  # PostgreSQL: tests/test_postgres.py, pg_dump
 def test_backup_writes_a_checked_rebuilt_copy(runner, app, tmp_path):
     _seed(app)
     copy = tmp_path / "copy.sqlite3"
@@ -125,6 +126,7 @@ def test_backup_writes_a_checked_rebuilt_copy(runner, app, tmp_path):
     assert not copy.with_name("copy.sqlite3-wal").exists()
 
 
+@pytest.mark.sqlite_only  # PostgreSQL: tests/test_postgres_servers.py, CLUSTER
 def test_compact_rebuilds_and_empties_the_log(runner, app):
     from pathlib import Path
 
@@ -226,18 +228,18 @@ def test_export_model_writes_the_fit_the_page_shows(app, runner):
 
 
 def test_surveys_recount_patterns_makes_the_kept_counts_equal_a_recount(app, runner):
-    from storage import connection, queries
+    from storage import queries
     from tests.helpers import add_responses, model_answers
 
     add_responses(app, model_answers(90))
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     kept = queries.pattern_tallies(db, "quiz", "cheated")
     db.execute("UPDATE pattern_tallies SET count = count * 3")
     db.close()
     result = runner.invoke(args=["surveys", "recount-patterns", "quiz"])
     assert result.exit_code == 0, result.output
     assert "Recounted the pattern counts of quiz" in result.output
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     assert queries.pattern_tallies(db, "quiz", "cheated") == kept
     assert sum(sum(a.values()) for by in kept.values() for a in by.values()) == 90
     db.close()

@@ -9,12 +9,14 @@ Every loop is bounded in count and time.
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -178,3 +180,164 @@ def test_a_write_lock_held_too_long_gives_503_with_retry_after_and_the_retry_is_
     assert again.status_code == 200
     state = stored(Path(app.config["DATABASE"]))
     assert state["responses"] == 1 and state["keys"] == {controls["submission_key"]}
+
+
+# --------------------------------------------------------------------------
+# PostgreSQL: two app servers (two gunicorn instances, as two hosts) on one database server.
+
+#: Seconds a client keeps sending one submission again (same key) after a 503 or a lost connection.
+RETRY_SECONDS = 30
+
+
+class RetryingClient(Client):
+    """A respondent's browser sent again: after a 503 or no answer, the same submission (same key)
+    is sent again until it is acknowledged, as a respondent told "send the form again" does."""
+
+    def run(self, rounds: int, stop: threading.Event) -> None:
+        for _ in range(rounds):
+            if stop.is_set():
+                return
+            self.submit_until_acknowledged(secrets.token_urlsafe(18), stop)
+
+    def submit_until_acknowledged(self, key: str, stop: threading.Event) -> None:
+        deadline = time.monotonic() + RETRY_SECONDS
+        while not stop.is_set() and time.monotonic() < deadline:
+            self.submit(key)
+            if self.acknowledged and self.acknowledged[-1] == key:
+                return
+            time.sleep(0.2)
+
+
+@pytest.fixture
+def pg_database(durable_postgres):
+    """The URL of a new database on the module's killable cluster, dropped after the test."""
+    import psycopg
+
+    name = f"rr_reliability_{secrets.token_hex(4)}"  # a name we made, not input
+    with psycopg.connect(durable_postgres.url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+    yield durable_postgres.url.replace("/postgres?", f"/{name}?")
+    durable_postgres.start_if_stopped()
+    with psycopg.connect(durable_postgres.url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def two_app_servers(pg_database, tmp_path):
+    """Two gunicorn instances on their own ports and instance folders, one PostgreSQL database."""
+    servers = []
+    for name in ("host-a", "host-b"):
+        (tmp_path / name).mkdir()
+        server = Server(tmp_path / name)
+        server.env["FLASK_DATABASE_URL"] = pg_database
+        server.workers = 2  # two hosts of two workers: four processes to boot on a shared 2-core machine
+        servers.append(server)
+    try:
+        start_all(servers)
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def pg_stored(url: str) -> dict:
+    """What the database holds, and the tallies recounted from the stored rows."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT day, answers FROM responses").fetchall()
+        tallies = conn.execute("SELECT question, answer, SUM(count) FROM tallies GROUP BY question, answer").fetchall()
+        daily = conn.execute(
+            "SELECT day, question, answer, SUM(count) FROM daily_tallies GROUP BY day, question, answer"
+        ).fetchall()
+        return {
+            "keys": {key for (key,) in conn.execute("SELECT key FROM submission_keys")},
+            "responses": len(rows),
+            "daily": conn.execute("SELECT COALESCE(SUM(count), 0) FROM daily_counts").fetchone()[0],
+            "tallied": {(question, answer): count for question, answer, count in tallies},
+            "recounted": Counter((q, a) for _, answers in rows for q, a in json.loads(answers).items()),
+            "daily_tallied": {(day, question, answer): count for day, question, answer, count in daily},
+            "daily_recounted": Counter((day, q, a) for day, answers in rows for q, a in json.loads(answers).items()),
+        }
+
+
+def check_pg_exactly_once(state: dict, acknowledged: set[str]) -> None:
+    assert acknowledged <= state["keys"], f"{len(acknowledged - state['keys'])} acknowledged submissions lost"
+    assert state["responses"] == len(state["keys"]) == state["daily"]  # one row per key, nothing twice
+    assert state["tallied"] == dict(state["recounted"])  # the kept tallies equal a recount of the rows
+    assert state["daily_tallied"] == dict(state["daily_recounted"])
+    assert sum(count for (question, _), count in state["tallied"].items() if question == "cheated") == len(
+        state["keys"]
+    )
+
+
+def load_in_background(servers: list[Server], rounds: int, stop: threading.Event):
+    """:data:`CLIENTS` clients, every other one on each server, each submitting ``rounds`` times in a
+    thread of its own; returns the thread that waits for them all, and the clients."""
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        clients = list(pool.map(lambda index: RetryingClient(servers[index % len(servers)].url), range(CLIENTS)))
+
+    def run_all() -> None:
+        with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
+            for client in clients:
+                pool.submit(client.run, rounds, stop)
+
+    loader = threading.Thread(target=run_all)
+    loader.start()
+    return loader, clients
+
+
+def acknowledged_keys(clients: list[Client]) -> set[str]:
+    return {key for client in clients for key in list(client.acknowledged)}
+
+
+def wait_for_acknowledged(clients: list[Client], count: int, seconds: float = 30) -> None:
+    """Wait (bounded) until the clients have ``count`` acknowledged submissions between them."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and len(acknowledged_keys(clients)) < count:
+        time.sleep(0.02)
+
+
+def start_all(servers: list[Server]) -> None:
+    """Start the servers together, as hosts booting at once on one database."""
+    with ThreadPoolExecutor(max_workers=len(servers)) as pool:
+        list(pool.map(Server.start, servers))
+
+
+def test_postgres_app_servers_and_database_server_killed_with_sigkill_mid_load_lose_no_acknowledged_answer(
+    two_app_servers, pg_database, durable_postgres
+):
+    # 1. Every app server killed mid-load (both hosts lost at once), then restarted.
+    stop = threading.Event()
+    loader, clients = load_in_background(two_app_servers, rounds=40, stop=stop)
+    wait_for_acknowledged(clients, CLIENTS * 3)
+    for server in two_app_servers:
+        server.kill()  # SIGKILL to each master and every worker, mid-load
+    stop.set()
+    loader.join(timeout=60)
+    acknowledged = acknowledged_keys(clients)
+    assert {c.url for c in clients if c.acknowledged} == {s.url for s in two_app_servers}  # both took answers
+    assert len(acknowledged) < CLIENTS * 40  # the kill did cut the load
+    check_pg_exactly_once(pg_stored(pg_database), acknowledged)
+    start_all(two_app_servers)
+
+    # 2. The database server killed mid-load (the postmaster and every backend), restarted on the same
+    # data directory; meanwhile the app servers answer 503 or drop the connection, and clients send again.
+    stop = threading.Event()
+    loader, clients = load_in_background(two_app_servers, rounds=12, stop=stop)
+    wait_for_acknowledged(clients, CLIENTS * 3)
+    durable_postgres.kill()
+    acknowledged_before = acknowledged_keys(clients)
+    time.sleep(1.0)
+    durable_postgres.start()  # crash recovery
+    loader.join(timeout=90)
+    stop.set()
+    assert not loader.is_alive()
+    statuses = [s for c in clients for s in c.statuses]
+    assert 503 in statuses or sum(c.errors for c in clients) > 0  # the clients did see the database gone
+    assert not [s for s in statuses if s >= 500 and s != 503], "a 500 while the database was gone"
+    assert CLIENTS * 3 <= len(acknowledged_before) < CLIENTS * 12  # the kill came mid-load
+    assert len(acknowledged_keys(clients)) == CLIENTS * 12  # every submission went through once it was back
+    check_pg_exactly_once(pg_stored(pg_database), acknowledged | acknowledged_keys(clients))
+    for server in two_app_servers:
+        assert "Traceback" not in server.log.read_text()

@@ -38,6 +38,7 @@ from tests.helpers import (
     wire_form,
 )
 from web.auth import ADMIN_COOKIE, DATA_SUFFIXES
+from web.db import open_database
 
 #: The admin endpoints anyone may use: the sign-in form itself.
 PUBLIC_ADMIN_ENDPOINTS = {"auth.login"}
@@ -359,7 +360,7 @@ def from_address(app, address: str) -> AdminSession:
 
 
 def test_sign_in_locks_the_name_from_that_address_after_five_failures(app, auth):
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     accounts.create_admin(db, "colleague", "another long password")
     db.close()
     for _ in range(ratelimit.FREE_FAILURES):
@@ -501,7 +502,7 @@ def test_no_page_export_log_or_table_holds_a_true_answer(app, tmp_path, monkeypa
     for name in ["", *logging.root.manager.loggerDict]:
         caplog.set_level(logging.DEBUG, logger=name or None)
     stored = force_noise(monkeypatch)
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from flask import Flask
 from flask_babel import Babel
 from flask_wtf.csrf import CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 csrf = CSRFProtect()
 #: The interface's own words from ``translations/`` (Flask-Babel); the respondent pages choose the language.
@@ -35,3 +36,24 @@ def init_app(app: Flask) -> None:
     cli.init_app(app)
     logs.init_app(app)
     db.ensure_schema(app)
+    trust_proxies(app)
+
+
+def proxy_hops(value: object) -> int:
+    """The ``PROXY_FIX`` setting as a number of trusted proxies (``1``, ``"1"``; 0 for none)."""
+    hops = value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, str) and value.strip().isdigit():
+        hops = int(value)
+    if hops is None or hops < 0:
+        raise ValueError(f"PROXY_FIX must be a number of trusted proxies (0 or more), not {value!r}")
+    return hops
+
+
+def trust_proxies(app: Flask) -> None:
+    """Behind ``PROXY_FIX`` trusted proxies, take the client's address, scheme, host and port from the
+    X-Forwarded-For/-Proto/-Host/-Port values those proxies added (Werkzeug's ProxyFix); with 0 the
+    headers are ignored, as anyone can send them. The address only keys the rate limits, through a
+    keyed hash (:mod:`web.limits`); it is never stored with an answer nor logged."""
+    hops = proxy_hops(app.config["PROXY_FIX"])
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
