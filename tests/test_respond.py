@@ -53,6 +53,21 @@ def test_form_explains_the_protection(client):
     assert 'for="q-cheated-1"' in html and 'id="q-cheated-1"' in html
 
 
+def test_questions_with_the_same_design_share_one_explanation_item(client, surveys_dir):
+    """The details list each distinct design once, with every question it applies to, in form order."""
+    extra = "  - name: copied\n    type: yes_no\n    label: Have you copied homework?\n"
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("  - name: lied", extra + "  - name: lied"))
+    details = summary_and_details(client.get("/s/quiz").get_data(as_text=True))[1]
+    items = re.findall(r"<li>(.*?)</li>", details, re.S)
+    assert len(items) == 3  # two coins (cheated, copied), the die (lied), k = 4 (ai_use)
+    assert re.findall(r"<strong>(.*?)</strong>", items[0]) == [
+        "Have you ever cheated on an exam?",
+        "Have you copied homework?",
+    ]
+    assert text_of(items[0]).count("Two coins are flipped in secret") == 1
+    assert re.findall(r"<strong>(.*?)</strong>", items[1]) == ["Have you lied to a professor?"]
+
+
 def test_the_guessing_rate_is_given_only_with_its_prior(client):
     """75% / 83.3% is the best guess only for someone who thought yes and no equally likely;
     the prior-free guarantee is the odds factor e^epsilon (3 for two coins)."""
