@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
-import pwd
-import shutil
-import subprocess
-import tempfile
 import threading
 from pathlib import Path
 
@@ -16,6 +11,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from app import create_app
+from bench import postgres_cluster
 from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent
 
 CHROMIUM_ARGS = [
@@ -179,79 +175,20 @@ def auth(client, app, admin_account) -> AdminSession:
 # --------------------------------------------------------------------------
 # PostgreSQL: one throwaway cluster per test session, an empty database per test.
 
-#: Where ``make test`` finds Debian's server binaries (``RR_POSTGRES_BIN`` overrides).
-POSTGRES_BIN_GLOB = "/usr/lib/postgresql/*/bin"
-#: Settings of the throwaway cluster: Unix socket only, no durability (it is deleted at the end).
-POSTGRES_OPTIONS = "-c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-
-
-def postgres_bindir() -> Path:
-    """The folder of ``initdb`` and ``pg_ctl``; fails the run (never skips) when there is none."""
-    candidates = [os.environ["RR_POSTGRES_BIN"]] if os.environ.get("RR_POSTGRES_BIN") else []
-    candidates += sorted(glob.glob(POSTGRES_BIN_GLOB), reverse=True)
-    for folder in candidates:
-        if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
-            return Path(folder)
-    pytest.fail(f"PostgreSQL server binaries not found in {POSTGRES_BIN_GLOB}; run `make test`, which installs them")
-
-
-def _server_user() -> str | None:
-    """The unprivileged account the server runs as when the tests run as root (PostgreSQL refuses root)."""
-    if os.geteuid() != 0:
-        return None
-    for name in ("postgres", "nobody"):
-        try:
-            pwd.getpwnam(name)
-            return name
-        except KeyError:
-            continue
-    pytest.fail("running as root, and neither a postgres nor a nobody account exists to run PostgreSQL")
-
-
-def _run_as(user: str | None, command: list[str]) -> None:
-    result = subprocess.run(command, user=user, capture_output=True, text=True, timeout=120)
-    if result.returncode != 0:
-        pytest.fail(f"{command[0]} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
-
 
 @pytest.fixture(scope="session")
 def postgres_server() -> str:
-    """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there;
-    yields the URL of its ``postgres`` database and stops and deletes it at the end."""
-    bindir, user = postgres_bindir(), _server_user()
-    root = Path(tempfile.mkdtemp(prefix="rr-postgres-"))
-    if user is not None:
-        os.chown(root, pwd.getpwnam(user).pw_uid, pwd.getpwnam(user).pw_gid)
-    data, log = root / "data", root / "server.log"
+    """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there
+    (:func:`bench.postgres_cluster.start`, no durability); yields the URL of its ``postgres`` database and
+    stops and deletes it at the end. A cluster that cannot start fails the run, it is never skipped."""
     try:
-        _run_as(
-            user,
-            [
-                str(bindir / "initdb"),
-                "-D",
-                str(data),
-                "-U",
-                "rr",
-                "--auth=trust",
-                "-E",
-                "UTF8",
-                "--no-locale",
-                "--no-sync",
-            ],
-        )
-        options = f"-k {root} -p 5432 {POSTGRES_OPTIONS}"
-        _run_as(
-            user, [str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o", options, "start"]
-        )
-    except BaseException:
-        print(log.read_text() if log.exists() else "(no server log)")
-        shutil.rmtree(root, ignore_errors=True)
-        raise
+        cluster = postgres_cluster.start(postgres_cluster.SCRATCH_SETTINGS)
+    except postgres_cluster.ClusterError as error:
+        pytest.fail(str(error))
     try:
-        yield f"postgresql://rr@/postgres?host={root}&port=5432"
+        yield cluster.url
     finally:
-        subprocess.run([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], user=user, check=False)
-        shutil.rmtree(root, ignore_errors=True)
+        cluster.stop()
 
 
 _database_numbers = itertools.count(1)
@@ -261,21 +198,16 @@ _database_numbers = itertools.count(1)
 def postgres_databases(postgres_server: str):
     """A function that creates a new, empty database on the session's cluster and returns its URL;
     every database it made is dropped after the test."""
-    import psycopg
-
     made = []
 
     def create() -> str:
         name = f"rr_test_{os.getpid()}_{next(_database_numbers)}"  # a name we made, not input
-        with psycopg.connect(postgres_server, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        url = postgres_cluster.create_database(postgres_server, name)
         made.append(name)
-        return postgres_server.replace("/postgres?", f"/{name}?")
+        return url
 
     yield create
-    with psycopg.connect(postgres_server, autocommit=True) as admin:
-        for name in made:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    postgres_cluster.drop_databases(postgres_server, made)
 
 
 @pytest.fixture
