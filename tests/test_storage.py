@@ -391,3 +391,26 @@ def test_setting_wal_waits_while_another_process_holds_the_file_and_raises_anyth
     with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
         connection._set_wal(other)
     assert other.calls == 1
+
+
+def frontend_waits(trace: str) -> int:
+    """Messages after which a libpq client waits for the server (``Sync`` of the extended protocol, a simple
+    ``Query``), counted in a libpq protocol trace (``PGconn.trace``)."""
+    fields = [line.split("\t") for line in trace.splitlines()]
+    return sum(1 for f in fields if len(f) > 3 and f[1] == "F" and f[3].split(" ")[0] in ("Sync", "Query"))
+
+
+def test_a_response_on_postgresql_goes_out_in_four_round_trips(postgres_url, tmp_path):
+    """BEGIN, the submission key (its result decides), every other write in one pipeline, COMMIT: the
+    writes that read no result do not wait for one another (was eleven waits, one per statement)."""
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    trace = tmp_path / "libpq.trace"
+    with open(trace, "w") as sink:
+        db.conn.pgconn.trace(sink.fileno())
+        stored = responses.store_response(db, response({"q": "yes", "r": "b"}), "k" * 16, "2026-11-22", hour_count=1)
+        db.conn.pgconn.untrace()
+    assert stored and queries.response_count(db, "s") == 1
+    assert queries.tallies(db, "s") == {"q": {"d1": {"yes": 1}}, "r": {"d1": {"b": 1}}}
+    assert frontend_waits(trace.read_text()) == 4
+    db.close()
