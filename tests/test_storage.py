@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -413,4 +414,31 @@ def test_a_response_on_postgresql_goes_out_in_four_round_trips(postgres_url, tmp
     assert stored and queries.response_count(db, "s") == 1
     assert queries.tallies(db, "s") == {"q": {"d1": {"yes": 1}}, "r": {"d1": {"b": 1}}}
     assert frontend_waits(trace.read_text()) == 4
+    db.close()
+
+
+def test_copy_text_rows_become_csv_lines_with_their_escapes_undone():
+    rows = [b"a1,1,fp1,device,,2026-11-22,yes\n", b"b2,1,fp1,server,,2026-11-22,back\\\\slash\\ttab\n"]
+    assert (
+        queries._copy_text(rows)
+        == "a1,1,fp1,device,,2026-11-22,yes\r\nb2,1,fp1,server,,2026-11-22,back\\slash\ttab\r\n"
+    )
+
+
+def test_the_ready_csv_lines_on_postgresql_come_through_one_copy(postgres_url, tmp_path):
+    """One ``COPY (SELECT ...) TO STDOUT`` for every ready line, cut into chunks of ``batch_rows`` lines here
+    (was one keyset query per chunk)."""
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    stored = dataclasses.replace(response({"q": "yes"}), columns=("q",))  # stored with its ready line
+    for key in "abcde":
+        responses.store_response(db, stored, key * 16, "2026-11-22")
+    trace = tmp_path / "libpq.trace"
+    with open(trace, "w") as sink, connection.read_snapshot(db):
+        db.conn.pgconn.trace(sink.fileno())
+        chunks = list(queries.response_line_chunks(db, "s", ["q"], 2))
+        db.conn.pgconn.untrace()
+    assert [chunk.count("\r\n") for chunk in chunks] == [2, 2, 1]
+    assert all(line.endswith(",2026-11-22,yes") for line in "".join(chunks).splitlines())
+    assert trace.read_text().count("COPY (SELECT") == 1 and "string_agg" not in trace.read_text()
     db.close()
