@@ -50,7 +50,7 @@ from bench.report import Figure, at_least, at_most, median_seconds, ms, table
 from bench.survey import SURVEY_ID, write_survey
 from storage import connection
 from surveys import export
-from web.db import migrate_database
+from web.db import close_pools, migrate_database
 from web.forms import wire_values
 
 RATIO_TARGET = 0.75
@@ -214,6 +214,7 @@ class DataSize:
     page: float
     estimates_json: float
     estimates_csv: float
+    same_as_sqlite: bool | None = None  # PostgreSQL: the same responses and kept counts as the SQLite copy
     csv: export_bench.ExportPass | None = None
     csv_small: export_bench.ExportPass | None = None
     raw: export_bench.ExportPass | None = None
@@ -221,6 +222,7 @@ class DataSize:
 
 def _results_timings(database: Path | str, surveys_dir: Path, survey) -> dict[str, float]:
     db = connection.connect(database)
+    client = results_bench._signed_in_client(database, surveys_dir)
     try:
         warm = lambda: results_bench._warm_results(db, survey)  # noqa: E731
         return {
@@ -229,13 +231,19 @@ def _results_timings(database: Path | str, surveys_dir: Path, survey) -> dict[st
                 lambda: json.dumps(export.estimates_json(warm(), "2026-01-01T00:00:00+00:00")), results_bench.WARM_RUNS
             ),
             "estimates_csv": median_seconds(lambda: export.estimates_csv(warm()), results_bench.WARM_RUNS),
-            "page": median_seconds(
-                results_bench._page_timer(results_bench._signed_in_client(database, surveys_dir), survey),
-                results_bench.WARM_RUNS,
-            ),
+            "page": median_seconds(results_bench._page_timer(client, survey), results_bench.WARM_RUNS),
         }
     finally:
         db.close()
+        _close_connections(client.application)
+
+
+def _close_connections(app) -> None:
+    """Close the connections the app keeps (SQLite, per thread) or pools (PostgreSQL), so that the next
+    bulk load finds the file free."""
+    for kept in app.extensions.pop("db_connections", {}).values():
+        kept.close()
+    close_pools(app)
 
 
 def measure_data(workdir: Path, server_url: str, sizes: list[int], export_rows: int) -> list[DataSize]:
@@ -265,8 +273,30 @@ def measure_data(workdir: Path, server_url: str, sizes: list[int], export_rows: 
                 raw = export_bench.raw_rows_pass(database, SURVEY_ID, rows)
                 csv = export_bench.run_pass(database, survey_file, rows)
                 small = export_bench.run_pass(database, survey_file, min(rows, 100_000))
-            measured.append(DataSize(backend, rows, generated, **timings, csv=csv, csv_small=small, raw=raw))
+            same = same_contents(sqlite_path, pg_url, survey) if backend == "PostgreSQL" else None
+            measured.append(
+                DataSize(backend, rows, generated, **timings, same_as_sqlite=same, csv=csv, csv_small=small, raw=raw)
+            )
     return measured
+
+
+#: What :func:`same_contents` compares: every kept count, and a digest of the stored rows.
+KEPT_TABLES = ("tallies", "group_tallies", "pattern_tallies", "daily_counts", "daily_tallies", "designs")
+ROWS_DIGEST = "SELECT COUNT(*), SUM(LENGTH(id || day || answer_line)), MIN(id), MAX(id) FROM responses"
+
+
+def same_contents(sqlite_path: Path, pg_url: str, survey) -> bool:
+    """True if both databases hold the same kept counts (every row of :data:`KEPT_TABLES`) and the same
+    responses (count, total length of id, day and answer line, first and last id)."""
+    found = []
+    for target in (sqlite_path, pg_url):
+        db = connection.connect(target)
+        try:
+            kept = {table: sorted(map(tuple, db.execute(f"SELECT * FROM {table}").fetchall())) for table in KEPT_TABLES}
+            found.append((kept, tuple(db.execute(ROWS_DIGEST).fetchone())))  # table names: constants above
+        finally:
+            db.close()
+    return found[0] == found[1]
 
 
 def data_figures(measured: list[DataSize]) -> list[Figure]:
@@ -275,6 +305,9 @@ def data_figures(measured: list[DataSize]) -> list[Figure]:
     for size in measured:
         label = f"{size.backend}, {size.rows:,} responses"
         figures.append(Figure(f"{label} (generated in {size.generated_seconds:.0f} s)", ""))
+        if size.same_as_sqlite is not None:
+            same = size.same_as_sqlite
+            figures.append(Figure("  same rows and kept counts as SQLite", "yes" if same else "NO", "yes", same))
         for name, attribute in (
             ("  results page data: tallies + compute_results", "results"),
             ("  results page render (test client, admin)", "page"),
