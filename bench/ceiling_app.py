@@ -6,7 +6,8 @@ the same server, middleware, security headers and kept connection
 (:func:`web.db.get_db`, so the same :func:`storage.connection.connect`
 settings: WAL, ``synchronous = FULL``) and inserts one row in one
 ``BEGIN IMMEDIATE`` transaction, and does nothing else (no form parsing, no
-CSRF check, no survey lookup, no template). The product has no such route.
+CSRF check, no survey lookup, no template), and ``GET /bench/trivial``, which
+answers ``ok`` without touching the database. The product has no such routes.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from flask import Flask, request
 from app import create_app
 from storage import connection, responses
 from web import csrf
-from web.db import get_db
+from web.db import get_db, open_database
 
-CEILING_TABLE = (
-    "CREATE TABLE IF NOT EXISTS bench_ceiling (id TEXT PRIMARY KEY, body_bytes INTEGER NOT NULL) WITHOUT ROWID"
-)
+CEILING_TABLE = "CREATE TABLE IF NOT EXISTS bench_ceiling (id TEXT PRIMARY KEY, body_bytes INTEGER NOT NULL)"
+#: How the table ends on SQLite (a clustered key, as ``responses``); PostgreSQL has no such clause.
+SQLITE_TABLE_SUFFIX = " WITHOUT ROWID"
 
 
 def ceiling():
@@ -34,15 +35,28 @@ def ceiling():
     return "ok"
 
 
+def trivial():
+    """Answer ``ok`` and touch nothing: what a request costs the framework and server alone."""
+    return "ok"
+
+
+def create_ceiling_table(db) -> None:
+    """Create the ceiling's table if it is missing. Call it once before starting several workers on one
+    PostgreSQL database: concurrent ``CREATE TABLE IF NOT EXISTS`` there can fail on the catalogue's keys."""
+    with connection.immediate_transaction(db):
+        db.execute(CEILING_TABLE + ("" if connection.is_postgres(db) else SQLITE_TABLE_SUFFIX))
+
+
 def create_ceiling_app(test_config: dict | None = None) -> Flask:
-    """:func:`app.create_app` with ``POST /bench/ceiling`` (CSRF-exempt) added."""
+    """:func:`app.create_app` with ``POST /bench/ceiling`` (CSRF-exempt) and ``GET /bench/trivial`` added,
+    on whichever database the app uses (``FLASK_DATABASE_URL`` selects PostgreSQL)."""
     app = create_app(test_config)
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
-        with connection.immediate_transaction(db):
-            db.execute(CEILING_TABLE)
+        create_ceiling_table(db)
     finally:
         db.close()
     app.add_url_rule("/bench/ceiling", "bench_ceiling", ceiling, methods=["POST"])
+    app.add_url_rule("/bench/trivial", "bench_trivial", trivial, methods=["GET"])
     csrf.exempt(ceiling)
     return app

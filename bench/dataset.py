@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from storage import connection, migrations, responses
+from storage import connection, migrations, postgres, responses
 from surveys.definition import Survey
 from surveys.design_contract import question_design_key
 from surveys.models import answer_pattern, kept_outcomes
@@ -49,8 +49,9 @@ DEVICE_SHARE = 0.9
 RANDOMIZED_ON = ("device", "server")
 
 
-def create_database(path: Path) -> None:
-    """Create the product schema in a new file, as ``flask init-db`` does."""
+def create_database(path: Path | str) -> None:
+    """Create the product schema in a new file (or an empty PostgreSQL database, given its URL), as
+    ``flask init-db`` does."""
     db = connection.connect(path)
     try:
         migrations.migrate(db)
@@ -134,8 +135,11 @@ class Generator:
             while self.rows < total:
                 self._insert_batch(conn, min(BATCH_ROWS, total - self.rows))
         finally:
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.close()
+            self._end_bulk(conn)
+
+    def _end_bulk(self, conn) -> None:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.close()
 
     def _bulk_connection(self) -> sqlite3.Connection:
         conn = sqlite3.connect(str(self.path), isolation_level=None)
@@ -147,7 +151,8 @@ class Generator:
     def _insert_designs(self, conn: sqlite3.Connection) -> None:
         columns = self.templates.design_columns
         conn.executemany(
-            f"INSERT OR IGNORE INTO designs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            f"INSERT INTO designs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+            " ON CONFLICT (id) DO NOTHING",
             self.templates.designs,
         )  # column names read from the product's own table
 
@@ -156,12 +161,8 @@ class Generator:
         days = self.rng.integers(0, DAYS, size=count)
         device = self.rng.random(count) < DEVICE_SHARE
         suffixes = self.rng.integers(0, 2**63, size=count)
-        columns = self.templates.columns
         conn.execute("BEGIN")
-        conn.executemany(
-            f"INSERT INTO responses ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-            self._rows(picks.tolist(), days.tolist(), device.tolist(), suffixes.tolist()),
-        )  # column names read from the product's own table
+        self._insert_rows(conn, self._rows(picks.tolist(), days.tolist(), device.tolist(), suffixes.tolist()))
         self._add_tallies(conn, picks)
         self._add_group_tallies(conn, picks)
         self._add_pattern_tallies(conn, picks)
@@ -169,6 +170,12 @@ class Generator:
         self._add_daily_tallies(conn, picks, days)
         conn.execute("COMMIT")
         self.rows += count
+
+    def _insert_rows(self, conn: sqlite3.Connection, rows) -> None:
+        columns = self.templates.columns
+        conn.executemany(
+            f"INSERT INTO responses ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows
+        )  # column names read from the product's own table
 
     def _rows(self, picks, days, device, suffixes):
         """Template rows with a fresh id and day."""
@@ -189,7 +196,7 @@ class Generator:
         keys = {q.name: question_design_key(q) for q in self.survey.questions}
         conn.executemany(
             "INSERT INTO tallies (survey_id, question, design, answer, count) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            " ON CONFLICT (survey_id, question, design, answer) DO UPDATE SET count = tallies.count + excluded.count",
             [(self.survey.id, name, keys[name], answer, n) for (name, answer), n in counts.items() if n],
         )
 
@@ -205,7 +212,8 @@ class Generator:
         keys = {q.name: question_design_key(q) for q in self.survey.questions}
         conn.executemany(
             "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, by_question, by_answer, question, design, answer)"
+            " DO UPDATE SET count = group_tallies.count + excluded.count",
             [
                 (self.survey.id, by, group, name, keys[name], answer, n)
                 for (by, group, name, answer), n in counts.items()
@@ -226,7 +234,8 @@ class Generator:
         keys = {q.name: question_design_key(q) for q in self.survey.questions}
         conn.executemany(
             "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, outcome, design, pattern, answer)"
+            " DO UPDATE SET count = pattern_tallies.count + excluded.count",
             [
                 (self.survey.id, outcome, keys[outcome], pattern, answer, n)
                 for (outcome, pattern, answer), n in counts.items()
@@ -237,7 +246,7 @@ class Generator:
     def _add_daily_counts(self, conn: sqlite3.Connection, days: np.ndarray) -> None:
         conn.executemany(
             "INSERT INTO daily_counts (survey_id, day, count) VALUES (?, ?, ?)"
-            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            " ON CONFLICT (survey_id, day) DO UPDATE SET count = daily_counts.count + excluded.count",
             [(self.survey.id, self.days[k], n) for k, n in enumerate(np.bincount(days, minlength=DAYS).tolist()) if n],
         )
 
@@ -258,6 +267,52 @@ class Generator:
                 ]
         conn.executemany(
             "INSERT INTO daily_tallies (survey_id, day, question, design, answer, count) VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT DO UPDATE SET count = count + excluded.count",
+            " ON CONFLICT (survey_id, day, question, design, answer)"
+            " DO UPDATE SET count = daily_tallies.count + excluded.count",
             rows,
         )
+
+
+class PostgresBulk:
+    """The calls :class:`Generator` makes on a bulk SQLite connection, on a psycopg connection:
+    ``?`` statements, ``BEGIN`` / ``COMMIT``, and the responses written with ``COPY ... FROM STDIN``."""
+
+    def __init__(self, url: str):
+        import psycopg
+
+        self.conn = psycopg.connect(url, autocommit=True)
+        self.conn.execute("SET synchronous_commit = off")  # generation only: one flush at the end
+
+    def execute(self, sql: str, params=None):
+        return self.conn.execute(postgres.placeholders(sql), params)
+
+    def executemany(self, sql: str, rows) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(postgres.placeholders(sql), list(rows))
+
+    def copy_rows(self, table: str, columns: tuple[str, ...], rows) -> None:
+        with self.conn.cursor() as cursor, cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)  # table and column names: the product's own
+
+    def close(self) -> None:
+        self.conn.execute("VACUUM ANALYZE")  # what autovacuum would do by the time anyone reads them
+        self.conn.close()
+
+
+@dataclass
+class PostgresGenerator(Generator):
+    """:class:`Generator` writing into the PostgreSQL database at ``url`` (``path`` names the scratch
+    templates file only): the same rows, from the same seed, and the same kept tallies; the responses
+    through ``COPY``."""
+
+    url: str = ""
+
+    def _bulk_connection(self) -> PostgresBulk:
+        return PostgresBulk(self.url)
+
+    def _insert_rows(self, conn: PostgresBulk, rows) -> None:
+        conn.copy_rows("responses", self.templates.columns, rows)
+
+    def _end_bulk(self, conn: PostgresBulk) -> None:
+        conn.close()

@@ -84,13 +84,13 @@ def _export_pass(database: str, survey_file: str, limit: int, trace: bool) -> Ex
     return ExportPass(rows, seconds, _peak_rss_bytes() - baseline, traced)
 
 
-def run_pass(database: Path, survey_file: Path, limit: int, trace: bool = False) -> ExportPass:
+def run_pass(database: Path | str, survey_file: Path, limit: int, trace: bool = False) -> ExportPass:
     """:func:`_export_pass` in a fresh process."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         return pool.apply(_export_pass, (str(database), str(survey_file), limit, trace))
 
 
-def measure(database: Path, survey_file: Path, rows: int, small_rows: int = 100_000) -> dict[str, ExportPass]:
+def measure(database: Path | str, survey_file: Path, rows: int, small_rows: int = 100_000) -> dict[str, ExportPass]:
     """Rate over ``rows``; RSS growth and traced peak after ``small_rows`` and after ``rows``."""
     return {
         "full": run_pass(database, survey_file, rows),
@@ -98,3 +98,39 @@ def measure(database: Path, survey_file: Path, rows: int, small_rows: int = 100_
         "full_traced": run_pass(database, survey_file, rows, trace=True),
         "small_traced": run_pass(database, survey_file, small_rows, trace=True),
     }
+
+
+#: The stored columns the CSV is made of, handed over as they are (no CSV, no joining).
+RAW_COLUMNS = "id, survey_version, design_id, randomized_on, arm, day, answer_line"
+
+
+def _raw_rows_pass(database: str, survey_id: str, limit: int) -> ExportPass:
+    """Read and discard the stored columns of ``limit`` rows as fast as the database hands them over
+    (in the child): ``COPY (SELECT ...) TO STDOUT`` on PostgreSQL, a plain cursor on SQLite."""
+    from storage import connection
+
+    db = connection.connect(database)
+    baseline = _reset_peak_rss()
+    start = time.perf_counter()
+    if connection.is_postgres(db):
+        sql = f"COPY (SELECT {RAW_COLUMNS} FROM responses WHERE survey_id = %s ORDER BY id LIMIT %s) TO STDOUT"
+        rows = 0
+        with db.conn.cursor() as cursor, cursor.copy(sql, [survey_id, limit]) as copy:
+            for block in copy:
+                rows += bytes(block).count(b"\n")
+    else:
+        cursor = db.conn.execute(
+            f"SELECT {RAW_COLUMNS} FROM responses WHERE survey_id = ? ORDER BY id LIMIT ?", [survey_id, limit]
+        )
+        rows = 0
+        while batch := cursor.fetchmany(1000):
+            rows += len(batch)
+    seconds = time.perf_counter() - start
+    db.close()
+    return ExportPass(rows, seconds, _peak_rss_bytes() - baseline, None)
+
+
+def raw_rows_pass(database: Path | str, survey_id: str, limit: int) -> ExportPass:
+    """:func:`_raw_rows_pass` in a fresh process: the rate the CSV stream is compared with."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(_raw_rows_pass, (str(database), survey_id, limit))

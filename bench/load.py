@@ -58,6 +58,8 @@ class LoadSpec:
     threads: int = 4
     warmup_seconds: float = 2.0
     measure_seconds: float = 10.0
+    #: ``"GET"``: each request is a bare ``GET post_path`` (no body), the trivial request of the same server.
+    method: str = "POST"
 
     @property
     def connections(self) -> int:
@@ -178,10 +180,13 @@ class _Client:
         return cookie, CSRF_INPUT.search(response.body.decode()).group(1)
 
     def post(self) -> int:
-        body = submission_body(self.csrf_token, self.spec.questions).encode("ascii")
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": self.cookie}
+        if self.spec.method == "GET":
+            method, headers, body = "GET", {"Cookie": self.cookie}, b""
+        else:
+            body = submission_body(self.csrf_token, self.spec.questions).encode("ascii")
+            method, headers = "POST", {"Content-Type": "application/x-www-form-urlencoded", "Cookie": self.cookie}
         try:
-            return self.conn.request("POST", self.spec.post_path, headers, body).status
+            return self.conn.request(method, self.spec.post_path, headers, body).status
         except (OSError, ValueError):
             self.conn.close()
             return 0  # connection error

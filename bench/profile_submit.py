@@ -34,7 +34,7 @@ from surveys.definition import Survey
 from surveys.submission import noisy_response
 from web import respond
 from web.catalog import survey_or_404
-from web.db import get_db
+from web.db import get_db, open_database
 from web.forms import parse_answers, parse_wire_value, wire_values
 
 WARMUP = 100
@@ -57,13 +57,15 @@ class SubmitProfile:
         return sum(ms for _, ms in self.ceiling)
 
 
-def _app(workdir: Path) -> tuple[Flask, Survey]:
-    """The ceiling app (product app + bench route) on its own database, rate limit off."""
+def _app(workdir: Path, database_url: str | None = None) -> tuple[Flask, Survey]:
+    """The ceiling app (product app + bench route) on its own database (SQLite, or the empty PostgreSQL
+    database at ``database_url``), rate limit off."""
     surveys_dir = workdir / "profile-surveys"
     survey = write_survey(surveys_dir)
     app = create_ceiling_app(
         {
             "DATABASE": str(workdir / "profile.sqlite3"),
+            "DATABASE_URL": database_url,
             "SURVEYS_DIR": str(surveys_dir),
             "SECRET_KEY": "bench-secret-key-not-for-production",
             "RATELIMIT_ENABLED": False,
@@ -153,7 +155,7 @@ def _pieces(app: Flask, survey: Survey, body: str, count: int) -> list[tuple[str
                 "2026-01-01",
             )
             step("ceiling insert alone (BEGIN, 1 insert, COMMIT)", _ceiling_insert, db)
-            step("connection.connect + close alone", lambda: connection.connect(app.config["DATABASE"]).close())
+            step("connection.connect + close alone", lambda: open_database(app).close())
     return step.medians()
 
 
@@ -170,9 +172,10 @@ def _ceiling_insert(db) -> None:
         db.execute("INSERT INTO bench_ceiling (id, body_bytes) VALUES (?, ?)", [responses.new_response_id(), 0])
 
 
-def profile(workdir: Path, requests: int = 1000) -> SubmitProfile:
-    """Time ``requests`` submissions and ceiling posts step by step, then the pieces alone."""
-    app, survey = _app(workdir)
+def profile(workdir: Path, requests: int = 1000, database_url: str | None = None) -> SubmitProfile:
+    """Time ``requests`` submissions and ceiling posts step by step, then the pieces alone (on PostgreSQL
+    when ``database_url`` names an empty database)."""
+    app, survey = _app(workdir, database_url)
     client = app.test_client()
     token = CSRF_INPUT.search(client.get(f"/s/{SURVEY_ID}").get_data(as_text=True)).group(1)
     cookie = f"session={client.get_cookie('session').value}"

@@ -26,7 +26,7 @@ from pathlib import Path
 from app import create_app
 from bench.cold import cold_tallies, floor_scan
 from bench.report import median_seconds
-from storage import accounts, connection, queries
+from storage import accounts, connection, postgres, queries
 from surveys import export, results
 from surveys.definition import Survey
 from web.auth import ADMIN_COOKIE
@@ -70,11 +70,14 @@ def _cold_results(db, survey: Survey, recounted: dict) -> results.SurveyResults:
     return results.compute_results(survey, recounted["tallies"], queries.response_count(db, survey.id))
 
 
-def _signed_in_client(database: Path, surveys_dir: Path):
-    """A test client of the real app whose session is an admin's, as after sign-in."""
+def _signed_in_client(database: Path | str, surveys_dir: Path):
+    """A test client of the real app whose session is an admin's, as after sign-in (``database``: a
+    SQLite path or a PostgreSQL URL)."""
+    url = database if postgres.is_url(database) else None
     app = create_app(
         {
-            "DATABASE": str(database),
+            "DATABASE": str(surveys_dir / "unused.sqlite3") if url else str(database),
+            "DATABASE_URL": url,
             "SURVEYS_DIR": str(surveys_dir),
             "SECRET_KEY": "bench-secret-key-not-for-production",
             "RATELIMIT_ENABLED": False,

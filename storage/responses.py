@@ -18,12 +18,13 @@ import hashlib
 import json
 import re
 import secrets
+from contextlib import nullcontext
 from datetime import date
 from typing import TYPE_CHECKING
 
 import sqlite_utils
 
-from storage.connection import executemany, immediate_transaction
+from storage.connection import executemany, immediate_transaction, is_postgres
 
 if TYPE_CHECKING:
     from surveys.submission import NoisyResponse
@@ -82,12 +83,21 @@ def store_response(
             return False
         if invitation_code is not None:
             _use_invitation_code(db, response.survey_id, invitation_code)
-        _insert_response(db, response, day)
-        if hour_count is not None:
-            _count_hour(db, response.survey_id, hour_count)
-            if burst_usual_rate is not None:  # this hour is a burst: note its day in the same transaction
-                _upsert_burst(db, response.survey_id, day, hour_count, burst_usual_rate)
+        with _pipelined(db):  # the writes below read no result: sent together on PostgreSQL
+            _insert_response(db, response, day)
+            if hour_count is not None:
+                _count_hour(db, response.survey_id, hour_count)
+                if burst_usual_rate is not None:  # this hour is a burst: note its day in the same transaction
+                    _upsert_burst(db, response.survey_id, day, hour_count, burst_usual_rate)
     return True
+
+
+def _pipelined(db: sqlite_utils.Database):
+    """On PostgreSQL, psycopg's pipeline (:meth:`storage.postgres.PostgresDatabase.pipeline`): the
+    statements of the block go out without waiting for each answer (one round trip for the block instead of
+    about ten); an error in any of them is raised at the end of the block, inside the transaction, which then
+    rolls back. On SQLite, where a statement is a function call, nothing."""
+    return db.pipeline() if is_postgres(db) else nullcontext()
 
 
 def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -> None:

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
-import pwd
-import shutil
-import signal
-import subprocess
-import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from werkzeug.serving import make_server
 
 from app import create_app
+from bench import postgres_cluster
 from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent
 
 CHROMIUM_ARGS = [
@@ -203,115 +197,16 @@ def auth(client, app, admin_account) -> AdminSession:
 # --------------------------------------------------------------------------
 # PostgreSQL: one throwaway cluster per test session, an empty database per test.
 
-#: Where ``make test`` finds Debian's server binaries (``RR_POSTGRES_BIN`` overrides).
-POSTGRES_BIN_GLOB = "/usr/lib/postgresql/*/bin"
-#: Settings of the throwaway cluster: Unix socket only, no durability (it is deleted at the end).
-POSTGRES_OPTIONS = "-c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-#: A cluster that is killed mid-load: commits acknowledged only once in the server's log (still no fsync).
-DURABLE_POSTGRES_OPTIONS = "-c listen_addresses='' -c fsync=off -c synchronous_commit=on"
-
-
-def postgres_bindir() -> Path:
-    """The folder of ``initdb`` and ``pg_ctl``; fails the run (never skips) when there is none."""
-    candidates = [os.environ["RR_POSTGRES_BIN"]] if os.environ.get("RR_POSTGRES_BIN") else []
-    candidates += sorted(glob.glob(POSTGRES_BIN_GLOB), reverse=True)
-    for folder in candidates:
-        if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
-            return Path(folder)
-    pytest.fail(f"PostgreSQL server binaries not found in {POSTGRES_BIN_GLOB}; run `make test`, which installs them")
-
-
-def _server_user() -> str | None:
-    """The unprivileged account the server runs as when the tests run as root (PostgreSQL refuses root)."""
-    if os.geteuid() != 0:
-        return None
-    for name in ("postgres", "nobody"):
-        try:
-            pwd.getpwnam(name)
-            return name
-        except KeyError:
-            continue
-    pytest.fail("running as root, and neither a postgres nor a nobody account exists to run PostgreSQL")
-
-
-class PostgresCluster:
-    """A throwaway PostgreSQL cluster in a temporary folder, on a Unix socket there: initialised,
-    started, killed with SIGKILL (the postmaster and every backend, as a lost host), restarted on the
-    same data directory and socket, and deleted at the end."""
-
-    def __init__(self, options: str):
-        self.bindir, self.user = postgres_bindir(), _server_user()
-        self.root = Path(tempfile.mkdtemp(prefix="rr-postgres-"))
-        if self.user is not None:
-            os.chown(self.root, pwd.getpwnam(self.user).pw_uid, pwd.getpwnam(self.user).pw_gid)
-        self.data, self.log = self.root / "data", self.root / "server.log"
-        self.options = f"-k {self.root} -p 5432 {options}"
-        self.url = f"postgresql://rr@/postgres?host={self.root}&port=5432"
-
-    def init(self) -> None:
-        initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-U", "rr", "--auth=trust", "-E", "UTF8"]
-        self._run([*initdb, "--no-locale", "--no-sync"])
-
-    def start(self) -> None:
-        """Start the server and wait until it accepts connections (crash recovery first, after a kill)."""
-        self._run(
-            [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60"]
-            + ["-o", self.options, "start"]
-        )
-
-    def start_if_stopped(self) -> None:
-        """Start the server unless it runs (after a test that killed it and failed before restarting it)."""
-        status = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "status"]
-        if subprocess.run(status, user=self.user, capture_output=True, check=False).returncode != 0:
-            self.start()
-
-    def kill(self) -> None:
-        """SIGKILL to the postmaster's process group (pg_ctl starts it in a session of its own): the
-        server and every backend die at once, nothing is shut down cleanly."""
-        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
-        os.killpg(postmaster, signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and _process_group_alive(postmaster):
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        """Stop the server if it runs and delete the folder."""
-        pg_ctl = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"]
-        subprocess.run(pg_ctl, user=self.user, capture_output=True, check=False)
-        shutil.rmtree(self.root, ignore_errors=True)
-
-    def _run(self, command: list[str]) -> None:
-        result = subprocess.run(command, user=self.user, capture_output=True, text=True, timeout=120)
-        if result.returncode != 0:
-            server_log = self.log.read_text() if self.log.exists() else "(no server log)"
-            pytest.fail(f"{command[0]} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}\n{server_log}")
-
-
-def _process_group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def started_cluster(options: str) -> PostgresCluster:
-    """A new cluster, initialised and started; stopped and deleted if starting fails."""
-    cluster = PostgresCluster(options)
-    try:
-        cluster.init()
-        cluster.start()
-    except BaseException:
-        cluster.stop()
-        raise
-    return cluster
-
 
 @pytest.fixture(scope="session")
 def postgres_server() -> str:
-    """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there;
-    yields the URL of its ``postgres`` database and stops and deletes it at the end."""
-    cluster = started_cluster(POSTGRES_OPTIONS)
+    """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there
+    (:func:`bench.postgres_cluster.start`, no durability); yields the URL of its ``postgres`` database and
+    stops and deletes it at the end. A cluster that cannot start fails the run, it is never skipped."""
+    try:
+        cluster = postgres_cluster.start(postgres_cluster.SCRATCH_SETTINGS)
+    except postgres_cluster.ClusterError as error:
+        pytest.fail(str(error))
     try:
         yield cluster.url
     finally:
@@ -319,12 +214,14 @@ def postgres_server() -> str:
 
 
 @pytest.fixture(scope="module")
-def durable_postgres() -> PostgresCluster:
-    """A cluster of the module's own that a test may kill with SIGKILL and restart: every commit is
-    written to the server's log before it is acknowledged (``synchronous_commit=on``), so a killed
-    server loses nothing it acknowledged. ``fsync=off`` still: the operating system outlives the
-    kill, only a power cut would need the flush."""
-    cluster = started_cluster(DURABLE_POSTGRES_OPTIONS)
+def durable_postgres() -> postgres_cluster.Cluster:
+    """A cluster of the module's own that a test may kill with SIGKILL and restart
+    (:data:`bench.postgres_cluster.KILLABLE_SETTINGS`): every commit is written to the server's log before
+    it is acknowledged, so a killed server loses nothing it acknowledged."""
+    try:
+        cluster = postgres_cluster.start(postgres_cluster.KILLABLE_SETTINGS)
+    except postgres_cluster.ClusterError as error:
+        pytest.fail(str(error))
     try:
         yield cluster
     finally:
@@ -338,21 +235,16 @@ _database_numbers = itertools.count(1)
 def postgres_databases(postgres_server: str):
     """A function that creates a new, empty database on the session's cluster and returns its URL;
     every database it made is dropped after the test."""
-    import psycopg
-
     made = []
 
     def create() -> str:
         name = f"rr_test_{os.getpid()}_{next(_database_numbers)}"  # a name we made, not input
-        with psycopg.connect(postgres_server, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        url = postgres_cluster.create_database(postgres_server, name)
         made.append(name)
-        return postgres_server.replace("/postgres?", f"/{name}?")
+        return url
 
     yield create
-    with psycopg.connect(postgres_server, autocommit=True) as admin:
-        for name in made:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    postgres_cluster.drop_databases(postgres_server, made)
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -391,3 +392,53 @@ def test_setting_wal_waits_while_another_process_holds_the_file_and_raises_anyth
     with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
         connection._set_wal(other)
     assert other.calls == 1
+
+
+def frontend_waits(trace: str) -> int:
+    """Messages after which a libpq client waits for the server (``Sync`` of the extended protocol, a simple
+    ``Query``), counted in a libpq protocol trace (``PGconn.trace``)."""
+    fields = [line.split("\t") for line in trace.splitlines()]
+    return sum(1 for f in fields if len(f) > 3 and f[1] == "F" and f[3].split(" ")[0] in ("Sync", "Query"))
+
+
+def test_a_response_on_postgresql_goes_out_in_four_round_trips(postgres_url, tmp_path):
+    """BEGIN, the submission key (its result decides), every other write in one pipeline, COMMIT: the
+    writes that read no result do not wait for one another (was eleven waits, one per statement)."""
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    trace = tmp_path / "libpq.trace"
+    with open(trace, "w") as sink:
+        db.conn.pgconn.trace(sink.fileno())
+        stored = responses.store_response(db, response({"q": "yes", "r": "b"}), "k" * 16, "2026-11-22", hour_count=1)
+        db.conn.pgconn.untrace()
+    assert stored and queries.response_count(db, "s") == 1
+    assert queries.tallies(db, "s") == {"q": {"d1": {"yes": 1}}, "r": {"d1": {"b": 1}}}
+    assert frontend_waits(trace.read_text()) == 4
+    db.close()
+
+
+def test_copy_text_rows_become_csv_lines_with_their_escapes_undone():
+    rows = [b"a1,1,fp1,device,,2026-11-22,yes\n", b"b2,1,fp1,server,,2026-11-22,back\\\\slash\\ttab\n"]
+    assert (
+        queries._copy_text(rows)
+        == "a1,1,fp1,device,,2026-11-22,yes\r\nb2,1,fp1,server,,2026-11-22,back\\slash\ttab\r\n"
+    )
+
+
+def test_the_ready_csv_lines_on_postgresql_come_through_one_copy(postgres_url, tmp_path):
+    """One ``COPY (SELECT ...) TO STDOUT`` for every ready line, cut into chunks of ``batch_rows`` lines here
+    (was one keyset query per chunk)."""
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    stored = dataclasses.replace(response({"q": "yes"}), columns=("q",))  # stored with its ready line
+    for key in "abcde":
+        responses.store_response(db, stored, key * 16, "2026-11-22")
+    trace = tmp_path / "libpq.trace"
+    with open(trace, "w") as sink, connection.read_snapshot(db):
+        db.conn.pgconn.trace(sink.fileno())
+        chunks = list(queries.response_line_chunks(db, "s", ["q"], 2))
+        db.conn.pgconn.untrace()
+    assert [chunk.count("\r\n") for chunk in chunks] == [2, 2, 1]
+    assert all(line.endswith(",2026-11-22,yes") for line in "".join(chunks).splitlines())
+    assert trace.read_text().count("COPY (SELECT") == 1 and "string_agg" not in trace.read_text()
+    db.close()

@@ -1,0 +1,395 @@
+"""Issue 15's figures on both backends, side by side: ``python -m bench.postgres_bench``.
+
+    python -m bench.postgres_bench                          # HTTP, then 1,000,000 responses
+    python -m bench.postgres_bench --only http --seconds 6
+    python -m bench.postgres_bench --only data --sizes 1000000,10000000
+
+A throwaway PostgreSQL cluster (:mod:`bench.postgres_cluster`, durable
+commits: PostgreSQL's defaults) is started in a temporary folder and
+deleted at the end, with everything else.
+
+``http``: the same gunicorn servers as figure 1 (:mod:`bench.http_bench`),
+on SQLite, on PostgreSQL, and on PostgreSQL with two app servers (two
+gunicorn instances on different ports, as two hosts would be, each with
+its own workers and pools) sharing one database. For each: submissions per
+second, the bare-insert ceiling (:mod:`bench.ceiling_app`) and the trivial
+``GET /bench/trivial`` of the same server. With two servers the load
+generator's connections are split evenly between them. Rounds alternate
+the order; ratios are medians of per-round ratios.
+
+``data``: one survey grown on both backends to each size
+(:mod:`bench.dataset`; on PostgreSQL with ``COPY``), then at each size the
+results page data, its render and the estimates exports
+(:mod:`bench.results_bench`), and at the largest size the responses CSV
+stream against the rate at which the same database hands over the raw rows
+(:mod:`bench.export_bench`), with peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from bench import dataset, export_bench, machine, postgres_cluster, results_bench, server
+from bench.ceiling_app import create_ceiling_table
+from bench.dataset import create_database
+from bench.http_bench import Side
+from bench.load import LoadResult, LoadSpec, run_load
+from bench.report import Figure, at_least, at_most, median_seconds, ms, table
+from bench.survey import SURVEY_ID, write_survey
+from storage import connection
+from surveys import export
+from web.db import close_pools, migrate_database
+from web.forms import wire_values
+
+RATIO_TARGET = 0.75
+RESULTS_TARGET_SECONDS = 0.100
+EXPORT_RATIO_TARGET = 0.85
+PARTS = ("http", "data")
+
+
+def say(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------
+# HTTP: submissions, the ceiling and the trivial GET, per backend and number of app servers.
+
+
+@dataclass
+class Setup:
+    """One backend with one or more app servers, each the product app plus the bench routes
+    (:func:`bench.ceiling_app.create_ceiling_app`): submissions, ceiling and trivial GET on the same server."""
+
+    name: str
+    servers: list[server.Server] = field(default_factory=list)
+    sides: dict[str, Side] = field(default_factory=lambda: {k: Side() for k in ("submit", "ceiling", "trivial")})
+
+
+def _environment(database: Path, database_url: str | None, surveys_dir: Path, workers: int | None) -> dict:
+    env = server.server_environment(database, surveys_dir, workers)
+    if database_url:
+        env["FLASK_DATABASE_URL"] = database_url
+    return env
+
+
+def _prepare(target: str) -> None:
+    """Migrate the database and create the ceiling's table once, before the workers boot (``flask init-db``
+    first, as the README's deployment says)."""
+    migrate_database(target)
+    db = connection.connect(target)
+    try:
+        create_ceiling_table(db)
+    finally:
+        db.close()
+
+
+def _start_setup(setup: Setup, count: int, env: dict, workdir: Path) -> None:
+    for number in range(count):
+        log = workdir / f"gunicorn-{setup.name.split(',')[0]}-{len(setup.servers)}-{number}.log"
+        setup.servers.append(server.start("bench.ceiling_app:create_ceiling_app()", env, log))
+
+
+def _load_split(servers: list[server.Server], spec: LoadSpec, side: Side) -> None:
+    """One round against every server at once, the connections split evenly; the results merged."""
+    processes = max(1, spec.processes // len(servers))
+    specs = [replace(spec, port=s.port, processes=processes) for s in servers]
+    results: list[LoadResult | None] = [None] * len(specs)
+
+    def drive(index: int) -> None:
+        results[index] = run_load(specs[index])
+
+    before = sum(s.cpu_seconds() for s in servers)
+    threads = [threading.Thread(target=drive, args=(i,)) for i in range(len(specs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    side.server_cpu_seconds += sum(s.cpu_seconds() for s in servers) - before
+    merged = LoadResult(spec.measure_seconds)
+    for part in results:
+        if part is None:
+            raise RuntimeError("a load generator failed")
+        merged.merge(part)
+    side.rounds.append(merged)
+
+
+def measure_http(workdir: Path, server_url: str, seconds: float, rounds: int, workers: int | None) -> list[Figure]:
+    surveys_dir = workdir / "http-surveys"
+    survey = write_survey(surveys_dir)
+    questions = {q.name: wire_values(q) for q in survey.questions}
+    base = LoadSpec(0, f"/s/{SURVEY_ID}", "", questions, 4, 4, 2.0, seconds)
+    paths = {
+        "submit": (f"/s/{SURVEY_ID}", "POST"),
+        "ceiling": ("/bench/ceiling", "POST"),
+        "trivial": ("/bench/trivial", "GET"),
+    }
+    one_url = postgres_cluster.create_database(server_url, "bench_http1")
+    two_url = postgres_cluster.create_database(server_url, "bench_http2")
+    setups: list[Setup] = []
+    try:
+        for name, count, database_url in (
+            ("SQLite", 1, None),
+            ("PostgreSQL, 1 app server", 1, one_url),
+            ("PostgreSQL, 2 app servers", 2, two_url),
+        ):
+            database = workdir / f"http-{len(setups)}.sqlite3"
+            _prepare(database_url or str(database))
+            env = _environment(database, database_url, surveys_dir, workers)
+            setups.append(Setup(name))
+            _start_setup(setups[-1], count, env, workdir)
+        for number in range(rounds):
+            order = list(paths) if number % 2 == 0 else list(paths)[::-1]
+            for setup in setups:
+                for kind in order:
+                    path, method = paths[kind]
+                    say(f"round {number + 1}: {setup.name}, {kind}")
+                    _load_split(setup.servers, replace(base, post_path=path, method=method), setup.sides[kind])
+    finally:
+        for setup in setups:
+            for running in setup.servers:
+                running.stop()
+    return [figure for setup in setups for figure in _http_figures(setup)]
+
+
+def _median_rate(side: Side) -> str:
+    rates = side.rates()
+    errors = side.merged().errors
+    return f"{statistics.median(rates):,.0f}/s (rounds {', '.join(f'{r:.0f}' for r in rates)})" + (
+        f", {errors} errors" if errors else ""
+    )
+
+
+def _http_figures(setup: Setup) -> list[Figure]:
+    submit, ceiling, trivial = (setup.sides[k] for k in ("submit", "ceiling", "trivial"))
+    ratios = [s / c if c else 0.0 for s, c in zip(submit.rates(), ceiling.rates())]
+    ratio = statistics.median(ratios)
+    errors = submit.merged().errors + ceiling.merged().errors
+    latency = submit.merged()
+    return [
+        Figure(f"{setup.name}: submissions/s", _median_rate(submit)),
+        Figure(
+            "  submission latency p50 / p99",
+            f"{latency.percentile(50) * 1000:.1f} / {latency.percentile(99) * 1000:.1f} ms",
+        ),
+        Figure("  ceiling: bare-insert POST/s, same servers", _median_rate(ceiling)),
+        Figure("  trivial GET/s, same servers", _median_rate(trivial)),
+        Figure(
+            "  submissions / ceiling (median of rounds)",
+            f"{ratio:.2f} (rounds {', '.join(f'{r:.2f}' for r in ratios)})",
+            f">= {RATIO_TARGET}",
+            at_least(ratio, RATIO_TARGET) and errors == 0,
+        ),
+        Figure(
+            "  server CPU per request: submission / ceiling / GET",
+            f"{submit.cpu_ms_per_request():.2f} / {ceiling.cpu_ms_per_request():.2f}"
+            f" / {trivial.cpu_ms_per_request():.2f} ms",
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------
+# Data: the results page, the estimates exports and the responses CSV at each size, on both backends.
+
+
+@dataclass(frozen=True)
+class DataSize:
+    """One backend at one size: results timings, and (largest size) the CSV against the raw rows."""
+
+    backend: str
+    rows: int
+    generated_seconds: float
+    results: float
+    page: float
+    estimates_json: float
+    estimates_csv: float
+    same_as_sqlite: bool | None = None  # PostgreSQL: the same responses and kept counts as the SQLite copy
+    csv: export_bench.ExportPass | None = None
+    csv_small: export_bench.ExportPass | None = None
+    raw: export_bench.ExportPass | None = None
+
+
+def _results_timings(database: Path | str, surveys_dir: Path, survey) -> dict[str, float]:
+    db = connection.connect(database)
+    client = results_bench._signed_in_client(database, surveys_dir)
+    try:
+        warm = lambda: results_bench._warm_results(db, survey)  # noqa: E731
+        return {
+            "results": median_seconds(warm, results_bench.WARM_RUNS),
+            "estimates_json": median_seconds(
+                lambda: json.dumps(export.estimates_json(warm(), "2026-01-01T00:00:00+00:00")), results_bench.WARM_RUNS
+            ),
+            "estimates_csv": median_seconds(lambda: export.estimates_csv(warm()), results_bench.WARM_RUNS),
+            "page": median_seconds(results_bench._page_timer(client, survey), results_bench.WARM_RUNS),
+        }
+    finally:
+        db.close()
+        _close_connections(client.application)
+
+
+def _close_connections(app) -> None:
+    """Close the connections the app keeps (SQLite, per thread) or pools (PostgreSQL), so that the next
+    bulk load finds the file free."""
+    for kept in app.extensions.pop("db_connections", {}).values():
+        kept.close()
+    close_pools(app)
+
+
+def measure_data(workdir: Path, server_url: str, sizes: list[int], export_rows: int) -> list[DataSize]:
+    surveys_dir = workdir / "data-surveys"
+    survey = write_survey(surveys_dir)
+    sqlite_path = workdir / "data.sqlite3"
+    pg_url = postgres_cluster.create_database(server_url, "bench_data")
+    create_database(sqlite_path)
+    create_database(pg_url)
+    generators = {
+        "SQLite": (sqlite_path, dataset.Generator(sqlite_path, survey)),
+        "PostgreSQL": (pg_url, dataset.PostgresGenerator(workdir / "pg-data.sqlite3", survey, url=pg_url)),
+    }
+    measured = []
+    for rows in sizes:
+        for backend, (database, generator) in generators.items():
+            say(f"{backend}: generating responses up to {rows:,}")
+            start = time.perf_counter()
+            generator.grow_to(rows)
+            generated = time.perf_counter() - start
+            say(f"{backend}: results and exports at {rows:,}")
+            timings = _results_timings(database, surveys_dir, survey)
+            csv = small = raw = None
+            if rows == export_rows:
+                say(f"{backend}: responses CSV and raw rows at {rows:,}")
+                survey_file = surveys_dir / f"{SURVEY_ID}.yaml"
+                raw = export_bench.raw_rows_pass(database, SURVEY_ID, rows)
+                csv = export_bench.run_pass(database, survey_file, rows)
+                small = export_bench.run_pass(database, survey_file, min(rows, 100_000))
+            same = same_contents(sqlite_path, pg_url, survey) if backend == "PostgreSQL" else None
+            measured.append(
+                DataSize(backend, rows, generated, **timings, same_as_sqlite=same, csv=csv, csv_small=small, raw=raw)
+            )
+    return measured
+
+
+#: What :func:`same_contents` compares: every kept count, and a digest of the stored rows.
+KEPT_TABLES = ("tallies", "group_tallies", "pattern_tallies", "daily_counts", "daily_tallies", "designs")
+ROWS_DIGEST = "SELECT COUNT(*), SUM(LENGTH(id || day || answer_line)), MIN(id), MAX(id) FROM responses"
+
+
+def same_contents(sqlite_path: Path, pg_url: str, survey) -> bool:
+    """True if both databases hold the same kept counts (every row of :data:`KEPT_TABLES`) and the same
+    responses (count, total length of id, day and answer line, first and last id)."""
+    found = []
+    for target in (sqlite_path, pg_url):
+        db = connection.connect(target)
+        try:
+            kept = {table: sorted(map(tuple, db.execute(f"SELECT * FROM {table}").fetchall())) for table in KEPT_TABLES}
+            found.append((kept, tuple(db.execute(ROWS_DIGEST).fetchone())))  # table names: constants above
+        finally:
+            db.close()
+    return found[0] == found[1]
+
+
+def data_figures(measured: list[DataSize]) -> list[Figure]:
+    figures = []
+    mib = 2**20
+    for size in measured:
+        label = f"{size.backend}, {size.rows:,} responses"
+        figures.append(Figure(f"{label} (generated in {size.generated_seconds:.0f} s)", ""))
+        if size.same_as_sqlite is not None:
+            same = size.same_as_sqlite
+            figures.append(Figure("  same rows and kept counts as SQLite", "yes" if same else "NO", "yes", same))
+        for name, attribute in (
+            ("  results page data: tallies + compute_results", "results"),
+            ("  results page render (test client, admin)", "page"),
+            ("  estimates export JSON", "estimates_json"),
+            ("  estimates export CSV", "estimates_csv"),
+        ):
+            value = getattr(size, attribute)
+            figures.append(
+                Figure(name, ms(value), f"< {ms(RESULTS_TARGET_SECONDS)}", at_most(value, RESULTS_TARGET_SECONDS))
+            )
+        if size.csv is not None:
+            ratio = size.csv.rate / size.raw.rate
+            figures += [
+                Figure("  raw stored rows handed over", f"{size.raw.rate:,.0f} rows/s ({size.raw.seconds:.2f} s)"),
+                Figure("  responses CSV stream", f"{size.csv.rate:,.0f} rows/s ({size.csv.seconds:.2f} s)"),
+                Figure(
+                    "  CSV / raw rows",
+                    f"{ratio:.2f}",
+                    f">= {EXPORT_RATIO_TARGET}",
+                    at_least(ratio, EXPORT_RATIO_TARGET),
+                ),
+                Figure(
+                    f"  peak RSS growth after {size.csv_small.rows:,} / {size.csv.rows:,} rows",
+                    f"{size.csv_small.rss_growth_bytes / mib:.1f} / {size.csv.rss_growth_bytes / mib:.1f} MiB",
+                ),
+            ]
+    return figures
+
+
+# --------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.postgres_bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", help=f"comma-separated parts, among {', '.join(PARTS)}")
+    parser.add_argument("--sizes", default="1000000", help="stored responses for the data part (default 1000000)")
+    parser.add_argument("--export-rows", type=int, help="rows streamed as CSV (default: the largest size)")
+    parser.add_argument("--seconds", type=float, default=6.0, help="measured seconds per load round (default 6)")
+    parser.add_argument("--rounds", type=int, default=3, help="load rounds (default 3)")
+    parser.add_argument("--workers", type=int, help="gunicorn workers per app server (default: gunicorn.conf.py's)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (not the cluster)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    parts = tuple(p.strip() for p in args.only.split(",")) if args.only else PARTS
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    workdir = Path(tempfile.mkdtemp(prefix="rr-bench-pg-"))
+    load_before, cpu_before, wall_before = os.getloadavg(), _cpu_seconds(), time.perf_counter()
+    figures: list[Figure] = []
+    try:
+        with postgres_cluster.throwaway_cluster(postgres_cluster.DURABLE_SETTINGS) as server_url:
+            if "http" in parts:
+                figures += measure_http(workdir, server_url, args.seconds, args.rounds, args.workers)
+            if "data" in parts:
+                figures += data_figures(measure_data(workdir, server_url, sizes, args.export_rows or sizes[-1]))
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    load_after = os.getloadavg()
+    print(f"Benchmark, {machine.describe()}, PostgreSQL {_server_version()}\n")
+    print(table(figures))
+    print(
+        f"\nload average (1 min) {load_before[0]:.2f} at the start, {load_after[0]:.2f} at the end;"
+        f" wall {time.perf_counter() - wall_before:.0f} s, this process and its children's CPU"
+        f" {_cpu_seconds() - cpu_before:.0f} s"
+    )
+    failed = [f.name.strip() for f in figures if f.passed is False]
+    print(f"\n{len(failed)} target(s) missed" + (": " + "; ".join(failed) if failed else ""))
+    return 1 if failed else 0
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _server_version() -> str:
+    done = subprocess.run([str(postgres_cluster.bindir() / "postgres"), "--version"], capture_output=True, text=True)
+    return done.stdout.strip().rsplit(" ", 1)[-1]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
