@@ -802,7 +802,9 @@ def with_finite_population(result: QuestionResult, population_size: int | None, 
         figures = estimate_finite_population(part.yes_count, part.n, population_size, *part.design.exact(), level)
     except ValueError as error:
         return replace(result, finite_population_note=f"No finite-population figures: {error}.")
-    return replace(result, finite_population=figures, finite_population_note=finite_population_sentence(result, figures))
+    return replace(
+        result, finite_population=figures, finite_population_note=finite_population_sentence(result, figures)
+    )
 
 
 def _finite_population_reason(result: YesNoResult, population_size: int) -> str:
@@ -1170,7 +1172,9 @@ def compute_results(
         raise ValueError(f"response_count must be an integer >= 0, got response_count={response_count!r}")
     questions = tuple(
         with_finite_population(
-            question_result(q, tallies.get(q.name, {}), confidence_level, method), survey.population_size, confidence_level
+            question_result(q, tallies.get(q.name, {}), confidence_level, method),
+            survey.population_size,
+            confidence_level,
         )
         for q in survey.questions
     )
