@@ -104,6 +104,15 @@ EXCLUDED_DAY_NOTE = (
     "the responses of this day are still rows of the responses CSV (column day)."
 )
 
+#: What the survey file's ``population_size`` setting means (codebook).
+POPULATION_SIZE_NOTE = (
+    "The survey file's population_size: the number of people the respondents were drawn from (null: not given). "
+    "With it, each yes/no question answered under one design (not pooled, not two-group) has, in the estimates "
+    "exports, std_err_finite_population and finite_population_low/high: the unbiased variance of a simple random "
+    "sample without replacement of n of these N people (Chaudhuri 2011; RRTCS's estimator with N given), "
+    "(1 - n/N) s_r^2 / n + sum_i r_i (r_i - 1) / (N n) with r_i = (z_i - a) / t, and its Wald interval."
+)
+
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -772,6 +781,8 @@ def codebook(
     collected under an old design can be debiased with that design.
     ``excluded_days`` lists the days an admin left out of the estimates,
     with their responses: the CSV keeps those rows (see its ``day`` column).
+    ``population_size`` gives the survey file's setting and what it changes
+    (:data:`POPULATION_SIZE_NOTE`).
     """
     current_id = survey.design_fingerprint()
     records = list(design_records)
@@ -800,6 +811,7 @@ def codebook(
         "title": survey.title,
         "version": survey.version,
         "current_design_id": current_id,
+        "population_size": {"value": survey.population_size, "note": POPULATION_SIZE_NOTE},
         "columns": columns,
         "excluded_days": [{"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE} for day, count in excluded_days],
     }
