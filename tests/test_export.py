@@ -600,7 +600,8 @@ def test_the_rrtcs_real_survey_on_the_results_page_and_in_the_exports(app, auth,
     html = auth.client.get("/admin/surveys/rrtcs").get_data(as_text=True)
     estimate, variance, low, high = RRTCS_COPIED
     assert "Raw estimate 0.8406103, variance 0.001389716" in html
-    assert f"std. error <strong>{math.sqrt(variance) * 100:.1f}%</strong>" in html
+    assert f"the standard error of the raw estimate is {math.sqrt(variance) * 100:.2f}% instead of" in html
+    assert f"(standard error {math.sqrt(variance):.7g})" in html
     assert "simple random sample without replacement of the 10,777 people" in html
     row = auth.client.get("/admin/surveys/rrtcs/estimates.json").get_json()["rows"][0]
     assert row["population_size"] == 10_777 and row["n"] == 710
