@@ -199,6 +199,10 @@ class Survey:
     max_responses_per_address_per_hour : int or None
         Submissions this survey takes from one client address per clock hour;
         ``None``: only the site-wide rate limit applies.
+    population_size : int or None
+        The number of people the respondents were drawn from, when finite and
+        known: the results add the finite-population standard error of each
+        one-design yes/no question (:func:`surveys.results.with_finite_population`).
     organizer, contact, ethics_approval : str
         Who runs the survey, how to reach them and the ethics approval
         reference, shown on the form (``""``: not given).
@@ -245,6 +249,7 @@ class Survey:
     source: str = ""
     invitation_only: bool = False
     max_responses_per_address_per_hour: int | None = None
+    population_size: int | None = None
     organizer: str = ""
     contact: str = ""
     ethics_approval: str = ""

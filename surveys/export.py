@@ -16,6 +16,7 @@ import csv
 import io
 import math
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from analysis import BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign, SurveyEpsilon
@@ -73,6 +74,11 @@ ESTIMATE_COLUMNS = (
     "difference_ci_low",
     "difference_ci_high",
     "p_value_rr_higher",
+    "population_size",
+    "std_err_finite_population",
+    "finite_population_low",
+    "finite_population_high",
+    "version_of_pooled",
 )
 
 #: The columns of the responses CSV before one column per question.
@@ -96,6 +102,15 @@ RESPONSE_COLUMN_NOTES = {
 EXCLUDED_DAY_NOTE = (
     "Excluded by an admin from the estimates on the results page and in the estimates exports; "
     "the responses of this day are still rows of the responses CSV (column day)."
+)
+
+#: What the survey file's ``population_size`` setting means (codebook).
+POPULATION_SIZE_NOTE = (
+    "The survey file's population_size: the number of people the respondents were drawn from (null: not given). "
+    "With it, each yes/no question answered under one design (not pooled, not two-group) has, in the estimates "
+    "exports, std_err_finite_population and finite_population_low/high: the unbiased variance of a simple random "
+    "sample without replacement of n of these N people (Chaudhuri 2011; RRTCS's estimator with N given), "
+    "(1 - n/N) s_r^2 / n + sum_i r_i (r_i - 1) / (N n) with r_i = (z_i - a) / t, and its Wald interval."
 )
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
@@ -176,7 +191,7 @@ def _two_group_columns(result: YesNoResult) -> dict:
 
 
 _TWO_GROUP_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") : ESTIMATE_COLUMNS.index("direct_n")]
-_CONTROL_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("direct_n") :]
+_CONTROL_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("direct_n") : ESTIMATE_COLUMNS.index("population_size")]
 
 
 def _control_columns(result: YesNoResult) -> dict:
@@ -197,10 +212,22 @@ def _control_columns(result: YesNoResult) -> dict:
     }
 
 
+def _finite_population_columns(result: YesNoResult) -> dict:
+    """The finite-population standard error and Wald interval (:func:`surveys.results.with_finite_population`)."""
+    figures = result.finite_population
+    return {
+        "std_err_finite_population": None if figures is None else figures.std_err,
+        "finite_population_low": None if figures is None else figures.low,
+        "finite_population_high": None if figures is None else figures.high,
+    }
+
+
 def _yes_no_row(result: YesNoResult, level: float) -> dict:
     return {
         **_two_group_columns(result),
         **_control_columns(result),
+        **_finite_population_columns(result),
+        "version_of_pooled": None,
         "question": result.question.name,
         "label": result.question.label,
         "option": "",
@@ -218,6 +245,44 @@ def _yes_no_row(result: YesNoResult, level: float) -> dict:
         "flags": "; ".join(result.flags),
         "error": result.error or "",
     }
+
+
+def _two_group_version_rows(result: YesNoResult, level: float) -> list[dict]:
+    """One row per version of a pooled two-group question: each version's own fit, which the pooled row combines.
+
+    ``version_of_pooled`` numbers them as :attr:`surveys.results.YesNoResult.two_group_versions` orders them
+    (the current design first when it has answers); ``design`` names the version's ``p1, p2``; the prevalence
+    (``estimate_raw`` the moment estimate, ``estimate_clipped`` the reported one, its profile-likelihood
+    interval), the groups' answers and the second parameter are that version's alone.
+    """
+    if not result.pooled or not result.two_group_versions:
+        return []
+    rows = []
+    for index, figures in enumerate(result.two_group_versions, start=1):
+        fit = figures.estimate
+        version = replace(result, two_group=figures, control=None, finite_population=None)
+        rows.append(
+            _yes_no_row(version, level)
+            | {
+                "design": fit.design.label(),
+                "n": sum(fit.n),
+                "yes_count": sum(fit.yes),
+                "observed_rate": sum(fit.yes) / sum(fit.n),
+                "estimate_raw": fit.pi_moment,
+                "estimate_clipped": fit.pi,
+                "std_err": fit.pi_std_err,
+                **_interval_columns(fit.confidence_interval("pi", level), level),
+                **_sequence_columns(None),
+                "flags": "",
+                "version_of_pooled": index,
+            }
+        )
+    return rows
+
+
+def _yes_no_rows(result: YesNoResult, level: float) -> list[dict]:
+    """A yes/no question's row, then (a pooled two-group question) one row per version."""
+    return [_yes_no_row(result, level), *_two_group_version_rows(result, level)]
 
 
 def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dict:
@@ -273,13 +338,28 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     ``difference`` the randomized-response raw estimate minus it, with its
     standard error, Wald interval and the one-sided p-value that randomized
     response gives the higher share (:func:`analysis.compare_with_direct`).
+    ``population_size`` is the survey's setting (empty without it); with it, a
+    yes/no question under one design (not pooled, not two-group) has
+    ``std_err_finite_population`` and the Wald interval
+    ``finite_population_low, finite_population_high`` of a simple random
+    sample without replacement of that many people
+    (:func:`analysis.estimate_finite_population`), empty when the answers
+    outnumber it. A two-group question pooled over several versions of its
+    design is followed by one row per version (``version_of_pooled`` 1, 2, ...;
+    empty on every other row): that version's prevalence, groups and second
+    parameter, which the pooled row's ``group_*`` and ``second_*`` give for the
+    current design only.
     """
     level = results.confidence_level
-    excluded = {"excluded_days": ";".join(results.excluded.days), "excluded_responses": results.excluded.response_count}
+    excluded = {
+        "excluded_days": ";".join(results.excluded.days),
+        "excluded_responses": results.excluded.response_count,
+        "population_size": results.survey.population_size,
+    }
     rows = []
     for result in results.questions:
         if isinstance(result, YesNoResult):
-            rows.append(_yes_no_row(result, level))
+            rows.extend(_yes_no_rows(result, level))
         elif isinstance(result, ChoiceResult):
             rows.extend(_option_row(result, option, level) for option in result.options)
     return [{column: {**row, **excluded}[column] for column in ESTIMATE_COLUMNS} for row in rows]
@@ -319,6 +399,7 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
         "title": survey.title,
         "version": survey.version,
         "response_count": results.response_count,
+        "population_size": survey.population_size,
         "excluded": {"days": list(results.excluded.days), "response_count": results.excluded.response_count},
         "epsilon_per_respondent": epsilon_json(epsilon),
         "epsilon_per_respondent_answered": None
@@ -376,6 +457,7 @@ def breakdown_rows(breakdown: Breakdown) -> list[dict]:
     excluded = {
         "excluded_days": ";".join(breakdown.excluded.days),
         "excluded_responses": breakdown.excluded.response_count,
+        "population_size": None,  # the size of each group's population is not known
     }
     rows = []
     for group in breakdown.groups:
@@ -386,7 +468,7 @@ def breakdown_rows(breakdown: Breakdown) -> list[dict]:
         }
         for result in group.questions:
             if isinstance(result, YesNoResult):
-                rows.append({**identity, **_yes_no_row(result, level)})
+                rows.extend({**identity, **row} for row in _yes_no_rows(result, level))
             elif isinstance(result, ChoiceResult):
                 rows.extend({**identity, **_option_row(result, option, level)} for option in result.options)
     return [{column: {**row, **excluded}[column] for column in BREAKDOWN_COLUMNS} for row in rows]
@@ -699,6 +781,8 @@ def codebook(
     collected under an old design can be debiased with that design.
     ``excluded_days`` lists the days an admin left out of the estimates,
     with their responses: the CSV keeps those rows (see its ``day`` column).
+    ``population_size`` gives the survey file's setting and what it changes
+    (:data:`POPULATION_SIZE_NOTE`).
     """
     current_id = survey.design_fingerprint()
     records = list(design_records)
@@ -727,6 +811,7 @@ def codebook(
         "title": survey.title,
         "version": survey.version,
         "current_design_id": current_id,
+        "population_size": {"value": survey.population_size, "note": POPULATION_SIZE_NOTE},
         "columns": columns,
         "excluded_days": [{"day": day, "responses": count, "note": EXCLUDED_DAY_NOTE} for day, count in excluded_days],
     }

@@ -28,6 +28,7 @@ from analysis import (
     INTERVAL_METHODS,
     BinaryDesign,
     ConfidenceInterval,
+    FinitePopulationEstimate,
     MultipleChoiceDesign,
     MultipleChoiceEstimate,
     OutsideDesign,
@@ -35,6 +36,7 @@ from analysis import (
     ProportionEstimate,
     SurveyEpsilon,
     confidence_sequence,
+    estimate_finite_population,
     estimate_multiple_choice,
     estimate_proportion,
     half_width_for_n,
@@ -58,7 +60,7 @@ from surveys.arms import DEFAULT_GROUP_1_SHARE, DIRECT, GROUPS, is_two_group
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
 from surveys.design_contract import key_arm, parse_design_key, question_design_key
-from surveys.wording import choice_sentence, yes_no_sentence
+from surveys.wording import choice_sentence, percent, yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
 #: approximation behind the Wald interval, the pooled interval and the
@@ -198,6 +200,14 @@ class YesNoResult:
     two_group_versions : tuple of TwoGroupFigures
         A two-group design: each version's fit (current design first) whose
         prevalences ``estimate`` pools (:func:`analysis.pool_two_group`).
+    finite_population : FinitePopulationEstimate or None
+        With the survey's ``population_size``: the unbiased variance, standard
+        error and Wald interval of a simple random sample without replacement
+        of that many people (:func:`with_finite_population`); ``None`` without
+        the setting, or when it does not apply (``finite_population_note`` says why).
+    finite_population_note : str
+        With ``population_size``: the assumption and the figures in one sentence,
+        or why they were not computed; ``""`` without the setting or answers.
     """
 
     question: Question
@@ -222,6 +232,8 @@ class YesNoResult:
     two_group: TwoGroupFigures | None = None
     control: ControlArmComparison | None = None
     two_group_versions: tuple[TwoGroupFigures, ...] = ()
+    finite_population: FinitePopulationEstimate | None = None
+    finite_population_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -772,6 +784,56 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
     )
 
 
+def with_finite_population(result: QuestionResult, population_size: int | None, level: float) -> QuestionResult:
+    """``result`` with its finite-population figures when the survey gives ``population_size`` (``N``).
+
+    Only a one-parameter yes/no question whose answers came under one design gets them
+    (:func:`analysis.estimate_finite_population`: the unbiased variance under simple random sampling without
+    replacement of ``n`` of ``N`` people, Chaudhuri 2011); a pooled, two-group or multiple-choice question does
+    not, and ``finite_population_note`` says why, as it does when the answers outnumber ``N``.
+    """
+    if population_size is None or not isinstance(result, YesNoResult) or result.n == 0 or result.error:
+        return result
+    reason = _finite_population_reason(result, population_size)
+    if reason:
+        return replace(result, finite_population_note=reason)
+    part = result.per_design[0]
+    try:
+        figures = estimate_finite_population(part.yes_count, part.n, population_size, *part.design.exact(), level)
+    except ValueError as error:
+        return replace(result, finite_population_note=f"No finite-population figures: {error}.")
+    return replace(
+        result, finite_population=figures, finite_population_note=finite_population_sentence(result, figures)
+    )
+
+
+def _finite_population_reason(result: YesNoResult, population_size: int) -> str:
+    """Why a yes/no result gets no finite-population figures (``""``: it does)."""
+    if is_two_group(result.question.design) or result.two_group_versions:
+        return "No finite-population figures for a two-group design (its two random groups are not one sample)."
+    if result.pooled:
+        return "No finite-population figures for answers pooled over several designs: only for one design."
+    if result.n > population_size:
+        return (
+            f"No finite-population figures: the {result.n:,} answers outnumber the survey's population_size of "
+            f"{population_size:,}, so they cannot be a sample of it without replacement; check population_size."
+        )
+    if result.n < 2:
+        return "No finite-population figures until there are at least 2 answers."
+    return ""
+
+
+def finite_population_sentence(result: YesNoResult, figures: FinitePopulationEstimate) -> str:
+    """The assumption behind the finite-population figures, and the figures, in one sentence."""
+    level = percent(figures.confidence_level, 1, trim=True)
+    return (
+        f"If the {result.n:,} answers were a simple random sample without replacement of the "
+        f"{figures.population_size:,} people (population_size), the standard error of the raw estimate is "
+        f"{percent(figures.std_err, 2)} instead of {percent(result.std_err, 2)} and its {level} Wald interval "
+        f"{percent(figures.low, 1)} – {percent(figures.high, 1)} (Chaudhuri 2011, as RRTCS computes it)."
+    )
+
+
 def running_point(question: Question, by_design, confidence_level: float) -> tuple[int, float, SequenceBounds] | None:
     """``(n, estimate, confidence sequence)`` of a yes/no question: only what the time chart draws.
 
@@ -1108,7 +1170,14 @@ def compute_results(
     check_options(confidence_level, method)
     if isinstance(response_count, bool) or not isinstance(response_count, int) or response_count < 0:
         raise ValueError(f"response_count must be an integer >= 0, got response_count={response_count!r}")
-    questions = tuple(question_result(q, tallies.get(q.name, {}), confidence_level, method) for q in survey.questions)
+    questions = tuple(
+        with_finite_population(
+            question_result(q, tallies.get(q.name, {}), confidence_level, method),
+            survey.population_size,
+            confidence_level,
+        )
+        for q in survey.questions
+    )
     return SurveyResults(
         answered_epsilon=answered_epsilon(tallies, survey.delta),
         survey=survey,

@@ -41,6 +41,13 @@ enough to stop one client swinging a small survey would also refuse a
 class or an office answering from one shared address, and the right number
 depends on who answers.
 
+``population_size`` (optional, a whole number of 1 or more) is the number of
+people the respondents were drawn from, when that population is finite and
+known (710 answers from a university's 10,777 students): the results then
+add, for each one-design yes/no question, the standard error and interval
+of a simple random sample without replacement of that many people
+(:func:`analysis.estimate_finite_population`).
+
 Margins of error to reach, and whether to stop there (optional; see
 :class:`surveys.definition.Target` and :mod:`surveys.targets`)::
 
@@ -132,6 +139,7 @@ SURVEY_KEYS = (
     "epsilon_budget",
     "delta",
     "max_responses_per_address_per_hour",
+    "population_size",
     "targets",
     "close_when_targets_met",
     "group_1_share",
@@ -381,6 +389,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             "max_responses_per_address_per_hour",
             mapping.get("max_responses_per_address_per_hour"),
         ),
+        "population_size": _optional_positive_int(report, None, "population_size", mapping.get("population_size")),
         "questions": _questions(report, mapping.get("questions")),
     }
     # Both days are inclusive, so opens == closes is a one-day survey.

@@ -745,3 +745,24 @@ def stored_arms(app) -> list[str]:
         return [row["arm"] for row in db.query("SELECT arm FROM responses")]
     finally:
         db.close()
+
+
+#: RRTCS's real survey (Cobo, Rueda and Arcos 2021, vignette "Application of Horvitz model to a real survey"):
+#: 710 of 10,777 students, the unrelated-question design with p = 1/2 and the innocuous share q = 1/12 of
+#: "copied"; 328 stored yes give the printed estimate 0.8406103 and variance 0.001389716.
+RRTCS_SURVEY_YAML = """\
+id: rrtcs
+title: RRTCS real survey
+version: 1
+population_size: 10777
+questions:
+  - name: copied
+    type: yes_no
+    label: I have copied in an exam.
+    design: {model: unrelated_question, p: 1/2, q: 1/12}
+  - name: year
+    type: select_one
+    label: Year
+    choices: [first, second]
+    randomize: false
+"""

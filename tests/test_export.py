@@ -12,16 +12,19 @@ import tracemalloc
 
 import pytest
 import yaml
+from numpy.testing import assert_allclose
 
 import analysis
 from storage import connection, responses
 from surveys import export, results, submission
 from surveys.design_contract import design_record, question_design_key
+from surveys.files import load_catalog
 from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import noisy_response
-from tests.helpers import DEPT_SURVEY_YAML, TWO_GROUP_YAML, two_group_tallies
+from tests.helpers import DEPT_SURVEY_YAML, RRTCS_SURVEY_YAML, TWO_GROUP_YAML, two_group_tallies
 from tests.helpers import make_survey as make_any_survey
 from web import gather
+from web.db import open_database
 
 #: The shared survey with an asymmetric design and unlabelled choices.
 SURVEY_YAML = DEPT_SURVEY_YAML.replace("{t: 2/3, a: 1/6, b: 1/6}", "{t: 7/10, a: 1/5, b: 1/10}").replace(
@@ -109,6 +112,8 @@ def test_yes_no_row_values(survey_results):
         **dict.fromkeys(("second_ci_low", "second_ci_high")),
         **dict.fromkeys(("direct_n", "direct_yes", "direct_estimate", "direct_std_err", "difference")),
         **dict.fromkeys(("difference_std_err", "difference_ci_low", "difference_ci_high", "p_value_rr_higher")),
+        **dict.fromkeys(("population_size", "std_err_finite_population", "finite_population_low")),
+        **dict.fromkeys(("finite_population_high", "version_of_pooled")),
     }
 
 
@@ -210,6 +215,7 @@ def test_json_document(survey_results):
         "title",
         "version",
         "response_count",
+        "population_size",
         "excluded",
         "epsilon_per_respondent",
         "epsilon_per_respondent_answered",
@@ -544,3 +550,111 @@ def test_codebook_and_estimates_of_a_misclassification_matrix():
     )
     rows = [r for r in export.estimate_rows(computed) if r["question"] == "ai_use"]
     assert [r["k"] for r in rows] == [4] * 4 and rows[0]["estimate_raw"] == pytest.approx((0.5 - 1 / 6) / (1 / 3))
+
+
+# --------------------------------------------------------------------------
+# A finite population of known size; pooled two-group versions.
+
+#: RRTCS's printed figures for "copied" (tests/test_finite_population.py): estimate, variance, lower, upper bound.
+RRTCS_COPIED = (0.8406103, 0.001389716, 0.767545, 0.9136756)
+
+
+def _printed(value: float) -> float:
+    """Half a unit in the last of the seven significant digits R prints by default."""
+    return 0.5 * 10 ** (math.floor(math.log10(abs(value))) - 6)
+
+
+def test_rows_carry_the_finite_population_figures_and_the_setting():
+    survey = make_any_survey(RRTCS_SURVEY_YAML)
+    tallies = {"copied": {key(survey, "copied"): {"yes": 328, "no": 382}}}
+    computed = results.compute_results(survey, tallies, 710)
+    (row,) = export.estimate_rows(computed)
+    figures = computed.question("copied").finite_population
+    assert (row["population_size"], row["std_err_finite_population"]) == (10_777, figures.std_err)
+    assert (row["finite_population_low"], row["finite_population_high"]) == (figures.low, figures.high)
+    assert row["std_err"] != row["std_err_finite_population"] and row["version_of_pooled"] is None
+    document = export.estimates_json(computed, "now")
+    assert document["population_size"] == 10_777 and document["rows"] == [row]
+
+
+def test_the_codebook_names_population_size():
+    book = export.codebook(make_any_survey(RRTCS_SURVEY_YAML), [], [])
+    assert book["population_size"]["value"] == 10_777
+    assert "population_size" in book["population_size"]["note"]
+    assert "std_err_finite_population" in book["population_size"]["note"]
+    assert export.codebook(make_survey(), [], [])["population_size"]["value"] is None
+
+
+def test_the_rrtcs_real_survey_on_the_results_page_and_in_the_exports(app, auth, surveys_dir):
+    """The design of RRTCS's real survey in a survey file, 328 stored yes of 710 through the storage path: the
+    results page and estimates.json give RRTCS's printed estimate and variance (SE its square root) to their
+    printed digits, and the CSV the same figures."""
+    (surveys_dir / "rrtcs.yaml").write_text(RRTCS_SURVEY_YAML)
+    survey = load_catalog(surveys_dir).get("rrtcs")
+    db = open_database(app)
+    for index in range(710):
+        answers = {"copied": "yes" if index < 328 else "no", "year": "first"}
+        responses.store_response(db, noisy_response(survey, answers, "device"), f"key-{index:06d}", "2026-11-22")
+    db.close()
+    auth.login()
+    html = auth.client.get("/admin/surveys/rrtcs").get_data(as_text=True)
+    estimate, variance, low, high = RRTCS_COPIED
+    assert "Raw estimate 0.8406103, variance 0.001389716" in html
+    assert f"the standard error of the raw estimate is {math.sqrt(variance) * 100:.2f}% instead of" in html
+    assert f"(standard error {math.sqrt(variance):.7g})" in html
+    assert "simple random sample without replacement of the 10,777 people" in html
+    row = auth.client.get("/admin/surveys/rrtcs/estimates.json").get_json()["rows"][0]
+    assert row["population_size"] == 10_777 and row["n"] == 710
+    assert row["estimate_raw"] == pytest.approx(estimate, abs=_printed(estimate))
+    assert row["std_err_finite_population"] ** 2 == pytest.approx(variance, abs=_printed(variance))
+    assert row["finite_population_low"] == pytest.approx(low, abs=_printed(low))
+    assert row["finite_population_high"] == pytest.approx(high, abs=_printed(high))
+    text = auth.client.get("/admin/surveys/rrtcs/estimates.csv").get_data(as_text=True)
+    (csv_row,) = csv.DictReader(io.StringIO(text))
+    assert (csv_row["population_size"], float(csv_row["std_err_finite_population"])) == (
+        "10777",
+        pytest.approx(row["std_err_finite_population"]),
+    )
+
+
+OLD_SLD = analysis.StochasticLieDetectorDesign("1/4", "3/4")
+
+
+def test_a_pooled_two_group_question_is_followed_by_one_row_per_version():
+    """Current SLD (1/3, 2/3) with 60/100 and 40/100 yes, older SLD (1/4, 3/4) with 70/200 and 50/200: the pooled
+    row, then each version's own groups, prevalence and honesty (tests/test_results.py pools them)."""
+    survey = make_any_survey(TWO_GROUP_YAML)
+    tallies = two_group_tallies(survey, {"evaded": {"1": (60, 40), "2": (40, 60)}})
+    old = dataclasses.replace(survey.question("evaded"), design=OLD_SLD)
+    tallies["evaded"] |= {question_design_key(old, "1"): {"yes": 70, "no": 130}}
+    tallies["evaded"] |= {question_design_key(old, "2"): {"yes": 50, "no": 150}}
+    computed = results.compute_results(survey, tallies, 600)
+    result = computed.question("evaded")
+    rows = [row for row in export.estimate_rows(computed) if row["question"] == "evaded"]
+    assert [row["version_of_pooled"] for row in rows] == [None, 1, 2]
+    assert rows[0]["design"] == "pooled over 2 designs" and rows[0]["estimate_raw"] == result.estimate_raw
+    for row, version in zip(rows[1:], result.two_group_versions):
+        fit = version.estimate
+        assert row["design"] == fit.design.label()
+        assert (row["group_n"], row["group_yes"]) == (f"{fit.n[0]};{fit.n[1]}", f"{fit.yes[0]};{fit.yes[1]}")
+        assert (row["n"], row["yes_count"]) == (sum(fit.n), sum(fit.yes))
+        assert (row["estimate_raw"], row["estimate_clipped"], row["std_err"]) == (fit.pi_moment, fit.pi, fit.pi_std_err)
+        ci = fit.confidence_interval("pi", 0.95)
+        assert (row["ci_low"], row["ci_high"], row["ci_method"]) == (ci.low, ci.high, "profile likelihood")
+        assert (row["second_parameter"], row["second_estimate"]) == ("t", version.value)
+        assert row["direct_n"] is None and row["sequence_low"] is None
+    assert [rows[1]["group_n"], rows[2]["group_n"]] == ["100;100", "200;200"]
+    assert_allclose([rows[1]["estimate_raw"], rows[2]["estimate_raw"]], [0.4, 0.8], rtol=1e-12)
+    text = export.estimates_csv(computed)
+    assert [r["version_of_pooled"] for r in csv.DictReader(io.StringIO(text)) if r["question"] == "evaded"] == [
+        "",
+        "1",
+        "2",
+    ]
+
+
+def test_a_two_group_question_under_one_version_has_no_version_rows():
+    survey = make_any_survey(TWO_GROUP_YAML)
+    tallies = two_group_tallies(survey, {"evaded": {"1": (60, 40), "2": (40, 60)}})
+    rows = export.estimate_rows(results.compute_results(survey, tallies, 200))
+    assert [row["version_of_pooled"] for row in rows if row["question"] == "evaded"] == [None]

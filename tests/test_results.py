@@ -14,13 +14,14 @@ import math
 import pytest
 import yaml
 from numpy.testing import assert_allclose
+from scipy.stats import norm
 
 import analysis
 from surveys import results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
+from tests.helpers import RRTCS_SURVEY_YAML, TWO_GROUP_YAML, make_survey, two_group_tallies
 
 
 @pytest.fixture
@@ -624,3 +625,60 @@ def test_planning_group_sizes_are_the_current_design_groups(two_group_survey):
     tallies = versioned_tallies(two_group_survey, {"1": (60, 40), "2": (40, 50)}, {"1": (70, 130), "2": (50, 150)})
     computed = results.compute_results(two_group_survey, tallies, 600)
     assert results.planning_group_sizes(computed) == {"evaded": (100, 90)}
+
+
+# --------------------------------------------------------------------------
+# A finite population of known size (the survey's population_size).
+
+
+def rrtcs_tallies(survey, yes: int = 328, no: int = 382) -> dict:
+    return {"copied": {key(survey, "copied"): {"yes": yes, "no": no}}}
+
+
+def test_population_size_adds_the_finite_population_figures_of_a_one_design_question():
+    """RRTCS's 328 yes of 710 from 10,777 students: the figures are analysis.estimate_finite_population's own,
+    beside the usual (infinite-population) standard error, which they do not replace."""
+    survey = make_survey(RRTCS_SURVEY_YAML)
+    result = results.compute_results(survey, rrtcs_tallies(survey), 710).question("copied")
+    design = survey.question("copied").design
+    expected = analysis.estimate_finite_population(design.trait_count(328, 710), 710, 10_777, *design.exact(), 0.95)
+    assert result.finite_population == expected
+    assert result.std_err == analysis.estimate_proportion(328, 710, *design.exact()).std_err != expected.std_err
+    assert_allclose(expected.variance, 0.001389716, atol=5e-10)  # as RRTCS prints it
+    assert "simple random sample without replacement of the 10,777 people" in result.finite_population_note
+    assert f"{expected.std_err * 100:.2f}%" in result.finite_population_note
+
+
+@pytest.mark.parametrize("level", [0.9, 0.99])
+def test_the_finite_population_interval_is_at_the_results_level(level):
+    survey = make_survey(RRTCS_SURVEY_YAML)
+    result = results.compute_results(survey, rrtcs_tallies(survey), 710, level).question("copied")
+    assert result.finite_population.confidence_level == level
+    assert result.finite_population.high - result.finite_population.low == pytest.approx(
+        2 * norm.ppf((1 + level) / 2) * result.finite_population.std_err
+    )
+
+
+def test_without_population_size_there_are_no_finite_population_figures():
+    survey = make_survey(RRTCS_SURVEY_YAML, population_size=None)
+    result = results.compute_results(survey, rrtcs_tallies(survey), 710).question("copied")
+    assert result.finite_population is None and result.finite_population_note == ""
+
+
+def test_answers_beyond_the_population_size_are_said_not_a_crash():
+    survey = make_survey(RRTCS_SURVEY_YAML, population_size=700)
+    result = results.compute_results(survey, rrtcs_tallies(survey), 710).question("copied")
+    assert result.finite_population is None and result.estimate is not None
+    assert "710 answers outnumber the survey's population_size of 700" in result.finite_population_note
+
+
+def test_a_pooled_or_two_group_question_gets_no_finite_population_figures_and_says_why(survey):
+    survey = dataclasses.replace(survey, population_size=10_000)
+    current, old = key(survey, "cheated"), old_design_key(survey, "cheated", DIE)
+    tallies = {"cheated": {current: {"yes": 60, "no": 90}, old: {"yes": 30, "no": 70}}}
+    pooled = results.compute_results(survey, tallies, 250).question("cheated")
+    assert pooled.finite_population is None and "pooled over several designs" in pooled.finite_population_note
+    two_group = make_survey(TWO_GROUP_YAML, population_size=10_000)
+    counts = two_group_tallies(two_group, {"evaded": {"1": (60, 40), "2": (40, 60)}})
+    evaded = results.compute_results(two_group, counts, 200).question("evaded")
+    assert evaded.finite_population is None and "two-group design" in evaded.finite_population_note

@@ -782,3 +782,15 @@ def test_several_pages_with_a_two_group_design_are_accepted():
     ]
     survey = parse_survey(edited("id", "quiz") | {"questions": questions}, "quiz.yaml")
     assert survey.pages == (("evaded",), ("year",)) and survey.group_1_share is not None
+
+
+def test_population_size_is_read_when_given_and_none_without():
+    assert parse_survey(VALID, "exam.yaml").population_size is None
+    assert parse_survey(edited("population_size", 10_777), "exam.yaml").population_size == 10_777
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.5, "10777 students", True, [710]])
+def test_population_size_must_be_a_whole_number_of_one_or_more(value):
+    problems = problems_of(edited("population_size", value))
+    assert [(p.question, p.field) for p in problems] == [(None, "population_size")]
+    assert "must be a whole number of 1 or more" in problems[0].message
