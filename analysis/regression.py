@@ -40,7 +40,11 @@ Newton steps on the full likelihood (Fisher scoring where the observed
 information is not positive definite, each step halved until the
 likelihood rises) converge quadratically. Standard errors come from the
 observed information at the maximum, Wald tests and intervals from them,
-likelihood-ratio tests from refitting without a term's columns.
+likelihood-ratio tests from refitting without a term's columns (Newton steps
+only, from ``beta_k - V_kd V_dd^-1 beta_d``: where the full fit's quadratic
+approximation, ``V`` its covariance, puts the maximum with the dropped
+coefficients ``d`` at 0). The expected information is computed only for a
+step where the observed one is not positive definite.
 
 A maximum at infinity (a pattern whose stored yes rate is below ``a`` or
 above ``t + a``, predictors that separate the outcome) or a flat likelihood
@@ -303,17 +307,24 @@ def _log_likelihood(data: _Data, beta: np.ndarray) -> float:
     return total if math.isfinite(total) else -math.inf
 
 
-def _score_and_information(data: _Data, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Score, observed and expected information (formulas in the module's Notes)."""
+def _score_and_information(
+    data: _Data, beta: np.ndarray, expected: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Score, observed and expected information (formulas in the module's Notes); the expected one is None
+    unless ``expected`` (a Newton step needs it only where the observed one is not positive definite)."""
     g, p = _probabilities(data, beta)
     h = data.t * g * (1 - g)
     r = data.yes / p - data.no / (1 - p)
     observed_weight = h**2 * (data.yes / p**2 + data.no / (1 - p) ** 2) - h * (1 - 2 * g) * r
-    expected_weight = (data.yes + data.no) * h**2 / (p * (1 - p))
     score = data.x.T @ (h * r)
     observed = data.x.T @ (observed_weight[:, None] * data.x)
-    expected = data.x.T @ (expected_weight[:, None] * data.x)
-    return score, observed, expected
+    return score, observed, _expected_information(data, beta) if expected else None
+
+
+def _expected_information(data: _Data, beta: np.ndarray) -> np.ndarray:
+    g, p = _probabilities(data, beta)
+    weight = (data.yes + data.no) * (data.t * g * (1 - g)) ** 2 / (p * (1 - p))
+    return data.x.T @ (weight[:, None] * data.x)
 
 
 def _em_step(data: _Data, beta: np.ndarray) -> np.ndarray:
@@ -353,8 +364,8 @@ def _maximize(data: _Data, start: np.ndarray | None = None) -> _Maximum:
         beta = np.array(start, dtype=float)
     value = _log_likelihood(data, beta)
     for iteration in range(1, _MAX_NEWTON_STEPS + 1):
-        score, observed, expected = _score_and_information(data, beta)
-        information = observed if _is_positive_definite(observed) else expected
+        score, observed, _ = _score_and_information(data, beta, expected=False)
+        information = observed if _is_positive_definite(observed) else _expected_information(data, beta)
         try:
             step = np.linalg.solve(information, score)
         except np.linalg.LinAlgError:  # the information vanished: coefficients far out on a flat ridge
@@ -397,13 +408,21 @@ def _reduced(data: _Data, keep: Sequence[int]) -> _Data:
     return _Data(data.x[:, list(keep)], data.yes, data.no, data.t, data.a)
 
 
+def _reduced_start(beta: np.ndarray, covariance: np.ndarray, keep: list[int], drop: tuple[int, ...]) -> np.ndarray:
+    """Where the full fit's quadratic approximation puts the maximum with the ``drop`` coefficients held at 0:
+    ``beta_k - V_kd V_dd^-1 beta_d`` (``V`` the covariance), the start of a likelihood-ratio refit."""
+    drop = list(drop)
+    shift = covariance[np.ix_(keep, drop)] @ np.linalg.solve(covariance[np.ix_(drop, drop)], beta[drop])
+    return beta[keep] - shift
+
+
 def _likelihood_ratio_test(
-    data: _Data, full: _Maximum, drop: tuple[int, ...], names, label: str
+    data: _Data, full: _Maximum, covariance: np.ndarray, drop: tuple[int, ...], names, label: str
 ) -> LikelihoodRatioTest:
-    """Refit without the ``drop`` columns, from the full fit's other coefficients (Newton steps only). A reduced
-    maximum at infinity still has a supremum, approached by the fit."""
+    """Refit without the ``drop`` columns (Newton steps only), from :func:`_reduced_start`. A reduced maximum at
+    infinity still has a supremum, approached by the fit."""
     keep = [index for index in range(data.x.shape[1]) if index not in drop]
-    reduced = _maximize(_reduced(data, keep), full.beta[keep]).log_likelihood
+    reduced = _maximize(_reduced(data, keep), _reduced_start(full.beta, covariance, keep, drop)).log_likelihood
     statistic = max(2 * (full.log_likelihood - reduced), 0.0)
     return LikelihoodRatioTest(
         label, tuple(names[index] for index in drop), statistic, len(drop), float(special.chdtrc(len(drop), statistic))
@@ -523,7 +542,7 @@ def fit_logistic(
         _coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
     )
     predictors = tuple(range(1, len(all_names)))
-    model_test = _likelihood_ratio_test(data, maximum, predictors, all_names, "model")
+    model_test = _likelihood_ratio_test(data, maximum, covariance, predictors, all_names, "model")
     return LogisticFit(
         names=all_names,
         coefficients=coefficients,
@@ -532,7 +551,8 @@ def fit_logistic(
         null_log_likelihood=maximum.log_likelihood - model_test.statistic / 2,
         model_test=model_test,
         term_tests=tuple(
-            _likelihood_ratio_test(data, maximum, columns, all_names, term) for term, columns in term_columns.items()
+            _likelihood_ratio_test(data, maximum, covariance, columns, all_names, term)
+            for term, columns in term_columns.items()
         ),
         prevalences=_prevalences(full_x, maximum.beta, covariance, z_level),
         n=int(yes.sum() + no.sum()),

@@ -475,9 +475,9 @@ def test_newton_steps_are_counted_and_capped(monkeypatch):
     coins lie below a = 1/4, so the likelihood keeps rising and the search stops after _MAX_NEWTON_STEPS."""
     calls = []
 
-    def counted(data, beta):
+    def counted(*args, **options):
         calls.append(1)
-        return _score_and_information(data, beta)
+        return _score_and_information(*args, **options)
 
     monkeypatch.setattr(regression, "_score_and_information", counted)
     six = _Data(
@@ -516,8 +516,8 @@ def test_newton_falls_back_to_fisher_scoring_and_halves_steps_and_still_converge
     events = {"newton steps": 0, "likelihoods": 0, "not positive definite": 0}
 
     def counting(function, key, test=lambda result: True):
-        def counted(*args):
-            result = function(*args)
+        def counted(*args, **options):
+            result = function(*args, **options)
             events[key] += bool(test(result))
             return result
 
@@ -561,9 +561,9 @@ def test_the_em_start_stops_once_a_linear_predictor_passes_the_limit(monkeypatch
 def _counted_maximum(data: _Data, monkeypatch) -> tuple:
     calls = []
 
-    def counted(*args):
+    def counted(*args, **options):
         calls.append(1)
-        return _score_and_information(*args)
+        return _score_and_information(*args, **options)
 
     monkeypatch.setattr(regression, "_score_and_information", counted)
     maximum = _maximize(data)
