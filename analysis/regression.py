@@ -452,12 +452,12 @@ def _prevalences(x: np.ndarray, beta: np.ndarray, covariance: np.ndarray, z_leve
     _, first = np.unique(whole_rows, return_index=True)
     rows = x[np.sort(first)]
     eta = rows @ beta
-    eta_se = np.sqrt(np.sum((rows @ covariance) * rows, axis=1))
+    eta_se = np.sqrt(np.einsum("ij,ij->i", rows @ covariance, rows))
     g = special.expit(eta)
     return tuple(
-        PredictedPrevalence(tuple(row), gi, se, low, high)
-        for row, gi, se, low, high in zip(
-            rows.tolist(),
+        map(
+            PredictedPrevalence,
+            map(tuple, rows.tolist()),
             g.tolist(),
             (g * (1 - g) * eta_se).tolist(),
             special.expit(eta - z_level * eta_se).tolist(),
