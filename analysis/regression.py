@@ -71,6 +71,7 @@ randomized response data. Statistical Software Components S456203.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -404,8 +405,31 @@ def _check_identified(data: _Data, maximum: _Maximum, names: tuple[str, ...]) ->
 # Fits.
 
 
+def _distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of each distinct row's first appearance (in order) and, per row, the position of its distinct row.
+
+    A stable sort by all columns puts equal rows next to each other, each run led by its first appearance."""
+    order = np.lexsort(matrix.T[::-1])
+    ordered = matrix[order]
+    starts = np.concatenate([[True], np.any(ordered[1:] != ordered[:-1], axis=1)])
+    first = order[starts]
+    by_appearance = np.argsort(first)
+    position = np.empty_like(by_appearance)
+    position[by_appearance] = np.arange(len(first))
+    merged = np.empty(len(matrix), dtype=np.int64)
+    merged[order] = position[np.cumsum(starts) - 1]
+    return first[by_appearance], merged
+
+
 def _reduced(data: _Data, keep: Sequence[int]) -> _Data:
-    return _Data(data.x[:, list(keep)], data.yes, data.no, data.t, data.a)
+    """The data with only the ``keep`` columns, patterns that no longer differ (same row, same design) merged:
+    the same likelihood, since merged patterns share their probability and the counts add."""
+    x = data.x[:, list(keep)]
+    first, merged = _distinct_rows(np.column_stack([x, data.t, data.a]))
+    if len(first) == len(x):
+        return _Data(x, data.yes, data.no, data.t, data.a)
+    add = functools.partial(np.bincount, merged, minlength=len(first))
+    return _Data(x[first], add(weights=data.yes), add(weights=data.no), data.t[first], data.a[first])
 
 
 def _reduced_start(beta: np.ndarray, covariance: np.ndarray, keep: list[int], drop: tuple[int, ...]) -> np.ndarray:
@@ -447,10 +471,7 @@ def _coefficient(name: str, estimate: float, std_err: float, z_level: float) -> 
 
 
 def _prevalences(x: np.ndarray, beta: np.ndarray, covariance: np.ndarray, z_level: float):
-    # Each row compared as one value (faster than axis=0); + 0.0 turns -0.0 into 0.0 so equal rows have equal bytes.
-    whole_rows = np.ascontiguousarray(x + 0.0).view(np.dtype((np.void, x.dtype.itemsize * x.shape[1])))[:, 0]
-    _, first = np.unique(whole_rows, return_index=True)
-    rows = x[np.sort(first)]
+    rows = x[_distinct_rows(x)[0]]
     eta = rows @ beta
     eta_se = np.sqrt(np.einsum("ij,ij->i", rows @ covariance, rows))
     g = special.expit(eta)
