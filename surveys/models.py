@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -158,6 +159,7 @@ def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
 #: responses (bench/model_bench.py). A memo that grows past this is emptied before it is filled again.
 PATTERN_CACHE_SIZE = 1 << 15
 
+_values = operator.methodcaller("values")
 _decode = json.JSONDecoder().decode  # one pattern string each: skip json.loads's per-call checks
 
 
@@ -233,7 +235,7 @@ def cells_of(tallies: PatternTallies, predictors: Sequence[Question]) -> Cells:
         answers = list(by_pattern.values())
         counted = np.array([by_answer.get(first, 0) for by_answer in answers], dtype=np.int64)
         other = np.array([by_answer.get(second, 0) for by_answer in answers], dtype=np.int64)
-        total = np.array([sum(by_answer.values()) for by_answer in answers], dtype=np.int64)
+        total = np.array(list(map(sum, map(_values, answers))), dtype=np.int64)
         codes = _cell_codes(list(by_pattern), names, choices)
         kept = codes >= 0
         left_out += int(total[~kept].sum() + (total - counted - other)[kept].sum())
@@ -324,7 +326,7 @@ def fit_model(
             _indicators(terms, levels),
             counts[:, 0],
             counts[:, 1],
-            [designs[d] for d in design.tolist()],
+            designs[0] if len(designs) == 1 else [designs[d] for d in design.tolist()],
             names=names,
             terms={
                 t.question.label: [term_label(t.question, level, t.reference) for level in t.levels]
