@@ -395,7 +395,7 @@ def _check_identified(data: _Data, maximum: _Maximum, names: tuple[str, ...]) ->
             f"{largest!r}): some pattern's stored yes rate lies outside what its design allows "
             "(below a or above t + a), or the predictors separate the answers; merge or drop the sparse levels"
         )
-    _, observed, _ = _score_and_information(data, maximum.beta)
+    _, observed, _ = _score_and_information(data, maximum.beta, expected=False)
     if not _is_positive_definite(observed):
         raise NotIdentified("the likelihood is flat in some direction: the data cannot tell the coefficients apart")
     return np.linalg.inv(observed)
