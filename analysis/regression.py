@@ -40,8 +40,10 @@ Newton steps on the full likelihood (Fisher scoring where the observed
 information is not positive definite, each step halved until the
 likelihood rises) converge quadratically. Standard errors come from the
 observed information at the maximum, Wald tests and intervals from them,
-likelihood-ratio tests from refitting without a term's columns (Newton steps
-only, from ``beta_k - V_kd V_dd^-1 beta_d``: where the full fit's quadratic
+likelihood-ratio tests from refitting without a term's columns (patterns the
+remaining columns and designs no longer tell apart merged, their counts
+added, which leaves the likelihood unchanged; Newton steps only, from
+``beta_k - V_kd V_dd^-1 beta_d``: where the full fit's quadratic
 approximation, ``V`` its covariance, puts the maximum with the dropped
 coefficients ``d`` at 0). The expected information is computed only for a
 step where the observed one is not positive definite.
