@@ -45,7 +45,8 @@ remaining columns and designs no longer tell apart merged, their counts
 added, which leaves the likelihood unchanged; Newton steps only, from
 ``beta_k - V_kd V_dd^-1 beta_d``: where the full fit's quadratic
 approximation, ``V`` its covariance, puts the maximum with the dropped
-coefficients ``d`` at 0). The expected information is computed only for a
+coefficients ``d`` at 0, and stopped after a whole Newton step below 1e-5,
+which leaves the log-likelihood within order 1e-20 of its maximum). The expected information is computed only for a
 step where the observed one is not positive definite.
 
 A maximum at infinity (a pattern whose stored yes rate is below ``a`` or
@@ -90,6 +91,9 @@ INTERCEPT = "intercept"
 _EM_STEPS = 20
 _MAX_NEWTON_STEPS = 100
 _STEP_TOLERANCE = 1e-10
+#: A likelihood-ratio refit may stop after a whole Newton step this small (relative): its log-likelihood is
+#: then within about (1e-5)^4 (relative) of the maximum's.
+_REFIT_STEP_TOLERANCE = 1e-5
 #: A linear predictor beyond this at an observed pattern claims a prevalence
 #: within 1e-11 of 0 or 1: a maximum at infinity, not an estimate.
 _MAX_ETA = 25.0
@@ -355,8 +359,13 @@ class _Maximum:
     iterations: int
 
 
-def _maximize(data: _Data, start: np.ndarray | None = None) -> _Maximum:
-    """EM starting values (or ``start``, a nearby fit's), then Newton steps halved until the likelihood rises."""
+def _maximize(data: _Data, start: np.ndarray | None = None, settled: float = _STEP_TOLERANCE) -> _Maximum:
+    """EM starting values (or ``start``, a nearby fit's), then Newton steps halved until the likelihood rises.
+
+    Converged after a step below :data:`_STEP_TOLERANCE` (relative), or below ``settled`` if it was a whole
+    Newton step on the observed information: from there the search converges quadratically, so a step of
+    ``d`` leaves an error of order ``d^2`` in the coefficients and ``d^4`` in the log-likelihood (what a
+    likelihood-ratio refit needs, :data:`_REFIT_STEP_TOLERANCE`)."""
     if start is None:
         beta = np.zeros(data.x.shape[1])
         for _ in range(_EM_STEPS):
@@ -368,21 +377,24 @@ def _maximize(data: _Data, start: np.ndarray | None = None) -> _Maximum:
     value = _log_likelihood(data, beta)
     for iteration in range(1, _MAX_NEWTON_STEPS + 1):
         score, observed, _ = _score_and_information(data, beta, expected=False)
-        information = observed if _is_positive_definite(observed) else _expected_information(data, beta)
+        newton = _is_positive_definite(observed)
+        information = observed if newton else _expected_information(data, beta)
         try:
             step = np.linalg.solve(information, score)
         except np.linalg.LinAlgError:  # the information vanished: coefficients far out on a flat ridge
             return _Maximum(beta, value, False, iteration)
+        whole = newton  # a whole Newton step on the observed information, not halved
         for _ in range(60):
             candidate = beta + step
             candidate_value = _log_likelihood(data, candidate)
             if candidate_value >= value - 1e-12 * abs(value):
                 break
-            step = step / 2
+            step, whole = step / 2, False
         else:
             return _Maximum(beta, value, False, iteration)
         beta, value = candidate, candidate_value
-        if np.max(np.abs(step)) < _STEP_TOLERANCE * (1 + np.max(np.abs(beta))):
+        tolerance = settled if whole else _STEP_TOLERANCE
+        if np.max(np.abs(step)) < max(tolerance, _STEP_TOLERANCE) * (1 + np.max(np.abs(beta))):
             return _Maximum(beta, value, True, iteration)
     return _Maximum(beta, value, False, _MAX_NEWTON_STEPS)
 
@@ -448,7 +460,8 @@ def _likelihood_ratio_test(
     """Refit without the ``drop`` columns (Newton steps only), from :func:`_reduced_start`. A reduced maximum at
     infinity still has a supremum, approached by the fit."""
     keep = [index for index in range(data.x.shape[1]) if index not in drop]
-    reduced = _maximize(_reduced(data, keep), _reduced_start(full.beta, covariance, keep, drop)).log_likelihood
+    start = _reduced_start(full.beta, covariance, keep, drop)
+    reduced = _maximize(_reduced(data, keep), start, _REFIT_STEP_TOLERANCE).log_likelihood
     statistic = max(2 * (full.log_likelihood - reduced), 0.0)
     return LikelihoodRatioTest(
         label, tuple(names[index] for index in drop), statistic, len(drop), float(special.chdtrc(len(drop), statistic))

@@ -338,6 +338,22 @@ def test_a_refit_starts_nearer_its_maximum_than_the_full_fit_coefficients():
         assert np.max(np.abs(start - reduced)) < np.max(np.abs(full.beta[keep] - reduced)) / 3
 
 
+def test_a_refit_stops_a_newton_step_earlier_at_the_same_log_likelihood():
+    """After a whole Newton step below _REFIT_STEP_TOLERANCE the refit stops: one step fewer than the full
+    fit's tolerance takes here, at a log-likelihood equal to the last digits."""
+    data = _six_patterns()
+    full = _maximize(data)
+    covariance = np.linalg.inv(_score_and_information(data, full.beta)[1])
+    for drop in [(1,), (2, 3), (1, 2, 3)]:
+        keep = [index for index in range(4) if index not in drop]
+        reduced = regression._reduced(data, keep)
+        start = regression._reduced_start(full.beta, covariance, keep, drop)
+        strict = _maximize(reduced, start)
+        settled = _maximize(reduced, start, regression._REFIT_STEP_TOLERANCE)
+        assert settled.converged and settled.iterations == strict.iterations - 1
+        assert_allclose(settled.log_likelihood, strict.log_likelihood, rtol=1e-15)
+
+
 def _count_calls(monkeypatch, name: str, results: list) -> None:
     function = getattr(regression, name)
 
