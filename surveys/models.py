@@ -188,16 +188,20 @@ def _cell_code(pattern: str, names: tuple[str, ...], choices: tuple[tuple[str, .
 
 
 def _cell_codes(patterns: list[str], names: tuple[str, ...], choices: tuple[tuple[str, ...], ...]) -> np.ndarray:
+    """:func:`_cell_code` of each pattern, from the memo of this choice of predictors where it is there."""
     memo = _pattern_cells(names, choices)
     try:
         return np.array([memo[pattern] for pattern in patterns], dtype=np.int64)
-    except KeyError:
+    except KeyError:  # patterns not met yet (or the memo emptied by another thread): fill it
         if len(memo) + len(patterns) > PATTERN_CACHE_SIZE:
             memo.clear()
+        codes = []
         for pattern in patterns:
-            if pattern not in memo:
-                memo[pattern] = _cell_code(pattern, names, choices)
-        return np.array([memo[pattern] for pattern in patterns], dtype=np.int64)
+            code = memo.get(pattern)
+            if code is None:
+                code = memo[pattern] = _cell_code(pattern, names, choices)
+            codes.append(code)
+        return np.array(codes, dtype=np.int64)
 
 
 @dataclass(frozen=True)
