@@ -46,8 +46,9 @@ added, which leaves the likelihood unchanged; Newton steps only, from
 ``beta_k - V_kd V_dd^-1 beta_d``: where the full fit's quadratic
 approximation, ``V`` its covariance, puts the maximum with the dropped
 coefficients ``d`` at 0, and stopped after a whole Newton step below 1e-5,
-which leaves the log-likelihood within order 1e-20 of its maximum). The expected information is computed only for a
-step where the observed one is not positive definite.
+which leaves the log-likelihood within order 1e-20 of its maximum). The
+expected information is computed only for a step where the observed one is
+not positive definite.
 
 A maximum at infinity (a pattern whose stored yes rate is below ``a`` or
 above ``t + a``, predictors that separate the outcome) or a flat likelihood
