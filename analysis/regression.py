@@ -40,7 +40,15 @@ Newton steps on the full likelihood (Fisher scoring where the observed
 information is not positive definite, each step halved until the
 likelihood rises) converge quadratically. Standard errors come from the
 observed information at the maximum, Wald tests and intervals from them,
-likelihood-ratio tests from refitting without a term's columns.
+likelihood-ratio tests from refitting without a term's columns (patterns the
+remaining columns and designs no longer tell apart merged, their counts
+added, which leaves the likelihood unchanged; Newton steps only, from
+``beta_k - V_kd V_dd^-1 beta_d``: where the full fit's quadratic
+approximation, ``V`` its covariance, puts the maximum with the dropped
+coefficients ``d`` at 0, and stopped after a whole Newton step below 1e-5,
+which leaves the log-likelihood within order 1e-20 of its maximum). The
+expected information is computed only for a step where the observed one is
+not positive definite.
 
 A maximum at infinity (a pattern whose stored yes rate is below ``a`` or
 above ``t + a``, predictors that separate the outcome) or a flat likelihood
@@ -67,6 +75,7 @@ randomized response data. Statistical Software Components S456203.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -83,6 +92,9 @@ INTERCEPT = "intercept"
 _EM_STEPS = 20
 _MAX_NEWTON_STEPS = 100
 _STEP_TOLERANCE = 1e-10
+#: A likelihood-ratio refit may stop after a whole Newton step this small (relative): its log-likelihood is
+#: then within about (1e-5)^4 (relative) of the maximum's.
+_REFIT_STEP_TOLERANCE = 1e-5
 #: A linear predictor beyond this at an observed pattern claims a prevalence
 #: within 1e-11 of 0 or 1: a maximum at infinity, not an estimate.
 _MAX_ETA = 25.0
@@ -303,17 +315,24 @@ def _log_likelihood(data: _Data, beta: np.ndarray) -> float:
     return total if math.isfinite(total) else -math.inf
 
 
-def _score_and_information(data: _Data, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Score, observed and expected information (formulas in the module's Notes)."""
+def _score_and_information(
+    data: _Data, beta: np.ndarray, expected: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Score, observed and expected information (formulas in the module's Notes); the expected one is None
+    unless ``expected`` (a Newton step needs it only where the observed one is not positive definite)."""
     g, p = _probabilities(data, beta)
     h = data.t * g * (1 - g)
     r = data.yes / p - data.no / (1 - p)
     observed_weight = h**2 * (data.yes / p**2 + data.no / (1 - p) ** 2) - h * (1 - 2 * g) * r
-    expected_weight = (data.yes + data.no) * h**2 / (p * (1 - p))
     score = data.x.T @ (h * r)
     observed = data.x.T @ (observed_weight[:, None] * data.x)
-    expected = data.x.T @ (expected_weight[:, None] * data.x)
-    return score, observed, expected
+    return score, observed, _expected_information(data, beta) if expected else None
+
+
+def _expected_information(data: _Data, beta: np.ndarray) -> np.ndarray:
+    g, p = _probabilities(data, beta)
+    weight = (data.yes + data.no) * (data.t * g * (1 - g)) ** 2 / (p * (1 - p))
+    return data.x.T @ (weight[:, None] * data.x)
 
 
 def _em_step(data: _Data, beta: np.ndarray) -> np.ndarray:
@@ -341,8 +360,13 @@ class _Maximum:
     iterations: int
 
 
-def _maximize(data: _Data, start: np.ndarray | None = None) -> _Maximum:
-    """EM starting values (or ``start``, a nearby fit's), then Newton steps halved until the likelihood rises."""
+def _maximize(data: _Data, start: np.ndarray | None = None, settled: float = _STEP_TOLERANCE) -> _Maximum:
+    """EM starting values (or ``start``, a nearby fit's), then Newton steps halved until the likelihood rises.
+
+    Converged after a step below :data:`_STEP_TOLERANCE` (relative), or below ``settled`` if it was a whole
+    Newton step on the observed information: from there the search converges quadratically, so a step of
+    ``d`` leaves an error of order ``d^2`` in the coefficients and ``d^4`` in the log-likelihood (what a
+    likelihood-ratio refit needs, :data:`_REFIT_STEP_TOLERANCE`)."""
     if start is None:
         beta = np.zeros(data.x.shape[1])
         for _ in range(_EM_STEPS):
@@ -353,22 +377,25 @@ def _maximize(data: _Data, start: np.ndarray | None = None) -> _Maximum:
         beta = np.array(start, dtype=float)
     value = _log_likelihood(data, beta)
     for iteration in range(1, _MAX_NEWTON_STEPS + 1):
-        score, observed, expected = _score_and_information(data, beta)
-        information = observed if _is_positive_definite(observed) else expected
+        score, observed, _ = _score_and_information(data, beta, expected=False)
+        newton = _is_positive_definite(observed)
+        information = observed if newton else _expected_information(data, beta)
         try:
             step = np.linalg.solve(information, score)
         except np.linalg.LinAlgError:  # the information vanished: coefficients far out on a flat ridge
             return _Maximum(beta, value, False, iteration)
+        whole = newton  # a whole Newton step on the observed information, not halved
         for _ in range(60):
             candidate = beta + step
             candidate_value = _log_likelihood(data, candidate)
             if candidate_value >= value - 1e-12 * abs(value):
                 break
-            step = step / 2
+            step, whole = step / 2, False
         else:
             return _Maximum(beta, value, False, iteration)
         beta, value = candidate, candidate_value
-        if np.max(np.abs(step)) < _STEP_TOLERANCE * (1 + np.max(np.abs(beta))):
+        tolerance = settled if whole else _STEP_TOLERANCE
+        if np.max(np.abs(step)) < max(tolerance, _STEP_TOLERANCE) * (1 + np.max(np.abs(beta))):
             return _Maximum(beta, value, True, iteration)
     return _Maximum(beta, value, False, _MAX_NEWTON_STEPS)
 
@@ -383,7 +410,7 @@ def _check_identified(data: _Data, maximum: _Maximum, names: tuple[str, ...]) ->
             f"{largest!r}): some pattern's stored yes rate lies outside what its design allows "
             "(below a or above t + a), or the predictors separate the answers; merge or drop the sparse levels"
         )
-    _, observed, _ = _score_and_information(data, maximum.beta)
+    _, observed, _ = _score_and_information(data, maximum.beta, expected=False)
     if not _is_positive_definite(observed):
         raise NotIdentified("the likelihood is flat in some direction: the data cannot tell the coefficients apart")
     return np.linalg.inv(observed)
@@ -393,17 +420,49 @@ def _check_identified(data: _Data, maximum: _Maximum, names: tuple[str, ...]) ->
 # Fits.
 
 
+def _distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of each distinct row's first appearance (in order) and, per row, the position of its distinct row.
+
+    A stable sort by all columns puts equal rows next to each other, each run led by its first appearance."""
+    order = np.lexsort(matrix.T[::-1])
+    ordered = matrix[order]
+    starts = np.concatenate([[True], np.any(ordered[1:] != ordered[:-1], axis=1)])
+    first = order[starts]
+    by_appearance = np.argsort(first)
+    position = np.empty_like(by_appearance)
+    position[by_appearance] = np.arange(len(first))
+    merged = np.empty(len(matrix), dtype=np.int64)
+    merged[order] = position[np.cumsum(starts) - 1]
+    return first[by_appearance], merged
+
+
 def _reduced(data: _Data, keep: Sequence[int]) -> _Data:
-    return _Data(data.x[:, list(keep)], data.yes, data.no, data.t, data.a)
+    """The data with only the ``keep`` columns, patterns that no longer differ (same row, same design) merged:
+    the same likelihood, since merged patterns share their probability and the counts add."""
+    x = data.x[:, list(keep)]
+    first, merged = _distinct_rows(np.column_stack([x, data.t, data.a]))
+    if len(first) == len(x):
+        return _Data(x, data.yes, data.no, data.t, data.a)
+    add = functools.partial(np.bincount, merged, minlength=len(first))
+    return _Data(x[first], add(weights=data.yes), add(weights=data.no), data.t[first], data.a[first])
+
+
+def _reduced_start(beta: np.ndarray, covariance: np.ndarray, keep: list[int], drop: tuple[int, ...]) -> np.ndarray:
+    """Where the full fit's quadratic approximation puts the maximum with the ``drop`` coefficients held at 0:
+    ``beta_k - V_kd V_dd^-1 beta_d`` (``V`` the covariance), the start of a likelihood-ratio refit."""
+    drop = list(drop)
+    shift = covariance[np.ix_(keep, drop)] @ np.linalg.solve(covariance[np.ix_(drop, drop)], beta[drop])
+    return beta[keep] - shift
 
 
 def _likelihood_ratio_test(
-    data: _Data, full: _Maximum, drop: tuple[int, ...], names, label: str
+    data: _Data, full: _Maximum, covariance: np.ndarray, drop: tuple[int, ...], names, label: str
 ) -> LikelihoodRatioTest:
-    """Refit without the ``drop`` columns, from the full fit's other coefficients (Newton steps only). A reduced
-    maximum at infinity still has a supremum, approached by the fit."""
+    """Refit without the ``drop`` columns (Newton steps only), from :func:`_reduced_start`. A reduced maximum at
+    infinity still has a supremum, approached by the fit."""
     keep = [index for index in range(data.x.shape[1]) if index not in drop]
-    reduced = _maximize(_reduced(data, keep), full.beta[keep]).log_likelihood
+    start = _reduced_start(full.beta, covariance, keep, drop)
+    reduced = _maximize(_reduced(data, keep), start, _REFIT_STEP_TOLERANCE).log_likelihood
     statistic = max(2 * (full.log_likelihood - reduced), 0.0)
     return LikelihoodRatioTest(
         label, tuple(names[index] for index in drop), statistic, len(drop), float(special.chdtrc(len(drop), statistic))
@@ -428,17 +487,14 @@ def _coefficient(name: str, estimate: float, std_err: float, z_level: float) -> 
 
 
 def _prevalences(x: np.ndarray, beta: np.ndarray, covariance: np.ndarray, z_level: float):
-    # Each row compared as one value (faster than axis=0); + 0.0 turns -0.0 into 0.0 so equal rows have equal bytes.
-    whole_rows = np.ascontiguousarray(x + 0.0).view(np.dtype((np.void, x.dtype.itemsize * x.shape[1])))[:, 0]
-    _, first = np.unique(whole_rows, return_index=True)
-    rows = x[np.sort(first)]
+    rows = x[_distinct_rows(x)[0]]
     eta = rows @ beta
-    eta_se = np.sqrt(np.sum((rows @ covariance) * rows, axis=1))
+    eta_se = np.sqrt(np.einsum("ij,ij->i", rows @ covariance, rows))
     g = special.expit(eta)
     return tuple(
-        PredictedPrevalence(tuple(row), gi, se, low, high)
-        for row, gi, se, low, high in zip(
-            rows.tolist(),
+        map(
+            PredictedPrevalence,
+            map(tuple, rows.tolist()),
             g.tolist(),
             (g * (1 - g) * eta_se).tolist(),
             special.expit(eta - z_level * eta_se).tolist(),
@@ -523,7 +579,7 @@ def fit_logistic(
         _coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
     )
     predictors = tuple(range(1, len(all_names)))
-    model_test = _likelihood_ratio_test(data, maximum, predictors, all_names, "model")
+    model_test = _likelihood_ratio_test(data, maximum, covariance, predictors, all_names, "model")
     return LogisticFit(
         names=all_names,
         coefficients=coefficients,
@@ -532,7 +588,8 @@ def fit_logistic(
         null_log_likelihood=maximum.log_likelihood - model_test.statistic / 2,
         model_test=model_test,
         term_tests=tuple(
-            _likelihood_ratio_test(data, maximum, columns, all_names, term) for term, columns in term_columns.items()
+            _likelihood_ratio_test(data, maximum, covariance, columns, all_names, term)
+            for term, columns in term_columns.items()
         ),
         prevalences=_prevalences(full_x, maximum.beta, covariance, z_level),
         n=int(yes.sum() + no.sum()),

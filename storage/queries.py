@@ -350,10 +350,12 @@ def pattern_tallies(db: sqlite_utils.Database, survey_id: str, outcome: str) -> 
     ``m008_pattern_tallies``): the read costs the number of patterns, not of responses.
     """
     result: dict = {}
+    # Row by row, not fetchall: each row's tuple is freed at once, so the few thousand rows do not set off the
+    # garbage collector (a list of them did, several times a read: bench/model_bench.py).
     for design, pattern, answer, count in db.execute(
         "SELECT design, pattern, answer, count FROM pattern_tallies WHERE survey_id = ? AND outcome = ?",
         [survey_id, check_question_name(outcome)],
-    ).fetchall():
+    ):
         by_pattern = result.get(design)
         if by_pattern is None:
             by_pattern = result[design] = {}

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections import defaultdict
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -154,47 +154,125 @@ def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
     return ModelChoice(choice.outcome, tuple(choice.predictors), references)
 
 
-#: Parsed pattern strings kept per process: the same few thousand patterns are read on every fit, and
-#: decoding their JSON was a quarter of a fit's time at 10,000,000 responses (bench/model_bench.py).
-PATTERN_CACHE_SIZE = 1 << 17
+#: Patterns whose cell is remembered per choice of predictors (:func:`_pattern_cells`): the same few thousand
+#: patterns are read on every fit, and decoding their JSON was a quarter of a fit's time at 10,000,000
+#: responses (bench/model_bench.py). A memo that grows past this is emptied before it is filled again.
+PATTERN_CACHE_SIZE = 1 << 15
 
+_values = operator.methodcaller("values")
 _decode = json.JSONDecoder().decode  # one pattern string each: skip json.loads's per-call checks
 
 
-@functools.lru_cache(maxsize=PATTERN_CACHE_SIZE)
 def pattern_levels(pattern: str, names: tuple[str, ...]) -> tuple[str, ...]:
     """The answers of ``names`` in a kept pattern (:func:`answer_pattern`), :data:`NO_ANSWER` where absent."""
     answers = _decode(pattern)
     return tuple([answers.get(name, NO_ANSWER) for name in names])
 
 
+@functools.lru_cache(maxsize=8)
+def _pattern_cells(names: tuple[str, ...], choices: tuple[tuple[str, ...], ...]) -> dict[str, int]:
+    """The memo of :func:`_cell_code` for one choice of predictors (their names and offered choices):
+    ``{pattern: cell}``, filled as patterns are met."""
+    return {}
+
+
+def _cell_code(pattern: str, names: tuple[str, ...], choices: tuple[tuple[str, ...], ...]) -> int:
+    """The cell of ``pattern``: each predictor's position among its choices, as the digits of one number
+    (the first predictor's most significant); -1 when a predictor is unanswered or at a level not offered."""
+    code = 0
+    for level, offered in zip(pattern_levels(pattern, names), choices):
+        if level not in offered:
+            return -1
+        code = code * len(offered) + offered.index(level)
+    return code
+
+
+def _cell_codes(patterns: list[str], names: tuple[str, ...], choices: tuple[tuple[str, ...], ...]) -> np.ndarray:
+    """:func:`_cell_code` of each pattern, from the memo of this choice of predictors where it is there."""
+    memo = _pattern_cells(names, choices)
+    try:
+        return np.array([memo[pattern] for pattern in patterns], dtype=np.int64)
+    except KeyError:  # patterns not met yet (or the memo emptied by another thread): fill it
+        if len(memo) + len(patterns) > PATTERN_CACHE_SIZE:
+            memo.clear()
+        codes = []
+        for pattern in patterns:
+            code = memo.get(pattern)
+            if code is None:
+                code = memo[pattern] = _cell_code(pattern, names, choices)
+            codes.append(code)
+        return np.array(codes, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Kept counts summed per design key and combination of the predictors' levels, one row per combination
+    met (in order of the levels' positions among their choices, then of ``keys``).
+
+    ``design`` indexes ``keys``; ``levels`` holds each predictor's position among its choices; ``counts`` is
+    ``[trait answer, other]`` (``[yes, no]`` unless the design counts a stored "no",
+    :attr:`analysis.BinaryDesign.trait_answer`); ``left_out`` counts the answers not in any row.
+    """
+
+    keys: tuple[str, ...]
+    design: np.ndarray
+    levels: np.ndarray
+    counts: np.ndarray
+    left_out: int
+
+
+def cells_of(tallies: PatternTallies, predictors: Sequence[Question]) -> Cells:
+    """Sum the kept counts over the plain answers other than ``predictors``' (numpy over the patterns).
+
+    Left out: a predictor unanswered or at a level not offered, a design key that is not a yes/no design, an
+    answer other than yes or no."""
+    names = tuple(q.name for q in predictors)
+    choices = tuple(tuple(q.choice_names) for q in predictors)
+    keys, indices, firsts, seconds, left_out = [], [], [], [], 0
+    for key, by_pattern in tallies.items():
+        parsed = parse_design_key(key)
+        if not (parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], BinaryDesign)):
+            left_out += sum(sum(by_answer.values()) for by_answer in by_pattern.values())
+            continue
+        # The count the design's (t, a, b) reads comes first: a stored "no" for crosswise with q < 1/2.
+        first, second = ("yes", "no") if parsed[2].trait_answer == "yes" else ("no", "yes")
+        answers = list(by_pattern.values())
+        counted = np.array([by_answer.get(first, 0) for by_answer in answers], dtype=np.int64)
+        other = np.array([by_answer.get(second, 0) for by_answer in answers], dtype=np.int64)
+        total = np.array(list(map(sum, map(_values, answers))), dtype=np.int64)
+        codes = _cell_codes(list(by_pattern), names, choices)
+        kept = codes >= 0
+        left_out += int(total[~kept].sum() + (total - counted - other)[kept].sum())
+        indices.append(codes[kept])
+        firsts.append(counted[kept])
+        seconds.append(other[kept])
+        keys.append(key)
+    width = max(len(keys), 1)
+    # One number per (cell, design key), the cell most significant: np.unique sorts the rows into the Cells order.
+    combined = np.concatenate([codes * width + index for index, codes in enumerate(indices)] or [np.zeros(0, int)])
+    rows, inverse = np.unique(combined, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    counts = np.column_stack(
+        [
+            np.bincount(inverse, weights=np.concatenate(part or [np.zeros(0)]), minlength=len(rows))
+            for part in (firsts, seconds)
+        ]
+    ).astype(np.int64)  # exact: float64 holds whole numbers up to 2**53
+    levels = np.unravel_index(rows // width, [len(offered) for offered in choices])
+    return Cells(tuple(keys), rows % width, np.column_stack([*levels, np.zeros((len(rows), 0), int)]), counts, left_out)
+
+
 def collapse_patterns(
     tallies: PatternTallies, predictors: Sequence[Question]
 ) -> tuple[dict[tuple[str, tuple[str, ...]], list[int]], int]:
-    """``{(design key, levels of the predictors): [trait answer, other]}`` (``[yes, no]`` unless the design
-    counts a stored "no", :attr:`analysis.BinaryDesign.trait_answer`) summed over the other plain answers, and the
-    number of answers left out (a predictor unanswered or at a level not offered, a design not yes/no)."""
-    cells: dict = defaultdict(lambda: [0, 0])
-    left_out = 0
-    offered = [frozenset(q.choice_names) for q in predictors]
-    names = tuple(q.name for q in predictors)
-    for key, by_pattern in tallies.items():
-        parsed = parse_design_key(key)
-        readable = parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], BinaryDesign)
-        # The count the design's (t, a, b) reads comes first: a stored "no" for crosswise with q < 1/2.
-        first, second = ("yes", "no") if not readable or parsed[2].trait_answer == "yes" else ("no", "yes")
-        for pattern, by_answer in by_pattern.items():
-            levels = pattern_levels(pattern, names)
-            if not (readable and all(level in choices for level, choices in zip(levels, offered))):
-                left_out += sum(by_answer.values())
-                continue
-            cell = cells[key, levels]
-            counted, other = by_answer.get(first, 0), by_answer.get(second, 0)
-            cell[0] += counted
-            cell[1] += other
-            if len(by_answer) > (counted > 0) + (other > 0):
-                left_out += sum(count for answer, count in by_answer.items() if answer not in ("yes", "no"))
-    return dict(cells), left_out
+    """:func:`cells_of` as ``{(design key, levels of the predictors): [trait answer, other]}`` and the number
+    of answers left out."""
+    cells = cells_of(tallies, predictors)
+    names = [q.choice_names for q in predictors]
+    return {
+        (cells.keys[d], tuple(names[i][p] for i, p in enumerate(row))): list(count)
+        for d, row, count in zip(cells.design.tolist(), cells.levels.tolist(), cells.counts.tolist())
+    }, cells.left_out
 
 
 def term_label(question: Question, level: str, reference: str) -> str:
@@ -217,43 +295,42 @@ def fit_model(
     choice = check_choice(survey, choice)
     outcome = survey.question(choice.outcome)
     predictors = [survey.question(name) for name in choice.predictors]
-    cells, left_out = collapse_patterns(tallies, predictors)
-    answered = {key: counts for key, counts in cells.items() if sum(counts)}
-    seen = [{levels[i] for _, levels in answered} for i in range(len(predictors))]
+    cells = cells_of(tallies, predictors)
+    answered = cells.counts.sum(axis=1) > 0
+    levels, counts, design = cells.levels[answered], cells.counts[answered], cells.design[answered]
+    seen = [set(np.unique(levels[:, i]).tolist()) for i in range(len(predictors))]
     terms = tuple(
         PredictorTerm(
             q,
             choice.references[q.name],
-            tuple(c for c in q.choice_names if c in seen[i] and c != choice.references[q.name]),
+            tuple(c for k, c in enumerate(q.choice_names) if k in seen[i] and c != choice.references[q.name]),
         )
         for i, q in enumerate(predictors)
     )
 
     def failed(message: str) -> ModelResult:
-        return ModelResult(outcome, terms, None, (), left_out, message)
+        return ModelResult(outcome, terms, None, (), cells.left_out, message)
 
-    total = sum(sum(counts) for counts in answered.values())
+    total = int(counts.sum())
     if total < MIN_ANSWERS:
         return failed(
             f"Too few answers to fit a model: {total} usable answers to “{outcome.label}”, "
             f"at least {MIN_ANSWERS} needed."
         )
     for term, levels_seen in zip(terms, seen):
-        if term.reference not in levels_seen:
+        if term.question.choice_names.index(term.reference) not in levels_seen:
             return failed(
                 f"No answers at the reference level of “{term.question.label}”; "
                 "choose a level with answers as the reference."
             )
     names = [term_label(t.question, level, t.reference) for t in terms for level in t.levels]
-    rows = list(answered)
-    designs = {key: parse_design_key(key)[2] for key in {key for key, _ in rows}}  # each key parsed once
-    x = _indicators(terms, [levels for _, levels in rows])
+    designs = [parse_design_key(key)[2] for key in cells.keys]  # each key parsed once
     try:
         fit = fit_logistic(
-            x,
-            np.array([answered[row][0] for row in rows], dtype=np.int64),
-            np.array([answered[row][1] for row in rows], dtype=np.int64),
-            [designs[key] for key, _ in rows],
+            _indicators(terms, levels),
+            counts[:, 0],
+            counts[:, 1],
+            designs[0] if len(designs) == 1 else [designs[d] for d in design.tolist()],
             names=names,
             terms={
                 t.question.label: [term_label(t.question, level, t.reference) for level in t.levels]
@@ -266,38 +343,40 @@ def fit_model(
         return failed(f"The model has no estimate: {error.reason}")
     except ValueError as error:
         return failed(f"The model cannot be fitted: {error}")
-    return ModelResult(outcome, terms, fit, _groups(terms, fit, rows), left_out)
+    return ModelResult(outcome, terms, fit, _groups(terms, fit, levels), cells.left_out)
 
 
-def _indicators(terms: Sequence[PredictorTerm], levels: Sequence[tuple[str, ...]]) -> np.ndarray:
-    """One row per combination of ``levels``: per term, a 1 in the column of its level (none at the reference)."""
-    columns = [{level: index for index, level in enumerate(term.levels)} for term in terms]
+def _indicators(terms: Sequence[PredictorTerm], levels: np.ndarray) -> np.ndarray:
+    """One row per row of ``levels`` (each predictor's position among its choices): per term, a 1 in the column
+    of its level (none at the reference)."""
     x = np.zeros((len(levels), sum(len(term.levels) for term in terms)))
     offset = 0
-    for i, column in enumerate(columns):
-        codes = np.array([column.get(row[i], -1) for row in levels], dtype=np.int64)
+    for i, term in enumerate(terms):
+        column = np.full(len(term.question.choice_names), -1)
+        for index, level in enumerate(term.levels):
+            column[term.question.choice_names.index(level)] = offset + index
+        codes = column[levels[:, i]]
         on = np.flatnonzero(codes >= 0)
-        x[on, offset + codes[on]] = 1.0
-        offset += len(column)
+        x[on, codes[on]] = 1.0
+        offset += len(term.levels)
     return x
 
 
-def _groups(terms: Sequence[PredictorTerm], fit: LogisticFit, rows: Sequence) -> tuple[GroupPrevalence, ...]:
-    """Each predicted prevalence with the levels it is for, sorted by the levels' order in each question.
+def _groups(terms: Sequence[PredictorTerm], fit: LogisticFit, levels: np.ndarray) -> tuple[GroupPrevalence, ...]:
+    """Each predicted prevalence with the levels it is for, in the order of the levels' positions among their
+    choices (the first predictor's first).
 
     :attr:`~analysis.regression.LogisticFit.prevalences` follow the first
-    appearance of each distinct row of predictor values, and each distinct
-    combination of levels among ``rows`` (``(design key, levels)``, all with
-    answers) codes to one distinct row, so the two line up in order.
+    appearance of each distinct row of predictor values; the rows of
+    ``levels`` (:class:`Cells`, with answers) are sorted by the levels'
+    positions, and each distinct combination codes to one distinct row, so
+    the distinct combinations in order line up with the prevalences.
     """
-    positions = [{name: index for index, name in enumerate(term.question.choice_names)} for term in terms]
-    labels = [{c.name: c.label for c in term.question.choices} for term in terms]
-    distinct = list(dict.fromkeys(levels for _, levels in rows))
+    distinct = levels[np.sort(np.unique(levels, axis=0, return_index=True)[1])] if len(levels) else levels
     if len(distinct) != len(fit.prevalences):
         raise RuntimeError(f"{len(fit.prevalences)} predicted prevalences for {len(distinct)} groups")
-    groups = []
-    for names, prevalence in zip(distinct, fit.prevalences):
-        order = tuple(position[name] for position, name in zip(positions, names))
-        levels = tuple((term.question.label, label[name]) for term, label, name in zip(terms, labels, names))
-        groups.append((order, GroupPrevalence(levels, prevalence)))
-    return tuple(group for _, group in sorted(groups, key=lambda pair: pair[0]))
+    named = [
+        [(term.question.label, choice.label) for choice in term.question.choices] for term in terms
+    ]  # per predictor, by position
+    columns = [[pairs[k] for k in distinct[:, i].tolist()] for i, pairs in enumerate(named)]
+    return tuple(map(GroupPrevalence, zip(*columns), fit.prevalences))

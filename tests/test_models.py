@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from numpy.testing import assert_allclose
 from analysis.design import CrosswiseDesign
 from analysis.regression import fit_logistic
 from surveys.design_contract import canonical_json, question_design_key
-from surveys.models import ModelChoice, answer_pattern, check_choice, collapse_patterns, fit_model
+from surveys.models import ModelChoice, answer_pattern, cells_of, check_choice, collapse_patterns, fit_model
 from tests.helpers import make_survey, model_survey
 
 #: Stored (yes, no) per department for "cheated", all within what its design allows.
@@ -82,6 +83,45 @@ def test_patterns_are_collapsed_over_the_predictors_not_chosen():
     cells, left_out = collapse_patterns(tallies, [survey.question("p0")])
     assert cells == {(key, ("c0",)): [8, 10], (key, ("c1",)): [1, 2]}
     assert left_out == 9
+
+
+def test_cells_follow_the_levels_order_then_the_design_keys_whatever_the_patterns_order():
+    """Patterns in scrambled order under two design keys, collapsed over p1 then over p0 and p1 (each choice of
+    predictors remembers its own cells): each row's counts are the sum over its patterns, the rows sorted by
+    the levels' positions among the choices, then by design key in the order the tallies list them."""
+    survey = model_survey()
+    p0, p1 = survey.question("p0"), survey.question("p1")
+    two_coins = question_design_key(survey.question("cheated"))
+    lied = question_design_key(survey.question("lied"))
+    rng = np.random.default_rng(11)  # test data only
+    levels = [(a, b) for a in ("c2", "", "c0", "c1") for b in ("c1", "c0", "", "c2")]
+    tallies = {
+        key: {
+            answer_pattern({"p0": a, "p1": b}, ["p0", "p1"]): {
+                "yes": int(rng.integers(0, 9)),
+                "no": int(rng.integers(0, 9)),
+            }
+            for a, b in rng.permutation(levels).tolist()
+        }
+        for key in (lied, two_coins)
+    }
+    total = sum(sum(by_answer.values()) for by_pattern in tallies.values() for by_answer in by_pattern.values())
+    for predictors in ([p1], [p0, p1], [p1]):
+        names = [q.name for q in predictors]
+        expected: dict = {}
+        for index, key in enumerate((lied, two_coins)):
+            for pattern, by_answer in tallies[key].items():
+                chosen = [json.loads(pattern)[name] for name in names]
+                if all(chosen):  # "" is unanswered: left out
+                    cell = expected.setdefault((tuple(int(level[1]) for level in chosen), index), [0, 0])
+                    cell[0] += by_answer["yes"]
+                    cell[1] += by_answer["no"]
+        cells = cells_of(tallies, predictors)
+        assert cells.keys == (lied, two_coins)
+        rows = list(zip(map(tuple, cells.levels.tolist()), cells.design.tolist()))
+        assert rows == sorted(expected)
+        assert cells.counts.tolist() == [expected[row] for row in rows]
+        assert cells.left_out == total - sum(sum(counts) for counts in expected.values()) > 0
 
 
 def test_too_few_answers_gives_a_message(survey):

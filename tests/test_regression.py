@@ -286,6 +286,103 @@ def test_term_and_model_tests_refit_without_the_columns():
     assert_allclose(fit.model_test.p_value, stats.chi2.sf(fit.model_test.statistic, 3), rtol=1e-12)
 
 
+def _six_patterns() -> _Data:
+    total = np.array([400.0, 300, 200, 400, 300, 200])
+    yes = np.array([150.0, 140, 80, 170, 150, 95])
+    return _Data(np.column_stack([np.ones(6), PATTERNS]), yes, total - yes, np.full(6, 0.5), np.full(6, 0.25))
+
+
+def test_a_refit_merges_the_patterns_its_columns_no_longer_tell_apart():
+    """Without the two age columns the six patterns are two (female or not), each with its three patterns'
+    counts added: the same likelihood at any coefficients, from a third of the rows. Patterns under different
+    designs stay apart."""
+    data = _six_patterns()
+    merged = regression._reduced(data, [0, 1])
+    assert merged.x.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+    assert merged.yes.tolist() == [370, 415] and merged.no.tolist() == [530, 485]
+    rng = np.random.default_rng(8)  # test data only
+    for beta in rng.normal(0, 0.5, (5, 2)):
+        assert_allclose(_log_likelihood(merged, beta), _log_likelihood(regression._reduced(data, [0, 1]), beta))
+        unmerged = _Data(data.x[:, [0, 1]], data.yes, data.no, data.t, data.a)
+        assert_allclose(_log_likelihood(merged, beta), _log_likelihood(unmerged, beta), rtol=1e-13)
+    two_designs = dataclasses.replace(data, t=np.array([0.5, 0.5, 0.5, 0.7, 0.7, 0.7]))
+    assert len(regression._reduced(two_designs, [0, 1]).x) == 2  # female and design agree: still two
+    mixed = dataclasses.replace(data, t=np.array([0.5, 0.7, 0.5, 0.7, 0.5, 0.7]))
+    assert len(regression._reduced(mixed, [0, 1]).x) == 4
+
+
+def test_distinct_rows_are_found_in_order_of_first_appearance():
+    rng = np.random.default_rng(3)  # test data only
+    for _ in range(50):
+        matrix = rng.integers(0, 3, size=(rng.integers(1, 40), rng.integers(1, 5))).astype(float)
+        matrix[rng.random(matrix.shape) < 0.1] = -0.0  # -0.0 equals 0.0
+        seen: dict = {}
+        merged = [seen.setdefault(row, len(seen)) for row in map(tuple, (matrix + 0.0).tolist())]
+        first = [merged.index(position) for position in range(len(seen))]
+        found_first, found_merged = regression._distinct_rows(matrix)
+        assert found_first.tolist() == first
+        assert found_merged.tolist() == merged
+
+
+def test_a_refit_starts_nearer_its_maximum_than_the_full_fit_coefficients():
+    """The start ``beta_k - V_kd V_dd^-1 beta_d`` (the full fit's quadratic approximation) is closer to the
+    reduced maximum than the full fit's own coefficients ``beta_k``, for each term of the six-pattern fit."""
+    data = _six_patterns()
+    full = _maximize(data)
+    _, observed, _ = _score_and_information(data, full.beta)
+    covariance = np.linalg.inv(observed)
+    for drop in [(1,), (2, 3), (1, 2, 3)]:
+        keep = [index for index in range(4) if index not in drop]
+        reduced = _maximize(regression._reduced(data, keep)).beta
+        start = regression._reduced_start(full.beta, covariance, keep, drop)
+        assert np.max(np.abs(start - reduced)) < np.max(np.abs(full.beta[keep] - reduced)) / 3
+
+
+def test_a_refit_stops_a_newton_step_earlier_at_the_same_log_likelihood():
+    """After a whole Newton step below _REFIT_STEP_TOLERANCE the refit stops: one step fewer than the full
+    fit's tolerance takes here, at a log-likelihood equal to the last digits."""
+    data = _six_patterns()
+    full = _maximize(data)
+    covariance = np.linalg.inv(_score_and_information(data, full.beta)[1])
+    for drop in [(1,), (2, 3), (1, 2, 3)]:
+        keep = [index for index in range(4) if index not in drop]
+        reduced = regression._reduced(data, keep)
+        start = regression._reduced_start(full.beta, covariance, keep, drop)
+        strict = _maximize(reduced, start)
+        settled = _maximize(reduced, start, regression._REFIT_STEP_TOLERANCE)
+        assert settled.converged and settled.iterations == strict.iterations - 1
+        assert_allclose(settled.log_likelihood, strict.log_likelihood, rtol=1e-15)
+
+
+def _count_calls(monkeypatch, name: str, results: list) -> None:
+    function = getattr(regression, name)
+
+    def counted(*args, **options):
+        result = function(*args, **options)
+        results.append(result)
+        return result
+
+    monkeypatch.setattr(regression, name, counted)
+
+
+@pytest.mark.parametrize("case", ["two coins, six patterns", "first safeguard case"])
+def test_the_expected_information_is_computed_only_for_a_step_that_needs_it(case, monkeypatch):
+    """A Newton step computes the expected information only when the observed one is not positive definite
+    (once per such verdict), not at every step; the first safeguard case needs it at least once."""
+    expected, verdicts, steps = [], [], []
+    _count_calls(monkeypatch, "_expected_information", expected)
+    _count_calls(monkeypatch, "_is_positive_definite", verdicts)
+    _count_calls(monkeypatch, "_score_and_information", steps)
+    if case == "first safeguard case":
+        design, yes = SAFEGUARD_CASES[0]
+        fit_logistic([[0, 0], [1, 0], [0, 1], [1, 1]], yes, [100 - y for y in yes], design)
+        assert len(expected) >= 1
+    else:
+        _two_coin_fit()
+    assert len(expected) == verdicts.count(False)
+    assert len(expected) < len(steps) / 2
+
+
 def test_a_saturated_model_gives_each_pattern_its_own_debiased_rate():
     """Two patterns, one indicator: the prevalences are (yes/n - a)/t of each, with the delta-method interval."""
     fit = fit_logistic([[0], [1]], [300, 210], [500, 390], ASYMMETRIC, names=("group",))
@@ -475,9 +572,9 @@ def test_newton_steps_are_counted_and_capped(monkeypatch):
     coins lie below a = 1/4, so the likelihood keeps rising and the search stops after _MAX_NEWTON_STEPS."""
     calls = []
 
-    def counted(data, beta):
+    def counted(*args, **options):
         calls.append(1)
-        return _score_and_information(data, beta)
+        return _score_and_information(*args, **options)
 
     monkeypatch.setattr(regression, "_score_and_information", counted)
     six = _Data(
@@ -516,8 +613,8 @@ def test_newton_falls_back_to_fisher_scoring_and_halves_steps_and_still_converge
     events = {"newton steps": 0, "likelihoods": 0, "not positive definite": 0}
 
     def counting(function, key, test=lambda result: True):
-        def counted(*args):
-            result = function(*args)
+        def counted(*args, **options):
+            result = function(*args, **options)
             events[key] += bool(test(result))
             return result
 
@@ -561,9 +658,9 @@ def test_the_em_start_stops_once_a_linear_predictor_passes_the_limit(monkeypatch
 def _counted_maximum(data: _Data, monkeypatch) -> tuple:
     calls = []
 
-    def counted(*args):
+    def counted(*args, **options):
         calls.append(1)
-        return _score_and_information(*args)
+        return _score_and_information(*args, **options)
 
     monkeypatch.setattr(regression, "_score_and_information", counted)
     maximum = _maximize(data)
