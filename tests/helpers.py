@@ -716,9 +716,12 @@ PAGE_INPUT = re.compile(
 )
 
 
-def post_page(client, survey, html: str, answers: dict, go: str = "next", device: bool = False, query: str = ""):
+def post_page(
+    client, survey, html: str, answers: dict, go: str = "next", device: bool = False, query: str = "", path: str = ""
+):
     """Post the page ``html`` of ``survey`` as a browser would: its checked radios and hidden answer fields,
-    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out."""
+    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out.
+    ``path``: where the page posts, if not ``/s/<id>`` (the preview's address)."""
     from web.forms import wire_value
 
     names = {q.name for q in survey.questions}
@@ -733,7 +736,7 @@ def post_page(client, survey, html: str, answers: dict, go: str = "next", device
     fields = {**controls_of(html), "go": go, **{prefix + k: v for k, v in values.items()}}
     if device:
         fields["randomized_on"] = "device"
-    return client.post(f"/s/{survey.id}{query}", data=fields)
+    return client.post(f"{path or f'/s/{survey.id}'}{query}", data=fields)
 
 
 def stored_arms(app) -> list[str]:
