@@ -643,6 +643,15 @@ def two_group_tallies(survey, counts: dict) -> dict:
     }
 
 
+def sign_in(page, live_server: str) -> None:
+    """Sign the Playwright ``page`` in as the test researcher (the ``admin_account`` fixture's)."""
+    page.goto(f"{live_server}/admin/")
+    page.get_by_label("Account").fill(ADMIN_NAME)
+    page.get_by_label("Password").fill(ADMIN_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server}/admin/")
+
+
 def fill_in(page, answers: dict) -> None:
     """Check, in a Playwright page, the option labelled ``answers[question]`` of each question."""
     for name, label in answers.items():
