@@ -643,6 +643,15 @@ def two_group_tallies(survey, counts: dict) -> dict:
     }
 
 
+def sign_in(page, live_server: str) -> None:
+    """Sign the Playwright ``page`` in as the test researcher (the ``admin_account`` fixture's)."""
+    page.goto(f"{live_server}/admin/")
+    page.get_by_label("Account").fill(ADMIN_NAME)
+    page.get_by_label("Password").fill(ADMIN_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server}/admin/")
+
+
 def fill_in(page, answers: dict) -> None:
     """Check, in a Playwright page, the option labelled ``answers[question]`` of each question."""
     for name, label in answers.items():
@@ -716,9 +725,12 @@ PAGE_INPUT = re.compile(
 )
 
 
-def post_page(client, survey, html: str, answers: dict, go: str = "next", device: bool = False, query: str = ""):
+def post_page(
+    client, survey, html: str, answers: dict, go: str = "next", device: bool = False, query: str = "", path: str = ""
+):
     """Post the page ``html`` of ``survey`` as a browser would: its checked radios and hidden answer fields,
-    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out."""
+    with ``answers`` (``{question: choice name}``) chosen on top; a question with nothing checked is left out.
+    ``path``: where the page posts, if not ``/s/<id>`` (the preview's address)."""
     from web.forms import wire_value
 
     names = {q.name for q in survey.questions}
@@ -733,7 +745,7 @@ def post_page(client, survey, html: str, answers: dict, go: str = "next", device
     fields = {**controls_of(html), "go": go, **{prefix + k: v for k, v in values.items()}}
     if device:
         fields["randomized_on"] = "device"
-    return client.post(f"/s/{survey.id}{query}", data=fields)
+    return client.post(f"{path or f'/s/{survey.id}'}{query}", data=fields)
 
 
 def stored_arms(app) -> list[str]:

@@ -11,18 +11,10 @@ from pathlib import Path
 import pytest
 
 from analysis import estimate_proportion
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, add_responses, many
+from tests.helpers import add_responses, many, sign_in
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-
-
-def sign_in(page, live_server):
-    page.goto(f"{live_server}/admin/")
-    page.get_by_label("Account").fill(ADMIN_NAME)
-    page.get_by_label("Password").fill(ADMIN_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server}/admin/")
 
 
 def test_admin_reads_results_changes_method_and_downloads(page, live_server, app, admin_account):

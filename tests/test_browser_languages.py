@@ -137,3 +137,88 @@ def test_without_javascript_a_french_respondent_sees_french_on_every_page_and_ca
     check_requests(app, SURVEY, posts, False, TRUE, NOISY)
     (row,) = stored_answers(app)
     assert {name: row[name] for name in TRUE} == NOISY and row["residence"] == "campus"
+
+
+#: The same survey in English and Spanish (every French text replaced by its Spanish one).
+SPANISH_TEXTS = {
+    "languages: [en, fr]": "languages: [en, es]",
+    "id: paged2": "id: paged2es",
+    "Questionnaire de test en trois pages": "Cuestionario de prueba en tres páginas",
+    "Les réponses sont tirées au sort.": "Las respuestas se sortean.",
+    "Avez-vous déjà triché à un examen ?": "¿Ha copiado alguna vez en un examen?",
+    "Avez-vous menti à un professeur ?": "¿Ha mentido a un profesor?",
+    "Avez-vous rendu un texte écrit par une IA ?": "¿Ha entregado un texto escrito por una IA?",
+    "fr: jamais": "fr: nunca",
+    "fr: une fois": "fr: una vez",
+    "fr: parfois": "fr: a veces",
+    "fr: souvent": "fr: a menudo",
+    "Année d'études": "Año de estudios",
+    "fr: première": "fr: primero",
+    "fr: deuxième": "fr: segundo",
+    "fr: troisième": "fr: tercero",
+    "fr: quatrième": "fr: cuarto",
+    "Avez-vous triché à votre tout premier examen ?": "¿Copió en su primer examen?",
+    "Où logez-vous ?": "¿Dónde vive?",
+    "Sur le campus": "En el campus",
+    "Chez moi": "En casa",
+    "Un colocataire a-t-il rédigé un devoir pour vous ?": "¿Le ha escrito un trabajo un compañero de piso?",
+}
+
+
+def spanish_survey_yaml() -> str:
+    text = PAGED_TWO_LANGUAGES_YAML
+    for french, spanish in SPANISH_TEXTS.items():
+        assert french in text, french
+        text = text.replace(french, spanish)
+    return text.replace("fr: ", "es: ")
+
+
+SPANISH = make_survey(spanish_survey_yaml())
+
+
+def assert_spanish(page, number: int | None) -> None:
+    """The page is in Spanish: ``<html lang>``, the survey's texts, the interface's words, and its page number."""
+    text = page.inner_text("body")
+    english = [w for w in (*ENGLISH_INTERFACE_WORDS, *ENGLISH_PAGE_WORDS, *ENGLISH_SURVEY_TEXTS) if w in text]
+    assert english == [], english
+    assert page.get_attribute("html", "lang") == "es"
+    if number is not None:
+        assert f"Página {number} de 3" in text and "Su privacidad" in text
+
+
+def test_with_javascript_a_spanish_respondent_sees_spanish_on_every_page_and_sends_only_noisy_answers(
+    browser, live_server, app, surveys_dir
+):
+    (surveys_dir / "paged2es.yaml").write_text(spanish_survey_yaml())
+    context = browser.new_context(locale="es-ES")
+    page = context.new_page()
+    page.add_init_script(FORCED_COINS)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+    page.goto(f"{live_server}/s/paged2es")
+    assert_spanish(page, 1)
+    assert "¿Ha copiado alguna vez en un examen?" in page.inner_text("main")
+    fill_in(page, {"cheated": "No", "lied": "Sí"})
+    press(page, "Siguiente")
+    assert_spanish(page, 2)
+    fill_in(page, {"ai_use": "nunca", "year": "primero", "first_exam": "No"})
+    assert "Solo si" in page.inner_text("fieldset[data-question=first_exam]")
+    press(page, "Siguiente")
+    assert_spanish(page, 3)
+    fill_in(page, {"residence": "En el campus"})
+    press(page, "Atrás")
+    assert_spanish(page, 2)
+    assert page.locator("fieldset[data-question=year]").get_by_label("primero", exact=True).is_checked()
+    kept = page.locator("fieldset[data-question=ai_use]").get_by_label("Mantener mi respuesta anterior", exact=False)
+    assert kept.is_checked()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "languages-es-js-back.png"), full_page=True)
+    press(page, "Siguiente")
+    fill_in(page, {"campus_help": "No"})
+    press(page, "Enviar respuestas")
+    assert_spanish(page, None)
+    assert "Lo que se guardó" in page.inner_text("main")
+    context.close()
+    check_requests(app, SPANISH, posts, True, TRUE, NOISY)
+    (row,) = stored_answers(app)
+    assert {name: row[name] for name in TRUE} == NOISY and row["year"] == "first" and row["residence"] == "campus"

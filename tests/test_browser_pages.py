@@ -9,7 +9,7 @@ Back must keep the answers. Screenshots are saved in ``test-artifacts/``.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
@@ -107,6 +107,63 @@ def test_without_javascript_three_pages_carry_only_noisy_answers_between_pages(
     check_requests(app, posts, device=False)
     (row,) = stored_answers(app)
     assert {name: row[name] for name in TRUE} == NOISY and row["residence"] == "campus"
+    context.close()
+
+
+PREVIEW = "/admin/surveys/paged/preview"
+
+
+def check_preview(app, context, posts: list[tuple[str, str]], before: dict) -> None:
+    """Every post went to the preview (never the real form's address), nothing was stored or counted, and the
+    browser holds no cookie that marks the survey answered."""
+    assert posts and {url.split("?")[0] for url, _ in posts} == {PREVIEW}
+    assert helpers.dump(app) == before and stored_answers(app) == []
+    assert not [cookie["name"] for cookie in context.cookies() if cookie["name"].startswith("rr_done")]
+
+
+def preview_posts(page) -> list[tuple[str, str]]:
+    """The (path, body) of every POST the page sends, filled as they go."""
+    posts: list[tuple[str, str]] = []
+    page.on("request", lambda r: posts.append((urlsplit(r.url).path, r.post_data)) if r.method == "POST" else None)
+    return posts
+
+
+def test_with_javascript_the_preview_goes_page_by_page_under_the_banner_and_stores_nothing(
+    browser, live_server, app, paged, admin_account
+):
+    context = browser.new_context()
+    context.add_init_script(FORCED_COINS)
+    page = context.new_page()
+    helpers.sign_in(page, live_server)
+    before = helpers.dump(app)
+    posts = preview_posts(page)
+    answer_three_pages(page, f"{live_server}{PREVIEW}", "preview-js")
+    assert page.locator(".preview-banner").is_visible()
+    check_preview(app, context, posts, before)
+    check_requests(app, [body for _, body in posts], device=True)
+    memos = page.evaluate("Object.keys(localStorage)")
+    assert "rr:preview-paged:v1" in memos and "rr:paged:v1" not in memos  # the real form's memo untouched
+    context.close()
+
+
+def test_without_javascript_the_preview_goes_page_by_page_under_the_banner_and_stores_nothing(
+    browser, live_server, app, paged, admin_account, monkeypatch
+):
+    from web import pages
+
+    flip = {"yes": "no", "no": "yes", "never": "often"}
+    monkeypatch.setattr(
+        pages, "randomize_on_server", lambda survey, answers, arm="": {k: flip.get(v, v) for k, v in answers.items()}
+    )
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    helpers.sign_in(page, live_server)
+    before = helpers.dump(app)
+    posts = preview_posts(page)
+    answer_three_pages(page, f"{live_server}{PREVIEW}", "preview-nojs")
+    assert page.locator(".preview-banner").is_visible()
+    check_preview(app, context, posts, before)
+    check_requests(app, [body for _, body in posts], device=False)
     context.close()
 
 

@@ -249,3 +249,105 @@ def test_a_first_page_posted_with_an_arm_the_survey_does_not_have_is_refused(cli
     page1 = client.get("/s/armed").get_data(as_text=True).replace('name="arm" value="2"', 'name="arm" value="n"')
     refused = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
     assert refused.status_code == 400 and "group is not one this survey has" in refused.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------
+# The researcher's preview (web/admin.py preview, web/pages.py preview_page): page by page, storing nothing.
+
+PREVIEW = "/admin/surveys/paged/preview"
+
+
+@pytest.fixture
+def previewing(paged, auth, monkeypatch):
+    """A signed-in researcher on the paged survey; storing, the submission key, the rate limits and the
+    done cookie are made to fail the test if the preview reaches them."""
+
+    def never(*args, **kwargs):
+        raise AssertionError("the preview reached a path that stores or counts")
+
+    for name in ("store_and_thank", "refuse_if_over", "refuse_if_over_survey_limit", "count_arrival", "thank"):
+        monkeypatch.setattr(f"web.respond.{name}", never)
+    monkeypatch.setattr("storage.responses.store_response", never)
+    monkeypatch.setattr("storage.responses.submission_key_exists", never)
+    auth.login()
+
+
+def post_preview(client, html: str, answers: dict, go: str = "next", device: bool = False):
+    return helpers.post_page(client, SURVEY, html, answers, go, device, path=PREVIEW)
+
+
+def is_preview_page(html: str, number: int) -> bool:
+    """Page ``number`` of 3 of the preview: the banner, the preview's address and the preview's memo name."""
+    return (
+        f"Page {number} of 3" in html
+        and 'class="preview-banner"' in html
+        and f'action="{PREVIEW}"' in html
+        and 'data-survey="preview-paged"' in html
+    )
+
+
+def test_the_preview_of_a_paged_survey_shows_its_first_page_only_as_the_real_form_does(previewing, client):
+    html = client.get(PREVIEW).get_data(as_text=True)
+    real = client.get("/s/paged").get_data(as_text=True)
+    assert is_preview_page(html, 1) and shown_questions(html) == shown_questions(real) == ["cheated", "lied"]
+    assert 'name="carried"' in html and 'value="back"' not in html and ">Next<" in html
+
+
+def test_a_paged_preview_goes_page_by_page_with_back_randomizing_each_page_and_stores_nothing(
+    previewing, client, app, flipping
+):
+    before = helpers.dump(app)
+    page1 = client.get(PREVIEW).get_data(as_text=True)
+    response = post_preview(client, page1, {"cheated": "yes", "lied": "no"})
+    page2 = response.get_data(as_text=True)
+    assert response.status_code == 200 and is_preview_page(page2, 2)
+    assert shown_questions(page2) == ["ai_use", "year", "first_exam"]
+    assert carried_answers(app, page2)["cheated"] == "no"  # randomized on arrival, only the noisy answer carried
+    page3 = post_preview(client, page2, {"ai_use": "once", "year": "first", "first_exam": "yes"}).get_data(as_text=True)
+    assert is_preview_page(page3, 3) and shown_questions(page3) == ["residence", "campus_help"]
+    back = post_preview(client, page3, {"residence": "home"}, go="back").get_data(as_text=True)
+    assert is_preview_page(back, 2) and re.search(r'value="first "\s+checked', back)
+    assert "Keep my earlier answer" in back and not re.search(r'value="once {5}"\s+checked', back)
+    page3 = post_preview(client, back, {"year": "first"}).get_data(as_text=True)
+    assert is_preview_page(page3, 3) and re.search(r'value="home  "\s+checked', page3)
+    final = post_preview(client, page3, {"residence": "campus", "campus_help": "no"})
+    thanks = final.get_data(as_text=True)
+    assert final.status_code == 200 and "What was stored" in thanks and 'class="preview-banner"' in thanks
+    stored_list = re.search(r'<dl class="stored">.*?</dl>', thanks, re.S).group(0)
+    assert re.findall(r"<dd>(\w+)", stored_list) == ["No", "Yes", "once", "first", "No", "On", "Yes"]
+    assert "rr_done" not in final.headers.get("Set-Cookie", "")
+    assert helpers.dump(app) == before
+
+
+def test_a_paged_preview_follows_skip_logic_past_a_page_with_nothing_to_ask(previewing, client, app, flipping):
+    before = helpers.dump(app)
+    page1 = client.get(PREVIEW).get_data(as_text=True)
+    page2 = post_preview(client, page1, {"cheated": "no", "lied": "no"}).get_data(as_text=True)
+    final = post_preview(client, page2, {"ai_use": "never", "year": "third"})  # page 3 asks first-years only
+    thanks = final.get_data(as_text=True)
+    assert final.status_code == 200 and "What was stored" in thanks and 'class="preview-banner"' in thanks
+    assert helpers.dump(app) == before
+
+
+def test_a_paged_preview_on_the_device_path_carries_the_noisy_answers_as_sent(previewing, client, app):
+    before = helpers.dump(app)
+    page1 = client.get(PREVIEW).get_data(as_text=True)
+    page2 = post_preview(client, page1, {"cheated": "no", "lied": "yes"}, device=True).get_data(as_text=True)
+    assert is_preview_page(page2, 2) and carried_answers(app, page2)["lied"] == "yes"
+    final = post_preview(client, page2, {"ai_use": "often", "year": "second"}, device=True)
+    assert final.status_code == 200 and "What was stored" in final.get_data(as_text=True)
+    assert helpers.dump(app) == before
+
+
+def test_a_refused_preview_page_stays_in_the_preview_with_its_error(previewing, client, app, flipping):
+    before = helpers.dump(app)
+    page1 = client.get(PREVIEW).get_data(as_text=True)
+    missing = post_preview(client, page1, {"lied": "no"})
+    html = missing.get_data(as_text=True)
+    assert missing.status_code == 400 and is_preview_page(html, 1)
+    assert "Please choose an answer to this question." in html
+    token = controls_of(page1)["carried"]
+    altered = post_preview(client, page1.replace(token, token[:-2] + "xx"), {"cheated": "yes", "lied": "no"})
+    html = altered.get_data(as_text=True)
+    assert altered.status_code == 400 and is_preview_page(html, 1) and "reload the survey" in html
+    assert helpers.dump(app) == before

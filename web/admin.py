@@ -15,8 +15,9 @@ from flask_wtf import FlaskForm
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
 from storage import queries, responses
+from surveys.form_fields import CARRIED
 from surveys.models import MAX_PATTERNS
-from web import gather, options, respond, share
+from web import gather, options, pages, respond, share
 from web.auth import admin_required, safe_next
 from web.catalog import get_catalog, survey_or_404, survey_state, today
 from web.charts import breakdown_chart_svg, model_chart_svg, results_chart_svg, timeline_svg
@@ -104,12 +105,20 @@ def preview(survey_id: str):
 @admin_required
 def preview_submit(survey_id: str):
     """Check and randomize the previewed answers as a submission would, and show the thank-you
-    page; nothing is stored, counted or remembered (no cookie)."""
+    page; nothing is stored, counted or remembered (no cookie). A survey of several pages goes
+    page by page, as the real form does (:func:`web.pages.preview_page`)."""
     survey = respond.in_respondent_language(survey_or_404(survey_id))
+    if CARRIED in request.form and survey.pages:
+        return pages.preview_page(survey, survey_state(survey), preview_thanks)
     try:
         noisy, *_ = respond.read_submission(survey)
     except SubmissionError as error:
         return respond.render_refused_form(survey, error, preview_state=survey_state(survey))
+    return preview_thanks(survey, noisy)
+
+
+def preview_thanks(survey, noisy: dict):
+    """The preview's thank-you page: the answers as they would be stored, under the banner; nothing stored."""
     shown = respond.stored_answers_shown(survey, noisy)
     return render_template("respond/thanks.html", survey=survey, shown=shown, preview=True)
 

@@ -278,10 +278,12 @@ def show_page(
     code: str = "",
     again=False,
     posted=None,
+    preview_state: str | None = None,
 ):
     """The form of page ``carried.page``, with ``field_errors`` next to their questions; ``again``: the page's
     randomized answers are carried already, so they are offered as kept; ``posted``: a refused post of the
-    page without JavaScript, whose answers are shown again as the one-page form does (never carried)."""
+    page without JavaScript, whose answers are shown again as the one-page form does (never carried);
+    ``preview_state``: a researcher's preview (:func:`preview_page`), banner on top."""
     view, form = page_view(survey, carried, keep_all=again)
     arm = respond.kept_arm(survey) if carried.arm == ARM_NOT_YET else arm_from_wire(carried.arm)
     if posted is not None:
@@ -289,7 +291,9 @@ def show_page(
     for name, messages in (field_errors or {}).items():
         if name in form:
             form[name].errors = list(messages)
-    return respond.render_form(survey, status, errors=errors, form=form, code=code, arm=arm, page=view)
+    return respond.render_form(
+        survey, status, errors=errors, form=form, code=code, arm=arm, page=view, preview_state=preview_state
+    )
 
 
 def submit_page(survey: Survey):
@@ -318,14 +322,43 @@ def submit_page(survey: Survey):
     return show_page(survey, step.carried, status, field_errors=step.field_errors, code=code, again=status == 400)
 
 
-def refused_page(survey: Survey, error: SubmissionError, code: str):
-    """The page again after a refused post, when its token can be read; else a message (400)."""
+def preview_page(survey: Survey, preview_state: str, thank):
+    """One page's post in a researcher's preview (``/admin/surveys/<id>/preview``): the same reading,
+    randomizing, skip logic and Back as :func:`submit_page`, the same pages under the banner, but the last
+    page goes to ``thank(survey, noisy answers)`` and nothing is stored, counted or remembered: no response,
+    no submission key, no invitation code used, no rate-limit count, no cookie."""
+    code = request.form.get("invitation_code", "")
+    try:
+        step, _key, code = read_page(survey)
+    except SubmissionError as error:
+        return refused_page(survey, error, code, preview_state)
+    if step.final is not None:
+        return thank(survey, step.final)
+    status = 400 if step.field_errors else 200
+    return show_page(
+        survey,
+        step.carried,
+        status,
+        field_errors=step.field_errors,
+        code=code,
+        again=status == 400,
+        preview_state=preview_state,
+    )
+
+
+def refused_page(survey: Survey, error: SubmissionError, code: str, preview_state: str | None = None):
+    """The page again after a refused post, when its token can be read; else a message (400), or in a preview
+    the first page again with the problem above it (the message's link leads to the real form)."""
     try:
         carried = unseal(survey, request.form.get("carried", ""))
     except SubmissionError:
+        if preview_state is not None:
+            return show_page(survey, first_carried(survey), 400, error.messages, preview_state=preview_state)
         return respond.render_message(
             survey, 400, gettext("Your answers could not be read"), " ".join(error.messages), True
         )
     code = code if respond.INVITATION_CODE.fullmatch(code) else ""
     posted = request.form if request.form.get("randomized_on", "server") == "server" else None
-    return show_page(survey, carried, 400, error.messages, error.field_errors, code, posted=posted)
+    return show_page(
+        survey, carried, 400, error.messages, error.field_errors, code, posted=posted, preview_state=preview_state
+    )

@@ -89,8 +89,8 @@ def render_form(
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
     with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
     (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored
-    (all pages at once). ``page`` (:class:`web.pages.PageView`): one page of a survey of several."""
-    if survey.pages and page is None and preview_state is None:
+    (page by page, as here). ``page`` (:class:`web.pages.PageView`): one page of a survey of several."""
+    if survey.pages and page is None:
         from web import pages  # pages builds on this module
 
         page, form = pages.page_view(survey, pages.first_carried(survey))
