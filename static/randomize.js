@@ -388,7 +388,8 @@
     var remembers = Array.prototype.some.call(form.querySelectorAll("fieldset[data-question]"), function (fieldset) {
       return randomizedHere(JSON.parse(fieldset.dataset.design).design) && rememberedIndex(fieldset, memo) >= 0;
     });
-    if (note && remembers) {
+    /* A page shown again within one response says so itself (.kept-note): this browser has not answered before. */
+    if (note && remembers && !document.querySelector(".kept-note")) {
       note.hidden = false;
     }
   }

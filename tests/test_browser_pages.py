@@ -58,6 +58,10 @@ def answer_three_pages(page, url: str, shot: str) -> None:
     press(page, "Back")
     main = page.inner_text("main")
     assert "Page 2 of 3" in main and "cannot be shown" in main
+    assert "has answered this survey before" not in main  # a page shown again, not an earlier response
+    device_note = "this browser sends the same randomized answers again"
+    device = not shot.endswith("nojs")  # shots "js", "nojs", "preview-js", "preview-nojs"
+    assert (device_note in main) == device and ("choose again to replace them" in main) == (not device)
     assert page.locator("fieldset[data-question=year]").get_by_label("first", exact=True).is_checked()
     assert (
         page.locator("fieldset[data-question=ai_use]").get_by_label("Keep my earlier answer", exact=False).is_checked()
