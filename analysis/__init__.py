@@ -48,7 +48,10 @@ from analysis.intervals import (
 from analysis.misclassification import (
     MisclassificationDesign,
     MisclassificationEstimate,
+    PooledMisclassification,
     estimate_misclassification,
+    pool_misclassification,
+    worst_case_variances,
 )
 from analysis.multiple_choice import (
     MultipleChoiceEstimate,
@@ -187,6 +190,9 @@ __all__ = [
     "MisclassificationDesign",
     "estimate_misclassification",
     "MisclassificationEstimate",
+    "PooledMisclassification",
+    "pool_misclassification",
+    "worst_case_variances",
     "compare_with_direct",
     "ControlArmComparison",
     "two_group_sample_size",
