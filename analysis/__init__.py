@@ -61,6 +61,8 @@ from analysis.multiple_choice import (
 from analysis.planning import (
     TwoGroupPlan,
     half_width_for_n,
+    option_shares_half_width,
+    option_shares_sample_size,
     power_one_sided,
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
@@ -149,6 +151,8 @@ __all__ = [
     "sample_size_for_sequence_half_width",
     "sequence_half_width_for_n",
     "half_width_for_n",
+    "option_shares_half_width",
+    "option_shares_sample_size",
     "power_one_sided",
     "survey_epsilon",
     "SurveyEpsilon",

@@ -41,6 +41,8 @@ from analysis import (
     estimate_proportion,
     half_width_for_n,
     matrix_option_sequences,
+    option_shares_half_width,
+    option_shares_sample_size,
     outside_design,
     pool_estimates,
     project_to_simplex,
@@ -378,6 +380,65 @@ class ChoiceResult:
     sentence: str = ""
     error: str | None = None
     matrix_versions: tuple[MisclassificationEstimate, ...] = ()
+
+    @property
+    def current_design_count(self) -> int:
+        """Answers under the question's current design (the first version, when it is the current one)."""
+        if self.matrix_versions:
+            first = self.matrix_versions[0]
+            current = self.question.design
+            if isinstance(current, MultipleChoiceDesign):
+                current = MisclassificationDesign.from_multiple_choice(current.k, current.t)
+            return first.n if first.design == current else 0
+        if self.per_design and self.per_design[0].design == self.question.design:
+            return self.per_design[0].n
+        return 0
+
+    def plan(self, half_width: float, confidence_level: float) -> ChoicePlan:
+        """:func:`plan_choice` of this question, with its answers under the current design."""
+        return plan_choice(self.question, half_width, confidence_level, self.current_design_count)
+
+
+@dataclass(frozen=True)
+class ChoicePlan:
+    """Answers a randomized ``select_one`` needs for a margin of error on every option share.
+
+    Attributes
+    ----------
+    question : Question
+    half_width, confidence_level : float
+    needed_n : int
+        :func:`analysis.option_shares_sample_size` of the current design: worst case over every true share and
+        every option (each option's interval alone, not simultaneous).
+    response_count : int
+        Answers under the current design.
+    half_width_now : float or None
+        :func:`analysis.option_shares_half_width` at ``response_count``; ``None`` with no answers.
+    """
+
+    question: Question
+    half_width: float
+    confidence_level: float
+    needed_n: int
+    response_count: int
+    half_width_now: float | None
+
+
+def plan_choice(question: Question, half_width: float, confidence_level: float, response_count: int) -> ChoicePlan:
+    """The answers ``question`` (a k-option or misclassification-matrix ``select_one``) needs for ``half_width``
+    on every option share, and the worst-case half-width with ``response_count`` answers."""
+    design = question.design
+    if question.type == YES_NO or not isinstance(design, MultipleChoiceDesign | MisclassificationDesign):
+        raise ValueError(f"question={question.name!r} is not a randomized select_one")
+    now = option_shares_half_width(design, response_count, confidence_level) if response_count > 0 else None
+    return ChoicePlan(
+        question=question,
+        half_width=float(half_width),
+        confidence_level=float(confidence_level),
+        needed_n=option_shares_sample_size(design, half_width, confidence_level),
+        response_count=response_count,
+        half_width_now=now,
+    )
 
 
 @dataclass(frozen=True)

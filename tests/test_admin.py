@@ -873,3 +873,6 @@ def test_results_page_pools_the_versions_of_a_matrix_question_and_states_the_ass
     assert 'class="matrix-pooled"' in html and "pooled over 2 designs" in html
     assert "misclassification matrix (4 options) (current): n = 10" in html
     assert "assumed: every design measures the same true shares" in html
+    # planning on every option share, with the 10 answers under the current matrix (tests/test_results.py)
+    assert "needs <strong>1537</strong> answers under the current design" in html
+    assert "With the 10 answers under it, the widest option's margin is at most" in html

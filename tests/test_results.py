@@ -579,6 +579,26 @@ def test_a_k_option_question_whose_older_version_was_a_matrix_is_read_through_ma
     assert_allclose(result.options[0].estimate_raw, 25 / 52, rtol=1e-12)
 
 
+def test_a_select_one_result_plans_every_option_share_with_its_current_design_answers(survey):
+    """The matrix (k-option t = 1/2 as a matrix) needs 1537 answers for 5 points (analysis.option_shares_sample_size);
+    with its 100 current-design answers the widest margin is z * 2 / (2 * 10) = 0.196. Pooled with an older
+    version, only the current design's 100 answers count. The k-option question plans the same way."""
+    matrix = make_survey(MATRIX_YAML)
+    counts = {"never": 40, "once": 30, "sometimes": 20, "often": 10}
+    older = old_design_key(matrix, "ai_use", analysis.MultipleChoiceDesign(4, "3/4"))
+    tallies = {"ai_use": {key(matrix, "ai_use"): counts, older: counts}}
+    result = results.compute_results(matrix, tallies, 200).question("ai_use")
+    plan = result.plan(0.05, 0.95)
+    assert (plan.needed_n, plan.response_count) == (1537, 100)
+    assert_allclose(plan.half_width_now, 1.959963984540054 / 10, rtol=1e-12)
+    k_option = results.compute_results(survey, {"ai_use": {key(survey, "ai_use"): counts}}, 100).question("ai_use")
+    assert k_option.plan(0.05, 0.95) == dataclasses.replace(plan, question=survey.question("ai_use"))
+    empty = results.compute_results(survey, {}, 0).question("ai_use").plan(0.1, 0.95)
+    assert (empty.needed_n, empty.response_count, empty.half_width_now) == (385, 0, None)
+    with pytest.raises(ValueError, match="'cheated' is not a randomized select_one"):
+        results.plan_choice(survey.question("cheated"), 0.05, 0.95, 10)
+
+
 # --------------------------------------------------------------------------
 # Two-group designs: several versions pooled, planning.
 
