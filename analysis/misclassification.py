@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from analysis._checks import DesignError, as_probability
+from analysis._checks import MAX_DENOMINATOR, DesignError, as_probability
 from analysis.intervals import ConfidenceInterval, _normal_interval
 from analysis.multiple_choice import _check_option_counts, project_to_simplex
 
@@ -53,6 +53,12 @@ def _exact_determinant(matrix: tuple[tuple[Fraction, ...], ...]) -> Fraction:
     return determinant
 
 
+def _denominator_limit(value: object) -> int | None:
+    """A written entry's denominator is limited (:data:`analysis._checks.MAX_DENOMINATOR`); a ``Fraction`` is exact
+    already, derived from a valid design (such as a k-option design's ``(1 - t)/k`` with a six-decimal ``t``)."""
+    return None if isinstance(value, Fraction) else MAX_DENOMINATOR
+
+
 def _check_matrix(matrix: object) -> tuple[tuple[Fraction, ...], ...]:
     """A square ``k x k`` (``k >= 2``) matrix of exact probabilities whose columns sum to 1 and that is invertible."""
     try:
@@ -63,7 +69,8 @@ def _check_matrix(matrix: object) -> tuple[tuple[Fraction, ...], ...]:
     if k < 2 or any(len(row) != k for row in rows):
         raise DesignError(f"matrix must be square with at least 2 rows, got matrix={matrix!r}", "matrix")
     exact = tuple(
-        tuple(as_probability(value, f"matrix[{j}][{i}]") for i, value in enumerate(row)) for j, row in enumerate(rows)
+        tuple(as_probability(value, f"matrix[{j}][{i}]", _denominator_limit(value)) for i, value in enumerate(row))
+        for j, row in enumerate(rows)
     )
     for j, row in enumerate(exact):
         for i, value in enumerate(row):

@@ -217,3 +217,13 @@ def test_pooled_versions_are_unbiased_and_cover():
     raw = np.array(raw)
     assert np.all(np.abs(raw.mean(axis=0) - pi) <= 4 * raw.std(axis=0, ddof=1) / math.sqrt(replications))
     assert np.all(np.abs(covered / replications - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / replications))
+
+
+def test_a_k_option_design_with_a_six_decimal_t_becomes_a_matrix():
+    """t = 0.654321, k = 4: the forced share (1 - t)/4 = 345679/4000000 has a denominator above the limit on
+    written entries, but is exact; the matrix is built (and planned, pooled) rather than refused."""
+    design = MisclassificationDesign.from_multiple_choice(4, "0.654321")
+    assert design.matrix[1][0] == Fraction(345679, 4000000)
+    assert design.matrix[0][0] == Fraction(654321, 1000000) + Fraction(345679, 4000000)
+    with pytest.raises(DesignError, match="denominator above"):
+        MisclassificationDesign([["2962963/4000000", "1037037/4000000"], ["1037037/4000000", "2962963/4000000"]])

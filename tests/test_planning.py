@@ -416,3 +416,9 @@ def test_option_share_planning_refuses_bad_arguments():
         option_shares_sample_size(TRIANGULAR, 0)
     with pytest.raises(ValueError, match="n=0"):
         option_shares_half_width(TRIANGULAR, 0)
+
+
+def test_a_k_option_design_with_a_six_decimal_t_is_planned():
+    """t = 0.654321: n = ceil(z^2 / (4 t^2 h^2)) at h = 0.05, the yes/no worst case of its option marginal."""
+    design = MultipleChoiceDesign(4, "0.654321")
+    assert option_shares_sample_size(design, 0.05) == math.ceil(Z95**2 / (4 * 0.654321**2 * 0.0025))
