@@ -394,9 +394,13 @@ class ChoiceResult:
             return self.per_design[0].n
         return 0
 
-    def plan(self, half_width: float, confidence_level: float) -> ChoicePlan:
-        """:func:`plan_choice` of this question, with its answers under the current design."""
-        return plan_choice(self.question, half_width, confidence_level, self.current_design_count)
+    def plan(self, half_width: float, confidence_level: float) -> ChoicePlan | None:
+        """:func:`plan_choice` of this question, with its answers under the current design; ``None`` if it
+        cannot be computed (the page then leaves the planning row out rather than fail)."""
+        try:
+            return plan_choice(self.question, half_width, confidence_level, self.current_design_count)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            return None
 
 
 @dataclass(frozen=True)

@@ -597,6 +597,7 @@ def test_a_select_one_result_plans_every_option_share_with_its_current_design_an
     assert (empty.needed_n, empty.response_count, empty.half_width_now) == (385, 0, None)
     with pytest.raises(ValueError, match="'cheated' is not a randomized select_one"):
         results.plan_choice(survey.question("cheated"), 0.05, 0.95, 10)
+    assert k_option.plan(0, 0.95) is None  # a bad margin leaves the planning row out, never fails the page
 
 
 # --------------------------------------------------------------------------
