@@ -48,7 +48,10 @@ from analysis.intervals import (
 from analysis.misclassification import (
     MisclassificationDesign,
     MisclassificationEstimate,
+    PooledMisclassification,
     estimate_misclassification,
+    pool_misclassification,
+    worst_case_variances,
 )
 from analysis.multiple_choice import (
     MultipleChoiceEstimate,
@@ -58,6 +61,8 @@ from analysis.multiple_choice import (
 from analysis.planning import (
     TwoGroupPlan,
     half_width_for_n,
+    option_shares_half_width,
+    option_shares_sample_size,
     power_one_sided,
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
@@ -146,6 +151,8 @@ __all__ = [
     "sample_size_for_sequence_half_width",
     "sequence_half_width_for_n",
     "half_width_for_n",
+    "option_shares_half_width",
+    "option_shares_sample_size",
     "power_one_sided",
     "survey_epsilon",
     "SurveyEpsilon",
@@ -187,6 +194,9 @@ __all__ = [
     "MisclassificationDesign",
     "estimate_misclassification",
     "MisclassificationEstimate",
+    "PooledMisclassification",
+    "pool_misclassification",
+    "worst_case_variances",
     "compare_with_direct",
     "ControlArmComparison",
     "two_group_sample_size",

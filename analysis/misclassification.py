@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from analysis._checks import DesignError, as_probability
+from analysis._checks import MAX_DENOMINATOR, DesignError, as_probability
 from analysis.intervals import ConfidenceInterval, _normal_interval
 from analysis.multiple_choice import _check_option_counts, project_to_simplex
 
@@ -53,6 +53,12 @@ def _exact_determinant(matrix: tuple[tuple[Fraction, ...], ...]) -> Fraction:
     return determinant
 
 
+def _denominator_limit(value: object) -> int | None:
+    """A written entry's denominator is limited (:data:`analysis._checks.MAX_DENOMINATOR`); a ``Fraction`` is exact
+    already, derived from a valid design (such as a k-option design's ``(1 - t)/k`` with a six-decimal ``t``)."""
+    return None if isinstance(value, Fraction) else MAX_DENOMINATOR
+
+
 def _check_matrix(matrix: object) -> tuple[tuple[Fraction, ...], ...]:
     """A square ``k x k`` (``k >= 2``) matrix of exact probabilities whose columns sum to 1 and that is invertible."""
     try:
@@ -63,7 +69,8 @@ def _check_matrix(matrix: object) -> tuple[tuple[Fraction, ...], ...]:
     if k < 2 or any(len(row) != k for row in rows):
         raise DesignError(f"matrix must be square with at least 2 rows, got matrix={matrix!r}", "matrix")
     exact = tuple(
-        tuple(as_probability(value, f"matrix[{j}][{i}]") for i, value in enumerate(row)) for j, row in enumerate(rows)
+        tuple(as_probability(value, f"matrix[{j}][{i}]", _denominator_limit(value)) for i, value in enumerate(row))
+        for j, row in enumerate(rows)
     )
     for j, row in enumerate(exact):
         for i, value in enumerate(row):
@@ -263,4 +270,110 @@ def estimate_misclassification(counts: Sequence[int], design: MisclassificationD
         estimate_raw=tuple(float(x) for x in raw),
         estimate_projected=tuple(float(x) for x in project_to_simplex(raw)),
         std_err=tuple(float(x) for x in np.sqrt(np.maximum(variance, 0.0))),
+    )
+
+
+def worst_case_variances(design: MisclassificationDesign, n: int) -> tuple[float, ...]:
+    """The largest variance of each option's raw estimate over every true share, with ``n`` answers.
+
+    ``Var(pi_hat_j) = (sum_k A_jk^2 lambda_k - (sum_k A_jk lambda_k)^2) / n`` with ``A = P^-1`` is the
+    variance of a variable taking the value ``A_jk`` with probability ``lambda_k``, divided by ``n``; over
+    every ``lambda`` it is largest, ``(max_k A_jk - min_k A_jk)^2 / (4 n)``, with half the mass on each end
+    (Popoviciu's inequality). That bound depends on the design and ``n`` only.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a whole number of at least 1, got n={n!r}")
+    inverse = np.linalg.inv(design.floats())
+    return tuple(float((row.max() - row.min()) ** 2 / (4 * n)) for row in inverse)
+
+
+@dataclass(frozen=True)
+class PooledMisclassification:
+    """The option shares of one ``select_one`` question pooled over versions of its misclassification matrix.
+
+    Attributes
+    ----------
+    n : int
+        Answers over every version.
+    estimate_raw : tuple of float
+        Per option, the weighted mean of the versions' unbiased ``P_v^-1 lambda_hat_v``: unbiased; the
+        shares need not sum to 1 exactly (each option has its own weights).
+    estimate_projected : tuple of float
+        ``estimate_raw`` projected onto the probability simplex: the shares to report.
+    std_err : tuple of float
+        ``sqrt(sum_v w_vj^2 Var_vj_hat) / sum_v w_vj`` per option.
+    weights : tuple of tuple of float
+        ``weights[v][j]``: version ``v``'s normalised weight for option ``j`` (each option's sum to 1).
+    """
+
+    n: int
+    estimate_raw: tuple[float, ...]
+    estimate_projected: tuple[float, ...]
+    std_err: tuple[float, ...]
+    weights: tuple[tuple[float, ...], ...]
+
+    def confidence_intervals(self, confidence_level: float = 0.95) -> tuple[ConfidenceInterval, ...]:
+        """One Wald interval per option around ``estimate_raw``, clipped to ``[0, 1]`` (not simultaneous)."""
+        return tuple(
+            _normal_interval(centre, se, confidence_level) for centre, se in zip(self.estimate_raw, self.std_err)
+        )
+
+
+def pool_misclassification(estimates: Sequence[MisclassificationEstimate]) -> PooledMisclassification:
+    """Pool the option shares of one question estimated apart under several misclassification matrices.
+
+    Parameters
+    ----------
+    estimates : sequence of MisclassificationEstimate
+        Independent estimates of the same true shares (answers kept apart by design version), all with
+        the same options in the same order.
+
+    Returns
+    -------
+    PooledMisclassification
+
+    Raises
+    ------
+    ValueError
+        With no estimates, something other than a :class:`MisclassificationEstimate`, or estimates with
+        different numbers of options.
+
+    Notes
+    -----
+    Version ``v``'s ``pi_hat_v = P_v^-1 lambda_hat_v`` is unbiased. Option ``j`` is pooled with the inverse
+    of its worst-case variance (:func:`worst_case_variances`), which depends on the matrix and ``n_v`` only::
+
+        w_vj = 4 n_v / (max_k A_v,jk - min_k A_v,jk)^2,    pi_pool_j = sum_v w_vj pi_hat_vj / sum_v w_vj
+        SE_pool_j = sqrt(sum_v w_vj^2 Var_vj_hat) / sum_v w_vj
+
+    with ``Var_vj_hat`` the diagonal of :meth:`MisclassificationEstimate.covariance`. As in
+    :func:`analysis.pool_two_group`, weights that do not depend on the answers keep the pool exactly
+    unbiased; each version's own estimated variance would favour a version whose noise shrank it
+    (:func:`analysis.pool_estimates`). Assumed: every version measures the same true shares.
+
+    References
+    ----------
+    Cochran, W. G. (1954). The combination of estimates from different experiments. Biometrics 10(1), 101-129.
+    van den Hout, A. and van der Heijden, P. G. M. (2002). International Statistical Review 70(2), 269-288.
+    """
+    items = list(estimates)
+    if not items:
+        raise ValueError("estimates must hold at least one MisclassificationEstimate, got none")
+    for index, item in enumerate(items):
+        if not isinstance(item, MisclassificationEstimate):
+            raise ValueError(f"estimates must be MisclassificationEstimate objects, got estimates[{index}]={item!r}")
+    sizes = {item.design.k for item in items}
+    if len(sizes) > 1:
+        raise ValueError(f"estimates must share one number of options, got k in {sorted(sizes)}")
+    weights = np.array([[1 / v for v in worst_case_variances(item.design, item.n)] for item in items])
+    totals = weights.sum(axis=0)
+    raw = (weights * np.array([item.estimate_raw for item in items])).sum(axis=0) / totals
+    variances = np.array([np.diag(item.covariance()) for item in items])
+    std_err = np.sqrt(np.maximum((weights**2 * variances).sum(axis=0), 0.0)) / totals
+    return PooledMisclassification(
+        n=sum(item.n for item in items),
+        estimate_raw=tuple(float(x) for x in raw),
+        estimate_projected=tuple(float(x) for x in project_to_simplex(raw)),
+        std_err=tuple(float(x) for x in std_err),
+        weights=tuple(tuple(float(w) for w in row) for row in weights / totals),
     )

@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from scipy import stats
 
 from analysis._checks import _check_design, _check_integer, _check_unit_closed, _check_unit_open
+from analysis.design import MultipleChoiceDesign
 from analysis.intervals import _z
+from analysis.misclassification import MisclassificationDesign, worst_case_variances
 from analysis.sequences import MIXTURE_PRIOR, _lower_rate_bound
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, TwoGroupDesign
 
@@ -676,3 +678,66 @@ def two_group_sample_size_for_sequence(
         else:
             high = middle
     return high
+
+
+# --------------------------------------------------------------------------
+# select_one: every option share of a k-option or misclassification-matrix design.
+
+
+def _matrix_of(design: MisclassificationDesign | MultipleChoiceDesign) -> MisclassificationDesign:
+    if isinstance(design, MultipleChoiceDesign):
+        return MisclassificationDesign.from_multiple_choice(design.k, design.t)
+    if isinstance(design, MisclassificationDesign):
+        return design
+    raise ValueError(f"design must be a MultipleChoiceDesign or MisclassificationDesign, got design={design!r}")
+
+
+def _widest_option_spread(design: MisclassificationDesign | MultipleChoiceDesign) -> float:
+    """``max_j (max_k A_jk - min_k A_jk)^2 / 4`` with ``A = P^-1``: the largest one-answer variance of any
+    option's estimate over every true share (:func:`analysis.misclassification.worst_case_variances`)."""
+    return max(worst_case_variances(_matrix_of(design), 1))
+
+
+def option_shares_sample_size(
+    design: MisclassificationDesign | MultipleChoiceDesign, half_width: float, confidence_level: float = 0.95
+) -> int:
+    """Answers for a Wald interval of half-width ``half_width`` on *every* option share, in the worst case.
+
+    Parameters
+    ----------
+    design : MisclassificationDesign or MultipleChoiceDesign
+        A k-option design is read as its matrix ``t I + (1 - t)/k 1 1'``.
+    half_width : float
+        Wanted margin of error ``h`` of each option share, in ``(0, 1)``.
+    confidence_level : float
+        Nominal coverage of each option's interval (not simultaneous), in ``(0, 1)``.
+
+    Returns
+    -------
+    int
+        ``ceil(z^2 max_j R_j^2 / (4 h^2))``, ``R_j`` the range of row ``j`` of ``P^-1``.
+
+    Notes
+    -----
+    Option ``j``'s raw estimate has variance ``(sum_k A_jk^2 lambda_k - pi_j^2) / n``, at most
+    ``R_j^2 / (4 n)`` over every true share (the worst case: half the reported answers on each of the two
+    options whose ``A_jk`` are furthest apart; van den Hout and van der Heijden 2002 for the variance). For
+    the k-option design ``P^-1 = (I - (1 - t)/k 1 1') / t`` so ``R_j = 1/t`` and ``n = ceil(z^2 / (4 t^2 h^2))``,
+    a yes/no forced-response design's worst case (:func:`sample_size_for_half_width`).
+    """
+    h = _check_unit_open(half_width, "half_width")
+    z = _z(confidence_level)
+    exact = z * z * _widest_option_spread(design) / (h * h)
+    nearest = round(exact)
+    if abs(exact - nearest) <= _INTEGER_TOLERANCE * max(1.0, exact):
+        exact = nearest
+    return max(1, math.ceil(exact))
+
+
+def option_shares_half_width(
+    design: MisclassificationDesign | MultipleChoiceDesign, n: int, confidence_level: float = 0.95
+) -> float:
+    """The widest option's Wald half-width with ``n`` answers in the worst case: ``z max_j R_j / (2 sqrt(n))``
+    (the inverse of :func:`option_shares_sample_size`)."""
+    n = _check_integer(n, "n", 1)
+    return _z(confidence_level) * math.sqrt(_widest_option_spread(design) / n)

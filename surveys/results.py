@@ -41,6 +41,8 @@ from analysis import (
     estimate_proportion,
     half_width_for_n,
     matrix_option_sequences,
+    option_shares_half_width,
+    option_shares_sample_size,
     outside_design,
     pool_estimates,
     project_to_simplex,
@@ -54,12 +56,17 @@ from analysis import (
     two_group_worst_case,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
-from analysis.misclassification import MisclassificationDesign, estimate_misclassification
+from analysis.misclassification import (
+    MisclassificationDesign,
+    MisclassificationEstimate,
+    estimate_misclassification,
+    pool_misclassification,
+)
 from analysis.two_group import TwoGroupDesign, TwoGroupEstimate, estimate_two_group, pool_two_group
 from surveys.arms import DEFAULT_GROUP_1_SHARE, DIRECT, GROUPS, is_two_group
 from surveys.definition import YES_NO, Choice, Question, Survey
 from surveys.design_contract import compatible_tallies as _compatible
-from surveys.design_contract import key_arm, parse_design_key, question_design_key
+from surveys.design_contract import key_arm, parse_design_key
 from surveys.wording import choice_sentence, percent, yes_no_sentence
 
 #: Below this many answers a result is flagged "small n": the normal
@@ -357,6 +364,9 @@ class ChoiceResult:
         The result in one plain-language sentence (:func:`surveys.wording.choice_sentence`).
     error : str or None
         Why the result could not be computed; ``None`` when it was.
+    matrix_versions : tuple of MisclassificationEstimate
+        A question read through misclassification matrices: each design version's estimate, current design
+        first (several are pooled by :func:`analysis.pool_misclassification`); ``()`` otherwise.
     """
 
     question: Question
@@ -369,6 +379,70 @@ class ChoiceResult:
     flags: tuple[str, ...]
     sentence: str = ""
     error: str | None = None
+    matrix_versions: tuple[MisclassificationEstimate, ...] = ()
+
+    @property
+    def current_design_count(self) -> int:
+        """Answers under the question's current design (the first version, when it is the current one)."""
+        if self.matrix_versions:
+            first = self.matrix_versions[0]
+            current = self.question.design
+            if isinstance(current, MultipleChoiceDesign):
+                current = MisclassificationDesign.from_multiple_choice(current.k, current.t)
+            return first.n if first.design == current else 0
+        if self.per_design and self.per_design[0].design == self.question.design:
+            return self.per_design[0].n
+        return 0
+
+    def plan(self, half_width: float, confidence_level: float) -> ChoicePlan | None:
+        """:func:`plan_choice` of this question, with its answers under the current design; ``None`` if it
+        cannot be computed (the page then leaves the planning row out rather than fail)."""
+        try:
+            return plan_choice(self.question, half_width, confidence_level, self.current_design_count)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+            return None
+
+
+@dataclass(frozen=True)
+class ChoicePlan:
+    """Answers a randomized ``select_one`` needs for a margin of error on every option share.
+
+    Attributes
+    ----------
+    question : Question
+    half_width, confidence_level : float
+    needed_n : int
+        :func:`analysis.option_shares_sample_size` of the current design: worst case over every true share and
+        every option (each option's interval alone, not simultaneous).
+    response_count : int
+        Answers under the current design.
+    half_width_now : float or None
+        :func:`analysis.option_shares_half_width` at ``response_count``; ``None`` with no answers.
+    """
+
+    question: Question
+    half_width: float
+    confidence_level: float
+    needed_n: int
+    response_count: int
+    half_width_now: float | None
+
+
+def plan_choice(question: Question, half_width: float, confidence_level: float, response_count: int) -> ChoicePlan:
+    """The answers ``question`` (a k-option or misclassification-matrix ``select_one``) needs for ``half_width``
+    on every option share, and the worst-case half-width with ``response_count`` answers."""
+    design = question.design
+    if question.type == YES_NO or not isinstance(design, MultipleChoiceDesign | MisclassificationDesign):
+        raise ValueError(f"question={question.name!r} is not a randomized select_one")
+    now = option_shares_half_width(design, response_count, confidence_level) if response_count > 0 else None
+    return ChoicePlan(
+        question=question,
+        half_width=float(half_width),
+        confidence_level=float(confidence_level),
+        needed_n=option_shares_sample_size(design, half_width, confidence_level),
+        response_count=response_count,
+        half_width_now=now,
+    )
 
 
 @dataclass(frozen=True)
@@ -1029,48 +1103,97 @@ def _computed_result(question: Question, by_design, confidence_level: float, met
         return _plain_result(question, by_design)
     if question.type == YES_NO:
         return _yes_no_result(question, by_design, confidence_level, method)
-    if isinstance(question.design, MisclassificationDesign):
+    if _reads_as_matrix(question, by_design):
         return _misclassification_result(question, by_design, confidence_level)
     return _choice_result(question, by_design, confidence_level, method)
+
+
+def _reads_as_matrix(question: Question, by_design) -> bool:
+    """Whether a ``select_one`` is estimated through matrices: its design is one, or a version with answers was."""
+    if isinstance(question.design, MisclassificationDesign):
+        return True
+    tallies, _ = _compatible(question, by_design)
+    return any(isinstance(t.design, MisclassificationDesign) and sum(t.counts.values()) for t in tallies)
+
+
+def matrix_versions(question: Question, by_design) -> tuple[list[MisclassificationEstimate], bool]:
+    """Each design version's :func:`analysis.estimate_misclassification` (current design first), and whether
+    any answers were left out.
+
+    A version is read when its options are the question's, in the same order; a k-option version is read as
+    its matrix (:meth:`analysis.MisclassificationDesign.from_multiple_choice`). Any other tally is ignored.
+    """
+    tallies, ignored = _compatible(question, by_design)
+    versions = []
+    for tally in tallies:
+        counts = tuple(int(tally.counts.get(name, 0)) for name in tally.choices)
+        if sum(counts) == 0:
+            continue
+        if tally.choices != question.choice_names:
+            ignored = True
+            continue
+        design = tally.design
+        if isinstance(design, MultipleChoiceDesign):
+            design = MisclassificationDesign.from_multiple_choice(design.k, design.t)
+        versions.append(estimate_misclassification(counts, design))
+    return versions, ignored
 
 
 def _misclassification_result(question: Question, by_design, level: float) -> ChoiceResult:
     """The option shares of a ``select_one`` with a misclassification matrix: ``P^-1 lambda_hat``, projected onto
     the simplex, with the standard errors of van den Hout and van der Heijden (2002) and Wald intervals.
 
-    Only the answers under the question's current matrix are read; any other tally is flagged as ignored.
+    Answers under several versions of the matrix (the survey file changed it) are estimated apart and pooled
+    per option with weights that depend on each version's matrix and answer count only
+    (:func:`analysis.pool_misclassification`); assumed: every version measures the same true shares.
     """
-    current = question_design_key(question)
-    counts = tuple(int(by_design.get(current, {}).get(name, 0)) for name in question.choice_names)
-    ignored = any(sum(c.values()) for key, c in by_design.items() if key != current and not key_arm(key))
-    common = {"question": question, "epsilon": question.design.epsilon, "per_design": (), "pooled": False}
-    label = question.design.label()
-    if sum(counts) == 0:
+    versions, ignored = matrix_versions(question, by_design)
+    pooled = len(versions) > 1
+    common = {"question": question, "per_design": (), "pooled": pooled, "matrix_versions": tuple(versions)}
+    if not versions:
         options = tuple(OptionResult(c, 0, None, None, None, None, None) for c in question.choices)
         sentence = choice_sentence(question, [], level)
         return ChoiceResult(
-            n=0, options=options, design_label=label, flags=_empty_flags(ignored), sentence=sentence, **common
+            n=0,
+            options=options,
+            epsilon=question.design.epsilon,
+            design_label=question.design.label(),
+            flags=_empty_flags(ignored),
+            sentence=sentence,
+            **common,
         )
-    e = estimate_misclassification(counts, question.design)
+    if pooled:
+        e = pool_misclassification(versions)
+        counts = tuple(sum(v.counts[j] for v in versions) for j in range(len(question.choices)))
+        observed = tuple(c / e.n for c in counts)
+        label = f"pooled over {len(versions)} designs"
+        sequences = [None] * len(question.choices)
+    else:
+        e = versions[0]
+        counts, observed, label = e.counts, e.observed, e.design.label()
+        found = matrix_option_sequences(counts, np.linalg.inv(e.design.floats()), level)
+        sequences = [SequenceBounds(s.low, s.high, level) for s in found]
     cis = e.confidence_intervals(level)
-    sequences = matrix_option_sequences(counts, np.linalg.inv(question.design.floats()), level)
     options = tuple(
         OptionResult(
             choice,
-            e.counts[j],
-            e.observed[j],
+            counts[j],
+            observed[j],
             e.estimate_raw[j],
             e.estimate_projected[j],
             e.std_err[j],
             cis[j],
-            sequence=SequenceBounds(sequences[j].low, sequences[j].high, level),
+            sequence=sequences[j],
         )
         for j, choice in enumerate(question.choices)
     )
     clipped = any(not 0 <= raw <= 1 for raw in e.estimate_raw)
-    flags = _size_flags(e.n, clipped, False, ignored)
+    flags = _size_flags(e.n, clipped, pooled, ignored)
     sentence = choice_sentence(question, [(o.choice.label, o.estimate_projected, o.ci) for o in options], level)
-    return ChoiceResult(n=e.n, options=options, design_label=label, flags=flags, sentence=sentence, **common)
+    epsilon = max(v.design.epsilon for v in versions)
+    return ChoiceResult(
+        n=e.n, options=options, epsilon=epsilon, design_label=label, flags=flags, sentence=sentence, **common
+    )
 
 
 def failed_result(question: Question, error: Exception) -> QuestionResult:

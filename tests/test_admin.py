@@ -846,3 +846,33 @@ def test_results_page_plans_a_two_group_question_and_pools_its_design_versions(a
     assert f"<strong>{planned.n}</strong> answers to this question ({planned.n1} in group 1 and {planned.n2}" in html
     assert "Assumed: the worst case, each group's reported-yes rate at one half" in html
     assert "With the 50 and 50 answers of the two groups under this design" in html
+
+
+def test_results_page_pools_the_versions_of_a_matrix_question_and_states_the_assumption(app, auth, surveys_dir):
+    """ai_use under the quiz's k-option design (version 1), then under a matrix (version 2): both versions'
+    estimates are shown and pooled (the figures: tests/test_results.py)."""
+    from surveys.submission import noisy_response
+
+    matrix = (
+        "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
+        " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n"
+    )
+    db = open_database(app)
+    index = 0
+    for text in (QUIZ_YAML, QUIZ_YAML.replace("version: 1", "version: 2").replace("    design: {t: 1/2}\n", matrix)):
+        (surveys_dir / "quiz.yaml").write_text(text)
+        survey = load_catalog(surveys_dir).get("quiz")
+        for answer, count in [("never", 4), ("once", 3), ("sometimes", 2), ("often", 1)]:
+            for _ in range(count):
+                response = noisy_response(survey, {"cheated": "no", "ai_use": answer, "year": "first"}, "device")
+                responses.store_response(db, response, f"key-{index:06d}", "2026-11-22")
+                index += 1
+    db.close()
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert 'class="matrix-pooled"' in html and "pooled over 2 designs" in html
+    assert "misclassification matrix (4 options) (current): n = 10" in html
+    assert "assumed: every design measures the same true shares" in html
+    # planning on every option share, with the 10 answers under the current matrix (tests/test_results.py)
+    assert "needs <strong>1537</strong> answers under the current design" in html
+    assert "With the 10 answers under it, the widest option's margin is at most" in html

@@ -323,3 +323,54 @@ def test_a_two_group_question_pooled_over_versions_in_each_group_is_compared_by_
     )
     assert (found.sequence.low, found.sequence.high) == pytest.approx((one.low - two.high, one.high - two.low))
     assert found.sequence.designs == 4
+
+
+# --------------------------------------------------------------------------
+# select_one with a misclassification matrix, by a plain question.
+
+MATRIX_YAML = SURVEY_YAML.replace(
+    "    design: {t: 1/2}\n",
+    "    design:\n      matrix: [[1/2, 1/6, 1/6, 1/6], [1/6, 1/2, 1/6, 1/6],"
+    " [1/6, 1/6, 1/2, 1/6], [1/6, 1/6, 1/6, 1/2]]\n",
+)
+
+
+def test_each_group_of_a_matrix_question_gets_its_own_matrix_estimate_and_its_export_rows():
+    """Arts: (20, 10, 6, 4) of 40 under the matrix P = 1/3 I + 1/6 J (P^-1 = 3 (I - J/6), so
+    pi_j = 3 (lambda_j - 1/6)): (1, 0.25, -0.05, -0.2); law has its answers under the current matrix and an older
+    k-option version, pooled within the group (analysis.pool_misclassification). The break-down export carries
+    one row per group and option with those figures."""
+    from surveys.export import breakdown_rows
+
+    survey = make_survey(MATRIX_YAML)
+    current = key(survey, "ai_use")
+    older = old_design_key(survey, "ai_use", analysis.MultipleChoiceDesign(4, "3/4"))
+    arts = {"never": 20, "once": 10, "sometimes": 6, "often": 4}
+    law = {"never": 5, "once": 5, "sometimes": 5, "often": 5}
+    grouped = {"arts": {"ai_use": {current: arts}}, "law": {"ai_use": {current: law, older: arts}}}
+    breakdown = breakdowns.compute_breakdown(survey, "dept", grouped)
+    in_arts = breakdown.group("arts").question("ai_use")
+    expected = analysis.estimate_misclassification([20, 10, 6, 4], survey.question("ai_use").design)
+    assert [o.estimate_raw for o in in_arts.options] == list(expected.estimate_raw)
+    assert [o.std_err for o in in_arts.options] == list(expected.std_err)
+    assert_allclose(expected.estimate_raw, [1, 0.25, -0.05, -0.2], atol=1e-12)
+    in_law = breakdown.group("law").question("ai_use")
+    assert in_law.pooled and in_law.n == 60
+    pooled = analysis.pool_misclassification(in_law.matrix_versions)
+    assert [o.estimate_raw for o in in_law.options] == list(pooled.estimate_raw)
+    assert breakdown.group("science").question("ai_use").n == 0
+    rows = [r for r in breakdown_rows(breakdown) if r["question"] == "ai_use"]
+    assert [(r["group"], r["option"]) for r in rows][:5] == [
+        ("arts", "never"),
+        ("arts", "once"),
+        ("arts", "sometimes"),
+        ("arts", "often"),
+        ("science", "never"),
+    ]
+    arts_rows = rows[:4]
+    assert [r["estimate_raw"] for r in arts_rows] == list(expected.estimate_raw)
+    assert [r["estimate_clipped"] for r in arts_rows] == list(expected.estimate_projected)
+    assert [r["k"] for r in arts_rows] == [4] * 4
+    law_rows = [r for r in rows if r["group"] == "law"]
+    assert [r["estimate_raw"] for r in law_rows] == list(pooled.estimate_raw)
+    assert {r["design"] for r in law_rows} == {"pooled over 2 designs"}

@@ -14,6 +14,8 @@ from analysis import (
     estimate_misclassification,
     estimate_multiple_choice,
     multiple_choice_epsilon,
+    pool_misclassification,
+    worst_case_variances,
 )
 from analysis._checks import DesignError
 
@@ -127,3 +129,101 @@ def test_simulated_estimates_are_unbiased_and_intervals_cover():
     assert np.all(np.abs(raw.mean(axis=0) - pi) <= 4 * spread / math.sqrt(replications))
     assert_allclose(np.mean(std_err, axis=0), spread, rtol=0.1)
     assert np.all(np.abs(covered / replications - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / replications))
+
+
+# --------------------------------------------------------------------------
+# Several versions of the matrix, pooled.
+
+HALF = MisclassificationDesign.from_multiple_choice(3, "1/2")  # P^-1 = 2 (I - J/6): rows (5/3, -1/3, -1/3)...
+THREE_QUARTERS = MisclassificationDesign.from_multiple_choice(3, "3/4")  # P^-1 = 4/3 (I - J/12): (11/9, -1/9, -1/9)
+
+
+def test_worst_case_variances_are_the_squared_range_of_each_inverse_row_over_4n():
+    """P^-1 rows of HALF span 5/3 - (-1/3) = 2: 2^2 / (4 * 60) = 1/60; of THREE_QUARTERS 4/3: (16/9) / 480."""
+    assert_allclose(worst_case_variances(HALF, 60), [1 / 60] * 3, rtol=1e-12)
+    assert_allclose(worst_case_variances(THREE_QUARTERS, 120), [16 / 9 / 480] * 3, rtol=1e-12)
+    # SKEWED's own inverse: each row's range, by numpy, squared over 4n; no lambda gives a larger variance
+    inverse = np.linalg.inv(SKEWED.floats())
+    assert_allclose(worst_case_variances(SKEWED, 10), np.ptp(inverse, axis=1) ** 2 / 40, rtol=1e-12)
+    for counts in ([10, 0, 0], [5, 0, 5], [3, 3, 4], [0, 5, 5]):
+        assert np.all(np.array(estimate_misclassification(counts, SKEWED).std_err) ** 2 <= np.ptp(inverse, 1) ** 2 / 40)
+    with pytest.raises(ValueError, match="n=0"):
+        worst_case_variances(SKEWED, 0)
+
+
+def test_two_matrix_versions_pool_by_hand():
+    """HALF with (30, 20, 10) of 60: pi = 2 (lambda - 1/6) = (2/3, 1/3, 0); THREE_QUARTERS with (60, 40, 20) of 120:
+    pi = 4/3 (lambda - 1/12) = (5/9, 1/3, 1/9). Weights 4n / range^2: 60 and 270, normalised 2/11 and 9/11, so
+    pi_pool = (19/33, 1/3, 1/11). Option 0's variances (sum A^2 lambda - pi^2) / n: 1/60 and (4/9)/120 = 1/270,
+    so SE^2 = (2/11)^2/60 + (9/11)^2/270 = 1/330."""
+    first = estimate_misclassification([30, 20, 10], HALF)
+    second = estimate_misclassification([60, 40, 20], THREE_QUARTERS)
+    pooled = pool_misclassification([first, second])
+    assert pooled.n == 180
+    assert_allclose(pooled.estimate_raw, [19 / 33, 1 / 3, 1 / 11], rtol=1e-12)
+    assert_allclose(pooled.weights, [[2 / 11] * 3, [9 / 11] * 3], rtol=1e-12)
+    assert_allclose(pooled.std_err[0], math.sqrt(1 / 330), rtol=1e-12)
+    assert_allclose(pooled.estimate_projected, pooled.estimate_raw, atol=1e-12)  # inside the simplex already
+    ci = pooled.confidence_intervals(0.95)[0]
+    assert_allclose(
+        [ci.low, ci.high], [19 / 33 - 1.959964 * math.sqrt(1 / 330), 19 / 33 + 1.959964 * math.sqrt(1 / 330)]
+    )
+
+
+def test_pooling_weights_do_not_depend_on_the_answers():
+    """The same matrices and answer counts give the same weights whatever the answers were; with SKEWED the
+    options get different weights (their inverse rows span different ranges)."""
+    one = pool_misclassification(
+        [estimate_misclassification([50, 30, 20], SKEWED), estimate_misclassification([10, 10, 20], HALF)]
+    )
+    other = pool_misclassification(
+        [estimate_misclassification([0, 100, 0], SKEWED), estimate_misclassification([40, 0, 0], HALF)]
+    )
+    assert one.weights == other.weights
+    assert len({round(w, 12) for w in one.weights[0]}) > 1
+
+
+def test_pooling_refuses_what_it_cannot_pool():
+    with pytest.raises(ValueError, match="at least one"):
+        pool_misclassification([])
+    with pytest.raises(ValueError, match=r"estimates\[0\]='x'"):
+        pool_misclassification(["x"])
+    four = MisclassificationDesign.from_multiple_choice(4, "1/2")
+    with pytest.raises(ValueError, match=r"k in \[3, 4\]"):
+        pool_misclassification(
+            [estimate_misclassification([1, 2, 3], HALF), estimate_misclassification([1, 2, 3, 4], four)]
+        )
+
+
+def test_pooled_versions_are_unbiased_and_cover():
+    """R = 3000 pairs of surveys (SKEWED with n = 300, HALF with n = 200) at pi = (.6, .3, .1): the pooled raw
+    mean is within 4 Monte Carlo standard errors of the truth and each option's interval covers within
+    3 binomial standard errors of 0.95."""
+    rng = np.random.default_rng(20261123)
+    pi = np.array([0.6, 0.3, 0.1])
+    replications = 3000
+    first = rng.multinomial(300, SKEWED.floats() @ pi, size=replications)
+    second = rng.multinomial(200, HALF.floats() @ pi, size=replications)
+    raw, covered = [], np.zeros(3)
+    for a, b in zip(first, second):
+        pooled = pool_misclassification(
+            [
+                estimate_misclassification([int(c) for c in a], SKEWED),
+                estimate_misclassification([int(c) for c in b], HALF),
+            ]
+        )
+        raw.append(pooled.estimate_raw)
+        covered += [ci.low <= p <= ci.high for ci, p in zip(pooled.confidence_intervals(0.95), pi)]
+    raw = np.array(raw)
+    assert np.all(np.abs(raw.mean(axis=0) - pi) <= 4 * raw.std(axis=0, ddof=1) / math.sqrt(replications))
+    assert np.all(np.abs(covered / replications - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / replications))
+
+
+def test_a_k_option_design_with_a_six_decimal_t_becomes_a_matrix():
+    """t = 0.654321, k = 4: the forced share (1 - t)/4 = 345679/4000000 has a denominator above the limit on
+    written entries, but is exact; the matrix is built (and planned, pooled) rather than refused."""
+    design = MisclassificationDesign.from_multiple_choice(4, "0.654321")
+    assert design.matrix[1][0] == Fraction(345679, 4000000)
+    assert design.matrix[0][0] == Fraction(654321, 1000000) + Fraction(345679, 4000000)
+    with pytest.raises(DesignError, match="denominator above"):
+        MisclassificationDesign([["2962963/4000000", "1037037/4000000"], ["1037037/4000000", "2962963/4000000"]])

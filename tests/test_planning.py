@@ -11,9 +11,14 @@ from numpy.testing import assert_allclose
 
 from analysis import (
     CheaterDetectionDesign,
+    MisclassificationDesign,
+    MultipleChoiceDesign,
     StochasticLieDetectorDesign,
     confidence_sequence,
+    estimate_misclassification,
     half_width_for_n,
+    option_shares_half_width,
+    option_shares_sample_size,
     power_one_sided,
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
@@ -357,3 +362,63 @@ def test_the_two_group_sequence_sample_size_is_the_first_n_narrow_enough(design,
 def test_bad_two_group_sequence_plans_name_the_value(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         two_group_sample_size_for_sequence(TWO_GROUP_DESIGNS[0], **({"half_width": 0.1} | kwargs))
+
+
+# --------------------------------------------------------------------------
+# select_one: every option share.
+
+Z95 = 1.959963984540054
+#: Lower triangular, columns summing to 1: P^-1 has rows (2, 0, 0), (-1/2, 1, 0), (-1/2, 0, 1), ranges 2, 3/2, 3/2.
+TRIANGULAR = MisclassificationDesign([["1/2", "0", "0"], ["1/4", "1", "0"], ["1/4", "0", "1"]])
+
+
+def test_a_k_option_design_plans_like_the_yes_no_worst_case():
+    """P^-1 = (I - (1 - t)/k J) / t spans 1/t in every row: n = ceil(z^2 / (4 t^2 h^2)); t = 1/2, h = 0.05, 95%:
+    ceil(3.8415 / 0.0025) = 1537, the two coins' worst case."""
+    design = MultipleChoiceDesign(4, "1/2")
+    assert option_shares_sample_size(design, 0.05) == 1537 == sample_size_for_half_width(0.05)
+    assert option_shares_sample_size(MultipleChoiceDesign(3, "3/4"), 0.05) == math.ceil(Z95**2 / (4 * 0.5625 * 0.0025))
+    assert option_shares_sample_size(MisclassificationDesign.from_multiple_choice(4, "1/2"), 0.05) == 1537
+
+
+def test_a_matrix_design_plans_for_its_widest_inverse_row():
+    """TRIANGULAR's widest row spans 2: n = ceil(z^2 * 2^2 / (4 h^2)) = ceil(3.8415 / 0.01) = 385 at h = 0.1;
+    with 100 answers the widest half-width is z * 2 / (2 * 10) = 0.196."""
+    assert option_shares_sample_size(TRIANGULAR, 0.1) == 385 == math.ceil(Z95**2 / 0.01)
+    assert_allclose(option_shares_half_width(TRIANGULAR, 100), Z95 / 10, rtol=1e-12)
+    assert_allclose(option_shares_half_width(TRIANGULAR, 100, 0.9), 1.6448536269514722 / 10, rtol=1e-12)
+
+
+@pytest.mark.parametrize("design", [TRIANGULAR, MultipleChoiceDesign(5, "2/3")])
+@pytest.mark.parametrize("half_width", [0.02, 0.05, 0.13])
+def test_the_option_shares_sample_size_is_the_first_n_narrow_enough(design, half_width):
+    n = option_shares_sample_size(design, half_width)
+    assert option_shares_half_width(design, n) <= half_width < option_shares_half_width(design, n - 1)
+
+
+def test_no_answers_give_a_wider_option_interval_than_the_worst_case():
+    """Every count vector of 12 answers over TRIANGULAR's 3 options: each option's standard error times z is
+    at most the planned worst-case half-width (the bound is reached with half the answers on each end)."""
+    bound = option_shares_half_width(TRIANGULAR, 12)
+    widest = 0.0
+    for first in range(13):
+        for second in range(13 - first):
+            e = estimate_misclassification([first, second, 12 - first - second], TRIANGULAR)
+            widest = max(widest, Z95 * max(e.std_err))
+    assert widest <= bound + 1e-12
+    assert_allclose(widest, bound, rtol=1e-12)  # (6, 0, 6) or (6, 6, 0) reach it on option 0
+
+
+def test_option_share_planning_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="design must be a MultipleChoiceDesign or MisclassificationDesign"):
+        option_shares_sample_size("k", 0.05)
+    with pytest.raises(ValueError, match="half_width"):
+        option_shares_sample_size(TRIANGULAR, 0)
+    with pytest.raises(ValueError, match="n=0"):
+        option_shares_half_width(TRIANGULAR, 0)
+
+
+def test_a_k_option_design_with_a_six_decimal_t_is_planned():
+    """t = 0.654321: n = ceil(z^2 / (4 t^2 h^2)) at h = 0.05, the yes/no worst case of its option marginal."""
+    design = MultipleChoiceDesign(4, "0.654321")
+    assert option_shares_sample_size(design, 0.05) == math.ceil(Z95**2 / (4 * 0.654321**2 * 0.0025))

@@ -525,6 +525,81 @@ def test_a_misclassification_result_is_p_inverse_lambda():
         assert option.sequence.high - option.sequence.low > option.ci.high - option.ci.low
 
 
+def test_matrix_versions_are_estimated_apart_and_pooled_with_weights_free_of_the_answers():
+    """Current matrix (the k-option t = 1/2, k = 4: P^-1 rows span 2, worst variance 1/n) with (40, 30, 20, 10):
+    (0.55, 0.35, 0.15, -0.05); an older k-option version t = 3/4 (P^-1 = 4/3 (I - J/16), rows span 4/3, worst
+    variance 4/(9n)) with the same counts: 4/3 (lambda - 1/16) = (0.45, 0.95/3, 0.55/3, 0.05). Weights 100 and
+    225, so option 0 pools to (4 * 0.55 + 9 * 0.45) / 13 = 25/52."""
+    survey = make_survey(MATRIX_YAML)
+    old = analysis.MultipleChoiceDesign(4, "3/4")
+    counts = {"never": 40, "once": 30, "sometimes": 20, "often": 10}
+    tallies = {"ai_use": {key(survey, "ai_use"): counts, old_design_key(survey, "ai_use", old): counts}}
+    result = results.compute_results(survey, tallies, 200).question("ai_use")
+    assert result.pooled and results.FLAG_SEVERAL_DESIGNS in result.flags and results.FLAG_IGNORED not in result.flags
+    assert (result.n, result.design_label) == (200, "pooled over 2 designs")
+    assert [v.design for v in result.matrix_versions] == [
+        survey.question("ai_use").design,
+        analysis.MisclassificationDesign.from_multiple_choice(4, "3/4"),
+    ]
+    expected = analysis.pool_misclassification(result.matrix_versions)
+    assert [o.estimate_raw for o in result.options] == list(expected.estimate_raw)
+    assert [o.std_err for o in result.options] == list(expected.std_err)
+    assert [o.ci for o in result.options] == list(expected.confidence_intervals(0.95))
+    assert_allclose(result.options[0].estimate_raw, 25 / 52, rtol=1e-12)
+    assert_allclose(expected.weights[0], [4 / 13] * 4, rtol=1e-12)
+    assert [o.count for o in result.options] == [80, 60, 40, 20]
+
+
+def test_a_matrix_version_with_other_options_is_flagged_ignored_not_pooled():
+    survey = make_survey(MATRIX_YAML)
+    question = survey.question("ai_use")
+    other = dataclasses.replace(
+        question,
+        choices=question.choices[:3],
+        design=analysis.MisclassificationDesign.from_multiple_choice(3, "1/2"),
+    )
+    tallies = {
+        "ai_use": {
+            key(survey, "ai_use"): {"never": 40, "once": 30, "sometimes": 20, "often": 10},
+            question_design_key(other): {"never": 5, "once": 5, "sometimes": 5},
+        }
+    }
+    result = results.compute_results(survey, tallies, 115).question("ai_use")
+    assert result.n == 100 and not result.pooled and results.FLAG_IGNORED in result.flags
+    assert_allclose([o.estimate_raw for o in result.options], [0.55, 0.35, 0.15, -0.05])
+
+
+def test_a_k_option_question_whose_older_version_was_a_matrix_is_read_through_matrices(survey):
+    """The survey's k-option question (t = 1/2) had a matrix before: both versions are read and pooled."""
+    older = analysis.MisclassificationDesign.from_multiple_choice(4, "3/4")
+    counts = {"never": 40, "once": 30, "sometimes": 20, "often": 10}
+    tallies = {"ai_use": {key(survey, "ai_use"): counts, old_design_key(survey, "ai_use", older): counts}}
+    result = results.compute_results(survey, tallies, 200).question("ai_use")
+    assert result.error is None and result.pooled and result.n == 200
+    assert_allclose(result.options[0].estimate_raw, 25 / 52, rtol=1e-12)
+
+
+def test_a_select_one_result_plans_every_option_share_with_its_current_design_answers(survey):
+    """The matrix (k-option t = 1/2 as a matrix) needs 1537 answers for 5 points (analysis.option_shares_sample_size);
+    with its 100 current-design answers the widest margin is z * 2 / (2 * 10) = 0.196. Pooled with an older
+    version, only the current design's 100 answers count. The k-option question plans the same way."""
+    matrix = make_survey(MATRIX_YAML)
+    counts = {"never": 40, "once": 30, "sometimes": 20, "often": 10}
+    older = old_design_key(matrix, "ai_use", analysis.MultipleChoiceDesign(4, "3/4"))
+    tallies = {"ai_use": {key(matrix, "ai_use"): counts, older: counts}}
+    result = results.compute_results(matrix, tallies, 200).question("ai_use")
+    plan = result.plan(0.05, 0.95)
+    assert (plan.needed_n, plan.response_count) == (1537, 100)
+    assert_allclose(plan.half_width_now, 1.959963984540054 / 10, rtol=1e-12)
+    k_option = results.compute_results(survey, {"ai_use": {key(survey, "ai_use"): counts}}, 100).question("ai_use")
+    assert k_option.plan(0.05, 0.95) == dataclasses.replace(plan, question=survey.question("ai_use"))
+    empty = results.compute_results(survey, {}, 0).question("ai_use").plan(0.1, 0.95)
+    assert (empty.needed_n, empty.response_count, empty.half_width_now) == (385, 0, None)
+    with pytest.raises(ValueError, match="'cheated' is not a randomized select_one"):
+        results.plan_choice(survey.question("cheated"), 0.05, 0.95, 10)
+    assert k_option.plan(0, 0.95) is None  # a bad margin leaves the planning row out, never fails the page
+
+
 # --------------------------------------------------------------------------
 # Two-group designs: several versions pooled, planning.
 
