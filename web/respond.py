@@ -24,6 +24,7 @@ import hmac
 import math
 import secrets
 from collections.abc import Sequence
+from functools import lru_cache
 
 from flask import Blueprint, Response, current_app, g, make_response, render_template, request, session
 from flask_babel import format_date, format_number, get_locale, gettext
@@ -601,11 +602,19 @@ def padded_label(question: Question, name: str | None) -> Markup:
     """The label of answer ``name`` (``None``: no answer), HTML-escaped and padded with
     spaces to the longest such label of the question, counted in UTF-8 bytes, so that
     the page showing it is as long whatever the answer."""
+    return padded_labels(question, str(get_locale()))[name]
+
+
+@lru_cache(maxsize=1024)
+def padded_labels(question: Question, locale: str) -> dict[str | None, Markup]:
+    """:func:`padded_label` of every answer of ``question`` (and of ``None``) in the interface language
+    ``locale``, worked out once per question and language rather than on every thank-you page (the labels
+    come from the question and the fixed catalogues, so the same question and language give the same
+    labels). ``locale`` is the language the caller's ``gettext`` translates into: part of the key only."""
     no_answer = escape(gettext("No answer"))  # NO_ANSWER_LABEL in the respondent's language
-    labels = [escape(choice_label(question, c.name)) for c in question.choices] + [no_answer]
-    width = max(len(label.encode("utf-8")) for label in labels)
-    label = no_answer if name is None else escape(choice_label(question, name))
-    return Markup(label + " " * (width - len(label.encode("utf-8"))))
+    labels = {c.name: escape(choice_label(question, c.name)) for c in question.choices} | {None: no_answer}
+    width = max(len(label.encode("utf-8")) for label in labels.values())
+    return {name: Markup(label + " " * (width - len(label.encode("utf-8")))) for name, label in labels.items()}
 
 
 @bp.app_template_global()
