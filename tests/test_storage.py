@@ -445,8 +445,8 @@ def test_the_ready_csv_lines_on_postgresql_come_through_one_copy(postgres_url, t
 
 
 def test_a_response_runs_one_statement_per_table_whatever_its_number_of_answers(fresh_db):
-    """Each kept-count table gets one multi-row upsert per response (was one statement per answer: 30-odd
-    statements for a ten-question survey with a break-down), and the counts stay those of a recount."""
+    """Each kept-count table gets one multi-row upsert per response (was one statement per answer: 54 write
+    statements for this twelve-question response with two break-downs), and the counts stay those of a recount."""
     answers = {f"q{i}": "yes" for i in range(12)}
     plain = dataclasses.replace(response(answers), plain=("q0", "q1"))
     statements = []
