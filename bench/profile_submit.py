@@ -147,7 +147,7 @@ def _pieces(app: Flask, survey: Survey, body: str, count: int) -> list[tuple[str
             step("validate_csrf alone", validate_csrf, token)
             step("thank page alone (render + cookie)", respond.thank, survey, noisy)
             step(
-                "store_response alone (BEGIN, 4 inserts, 10 tally upserts, COMMIT)",
+                "store_response alone (BEGIN, key, design, response, one upsert per kept-count table, COMMIT)",
                 responses.store_response,
                 db,
                 noisy_response(survey, noisy, "device"),

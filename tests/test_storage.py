@@ -442,3 +442,29 @@ def test_the_ready_csv_lines_on_postgresql_come_through_one_copy(postgres_url, t
     assert all(line.endswith(",2026-11-22,yes") for line in "".join(chunks).splitlines())
     assert trace.read_text().count("COPY (SELECT") == 1 and "string_agg" not in trace.read_text()
     db.close()
+
+
+def test_a_response_runs_one_statement_per_table_whatever_its_number_of_answers(fresh_db):
+    """Each kept-count table gets one multi-row upsert per response (was one statement per answer: 54 write
+    statements for this twelve-question response with two break-downs), and the counts stay those of a recount."""
+    answers = {f"q{i}": "yes" for i in range(12)}
+    plain = dataclasses.replace(response(answers), plain=("q0", "q1"))
+    statements = []
+    fresh_db.conn.set_trace_callback(statements.append)
+    responses.store_response(fresh_db, plain, "k" * 16, "2026-11-22", hour_count=1)
+    fresh_db.conn.set_trace_callback(None)
+    writes = [sql for sql in statements if sql.startswith(("INSERT", "UPDATE"))]
+    # submission key, design, response, tallies, group tallies, daily count, daily tallies, the hour (2)
+    assert len(writes) == 9, writes
+    assert queries.tallies(fresh_db, "s") == {name: {"d1": {"yes": 1}} for name in answers}
+    assert fresh_db.execute("SELECT SUM(count), COUNT(*) FROM group_tallies").fetchone() == (24, 24)
+    assert fresh_db.execute("SELECT SUM(count), COUNT(*) FROM daily_tallies").fetchone() == (12, 12)
+
+
+def test_kept_counts_of_more_rows_than_one_upsert_carries_are_all_added(backend_db, monkeypatch):
+    monkeypatch.setattr(responses, "ROWS_PER_UPSERT", 5)
+    answers = {f"q{i}": ["yes", "no"][i % 2] for i in range(12)}
+    for key in ("a" * 16, "b" * 16):
+        responses.store_response(backend_db, response(answers), key, "2026-11-22")
+    assert queries.tallies(backend_db, "s") == {name: {"d1": {answer: 2}} for name, answer in answers.items()}
+    assert backend_db.execute("SELECT SUM(count), COUNT(*) FROM daily_tallies").fetchone() == (24, 12)

@@ -24,6 +24,7 @@ import hmac
 import math
 import secrets
 from collections.abc import Sequence
+from functools import lru_cache
 
 from flask import Blueprint, Response, current_app, g, make_response, render_template, request, session
 from flask_babel import format_date, format_number, get_locale, gettext
@@ -601,19 +602,33 @@ def padded_label(question: Question, name: str | None) -> Markup:
     """The label of answer ``name`` (``None``: no answer), HTML-escaped and padded with
     spaces to the longest such label of the question, counted in UTF-8 bytes, so that
     the page showing it is as long whatever the answer."""
+    choices = tuple((choice.name, choice.label) for choice in question.choices)
+    return padded_labels(question.type, choices, str(get_locale()))[name]
+
+
+@lru_cache(maxsize=1024)
+def padded_labels(question_type: str, choices: tuple[tuple[str, str], ...], locale: str) -> dict[str | None, Markup]:
+    """:func:`padded_label` of every answer (``choices``: ``(name, label)``; and of ``None``) of a question
+    of ``question_type`` in the interface language ``locale``, worked out once rather than on every thank-you
+    page. The labels depend on nothing else (:func:`choice_label`; the catalogues are fixed), and the key is
+    a few strings, cheaper to hash than the question. ``locale`` is the language the caller's ``gettext``
+    translates into: part of the key only."""
     no_answer = escape(gettext("No answer"))  # NO_ANSWER_LABEL in the respondent's language
-    labels = [escape(choice_label(question, c.name)) for c in question.choices] + [no_answer]
-    width = max(len(label.encode("utf-8")) for label in labels)
-    label = no_answer if name is None else escape(choice_label(question, name))
-    return Markup(label + " " * (width - len(label.encode("utf-8"))))
+    labels = {name: escape(_choice_text(question_type, label)) for name, label in choices} | {None: no_answer}
+    width = max(len(label.encode("utf-8")) for label in labels.values())
+    return {name: Markup(label + " " * (width - len(label.encode("utf-8")))) for name, label in labels.items()}
 
 
 @bp.app_template_global()
 def choice_label(question: Question, name: str) -> str:
     """The label of choice ``name``: a yes/no question's "Yes" and "No" are the interface's words
     (in the respondent's language); any other label is the survey's text, already in its language."""
-    label = question.choices[question.choice_names.index(name)].label
-    return gettext(label) if question.type == "yes_no" else label
+    return _choice_text(question.type, question.choices[question.choice_names.index(name)].label)
+
+
+def _choice_text(question_type: str, label: str) -> str:
+    """A choice's ``label`` as shown: translated for a yes/no question, else the survey's own text."""
+    return gettext(label) if question_type == "yes_no" else label
 
 
 @bp.app_template_global()
