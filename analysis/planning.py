@@ -741,3 +741,41 @@ def option_shares_half_width(
     (the inverse of :func:`option_shares_sample_size`)."""
     n = _check_integer(n, "n", 1)
     return _z(confidence_level) * math.sqrt(_widest_option_spread(design) / n)
+
+
+def option_shares_power(
+    design: MisclassificationDesign | MultipleChoiceDesign, n: int, difference: float, alpha: float = 0.05
+) -> float:
+    """Power of the one-sided z-test that an option share differs from a null value by ``difference``, in the
+    worst case of every option and every true share.
+
+    Parameters
+    ----------
+    design : MisclassificationDesign or MultipleChoiceDesign
+        A k-option design is read as its matrix ``t I + (1 - t)/k 1 1'``.
+    n : int
+        Number of answers, ``n >= 1``.
+    difference : float
+        ``|pi1 - pi0|`` for the option tested, in ``[0, 1]``.
+    alpha : float
+        Significance level in ``(0, 1)``; default 0.05.
+
+    Returns
+    -------
+    float
+        ``Phi(2 sqrt(n) |difference| / max_j R_j - z_{1-alpha})``; ``alpha`` when ``difference = 0``.
+
+    Notes
+    -----
+    Each option's raw estimate ``(P^-1 lambda_hat)_j`` is approximately normal with variance at most
+    ``R_j^2 / (4 n)`` (:func:`option_shares_sample_size`), ``R_j`` the range of row ``j`` of ``P^-1``. Taking
+    that bound under the null and the alternative gives a power no option falls below, whatever the true
+    shares: a conservative plan, as the worst-case sample size is. For the k-option design ``R_j = 1/t`` and
+    the power is ``Phi(2 t sqrt(n) |difference| - z_{1-alpha})``, the yes/no forced-response design's at its
+    worst case ``lambda = 1/2`` (:func:`power_one_sided`; Ulrich et al. 2012 for randomized-response power).
+    """
+    n = _check_integer(n, "n", 1)
+    shift = _check_unit_closed(difference, "difference")
+    level = _check_unit_open(alpha, "alpha")
+    std_err = math.sqrt(_widest_option_spread(design) / n)
+    return float(stats.norm.cdf(shift / std_err - stats.norm.ppf(1 - level)))

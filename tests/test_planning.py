@@ -18,6 +18,7 @@ from analysis import (
     estimate_misclassification,
     half_width_for_n,
     option_shares_half_width,
+    option_shares_power,
     option_shares_sample_size,
     power_one_sided,
     sample_size_for_half_width,
@@ -422,3 +423,32 @@ def test_a_k_option_design_with_a_six_decimal_t_is_planned():
     """t = 0.654321: n = ceil(z^2 / (4 t^2 h^2)) at h = 0.05, the yes/no worst case of its option marginal."""
     design = MultipleChoiceDesign(4, "0.654321")
     assert option_shares_sample_size(design, 0.05) == math.ceil(Z95**2 / (4 * 0.654321**2 * 0.0025))
+
+
+@pytest.mark.parametrize(
+    "design",
+    [
+        MultipleChoiceDesign(k=4, t=0.5),
+        MisclassificationDesign(((0.7, 0.1, 0.1), (0.2, 0.8, 0.2), (0.1, 0.1, 0.7))),
+    ],
+)
+def test_option_share_power_is_alpha_at_no_difference_and_meets_the_worst_case_sample_size(design):
+    # With n = option_shares_sample_size(h) at confidence 1 - 2 alpha, z_{1-alpha} se <= h, so a difference of
+    # 2h is detected with power Phi(2h/se - z) >= Phi(z) = 1 - alpha: the two plans agree.
+    assert option_shares_power(design, 500, 0.0, alpha=0.05) == pytest.approx(0.05)
+    n = option_shares_sample_size(design, 0.05, confidence_level=0.90)
+    assert option_shares_power(design, n, 0.10, alpha=0.05) >= 0.95
+    assert option_shares_power(design, n - 1, 0.10, alpha=0.05) < option_shares_power(design, n, 0.10, alpha=0.05)
+
+
+def test_k_option_power_is_the_forced_response_worst_case():
+    # k = 4, t = 1/2: R_j = 1/t = 2, power = Phi(2 t sqrt(n) d - z_0.95) = Phi(2 * 0.5 * 20 * 0.1 - 1.6448536)
+    assert option_shares_power(MultipleChoiceDesign(k=4, t=0.5), 400, 0.1) == pytest.approx(0.6387, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"), [((0, 0.1), "n"), ((100, 1.5), "difference"), ((100, 0.1, 0.0), "alpha")]
+)
+def test_option_share_power_refuses_bad_arguments(arguments, named):
+    with pytest.raises(ValueError, match=named):
+        option_shares_power(MultipleChoiceDesign(k=4, t=0.5), *arguments)
