@@ -307,6 +307,47 @@ def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dic
     }
 
 
+def _matrix_version_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """One row per version and option of a ``select_one`` pooled over several misclassification matrices:
+    each version's own estimate, which the pooled rows combine.
+
+    ``version_of_pooled`` numbers the versions as :attr:`surveys.results.ChoiceResult.matrix_versions` orders
+    them (the current design first when it has answers); ``design`` names the version's matrix; ``yes_count`` is
+    the option's count under it, ``estimate_raw`` its ``P^-1 lambda_hat``, ``estimate_clipped`` the projected
+    share, with its standard error and Wald interval (:meth:`analysis.MisclassificationEstimate.confidence_intervals`).
+    """
+    if not result.pooled or len(result.matrix_versions) < 2:
+        return []
+    rows = []
+    for index, version in enumerate(result.matrix_versions, start=1):
+        intervals = version.confidence_intervals(level)
+        for j, option in enumerate(result.options):
+            rows.append(
+                _option_row(result, option, level)
+                | {
+                    "design": version.design.label(),
+                    "k": version.design.k,
+                    "n": version.n,
+                    "yes_count": version.counts[j],
+                    "observed_rate": version.observed[j],
+                    "estimate_raw": version.estimate_raw[j],
+                    "estimate_clipped": version.estimate_projected[j],
+                    "std_err": version.std_err[j],
+                    **_interval_columns(intervals[j], level),
+                    **_sequence_columns(None),
+                    **_outside_columns(None),
+                    "flags": "",
+                    "version_of_pooled": index,
+                }
+            )
+    return rows
+
+
+def _choice_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """A ``select_one``'s row per option, then (pooled over several matrices) one row per version and option."""
+    return [*(_option_row(result, option, level) for option in result.options), *_matrix_version_rows(result, level)]
+
+
 def estimate_rows(results: SurveyResults) -> list[dict]:
     """One row per randomized yes/no question and per option of a randomized ``select_one``.
 
@@ -348,7 +389,8 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     design is followed by one row per version (``version_of_pooled`` 1, 2, ...;
     empty on every other row): that version's prevalence, groups and second
     parameter, which the pooled row's ``group_*`` and ``second_*`` give for the
-    current design only.
+    current design only; likewise a ``select_one`` pooled over several
+    misclassification matrices is followed by one row per version and option.
     """
     level = results.confidence_level
     excluded = {
@@ -361,7 +403,7 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
         if isinstance(result, YesNoResult):
             rows.extend(_yes_no_rows(result, level))
         elif isinstance(result, ChoiceResult):
-            rows.extend(_option_row(result, option, level) for option in result.options)
+            rows.extend(_choice_rows(result, level))
     return [{column: {**row, **excluded}[column] for column in ESTIMATE_COLUMNS} for row in rows]
 
 

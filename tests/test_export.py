@@ -658,3 +658,36 @@ def test_a_two_group_question_under_one_version_has_no_version_rows():
     tallies = two_group_tallies(survey, {"evaded": {"1": (60, 40), "2": (40, 60)}})
     rows = export.estimate_rows(results.compute_results(survey, tallies, 200))
     assert [row["version_of_pooled"] for row in rows if row["question"] == "evaded"] == [None]
+
+
+def test_a_select_one_pooled_over_two_matrices_is_followed_by_one_row_per_version_and_option():
+    """The current matrix (the k-option t = 1/2, k = 4) and an older k-option t = 3/4, both with counts
+    (40, 30, 20, 10): the four pooled option rows, then each version's own four (4/3 (lambda - 1/16) for the
+    older: 0.45 for "never"; tests/test_results.py pools them to 25/52)."""
+    yaml_text = DEPT_SURVEY_YAML.replace(
+        "    design: {t: 1/2}\n",
+        "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
+        " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n",
+    )
+    survey = make_any_survey(yaml_text)
+    question = survey.question("ai_use")
+    old = dataclasses.replace(question, design=analysis.MultipleChoiceDesign(4, "3/4"))
+    counts = {"never": 40, "once": 30, "sometimes": 20, "often": 10}
+    tallies = {"ai_use": {question_design_key(question): counts, question_design_key(old): counts}}
+    computed = results.compute_results(survey, tallies, 200)
+    result = computed.question("ai_use")
+    rows = [row for row in export.estimate_rows(computed) if row["question"] == "ai_use"]
+    assert [row["version_of_pooled"] for row in rows] == [None] * 4 + [1] * 4 + [2] * 4
+    assert [row["option"] for row in rows] == ["never", "once", "sometimes", "often"] * 3
+    assert rows[0]["design"] == "pooled over 2 designs" and rows[0]["estimate_raw"] == result.options[0].estimate_raw
+    for version_rows, version in zip((rows[4:8], rows[8:]), result.matrix_versions):
+        intervals = version.confidence_intervals(0.95)
+        for j, row in enumerate(version_rows):
+            assert (row["design"], row["n"], row["yes_count"]) == (version.design.label(), 100, version.counts[j])
+            assert (row["estimate_raw"], row["std_err"]) == (version.estimate_raw[j], version.std_err[j])
+            assert (row["ci_low"], row["ci_high"]) == (intervals[j].low, intervals[j].high)
+    assert_allclose([rows[4]["estimate_raw"], rows[8]["estimate_raw"]], [0.55, 0.45], rtol=1e-12)
+    text = export.estimates_csv(computed)
+    assert [r["version_of_pooled"] for r in csv.DictReader(io.StringIO(text)) if r["question"] == "ai_use"] == (
+        [""] * 4 + ["1"] * 4 + ["2"] * 4
+    )
