@@ -198,3 +198,19 @@ def _check_design_exact(t: object, a: object, b: object) -> tuple[Fraction, Frac
 def _check_design(t: object, a: object, b: object) -> tuple[float, float, float]:
     """:func:`_check_design_exact`, returned as floats for the arithmetic."""
     return tuple(float(p) for p in _check_design_exact(t, a, b))  # type: ignore[return-value]
+
+
+def _check_estimates(estimates: object, kind: type) -> list:
+    """``estimates`` as a non-empty list of ``kind`` objects (the results a pooling function combines), or
+    ``ValueError`` naming the bad one."""
+    name = kind.__name__
+    try:
+        items = list(estimates)  # type: ignore[call-overload]
+    except TypeError:
+        raise ValueError(f"estimates must be a sequence of {name}, got {estimates!r}") from None
+    if not items:
+        raise ValueError(f"estimates must hold at least one {name}, got none")
+    for index, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise ValueError(f"estimates must be {name} objects, got estimates[{index}]={item!r}")
+    return items

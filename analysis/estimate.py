@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from analysis import privacy
-from analysis._checks import _check_counts, _check_design_exact
+from analysis._checks import _check_counts, _check_design_exact, _check_estimates
 from analysis.intervals import (
     ConfidenceInterval,
     _clipped_estimate,
@@ -292,19 +292,6 @@ def _common_estimate(items: Sequence[ProportionEstimate]) -> float:
     return (low + high) / 2
 
 
-def _checked_estimates(estimates: object) -> list[ProportionEstimate]:
-    try:
-        items = list(estimates)  # type: ignore[call-overload]
-    except TypeError:
-        raise ValueError(f"estimates must be a sequence of ProportionEstimate, got {estimates!r}") from None
-    if not items:
-        raise ValueError("estimates must hold at least one ProportionEstimate, got none")
-    for index, item in enumerate(items):
-        if not isinstance(item, ProportionEstimate):
-            raise ValueError(f"estimates must be ProportionEstimate objects, got estimates[{index}]={item!r}")
-    return items
-
-
 def pool_estimates(estimates: Sequence[ProportionEstimate]) -> PooledEstimate:
     """Combine estimates of one question made under different designs.
 
@@ -364,7 +351,7 @@ def pool_estimates(estimates: Sequence[ProportionEstimate]) -> PooledEstimate:
     Blair, G., Imai, K. and Zhou, Y.-Y. (2015). JASA 110(511), 1304-1319
     (maximum likelihood for randomized response).
     """
-    items = _checked_estimates(estimates)
+    items = _check_estimates(estimates, ProportionEstimate)
     raw = _common_estimate(items)
     weights = [1 / _variance_at(item, raw) for item in items]
     total = math.fsum(weights)

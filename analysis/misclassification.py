@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from analysis._checks import MAX_DENOMINATOR, DesignError, as_probability
+from analysis._checks import MAX_DENOMINATOR, DesignError, _check_estimates, as_probability
 from analysis.intervals import ConfidenceInterval, _normal_interval
 from analysis.multiple_choice import _check_option_counts, project_to_simplex
 
@@ -356,12 +356,7 @@ def pool_misclassification(estimates: Sequence[MisclassificationEstimate]) -> Po
     Cochran, W. G. (1954). The combination of estimates from different experiments. Biometrics 10(1), 101-129.
     van den Hout, A. and van der Heijden, P. G. M. (2002). International Statistical Review 70(2), 269-288.
     """
-    items = list(estimates)
-    if not items:
-        raise ValueError("estimates must hold at least one MisclassificationEstimate, got none")
-    for index, item in enumerate(items):
-        if not isinstance(item, MisclassificationEstimate):
-            raise ValueError(f"estimates must be MisclassificationEstimate objects, got estimates[{index}]={item!r}")
+    items = _check_estimates(estimates, MisclassificationEstimate)
     sizes = {item.design.k for item in items}
     if len(sizes) > 1:
         raise ValueError(f"estimates must share one number of options, got k in {sorted(sizes)}")

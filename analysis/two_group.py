@@ -58,7 +58,7 @@ from numbers import Integral
 import numpy as np
 from scipy import optimize, stats
 
-from analysis._checks import DesignError, _check_unit_open, as_probability
+from analysis._checks import DesignError, _check_estimates, _check_unit_open, as_probability
 from analysis.estimate import PooledEstimate
 from analysis.intervals import ConfidenceInterval
 
@@ -680,12 +680,7 @@ def pool_two_group(estimates) -> PooledEstimate:
     Cochran, W. G. (1954). The combination of estimates from different
     experiments. Biometrics 10(1), 101-129.
     """
-    items = list(estimates)
-    if not items:
-        raise ValueError("estimates must hold at least one TwoGroupEstimate, got none")
-    for index, item in enumerate(items):
-        if not isinstance(item, TwoGroupEstimate):
-            raise ValueError(f"estimates must be TwoGroupEstimate objects, got estimates[{index}]={item!r}")
+    items = _check_estimates(estimates, TwoGroupEstimate)
     kinds = {item.design.kind for item in items}
     if len(kinds) > 1:
         raise ValueError(f"estimates must share one kind of design, got kinds {sorted(kinds)}")
