@@ -778,3 +778,12 @@ questions:
     choices: [first, second]
     randomize: false
 """
+
+
+#: The k-option design with t = 1/2, k = 4 written as a misclassification matrix (each option forced with 1/8),
+#: in place of a question's ``design: {t: 1/2}`` line: ``text.replace(K_OPTION_DESIGN_LINE, K_OPTION_AS_MATRIX)``.
+K_OPTION_DESIGN_LINE = "    design: {t: 1/2}\n"
+K_OPTION_AS_MATRIX = (
+    "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
+    " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n"
+)

@@ -29,6 +29,8 @@ from surveys.wording import SEQUENCE_NOTE, margin_text, short_percent, table_per
 from tests.helpers import (
     ADMIN_NAME,
     ADMIN_PASSWORD,
+    K_OPTION_AS_MATRIX,
+    K_OPTION_DESIGN_LINE,
     QUIZ_YAML,
     TWO_GROUP_YAML,
     add_responses,
@@ -853,13 +855,12 @@ def test_results_page_pools_the_versions_of_a_matrix_question_and_states_the_ass
     estimates are shown and pooled (the figures: tests/test_results.py)."""
     from surveys.submission import noisy_response
 
-    matrix = (
-        "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
-        " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n"
-    )
     db = open_database(app)
     index = 0
-    for text in (QUIZ_YAML, QUIZ_YAML.replace("version: 1", "version: 2").replace("    design: {t: 1/2}\n", matrix)):
+    for text in (
+        QUIZ_YAML,
+        QUIZ_YAML.replace("version: 1", "version: 2").replace(K_OPTION_DESIGN_LINE, K_OPTION_AS_MATRIX),
+    ):
         (surveys_dir / "quiz.yaml").write_text(text)
         survey = load_catalog(surveys_dir).get("quiz")
         for answer, count in [("never", 4), ("once", 3), ("sometimes", 2), ("often", 1)]:

@@ -21,7 +21,14 @@ from surveys.design_contract import design_record, question_design_key
 from surveys.files import load_catalog
 from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import noisy_response
-from tests.helpers import DEPT_SURVEY_YAML, RRTCS_SURVEY_YAML, TWO_GROUP_YAML, two_group_tallies
+from tests.helpers import (
+    DEPT_SURVEY_YAML,
+    K_OPTION_AS_MATRIX,
+    K_OPTION_DESIGN_LINE,
+    RRTCS_SURVEY_YAML,
+    TWO_GROUP_YAML,
+    two_group_tallies,
+)
 from tests.helpers import make_survey as make_any_survey
 from web import gather
 from web.db import open_database
@@ -664,12 +671,7 @@ def test_a_select_one_pooled_over_two_matrices_is_followed_by_one_row_per_versio
     """The current matrix (the k-option t = 1/2, k = 4) and an older k-option t = 3/4, both with counts
     (40, 30, 20, 10): the four pooled option rows, then each version's own four (4/3 (lambda - 1/16) for the
     older: 0.45 for "never"; tests/test_results.py pools them to 25/52)."""
-    yaml_text = DEPT_SURVEY_YAML.replace(
-        "    design: {t: 1/2}\n",
-        "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
-        " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n",
-    )
-    survey = make_any_survey(yaml_text)
+    survey = make_any_survey(DEPT_SURVEY_YAML.replace(K_OPTION_DESIGN_LINE, K_OPTION_AS_MATRIX))
     question = survey.question("ai_use")
     old = dataclasses.replace(question, design=analysis.MultipleChoiceDesign(4, "3/4"))
     counts = {"never": 40, "once": 30, "sometimes": 20, "often": 10}

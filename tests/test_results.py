@@ -21,7 +21,14 @@ from surveys import results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.helpers import RRTCS_SURVEY_YAML, TWO_GROUP_YAML, make_survey, two_group_tallies
+from tests.helpers import (
+    K_OPTION_AS_MATRIX,
+    K_OPTION_DESIGN_LINE,
+    RRTCS_SURVEY_YAML,
+    TWO_GROUP_YAML,
+    make_survey,
+    two_group_tallies,
+)
 
 
 @pytest.fixture
@@ -498,11 +505,7 @@ def test_a_one_group_question_is_compared_with_its_direct_arm_and_pools_nothing_
 # --------------------------------------------------------------------------
 # select_one with a misclassification matrix.
 
-MATRIX_YAML = SURVEY_YAML.replace(
-    "    design: {t: 1/2}\n",
-    "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
-    " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n",
-)
+MATRIX_YAML = SURVEY_YAML.replace(K_OPTION_DESIGN_LINE, K_OPTION_AS_MATRIX)
 
 
 def test_a_misclassification_result_is_p_inverse_lambda():
