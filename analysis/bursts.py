@@ -119,6 +119,41 @@ def judge_hour(
     return HourTest(count, usual, p_value, count >= min_count and p_value < alpha)
 
 
+def usual_rate_of_others(histogram: Iterable[tuple[int, int]], leave_out: int) -> float | None:
+    """``lambda`` of the module's rule: the median count of the histogram's active hours with one hour
+    of ``leave_out`` responses removed (the hour being judged, when the histogram holds it), or None
+    when no other active hour is left. ``histogram`` as for :func:`judge_hour`."""
+    return _median_of_others(_checked_histogram(histogram), _checked_count(leave_out, "leave_out"))
+
+
+def burst_threshold(usual_rate: float, min_count: int = MIN_BURST_COUNT, alpha: float = BURST_ALPHA) -> int:
+    """The smallest count that is a burst at ``usual_rate``: the least ``c >= min_count`` with
+    ``P(X >= c) < alpha`` for ``X ~ Poisson(usual_rate)``.
+
+    The tail ``P(X >= c)`` falls as ``c`` grows, so an hour is a burst exactly when its count
+    reaches this threshold (the same verdict as :func:`judge_hour`, whose usual rate does not
+    change within an hour: the other hours are over). A server works it out once an hour and
+    then judges each answer with one comparison. Starts from scipy's inverse survival function
+    and steps to the exact boundary, so the result does not rest on its rounding.
+    """
+    if not (isinstance(usual_rate, (int, float, np.floating)) and np.isfinite(usual_rate) and usual_rate > 0):
+        raise ValueError(f"usual_rate must be a finite number > 0, got usual_rate={usual_rate!r}")
+    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+        raise ValueError(f"min_count must be an integer >= 1, got min_count={min_count!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got alpha={alpha!r}")
+
+    def is_burst(count: int) -> bool:
+        return float(stats.poisson.sf(count - 1, usual_rate)) < alpha
+
+    count = max(min_count, int(stats.poisson.isf(alpha, usual_rate)))
+    while count > min_count and is_burst(count - 1):
+        count -= 1
+    while not is_burst(count):
+        count += 1
+    return count
+
+
 def _checked_count(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ValueError(f"{name} must be an integer >= 0, got {name}={value!r}")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, judge_hour
+from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, burst_threshold, judge_hour, usual_rate_of_others
 
 
 def hours(counts) -> list[tuple[str, int]]:
@@ -192,3 +192,49 @@ def test_hours_without_responses_are_not_in_the_active_histogram():
     from analysis.bursts import _checked_histogram
 
     assert _checked_histogram([(5, 1), (0, 7), (3, 0), (2, 4)]) == [(2, 4), (5, 1)]
+
+
+@pytest.mark.parametrize("usual_rate", [1.0, 1.5, 2.0, 3.0, 7.5, 20.0, 150.0, 4000.0])
+def test_the_burst_threshold_is_the_least_count_judge_hour_calls_a_burst(usual_rate):
+    """Checked against judge_hour itself over every count up to 30 past the threshold, the other hours
+    having ``usual_rate`` as their median (three hours at it, or two around a half-integer rate)."""
+    threshold = burst_threshold(usual_rate)
+    low = int(usual_rate)
+    others = {low: 3} if usual_rate == low else {low: 1, low + 1: 1}
+    verdicts = []
+    for count in range(1, threshold + 30):
+        histogram = dict(others)
+        histogram[count] = histogram.get(count, 0) + 1
+        test = judge_hour(count, histogram.items())
+        assert test.usual_rate == usual_rate
+        verdicts.append(test.is_burst)
+    assert verdicts == [count >= threshold for count in range(1, threshold + 30)]
+    assert threshold >= MIN_BURST_COUNT
+
+
+def test_the_burst_threshold_respects_min_count_and_alpha():
+    assert burst_threshold(0.5) == MIN_BURST_COUNT  # P(X >= 10) at 0.5 is far below 1e-6
+    # P(X >= 2) = 0.090 and P(X >= 3) = 0.014 at 0.5: with alpha 0.05 the tail decides from 3 on
+    assert burst_threshold(0.5, min_count=1, alpha=0.05) == 3
+    assert burst_threshold(0.5, min_count=5, alpha=0.05) == 5
+
+
+@pytest.mark.parametrize(
+    ("keywords", "named"),
+    [
+        ({"usual_rate": 0}, "usual_rate"),
+        ({"usual_rate": -1.0}, "usual_rate"),
+        ({"usual_rate": float("nan")}, "usual_rate"),
+        ({"usual_rate": 1.0, "alpha": 1}, "alpha"),
+        ({"usual_rate": 1.0, "min_count": 0}, "min_count"),
+    ],
+)
+def test_a_bad_burst_threshold_argument_is_refused_by_name(keywords, named):
+    with pytest.raises(ValueError, match=named):
+        burst_threshold(**keywords)
+
+
+def test_the_usual_rate_of_others_leaves_the_judged_hour_out():
+    assert usual_rate_of_others([(3, 2), (300, 1)], leave_out=300) == 3.0
+    assert usual_rate_of_others([(3, 2), (300, 1)], leave_out=3) == 151.5
+    assert usual_rate_of_others([(300, 1)], leave_out=300) is None

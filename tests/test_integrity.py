@@ -8,9 +8,11 @@ import io
 import json
 import sqlite3
 import time
+from datetime import date
 
 import pytest
 
+from analysis.bursts import MIN_BURST_COUNT
 from storage import connection, migrations, queries, responses
 from storage.connection import DUMP_WITHOUT_DATA
 from surveys import results
@@ -20,7 +22,7 @@ from surveys.submission import noisy_response
 from tests.helpers import QUIZ_YAML, Respondent, csrf_token_in, make_survey
 from web import gather
 from web.db import open_database
-from web.respond import usual_rate_if_burst
+from web.limits import Arrival, BurstRules
 
 LIMIT_KEY = "max_responses_per_address_per_hour"
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
@@ -52,7 +54,8 @@ def quiz(app):
 
 def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k") -> None:
     """Store noisy answers directly, as the submission path would, all in one clock hour
-    (``hour`` only names the submission keys: no hour is stored)."""
+    (``hour`` only names the submission keys and the hour's burst rule in memory: no hour is stored)."""
+    clock_hour, rules = date.fromisoformat(day).toordinal() * 24 + hour, BurstRules()
     for i, answers in enumerate(answers_list):
         responses.store_response(
             db,
@@ -60,7 +63,7 @@ def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k")
             f"{prefix}-{day}-{hour}-{i:06d}",
             day,
             hour_count=i + 1,
-            burst_usual_rate=usual_rate_if_burst(db, survey.id, i + 1),
+            burst_usual_rate=rules.usual_rate_if_burst(db, survey.id, Arrival(i + 1, clock_hour)),
         )
 
 
@@ -245,6 +248,26 @@ def test_no_warning_for_ordinary_traffic(app, db, auth):
     auth.login()
     page = auth.client.get("/admin/").get_data(as_text=True)
     assert "Bursts" not in page and "burst day" not in page
+
+
+def test_a_burst_through_the_form_reads_the_hour_histogram_once_an_hour(app, db, auth, monkeypatch):
+    """Submissions through the view: the hour's rule is read once (not per answer), the flood is still
+    noted from the threshold on, and a new clock hour works the rule out again."""
+    from web import limits
+
+    survey, reads = quiz(app), []
+    for hour in range(24):
+        store(db, survey, honest(2), HONEST_DAY, hour=hour)
+    real_histogram = responses.hour_histogram
+    monkeypatch.setattr(limits.responses, "hour_histogram", lambda *a: reads.append(1) or real_histogram(*a))
+    clock = [1_800_000_000.0]  # whole hours since the epoch: 500,000
+    monkeypatch.setattr(limits.time, "time", lambda: clock[0])
+    statuses = submit_from_fresh_browsers(app, 40)
+    assert statuses == [200] * 40 and len(reads) == 1  # counts 10..40 of one hour: one read
+    clock[0] += 3600
+    assert submit_from_fresh_browsers(app, MIN_BURST_COUNT) == [200] * MIN_BURST_COUNT and len(reads) == 2
+    rows = [tuple(row) for row in db.execute("SELECT peak, usual_rate FROM bursts").fetchall()]
+    assert rows == [(40, 2.0)]  # 40 on a usual 2 an hour; P(X >= 10 | 2) = 4.6e-5: not a burst at 10
 
 
 # --------------------------------------------------------------------------

@@ -16,11 +16,13 @@ import os
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from flask import current_app, render_template, request
 
-from storage import ratelimit
+from analysis.bursts import MIN_BURST_COUNT, burst_threshold, usual_rate_of_others
+from storage import ratelimit, responses
 from web.db import get_db
 
 
@@ -78,14 +80,78 @@ def refuse_if_over(kind: str, setting: str):
     )
 
 
-def count_arrival(survey_id: str) -> int:
+HOUR_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """One response's arrival: ``count``, the survey's responses in this clock hour with this one, and
+    ``hour``, which clock hour (hours since the epoch). ``hour`` lives only in this process's memory, as
+    the key of :func:`usual_rate_if_burst`'s rule: it is never stored or logged."""
+
+    count: int
+    hour: int
+
+
+def count_arrival(survey_id: str) -> Arrival:
     """Count one response to ``survey_id`` in the current clock hour; return the hour's count.
 
     Kept only in the rate-limit file, in a bucket deleted when the hour ends:
     the answers database never learns at what hour a response came.
     """
-    hour = ratelimit.Limit(2**62, 3600)
-    return ratelimit.hit(_connection(), f"arrivals:{survey_id}", hour, time.time()).count
+    now = time.time()
+    hour = ratelimit.Limit(2**62, HOUR_SECONDS)
+    return Arrival(ratelimit.hit(_connection(), f"arrivals:{survey_id}", hour, now).count, int(now // HOUR_SECONDS))
+
+
+@dataclass(frozen=True)
+class BurstRule:
+    """A survey's burst rule for one clock hour: ``usual_rate`` (None: no other active hour, so no
+    burst) and ``threshold``, the least count of the hour that is a burst (:func:`analysis.bursts.burst_threshold`)."""
+
+    usual_rate: float | None
+    threshold: int | None
+
+
+class BurstRules:
+    """Each survey's burst rule for the current clock hour, worked out once and kept in memory.
+
+    :meth:`usual_rate_if_burst` is what a submission asks. The app keeps one per process
+    (:func:`burst_rules`); a rule is dropped when its hour is over.
+    """
+
+    def __init__(self) -> None:
+        self._rules: dict[tuple[str, int], BurstRule] = {}
+
+    def usual_rate_if_burst(self, db, survey_id: str, arrival: Arrival) -> float | None:
+        """The survey's usual rate when this clock hour, at ``arrival.count`` responses with this one,
+        is far above it (:mod:`analysis.bursts`), else None; the store then notes the day in the
+        same transaction. Ordinary traffic costs one comparison: below the smallest count that can
+        be a burst nothing is read; from there, the hour's rule (:func:`burst_rule`) is worked out
+        once (the other hours are over, so the usual rate cannot change within the hour) and each
+        answer is compared with its threshold."""
+        if arrival.count < MIN_BURST_COUNT:
+            return None
+        key = (survey_id, arrival.hour)
+        rule = self._rules.get(key)
+        if rule is None:
+            for old in [k for k in self._rules if k[1] != arrival.hour]:
+                self._rules.pop(old, None)
+            rule = self._rules[key] = burst_rule(db, survey_id, arrival.count)
+        return rule.usual_rate if rule.threshold is not None and arrival.count >= rule.threshold else None
+
+
+def burst_rules() -> BurstRules:
+    """This app's :class:`BurstRules` (one per process: each worker works the rule out once an hour)."""
+    return current_app.extensions.setdefault("burst_rules", BurstRules())
+
+
+def burst_rule(db, survey_id: str, hour_count: int) -> BurstRule:
+    """The rule of the hour at ``hour_count`` responses with this one: the usual rate of the survey's
+    other active hours, from its hour histogram with this hour (still at ``hour_count - 1`` there, as
+    the store is about to move it up) left out."""
+    usual = usual_rate_of_others(responses.hour_histogram(db, survey_id), leave_out=hour_count - 1)
+    return BurstRule(usual, None if usual is None else burst_threshold(usual))
 
 
 def signin_lock(name: str) -> int:

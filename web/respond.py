@@ -36,7 +36,6 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wsgi import LimitedStream
 from wtforms.validators import ValidationError
 
-from analysis.bursts import MIN_BURST_COUNT, judge_hour
 from storage import responses
 from surveys.arms import ARM_WIRE, arm_from_wire, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
@@ -57,7 +56,8 @@ from web.forms import (
     wire_value,
     wire_values,
 )
-from web.limits import count_arrival, refuse_if_over, refuse_if_over_survey_limit
+from web.frames import Frame, render_frame
+from web.limits import burst_rules, count_arrival, refuse_if_over, refuse_if_over_survey_limit
 
 bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
@@ -542,8 +542,8 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
             gettext("This invitation code is not valid"),
             gettext("It may have been used already. Ask the researcher for a new link."),
         )
-    day, hour_count = today().isoformat(), count_arrival(survey.id)
-    burst_usual_rate = usual_rate_if_burst(db, survey.id, hour_count)
+    day, arrival = today().isoformat(), count_arrival(survey.id)
+    burst_usual_rate = burst_rules().usual_rate_if_burst(db, survey.id, arrival)
     try:
         stored = responses.store_response(
             db,
@@ -551,7 +551,7 @@ def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, c
             key,
             day,
             code if survey.invitation_only else None,
-            hour_count=hour_count,
+            hour_count=arrival.count,
             burst_usual_rate=burst_usual_rate,
         )
     except responses.InvitationCodeError:
@@ -574,21 +574,6 @@ def close_if_targets_met(db, survey: Survey) -> None:
         gather.close_if_targets_met(db, survey)
     except Exception:  # noqa: BLE001 - the stored answer must still be thanked
         current_app.logger.exception("survey %s: checking its targets failed; it stays open for now", survey.id)
-
-
-def usual_rate_if_burst(db, survey_id: str, hour_count: int) -> float | None:
-    """The survey's usual rate when this clock hour, at ``hour_count`` responses with this one,
-    is far above it (:mod:`analysis.bursts`), else None; the store then notes the day in the
-    same transaction. Tested only from the smallest count that can be a burst, so ordinary
-    traffic costs one comparison."""
-    if hour_count < MIN_BURST_COUNT:
-        return None
-    histogram = dict(responses.hour_histogram(db, survey_id))
-    if histogram.get(hour_count - 1):  # this answer moves its hour up, as the store is about to
-        histogram[hour_count - 1] -= 1
-    histogram[hour_count] = histogram.get(hour_count, 0) + 1
-    result = judge_hour(hour_count, histogram.items())
-    return result.usual_rate if result.is_burst else None
 
 
 def code_is_acceptable(survey: Survey, code: str) -> bool:
@@ -645,15 +630,40 @@ def skip_note(survey: Survey, question: Question) -> str:
     return gettext("Only if %(condition)s.", condition=question.relevant.describe(words, gettext))
 
 
-def stored_answers_shown(survey: Survey, noisy: dict) -> list:
-    """Every question with its stored (noisy) answer, as the thank-you page lists them."""
-    return [(q, noisy.get(q.name)) for q in survey.questions]
+def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Markup]]:
+    """Every question with its stored (noisy) answer's padded label, as the thank-you page lists them."""
+    return [(q, padded_label(q, noisy.get(q.name))) for q in survey.questions]
+
+
+#: Thank-you frames kept per app (surveys x languages x with/without answers); all dropped when full.
+MAX_THANKS_FRAMES = 256
+
+
+def thanks_frame(survey: Survey, answered: bool) -> Frame:
+    """The thank-you page of ``survey`` cut at its answers (:mod:`web.frames`), rendered once per survey,
+    interface and page language, address and with or without answers, and kept on the app."""
+    frames = current_app.extensions.setdefault("thanks_frames", {})
+    key = (survey, answered, str(get_locale()), page_language(), request.script_root, request.path)
+    frame = frames.get(key)
+    if frame is None:
+        if len(frames) >= MAX_THANKS_FRAMES:
+            frames.clear()
+
+        def render(labels) -> str:
+            shown = list(zip(survey.questions, labels)) if answered else None
+            return render_template("respond/thanks.html", survey=survey, shown=shown)
+
+        frame = frames[key] = render_frame(render, len(survey.questions) if answered else 0)
+    return frame
 
 
 def thank(survey: Survey, noisy: dict | None) -> Response:
     """The thank-you page, showing every question's stored (noisy) answer when there are new ones."""
-    shown = None if noisy is None else stored_answers_shown(survey, noisy)
-    response = make_response(render_template("respond/thanks.html", survey=survey, shown=shown))
+    if noisy is None:
+        page = thanks_frame(survey, answered=False).fill(())
+    else:
+        page = thanks_frame(survey, answered=True).fill([label for _, label in stored_answers_shown(survey, noisy)])
+    response = make_response(page)
     response.set_cookie(
         done_cookie(survey),
         "1",
