@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date
 from fractions import Fraction
 
@@ -36,6 +36,18 @@ NOT_YET_OPEN = "not yet open"
 
 #: Default delta for the advanced-composition epsilon.
 DEFAULT_DELTA = 1e-6
+
+
+def _hash_once(obj) -> int:
+    """The hash a frozen dataclass would compute from its compared fields, worked out once and kept on
+    the object: a survey is a key of the web layer's caches on every request, and hashing its questions,
+    designs and translations each time cost more than the lookups it keys."""
+    try:
+        return obj.__dict__["_hash"]
+    except KeyError:
+        value = hash(tuple(getattr(obj, f.name) for f in fields(obj) if (f.compare if f.hash is None else f.hash)))
+        object.__setattr__(obj, "_hash", value)  # not a field: outside eq, repr and replace
+        return value
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,9 @@ class Question:
     design: BinaryDesign | MultipleChoiceDesign | TwoGroupDesign | MisclassificationDesign | None
     innocuous: str = ""
     relevant: Condition | None = None
+
+    def __hash__(self) -> int:
+        return _hash_once(self)
 
     def __post_init__(self) -> None:
         if self.randomize != (self.design is not None):
@@ -263,6 +278,9 @@ class Survey:
     languages: tuple[str, ...] = ()
     language: str = ""
     translations: tuple[tuple[str, Survey], ...] = ()
+
+    def __hash__(self) -> int:
+        return _hash_once(self)
 
     def in_language(self, language: str) -> Survey:
         """This survey with its texts in ``language``; itself for its own or an unknown language."""

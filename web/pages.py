@@ -247,7 +247,7 @@ def read_page(survey: Survey) -> tuple[Step, str, str]:
         current = {name: noisy.get(name) for name in current}
     path = randomized_on if carried.randomized_on in (NOT_YET, randomized_on) else "server"
     answers = merge(survey, carried.answers, current)
-    key, code = controls.submission_key.data, controls.invitation_code.data or ""
+    key, code = controls.submission_key, controls.invitation_code
     return _step(survey, replace(carried, answers=answers, randomized_on=path, arm=arm), go, names), key, code
 
 

@@ -421,7 +421,7 @@ def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str, str]
     answers, parsed = parse_answers(survey, form, prefix)
     arm = read_arm(survey, form.get("arm", ARM_WIRE[""]))
     noisy = answers if randomized_on == "device" else randomize_on_server(survey, answers, arm)
-    return noisy, randomized_on, parsed.submission_key.data, parsed.invitation_code.data or "", arm
+    return noisy, randomized_on, parsed.submission_key, parsed.invitation_code, arm
 
 
 def read_arm(survey: Survey, wire: str) -> str:
