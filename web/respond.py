@@ -587,8 +587,12 @@ def padded_label(question: Question, name: str | None) -> Markup:
     """The label of answer ``name`` (``None``: no answer), HTML-escaped and padded with
     spaces to the longest such label of the question, counted in UTF-8 bytes, so that
     the page showing it is as long whatever the answer."""
-    choices = tuple((choice.name, choice.label) for choice in question.choices)
-    return padded_labels(question.type, choices, str(get_locale()))[name]
+    return padded_labels_in(question, str(get_locale()))[name]
+
+
+def padded_labels_in(question: Question, locale: str) -> dict[str | None, Markup]:
+    """:func:`padded_labels` of ``question`` in ``locale``."""
+    return padded_labels(question.type, tuple((choice.name, choice.label) for choice in question.choices), locale)
 
 
 @lru_cache(maxsize=1024)
@@ -632,7 +636,8 @@ def skip_note(survey: Survey, question: Question) -> str:
 
 def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Markup]]:
     """Every question with its stored (noisy) answer's padded label, as the thank-you page lists them."""
-    return [(q, padded_label(q, noisy.get(q.name))) for q in survey.questions]
+    locale = str(get_locale())
+    return [(q, padded_labels_in(q, locale)[noisy.get(q.name)]) for q in survey.questions]
 
 
 #: Thank-you frames kept per app (surveys x languages x with/without answers); all dropped when full.
