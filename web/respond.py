@@ -636,8 +636,8 @@ def skip_note(survey: Survey, question: Question) -> str:
 
 def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Markup]]:
     """Every question with its stored (noisy) answer's padded label, as the thank-you page lists them."""
-    locale = str(get_locale())
-    return [(q, padded_labels_in(q, locale)[noisy.get(q.name)]) for q in survey.questions]
+    language = interface_language()
+    return [(q, padded_labels_in(q, language)[noisy.get(q.name)]) for q in survey.questions]
 
 
 #: Thank-you frames kept per app (surveys x languages x with/without answers); all dropped when full.
@@ -648,7 +648,8 @@ def thanks_frame(survey: Survey, answered: bool) -> Frame:
     """The thank-you page of ``survey`` cut at its answers (:mod:`web.frames`), rendered once per survey,
     interface and page language, address and with or without answers, and kept on the app."""
     frames = current_app.extensions.setdefault("thanks_frames", {})
-    key = (survey, answered, str(get_locale()), page_language(), request.script_root, request.path)
+    language = interface_language()  # Flask-Babel's locale selector: what get_locale() reads, without its cost
+    key = (survey, answered, language, g.get("page_language") or language, request.script_root, request.path)
     frame = frames.get(key)
     if frame is None:
         if len(frames) >= MAX_THANKS_FRAMES:
