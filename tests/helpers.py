@@ -787,3 +787,10 @@ K_OPTION_AS_MATRIX = (
     "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
     " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n"
 )
+
+
+def frontend_waits(trace: str) -> int:
+    """Messages after which a libpq client waits for the server (``Sync`` of the extended protocol, a simple
+    ``Query``), counted in a libpq protocol trace (``PGconn.trace``)."""
+    fields = [line.split("\t") for line in trace.splitlines()]
+    return sum(1 for f in fields if len(f) > 3 and f[1] == "F" and f[3].split(" ")[0] in ("Sync", "Query"))

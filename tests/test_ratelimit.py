@@ -7,6 +7,7 @@ import multiprocessing
 import pytest
 
 from storage import ratelimit
+from tests.helpers import frontend_waits
 
 
 @pytest.fixture
@@ -107,3 +108,19 @@ def test_counts_file_is_private_and_deleted_windows_are_zeroed(tmp_path, umask_0
     names = ("r.sqlite3", "r.sqlite3-wal", "r.sqlite3-shm")
     assert {name: os.stat(tmp_path / name).st_mode & 0o777 for name in names} == dict.fromkeys(names, 0o600)
     assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+
+
+def test_a_hit_on_postgresql_is_one_round_trip(postgres_url, tmp_path):
+    """Deleting what has run out and counting the hit: one statement, atomic in autocommit (was four waits:
+    BEGIN, DELETE, the count, COMMIT). Every submission counts its arrival, so this is on its path."""
+    conn = ratelimit.connect(postgres_url)
+    ratelimit.hit(conn, "old", ratelimit.Limit(5, 60), 100.0)
+    trace = tmp_path / "libpq.trace"
+    with open(trace, "w") as sink:
+        conn.conn.pgconn.trace(sink.fileno())
+        verdict = ratelimit.hit(conn, "new", ratelimit.Limit(5, 60), 200.0)
+        conn.conn.pgconn.untrace()
+    assert verdict.allowed and verdict.count == 1
+    assert [row[0] for row in conn.execute("SELECT bucket FROM window_hits")] == ["new"]  # "old" ran out
+    assert frontend_waits(trace.read_text()) == 1
+    conn.close()

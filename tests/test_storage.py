@@ -11,7 +11,7 @@ import pytest
 
 from storage import connection, migrations, queries, responses
 from surveys import submission
-from tests.helpers import model_survey, store_model_answers
+from tests.helpers import frontend_waits, model_survey, store_model_answers
 
 
 def response(answers=None, survey_id="s", designs=None):
@@ -392,13 +392,6 @@ def test_setting_wal_waits_while_another_process_holds_the_file_and_raises_anyth
     with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
         connection._set_wal(other)
     assert other.calls == 1
-
-
-def frontend_waits(trace: str) -> int:
-    """Messages after which a libpq client waits for the server (``Sync`` of the extended protocol, a simple
-    ``Query``), counted in a libpq protocol trace (``PGconn.trace``)."""
-    fields = [line.split("\t") for line in trace.splitlines()]
-    return sum(1 for f in fields if len(f) > 3 and f[1] == "F" and f[3].split(" ")[0] in ("Sync", "Query"))
 
 
 def test_a_response_on_postgresql_goes_out_in_four_round_trips(postgres_url, tmp_path):
