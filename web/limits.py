@@ -87,7 +87,7 @@ HOUR_SECONDS = 3600
 class Arrival:
     """One response's arrival: ``count``, the survey's responses in this clock hour with this one, and
     ``hour``, which clock hour (hours since the epoch). ``hour`` lives only in this process's memory, as
-    the key of :func:`usual_rate_if_burst`'s rule: it is never stored or logged."""
+    the key of :meth:`BurstRules.usual_rate_if_burst`'s rule: it is never stored or logged."""
 
     count: int
     hour: int
