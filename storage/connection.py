@@ -134,6 +134,29 @@ def immediate_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Da
 
 
 @contextmanager
+def pipelined_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """:func:`immediate_transaction` for a write of many statements: on PostgreSQL they go out in one
+    psycopg pipeline (https://www.psycopg.org/psycopg3/docs/advanced/pipeline.html), so the client waits
+    only where it reads a result (a ``fetch*`` of a ``RETURNING``: the ``BEGIN`` travels with it) and once at
+    the end (the ``COMMIT`` with the writes before it). Any error, raised by the server at either wait or by
+    the block, rolls the transaction back. On SQLite, :func:`immediate_transaction` itself."""
+    if not is_postgres(db):
+        with immediate_transaction(db):
+            yield db
+        return
+    conn = db.conn
+    try:
+        with conn.pipeline():
+            conn.execute("BEGIN")  # the pool's connections are in autocommit: a transaction block by hand
+            yield db
+            conn.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:  # not on a lost connection, which has none to roll back
+            conn.execute("ROLLBACK")
+        raise
+
+
+@contextmanager
 def read_snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """One read transaction: every query inside sees the same committed state
     (WAL readers never block the writers; on PostgreSQL a ``REPEATABLE READ``

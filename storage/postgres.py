@@ -77,12 +77,6 @@ class PostgresDatabase:
         cursor.execute(placeholders(sql), params)
         return cursor
 
-    def pipeline(self) -> psycopg.Pipeline:
-        """psycopg's pipeline mode: the statements inside are sent without waiting for each answer, and
-        their results (and any error) come back at the end of the block; one round trip instead of one per
-        statement (https://www.psycopg.org/psycopg3/docs/advanced/pipeline.html)."""
-        return self.conn.pipeline()
-
     def query(self, sql: str, params: Sequence | None = None) -> Iterator[dict]:
         """Rows as dicts (``sqlite_utils.Database.query``, positional parameters only)."""
         with self.conn.cursor(row_factory=psycopg.rows.dict_row) as cursor:

@@ -18,14 +18,13 @@ import hashlib
 import json
 import re
 import secrets
-from contextlib import nullcontext
 from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import sqlite_utils
 
-from storage.connection import executemany, immediate_transaction, is_postgres
+from storage.connection import executemany, immediate_transaction, pipelined_transaction
 
 if TYPE_CHECKING:
     from surveys.submission import NoisyResponse
@@ -75,38 +74,31 @@ def store_response(
     (the day, this hour's count as its peak, the usual rate) in the same
     transaction: no extra write per answer.
     """
-    with immediate_transaction(db):
+    # On PostgreSQL two round trips: BEGIN with the key's insert (its result decides), then the other writes
+    # (they read no result) with the COMMIT.
+    with pipelined_transaction(db):
         # A second writer of the same key waits for the first to commit, then inserts nothing.
         if not db.execute(
-            "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+            "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING 1",
             [submission_key, response.survey_id],
-        ).rowcount:
+        ).fetchall():
             return False
         if invitation_code is not None:
             _use_invitation_code(db, response.survey_id, invitation_code)
-        with _pipelined(db):  # the writes below read no result: sent together on PostgreSQL
-            _insert_response(db, response, day)
-            if hour_count is not None:
-                _count_hour(db, response.survey_id, hour_count)
-                if burst_usual_rate is not None:  # this hour is a burst: note its day in the same transaction
-                    _upsert_burst(db, response.survey_id, day, hour_count, burst_usual_rate)
+        _insert_response(db, response, day)
+        if hour_count is not None:
+            _count_hour(db, response.survey_id, hour_count)
+            if burst_usual_rate is not None:  # this hour is a burst: note its day in the same transaction
+                _upsert_burst(db, response.survey_id, day, hour_count, burst_usual_rate)
     return True
 
 
-def _pipelined(db: sqlite_utils.Database):
-    """On PostgreSQL, psycopg's pipeline (:meth:`storage.postgres.PostgresDatabase.pipeline`): the
-    statements of the block go out without waiting for each answer (one round trip for the block instead of
-    about ten); an error in any of them is raised at the end of the block, inside the transaction, which then
-    rolls back. On SQLite, where a statement is a function call, nothing."""
-    return db.pipeline() if is_postgres(db) else nullcontext()
-
-
 def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -> None:
-    cursor = db.execute(
-        "UPDATE invitation_codes SET used = 1 WHERE survey_id = ? AND code_hash = ? AND used = 0",
+    used = db.execute(  # RETURNING: rows to read, which a pipeline waits for (its rowcount would not be known)
+        "UPDATE invitation_codes SET used = 1 WHERE survey_id = ? AND code_hash = ? AND used = 0 RETURNING 1",
         [survey_id, hash_code(code)],
-    )
-    if cursor.rowcount != 1:
+    ).fetchall()
+    if len(used) != 1:
         raise InvitationCodeError(code)
 
 

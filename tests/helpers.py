@@ -790,7 +790,7 @@ K_OPTION_AS_MATRIX = (
 
 
 def frontend_waits(trace: str) -> int:
-    """Messages after which a libpq client waits for the server (``Sync`` of the extended protocol, a simple
-    ``Query``), counted in a libpq protocol trace (``PGconn.trace``)."""
-    fields = [line.split("\t") for line in trace.splitlines()]
-    return sum(1 for f in fields if len(f) > 3 and f[1] == "F" and f[3].split(" ")[0] in ("Sync", "Query"))
+    """Round trips in a libpq protocol trace (``PGconn.trace``): the times the client turned from sending
+    messages (``F``) to reading the server's (``B``), as it does only to wait for an answer."""
+    directions = [fields[1] for fields in (line.split("\t") for line in trace.splitlines()) if len(fields) > 3]
+    return sum(1 for sent, read in zip(directions, directions[1:]) if (sent, read) == ("F", "B"))
