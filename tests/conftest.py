@@ -63,6 +63,14 @@ BOTH_BACKEND_MODULES = {
     "test_security.py",
     "test_cli.py",
     "test_integrity.py",
+    "test_app.py",
+    "test_logs.py",
+    "test_fuzz.py",
+    "test_browser_admin.py",
+    "test_browser_designs.py",
+    "test_browser_languages.py",
+    "test_browser_pages.py",
+    "test_browser_respond.py",
 }
 
 
@@ -92,22 +100,47 @@ def app_backend(request) -> str:
 
 
 @pytest.fixture
-def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
+def app_database_url(app_backend: str, request) -> str | None:
+    """The URL of the PostgreSQL database of the test's apps (the session's one, emptied after the test:
+    :func:`postgres_app_url`), or None on SQLite."""
+    return request.getfixturevalue("postgres_app_url") if app_backend == "postgresql" else None
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, surveys_dir: Path, app_database_url: str | None):
+    """A function ``make_app(settings)``: an app on the test's backend (the SQLite file ``test.sqlite3``
+    in ``tmp_path``, or :func:`app_database_url`), serving ``surveys_dir``, with ``settings`` on top;
+    the PostgreSQL pools of every app it made are closed after the test."""
     from web.db import close_pools
 
-    database_url = request.getfixturevalue("postgres_app_url") if app_backend == "postgresql" else None
-    app = create_app(
+    made = []
+
+    def make(settings: dict):
+        app = create_app(
+            {
+                "TESTING": True,
+                "DATABASE": str(tmp_path / "test.sqlite3"),
+                "DATABASE_URL": app_database_url,
+                "SURVEYS_DIR": str(surveys_dir),
+                **settings,
+            }
+        )
+        made.append(app)
+        return app
+
+    yield make
+    for app in made:
+        close_pools(app)
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app(
         {
-            "TESTING": True,
-            "DATABASE": str(tmp_path / "test.sqlite3"),
-            "DATABASE_URL": database_url,
-            "SURVEYS_DIR": str(surveys_dir),
             "SECRET_KEY": "test-secret-key",
             "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
         }
     )
-    yield app
-    close_pools(app)
 
 
 @pytest.fixture

@@ -425,6 +425,27 @@ def dump(app) -> dict[str, list[tuple]]:
         db.close()
 
 
+def stored_bytes(app) -> bytes:
+    """Everything ``app`` has stored, to search for what must not be there. On SQLite: the bytes of the
+    database file and of the rate-limit file, each with its WAL (both files must exist). On PostgreSQL:
+    every row of every table of the app's database, the rate-limit counts included, as text."""
+    if not app.config.get("DATABASE_URL"):
+        files = [Path(app.config["DATABASE"]), Path(app.config["RATELIMIT_DATABASE"])]
+        return b"".join(
+            path.read_bytes() + b"".join(extra.read_bytes() for extra in path.parent.glob(path.name + "-*"))
+            for path in files
+        )
+    db = open_database(app)
+    try:
+        return "\n".join(
+            text
+            for table in db.table_names()  # names from the catalog, not input
+            for (text,) in db.execute(f'SELECT CAST("{table}" AS TEXT) FROM "{table}"').fetchall()
+        ).encode()
+    finally:
+        db.close()
+
+
 MESSAGE = re.compile(r'<p class="message">(.*?)</p>|role="alert">(.*?)</|role="status">(.*?)</', re.S)
 
 
@@ -697,12 +718,10 @@ def check_requests(app, survey, posts: list[str], device: bool, true: dict, nois
 
 
 def stored_answers(app) -> list[dict]:
-    """Every stored response's answers (the SQLite database of ``app``)."""
+    """Every stored response's answers (the database of ``app``, on either backend)."""
     import json
 
-    from storage import connection
-
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
         return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
     finally:
@@ -749,10 +768,8 @@ def post_page(
 
 
 def stored_arms(app) -> list[str]:
-    """Every stored response's arm (the SQLite database of ``app``)."""
-    from storage import connection
-
-    db = connection.connect(app.config["DATABASE"])
+    """Every stored response's arm (the database of ``app``, on either backend)."""
+    db = open_database(app)
     try:
         return [row["arm"] for row in db.query("SELECT arm FROM responses")]
     finally:
