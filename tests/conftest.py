@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from app import create_app
 from bench import postgres_cluster
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, served
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -190,13 +188,9 @@ def respondent(client) -> Respondent:
 
 @pytest.fixture
 def live_server(app):
-    """The app on a free loopback port, in a thread; yields its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
+    """The app on a free loopback port, in a thread (:func:`tests.helpers.served`); yields its base URL."""
+    with served(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

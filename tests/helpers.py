@@ -22,6 +22,7 @@ most 0.1%.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -32,11 +33,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from itertools import permutations
 from pathlib import Path
 
 import requests
 from scipy.stats import beta
+from werkzeug.serving import make_server
 
 from app import ROOT
 from storage import responses
@@ -537,6 +540,23 @@ class Server:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+@contextlib.contextmanager
+def served(app) -> Iterator[str]:
+    """``app`` served by Werkzeug's threaded server on a free loopback port, in a thread; yields its base URL.
+
+    The port is bound when ``make_server`` returns, so no wait. The server looks for the request to stop
+    every 20 ms instead of socketserver's default 0.5 s, which every browser test spent at teardown."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 class Client:
