@@ -69,6 +69,9 @@ BOTH_BACKEND_MODULES = {
     "test_browser_languages.py",
     "test_browser_pages.py",
     "test_browser_respond.py",
+    "test_assets.py",
+    "test_wording.py",
+    "test_xlsform.py",
 }
 
 
