@@ -42,7 +42,8 @@ def surveys_dir(tmp_path: Path) -> Path:
     return folder
 
 
-#: Test modules whose ``app`` runs on each backend in turn (the others' on SQLite only).
+#: Test modules whose ``app`` runs on each backend in turn: every module whose tests build an app, but those of
+#: :data:`SQLITE_ONLY_MODULES` (:func:`pytest_generate_tests` refuses a module in neither).
 BOTH_BACKEND_MODULES = {
     "test_postgres_app.py",
     "test_respond.py",
@@ -75,6 +76,18 @@ BOTH_BACKEND_MODULES = {
 }
 
 
+#: Test modules whose ``app`` (and ``fresh_db``) tests run on SQLite only, each with its reason.
+SQLITE_ONLY_MODULES = {
+    "test_db.py": "web/db.py's kept SQLite connection per worker thread (PostgreSQL takes one from a pool)",
+    "test_row_order.py": "SQLite's page layout and write-ahead log, and compact and backup rebuilding them",
+    "test_reliability.py": "its SQLite half: SQLite's write lock and busy timeout and its online backup; "
+    "the PostgreSQL half is there too, on a cluster of its own",
+    "test_storage.py": "its fresh_db tests: SQLite's WAL and busy timeout, rowid, backup and rebuild files, statement "
+    "trace, a recount under the busy timeout; its other storage tests run on both backends through backend_db",
+    "test_postgres.py": "PostgreSQL's own tests; its CLI runner's app only runs commands on the databases they name",
+}
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
@@ -84,12 +97,18 @@ def pytest_configure(config):
 
 
 def pytest_generate_tests(metafunc):
-    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` ones)."""
-    if (
-        "app_backend" in metafunc.fixturenames
-        and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES
-        and not metafunc.definition.get_closest_marker("sqlite_only")
-    ):
+    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` ones);
+    a test that uses an app in a module of neither list is a collection error, so no module is left on SQLite
+    without a reason."""
+    if "app_backend" not in metafunc.fixturenames:
+        return
+    module = Path(metafunc.module.__file__).name
+    if module not in BOTH_BACKEND_MODULES | SQLITE_ONLY_MODULES.keys():
+        raise ValueError(
+            f"{module}::{metafunc.function.__name__} uses an app: add {module} to BOTH_BACKEND_MODULES "
+            "(or, if what it tests is SQLite's own, to SQLITE_ONLY_MODULES with the reason) in tests/conftest.py"
+        )
+    if module in BOTH_BACKEND_MODULES and not metafunc.definition.get_closest_marker("sqlite_only"):
         metafunc.parametrize("app_backend", ["sqlite", "postgresql"], indirect=True)
 
 
