@@ -41,7 +41,7 @@ from tests.helpers import (
     AdminSession,
     Respondent,
     csrf_token_in,
-    dump,
+    dump_database,
     make_survey,
     message_of,
 )
@@ -104,6 +104,15 @@ def app(make_app, monkeypatch):
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
     return app
+
+
+@pytest.fixture
+def snapshot(app):
+    """``snapshot()``: every row of the app's database (:func:`tests.helpers.dump_database`), read through one
+    connection kept for the test: the examples dump before and after every request."""
+    db = open_database(app)
+    yield lambda: dump_database(db)
+    db.close()
 
 
 def without_admin_sessions(tables: dict) -> dict:
@@ -334,7 +343,7 @@ def sealed_tokens(app) -> dict:
     return {SEALED: token, SEALED_TAMPERED: token[:-2] + ("AA" if token[-2:] != "AA" else "BB")}
 
 
-def test_submissions_are_stored_or_refused_with_a_message(app):
+def test_submissions_are_stored_or_refused_with_a_message(app, snapshot):
     sealed = sealed_tokens(app)
     seen = Counter()
 
@@ -374,9 +383,9 @@ def test_submissions_are_stored_or_refused_with_a_message(app):
             **sealed,
             FILE: (io.BytesIO(b"yes"), "answers.txt"),
         }
-        before = dump(app)
+        before = snapshot()
         response = client.post("/s/quiz", data=resolve(pairs, tokens))
-        after = dump(app)
+        after = snapshot()
         seen[response.status_code] += 1
         if acceptable(pairs):  # 413: junk beside a sealed token can make the body too large
             assert response.status_code in (200, 413), (response.status_code, message_of(response))
@@ -394,7 +403,7 @@ def test_submissions_are_stored_or_refused_with_a_message(app):
     assert {200, 400, 413} <= set(seen)  # the examples reached both the stored and the refused paths
 
 
-def test_raw_bodies_are_refused_with_a_message(app):
+def test_raw_bodies_are_refused_with_a_message(app, snapshot):
     content_types = [
         "application/x-www-form-urlencoded",
         "multipart/form-data",
@@ -416,16 +425,16 @@ def test_raw_bodies_are_refused_with_a_message(app):
     def check(body, content_type):
         client = app.test_client()
         Respondent(client).open_form()
-        before = dump(app)
+        before = snapshot()
         response = client.post("/s/quiz", data=body, content_type=content_type)
         seen[response.status_code] += 1
-        assert_refused(response, before, dump(app))
+        assert_refused(response, before, snapshot())
 
     check()
     assert set(seen) == {400, 415}  # 415: not a form at all
 
 
-def test_any_survey_id_or_query_string_is_answered_without_error(app):
+def test_any_survey_id_or_query_string_is_answered_without_error(app, snapshot):
     seen = Counter()
 
     @FUZZ
@@ -437,17 +446,17 @@ def test_any_survey_id_or_query_string_is_answered_without_error(app):
     @example(survey_id="quiz", query=[("code", "<script>alert(1)</script>")], method="GET")
     @example(survey_id="\x00", query=[], method="GET")
     def check(survey_id, query, method):
-        before = dump(app)
+        before = snapshot()
         response = app.test_client().open(f"/s/{quote(survey_id, safe='')}", method=method, query_string=query)
         seen[response.status_code] += 1
         if response.status_code == 200:
             assert survey_id == "quiz" and method in ("GET", "HEAD")
             assert "<script>alert" not in response.get_data(as_text=True)  # query values are escaped
-            assert dump(app) == before
+            assert snapshot() == before
         elif merged_slashes(response):
-            assert "/" in survey_id and dump(app) == before
+            assert "/" in survey_id and snapshot() == before
         elif method != "HEAD":
-            assert_refused(response, before, dump(app))
+            assert_refused(response, before, snapshot())
         else:
             assert 400 <= response.status_code < 500
 
@@ -522,7 +531,7 @@ def check_export_body(path: str, response) -> None:
         assert rows and all(len(row) == len(rows[0]) for row in rows)
 
 
-def test_admin_pages_and_exports_take_any_query_string(app):
+def test_admin_pages_and_exports_take_any_query_string(app, snapshot):
     seed_responses(app)
     signed_in = app.test_client()
     assert AdminSession(signed_in, app).login().status_code == 302
@@ -553,7 +562,7 @@ def test_admin_pages_and_exports_take_any_query_string(app):
     )
     def check(template, survey_id, query, admin):
         path = template.format(quote(survey_id, safe=""))
-        before = dump(app)
+        before = snapshot()
         response = (signed_in if admin else anonymous).get(path, query_string=query)
         status = response.status_code
         seen[status, admin] += 1
@@ -561,22 +570,22 @@ def test_admin_pages_and_exports_take_any_query_string(app):
             assert admin
             if is_export(path):
                 check_export_body(path, response)
-            assert dump(app) == before
+            assert snapshot() == before
         elif status == 302:
             assert not admin and not is_export(path)
             assert urlsplit(response.headers["Location"]).path == "/admin/login"
-            assert dump(app) == before
+            assert snapshot() == before
         elif merged_slashes(response):
             assert survey_id == "" or "/" in survey_id
         else:
-            assert_refused(response, before, dump(app))
+            assert_refused(response, before, snapshot())
             assert admin or status in (401, 404), status
 
     check()
     assert {(200, True), (400, True), (404, True), (302, False), (401, False)} <= set(seen)
 
 
-def test_state_changes_are_made_only_with_a_valid_form(app):
+def test_state_changes_are_made_only_with_a_valid_form(app, snapshot):
     signed_in = app.test_client()
     auth = AdminSession(signed_in, app)
     auth.login()
@@ -606,11 +615,11 @@ def test_state_changes_are_made_only_with_a_valid_form(app):
     @example(admin=True, survey_id="/quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
     def check(admin, survey_id, pairs):
         data = resolve(pairs, {CSRF: tokens[admin]})
-        before = dump(app)
+        before = snapshot()
         response = (signed_in if admin else anonymous).post(
             f"/admin/surveys/{quote(survey_id, safe='')}/state", data=data
         )
-        after = dump(app)
+        after = snapshot()
         seen[response.status_code, admin] += 1
         valid = (
             admin
@@ -636,7 +645,7 @@ def test_state_changes_are_made_only_with_a_valid_form(app):
     assert {(302, True), (400, True), (400, False), (401, False)} <= set(seen)
 
 
-def test_sign_in_takes_any_junk(app):
+def test_sign_in_takes_any_junk(app, snapshot):
     seen = Counter()
 
     @FUZZ
@@ -668,9 +677,9 @@ def test_sign_in_takes_any_junk(app):
         client = app.test_client()
         token = csrf_token_in(client.get("/admin/login").get_data(as_text=True))
         data = resolve(pairs, {CSRF: token})
-        before = dump(app)
+        before = snapshot()
         response = client.post("/admin/login", data=data, query_string={"next": next_} if next_ else None)
-        after = dump(app)
+        after = snapshot()
         seen[response.status_code] += 1
         right = (
             data.get("csrf_token") == token
