@@ -73,6 +73,8 @@ BOTH_BACKEND_MODULES = {
     "test_assets.py",
     "test_wording.py",
     "test_xlsform.py",
+    "test_forms.py",
+    "test_frames.py",
 }
 
 
