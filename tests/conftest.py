@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from app import create_app
 from bench import postgres_cluster
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent
+from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, served
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -44,7 +42,8 @@ def surveys_dir(tmp_path: Path) -> Path:
     return folder
 
 
-#: Test modules whose ``app`` runs on each backend in turn (the others' on SQLite only).
+#: Test modules whose ``app`` runs on each backend in turn: every module whose tests build an app, but those of
+#: :data:`SQLITE_ONLY_MODULES` (:func:`pytest_generate_tests` refuses a module in neither).
 BOTH_BACKEND_MODULES = {
     "test_postgres_app.py",
     "test_respond.py",
@@ -63,6 +62,31 @@ BOTH_BACKEND_MODULES = {
     "test_security.py",
     "test_cli.py",
     "test_integrity.py",
+    "test_app.py",
+    "test_logs.py",
+    "test_fuzz.py",
+    "test_browser_admin.py",
+    "test_browser_designs.py",
+    "test_browser_languages.py",
+    "test_browser_pages.py",
+    "test_browser_respond.py",
+    "test_assets.py",
+    "test_wording.py",
+    "test_xlsform.py",
+    "test_forms.py",
+    "test_frames.py",
+}
+
+
+#: Test modules whose ``app`` (and ``fresh_db``) tests run on SQLite only, each with its reason.
+SQLITE_ONLY_MODULES = {
+    "test_db.py": "web/db.py's kept SQLite connection per worker thread (PostgreSQL takes one from a pool)",
+    "test_row_order.py": "SQLite's page layout and write-ahead log, and compact and backup rebuilding them",
+    "test_reliability.py": "its SQLite half: SQLite's write lock and busy timeout and its online backup; "
+    "the PostgreSQL half is there too, on a cluster of its own",
+    "test_storage.py": "its fresh_db tests: SQLite's WAL and busy timeout, rowid, backup and rebuild files, statement "
+    "trace, a recount under the busy timeout; its other storage tests run on both backends through backend_db",
+    "test_postgres.py": "PostgreSQL's own tests; its CLI runner's app only runs commands on the databases they name",
 }
 
 
@@ -75,12 +99,18 @@ def pytest_configure(config):
 
 
 def pytest_generate_tests(metafunc):
-    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` ones)."""
-    if (
-        "app_backend" in metafunc.fixturenames
-        and Path(metafunc.module.__file__).name in BOTH_BACKEND_MODULES
-        and not metafunc.definition.get_closest_marker("sqlite_only")
-    ):
+    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` ones);
+    a test that uses an app in a module of neither list is a collection error, so no module is left on SQLite
+    without a reason."""
+    if "app_backend" not in metafunc.fixturenames:
+        return
+    module = Path(metafunc.module.__file__).name
+    if module not in BOTH_BACKEND_MODULES | SQLITE_ONLY_MODULES.keys():
+        raise ValueError(
+            f"{module}::{metafunc.function.__name__} uses an app: add {module} to BOTH_BACKEND_MODULES "
+            "(or, if what it tests is SQLite's own, to SQLITE_ONLY_MODULES with the reason) in tests/conftest.py"
+        )
+    if module in BOTH_BACKEND_MODULES and not metafunc.definition.get_closest_marker("sqlite_only"):
         metafunc.parametrize("app_backend", ["sqlite", "postgresql"], indirect=True)
 
 
@@ -92,22 +122,47 @@ def app_backend(request) -> str:
 
 
 @pytest.fixture
-def app(tmp_path: Path, surveys_dir: Path, app_backend: str, request):
+def app_database_url(app_backend: str, request) -> str | None:
+    """The URL of the PostgreSQL database of the test's apps (the session's one, emptied after the test:
+    :func:`postgres_app_url`), or None on SQLite."""
+    return request.getfixturevalue("postgres_app_url") if app_backend == "postgresql" else None
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, surveys_dir: Path, app_database_url: str | None):
+    """A function ``make_app(settings)``: an app on the test's backend (the SQLite file ``test.sqlite3``
+    in ``tmp_path``, or :func:`app_database_url`), serving ``surveys_dir``, with ``settings`` on top;
+    the PostgreSQL pools of every app it made are closed after the test."""
     from web.db import close_pools
 
-    database_url = request.getfixturevalue("postgres_app_url") if app_backend == "postgresql" else None
-    app = create_app(
+    made = []
+
+    def make(settings: dict):
+        app = create_app(
+            {
+                "TESTING": True,
+                "DATABASE": str(tmp_path / "test.sqlite3"),
+                "DATABASE_URL": app_database_url,
+                "SURVEYS_DIR": str(surveys_dir),
+                **settings,
+            }
+        )
+        made.append(app)
+        return app
+
+    yield make
+    for app in made:
+        close_pools(app)
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app(
         {
-            "TESTING": True,
-            "DATABASE": str(tmp_path / "test.sqlite3"),
-            "DATABASE_URL": database_url,
-            "SURVEYS_DIR": str(surveys_dir),
             "SECRET_KEY": "test-secret-key",
             "RATELIMIT_SUBMISSIONS": "100000/600",  # tests submit many times from one address
         }
     )
-    yield app
-    close_pools(app)
 
 
 @pytest.fixture
@@ -157,13 +212,9 @@ def respondent(client) -> Respondent:
 
 @pytest.fixture
 def live_server(app):
-    """The app on a free loopback port, in a thread; yields its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
+    """The app on a free loopback port, in a thread (:func:`tests.helpers.served`); yields its base URL."""
+    with served(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

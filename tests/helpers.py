@@ -22,6 +22,7 @@ most 0.1%.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -32,11 +33,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from itertools import permutations
 from pathlib import Path
 
 import requests
 from scipy.stats import beta
+from werkzeug.serving import make_server
 
 from app import ROOT
 from storage import responses
@@ -416,11 +419,38 @@ def dump(app) -> dict[str, list[tuple]]:
     are left out, as on SQLite, where they are in a file of their own (on PostgreSQL, in the same database)."""
     db = open_database(app)
     try:
-        return {
-            table: sorted(map(tuple, db.execute(f'SELECT * FROM "{table}"').fetchall()), key=repr)
-            for table in db.table_names()
-            if table not in DUMP_WITHOUT_DATA
-        }
+        return dump_database(db)
+    finally:
+        db.close()
+
+
+def dump_database(db) -> dict[str, list[tuple]]:
+    """:func:`dump` read through an open connection (a test that dumps after every request keeps one:
+    a new PostgreSQL connection costs ten times the reading)."""
+    return {
+        table: sorted(map(tuple, db.execute(f'SELECT * FROM "{table}"').fetchall()), key=repr)
+        for table in db.table_names()
+        if table not in DUMP_WITHOUT_DATA
+    }
+
+
+def stored_bytes(app) -> bytes:
+    """Everything ``app`` has stored, to search for what must not be there. On SQLite: the bytes of the
+    database file and of the rate-limit file, each with its WAL (both files must exist). On PostgreSQL:
+    every row of every table of the app's database, the rate-limit counts included, as text."""
+    if not app.config.get("DATABASE_URL"):
+        files = [Path(app.config["DATABASE"]), Path(app.config["RATELIMIT_DATABASE"])]
+        return b"".join(
+            path.read_bytes() + b"".join(extra.read_bytes() for extra in path.parent.glob(path.name + "-*"))
+            for path in files
+        )
+    db = open_database(app)
+    try:
+        return "\n".join(
+            text
+            for table in db.table_names()  # names from the catalog, not input
+            for (text,) in db.execute(f'SELECT CAST("{table}" AS TEXT) FROM "{table}"').fetchall()
+        ).encode()
     finally:
         db.close()
 
@@ -516,6 +546,23 @@ class Server:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+@contextlib.contextmanager
+def served(app) -> Iterator[str]:
+    """``app`` served by Werkzeug's threaded server on a free loopback port, in a thread; yields its base URL.
+
+    The port is bound when ``make_server`` returns, so no wait. The server looks for the request to stop
+    every 20 ms instead of socketserver's default 0.5 s, which every browser test spent at teardown."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 class Client:
@@ -697,12 +744,10 @@ def check_requests(app, survey, posts: list[str], device: bool, true: dict, nois
 
 
 def stored_answers(app) -> list[dict]:
-    """Every stored response's answers (the SQLite database of ``app``)."""
+    """Every stored response's answers (the database of ``app``, on either backend)."""
     import json
 
-    from storage import connection
-
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
         return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
     finally:
@@ -749,10 +794,8 @@ def post_page(
 
 
 def stored_arms(app) -> list[str]:
-    """Every stored response's arm (the SQLite database of ``app``)."""
-    from storage import connection
-
-    db = connection.connect(app.config["DATABASE"])
+    """Every stored response's arm (the database of ``app``, on either backend)."""
+    db = open_database(app)
     try:
         return [row["arm"] for row in db.query("SELECT arm FROM responses")]
     finally:

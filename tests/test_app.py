@@ -8,18 +8,29 @@ import re
 import pytest
 
 from app import create_app
+from tests.helpers import stored_bytes
+from web.db import open_database
 from web.logs import RedactClientAddress
 
 
-def test_config_comes_from_flask_prefixed_environment(monkeypatch, tmp_path):
+def test_config_comes_from_flask_prefixed_environment(monkeypatch, tmp_path, app_backend, request):
+    url = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else None  # new, empty
     monkeypatch.setenv("FLASK_DATABASE", str(tmp_path / "env.sqlite3"))
+    if url:
+        monkeypatch.setenv("FLASK_DATABASE_URL", url)
     monkeypatch.setenv("FLASK_SURVEYS_DIR", str(tmp_path))
     monkeypatch.setenv("FLASK_SECRET_KEY", "from-env")
     app = create_app()
     assert app.config["DATABASE"] == str(tmp_path / "env.sqlite3")
+    assert app.config.get("DATABASE_URL") == url
     assert app.config["SURVEYS_DIR"] == str(tmp_path)
     assert app.config["SECRET_KEY"] == "from-env"
-    assert (tmp_path / "env.sqlite3").exists()  # schema created on first run
+    db = open_database(app)
+    try:
+        assert "responses" in db.table_names()  # schema created on first run
+    finally:
+        db.close()
+    assert (tmp_path / "env.sqlite3").exists() == (url is None)  # on PostgreSQL, no SQLite file beside it
 
 
 def test_csrf_token_lives_at_least_a_day(app):
@@ -127,29 +138,22 @@ def test_rate_limit_can_be_switched_off(app):
         )
 
 
-def test_rate_limit_file_holds_no_address(app, respondent):
+def test_rate_limit_counts_hold_no_address(app, respondent):
+    """In the rate-limit file on SQLite, in the app's database on PostgreSQL: a keyed hash, not the address."""
     respondent.submit({"cheated": "no", "ai_use": "once", "year": "first"})
-    from pathlib import Path
+    data = stored_bytes(app)
+    assert b"submit:" in data  # the search does see the submission's bucket ...
+    assert b"127.0.0.1" not in data  # ... which names no address
 
-    data = Path(app.config["RATELIMIT_DATABASE"]).read_bytes()
-    assert b"127.0.0.1" not in data
 
-
-def trusted_app(monkeypatch, tmp_path, surveys_dir, value: str):
+def trusted_app(monkeypatch, make_app, value: str):
     monkeypatch.setenv("FLASK_TRUSTED_HOSTS", value)
-    return create_app(
-        {
-            "TESTING": True,
-            "DATABASE": str(tmp_path / "hosts.sqlite3"),
-            "SURVEYS_DIR": str(surveys_dir),
-            "SECRET_KEY": "x",
-        }
-    )
+    return make_app({"SECRET_KEY": "x"})
 
 
 @pytest.mark.parametrize("value", ["survey.example, localhost", '["survey.example", "localhost"]'])
-def test_trusted_hosts_from_the_environment_refuse_a_foreign_host(monkeypatch, tmp_path, surveys_dir, value):
-    client = trusted_app(monkeypatch, tmp_path, surveys_dir, value).test_client()
+def test_trusted_hosts_from_the_environment_refuse_a_foreign_host(monkeypatch, make_app, value):
+    client = trusted_app(monkeypatch, make_app, value).test_client()
     for path in ("/", "/admin", "/admin/", "/s/quiz"):
         foreign = client.get(path, headers={"Host": "evil.example"})
         assert foreign.status_code == 400 and "Location" not in foreign.headers
@@ -176,17 +180,23 @@ def test_redirects_after_sign_in_and_sign_out_are_paths(auth):
     assert signed_out.status_code == 302 and signed_out.headers["Location"] == "/admin/login"
 
 
-def test_the_app_asks_for_one_blas_thread_before_numpy_is_imported(tmp_path):
+def test_the_app_asks_for_one_blas_thread_before_numpy_is_imported(tmp_path, app_database_url):
     import subprocess
     import sys
     from pathlib import Path
 
+    settings = {
+        "TESTING": True,
+        "SECRET_KEY": "x",
+        "DATABASE": str(tmp_path / "b.sqlite3"),
+        "DATABASE_URL": app_database_url,
+    }
     code = (
         "import os, sys\n"
         "for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS'): os.environ.pop(name, None)\n"
         "import app\n"
         "before = 'numpy' in sys.modules\n"
-        f"app.create_app({{'TESTING': True, 'SECRET_KEY': 'x', 'DATABASE': {str(tmp_path / 'b.sqlite3')!r}}})\n"
+        f"app.create_app({settings!r})\n"
         "print(before, 'numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])\n"
     )
     root = Path(__file__).resolve().parent.parent
@@ -201,26 +211,16 @@ def test_the_app_asks_for_one_blas_thread_before_numpy_is_imported(tmp_path):
 FORWARDED = {"X-Forwarded-For": "203.0.113.77", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "survey.example.org"}
 
 
-def proxied_app(tmp_path, surveys_dir, hops, **settings):
-    return create_app(
-        {
-            "TESTING": True,
-            "DATABASE": str(tmp_path / "proxied.sqlite3"),
-            "SURVEYS_DIR": str(surveys_dir),
-            "SECRET_KEY": "x",
-            "PROXY_FIX": hops,
-            **settings,
-        }
-    )
+def proxied_app(make_app, hops, **settings):
+    return make_app({"SECRET_KEY": "x", "PROXY_FIX": hops, **settings})
 
 
 @pytest.mark.parametrize(("hops", "link"), [(0, "http://localhost/s/quiz"), (1, "https://survey.example.org/s/quiz")])
-def test_proxy_fix_takes_scheme_and_host_from_x_forwarded_only_when_set(tmp_path, surveys_dir, hops, link):
+def test_proxy_fix_takes_scheme_and_host_from_x_forwarded_only_when_set(make_app, hops, link):
     from storage import accounts
     from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession
-    from web.db import open_database
 
-    app = proxied_app(tmp_path, surveys_dir, hops)
+    app = proxied_app(make_app, hops)
     db = open_database(app)
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
@@ -232,10 +232,8 @@ def test_proxy_fix_takes_scheme_and_host_from_x_forwarded_only_when_set(tmp_path
 
 
 @pytest.mark.parametrize(("hops", "forwarded_host_status"), [(0, 400), (1, 200)])
-def test_trusted_hosts_check_the_forwarded_host_only_behind_a_trusted_proxy(
-    tmp_path, surveys_dir, hops, forwarded_host_status
-):
-    app = proxied_app(tmp_path, surveys_dir, hops, TRUSTED_HOSTS=["survey.example.org"])
+def test_trusted_hosts_check_the_forwarded_host_only_behind_a_trusted_proxy(make_app, hops, forwarded_host_status):
+    app = proxied_app(make_app, hops, TRUSTED_HOSTS=["survey.example.org"])
     client = app.test_client()
     headers = {"Host": "10.0.0.5:8000", "X-Forwarded-Host": "survey.example.org"}
     assert client.get("/s/quiz", headers=headers).status_code == forwarded_host_status
@@ -244,11 +242,11 @@ def test_trusted_hosts_check_the_forwarded_host_only_behind_a_trusted_proxy(
 
 @pytest.mark.parametrize(("hops", "second_status"), [(0, 429), (1, 200)])
 def test_behind_a_trusted_proxy_the_rate_limit_keys_on_the_client_and_stores_no_address(
-    tmp_path, surveys_dir, hops, second_status, caplog
+    make_app, hops, second_status, caplog
 ):
     from tests.helpers import Respondent
 
-    app = proxied_app(tmp_path, surveys_dir, hops, RATELIMIT_SUBMISSIONS="1/600")
+    app = proxied_app(make_app, hops, RATELIMIT_SUBMISSIONS="1/600")
     answers = {"cheated": "yes", "ai_use": "once", "year": "first"}
     statuses = []
     with caplog.at_level(logging.DEBUG):
@@ -257,14 +255,13 @@ def test_behind_a_trusted_proxy_the_rate_limit_keys_on_the_client_and_stores_no_
             client.environ_base["HTTP_X_FORWARDED_FOR"] = address
             statuses.append(Respondent(client).submit(answers).status_code)
     assert statuses == [200, second_status]
-    files = [tmp_path / "proxied.sqlite3", tmp_path / "proxied-ratelimit.sqlite3"]
-    stored = b"".join(path.read_bytes() for path in tmp_path.glob("proxied*") if path.is_file())
-    assert all(path.exists() for path in files)
+    stored = stored_bytes(app)  # the database and the rate-limit counts (SQLite: both files must exist)
+    assert b"submit:" in stored and b'"cheated"' in stored  # the search sees the buckets and the answers
     assert b"203.0.113" not in stored and b"198.51.100" not in stored  # no address next to an answer
     assert "203.0.113" not in caplog.text and "198.51.100" not in caplog.text
 
 
 @pytest.mark.parametrize("value", [-1, "two", True, 1.5])
-def test_a_proxy_fix_that_is_not_a_count_of_proxies_is_refused_by_name(tmp_path, surveys_dir, value):
+def test_a_proxy_fix_that_is_not_a_count_of_proxies_is_refused_by_name(make_app, value):
     with pytest.raises(ValueError, match=r"PROXY_FIX .* not " + re.escape(repr(value))):
-        proxied_app(tmp_path, surveys_dir, value)
+        proxied_app(make_app, value)

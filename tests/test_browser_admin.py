@@ -139,12 +139,12 @@ def test_dashboard_on_a_phone_shows_epsilon_and_close_without_scrolling_sideways
 def test_admin_fits_a_model_sees_its_table_and_chart_and_downloads_it(
     browser, live_server, app, admin_account, size, viewport
 ):
-    from storage import connection
     from surveys.files import load_catalog
     from surveys.models import ModelChoice
     from tests.helpers import model_answers
     from web import gather
     from web.charts import figures
+    from web.db import open_database
 
     add_responses(app, model_answers())
     page = signed_in_page(browser, live_server, viewport)
@@ -157,7 +157,7 @@ def test_admin_fits_a_model_sees_its_table_and_chart_and_downloads_it(
     form.get_by_role("button", name="Fit the model").click()
     page.wait_for_url("**model_predictors=year**")
 
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
     expected = gather.stored_model(db, survey, ModelChoice("cheated", ("year",), {"year": "second"}), 0.95)
     db.close()

@@ -174,9 +174,9 @@ def sent_answers(survey, request) -> dict[str, str]:
 def stored_rows(app) -> list[dict]:
     import json
 
-    from storage import connection
+    from web.db import open_database
 
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
         return [dict(row, answers=json.loads(row["answers"])) for row in db.query("SELECT * FROM responses")]
     finally:

@@ -27,7 +27,15 @@ from analysis.design import (
 from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.arms import group_yes_probabilities
-from tests.helpers import N_DRAWS, audit, clopper_pearson_lower, clopper_pearson_upper, yes_no_expected
+from tests.helpers import (
+    N_DRAWS,
+    audit,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    served,
+    stored_bytes,
+    yes_no_expected,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -66,9 +74,9 @@ def posted_answers(request, app, prefix: str = "rr-") -> dict[str, str | None]:
 
 
 def stored_answers(app) -> list[dict]:
-    from storage import connection
+    from web.db import open_database
 
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
         return [dict(row, answers=json.loads(row["answers"])) for row in db.query("SELECT * FROM responses")]
     finally:
@@ -76,11 +84,11 @@ def stored_answers(app) -> list[dict]:
 
 
 def rows(app, table: str) -> list[dict]:
-    from storage import connection
+    from web.db import open_database
 
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
-        return list(db.query(f"SELECT * FROM [{table}]"))
+        return list(db.query(f'SELECT * FROM "{table}"'))
     finally:
         db.close()
 
@@ -88,9 +96,9 @@ def rows(app, table: str) -> list[dict]:
 def every_stored_value(app) -> set[str]:
     """Every cell of every table, answers JSON unpacked; design descriptions left
     out (they list every choice of the survey, which is no one's answer)."""
-    from storage import connection
+    from web.db import open_database
 
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     try:
         names = [t for t in db.table_names() if t != "designs"]
     finally:
@@ -156,9 +164,7 @@ def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, c
     from surveys.design_contract import design_record
 
     assert [r["questions"] for r in rows(app, "designs")] == [design_record(app_survey(app))]
-    database = Path(app.config["DATABASE"])
-    stored_bytes = b"".join(p.read_bytes() for p in database.parent.glob(database.name + "*"))
-    assert b"127.0.0.1" not in stored_bytes
+    assert b"127.0.0.1" not in stored_bytes(app)  # the database and the rate-limit counts
     assert "POST /s/quiz" in caplog.text  # the log was captured ...
     assert "127.0.0.1" not in caplog.text and "sometimes" not in caplog.text  # ... and holds neither
 
@@ -337,28 +343,18 @@ SERVER_SENTENCE = "JavaScript is off, so this form sends your true answers; the 
 
 
 @pytest.fixture
-def shipped_server(tmp_path):
-    """The app serving the shipped example surveys (survey_files/*.yaml) on a free port."""
-    import threading
+def shipped_app(make_app):
+    """The app serving the shipped example surveys (survey_files/*.yaml), on the test's backend."""
+    from app import ROOT
 
-    from werkzeug.serving import make_server
+    return make_app({"SURVEYS_DIR": str(ROOT / "survey_files"), "SECRET_KEY": "shipped"})
 
-    from app import ROOT, create_app
 
-    app = create_app(
-        {
-            "TESTING": True,
-            "DATABASE": str(tmp_path / "shipped.sqlite3"),
-            "SURVEYS_DIR": str(ROOT / "survey_files"),
-            "SECRET_KEY": "shipped",
-        }
-    )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
+@pytest.fixture
+def shipped_server(shipped_app):
+    """:func:`shipped_app` on a free port; yields its base URL."""
+    with served(shipped_app) as url:
+        yield url
 
 
 def visible_text(page) -> str:
@@ -514,7 +510,7 @@ def test_browser_passes_crosswise_and_triangular_answers_through(page, live_serv
     assert counts == {"yes": {"yes": 1000}, "no": {"no": 1000}}
 
 
-def test_device_sends_the_crosswise_answer_as_given_and_warner_randomized(browser, shipped_server, tmp_path):
+def test_device_sends_the_crosswise_answer_as_given_and_warner_randomized(browser, shipped_server):
     """The shipped crosswise example with every draw forced to 2^32 - 5 (randomBelow(4) = 3, so Warner with
     p = 3/4 answers the negation: a true "yes" is sent as "no"); the crosswise answer is sent as chosen."""
     context = browser.new_context()
@@ -547,15 +543,17 @@ def remembered_arm(arm: str) -> str:
     return f'window.localStorage.setItem("rr:{LIE_DETECTOR}:v1:arm", "{arm}");'
 
 
-def shipped_rows(tmp_path) -> list[dict]:
-    import sqlite3
+def shipped_rows(shipped_app) -> list[dict]:
+    from web.db import open_database
 
-    with sqlite3.connect(tmp_path / "shipped.sqlite3") as db:
-        db.row_factory = sqlite3.Row
-        return [dict(row) for row in db.execute("SELECT arm, randomized_on, answers FROM responses")]
+    db = open_database(shipped_app)
+    try:
+        return list(db.query("SELECT arm, randomized_on, answers FROM responses"))
+    finally:
+        db.close()
 
 
-def test_device_sends_the_lie_detector_answer_randomized_in_its_group(browser, shipped_server, tmp_path):
+def test_device_sends_the_lie_detector_answer_randomized_in_its_group(browser, shipped_server, shipped_app):
     """Group 2, every draw 0: the true "no" leaves the device as "yes" (never as "no"), with the group in one
     character; the stored row has the same group and answer. The form says nothing of a direct arm."""
     context = browser.new_context()
@@ -573,12 +571,12 @@ def test_device_sends_the_lie_detector_answer_randomized_in_its_group(browser, s
     assert "evaded" not in fields and fields["rr-evaded"].strip() == "yes"
     assert (fields["arm"], fields["randomized_on"]) == ("2", "device")
     assert page.get_by_role("heading", name="Thank you").is_visible()
-    (row,) = shipped_rows(tmp_path)
+    (row,) = shipped_rows(shipped_app)
     assert (row["arm"], row["randomized_on"], json.loads(row["answers"])["evaded"]) == ("2", "device", "yes")
     context.close()
 
 
-def test_device_in_the_direct_arm_says_so_and_sends_the_answer_as_given(browser, shipped_server, tmp_path):
+def test_device_in_the_direct_arm_says_so_and_sends_the_answer_as_given(browser, shipped_server, shipped_app):
     context = browser.new_context()
     page = context.new_page()
     page.add_init_script(remembered_arm("d") + ZERO_DRAWS)
@@ -588,12 +586,12 @@ def test_device_in_the_direct_arm_says_so_and_sends_the_answer_as_given(browser,
     fill_in(page, {"evaded": "No", "employment": "Employed"})
     fields = dict(posted_fields(submit(page)))
     assert fields["rr-evaded"].strip() == "no" and fields["arm"] == "d"
-    (row,) = shipped_rows(tmp_path)
+    (row,) = shipped_rows(shipped_app)
     assert (row["arm"], json.loads(row["answers"])["evaded"]) == ("direct", "no")
     context.close()
 
 
-def test_without_javascript_the_lie_detector_arm_comes_from_the_server(browser, shipped_server, tmp_path):
+def test_without_javascript_the_lie_detector_arm_comes_from_the_server(browser, shipped_server, shipped_app):
     """JavaScript off: the server drew the arm with the form (posted back as drawn) and randomizes on arrival;
     the page says that the true answer is sent."""
     context = browser.new_context(java_script_enabled=False)
@@ -607,7 +605,7 @@ def test_without_javascript_the_lie_detector_arm_comes_from_the_server(browser, 
     fill_in(page, {"evaded": "Yes", "employment": "Other or none"})
     fields = dict(posted_fields(submit(page)))
     assert fields["arm"] == drawn and "rr-evaded" not in fields
-    (row,) = shipped_rows(tmp_path)
+    (row,) = shipped_rows(shipped_app)
     assert row["arm"] == {"d": "direct"}.get(drawn, drawn) and row["randomized_on"] == "server"
     assert json.loads(row["answers"])["evaded"] == "yes"  # a true yes is stored yes in either group, and directly
     context.close()

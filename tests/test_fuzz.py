@@ -5,7 +5,7 @@ gets its normal answer (200 or a redirect); anything else is a 4xx whose
 page says why in words; and a refused request leaves every table of the
 database exactly as it was.
 
-Each test builds one app on a temporary database (``fresh_app``) and runs
+Each test builds one app (this module's ``app`` fixture, on each backend in turn) and runs
 its Hypothesis examples against it, with a fresh test client per example
 where cookies matter, comparing a dump of the database before and after
 each request. ``RR_FUZZ_EXAMPLES`` raises the number of examples for a
@@ -15,15 +15,12 @@ deeper local run; the default keeps the file to a few seconds and, with
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import os
 import re
-import tempfile
 from collections import Counter
-from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
@@ -33,8 +30,7 @@ from hypothesis import strategies as st
 from werkzeug.datastructures import MultiDict
 
 from analysis import INTERVAL_METHODS
-from app import create_app
-from storage import accounts, connection, responses
+from storage import accounts, responses
 from surveys.files import load_catalog
 from surveys.form_fields import CONTROL_FIELDS
 from surveys.submission import noisy_response
@@ -45,10 +41,11 @@ from tests.helpers import (
     AdminSession,
     Respondent,
     csrf_token_in,
-    dump,
+    dump_database,
     make_survey,
     message_of,
 )
+from web.db import open_database
 from web.forms import INVITATION_CODE, SUBMISSION_KEY, wire_value
 
 FUZZ = settings(
@@ -88,32 +85,34 @@ WIRE = {
 # An app, a dump of its database, the "refused with a message" check.
 
 
-@contextlib.contextmanager
-def fresh_app(**config):
-    """An app on its own temporary database and surveys folder, with one admin
-    account. Argon2 is made cheap here: sign-in is fuzzed, not the hash."""
-    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
-        cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-        mp.setattr(accounts, "HASHER", cheap)
-        mp.setattr(accounts, "_DUMMY_HASH", cheap.hash("dummy"))
-        folder = Path(tmp, "surveys")
-        folder.mkdir()
-        (folder / "quiz.yaml").write_text(QUIZ_YAML)
-        app = create_app(
-            {
-                "TESTING": True,
-                "DATABASE": str(Path(tmp, "test.sqlite3")),
-                "SURVEYS_DIR": str(folder),
-                "SECRET_KEY": "fuzz-secret-key",
-                "RATELIMIT_SUBMISSIONS": "1000000/600",
-                "RATELIMIT_SIGNINS": "1000000/600",
-                **config,
-            }
-        )
-        db = connection.connect(app.config["DATABASE"])
-        accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
-        db.close()
-        yield app
+@pytest.fixture
+def app(make_app, monkeypatch):
+    """An app on the test's backend (a temporary SQLite file, or the session's emptied PostgreSQL
+    database) serving the quiz, with one admin account. Argon2 is made cheap here: sign-in is fuzzed,
+    not the hash."""
+    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    monkeypatch.setattr(accounts, "HASHER", cheap)
+    monkeypatch.setattr(accounts, "_DUMMY_HASH", cheap.hash("dummy"))
+    app = make_app(
+        {
+            "SECRET_KEY": "fuzz-secret-key",
+            "RATELIMIT_SUBMISSIONS": "1000000/600",
+            "RATELIMIT_SIGNINS": "1000000/600",
+        }
+    )
+    db = open_database(app)
+    accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
+    db.close()
+    return app
+
+
+@pytest.fixture
+def snapshot(app):
+    """``snapshot()``: every row of the app's database (:func:`tests.helpers.dump_database`), read through one
+    connection kept for the test: the examples dump before and after every request."""
+    db = open_database(app)
+    yield lambda: dump_database(db)
+    db.close()
 
 
 def without_admin_sessions(tables: dict) -> dict:
@@ -143,7 +142,7 @@ def merged_slashes(response) -> bool:
 def seed_responses(app, count: int = 8) -> None:
     """Noisy answers stored directly, so the results pages have numbers to show."""
     survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
-    db = connection.connect(app.config["DATABASE"])
+    db = open_database(app)
     for i in range(count):
         answers = {
             "cheated": ("yes", "no", "no")[i % 3],
@@ -344,68 +343,67 @@ def sealed_tokens(app) -> dict:
     return {SEALED: token, SEALED_TAMPERED: token[:-2] + ("AA" if token[-2:] != "AA" else "BB")}
 
 
-def test_submissions_are_stored_or_refused_with_a_message():
-    with fresh_app() as app:
-        sealed = sealed_tokens(app)
-        seen = Counter()
+def test_submissions_are_stored_or_refused_with_a_message(app, snapshot):
+    sealed = sealed_tokens(app)
+    seen = Counter()
 
-        @FUZZ
-        @given(pairs=submission_forms())
-        @example(pairs=[*CONTROLS, *VALID])
-        @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first")])  # the optional one left out
-        @example(
-            pairs=[
-                *CONTROLS,
-                ("randomized_on", "device"),
-                *posted("rr-", cheated="yes", ai_use="often", year="first", lied="no"),
-            ]
-        )
-        @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED)])
-        @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first"), ("lied", " ")])
-        @example(
-            pairs=[
-                *CONTROLS,
-                ("randomized_on", "device"),
-                *posted("rr-", cheated="no", ai_use="once", year="first"),
-                ("rr-lied", "\u3000"),
-            ]
-        )
-        @example(pairs=[*CONTROLS, ("cheated", "no"), ("ai_use", "once"), ("year", "first"), ("lied", "")])  # unpadded
-        @example(pairs=[*CONTROLS, *VALID, ("upload", FILE)])
-        @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED_TAMPERED)])
-        @example(pairs=[("submission_key", KEY), *VALID])
-        @example(pairs=[*CONTROLS, *VALID, ("cheated", wire("cheated", "yes"))])
-        @example(pairs=[*CONTROLS, *VALID, ("note", "x" * 70000)])
-        def check(pairs):
-            client = app.test_client()
-            controls = Respondent(client).open_form()
-            tokens = {
-                CSRF: controls["csrf_token"],
-                KEY: controls["submission_key"],
-                **sealed,
-                FILE: (io.BytesIO(b"yes"), "answers.txt"),
-            }
-            before = dump(app)
-            response = client.post("/s/quiz", data=resolve(pairs, tokens))
-            after = dump(app)
-            seen[response.status_code] += 1
-            if acceptable(pairs):  # 413: junk beside a sealed token can make the body too large
-                assert response.status_code in (200, 413), (response.status_code, message_of(response))
-            if response.status_code != 200:
-                assert_refused(response, before, after)
-                return
-            assert acceptable(pairs), "accepted a submission that breaks the rules"
-            assert "Thank you" in response.get_data(as_text=True)
-            assert len(after["responses"]) - len(before["responses"]) in (0, 1)  # 0: a repeated submission key
-            for row in after["responses"]:
-                answers = json.loads(row[6])  # id, survey_id, version, design_id, randomized_on, day, answers, ...
-                assert all(value in QUESTIONS[name] for name, value in answers.items()), answers
+    @FUZZ
+    @given(pairs=submission_forms())
+    @example(pairs=[*CONTROLS, *VALID])
+    @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first")])  # the optional one left out
+    @example(
+        pairs=[
+            *CONTROLS,
+            ("randomized_on", "device"),
+            *posted("rr-", cheated="yes", ai_use="often", year="first", lied="no"),
+        ]
+    )
+    @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED)])
+    @example(pairs=[*CONTROLS, *posted(cheated="no", ai_use="once", year="first"), ("lied", " ")])
+    @example(
+        pairs=[
+            *CONTROLS,
+            ("randomized_on", "device"),
+            *posted("rr-", cheated="no", ai_use="once", year="first"),
+            ("rr-lied", "\u3000"),
+        ]
+    )
+    @example(pairs=[*CONTROLS, ("cheated", "no"), ("ai_use", "once"), ("year", "first"), ("lied", "")])  # unpadded
+    @example(pairs=[*CONTROLS, *VALID, ("upload", FILE)])
+    @example(pairs=[("csrf_token", CSRF), ("sealed", SEALED_TAMPERED)])
+    @example(pairs=[("submission_key", KEY), *VALID])
+    @example(pairs=[*CONTROLS, *VALID, ("cheated", wire("cheated", "yes"))])
+    @example(pairs=[*CONTROLS, *VALID, ("note", "x" * 70000)])
+    def check(pairs):
+        client = app.test_client()
+        controls = Respondent(client).open_form()
+        tokens = {
+            CSRF: controls["csrf_token"],
+            KEY: controls["submission_key"],
+            **sealed,
+            FILE: (io.BytesIO(b"yes"), "answers.txt"),
+        }
+        before = snapshot()
+        response = client.post("/s/quiz", data=resolve(pairs, tokens))
+        after = snapshot()
+        seen[response.status_code] += 1
+        if acceptable(pairs):  # 413: junk beside a sealed token can make the body too large
+            assert response.status_code in (200, 413), (response.status_code, message_of(response))
+        if response.status_code != 200:
+            assert_refused(response, before, after)
+            return
+        assert acceptable(pairs), "accepted a submission that breaks the rules"
+        assert "Thank you" in response.get_data(as_text=True)
+        assert len(after["responses"]) - len(before["responses"]) in (0, 1)  # 0: a repeated submission key
+        for row in after["responses"]:
+            answers = json.loads(row[6])  # id, survey_id, version, design_id, randomized_on, day, answers, ...
+            assert all(value in QUESTIONS[name] for name, value in answers.items()), answers
 
-        check()
-        assert {200, 400, 413} <= set(seen)  # the examples reached both the stored and the refused paths
+    check()
+    assert {200, 400, 413} <= set(seen)  # the examples reached both the stored and the refused paths
 
 
-def test_raw_bodies_are_refused_with_a_message():
+def test_raw_bodies_are_refused_with_a_message(app, snapshot):
     content_types = [
         "application/x-www-form-urlencoded",
         "multipart/form-data",
@@ -415,57 +413,55 @@ def test_raw_bodies_are_refused_with_a_message():
         "",
         "application/x-www-form-urlencoded; charset=latin-1",
     ]
-    with fresh_app() as app:
-        seen = Counter()
+    seen = Counter()
 
-        @FUZZ
-        @given(
-            body=st.binary(max_size=2000) | st.text(ODD_CHARS, max_size=300).map(str.encode),
-            content_type=st.sampled_from(content_types),
-        )
-        @example(body=b"csrf_token=%ff%fe&cheated=%00&cheated=yes", content_type=content_types[0])
-        @example(body=b'{"cheated": "yes"}', content_type="application/json")
-        def check(body, content_type):
-            client = app.test_client()
-            Respondent(client).open_form()
-            before = dump(app)
-            response = client.post("/s/quiz", data=body, content_type=content_type)
-            seen[response.status_code] += 1
-            assert_refused(response, before, dump(app))
+    @FUZZ
+    @given(
+        body=st.binary(max_size=2000) | st.text(ODD_CHARS, max_size=300).map(str.encode),
+        content_type=st.sampled_from(content_types),
+    )
+    @example(body=b"csrf_token=%ff%fe&cheated=%00&cheated=yes", content_type=content_types[0])
+    @example(body=b'{"cheated": "yes"}', content_type="application/json")
+    def check(body, content_type):
+        client = app.test_client()
+        Respondent(client).open_form()
+        before = snapshot()
+        response = client.post("/s/quiz", data=body, content_type=content_type)
+        seen[response.status_code] += 1
+        assert_refused(response, before, snapshot())
 
-        check()
-        assert set(seen) == {400, 415}  # 415: not a form at all
+    check()
+    assert set(seen) == {400, 415}  # 415: not a form at all
 
 
-def test_any_survey_id_or_query_string_is_answered_without_error():
-    with fresh_app() as app:
-        seen = Counter()
+def test_any_survey_id_or_query_string_is_answered_without_error(app, snapshot):
+    seen = Counter()
 
-        @FUZZ
-        @given(
-            survey_id=mostly(st.just("quiz"), url_text | st.sampled_from(["QUIZ", "quiz ", "quiz/x", "..", ""])),
-            query=st.lists(st.tuples(st.sampled_from(["code", "next"]) | odd_key, url_text), max_size=3),
-            method=st.sampled_from(["GET", "GET", "POST", "HEAD", "PUT"]),
-        )
-        @example(survey_id="quiz", query=[("code", "<script>alert(1)</script>")], method="GET")
-        @example(survey_id="\x00", query=[], method="GET")
-        def check(survey_id, query, method):
-            before = dump(app)
-            response = app.test_client().open(f"/s/{quote(survey_id, safe='')}", method=method, query_string=query)
-            seen[response.status_code] += 1
-            if response.status_code == 200:
-                assert survey_id == "quiz" and method in ("GET", "HEAD")
-                assert "<script>alert" not in response.get_data(as_text=True)  # query values are escaped
-                assert dump(app) == before
-            elif merged_slashes(response):
-                assert "/" in survey_id and dump(app) == before
-            elif method != "HEAD":
-                assert_refused(response, before, dump(app))
-            else:
-                assert 400 <= response.status_code < 500
+    @FUZZ
+    @given(
+        survey_id=mostly(st.just("quiz"), url_text | st.sampled_from(["QUIZ", "quiz ", "quiz/x", "..", ""])),
+        query=st.lists(st.tuples(st.sampled_from(["code", "next"]) | odd_key, url_text), max_size=3),
+        method=st.sampled_from(["GET", "GET", "POST", "HEAD", "PUT"]),
+    )
+    @example(survey_id="quiz", query=[("code", "<script>alert(1)</script>")], method="GET")
+    @example(survey_id="\x00", query=[], method="GET")
+    def check(survey_id, query, method):
+        before = snapshot()
+        response = app.test_client().open(f"/s/{quote(survey_id, safe='')}", method=method, query_string=query)
+        seen[response.status_code] += 1
+        if response.status_code == 200:
+            assert survey_id == "quiz" and method in ("GET", "HEAD")
+            assert "<script>alert" not in response.get_data(as_text=True)  # query values are escaped
+            assert snapshot() == before
+        elif merged_slashes(response):
+            assert "/" in survey_id and snapshot() == before
+        elif method != "HEAD":
+            assert_refused(response, before, snapshot())
+        else:
+            assert 400 <= response.status_code < 500
 
-        check()
-        assert {200, 404, 405} <= set(seen)
+    check()
+    assert {200, 404, 405} <= set(seen)
 
 
 # --------------------------------------------------------------------------
@@ -535,173 +531,170 @@ def check_export_body(path: str, response) -> None:
         assert rows and all(len(row) == len(rows[0]) for row in rows)
 
 
-def test_admin_pages_and_exports_take_any_query_string():
-    with fresh_app() as app:
-        seed_responses(app)
-        signed_in = app.test_client()
-        assert AdminSession(signed_in, app).login().status_code == 302
-        anonymous = app.test_client()
-        seen = Counter()
+def test_admin_pages_and_exports_take_any_query_string(app, snapshot):
+    seed_responses(app)
+    signed_in = app.test_client()
+    assert AdminSession(signed_in, app).login().status_code == 302
+    anonymous = app.test_client()
+    seen = Counter()
 
-        @FUZZ
-        @given(
-            template=st.sampled_from(ADMIN_GETS),
-            survey_id=mostly(st.just("quiz"), url_text),
-            query=admin_query,
-            admin=mostly(st.just(True), st.just(False)),
+    @FUZZ
+    @given(
+        template=st.sampled_from(ADMIN_GETS),
+        survey_id=mostly(st.just("quiz"), url_text),
+        query=admin_query,
+        admin=mostly(st.just(True), st.just(False)),
+    )
+    @example(template="/admin/surveys/{}", survey_id="quiz", query=[("half_width", "1e-300")], admin=True)
+    @example(template="/admin/surveys/{}", survey_id="quiz", query=[("half_width", "5e-324")], admin=True)
+    @example(template="/admin/surveys/{}", survey_id="quiz", query=[("level", "0.999999999")], admin=True)
+    @example(
+        template="/admin/surveys/{}",
+        survey_id="quiz",
+        query=[("by", "year"), ("first", "first"), ("second", "first")],
+        admin=True,
+    )
+    @example(
+        template="/admin/surveys/{}/estimates.csv",
+        survey_id="quiz",
+        query=[("method", "wald"), ("level", "0.5")],
+        admin=True,
+    )
+    def check(template, survey_id, query, admin):
+        path = template.format(quote(survey_id, safe=""))
+        before = snapshot()
+        response = (signed_in if admin else anonymous).get(path, query_string=query)
+        status = response.status_code
+        seen[status, admin] += 1
+        if status == 200:
+            assert admin
+            if is_export(path):
+                check_export_body(path, response)
+            assert snapshot() == before
+        elif status == 302:
+            assert not admin and not is_export(path)
+            assert urlsplit(response.headers["Location"]).path == "/admin/login"
+            assert snapshot() == before
+        elif merged_slashes(response):
+            assert survey_id == "" or "/" in survey_id
+        else:
+            assert_refused(response, before, snapshot())
+            assert admin or status in (401, 404), status
+
+    check()
+    assert {(200, True), (400, True), (404, True), (302, False), (401, False)} <= set(seen)
+
+
+def test_state_changes_are_made_only_with_a_valid_form(app, snapshot):
+    signed_in = app.test_client()
+    auth = AdminSession(signed_in, app)
+    auth.login()
+    tokens = {True: auth.csrf_token("/admin/")}
+    anonymous = app.test_client()
+    tokens[False] = csrf_token_in(anonymous.get("/admin/login").get_data(as_text=True))
+    seen = Counter()
+
+    @FUZZ
+    @given(
+        admin=mostly(st.just(True), st.just(False)),
+        survey_id=mostly(st.just("quiz"), url_text),
+        pairs=st.tuples(
+            csrf_field(),
+            mostly(st.sampled_from([[("state", "open")], [("state", "closed")]]), field("state", short_text)),
+            mostly(st.just([]), field("next", st.sampled_from(QUERY_VALUES["next"]) | short_text)),
+            junk_fields(),
+        ).map(lambda t: sum(t, [])),
+    )
+    @example(admin=True, survey_id="quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
+    @example(
+        admin=True,
+        survey_id="quiz",
+        pairs=[("csrf_token", CSRF), ("state", "open"), ("next", "/admin\r\nX-Injected: 1")],
+    )
+    @example(admin=False, survey_id="quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
+    @example(admin=True, survey_id="/quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
+    def check(admin, survey_id, pairs):
+        data = resolve(pairs, {CSRF: tokens[admin]})
+        before = snapshot()
+        response = (signed_in if admin else anonymous).post(
+            f"/admin/surveys/{quote(survey_id, safe='')}/state", data=data
         )
-        @example(template="/admin/surveys/{}", survey_id="quiz", query=[("half_width", "1e-300")], admin=True)
-        @example(template="/admin/surveys/{}", survey_id="quiz", query=[("half_width", "5e-324")], admin=True)
-        @example(template="/admin/surveys/{}", survey_id="quiz", query=[("level", "0.999999999")], admin=True)
-        @example(
-            template="/admin/surveys/{}",
-            survey_id="quiz",
-            query=[("by", "year"), ("first", "first"), ("second", "first")],
-            admin=True,
+        after = snapshot()
+        seen[response.status_code, admin] += 1
+        valid = (
+            admin
+            and survey_id == "quiz"
+            and data.get("csrf_token") == tokens[True]
+            and data.get("state") in ("open", "closed")
         )
-        @example(
-            template="/admin/surveys/{}/estimates.csv",
-            survey_id="quiz",
-            query=[("method", "wald"), ("level", "0.5")],
-            admin=True,
+        if response.status_code == 302:
+            assert valid, data
+            location = urlsplit(response.headers["Location"])
+            assert not location.netloc and location.path.startswith("/admin")
+            assert {k: v for k, v in after.items() if k != "survey_states"} == {
+                k: v for k, v in before.items() if k != "survey_states"
+            }
+            assert after["survey_states"] == [("quiz", int(data.get("state") == "closed"))]
+        elif merged_slashes(response):
+            assert "/" in survey_id and after == before
+        else:
+            assert not valid or response.status_code == 413, response.status_code  # 413: body over 64 KiB
+            assert_refused(response, before, after)
+
+    check()
+    assert {(302, True), (400, True), (400, False), (401, False)} <= set(seen)
+
+
+def test_sign_in_takes_any_junk(app, snapshot):
+    seen = Counter()
+
+    @FUZZ
+    @given(
+        pairs=st.tuples(
+            csrf_field(),
+            mostly(
+                st.just([("name", ADMIN_NAME)]),
+                field("name", st.sampled_from([ADMIN_NAME.upper(), "nobody", "x" * 65]) | odd_text),
+            ),
+            mostly(
+                st.just([("password", ADMIN_PASSWORD)]),
+                field("password", st.sampled_from([ADMIN_PASSWORD + " ", "x" * 1025]) | odd_text),
+            ),
+            junk_fields(short_text),
+        ).map(lambda t: sum(t, [])),
+        next_=mostly(st.none(), st.sampled_from(QUERY_VALUES["next"]) | url_text),
+    )
+    @example(
+        pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
+        next_="/admin\r\nX-Injected: 1",
+    )
+    @example(
+        pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
+        next_="//evil.example/admin",
+    )
+    @example(pairs=[("csrf_token", CSRF), ("name", "\x00"), ("password", "\x00" * 20)], next_=None)
+    def check(pairs, next_):
+        client = app.test_client()
+        token = csrf_token_in(client.get("/admin/login").get_data(as_text=True))
+        data = resolve(pairs, {CSRF: token})
+        before = snapshot()
+        response = client.post("/admin/login", data=data, query_string={"next": next_} if next_ else None)
+        after = snapshot()
+        seen[response.status_code] += 1
+        right = (
+            data.get("csrf_token") == token
+            and data.get("name") == ADMIN_NAME
+            and data.get("password") == ADMIN_PASSWORD
         )
-        def check(template, survey_id, query, admin):
-            path = template.format(quote(survey_id, safe=""))
-            before = dump(app)
-            response = (signed_in if admin else anonymous).get(path, query_string=query)
-            status = response.status_code
-            seen[status, admin] += 1
-            if status == 200:
-                assert admin
-                if is_export(path):
-                    check_export_body(path, response)
-                assert dump(app) == before
-            elif status == 302:
-                assert not admin and not is_export(path)
-                assert urlsplit(response.headers["Location"]).path == "/admin/login"
-                assert dump(app) == before
-            elif merged_slashes(response):
-                assert survey_id == "" or "/" in survey_id
-            else:
-                assert_refused(response, before, dump(app))
-                assert admin or status in (401, 404), status
+        if response.status_code == 302:
+            assert right, data
+            location = urlsplit(response.headers["Location"])
+            assert not location.netloc and location.path.startswith("/admin")
+            assert "\n" not in response.headers["Location"] and "X-Injected" not in response.headers
+            assert without_admin_sessions(after) == without_admin_sessions(before)
+        else:
+            assert not right or response.status_code in (413, 429), response.status_code
+            assert_refused(response, without_admin_sessions(before), without_admin_sessions(after))
 
-        check()
-        assert {(200, True), (400, True), (404, True), (302, False), (401, False)} <= set(seen)
-
-
-def test_state_changes_are_made_only_with_a_valid_form():
-    with fresh_app() as app:
-        signed_in = app.test_client()
-        auth = AdminSession(signed_in, app)
-        auth.login()
-        tokens = {True: auth.csrf_token("/admin/")}
-        anonymous = app.test_client()
-        tokens[False] = csrf_token_in(anonymous.get("/admin/login").get_data(as_text=True))
-        seen = Counter()
-
-        @FUZZ
-        @given(
-            admin=mostly(st.just(True), st.just(False)),
-            survey_id=mostly(st.just("quiz"), url_text),
-            pairs=st.tuples(
-                csrf_field(),
-                mostly(st.sampled_from([[("state", "open")], [("state", "closed")]]), field("state", short_text)),
-                mostly(st.just([]), field("next", st.sampled_from(QUERY_VALUES["next"]) | short_text)),
-                junk_fields(),
-            ).map(lambda t: sum(t, [])),
-        )
-        @example(admin=True, survey_id="quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
-        @example(
-            admin=True,
-            survey_id="quiz",
-            pairs=[("csrf_token", CSRF), ("state", "open"), ("next", "/admin\r\nX-Injected: 1")],
-        )
-        @example(admin=False, survey_id="quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
-        @example(admin=True, survey_id="/quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
-        def check(admin, survey_id, pairs):
-            data = resolve(pairs, {CSRF: tokens[admin]})
-            before = dump(app)
-            response = (signed_in if admin else anonymous).post(
-                f"/admin/surveys/{quote(survey_id, safe='')}/state", data=data
-            )
-            after = dump(app)
-            seen[response.status_code, admin] += 1
-            valid = (
-                admin
-                and survey_id == "quiz"
-                and data.get("csrf_token") == tokens[True]
-                and data.get("state") in ("open", "closed")
-            )
-            if response.status_code == 302:
-                assert valid, data
-                location = urlsplit(response.headers["Location"])
-                assert not location.netloc and location.path.startswith("/admin")
-                assert {k: v for k, v in after.items() if k != "survey_states"} == {
-                    k: v for k, v in before.items() if k != "survey_states"
-                }
-                assert after["survey_states"] == [("quiz", int(data.get("state") == "closed"))]
-            elif merged_slashes(response):
-                assert "/" in survey_id and after == before
-            else:
-                assert not valid or response.status_code == 413, response.status_code  # 413: body over 64 KiB
-                assert_refused(response, before, after)
-
-        check()
-        assert {(302, True), (400, True), (400, False), (401, False)} <= set(seen)
-
-
-def test_sign_in_takes_any_junk():
-    with fresh_app() as app:
-        seen = Counter()
-
-        @FUZZ
-        @given(
-            pairs=st.tuples(
-                csrf_field(),
-                mostly(
-                    st.just([("name", ADMIN_NAME)]),
-                    field("name", st.sampled_from([ADMIN_NAME.upper(), "nobody", "x" * 65]) | odd_text),
-                ),
-                mostly(
-                    st.just([("password", ADMIN_PASSWORD)]),
-                    field("password", st.sampled_from([ADMIN_PASSWORD + " ", "x" * 1025]) | odd_text),
-                ),
-                junk_fields(short_text),
-            ).map(lambda t: sum(t, [])),
-            next_=mostly(st.none(), st.sampled_from(QUERY_VALUES["next"]) | url_text),
-        )
-        @example(
-            pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
-            next_="/admin\r\nX-Injected: 1",
-        )
-        @example(
-            pairs=[("csrf_token", CSRF), ("name", ADMIN_NAME), ("password", ADMIN_PASSWORD)],
-            next_="//evil.example/admin",
-        )
-        @example(pairs=[("csrf_token", CSRF), ("name", "\x00"), ("password", "\x00" * 20)], next_=None)
-        def check(pairs, next_):
-            client = app.test_client()
-            token = csrf_token_in(client.get("/admin/login").get_data(as_text=True))
-            data = resolve(pairs, {CSRF: token})
-            before = dump(app)
-            response = client.post("/admin/login", data=data, query_string={"next": next_} if next_ else None)
-            after = dump(app)
-            seen[response.status_code] += 1
-            right = (
-                data.get("csrf_token") == token
-                and data.get("name") == ADMIN_NAME
-                and data.get("password") == ADMIN_PASSWORD
-            )
-            if response.status_code == 302:
-                assert right, data
-                location = urlsplit(response.headers["Location"])
-                assert not location.netloc and location.path.startswith("/admin")
-                assert "\n" not in response.headers["Location"] and "X-Injected" not in response.headers
-                assert without_admin_sessions(after) == without_admin_sessions(before)
-            else:
-                assert not right or response.status_code in (413, 429), response.status_code
-                assert_refused(response, without_admin_sessions(before), without_admin_sessions(after))
-
-        check()
-        assert {302, 400, 401} <= set(seen)
+    check()
+    assert {302, 400, 401} <= set(seen)

@@ -108,8 +108,10 @@ def test_flask_app_log_has_no_time_stamp(app):
 # Gunicorn, the production server.
 
 
-def test_gunicorn_logs_hold_no_address_code_size_or_time(tmp_path):
+def test_gunicorn_logs_hold_no_address_code_size_or_time(tmp_path, app_database_url):
     server = Server(tmp_path)
+    if app_database_url:  # the app's PostgreSQL database, as the other tests' apps use
+        server.env["FLASK_DATABASE_URL"] = app_database_url
     try:
         url = server.start()
         exercise(url)

@@ -26,7 +26,7 @@ from flask import (
 )
 from flask_wtf import FlaskForm
 from wtforms import PasswordField, StringField
-from wtforms.validators import InputRequired, Length
+from wtforms.validators import InputRequired, Length, Regexp
 
 from storage import accounts
 from web.db import get_db
@@ -46,7 +46,14 @@ ADMIN_COOKIE = "rr_admin"
 
 
 class LoginForm(FlaskForm):
-    name = StringField("Account", validators=[InputRequired(), Length(max=64)])
+    name = StringField(
+        "Account",  # a NUL is refused by name: PostgreSQL text cannot hold one (a 500 before)
+        validators=[
+            InputRequired(),
+            Length(max=64),
+            Regexp(r"[^\x00]*\Z", message="An account name has no NUL character."),
+        ],
+    )
     password = PasswordField("Password", validators=[InputRequired(), Length(max=1024)])
 
 
