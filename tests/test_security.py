@@ -412,6 +412,22 @@ def test_sign_in_beyond_the_hashing_slots_is_refused_without_hashing(app, auth, 
     assert auth.login().status_code == 302 and checks == [1]
 
 
+def test_a_sign_in_while_every_slot_hashes_is_refused_before_its_form_is_read(app, monkeypatch):
+    """Under a flood the busy refusal is all a sign-in costs: neither its form nor its account's lock is read
+    (the app-wide CSRF check still runs first)."""
+    from web import auth as auth_views
+
+    client = app.test_client()
+    token = csrf_token_in(client.get("/admin/login").get_data(as_text=True))
+    read = []
+    monkeypatch.setattr(auth_views, "LoginForm", lambda: read.append("form"))
+    monkeypatch.setattr(auth_views, "signin_lock", lambda name: read.append("lock"))
+    with ratelimit.exclusive_slot(app.config["RATELIMIT_DATABASE"] + ".hashing", 1) as held:
+        assert held
+        busy = client.post("/admin/login", data={"csrf_token": token, "name": "x", "password": "y"})
+    assert busy.status_code == 503 and read == []
+
+
 def test_sign_ins_are_limited_per_address(app, auth):
     app.config["RATELIMIT_SIGNINS"] = "3/600"
     statuses = [auth.login("nobody", "whatever password").status_code for _ in range(4)]

@@ -97,24 +97,26 @@ def safe_next(target: str | None) -> str:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
-    form = LoginForm()
     if request.method == "GET":
-        return render_template("admin/login.html", form=form)
+        return render_template("admin/login.html", form=LoginForm())
     refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS")
     if refusal:
         return refusal
-    if not form.validate_on_submit():
-        return render_template("admin/login.html", form=form), 400
-    name = form.name.data
-    locked_for = signin_lock(name)
-    if locked_for:
-        return too_many(
-            f"Too many failed sign-ins for this account from your network. Try again in {locked_for} seconds.",
-            locked_for,
-        )
+    # The slot first: while every slot hashes, a sign-in is refused before its form is even read, so a
+    # flood of them costs the workers that serve respondents as little as possible.
     with hashing_slot() as held:
         if not held:
             return too_many("Sign-in is busy right now. Please try again in a few seconds.", 2, status=503)
+        form = LoginForm()
+        if not form.validate_on_submit():
+            return render_template("admin/login.html", form=form), 400
+        name = form.name.data
+        locked_for = signin_lock(name)
+        if locked_for:
+            return too_many(
+                f"Too many failed sign-ins for this account from your network. Try again in {locked_for} seconds.",
+                locked_for,
+            )
         correct = accounts.sign_in(get_db(), name, form.password.data)
     if not correct:
         record_signin_failure(name)
