@@ -13,6 +13,7 @@ can get wrong in a file is reported, with its place, by the schema check (:mod:`
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import date
@@ -41,13 +42,15 @@ DEFAULT_DELTA = 1e-6
 def _hash_once(obj) -> int:
     """The hash a frozen dataclass would compute from its compared fields, worked out once and kept on
     the object: a survey is a key of the web layer's caches on every request, and hashing its questions,
-    designs and translations each time cost more than the lookups it keys."""
-    try:
-        return obj.__dict__["_hash"]
-    except KeyError:
-        value = hash(tuple(getattr(obj, f.name) for f in fields(obj) if (f.compare if f.hash is None else f.hash)))
-        object.__setattr__(obj, "_hash", value)  # not a field: outside eq, repr and replace
-        return value
+    designs and translations each time cost more than the lookups it keys. Kept with the process id: a
+    string's hash differs between processes, so a copy that reached another one (pickled) works it out
+    again."""
+    kept = obj.__dict__.get("_hash")
+    if kept is not None and kept[0] == os.getpid():
+        return kept[1]
+    value = hash(tuple(getattr(obj, f.name) for f in fields(obj) if (f.compare if f.hash is None else f.hash)))
+    object.__setattr__(obj, "_hash", (os.getpid(), value))  # not a field: outside eq, repr and replace
+    return value
 
 
 @dataclass(frozen=True)

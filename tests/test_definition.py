@@ -1,6 +1,10 @@
 """Tests for surveys.definition: the frozen survey objects."""
 
 import math
+import os
+import pickle
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import date
 from fractions import Fraction
@@ -151,3 +155,20 @@ def test_skipped_follows_conditions_in_order_and_a_skipped_question_counts_as_un
     assert survey.skipped({"year": "first", "residence": "campus"}) == frozenset()
     assert survey.skipped({"year": "second", "residence": "campus"}) == {"first_exam", "residence", "campus_help"}
     assert survey.skipped({"year": "first"}) == {"campus_help"}
+
+
+def test_a_surveys_kept_hash_matches_an_equal_surveys_also_in_another_process():
+    """The hash is worked out once and kept (it keys the web layer's caches); a copy pickled into another
+    process, where strings hash differently, works it out again rather than bring the old one."""
+    survey = helpers.make_survey()
+    assert hash(survey) == hash(helpers.make_survey()) == hash(replace(survey))
+    assert hash(survey.questions[0]) == hash(helpers.make_survey().questions[0])
+    code = (
+        "import pickle, sys; from tests.helpers import make_survey;"
+        "copy = pickle.loads(sys.stdin.buffer.read()); fresh = make_survey();"
+        "print(copy == fresh, hash(copy) == hash(fresh), len({copy: 1, fresh: 2}))"
+    )
+    hash(survey)  # kept before pickling
+    env = {**os.environ, "PYTHONHASHSEED": "random"}
+    out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(survey), capture_output=True, env=env)
+    assert out.stdout.decode().split() == ["True", "True", "1"], out.stderr.decode()
