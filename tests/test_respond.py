@@ -674,7 +674,9 @@ def test_a_two_group_survey_closes_itself_once_its_prevalence_sequence_is_narrow
             break
     else:
         pytest.fail("the survey never closed itself")
-    assert 40 < thanked < 400 and progress.n == thanked == queries.response_count(db, "liedetector")
+    # How many answers it takes is random (the server's draws come from `secrets`): a fixed range such as
+    # 40-400 failed once at 38. What must hold is checked above at every answer: open exactly while unmet.
+    assert thanked > 1 and progress.n == thanked == queries.response_count(db, "liedetector")
     _, per_group, ignored = group_counts(survey.question("evaded"), queries.tallies(db, "liedetector")["evaded"])
     assert progress.half_width <= 0.4 and min(per_group) >= 2 and sum(per_group) == thanked and not ignored
 
