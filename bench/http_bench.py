@@ -4,7 +4,11 @@ Two servers run side by side, each with its own temporary database: the
 product app (``app:create_app()``) and the same app plus the bench-only
 ``POST /bench/ceiling`` (:mod:`bench.ceiling_app`). Rounds alternate
 between them (ceiling first in even rounds, submissions first in odd ones)
-so that a noisy neighbour and any drift hurt both alike. Reported:
+so that a noisy neighbour and any drift hurt both alike. A third side, the
+floor (``POST /bench/floor/<survey>`` on the ceiling's server), does the
+least any submission must do (CSRF, the fields, the answer with its key and
+kept counts in one transaction): its ratio to the ceiling bounds what the
+submissions' ratio can reach. Reported:
 
 * rates: the median over rounds; the ratio: the median of the per-round
   ratios (each round's two measurements are seconds apart);
@@ -88,7 +92,7 @@ def measure(workdir: Path, options: HttpOptions) -> tuple[list[Figure], dict]:
     product_db, ceiling_db = workdir / "http-product.sqlite3", workdir / "http-ceiling.sqlite3"
     product_env = server.server_environment(product_db, surveys_dir, options.workers)
     ceiling_env = server.server_environment(ceiling_db, surveys_dir, options.workers)
-    submissions, ceilings = Side(), Side()
+    submissions, ceilings, floors = Side(), Side(), Side()
     with (
         server.start("app:create_app()", product_env, workdir / "gunicorn-product.log") as product,
         server.start(
@@ -110,6 +114,7 @@ def measure(workdir: Path, options: HttpOptions) -> tuple[list[Figure], dict]:
 
         runs = [
             (ceiling, spec(ceiling.port, "/bench/ceiling"), ceilings),
+            (ceiling, spec(ceiling.port, f"/bench/floor/{SURVEY_ID}"), floors),
             (product, spec(product.port, f"/s/{SURVEY_ID}"), submissions),
         ]
         for number in range(options.rounds):
@@ -118,10 +123,11 @@ def measure(workdir: Path, options: HttpOptions) -> tuple[list[Figure], dict]:
     raw = {
         "submissions": submissions,
         "ceilings": ceilings,
+        "floors": floors,
         "stored_responses": _stored_rows(product_db, "responses"),
         "submission_ok_total": sum(r.ok for r in submissions.rounds),
     }
-    return _figures(submissions, ceilings, options), raw
+    return _figures(submissions, ceilings, floors, options), raw
 
 
 def _rates(side: Side) -> str:
@@ -136,13 +142,28 @@ def latencies(side: Side) -> str:
     return f"{merged.percentile(50) * 1000:.1f} / {merged.percentile(99) * 1000:.1f} ms"
 
 
+def _median_ratio(numerator: Side, denominator: Side) -> tuple[float, str]:
+    """The median of the per-round rate ratios, and the rounds' ratios as text."""
+    ratios = [n / d if d else 0.0 for n, d in zip(numerator.rates(), denominator.rates())]
+    spread = f" (rounds {', '.join(f'{r:.2f}' for r in ratios)})" if len(ratios) > 1 else ""
+    return statistics.median(ratios), spread
+
+
+def floor_figure(floor: Side, ceiling: Side) -> Figure:
+    """Floor / ceiling: the most the submissions' ratio could be, given what every submission must do."""
+    ratio, spread = _median_ratio(floor, ceiling)
+    errors = floor.merged().errors
+    return Figure(
+        "  floor / ceiling: the least a submission does (CSRF, fields, answer + key + kept counts)",
+        f"{ratio:.2f}{spread}" + (f", {errors} errors" if errors else ""),
+    )
+
+
 def ratio_figure(submit: Side, ceiling: Side) -> Figure:
     """Submissions / ceiling: the median of the per-round rate ratios, against :data:`RATIO_TARGET`
     (missed too when any request of either side failed)."""
-    ratios = [s / c if c else 0.0 for s, c in zip(submit.rates(), ceiling.rates())]
+    ratio, spread = _median_ratio(submit, ceiling)
     errors = submit.merged().errors + ceiling.merged().errors
-    spread = f" (rounds {', '.join(f'{r:.2f}' for r in ratios)})" if len(ratios) > 1 else ""
-    ratio = statistics.median(ratios)
     return Figure(
         "  submissions / ceiling (median of rounds)",
         f"{ratio:.2f}{spread}",
@@ -151,7 +172,7 @@ def ratio_figure(submit: Side, ceiling: Side) -> Figure:
     )
 
 
-def _figures(sub: Side, top: Side, options: HttpOptions) -> list[Figure]:
+def _figures(sub: Side, top: Side, floor: Side, options: HttpOptions) -> list[Figure]:
     cpu_ratio = top.cpu_ms_per_request() / sub.cpu_ms_per_request()
     return [
         Figure(f"HTTP submissions/s (gunicorn, {options.connections} connections)", _rates(sub)),
@@ -159,9 +180,11 @@ def _figures(sub: Side, top: Side, options: HttpOptions) -> list[Figure]:
         Figure("  ceiling: bare-insert POST/s, same app and server", _rates(top)),
         Figure("  ceiling latency p50 / p99", latencies(top)),
         ratio_figure(sub, top),
+        floor_figure(floor, top),
         Figure(
-            "  server CPU per request: submission / ceiling",
-            f"{sub.cpu_ms_per_request():.2f} / {top.cpu_ms_per_request():.2f} ms (ratio {cpu_ratio:.2f})",
+            "  server CPU per request: submission / floor / ceiling",
+            f"{sub.cpu_ms_per_request():.2f} / {floor.cpu_ms_per_request():.2f} / {top.cpu_ms_per_request():.2f} ms"
+            f" (submission / ceiling {cpu_ratio:.2f})",
         ),
         Figure(
             "  load generator CPU (cores, submission / ceiling)",

@@ -12,8 +12,8 @@ deleted at the end, with everything else.
 on SQLite, on PostgreSQL, and on PostgreSQL with two app servers (two
 gunicorn instances on different ports, as two hosts would be, each with
 its own workers and pools) sharing one database. For each: submissions per
-second, the bare-insert ceiling (:mod:`bench.ceiling_app`) and the trivial
-``GET /bench/trivial`` of the same server. With two servers the load
+second, the floor (the least a submission does), the bare-insert ceiling
+(:mod:`bench.ceiling_app`) and the trivial ``GET /bench/trivial`` of the same server. With two servers the load
 generator's connections are split evenly between them. Rounds alternate
 the order; ratios are medians of per-round ratios.
 
@@ -44,7 +44,7 @@ from pathlib import Path
 from bench import dataset, export_bench, machine, postgres_cluster, results_bench, server
 from bench.ceiling_app import create_ceiling_table
 from bench.dataset import create_database
-from bench.http_bench import Side, latencies, ratio_figure
+from bench.http_bench import Side, floor_figure, latencies, ratio_figure
 from bench.load import LoadResult, LoadSpec, run_load
 from bench.report import Figure, at_least, at_most, median_seconds, ms, table
 from bench.survey import SURVEY_ID, write_survey
@@ -63,17 +63,19 @@ def say(message: str) -> None:
 
 
 # --------------------------------------------------------------------------
-# HTTP: submissions, the ceiling and the trivial GET, per backend and number of app servers.
+# HTTP: submissions, the floor, the ceiling and the trivial GET, per backend and number of app servers.
 
 
 @dataclass
 class Setup:
     """One backend with one or more app servers, each the product app plus the bench routes
-    (:func:`bench.ceiling_app.create_ceiling_app`): submissions, ceiling and trivial GET on the same server."""
+    (:func:`bench.ceiling_app.create_ceiling_app`): submissions, floor, ceiling and trivial GET on the same server."""
 
     name: str
     servers: list[server.Server] = field(default_factory=list)
-    sides: dict[str, Side] = field(default_factory=lambda: {k: Side() for k in ("submit", "ceiling", "trivial")})
+    sides: dict[str, Side] = field(
+        default_factory=lambda: {k: Side() for k in ("submit", "floor", "ceiling", "trivial")}
+    )
 
 
 def _environment(database: Path, database_url: str | None, surveys_dir: Path, workers: int | None) -> dict:
@@ -131,6 +133,7 @@ def measure_http(workdir: Path, server_url: str, seconds: float, rounds: int, wo
     base = LoadSpec(0, f"/s/{SURVEY_ID}", "", questions, 4, 4, 2.0, seconds)
     paths = {
         "submit": (f"/s/{SURVEY_ID}", "POST"),
+        "floor": (f"/bench/floor/{SURVEY_ID}", "POST"),
         "ceiling": ("/bench/ceiling", "POST"),
         "trivial": ("/bench/trivial", "GET"),
     }
@@ -171,17 +174,18 @@ def _median_rate(side: Side) -> str:
 
 
 def _http_figures(setup: Setup) -> list[Figure]:
-    submit, ceiling, trivial = (setup.sides[k] for k in ("submit", "ceiling", "trivial"))
+    submit, floor, ceiling, trivial = (setup.sides[k] for k in ("submit", "floor", "ceiling", "trivial"))
     return [
         Figure(f"{setup.name}: submissions/s", _median_rate(submit)),
         Figure("  submission latency p50 / p99", latencies(submit)),
         Figure("  ceiling: bare-insert POST/s, same servers", _median_rate(ceiling)),
         Figure("  trivial GET/s, same servers", _median_rate(trivial)),
         ratio_figure(submit, ceiling),
+        floor_figure(floor, ceiling),
         Figure(
-            "  server CPU per request: submission / ceiling / GET",
-            f"{submit.cpu_ms_per_request():.2f} / {ceiling.cpu_ms_per_request():.2f}"
-            f" / {trivial.cpu_ms_per_request():.2f} ms",
+            "  server CPU per request: submission / floor / ceiling / GET",
+            f"{submit.cpu_ms_per_request():.2f} / {floor.cpu_ms_per_request():.2f}"
+            f" / {ceiling.cpu_ms_per_request():.2f} / {trivial.cpu_ms_per_request():.2f} ms",
         ),
     ]
 

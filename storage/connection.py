@@ -198,9 +198,14 @@ def streaming_cursor(db, sql: str, params: Sequence):
     return db.conn.execute(sql, params)
 
 
+def in_transaction(db) -> bool:
+    """Whether ``db`` has a transaction open (on either backend)."""
+    return db.in_transaction if is_postgres(db) else db.conn.in_transaction
+
+
 def roll_back_open_transaction(db) -> None:
     """Roll back a transaction an error left open (the connection stays usable)."""
-    if db.in_transaction if is_postgres(db) else db.conn.in_transaction:
+    if in_transaction(db):
         db.conn.rollback()
 
 

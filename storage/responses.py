@@ -258,6 +258,19 @@ def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
     return None if row is None else bool(row[0])
 
 
+def closed_override_and_key_seen(
+    db: sqlite_utils.Database, survey_id: str, key: str | None
+) -> tuple[bool | None, bool]:
+    """:func:`closed_override` and :func:`submission_key_exists` (False for no ``key``) in one query: one round
+    trip on PostgreSQL where a submission made two."""
+    closed, seen = db.execute(
+        "SELECT (SELECT closed FROM survey_states WHERE survey_id = ?),"
+        " EXISTS (SELECT 1 FROM submission_keys WHERE key = ?)",
+        [survey_id, key or ""],
+    ).fetchone()
+    return (None if closed is None else bool(closed)), bool(seen)
+
+
 def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int, int]]:
     """``(responses in a clock hour, number of such hours)`` for the survey's active hours."""
     return [

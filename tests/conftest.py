@@ -96,10 +96,16 @@ def pytest_configure(config):
         "sqlite_only: a test of SQLite's own files (WAL, pages, the rate-limit file), once, in a module "
         "of BOTH_BACKEND_MODULES; test_postgres*.py test the PostgreSQL counterpart",
     )
+    config.addinivalue_line(
+        "markers",
+        "postgresql_only: a test of what only PostgreSQL has (round trips to its server), once, in a module "
+        "of BOTH_BACKEND_MODULES",
+    )
 
 
 def pytest_generate_tests(metafunc):
-    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` ones);
+    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` and
+    ``postgresql_only`` ones);
     a test that uses an app in a module of neither list is a collection error, so no module is left on SQLite
     without a reason."""
     if "app_backend" not in metafunc.fixturenames:
@@ -110,8 +116,10 @@ def pytest_generate_tests(metafunc):
             f"{module}::{metafunc.function.__name__} uses an app: add {module} to BOTH_BACKEND_MODULES "
             "(or, if what it tests is SQLite's own, to SQLITE_ONLY_MODULES with the reason) in tests/conftest.py"
         )
-    if module in BOTH_BACKEND_MODULES and not metafunc.definition.get_closest_marker("sqlite_only"):
-        metafunc.parametrize("app_backend", ["sqlite", "postgresql"], indirect=True)
+    if module not in BOTH_BACKEND_MODULES or metafunc.definition.get_closest_marker("sqlite_only"):
+        return
+    only_postgresql = metafunc.definition.get_closest_marker("postgresql_only")
+    metafunc.parametrize("app_backend", ["postgresql"] if only_postgresql else ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture

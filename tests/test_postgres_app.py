@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
-from storage import connection, queries, responses
+import pytest
+
+from storage import connection, postgres, queries, responses
 from surveys.submission import noisy_response
-from tests.helpers import survey_in
+from tests.helpers import frontend_waits, survey_in
 from web.db import get_db, open_database
 
 
@@ -67,3 +70,30 @@ def test_results_page_and_responses_csv_read_the_chosen_database(app, client, au
 def test_init_db_reports_the_database_up_to_date(runner):
     result = runner.invoke(args=["init-db"])
     assert result.exit_code == 0 and "up to date" in result.output
+
+
+@pytest.mark.postgresql_only
+def test_a_submission_on_postgresql_waits_for_five_round_trips(app, respondent, tmp_path, monkeypatch):
+    """The rate-limit hit, the survey's state with the key's earlier use (one query), the arrival count, and
+    the answer's pipelined transaction (two): five waits for the server (six before the state and the key
+    were read together). Counted in libpq's protocol trace of every pooled connection the request used."""
+    controls = respondent.open_form()
+    traces, taken = [], postgres.from_pool
+
+    def traced(pool):
+        db = taken(pool)
+        sink = open(tmp_path / f"trace-{len(traces)}", "w")  # noqa: SIM115 - closed below
+        traces.append((db, sink))
+        db.conn.pgconn.trace(sink.fileno())
+        return db
+
+    monkeypatch.setattr(postgres, "from_pool", traced)
+    response = respondent.submit({"cheated": "yes", "ai_use": "once", "year": "first"}, controls=controls)
+    monkeypatch.undo()
+    waits = 0
+    for db, sink in traces:
+        db.conn.pgconn.untrace()
+        sink.close()
+        waits += frontend_waits(Path(sink.name).read_text())
+    assert response.status_code == 200 and stored_count(app) == 1
+    assert waits == 5

@@ -153,6 +153,25 @@ def test_closed_or_unopened_survey_refuses_answers(client, surveys_dir, responde
     assert text in response.get_data(as_text=True)
 
 
+@pytest.mark.parametrize(
+    "body, content_type",
+    [
+        (b"not a form", "application/json"),  # 415 on an open survey
+        (b"x" * (128 * 1024), "application/x-www-form-urlencoded"),  # 413 on an open survey
+        (b"\xff\xfe=1", "application/x-www-form-urlencoded"),  # 400 on an open survey
+    ],
+)
+def test_a_closed_survey_says_it_is_closed_before_it_judges_the_body(client, surveys_dir, body, content_type):
+    """The body is read before the survey's state is looked up (the key it carries is looked up with it),
+    but the closed page still comes first, whatever the body."""
+    from tests.helpers import QUIZ_YAML
+
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", "version: 1\nclosed: true\n"))
+    response = client.post("/s/quiz", data=body, content_type=content_type)
+    assert response.status_code == 410
+    assert "This survey is closed" in response.get_data(as_text=True)
+
+
 def test_server_path_stores_noisy_answers_marked_server(respondent, db):
     response = respondent.submit(ANSWERS)
     assert response.status_code == 200, response.get_data(as_text=True)

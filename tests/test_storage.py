@@ -264,24 +264,25 @@ def test_pattern_tallies_of_excluded_days_equal_their_share_of_the_kept_counts(b
     assert queries.pattern_tallies_on_days(backend_db, "m", "cheated", ["2026-11-23"]) == {}
 
 
-def test_rebuilding_the_pattern_tallies_restores_a_recount_and_touches_no_other_survey(fresh_db):
+def test_rebuilding_the_pattern_tallies_restores_a_recount_and_touches_no_other_survey(backend_db):
     survey = model_survey()
-    store_model_answers(fresh_db, survey, 200)
-    kept = queries.pattern_tallies(fresh_db, "m", "cheated")
-    fresh_db.execute("UPDATE pattern_tallies SET count = count + 5 WHERE outcome = 'cheated'")
-    fresh_db.execute("DELETE FROM pattern_tallies WHERE outcome = 'lied'")
-    fresh_db.execute("INSERT INTO pattern_tallies VALUES ('other', 'cheated', 'd', '{}', 'yes', 7)")
-    rows = queries.rebuild_pattern_tallies(fresh_db, "m")
-    (design,) = queries.pattern_tallies(fresh_db, "m", "cheated")
-    assert queries.pattern_tallies(fresh_db, "m", "cheated") == kept
-    assert queries.pattern_tallies(fresh_db, "m", "cheated")[design] == recount_patterns(
-        fresh_db, "m", "cheated", ["p0", "p1"]
+    store_model_answers(backend_db, survey, 200)
+    kept = queries.pattern_tallies(backend_db, "m", "cheated")
+    backend_db.execute("UPDATE pattern_tallies SET count = count + 5 WHERE outcome = 'cheated'")
+    backend_db.execute("DELETE FROM pattern_tallies WHERE outcome = 'lied'")
+    backend_db.execute("INSERT INTO pattern_tallies VALUES ('other', 'cheated', 'd', '{}', 'yes', 7)")
+    rows = queries.rebuild_pattern_tallies(backend_db, "m")
+    (design,) = queries.pattern_tallies(backend_db, "m", "cheated")
+    assert queries.pattern_tallies(backend_db, "m", "cheated") == kept
+    assert queries.pattern_tallies(backend_db, "m", "cheated")[design] == recount_patterns(
+        backend_db, "m", "cheated", ["p0", "p1"]
     )
-    (lied,) = queries.pattern_tallies(fresh_db, "m", "lied")
-    assert queries.pattern_tallies(fresh_db, "m", "lied")[lied] == recount_patterns(fresh_db, "m", "lied", ["p0", "p1"])
-    assert rows == fresh_db.execute("SELECT COUNT(*) FROM pattern_tallies WHERE survey_id = 'm'").fetchone()[0]
-    assert queries.pattern_tallies(fresh_db, "other", "cheated") == {"d": {"{}": {"yes": 7}}}
-    assert not fresh_db.conn.in_transaction
+    (lied,) = queries.pattern_tallies(backend_db, "m", "lied")
+    recount = recount_patterns(backend_db, "m", "lied", ["p0", "p1"])
+    assert queries.pattern_tallies(backend_db, "m", "lied")[lied] == recount
+    assert rows == backend_db.execute("SELECT COUNT(*) FROM pattern_tallies WHERE survey_id = 'm'").fetchone()[0]
+    assert queries.pattern_tallies(backend_db, "other", "cheated") == {"d": {"{}": {"yes": 7}}}
+    assert not connection.in_transaction(backend_db)
 
 
 def test_a_response_stored_during_the_pattern_recount_is_neither_blocked_nor_lost(fresh_db, tmp_path, monkeypatch):
@@ -462,3 +463,21 @@ def test_kept_counts_of_more_rows_than_one_upsert_carries_are_all_added(backend_
         responses.store_response(backend_db, response(answers), key, "2026-11-22")
     assert queries.tallies(backend_db, "s") == {name: {"d1": {answer: 2}} for name, answer in answers.items()}
     assert backend_db.execute("SELECT SUM(count), COUNT(*) FROM daily_tallies").fetchone() == (24, 12)
+
+
+def test_the_state_and_the_key_read_together_equal_each_read_alone(backend_db):
+    """:func:`storage.responses.closed_override_and_key_seen` against :func:`closed_override` and
+    :func:`submission_key_exists`, for every state (never set, closed, reopened) and key (stored, not, none)."""
+    responses.store_response(backend_db, response({"q": "yes"}), "stored-key-0000000", "2026-11-22")
+    for closed in (None, True, False):
+        if closed is not None:
+            responses.set_closed(backend_db, "s", closed)
+        for key in ("stored-key-0000000", "unseen-key-0000000", None):
+            together = responses.closed_override_and_key_seen(backend_db, "s", key)
+            alone = (
+                responses.closed_override(backend_db, "s"),
+                bool(key) and responses.submission_key_exists(backend_db, key),
+            )
+            assert together == alone
+            assert together[0] is closed
+        assert responses.closed_override_and_key_seen(backend_db, "other", "stored-key-0000000") == (None, True)

@@ -60,6 +60,13 @@ def survey_state(survey: Survey) -> str:
     return state_on(survey, responses.closed_override(get_db(), survey.id), today())
 
 
+def survey_state_and_key_seen(survey: Survey, key: str | None) -> tuple[str, bool]:
+    """:func:`survey_state` and whether submission ``key`` was stored already, read in one query
+    (:func:`storage.responses.closed_override_and_key_seen`)."""
+    closed, seen = responses.closed_override_and_key_seen(get_db(), survey.id, key)
+    return state_on(survey, closed, today()), seen
+
+
 def survey_or_404(survey_id: str) -> Survey:
     survey = get_catalog().get(survey_id)
     if survey is None:

@@ -24,6 +24,7 @@ import hmac
 import math
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from flask import Blueprint, Response, current_app, g, make_response, render_template, request, session
@@ -43,10 +44,11 @@ from surveys.form_fields import CARRIED, DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, check_arm, noisy_response, randomize_on_server
 from surveys.wording import NO_EPSILON, design_sentence, epsilon_text, odds_factor_text, privacy_sentence, short_percent
 from web import gather
-from web.catalog import survey_or_404, survey_state, today
+from web.catalog import survey_or_404, survey_state, survey_state_and_key_seen, today
 from web.db import get_db
 from web.forms import (
     INVITATION_CODE,
+    SUBMISSION_KEY,
     ControlForm,
     SubmissionError,
     may_be_blank,
@@ -155,8 +157,10 @@ def render_message(survey: Survey | None, status: int, title: str, text: str, ba
     ), status
 
 
-def refuse_if_unavailable(survey: Survey):
-    state = survey_state(survey)
+def refuse_if_unavailable(survey: Survey, state: str | None = None):
+    """None if ``survey`` takes answers today, else the closed or not-yet-open page. ``state``: the
+    survey's state when the caller read it already (:func:`web.catalog.survey_state`)."""
+    state = state or survey_state(survey)
     if state == CLOSED:
         return render_message(
             survey,
@@ -481,13 +485,30 @@ def is_own_expired_token(token: str | None) -> bool:
     return isinstance(raw, str) and isinstance(own, str) and hmac.compare_digest(own, raw)
 
 
+@dataclass(frozen=True)
+class KeySeen:
+    """Whether submission ``key`` (as the form sent it) was stored already, read with the survey's state."""
+
+    key: str
+    seen: bool
+
+
 @bp.post("/s/<survey_id>")
 def submit(survey_id: str):
+    """Store one answer. Refusals in this order: the rate limit, the survey's state (closed, not yet
+    open), the body (:func:`body_problem`), the form, the CSRF token; then :func:`store_and_thank`.
+    The body is read before the state is looked up so that the key it carries is looked up with the
+    state in one query (:func:`web.catalog.survey_state_and_key_seen`); the order of the refusals is kept."""
     survey = in_respondent_language(survey_or_404(survey_id))
-    refusal = refuse_if_over("submit", "RATELIMIT_SUBMISSIONS") or refuse_if_unavailable(survey)
+    refusal = refuse_if_over("submit", "RATELIMIT_SUBMISSIONS")
     if refusal:
         return refusal
     problem = body_problem()
+    sent = sent_submission_key() if problem is None else None
+    state, seen = survey_state_and_key_seen(survey, sent)
+    refusal = refuse_if_unavailable(survey, state)
+    if refusal:
+        return refusal
     if problem:
         return render_message(
             survey, problem[0], gettext("Your answers could not be read"), problem[1], back_to_form=True
@@ -503,7 +524,15 @@ def submit(survey_id: str):
     problem = csrf_problem()
     if problem:
         return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code, arm)
-    return refuse_if_over_survey_limit(survey) or store_and_thank(survey, noisy, randomized_on, key, code, arm)
+    known = KeySeen(sent, seen) if sent is not None else None
+    return refuse_if_over_survey_limit(survey) or store_and_thank(survey, noisy, randomized_on, key, code, arm, known)
+
+
+def sent_submission_key() -> str | None:
+    """The form's ``submission_key`` when it is one (:data:`web.forms.SUBMISSION_KEY`), else None: only a
+    well-formed key is looked up before the form is read."""
+    key = request.form.get("submission_key")
+    return key if isinstance(key, str) and SUBMISSION_KEY.match(key) else None
 
 
 def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code, arm=""):
@@ -529,9 +558,14 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code,
     ), 400
 
 
-def store_and_thank(survey: Survey, noisy: dict, randomized_on: str, key: str, code: str, arm: str = ""):
+def store_and_thank(
+    survey: Survey, noisy: dict, randomized_on: str, key: str, code: str, arm: str = "", known: KeySeen | None = None
+):
+    """Store the answer and thank; a repeated key is thanked without storing. ``known``: whether the key
+    was seen, when the caller looked it up already (for that very key only)."""
     db = get_db()
-    if responses.submission_key_exists(db, key):
+    seen = known.seen if known is not None and known.key == key else responses.submission_key_exists(db, key)
+    if seen:
         return thank(survey, None)  # a repeat: stored once already; this copy's noise is not shown
     if request.cookies.get(done_cookie(survey)):
         return already_answered(survey)
