@@ -11,6 +11,13 @@ passes) is the same. Hashes made with other parameters (the earlier 4 lanes,
 or weaker ones) are rehashed at the next successful sign-in
 (``check_needs_rehash``).
 
+A sign-in's check runs on a thread of its own at a lower CPU priority
+(:data:`HASHING_NICENESS`, :func:`_verify`): while respondents' requests want
+the cores, they come first, and a flood of sign-ins slows the checks rather
+than the survey (bench/README.md, "Sign-in flood"). A thread's priority can
+be lowered but not raised again without privileges, hence threads kept for
+checking only, one pool per process.
+
 Sessions are kept on the server (``admin_sessions``): the browser holds a
 random token, the database only its SHA-256 hash, the account and the
 expiry. Signing out deletes the session; a new password and
@@ -22,9 +29,12 @@ cookie stops working at once. Throttling of failed sign-ins lives in
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import secrets
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import sqlite_utils
 from argon2 import PasswordHasher, Type
@@ -147,8 +157,45 @@ def end_all_sessions(db: sqlite_utils.Database, name: str) -> int:
         return db.execute("DELETE FROM admin_sessions WHERE name = ?", [name]).rowcount
 
 
-def _verify(password_hash: str, password: str) -> bool:
+#: How much lower than the serving threads a password check runs (``nice``; 19 is the lowest priority).
+HASHING_NICENESS = 10
+#: Checks that may run at once in one process (the machine-wide bound is ``SIGNIN_CONCURRENCY``).
+HASHING_THREADS = 4
+_hashing_pools: dict[int, ThreadPoolExecutor] = {}
+_hashing_pools_lock = threading.Lock()
+
+
+def _lower_this_threads_priority() -> None:
+    """Raise this thread's niceness by :data:`HASHING_NICENESS` (Linux: a thread id is a target of
+    ``setpriority``). Where the system refuses, the thread keeps its priority: checks still run."""
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + HASHING_NICENESS))
+    except OSError:
+        pass
+
+
+def _hashing_pool() -> ThreadPoolExecutor:
+    """This process's low-priority checking threads, started on first use (after a fork, anew: a forked
+    child has none of its parent's threads)."""
+    pid = os.getpid()
+    with _hashing_pools_lock:
+        pool = _hashing_pools.get(pid)
+        if pool is None:
+            pool = _hashing_pools[pid] = ThreadPoolExecutor(
+                HASHING_THREADS, thread_name_prefix="password-check", initializer=_lower_this_threads_priority
+            )
+        return pool
+
+
+def _verify_here(password_hash: str, password: str) -> bool:
     try:
         return HASHER.verify(password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
+
+
+def _verify(password_hash: str, password: str) -> bool:
+    """Whether ``password`` matches ``password_hash``, checked on a low-priority thread (the caller waits;
+    argon2-cffi releases the GIL while it hashes). A known and an unknown account take the same path."""
+    return _hashing_pool().submit(_verify_here, password_hash, password).result()

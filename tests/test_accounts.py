@@ -48,6 +48,31 @@ def test_unknown_name_costs_one_argon2_check_like_a_known_one(fresh_db, monkeypa
     assert len(checked) == 2 and checked[1] == accounts._DUMMY_HASH
 
 
+def test_a_password_is_checked_on_a_thread_of_lower_priority_and_the_callers_priority_is_untouched(
+    fresh_db, monkeypatch
+):
+    """The check runs where respondents' requests come first (niceness raised by HASHING_NICENESS, up to
+    19); the serving thread keeps its own. Fails if the check runs on the caller's thread."""
+    import os
+    import threading
+
+    def priority() -> tuple[int, int]:
+        return threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    accounts.create_admin(fresh_db, "ana", PASSWORD)
+    seen = []
+    real = accounts._verify_here
+    monkeypatch.setattr(accounts, "_verify_here", lambda h, p: seen.append(priority()) or real(h, p))
+    caller = priority()
+    assert accounts.sign_in(fresh_db, "ana", PASSWORD) is True
+    assert accounts.sign_in(fresh_db, "nobody", PASSWORD) is False  # the dummy check: the same path
+    assert len(seen) == 2
+    for thread, niceness in seen:
+        assert thread != caller[0]
+        assert niceness == min(19, caller[1] + accounts.HASHING_NICENESS)
+    assert priority() == caller
+
+
 def test_session_lives_until_it_is_ended_or_expires(fresh_db):
     accounts.create_admin(fresh_db, "ana", PASSWORD)
     token = accounts.start_session(fresh_db, "ana", now=1000.0)
