@@ -419,3 +419,54 @@ def test_binary_design_standard_error_equals_the_observed_information(design):
     pi_hat = estimate.estimate_raw
     second = (loglik(pi_hat + h) - 2 * loglik(pi_hat) + loglik(pi_hat - h)) / h**2
     assert_allclose(estimate.std_err_population, 1 / math.sqrt(-second), rtol=1e-4)
+
+
+def test_a_multiple_choice_record_with_k_as_text_is_read_as_a_number():
+    """A record whose ``k`` was written as text (``"5"``) gives the same design as ``k = 5``."""
+    assert design_from_dict({"kind": "multiple_choice", "k": "5", "t": "3/5"}) == MultipleChoiceDesign(5, "3/5")
+
+
+@pytest.mark.parametrize(
+    ("value", "low_open", "high_open", "message"),
+    [
+        (-0.5, False, False, "p must be in [0, 1], got p=-1/2"),
+        (1.5, False, False, "p must be in [0, 1], got p=3/2"),
+        (0, True, False, "p must be in (0, 1], got p=0"),
+        (1, False, True, "p must be in [0, 1), got p=1"),
+        (0, True, True, "p must be in (0, 1), got p=0"),
+        (1, True, True, "p must be in (0, 1), got p=1"),
+    ],
+)
+def test_a_probability_outside_its_range_is_refused_with_the_range_written_out(value, low_open, high_open, message):
+    """The bounds of every design parameter (``analysis.design._unit``): each end open or closed as asked,
+    and the message writes the interval with matching brackets."""
+    from analysis.design import _unit
+
+    with pytest.raises(DesignError, match=f"^{re.escape(message)}$"):
+        _unit(value, "p", low_open=low_open, high_open=high_open)
+
+
+@pytest.mark.parametrize("value", [0, 1, "1/2"])
+def test_a_probability_at_a_closed_end_is_accepted(value):
+    from analysis.design import _unit
+
+    assert _unit(value, "p") == Fraction(value)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: CrosswiseDesign(0), "q must be in (0, 1), got q=0"),
+        (lambda: CrosswiseDesign(1), "q must be in (0, 1), got q=1"),
+        (lambda: KukDesign("1/2", "3/2"), "k2 must be in [0, 1], got k2=3/2"),
+    ],
+)
+def test_design_parameters_out_of_range_are_named(make, message):
+    with pytest.raises(DesignError, match=f"^{re.escape(message)}$"):
+        make()
+
+
+def test_a_binary_designs_floats_are_its_exact_values():
+    design = KukDesign("7/10", "3/10")
+    assert design.floats() == tuple(float(p) for p in design.exact())
+    assert all(isinstance(p, float) for p in design.floats())

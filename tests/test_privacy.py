@@ -209,6 +209,7 @@ def test_delta_must_be_a_number(delta):
         (0.7, 0.3, math.log(0.7 / 0.3)),  # Kuk k1 = 7/10, k2 = 3/10
         (1.0, 0.25, math.inf),  # triangular / Mangat: a stored "no" proves no trait
         (0.0, 0.5, math.inf),
+        (0.5, 0.0, math.inf),  # a stored "yes" proves the trait
         (0.4, 0.4, 0.0),  # the answer does not depend on the truth
     ],
 )
@@ -224,5 +225,5 @@ def test_binary_epsilon_is_forced_response_epsilon_of_the_same_probabilities():
 
 @pytest.mark.parametrize(("theta1", "theta0", "shown"), [(1.5, 0.5, "theta1"), (0.5, -0.1, "theta0")])
 def test_binary_epsilon_names_a_bad_probability(theta1, theta0, shown):
-    with pytest.raises(ValueError, match=shown):
+    with pytest.raises(ValueError, match=rf"^{shown} must be in \[0, 1\], got {shown}="):
         binary_epsilon(theta1, theta0)

@@ -253,12 +253,13 @@ def test_binary_randomizer_passes_privacy_audit(design):
 
 @pytest.mark.parametrize(
     ("design", "denominator"),
-    [(WARNER, 4), (UNRELATED, 12), (KUK, 10), (MANGAT, 4)],
-    ids=["warner", "unrelated", "kuk", "mangat"],
+    [(WARNER, 4), (UNRELATED, 12), (KUK, 10), (MANGAT, 4), (KukDesign(Fraction(2, 3), Fraction(1, 4)), 12)],
+    ids=["warner", "unrelated", "kuk", "mangat", "kuk-unlike-denominators"],
 )
 def test_binary_design_is_exact_over_every_draw(monkeypatch, design, denominator):
     """Over the D equally likely draws u in range(D), exactly theta1 D say yes for a true yes and theta0 D for a
-    true no: no rounding."""
+    true no: no rounding. The last design's theta1 = 2/3 and theta0 = 1/4 need D = 12, a multiple of both
+    denominators (a draw below theta0's 4 alone would store yes with 3/4 for a true yes)."""
     theta1, theta0 = design.yes_probabilities()
     for truth, expected in ((protocol.YES, theta1), (protocol.NO, theta0)):
         yes = 0
@@ -337,6 +338,8 @@ def test_two_group_design_is_exact_over_every_draw(monkeypatch, design, group, d
 def test_two_group_design_needs_a_group():
     with pytest.raises(ValueError, match="group must be one of"):
         protocol.randomize_yes_no("yes", SLD, "")
+    with pytest.raises(ValueError, match="got group=''$"):  # no group given: the default is none
+        protocol.randomize_yes_no("yes", SLD)
 
 
 MATRIX = MisclassificationDesign([["3/5", "1/10", "1/5"], ["1/4", "7/10", "1/5"], ["3/20", "1/5", "3/5"]])
