@@ -226,12 +226,40 @@ def test_the_burst_threshold_respects_min_count_and_alpha():
         ({"usual_rate": -1.0}, "usual_rate"),
         ({"usual_rate": float("nan")}, "usual_rate"),
         ({"usual_rate": 1.0, "alpha": 1}, "alpha"),
+        ({"usual_rate": 1.0, "alpha": 0}, "alpha"),
         ({"usual_rate": 1.0, "min_count": 0}, "min_count"),
+        ({"usual_rate": 1.0, "min_count": True}, "min_count"),
+        ({"usual_rate": 1.0, "min_count": "3"}, "min_count"),
     ],
 )
 def test_a_bad_burst_threshold_argument_is_refused_by_name(keywords, named):
     with pytest.raises(ValueError, match=named):
         burst_threshold(**keywords)
+
+
+@pytest.mark.parametrize("shift", [-7, 7, 40])
+@pytest.mark.parametrize("usual_rate", [0.5, 3.0, 150.0])
+def test_the_burst_threshold_steps_to_the_exact_boundary_from_any_first_guess(monkeypatch, usual_rate, shift):
+    """The threshold does not rest on scipy's inverse survival function: with its answer moved by ``shift``
+    (too low or too high), the result is still the least count c >= 1 with P(X >= c) < 0.01, found here by
+    walking up from 1."""
+    isf = stats.poisson.isf
+    monkeypatch.setattr(stats.poisson, "isf", lambda alpha, rate: max(0, isf(alpha, rate) + shift))
+    least = 1
+    while not stats.poisson.sf(least - 1, usual_rate) < 0.01:
+        least += 1
+    assert burst_threshold(usual_rate, min_count=1, alpha=0.01) == least
+
+
+def test_a_count_whose_tail_equals_alpha_exactly_is_not_yet_a_burst():
+    """``P(X >= c) < alpha``, strictly: with alpha set to the tail of 6 at rate 2, the threshold is 7."""
+    alpha = float(stats.poisson.sf(5, 2.0))
+    assert burst_threshold(2.0, min_count=1, alpha=alpha) == 7
+
+
+def test_a_bad_leave_out_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"^leave_out must be an integer >= 0, got leave_out=-1$"):
+        usual_rate_of_others([(3, 2)], leave_out=-1)
 
 
 def test_the_usual_rate_of_others_leaves_the_judged_hour_out():

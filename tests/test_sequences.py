@@ -482,3 +482,45 @@ def test_the_results_page_shows_a_sequence_for_a_two_group_question():
     assert result.sequence is not None
     assert result.sequence.low <= result.estimate <= result.sequence.high
     assert result.sequence.high - result.sequence.low >= result.ci.high - result.ci.low
+
+
+def test_a_two_group_sequence_is_at_95_percent_unless_told_and_names_a_bad_level():
+    from analysis import StochasticLieDetectorDesign, two_group_sequence
+
+    design = StochasticLieDetectorDesign(Fraction(2, 12), Fraction(10, 12))
+    default = two_group_sequence((373, 398), (564, 692), design)
+    assert default == two_group_sequence((373, 398), (564, 692), design, 0.95)
+    assert default.confidence_level == 0.95
+    with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=1\.5$"):
+        two_group_sequence((373, 398), (564, 692), design, 1.5)
+
+
+@pytest.mark.parametrize("yes", [(500, 500), (0, 0), (500, 0), (0, 500)])
+@pytest.mark.parametrize("design_name", ["sld", "cdm"])
+def test_a_two_group_sequence_stays_within_zero_and_one_at_the_extremes(yes, design_name):
+    """Every answer yes (or no) in a group can put the unclipped ends past 0 or 1: the bounds are clipped."""
+    from analysis import CheaterDetectionDesign, StochasticLieDetectorDesign, two_group_sequence
+
+    design = {
+        "sld": StochasticLieDetectorDesign(Fraction(2, 12), Fraction(10, 12)),
+        "cdm": CheaterDetectionDesign(Fraction(1, 4), Fraction(3, 4)),
+    }[design_name]
+    mapped = two_group_sequence(yes, (500, 500), design, 0.95)
+    assert 0.0 <= mapped.low <= mapped.high <= 1.0
+
+
+def test_matrix_option_sequences_carry_their_rates_box_and_level_and_are_clipped_to_zero_and_one():
+    from analysis import matrix_option_sequences
+
+    matrix = np.array([[0.75, 1 / 3], [0.25, 2 / 3]])
+    inverse = np.linalg.inv(matrix)
+    counts = [500, 0]  # every answer the first option: its unclipped share is past 1 (inverse[0, 0] = 1.6)
+    box = [confidence_sequence(c, 500, 1, 0, 0, 0.975) for c in counts]
+    first, second = matrix_option_sequences(counts, inverse, 0.95)
+    assert inverse[0, 0] * box[0].rate_low + inverse[0, 1] * box[1].rate_high > 1
+    assert (first.low, first.high) == (1.0, 1.0) and (second.low, second.high) == (0.0, 0.0)
+    for sequence in (first, second):
+        assert sequence.rates == tuple((b.rate_low, b.rate_high) for b in box)
+        assert sequence.confidence_level == 0.95
+    with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=0$"):
+        matrix_option_sequences(counts, inverse, 0)
