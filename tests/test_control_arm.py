@@ -78,3 +78,34 @@ def test_simulated_difference_is_unbiased_and_its_interval_covers():
     differences = np.array(differences)
     assert abs(differences.mean() - truth) <= 4 * differences.std(ddof=1) / math.sqrt(replications)
     assert abs(covered / replications - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / replications)
+
+
+def test_the_comparison_carries_its_inputs():
+    c = compare_with_direct(0.30, 0.04, 20, 100)
+    assert (c.rr_estimate, c.rr_std_err, c.direct_yes, c.direct_n) == (0.30, 0.04, 20, 100)
+
+
+@pytest.mark.parametrize(
+    ("rr_estimate", "direct_yes", "p_value"),
+    [
+        (0.5, 0, 0.0),  # RR above a direct arm of all no, both without noise: surely higher
+        (0.0, 0, 1.0),  # equal: no evidence
+        (-0.2, 0, 1.0),  # an unclipped RR estimate below zero
+        (0.5, 10, 1.0),  # below a direct arm of all yes
+    ],
+)
+def test_without_any_standard_error_the_p_value_is_zero_or_one(rr_estimate, direct_yes, p_value):
+    """A standard error of 0 for the RR estimate is allowed, and a direct arm of all yes or all no has none:
+    the difference is then known exactly, and the one-sided p-value of "RR higher" is 0 or 1."""
+    c = compare_with_direct(rr_estimate, 0.0, direct_yes, 10)
+    assert c.std_err == 0.0 and c.p_value_rr_higher == p_value
+
+
+def test_the_interval_is_clipped_at_minus_one_too():
+    c = compare_with_direct(-1.2, 0.5, 10, 10)  # difference -2.2 (an unclipped RR estimate far below 0)
+    assert c.ci.low == -1.0
+
+
+def test_a_bad_rr_standard_error_is_named_exactly():
+    with pytest.raises(ValueError, match=r"^rr_std_err must be a finite number, got rr_std_err=nan$"):
+        compare_with_direct(0.3, float("nan"), 1, 10)

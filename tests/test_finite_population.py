@@ -85,3 +85,32 @@ def test_the_variance_is_unbiased_under_sampling_without_replacement_and_randomi
 def test_a_bad_argument_is_refused_naming_it(arguments, named):
     with pytest.raises(ValueError, match=named):
         estimate_finite_population(*arguments)
+
+
+def test_two_answers_are_enough_for_a_sample_variance():
+    result = estimate_finite_population(1, 2, 10)
+    assert result.population_size == 10 and result.sampling_fraction == 0.2
+
+
+def test_the_result_carries_its_population_fraction_error_and_level():
+    result = estimate_finite_population(30, 100, 400, confidence_level=0.9)
+    assert (result.population_size, result.sampling_fraction, result.confidence_level) == (400, 0.25, 0.9)
+    assert result.std_err == pytest.approx(math.sqrt(result.variance))
+    assert result.high - result.low == pytest.approx(2 * 1.6448536269514722 * result.std_err)
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"population_size": 99}, "population_size must be an integer >= 100, got population_size=99"),
+        (
+            {"population_size": 400, "confidence_level": 1.0},
+            "confidence_level must be in (0, 1), got confidence_level=1.0",
+        ),
+    ],
+)
+def test_bad_arguments_are_named_exactly(keywords, message):
+    import re
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        estimate_finite_population(10, 100, **keywords)
