@@ -42,6 +42,7 @@ SKEWED = MisclassificationDesign(
         ([["1", "0", "0"], ["0", "1", "0"]], "matrix", "square"),
         ([["x", "0"], ["1", "1"]], "matrix[0][0]", "'x'"),
         ([[1]], "matrix", "at least 2"),
+        (5, "matrix", "matrix must be a list of rows, got matrix=5"),
     ],
 )
 def test_bad_matrices_are_refused_naming_the_fault(matrix, field, message):
@@ -227,3 +228,44 @@ def test_a_k_option_design_with_a_six_decimal_t_becomes_a_matrix():
     assert design.matrix[0][0] == Fraction(654321, 1000000) + Fraction(345679, 4000000)
     with pytest.raises(DesignError, match="denominator above"):
         MisclassificationDesign([["2962963/4000000", "1037037/4000000"], ["1037037/4000000", "2962963/4000000"]])
+
+
+def test_a_matrix_whose_first_column_starts_with_zero_is_invertible():
+    """A permutation matrix (every answer reported as the other option) is invertible: the exact determinant
+    swaps rows to find a pivot (-1, not 0) rather than dividing by the zero in the corner."""
+    swapped = MisclassificationDesign([["0", "1"], ["1", "0"]])
+    assert swapped.k == 2
+    assert_allclose(estimate_misclassification([30, 10], swapped).estimate_raw, [0.25, 0.75])
+
+
+def test_an_estimate_keeps_its_counts_and_its_intervals_are_at_95_percent_unless_told():
+    estimate = estimate_misclassification([30, 20, 10], HALF)
+    assert tuple(estimate.counts) == (30, 20, 10)
+    assert estimate.confidence_intervals() == estimate.confidence_intervals(0.95)
+    pooled = pool_misclassification([estimate, estimate_misclassification([60, 40, 20], THREE_QUARTERS)])
+    assert pooled.confidence_intervals() == pooled.confidence_intervals(0.95)
+
+
+def test_a_pool_of_answers_without_sampling_variance_has_a_standard_error_of_zero():
+    """One answer each under a nearly uninformative matrix (inverse rows span 5, so the worst-case variance
+    is 25/4 and the weights are small): every option's estimated variance is 0, and so is the pooled one."""
+    blurred = MisclassificationDesign([["3/5", "2/5"], ["2/5", "3/5"]])
+    pooled = pool_misclassification([estimate_misclassification([1, 0], blurred)] * 2)
+    assert pooled.std_err == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("make", "field", "message"),
+    [
+        (lambda: worst_case_variances(SKEWED, True), None, "n=True"),
+        (lambda: MisclassificationDesign.forced_response(["1/2", "1/2"]), "prompted", "sum(prompted) must be below 1"),
+        (lambda: MisclassificationDesign.forced_response(["1/4", "x"]), "prompted[1]", "prompted[1]"),
+        (lambda: MisclassificationDesign.from_multiple_choice(3, "x"), "t", "t"),
+    ],
+)
+def test_bad_design_arguments_are_named(make, field, message):
+    with pytest.raises(ValueError) as caught:
+        make()
+    assert message in str(caught.value)
+    if field is not None:
+        assert caught.value.field == field
