@@ -539,3 +539,27 @@ def test_the_undefined_t_interval_is_still_labelled_with_its_method_and_level():
     e = estimate_two_group((250, 50), (300, 300), SLD)
     ci = e.confidence_interval("t", 0.9)
     assert (ci.low, ci.high, ci.method, ci.confidence_level) == (0.0, 1.0, "profile likelihood", 0.9)
+
+
+@pytest.mark.parametrize(("alpha", "expected"), [(0.5 + 1e8 * 5e-14, 0.0), (0.5 - 1e8 * (1 + 5e-14), 1.0)])
+def test_a_sharp_maximum_just_outside_a_slice_is_reported_at_its_end(alpha, expected):
+    """lambda = alpha + 1e8 u with one yes and one no peaks at lambda = 1/2, 5e-14 outside [0, 1]. Its log-likelihood
+    falls by about 1e-10 (curvature 8e16) over that gap, far beyond the tie tolerance: the end is the constrained
+    maximum, not a root found past it."""
+    u, _ = _maximize_slice(_Slice((alpha, 0.5), (1e8, 0.0), 0.0, 1.0), (1, 0), (2, 0))
+    assert u == expected
+
+
+def test_a_sharp_maximum_inside_a_very_narrow_slice_is_found():
+    """Width 1e-8, lambda = 1/2 - 5e-5 + 1e4 u: the peak lambda = 1/2 sits at u = 5e-9, the middle, and its
+    log-likelihood exceeds the ends' by 1e-8 (so it is not a tie with an end)."""
+    u, value = _maximize_slice(_Slice((0.5 - 5e-5, 0.5), (1e4, 0.0), 0.0, 1e-8), (1, 0), (2, 0))
+    assert u == pytest.approx(5e-9, rel=1e-6)
+    assert value == pytest.approx(2 * math.log(0.5), abs=1e-14)
+
+
+def test_counts_beyond_64_bit_integers_still_give_a_covariance():
+    """Counts are any Python integers; the observed information turns them into floats."""
+    e = estimate_two_group((3 * 10**19, 2 * 10**19), (10**20, 10**20), CDM)  # lambda1 > lambda2: boundary
+    assert e.on_boundary
+    assert np.all(np.isfinite(e.covariance()))
