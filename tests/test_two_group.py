@@ -563,3 +563,18 @@ def test_counts_beyond_64_bit_integers_still_give_a_covariance():
     e = estimate_two_group((3 * 10**19, 2 * 10**19), (10**20, 10**20), CDM)  # lambda1 > lambda2: boundary
     assert e.on_boundary
     assert np.all(np.isfinite(e.covariance()))
+
+
+def test_a_sharp_maximum_in_a_slice_that_does_not_start_at_zero_is_found():
+    """u in [0.5, 1]; lambda = 1/2 + 1e8 (u - 0.5 - 1e-13) peaks 1e-13 above the low end, which is 2e-13 of the
+    width: the probe just inside the low end sits below the peak (the score there is positive), and the peak's
+    log-likelihood exceeds the end's by about 4e-10, beyond the tie tolerance."""
+    u, _ = _maximize_slice(_Slice((0.5 - 1e8 * (0.5 + 1e-13), 0.5), (1e8, 0.0), 0.5, 1.0), (1, 0), (2, 0))
+    assert u - 0.5 == pytest.approx(1e-13, abs=1e-14)
+
+
+def test_the_covariance_at_rates_whose_squares_underflow_is_nan_without_a_warning():
+    # lambda = (1e-200, 2e-200): lambda^2 underflows to 0, so y / lambda^2 divides by zero (pytest turns warnings
+    # into errors): the information is not finite and the covariance is NaN.
+    e = estimate_two_group((1, 2), (10**200, 10**200), CDM)
+    assert np.all(np.isnan(e.covariance()))
