@@ -578,3 +578,11 @@ def test_the_covariance_at_rates_whose_squares_underflow_is_nan_without_a_warnin
     # into errors): the information is not finite and the covariance is NaN.
     e = estimate_two_group((1, 2), (10**200, 10**200), CDM)
     assert np.all(np.isnan(e.covariance()))
+
+
+def test_the_lie_detector_at_pi_one_gives_t_the_pooled_yes_rate_to_the_last_digits():
+    """lambda1 < lambda2 puts the maximum at pi = 1, where both rates are t: the maximum-likelihood t is the pooled
+    yes rate 8/400 = 0.02 exactly. The root of the slice score is found to 1e-15, not merely to brentq's default."""
+    e = estimate_two_group((3, 5), (200, 200), SLD)
+    assert e.on_boundary and e.pi == 1.0
+    assert e.second == pytest.approx(0.02, abs=1e-15)
