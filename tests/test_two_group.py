@@ -22,7 +22,7 @@ from analysis import (
     two_group_design_from_dict,
 )
 from analysis._checks import DesignError
-from analysis.two_group import _log_likelihood, _maximum_likelihood
+from analysis.two_group import _log_likelihood, _maximize_slice, _maximum_likelihood, _Slice, _slice_score
 
 CDM = CheaterDetectionDesign(Fraction(3, 10), Fraction(7, 10))
 SLD = StochasticLieDetectorDesign(Fraction(1, 6), Fraction(5, 6))
@@ -338,7 +338,8 @@ def test_pooled_weights_do_not_depend_on_the_answers_so_the_pool_is_unbiased():
 def test_pooling_clips_the_reported_prevalence_and_keeps_the_raw_one():
     fit = estimate_two_group((10, 40), (100, 100), SLD)  # lambda1 < lambda2: pi moment 1 + 0.3 * 1.5 = 1.45
     pooled = pool_two_group([fit, fit])
-    assert_allclose(pooled.estimate_raw, fit.pi_moment) and pooled.estimate == 1.0 and pooled.clipped
+    assert_allclose(pooled.estimate_raw, fit.pi_moment)
+    assert pooled.estimate == 1.0 and pooled.clipped is True
 
 
 @pytest.mark.parametrize(
@@ -355,3 +356,233 @@ def test_pooling_clips_the_reported_prevalence_and_keeps_the_raw_one():
 def test_pooling_refuses_what_it_cannot_pool(estimates, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         pool_two_group(estimates)
+
+
+# --------------------------------------------------------------------------
+# Boundaries, exact messages and the pieces behind the estimates.
+
+
+@pytest.mark.parametrize(
+    ("cls", "meaning"),
+    [
+        (CheaterDetectionDesign, "probability of a prompted yes"),
+        (StochasticLieDetectorDesign, "probability that a non-carrier answers no"),
+    ],
+)
+def test_each_design_says_what_its_probabilities_mean(cls, meaning):
+    with pytest.raises(DesignError, match=rf"^p1 \({meaning}\) must be in \[0, 1\], got p1=-1/10$"):
+        cls(-0.1, 0.5)
+    with pytest.raises(
+        DesignError, match=r"^p1 and p2 must differ \(the two groups identify the model\), got p1 = p2 = 1/3$"
+    ):
+        cls("1/3", "2/6")
+
+
+@pytest.mark.parametrize("cls", [CheaterDetectionDesign, StochasticLieDetectorDesign])
+def test_probabilities_zero_and_one_are_allowed(cls):
+    design = cls(0, 1)
+    assert (design.p1, design.p2) == (0, 1)
+    assert cls(1, 0).p1 == 1
+
+
+@pytest.mark.parametrize(
+    ("yes", "n", "message"),
+    [
+        ((0, 5), (1, 30), r"^n\[0\] must be an integer >= 2, got n\[0\]=1$"),
+        ((1, 5), (30.0, 30), r"^n\[0\] must be an integer >= 2, got n\[0\]=30\.0$"),
+        ((3, 5), (2, 30), r"^yes\[0\] must be an integer in \[0, n\[0\]=2\], got yes\[0\]=3$"),
+    ],
+)
+def test_bad_counts_get_their_exact_message(yes, n, message):
+    with pytest.raises(ValueError, match=message):
+        estimate_two_group(yes, n, SLD)
+
+
+@pytest.mark.parametrize("yes", [(0, 2), (2, 0), (1, 1), (2, 2), (0, 0)])
+def test_groups_of_two_and_counts_at_zero_and_n_are_accepted(yes):
+    e = estimate_two_group(yes, (2, 2), CDM)
+    assert e.yes == yes and e.n == (2, 2)
+    assert e.observed == (yes[0] / 2, yes[1] / 2)
+
+
+def test_the_lie_detector_space_includes_pi_zero_and_its_ends():
+    assert SLD.in_space(0.0, 0.5) and SLD.in_space(1.0, 1.0) and SLD.in_space(0.0, 0.0)
+    assert not SLD.in_space(-1e-9, 0.5) and not SLD.in_space(0.5, 1.0 + 1e-9)
+
+
+def _numeric_gradients(design, lam, h=1e-6):
+    """Central differences of ``design.moment`` in each rate: rows pi and the second parameter."""
+    columns = []
+    for i in range(2):
+        up, down = list(lam), list(lam)
+        up[i] += h
+        down[i] -= h
+        columns.append((np.array(design.moment(*up)) - np.array(design.moment(*down))) / (2 * h))
+    return np.array(columns).T
+
+
+@pytest.mark.parametrize(("design", "lam"), [(CDM, (0.25, 0.45)), (SLD, (0.75, 0.5)), (SLD, (0.6, 0.3))])
+def test_moment_gradients_are_the_derivatives_of_the_moment_estimates_with_their_signs(design, lam):
+    assert_allclose(np.array(design.moment_gradients(*lam)), _numeric_gradients(design, lam), rtol=1e-6)
+
+
+def test_lie_detector_gradients_at_pi_zero_keep_pi_and_leave_t_undefined():
+    # p = (1/4, 3/4), lambda = (3/4, 1/4) = (1 - p1, 1 - p2): pi = 0 exactly, dpi/dl = (-1/d, 1/d) = (-2, 2).
+    g_pi, g_t = StochasticLieDetectorDesign("1/4", "3/4").moment_gradients(0.75, 0.25)
+    assert g_pi == (-2.0, 2.0)
+    assert math.isnan(g_t[0]) and math.isnan(g_t[1])
+
+
+def _numeric_information(design, pi, second, yes, n, h=1e-5):
+    """Minus the Hessian of the log-likelihood by central differences (the rates continued past the space)."""
+
+    def log_likelihood(a, b):
+        return sum(xlogy(y, lam) + xlogy(size - y, 1 - lam) for lam, y, size in zip(design.rates(a, b), yes, n))
+
+    steps = (np.array([h, 0.0]), np.array([0.0, h]))
+    hessian = np.empty((2, 2))
+    for i, j in np.ndindex(2, 2):
+        point = np.array([pi, second])
+        corners = [point + si * steps[i] + sj * steps[j] for si in (1, -1) for sj in (1, -1)]
+        values = [log_likelihood(*c) for c in corners]
+        hessian[i, j] = (values[0] - values[1] - values[2] + values[3]) / (4 * h * h)
+    return -hessian
+
+
+@pytest.mark.parametrize(
+    ("design", "yes"),
+    [(CDM, (50, 90)), (CDM, (100, 180)), (SLD, (150, 100)), (SLD, (195, 101)), (SLD, (105, 11))],
+)
+def test_covariance_is_the_inverse_observed_information_off_the_diagonal_too(design, yes):
+    """Inside and on the boundary (where the score is not zero and the lie detector's rates bend)."""
+    n = (200, 200)
+    e = estimate_two_group(yes, n, design)
+    expected = np.linalg.inv(_numeric_information(design, e.pi, e.second, yes, n))
+    assert_allclose(e.covariance(), expected, rtol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("design", "yes", "n"),
+    [
+        (CheaterDetectionDesign(0, "1/2"), (0, 50), (100, 100)),  # rate 0 with no yes: 0/0 in the information
+        (SLD, (16, 0), (20, 20)),  # the boundary maximum where the observed information is not positive definite
+    ],
+)
+def test_covariance_is_a_two_by_two_of_nans_where_the_information_fails(design, yes, n):
+    covariance = estimate_two_group(yes, n, design).covariance()
+    assert covariance.shape == (2, 2) and np.all(np.isnan(covariance))
+
+
+def test_a_boundary_maximum_with_indefinite_information_has_no_standard_errors():
+    e = estimate_two_group((16, 0), (20, 20), SLD)
+    assert e.on_boundary and math.isnan(e.pi_std_err) and math.isnan(e.second_std_err)
+
+
+def test_the_log_likelihood_clips_rates_to_the_unit_interval():
+    # 1.5 is read as 1 (three yes: 3 ln 1 = 0) and -0.5 as 0 (two no: 2 ln 1 = 0).
+    assert _log_likelihood((1.5, -0.5), (3, 0), (3, 2)) == 0.0
+    assert _log_likelihood((1.5, 0.5), (2, 1), (3, 2)) == -math.inf
+
+
+@pytest.mark.parametrize(
+    ("line", "yes", "no", "expected"),
+    [
+        (_Slice((0.0, 0.5), (-1.0, 0.0), 0.0, 1.0), (1, 0), (0, 0), -math.inf),  # a yes where the rate is 0
+        (_Slice((0.0, 0.5), (2.0, 0.0), 0.0, 1.0), (1, 0), (0, 0), math.inf),
+        (_Slice((1.0, 0.5), (-1.0, 0.0), 0.0, 1.0), (0, 0), (1, 0), math.inf),  # a no where the rate is 1
+        (_Slice((1.0, 0.5), (2.0, 0.0), 0.0, 1.0), (0, 0), (1, 0), -math.inf),
+    ],
+)
+def test_the_slice_score_is_infinite_with_the_slope_sign_at_an_impossible_rate(line, yes, no, expected):
+    assert _slice_score(0.0, line, yes, no) == expected
+
+
+def test_a_slice_maximum_near_its_low_end_with_a_small_score_is_found():
+    # Group 1 is flat (beta 0) and listed first; group 2: lambda = 0.45 + 0.1 u, one yes and one no, so the
+    # maximum is at lambda = 1/2, u = 1/2. The score at u = 0 is 0.1 (1/0.45 - 1/0.55) = 0.040, below 1.
+    line = _Slice((0.5, 0.45), (0.0, 0.1), 0.0, 1.0)
+    u, value = _maximize_slice(line, (1, 1), (2, 2))
+    assert u == pytest.approx(0.5, abs=1e-12)
+    assert value == pytest.approx(4 * math.log(0.5), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("design", "yes"),
+    [(CDM, (110, 100)), (CDM, (100, 180)), (SLD, (120, 150)), (SLD, (195, 101)), (CDM, (66, 120))],
+)
+def test_profile_interval_ends_on_the_boundary_and_near_zero_are_where_the_ratio_reaches_chi2(design, yes):
+    """Boundary estimates (the profile of the second parameter may peak on an edge of the space) and an
+    estimate whose profile at pi = 0 exceeds the cut by less than 1 (CDM (66, 120): pi = 0.1275)."""
+    n = (200, 200)
+    e = estimate_two_group(yes, n, design)
+    for parameter in ("pi", e.second_parameter):
+        ci = e.confidence_interval(parameter)
+        for end in (ci.low, ci.high):
+            statistic = 2 * (e.log_likelihood - _profile_by_grid(design, parameter, end, yes, n))
+            if end in (0.0, 1.0):
+                assert statistic <= CHI2_95 + 1e-6
+            else:
+                assert statistic == pytest.approx(CHI2_95, abs=2e-3)
+
+
+def test_the_default_interval_is_the_95_percent_one_for_pi():
+    e = estimate_two_group((150, 100), (200, 200), SLD)
+    assert e.confidence_interval() == e.confidence_interval("pi", 0.95)
+
+
+def test_an_interval_reaching_one_ends_exactly_at_one():
+    e = estimate_two_group((120, 150), (200, 200), SLD)  # pi = 1 on the boundary
+    assert e.pi == 1.0 and e.confidence_interval("pi").high == 1.0
+
+
+def test_the_undefined_t_interval_is_still_labelled_with_its_method_and_level():
+    e = estimate_two_group((250, 50), (300, 300), SLD)
+    ci = e.confidence_interval("t", 0.9)
+    assert (ci.low, ci.high, ci.method, ci.confidence_level) == (0.0, 1.0, "profile likelihood", 0.9)
+
+
+@pytest.mark.parametrize(("alpha", "expected"), [(0.5 + 1e8 * 5e-14, 0.0), (0.5 - 1e8 * (1 + 5e-14), 1.0)])
+def test_a_sharp_maximum_just_outside_a_slice_is_reported_at_its_end(alpha, expected):
+    """lambda = alpha + 1e8 u with one yes and one no peaks at lambda = 1/2, 5e-14 outside [0, 1]. Its log-likelihood
+    falls by about 1e-10 (curvature 8e16) over that gap, far beyond the tie tolerance: the end is the constrained
+    maximum, not a root found past it."""
+    u, _ = _maximize_slice(_Slice((alpha, 0.5), (1e8, 0.0), 0.0, 1.0), (1, 0), (2, 0))
+    assert u == expected
+
+
+def test_a_sharp_maximum_inside_a_very_narrow_slice_is_found():
+    """Width 1e-8, lambda = 1/2 - 5e-5 + 1e4 u: the peak lambda = 1/2 sits at u = 5e-9, the middle, and its
+    log-likelihood exceeds the ends' by 1e-8 (so it is not a tie with an end)."""
+    u, value = _maximize_slice(_Slice((0.5 - 5e-5, 0.5), (1e4, 0.0), 0.0, 1e-8), (1, 0), (2, 0))
+    assert u == pytest.approx(5e-9, rel=1e-6)
+    assert value == pytest.approx(2 * math.log(0.5), abs=1e-14)
+
+
+def test_counts_beyond_64_bit_integers_still_give_a_covariance():
+    """Counts are any Python integers; the observed information turns them into floats."""
+    e = estimate_two_group((3 * 10**19, 2 * 10**19), (10**20, 10**20), CDM)  # lambda1 > lambda2: boundary
+    assert e.on_boundary
+    assert np.all(np.isfinite(e.covariance()))
+
+
+def test_a_sharp_maximum_in_a_slice_that_does_not_start_at_zero_is_found():
+    """u in [0.5, 1]; lambda = 1/2 + 1e8 (u - 0.5 - 1e-13) peaks 1e-13 above the low end, which is 2e-13 of the
+    width: the probe just inside the low end sits below the peak (the score there is positive), and the peak's
+    log-likelihood exceeds the end's by about 4e-10, beyond the tie tolerance."""
+    u, _ = _maximize_slice(_Slice((0.5 - 1e8 * (0.5 + 1e-13), 0.5), (1e8, 0.0), 0.5, 1.0), (1, 0), (2, 0))
+    assert u - 0.5 == pytest.approx(1e-13, abs=1e-14)
+
+
+def test_the_covariance_at_rates_whose_squares_underflow_is_nan_without_a_warning():
+    # lambda = (1e-200, 2e-200): lambda^2 underflows to 0, so y / lambda^2 divides by zero (pytest turns warnings
+    # into errors): the information is not finite and the covariance is NaN.
+    e = estimate_two_group((1, 2), (10**200, 10**200), CDM)
+    assert np.all(np.isnan(e.covariance()))
+
+
+def test_the_lie_detector_at_pi_one_gives_t_the_pooled_yes_rate_to_the_last_digits():
+    """lambda1 < lambda2 puts the maximum at pi = 1, where both rates are t: the maximum-likelihood t is the pooled
+    yes rate 8/400 = 0.02 exactly. The root of the slice score is found to 1e-15, not merely to brentq's default."""
+    e = estimate_two_group((3, 5), (200, 200), SLD)
+    assert e.on_boundary and e.pi == 1.0
+    assert e.second == pytest.approx(0.02, abs=1e-15)
