@@ -631,6 +631,6 @@ def test_the_two_group_sequence_sample_size_at_its_smallest():
 )
 def test_option_shares_sample_size_rounding_tolerance_is_relative(exact, expected):
     """As for yes/no: n within 1e-9 * max(1, n) of an integer is that integer. TRIANGULAR's one-answer half-width
-    is z * 2 / 2, so h = that / sqrt(exact) asks for `exact` answers."""
-    h = option_shares_half_width(TRIANGULAR, 1) / math.sqrt(exact)
-    assert option_shares_sample_size(TRIANGULAR, h) == expected
+    is z * 2 / 2, so h = that / sqrt(exact) asks for `exact` answers (at 50%, z = .674, so that h < 1)."""
+    h = option_shares_half_width(TRIANGULAR, 1, 0.5) / math.sqrt(exact)
+    assert option_shares_sample_size(TRIANGULAR, h, 0.5) == expected
