@@ -634,3 +634,38 @@ def test_option_shares_sample_size_rounding_tolerance_is_relative(exact, expecte
     is z * 2 / 2, so h = that / sqrt(exact) asks for `exact` answers (at 50%, z = .674, so that h < 1)."""
     h = option_shares_half_width(TRIANGULAR, 1, 0.5) / math.sqrt(exact)
     assert option_shares_sample_size(TRIANGULAR, h, 0.5) == expected
+
+
+@pytest.mark.parametrize(("design", "pi"), [(TWO_COINS, None), ((1.0, 0.0, 0.0), 0.01), (DIE, 0.9)])
+@pytest.mark.parametrize("level", [0.2, 0.95, 0.999])
+def test_the_sequence_half_width_shrinks_with_every_answer(design, pi, level):
+    """h_seq(n) decreases in n: the search of sample_size_for_sequence_half_width finds the first n narrow enough
+    from any bracket low < n <= high with h_seq(low) > h >= h_seq(high)."""
+    ns = [*range(1, 200), *range(200, 20000, 97)]
+    widths = [sequence_half_width_for_n(n, level, *design, pi=pi) for n in ns]
+    assert all(later < earlier for earlier, later in zip(widths, widths[1:]))
+
+
+@pytest.mark.parametrize(
+    ("half_width", "level", "design", "expected"),
+    [(0.99, 0.95, TWO_COINS, 2), (0.95, 0.95, TWO_COINS, 4), (0.4, 0.2, (1.0, 0.0, 0.0), 1)],
+)
+def test_a_margin_near_one_over_t_is_planned_from_the_first_answer(half_width, level, design, expected):
+    """The sequence's rate bounds stay in [0, 1], so its half-width never exceeds 1/(2t) (two coins: h_seq(1) =
+    .9992, h_seq(2) = .9832, h_seq(3) = .9511, h_seq(4) = .9147), while the Wald interval's does (1.96 at n = 1):
+    for h = .99 the fixed-sample n is 4, yet 2 answers are enough. A search that started at the fixed-sample n
+    returned 4 (and 5 for h = .95; 2 for a direct question at 20% where h_seq(1) = .389 <= .4)."""
+    n = sample_size_for_sequence_half_width(half_width, level, *design)
+    assert n == expected
+    assert sequence_half_width_for_n(n, level, *design) <= half_width
+    if n > 1:
+        assert sequence_half_width_for_n(n - 1, level, *design) > half_width
+
+
+@pytest.mark.parametrize("design", TWO_GROUP_DESIGNS, ids=["cdm", "sld"])
+@pytest.mark.parametrize(("share", "rates"), [(0.5, None), (0.3, (0.1, 0.8)), (0.9, (0.0, 1.0))])
+def test_the_two_group_sequence_half_width_never_grows_with_another_answer(design, share, rates):
+    """Each further answer goes to one group (round(r n) grows by 0 or 1) and narrows that rate's sequence, so
+    width(n) never grows: two_group_sample_size_for_sequence may bracket by any factor."""
+    widths = [two_group_sequence_half_width_for_n(design, *_group_sizes(n, share), 0.95, rates) for n in range(2, 3000)]
+    assert all(later <= earlier for earlier, later in zip(widths, widths[1:]))
