@@ -662,6 +662,14 @@ def test_a_margin_near_one_over_t_is_planned_from_the_first_answer(half_width, l
         assert sequence_half_width_for_n(n - 1, level, *design) > half_width
 
 
+def test_a_margin_equal_to_the_first_answers_half_width_needs_one_answer():
+    """Direct question at 20%: h = h_seq(1) = .389 asks for 1 answer, the fixed-sample n (z = .253): a width
+    equal to h is narrow enough, so the search cannot start at 1 as a count known to be too few."""
+    h = sequence_half_width_for_n(1, 0.2, 1, 0, 0)
+    assert sample_size_for_half_width(h, 0.2, 1, 0, 0) == 1
+    assert sample_size_for_sequence_half_width(h, 0.2, 1, 0, 0) == 1
+
+
 @pytest.mark.parametrize("design", TWO_GROUP_DESIGNS, ids=["cdm", "sld"])
 @pytest.mark.parametrize(("share", "rates"), [(0.5, None), (0.3, (0.1, 0.8)), (0.9, (0.0, 1.0))])
 def test_the_two_group_sequence_half_width_never_grows_with_another_answer(design, share, rates):
