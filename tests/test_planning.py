@@ -600,9 +600,9 @@ def test_the_sequence_sample_size_round_trips_the_sequence_half_width(n):
     assert sample_size_for_sequence_half_width(sequence_half_width_for_n(n)) == n
 
 
-def test_the_sequence_sample_size_starts_below_the_fixed_sample_n_for_its_own_pi():
+def test_the_sequence_sample_size_for_a_rare_trait_and_for_a_wide_margin():
     """Direct question, pi = .01, h = .02: the fixed-sample n for pi = .01 is 96, for the worst case 2,401; the
-    sequence needs 432, so its search must start from pi's own fixed n. At 50% a margin of .42 needs 2 answers
+    sequence needs 432, fewer than the worst case's fixed n. At 50% a margin of .42 needs 2 answers
     (h_seq(1) = .4598 > .42 >= h_seq(2) = .4082), one more than the fixed n of 1."""
     assert sample_size_for_half_width(0.02, 0.95, 1, 0, 0, pi=0.01) == 96
     assert sample_size_for_sequence_half_width(0.02, 0.95, 1, 0, 0, pi=0.01) == 432
