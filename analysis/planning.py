@@ -328,14 +328,16 @@ def sample_size_for_sequence_half_width(
     int
         The smallest ``n`` with ``h_seq(n) <= h`` (:func:`sequence_half_width_for_n`):
         where a survey that stops as soon as its sequence is narrow enough
-        stops, when its answers follow the anticipated rate. Always more than
-        :func:`sample_size_for_half_width`'s ``n`` for the same ``h``.
+        stops, when its answers follow the anticipated rate. More than
+        :func:`sample_size_for_half_width`'s ``n`` for the same ``h``, except
+        for a margin close to ``1/t``, which the sequence (its rate bounds
+        kept in ``[0, 1]``) reaches after fewer answers than the interval.
 
     Notes
     -----
     Solves ``h_seq(n) = h`` for the exact boundary (bisection on whole
     ``n``, starting from the fixed-sample ``n``, below which the sequence is
-    never narrow enough). By the approximation in
+    not narrow enough, or from 1 for a margin close to ``1/t``). By the approximation in
     :func:`sequence_half_width_for_n`, ``n`` is the root of::
 
         n = lambda (1 - lambda) [2 log(1/alpha) + log(n / (2 pi_c lambda (1 - lambda)))] / (t^2 h^2)
@@ -360,6 +362,10 @@ def sample_size_for_sequence_half_width(
     t, a, b = _check_design(t, a, b)
     lam, scale = float(_rate(pi, t, a)), float(t)
     low = max(1, sample_size_for_half_width(h, level, t, a, b, pi) - 1)  # too few: narrower than any sequence
+    if _sequence_half_width(low, lam, scale, level) <= h:  # h near 1/t: the clipped sequence beats the interval
+        if _sequence_half_width(1, lam, scale, level) <= h:
+            return 1
+        low = 1
     high = 2 * low
     while _sequence_half_width(high, lam, scale, level) > h:
         low, high = high, 2 * high

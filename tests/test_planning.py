@@ -25,13 +25,14 @@ from analysis import (
     sample_size_for_sequence_half_width,
     sequence_half_width_for_n,
     two_group_half_width,
+    two_group_power,
     two_group_sample_size,
     two_group_sample_size_for_sequence,
     two_group_sequence,
     two_group_sequence_half_width_for_n,
     two_group_worst_case,
 )
-from analysis.planning import _group_sizes
+from analysis.planning import TwoGroupPlan, _group_sizes
 
 TWO_COINS = (0.5, 0.25, 0.25)
 DIE = (2 / 3, 1 / 6, 1 / 6)
@@ -452,3 +453,227 @@ def test_k_option_power_is_the_forced_response_worst_case():
 def test_option_share_power_refuses_bad_arguments(arguments, named):
     with pytest.raises(ValueError, match=named):
         option_shares_power(MultipleChoiceDesign(k=4, t=0.5), *arguments)
+
+
+# --------------------------------------------------------------------------
+# Exact messages, the smallest counts, and the edges of the searches (each case kills a mutant of planning.py).
+
+SLD = StochasticLieDetectorDesign("1/3", "2/3")
+CDM = CheaterDetectionDesign("3/10", "7/10")
+K4 = MultipleChoiceDesign(k=4, t=0.5)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: two_group_half_width(SLD, 0, 10, 0.3, 0.8), "n1 must be an integer >= 1, got n1=0"),
+        (lambda: two_group_half_width(SLD, 10, 0, 0.3, 0.8), "n2 must be an integer >= 1, got n2=0"),
+        (lambda: two_group_half_width(CDM, 10, 10, 0.2, 1.5), "gamma must be in [0, 1], got gamma=1.5"),
+        (lambda: two_group_power(SLD, 0, 10, 0.2, 0.3, 0.8), "n1 must be an integer >= 1, got n1=0"),
+        (lambda: two_group_power(SLD, 10, 0, 0.2, 0.3, 0.8), "n2 must be an integer >= 1, got n2=0"),
+        (lambda: two_group_power(SLD, 10, 10, 0.2, 0.3, 0.8, alpha=0), "alpha must be in (0, 1), got alpha=0"),
+        (lambda: two_group_power(SLD, 10, 10, 0.2, 1.5, 0.8), "pi1: pi must be in [0, 1], got pi=1.5"),
+        # t = 1 and pi = 1: every carrier says yes, both rates are 1, the standard error under that pi is 0.
+        (
+            lambda: two_group_power(SLD, 10, 10, 1.0, 0.5, 1.0),
+            "pi0=1.0 or pi1=0.5 makes every answer the same under this design; the test is undefined",
+        ),
+        (
+            lambda: two_group_power(SLD, 10, 10, 0.5, 1.0, 1.0),
+            "pi0=0.5 or pi1=1.0 makes every answer the same under this design; the test is undefined",
+        ),
+        (lambda: two_group_sample_size(SLD, 0, 0.3, 0.8), "half_width must be in (0, 1), got half_width=0"),
+        (
+            lambda: two_group_sample_size(SLD, 0.05, 0.3, 0.8, group_share=1),
+            "group_share must be in (0, 1), got group_share=1",
+        ),
+        (lambda: two_group_sample_size_for_sequence(CDM, 0), "half_width must be in (0, 1), got half_width=0"),
+        (
+            lambda: two_group_sample_size_for_sequence(CDM, 0.1, 1),
+            "confidence_level must be in (0, 1), got confidence_level=1",
+        ),
+        (
+            lambda: two_group_sample_size_for_sequence(CDM, 0.1, 0.95, 0),
+            "group_share must be in (0, 1), got group_share=0",
+        ),
+        (lambda: two_group_sequence_half_width_for_n(CDM, 0, 10), "n1 must be an integer >= 1, got n1=0"),
+        (lambda: two_group_sequence_half_width_for_n(CDM, 10, 0), "n2 must be an integer >= 1, got n2=0"),
+        (
+            lambda: two_group_sequence_half_width_for_n(CDM, 10, 10, 0),
+            "confidence_level must be in (0, 1), got confidence_level=0",
+        ),
+        (
+            lambda: two_group_sequence_half_width_for_n(CDM, 10, 10, rates=(1.5, 0.5)),
+            "rates[0] must be in [0, 1], got rates[0]=1.5",
+        ),
+        (
+            lambda: two_group_sequence_half_width_for_n(CDM, 10, 10, rates=(0.5, 1.5)),
+            "rates[1] must be in [0, 1], got rates[1]=1.5",
+        ),
+        (
+            lambda: two_group_sequence_half_width_for_n(CDM, 10, 10, rates=5),
+            "rates must be a pair of reported-yes rates (group 1, group 2), got rates=5",
+        ),
+        (lambda: two_group_worst_case("SLD"), "design must be a two-group design, got design='SLD'"),
+        (lambda: sequence_half_width_for_n(0), "n must be an integer >= 1, got n=0"),
+        (lambda: sequence_half_width_for_n(10, 1.0), "confidence_level must be in (0, 1), got confidence_level=1.0"),
+        (lambda: sample_size_for_sequence_half_width(0), "half_width must be in (0, 1), got half_width=0"),
+        (
+            lambda: sample_size_for_sequence_half_width(0.05, 1.0),
+            "confidence_level must be in (0, 1), got confidence_level=1.0",
+        ),
+        (lambda: option_shares_sample_size(TRIANGULAR, 0), "half_width must be in (0, 1), got half_width=0"),
+        (lambda: option_shares_half_width(TRIANGULAR, 0), "n must be an integer >= 1, got n=0"),
+        (lambda: option_shares_power(K4, 0, 0.1), "n must be an integer >= 1, got n=0"),
+        (lambda: option_shares_power(K4, 100, 1.5), "difference must be in [0, 1], got difference=1.5"),
+        (lambda: option_shares_power(K4, 100, 0.1, 0.0), "alpha must be in (0, 1), got alpha=0.0"),
+    ],
+)
+def test_planning_messages_are_exact(call, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
+
+
+def test_a_single_answer_is_enough_to_plan_every_design():
+    """n = 1 (and n1 = n2 = 1) is accepted everywhere: the half-width scales as 1/sqrt(n), so one answer in each
+    group is sqrt(1000) times as wide as 1000 (the lie detector's .0569251 above); TRIANGULAR's widest row spans 2,
+    so one answer gives z * 2 / 2; k = 4, t = 1/2, d = 1/2: Phi(2 t d - z_.95) = Phi(-1.1448536)."""
+    assert_allclose(two_group_half_width(_lie_detector(), 1, 1, 0.3, 0.8), 0.0569251 * math.sqrt(1000), rtol=1e-6)
+    assert_allclose(option_shares_half_width(TRIANGULAR, 1), Z95, rtol=1e-12)
+    assert_allclose(option_shares_power(K4, 1, 0.5), 0.1261349, rtol=1e-6)
+    assert sequence_half_width_for_n(1) > sequence_half_width_for_n(2)
+    one = two_group_sequence_half_width_for_n(CDM, 1, 1)
+    assert one > two_group_sequence_half_width_for_n(CDM, 2, 1) and one > two_group_sequence_half_width_for_n(CDM, 1, 2)
+
+
+@pytest.mark.parametrize(("n1", "n2"), [(1000, 1000), (1, 1), (300, 40)])
+def test_two_group_power_is_the_formula_with_each_hypothesis_standard_error(n1, n2):
+    """Phi((|pi1 - pi0| - z_.95 SE(pi0)) / SE(pi1)), SE(pi) = two_group_half_width at 90% / z_.95; SE(.2) and
+    SE(.3) differ, so the two cannot be swapped."""
+    design = _lie_detector()
+    z = 1.6448536269514722
+    se0 = two_group_half_width(design, n1, n2, 0.2, 0.8, confidence_level=0.9) / z
+    se1 = two_group_half_width(design, n1, n2, 0.3, 0.8, confidence_level=0.9) / z
+    assert abs(se0 - se1) > 1e-3 * se0
+    expected = 0.5 * math.erfc(-((0.1 - z * se0) / se1) / math.sqrt(2))
+    assert_allclose(two_group_power(design, n1, n2, 0.2, 0.3, 0.8), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("n", "share", "expected"),
+    [(3, 0.1, (1, 2)), (3, 0.9, (2, 1)), (10, 0.3, (3, 7)), (2, 0.5, (1, 1))],
+)
+def test_group_sizes_keep_one_answer_in_each_group(n, share, expected):
+    assert _group_sizes(n, share) == expected
+
+
+def test_a_degenerate_two_group_plan_needs_one_answer_per_group():
+    """Lie detector at pi = 1, t = 1: both rates are 1, A_1 = A_2 = 0, any sizes give width 0; the best share is
+    then 1/2 and the plan the smallest, one answer in each group (with any share)."""
+    assert two_group_sample_size(SLD, 0.05, 1.0, 1.0) == TwoGroupPlan(1, 1, 2, 0.5, 0.0, 0.95)
+    assert two_group_sample_size(SLD, 0.05, 1.0, 1.0, group_share=0.9) == TwoGroupPlan(1, 1, 2, 0.9, 0.0, 0.95)
+
+
+def test_a_two_group_plan_round_trips_and_keeps_one_answer_in_the_small_group():
+    """h = the half-width of 300 + 700 asks for exactly 1000 at share .3 (the width equals h there); at share .1
+    and a wide margin round(.1 * 5) = 0, raised to 1."""
+    h = two_group_half_width(SLD, 300, 700, 0.3, 0.8)
+    plan = two_group_sample_size(SLD, h, 0.3, 0.8, group_share=0.3)
+    assert (plan.n1, plan.n2, plan.n, plan.half_width, plan.confidence_level) == (300, 700, 1000, h, 0.95)
+    small = two_group_sample_size(SLD, 0.3, 1.0, 0.999, group_share=0.1)
+    assert (small.n1, small.n2, small.n) == (1, 4, 5)
+
+
+@pytest.mark.parametrize(("half_width", "expected"), [(0.05, (3250, 29248, 32498)), (0.17, (282, 2533, 2815))])
+def test_a_two_group_plan_starts_at_the_continuous_n_and_counts_up_one_by_one(half_width, expected):
+    """Share .1 (far from Neyman's share): n starts at ceil(z^2 (A_1/r + A_2/(1 - r)) / h^2) and grows by 1 until the
+    rounded split meets h. At h = .05 a smaller n (32,495) would also meet h by rounding n1 towards Neyman's
+    share, but the plan starts at the continuous 32,498; at h = .17 it starts at 2,812 and needs 2,815."""
+    plan = two_group_sample_size(SLD, half_width, 0.3, 0.8, group_share=0.1)
+    assert (plan.n1, plan.n2, plan.n) == expected
+
+
+@pytest.mark.parametrize("n", [20, 37, 1000, 5666])
+def test_the_sequence_sample_size_round_trips_the_sequence_half_width(n):
+    """h = h_seq(n) asks for exactly n: the search takes a width equal to h as narrow enough, whether n is reached
+    by doubling (20 = 2 * (fixed n 11 - 1)) or by bisection."""
+    assert sample_size_for_sequence_half_width(sequence_half_width_for_n(n)) == n
+
+
+def test_the_sequence_sample_size_for_a_rare_trait_and_for_a_wide_margin():
+    """Direct question, pi = .01, h = .02: the fixed-sample n for pi = .01 is 96, for the worst case 2,401; the
+    sequence needs 432, fewer than the worst case's fixed n. At 50% a margin of .42 needs 2 answers
+    (h_seq(1) = .4598 > .42 >= h_seq(2) = .4082), one more than the fixed n of 1."""
+    assert sample_size_for_half_width(0.02, 0.95, 1, 0, 0, pi=0.01) == 96
+    assert sample_size_for_sequence_half_width(0.02, 0.95, 1, 0, 0, pi=0.01) == 432
+    assert sample_size_for_half_width(0.42, 0.5, 1, 0, 0) == 1
+    assert sample_size_for_sequence_half_width(0.42, 0.5, 1, 0, 0) == 2
+
+
+def test_the_two_group_sequence_sample_size_at_its_smallest():
+    """Cheater detection, 1% confidence, both rates 0: the widths at n = 2, 3, 4 are .9406, .8018, .7422, all
+    below 1, so a margin equal to one of them asks for exactly that n, and .95 for the smallest plan, 2."""
+
+    def plan(h):
+        return two_group_sample_size_for_sequence(CDM, h, 0.01, 0.5, rates=(0.0, 0.0))
+
+    widths = [
+        two_group_sequence_half_width_for_n(CDM, *_group_sizes(n, 0.5), 0.01, rates=(0.0, 0.0)) for n in (2, 3, 4)
+    ]
+    assert_allclose(widths, [0.9406, 0.8018, 0.7422], atol=1e-4)
+    assert [plan(width) for width in widths] == [2, 3, 4]
+    assert plan(0.95) == 2
+
+
+@pytest.mark.parametrize(
+    ("exact", "expected"),
+    [(1 + 0.5e-9, 1), (1 + 1.5e-9, 2), (400 * (1 + 0.5e-9), 400), (400 * (1 + 2e-9), 401)],
+)
+def test_option_shares_sample_size_rounding_tolerance_is_relative(exact, expected):
+    """As for yes/no: n within 1e-9 * max(1, n) of an integer is that integer. TRIANGULAR's one-answer half-width
+    is z * 2 / 2, so h = that / sqrt(exact) asks for `exact` answers (at 50%, z = .674, so that h < 1)."""
+    h = option_shares_half_width(TRIANGULAR, 1, 0.5) / math.sqrt(exact)
+    assert option_shares_sample_size(TRIANGULAR, h, 0.5) == expected
+
+
+@pytest.mark.parametrize(("design", "pi"), [(TWO_COINS, None), ((1.0, 0.0, 0.0), 0.01), (DIE, 0.9)])
+@pytest.mark.parametrize("level", [0.2, 0.95, 0.999])
+def test_the_sequence_half_width_shrinks_with_every_answer(design, pi, level):
+    """h_seq(n) decreases in n: the search of sample_size_for_sequence_half_width finds the first n narrow enough
+    from any bracket low < n <= high with h_seq(low) > h >= h_seq(high)."""
+    ns = [*range(1, 200), *range(200, 20000, 97)]
+    widths = [sequence_half_width_for_n(n, level, *design, pi=pi) for n in ns]
+    assert all(later < earlier for earlier, later in zip(widths, widths[1:]))
+
+
+@pytest.mark.parametrize(
+    ("half_width", "level", "design", "expected"),
+    [(0.99, 0.95, TWO_COINS, 2), (0.95, 0.95, TWO_COINS, 4), (0.4, 0.2, (1.0, 0.0, 0.0), 1)],
+)
+def test_a_margin_near_one_over_t_is_planned_from_the_first_answer(half_width, level, design, expected):
+    """The sequence's rate bounds stay in [0, 1], so its half-width never exceeds 1/(2t) (two coins: h_seq(1) =
+    .9992, h_seq(2) = .9832, h_seq(3) = .9511, h_seq(4) = .9147), while the Wald interval's does (1.96 at n = 1):
+    for h = .99 the fixed-sample n is 4, yet 2 answers are enough. A search that started at the fixed-sample n
+    returned 4 (and 5 for h = .95; 2 for a direct question at 20% where h_seq(1) = .389 <= .4)."""
+    n = sample_size_for_sequence_half_width(half_width, level, *design)
+    assert n == expected
+    assert sequence_half_width_for_n(n, level, *design) <= half_width
+    if n > 1:
+        assert sequence_half_width_for_n(n - 1, level, *design) > half_width
+
+
+def test_a_margin_equal_to_the_first_answers_half_width_needs_one_answer():
+    """Direct question at 20%: h = h_seq(1) = .389 asks for 1 answer, the fixed-sample n (z = .253): a width
+    equal to h is narrow enough, so the search cannot start at 1 as a count known to be too few."""
+    h = sequence_half_width_for_n(1, 0.2, 1, 0, 0)
+    assert sample_size_for_half_width(h, 0.2, 1, 0, 0) == 1
+    assert sample_size_for_sequence_half_width(h, 0.2, 1, 0, 0) == 1
+
+
+@pytest.mark.parametrize("design", TWO_GROUP_DESIGNS, ids=["cdm", "sld"])
+@pytest.mark.parametrize(("share", "rates"), [(0.5, None), (0.3, (0.1, 0.8)), (0.9, (0.0, 1.0))])
+def test_the_two_group_sequence_half_width_never_grows_with_another_answer(design, share, rates):
+    """Each further answer goes to one group (round(r n) grows by 0 or 1) and narrows that rate's sequence, so
+    width(n) never grows: two_group_sample_size_for_sequence may bracket by any factor."""
+    widths = [two_group_sequence_half_width_for_n(design, *_group_sizes(n, share), 0.95, rates) for n in range(2, 1200)]
+    assert all(later <= earlier for earlier, later in zip(widths, widths[1:]))
