@@ -51,6 +51,7 @@ from analysis.misclassification import (
     PooledMisclassification,
     estimate_misclassification,
     pool_misclassification,
+    producible_worst_case_variances,
     worst_case_variances,
 )
 from analysis.multiple_choice import (
@@ -200,6 +201,7 @@ __all__ = [
     "MisclassificationEstimate",
     "PooledMisclassification",
     "pool_misclassification",
+    "producible_worst_case_variances",
     "worst_case_variances",
     "compare_with_direct",
     "ControlArmComparison",

@@ -41,30 +41,52 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scipy import optimize, stats
+import numpy as np
+from scipy import optimize, special, stats
 
 from analysis._checks import _check_counts, _check_design, _check_design_exact, _check_unit_open
+
+#: :attr:`ConfidenceInterval.side` of an interval with two bounds.
+TWO_SIDED = "two-sided"
+#: Only ``high`` is a bound (``low`` is the least value the parameter can take): "at most ``high``".
+UPPER = "upper"
+#: Only ``low`` is a bound (``high`` is the largest value the parameter can take): "at least ``low``".
+LOWER = "lower"
 
 
 @dataclass(frozen=True)
 class ConfidenceInterval:
-    """A confidence interval.
+    """A confidence interval, or a one-sided confidence bound.
 
     Attributes
     ----------
     low, high : float
         The bounds, ``low <= high``. For a proportion both lie in ``[0, 1]``.
     method : str
-        How the interval was computed (``"wilson"``, ``"clopper-pearson"``
-        or ``"wald"``).
+        How the interval was computed (``"wilson"``, ``"clopper-pearson"``,
+        ``"wald"``, ``"clopper-pearson-cls"`` for the one-sided bound of
+        :func:`outside_design`, ``"profile likelihood"``).
     confidence_level : float
-        The nominal coverage, for example 0.95.
+        The nominal coverage, for example 0.95 (of the one bound when one-sided).
+    side : {"two-sided", "upper", "lower"}
+        :data:`TWO_SIDED`; or, when the answers sit outside what the design
+        can produce (:func:`outside_design`), :data:`UPPER` ("at most
+        ``high``", ``low`` is the parameter's least value) or :data:`LOWER`
+        ("at least ``low``"). Such a bound is never shown as a two-sided
+        interval: mapped through the design, the two-sided interval would
+        have width 0 and read as certainty.
     """
 
     low: float
     high: float
     method: str
     confidence_level: float
+    side: str = TWO_SIDED
+
+    @property
+    def one_sided(self) -> bool:
+        """Whether only one end is a bound (:attr:`side` is ``"upper"`` or ``"lower"``)."""
+        return self.side != TWO_SIDED
 
 
 def _z(confidence_level: object) -> float:
@@ -157,9 +179,16 @@ def wald_interval(
     16(2), 101-133.
     """
     yes_count, n = _check_counts(yes_count, n)
+    edge = _edge_bound(yes_count, n, t, a, b, confidence_level)
+    if edge is not None:
+        return edge
     t, a, b = _check_design(t, a, b)
     centre = _clipped_estimate(yes_count, n, t, a)
-    return _normal_interval(centre, _population_std_err(yes_count, n, t, a), confidence_level)
+    std_err = _population_std_err(yes_count, n, t, a)
+    if std_err == 0:
+        # No forced answer of that kind (a = 0 with no yes, or b = 0 with no no): the plug-in is 0.
+        return _zero_forced_bound(yes_count, n, t, a, b, confidence_level)
+    return _normal_interval(centre, std_err, confidence_level)
 
 
 def wilson_interval(
@@ -196,9 +225,10 @@ def wilson_interval(
         (y + z^2/2) / (n + z^2)  +/-  z / (n + z^2) * sqrt(y (n - y) / n + z^2 / 4)
 
     with ``z = z_{1 - alpha/2}``. Each bound ``L`` becomes ``(L - a) / t``,
-    clipped to ``[0, 1]``. If the whole interval for ``lambda`` lies below
-    ``a`` (fewer yeses than the forced ones alone explain) it degenerates to
-    ``[0, 0]``; likewise ``[1, 1]`` above ``a + t``.
+    clipped to ``[0, 1]``. When ``y / n`` lies below ``a`` (fewer yeses than
+    the forced ones alone explain) or above ``a + t``, the mapped interval
+    would shrink to (nearly) ``[0, 0]`` or ``[1, 1]``: the one-sided bound of
+    :func:`outside_design` is returned instead (:func:`confidence_interval`, Notes).
 
     References
     ----------
@@ -207,12 +237,18 @@ def wilson_interval(
     16(2), 101-133, section 4.1.1.
     """
     yes_count, n = _check_counts(yes_count, n)
+    edge = _edge_bound(yes_count, n, t, a, b, confidence_level)
+    if edge is not None:
+        return edge
     t, a, b = _check_design(t, a, b)
     z = _z(confidence_level)
     z2 = z * z
     centre = (yes_count + z2 / 2) / (n + z2)
     half = z / (n + z2) * math.sqrt(yes_count * (n - yes_count) / n + z2 / 4)
-    low, high = _mapped(centre - half, centre + half, t, a)
+    # At y = 0 (y = n) the limit is exactly 0 (1); the subtraction would leave a rounding residue of ~1e-17.
+    lam_low = 0.0 if yes_count == 0 else centre - half
+    lam_high = 1.0 if yes_count == n else centre + half
+    low, high = _mapped(lam_low, lam_high, t, a)
     return ConfidenceInterval(low, high, "wilson", float(confidence_level))
 
 
@@ -261,6 +297,9 @@ def clopper_pearson_interval(
     16(2), 101-133.
     """
     yes_count, n = _check_counts(yes_count, n)
+    edge = _edge_bound(yes_count, n, t, a, b, confidence_level)
+    if edge is not None:
+        return edge
     t, a, b = _check_design(t, a, b)
     alpha = 1 - _check_unit_open(confidence_level, "confidence_level")
     lam_low = 0.0 if yes_count == 0 else float(stats.beta.ppf(alpha / 2, yes_count, n - yes_count + 1))
@@ -316,6 +355,14 @@ def confidence_interval(
     rate ``lambda = a + t pi`` mapped through ``pi = (lambda - a) / t``; Wald
     is built on the ``pi`` scale. All are clipped to ``[0, 1]``.
 
+    One rule for every method: when the reported-yes rate lies outside what
+    the design can produce (``y / n < a`` or ``y / n > a + t``), the mapped
+    two-sided interval would have width 0 or nearly so (two coins, 38 yeses
+    of 200: Wilson ``[0, 2.5e-5]``), which reads as certainty. The result is
+    then the one-sided bound of :func:`outside_design` (``side`` ``"upper"``
+    or ``"lower"``, ``method`` ``"clopper-pearson-cls"``), whatever the
+    method asked for.
+
     References
     ----------
     Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Interval estimation for
@@ -367,16 +414,76 @@ class OutsideDesign:
     method: str = "clopper-pearson-cls"
 
 
+def _log_binom_cdf(yes_count: int, n: int, rate: float) -> float:
+    """``log P(Y <= y)`` for ``Y ~ Binomial(n, rate)``, finite even where the probability underflows.
+
+    Far below the mean (1 yes in 10,000 at a rate of 1/4) the probability is under the smallest float and
+    scipy's ``logcdf`` gives ``-inf``; then the sum of the pmf is taken in log space over the last terms up
+    to ``y``, which fall geometrically below ``y`` (ratio ``j (1 - p) / ((n - j + 1) p) < 1``), as many as
+    bring it to 1e-26 of the last.
+    """
+    value = float(stats.binom.logcdf(yes_count, n, rate))
+    if math.isfinite(value) or rate >= 1:
+        return value
+    ratio = yes_count * (1 - rate) / ((n - yes_count + 1) * rate)
+    terms = yes_count + 1 if ratio >= 1 or ratio == 0 else min(yes_count + 1, math.ceil(60 / -math.log(ratio)) + 10)
+    js = np.arange(yes_count - terms + 1, yes_count + 1)
+    return float(special.logsumexp(stats.binom.logpmf(js, n, rate)))
+
+
 def _cls_upper_bound(yes_count: int, n: int, t: float, a: float, alpha: float) -> tuple[float, float]:
-    """``(upper bound for pi, P(Y <= y | lambda = a))`` by the CLs rule; see :func:`outside_design`."""
-    at_floor = float(stats.binom.cdf(yes_count, n, a))
+    """``(upper bound for pi, P(Y <= y | lambda = a))`` by the CLs rule; see :func:`outside_design`.
+
+    The ratio is taken in log space (:func:`_log_binom_cdf`): far below the floor both probabilities
+    underflow while their ratio does not.
+    """
+    log_floor = _log_binom_cdf(yes_count, n, a)
+    at_floor = math.exp(log_floor)
+    log_alpha = math.log(alpha)
 
     def cls_minus_alpha(pi: float) -> float:
-        return float(stats.binom.cdf(yes_count, n, a + t * pi)) / at_floor - alpha
+        # log CLs - log alpha, kept finite (at a rate of 1 with y < n the probability is exactly 0)
+        return max(_log_binom_cdf(yes_count, n, a + t * pi) - log_floor, -1e4) - log_alpha
 
     if cls_minus_alpha(1.0) >= 0:
         return 1.0, at_floor
     return float(optimize.brentq(cls_minus_alpha, 0.0, 1.0, xtol=1e-12)), at_floor
+
+
+def _edge_bound(
+    yes_count: int, n: int, t: object, a: object, b: object, confidence_level: float
+) -> ConfidenceInterval | None:
+    """The one-sided bound of :func:`outside_design` as a :class:`ConfidenceInterval`; ``None`` inside the design."""
+    outside = outside_design(yes_count, n, t, a, b, confidence_level)
+    if outside is None:
+        return None
+    return one_sided_interval(outside)
+
+
+def one_sided_interval(outside: OutsideDesign) -> ConfidenceInterval:
+    """``outside``'s bound as a one-sided :class:`ConfidenceInterval`: ``[0, bound]`` below the floor (side
+    ``"upper"``), ``[bound, 1]`` above the ceiling (side ``"lower"``)."""
+    if outside.side == "below":
+        return ConfidenceInterval(0.0, outside.bound, outside.method, outside.confidence_level, UPPER)
+    return ConfidenceInterval(outside.bound, 1.0, outside.method, outside.confidence_level, LOWER)
+
+
+def _zero_forced_bound(
+    yes_count: int, n: int, t: float, a: float, b: float, confidence_level: float
+) -> ConfidenceInterval:
+    """Wald's fallback when its plug-in standard error is 0: every answer at an edge the design does not force.
+
+    ``y = 0`` with ``a = 0`` (or ``y = n`` with ``b = 0``) puts the clamped rate at 0 (1), so ``pi_hat +/- z
+    SE`` would be ``[0, 0]`` (``[1, 1]``). The one-sided bound of :func:`_cls_upper_bound` is given instead;
+    with ``a = 0`` its chance at the floor is 1, so it is the one-sided Clopper-Pearson bound.
+    """
+    alpha = 1 - float(confidence_level)
+    level = float(confidence_level)
+    if yes_count == 0:
+        upper, _ = _cls_upper_bound(yes_count, n, t, a, alpha)
+        return ConfidenceInterval(0.0, upper, "clopper-pearson-cls", level, UPPER)
+    upper, _ = _cls_upper_bound(n - yes_count, n, t, b, alpha)
+    return ConfidenceInterval(1 - upper, 1.0, "clopper-pearson-cls", level, LOWER)
 
 
 def outside_design(

@@ -34,7 +34,7 @@ from scipy import stats
 from analysis._checks import _check_design, _check_integer, _check_unit_closed, _check_unit_open
 from analysis.design import MultipleChoiceDesign
 from analysis.intervals import _z
-from analysis.misclassification import MisclassificationDesign, worst_case_variances
+from analysis.misclassification import MisclassificationDesign, producible_worst_case_variances
 from analysis.sequences import MIXTURE_PRIOR, _lower_rate_bound
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, TwoGroupDesign
 
@@ -699,9 +699,10 @@ def _matrix_of(design: MisclassificationDesign | MultipleChoiceDesign) -> Miscla
 
 
 def _widest_option_spread(design: MisclassificationDesign | MultipleChoiceDesign) -> float:
-    """``max_j (max_k A_jk - min_k A_jk)^2 / 4`` with ``A = P^-1``: the largest one-answer variance of any
-    option's estimate over every true share (:func:`analysis.misclassification.worst_case_variances`)."""
-    return max(worst_case_variances(_matrix_of(design), 1))
+    """``V = max_j max_pi n Var(pi_hat_j)``: the largest one-answer variance of any option's estimate over the
+    true shares, at reported shares the design can produce
+    (:func:`analysis.misclassification.producible_worst_case_variances`)."""
+    return max(producible_worst_case_variances(_matrix_of(design), 1))
 
 
 def option_shares_sample_size(
@@ -721,15 +722,19 @@ def option_shares_sample_size(
     Returns
     -------
     int
-        ``ceil(z^2 max_j R_j^2 / (4 h^2))``, ``R_j`` the range of row ``j`` of ``P^-1``.
+        ``ceil(z^2 V / h^2)``, ``V`` the largest one-answer variance of any option's raw estimate over every
+        true share (:func:`analysis.misclassification.producible_worst_case_variances`).
 
     Notes
     -----
-    Option ``j``'s raw estimate has variance ``(sum_k A_jk^2 lambda_k - pi_j^2) / n``, at most
-    ``R_j^2 / (4 n)`` over every true share (the worst case: half the reported answers on each of the two
-    options whose ``A_jk`` are furthest apart; van den Hout and van der Heijden 2002 for the variance). For
-    the k-option design ``P^-1 = (I - (1 - t)/k 1 1') / t`` so ``R_j = 1/t`` and ``n = ceil(z^2 / (4 t^2 h^2))``,
-    a yes/no forced-response design's worst case (:func:`sample_size_for_half_width`).
+    Option ``j``'s raw estimate has variance ``(sum_k A_jk^2 lambda_k - pi_j^2) / n`` (van den Hout and van der
+    Heijden 2002), ``A = P^-1``, at reported shares ``lambda = P pi`` the design can produce. That is at most
+    ``R_j^2 / (4 n)``, ``R_j`` the range of row ``j`` of ``P^-1`` (Popoviciu), but only reported shares the
+    matrix can produce count: for a matrix that cannot put half the answers on both extreme options the
+    worst case is smaller (the 3 x 3 matrix SKEWED of tests/test_planning.py, h = 0.01: 44,984 answers, not 51,144).
+    For the k-option design ``P^-1 = (I - (1 - t)/k 1 1') / t``, ``V = 1/(4 t^2)`` when a reported share of
+    1/2 can be produced, and ``n = ceil(z^2 / (4 t^2 h^2))``, a yes/no forced-response design's worst case
+    (:func:`sample_size_for_half_width`).
     """
     h = _check_unit_open(half_width, "half_width")
     z = _z(confidence_level)
@@ -743,7 +748,7 @@ def option_shares_sample_size(
 def option_shares_half_width(
     design: MisclassificationDesign | MultipleChoiceDesign, n: int, confidence_level: float = 0.95
 ) -> float:
-    """The widest option's Wald half-width with ``n`` answers in the worst case: ``z max_j R_j / (2 sqrt(n))``
+    """The widest option's Wald half-width with ``n`` answers in the worst case: ``z sqrt(V / n)``
     (the inverse of :func:`option_shares_sample_size`)."""
     n = _check_integer(n, "n", 1)
     return _z(confidence_level) * math.sqrt(_widest_option_spread(design) / n)
@@ -769,16 +774,16 @@ def option_shares_power(
     Returns
     -------
     float
-        ``Phi(2 sqrt(n) |difference| / max_j R_j - z_{1-alpha})``; ``alpha`` when ``difference = 0``.
+        ``Phi(|difference| / sqrt(V / n) - z_{1-alpha})``; ``alpha`` when ``difference = 0``.
 
     Notes
     -----
     Each option's raw estimate ``(P^-1 lambda_hat)_j`` is approximately normal with variance at most
-    ``R_j^2 / (4 n)`` (:func:`option_shares_sample_size`), ``R_j`` the range of row ``j`` of ``P^-1``. Taking
-    that bound under the null and the alternative gives a power no option falls below, whatever the true
-    shares: a conservative plan, as the worst-case sample size is. For the k-option design ``R_j = 1/t`` and
-    the power is ``Phi(2 t sqrt(n) |difference| - z_{1-alpha})``, the yes/no forced-response design's at its
-    worst case ``lambda = 1/2`` (:func:`power_one_sided`; Ulrich et al. 2012 for randomized-response power).
+    ``V / n`` (:func:`option_shares_sample_size`). Taking that bound under the null and the alternative gives a
+    power no option falls below, whatever the true shares: a conservative plan, as the worst-case sample size
+    is. For the k-option design ``V = 1/(4 t^2)`` (when a reported share of 1/2 can be produced) and the power
+    is ``Phi(2 t sqrt(n) |difference| - z_{1-alpha})``, the yes/no forced-response design's at its worst case
+    ``lambda = 1/2`` (:func:`power_one_sided`; Ulrich et al. 2012 for randomized-response power).
     """
     n = _check_integer(n, "n", 1)
     shift = _check_unit_closed(difference, "difference")

@@ -41,10 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from analysis._checks import _check_counts, _check_design, _check_real, _check_unit_open, _exact
+from analysis._checks import _check_counts, _check_design_exact, _check_real, _check_unit_open, _exact
 from analysis.design import MultipleChoiceDesign
 from analysis.estimate import ProportionEstimate
-from analysis.intervals import _mapped
+from analysis.intervals import LOWER, TWO_SIDED, UPPER, _mapped, outside_design
 from analysis.multiple_choice import _check_option_counts
 
 #: The mixing distribution Beta(a0, b0) of the mixture: uniform. See
@@ -74,6 +74,10 @@ class ConfidenceSequence:
         The mixing distribution's ``(a0, b0)``.
     method : str
         ``"beta-binomial mixture"``.
+    side : {"two-sided", "upper", "lower"}
+        ``"upper"`` ("at most ``high``") or ``"lower"`` ("at least ``low``")
+        when the reported-yes rate lies outside what the design can produce
+        (:func:`confidence_sequence`, Notes); else ``"two-sided"``.
     """
 
     low: float
@@ -85,6 +89,7 @@ class ConfidenceSequence:
     confidence_level: float
     prior: tuple[float, float] = MIXTURE_PRIOR
     method: str = "beta-binomial mixture"
+    side: str = TWO_SIDED
 
 
 @dataclass(frozen=True)
@@ -248,7 +253,11 @@ def confidence_sequence(
     ``log lambda``) on each side of ``S / n``, the upper one as ``1 -`` the lower end for the no
     answers (``M_n(lambda; S, a0, b0) = M_n(1 - lambda; n - S, b0, a0)``).
     Each end ``L`` becomes ``(L - a) / t``, clipped to ``[0, 1]``; the map is
-    increasing and ``pi`` lies in ``[0, 1]``, so coverage is unchanged.
+    increasing and ``pi`` lies in ``[0, 1]``, so coverage is unchanged. When
+    ``S / n`` lies outside ``[a, a + t]`` the mapped set can shrink to (nearly)
+    ``[0, 0]`` (two coins, a true share of 0: about 0.65% of surveys at some
+    look); the bound is then one-sided (``side``), widened to the fixed-sample
+    one-sided bound of :func:`analysis.outside_design` (a superset keeps the coverage).
 
     The width shrinks like ``sqrt(log n / n)`` rather than ``1 / sqrt(n)``:
     that is the price of looking at every ``n``. At 95% it is about 1.8 times
@@ -270,14 +279,34 @@ def confidence_sequence(
     Waudby-Smith, I., Wu, Z. S. and Ramdas, A. (2023). ICML 2023.
     """
     yes_count, n = _check_counts(yes_count, n)
-    t, a, b = _check_design(t, a, b)
+    exact = _check_design_exact(t, a, b)
+    t, a, b = (float(p) for p in exact)
     level = _check_unit_open(confidence_level, "confidence_level")
     prior = _check_prior(a0, b0)
     log_threshold = -math.log1p(-level)
     rate_low = _lower_rate_bound(yes_count, n, prior[0], prior[1], log_threshold)
     rate_high = 1.0 - _lower_rate_bound(n - yes_count, n, prior[1], prior[0], log_threshold)
     low, high = _mapped(rate_low, rate_high, t, a)
-    return ConfidenceSequence(low, high, rate_low, rate_high, n, yes_count, level, prior)
+    low, high, side = _at_the_edge(yes_count, n, exact, level, low, high)
+    return ConfidenceSequence(low, high, rate_low, rate_high, n, yes_count, level, prior, side=side)
+
+
+def _at_the_edge(
+    yes_count: int, n: int, design: tuple, level: float, low: float, high: float
+) -> tuple[float, float, str]:
+    """``(low, high, side)``: the mapped sequence, or a one-sided bound when ``S / n`` lies outside the design.
+
+    Below the floor the sequence for ``lambda`` may lie wholly (or nearly) below ``a`` and map to ``[0, 0]``.
+    The bound shown is then ``[0, max(high, U)]`` with ``U`` the fixed-sample one-sided bound of
+    :func:`analysis.outside_design`: a superset of the sequence, so its anytime coverage is kept, and never
+    narrower than the interval beside it. Above the ceiling likewise ``[min(low, L), 1]``.
+    """
+    outside = outside_design(yes_count, n, *design, confidence_level=level)
+    if outside is None:
+        return low, high, TWO_SIDED
+    if outside.side == "below":
+        return 0.0, max(high, outside.bound), UPPER
+    return min(low, outside.bound), 1.0, LOWER
 
 
 def option_confidence_sequences(

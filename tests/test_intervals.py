@@ -55,7 +55,7 @@ def test_wilson_two_coins_by_hand():
 
 @pytest.mark.parametrize(
     ("yes_count", "n", "design"),
-    [(60, 100, TWO_COINS), (50, 150, DIE), (41, 100, ASYMMETRIC), (3, 20, ASYMMETRIC)],
+    [(60, 100, TWO_COINS), (50, 150, DIE), (41, 100, ASYMMETRIC), (5, 20, ASYMMETRIC)],
 )
 def test_wilson_matches_scipy_after_mapping(yes_count, n, design):
     ci = wilson_interval(yes_count, n, *design)
@@ -89,11 +89,12 @@ def test_wald_by_hand():
     assert ci.method == "wald"
 
 
-def test_wald_at_zero_uses_clamped_standard_error():
-    # y=0, n=100: pi_hat=0, lam_c=.25, SE=sqrt(.0075)=.0866025,
-    # [0, 1.959964*.0866025] = [0, .1697379].
-    ci = wald_interval(0, 100)
+def test_wald_on_the_floor_uses_clamped_standard_error():
+    # y=25, n=100: the rate sits on the floor a = .25 (inside the design), pi_hat=0, lam_c=.25,
+    # SE=sqrt(.0075)=.0866025, [0, 1.959964*.0866025] = [0, .1697379].
+    ci = wald_interval(25, 100)
     assert_allclose([ci.low, ci.high], [0.0, 0.1697379], rtol=1e-6, atol=0)
+    assert ci.side == "two-sided"
 
 
 def test_direct_question_is_the_plain_binomial_interval():
@@ -104,11 +105,48 @@ def test_direct_question_is_the_plain_binomial_interval():
         assert_allclose([ci.low, ci.high], [expected.low, expected.high])
 
 
-def test_interval_wholly_below_zero_degenerates_to_zero():
-    # y=0, n=100, two coins: Wilson upper bound for lambda is
-    # 2*(1.9207294/103.8414588) = 0.0369937 < a = .25, so the mapped interval
-    # lies below 0 and is clipped to [0, 0].
-    assert wilson_interval(0, 100) == ConfidenceInterval(0.0, 0.0, "wilson", 0.95)
+def test_an_interval_wholly_below_zero_is_the_one_sided_bound_not_zero_to_zero():
+    # y=0, n=100, two coins: Wilson upper bound for lambda is 2*(1.9207294/103.8414588) = 0.0369937 < a = .25,
+    # so the mapped interval would be [0, 0]. Every method gives the one-sided CLs bound instead (issue 23).
+    from analysis import outside_design
+
+    bound = outside_design(0, 100).bound
+    for method in INTERVAL_METHODS:
+        ci = confidence_interval(0, 100, method=method)
+        assert (ci.low, ci.high, ci.side, ci.method) == (0.0, bound, "upper", "clopper-pearson-cls")
+        assert ci.one_sided and ci.high > 0.01
+
+
+def test_wilson_for_38_of_200_under_two_coins_is_a_one_sided_bound_not_a_sliver():
+    """Issue 23, case 2: the analysis API's Wilson interval for 38/200 was [0, 2.5e-5], read as certainty.
+    By hand: Wilson's upper limit for lambda is 0.2500125 (z = 1.959964), mapped (L - 1/4) / (1/2) = 2.5e-5."""
+    z = stats.norm.ppf(0.975)
+    upper = (38 + z * z / 2) / (200 + z * z) + z / (200 + z * z) * math.sqrt(38 * 162 / 200 + z * z / 4)
+    assert 0 < (upper - 0.25) / 0.5 < 1e-4  # the sliver the two-sided interval would show
+    ci = wilson_interval(38, 200)
+    assert ci.side == "upper" and ci.low == 0.0 and ci.high > 0.05
+
+
+def test_wald_with_no_forced_yes_and_no_yes_is_a_one_sided_bound():
+    # t = 1/2, a = 0, b = 1/2 and 0 yes of 10: the clamped rate is 0, so Wald's plug-in standard error is 0 and
+    # pi_hat +/- z SE would be [0, 0]. The one-sided Clopper-Pearson bound: 1 - 0.05^(1/10) for lambda, over t.
+    ci = wald_interval(0, 10, 0.5, 0, 0.5)
+    assert ci.side == "upper" and ci.low == 0.0
+    assert_allclose(ci.high, (1 - 0.05 ** (1 / 10)) / 0.5, rtol=1e-8)
+    mirrored = wald_interval(10, 10, 0.5, 0.5, 0)
+    assert mirrored.side == "lower" and mirrored.high == 1.0
+    assert_allclose(mirrored.low, 1 - ci.high, rtol=1e-8)
+
+
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+@pytest.mark.parametrize("design", DESIGNS, ids=["two-coins", "die", "asym", "direct", "a0"])
+def test_no_interval_has_width_zero_and_every_one_holds_the_clipped_estimate(method, design):
+    n = 30
+    for y in range(n + 1):
+        ci = confidence_interval(y, n, *design, 0.95, method)
+        assert ci.high - ci.low > 1e-3, (y, ci)
+        estimate = min(max((y / n - design[1]) / design[0], 0.0), 1.0)
+        assert ci.low <= estimate <= ci.high, (y, ci)
 
 
 @pytest.mark.parametrize("method", INTERVAL_METHODS)
@@ -152,7 +190,7 @@ def test_the_requested_level_is_the_level_computed(method, level):
     """Each method, called directly or by name, gives the interval of the level
     asked for (the textbook formula with z or the beta quantiles at that level)
     and labels it with that level."""
-    for y, n, design in ((41, 100, ASYMMETRIC), (60, 100, TWO_COINS), (3, 20, DIE), (20, 20, ASYMMETRIC)):
+    for y, n, design in ((41, 100, ASYMMETRIC), (60, 100, TWO_COINS), (4, 20, DIE), (18, 20, ASYMMETRIC)):
         expected = BY_HAND[method](y, n, design[0], design[1], level)
         for ci in (FUNCTIONS[method](y, n, *design, level), confidence_interval(y, n, *design, level, method)):
             assert_allclose([ci.low, ci.high], expected, rtol=1e-12, atol=1e-15)
@@ -224,15 +262,15 @@ def test_numpy_integers_are_accepted():
 
 
 def test_below_the_floor_gives_a_positive_one_sided_bound():
-    # Two coins, n = 200, 38 yes (19% < a = 25%): the mapped 90% intervals collapse to [0, 0],
+    # Two coins, n = 200, 38 yes (19% < a = 25%): the mapped 90% intervals would collapse to [0, 0],
     # and even P(Y <= 38 | lambda = 1/4) = 0.0276 < 0.05, so a one-sided Clopper-Pearson bound
     # has no pi left. The CLs bound solves P(Y <= 38 | 1/4 + pi/2) / P(Y <= 38 | 1/4) = 0.05.
     from analysis import outside_design
 
-    for method in ("wilson", "clopper-pearson"):
-        ci = confidence_interval(38, 200, confidence_level=0.9, method=method)
-        assert (ci.low, ci.high) == (0.0, 0.0)
     found = outside_design(38, 200, confidence_level=0.95)
+    for method in INTERVAL_METHODS:
+        ci = confidence_interval(38, 200, confidence_level=0.95, method=method)
+        assert (ci.low, ci.high, ci.side) == (0.0, found.bound, "upper")
     at_floor = stats.binom.cdf(38, 200, 0.25)
     assert_allclose(at_floor, 0.0275758, rtol=1e-5)
     assert (found.side, found.limit, found.observed_rate) == ("below", 0.25, 0.19)
@@ -244,11 +282,11 @@ def test_below_the_floor_gives_a_positive_one_sided_bound():
 
 def test_the_cls_bound_is_never_below_the_clopper_pearson_bound():
     # 45 of 200 (22.5%): P(Y <= 45 | 1/4) = .233 >= .05, so the one-sided Clopper-Pearson bound exists:
-    # the 90% two-sided upper limit. Dividing by .233 can only widen it.
+    # lambda_U = Beta(0.95; 46, 155), mapped (lambda_U - 1/4) / (1/2). Dividing by .233 can only widen it.
     from analysis import outside_design
 
     found = outside_design(45, 200, confidence_level=0.95)
-    one_sided_cp = clopper_pearson_interval(45, 200, confidence_level=0.9).high
+    one_sided_cp = (stats.beta.ppf(0.95, 46, 155) - 0.25) / 0.5
     assert found.bound > one_sided_cp > 0
 
 

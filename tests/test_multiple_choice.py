@@ -63,7 +63,8 @@ def test_intervals_are_the_binary_intervals_for_each_option():
         assert len(cis) == 4
         for count, ci in zip(e.counts, cis):
             assert ci == confidence_interval(count, 100, 0.5, 0.125, 0.375, 0.9, method)
-    assert e.confidence_intervals()[0].method == "wilson"
+    assert e.confidence_intervals()[1].method == "wilson"
+    assert e.confidence_intervals()[0].method == "clopper-pearson-cls"  # 10% < a = 12.5%: the one-sided bound
 
 
 def test_two_options_with_half_truthful_is_two_coins():

@@ -27,6 +27,7 @@ from analysis import (
     estimate_proportion,
     log_mixture_martingale,
     option_confidence_sequences,
+    outside_design,
     wilson_interval,
 )
 
@@ -158,8 +159,18 @@ def test_the_bounds_are_those_of_a_fine_grid(yes_count, n, design, level, prior)
     assert cs.rate_low == pytest.approx(low, abs=2 * step)
     assert cs.rate_high == pytest.approx(high, abs=2 * step)
     t, a = float(t), float(a)
-    assert cs.low == pytest.approx(min(max((low - a) / t, 0), 1), abs=2 * step / t)
-    assert cs.high == pytest.approx(min(max((high - a) / t, 0), 1), abs=2 * step / t)
+    mapped_low, mapped_high = (min(max((bound - a) / t, 0), 1) for bound in (low, high))
+    outside = outside_design(yes_count, n, *design, confidence_level=level)
+    if outside is None:
+        assert cs.side == "two-sided"
+        assert cs.low == pytest.approx(mapped_low, abs=2 * step / t)
+        assert cs.high == pytest.approx(mapped_high, abs=2 * step / t)
+    elif outside.side == "below":  # one-sided: never narrower than the mapped set or the fixed-sample bound
+        assert (cs.side, cs.low) == ("upper", 0.0)
+        assert cs.high == pytest.approx(max(mapped_high, outside.bound), abs=2 * step / t)
+    else:
+        assert (cs.side, cs.high) == ("lower", 1.0)
+        assert cs.low == pytest.approx(min(mapped_low, outside.bound), abs=2 * step / t)
     assert (cs.n, cs.yes_count, cs.confidence_level, cs.prior) == (n, yes_count, level, tuple(prior))
     assert cs.method == "beta-binomial mixture"
 
@@ -203,10 +214,22 @@ def test_the_design_maps_the_bounds_like_the_intervals():
         cs = confidence_sequence(480, 1000, t, a, b)
         assert cs.low == pytest.approx((cs.rate_low - float(a)) / float(t), abs=1e-15)
         assert cs.high == pytest.approx((cs.rate_high - float(a)) / float(t), abs=1e-15)
+    # Issue 23, case 3: below the floor the mapped set is [0, 0]; the sequence is then the one-sided bound,
+    # never narrower than the fixed-sample one (a superset, so still anytime-valid).
     below = confidence_sequence(150, 1000, *TWO_COINS)  # lambda at most 0.2 < a
-    assert (below.low, below.high) == (0.0, 0.0)
+    assert (below.low, below.side) == (0.0, "upper")
+    assert below.high == outside_design(150, 1000).bound > 0.001
     above = confidence_sequence(850, 1000, *TWO_COINS)
-    assert (above.low, above.high) == (1.0, 1.0)
+    assert (above.high, above.side) == (1.0, "lower")
+    assert above.low == outside_design(850, 1000).bound < 0.999
+
+
+def test_a_true_share_of_zero_never_shows_zero_to_zero():
+    """Issue 23, case 3: 647 yes of 2,933 under two coins (a true share of 0 gives such surveys about 0.65% of
+    the time at some look): the mixture sequence for lambda ends at 0.24999 < 1/4, which mapped is [0, 0]."""
+    cs = confidence_sequence(647, 2933)
+    assert cs.rate_high < 0.25
+    assert cs.side == "upper" and cs.low == 0.0 and cs.high >= 0.005
 
 
 def test_a_higher_level_gives_a_wider_sequence_containing_the_interval():
