@@ -37,6 +37,9 @@ from analysis.estimate import (
 from analysis.finite_population import FinitePopulationEstimate, estimate_finite_population
 from analysis.intervals import (
     INTERVAL_METHODS,
+    LOWER,
+    TWO_SIDED,
+    UPPER,
     ConfidenceInterval,
     OutsideDesign,
     clopper_pearson_interval,
@@ -140,6 +143,9 @@ __all__ = [
     "wilson_interval",
     "clopper_pearson_interval",
     "INTERVAL_METHODS",
+    "LOWER",
+    "TWO_SIDED",
+    "UPPER",
     "outside_design",
     "OutsideDesign",
     "estimate_multiple_choice",

@@ -38,17 +38,23 @@ ESTIMATE_COLUMNS = (
     "a",
     "b",
     "k",
+    "counted_answer",
     "n",
     "yes_count",
+    "observed_answer",
     "observed_rate",
+    "counted_rate",
     "estimate_raw",
     "estimate_clipped",
+    "estimate_projected",
     "std_err",
     "ci_low",
     "ci_high",
     "ci_method",
+    "ci_side",
     "sequence_low",
     "sequence_high",
+    "sequence_side",
     "confidence_level",
     "outside_design",
     "one_sided_bound",
@@ -125,39 +131,62 @@ CSV_BATCH_ROWS = 1000
 # Estimates.
 
 
-def _design_columns(result: YesNoResult | ChoiceResult) -> dict:
-    """``design, t, a, b, k`` for a row; the design parameters are empty when pooled."""
-    row = {"design": result.design_label, "t": None, "a": None, "b": None, "k": None}
+def _design_columns(result: YesNoResult | ChoiceResult, option: str = "") -> dict:
+    """``design, t, a, b, k, counted_answer`` for a row; the design parameters are empty when pooled.
+
+    ``counted_answer`` names the stored answer whose count the triple ``t, a, b`` refers to: for a yes/no
+    design the one that points to the trait (``"no"`` for crosswise with ``q < 1/2`` and Warner with ``p <
+    1/2``: :attr:`analysis.BinaryDesign.trait_answer`), for an option the option itself.
+    """
+    row = {"design": result.design_label, "t": None, "a": None, "b": None, "k": None, "counted_answer": None}
     if result.pooled:
         return row
     design = result.per_design[0].design if result.per_design else result.question.design
     if is_two_group(design):
         return row  # two groups, two sets of probabilities: see group_n and the codebook's p1, p2
     if isinstance(design, MisclassificationDesign):
-        return row | {"k": design.k}  # a whole matrix: see the codebook
-    if isinstance(design, BinaryDesign):
+        marginal = design.option_marginal(result.question.choice_names.index(option)) if option else None
+        if marginal is None:
+            return row | {"k": design.k}  # a whole matrix: see the codebook
+        row.update(zip(("t", "a", "b"), marginal.floats()), k=design.k, counted_answer=option)
+    elif isinstance(design, BinaryDesign):
         # Another yes/no design: its equivalent forced-response design on the count of its trait answer.
-        row.update(zip(("t", "a", "b"), design.floats()))
+        row.update(zip(("t", "a", "b"), design.floats()), counted_answer=design.trait_answer)
     else:
         # Each option alone is a forced-response design: a = (1 - t)/k, b = 1 - t - a.
-        row.update(zip(("t", "a", "b"), design.option_marginal().floats()), k=design.k)
+        row.update(zip(("t", "a", "b"), design.option_marginal().floats()), k=design.k, counted_answer=option)
     return row
 
 
+def _with_counted_rate(row: dict) -> dict:
+    """``row`` with ``counted_rate``: the share of ``counted_answer`` among the answers, ``observed_rate`` or
+    ``1 -`` it when the triple refers to the stored "no" of a yes/no question (then ``estimate_raw =
+    (counted_rate - a) / t``); empty without a triple."""
+    rate, counted = row["observed_rate"], row["counted_answer"]
+    if rate is None or counted is None:
+        return row | {"counted_rate": None}
+    return row | {"counted_rate": 1 - rate if counted == "no" and row["option"] == "" else rate}
+
+
 def _interval_columns(ci, confidence_level: float) -> dict:
+    """The interval's bounds, method and side: ``two-sided``, or ``upper`` (``ci_high`` is an upper bound,
+    ``ci_low`` the least share, 0) and ``lower`` (``ci_low`` a lower bound) for a one-sided bound."""
     return {
         "ci_low": None if ci is None else ci.low,
         "ci_high": None if ci is None else ci.high,
         "ci_method": None if ci is None else ci.method,
+        "ci_side": None if ci is None else ci.side,
         "confidence_level": confidence_level,
     }
 
 
 def _sequence_columns(sequence) -> dict:
-    """The anytime-valid confidence sequence's bounds (:class:`surveys.results.SequenceBounds`), empty when none."""
+    """The anytime-valid confidence sequence's bounds and side (:class:`surveys.results.SequenceBounds`), empty
+    when none."""
     return {
         "sequence_low": None if sequence is None else sequence.low,
         "sequence_high": None if sequence is None else sequence.high,
+        "sequence_side": None if sequence is None else sequence.side,
     }
 
 
@@ -223,28 +252,32 @@ def _finite_population_columns(result: YesNoResult) -> dict:
 
 
 def _yes_no_row(result: YesNoResult, level: float) -> dict:
-    return {
-        **_two_group_columns(result),
-        **_control_columns(result),
-        **_finite_population_columns(result),
-        "version_of_pooled": None,
-        "question": result.question.name,
-        "label": result.question.label,
-        "option": "",
-        **_design_columns(result),
-        "n": result.n,
-        "yes_count": result.yes_count,
-        "observed_rate": result.observed_rate,
-        "estimate_raw": result.estimate_raw,
-        "estimate_clipped": result.estimate,
-        "std_err": result.std_err,
-        **_interval_columns(result.ci, level),
-        **_sequence_columns(result.sequence),
-        **_outside_columns(result.outside),
-        "epsilon": result.epsilon,
-        "flags": "; ".join(result.flags),
-        "error": result.error or "",
-    }
+    return _with_counted_rate(
+        {
+            **_two_group_columns(result),
+            **_control_columns(result),
+            **_finite_population_columns(result),
+            "version_of_pooled": None,
+            "question": result.question.name,
+            "label": result.question.label,
+            "option": "",
+            **_design_columns(result),
+            "n": result.n,
+            "yes_count": result.yes_count,
+            "observed_answer": "yes",
+            "observed_rate": result.observed_rate,
+            "estimate_raw": result.estimate_raw,
+            "estimate_clipped": result.estimate,
+            "estimate_projected": None,
+            "std_err": result.std_err,
+            **_interval_columns(result.ci, level),
+            **_sequence_columns(result.sequence),
+            **_outside_columns(result.outside),
+            "epsilon": result.epsilon,
+            "flags": "; ".join(result.flags),
+            "error": result.error or "",
+        }
+    )
 
 
 def _two_group_version_rows(result: YesNoResult, level: float) -> list[dict]:
@@ -286,25 +319,29 @@ def _yes_no_rows(result: YesNoResult, level: float) -> list[dict]:
 
 
 def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dict:
-    return {
-        "question": result.question.name,
-        "label": result.question.label,
-        "option": option.choice.name,
-        **_design_columns(result),
-        "n": result.n,
-        "yes_count": option.count,
-        "observed_rate": option.observed,
-        "estimate_raw": option.estimate_raw,
-        "estimate_clipped": option.estimate_projected,
-        "std_err": option.std_err,
-        **_interval_columns(option.ci, level),
-        **_sequence_columns(option.sequence),
-        **_outside_columns(option.outside),
-        **dict.fromkeys(ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :]),  # yes/no only
-        "epsilon": result.epsilon,
-        "flags": "; ".join(result.flags),
-        "error": result.error or "",
-    }
+    return _with_counted_rate(
+        {
+            "question": result.question.name,
+            "label": result.question.label,
+            "option": option.choice.name,
+            **_design_columns(result, option.choice.name),
+            "n": result.n,
+            "yes_count": option.count,
+            "observed_answer": option.choice.name,
+            "observed_rate": option.observed,
+            "estimate_raw": option.estimate_raw,
+            "estimate_clipped": option.estimate,
+            "estimate_projected": option.estimate_projected,
+            "std_err": option.std_err,
+            **_interval_columns(option.ci, level),
+            **_sequence_columns(option.sequence),
+            **_outside_columns(option.outside),
+            **dict.fromkeys(ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :]),  # yes/no only
+            "epsilon": result.epsilon,
+            "flags": "; ".join(result.flags),
+            "error": result.error or "",
+        }
+    )
 
 
 def _matrix_version_rows(result: ChoiceResult, level: float) -> list[dict]:
@@ -331,7 +368,8 @@ def _matrix_version_rows(result: ChoiceResult, level: float) -> list[dict]:
                     "yes_count": version.counts[j],
                     "observed_rate": version.observed[j],
                     "estimate_raw": version.estimate_raw[j],
-                    "estimate_clipped": version.estimate_projected[j],
+                    "estimate_clipped": version.estimate[j],
+                    "estimate_projected": version.estimate_projected[j],
                     "std_err": version.std_err[j],
                     **_interval_columns(intervals[j], level),
                     **_sequence_columns(None),
@@ -354,21 +392,32 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
     Keys are :data:`ESTIMATE_COLUMNS`, in that order. Values that do not
     apply are ``None`` (empty in CSV): ``option`` for yes/no is ``""``,
     ``k`` is set for options only, and with several designs ``t, a, b, k``
-    are empty and ``design`` reads "pooled over N designs". For an option,
-    ``a`` and ``b`` are its marginal's forced-yes and forced-no
-    probabilities, ``yes_count`` is its count and ``estimate_clipped`` its
-    projected share. Plain questions have no estimate and no row.
+    are empty and ``design`` reads "pooled over N designs". ``t, a, b``
+    refer to the count of ``counted_answer``: a yes/no design's trait
+    answer (``"no"`` for crosswise with ``q < 1/2`` or Warner with ``p <
+    1/2``) or the option itself, so ``estimate_raw = (counted_rate - a) / t``
+    on every row with a triple. ``yes_count`` and ``observed_rate`` count
+    ``observed_answer``: the stored "yes" of a yes/no question (for crosswise
+    the stored "both the same"; never randomized there), the option of an
+    option row. For an option, ``a`` and ``b`` are its marginal's forced-yes
+    and forced-no probabilities (a matrix option without a marginal has none),
+    ``estimate_clipped`` the option's own estimate, the one its interval
+    holds, and ``estimate_projected`` the shares projected to sum to 1.
+    Plain questions have no estimate and no row.
     Every row names the days an admin excluded from the estimates
     (``excluded_days``, ``;``-separated) and the responses they held.
     ``std_err`` is the standard error of the raw (unclipped) estimate;
     ``ci_low, ci_high`` the interval of ``ci_method`` (Wald for a pooled
-    row, whatever the method asked for); ``sequence_low, sequence_high``
+    row, whatever the method asked for), ``ci_side`` ``two-sided``, or
+    ``upper`` / ``lower`` for a one-sided bound (``ci_high`` an upper bound
+    with ``ci_low`` 0, or ``ci_low`` a lower bound with ``ci_high`` 1: never a
+    two-sided interval of width 0); ``sequence_low, sequence_high`` (and ``sequence_side``)
     the anytime-valid confidence sequence at the same level, valid however
     often the estimates are looked at (over several designs a union bound at
     ``1 - alpha/m`` each; :func:`surveys.results.sequence_bounds`). When the noisy rate lies outside
     what the design allows, ``outside_design`` is ``below`` or ``above``,
-    ``one_sided_bound`` the one-sided bound to report instead of the
-    collapsed interval and ``outside_design_p_value`` its chance
+    ``one_sided_bound`` the one-sided bound (also in ``ci_low``/``ci_high``
+    with ``ci_side``) and ``outside_design_p_value`` its chance
     (:func:`analysis.outside_design`). ``error`` says why a row's figures
     could not be computed (they are then empty). A two-group design (cheater
     detection, stochastic lie detector) has no single ``t, a, b``; its row

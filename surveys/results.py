@@ -26,6 +26,9 @@ import numpy as np
 
 from analysis import (
     INTERVAL_METHODS,
+    LOWER,
+    TWO_SIDED,
+    UPPER,
     BinaryDesign,
     ConfidenceInterval,
     FinitePopulationEstimate,
@@ -114,12 +117,22 @@ class SequenceBounds:
     designs : int
         How many designs' sequences were combined by a union bound (1: one
         design, the sequence as it is).
+    side : {"two-sided", "upper", "lower"}
+        As :attr:`analysis.ConfidenceInterval.side`: ``"upper"`` ("at most
+        ``high``") or ``"lower"`` where the answers sit outside what the design
+        can produce.
     """
 
     low: float
     high: float
     confidence_level: float
     designs: int = 1
+    side: str = TWO_SIDED
+
+    @property
+    def one_sided(self) -> bool:
+        """Whether only one end is a bound (the answers sit outside what the design can produce)."""
+        return self.side != TWO_SIDED
 
 
 @dataclass(frozen=True)
@@ -327,6 +340,11 @@ class OptionResult:
     sequence : SequenceBounds or None
         :func:`sequence_bounds` of the option's marginal in each design
         offering it; not simultaneous across options (as ``ci``).
+    estimate : float or None
+        The figure shown beside ``ci``, always inside it: the option's own
+        maximum-likelihood estimate (``estimate_raw`` clipped to ``[0, 1]``;
+        under a matrix without a marginal, the joint maximum-likelihood share).
+        ``estimate_projected`` (the shares summing to 1) can lie outside ``ci``.
     """
 
     choice: Choice
@@ -338,6 +356,7 @@ class OptionResult:
     ci: ConfidenceInterval | None
     outside: OutsideDesign | None = None
     sequence: SequenceBounds | None = None
+    estimate: float | None = None
 
 
 @dataclass(frozen=True)
@@ -759,6 +778,7 @@ def _two_group_result(question: Question, by_design, level: float) -> YesNoResul
     if len(fits) == 1:
         fit = fits[0]
         ci = fit.confidence_interval("pi", level)
+        common["sequence"] = covering(mapped, ci)
         return YesNoResult(
             estimate_raw=fit.pi_moment,
             estimate=fit.pi,
@@ -774,6 +794,7 @@ def _two_group_result(question: Question, by_design, level: float) -> YesNoResul
         )
     pooled = pool_two_group(fits)
     ci = pooled.confidence_interval(level)
+    common["sequence"] = covering(mapped, ci)
     return YesNoResult(
         estimate_raw=pooled.estimate_raw,
         estimate=pooled.estimate,
@@ -844,7 +865,7 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
         estimate_raw=combined.estimate_raw,
         estimate=combined.estimate,
         clipped=combined.clipped,
-        std_err=combined.std_err,
+        std_err=shown_std_err(combined.std_err),
         ci=ci,
         epsilon=max(part.design.epsilon for part in parts),
         design_label=label,
@@ -854,7 +875,7 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
         flags=_size_flags(n, combined.clipped, pooled, ignored) + _outside_flags(outside),
         sentence=yes_no_sentence(question, combined.estimate, ci, level, outside),
         outside=outside,
-        sequence=sequence_bounds([part.estimate for part in parts], level),
+        sequence=covering(sequence_bounds([part.estimate for part in parts], level), ci),
     )
 
 
@@ -964,7 +985,42 @@ def sequence_bounds(estimates: Sequence[ProportionEstimate], confidence_level: f
     low, high = max(p.low for p in parts), min(p.high for p in parts)
     if low > high:
         low, high = min(p.low for p in parts), max(p.high for p in parts)
-    return SequenceBounds(low, high, float(confidence_level), len(parts))
+    return SequenceBounds(low, high, float(confidence_level), len(parts), _combined_side(low, high, parts))
+
+
+def _combined_side(low: float, high: float, parts) -> str:
+    """A combined bound is one-sided where it ends at 0 (1) and a part was one-sided there."""
+    if low == 0.0 and any(p.side == UPPER for p in parts):
+        return UPPER
+    if high == 1.0 and any(p.side == LOWER for p in parts):
+        return LOWER
+    return TWO_SIDED
+
+
+def covering(sequence: SequenceBounds | None, ci: ConfidenceInterval | None) -> SequenceBounds | None:
+    """``sequence`` widened to hold the fixed-sample interval ``ci`` shown beside it, where the answers sit at the
+    design's edge (``ci`` one-sided) or the sequence has shrunk to width 0.
+
+    There a sequence mapped through the design (or through a matrix's rates box, or a two-group moment map)
+    can be ``[0, 0]``. The union with ``ci`` is a superset of the sequence, so it keeps its anytime coverage,
+    and it is one-sided where ``ci`` is. Elsewhere the sequence is left as it is (an intersection over
+    several designs may be narrower than a pooled Wald interval). One rule for every kind of question.
+    """
+    if sequence is None or ci is None or not (ci.one_sided or sequence.high <= sequence.low):
+        return sequence
+    side = ci.side if ci.one_sided else sequence.side
+    return replace(sequence, low=min(sequence.low, ci.low), high=max(sequence.high, ci.high), side=side)
+
+
+def shown_std_err(std_err: float | None) -> float | None:
+    """A standard error as shown: ``None`` (no number) when it is 0 or not finite.
+
+    A plug-in standard error of 0 (every answer at an edge the design does not force) would read as
+    certainty; the interval beside it (a one-sided bound there) says what the data give.
+    """
+    if std_err is None or not math.isfinite(std_err) or std_err <= 0:
+        return None
+    return std_err
 
 
 def difference_bounds(
@@ -982,7 +1038,11 @@ def difference_bounds(
 
 
 def _outside_flags(*outsides: OutsideDesign | None) -> tuple[str, ...]:
-    sides = {outside.side for outside in outsides if outside is not None}
+    return _side_flags({outside.side for outside in outsides if outside is not None})
+
+
+def _side_flags(sides: set[str]) -> tuple[str, ...]:
+    """The floor and ceiling flags for the sides (``"below"``, ``"above"``) some reported share lies on."""
     return tuple(flag for side, flag in (("below", FLAG_BELOW_FLOOR), ("above", FLAG_ABOVE_CEILING)) if side in sides)
 
 
@@ -1040,10 +1100,11 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
                 e.observed[j],
                 e.estimate_raw[j],
                 e.estimate_projected[j],
-                e.std_err[j],
+                shown_std_err(e.std_err[j]),
                 part.cis[j],
                 outside_design(e.counts[j], e.n, *marginal, confidence_level=level),
-                sequence_bounds([_option_marginal(part, j)], level),
+                covering(sequence_bounds([_option_marginal(part, j)], level), part.cis[j]),
+                estimate=_clip(e.estimate_raw[j]),
             )
             for j, choice in enumerate(question.choices)
         )
@@ -1053,8 +1114,13 @@ def _choice_result(question: Question, by_design, level: float, method: str) -> 
         label = f"pooled over {len(parts)} designs" if pooled else parts[0].design.label()
     clipped = any(o.estimate_raw is not None and not 0 <= o.estimate_raw <= 1 for o in options)
     flags = _size_flags(n, clipped, pooled, ignored) + _outside_flags(*(o.outside for o in options))
-    sentence = choice_sentence(question, [(o.choice.label, o.estimate_projected, o.ci) for o in options], level)
+    sentence = choice_sentence(question, [(o.choice.label, o.estimate, o.ci) for o in options], level)
     return ChoiceResult(n=n, options=options, design_label=label, flags=flags, sentence=sentence, **common)
+
+
+def _clip(value: float) -> float:
+    """``value`` clipped to ``[0, 1]``: a share's maximum-likelihood estimate from its unbiased one."""
+    return min(max(value, 0.0), 1.0)
 
 
 def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
@@ -1068,7 +1134,7 @@ def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
         holders = [p for p in parts if choice.name in p.choices]
         count = sum(p.counts[p.choices.index(choice.name)] for p in holders)
         if not holders:
-            rows.append([choice, count, None, None, None, None, None])
+            rows.append([choice, count, None, None, None, None, None, None])
             continue
         marginals = [_option_marginal(p, p.choices.index(choice.name)) for p in holders]
         observed = count / sum(p.n for p in holders)
@@ -1078,14 +1144,23 @@ def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
         else:
             one = pool_estimates(marginals)
             ci = one.confidence_interval(level)
-        rows.append([choice, count, observed, one.estimate_raw, one.std_err, ci, sequence_bounds(marginals, level)])
+        sequence = covering(sequence_bounds(marginals, level), ci)
+        rows.append([choice, count, observed, one.estimate_raw, shown_std_err(one.std_err), ci, sequence, one.estimate])
     known = [row for row in rows if row[3] is not None]
     projected = iter(project_to_simplex([row[3] for row in known]) if known else ())
     return tuple(
         OptionResult(
-            choice, count, observed, raw, None if raw is None else float(next(projected)), se, ci, sequence=sequence
+            choice,
+            count,
+            observed,
+            raw,
+            None if raw is None else float(next(projected)),
+            se,
+            ci,
+            sequence=sequence,
+            estimate=estimate,
         )
-        for choice, count, observed, raw, se, ci, sequence in rows
+        for choice, count, observed, raw, se, ci, sequence, estimate in rows
     )
 
 
@@ -1140,12 +1215,19 @@ def matrix_versions(question: Question, by_design) -> tuple[list[Misclassificati
 
 
 def _misclassification_result(question: Question, by_design, level: float) -> ChoiceResult:
-    """The option shares of a ``select_one`` with a misclassification matrix: ``P^-1 lambda_hat``, projected onto
-    the simplex, with the standard errors of van den Hout and van der Heijden (2002) and Wald intervals.
+    """The option shares of a ``select_one`` with a misclassification matrix.
+
+    One version: each option with its own marginal (every 2 x 2 matrix, the k-option design, forced response)
+    is read through it, as the k-option path reads its options (exact interval, one-sided bound and flag
+    outside the marginal's range); any other option through the joint likelihood (profile-likelihood interval,
+    one-sided where its maximum-likelihood share is 0 or 1, flagged when its reported share lies outside its
+    row's range) (:meth:`analysis.MisclassificationEstimate.confidence_intervals`). Standard errors plug in
+    shares the design can produce (van den Hout and van der Heijden 2002 for the covariance).
 
     Answers under several versions of the matrix (the survey file changed it) are estimated apart and pooled
     per option with weights that depend on each version's matrix and answer count only
-    (:func:`analysis.pool_misclassification`); assumed: every version measures the same true shares.
+    (:func:`analysis.pool_misclassification`; Wald intervals centred on the clipped pooled estimate); assumed:
+    every version measures the same true shares.
     """
     versions, ignored = matrix_versions(question, by_design)
     pooled = len(versions) > 1
@@ -1162,17 +1244,19 @@ def _misclassification_result(question: Question, by_design, level: float) -> Ch
             sentence=sentence,
             **common,
         )
+    k = len(question.choices)
     if pooled:
         e = pool_misclassification(versions)
-        counts = tuple(sum(v.counts[j] for v in versions) for j in range(len(question.choices)))
+        counts = tuple(sum(v.counts[j] for v in versions) for j in range(k))
         observed = tuple(c / e.n for c in counts)
         label = f"pooled over {len(versions)} designs"
-        sequences = [None] * len(question.choices)
+        sequences, outsides, row_sides = [None] * k, [None] * k, [None] * k
     else:
         e = versions[0]
         counts, observed, label = e.counts, e.observed, e.design.label()
         found = matrix_option_sequences(counts, np.linalg.inv(e.design.floats()), level)
         sequences = [SequenceBounds(s.low, s.high, level) for s in found]
+        outsides, row_sides = e.outside(level), e.outside_rows()
     cis = e.confidence_intervals(level)
     options = tuple(
         OptionResult(
@@ -1181,15 +1265,18 @@ def _misclassification_result(question: Question, by_design, level: float) -> Ch
             observed[j],
             e.estimate_raw[j],
             e.estimate_projected[j],
-            e.std_err[j],
+            shown_std_err(e.std_err[j]),
             cis[j],
-            sequence=sequences[j],
+            outside=outsides[j],
+            sequence=covering(sequences[j], cis[j]),
+            estimate=e.estimate[j],
         )
         for j, choice in enumerate(question.choices)
     )
     clipped = any(not 0 <= raw <= 1 for raw in e.estimate_raw)
-    flags = _size_flags(e.n, clipped, pooled, ignored)
-    sentence = choice_sentence(question, [(o.choice.label, o.estimate_projected, o.ci) for o in options], level)
+    sides = {side for side in row_sides if side} | {o.outside.side for o in options if o.outside}
+    flags = _size_flags(e.n, clipped, pooled, ignored) + _side_flags(sides)
+    sentence = choice_sentence(question, [(o.choice.label, o.estimate, o.ci) for o in options], level)
     epsilon = max(v.design.epsilon for v in versions)
     return ChoiceResult(
         n=e.n, options=options, epsilon=epsilon, design_label=label, flags=flags, sentence=sentence, **common

@@ -39,6 +39,7 @@ class TimelinePoint:
     estimate: float
     sequence_low: float
     sequence_high: float
+    sequence_side: str = "two-sided"
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def question_timeline(
         point = running_point(question, by_design, confidence_level)
         if point is not None:
             n, estimate, sequence = point
-            points.append(TimelinePoint(day, n, estimate, sequence.low, sequence.high))
+            points.append(TimelinePoint(day, n, estimate, sequence.low, sequence.high, sequence.side))
     return Timeline(question, float(confidence_level), tuple(points))
 
 

@@ -331,16 +331,16 @@ def outside_design_sentence(outside: OutsideDesign, subject: str) -> str:
     chance = percent(outside.p_value, 1, trim=True) if outside.p_value >= 0.001 else "under 0.1%"
     if outside.side == "below":
         return (
-            f"Fewer {subject} ({percent(outside.observed_rate)}) than the coins alone produce "
+            f"Fewer {subject} ({percent(outside.observed_rate)}) than the design alone produces "
             f"({percent(outside.limit)}): the share of true ones is at most {percent(outside.bound)} "
             f"(one-sided {level} bound). If nobody's true answer were yes, so few would come by chance "
-            f"{chance} of the time; otherwise respondents did not follow the coins."
+            f"{chance} of the time; otherwise respondents did not follow the instructions."
         )
     return (
-        f"More {subject} ({percent(outside.observed_rate)}) than the coins allow "
+        f"More {subject} ({percent(outside.observed_rate)}) than the design allows "
         f"({percent(outside.limit)}): the share of true ones is at least {percent(outside.bound)} "
         f"(one-sided {level} bound). If everybody's true answer were yes, so many would come by chance "
-        f"{chance} of the time; otherwise respondents did not follow the coins."
+        f"{chance} of the time; otherwise respondents did not follow the instructions."
     )
 
 
@@ -364,6 +364,11 @@ def yes_no_sentence(
     if outside is not None:
         return outside_design_sentence(outside, f"yes answers to {quoted}")
     level = level_text(confidence_level)
+    if ci.one_sided:  # a pooled or two-group estimate at an edge: the bound, never a width-0 interval
+        return (
+            f"Share of true yes answers to {quoted} in the population sampled: {bound_text(ci)} "
+            f"(one-sided {level} bound)."
+        )
     if is_too_wide(ci):
         return (
             f"Too few answers to tell: the share of true yes answers to {quoted} in the population "
@@ -375,6 +380,47 @@ def yes_no_sentence(
     )
 
 
+#: How each interval method is named beside an interval computed otherwise than the page's chosen method.
+METHOD_LABELS = {
+    "wald": "Wald",
+    "wilson": "Wilson",
+    "clopper-pearson": "exact (Clopper-Pearson)",
+    "profile likelihood": "profile likelihood",
+    "clopper-pearson-cls": "one-sided (CLs)",
+}
+
+
+def method_label(method: str, pooled: bool = False) -> str:
+    """``"Wald (pooled)"`` for a pooled Wald interval, else the method's name (:data:`METHOD_LABELS`)."""
+    label = METHOD_LABELS.get(method, method)
+    return f"{label} (pooled)" if pooled and method == "wald" else label
+
+
+def bound_text(ci: ConfidenceInterval, digits: int = 0) -> str:
+    """A one-sided bound in words: ``"at most 6%"`` (side ``"upper"``) or ``"at least 94%"`` (``"lower"``)."""
+    if ci.side == "upper":
+        return f"at most {percent(ci.high, digits)}"
+    return f"at least {percent(ci.low, digits)}"
+
+
+def range_text(low: float, high: float, side: str = "two-sided", format_share=None) -> str:
+    """``"21% to 48%"``, or ``"at most 6%"`` / ``"at least 94%"`` for a one-sided bound (``side``)."""
+    format_share = format_share or short_percent
+    if side == "upper":
+        return f"at most {format_share(high)}"
+    if side == "lower":
+        return f"at least {format_share(low)}"
+    return f"{format_share(low)} to {format_share(high)}"
+
+
+def estimate_with_interval(estimate: float, ci: ConfidenceInterval, digits: int = 0) -> str:
+    """``"35% (21% to 48%)"``, or the one-sided bound alone (``"at most 6% (one-sided)"``): never a two-sided
+    interval of width 0, and the estimate only beside the interval that holds it."""
+    if ci.one_sided:
+        return f"{bound_text(ci, digits)} (one-sided)"
+    return f"{percent(estimate, digits)} ({percent(ci.low, digits)} to {percent(ci.high, digits)})"
+
+
 def choice_sentence(
     question: Question,
     options: Sequence[tuple[str, float | None, ConfidenceInterval | None]],
@@ -382,9 +428,10 @@ def choice_sentence(
 ) -> str:
     """A multiple-choice result in one sentence: each option's estimated true share and interval.
 
-    ``options`` are ``(label, estimate, interval)`` in the question's order.
-    When an option's interval is wider than :data:`TOO_WIDE`: "Too few
-    answers to tell ...".
+    ``options`` are ``(label, estimate, interval)`` in the question's order, each estimate inside its
+    interval (:attr:`surveys.results.OptionResult.estimate`). An option whose answers sit outside what the
+    design can produce gets its one-sided bound ("c at most 6% (one-sided)"). When an option's interval is
+    wider than :data:`TOO_WIDE`: "Too few answers to tell ...".
     """
     quoted = f"\u201c{question.label}\u201d"
     known = [(label, estimate, ci) for label, estimate, ci in options if estimate is not None and ci is not None]
@@ -397,12 +444,11 @@ def choice_sentence(
             f"Too few answers to tell the true shares of the answers to {quoted} in the population sampled: "
             f"the {level} confidence intervals are up to {widest * 100:.0f} percentage points wide."
         )
-    parts = "; ".join(
-        f"{label} {percent(estimate)} ({percent(ci.low)} to {percent(ci.high)})" for label, estimate, ci in known
-    )
+    parts = "; ".join(f"{label} {estimate_with_interval(estimate, ci)}" for label, estimate, ci in known)
+    one_sided = " or one-sided bounds" if any(ci.one_sided for _, _, ci in known) else ""
     return (
         f"Estimated shares of true answers to {quoted} in the population sampled: {parts} "
-        f"({level} confidence intervals, one per option)."
+        f"({level} confidence intervals{one_sided}, one per option)."
     )
 
 

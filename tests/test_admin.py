@@ -328,7 +328,7 @@ def test_below_the_floor_the_page_shows_a_one_sided_bound_not_a_zero_interval(ap
     html = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     bound = outside_design(38, 200).bound
     assert (
-        "Fewer yes answers to “Have you ever cheated on an exam?” (19%) than the coins alone produce (25%): "
+        "Fewer yes answers to “Have you ever cheated on an exam?” (19%) than the design alone produces (25%): "
         f"the share of true ones is at most {round(bound * 100)}% (one-sided 95% bound)."
     ) in html
     assert f"≤ {100 * bound:.1f}%" in html and "below the design&#39;s floor" in html

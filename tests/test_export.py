@@ -95,17 +95,23 @@ def test_yes_no_row_values(survey_results):
         "a": 0.25,
         "b": 0.25,
         "k": None,
+        "counted_answer": "yes",
         "n": 100,
         "yes_count": 40,
+        "observed_answer": "yes",
         "observed_rate": 0.4,
+        "counted_rate": 0.4,
         "estimate_raw": result.estimate_raw,
         "estimate_clipped": result.estimate,
+        "estimate_projected": None,
         "std_err": result.std_err,
         "ci_low": result.ci.low,
         "ci_high": result.ci.high,
         "ci_method": "wilson",
+        "ci_side": "two-sided",
         "sequence_low": result.sequence.low,
         "sequence_high": result.sequence.high,
+        "sequence_side": "two-sided",
         "confidence_level": 0.95,
         "outside_design": "",
         "one_sided_bound": None,
@@ -145,12 +151,18 @@ def test_option_rows_carry_the_marginal_design(survey_results):
         assert (row["t"], row["a"], row["b"], row["k"]) == (0.5, 0.125, 0.375, 4)
         assert row["yes_count"] == option.count and row["n"] == 100
         assert row["estimate_raw"] == option.estimate_raw
-        assert row["estimate_clipped"] == option.estimate_projected
+        assert row["estimate_clipped"] == option.estimate and row["estimate_projected"] == option.estimate_projected
+        assert row["ci_low"] <= row["estimate_clipped"] <= row["ci_high"]
         assert (row["ci_low"], row["ci_high"]) == (option.ci.low, option.ci.high)
         assert row["flags"] == "clipped; below the design's floor"  # option often's raw estimate is -0.05
         assert row["outside_design"] == ("below" if option.outside else "")
         assert row["one_sided_bound"] == (option.outside.bound if option.outside else None)
-    assert sum(row["estimate_clipped"] for row in rows) == pytest.approx(1.0)
+        assert row["ci_side"] == ("upper" if option.outside else "two-sided")
+        assert (row["counted_answer"], row["observed_answer"]) == (option.choice.name, option.choice.name)
+        assert row["estimate_raw"] == pytest.approx((row["counted_rate"] - row["a"]) / row["t"])
+    # the often row: 10% of answers, under the forced 12.5%: a one-sided bound, never [0, 0]
+    assert (rows[3]["ci_low"], rows[3]["ci_side"]) == (0.0, "upper") and rows[3]["ci_high"] > 0.01
+    assert sum(row["estimate_projected"] for row in rows) == pytest.approx(1.0)
 
 
 def test_row_without_answers_is_empty_but_present(survey):

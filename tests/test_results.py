@@ -517,15 +517,18 @@ def test_a_misclassification_result_is_p_inverse_lambda():
     result = results.compute_results(survey, tallies, 100).question("ai_use")
     assert_allclose([o.estimate_raw for o in result.options], [0.55, 0.35, 0.15, -0.05])
     assert result.options[3].estimate_projected == 0.0 and results.FLAG_CLIPPED in result.flags
-    # the k-option estimator's standard errors, where the observed share is inside what the design allows (that
-    # estimator clamps a share below the forced 1/8 before its variance; the matrix estimator uses it as observed)
+    # each option has its own marginal, so the matrix path is the k-option path: the same standard errors (the
+    # share clamped to what the design allows), and 10 of 100 "often" (under the forced 1/8) a one-sided bound
     expected = analysis.estimate_multiple_choice((40, 30, 20, 10), "1/2")
-    assert_allclose([o.std_err for o in result.options][:3], expected.std_err[:3])
-    assert_allclose(result.options[3].std_err, math.sqrt(0.1 * 0.9 / 100) / 0.5)
-    # each option's anytime-valid sequence (analysis.matrix_option_sequences) holds it and is wider than the interval
+    assert_allclose([o.std_err for o in result.options], expected.std_err)
+    assert result.options[3].outside.side == "below" and results.FLAG_BELOW_FLOOR in result.flags
+    assert result.options[3].ci.side == "upper" and result.options[3].ci.high == result.options[3].outside.bound
+    # each option's anytime-valid sequence (analysis.matrix_option_sequences) holds its estimate and is wider than
+    # the interval
     for option in result.options[:3]:
-        assert option.sequence.low <= option.estimate_projected <= option.sequence.high
+        assert option.sequence.low <= option.estimate <= option.sequence.high
         assert option.sequence.high - option.sequence.low > option.ci.high - option.ci.low
+        assert option.ci.method == "clopper-pearson"
 
 
 def test_matrix_versions_are_estimated_apart_and_pooled_with_weights_free_of_the_answers():

@@ -150,12 +150,12 @@ def test_outside_the_design_the_sentence_gives_the_one_sided_bound():
     ci = ConfidenceInterval(low=0.0, high=0.0, method="wilson", confidence_level=0.95)
     below = outside_design(38, 200)  # 19% < 25%
     sentence = wording.yes_no_sentence(q, 0.0, ci, 0.95, below)
-    assert sentence.startswith("Fewer yes answers to “Did you?” (19%) than the coins alone produce (25%)")
+    assert sentence.startswith("Fewer yes answers to “Did you?” (19%) than the design alone produces (25%)")
     assert f"at most {round(below.bound * 100)}% (one-sided 95% bound)" in sentence
-    assert "2.8% of the time; otherwise respondents did not follow the coins." in sentence
+    assert "2.8% of the time; otherwise respondents did not follow the instructions." in sentence
     assert "About 0%" not in sentence
     above = wording.yes_no_sentence(q, 1.0, ci, 0.95, outside_design(162, 200))
-    assert above.startswith("More yes answers to “Did you?” (81%) than the coins allow (75%)")
+    assert above.startswith("More yes answers to “Did you?” (81%) than the design allows (75%)")
     assert "at least" in above
 
 

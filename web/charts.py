@@ -25,7 +25,7 @@ from surveys.breakdowns import Breakdown
 from surveys.models import GroupPrevalence, ModelResult
 from surveys.results import ChoiceResult, SurveyResults, YesNoResult
 from surveys.timeline import Timeline
-from surveys.wording import count_text, percent, short_percent
+from surveys.wording import bound_text, count_text, percent, range_text, short_percent
 
 WIDTH = 400
 FONT_SIZE = 13
@@ -70,7 +70,7 @@ def _values(item) -> tuple[float | None, object, float | None]:
         return item.estimate, item.ci, item.observed_rate
     if isinstance(item, GroupPrevalence):
         return item.prevalence.estimate, item.prevalence, None  # PredictedPrevalence has .low and .high
-    return item.estimate_projected, item.ci, item.observed
+    return item.estimate, item.ci, item.observed
 
 
 def figures(item) -> str:
@@ -78,8 +78,8 @@ def figures(item) -> str:
     estimate, ci, _ = _values(item)
     if estimate is None:
         return ""
-    if getattr(item, "outside", None) is not None:
-        return f"{'≤' if item.outside.side == 'below' else '≥'} {percent(item.outside.bound)}"
+    if getattr(ci, "one_sided", False):
+        return f"{'≤ ' + percent(ci.high) if ci.side == 'upper' else '≥ ' + percent(ci.low)}"
     if ci is None:
         return percent(estimate)
     return f"{percent(estimate)} ({percent(ci.low).removesuffix('%')}–{percent(ci.high)})"
@@ -89,9 +89,8 @@ def _describe(full_label: str, item, level: str) -> str:
     estimate, ci, observed = _values(item)
     if estimate is None:
         return f"{full_label}: no answers yet"
-    if getattr(item, "outside", None) is not None:
-        bound = "at most" if item.outside.side == "below" else "at least"
-        interval = f"one-sided bound: {bound} {percent(item.outside.bound)}"
+    if getattr(ci, "one_sided", False):
+        interval = f"one-sided bound: {bound_text(ci)}"
     else:
         interval = f"{level} interval {percent(ci.low)} to {percent(ci.high)}"
     noisy = "" if observed is None else f", observed noisy rate {percent(observed)}"
@@ -429,8 +428,8 @@ def timeline_svg(timeline: Timeline) -> Markup:
         span = f"from {points[0].day} to {last.day}" if len(points) > 1 else f"on {last.day}"
         aria = (
             f"Estimate over time of \u201c{label}\u201d, {span}: on {last.day}, with {count_text(last.n, 'answer')}, "
-            f"{short_percent(last.estimate)} ({level} confidence sequence {short_percent(last.sequence_low)} to "
-            f"{short_percent(last.sequence_high)})"
+            f"{short_percent(last.estimate)} ({level} confidence sequence "
+            f"{range_text(last.sequence_low, last.sequence_high, last.sequence_side)})"
         )
     else:
         aria = f"Estimate over time of \u201c{label}\u201d: no answers yet"
@@ -465,8 +464,8 @@ def timeline_svg(timeline: Timeline) -> Markup:
         for i, p in enumerate(points):
             parts.append(
                 f'<circle cx="{x(i):.1f}" cy="{y(p.estimate):.1f}" r="2.5" fill="{ESTIMATE_COLOUR}">'
-                f"<title>{escape(p.day)}: {short_percent(p.estimate)} ({short_percent(p.sequence_low)} to "
-                f"{short_percent(p.sequence_high)}), n = {p.n}</title></circle>"
+                f"<title>{escape(p.day)}: {short_percent(p.estimate)} "
+                f"({range_text(p.sequence_low, p.sequence_high, p.sequence_side)}), n = {p.n}</title></circle>"
             )
         parts.append(_text(TIME_LEFT, TIME_BOTTOM + 16, points[0].day, fill=OBSERVED_COLOUR, class_="first-day"))
         if len(points) > 1:
@@ -484,8 +483,8 @@ def timeline_svg(timeline: Timeline) -> Markup:
             _text(
                 TIME_LEFT,
                 TIME_HEIGHT - 6,
-                f"now {short_percent(last.estimate)}, sequence {short_percent(last.sequence_low)} to "
-                f"{short_percent(last.sequence_high)} (n = {last.n})",
+                f"now {short_percent(last.estimate)}, sequence "
+                f"{range_text(last.sequence_low, last.sequence_high, last.sequence_side)} (n = {last.n})",
                 fill=TEXT_COLOUR,
                 class_="figures",
             )
