@@ -29,7 +29,9 @@ def carried_answers(app, html: str) -> dict:
 
 
 def shown_questions(html: str) -> list[str]:
-    return re.findall(r'<fieldset class="question[^"]*" data-question="([^"]+)"\s+data-type', html)
+    """The questions of the page not hidden (one that an earlier page's answer skips is sent hidden)."""
+    tags = re.findall(r'<fieldset class="question[^"]*" data-question="([^"]+)"\s+data-type[^>]*?( hidden)?>', html)
+    return [name for name, hidden in tags if not hidden]
 
 
 def stored(db) -> list[dict]:
@@ -98,19 +100,52 @@ def test_a_page_skipped_by_an_earlier_answer_is_passed_and_its_questions_not_sto
 
 def test_a_question_skipped_by_an_earlier_page_is_posted_blank_from_a_hidden_field(surveys_dir, client, db):
     """campus_help asked of first- and second-years: for a second-year, page 3 asks it and residence
-    (first-years only) is a hidden blank field, so the page posts as many bytes as for a first-year."""
+    (first-years only) is sent whole but hidden, its blank answer checked, so the page posts as many bytes
+    as for a first-year (and is as long: tests/test_sizes.py)."""
     text = PAGED_YAML.replace("relevant: ${residence} = 'campus'", "relevant: ${year} != 'third'")
     (surveys_dir / "paged.yaml").write_text(text)
     page1 = client.get("/s/paged").get_data(as_text=True)
     page2 = post_page(client, page1, {"cheated": "yes", "lied": "no"}).get_data(as_text=True)
     page3 = post_page(client, page2, {"ai_use": "once", "year": "second"}).get_data(as_text=True)
     assert shown_questions(page3) == ["campus_help"]
-    assert re.search(
-        r'data-question="residence"[^>]*hidden><input type="hidden" name="residence" value="      ">', page3
-    )
+    assert re.search(r'data-question="residence"[^>]* hidden>', page3)
+    assert re.search(r'name="residence" value="      " checked', page3)
+    assert re.search(r'data-answers=\'\{"year": "second"\} *\'', page3)  # for randomize.js, padded
     final = post_page(client, page3, {"campus_help": "no"})
     assert "What was stored" in final.get_data(as_text=True)
     assert "residence" not in stored(db)[0] and "campus_help" in stored(db)[0]
+
+
+def kept_note_shown(html: str) -> bool:
+    """Whether the note about kept answers is on the page and not in a hidden wrapper."""
+    note = re.search(r'<div( hidden| {7})>\n<p class="notice kept-note">', html)
+    assert note, html
+    return note.group(1) != " hidden"
+
+
+def test_the_kept_note_is_sent_hidden_when_only_a_skipped_question_keeps_an_answer(surveys_dir, client):
+    """Page 3 asks residence of all but third-years and the randomized campus_help of first-years only:
+    shown again (refused) to a second-year, only the hidden campus_help offers "Keep my earlier answer", so
+    the note about kept answers is sent (the page as long as a first-year's) but hidden."""
+    residence = (
+        "    randomize: false\n    relevant: ${year} = 'first'",
+        "    randomize: false\n    relevant: ${year} != 'third'",
+    )
+    text = PAGED_YAML.replace(*residence).replace("relevant: ${residence} = 'campus'", "relevant: ${year} = 'first'")
+    (surveys_dir / "paged.yaml").write_text(text)
+    lengths = {}
+    for year in ("first", "second"):
+        page1 = client.get("/s/paged").get_data(as_text=True)
+        page2 = post_page(client, page1, {"cheated": "yes", "lied": "no"}).get_data(as_text=True)
+        page3 = post_page(client, page2, {"ai_use": "once", "year": year, "first_exam": "no"}).get_data(as_text=True)
+        assert shown_questions(page3) == (["residence", "campus_help"] if year == "first" else ["residence"])
+        asked = {"campus_help": "no"} if year == "first" else {}
+        refused = post_page(client, page3, {"residence": None, **asked})  # asked but left blank: the page again
+        again = refused.get_data(as_text=True)
+        assert refused.status_code == 400 and "Page 3 of 3" in again and "Keep my earlier answer" in again
+        assert kept_note_shown(again) == (year == "first")
+        lengths[year] = len(again.encode())
+    assert lengths["first"] == lengths["second"]
 
 
 def test_back_keeps_plain_answers_checked_and_offers_to_keep_randomized_ones(paged, client, app, db, flipping):

@@ -13,7 +13,10 @@ combination of answers, "no answer" included for optional questions:
 * the confirm page that seals the noisy answers has one length;
 * the form re-rendered after a refused submission (one question left out, or
   an invalid value) keeps the other answers checked and has one length for
-  every combination of them.
+  every combination of them;
+* on a survey of several pages, every page sent back (a later page refused,
+  a page shown again after Back, the thank-you page) has one length for every
+  combination of the earlier answers that skip logic reads.
 
 The example surveys have no optional question, so the tests' quiz (one
 optional question) is checked the same way. They are small (at most 96
@@ -32,7 +35,9 @@ import pytest
 
 from app import ROOT, create_app
 from surveys.definition import Choice
+from tests import helpers
 from tests.helpers import QUIZ_YAML, make_survey
+from web.catalog import survey_or_404
 from web.forms import NO_ANSWER_LABEL, parse_wire_value, wire_value
 
 EXAMPLE_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"))
@@ -52,6 +57,7 @@ def shipped_app(tmp_path):
     for path in (ROOT / "survey_files").glob("*.yaml"):
         (folder / path.name).write_text(path.read_text())
     (folder / "quiz.yaml").write_text(QUIZ_YAML)
+    (folder / "paged-skips.yaml").write_text(PAGED_SKIPS_YAML)
     return create_app(
         {
             "TESTING": True,
@@ -250,6 +256,158 @@ def test_each_page_posts_one_length_whatever_the_answers_before_and_on_it(shippe
         for _, body2 in bodies({**page_controls(second), "go": "next"}, page_values(second, device), prefix, extra):
             lengths[2].add(len(body2))
     assert all(len(found) == 1 for found in (*lengths.values(), *tokens.values())), (lengths, tokens)
+
+
+#: Three pages in two languages whose later pages lean on earlier answers in each way a condition can: a
+#: question asked on an earlier page's plain answer (first_exam, residence, help_given), one on an answer of
+#: its own page (campus_help, decided by the device or left to the respondent), a page (3) whose only
+#: randomized question a page-2 answer may skip (so that shown again it keeps no shown answer), and optional
+#: plain answers read by conditions ("No answer" counts as unanswered).
+PAGED_SKIPS_YAML = """\
+id: paged-skips
+languages: [en, fr]
+title: {en: Skips across pages, fr: Sauts entre les pages}
+version: 1
+questions:
+  - name: year
+    type: select_one
+    label: {en: Year of study, fr: "Année d'études"}
+    choices:
+      - {name: first, label: {en: first, fr: première}}
+      - {name: second, label: {en: second, fr: deuxième}}
+      - {name: third, label: {en: third, fr: troisième}}
+    randomize: false
+  - name: lied
+    type: yes_no
+    label: {en: "Have you lied to a professor?", fr: "Avez-vous menti à un professeur ?"}
+    required: false
+  - type: page_break
+  - name: cheated
+    type: yes_no
+    label: {en: "Have you ever cheated on an exam?", fr: "Avez-vous déjà triché à un examen ?"}
+  - name: first_exam
+    type: yes_no
+    label: {en: "Did you cheat in your very first exam?", fr: "Avez-vous triché à votre tout premier examen ?"}
+    relevant: ${year} = 'first'
+  - name: residence
+    type: select_one
+    label: {en: "Where do you live?", fr: "Où logez-vous ?"}
+    choices:
+      - {name: campus, label: {en: On campus, fr: Sur le campus}}
+      - {name: home, label: {en: At home, fr: Chez moi}}
+    randomize: false
+    required: false
+    relevant: ${year} != 'third'
+  - name: campus_help
+    type: yes_no
+    label: {en: "Has a housemate written coursework for you?", fr: "Un colocataire a-t-il rédigé un devoir pour vous ?"}
+    relevant: ${residence} = 'campus'
+  - type: page_break
+  - name: hours
+    type: select_one
+    label: {en: Hours of study a week, fr: Heures d'étude par semaine}
+    choices:
+      - {name: few, label: {en: under 10, fr: moins de 10}}
+      - {name: many, label: {en: 10 or more, fr: 10 ou plus}}
+    randomize: false
+  - name: help_given
+    type: yes_no
+    label: {en: "Have you written coursework for a housemate?", fr: "Avez-vous rédigé un devoir pour un colocataire ?"}
+    relevant: ${residence} = 'campus'
+"""
+#: Every survey of several pages checked page by page, with each of its languages.
+PAGED_LANGUAGES = [
+    pytest.param(survey_id, language, id=f"{survey_id}-{language}")
+    for survey_id, text in [
+        *((i, (ROOT / "survey_files" / f"{i}.yaml").read_text()) for i in PAGED_IDS),
+        ("paged-skips", PAGED_SKIPS_YAML),
+    ]
+    for language in (make_survey(text).languages or ("en",))
+]
+
+
+def read_by_conditions(survey) -> list[str]:
+    """The questions that some condition reads (``Condition.questions``), in name order."""
+    return sorted({name for q in survey.questions if q.relevant is not None for name in q.relevant.questions()})
+
+
+def read_by_skip_logic(survey) -> list[dict]:
+    """Every combination of answers to the questions that a condition reads (:func:`read_by_conditions`),
+    "No answer" included for an optional one; every other question is answered with its first choice."""
+    read = read_by_conditions(survey)
+    options = [[*survey.question(n).choice_names, *([None] if not survey.question(n).required else [])] for n in read]
+    first = {q.name: q.choice_names[0] for q in survey.questions}
+    return [first | dict(zip(read, combination)) for combination in itertools.product(*options)]
+
+
+def page_post(survey, html: str, answers: dict, device: bool, go: str = "next", change: dict | None = None) -> dict:
+    """The fields a browser posts for the page ``html``: each question of the page asked given ``answers``
+    (skip logic) with its answer, each one skipped blank (as the hidden field, or the device, sends it);
+    ``change``: fields replaced (a value, or None to leave the field out)."""
+    skipped = survey.skipped({k: v for k, v in answers.items() if v is not None})
+    number = int(re.search(r'<progress value="(\d+)"', html).group(1))
+    prefix = "rr-" if device else ""
+    fields = {**helpers.controls_of(html), "go": go, **({"randomized_on": "device"} if device else {})}
+    for name in survey.page_names[number - 1]:
+        fields[prefix + name] = wire_value(survey.question(name), None if name in skipped else answers[name])
+    for name, value in (change or {}).items():
+        fields.pop(prefix + name)
+        if value is not None:
+            fields[prefix + name] = value
+    return fields
+
+
+def page_lengths(app, survey, language: str, answers: dict, device: bool) -> dict[str, int]:
+    """One respondent's way through ``survey`` with ``answers``: the length of every page it is sent
+    (``"page 2"``), of the later pages refused (one asked question left out, or sent with a value
+    that is no choice), of the page Back leads to from the last and of the pages after it, and of the
+    thank-you page."""
+    client, address = app.test_client(), f"/s/{survey.id}?lang={language}"
+    html, lengths, went_back = client.get(address).get_data(as_text=True), {}, False
+    while True:
+        number = int(re.search(r'<progress value="(\d+)"', html).group(1))
+        asked = [n for n in survey.page_names[number - 1] if survey.question(n).relevant is None]
+        for problem in ("left out", "invalid") if number > 1 and asked and not went_back else ():
+            value = None if problem == "left out" else "x" * len(wire_value(survey.question(asked[0]), None))
+            refused = client.post(address, data=page_post(survey, html, answers, device, change={asked[0]: value}))
+            assert refused.status_code == 400, refused.get_data(as_text=True)
+            lengths[f"page {number} refused ({problem})"] = len(refused.get_data())
+        if number == len(survey.page_names) and number > 1 and not went_back:
+            back = client.post(address, data=page_post(survey, html, answers, device, "back"))
+            html, went_back = back.get_data(as_text=True), True
+            back_number = re.search(r'<progress value="(\d+)"', html).group(1)
+            lengths[f"page {back_number} after Back"] = len(back.get_data())
+            continue
+        response = client.post(address, data=page_post(survey, html, answers, device))
+        assert response.status_code == 200, response.get_data(as_text=True)
+        html = response.get_data(as_text=True)
+        if 'id="what-stored"' in html:
+            lengths["thank-you page"] = len(response.get_data())
+            return lengths
+        shown = re.search(r'<progress value="(\d+)"', html).group(1)
+        lengths[f"page {shown}{' after Back and Next' if went_back else ''}"] = len(response.get_data())
+
+
+@pytest.mark.parametrize(("survey_id", "language"), PAGED_LANGUAGES)
+@pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
+def test_each_page_has_one_length_whatever_the_earlier_answers_that_skip_logic_reads(
+    shipped_app, survey_id, language, device
+):
+    """Every combination of the answers that conditions read is taken through the survey, by the device
+    or without JavaScript, in each of its languages: each page (a later one refused, a page shown again
+    after Back, the thank-you page) is as long whatever the combination. A page that is skipped whole is
+    not sent at all; the pages that are sent must not tell which earlier answers were given."""
+    with shipped_app.test_request_context():
+        survey = survey_or_404(survey_id)
+    found: dict[str, dict[int, dict]] = {}
+    for answers in read_by_skip_logic(survey):
+        read = {name: answers[name] for name in read_by_conditions(survey)}
+        for page, length in page_lengths(shipped_app, survey, language, answers, device).items():
+            found.setdefault(page, {}).setdefault(length, read)
+    assert {"page 2", "page 2 refused (left out)", "page 2 refused (invalid)", "thank-you page"} <= set(found)
+    assert all(len(by_length) == 1 for by_length in found.values()), {
+        page: by_length for page, by_length in found.items() if len(by_length) > 1
+    }
 
 
 RADIO_TAG = re.compile(r'<input type="radio"[^>]*name="([^"]+)"[^>]*>')

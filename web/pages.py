@@ -36,19 +36,33 @@ direct arm nothing is randomized, so the token carries that respondent's
 answers as given, which are stored as given too (the arm's whole point).
 
 Sizes: every page posts one fixed-width value per question of the page (a
-question that an earlier page's answer skips is sent blank from a hidden
-field), ``go`` is ``next`` or ``back`` (4 bytes), and the token holds every
+question that an earlier page's answer skips is hidden and sent blank),
+``go`` is ``next`` or ``back`` (4 bytes), and the token holds every
 question of the survey as its fixed-width wire value, so its length depends
 on the page only.
+
+The page sent back is as long whatever the earlier answers that skip logic
+reads: a question they skip is sent whole but hidden (``hidden``, else as
+many spaces), its blank answer checked and its "Keep my earlier answer"
+offered as the others', the note about kept answers is sent hidden when it
+would speak of hidden questions only, and the earlier answers the page's
+conditions name (for ``static/randomize.js``) are padded to their longest
+(:func:`earlier_plain_answers`); tests/test_sizes.py takes every combination
+of those answers through each paged survey. This relies on the pages being
+sent uncompressed: nothing in the app compresses them, and the README tells
+operators not to let the proxy do it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 
 from flask import current_app, request
 from flask_babel import gettext
 from itsdangerous import BadSignature
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 
 from surveys.arms import ARM_WIRE, arm_from_wire
 from surveys.definition import Question, Survey
@@ -83,16 +97,22 @@ class Carried:
 
 @dataclass(frozen=True)
 class PageView:
-    """What the form template needs to show one page."""
+    """What the form template needs to show one page: every question of the page (``skipped``: those that
+    earlier answers skip, sent hidden), and ``earlier`` (:func:`earlier_plain_answers`), JSON padded."""
 
     questions: tuple[Question, ...]
-    skipped: tuple[Question, ...]
+    skipped: frozenset[str]
     token: str
     number: int
     count: int
     keep: frozenset[str]
-    earlier: dict
+    earlier: Markup
     arm_carried: bool = False
+
+    @property
+    def keeps_a_shown_question(self) -> bool:
+        """Whether a question shown (not skipped) offers "Keep my earlier answer": the note says why."""
+        return bool(self.keep - self.skipped)
 
 
 def _sealer():
@@ -156,34 +176,50 @@ def has_questions(survey: Survey, answers: dict, page: int) -> bool:
 
 
 def page_view(survey: Survey, carried: Carried, keep_all: bool = False) -> tuple[PageView, object]:
-    """The page ``carried.page`` and its form, plain answers checked and randomized ones kept (not shown)."""
+    """The page ``carried.page`` and its form, plain answers checked and randomized ones kept (not shown).
+
+    Every question of the page is in it, those that earlier answers skip hidden, blank and offered as
+    kept like the others, so that the page is as long whatever those answers (:data:`PageView`)."""
     names = survey.page_names[carried.page]
     skipped = decided_skipped(survey, carried.answers, carried.page)
-    shown = tuple(survey.question(name) for name in names if name not in skipped)
+    questions = tuple(survey.question(name) for name in names)
     again = keep_all or carried.page < carried.furthest
-    keep = frozenset(q.name for q in shown if q.randomize and again)
-    form_class = survey_form_class(survey, tuple(q.name for q in shown), keep)
-    data = {q.name: wire_value(q, None if q.randomize else carried.answers.get(q.name)) for q in shown}
+    keep = frozenset(q.name for q in questions if q.randomize and again)
+    form_class = survey_form_class(survey, names, keep)
+    data = {
+        q.name: wire_value(q, None if q.randomize or q.name in skipped else carried.answers.get(q.name))
+        for q in questions
+    }
     form = form_class(formdata=None, data=data)
     view = PageView(
-        shown,
-        tuple(survey.question(name) for name in names if name in skipped),
+        questions,
+        skipped,
         seal(survey, carried),
         carried.page + 1,
         len(survey.page_names),
         keep,
-        earlier_plain_answers(survey, carried, shown),
+        earlier_plain_answers(survey, carried),
         carried.arm != ARM_NOT_YET,
     )
     return view, form
 
 
-def earlier_plain_answers(survey: Survey, carried: Carried, shown) -> dict:
-    """The answers of earlier pages that the conditions of the ``shown`` questions name (plain ones only,
-    the schema's rule), for ``static/randomize.js`` to evaluate a condition that also names this page."""
+def earlier_plain_answers(survey: Survey, carried: Carried) -> Markup:
+    """The answers of earlier pages that the conditions of the page's questions name (plain ones only, the
+    schema's rule), as JSON for ``static/randomize.js`` to evaluate them (a condition may also name a question
+    of the page), padded with spaces to the longest these answers can give: its length says nothing of them."""
     names = survey.page_names[carried.page]
-    named = {n for q in shown if q.relevant is not None for n in q.relevant.questions() if n not in names}
-    return {name: carried.answers.get(name) for name in sorted(named) if not survey.question(name).randomize}
+    relevant = [survey.question(name).relevant for name in names if survey.question(name).relevant is not None]
+    named = sorted({n for condition in relevant for n in condition.questions() if n not in names})
+    plain = [survey.question(name) for name in named if not survey.question(name).randomize]
+    answers = _json({q.name: carried.answers.get(q.name) for q in plain})
+    widest = _json({q.name: max((None, *q.choice_names), key=lambda value: len(_json(value))) for q in plain})
+    return Markup(answers + " " * (len(widest) - len(answers)))
+
+
+def _json(value) -> str:
+    """``value`` as the template's ``tojson`` writes it into an attribute (keys sorted, ``<>&'`` escaped)."""
+    return str(htmlsafe_json_dumps(value, dumps=json.dumps, sort_keys=True))
 
 
 def first_carried(survey: Survey) -> Carried:
