@@ -15,6 +15,7 @@ FULL``).
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -38,6 +39,8 @@ DURABLE_SETTINGS = ""
 KILLABLE_SETTINGS = "-c fsync=off -c synchronous_commit=on"
 #: Seconds ``initdb`` and ``pg_ctl`` may take.
 COMMAND_TIMEOUT = 120
+#: Seconds every process of a killed server has to be gone.
+KILL_WAIT_SECONDS = 10
 
 
 class ClusterError(RuntimeError):
@@ -115,14 +118,39 @@ class Cluster:
         if subprocess.run(status, user=self.user, capture_output=True, check=False).returncode != 0:
             self.start()
 
-    def kill(self) -> None:
-        """SIGKILL to the postmaster's process group (pg_ctl starts it in a session of its own): the
-        server and every backend die at once, nothing is shut down cleanly."""
-        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
-        os.killpg(postmaster, signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and _process_group_alive(postmaster):
-            time.sleep(0.05)
+    def postmaster(self) -> int:
+        """The PID of the running server's postmaster (``postmaster.pid``)."""
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
+    def processes(self) -> list[int]:
+        """Every process of the running server: the postmaster and its children (its background
+        processes and one backend per client connection), postmaster last."""
+        postmaster = self.postmaster()
+        return [*children(postmaster), postmaster]
+
+    def kill(self) -> list[int]:
+        """SIGKILL to every server process, as a lost host: nothing is shut down cleanly and no process
+        outlives the postmaster. Returns their PIDs once all are gone and reaped (:class:`ClusterError`
+        if one is still there after :data:`KILL_WAIT_SECONDS`).
+
+        A signal to the postmaster's process group would miss the rest: every child of the postmaster
+        calls ``setsid()``, so each sits in a process group of its own, and the backends, left alive,
+        notice the postmaster's death and end themselves (``FATAL: terminating connection due to
+        unexpected postmaster exit`` in the log). So the postmaster is stopped first (SIGSTOP: it can
+        neither start a child nor see one die), its children are listed from ``/proc`` and killed, then
+        the postmaster."""
+        postmaster = self.postmaster()
+        os.kill(postmaster, signal.SIGSTOP)
+        processes = [*children(postmaster), postmaster]
+        for pid in processes:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + KILL_WAIT_SECONDS
+        while remaining(processes) and time.monotonic() < deadline:
+            time.sleep(0.02)  # until reaped: a zombie postmaster's PID would pass for a running server
+        if remaining(processes):
+            raise ClusterError(f"server processes {remaining(processes)} not gone {KILL_WAIT_SECONDS} s after SIGKILL")
+        return processes
 
     def stop(self) -> None:
         """Stop the server at once (``-m immediate``) if it runs, and delete its folder."""
@@ -131,12 +159,33 @@ class Cluster:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _process_group_alive(group: int) -> bool:
+def _stat(pid: int) -> tuple[str, int] | None:
+    """``(state, parent PID)`` of process ``pid`` from ``/proc/<pid>/stat``; None if there is none."""
     try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    state, parent = text.rsplit(")", 1)[1].split()[:2]  # the command name in (...) may hold spaces
+    return state, int(parent)
+
+
+def children(parent: int) -> list[int]:
+    """The PIDs of the live processes whose parent is ``parent`` (``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (stat := _stat(int(entry.name))) and stat[1] == parent and stat[0] != "Z":
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def remaining(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that still have a process, running or dead and not yet reaped (a zombie)."""
+    return [pid for pid in pids if _stat(pid) is not None]
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that are still running (a zombie, dead and not yet reaped, is not)."""
+    return [pid for pid in pids if (stat := _stat(pid)) is not None and stat[0] != "Z"]
 
 
 def start(settings: str = SCRATCH_SETTINGS) -> Cluster:

@@ -64,6 +64,7 @@ BOTH_BACKEND_MODULES = {
     "test_integrity.py",
     "test_app.py",
     "test_logs.py",
+    "test_serving.py",
     "test_fuzz.py",
     "test_browser_admin.py",
     "test_browser_designs.py",

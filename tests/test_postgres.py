@@ -7,6 +7,7 @@ import threading
 import psycopg
 import pytest
 
+from bench import postgres_cluster
 from storage import accounts, connection, migrations, postgres, queries, responses, transfer
 from surveys import submission
 
@@ -17,6 +18,25 @@ def test_each_test_gets_an_empty_database_of_its_own(postgres_url):
         name = conn.execute("SELECT current_database()").fetchone()[0]
     assert tables == (0,)
     assert name.startswith("rr_test_") and name in postgres_url
+
+
+def test_a_killed_cluster_leaves_no_server_process_and_restarts(durable_postgres):
+    """``Cluster.kill`` is a lost host: every server process dies by SIGKILL, none outlives the postmaster
+    to end itself (each child of the postmaster sits in a process group of its own)."""
+    clients = [psycopg.connect(durable_postgres.url, autocommit=True) for _ in range(3)]
+    processes = durable_postgres.processes()
+    assert len(processes) >= 4  # the postmaster, its background processes and a backend per client
+    try:
+        killed = durable_postgres.kill()
+        assert set(processes) <= set(killed)
+        assert not postgres_cluster.alive(processes), "a server process outlived the kill"
+        assert "unexpected postmaster exit" not in durable_postgres.log.read_text()  # none ended itself
+    finally:
+        for client in clients:
+            client.close()
+        durable_postgres.start_if_stopped()
+    with psycopg.connect(durable_postgres.url) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from app import ROOT
+from bench import postgres_cluster
 from tests.helpers import Client, Server
 
 CLIENTS = 50
@@ -326,8 +327,12 @@ def test_postgres_app_servers_and_database_server_killed_with_sigkill_mid_load_l
     stop = threading.Event()
     loader, clients = load_in_background(two_app_servers, rounds=12, stop=stop)
     wait_for_acknowledged(clients, CLIENTS * 3)
+    processes = durable_postgres.processes()
     durable_postgres.kill()
     acknowledged_before = acknowledged_keys(clients)
+    assert len(processes) > 2  # the postmaster, its background processes and the app servers' backends
+    assert not postgres_cluster.alive(processes), "a server process outlived the kill"
+    assert "unexpected postmaster exit" not in durable_postgres.log.read_text()  # none outlived the postmaster
     time.sleep(1.0)
     durable_postgres.start()  # crash recovery
     loader.join(timeout=90)
