@@ -29,10 +29,11 @@ SETTINGS = {
     "SESSION_COOKIE_SECURE": (False, "Send cookies over HTTPS only; set true behind HTTPS."),
     "RATELIMIT_ENABLED": (True, "Rate-limit submissions and sign-ins per client address (false for load tests)."),
     "RATELIMIT_SUBMISSIONS": ("300/600", "Submissions allowed per address, as COUNT/SECONDS."),
-    "RATELIMIT_SIGNINS": ("30/600", "Sign-in attempts allowed per address, as COUNT/SECONDS."),
+    "RATELIMIT_SIGNINS": ("30/600", "Sign-in attempts allowed per network (IPv4 /24, IPv6 /64), as COUNT/SECONDS."),
     "SIGNIN_CONCURRENCY": (
         1,
-        "Password checks (Argon2id, 64 MiB each) run at once on this machine; more sign-ins get a 503.",
+        "Password checks (Argon2id, 64 MiB each) run at once on this machine, plus one kept for browsers that "
+        "signed in before; more sign-ins get a 503.",
     ),
     "RATELIMIT_DATABASE": (
         "next to DATABASE, suffix -ratelimit",

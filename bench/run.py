@@ -16,7 +16,9 @@ Figures (see bench/README.md for what each means):
    and its pieces apart (same rule as the submission's breakdown).
 4. ``page``: the respondent page's weight and third-party requests.
 5. ``signin``: respondent latency while sign-ins flood the server, with and
-   without the machine-wide bound on password checks (``bench.signin_flood``).
+   without the machine-wide bound on password checks, and the owner's
+   sign-ins behind a proxy while floods rotate over many addresses
+   (``bench.signin_flood``).
 6. ``model``: the logistic model with five predictors (38 parameters) fitted
    from the kept pattern counts of 10,000, 1,000,000 and 10,000,000
    responses (``bench.model_bench``); with ``results``, also the model of
@@ -345,7 +347,7 @@ def run(plan: Plan) -> int:
                 say("profiling the submission path in process")
                 http_profile = profile_table(profile_submit.profile(workdir, plan.profile_requests))
         if "signin" in plan.parts:
-            say("respondent latency under a sign-in flood (3 servers x 8 s)")
+            say("respondent latency under a sign-in flood (3 servers x 8 s), owner's sign-ins under rotating floods")
             figures += signin_flood.measure(workdir)
         if "model" in plan.parts:
             say(f"model fit from kept counts at {', '.join(f'{n:,}' for n in MODEL_SIZES)} responses")

@@ -11,14 +11,27 @@ Measured: the median and 95th percentile of ``GET /s/<survey>`` answered to
 one sequential respondent, with no flood, then during a flood of
 :data:`FLOOD_CLIENTS` concurrent sign-in clients, with the bound (1) and
 without it (the bound set as high as the flood, as before the bound existed).
+
+The rotating-address variant (issue 24; :func:`rotating_figures`, ``python -m
+bench.signin_flood --rotating``) runs the documented deployment behind a proxy
+(``FLASK_PROXY_FIX=1``, rate limits on): :data:`ROTATING_CLIENTS` flooding
+clients send wrong passwords, half for random names and half for the owner's,
+each from the next ``X-Forwarded-For`` address of :func:`rotating_addresses`
+(IPv4 addresses in many /24 networks and addresses of one IPv6 /64). Measured:
+the owner's sign-ins from a network of their own, :data:`OWNER_ATTEMPTS` each
+in a browser that signed in before the flood (it holds the remembered-device
+cookie) and in a new browser: how many got in, and their median and p95
+latency; with no flood, then with each flood of :data:`FLOODS`.
 """
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import statistics
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import requests
@@ -27,12 +40,20 @@ from bench import server
 from bench.dataset import create_database
 from bench.report import Figure
 from bench.survey import SURVEY_ID, write_survey
+from storage import accounts, connection
 
 FLOOD_CLIENTS = 12
 WORKERS = 3
 MEASURE_SECONDS = 8.0
 #: Respondent p95 during the flood, with the bound, at most this many times the p95 without a flood.
 P95_FACTOR_TARGET = 5.0
+#: The rotating-address variant: flooding clients (threads), the owner's sign-ins per browser, and the
+#: owner's account.
+ROTATING_CLIENTS = 3
+OWNER_ATTEMPTS = 10
+OWNER_NAME, OWNER_PASSWORD, OWNER_ADDRESS = "owner", "the owner's long password", "192.0.2.10"
+#: Every one of the owner's sign-ins in the remembered browser gets in during the flood.
+OWNER_TARGET = 1.0
 
 
 def _respondent_latencies(base_url: str, seconds: float) -> list[float]:
@@ -89,6 +110,162 @@ def _measure(workdir: Path, concurrency: int | None) -> tuple[list[float], list[
     return latencies, statuses
 
 
+#: The rotating floods: (label, IPv4 /24 networks, IPv4 addresses in each, addresses of one IPv6 /64).
+#: "one client" holds one /24 and one /64 (82 addresses, about the 41 of issue 24 twice over); "200
+#: networks" stands for a botnet.
+FLOODS = (("one client: one /24 and one /64", 1, 41, 41), ("200 /24 networks and one /64", 200, 3, 200))
+
+
+def rotating_addresses(networks: int, per_network: int, ipv6: int) -> list[str]:
+    """The flood's ``X-Forwarded-For`` values, interleaved: ``per_network`` IPv4 addresses in each of
+    ``networks`` /24 networks, and ``ipv6`` addresses of one IPv6 /64."""
+    ipv4 = [f"10.{n // 250}.{n % 250}.{1 + i}" for i in range(per_network) for n in range(networks)]
+    six = [f"2001:db8:24:1:{i:x}:{i * 7 % 65536:x}::{i + 1:x}" for i in range(ipv6)]
+    return [a for pair in itertools.zip_longest(ipv4, six) for a in pair if a]
+
+
+def _csrf_token(session: requests.Session, base_url: str, headers: dict) -> str:
+    page = session.get(f"{base_url}/admin/login", headers=headers, timeout=30).text
+    return page.split('name="csrf_token" type="hidden" value="', 1)[1].split('"', 1)[0]
+
+
+def _rotating_flood(base_url: str, addresses: list[str], stop: threading.Event, statuses: list[int]) -> None:
+    """Wrong passwords, every other one for the owner's name, each from the next address of ``addresses``."""
+    with requests.Session() as session:
+        token = _csrf_token(session, base_url, {"X-Forwarded-For": addresses[0]})
+        for index in itertools.count():
+            if stop.is_set():
+                return
+            name = OWNER_NAME if index % 2 else "n" + secrets.token_hex(6)
+            response = session.post(
+                f"{base_url}/admin/login",
+                headers={"X-Forwarded-For": addresses[index % len(addresses)]},
+                timeout=60,
+                data={"csrf_token": token, "name": name, "password": "wrong password guess"},
+            )
+            statuses.append(response.status_code)
+
+
+def _owner_signs_in(base_url: str, device_cookie: str | None) -> tuple[bool, float]:
+    """One sign-in by the owner in a fresh session (holding ``device_cookie`` if given): (got in, seconds
+    the POST took)."""
+    headers = {"X-Forwarded-For": OWNER_ADDRESS}
+    with requests.Session() as session:
+        if device_cookie:
+            session.cookies.set("rr_device", device_cookie, path="/admin/login")
+        token = _csrf_token(session, base_url, headers)
+        start = time.perf_counter()
+        response = session.post(
+            f"{base_url}/admin/login",
+            headers=headers,
+            timeout=60,
+            allow_redirects=False,
+            data={"csrf_token": token, "name": OWNER_NAME, "password": OWNER_PASSWORD},
+        )
+        return response.status_code == 302, time.perf_counter() - start
+
+
+def _remembered_cookie(base_url: str) -> str | None:
+    """Sign the owner in once; the remembered-device cookie it leaves (None where the app sets none)."""
+    with requests.Session() as session:
+        token = _csrf_token(session, base_url, {"X-Forwarded-For": OWNER_ADDRESS})
+        session.post(
+            f"{base_url}/admin/login",
+            headers={"X-Forwarded-For": OWNER_ADDRESS},
+            data={"csrf_token": token, "name": OWNER_NAME, "password": OWNER_PASSWORD},
+            allow_redirects=False,
+            timeout=60,
+        ).raise_for_status()
+        return session.cookies.get("rr_device", path="/admin/login")
+
+
+def _owner_attempts(base_url: str, device_cookie: str | None) -> list[tuple[bool, float]]:
+    attempts = []
+    for _ in range(OWNER_ATTEMPTS):
+        attempts.append(_owner_signs_in(base_url, device_cookie))
+        time.sleep(0.3)  # an owner retrying by hand, not in a loop
+    return attempts
+
+
+@contextmanager
+def _proxied_server(workdir: Path, label: str):
+    """The app behind one trusted proxy, rate limits on, with the owner's account; yields its base URL."""
+    surveys_dir = workdir / f"{label}-surveys"
+    write_survey(surveys_dir)
+    database = workdir / f"{label}.sqlite3"
+    create_database(database)
+    db = connection.connect(database)
+    accounts.create_admin(db, OWNER_NAME, OWNER_PASSWORD)
+    db.close()
+    env = server.server_environment(database, surveys_dir, WORKERS)
+    env.update(FLASK_PROXY_FIX="1", FLASK_RATELIMIT_ENABLED="true", FLASK_SIGNIN_CONCURRENCY="1")
+    with server.start("app:create_app()", env, workdir / f"{label}.log") as running:
+        yield running.base_url
+
+
+def measure_rotating(workdir: Path, flood: tuple[str, int, int, int] | None) -> dict[str, list]:
+    """The owner's sign-ins behind a proxy, during ``flood`` (one of :data:`FLOODS`; None: no flood):
+    ``remembered`` from a browser that signed in before, ``new`` from a new one, each a list of
+    (got in, seconds); ``flood``, the flood's statuses."""
+    label = "rotating" if flood is None else f"rotating-{flood[1]}"
+    with _proxied_server(workdir, label) as base_url:
+        cookie = _remembered_cookie(base_url)
+        stop, statuses = threading.Event(), []
+        addresses = rotating_addresses(*flood[1:]) if flood else []
+        threads = [
+            threading.Thread(target=_rotating_flood, args=(base_url, addresses[i::ROTATING_CLIENTS], stop, statuses))
+            for i in range(ROTATING_CLIENTS if flood else 0)
+        ]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0 if threads else 0)
+        try:
+            remembered = _owner_attempts(base_url, cookie)
+            new = _owner_attempts(base_url, None)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=60)
+    return {"remembered": remembered, "new": new, "flood": statuses}
+
+
+def _owner_summary(attempts: list[tuple[bool, float]]) -> str:
+    times = [seconds for _, seconds in attempts]
+    p95 = statistics.quantiles(times, n=20, method="inclusive")[-1]
+    return (
+        f"{sum(ok for ok, _ in attempts)} / {len(attempts)} got in, "
+        f"median {statistics.median(times) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
+    )
+
+
+def rotating_figures(workdir: Path) -> list[Figure]:
+    """The owner's sign-ins with no flood, then during each of :data:`FLOODS` (``FLASK_PROXY_FIX=1``)."""
+    quiet = measure_rotating(workdir, None)
+    figures = [
+        Figure(
+            "Owner's sign-ins behind a proxy, no flood: browser that signed in before",
+            _owner_summary(quiet["remembered"]),
+        ),
+        Figure("  the same, a new browser", _owner_summary(quiet["new"])),
+    ]
+    for flood in FLOODS:
+        result = measure_rotating(workdir, flood)
+        got_in = sum(ok for ok, _ in result["remembered"]) / OWNER_ATTEMPTS
+        statuses = result["flood"]
+        counts = ", ".join(f"{statuses.count(code)} x {code}" for code in sorted(set(statuses)))
+        figures += [
+            Figure(
+                f"  during {ROTATING_CLIENTS} rotating floods, {flood[0]}: browser that signed in before",
+                _owner_summary(result["remembered"]),
+                f">= {OWNER_TARGET:.0%} got in",
+                got_in >= OWNER_TARGET,
+            ),
+            Figure("    the same, a new browser", _owner_summary(result["new"])),
+            Figure("    the floods' answers", f"{len(statuses)} sign-ins: {counts}"),
+        ]
+    return figures
+
+
 def _p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1]
 
@@ -115,6 +292,7 @@ def measure(workdir: Path) -> list[Figure]:
             f"<= {P95_FACTOR_TARGET:g}",
             factor <= P95_FACTOR_TARGET,
         ),
+        *rotating_figures(workdir),
     ]
 
 
@@ -125,6 +303,6 @@ if __name__ == "__main__":
     from bench.report import table
 
     with tempfile.TemporaryDirectory(prefix="rr-bench-signin-") as folder:
-        figures = measure(Path(folder))
+        figures = (rotating_figures if "--rotating" in sys.argv[1:] else measure)(Path(folder))
     print(table(figures))
     sys.exit(1 if any(f.passed is False for f in figures) else 0)

@@ -23,12 +23,20 @@ random token, the database only its SHA-256 hash, the account and the
 expiry. Signing out deletes the session; a new password and
 ``end_all_sessions`` delete every session of the account, so a captured
 cookie stops working at once. Throttling of failed sign-ins lives in
-:mod:`storage.ratelimit` (per account name and address).
+:mod:`storage.ratelimit` (per account name and network).
+
+A browser that has signed in holds a remembered-device token
+(:func:`remembered_device_token`): the account name and an expiry, signed
+with the app's secret key over the account's password hash. It signs nobody
+in; it only lets that browser's sign-in as that account use a password-check
+slot no stranger can take (``web.limits.hashing_slot``). A new password ends
+every such token, as the hash it was signed over is gone.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import re
 import secrets
@@ -92,23 +100,74 @@ def list_admins(db: sqlite_utils.Database, now: float | None = None) -> list[dic
     return [{"name": name, "sessions": sessions} for name, sessions in rows]
 
 
-def sign_in(db: sqlite_utils.Database, name: str, password: str) -> bool:
+def sign_in(db: sqlite_utils.Database, name: str, password: str, niced: bool = True) -> bool:
     """True if ``password`` is the account's; an unknown name takes as long to refuse.
 
     Throttling is the caller's (:mod:`storage.ratelimit`), the same for known
     and unknown names, so the answer never tells whether an account exists.
+    The check runs at a lower CPU priority (:func:`_verify`); ``niced=False``
+    runs it on the caller's thread at the caller's priority, for the few
+    sign-ins the caller admits ahead of a flood (a remembered browser's: at
+    the lower priority, a flood's own requests left it seconds without a core).
     """
+    verify = _verify if niced else _verify_here
     row = db.execute("SELECT password_hash FROM admins WHERE name = ?", [name]).fetchone()
     if row is None:
-        _verify(_DUMMY_HASH, password)
+        verify(_DUMMY_HASH, password)
         return False
     (password_hash,) = row
-    if not _verify(password_hash, password):
+    if not verify(password_hash, password):
         return False
     if HASHER.check_needs_rehash(password_hash):
         with immediate_transaction(db):
             db.execute("UPDATE admins SET password_hash = ? WHERE name = ?", [HASHER.hash(password), name])
     return True
+
+
+#: How long a browser that signed in keeps its remembered-device token.
+REMEMBERED_DEVICE_SECONDS = 30 * 24 * 3600
+
+
+def _device_signature(secret: str, name: str, expires: int, password_hash: str) -> str:
+    message = f"remembered-device\0{name}\0{expires}\0{password_hash}".encode()
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def _password_hash_of(db: sqlite_utils.Database, name: str) -> str | None:
+    row = db.execute("SELECT password_hash FROM admins WHERE name = ?", [name]).fetchone()
+    return None if row is None else row[0]
+
+
+def remembered_device_token(db: sqlite_utils.Database, name: str, secret: str, now: float | None = None) -> str:
+    """A token ``EXPIRES~SIGNATURE~NAME`` naming ``name`` for :data:`REMEMBERED_DEVICE_SECONDS`.
+
+    The signature is an HMAC-SHA256 under ``secret`` of the name, the expiry
+    and the account's current password hash, so it cannot be made without the
+    secret and stops counting when the password changes.
+    """
+    password_hash = _password_hash_of(db, name)
+    if password_hash is None:
+        raise ValueError(f"there is no account called {name!r}")
+    expires = int(time.time() if now is None else now) + REMEMBERED_DEVICE_SECONDS
+    return f"{expires}~{_device_signature(secret, name, expires, password_hash)}~{name}"
+
+
+def remembered_device_account(
+    db: sqlite_utils.Database, token: str | None, secret: str, now: float | None = None
+) -> str | None:
+    """The account a live, unaltered remembered-device token names, or None (one indexed read, no hashing)."""
+    expires, signature, name = (token or "").split("~", 2) if (token or "").count("~") >= 2 else ("", "", "")
+    if (
+        not (expires.isascii() and expires.isdigit())
+        or int(expires) <= (time.time() if now is None else now)
+        or not NAME.match(name)
+    ):
+        return None
+    password_hash = _password_hash_of(db, name)
+    if password_hash is None:
+        return None
+    expected = _device_signature(secret, name, int(expires), password_hash)
+    return name if hmac.compare_digest(expected.encode(), signature.encode()) else None
 
 
 def _token_hash(token: str) -> str:

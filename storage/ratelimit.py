@@ -14,11 +14,16 @@ first deletes what has run out: a window's count once that window is over,
 a failure record once its lock is over and it has been quiet for
 :data:`FAILURES_FORGOTTEN_SECONDS`. So the file never holds a hash longer than
 it is needed.
+
+Sign-in budgets count networks, not addresses (:func:`network_of`): an IPv4
+/24 or an IPv6 /64 is one client, as one household or one rented server
+holds a whole /64 and can rotate through it.
 """
 
 from __future__ import annotations
 
 import fcntl
+import ipaddress
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -35,6 +40,28 @@ FIRST_LOCK_SECONDS = 30
 MAX_LOCK_SECONDS = 15 * 60
 #: A failure record is kept this long after its last failure (and past its lock).
 FAILURES_FORGOTTEN_SECONDS = 24 * 3600
+#: Prefix lengths of one client's network: an IPv4 /24, an IPv6 /64 (the smallest network an ISP assigns).
+IPV4_PREFIX, IPV6_PREFIX = 24, 64
+#: The one network of every client address that is not an IP address.
+UNKNOWN_NETWORK = "unknown"
+
+
+def network_of(address: str | None) -> str:
+    """The network ``address`` belongs to, as ``"198.51.100.0/24"`` or ``"2001:db8:1:2::/64"``.
+
+    An IPv4 address seen through an IPv6 socket (``::ffff:198.51.100.7``) is
+    its IPv4 /24. Anything that is not an address is :data:`UNKNOWN_NETWORK`,
+    one network for all, so garbled values cannot each become a budget.
+    """
+    try:
+        ip = ipaddress.ip_address(address or "")
+    except ValueError:
+        return UNKNOWN_NETWORK
+    if ip.version == 6 and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    if ip.version == 4:
+        return str(ipaddress.IPv4Network((int(ip), IPV4_PREFIX), strict=False))
+    return str(ipaddress.IPv6Network((int(ip), IPV6_PREFIX), strict=False))  # int(): no zone (%eth0)
 
 
 @dataclass(frozen=True)

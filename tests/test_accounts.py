@@ -73,6 +73,24 @@ def test_a_password_is_checked_on_a_thread_of_lower_priority_and_the_callers_pri
     assert priority() == caller
 
 
+def test_a_check_admitted_ahead_of_a_flood_runs_on_the_callers_thread_at_its_priority(fresh_db, monkeypatch):
+    """``niced=False`` (a remembered browser's sign-in): the check is not left waiting for a core behind
+    the flood's own requests. Fails if it runs on the low-priority threads."""
+    import os
+    import threading
+
+    def priority() -> tuple[int, int]:
+        return threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    accounts.create_admin(fresh_db, "ana", PASSWORD)
+    seen = []
+    real = accounts._verify_here
+    monkeypatch.setattr(accounts, "_verify_here", lambda h, p: seen.append(priority()) or real(h, p))
+    assert accounts.sign_in(fresh_db, "ana", PASSWORD, niced=False) is True
+    assert accounts.sign_in(fresh_db, "ana", "wrong password!", niced=False) is False
+    assert seen == [priority(), priority()]
+
+
 def test_session_lives_until_it_is_ended_or_expires(fresh_db):
     accounts.create_admin(fresh_db, "ana", PASSWORD)
     token = accounts.start_session(fresh_db, "ana", now=1000.0)
@@ -127,3 +145,47 @@ def test_duplicate_and_missing_accounts(fresh_db):
         accounts.create_admin(fresh_db, "ana", PASSWORD)
     with pytest.raises(ValueError, match="'bob'"):
         accounts.set_password(fresh_db, "bob", PASSWORD)
+
+
+def test_a_remembered_device_token_names_its_account_until_it_expires(fresh_db):
+    accounts.create_admin(fresh_db, "ana", PASSWORD)
+    token = accounts.remembered_device_token(fresh_db, "ana", "secret", now=1000.0)
+    assert accounts.remembered_device_account(fresh_db, token, "secret", now=1001.0) == "ana"
+    last = 1000.0 + accounts.REMEMBERED_DEVICE_SECONDS
+    assert accounts.remembered_device_account(fresh_db, token, "secret", now=last - 1) == "ana"
+    assert accounts.remembered_device_account(fresh_db, token, "secret", now=last) is None
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda token: token.replace("~ana", "~bob"),  # another account's name under ana's signature
+        lambda token: str(int(token.split("~")[0]) + 10**6) + token[token.index("~") :],  # a later expiry
+        lambda token: token[:-1] + ("x" if token[-1] != "x" else "y"),
+        lambda token: "",
+        lambda token: "~~",
+        lambda token: "soon~abc~ana",
+        lambda token: "\u00b2~abc~ana",  # a digit to isdigit(), not to int()
+        lambda token: token.split("~")[0] + "~\u00e9~ana",  # not ASCII: compare_digest would raise on a str
+        lambda token: token.split("~")[0] + "~" + "0" * 64 + "~ana",
+    ],
+)
+def test_a_forged_or_altered_remembered_device_token_names_no_account(fresh_db, forge):
+    accounts.create_admin(fresh_db, "ana", PASSWORD)
+    accounts.create_admin(fresh_db, "bob", PASSWORD)
+    token = accounts.remembered_device_token(fresh_db, "ana", "secret", now=1000.0)
+    assert accounts.remembered_device_account(fresh_db, forge(token), "secret", now=1001.0) is None
+
+
+def test_a_remembered_device_token_ends_with_the_password_the_secret_or_the_account(fresh_db):
+    accounts.create_admin(fresh_db, "ana", PASSWORD)
+    token = accounts.remembered_device_token(fresh_db, "ana", "secret", now=1000.0)
+    assert accounts.remembered_device_account(fresh_db, token, "another secret", now=1001.0) is None
+    assert accounts.remembered_device_account(fresh_db, None, "secret", now=1001.0) is None
+    accounts.set_password(fresh_db, "ana", "another good password")
+    assert accounts.remembered_device_account(fresh_db, token, "secret", now=1001.0) is None
+    again = accounts.remembered_device_token(fresh_db, "ana", "secret", now=1000.0)
+    fresh_db.execute("DELETE FROM admins WHERE name = ?", ["ana"])
+    assert accounts.remembered_device_account(fresh_db, again, "secret", now=1001.0) is None
+    with pytest.raises(ValueError, match="'carol'"):
+        accounts.remembered_device_token(fresh_db, "carol", "secret")

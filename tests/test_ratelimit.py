@@ -124,3 +124,24 @@ def test_a_hit_on_postgresql_is_one_round_trip(postgres_url, tmp_path):
     assert [row[0] for row in conn.execute("SELECT bucket FROM window_hits")] == ["new"]  # "old" ran out
     assert frontend_waits(trace.read_text()) == 1
     conn.close()
+
+
+@pytest.mark.parametrize(
+    "address, network",
+    [
+        ("198.51.100.7", "198.51.100.0/24"),
+        ("198.51.100.254", "198.51.100.0/24"),
+        ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2::1", "2001:db8:1:2::/64"),
+        ("::ffff:198.51.100.7", "198.51.100.0/24"),  # an IPv4 client seen through an IPv6 socket
+        ("fe80::1%eth0", "fe80::/64"),
+    ],
+)
+def test_a_network_is_an_ipv4_slash_24_or_an_ipv6_slash_64(address, network):
+    assert ratelimit.network_of(address) == network
+
+
+@pytest.mark.parametrize("address", [None, "", "not an address", "198.51.100.7, 10.0.0.1", "1.2.3.4.5"])
+def test_every_address_that_is_not_one_shares_a_single_network(address):
+    """A garbled client address cannot become a budget of its own: every such value is one network."""
+    assert ratelimit.network_of(address) == ratelimit.network_of("garbled") == ratelimit.UNKNOWN_NETWORK

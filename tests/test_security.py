@@ -13,6 +13,7 @@ import json
 import logging
 import re
 import tempfile
+import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -37,7 +38,7 @@ from tests.helpers import (
     survey_in,
     wire_form,
 )
-from web.auth import ADMIN_COOKIE, DATA_SUFFIXES
+from web.auth import ADMIN_COOKIE, DATA_SUFFIXES, DEVICE_COOKIE
 from web.db import open_database
 
 #: The admin endpoints anyone may use: the sign-in form itself.
@@ -435,6 +436,163 @@ def test_sign_ins_are_limited_per_address(app, auth):
     limited = auth.login()
     assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
     assert "Too many requests" in limited.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------
+# Sign-in behind a proxy (issue 24): budgets per network, a slot kept for remembered browsers.
+
+OWNER_ADDRESS = "203.0.113.9"
+
+
+def proxied_app(make_app, **settings):
+    """An app behind one trusted proxy (``PROXY_FIX=1``, the documented deployment) with the owner's account."""
+    app = make_app({"SECRET_KEY": "test-secret-key", "PROXY_FIX": 1, **settings})
+    db = open_database(app)
+    accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
+    db.close()
+    return app
+
+
+def forwarded_from(app, address: str, client=None) -> AdminSession:
+    """A browser whose requests the proxy forwards as coming from ``address``."""
+    client = client or app.test_client()
+    client.environ_base["HTTP_X_FORWARDED_FOR"] = address
+    return AdminSession(client, app)
+
+
+def remembered_owner(app) -> AdminSession:
+    """The owner's browser after one earlier sign-in (and sign-out) there."""
+    owner = forwarded_from(app, OWNER_ADDRESS)
+    assert owner.login().status_code == 302
+    owner.logout()
+    return owner
+
+
+def rotating_addresses(count: int) -> list[str]:
+    """As a flood rotates them: IPv4 addresses in many /24 networks, then addresses of one IPv6 /64."""
+    return [f"198.51.{i % 250}.{1 + i // 250}" for i in range(count)] + [
+        f"2001:db8:77:1:{i:x}::{i + 1:x}" for i in range(count)
+    ]
+
+
+def test_a_flood_from_rotating_addresses_holding_the_check_does_not_keep_the_remembered_owner_out(
+    make_app, monkeypatch
+):
+    """Issue 24, point 1: strangers rotating over many addresses keep the machine's password-check slot
+    busy with wrong passwords for the owner's own name; the owner, in the browser where they signed in
+    before and from an address of their own, signs in (it was a 503). No answer is a 500."""
+    app = proxied_app(make_app)
+    owner = remembered_owner(app)
+    checking, release = threading.Event(), threading.Event()
+    real = accounts._verify_here
+    owners_checks = []  # the threads the owner's checks ran on
+
+    def strangers_check_lasts(password_hash, password):
+        if password != ADMIN_PASSWORD:
+            checking.set()
+            release.wait(timeout=60)
+        else:
+            owners_checks.append(threading.get_native_id())
+        return real(password_hash, password)
+
+    monkeypatch.setattr(accounts, "_verify_here", strangers_check_lasts)
+    addresses = rotating_addresses(40)
+    held = []
+    holder = threading.Thread(
+        target=lambda: held.append(forwarded_from(app, addresses[0]).login(password="guess guess guess").status_code)
+    )
+    holder.start()
+    try:
+        assert checking.wait(timeout=30)  # a stranger's check holds the slot
+        flood = [forwarded_from(app, a).login(password="guess guess guess").status_code for a in addresses[1:]]
+        owner.client.environ_base["HTTP_X_FORWARDED_FOR"] = "192.0.2.44"  # the owner's laptop, on another network
+        signed_in = owner.login()
+    finally:
+        release.set()
+        holder.join(timeout=60)
+    assert signed_in.status_code == 302 and owner.client.get("/admin/").status_code == 200
+    per_network = ratelimit.Limit.parse(app.config["RATELIMIT_SIGNINS"]).count
+    assert flood[:39] == [503] * 39  # from 39 IPv4 networks
+    assert flood[39:] == [503] * per_network + [429] * (40 - per_network)  # from one IPv6 /64
+    assert held == [401]
+    assert forwarded_from(app, "192.0.2.45").login().status_code == 302  # once the flood ends, any browser
+    # The remembered browser's check ran on the serving thread, at its priority; the new browser's on a
+    # low-priority checking thread.
+    assert owners_checks[0] == threading.get_native_id() != owners_checks[1]
+
+
+def test_strangers_failing_as_the_owner_lock_their_network_but_not_the_remembered_owner(make_app):
+    """A stranger in the owner's own /24 who fails as the owner locks that name for the whole network, a
+    new browser there included; the owner's remembered browser keeps a count of its own."""
+    app = proxied_app(make_app)
+    owner = remembered_owner(app)
+    stranger = forwarded_from(app, "203.0.113.200")
+    assert [stranger.login(password="guess guess guess").status_code for _ in range(ratelimit.FREE_FAILURES)] == [
+        401
+    ] * ratelimit.FREE_FAILURES
+    assert stranger.login().status_code == 429  # even the right password
+    assert forwarded_from(app, "203.0.113.10").login().status_code == 429  # a new browser in that network
+    assert forwarded_from(app, "203.0.114.10").login().status_code == 302  # another network
+    assert owner.login().status_code == 302
+
+
+@pytest.mark.parametrize(
+    "addresses, elsewhere",
+    [
+        (["198.51.100.1", "198.51.100.254", "198.51.100.77", "198.51.100.2"], "198.51.101.1"),
+        (
+            ["2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:fffe", "2001:db8:1:2:abcd::", "2001:db8:1:2::9"],
+            "2001:db8:1:3::1",
+        ),
+    ],
+)
+def test_addresses_of_one_ipv4_slash_24_or_ipv6_slash_64_share_one_sign_in_budget(make_app, addresses, elsewhere):
+    app = proxied_app(make_app, RATELIMIT_SIGNINS="3/600")
+    statuses = [forwarded_from(app, address).login("nobody", "whatever password").status_code for address in addresses]
+    assert statuses == [401, 401, 401, 429]
+    assert forwarded_from(app, elsewhere).login("nobody", "whatever password").status_code == 401
+
+
+def test_failures_rotated_over_one_ipv6_slash_64_lock_the_name_for_all_of_it(make_app):
+    app = proxied_app(make_app)
+    rotated = [f"2001:db8:9:9:{i:x}::1" for i in range(ratelimit.FREE_FAILURES)]
+    assert {forwarded_from(app, a).login(password="guess guess guess").status_code for a in rotated} == {401}
+    assert forwarded_from(app, "2001:db8:9:9:ffff::1").login().status_code == 429
+    assert forwarded_from(app, "2001:db8:9:a::1").login().status_code == 302
+
+
+def test_the_remembered_browser_cookie_is_kept_for_sign_in_only_and_gets_no_one_in_by_itself(make_app):
+    """The cookie goes only to the sign-in page; a wrong password with it is still refused; forged, another
+    account's, or from before a new password, it earns nothing (a 503 while the shared slot is busy)."""
+    app = proxied_app(make_app)
+    owner = forwarded_from(app, OWNER_ADDRESS)
+    header = next(h for h in owner.login().headers.getlist("Set-Cookie") if h.startswith(f"{DEVICE_COOKIE}="))
+    assert "Path=/admin/login" in header and "HttpOnly" in header and "SameSite=Strict" in header
+    assert f"Max-Age={accounts.REMEMBERED_DEVICE_SECONDS}" in header
+    owner.logout()
+    assert owner.login(password="not the password").status_code == 401
+    token = owner.client.get_cookie(DEVICE_COOKIE, path="/admin/login").value
+    db = open_database(app)
+    accounts.create_admin(db, "colleague", "another long password")
+    db.close()
+
+    def with_cookie(value: str, name: str = ADMIN_NAME) -> int:
+        browser = forwarded_from(app, "192.0.2.50")
+        browser.client.set_cookie(DEVICE_COOKIE, value, path="/admin/login")
+        return browser.login(name, "another long password" if name == "colleague" else ADMIN_PASSWORD).status_code
+
+    with ratelimit.exclusive_slot(app.config["RATELIMIT_DATABASE"] + ".hashing", 1) as held:
+        assert held  # a stranger's check
+        assert with_cookie(token) == 302
+        assert with_cookie(token.replace(f"~{ADMIN_NAME}", "~colleague"), "colleague") == 503
+        assert with_cookie(token, "colleague") == 503
+        expires, mac, name = token.split("~", 2)
+        assert with_cookie(f"{expires}~{mac[:-1]}{'1' if mac.endswith('0') else '0'}~{name}") == 503
+        result = app.test_cli_runner().invoke(
+            args=["admin", "reset-password", ADMIN_NAME, "--password-stdin"], input=ADMIN_PASSWORD + "\n"
+        )
+        assert result.exit_code == 0, result.output
+        assert with_cookie(token) == 503
 
 
 # --------------------------------------------------------------------------

@@ -3,7 +3,10 @@
 An admin signs in with an account of :mod:`storage.accounts`; the browser then
 holds :data:`ADMIN_COOKIE`, a random token whose hash names a server-side
 session. Every other admin page and export is wrapped in
-:func:`admin_required`.
+:func:`admin_required`. A sign-in also leaves :data:`DEVICE_COOKIE`, a
+remembered-device token that lets this browser's next sign-in as that
+account use a password-check slot of its own (issue 24: a flood of strangers
+holding the shared slot kept the owner out).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from web.limits import (
     hashing_slot,
     record_signin_failure,
     refuse_if_over,
+    signin_client,
     signin_lock,
     too_many,
 )
@@ -43,6 +47,8 @@ bp = Blueprint("auth", __name__, url_prefix="/admin")
 
 #: The admin's session cookie: a random token whose hash names a row of ``admin_sessions``.
 ADMIN_COOKIE = "rr_admin"
+#: A remembered-device token (:func:`storage.accounts.remembered_device_token`), sent to the sign-in page only.
+DEVICE_COOKIE = "rr_device"
 
 
 class LoginForm(FlaskForm):
@@ -99,31 +105,45 @@ def safe_next(target: str | None) -> str:
 def login():
     if request.method == "GET":
         return render_template("admin/login.html", form=LoginForm())
-    refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS")
+    remembered = remembered_token()
+    client = signin_client(remembered)
+    refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS", client)
     if refusal:
         return refusal
     # The slot first: while every slot hashes, a sign-in is refused before its form is even read, so a
     # flood of them costs the workers that serve respondents as little as possible.
-    with hashing_slot() as held:
+    with hashing_slot(remembered=remembered is not None) as held:
         if not held:
             return too_many("Sign-in is busy right now. Please try again in a few seconds.", 2, status=503)
         form = LoginForm()
         if not form.validate_on_submit():
             return render_template("admin/login.html", form=form), 400
         name = form.name.data
-        locked_for = signin_lock(name)
+        locked_for = signin_lock(name, client)
         if locked_for:
             return too_many(
                 f"Too many failed sign-ins for this account from your network. Try again in {locked_for} seconds.",
                 locked_for,
             )
-        correct = accounts.sign_in(get_db(), name, form.password.data)
+        # A remembered browser's check at the serving threads' priority (still within the machine's slots).
+        correct = accounts.sign_in(get_db(), name, form.password.data, niced=remembered is None)
     if not correct:
-        record_signin_failure(name)
+        record_signin_failure(name, client)
         flash("Wrong account name or password.")
         return render_template("admin/login.html", form=form), 401
-    clear_signin_failures(name)
+    clear_signin_failures(name, client)
     return signed_in_response(name, redirect(safe_next(request.args.get("next"))))
+
+
+def remembered_token() -> str | None:
+    """This browser's remembered-device token if it is live and names the account being signed in as,
+    else None (the sign-in then counts against its network and waits for the shared slots). One indexed
+    read, no hashing; nothing is read without the cookie."""
+    token = request.cookies.get(DEVICE_COOKIE)
+    if not token:
+        return None
+    account = accounts.remembered_device_account(get_db(), token, current_app.config["SECRET_KEY"])
+    return token if account is not None and account == request.form.get("name") else None
 
 
 def signed_in_response(name: str, response: Response) -> Response:
@@ -133,8 +153,19 @@ def signed_in_response(name: str, response: Response) -> Response:
     CSRF tokens, and which a survey form makes last 7 days): it lives as long
     as the browser window, is sent only to /admin, and names a session that
     ends on sign-out, on a new password and with ``admin sign-out-everywhere``.
+    The remembered-device cookie (:data:`DEVICE_COOKIE`) is renewed too: it
+    outlives sign-out (it signs nobody in) and ends with a new password.
     """
     session.clear()  # a fresh CSRF session too: nothing from before sign-in survives
+    response.set_cookie(
+        DEVICE_COOKIE,
+        accounts.remembered_device_token(get_db(), name, current_app.config["SECRET_KEY"]),
+        max_age=accounts.REMEMBERED_DEVICE_SECONDS,
+        path=url_for("auth.login"),
+        httponly=True,
+        samesite="Strict",
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
+    )
     response.set_cookie(
         ADMIN_COOKIE,
         accounts.start_session(get_db(), name),

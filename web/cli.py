@@ -176,7 +176,7 @@ def admin_list_command() -> None:
 def admin_reset_command(name: str, password_stdin: bool) -> None:
     """Set a new password for NAME, sign it out everywhere and lift any sign-in lock."""
     _set_account(accounts.set_password, name, password_stdin, f"Password changed for {name}; every session ended")
-    clear_signin_failures(name, everywhere=True)
+    clear_signin_failures(name)
 
 
 @admin_cli.command("sign-out-everywhere")

@@ -6,6 +6,10 @@ database's unlogged rate-limit tables) and deleted once they
 have run out (:mod:`storage.ratelimit`). Settings: ``RATELIMIT_ENABLED``,
 ``RATELIMIT_SUBMISSIONS``, ``RATELIMIT_SIGNINS`` (``COUNT/SECONDS``),
 ``RATELIMIT_DATABASE`` and ``SIGNIN_CONCURRENCY``.
+
+Sign-ins count per network (an IPv4 /24, an IPv6 /64: :func:`storage.ratelimit.network_of`),
+or, from a browser that signed in as the account before, per that browser's remembered-device
+token (:func:`signin_client`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import hmac
 import os
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +59,15 @@ def _address_key() -> str:
     return _keyed("address", request.remote_addr or "")
 
 
+def signin_client(remembered_token: str | None = None) -> str:
+    """Whose budget a sign-in spends, as a keyed hash: the client's network (every address of an IPv4
+    /24 or an IPv6 /64 is one client), or ``remembered_token``'s own when the browser holds a live
+    remembered-device token for the account it signs in as (checked by the caller)."""
+    if remembered_token:
+        return _keyed("device", remembered_token)
+    return _keyed("network", ratelimit.network_of(request.remote_addr))
+
+
 def _name_key(name: str) -> str:
     return _keyed("account", name)
 
@@ -66,12 +79,13 @@ def too_many(description: str, retry_after: int, status: int = 429):
     return body, status, {"Retry-After": str(retry_after)}
 
 
-def refuse_if_over(kind: str, setting: str):
-    """None if allowed; else a 429 page with Retry-After."""
+def refuse_if_over(kind: str, setting: str, client: str | None = None):
+    """None if allowed; else a 429 page with Retry-After. Counted per address, or per ``client``
+    (a key from :func:`signin_client`) when given."""
     if not current_app.config["RATELIMIT_ENABLED"]:
         return None
     limit = ratelimit.Limit.parse(current_app.config[setting])
-    verdict = ratelimit.hit(_connection(), f"{kind}:{_address_key()}", limit, time.time())
+    verdict = ratelimit.hit(_connection(), f"{kind}:{client or _address_key()}", limit, time.time())
     if verdict.allowed:
         return None
     return too_many(
@@ -154,33 +168,45 @@ def burst_rule(db, survey_id: str, hour_count: int) -> BurstRule:
     return BurstRule(usual, None if usual is None else burst_threshold(usual))
 
 
-def signin_lock(name: str) -> int:
-    """Seconds left of the lock on signing in as ``name`` from this address (0: none)."""
-    return ratelimit.signin_lock(_connection(), _name_key(name), _address_key(), time.time())
+def signin_lock(name: str, client: str) -> int:
+    """Seconds left of the lock on signing in as ``name`` from ``client`` (:func:`signin_client`; 0: none)."""
+    return ratelimit.signin_lock(_connection(), _name_key(name), client, time.time())
 
 
-def record_signin_failure(name: str) -> int:
-    """Count a failed sign-in as ``name`` from this address; return the failures in a row."""
-    return ratelimit.record_signin_failure(_connection(), _name_key(name), _address_key(), time.time())
+def record_signin_failure(name: str, client: str) -> int:
+    """Count a failed sign-in as ``name`` from ``client``; return the failures in a row."""
+    return ratelimit.record_signin_failure(_connection(), _name_key(name), client, time.time())
 
 
-def clear_signin_failures(name: str, everywhere: bool = False) -> None:
-    """Forget failed sign-ins as ``name``: from this address, or from every address."""
-    ratelimit.clear_signin_failures(_connection(), _name_key(name), None if everywhere else _address_key())
+def clear_signin_failures(name: str, client: str | None = None) -> None:
+    """Forget failed sign-ins as ``name``: from ``client``, or (None) from everywhere."""
+    ratelimit.clear_signin_failures(_connection(), _name_key(name), client)
+
+
+#: Password-check slots kept for browsers that signed in before (:func:`hashing_slot`).
+REMEMBERED_SLOTS = 1
 
 
 @contextmanager
-def hashing_slot():
+def hashing_slot(remembered: bool = False):
     """Yield True while holding one of the machine's ``SIGNIN_CONCURRENCY``
     password-hashing slots, or False at once when all are busy.
 
     Argon2id takes 64 MiB and a large share of a core per check, and it runs
     on the workers that serve respondents: this bounds the work all sign-ins
     together can take, whatever the number of addresses they come from.
+    A ``remembered`` browser's sign-in (one holding a live remembered-device
+    token for its account) first tries :data:`REMEMBERED_SLOTS` slots of its
+    own, which no other sign-in can take: a flood of strangers, from any
+    number of addresses, cannot keep it waiting.
     """
-    path = current_app.config["RATELIMIT_DATABASE"] + ".hashing"
-    Path(path).parent.mkdir(parents=True, exist_ok=True)  # on PostgreSQL nothing else creates the folder
-    with ratelimit.exclusive_slot(path, int(current_app.config["SIGNIN_CONCURRENCY"])) as held:
+    base = current_app.config["RATELIMIT_DATABASE"]
+    Path(base).parent.mkdir(parents=True, exist_ok=True)  # on PostgreSQL nothing else creates the folder
+    lanes = [(base + ".hashing", int(current_app.config["SIGNIN_CONCURRENCY"]))]
+    if remembered:
+        lanes.insert(0, (base + ".hashing-remembered", REMEMBERED_SLOTS))
+    with ExitStack() as stack:
+        held = any(stack.enter_context(ratelimit.exclusive_slot(path, slots)) for path, slots in lanes)
         yield held
 
 
