@@ -705,3 +705,34 @@ def test_a_select_one_pooled_over_two_matrices_is_followed_by_one_row_per_versio
     assert [r["version_of_pooled"] for r in csv.DictReader(io.StringIO(text)) if r["question"] == "ai_use"] == (
         [""] * 4 + ["1"] * 4 + ["2"] * 4
     )
+
+
+def test_exports_say_which_count_the_triple_and_the_observed_rate_refer_to():
+    """Issue 23, case 10: a crosswise question (q = 1/4) gave t = 0.5, a = 0.25, b = 0.25 beside an observed rate
+    of 0.625 and an estimate of 0.25, though (0.625 - 0.25) / 0.5 = 0.75: the triple refers to the count of
+    stored "no" answers, which the file did not say. Now counted_answer says "no" and counted_rate = 0.375."""
+    text = (
+        "id: cw\ntitle: Crosswise\nversion: 1\nquestions:\n  - name: cannabis\n    type: yes_no\n"
+        "    label: Cannabis\n    design:\n      model: crosswise\n      q: 1/4\n      innocuous: Birthday\n"
+    )
+    survey = make_any_survey(text)
+    question = survey.question("cannabis")
+    tallies = {"cannabis": {question_design_key(question): {"yes": 50, "no": 30}}}
+    row = export.estimate_rows(results.compute_results(survey, tallies, 80))[0]
+    assert (row["t"], row["a"], row["b"]) == (0.5, 0.25, 0.25)
+    assert (row["observed_answer"], row["observed_rate"]) == ("yes", 0.625)
+    assert (row["counted_answer"], row["counted_rate"]) == ("no", 0.375)
+    assert row["estimate_raw"] == pytest.approx((row["counted_rate"] - row["a"]) / row["t"]) == pytest.approx(0.25)
+
+
+def test_estimates_json_never_has_a_two_sided_interval_of_width_zero(survey):
+    """Issue 23, case 2: estimates.json had ci_low = ci_high = 0 beside its one_sided_bound (38 of 200 under two
+    coins: 0 and 2.5e-5). Now the bound is the interval, marked ci_side = upper."""
+    tallies = {"cheated": {key(survey, "cheated"): {"yes": 38, "no": 162}}}
+    rows = export.estimates_json(results.compute_results(survey, tallies, 200), "2026-11-26T00:00:00Z")["rows"]
+    row = rows[0]
+    assert (row["ci_low"], row["ci_high"], row["ci_side"]) == (0.0, row["one_sided_bound"], "upper")
+    assert row["ci_high"] > 0.05 and row["sequence_side"] == "upper"
+    for row in rows:
+        if row["ci_low"] is not None:
+            assert row["ci_high"] - row["ci_low"] > 0

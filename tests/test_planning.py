@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy import stats
 
 from analysis import (
     CheaterDetectionDesign,
@@ -677,3 +678,20 @@ def test_the_two_group_sequence_half_width_never_grows_with_another_answer(desig
     width(n) never grows: two_group_sample_size_for_sequence may bracket by any factor."""
     widths = [two_group_sequence_half_width_for_n(design, *_group_sizes(n, share), 0.95, rates) for n in range(2, 1200)]
     assert all(later <= earlier for earlier, later in zip(widths, widths[1:]))
+
+
+def test_matrix_planning_takes_its_worst_case_over_shares_the_design_can_produce():
+    """Issue 23, case 5: the plan took its worst case over reported shares the matrix cannot produce. For the
+    3 x 3 matrix below (rows: reported option) the largest variance of any option's estimate, by brute force over
+    a grid of true shares (step 1/400), is V; the plan is ceil(z^2 V / h^2), fewer answers than Popoviciu's bound
+    over every reported share gives (z^2 max_j R_j^2 / (4 h^2): 51,144 at h = 0.01 against 44,984)."""
+    design = MisclassificationDesign([["7/10", "1/10", "1/5"], ["1/5", "3/5", "1/10"], ["1/10", "3/10", "7/10"]])
+    inverse = np.linalg.inv(design.floats())
+    ticks = np.linspace(0, 1, 401)
+    grid = np.array([[x, y, 1 - x - y] for x in ticks for y in ticks if x + y <= 1 + 1e-12]).T
+    lam = design.floats() @ grid
+    worst = ((inverse**2) @ lam - (inverse @ lam) ** 2).max()
+    z = stats.norm.ppf(0.975)
+    assert option_shares_sample_size(design, 0.01) == pytest.approx(math.ceil(z * z * worst / 1e-4), abs=2)
+    popoviciu = math.ceil(z * z * (np.ptp(inverse, axis=1) ** 2 / 4).max() / 1e-4)
+    assert (option_shares_sample_size(design, 0.01), popoviciu) == (44984, 51144)

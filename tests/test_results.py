@@ -763,3 +763,139 @@ def test_a_pooled_or_two_group_question_gets_no_finite_population_figures_and_sa
     counts = two_group_tallies(two_group, {"evaded": {"1": (60, 40), "2": (40, 60)}})
     evaded = results.compute_results(two_group, counts, 200).question("evaded")
     assert evaded.finite_population is None and "two-group design" in evaded.finite_population_note
+
+
+# --------------------------------------------------------------------------
+# Issue 23: never a certainty the data cannot give.
+
+DEGENERATE_YAML = """\
+id: degenerate
+title: Degenerate data
+version: 1
+questions:
+  - name: pick
+    type: select_one
+    label: Pick one
+    choices: [a, b, c]
+    design: {t: 1/2}
+  - name: pick_matrix
+    type: select_one
+    label: Pick one, as a matrix
+    choices: [a, b, c]
+    design:
+      matrix: [[2/3, 1/6, 1/6], [1/6, 2/3, 1/6], [1/6, 1/6, 2/3]]
+  - name: skewed
+    type: select_one
+    label: Skewed matrix
+    choices: [a, b, c]
+    design:
+      matrix: [[7/10, 1/10, 1/5], [1/5, 3/5, 1/10], [1/10, 3/10, 7/10]]
+  - name: capped
+    type: select_one
+    label: Capped option
+    choices: [a, b, c]
+    design:
+      matrix: [[3/5, 3/10, 1/5], [3/10, 3/10, 2/5], [1/10, 2/5, 2/5]]
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+"""
+
+
+def _degenerate(question, counts, response_count=None):
+    survey = make_survey(DEGENERATE_YAML)
+    q = survey.question(question)
+    tallies = {question: {question_design_key(q): dict(zip(q.choice_names, counts))}}
+    return results.compute_results(survey, tallies, response_count or sum(counts)).question(question)
+
+
+def _never_certain(option_or_result):
+    """Neither the interval nor the sequence has width 0; the estimate shown lies inside its interval."""
+    item = option_or_result
+    assert item.ci.high - item.ci.low > 0.005, item.ci
+    assert item.sequence.high - item.sequence.low > 0.005, item.sequence
+    estimate = item.estimate
+    assert item.ci.low <= estimate <= item.ci.high
+
+
+def test_a_matrix_with_every_answer_on_one_option_is_never_certain():
+    """Issue 23, case 1: the k-option design written as a matrix with counts (0, 0, 100) gave standard errors
+    (0, 0, 0), intervals [0, 0], [0, 0], [1, 1] and a sequence "100.0% - 100.0%". Now the figures are the
+    k-option path's (standard errors 0.075-0.094), one-sided where the answers sit outside the design, flagged."""
+    matrix, k_option = _degenerate("pick_matrix", (0, 0, 100)), _degenerate("pick", (0, 0, 100))
+    assert [o.std_err for o in matrix.options] == [o.std_err for o in k_option.options]
+    assert min(o.std_err for o in matrix.options) > 0.07
+    assert [o.ci.side for o in matrix.options] == ["upper", "upper", "lower"]
+    assert [o.sequence.side for o in matrix.options] == ["upper", "upper", "lower"]
+    for option in matrix.options:
+        _never_certain(option)
+    assert results.FLAG_BELOW_FLOOR in matrix.flags and results.FLAG_ABOVE_CEILING in matrix.flags
+    assert "(100% to 100%)" not in matrix.sentence and "at least" in matrix.sentence
+
+
+def test_a_matrix_without_marginals_flags_an_option_beyond_its_rows_range():
+    """Issue 23, case 1: all 200 answers on an option the design caps below 1/2 (row c of "capped" is at most
+    2/5) were never flagged. Now: "above the design's ceiling", one-sided bounds where the maximum-likelihood
+    share sits at 0 or 1, no interval or sequence of width 0, no standard error of 0."""
+    result = _degenerate("capped", (0, 0, 200))
+    assert results.FLAG_ABOVE_CEILING in result.flags
+    assert any(o.ci.one_sided for o in result.options)
+    for option in result.options:
+        assert option.ci.method == "profile likelihood" and option.std_err > 0
+        _never_certain(option)
+
+
+def test_select_one_summary_and_exports_at_the_floor_say_a_bound_not_zero_to_zero():
+    """Issue 23, case 2: k = 3, t = 1/2, 22 of 200 on option c (11% < 1/6): the table said "<= 5.8%" but the
+    sentence "c 0% (0% to 0%)" and the estimates ci_low = ci_high = 0."""
+    result = _degenerate("pick", (100, 78, 22))
+    c = result.options[2]
+    assert c.outside.side == "below" and c.ci.side == "upper" and c.ci.high == c.outside.bound
+    assert "c 0% (0% to 0%)" not in result.sentence
+    assert f"c at most {results.percent(c.ci.high)} (one-sided)" in result.sentence
+
+
+def test_a_yes_no_question_at_the_floor_has_no_sliver_of_an_interval():
+    """Issue 23, case 2: 38 of 200 under two coins gave the interval [0, 2.5e-5] beside its one-sided bound."""
+    result = _degenerate("cheated", (38, 162))
+    assert result.ci.side == "upper" and result.ci.high == result.outside.bound > 0.05
+    _never_certain(result)
+
+
+def test_sequences_at_the_floor_are_one_sided_not_zero_to_zero():
+    """Issue 23, case 3: 647 yes of 2,933 under two coins, and an option with 0 of 200 answers, showed the
+    anytime-valid sequence as "0.0% - 0.0%"."""
+    yes_no = _degenerate("cheated", (647, 2933 - 647))
+    assert yes_no.sequence.side == "upper" and yes_no.sequence.low == 0.0 and yes_no.sequence.high > 0.005
+    option = _degenerate("pick", (0, 120, 80)).options[0]
+    assert option.sequence.side == "upper" and option.sequence.high > 0.005
+    point = results.running_point(
+        make_survey(DEGENERATE_YAML).question("cheated"),
+        {question_design_key(make_survey(DEGENERATE_YAML).question("cheated")): {"yes": 647, "no": 2286}},
+        0.95,
+    )
+    assert point[2].side == "upper" and point[2].high > 0.005
+
+
+def test_the_estimate_shown_lies_inside_the_interval_beside_it():
+    """Issue 23, case 4: the projected share was shown with an interval centred on the unprojected estimate
+    ("b 35% (34% to 54%)"). With (120, 80, 0) of 200 the projected share of b (30%) lies outside b's interval;
+    the estimate beside it is b's own (47%), inside. The projected shares are kept apart and sum to 1."""
+    result = _degenerate("pick", (120, 80, 0))
+    b = result.options[1]
+    assert not b.ci.low <= b.estimate_projected <= b.ci.high
+    assert b.ci.low <= b.estimate <= b.ci.high
+    assert f"b {results.percent(b.estimate)} ({results.percent(b.ci.low)} to" in result.sentence
+    assert sum(o.estimate_projected for o in result.options) == pytest.approx(1.0)
+    for counts in ((120, 80, 0), (1, 1, 198), (60, 70, 70), (3, 0, 0)):
+        for name in ("pick", "pick_matrix", "skewed"):
+            for option in _degenerate(name, counts).options:
+                _never_certain(option)
+
+
+def test_a_single_matrix_version_is_not_labelled_pooled():
+    """Issue 23, case 5: one version's interval was labelled "Wald (pooled)"."""
+    for name in ("pick_matrix", "skewed"):
+        result = _degenerate(name, (30, 20, 10))
+        assert not result.pooled
+        assert {o.ci.method for o in result.options} <= {"clopper-pearson", "profile likelihood"}
