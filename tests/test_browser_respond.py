@@ -393,7 +393,9 @@ def test_with_javascript_the_page_says_the_device_randomizes(page, shipped_serve
     page.goto(f"{shipped_server}/s/exam-integrity")
     page.get_by_text("How your answers are protected").click()
     text = visible_text(page)
-    assert "The coins are flipped on your device; your true answers never leave it." in text
+    # two coins, a die and a random option: not coins alone
+    assert "The random draws are made on your device: your true answers to the randomized questions never" in text
+    assert "coins are flipped on your device" not in text
     assert "This browser keeps the randomized answers it sent" in text
     assert SERVER_SENTENCE not in text
 
