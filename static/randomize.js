@@ -372,6 +372,10 @@
     if (note) {
       note.hidden = currentArm !== "d";
     }
+    /* In the direct arm nothing is randomized: the note under the questions would say otherwise. */
+    form.querySelectorAll(".js-note").forEach(function (jsNote) {
+      jsNote.hidden = currentArm === "d";
+    });
   }
 
   /* Show the device wording in place of the JavaScript-off wording. */

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 
 from babel import Locale
 from babel.numbers import format_decimal, format_percent
@@ -36,6 +38,7 @@ from analysis import (
     ForcedResponseDesign,
     KukDesign,
     MangatDesign,
+    MultipleChoiceDesign,
     OutsideDesign,
     SurveyEpsilon,
     TriangularDesign,
@@ -44,6 +47,7 @@ from analysis import (
 )
 from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
+from surveys.arms import GROUPS, group_yes_probabilities, is_two_group
 from surveys.definition import Question, attack_success_rate
 
 #: Translates a sentence (its msgid) before its numbers are put in; the web layer passes Flask-Babel's.
@@ -66,6 +70,9 @@ TOO_WIDE = 0.5
 TOO_WIDE_RULE = "an interval wider than 50 percentage points (± 25)"
 #: Shown instead of a number where one stored answer can prove the true one (epsilon infinite).
 NO_EPSILON = N_("no epsilon guarantee: one answer fully reveals")
+#: :func:`privacy_sentence` of a design with a stored answer that leaves one true answer, or rules some out.
+FULLY_REVEALS = N_("This design has no epsilon guarantee: one answer fully reveals: %(which)s")
+RULES_OUT = N_("This design has no epsilon guarantee: some stored answers rule out a true answer: %(which)s")
 #: Crosswise and triangular: whose view the epsilon is about.
 PAIRED_EPSILON_CONDITION = N_(
     "This holds only for a reader who does not know your answer to the second statement; "
@@ -276,9 +283,9 @@ def privacy_sentence(question: Question, gettext: Gettext = untranslated, locale
     design = question.design
     if design is None:
         return gettext("Not protected: anyone who sees the stored answer sees yours.")
-    if math.isinf(design.epsilon):
-        return gettext("This design has no epsilon guarantee: one answer fully reveals: %(which)s") % {
-            "which": _revealing_answer(question, gettext)
+    if reveals(question):
+        return gettext(FULLY_REVEALS if _fully_reveals(question) else RULES_OUT) % {
+            "which": revealing_sentence(question, gettext)
         }
     numbers = {
         "factor": odds_factor_text(design.epsilon, locale),
@@ -303,13 +310,253 @@ def privacy_sentence(question: Question, gettext: Gettext = untranslated, locale
     return sentence % numbers + condition
 
 
-def _revealing_answer(question: Question, gettext: Gettext = untranslated) -> str:
-    """Which stored answer proves the true one, for a design whose epsilon is infinite."""
-    if isinstance(
-        question.design, TriangularDesign | MangatDesign | CheaterDetectionDesign | StochasticLieDetectorDesign
-    ):
-        return gettext("a stored “no” proves that your true answer is no.")
-    return gettext("some stored answers reveal the true one.")
+#: What a stored yes/no answer that rules out one true answer proves, by (stored, true answer).
+YES_NO_PROOFS = {
+    ("no", "no"): N_("a stored “no” proves that your true answer is no."),
+    ("yes", "yes"): N_("a stored “yes” proves that your true answer is yes."),
+    ("yes", "no"): N_("a stored “yes” proves that your true answer is no."),
+    ("no", "yes"): N_("a stored “no” proves that your true answer is yes."),
+}
+#: The same for a crosswise or triangular question, whose stored answer is one of its own options.
+PAIRED_PROOFS = {
+    "no": N_("the answer %(stored)s proves that your true answer to the first statement is no."),
+    "yes": N_("the answer %(stored)s proves that your true answer to the first statement is yes."),
+}
+#: The same for a question with options: the stored option leaves one true option, or rules some out.
+OPTION_PROOF = N_("a stored “%(stored)s” proves that your true answer is “%(truth)s”.")
+OPTION_RULED_OUT = N_("a stored “%(stored)s” proves that your true answer is not %(ruled_out)s.")
+
+
+def is_drawn(question: Question) -> bool:
+    """Whether a randomizer (software, on the device or the server) draws the stored answer of ``question``.
+
+    Not for a plain question, nor for crosswise and triangular, whose respondent combines two answers in
+    their head (:attr:`analysis.BinaryDesign.randomized_by_software`)."""
+    return question.design is not None and getattr(question.design, "randomized_by_software", True)
+
+
+def is_paired(question: Question) -> bool:
+    """Whether ``question`` is answered by comparing it with a second statement (crosswise, triangular)."""
+    return question.design is not None and not is_drawn(question)
+
+
+#: The randomizers the respondent's pages name: two coins, two decks of cards, any other random draw.
+COINS, CARDS, DRAWS = "coins", "cards", "draws"
+
+
+def randomizer(question: Question) -> str:
+    """What draws ``question``'s stored answer, in the words its design sentence uses: :data:`COINS` (the
+    two-coin design), :data:`CARDS` (Kuk's decks), :data:`DRAWS` (any other); ``""``: nothing is drawn."""
+    if not is_drawn(question):
+        return ""
+    if question.design == TWO_COIN:
+        return COINS
+    return CARDS if isinstance(question.design, KukDesign) else DRAWS
+
+
+def _channels(design) -> tuple[tuple[tuple[Fraction, ...], ...], ...]:
+    """The design's chances ``P(stored j | true i)`` as matrices (rows: stored, columns: true answer; yes/no
+    in the order yes, no), one per group for a two-group design (honest respondents), else one."""
+    if isinstance(design, MisclassificationDesign):
+        return (design.matrix,)
+    if isinstance(design, MultipleChoiceDesign):
+        return (MisclassificationDesign.from_multiple_choice(design.k, design.t).matrix,)
+    pairs = (
+        [group_yes_probabilities(design, g) for g in GROUPS] if is_two_group(design) else [design.yes_probabilities()]
+    )
+    return tuple(((theta1, theta0), (1 - theta1, 1 - theta0)) for theta1, theta0 in pairs)
+
+
+def revealing_answers(question: Question) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each stored answer that rules out some true answer (its likelihood ratio between two true answers is
+    infinite), with the true answers it leaves: ``(stored choice name, (true choice names, ...))``.
+
+    Empty exactly when the design's epsilon is finite. A yes/no question's true answers are ``"yes"`` and
+    ``"no"`` (for crosswise and triangular, the answer to the first statement); a stored answer that no true
+    answer can give is not listed.
+    """
+    if question.design is None:
+        return ()
+    truths = ("yes", "no") if question.type == "yes_no" else question.choice_names
+    found: dict[tuple[str, tuple[str, ...]], None] = {}
+    for matrix in _channels(question.design):
+        for stored, row in zip(question.choice_names, matrix):
+            left = tuple(truth for truth, chance in zip(truths, row) if chance > 0)
+            if left and len(left) < len(truths):
+                found[(stored, left)] = None
+    return tuple(found)
+
+
+def reveals(question: Question) -> bool:
+    """Whether some stored answer of ``question`` can prove something about the true one (epsilon infinite)."""
+    return bool(revealing_answers(question))
+
+
+def revealing_sentence(question: Question, gettext: Gettext = untranslated) -> str:
+    """What each revealing stored answer of ``question`` proves (:func:`revealing_answers`), in words, joined
+    by semicolons; ``""`` when none does."""
+    proofs = [_proof(question, stored, left, gettext) for stored, left in revealing_answers(question)]
+    return "; ".join([proof.rstrip(".") for proof in proofs[:-1]] + proofs[-1:])
+
+
+def _proof(question: Question, stored: str, left: tuple[str, ...], gettext: Gettext) -> str:
+    """One stored answer's proof: the true answer it leaves, or those it rules out."""
+    if question.type == "yes_no" and is_paired(question):
+        label = question.choices[question.choice_names.index(stored)].label
+        return gettext(PAIRED_PROOFS[left[0]]) % {"stored": gettext(label)}
+    if question.type == "yes_no":
+        return gettext(YES_NO_PROOFS[(stored, left[0])])
+    labels = dict(zip(question.choice_names, (choice.label for choice in question.choices)))
+    if len(left) == 1:
+        return gettext(OPTION_PROOF) % {"stored": labels[stored], "truth": labels[left[0]]}
+    ruled_out = ", ".join(f"“{labels[name]}”" for name in question.choice_names if name not in left)
+    return gettext(OPTION_RULED_OUT) % {"stored": labels[stored], "ruled_out": ruled_out}
+
+
+def _fully_reveals(question: Question) -> bool:
+    """Whether some stored answer leaves exactly one true answer."""
+    return any(len(left) == 1 for _, left in revealing_answers(question))
+
+
+@dataclass(frozen=True)
+class Protection:
+    """What the designs of some questions (a survey's, or one page's) do, as the respondent's wording needs it.
+
+    Attributes
+    ----------
+    questions : tuple of Question
+    drawn : tuple of Question
+        Those whose stored answer a randomizer draws (:func:`is_drawn`).
+    paired : tuple of Question
+        Crosswise and triangular: nothing drawn, the respondent compares two statements.
+    plain : tuple of Question
+        Stored as answered.
+    revealing : tuple of Question
+        Those with a stored answer that proves something about the true one (:func:`reveals`).
+    randomizer : str
+        What draws the drawn answers: :data:`COINS` or :data:`CARDS` when all use it, else :data:`DRAWS`;
+        ``""`` when none is drawn.
+    protecting : str
+        The same over the drawn questions none of whose stored answers reveals anything.
+    """
+
+    questions: tuple[Question, ...]
+    drawn: tuple[Question, ...]
+    paired: tuple[Question, ...]
+    plain: tuple[Question, ...]
+    revealing: tuple[Question, ...]
+    randomizer: str
+    protecting: str
+
+
+def _common_randomizer(questions: Sequence[Question]) -> str:
+    names = {randomizer(q) for q in questions}
+    return "" if not names else names.pop() if len(names) == 1 else DRAWS
+
+
+def protection(questions: Sequence[Question]) -> Protection:
+    """:class:`Protection` of ``questions``, worked out from their designs."""
+    questions = tuple(questions)
+    drawn = tuple(q for q in questions if is_drawn(q))
+    revealing = tuple(q for q in questions if reveals(q))
+    return Protection(
+        questions,
+        drawn,
+        tuple(q for q in questions if is_paired(q)),
+        tuple(q for q in questions if q.design is None),
+        revealing,
+        _common_randomizer(drawn),
+        _common_randomizer([q for q in drawn if q not in revealing]),
+    )
+
+
+#: The summary's first line: how many answers are drawn, and whether a stored answer can prove anything.
+DRAWN_SOME = N_(
+    "%(randomized)s of your %(total)s answers are randomized before they are stored: sometimes a random answer "
+    "is stored instead of yours, so no stored answer proves what you said."
+)
+DRAWN_ALL = N_(
+    "Your answers are randomized before they are stored: sometimes a random answer is stored instead of yours, "
+    "so no stored answer proves what you said."
+)
+DRAWN_SOME_REVEALING = N_(
+    "%(randomized)s of your %(total)s answers are randomized before they are stored: sometimes a random answer "
+    "is stored instead of yours."
+)
+DRAWN_ONE = N_(
+    "One of your %(total)s answers is randomized before it is stored: sometimes a random answer is stored "
+    "instead of yours, so no stored answer proves what you said."
+)
+DRAWN_ONE_REVEALING = N_(
+    "One of your %(total)s answers is randomized before it is stored: sometimes a random answer is stored "
+    "instead of yours."
+)
+DRAWN_ALL_REVEALING = N_(
+    "Your answers are randomized before they are stored: sometimes a random answer is stored instead of yours."
+)
+#: Where the drawing happens with JavaScript on, by randomizer.
+ON_DEVICE = {
+    COINS: N_("The coins are flipped on your device: your true answers to the randomized questions never leave it."),
+    CARDS: N_("The cards are drawn on your device: your true answers to the randomized questions never leave it."),
+    DRAWS: N_(
+        "The random draws are made on your device: your true answers to the randomized questions never leave it."
+    ),
+}
+#: The last line of the summary, by the randomizer of the answers it protects.
+ANSWER_TRUTHFULLY = {
+    COINS: N_("Please answer truthfully: the coins protect you."),
+    CARDS: N_("Please answer truthfully: the cards protect you."),
+    DRAWS: N_("Please answer truthfully: the random draws protect you."),
+}
+#: A revealing question named in the summary.
+REVEALING_ITEM = N_("For “%(question)s”, %(which)s")
+#: Under a page (JavaScript on) whose every question is drawn, or some of them.
+PAGE_ALL_DRAWN = N_("Your answers will be randomized on this device before they are sent.")
+PAGE_SOME_DRAWN = N_(
+    "Your answers to the randomized questions on this page will be randomized on this device before they are "
+    "sent; the others are sent as you give them."
+)
+
+
+def drawn_sentence(shown: Protection, gettext: Gettext = untranslated) -> str:
+    """The summary's first line (``""`` when nothing is drawn): which answers are randomized, and "no stored
+    answer proves what you said" only when no question has a stored answer that proves anything."""
+    if not shown.drawn:
+        return ""
+    count, total = len(shown.drawn), len(shown.questions)
+    revealing = bool(shown.revealing)
+    if count == total:
+        return gettext(DRAWN_ALL_REVEALING if revealing else DRAWN_ALL)
+    if count == 1:
+        return gettext(DRAWN_ONE_REVEALING if revealing else DRAWN_ONE) % {"total": total}
+    return gettext(DRAWN_SOME_REVEALING if revealing else DRAWN_SOME) % {"randomized": count, "total": total}
+
+
+def device_sentence(shown: Protection, gettext: Gettext = untranslated) -> str:
+    """Where the drawing happens with JavaScript on, naming the randomizer; ``""`` when nothing is drawn."""
+    return gettext(ON_DEVICE[shown.randomizer]) if shown.randomizer else ""
+
+
+def truthfully_sentence(shown: Protection, gettext: Gettext = untranslated) -> str:
+    """ "Please answer truthfully: the coins protect you." naming the randomizer of the drawn answers that
+    reveal nothing; ``""`` when there are none."""
+    return gettext(ANSWER_TRUTHFULLY[shown.protecting]) if shown.protecting else ""
+
+
+def revealing_items(shown: Protection, gettext: Gettext = untranslated) -> list[str]:
+    """One line per revealing question: "For “Q”, a stored “no” proves that your true answer is no."."""
+    return [
+        gettext(REVEALING_ITEM) % {"question": q.label, "which": revealing_sentence(q, gettext)}
+        for q in shown.revealing
+    ]
+
+
+def page_note(shown: Protection, gettext: Gettext = untranslated) -> str:
+    """The note under a page's questions with JavaScript on: which of them are randomized on the device
+    (``""`` when none is)."""
+    if not shown.drawn:
+        return ""
+    return gettext(PAGE_ALL_DRAWN if len(shown.drawn) == len(shown.questions) else PAGE_SOME_DRAWN)
 
 
 def is_too_wide(ci: ConfidenceInterval | None) -> bool:

@@ -163,6 +163,36 @@ PAGED_YAML = (
 )
 
 
+#: Issue 23's survey of two pages: page 2 asks managers two more required questions (skip logic decided by page 1),
+#: one randomized (two coins) and one plain.
+MANAGERS_YAML = """\
+id: managers
+title: Team survey
+version: 1
+intro: Two short pages.
+questions:
+  - name: role
+    type: select_one
+    label: Your role
+    choices: [{name: manager, label: Manager}, {name: staff, label: Staff}]
+    randomize: false
+  - type: page_break
+  - name: overtime
+    type: yes_no
+    label: Have you worked unpaid overtime this month?
+  - name: pressured
+    type: yes_no
+    label: Have you pressured someone to work unpaid overtime?
+    relevant: ${role} = 'manager'
+  - name: team
+    type: select_one
+    label: How large is your team?
+    choices: [{name: small, label: Under ten}, {name: large, label: Ten or more}]
+    randomize: false
+    relevant: ${role} = 'manager'
+"""
+
+
 #: The paged quiz in English and French, question for question (same names, choices and conditions as
 #: :data:`PAGED_YAML`), for the browser test of a respondent choosing a language.
 PAGED_TWO_LANGUAGES_YAML = """\
@@ -249,7 +279,7 @@ ENGLISH_INTERFACE_WORDS = (
     "have been received",
     "What was stored",
     "These are the answers as stored",
-    "the coins chose it",
+    "chose it, not you",
     "(not randomized)",
     "See the surveys open on this site",
     "Your answers were not sent",

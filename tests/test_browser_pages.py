@@ -14,7 +14,16 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from tests import helpers
-from tests.helpers import PAGED_ARMS_YAML, PAGED_YAML, fill_in, make_survey, press, stored_answers, stored_arms
+from tests.helpers import (
+    MANAGERS_YAML,
+    PAGED_ARMS_YAML,
+    PAGED_YAML,
+    fill_in,
+    make_survey,
+    press,
+    stored_answers,
+    stored_arms,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -257,3 +266,40 @@ def test_without_javascript_the_servers_arm_randomizes_every_page_and_is_stored(
     helpers.check_requests(app, ARMED, posts, False, ARMED_TRUE, ARMED_NOISY)
     (row,) = stored_answers(app)
     assert {name: row[name] for name in ARMED_TRUE} == ARMED_NOISY and stored_arms(app) == ["1"]
+
+
+@pytest.fixture
+def managers(surveys_dir):
+    (surveys_dir / "managers.yaml").write_text(MANAGERS_YAML)
+
+
+def test_without_javascript_a_required_question_an_earlier_page_asks_is_not_pre_answered_and_posts_as_shown(
+    browser, live_server, app, managers
+):
+    """Issue 23, point 9, in Chromium with JavaScript off: page 2 asks managers two required questions; none has
+    "No answer" checked, so Submit without answering them is held by the browser (no request), and the page as
+    answered is stored."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+    page.goto(f"{live_server}/s/managers")
+    fill_in(page, {"role": "Manager"})
+    press(page, "Next")
+    assert "Page 2 of 2" in page.inner_text("main")
+    for name in ("pressured", "team"):
+        radios = page.locator(f"fieldset[data-question={name}] input[type=radio]")
+        assert radios.count() == 2 and not any(radios.nth(i).is_checked() for i in range(2))
+    assert page.get_by_label("No answer").count() == 0
+    fill_in(page, {"overtime": "No"})
+    page.get_by_role("button", name="Submit answers", exact=True).click()
+    page.wait_for_load_state()
+    missing = page.locator("fieldset[data-question=pressured] input[type=radio]").first
+    assert missing.evaluate("radio => radio.validity.valueMissing")
+    assert len(posts) == 1 and "Page 2 of 2" in page.inner_text("main")  # the browser asks for the answers first
+    fill_in(page, {"pressured": "Yes", "team": "Under ten"})
+    press(page, "Submit answers")
+    assert len(posts) == 2 and "What was stored" in page.inner_text("main")
+    (row,) = stored_answers(app)
+    assert row["role"] == "manager" and row["team"] == "small" and row["pressured"] in ("yes", "no")
+    context.close()

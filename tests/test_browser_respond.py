@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -393,7 +394,9 @@ def test_with_javascript_the_page_says_the_device_randomizes(page, shipped_serve
     page.goto(f"{shipped_server}/s/exam-integrity")
     page.get_by_text("How your answers are protected").click()
     text = visible_text(page)
-    assert "The coins are flipped on your device; your true answers never leave it." in text
+    # two coins, a die and a random option: not coins alone
+    assert "The random draws are made on your device: your true answers to the randomized questions never" in text
+    assert "coins are flipped on your device" not in text
     assert "This browser keeps the randomized answers it sent" in text
     assert SERVER_SENTENCE not in text
 
@@ -561,6 +564,7 @@ def test_device_sends_the_lie_detector_answer_randomized_in_its_group(browser, s
     page.add_init_script(remembered_arm("2") + ZERO_DRAWS)
     page.goto(f"{shipped_server}/s/{LIE_DETECTOR}")
     assert not page.locator("#direct-arm-note").is_visible()
+    assert "randomized on this device" in visible_text(page)  # group 2 randomizes here
     page.get_by_text("How your answers are protected").click()
     assert "no epsilon guarantee: one answer fully reveals" in visible_text(page)
     ARTIFACTS.mkdir(exist_ok=True)
@@ -583,6 +587,7 @@ def test_device_in_the_direct_arm_says_so_and_sends_the_answer_as_given(browser,
     page.goto(f"{shipped_server}/s/{LIE_DETECTOR}")
     assert page.locator("#direct-arm-note").is_visible()
     assert "nothing is randomized" in page.locator("#direct-arm-note").inner_text()
+    assert "randomized on this device" not in visible_text(page)  # the note under the questions is hidden
     fill_in(page, {"evaded": "No", "employment": "Employed"})
     fields = dict(posted_fields(submit(page)))
     assert fields["rr-evaded"].strip() == "no" and fields["arm"] == "d"
@@ -661,3 +666,34 @@ def test_browser_misclassification_randomizer_passes_privacy_audit(page, live_se
             counts[truth].setdefault(report, 0)
     expected = {x: {r: float(design.matrix[j][i]) for j, r in enumerate(choices)} for i, x in enumerate(choices)}
     assert audit(counts, N_DRAWS, design.epsilon, expected) == []
+
+
+SHIPPED_IDS = sorted(path.stem for path in (Path(__file__).resolve().parent.parent / "survey_files").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("survey_id", SHIPPED_IDS)
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_the_privacy_wording_a_browser_shows_is_true_of_the_designs(browser, shipped_server, survey_id, javascript):
+    """Each shipped survey's first page as Chromium shows it (the details opened), JavaScript on or off, against
+    the designs' own properties (analysis/): "no stored answer proves" only when no epsilon is infinite, coins
+    only with the two-coin design, the device note only under a page with an answer drawn on the device."""
+    from surveys.files import load_survey_file
+
+    survey = load_survey_file(Path(__file__).resolve().parent.parent / "survey_files" / f"{survey_id}.yaml")
+    drawn = {
+        q.name for q in survey.questions if q.design is not None and getattr(q.design, "randomized_by_software", True)
+    }
+    revealing = any(math.isinf(q.design.epsilon) for q in survey.questions if q.design is not None)
+    context = browser.new_context(java_script_enabled=javascript)
+    page = context.new_page()
+    if survey.group_1_share is not None:
+        page.add_init_script(remembered_arm("1"))  # a group that randomizes, not the direct arm
+    page.goto(f"{shipped_server}/s/{survey_id}")
+    page.get_by_text("How your answers are protected").click()
+    text = visible_text(page)
+    assert ("no stored answer proves" in text) == bool(drawn and not revealing), text
+    assert ("coin" in text.lower()) == any(q.design == TWO_COIN for q in survey.questions), text
+    first_page_drawn = bool(drawn & set(survey.page_names[0]))
+    assert ("randomized on this device" in text) == (javascript and first_page_drawn), text
+    assert ("the server randomizes them at once" in text) == (not javascript and bool(drawn)), text
+    context.close()

@@ -8,8 +8,9 @@ import re
 import pytest
 
 from tests import helpers
-from tests.helpers import PAGED_ARMS_YAML, PAGED_YAML, controls_of, make_survey
+from tests.helpers import MANAGERS_YAML, PAGED_ARMS_YAML, PAGED_YAML, controls_of, make_survey
 from web import pages
+from web.forms import wire_value
 
 SURVEY = make_survey(PAGED_YAML)
 
@@ -386,3 +387,58 @@ def test_a_refused_preview_page_stays_in_the_preview_with_its_error(previewing, 
     html = altered.get_data(as_text=True)
     assert altered.status_code == 400 and is_preview_page(html, 1) and "reload the survey" in html
     assert helpers.dump(app) == before
+
+
+#: A radio of ``name`` as the form renders it: its value, and whether it is checked and required (a withheld blank
+#: option: disabled; each slot of fixed width).
+RADIO = r'<input type="radio" id="q-{name}-\d" name="{name}" value="([^"]*)" (checked|       ) (required|disabled| {{8}})>'
+
+
+def test_a_required_question_that_an_earlier_page_asks_is_not_pre_answered_and_posts_as_shown(
+    surveys_dir, app, client, db
+):
+    """Issue 23, point 9: page 2 asks managers two required questions (skip logic decided by page 1). Without
+    JavaScript they had "No answer" pre-checked, and the page posted as shown was refused. Now they offer no "No
+    answer" and nothing is checked (the browser asks for an answer: ``required``), the answers chosen post and
+    are stored; for staff they stay hidden blank fields (one width: tests/test_sizes.py)."""
+    (surveys_dir / "managers.yaml").write_text(MANAGERS_YAML)
+    survey = make_survey(MANAGERS_YAML)
+    first = client.get("/s/managers").get_data(as_text=True)
+    manager = helpers.post_page(client, survey, first, {"role": "manager"}).get_data(as_text=True)
+    for name in ("pressured", "team"):
+        radios = re.findall(RADIO.format(name=name), manager)
+        blank = wire_value(survey.question(name), None)
+        offered = [(value, checked, slot) for value, checked, slot in radios if value != blank]
+        assert offered and all(not checked.strip() and slot == "required" for _, checked, slot in offered)
+        # the blank option is withheld: sent hidden and disabled (never posted), for one page length
+        assert [(value, checked.strip(), slot) for value, checked, slot in radios if value == blank] == [
+            (blank, "", "disabled")
+        ]
+    assert manager.count('<div class="option no-answer" hidden>') == 2
+    answered = {"overtime": "no", "pressured": "yes", "team": "small"}
+    body = helpers.post_page(client, survey, manager, answered)
+    assert body.status_code == 200 and "What was stored" in body.get_data(as_text=True)
+    assert set(stored(db)[0]) == {"role", "overtime", "pressured", "team"}
+    other = app.test_client()  # another respondent: this browser has answered
+    staff = helpers.post_page(other, survey, other.get("/s/managers").get_data(as_text=True), {"role": "staff"})
+    staff_html = staff.get_data(as_text=True)
+    for name in ("pressured", "team"):  # skipped: sent whole but hidden, the blank checked (tests/test_sizes.py)
+        blank = wire_value(survey.question(name), None)
+        assert (blank, "checked", " " * 8) in re.findall(RADIO.format(name=name), staff_html)
+    assert len(staff_html) == len(manager)
+
+
+def test_a_required_question_asked_by_an_earlier_page_and_left_blank_by_hand_is_refused_with_its_error(
+    surveys_dir, client, db
+):
+    """A hand-made post of the blank value for such a question is refused next to it, and nothing is stored."""
+    (surveys_dir / "managers.yaml").write_text(MANAGERS_YAML)
+    survey = make_survey(MANAGERS_YAML)
+    first = client.get("/s/managers").get_data(as_text=True)
+    manager = helpers.post_page(client, survey, first, {"role": "manager"}).get_data(as_text=True)
+    answers = {"overtime": "no", "pressured": None, "team": "small"}
+    fields = {**controls_of(manager), "go": "next"}
+    fields |= {name: wire_value(survey.question(name), choice) for name, choice in answers.items()}
+    refused = client.post("/s/managers", data=fields)
+    assert refused.status_code == 400 and "Please choose an answer to this question." in refused.get_data(as_text=True)
+    assert stored(db) == []

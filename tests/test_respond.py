@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import html as html_module
 import io
+import itertools
 import json
 import math
 import re
@@ -10,12 +13,16 @@ import sqlite3
 from urllib.parse import urlencode
 
 import pytest
+from babel.messages.pofile import read_po
 
+from analysis import TWO_COIN
+from app import ROOT
 from storage import queries, responses
 from surveys import protocol
+from surveys.files import load_survey_file
 from surveys.results import group_counts
 from surveys.targets import target_progress
-from tests.helpers import QUIZ_YAML, SKIP_YAML, Respondent, survey_in
+from tests.helpers import QUIZ_YAML, SKIP_YAML, Respondent, post_page, survey_in
 from web import gather
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
@@ -207,9 +214,20 @@ def test_thanks_page_shows_what_was_stored(respondent):
     assert "What was stored" in html and "often" in html
 
 
-def test_thanks_page_says_a_differing_answer_was_chosen_by_the_coins(respondent):
+def test_thanks_page_says_a_differing_answer_was_chosen_by_the_randomizer_the_designs_use(respondent, surveys_dir):
+    """The quiz draws with two coins, a die and a random option: "a random draw chose it"; a survey of two-coin
+    questions only: "the coins"; a crosswise question alone draws nothing: no such sentence."""
     html = text_of(respondent.submit(ANSWERS).get_data(as_text=True))
+    assert "Where a stored answer differs from the one you chose, a random draw chose it, not you" in html
+    assert "coins" not in html
+    coins_only = QUIZ_YAML.replace("id: quiz", "id: coins").split("  - name: lied")[0]
+    (surveys_dir / "coins.yaml").write_text(coins_only)
+    (surveys_dir / "crossonly.yaml").write_text(CROSSWISE_ONLY_YAML)
+    html = text_of(respondent.submit({"cheated": "yes"}, "coins").get_data(as_text=True))
     assert "Where a stored answer differs from the one you chose, the coins chose it, not you" in html
+    answers = {"cannabis": "yes", "year": "first", "faculty": "arts"}
+    html = text_of(respondent.submit(answers, "crossonly").get_data(as_text=True))
+    assert "What was stored" in html and "chose it" not in html
 
 
 def test_thanks_page_offers_the_survey_files_closing_text_and_link(client, surveys_dir, respondent):
@@ -1005,3 +1023,249 @@ def test_the_confirm_page_after_an_expired_form_keeps_the_language(bilingual, ap
     del fields["rr-year"], fields["rr-housing"]
     confirm = client.post("/s/campus-life?lang=fr", data=fields)
     assert confirm.status_code == 400 and 'action="/s/campus-life?lang=fr"' in confirm.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------
+# The privacy wording, from what each question's design does (issue 23, points 6 to 8).
+
+#: Issue 23's new survey: a crosswise question (nothing drawn), one two-coin question and two plain ones.
+CROSSWISE_MIX_YAML = """\
+id: mix
+title: Crosswise survey
+version: 1
+intro: Four questions.
+questions:
+  - name: cannabis
+    type: yes_no
+    label: I have used cannabis in the past 12 months.
+    design: {model: crosswise, q: 1/4, innocuous: "My mother's birthday is in January, February or March."}
+  - name: copied
+    type: yes_no
+    label: Have you copied homework?
+  - name: year
+    type: select_one
+    label: Year of study
+    choices: [first, second]
+    randomize: false
+  - name: faculty
+    type: select_one
+    label: Faculty
+    choices: [arts, science]
+    randomize: false
+"""
+#: The same without the two-coin question: nothing is drawn anywhere, so no coins.
+CROSSWISE_ONLY_YAML = CROSSWISE_MIX_YAML.replace("id: mix", "id: crossonly").replace(
+    "  - name: copied\n    type: yes_no\n    label: Have you copied homework?\n", ""
+)
+#: Two pages: the plain questions first, then the crosswise and the two-coin ones.
+_MIX_QUESTIONS = CROSSWISE_MIX_YAML.split("questions:\n")[1]
+_PROTECTED, _PLAIN = _MIX_QUESTIONS.split("  - name: year\n")
+PLAIN_PAGE_FIRST_YAML = (
+    "id: plainfirst\ntitle: Plain page first\nversion: 1\nintro: Two pages.\nquestions:\n"
+    + "  - name: year\n"
+    + _PLAIN
+    + "  - type: page_break\n"
+    + _PROTECTED
+)
+NEW_SURVEYS = {"mix": CROSSWISE_MIX_YAML, "crossonly": CROSSWISE_ONLY_YAML, "plainfirst": PLAIN_PAGE_FIRST_YAML}
+
+#: The summary's first line, by how many answers are drawn and whether some stored answer proves something.
+DRAWN_LINES = {
+    ("all", False): "Your answers are randomized before they are stored: sometimes a random answer is stored instead "
+    "of yours, so no stored answer proves what you said.",
+    ("all", True): "Your answers are randomized before they are stored: sometimes a random answer is stored instead "
+    "of yours.",
+    ("one", False): "One of your %(total)s answers is randomized before it is stored: sometimes a random answer is "
+    "stored instead of yours, so no stored answer proves what you said.",
+    ("one", True): "One of your %(total)s answers is randomized before it is stored: sometimes a random answer is "
+    "stored instead of yours.",
+    ("some", False): "%(randomized)s of your %(total)s answers are randomized before they are stored: sometimes a "
+    "random answer is stored instead of yours, so no stored answer proves what you said.",
+    ("some", True): "%(randomized)s of your %(total)s answers are randomized before they are stored: sometimes a "
+    "random answer is stored instead of yours.",
+}
+#: "No stored answer proves what you said", as each catalogue words it.
+NO_PROOF = {
+    "en": "no stored answer proves what you said",
+    "fr": "aucune réponse enregistrée ne prouve ce que vous avez dit",
+    "es": "ninguna respuesta guardada prueba lo que usted dijo",
+}
+COIN_WORDS = {"en": "coin", "fr": "pièce", "es": "moneda"}
+COINS_ON_DEVICE = "The coins are flipped on your device: your true answers to the randomized questions never leave it."
+TRUTHFULLY = {
+    "coins": "Please answer truthfully: the coins protect you.",
+    "other": "Please answer truthfully: the random draws protect you.",
+}
+PAGE_NOTE_ALL = "Your answers will be randomized on this device before they are sent."
+PAGE_NOTE_SOME = (
+    "Your answers to the randomized questions on this page will be randomized on this device before they are sent; "
+    "the others are sent as you give them."
+)
+#: What a stored yes/no answer with an infinite likelihood ratio proves, by (stored, true answer).
+PROOFS = {
+    ("no", "no"): "a stored “no” proves that your true answer is no.",
+    ("yes", "yes"): "a stored “yes” proves that your true answer is yes.",
+    ("yes", "no"): "a stored “yes” proves that your true answer is no.",
+    ("no", "yes"): "a stored “no” proves that your true answer is yes.",
+}
+DEVICE_ONLY = re.compile(r'<(span|p)\b[^>]*data-mode="device"[^>]*>.*?</\1>', re.S)
+SERVER_ONLY = re.compile(r'<(span|p)\b[^>]*data-mode="server"[^>]*>.*?</\1>', re.S)
+SHOWN_QUESTION = re.compile(r'<fieldset class="question[^"]*" data-question="([^"]+)" data-type=')
+
+
+@functools.cache
+def catalogue(language: str) -> dict[str, str]:
+    """``{msgid: msgstr}`` of the catalogue of ``language`` (``translations/``)."""
+    with (ROOT / "translations" / language / "LC_MESSAGES" / "messages.po").open("rb") as file:
+        return {m.id: m.string for m in read_po(file) if m.id}
+
+
+def translate(msgid: str, language: str) -> str:
+    """``msgid`` as the catalogue of ``language`` words it (English: itself)."""
+    return msgid if language == "en" else catalogue(language)[msgid]
+
+
+def as_seen(html: str, javascript: bool) -> str:
+    """The page's text as a browser shows it with JavaScript on (the device wording) or off (the server's)."""
+    return html_module.unescape(text_of((SERVER_ONLY if javascript else DEVICE_ONLY).sub(" ", html)))
+
+
+def is_drawn(q) -> bool:
+    """Whether a randomizer draws the stored answer: a design that analysis/ says software randomizes."""
+    return q.design is not None and getattr(q.design, "randomized_by_software", True)
+
+
+def has_infinite_epsilon(q) -> bool:
+    return q.design is not None and math.isinf(q.design.epsilon)
+
+
+def yes_no_proofs(design) -> list[tuple[str, str]]:
+    """(stored, true) pairs whose likelihood ratio is infinite, from analysis/'s theta1 and theta0 (a two-group
+    design's rates with nobody cheating, in each group)."""
+    if hasattr(design, "rates"):
+        honest = 0.0 if design.kind == "cheater_detection" else 1.0
+        thetas = list(zip(design.rates(1.0, honest), design.rates(0.0, 0.0)))
+    else:
+        thetas = [tuple(float(p) for p in design.yes_probabilities())]
+    found = []
+    for theta1, theta0 in thetas:
+        for stored, given_yes, given_no in (("yes", theta1, theta0), ("no", 1 - theta1, 1 - theta0)):
+            if (given_yes == 0) != (given_no == 0):
+                found.append((stored, "yes" if given_yes else "no"))
+    return found
+
+
+def check_summary(html: str, questions, language: str) -> None:
+    """The summary and details of a form page against the designs of ``questions``, JavaScript on and off."""
+    drawn = [q for q in questions if is_drawn(q)]
+    revealing = [q for q in questions if has_infinite_epsilon(q)]
+    protecting = [q for q in drawn if q not in revealing]
+    count = "all" if len(drawn) == len(questions) else "one" if len(drawn) == 1 else "some"
+    numbers = {"randomized": len(drawn), "total": len(questions)}
+    lines = {key: translate(text, language) % numbers for key, text in DRAWN_LINES.items()}
+    coins = any(q.design == TWO_COIN for q in questions)
+    summary, details = summary_and_details(html)
+    for javascript in (True, False):
+        said, explained, page = (as_seen(part, javascript) for part in (summary, details, html))
+        assert [key for key, line in lines.items() if line in said] == ([(count, bool(revealing))] if drawn else [])
+        assert (NO_PROOF[language] in page) == bool(drawn and not revealing)
+        for q in revealing:
+            assert q.type == "yes_no" and is_drawn(q), "extend the test to this design"
+            for stored, truth in yes_no_proofs(q.design):
+                proof = translate(PROOFS[(stored, truth)], language)
+                assert proof in said and proof in explained and q.label in said
+        assert (COIN_WORDS[language] in page.lower()) == coins
+        on_device = translate(COINS_ON_DEVICE, language) in page
+        assert on_device == (javascript and bool(drawn) and all(q.design == TWO_COIN for q in drawn))
+        truthfully = {key: translate(text, language) in said for key, text in TRUTHFULLY.items()}
+        all_coins = bool(protecting) and all(q.design == TWO_COIN for q in protecting)
+        assert truthfully == {"coins": all_coins, "other": bool(protecting) and not all_coins}
+
+
+def check_page_note(html: str, survey, language: str) -> None:
+    """The note under a page's questions with JavaScript on: only where a shown question is drawn."""
+    shown = [survey.question(name) for name in SHOWN_QUESTION.findall(html)]
+    drawn = [q for q in shown if is_drawn(q)]
+    notes = {note: translate(note, language) in as_seen(html, True) for note in (PAGE_NOTE_ALL, PAGE_NOTE_SOME)}
+    assert notes == {PAGE_NOTE_ALL: len(drawn) == len(shown), PAGE_NOTE_SOME: 0 < len(drawn) < len(shown)}
+    assert not any(translate(note, language) in as_seen(html, False) for note in notes)
+
+
+def walked_pages(client, survey, query: str) -> list[str]:
+    """The form's first page and, for a survey of several, every second page that some first-page answers reach."""
+    first = client.get(f"/s/{survey.id}{query}").get_data(as_text=True)
+    if not survey.pages:
+        return [first]
+    asked = [survey.question(name) for name in survey.pages[0]]
+    later = []
+    for choices in itertools.product(*(q.choice_names for q in asked)):
+        answers = dict(zip((q.name for q in asked), choices))
+        later.append(post_page(client, survey, first, answers, query=query).get_data(as_text=True))
+    return [first, *later]
+
+
+SHIPPED_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "es"])
+@pytest.mark.parametrize("survey_id", [*SHIPPED_IDS, *NEW_SURVEYS])
+def test_every_privacy_sentence_is_true_of_the_designs_in_every_language(app, client, surveys_dir, survey_id, language):
+    """Every shipped survey and issue 23's new ones, JavaScript on and off, each interface language: the count of
+    randomized answers, "no stored answer proves", what a revealing answer proves, coins, the device sentence,
+    "please answer truthfully" and the note under each page, each against the designs' own properties."""
+    if survey_id in NEW_SURVEYS:
+        (surveys_dir / f"{survey_id}.yaml").write_text(NEW_SURVEYS[survey_id])
+    else:
+        app.config["SURVEYS_DIR"] = str(ROOT / "survey_files")
+    survey = load_survey_file(
+        (surveys_dir if survey_id in NEW_SURVEYS else ROOT / "survey_files") / f"{survey_id}.yaml"
+    )
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = language
+    query = f"?lang={language}" if language in survey.languages else ""
+    interface = "en" if survey.languages and language not in survey.languages else language
+    survey = survey.in_language(language)
+    pages = walked_pages(client, survey, query)
+    check_summary(pages[0], survey.questions, interface)
+    for html in pages:
+        check_page_note(html, survey, interface)
+
+
+def test_a_crosswise_question_is_not_counted_as_randomized_and_no_coins_are_named_without_coins(client, surveys_dir):
+    """Issue 23, point 6: "2 of your 4 answers are randomized ... The coins are flipped on your device" counted
+    the crosswise question; "Please answer truthfully: the coins protect you" stood where no question has coins."""
+    (surveys_dir / "mix.yaml").write_text(CROSSWISE_MIX_YAML)
+    (surveys_dir / "crossonly.yaml").write_text(CROSSWISE_ONLY_YAML)
+    mix = as_seen(summary_and_details(client.get("/s/mix").get_data(as_text=True))[0], True)
+    assert "2 of your 4 answers" not in mix and "One of your 4 answers is randomized" in mix
+    assert "“I have used cannabis in the past 12 months.”: nothing is randomized there" in mix
+    alone = client.get("/s/crossonly").get_data(as_text=True)
+    assert "randomized before" not in as_seen(alone, True) and "coin" not in as_seen(alone, True).lower()
+    assert "Please answer truthfully" not in as_seen(alone, False)
+
+
+def test_no_device_randomization_note_under_a_page_of_plain_questions(client, surveys_dir):
+    """Issue 23, point 7: "Your answers will be randomized on this device before they are sent" stood under a page
+    whose questions are all plain (and under a form whose only protected question is crosswise)."""
+    (surveys_dir / "plainfirst.yaml").write_text(PLAIN_PAGE_FIRST_YAML)
+    (surveys_dir / "crossonly.yaml").write_text(CROSSWISE_ONLY_YAML)
+    for survey_id in ("plainfirst", "crossonly"):
+        html = client.get(f"/s/{survey_id}").get_data(as_text=True)
+        assert "randomized on this device" not in as_seen(html, True), survey_id
+
+
+def test_the_lie_detector_is_never_summarised_as_protecting_every_answer(app, client):
+    """Issue 23, point 8: a stored "no" of the stochastic lie detector proves a true "no", so neither the summary,
+    the details nor the start page may say that no stored answer proves anything; all three say what it proves."""
+    app.config["SURVEYS_DIR"] = str(ROOT / "survey_files")
+    summary, details = summary_and_details(client.get("/s/tax-honesty-lie-detector").get_data(as_text=True))
+    proof = "a stored “no” proves that your true answer is no"
+    for javascript in (True, False):
+        said = as_seen(summary, javascript)
+        assert "no stored answer proves" not in said and proof in said, said
+        assert "no stored answer proves" not in as_seen(details, javascript) and proof in as_seen(details, javascript)
+    start = text_of(client.get("/").get_data(as_text=True))
+    assert "no stored answer" not in start and "proves anything" not in start
+    assert (
+        "Tax honesty survey (1 of 2 answers randomized; some stored answers reveal something about the true one)"
+        in (start)
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -19,7 +20,7 @@ from analysis import (
     WarnerDesign,
 )
 from surveys import wording
-from surveys.definition import YES_NO_CHOICES, Choice, Question
+from surveys.definition import PAIRED_STATEMENT_CHOICES, YES_NO_CHOICES, Choice, Question
 
 
 def question(design, choices=YES_NO_CHOICES, qtype="yes_no") -> Question:
@@ -190,7 +191,8 @@ BIRTHDAY = "My mother's birthday is in January, February or March."
 
 def paired(design) -> Question:
     """A crosswise or triangular question with its innocuous statement."""
-    return Question("q", "yes_no", "I used cannabis.", "", True, True, YES_NO_CHOICES, design, BIRTHDAY)
+    choices = PAIRED_STATEMENT_CHOICES.get(design.kind, YES_NO_CHOICES)
+    return Question("q", "yes_no", "I used cannabis.", "", True, True, choices, design, BIRTHDAY)
 
 
 @pytest.mark.parametrize(
@@ -212,11 +214,18 @@ def test_design_sentence_of_each_binary_design(q, expected):
     assert (BIRTHDAY in text) == bool(q.innocuous)
 
 
-@pytest.mark.parametrize("design", [TriangularDesign("1/4"), MangatDesign("3/4")], ids=["triangular", "mangat"])
-def test_an_unbounded_design_says_no_epsilon_guarantee_and_which_answer_reveals(design):
+@pytest.mark.parametrize(
+    ("design", "proof"),
+    [
+        (TriangularDesign("1/4"), "the answer “No” to both proves that your true answer to the first statement is no"),
+        (MangatDesign("3/4"), "a stored “no” proves that your true answer is no"),
+    ],
+    ids=["triangular", "mangat"],
+)
+def test_an_unbounded_design_says_no_epsilon_guarantee_and_which_answer_reveals(design, proof):
     text = wording.privacy_sentence(paired(design))
     assert "no epsilon guarantee: one answer fully reveals" in text
-    assert "a stored “no” proves that your true answer is no" in text
+    assert proof in text
     assert "factor" not in text
 
 
@@ -225,3 +234,140 @@ def test_crosswise_epsilon_is_conditional_on_the_innocuous_answer_being_unknown(
     assert "by at most a factor of 3." in text  # e^|ln(q / (1 - q))| = 3 for q = 1/4
     assert wording.PAIRED_EPSILON_CONDITION in text
     assert wording.PAIRED_EPSILON_CONDITION not in wording.privacy_sentence(question(WarnerDesign("3/4")))
+
+
+# --------------------------------------------------------------------------
+# The respondent's summary, from what each design does (issue 23, points 6 to 8).
+
+from analysis.design import BINARY_DESIGN_FIELDS  # noqa: E402
+from analysis.misclassification import MisclassificationDesign  # noqa: E402
+from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign  # noqa: E402
+from surveys.arms import TWO_GROUP_MODELS  # noqa: E402
+
+FOUR = tuple(Choice(name, name.title()) for name in ("never", "once", "sometimes", "often"))
+#: Every kind of design a survey file can name, with parameters that reveal nothing and, where the kind
+#: allows it, parameters under which one stored answer proves something (epsilon infinite).
+EVERY_DESIGN = [
+    TWO_COIN,
+    ForcedResponseDesign("2/3", "1/6", "1/6"),
+    ForcedResponseDesign("2/3", "1/3", "0"),  # never a forced "no": a stored "no" is the truth
+    WarnerDesign("3/4"),
+    UnrelatedQuestionDesign("2/3", "1/4"),
+    KukDesign("7/10", "3/10"),
+    KukDesign("1", "3/10"),  # a true yes always draws red: a stored "no" proves no
+    MangatDesign("3/4"),
+    CrosswiseDesign("1/4"),
+    TriangularDesign("1/4"),
+    CheaterDetectionDesign("1/3", "2/3"),
+    StochasticLieDetectorDesign("1/3", "2/3"),
+    MultipleChoiceDesign(4, "1/2"),
+    MultipleChoiceDesign(4, "1"),  # nothing drawn at all: every stored answer is the true one
+    MisclassificationDesign.from_multiple_choice(4, "1/2"),
+    MisclassificationDesign(
+        ((Fraction(1, 2), 0, 0, 0), (Fraction(1, 2), 1, 0, 0), (0, 0, 1, Fraction(1, 2)), (0, 0, 0, Fraction(1, 2)))
+    ),
+]
+
+
+def as_question(design) -> Question:
+    """A question asked with ``design``, with the options its kind takes."""
+    if isinstance(design, MultipleChoiceDesign | MisclassificationDesign):
+        return Question("ai", "select_one", "How often?", "", True, True, FOUR, design)
+    choices = PAIRED_STATEMENT_CHOICES.get(getattr(design, "kind", ""), YES_NO_CHOICES)
+    innocuous = BIRTHDAY if design.kind in PAIRED_STATEMENT_CHOICES else ""
+    return Question("q", "yes_no", "Did you?", "", True, True, choices, design, innocuous)
+
+
+PLAIN = Question("year", "select_one", "Year of study", "", True, False, FOUR, None)
+
+
+def stored_given_true(design) -> list[list[list[float]]]:
+    """``P(stored j | true i)`` from the design's own numbers (analysis/): theta1 and theta0, a two-group design's
+    rates with nobody cheating, or the matrix; one matrix per group."""
+    if isinstance(design, MultipleChoiceDesign):
+        t, k = float(design.t), design.k
+        return [[[t * (i == j) + (1 - t) / k for i in range(k)] for j in range(k)]]
+    if isinstance(design, MisclassificationDesign):
+        return [design.floats().tolist()]
+    if isinstance(design, CheaterDetectionDesign | StochasticLieDetectorDesign):
+        yes, no = design.rates(1.0, 0.0 if design.kind == "cheater_detection" else 1.0), design.rates(0.0, 0.0)
+        return [[[yes[g], no[g]], [1 - yes[g], 1 - no[g]]] for g in (0, 1)]
+    theta1, theta0 = (float(p) for p in design.yes_probabilities())
+    return [[[theta1, theta0], [1 - theta1, 1 - theta0]]]
+
+
+def proven(design) -> set[tuple[int, tuple[int, ...]]]:
+    """Each stored answer (index) with the true answers (indices) it leaves, where it rules some out."""
+    found = set()
+    for matrix in stored_given_true(design):
+        for j, row in enumerate(matrix):
+            left = tuple(i for i, chance in enumerate(row) if chance > 0)
+            if left and len(left) < len(row):
+                found.add((j, left))
+    return found
+
+
+def test_every_kind_of_design_is_walked():
+    kinds = {getattr(design, "kind", None) for design in EVERY_DESIGN}
+    assert kinds >= {*BINARY_DESIGN_FIELDS, *TWO_GROUP_MODELS, "multiple_choice", "misclassification"}
+
+
+@pytest.mark.parametrize("design", EVERY_DESIGN, ids=lambda d: d.label() if hasattr(d, "label") else repr(d))
+def test_each_sentence_says_what_the_design_does(design):
+    """Every sentence of the respondent's summary, for the design alone and beside a plain question, against the
+    design's own properties: epsilon finite or not, which stored answers have an infinite likelihood ratio,
+    drawn by software or not, coins or not."""
+    q = as_question(design)
+    infinite = math.isinf(design.epsilon)
+    drawn = getattr(design, "randomized_by_software", True)
+    coins = design == TWO_COIN
+    assert bool(proven(design)) == infinite  # the test's own reading of the numbers agrees with analysis/
+    truths = ("yes", "no") if q.type == "yes_no" else q.choice_names
+    assert {
+        (q.choice_names.index(s), tuple(truths.index(t) for t in left)) for s, left in wording.revealing_answers(q)
+    } == proven(design)
+    for questions in ([q], [q, PLAIN]):
+        shown = wording.protection(questions)
+        said = wording.drawn_sentence(shown)
+        assert bool(said) == drawn
+        assert ("no stored answer proves" in said) == (drawn and not infinite)
+        assert (f"{len(questions)} answers" in said) == (drawn and len(questions) > 1)
+        assert ("One of your 2 answers is randomized" in said) == (drawn and len(questions) == 2)
+        lines = wording.revealing_items(shown)
+        assert len(lines) == infinite and all(
+            "proves" in line and "“Did you?”" in line or "“How often?”" in line for line in lines
+        )
+        truthfully = wording.truthfully_sentence(shown)
+        assert bool(truthfully) == (drawn and not infinite)
+        device = wording.device_sentence(shown)
+        assert bool(device) == drawn
+        note = wording.page_note(shown)
+        assert bool(note) == drawn
+        assert ("to the randomized questions" in note) == (drawn and len(questions) > 1)
+        every = " ".join([said, *lines, truthfully, device, note, wording.design_sentence(q)])
+        assert ("coin" in every) == coins, every
+        assert ("card" in every) == isinstance(design, KukDesign), every
+    privacy = wording.privacy_sentence(q)
+    assert ("proves" in privacy) == infinite and ("factor" in privacy) == (not infinite)
+    fully = any(len(left) == 1 for _, left in proven(design))
+    assert ("one answer fully reveals" in privacy) == fully and ("rule out" in privacy) == (infinite and not fully)
+
+
+def test_the_revealing_sentence_names_the_stored_answer_and_the_truth():
+    lie_detector = as_question(StochasticLieDetectorDesign("1/3", "2/3"))
+    assert wording.revealing_sentence(lie_detector) == "a stored “no” proves that your true answer is no."
+    always_red = as_question(KukDesign("1", "3/10"))
+    assert wording.revealing_sentence(always_red) == "a stored “no” proves that your true answer is no."
+    never_no = as_question(ForcedResponseDesign("2/3", "1/3", "0"))
+    assert wording.revealing_sentence(never_no) == "a stored “no” proves that your true answer is no."
+    triangular = as_question(TriangularDesign("1/4"))
+    assert wording.revealing_sentence(triangular) == (
+        "the answer “No” to both proves that your true answer to the first statement is no."
+    )
+    matrix = as_question(EVERY_DESIGN[-1])
+    assert wording.revealing_sentence(matrix) == (
+        "a stored “Never” proves that your true answer is “Never”; "
+        "a stored “Once” proves that your true answer is not “Sometimes”, “Often”; "
+        "a stored “Sometimes” proves that your true answer is not “Never”, “Once”; "
+        "a stored “Often” proves that your true answer is “Often”."
+    )

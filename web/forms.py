@@ -119,12 +119,15 @@ def may_be_blank(question: Question) -> bool:
 KEEP_LABEL = "Keep my earlier answer (randomized already, so it cannot be shown)"
 
 
-def _question_field(question: Question, keep: bool = False) -> RadioField:
+def _question_field(question: Question, keep: bool = False, asked: bool = False) -> RadioField:
+    """The radio field of ``question``: ``keep`` offers :data:`KEEP_LABEL`; ``asked``: its condition is known
+    to hold (decided by an earlier page), so a required question is offered no "No answer" and none is checked."""
     choices = [SelectChoice(value, c.label) for value, c in zip(wire_values(question), question.choices)]
+    blank_ok = may_be_blank(question) and not (asked and question.required)
     if keep:
         message = "Please choose an answer to this question."
         choices.append(SelectChoice(wire_value(question, None), KEEP_LABEL))
-    elif not may_be_blank(question):
+    elif not blank_ok:
         message = "Please choose an answer to this question."
     else:  # the form always posts the pre-checked "No answer"; only a hand-made request omits it
         message = f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”."
@@ -132,7 +135,7 @@ def _question_field(question: Question, keep: bool = False) -> RadioField:
     return RadioField(
         question.label,
         choices=choices,
-        default=wire_value(question, None) if keep or may_be_blank(question) else None,
+        default=wire_value(question, None) if keep or blank_ok else None,
         validators=[InputRequired(message=message)],
         description=question.hint,
     )
@@ -140,16 +143,20 @@ def _question_field(question: Question, keep: bool = False) -> RadioField:
 
 @functools.lru_cache(maxsize=128)
 def survey_form_class(
-    survey: Survey, names: tuple[str, ...] | None = None, keep: frozenset[str] = frozenset()
+    survey: Survey,
+    names: tuple[str, ...] | None = None,
+    keep: frozenset[str] = frozenset(),
+    asked: frozenset[str] = frozenset(),
 ) -> type[FlaskForm]:
     """A ``FlaskForm`` subclass with one radio field per question (of ``names`` only, for one page);
-    the questions in ``keep`` get the blank option :data:`KEEP_LABEL`."""
+    the questions in ``keep`` get the blank option :data:`KEEP_LABEL`; those in ``asked`` (a condition an
+    earlier page decided true) are shown as if they had none: a required one gets no "No answer"."""
 
     class Meta:
         csrf = False  # checked by the view, see the module docstring
 
-    asked = survey.questions if names is None else [survey.question(name) for name in names]
-    fields = {q.name: _question_field(q, q.name in keep) for q in asked}
+    shown = survey.questions if names is None else [survey.question(name) for name in names]
+    fields = {q.name: _question_field(q, q.name in keep, q.name in asked) for q in shown}
     fields["Meta"] = Meta
     return type(f"SurveyForm_{survey.id}", (FlaskForm,), fields)
 

@@ -160,15 +160,26 @@ def decided_skipped(survey: Survey, answers: dict, page: int) -> frozenset[str]:
     decided skipped (so unanswered); one naming a question still open on the same page is left
     to the page (``static/randomize.js``, and :func:`web.forms.missing_answers` after the post).
     """
+    return decided(survey, answers, page)[0]
+
+
+def decided(survey: Survey, answers: dict, page: int) -> tuple[frozenset[str], frozenset[str]]:
+    """``(skipped, asked)``: the questions of ``page`` with a condition that the answers of earlier pages decide
+    (:func:`decided_skipped`), false and true. An asked one is shown as if it had no condition: a required one
+    is offered no "No answer", so that the page posts as shown, JavaScript or not."""
     earlier = {name for names in survey.page_names[:page] for name in names}
     skipped = survey.skipped({name: value for name, value in answers.items() if name in earlier and value is not None})
-    decidable, decided = set(earlier), set()
+    decidable, gone, asked = set(earlier), set(), set()
     for name in survey.page_names[page]:
         condition = survey.question(name).relevant
-        if condition is not None and condition.questions() <= decidable and name in skipped:
-            decided.add(name)
+        if condition is None or not condition.questions() <= decidable:
+            continue
+        if name in skipped:
+            gone.add(name)
             decidable.add(name)
-    return frozenset(decided)
+        else:
+            asked.add(name)
+    return frozenset(gone), frozenset(asked)
 
 
 def has_questions(survey: Survey, answers: dict, page: int) -> bool:
@@ -181,11 +192,11 @@ def page_view(survey: Survey, carried: Carried, keep_all: bool = False) -> tuple
     Every question of the page is in it, those that earlier answers skip hidden, blank and offered as
     kept like the others, so that the page is as long whatever those answers (:data:`PageView`)."""
     names = survey.page_names[carried.page]
-    skipped = decided_skipped(survey, carried.answers, carried.page)
+    skipped, asked = decided(survey, carried.answers, carried.page)
     questions = tuple(survey.question(name) for name in names)
     again = keep_all or carried.page < carried.furthest
     keep = frozenset(q.name for q in questions if q.randomize and again)
-    form_class = survey_form_class(survey, names, keep)
+    form_class = survey_form_class(survey, names, keep, asked)
     data = {
         q.name: wire_value(q, None if q.randomize or q.name in skipped else carried.answers.get(q.name))
         for q in questions

@@ -42,12 +42,27 @@ from surveys.arms import ARM_WIRE, arm_from_wire, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.form_fields import CARRIED, DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, check_arm, noisy_response, randomize_on_server
-from surveys.wording import NO_EPSILON, design_sentence, epsilon_text, odds_factor_text, privacy_sentence, short_percent
+from surveys.wording import (
+    NO_EPSILON,
+    Protection,
+    design_sentence,
+    device_sentence,
+    drawn_sentence,
+    epsilon_text,
+    odds_factor_text,
+    page_note,
+    privacy_sentence,
+    protection,
+    revealing_items,
+    short_percent,
+    truthfully_sentence,
+)
 from web import gather
 from web.catalog import survey_or_404, survey_state, survey_state_and_key_seen, today
 from web.db import get_db
 from web.forms import (
     INVITATION_CODE,
+    NO_ANSWER_LABEL,
     SUBMISSION_KEY,
     ControlForm,
     SubmissionError,
@@ -65,6 +80,7 @@ bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
 bp.add_app_template_global(wire_values)
 bp.add_app_template_global(may_be_blank)
+bp.add_app_template_global(NO_ANSWER_LABEL, "no_answer_label")
 
 #: The request bodies a survey form is sent as.
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -247,6 +263,34 @@ def respondent_design_sentence(question: Question) -> str:
     """:func:`surveys.wording.design_sentence` in the respondent's language, numbers included
     (``design_sentence`` stays English for the admin pages)."""
     return design_sentence(question, gettext, number_locale())
+
+
+@bp.app_template_global()
+@lru_cache(maxsize=512)
+def survey_protection(questions: tuple[Question, ...]) -> Protection:
+    """:func:`surveys.wording.protection` of ``questions`` (a survey's or a page's), worked out once."""
+    return protection(tuple(questions))
+
+
+@bp.app_template_global()
+def privacy_words(questions: Sequence[Question]) -> dict:
+    """The summary's sentences for ``questions``, in the respondent's language, each from what their designs
+    do (:mod:`surveys.wording`): ``shown`` (the :class:`~surveys.wording.Protection`), ``drawn``, ``device``,
+    ``truthfully`` (``""`` where nothing is said) and ``revealing`` (one line per revealing question)."""
+    shown = survey_protection(tuple(questions))
+    return {
+        "shown": shown,
+        "drawn": drawn_sentence(shown, gettext),
+        "device": device_sentence(shown, gettext),
+        "truthfully": truthfully_sentence(shown, gettext),
+        "revealing": revealing_items(shown, gettext),
+    }
+
+
+@bp.app_template_global()
+def device_note(questions: Sequence[Question]) -> str:
+    """The note under a page's ``questions`` with JavaScript on (:func:`surveys.wording.page_note`)."""
+    return page_note(survey_protection(tuple(questions)), gettext)
 
 
 @bp.app_template_global()
