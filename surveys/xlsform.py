@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 from time import monotonic
+from xml.etree.ElementTree import ParseError
 
 import openpyxl
 import yaml
@@ -484,31 +485,43 @@ def _check_workbook_size(path: Path) -> None:
         raise _too_large(path, total, f" uncompressed ({largest.filename} alone is {largest.file_size:,})")
 
 
-def _open_workbook(path: Path):
-    """The workbook opened read-only (its sheets streamed row by row), once its size is checked."""
-    _check_workbook_size(path)
+def _open_workbook(path: Path, handle):
+    """The workbook in the open file ``handle``, read-only (its sheets streamed row by row)."""
     try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as error:
+        return openpyxl.load_workbook(handle, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, ParseError) as error:
         raise _not_a_workbook(path, error) from None
+
+
+def _read_sheets(path: Path) -> tuple[_Report, Sheet, dict, dict]:
+    """A new report, the survey sheet, the choice lists and the settings, read within :mod:`surveys.limits`.
+
+    The file is opened and closed here, whatever openpyxl leaves open (a sheet whose XML fails to
+    parse keeps its part, and so the file, open)."""
+    _check_workbook_size(path)
+    deadline = monotonic() + limits.MAX_WORKBOOK_SECONDS
+    report = _Report()
+    with path.open("rb") as handle:
+        book = _open_workbook(path, handle)
+        try:
+            survey_sheet = read_sheet(book, "survey", deadline)
+            if survey_sheet is None:
+                raise XLSFormError(str(path), [CellProblem("survey", None, None, "the workbook has no survey sheet")])
+            lists = _choice_lists(report, read_sheet(book, "choices", deadline))
+            settings = _settings(report, read_sheet(book, "settings", deadline))
+        except _Refused as refused:
+            raise XLSFormError(str(path), [refused.problem]) from None
+        except ParseError as error:  # XML that is malformed, or whose entities expand past expat's own limit
+            raise _not_a_workbook(path, error) from None
+        finally:
+            book.close()
+    return report, survey_sheet, lists, settings
 
 
 def import_workbook(path: str | Path) -> ImportedSurvey:
     """Read an XLSForm workbook and check it as a survey file; :class:`XLSFormError` lists every problem."""
     path = Path(path)
-    deadline = monotonic() + limits.MAX_WORKBOOK_SECONDS
-    book = _open_workbook(path)
-    try:
-        report = _Report()
-        survey_sheet = read_sheet(book, "survey", deadline)
-        if survey_sheet is None:
-            raise XLSFormError(str(path), [CellProblem("survey", None, None, "the workbook has no survey sheet")])
-        lists = _choice_lists(report, read_sheet(book, "choices", deadline))
-        settings = _settings(report, read_sheet(book, "settings", deadline))
-    except _Refused as refused:
-        raise XLSFormError(str(path), [refused.problem]) from None
-    finally:
-        book.close()
+    report, survey_sheet, lists, settings = _read_sheets(path)
     label_column = _language_columns(report, survey_sheet, "label")
     hint_column = _language_columns(report, survey_sheet, "hint")
     languages = (c for c in survey_sheet.columns if c.startswith(("label::", "hint::", "design::")))

@@ -277,7 +277,7 @@ SHEET_END = b"</sheetData></worksheet>"
 HEADER_ROW = b'<row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c></row>'
 
 
-def with_survey_sheet(path: Path, write_rows) -> Path:
+def with_survey_sheet(path: Path, write_rows, doctype: bytes = b"") -> Path:
     """A workbook whose survey sheet's XML is written, streamed, by ``write_rows(handle)``: small on disk."""
     plain = workbook(path.with_name("plain.xlsx"))
     with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
@@ -286,7 +286,7 @@ def with_survey_sheet(path: Path, write_rows) -> Path:
                 target.writestr(info, source.read(info))
                 continue
             with target.open(info.filename, "w", force_zip64=True) as handle:
-                handle.write(SHEET_START + HEADER_ROW)
+                handle.write(doctype + SHEET_START + HEADER_ROW)
                 write_rows(handle)
                 handle.write(SHEET_END)
     return path
@@ -377,6 +377,23 @@ def test_a_bomb_is_refused_by_the_cli_without_a_traceback(runner, tmp_path):
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert "survey, row 10001: more than 10,000 rows; the limit MAX_SHEET_ROWS is 10,000" in result.output
     assert "Traceback" not in result.output
+
+
+#: XML's own "billion laughs": ten entities, each ten of the one before, in the sheet's DOCTYPE.
+ENTITY_BOMB = "<!DOCTYPE worksheet [{}]>".format(
+    '<!ENTITY a "xxxxxxxxxx">' + "".join(f'<!ENTITY {chr(98 + n)} "{f"&{chr(97 + n)};" * 10}">' for n in range(9))
+).encode()
+
+
+def entity_cell(handle) -> None:
+    """Row 2 holds the ten-billion-character entity."""
+    handle.write(b'<row r="2"><c r="A2" t="inlineStr"><is><t>&j;</t></is></c></row>')
+
+
+def test_an_xml_entity_bomb_is_refused_as_not_a_workbook(tmp_path):
+    path = with_survey_sheet(tmp_path / "form.xlsx", entity_cell, ENTITY_BOMB)
+    (problem,) = problems_of(path)
+    assert problem.startswith("form.xlsx: not an .xlsx workbook: limit on input amplification factor")
 
 
 def test_a_header_past_the_column_limit_is_refused(tmp_path):
