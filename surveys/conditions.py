@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from surveys.limits import MAX_CONDITION_DEPTH, limit_text
+
 _TOKEN = re.compile(
     r"""\s*(?:
         (?P<ref>\$\{(?P<name>[a-z][a-z0-9_]*)\})
@@ -175,6 +177,7 @@ class _Parser:
         self.text = text
         self.tokens = _tokens(text)
         self.at = 0
+        self.depth = 0
 
     def peek(self) -> tuple[str, str, int] | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -207,13 +210,26 @@ class _Parser:
     def conjunction(self) -> Condition:
         return self.join("and", self.negation)
 
+    def nested(self, part: Callable[[], Condition]) -> Condition:
+        """``part()`` one level deeper; past :data:`~surveys.limits.MAX_CONDITION_DEPTH` a ``ConditionError``
+        (so that no condition, parsed, evaluated or described, recurses without bound)."""
+        if self.depth >= MAX_CONDITION_DEPTH:
+            raise ConditionError(
+                f"nested more than {MAX_CONDITION_DEPTH} deep (parentheses and not) at character "
+                f"{self.tokens[self.at][2]}; {limit_text('MAX_CONDITION_DEPTH', MAX_CONDITION_DEPTH)}"
+            )
+        self.depth += 1
+        result = part()
+        self.depth -= 1
+        return result
+
     def negation(self) -> Condition:
         if self.is_next("word", "not"):
             self.at += 1
-            return Not(self.negation())
+            return Not(self.nested(self.negation))
         if self.is_next("paren", "("):
             self.at += 1
-            inner = self.join("or", self.conjunction)
+            inner = self.nested(lambda: self.join("or", self.conjunction))
             self.take("paren", ")", "a closing parenthesis")
             return inner
         name = self.take("ref", None, "${question}, not or a parenthesis")

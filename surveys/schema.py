@@ -83,6 +83,7 @@ import contextlib
 import difflib
 import math
 import re
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
@@ -223,6 +224,19 @@ class _Report:
         return INVALID
 
 
+def _shown_values() -> reprlib.Repr:
+    """How a problem shows a value: in full up to 200 characters of text and 10 items a level, so that
+    a list of thousands (or what aliases repeat) makes a short message, not a page of it."""
+    shown = reprlib.Repr()
+    shown.maxstring = shown.maxother = 200
+    shown.maxlist = shown.maxtuple = shown.maxdict = shown.maxset = 10
+    shown.maxlevel = 4
+    return shown
+
+
+_SHOWN = _shown_values()
+
+
 def _describe(value: object) -> str:
     """``value`` as a researcher would recognise it, with its YAML kind."""
     kinds = {
@@ -235,7 +249,7 @@ def _describe(value: object) -> str:
         type(None): "nothing",
     }
     kind = next((k for t, k in kinds.items() if type(value) is t), type(value).__name__)
-    return kind if value is None else f"{kind} {value!r}"
+    return kind if value is None else f"{kind} {_SHOWN.repr(value)}"
 
 
 def _check_keys(report, question, prefix, mapping, known) -> None:

@@ -40,20 +40,29 @@ metadata (``start``, ``end``, ``today``, ``deviceid``...) would put a time
 or a device next to the answers; other question types (``text``,
 ``integer``, ``select_multiple``, groups, notes...) are not asked by this
 app.
+
+A workbook is read within the limits of :mod:`surveys.limits`: its size on
+disk and uncompressed, and its number of parts, checked in its zip directory
+before it is opened; its sheets streamed (openpyxl's read-only mode) up to a
+row and a column limit and a deadline. One past a limit is one problem naming it.
 """
 
 from __future__ import annotations
 
+import math
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
+from time import monotonic
+from xml.etree.ElementTree import ParseError
 
 import openpyxl
 import yaml
 from openpyxl.utils import get_column_letter
 
+from surveys import limits
 from surveys.definition import SELECT_ONE, YES_NO, Survey
 from surveys.schema import LANGUAGE_PATTERN, SURVEY_KEYS, SurveyFileError, parse_survey
 
@@ -153,26 +162,69 @@ def _cell_text(value: object) -> str:
     return str(value).strip()
 
 
-def read_sheet(book, name: str) -> Sheet | None:
-    """The sheet ``name`` (case-insensitive) with its header, or ``None`` when the workbook has none."""
+class _Refused(Exception):
+    """A workbook beyond one of :mod:`surveys.limits`: its one problem, naming the limit."""
+
+    def __init__(self, problem: CellProblem):
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def _check_deadline(sheet: str, row: int | None, deadline: float) -> None:
+    if monotonic() > deadline:
+        message = f"took more than {limits.MAX_WORKBOOK_SECONDS:g} s to read; " + limits.limit_text(
+            "MAX_WORKBOOK_SECONDS", limits.MAX_WORKBOOK_SECONDS, " s"
+        )
+        raise _Refused(CellProblem(sheet, row, None, message))
+
+
+def read_sheet(book, name: str, deadline: float = math.inf) -> Sheet | None:
+    """The sheet ``name`` (case-insensitive) with its header, or ``None`` when the workbook has none.
+
+    Read row by row (``book`` is opened read-only, streaming): a sheet with a row past
+    :data:`~surveys.limits.MAX_SHEET_ROWS` or a header past :data:`~surveys.limits.MAX_SHEET_COLUMNS`
+    is refused when that row or column is reached, and no row is read after ``deadline``
+    (``time.monotonic()``), so a sheet of millions of rows is never read to its end.
+    """
     by_name = {sheet.lower(): sheet for sheet in book.sheetnames}
     if name not in by_name:
         return None
-    rows = book[by_name[name]].iter_rows(values_only=True)
+    title = by_name[name]
+    rows = book[title].iter_rows(
+        max_row=limits.MAX_SHEET_ROWS + 1, max_col=limits.MAX_SHEET_COLUMNS + 1, values_only=True
+    )
+    try:
+        return _sheet(title, rows, deadline)
+    finally:
+        rows.close()  # a sheet refused halfway leaves no part of the workbook open
+
+
+def _sheet(title: str, rows: Iterator[tuple], deadline: float) -> Sheet:
     header = next(rows, ())
+    if len(header) > limits.MAX_SHEET_COLUMNS and _cell_text(header[limits.MAX_SHEET_COLUMNS]):
+        message = f"more than {limits.MAX_SHEET_COLUMNS:,} columns; " + limits.limit_text(
+            "MAX_SHEET_COLUMNS", limits.MAX_SHEET_COLUMNS
+        )
+        raise _Refused(CellProblem(title, 1, get_column_letter(limits.MAX_SHEET_COLUMNS + 1), message))
     columns = {}
-    for index, title in enumerate(header, start=1):
-        text = _cell_text(title).lower()
+    for index, text in enumerate(header, start=1):
+        text = _cell_text(text).lower()
         if text:
             columns[text] = get_column_letter(index)
     kept = []
     names = list(columns)
-    positions = [index for index, title in enumerate(header) if _cell_text(title)]
+    positions = [index for index, text in enumerate(header) if _cell_text(text)]
     for number, values in enumerate(rows, start=2):
+        if number > limits.MAX_SHEET_ROWS:
+            message = f"more than {limits.MAX_SHEET_ROWS:,} rows; " + limits.limit_text(
+                "MAX_SHEET_ROWS", limits.MAX_SHEET_ROWS
+            )
+            raise _Refused(CellProblem(title, number, None, message))
+        _check_deadline(title, number, deadline)
         cells = {names[i]: values[p] if p < len(values) else None for i, p in enumerate(positions)}
         if any(_cell_text(v) for v in cells.values()):
             kept.append((number, cells))
-    return Sheet(by_name[name], columns, tuple(kept))
+    return Sheet(title, columns, tuple(kept))
 
 
 def _language_columns(report: _Report, sheet: Sheet, base: str) -> dict[str, str]:
@@ -399,26 +451,77 @@ def _cell_of(problem, rows_by_question: Mapping[str, list[int]], sheet: Sheet) -
     return sheet.name, rows[0], sheet.where(column) if column in sheet.columns else column
 
 
-def _open_workbook(path: Path):
+def _not_a_workbook(path: Path, error: Exception) -> XLSFormError:
+    return XLSFormError(str(path), [CellProblem(path.name, None, None, f"not an .xlsx workbook: {error}")])
+
+
+def _too_large(path: Path, size: int, what: str = "") -> XLSFormError:
+    message = f"the workbook is {size:,} bytes{what}; " + limits.limit_text(
+        "MAX_WORKBOOK_BYTES", limits.MAX_WORKBOOK_BYTES, " bytes"
+    )
+    return XLSFormError(str(path), [CellProblem(path.name, None, None, message)])
+
+
+def _check_workbook_size(path: Path) -> None:
+    """Refuse, before it is opened, a workbook past :data:`~surveys.limits.MAX_WORKBOOK_BYTES` on disk or once
+    its parts are uncompressed (the sizes its zip directory declares, which :mod:`zipfile` never reads past),
+    or with more than :data:`~surveys.limits.MAX_WORKBOOK_PARTS` parts: a cell of 400 MB compresses to 400 KB."""
+    size = path.stat().st_size
+    if size > limits.MAX_WORKBOOK_BYTES:
+        raise _too_large(path, size)
     try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as error:
-        raise XLSFormError(str(path), [CellProblem(path.name, None, None, f"not an .xlsx workbook: {error}")]) from None
+        with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        raise _not_a_workbook(path, error) from None
+    if len(parts) > limits.MAX_WORKBOOK_PARTS:
+        message = f"more than {limits.MAX_WORKBOOK_PARTS:,} parts; " + limits.limit_text(
+            "MAX_WORKBOOK_PARTS", limits.MAX_WORKBOOK_PARTS
+        )
+        raise XLSFormError(str(path), [CellProblem(path.name, None, None, message)])
+    total = sum(part.file_size for part in parts)
+    if total > limits.MAX_WORKBOOK_BYTES:
+        largest = max(parts, key=lambda part: part.file_size)
+        raise _too_large(path, total, f" uncompressed ({largest.filename} alone is {largest.file_size:,})")
+
+
+def _open_workbook(path: Path, handle):
+    """The workbook in the open file ``handle``, read-only (its sheets streamed row by row)."""
+    try:
+        return openpyxl.load_workbook(handle, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, ParseError) as error:
+        raise _not_a_workbook(path, error) from None
+
+
+def _read_sheets(path: Path) -> tuple[_Report, Sheet, dict, dict]:
+    """A new report, the survey sheet, the choice lists and the settings, read within :mod:`surveys.limits`.
+
+    The file is opened and closed here, whatever openpyxl leaves open (a sheet whose XML fails to
+    parse keeps its part, and so the file, open)."""
+    _check_workbook_size(path)
+    deadline = monotonic() + limits.MAX_WORKBOOK_SECONDS
+    report = _Report()
+    with path.open("rb") as handle:
+        book = _open_workbook(path, handle)
+        try:
+            survey_sheet = read_sheet(book, "survey", deadline)
+            if survey_sheet is None:
+                raise XLSFormError(str(path), [CellProblem("survey", None, None, "the workbook has no survey sheet")])
+            lists = _choice_lists(report, read_sheet(book, "choices", deadline))
+            settings = _settings(report, read_sheet(book, "settings", deadline))
+        except _Refused as refused:
+            raise XLSFormError(str(path), [refused.problem]) from None
+        except ParseError as error:  # XML that is malformed, or whose entities expand past expat's own limit
+            raise _not_a_workbook(path, error) from None
+        finally:
+            book.close()
+    return report, survey_sheet, lists, settings
 
 
 def import_workbook(path: str | Path) -> ImportedSurvey:
     """Read an XLSForm workbook and check it as a survey file; :class:`XLSFormError` lists every problem."""
     path = Path(path)
-    book = _open_workbook(path)
-    try:
-        report = _Report()
-        survey_sheet = read_sheet(book, "survey")
-        if survey_sheet is None:
-            raise XLSFormError(str(path), [CellProblem("survey", None, None, "the workbook has no survey sheet")])
-        lists = _choice_lists(report, read_sheet(book, "choices"))
-        settings = _settings(report, read_sheet(book, "settings"))
-    finally:
-        book.close()
+    report, survey_sheet, lists, settings = _read_sheets(path)
     label_column = _language_columns(report, survey_sheet, "label")
     hint_column = _language_columns(report, survey_sheet, "hint")
     languages = (c for c in survey_sheet.columns if c.startswith(("label::", "hint::", "design::")))
@@ -447,4 +550,11 @@ def import_workbook(path: str | Path) -> ImportedSurvey:
             for problem in error.problems
         ]
         raise XLSFormError(str(path), problems) from None
-    return ImportedSurvey(mapping, survey)
+    imported = ImportedSurvey(mapping, survey)
+    size = len(imported.yaml_text().encode("utf-8"))
+    if size > limits.MAX_SURVEY_FILE_BYTES:
+        message = f"the survey file would be {size:,} bytes; " + limits.limit_text(
+            "MAX_SURVEY_FILE_BYTES", limits.MAX_SURVEY_FILE_BYTES, " bytes"
+        )
+        raise XLSFormError(str(path), [CellProblem(path.name, None, None, message)])
+    return imported

@@ -324,6 +324,17 @@ DEPT_SURVEY_YAML = (
 )
 
 
+#: Issue 24's hostile survey files. A 10 KB file of lists nested 5,000 deep (RecursionError in PyYAML's composer).
+DEEP_YAML = "id: deep\ntitle: Deep\nversion: 1\nquestions: " + "[" * 5000 + "]" * 5000 + "\n"
+#: "Billion laughs": nine lists of nine aliases of the list before, 9**9 strings once expanded, in 400 bytes.
+ALIAS_BOMB_YAML = (
+    "id: laughs\nversion: 1\nquestions:\n"
+    + '  - &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+    + "".join(f"  - &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True))
+    + "title: *i\n"
+)
+
+
 def make_survey(text: str = DEPT_SURVEY_YAML, **changes):
     """Parse a survey from YAML text, with top-level keys replaced by ``changes``."""
     import yaml

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from app import create_app
-from tests.helpers import stored_bytes
+from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML, stored_bytes
 from web.db import open_database
 from web.logs import RedactClientAddress
 
@@ -70,6 +70,21 @@ def test_broken_survey_file_is_logged_and_the_others_keep_working(client, survey
         assert client.get("/s/quiz").status_code == 200
         assert client.get("/s/bad").status_code == 404
     assert "bad.yaml" in caplog.text and "version" in caplog.text
+
+
+def test_hostile_survey_files_are_skipped_and_the_site_keeps_serving(client, surveys_dir, caplog):
+    """Issue 24: a file nested 5,000 deep and a "billion laughs" file, each one problem naming its limit."""
+    (surveys_dir / "deep.yaml").write_text(DEEP_YAML)
+    (surveys_dir / "laughs.yaml").write_text(ALIAS_BOMB_YAML)
+    with caplog.at_level(logging.ERROR):
+        home = client.get("/")
+        assert home.status_code == 200 and "/s/quiz" in home.get_data(as_text=True)
+        assert client.get("/s/quiz").status_code == 200
+        assert client.get("/s/deep").status_code == 404
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 2, errors
+    assert errors[0].startswith("deep.yaml: nested more than 20 levels deep") and "MAX_YAML_DEPTH" in errors[0]
+    assert errors[1].startswith("laughs.yaml: more than 50,000 values") and "MAX_YAML_NODES" in errors[1]
 
 
 def test_new_survey_file_is_picked_up_without_restart(client, surveys_dir):

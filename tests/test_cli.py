@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from storage import connection, queries, responses
+from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
 
 
@@ -22,6 +25,20 @@ def test_surveys_check_fails_and_names_the_problem(runner, surveys_dir):
     assert result.exit_code == 1
     assert "broken.yaml" in result.output and "question 'q'" in result.output and "'type'" in result.output
     assert "ok    quiz.yaml" in result.output  # the good file is still reported as loading
+
+
+def test_surveys_check_refuses_hostile_files_at_once_naming_each_limit(runner, surveys_dir):
+    (surveys_dir / "deep.yaml").write_text(DEEP_YAML)
+    (surveys_dir / "laughs.yaml").write_text(ALIAS_BOMB_YAML)
+    started = time.monotonic()
+    result = runner.invoke(args=["surveys", "check"])
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    errors = [line for line in result.output.splitlines() if line.startswith("error ")]
+    assert len(errors) == 2, result.output
+    assert "deep.yaml: nested more than 20 levels deep" in errors[0] and "MAX_YAML_DEPTH is 20" in errors[0]
+    assert "laughs.yaml: more than 50,000 values" in errors[1] and "MAX_YAML_NODES is 50,000" in errors[1]
+    assert "ok    quiz.yaml" in result.output and "Traceback" not in result.output
 
 
 def test_shipped_examples_pass_the_check(runner):

@@ -59,6 +59,25 @@ def test_a_condition_that_cannot_be_read_says_where(text, message):
     assert message in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" * 3000 + "${a} = 'x'" + ")" * 3000,
+        "not " * 3000 + "${a} = 'x'",
+        "(not " * 11 + "${a} = 'x'" + ")" * 11,
+    ],
+    ids=["3,000 parentheses", "3,000 nots", "22 of both"],
+)
+def test_a_condition_nested_past_the_limit_is_refused_naming_it(text):
+    with pytest.raises(ConditionError, match="nested more than 20 deep .* the limit MAX_CONDITION_DEPTH is 20"):
+        parse_condition(text)
+
+
+def test_a_condition_nested_up_to_the_limit_reads():
+    condition = parse_condition("not (" * 10 + "${a} = 'x'" + ")" * 10)
+    assert condition.evaluate({"a": "x"}) is True  # ten nots: the comparison itself
+
+
 def test_a_condition_names_its_questions_and_reads_as_a_sentence():
     condition = parse_condition("${year} = 'first' and not(${dept} != 'law')")
     assert condition.questions() == {"year", "dept"}

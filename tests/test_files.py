@@ -2,13 +2,17 @@
 
 import logging
 import math
+import time
 from datetime import date
 from pathlib import Path
 
 import pytest
+import yaml
 
+from surveys import files, limits
 from surveys.files import load_catalog, load_survey_file
 from surveys.schema import SurveyFileError
+from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML
 
 SURVEY_FILES = Path(__file__).resolve().parent.parent / "survey_files"
 
@@ -80,6 +84,108 @@ def test_yaml_file_errors_name_question_and_field(tmp_path):
     assert [str(p) for p in raised.value.problems] == [
         "exam.yaml: question 'cheated', field 'design.t': t (probability of a truthful answer) must be > 0, got t=0"
     ]
+
+
+# -- hostile files: read within the limits of surveys/limits.py -------------
+
+TOO_LARGE_YAML = VALID_YAML + "# " + "x" * limits.MAX_SURVEY_FILE_BYTES + "\n"
+HOSTILE_FILES = [
+    pytest.param(DEEP_YAML, "nested more than 20 levels deep", "MAX_YAML_DEPTH is 20", id="5,000 deep"),
+    pytest.param(ALIAS_BOMB_YAML, "more than 50,000 values", "MAX_YAML_NODES is 50,000", id="billion laughs"),
+    pytest.param(
+        VALID_YAML + "closing: &t done\nintro: [" + ", ".join(["*t"] * 101) + "]\n",
+        "more than 100 aliases",
+        "MAX_YAML_ALIASES is 100",
+        id="many aliases",
+    ),
+    pytest.param(VALID_YAML + "intro: &t [*t]\n", "alias *t is used inside the value it names", "", id="recursive"),
+    pytest.param(
+        TOO_LARGE_YAML,
+        f"the file is {len(TOO_LARGE_YAML):,} bytes",
+        "MAX_SURVEY_FILE_BYTES is 1,000,000",
+        id="too large",
+    ),
+]
+
+
+def assert_refused_at_once(tmp_path, text, what, limit):
+    path = write(tmp_path, "hostile.yaml", text)
+    started = time.monotonic()
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    assert time.monotonic() - started < 2
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.question, problem.field) == ("hostile.yaml", None, None)
+    assert what in problem.message and limit in problem.message
+
+
+@pytest.mark.parametrize(("text", "what", "limit"), HOSTILE_FILES)
+def test_a_file_beyond_a_limit_is_one_problem_naming_the_limit(tmp_path, text, what, limit):
+    assert_refused_at_once(tmp_path, text, what, limit)
+
+
+@pytest.mark.parametrize(("text", "what", "limit"), HOSTILE_FILES)
+def test_without_libyaml_the_same_limits_hold(tmp_path, monkeypatch, text, what, limit):
+    monkeypatch.setattr(files, "_SurveyYamlLoader", files.survey_loader(files.PythonEvents))
+    assert_refused_at_once(tmp_path, text, what, limit)
+
+
+def test_libyaml_and_pythons_parser_read_the_shipped_surveys_alike():
+    python_loader = files.survey_loader(files.PythonEvents)
+    for path in sorted(SURVEY_FILES.glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=files._SurveyYamlLoader) == yaml.load(text, Loader=python_loader)
+
+
+def test_hostile_files_are_skipped_and_the_good_one_loads(tmp_path, caplog):
+    write(tmp_path, "a-deep.yaml", DEEP_YAML)
+    write(tmp_path, "b-laughs.yaml", ALIAS_BOMB_YAML)
+    write(tmp_path, "c-good.yaml", VALID_YAML)
+    started = time.monotonic()
+    with caplog.at_level(logging.ERROR, logger="surveys.files"):
+        catalog = load_catalog(tmp_path)
+    assert time.monotonic() - started < 2
+    assert list(catalog.surveys) == ["exam"]
+    assert [p.file for p in catalog.problems] == ["a-deep.yaml", "b-laughs.yaml"]
+    assert "MAX_YAML_DEPTH" in catalog.problems[0].message and "MAX_YAML_NODES" in catalog.problems[1].message
+    assert len(caplog.records) == 2
+
+
+def test_a_condition_nested_past_the_limit_is_a_problem_of_its_question(tmp_path):
+    condition = "(" * 3000 + "${year} = 'first'" + ")" * 3000
+    text = VALID_YAML.replace(
+        "questions:\n",
+        "questions:\n  - {name: year, type: select_one, label: Year, choices: [first, second], randomize: false}\n",
+    )
+    path = write(tmp_path, "exam.yaml", text + f'    relevant: "{condition}"\n')
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    (problem,) = raised.value.problems
+    assert (problem.question, problem.field) == ("cheated", "relevant")
+    assert "the limit MAX_CONDITION_DEPTH is 20" in problem.message
+
+
+def test_a_problem_shows_a_long_value_shortened(tmp_path):
+    path = write(tmp_path, "exam.yaml", VALID_YAML + "intro: [" + ", ".join(["lol"] * 20_000) + "]\n")
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    (problem,) = raised.value.problems
+    assert problem.message.startswith("must be text, got a list ['lol', 'lol',")
+    assert len(problem.message) < 300
+
+
+def test_reading_a_file_stops_at_the_time_limit(tmp_path, monkeypatch):
+    path = write(tmp_path, "exam.yaml", VALID_YAML)
+    monkeypatch.setattr(limits, "MAX_YAML_SECONDS", 0.0)
+    with pytest.raises(SurveyFileError) as raised:
+        load_survey_file(path)
+    (problem,) = raised.value.problems
+    assert "took more than 0 s to read" in problem.message and "MAX_YAML_SECONDS is 0 s" in problem.message
+
+
+def test_a_file_within_the_limits_may_use_anchors_and_aliases(tmp_path):
+    text = VALID_YAML.replace("Have you cheated?", "&q Have you cheated?") + "intro: *q\n"
+    assert load_survey_file(write(tmp_path, "exam.yaml", text)).intro == "Have you cheated?"
 
 
 # -- the catalog ------------------------------------------------------------

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import zipfile
 from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
@@ -9,8 +13,10 @@ from pathlib import Path
 import openpyxl
 import pytest
 import yaml
+from openpyxl.utils import get_column_letter
 
 from analysis.design import MultipleChoiceDesign
+from surveys import limits
 from surveys.schema import parse_survey
 from surveys.xlsform import XLSFormError, import_workbook
 
@@ -262,3 +268,149 @@ def test_a_bad_matrix_cell_is_reported_at_its_cell(tmp_path):
     choices = [["list_name", "name", "label"], ["drink", "low", "Low"], ["drink", "high", "High"]]
     found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey, choices=choices))
     assert len(found) == 1 and found[0].startswith("survey, row 2, column D (design::matrix): "), found
+
+
+# -- workbook bombs: read within the limits of surveys/limits.py -------------
+
+SHEET_START = b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+SHEET_END = b"</sheetData></worksheet>"
+HEADER_ROW = b'<row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c></row>'
+
+
+def with_survey_sheet(path: Path, write_rows, doctype: bytes = b"") -> Path:
+    """A workbook whose survey sheet's XML is written, streamed, by ``write_rows(handle)``: small on disk."""
+    plain = workbook(path.with_name("plain.xlsx"))
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            if info.filename != "xl/worksheets/sheet1.xml":  # the survey sheet, written first
+                target.writestr(info, source.read(info))
+                continue
+            with target.open(info.filename, "w", force_zip64=True) as handle:
+                handle.write(doctype + SHEET_START + HEADER_ROW)
+                write_rows(handle)
+                handle.write(SHEET_END)
+    return path
+
+
+def huge_cell(handle) -> None:
+    """Row 2 holds one cell of 400,000,000 characters."""
+    handle.write(b'<row r="2"><c r="A2" t="inlineStr"><is><t>')
+    chunk = b"x" * 1_000_000
+    for _ in range(400):
+        handle.write(chunk)
+    handle.write(b"</t></is></c></row>")
+
+
+def rows(count: int):
+    def write_rows(handle) -> None:
+        for start in range(2, count + 2, 100_000):
+            numbers = range(start, min(start + 100_000, count + 2))
+            handle.write(b"<row><c><v>1</v></c></row>" * len(numbers))  # numbered by their order
+
+    return write_rows
+
+
+def one_row_numbered(number: int):
+    def write_rows(handle) -> None:
+        handle.write(b'<row r="%d"><c r="A%d"><v>1</v></c></row>' % (number, number))
+
+    return write_rows
+
+
+def columns(count: int):
+    def write_rows(handle) -> None:
+        cells = (
+            b'<c r="%s2" t="inlineStr"><is><t>c</t></is></c>' % get_column_letter(n).encode() for n in range(1, count)
+        )
+        handle.write(b'<row r="2">' + b"".join(cells) + b"</row>")
+
+    return write_rows
+
+
+BOMBS = {
+    "a 400 MB cell": (huge_cell, "form.xlsx: the workbook is 400,019,"),
+    "3,000,000 rows": (rows(3_000_000), "form.xlsx: the workbook is 78,0"),
+    "a row numbered 3,000,000": (one_row_numbered(3_000_000), "survey, row 10001: more than 10,000 rows"),
+    "20,000 rows": (rows(20_000), "survey, row 10001: more than 10,000 rows"),
+}
+#: Reads a workbook in a process of its own; prints the seconds taken, the growth of peak memory and the problems.
+MEASURE = """
+import json, resource, sys, time
+from surveys.xlsform import XLSFormError, import_workbook
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.monotonic()
+try:
+    import_workbook(sys.argv[1])
+    problems = []
+except XLSFormError as error:
+    problems = [str(p) for p in error.problems]
+seconds = time.monotonic() - started
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"seconds": seconds, "grown_kb": grown, "problems": problems}))
+"""
+
+
+@pytest.mark.parametrize("bomb", BOMBS)
+def test_a_workbook_bomb_is_refused_at_once_in_bounded_memory(tmp_path, bomb):
+    write_rows, message = BOMBS[bomb]
+    path = with_survey_sheet(tmp_path / "form.xlsx", write_rows)
+    assert path.stat().st_size < 1_000_000
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+        check=True,
+    )
+    measured = json.loads(done.stdout)
+    print(bomb, f"{path.stat().st_size:,} bytes on disk:", measured)
+    (problem,) = measured["problems"]
+    assert problem.startswith(message) and "MAX_" in problem, problem
+    assert measured["seconds"] < 3, measured
+    assert measured["grown_kb"] < 50_000, measured
+
+
+def test_a_bomb_is_refused_by_the_cli_without_a_traceback(runner, tmp_path):
+    path = with_survey_sheet(tmp_path / "form.xlsx", one_row_numbered(3_000_000))
+    result = runner.invoke(args=["surveys", "import", str(path)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "survey, row 10001: more than 10,000 rows; the limit MAX_SHEET_ROWS is 10,000" in result.output
+    assert "Traceback" not in result.output
+
+
+#: XML's own "billion laughs": ten entities, each ten of the one before, in the sheet's DOCTYPE.
+ENTITY_BOMB = "<!DOCTYPE worksheet [{}]>".format(
+    '<!ENTITY a "xxxxxxxxxx">' + "".join(f'<!ENTITY {chr(98 + n)} "{f"&{chr(97 + n)};" * 10}">' for n in range(9))
+).encode()
+
+
+def entity_cell(handle) -> None:
+    """Row 2 holds the ten-billion-character entity."""
+    handle.write(b'<row r="2"><c r="A2" t="inlineStr"><is><t>&j;</t></is></c></row>')
+
+
+def test_an_xml_entity_bomb_is_refused_as_not_a_workbook(tmp_path):
+    path = with_survey_sheet(tmp_path / "form.xlsx", entity_cell, ENTITY_BOMB)
+    (problem,) = problems_of(path)
+    assert problem.startswith("form.xlsx: not an .xlsx workbook: limit on input amplification factor")
+
+
+def test_a_header_past_the_column_limit_is_refused(tmp_path):
+    survey = [[*SURVEY_ROWS[0], *(f"extra{n}" for n in range(100))], *SURVEY_ROWS[1:]]
+    (problem,) = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert problem == "survey, row 1, column CW: more than 100 columns; the limit MAX_SHEET_COLUMNS is 100"
+
+
+def test_reading_a_workbook_stops_at_the_time_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_WORKBOOK_SECONDS", 0.0)
+    (problem,) = problems_of(workbook(tmp_path / "form.xlsx"))
+    assert problem == "survey, row 2: took more than 0 s to read; the limit MAX_WORKBOOK_SECONDS is 0 s"
+
+
+def test_a_survey_file_past_its_size_limit_is_not_written(tmp_path):
+    long_label = "x" * 30_000  # a cell holds at most 32,767 characters: forty of them pass 1,000,000 bytes
+    survey = [["type", "name", "label"], *(["yes_no", f"q{n}", long_label] for n in range(40))]
+    (problem,) = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert problem.startswith("form.xlsx: the survey file would be 1,20")
+    assert problem.endswith("the limit MAX_SURVEY_FILE_BYTES is 1,000,000 bytes")
