@@ -612,3 +612,18 @@ def test_the_timeline_model_and_break_down_of_the_page_leave_the_set_aside_answe
     assert page.model is not None and page.model == alone.model and page.planning == alone.planning
     assert page.results.questions == alone.results.questions and alone.flood_comparison is None
     assert page.flood_comparison.without_count == alone.results.response_count
+
+
+def test_rotating_addresses_pass_the_per_address_limit_but_not_the_burst_flag(app, surveys_dir, db, monkeypatch):
+    """Four addresses, each within a limit of 5 an hour: all 20 answers are stored, and those from the survey's
+    ceiling of 12 on are marked, whatever address they came from."""
+    from web import limits
+
+    yaml = QUIZ_YAML.replace("version: 1\n", f"version: 1\n{LIMIT_KEY}: 5\nburst_ceiling_per_hour: 12\n")
+    (surveys_dir / "quiz.yaml").write_text(yaml)
+    monkeypatch.setattr(limits.time, "time", lambda: 1_800_000_000.0)  # one clock hour throughout
+    statuses = [status for i in range(4) for status in submit_from_fresh_browsers(app, 5, f"10.0.0.{i + 1}")]
+    assert statuses == [200] * 20 and queries.response_count(db, "quiz") == 20
+    assert submit_from_fresh_browsers(app, 1, "10.0.0.1") == [429]  # the limit does hold for one address
+    [burst] = responses.bursts(db, "quiz")
+    assert (burst.peak, burst.marked) == (20, 20 - 12 + 1)
