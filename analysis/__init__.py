@@ -11,7 +11,15 @@ Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
 # privacy first: design imports it.
-from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, burst_threshold, judge_hour, usual_rate_of_others
+from analysis.bursts import (
+    BURST_ALPHA,
+    MIN_BURST_COUNT,
+    HourTest,
+    burst_threshold,
+    hour_threshold,
+    judge_hour,
+    usual_rate_of_others,
+)
 from analysis.control_arm import ControlArmComparison, compare_with_direct
 from analysis.design import (
     TWO_COIN,
@@ -174,6 +182,7 @@ __all__ = [
     "advanced_composition",
     "judge_hour",
     "burst_threshold",
+    "hour_threshold",
     "usual_rate_of_others",
     "HourTest",
     "MIN_BURST_COUNT",

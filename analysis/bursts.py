@@ -16,7 +16,15 @@ response). The hour is a burst when
 
     c >= min_count   and   P(X >= c | X ~ Poisson(lambda)) < alpha
 
-with ``min_count = 10`` and ``alpha = 1e-6`` by default.
+with ``min_count = 10`` and ``alpha = 1e-6`` by default; or, whatever the
+other hours, when
+
+    c >= ceiling
+
+the survey's ceiling per hour (``burst_ceiling_per_hour`` in its file). The
+ceiling is what flags a flood in a survey's first active hour, when there is
+no other hour to learn a usual rate from, and a flood in its second hour,
+whose usual rate would be the first flood itself.
 
 Why these choices:
 
@@ -70,17 +78,25 @@ class HourTest:
     p_value : float or None
         ``P(X >= count)`` for ``X ~ Poisson(usual_rate)``; None without a usual rate.
     is_burst : bool
-        ``count >= min_count`` and ``p_value < alpha``.
+        ``count >= min_count`` and ``p_value < alpha``, or ``count >= ceiling``.
+    ceiling : int or None
+        The ceiling the hour was judged with (None: none).
     """
 
     count: int
     usual_rate: float | None
     p_value: float | None
     is_burst: bool
+    ceiling: int | None = None
 
 
 def judge_hour(
-    count: int, histogram: Iterable[tuple[int, int]], min_count: int = MIN_BURST_COUNT, alpha: float = BURST_ALPHA
+    count: int,
+    histogram: Iterable[tuple[int, int]],
+    min_count: int = MIN_BURST_COUNT,
+    alpha: float = BURST_ALPHA,
+    *,
+    ceiling: int | None = None,
 ) -> HourTest:
     """Is an hour with ``count`` responses a burst? (see the module's rule)
 
@@ -96,6 +112,8 @@ def judge_hour(
         Smallest count that can be a burst (>= 1).
     alpha : float
         Largest upper-tail probability of a burst, in ``(0, 1)``.
+    ceiling : int or None
+        A count that is a burst whatever the other hours (>= 1); None: none.
 
     Returns
     -------
@@ -105,18 +123,33 @@ def judge_hour(
     ------
     ValueError
         For a negative or non-integer count, a repeated count in the
-        histogram, or ``min_count`` or ``alpha`` out of range.
+        histogram, or ``min_count``, ``alpha`` or ``ceiling`` out of range.
     """
     if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
         raise ValueError(f"min_count must be an integer >= 1, got min_count={min_count!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got alpha={alpha!r}")
+    ceiling = _checked_ceiling(ceiling)
     count = _checked_count(count, "count")
+    over = ceiling is not None and count >= ceiling
     usual = _median_of_others(_checked_histogram(histogram), count)
     if usual is None:
-        return HourTest(count, None, None, False)
+        return HourTest(count, None, None, over, ceiling)
     p_value = float(stats.poisson.sf(count - 1, usual))  # P(X >= count)
-    return HourTest(count, usual, p_value, count >= min_count and p_value < alpha)
+    return HourTest(count, usual, p_value, over or (count >= min_count and p_value < alpha), ceiling)
+
+
+def hour_threshold(
+    usual_rate: float | None, ceiling: int | None, min_count: int = MIN_BURST_COUNT, alpha: float = BURST_ALPHA
+) -> int | None:
+    """The least count of an hour that is a burst: the smaller of :func:`burst_threshold` at
+    ``usual_rate`` (None: no usual rate, no such threshold) and ``ceiling`` (None: none); None
+    when neither applies. The verdict of :func:`judge_hour` with the same ceiling, as one number
+    a server compares each answer's count with."""
+    ceiling = _checked_ceiling(ceiling)
+    poisson = None if usual_rate is None else burst_threshold(usual_rate, min_count, alpha)
+    thresholds = [value for value in (poisson, ceiling) if value is not None]
+    return min(thresholds) if thresholds else None
 
 
 def usual_rate_of_others(histogram: Iterable[tuple[int, int]], leave_out: int) -> float | None:
@@ -152,6 +185,14 @@ def burst_threshold(usual_rate: float, min_count: int = MIN_BURST_COUNT, alpha: 
     while not is_burst(count):
         count += 1
     return count
+
+
+def _checked_ceiling(ceiling) -> int | None:
+    if ceiling is None:
+        return None
+    if isinstance(ceiling, bool) or not isinstance(ceiling, (int, np.integer)) or ceiling < 1:
+        raise ValueError(f"ceiling must be an integer >= 1 or None, got ceiling={ceiling!r}")
+    return int(ceiling)
 
 
 def _checked_count(value, name: str) -> int:

@@ -30,6 +30,11 @@ What is stored, and what is not:
 * ``daily_tallies`` keeps the ``tallies`` split by the day a response was
   stored (the day each response row already carries; nothing new is
   recorded), for the estimate over time.
+* ``responses.burst`` marks (1) a response that arrived while its survey's
+  clock hour was flagged as a burst; ``burst_tallies`` keeps the ``tallies``
+  of those responses apart, per day, and ``bursts.marked`` and
+  ``bursts.set_aside`` count them and say whether an admin set them aside.
+  A mark, not a time: the day is the one the row already carries.
 * ``responses.arm`` is the respondent's random group of a two-group design
   (``1``, ``2``) or the direct-question control arm (``direct``), drawn
   independently of every answer; the design keys of the tallies carry it.
@@ -462,6 +467,56 @@ def m010_response_arms(db: sqlite_utils.Database) -> None:
     group are kept by the existing ``tallies``, ``group_tallies`` and ``daily_tallies`` as answers arrive.
     """
     db.execute("ALTER TABLE responses ADD COLUMN arm TEXT NOT NULL DEFAULT '' CHECK (arm IN ('', '1', '2', 'direct'))")
+
+
+@migration
+def m011_burst_marks(db: sqlite_utils.Database) -> None:
+    """A mark on each response that arrives during a flagged burst (``responses.burst``, with a partial
+    index on the marked ones), their tallies kept apart per day (``burst_tallies``), and, per burst day,
+    how many were marked and whether an admin set them aside; a burst flagged by the survey's ceiling in
+    its first hour has no usual rate (``bursts.usual_rate`` may be NULL). Older responses are unmarked."""
+    db.execute("ALTER TABLE responses ADD COLUMN burst INTEGER NOT NULL DEFAULT 0 CHECK (burst IN (0, 1))")
+    db.execute("CREATE INDEX responses_burst ON responses (survey_id, day) WHERE burst = 1")
+    if is_postgres(db):
+        db.execute("ALTER TABLE bursts ALTER COLUMN usual_rate DROP NOT NULL")
+        db.execute("ALTER TABLE bursts ADD COLUMN marked INTEGER NOT NULL DEFAULT 0")
+        db.execute("ALTER TABLE bursts ADD COLUMN set_aside INTEGER NOT NULL DEFAULT 0 CHECK (set_aside IN (0, 1))")
+    else:  # SQLite cannot drop a NOT NULL: the table is rebuilt, its rows kept
+        db.execute(
+            """
+        CREATE TABLE bursts_m011 (
+            survey_id TEXT NOT NULL,
+            day TEXT NOT NULL,
+            peak INTEGER NOT NULL,
+            usual_rate REAL,
+            marked INTEGER NOT NULL DEFAULT 0,
+            set_aside INTEGER NOT NULL DEFAULT 0 CHECK (set_aside IN (0, 1)),
+            PRIMARY KEY (survey_id, day)
+        ) WITHOUT ROWID
+        """
+        )
+        db.execute(
+            "INSERT INTO bursts_m011 (survey_id, day, peak, usual_rate)"
+            " SELECT survey_id, day, peak, usual_rate FROM bursts"
+        )
+        db.execute("DROP TABLE bursts")
+        db.execute("ALTER TABLE bursts_m011 RENAME TO bursts")
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE burst_tallies (
+            survey_id TEXT NOT NULL,
+            day TEXT NOT NULL,
+            question TEXT NOT NULL,
+            design TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, day, question, design, answer)
+        ) WITHOUT ROWID
+        """,
+        )
+    )
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

@@ -70,10 +70,22 @@ def daily_tallies_on_days(
     db: sqlite_utils.Database, survey_id: str, days: list[str]
 ) -> dict[str, dict[str, dict[str, int]]]:
     """The shape of :func:`tallies`, summed over the kept per-day tallies of ``days`` (no response is read)."""
+    return _kept_tallies_on_days(db, "daily_tallies", survey_id, days)
+
+
+def burst_tallies_on_days(
+    db: sqlite_utils.Database, survey_id: str, days: list[str]
+) -> dict[str, dict[str, dict[str, int]]]:
+    """The shape of :func:`tallies`, summed over the answers marked during the bursts of ``days``: their kept
+    tallies (``burst_tallies``, counted as they arrived; no response is read)."""
+    return _kept_tallies_on_days(db, "burst_tallies", survey_id, days)
+
+
+def _kept_tallies_on_days(db, table: str, survey_id: str, days: list[str]) -> dict[str, dict[str, dict[str, int]]]:
+    """The kept per-day tallies of ``table`` (``daily_tallies`` or ``burst_tallies``) of ``days``, summed."""
     result: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
     for question, design, answer, count in db.execute(
-        "SELECT question, design, answer, count FROM daily_tallies"
-        f" WHERE survey_id = ? AND day {dialect(db).in_values}",
+        f"SELECT question, design, answer, count FROM {table} WHERE survey_id = ? AND day {dialect(db).in_values}",
         [survey_id, values_param(db, [check_day(day) for day in days])],
     ).fetchall():
         result[question][design][answer] += count
@@ -112,10 +124,11 @@ def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) 
 
 
 def group_tallies_on_days(
-    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str]
+    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str], marked_only: bool = False
 ) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
-    """The shape of :func:`group_tallies`, counted over the responses of ``days`` only (by index)."""
-    return _scan_group_tallies(db, survey_id, by, days=days)
+    """The shape of :func:`group_tallies`, counted over the responses of ``days`` only (by index); with
+    ``marked_only``, over those marked during a burst only (``responses.burst``)."""
+    return _scan_group_tallies(db, survey_id, by, days=days, marked_only=marked_only)
 
 
 def design_records(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, dict]]:
@@ -182,7 +195,7 @@ def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
 
 
 def _scan_group_tallies(
-    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str] | None = None
+    db: sqlite_utils.Database, survey_id: str, by: str, days: list[str] | None = None, marked_only: bool = False
 ) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
     """Tallies split by the stored answer to question ``by``, counted afresh.
 
@@ -191,7 +204,8 @@ def _scan_group_tallies(
     unanswered are under ``None``. Counted by SQL over ``responses``; the
     design keys are rebuilt, canonically, from the ``designs`` records the
     responses point to (one JSON parse per design record, none per response).
-    With ``days``, only the responses of those days are counted, by index.
+    With ``days``, only the responses of those days are counted, by index;
+    with ``marked_only``, only those marked during a burst.
     """
     check_question_name(by)
     spelling = dialect(db)
@@ -200,6 +214,8 @@ def _scan_group_tallies(
     if days is not None:
         on_days = f" AND r.day {spelling.in_values}"
         params.append(values_param(db, [check_day(day) for day in days]))
+    if marked_only:
+        on_days += " AND r.burst = 1"
     rows = db.execute(
         f"SELECT {spelling.json_field.format(column='r.answers')} AS grp, r.design_id, r.arm, a.key, a.value, COUNT(*)"
         f" FROM responses AS r, {spelling.json_pairs.format(column='r.answers')} AS a WHERE r.survey_id = ?"
@@ -368,19 +384,20 @@ def pattern_tallies(db: sqlite_utils.Database, survey_id: str, outcome: str) -> 
 
 
 def pattern_tallies_on_days(
-    db: sqlite_utils.Database, survey_id: str, outcome: str, days: list[str]
+    db: sqlite_utils.Database, survey_id: str, outcome: str, days: list[str], marked_only: bool = False
 ) -> dict[str, dict[str, dict[str, int]]]:
-    """The shape of :func:`pattern_tallies`, counted over the responses of ``days`` only (by index)."""
+    """The shape of :func:`pattern_tallies`, counted over the responses of ``days`` only (by index); with
+    ``marked_only``, over those marked during a burst only."""
     check_question_name(outcome)
     result: dict = defaultdict(lambda: defaultdict(dict))
-    for counted, design, pattern, answer, count in _scan_pattern_tallies(db, survey_id, days):
+    for counted, design, pattern, answer, count in _scan_pattern_tallies(db, survey_id, days, marked_only):
         if counted == outcome:
             result[design][pattern][answer] = count
     return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
 
 
 def _scan_pattern_tallies(
-    db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None
+    db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None, marked_only: bool = False
 ) -> list[tuple[str, str, str, str, int]]:
     """``(outcome, design key, pattern, answer, count)`` rows of a survey, counted afresh from its responses.
 
@@ -388,12 +405,15 @@ def _scan_pattern_tallies(
     (:func:`surveys.models.answer_pattern`, :data:`surveys.models.MAX_PATTERNS`)
     from each response's design record, as the write path keeps them: one
     ``GROUP BY`` per design record and outcome, so Python sees patterns, not
-    rows. With ``days``, only the responses of those days (by index).
+    rows. With ``days``, only the responses of those days (by index); with
+    ``marked_only``, only those marked during a burst.
     """
     on_days, day_params = "", []
     if days is not None:
         on_days = f" AND day {dialect(db).in_values}"
         day_params = [values_param(db, [check_day(day) for day in days])]
+    if marked_only:
+        on_days += " AND burst = 1"
     counts: dict = defaultdict(int)
     for design_id, _, questions in design_records(db, survey_id):
         plain = sorted(name for name, record in questions.items() if record.get("design") is None)

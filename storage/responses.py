@@ -18,6 +18,7 @@ import hashlib
 import json
 import re
 import secrets
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -59,6 +60,7 @@ def store_response(
     invitation_code: str | None = None,
     *,
     hour_count: int | None = None,
+    in_burst: bool = False,
     burst_usual_rate: float | None = None,
 ) -> bool:
     """Store one response in one transaction; return False if the key was seen.
@@ -69,10 +71,14 @@ def store_response(
     ``hour_count`` (the responses of this clock hour, this one included,
     counted by the caller outside this database) moves one hour up the
     survey's hour histogram: from ``hour_count - 1`` responses to
-    ``hour_count``. Nothing records which hour. ``burst_usual_rate``, given
-    when the caller judged this hour a burst, notes ``day`` in ``bursts``
-    (the day, this hour's count as its peak, the usual rate) in the same
-    transaction: no extra write per answer.
+    ``hour_count``. Nothing records which hour. ``in_burst``, when the caller
+    judged this hour a burst (``burst_usual_rate``: the usual rate it was
+    judged against, None when the survey's ceiling flagged it with no other
+    hour to learn one from), marks the response (``responses.burst``), adds
+    its answers to the day's ``burst_tallies`` and notes ``day`` in
+    ``bursts`` (this hour's count as its peak, the usual rate, one more
+    marked answer), all in the same transaction. The mark is all that is
+    kept: no hour, no time.
     """
     # On PostgreSQL two round trips: BEGIN with the key's insert (its result decides), then the other writes
     # (they read no result) with the COMMIT.
@@ -85,11 +91,11 @@ def store_response(
             return False
         if invitation_code is not None:
             _use_invitation_code(db, response.survey_id, invitation_code)
-        _insert_response(db, response, day)
+        _insert_response(db, response, day, in_burst)
         if hour_count is not None:
             _count_hour(db, response.survey_id, hour_count)
-            if burst_usual_rate is not None:  # this hour is a burst: note its day in the same transaction
-                _upsert_burst(db, response.survey_id, day, hour_count, burst_usual_rate)
+        if in_burst:  # this hour is a burst: the answer is marked, its day noted in the same transaction
+            _add_burst_answer(db, response, day, hour_count or 0, burst_usual_rate)
     return True
 
 
@@ -102,7 +108,21 @@ def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -
         raise InvitationCodeError(code)
 
 
-def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str) -> None:
+def _add_burst_answer(
+    db: sqlite_utils.Database, response: NoisyResponse, day: str, peak: int, usual_rate: float | None
+) -> None:
+    """Keep the marked answer's tallies apart (``burst_tallies``) and note its day in ``bursts``."""
+    survey_id, designs = response.survey_id, response.question_designs
+    _add_one(
+        db,
+        "burst_tallies",
+        ("survey_id", "day", "question", "design", "answer"),
+        [(survey_id, day, name, designs[name], answer) for name, answer in response.answers.items()],
+    )
+    _upsert_burst(db, survey_id, day, peak, usual_rate)
+
+
+def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str, in_burst: bool = False) -> None:
     db.execute(
         "INSERT INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)"
         " ON CONFLICT (id) DO NOTHING",
@@ -116,7 +136,7 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
     )
     db.execute(
         "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line,"
-        " arm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " arm, burst) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             new_response_id(),
             response.survey_id,
@@ -127,6 +147,7 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
             json.dumps(dict(response.answers), sort_keys=True),
             response.answer_line(),
             response.arm,
+            int(bool(in_burst)),
         ],
     )
     survey_id, designs = response.survey_id, response.question_designs
@@ -282,24 +303,51 @@ def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int,
     ]
 
 
-def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float) -> None:
+def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float | None) -> None:
+    """One more marked answer on ``day``; the peak and its usual rate kept from the highest count."""
     db.execute(
-        "INSERT INTO bursts (survey_id, day, peak, usual_rate) VALUES (?, ?, ?, ?)"
+        "INSERT INTO bursts (survey_id, day, peak, usual_rate, marked) VALUES (?, ?, ?, ?, 1)"
         " ON CONFLICT (survey_id, day) DO UPDATE SET usual_rate = CASE WHEN excluded.peak > bursts.peak"
         " THEN excluded.usual_rate ELSE bursts.usual_rate END,"
-        " peak = CASE WHEN excluded.peak > bursts.peak THEN excluded.peak ELSE bursts.peak END",
+        " peak = CASE WHEN excluded.peak > bursts.peak THEN excluded.peak ELSE bursts.peak END,"
+        " marked = bursts.marked + 1",
         [survey_id, check_day(day), peak, usual_rate],
     )
 
 
-def bursts(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, float]]:
-    """``(day, most responses in one hour, usual rate per hour)`` for each day with a burst, in order."""
+@dataclass(frozen=True)
+class BurstDay:
+    """A day with a flagged burst: ``peak``, the most responses in one of its hours; ``usual_rate``, the
+    rate it was judged against (None: flagged by the survey's ceiling with no other hour to learn one
+    from); ``marked``, the answers that arrived while it was flagged; ``set_aside``, whether an admin
+    left those out of the estimates."""
+
+    day: str
+    peak: int
+    usual_rate: float | None
+    marked: int
+    set_aside: bool
+
+
+def bursts(db: sqlite_utils.Database, survey_id: str) -> list[BurstDay]:
+    """Each day of the survey with a burst, in order."""
     return [
-        (day, peak, usual)
-        for day, peak, usual in db.execute(
-            "SELECT day, peak, usual_rate FROM bursts WHERE survey_id = ? ORDER BY day", [survey_id]
+        BurstDay(day, peak, usual, marked, bool(set_aside))
+        for day, peak, usual, marked, set_aside in db.execute(
+            "SELECT day, peak, usual_rate, marked, set_aside FROM bursts WHERE survey_id = ? ORDER BY day", [survey_id]
         ).fetchall()
     ]
+
+
+def set_burst_aside(db: sqlite_utils.Database, survey_id: str, day: str, aside: bool) -> bool:
+    """Leave the answers marked during ``day``'s burst out of the estimates (``aside``) or count them
+    again; False if the day has no burst or was so already. The answers stay stored and exported."""
+    with immediate_transaction(db):
+        cursor = db.execute(
+            "UPDATE bursts SET set_aside = ? WHERE survey_id = ? AND day = ? AND set_aside <> ? AND marked > 0",
+            [int(aside), survey_id, check_day(day), int(aside)],
+        )
+    return cursor.rowcount == 1
 
 
 # --------------------------------------------------------------------------

@@ -29,6 +29,7 @@ TABLES = (
     "survey_states",
     "hour_histograms",
     "bursts",
+    "burst_tallies",
     "excluded_days",
     "admins",
     "admin_sessions",

@@ -38,6 +38,10 @@ NOT_YET_OPEN = "not yet open"
 #: Default delta for the advanced-composition epsilon.
 DEFAULT_DELTA = 1e-6
 
+#: Responses in one clock hour that make it a burst whatever the survey's other hours
+#: (``burst_ceiling_per_hour``; :mod:`analysis.bursts`): more than one a minute for a whole hour.
+DEFAULT_BURST_CEILING = 100
+
 
 def _hash_once(obj) -> int:
     """The hash a frozen dataclass would compute from its compared fields, worked out once and kept on
@@ -217,6 +221,10 @@ class Survey:
     max_responses_per_address_per_hour : int or None
         Submissions this survey takes from one client address per clock hour;
         ``None``: only the site-wide rate limit applies.
+    burst_ceiling_per_hour : int
+        Responses in one clock hour that flag it as a burst whatever the
+        survey's other hours (:mod:`analysis.bursts`); the answers that
+        arrive from there on in that hour are marked.
     population_size : int or None
         The number of people the respondents were drawn from, when finite and
         known: the results add the finite-population standard error of each
@@ -267,6 +275,7 @@ class Survey:
     source: str = ""
     invitation_only: bool = False
     max_responses_per_address_per_hour: int | None = None
+    burst_ceiling_per_hour: int = DEFAULT_BURST_CEILING
     population_size: int | None = None
     organizer: str = ""
     contact: str = ""

@@ -479,7 +479,9 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
     ``exported_at`` is passed in (an ISO timestamp) so the function stays
     pure. Infinite epsilons are ``null``. ``response_count`` is the responses
     the estimates use; ``excluded`` names the days an admin left out (UTC)
-    and how many stored responses that removed. ``epsilon_per_respondent``
+    and how many stored responses that removed; ``set_aside`` the other
+    days whose answers marked during a burst an admin set aside, and how
+    many that removed (:mod:`surveys.floods`). ``epsilon_per_respondent``
     is the current design's cost (:func:`epsilon_json`);
     ``epsilon_per_respondent_answered`` the bound over every design that
     has answers (:func:`surveys.results.answered_epsilon`), ``null`` with none.
@@ -492,6 +494,10 @@ def estimates_json(results: SurveyResults, exported_at: str) -> dict:
         "response_count": results.response_count,
         "population_size": survey.population_size,
         "excluded": {"days": list(results.excluded.days), "response_count": results.excluded.response_count},
+        "set_aside": {
+            "days": list(results.excluded.set_aside_days),
+            "response_count": results.excluded.set_aside_count,
+        },
         "epsilon_per_respondent": epsilon_json(epsilon),
         "epsilon_per_respondent_answered": None
         if results.answered_epsilon is None

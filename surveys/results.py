@@ -539,10 +539,17 @@ class Exclusion:
         ``YYYY-MM-DD`` (UTC), in order; empty when nothing is excluded.
     response_count : int
         Responses stored on those days: stored, exported, but not estimated.
+    set_aside_days : tuple of str
+        Other days whose answers marked during a burst an admin set aside
+        (:mod:`surveys.floods`), in order.
+    set_aside_count : int
+        Those marked answers: stored, exported, but not estimated.
     """
 
     days: tuple[str, ...] = ()
     response_count: int = 0
+    set_aside_days: tuple[str, ...] = ()
+    set_aside_count: int = 0
 
 
 #: Nothing excluded.

@@ -10,6 +10,7 @@ A survey file uses the vocabulary of XLSForm and SurveyJS (``name``,
     intro: Your answers are randomized before they leave your device.
     epsilon_budget: 5            # optional: refuse the file if it costs more
     max_responses_per_address_per_hour: 20   # optional: see below
+    burst_ceiling_per_hour: 300              # optional: see below
     questions:
       - name: cheated
         type: yes_no             # two coins unless a design is given
@@ -40,6 +41,13 @@ site-wide limit (``FLASK_RATELIMIT_SUBMISSIONS``) applies: a default low
 enough to stop one client swinging a small survey would also refuse a
 class or an office answering from one shared address, and the right number
 depends on who answers.
+
+``burst_ceiling_per_hour`` (optional, a whole number of 1 or more; 100 when
+absent) is the number of responses in one clock hour that makes that hour a
+burst whatever the survey's other hours (:mod:`analysis.bursts`): the answers
+that arrive from there on in the hour are marked, and the researcher can set
+them aside. Set it above the most answers expected in an hour (a class or a
+mailing answering together).
 
 ``population_size`` (optional, a whole number of 1 or more) is the number of
 people the respondents were drawn from, when that population is finite and
@@ -103,6 +111,7 @@ from analysis.design import (
 from surveys.arms import TWO_GROUP_MODELS, arm_shares_problems
 from surveys.conditions import ConditionError, parse_condition
 from surveys.definition import (
+    DEFAULT_BURST_CEILING,
     DEFAULT_DELTA,
     DEFAULT_TARGET_LEVEL,
     PAIRED_STATEMENT_CHOICES,
@@ -140,6 +149,7 @@ SURVEY_KEYS = (
     "epsilon_budget",
     "delta",
     "max_responses_per_address_per_hour",
+    "burst_ceiling_per_hour",
     "population_size",
     "targets",
     "close_when_targets_met",
@@ -403,9 +413,14 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             "max_responses_per_address_per_hour",
             mapping.get("max_responses_per_address_per_hour"),
         ),
+        "burst_ceiling_per_hour": _optional_positive_int(
+            report, None, "burst_ceiling_per_hour", mapping.get("burst_ceiling_per_hour")
+        ),
         "population_size": _optional_positive_int(report, None, "population_size", mapping.get("population_size")),
         "questions": _questions(report, mapping.get("questions")),
     }
+    if values["burst_ceiling_per_hour"] is None:
+        values["burst_ceiling_per_hour"] = DEFAULT_BURST_CEILING
     # Both days are inclusive, so opens == closes is a one-day survey.
     dates = values["opens"], values["closes"]
     if all(isinstance(day, date) for day in dates) and dates[0] > dates[1]:

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.bursts import BURST_ALPHA, MIN_BURST_COUNT, HourTest, burst_threshold, judge_hour, usual_rate_of_others
+from analysis.bursts import (
+    BURST_ALPHA,
+    MIN_BURST_COUNT,
+    HourTest,
+    burst_threshold,
+    hour_threshold,
+    judge_hour,
+    usual_rate_of_others,
+)
 
 
 def hours(counts) -> list[tuple[str, int]]:
@@ -266,3 +274,63 @@ def test_the_usual_rate_of_others_leaves_the_judged_hour_out():
     assert usual_rate_of_others([(3, 2), (300, 1)], leave_out=300) == 3.0
     assert usual_rate_of_others([(3, 2), (300, 1)], leave_out=3) == 151.5
     assert usual_rate_of_others([(300, 1)], leave_out=300) is None
+
+
+# --------------------------------------------------------------------------
+# The ceiling per hour: a flood in the survey's first active hour.
+
+
+def test_a_flood_in_the_surveys_first_active_hour_is_flagged_by_the_ceiling():
+    """320 in the first hour: no other hour, so no usual rate, yet the ceiling flags it; below it, nothing."""
+    test = judge_hour(320, [(320, 1)], ceiling=100)
+    assert (test.usual_rate, test.p_value, test.is_burst, test.ceiling) == (None, None, True, 100)
+    assert not judge_hour(99, [(99, 1)], ceiling=100).is_burst
+    assert judge_hour(100, [(100, 1)], ceiling=100).is_burst
+    assert not judge_hour(320, [(320, 1)]).is_burst  # without a ceiling, as before
+
+
+def test_the_ceiling_flags_a_second_hour_whose_usual_rate_is_the_first_flood():
+    """A second flood of 300 after a first of 320: the usual rate is 320, so only the ceiling flags it."""
+    test = judge_hour(300, [(300, 1), (320, 1)], ceiling=100)
+    assert test.usual_rate == 320 and test.p_value > BURST_ALPHA and test.is_burst
+    assert not judge_hour(300, [(300, 1), (320, 1)]).is_burst
+
+
+def test_an_hour_under_the_ceiling_is_still_judged_by_the_poisson_rule():
+    assert judge_hour(300, [(3, 5), (300, 1)], ceiling=1000).is_burst
+    assert not judge_hour(4, [(3, 5), (4, 1)], ceiling=1000).is_burst
+
+
+@pytest.mark.parametrize(
+    ("usual_rate", "ceiling", "expected"),
+    [(None, None, None), (None, 100, 100), (3.0, None, 15), (3.0, 100, 15), (3.0, 12, 12), (3.0, 15, 15)],
+)
+def test_the_hour_threshold_is_the_smaller_of_the_poisson_threshold_and_the_ceiling(usual_rate, ceiling, expected):
+    assert hour_threshold(usual_rate, ceiling) == expected
+
+
+@pytest.mark.parametrize("ceiling", [None, 1, 12, 40])
+@pytest.mark.parametrize("others", [{}, {3: 3}, {2: 1, 3: 1}])
+def test_the_hour_threshold_is_the_least_count_judge_hour_calls_a_burst_with_a_ceiling(others, ceiling):
+    usual = usual_rate_of_others(others.items(), leave_out=0) if others else None
+    threshold = hour_threshold(usual, ceiling)
+    verdicts = []
+    for count in range(1, 60):
+        histogram = dict(others)
+        histogram[count] = histogram.get(count, 0) + 1
+        verdicts.append(judge_hour(count, histogram.items(), ceiling=ceiling).is_burst)
+    assert verdicts == [threshold is not None and count >= threshold for count in range(1, 60)]
+
+
+@pytest.mark.parametrize("ceiling", [0, -5, 2.5, True, "100"])
+def test_a_bad_ceiling_is_refused_by_name(ceiling):
+    with pytest.raises(ValueError, match=r"^ceiling must be an integer >= 1 or None, got ceiling="):
+        judge_hour(5, [(5, 1)], ceiling=ceiling)
+    with pytest.raises(ValueError, match=r"^ceiling must be an integer >= 1 or None, got ceiling="):
+        hour_threshold(3.0, ceiling)
+
+
+def test_a_numpy_integer_ceiling_is_taken_as_a_plain_int():
+    test = judge_hour(12, [(12, 1)], ceiling=np.int64(12))
+    assert test.is_burst and test.ceiling == 12 and type(test.ceiling) is int
+    assert type(hour_threshold(None, np.int64(12))) is int

@@ -236,6 +236,7 @@ def test_json_document(survey_results):
         "response_count",
         "population_size",
         "excluded",
+        "set_aside",
         "epsilon_per_respondent",
         "epsilon_per_respondent_answered",
         "confidence_level",

@@ -6,23 +6,26 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 import time
 from datetime import date
 
 import pytest
 
-from analysis.bursts import MIN_BURST_COUNT
+from analysis.bursts import MIN_BURST_COUNT, hour_threshold
 from storage import connection, migrations, queries, responses
 from storage.connection import DUMP_WITHOUT_DATA
 from surveys import results
 from surveys.files import load_catalog
 from surveys.schema import SurveyFileError
 from surveys.submission import noisy_response
+from surveys.wording import table_percent as pct
 from tests.helpers import QUIZ_YAML, Respondent, csrf_token_in, make_survey
 from web import gather
 from web.db import open_database
 from web.limits import Arrival, BurstRules
+from web.options import ResultsOptions, model_choice
 
 LIMIT_KEY = "max_responses_per_address_per_hour"
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
@@ -57,13 +60,15 @@ def store(db, survey, answers_list, day: str, hour: int = 12, prefix: str = "k")
     (``hour`` only names the submission keys and the hour's burst rule in memory: no hour is stored)."""
     clock_hour, rules = date.fromisoformat(day).toordinal() * 24 + hour, BurstRules()
     for i, answers in enumerate(answers_list):
+        burst = rules.burst_of(db, survey.id, Arrival(i + 1, clock_hour), survey.burst_ceiling_per_hour)
         responses.store_response(
             db,
             noisy_response(survey, answers, "device"),
             f"{prefix}-{day}-{hour}-{i:06d}",
             day,
             hour_count=i + 1,
-            burst_usual_rate=rules.usual_rate_if_burst(db, survey.id, Arrival(i + 1, clock_hour)),
+            in_burst=burst is not None,
+            burst_usual_rate=None if burst is None else burst.usual_rate,
         )
 
 
@@ -211,7 +216,7 @@ def test_no_table_of_the_answers_database_holds_a_time_finer_than_the_day(db):
         for column in columns_of(db, table):
             assert not any(word == part for part in column.split("_") for word in TIME_WORDS), (table, column)
     assert columns_of(db, "hour_histograms") == ["survey_id", "responses", "hours"]
-    assert columns_of(db, "bursts") == ["survey_id", "day", "peak", "usual_rate"]
+    assert columns_of(db, "bursts") == ["survey_id", "day", "peak", "usual_rate", "marked", "set_aside"]
 
 
 @pytest.mark.parametrize("hour_count", [0, -1, 1.5, True])
@@ -239,6 +244,8 @@ def test_the_dashboard_warns_of_a_burst_with_a_button_to_exclude_its_day(app, db
     assert f'<th scope="row">{HONEST_DAY}</th>' not in page
     assert 'action="/admin/surveys/quiz/excluded-days"' in page and f'name="day" value="{FLOOD_DAY}"' in page
     assert f"Exclude {FLOOD_DAY} from the estimates" in page
+    marked = 60 - hour_threshold(2.0, survey.burst_ceiling_per_hour) + 1  # from the threshold on
+    assert f"Set aside the {marked} marked answers of {FLOOD_DAY}" in page and f"<td>{marked}</td>" in page
 
 
 def test_no_warning_for_ordinary_traffic(app, db, auth):
@@ -448,3 +455,175 @@ def test_excluding_a_bad_or_empty_day_is_a_400_with_a_message(flooded, db, auth,
     response = post_day(auth, "excluded-days", day)
     assert response.status_code == 400 and message in response.get_data(as_text=True)
     assert responses.excluded_days(db, "quiz") == []
+
+
+# --------------------------------------------------------------------------
+# Floods: a burst flagged from the first hour, its answers marked, set aside or kept.
+
+
+def ceiling_of(app) -> int:
+    return quiz(app).burst_ceiling_per_hour
+
+
+def test_a_flood_in_a_surveys_first_active_hour_is_flagged_and_its_answers_marked(app, db):
+    """320 forged in the survey's first hour: no other hour to compare with, so the ceiling flags it; the
+    answers from the ceiling on are marked."""
+    ceiling = ceiling_of(app)
+    store(db, quiz(app), forged(320), FLOOD_DAY, hour=0, prefix="f")
+    marked = 320 - ceiling + 1
+    assert responses.bursts(db, "quiz") == [responses.BurstDay(FLOOD_DAY, 320, None, marked, False)]
+    assert db.execute("SELECT COUNT(*) FROM responses WHERE burst = 1").fetchone()[0] == marked
+    assert queries.burst_tallies_on_days(db, "quiz", [FLOOD_DAY])["cheated"] == {
+        key: {"yes": marked} for key in queries.tallies(db, "quiz")["cheated"]
+    }
+
+
+def test_a_flood_through_the_form_in_the_first_hour_is_marked_from_the_surveys_own_ceiling(
+    app, surveys_dir, db, monkeypatch
+):
+    from web import limits
+
+    (surveys_dir / "quiz.yaml").write_text(
+        QUIZ_YAML.replace("version: 1\n", "version: 1\nburst_ceiling_per_hour: 12\n")
+    )
+    monkeypatch.setattr(limits.time, "time", lambda: 1_800_000_000.0)  # one clock hour throughout
+    assert submit_from_fresh_browsers(app, 15) == [200] * 15
+    [burst] = responses.bursts(db, "quiz")
+    assert (burst.peak, burst.usual_rate, burst.marked, burst.set_aside) == (15, None, 4, False)
+    assert db.execute("SELECT COUNT(*) FROM responses WHERE burst = 1").fetchone()[0] == 4
+
+
+def flood_day_traffic(db, survey, flood: int) -> None:
+    """A usual 2 an hour on HONEST_DAY; on FLOOD_DAY 3 an hour for ten hours, ``flood`` forged yeses in hour 14,
+    then 3 honest answers in hour 18 (after the flood, not flagged)."""
+    for hour in range(24):
+        store(db, survey, honest(2), HONEST_DAY, hour=hour)
+    for hour in range(10):
+        store(db, survey, honest(3), FLOOD_DAY, hour=hour)
+    store(db, survey, forged(flood), FLOOD_DAY, hour=14, prefix="f")
+    store(db, survey, honest(3), FLOOD_DAY, hour=18, prefix="late")
+
+
+@pytest.fixture
+def burst_day(app, db):
+    """The flood day's traffic with 300 forged in hour 14; returns (survey, the hour's threshold)."""
+    survey = quiz(app)
+    flood_day_traffic(db, survey, 300)
+    return survey, hour_threshold(2.0, survey.burst_ceiling_per_hour)  # the usual rate: the median hour has 2
+
+
+@pytest.fixture
+def unmarked_only(app, tmp_path, burst_day):
+    """The same traffic with only the flood's unmarked answers (those before its threshold), in a database
+    of its own."""
+    database = connection.connect(tmp_path / "unmarked.sqlite3")
+    migrations.migrate(database)
+    flood_day_traffic(database, quiz(app), burst_day[1] - 1)
+    yield database
+    database.close()
+
+
+def test_answers_arriving_during_the_flagged_burst_are_marked_and_no_others(burst_day, db):
+    survey, threshold = burst_day
+    marked = 300 - threshold + 1
+    assert responses.bursts(db, "quiz") == [responses.BurstDay(FLOOD_DAY, 300, 2.0, marked, False)]
+    rows = db.execute("SELECT day, answers FROM responses WHERE burst = 1").fetchall()
+    assert len(rows) == marked and {(day, json.loads(a)["ai_use"]) for day, a in rows} == {(FLOOD_DAY, "often")}
+
+
+def test_setting_the_marked_answers_aside_leaves_the_days_honest_answers_in(burst_day, db, unmarked_only):
+    survey, threshold = burst_day
+    everything = gather.stored_results(db, survey)
+    assert responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)
+    assert not responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)  # set aside already: nothing changes
+    without = gather.stored_results(db, survey)
+    alone = gather.stored_results(unmarked_only, survey)
+    assert without.questions == alone.questions and without.response_count == alone.response_count
+    assert without.response_count == 48 + 33 + threshold - 1  # every honest answer of both days stays in
+    assert without.excluded == results.Exclusion((), 0, (FLOOD_DAY,), 300 - threshold + 1)
+    assert (
+        gather.stored_breakdown(db, survey, "year").groups
+        == gather.stored_breakdown(unmarked_only, survey, "year").groups
+    )
+    assert responses.set_burst_aside(db, "quiz", FLOOD_DAY, False)
+    assert gather.stored_results(db, survey) == everything
+
+
+def test_an_excluded_day_takes_its_marked_answers_with_it_once(burst_day, db):
+    survey, _ = burst_day
+    responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)
+    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    result = gather.stored_results(db, survey)
+    assert result.response_count == 48 and result.excluded.set_aside_days == ()
+
+
+def test_the_results_page_shows_the_estimates_with_and_without_the_marked_answers(burst_day, db, auth):
+    survey, threshold = burst_day
+    marked = 300 - threshold + 1
+    everything = gather.stored_results(db, survey)
+    auth.login()
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert "Bursts and marked answers" in page and f"Set aside the {marked} marked answers of {FLOOD_DAY}" in page
+    response = post_day(auth, "set-aside-bursts", FLOOD_DAY)
+    assert response.status_code == 302 and responses.bursts(db, "quiz")[0].set_aside
+    without = gather.stored_results(db, survey)
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert f"Keep the {marked} marked answers of {FLOOD_DAY}" in page
+    counts = f"({everything.response_count} responses) and without them ({without.response_count})"
+    assert f"with the {marked} marked answers {counts}" in page
+    row = re.search(
+        r"<th scope=\"row\">Have you ever cheated on an exam\?</th>\s*<td>(.*?)</td>\s*<td>(.*?)</td>", page
+    )
+    cheated = [r.question("cheated") for r in (everything, without)]
+    assert row.groups() == tuple(f"{pct(c.estimate)} [{pct(c.ci.low)}, {pct(c.ci.high)}]" for c in cheated)
+    assert cheated[0].estimate > cheated[1].estimate
+    assert f"{without.response_count} responses in the estimates" in page
+    assert post_day(auth, "kept-bursts", FLOOD_DAY).status_code == 302 and not responses.bursts(db, "quiz")[0].set_aside
+
+
+def test_the_results_page_says_what_the_defences_catch_and_offers_the_remedies(app, surveys_dir, auth):
+    auth.login()
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert "<strong>Invitation codes</strong>: off. This is the one defence that holds against many addresses" in page
+    assert "flask --app app codes create quiz COUNT" in page
+    assert "<strong>A limit per address</strong>: not set" in page and "not a client that changes address" in page
+    assert (
+        "It cannot catch a flood spread thin" in page
+        and "from the survey's first hour (its ceiling:\n   100 an hour)" in page
+    )
+    with_limit(surveys_dir, 20)
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    assert "<strong>A limit per address</strong>: 20 answers an hour from one network address" in page
+
+
+def test_setting_aside_without_a_csrf_token_or_with_a_bad_day_changes_nothing(burst_day, db, auth):
+    auth.login()
+    assert post_day(auth, "set-aside-bursts", FLOOD_DAY, token=None).status_code == 400
+    assert post_day(auth, "set-aside-bursts", "21/11/2026").status_code == 400
+    assert not responses.bursts(db, "quiz")[0].set_aside
+
+
+def test_the_timeline_model_and_break_down_of_the_page_leave_the_set_aside_answers_out(burst_day, db, unmarked_only):
+    survey, _ = burst_day
+    responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)
+    chosen = ResultsOptions(by="year", model=model_choice(survey, "cheated", ["year"], []))
+    page, alone = (gather.results_page(d, survey, chosen, date(2026, 11, 22)) for d in (db, unmarked_only))
+    assert page.timelines == alone.timelines and page.breakdown.groups == alone.breakdown.groups
+    assert page.model is not None and page.model == alone.model and page.planning == alone.planning
+    assert page.results.questions == alone.results.questions and alone.flood_comparison is None
+    assert page.flood_comparison.without_count == alone.results.response_count
+
+
+def test_rotating_addresses_pass_the_per_address_limit_but_not_the_burst_flag(app, surveys_dir, db, monkeypatch):
+    """Four addresses, each within a limit of 5 an hour: all 20 answers are stored, and those from the survey's
+    ceiling of 12 on are marked, whatever address they came from."""
+    from web import limits
+
+    yaml = QUIZ_YAML.replace("version: 1\n", f"version: 1\n{LIMIT_KEY}: 5\nburst_ceiling_per_hour: 12\n")
+    (surveys_dir / "quiz.yaml").write_text(yaml)
+    monkeypatch.setattr(limits.time, "time", lambda: 1_800_000_000.0)  # one clock hour throughout
+    statuses = [status for i in range(4) for status in submit_from_fresh_browsers(app, 5, f"10.0.0.{i + 1}")]
+    assert statuses == [200] * 20 and queries.response_count(db, "quiz") == 20
+    assert submit_from_fresh_browsers(app, 1, "10.0.0.1") == [429]  # the limit does hold for one address
+    [burst] = responses.bursts(db, "quiz")
+    assert (burst.peak, burst.marked) == (20, 20 - 12 + 1)

@@ -22,6 +22,7 @@ NAMES = [
     "m008_pattern_tallies",
     "m009_daily_tallies",
     "m010_response_arms",
+    "m011_burst_marks",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
@@ -275,7 +276,7 @@ def test_m009_calls_no_live_code(new_database, monkeypatch):
         "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
         ' \'{"cheated": "yes"}\', NULL)',
     )
-    assert migrations.migrate(db) == ["m009_daily_tallies", "m010_response_arms"]
+    assert migrations.migrate(db) == ["m009_daily_tallies", "m010_response_arms", "m011_burst_marks"]
     assert db.execute("SELECT day, question, design, answer, count FROM daily_tallies").fetchall() == [
         ("2026-11-20", "cheated", OLD_CHEATED, "yes", 1)
     ]
@@ -291,3 +292,32 @@ def test_m010_puts_every_older_response_in_no_arm_and_takes_only_known_arms(old_
     write(old_db, insert, [("g2", "2")])
     with pytest.raises((sqlite3.IntegrityError, psycopg.errors.CheckViolation)):
         write(old_db, insert, [("g3", "3")])
+
+
+def test_m011_keeps_older_bursts_and_responses_unmarked_and_takes_a_burst_without_a_usual_rate(backend_db_up_to_m010):
+    db = backend_db_up_to_m010
+    write(db, "INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", [design_row("d-old", 1, OLD_CHEATED)])
+    write(
+        db,
+        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers)"
+        " VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20', '{\"cheated\": \"yes\"}')",
+    )
+    write(db, "INSERT INTO bursts VALUES ('quiz', '2026-11-20', 60, 2.0)")
+    assert migrations.migrate(db) == ["m011_burst_marks"]
+    assert [tuple(row) for row in db.execute("SELECT burst FROM responses").fetchall()] == [(0,)]
+    assert [tuple(row) for row in db.execute("SELECT * FROM bursts").fetchall()] == [
+        ("quiz", "2026-11-20", 60, 2.0, 0, 0)
+    ]
+    write(db, "INSERT INTO bursts (survey_id, day, peak, usual_rate) VALUES ('quiz', '2026-11-21', 320, NULL)")
+    assert db.execute("SELECT usual_rate FROM bursts WHERE day = '2026-11-21'").fetchone()[0] is None
+    with pytest.raises((sqlite3.IntegrityError, psycopg.errors.CheckViolation)):
+        write(db, "UPDATE responses SET burst = 2")
+
+
+@pytest.fixture
+def backend_db_up_to_m010(new_database):
+    """A database of each backend migrated up to m010, before the burst marks."""
+    db = connection.connect(new_database("m010"))
+    apply_up_to(db, "m010_response_arms")
+    yield db
+    db.close()

@@ -160,7 +160,7 @@ def filled_sqlite(tmp_path):
     store_model_answers(db, model_survey(), 120)
     for i, day in enumerate(["2026-11-20", "2026-11-21"]):
         responses.store_response(
-            db, noisy({"q": "yes"}), f"day-key-{i:08d}", day, hour_count=i + 1, burst_usual_rate=0.5
+            db, noisy({"q": "yes"}), f"day-key-{i:08d}", day, hour_count=i + 1, in_burst=True, burst_usual_rate=0.5
         )
     responses.add_invitation_codes(db, "s", 3)
     responses.exclude_day(db, "s", "2026-11-20")

@@ -18,7 +18,7 @@ from analysis.design import (
     WarnerDesign,
 )
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
-from surveys.definition import PAIRED_STATEMENT_CHOICES, YES_NO_CHOICES
+from surveys.definition import DEFAULT_BURST_CEILING, PAIRED_STATEMENT_CHOICES, YES_NO_CHOICES
 from surveys.schema import Problem, SurveyFileError, parse_survey
 
 VALID = {
@@ -793,4 +793,17 @@ def test_population_size_is_read_when_given_and_none_without():
 def test_population_size_must_be_a_whole_number_of_one_or_more(value):
     problems = problems_of(edited("population_size", value))
     assert [(p.question, p.field) for p in problems] == [(None, "population_size")]
+    assert "must be a whole number of 1 or more" in problems[0].message
+
+
+def test_the_burst_ceiling_is_read_when_given_and_100_without():
+    assert parse_survey(VALID, "exam.yaml").burst_ceiling_per_hour == DEFAULT_BURST_CEILING == 100
+    assert parse_survey(edited("burst_ceiling_per_hour", 400), "exam.yaml").burst_ceiling_per_hour == 400
+    assert parse_survey(edited("burst_ceiling_per_hour", None), "exam.yaml").burst_ceiling_per_hour == 100
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.5, "300 an hour", True, [300]])
+def test_the_burst_ceiling_must_be_a_whole_number_of_one_or_more(value):
+    problems = problems_of(edited("burst_ceiling_per_hour", value))
+    assert [(p.question, p.field) for p in problems] == [(None, "burst_ceiling_per_hour")]
     assert "must be a whole number of 1 or more" in problems[0].message

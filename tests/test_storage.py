@@ -48,6 +48,31 @@ def test_schema_has_no_column_for_addresses_agents_or_times(backend_db):
             assert not any(word in column.lower() for word in forbidden), (table, column)
 
 
+def test_a_response_marked_during_a_burst_holds_a_mark_not_a_time_or_an_address(backend_db):
+    """The mark is one column of 0 or 1 beside the day the row already had; the marked answers' kept tallies
+    are per day too; nothing else is added to a response."""
+    assert column_names(backend_db, "responses") == [
+        "id",
+        "survey_id",
+        "survey_version",
+        "design_id",
+        "randomized_on",
+        "day",
+        "answers",
+        "answer_line",
+        "arm",
+        "burst",
+    ]
+    assert column_names(backend_db, "burst_tallies") == ["survey_id", "day", "question", "design", "answer", "count"]
+    assert responses.store_response(backend_db, response(), "k-marked-0000", "2026-11-21", hour_count=1, in_burst=True)
+    assert responses.store_response(backend_db, response(), "k-plain-00000", "2026-11-21", hour_count=2)
+    rows = backend_db.execute("SELECT day, burst FROM responses ORDER BY burst").fetchall()
+    assert [tuple(row) for row in rows] == [("2026-11-21", 0), ("2026-11-21", 1)]
+    assert queries.burst_tallies_on_days(backend_db, "s", ["2026-11-21"]) == {"q": {"d1": {"yes": 1}}}
+    assert queries.tallies(backend_db, "s") == {"q": {"d1": {"yes": 2}}}
+    assert responses.bursts(backend_db, "s") == [responses.BurstDay("2026-11-21", 1, None, 1, False)]
+
+
 def test_responses_have_random_ids_and_no_rowid(fresh_db):
     for key in ("a" * 16, "b" * 16):
         responses.store_response(fresh_db, response(), key, "2026-11-22")

@@ -179,6 +179,43 @@ def include_day(survey_id: str):
     return redirect(safe_next(request.form.get("next")))
 
 
+@bp.post("/surveys/<survey_id>/set-aside-bursts")
+@admin_required
+def set_burst_aside(survey_id: str):
+    """Leave the answers marked during one day's burst out of the estimates (they stay stored and exported;
+    the day's other answers stay in the estimates)."""
+    survey = survey_or_404(survey_id)
+    day = posted_day()
+    if not responses.set_burst_aside(get_db(), survey.id, day, True):
+        flash(f"“{survey.title}” has no marked answers of {day} to set aside, or they are set aside already.", "info")
+    else:
+        flash(
+            f"The answers marked during the burst of {day} (UTC) are set aside from the estimates of “{survey.title}”;"
+            " the day's other answers still count. They stay stored and in the responses export.",
+            "success",
+        )
+    return redirect(safe_next(request.form.get("next")))
+
+
+@bp.post("/surveys/<survey_id>/kept-bursts")
+@admin_required
+def keep_burst(survey_id: str):
+    """Count the answers marked during one day's burst in the estimates again."""
+    survey = survey_or_404(survey_id)
+    day = posted_day()
+    if responses.set_burst_aside(get_db(), survey.id, day, False):
+        flash(
+            f"The answers marked during the burst of {day} (UTC) count in the estimates of “{survey.title}” again.",
+            "success",
+        )
+    else:
+        flash(
+            f"The marked answers of {day} were not set aside from the estimates of “{survey.title}”; nothing changed.",
+            "info",
+        )
+    return redirect(safe_next(request.form.get("next")))
+
+
 @bp.post("/surveys/<survey_id>/state")
 @admin_required
 def set_state(survey_id: str):

@@ -16,7 +16,7 @@ The ``_read_*`` helpers run inside a snapshot the caller holds.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import sqlite_utils
@@ -26,6 +26,7 @@ from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Survey
 from surveys.files import SurveyCatalog
+from surveys.floods import FloodComparison, compare_estimates
 from surveys.models import ModelChoice, ModelResult, PatternTallies, fit_model, kept_outcomes
 from surveys.results import (
     Exclusion,
@@ -49,27 +50,50 @@ from web.options import ResultsOptions
 
 
 def _read_exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
+    """The excluded days, and the other days whose answers marked during a burst an admin set aside."""
     days = responses.excluded_days(db, survey.id)
-    return Exclusion(tuple(day for day, _ in days), sum(count for _, count in days))
+    aside = [b for b in _marked_bursts(db, survey, {day for day, _ in days}) if b.set_aside]
+    return Exclusion(
+        tuple(day for day, _ in days),
+        sum(count for _, count in days),
+        tuple(b.day for b in aside),
+        sum(b.marked for b in aside),
+    )
+
+
+def _marked_bursts(db: sqlite_utils.Database, survey: Survey, excluded_days: set[str]) -> list[responses.BurstDay]:
+    """The survey's burst days with marked answers, but the excluded days (whose answers are all out)."""
+    return [b for b in responses.bursts(db, survey.id) if b.marked and b.day not in excluded_days]
 
 
 def _read_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> tuple[Tallies, int]:
-    """The running tallies and response count minus the excluded days'.
+    """The running tallies and response count minus the excluded days' and the set-aside marked answers'.
 
     The excluded days' tallies are counted from their own responses by index
     (:func:`storage.queries.tallies_on_days`); with no day excluded nothing is counted.
+    The set-aside marked answers' tallies are kept apart as they arrive
+    (:func:`storage.queries.burst_tallies_on_days`): nothing is counted.
     """
     tallies = queries.tallies(db, survey.id)
     if excluded.days:
         tallies = subtract_tallies(tallies, queries.tallies_on_days(db, survey.id, list(excluded.days)))
-    return tallies, queries.response_count(db, survey.id) - excluded.response_count
+    if excluded.set_aside_days:
+        tallies = subtract_tallies(tallies, queries.burst_tallies_on_days(db, survey.id, list(excluded.set_aside_days)))
+    return tallies, queries.response_count(db, survey.id) - excluded.response_count - excluded.set_aside_count
 
 
 def _read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excluded: Exclusion) -> dict:
-    """The running group tallies by the answer to ``by``, minus the excluded days' (empty groups dropped)."""
+    """The running group tallies by the answer to ``by``, minus the excluded days' and the set-aside marked
+    answers' (counted from those responses by index; empty groups dropped)."""
     grouped = queries.group_tallies(db, survey.id, by)
+    removals = []
     if excluded.days:
-        removed = queries.group_tallies_on_days(db, survey.id, by, list(excluded.days))
+        removals.append(queries.group_tallies_on_days(db, survey.id, by, list(excluded.days)))
+    if excluded.set_aside_days:
+        removals.append(
+            queries.group_tallies_on_days(db, survey.id, by, list(excluded.set_aside_days), marked_only=True)
+        )
+    for removed in removals:
         grouped = {
             group: subtract_tallies(per_question, removed.get(group, {})) for group, per_question in grouped.items()
         }
@@ -78,10 +102,16 @@ def _read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excl
 
 
 def _read_pattern_tallies(db: sqlite_utils.Database, survey: Survey, outcome: str, excluded: Exclusion) -> dict:
-    """The kept pattern counts of ``outcome``, minus the excluded days' (counted from their responses by index)."""
+    """The kept pattern counts of ``outcome``, minus the excluded days' and the set-aside marked answers'
+    (counted from those responses by index)."""
     kept = queries.pattern_tallies(db, survey.id, outcome)
     if excluded.days:
         kept = _subtract_patterns(kept, queries.pattern_tallies_on_days(db, survey.id, outcome, list(excluded.days)))
+    if excluded.set_aside_days:
+        aside = list(excluded.set_aside_days)
+        kept = _subtract_patterns(
+            kept, queries.pattern_tallies_on_days(db, survey.id, outcome, aside, marked_only=True)
+        )
     return kept
 
 
@@ -104,7 +134,42 @@ def _read_target_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Ex
     tallies = queries.tallies(db, survey.id)
     if excluded.days:
         tallies = subtract_tallies(tallies, queries.daily_tallies_on_days(db, survey.id, list(excluded.days)))
+    if excluded.set_aside_days:
+        tallies = subtract_tallies(tallies, queries.burst_tallies_on_days(db, survey.id, list(excluded.set_aside_days)))
     return tallies, {by: _read_group_tallies(db, survey, by, excluded) for by in grouped_by(survey)}
+
+
+def _read_daily_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> list:
+    """The kept per-day tallies, each set-aside day's minus its marked answers' (the excluded days are left
+    out by the timeline itself)."""
+    daily = queries.daily_tallies(db, survey.id)
+    aside = set(excluded.set_aside_days)
+    return [
+        (
+            day,
+            subtract_tallies(tallies, queries.burst_tallies_on_days(db, survey.id, [day])) if day in aside else tallies,
+        )
+        for day, tallies in daily
+    ]
+
+
+def _read_flood_comparison(
+    db: sqlite_utils.Database, survey: Survey, excluded: Exclusion, level: float, method: str
+) -> FloodComparison | None:
+    """The estimates with every marked answer (of the days not excluded) and without any; None when no
+    answer is marked on those days."""
+    marked = _marked_bursts(db, survey, set(excluded.days))
+    if not marked:
+        return None
+    kept = replace(excluded, set_aside_days=(), set_aside_count=0)
+    left = replace(excluded, set_aside_days=tuple(b.day for b in marked), set_aside_count=sum(b.marked for b in marked))
+    with_marked, without_marked = (
+        compute_results(
+            survey, *_read_tallies(db, survey, exclusion), confidence_level=level, method=method, excluded=exclusion
+        )
+        for exclusion in (kept, left)
+    )
+    return compare_estimates(with_marked, without_marked)
 
 
 def _read_state(db: sqlite_utils.Database, survey: Survey, day: date) -> str:
@@ -154,7 +219,7 @@ class DashboardRow:
     state: str
     responses: int
     daily_counts: tuple[tuple[str, int], ...]
-    bursts: tuple[tuple[str, int, float], ...]
+    bursts: tuple[responses.BurstDay, ...]
     excluded_days: frozenset[str]
     targets: tuple[TargetProgress, ...] = ()
 
@@ -236,6 +301,8 @@ class ResultsPage:
     model: ModelResult | None = None
     model_available: bool = False
     timelines: tuple[Timeline, ...] = ()
+    bursts: tuple[responses.BurstDay, ...] = ()
+    flood_comparison: FloodComparison | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -246,7 +313,9 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         tallies, response_count = _read_tallies(db, survey, excluded)
         grouped = _read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
         kept = _read_pattern_tallies(db, survey, chosen.model.outcome, excluded) if chosen.model else None
-        daily = queries.daily_tallies(db, survey.id)
+        daily = _read_daily_tallies(db, survey, excluded)
+        bursts = tuple(responses.bursts(db, survey.id))
+        flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
     results = compute_results(
         survey,
         tallies,
@@ -295,6 +364,8 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         model=None if kept is None else fit_model(survey, chosen.model, kept, chosen.level),
         model_available=bool(kept_outcomes(survey)),
         timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
+        bursts=bursts,
+        flood_comparison=flood_comparison,
     )
 
 

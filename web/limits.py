@@ -25,7 +25,7 @@ from pathlib import Path
 
 from flask import current_app, render_template, request
 
-from analysis.bursts import MIN_BURST_COUNT, burst_threshold, usual_rate_of_others
+from analysis.bursts import MIN_BURST_COUNT, hour_threshold, usual_rate_of_others
 from storage import ratelimit, responses
 from web.db import get_db
 
@@ -101,7 +101,7 @@ HOUR_SECONDS = 3600
 class Arrival:
     """One response's arrival: ``count``, the survey's responses in this clock hour with this one, and
     ``hour``, which clock hour (hours since the epoch). ``hour`` lives only in this process's memory, as
-    the key of :meth:`BurstRules.usual_rate_if_burst`'s rule: it is never stored or logged."""
+    the key of :meth:`BurstRules.burst_of`'s rule: it is never stored or logged."""
 
     count: int
     hour: int
@@ -120,39 +120,50 @@ def count_arrival(survey_id: str) -> Arrival:
 
 @dataclass(frozen=True)
 class BurstRule:
-    """A survey's burst rule for one clock hour: ``usual_rate`` (None: no other active hour, so no
-    burst) and ``threshold``, the least count of the hour that is a burst (:func:`analysis.bursts.burst_threshold`)."""
+    """A survey's burst rule for one clock hour: ``usual_rate`` (None: no other active hour) and
+    ``threshold``, the least count of the hour that is a burst (:func:`analysis.bursts.hour_threshold`:
+    the Poisson rule's at the usual rate, or the survey's ceiling if lower; None: neither applies)."""
 
     usual_rate: float | None
     threshold: int | None
 
 
+@dataclass(frozen=True)
+class Burst:
+    """The verdict on an answer that arrives while its hour is flagged as a burst: ``usual_rate``, the rate
+    the hour was judged against (None: flagged by the ceiling, with no other hour to learn one from)."""
+
+    usual_rate: float | None
+
+
 class BurstRules:
     """Each survey's burst rule for the current clock hour, worked out once and kept in memory.
 
-    :meth:`usual_rate_if_burst` is what a submission asks. The app keeps one per process
+    :meth:`burst_of` is what a submission asks. The app keeps one per process
     (:func:`burst_rules`); a rule is dropped when its hour is over.
     """
 
     def __init__(self) -> None:
-        self._rules: dict[tuple[str, int], BurstRule] = {}
+        self._rules: dict[tuple[str, int, int | None], BurstRule] = {}
 
-    def usual_rate_if_burst(self, db, survey_id: str, arrival: Arrival) -> float | None:
-        """The survey's usual rate when this clock hour, at ``arrival.count`` responses with this one,
-        is far above it (:mod:`analysis.bursts`), else None; the store then notes the day in the
-        same transaction. Ordinary traffic costs one comparison: below the smallest count that can
-        be a burst nothing is read; from there, the hour's rule (:func:`burst_rule`) is worked out
-        once (the other hours are over, so the usual rate cannot change within the hour) and each
-        answer is compared with its threshold."""
-        if arrival.count < MIN_BURST_COUNT:
+    def burst_of(self, db, survey_id: str, arrival: Arrival, ceiling: int | None = None) -> Burst | None:
+        """A :class:`Burst` when this clock hour, at ``arrival.count`` responses with this one, is flagged
+        (:mod:`analysis.bursts`: far above the survey's usual rate, or at its ``ceiling`` per hour), else
+        None; the store then marks the answer and notes the day in the same transaction. Ordinary traffic
+        costs one comparison: below the smallest count that can be a burst nothing is read; from there, the
+        hour's rule (:func:`burst_rule`) is worked out once (the other hours are over, so the usual rate
+        cannot change within the hour) and each answer is compared with its threshold."""
+        if arrival.count < min(MIN_BURST_COUNT, ceiling or MIN_BURST_COUNT):
             return None
-        key = (survey_id, arrival.hour)
+        key = (survey_id, arrival.hour, ceiling)
         rule = self._rules.get(key)
         if rule is None:
             for old in [k for k in self._rules if k[1] != arrival.hour]:
                 self._rules.pop(old, None)
-            rule = self._rules[key] = burst_rule(db, survey_id, arrival.count)
-        return rule.usual_rate if rule.threshold is not None and arrival.count >= rule.threshold else None
+            rule = self._rules[key] = burst_rule(db, survey_id, arrival.count, ceiling)
+        if rule.threshold is None or arrival.count < rule.threshold:
+            return None
+        return Burst(rule.usual_rate)
 
 
 def burst_rules() -> BurstRules:
@@ -160,12 +171,12 @@ def burst_rules() -> BurstRules:
     return current_app.extensions.setdefault("burst_rules", BurstRules())
 
 
-def burst_rule(db, survey_id: str, hour_count: int) -> BurstRule:
+def burst_rule(db, survey_id: str, hour_count: int, ceiling: int | None = None) -> BurstRule:
     """The rule of the hour at ``hour_count`` responses with this one: the usual rate of the survey's
     other active hours, from its hour histogram with this hour (still at ``hour_count - 1`` there, as
-    the store is about to move it up) left out."""
+    the store is about to move it up) left out, and the survey's ``ceiling`` per hour."""
     usual = usual_rate_of_others(responses.hour_histogram(db, survey_id), leave_out=hour_count - 1)
-    return BurstRule(usual, None if usual is None else burst_threshold(usual))
+    return BurstRule(usual, hour_threshold(usual, ceiling))
 
 
 def signin_lock(name: str, client: str) -> int:

@@ -621,7 +621,7 @@ def store_and_thank(
             gettext("It may have been used already. Ask the researcher for a new link."),
         )
     day, arrival = today().isoformat(), count_arrival(survey.id)
-    burst_usual_rate = burst_rules().usual_rate_if_burst(db, survey.id, arrival)
+    burst = burst_rules().burst_of(db, survey.id, arrival, survey.burst_ceiling_per_hour)
     try:
         stored = responses.store_response(
             db,
@@ -630,7 +630,8 @@ def store_and_thank(
             day,
             code if survey.invitation_only else None,
             hour_count=arrival.count,
-            burst_usual_rate=burst_usual_rate,
+            in_burst=burst is not None,
+            burst_usual_rate=None if burst is None else burst.usual_rate,
         )
     except responses.InvitationCodeError:
         return render_message(
