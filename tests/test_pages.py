@@ -391,7 +391,10 @@ def test_a_refused_preview_page_stays_in_the_preview_with_its_error(previewing, 
 
 #: A radio of ``name`` as the form renders it: its value, and whether it is checked and required (a withheld blank
 #: option: disabled; each slot of fixed width).
-RADIO = r'<input type="radio" id="q-{name}-\d" name="{name}" value="([^"]*)" (checked|       ) (required|disabled| {{8}})>'
+RADIO = (
+    r'<input type="radio" id="q-{name}-\d" name="{name}" value="([^"]*)" '
+    r"(checked|       ) (required|disabled| {{8}})>"
+)
 
 
 def test_a_required_question_that_an_earlier_page_asks_is_not_pre_answered_and_posts_as_shown(
