@@ -3,6 +3,7 @@
 #   make test  - set everything up (Chromium included) and run the whole test suite
 # And, for the privacy and statistics core:
 #   make mutation - mutation testing (mutmut) of surveys/protocol.py and analysis/, about 20 minutes
+#   make docs     - the documentation site (README.md, docs/, analysis/README.md) built into site/
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,9 +13,10 @@ HOST ?= 127.0.0.1
 PORT ?= 5000
 
 MUTATION_STAMP := $(VENV)/.mutation-installed-$(shell cksum requirements-mutation.txt | cut -d' ' -f1)
+DOCS_STAMP := $(VENV)/.docs-installed-$(shell cksum requirements-docs.txt | cut -d' ' -f1)
 MUTATION_JOBS ?= 2
 
-.PHONY: run test setup chromium postgresql bench mutation lint
+.PHONY: run test setup chromium postgresql bench mutation lint docs
 
 setup: $(STAMP)
 
@@ -47,7 +49,7 @@ postgresql:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
 	fi
 
-test: $(STAMP) chromium postgresql lint
+test: $(STAMP) $(DOCS_STAMP) chromium postgresql lint
 	RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # ruff: lint and formatting, both as configured in pyproject.toml.
@@ -80,3 +82,13 @@ mutation: $(MUTATION_STAMP)
 	  || { tail -c 3000 mutants/run.log; echo; echo "mutmut run failed"; exit 1; }
 	@tail -n 1 mutants/run.log
 	$(BIN)/python -m tests.mutation_report
+
+# The documentation site: MkDocs with the Material theme (requirements-docs.txt), strict, so
+# a broken link or anchor fails the build (tests/test_docs.py builds it too).
+$(DOCS_STAMP): $(STAMP) requirements-docs.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-docs.txt
+	rm -f $(VENV)/.docs-installed-*
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site

@@ -1,4 +1,5 @@
-"""The Python snippets of README.md's "Loading the noisy answers in R or Python", run as written.
+"""The Python snippets of the researchers' guide's "Loading the noisy answers in R or Python"
+(docs/researchers.md), run as written.
 
 Each snippet opens a responses CSV by name; the test writes a tiny one with that name (the responses CSV's
 columns, surveys/export.py RESPONSE_COLUMNS, then the questions), runs the snippet in that folder and checks
@@ -13,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "researchers.md"
 HEADER = "response_id,survey_version,design_id,randomized_on,arm,day"
 
 
 def loading_section() -> str:
-    return README.read_text().split("### Loading the noisy answers in R or Python", 1)[1].split("\n### ", 1)[0]
+    return GUIDE.read_text().split("## Loading the noisy answers in R or Python", 1)[1].split("\n## ", 1)[0]
 
 
 def python_snippets() -> list[str]:
@@ -92,5 +93,5 @@ def test_every_python_snippet_of_the_loading_section_runs_and_gives_the_formula(
     (tmp_path / name).write_text(text)
     monkeypatch.chdir(tmp_path)
     names: dict = {}
-    exec(compile(snippet, f"README.md snippet reading {name}", "exec"), names)  # noqa: S102 - our own README
+    exec(compile(snippet, f"docs/researchers.md snippet reading {name}", "exec"), names)  # noqa: S102 - our own guide
     check(names)
