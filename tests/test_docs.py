@@ -5,6 +5,7 @@ every internal link resolving, the README short, and the site building."""
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import posixpath
 import re
@@ -103,7 +104,9 @@ def test_a_bare_test_name_refers_to_the_file_named_before_it_on_the_same_page():
     assert readme_test_references("::test_c") == [(None, "test_c")]
 
 
+@functools.cache
 def defined_tests(path: str) -> set[str]:
+    """The names of the functions defined in the test file ``path``."""
     tree = ast.parse((ROOT / path).read_text())
     return {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
 
