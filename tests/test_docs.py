@@ -160,6 +160,21 @@ def test_every_survey_file_example_loads_through_the_validator(page, number, tex
         pytest.fail(f"the survey-file example {number} of {page} has problems: {error}")
 
 
+def survey_file_keys() -> list[str]:
+    """Every key a survey file may hold: the survey's, a question's, a target's and each design model's."""
+    from surveys.schema import MODEL_KEYS, QUESTION_KEYS, SURVEY_KEYS, TARGET_KEYS
+
+    model_keys = {key for keys in MODEL_KEYS.values() for key in keys}
+    return sorted({*SURVEY_KEYS, *QUESTION_KEYS, *TARGET_KEYS, *model_keys, "model", "matrix"})
+
+
+@pytest.mark.parametrize("key", survey_file_keys())
+def test_every_survey_file_key_is_documented(key):
+    """The survey-file reference (docs/survey-files.md) names every key the validator takes."""
+    text = PAGES["docs/survey-files.md"]
+    assert f"`{key}`" in text or re.search(rf"[{{\s]{key}:", text), f"{key} is not in docs/survey-files.md"
+
+
 def shell_commands(block: str) -> list[list[str]]:
     """The commands of a shell block, each as its words: comments dropped, ``\\`` lines joined, and
     pipelines, ``&&`` and ``;`` split; leading ``NAME=value`` settings dropped."""
