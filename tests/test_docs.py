@@ -261,6 +261,22 @@ def test_every_flask_command_named_in_the_text_exists(page, words):
     assert flask_command(words.split()), f"{page}: no such command: flask --app app {words}"
 
 
+def inline_make_targets() -> list[tuple[str, str]]:
+    """``(page, target)`` of every ``make TARGET`` written in backticks in the text of a page."""
+    return [
+        (page, match.group(1)) for page, text in PAGES.items() for match in re.finditer(r"`make ([a-z][\w-]*)", text)
+    ]
+
+
+def test_there_are_make_targets_named_in_the_text():
+    assert {"run", "test", "docs", "bench", "mutation"} <= {target for _, target in inline_make_targets()}
+
+
+@pytest.mark.parametrize("page, target", sorted(set(inline_make_targets())))
+def test_every_make_target_named_in_the_text_exists(page, target):
+    assert target in make_targets(), f"{page}: no such make target: {target}"
+
+
 def slug(heading: str) -> str:
     """The anchor of a heading, as MkDocs (Python-Markdown's toc) and GitHub both write it for plain words:
     code marks and punctuation dropped, lower case, spaces as hyphens."""
