@@ -1,7 +1,7 @@
 """``make bench``: measure everything once and print one table.
 
-    python -m bench.run                      # full run (about 15 minutes; 10,000,000 responses)
-    python -m bench.run --quick              # smoke run, every figure at toy sizes (under a minute)
+    python -m bench.run                      # full run (up to 10,000,000 stored responses)
+    python -m bench.run --quick              # smoke run: every row at toy sizes (2-3 minutes, 2 busy cores)
     python -m bench.run --sizes 10000,1000000,10000000 --only results
 
 Figures (see bench/README.md for what each means):
