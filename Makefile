@@ -57,7 +57,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-bench: $(STAMP)
+bench: $(STAMP) postgresql
 	$(BIN)/python -m bench.run
 
 # Mutation testing: mutmut mutates the modules named in pyproject.toml

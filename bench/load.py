@@ -60,6 +60,8 @@ class LoadSpec:
     measure_seconds: float = 10.0
     #: ``"GET"``: each request is a bare ``GET post_path`` (no body), the trivial request of the same server.
     method: str = "POST"
+    #: Seconds given to the client processes to start and open their sessions before the warm-up.
+    start_slack_seconds: float = START_SLACK_SECONDS
 
     @property
     def connections(self) -> int:
@@ -228,7 +230,7 @@ def _client_process(spec: LoadSpec, start: float, window: tuple[float, float]) -
 
 
 def _run_here(spec: LoadSpec) -> LoadResult:
-    start = time.time() + START_SLACK_SECONDS
+    start = time.time() + spec.start_slack_seconds
     window = (start + spec.warmup_seconds, start + spec.warmup_seconds + spec.measure_seconds)
     with multiprocessing.get_context("spawn").Pool(spec.processes) as pool:
         parts = pool.starmap(_client_process, [(spec, start, window)] * spec.processes)

@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import resource
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -44,18 +45,20 @@ from pathlib import Path
 from bench import dataset, export_bench, machine, postgres_cluster, results_bench, server
 from bench.ceiling_app import create_ceiling_table
 from bench.dataset import create_database
-from bench.http_bench import Side, floor_figure, latencies, ratio_figure
+from bench.http_bench import HttpOptions, Side, floor_figure, floor_ratio_figure, latencies, ratio_figure
 from bench.load import LoadResult, LoadSpec, run_load
 from bench.report import Figure, at_least, at_most, median_seconds, ms, table
 from bench.survey import SURVEY_ID, write_survey
 from storage import connection
 from surveys import export
-from web.db import close_pools, migrate_database
+from web.db import migrate_database
 from web.forms import wire_values
 
 RESULTS_TARGET_SECONDS = 0.100
 EXPORT_RATIO_TARGET = 0.85
 PARTS = ("http", "data")
+#: Each app server: the product app plus the bench routes (submissions, floor, ceiling, trivial GET).
+APP = "bench.ceiling_app:create_ceiling_app()"
 
 
 def say(message: str) -> None:
@@ -96,12 +99,6 @@ def _prepare(target: str) -> None:
         db.close()
 
 
-def _start_setup(setup: Setup, count: int, env: dict, workdir: Path) -> None:
-    for number in range(count):
-        log = workdir / f"gunicorn-{setup.name.split(',')[0]}-{len(setup.servers)}-{number}.log"
-        setup.servers.append(server.start("bench.ceiling_app:create_ceiling_app()", env, log))
-
-
 def _load_split(servers: list[server.Server], spec: LoadSpec, side: Side) -> None:
     """One round against every server at once, the connections split evenly; the results merged."""
     processes = max(1, spec.processes // len(servers))
@@ -126,20 +123,33 @@ def _load_split(servers: list[server.Server], spec: LoadSpec, side: Side) -> Non
     side.rounds.append(merged)
 
 
-def measure_http(workdir: Path, server_url: str, seconds: float, rounds: int, workers: int | None) -> list[Figure]:
+def measure_http(workdir: Path, server_url: str, options: HttpOptions) -> list[Figure]:
+    """Submissions, floor, ceiling and trivial GET on SQLite, on PostgreSQL with one app server and with
+    two (databases of their own on the cluster at ``server_url``, dropped at the end); their figures."""
     surveys_dir = workdir / "http-surveys"
     survey = write_survey(surveys_dir)
     questions = {q.name: wire_values(q) for q in survey.questions}
-    base = LoadSpec(0, f"/s/{SURVEY_ID}", "", questions, 4, 4, 2.0, seconds)
+    base = LoadSpec(
+        0,
+        f"/s/{SURVEY_ID}",
+        "",
+        questions,
+        options.processes,
+        options.threads,
+        options.warmup_seconds,
+        options.measure_seconds,
+        start_slack_seconds=options.start_slack_seconds,
+    )
     paths = {
         "submit": (f"/s/{SURVEY_ID}", "POST"),
         "floor": (f"/bench/floor/{SURVEY_ID}", "POST"),
         "ceiling": ("/bench/ceiling", "POST"),
         "trivial": ("/bench/trivial", "GET"),
     }
-    one_url = postgres_cluster.create_database(server_url, "bench_http1")
-    two_url = postgres_cluster.create_database(server_url, "bench_http2")
-    setups: list[Setup] = []
+    names = [f"bench_http{count}_{secrets.token_hex(4)}" for count in (1, 2)]  # apart from any other run's
+    one_url, two_url = (postgres_cluster.create_database(server_url, name) for name in names)
+    setups: list[tuple[Setup, int]] = []
+    launches: list[tuple[str, dict, Path]] = []
     try:
         for name, count, database_url in (
             ("SQLite", 1, None),
@@ -148,21 +158,22 @@ def measure_http(workdir: Path, server_url: str, seconds: float, rounds: int, wo
         ):
             database = workdir / f"http-{len(setups)}.sqlite3"
             _prepare(database_url or str(database))
-            env = _environment(database, database_url, surveys_dir, workers)
-            setups.append(Setup(name))
-            _start_setup(setups[-1], count, env, workdir)
-        for number in range(rounds):
-            order = list(paths) if number % 2 == 0 else list(paths)[::-1]
-            for setup in setups:
-                for kind in order:
-                    path, method = paths[kind]
-                    say(f"round {number + 1}: {setup.name}, {kind}")
-                    _load_split(setup.servers, replace(base, post_path=path, method=method), setup.sides[kind])
+            env = _environment(database, database_url, surveys_dir, options.workers)
+            setups.append((Setup(name), count))
+            launches += [(APP, env, workdir / f"gunicorn-{len(setups)}-{n}.log") for n in range(count)]
+        with server.started(launches) as running:  # all booted at once; stopped at the end
+            for setup, count in setups:
+                setup.servers, running = running[:count], running[count:]
+            for number in range(options.rounds):
+                order = list(paths) if number % 2 == 0 else list(paths)[::-1]
+                for setup, _ in setups:
+                    for kind in order:
+                        path, method = paths[kind]
+                        say(f"round {number + 1}: {setup.name}, {kind}")
+                        _load_split(setup.servers, replace(base, post_path=path, method=method), setup.sides[kind])
     finally:
-        for setup in setups:
-            for running in setup.servers:
-                running.stop()
-    return [figure for setup in setups for figure in _http_figures(setup)]
+        postgres_cluster.drop_databases(server_url, names)
+    return [figure for setup, _ in setups for figure in _http_figures(setup)]
 
 
 def _median_rate(side: Side) -> str:
@@ -178,8 +189,10 @@ def _http_figures(setup: Setup) -> list[Figure]:
     return [
         Figure(f"{setup.name}: submissions/s", _median_rate(submit)),
         Figure("  submission latency p50 / p99", latencies(submit)),
+        Figure("  floor: the least a submission does, POST/s, same servers", _median_rate(floor)),
         Figure("  ceiling: bare-insert POST/s, same servers", _median_rate(ceiling)),
         Figure("  trivial GET/s, same servers", _median_rate(trivial)),
+        floor_ratio_figure(submit, floor),
         ratio_figure(submit, ceiling),
         floor_figure(floor, ceiling),
         Figure(
@@ -226,15 +239,7 @@ def _results_timings(database: Path | str, surveys_dir: Path, survey) -> dict[st
         }
     finally:
         db.close()
-        _close_connections(client.application)
-
-
-def _close_connections(app) -> None:
-    """Close the connections the app keeps (SQLite, per thread) or pools (PostgreSQL), so that the next
-    bulk load finds the file free."""
-    for kept in app.extensions.pop("db_connections", {}).values():
-        kept.close()
-    close_pools(app)
+        results_bench.close_app_connections(client.application)
 
 
 def measure_data(workdir: Path, server_url: str, sizes: list[int], export_rows: int) -> list[DataSize]:
@@ -356,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with postgres_cluster.throwaway_cluster(postgres_cluster.DURABLE_SETTINGS) as server_url:
             if "http" in parts:
-                figures += measure_http(workdir, server_url, args.seconds, args.rounds, args.workers)
+                options = HttpOptions(workers=args.workers, measure_seconds=args.seconds, rounds=args.rounds)
+                figures += measure_http(workdir, server_url, options)
             if "data" in parts:
                 figures += data_figures(measure_data(workdir, server_url, sizes, args.export_rows or sizes[-1]))
     finally:

@@ -30,6 +30,7 @@ from storage import accounts, connection, postgres, queries
 from surveys import export, results
 from surveys.definition import Survey
 from web.auth import ADMIN_COOKIE
+from web.db import close_pools
 
 WARM_RUNS = 9
 SCAN_RUNS_SMALL = 3  # floor and cold runs up to 1,000,000 rows
@@ -92,6 +93,16 @@ def _signed_in_client(database: Path | str, surveys_dir: Path):
     return client
 
 
+def close_app_connections(app) -> None:
+    """Close the connections ``app`` keeps: on SQLite one per thread (:func:`web.db.get_db`), on PostgreSQL
+    its pools. A kept SQLite connection holds the file and its write-ahead log open until the app is
+    garbage-collected: the generator's switch of the journal mode for the next size then fails with
+    ``database is locked``."""
+    for kept in app.extensions.pop("db_connections", {}).values():
+        kept.close()
+    close_pools(app)
+
+
 def _page_timer(client, survey: Survey):
     def get_page() -> None:
         response = client.get(f"/admin/surveys/{survey.id}")
@@ -123,7 +134,11 @@ def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int) -
             WARM_RUNS,
         )
         timings.estimates_csv = median_seconds(lambda: export.estimates_csv(_warm_results(db, survey)), WARM_RUNS)
-        timings.page = median_seconds(_page_timer(_signed_in_client(database, surveys_dir), survey), WARM_RUNS)
+        client = _signed_in_client(database, surveys_dir)
+        try:
+            timings.page = median_seconds(_page_timer(client, survey), WARM_RUNS)
+        finally:
+            close_app_connections(client.application)
         runs = SCAN_RUNS_SMALL if rows <= 1_000_000 else SCAN_RUNS_LARGE
         recounted: dict = {}
         timings.floor, timings.cold = _interleaved_medians(

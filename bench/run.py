@@ -1,19 +1,21 @@
 """``make bench``: measure everything once and print one table.
 
-    python -m bench.run                      # full run (about 6 minutes)
-    python -m bench.run --quick              # smoke run (about 1 minute)
+    python -m bench.run                      # full run (up to 10,000,000 stored responses)
+    python -m bench.run --quick              # smoke run: every row at toy sizes (2-3 minutes, 2 busy cores)
     python -m bench.run --sizes 10000,1000000,10000000 --only results
 
 Figures (see bench/README.md for what each means):
 
-1. ``http``: submissions per second through gunicorn against a bare-insert
-   ceiling on the same server, with latencies; the submission is then timed
-   step by step in process (always in a full run; in a quick run only when
-   the ratio misses its target, or with ``--profile``).
+1. ``http``: submissions per second through gunicorn against the floor (the
+   least any submission must do), the bare-insert ceiling and the trivial
+   GET of the same servers, on SQLite, on PostgreSQL and on PostgreSQL with two
+   app servers (:func:`bench.postgres_bench.measure_http`, on a throwaway
+   PostgreSQL cluster, or on ``--postgres-url``); then the submission timed
+   step by step in process.
 2. ``results``: the results page data, its render and the estimates exports
    from the tallies, against the SQL floor of a rescan and a cold recount.
 3. ``export``: the streamed responses CSV, rows per second and peak memory,
-   and its pieces apart (same rule as the submission's breakdown).
+   and its pieces apart.
 4. ``page``: the respondent page's weight and third-party requests.
 5. ``signin``: respondent latency while sign-ins flood the server, with and
    without the machine-wide bound on password checks, and the owner's
@@ -24,6 +26,9 @@ Figures (see bench/README.md for what each means):
    responses (``bench.model_bench``); with ``results``, also the model of
    the grown survey and its kept counts against a recount.
 
+``--quick`` runs every part and prints every row of the full run, at toy
+sizes and for a second or so per load round: its figures say that the bench
+works, not how fast the product is (``tests/test_bench.py`` runs it).
 Everything lives in one temporary folder, deleted at the end (``--keep`` to
 keep it); servers listen on 127.0.0.1 only.
 """
@@ -31,6 +36,7 @@ keep it); servers listen on 127.0.0.1 only.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -45,6 +51,8 @@ from bench import (
     machine,
     model_bench,
     page_bench,
+    postgres_bench,
+    postgres_cluster,
     profile_submit,
     results_bench,
     signin_flood,
@@ -55,8 +63,13 @@ from bench.survey import SURVEY_ID, write_survey
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ("page", "http", "results", "export", "signin", "model")
-#: Responses the model is fitted at (from kept counts only: seconds to make, so the quick run has them too).
+#: Responses the model is fitted at (from kept counts only: seconds to make).
 MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
+#: ``--quick``: stored responses for figure 2 (two sizes: the database is grown between them, as in a
+#: full run; the CSV is streamed at the largest), the CSV's smaller pass, and the model's sizes.
+QUICK_SIZES = (2_000, 5_000)
+QUICK_EXPORT_SMALL_ROWS = 1_000
+QUICK_MODEL_SIZES = (10_000, 100_000)
 #: Bytes of database per stored response (rows, index, tallies), for the disk check.
 BYTES_PER_ROW = 420
 RESULTS_TARGET_SECONDS = 0.100
@@ -75,14 +88,18 @@ class Plan:
     export_rows: int
     export_small_rows: int
     http: http_bench.HttpOptions
-    profile: bool  # break down the submission and the CSV stream even when they pass
     profile_requests: int
+    signin: signin_flood.FloodScale
+    model_sizes: tuple[int, ...]
+    postgres_url: str | None  # None: a throwaway cluster for the run
     keep: bool
 
 
 def parse_args(argv: list[str] | None = None) -> Plan:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="short smoke run: small sizes, short load")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: every figure at toy sizes, one short load round"
+    )
     parser.add_argument(
         "--sizes", help="stored responses for figure 2, comma-separated (default 10000,1000000,10000000)"
     )
@@ -91,9 +108,8 @@ def parse_args(argv: list[str] | None = None) -> Plan:
     parser.add_argument("--connections", type=int, help="concurrent client connections (default 16)")
     parser.add_argument("--seconds", type=float, help="measured seconds per load round (default 8; 3 rounds)")
     parser.add_argument(
-        "--profile",
-        action="store_true",
-        help="break down the submission and the CSV stream even if they meet their targets (always done in a full run)",
+        "--postgres-url",
+        help="the postgres database of a running PostgreSQL server to measure on (default: a throwaway cluster)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
@@ -101,17 +117,18 @@ def parse_args(argv: list[str] | None = None) -> Plan:
     sizes = (
         tuple(int(s) for s in args.sizes.split(","))
         if args.sizes
-        else ((10_000, 100_000) if quick else (10_000, 1_000_000, 10_000_000))
+        else (QUICK_SIZES if quick else (10_000, 1_000_000, 10_000_000))
     )
-    connections = args.connections or 16
-    processes = min(4, connections)
+    connections = args.connections or (2 if quick else 16)
+    processes = min(1 if quick else 4, connections)
     http = http_bench.HttpOptions(
-        workers=args.workers,
+        workers=args.workers or (1 if quick else None),
         processes=processes,
         threads=max(1, connections // processes),
-        warmup_seconds=1.0 if quick else 2.0,
-        measure_seconds=args.seconds or (3.0 if quick else 8.0),
+        warmup_seconds=0.5 if quick else 2.0,
+        measure_seconds=args.seconds or (0.5 if quick else 8.0),
         rounds=1 if quick else 3,
+        start_slack_seconds=1.0 if quick else 2.0,
     )
     parts = tuple(p.strip() for p in args.only.split(",")) if args.only else PARTS
     unknown = set(parts) - set(PARTS)
@@ -120,11 +137,13 @@ def parse_args(argv: list[str] | None = None) -> Plan:
     return Plan(
         parts=parts,
         sizes=tuple(sorted(sizes)),
-        export_rows=100_000 if quick else 1_000_000,
-        export_small_rows=10_000 if quick else 100_000,
+        export_rows=max(sizes) if quick else 1_000_000,
+        export_small_rows=min(QUICK_EXPORT_SMALL_ROWS, max(sizes)) if quick else 100_000,
         http=http,
-        profile=args.profile or not quick,
-        profile_requests=200 if quick else 1000,
+        profile_requests=10 if quick else 1000,
+        signin=signin_flood.QUICK if quick else signin_flood.FloodScale(),
+        model_sizes=QUICK_MODEL_SIZES if quick else MODEL_SIZES,
+        postgres_url=args.postgres_url,
         keep=args.keep,
     )
 
@@ -260,8 +279,7 @@ def export_breakdown_table(pieces: list[tuple[str, float]]) -> str:
 def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str], str]:
     """Grow one database through the sizes; measure figure 2 at each and figure 3 at its size.
 
-    Returns the figures, notes, and the export breakdown (empty unless the
-    stream missed its target).
+    Returns the figures, notes, and the export breakdown (empty without ``export``).
     """
     surveys_dir = workdir / "data-surveys"
     survey = write_survey(surveys_dir)
@@ -287,9 +305,8 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
         if "export" in plan.parts and rows == plan.export_rows:
             say(f"streaming the responses CSV ({plan.export_small_rows:,} and {rows:,} rows)")
             passes = export_bench.measure(database, surveys_dir / f"{SURVEY_ID}.yaml", rows, plan.export_small_rows)
-            if plan.profile or passes["full"].rate < EXPORT_RATE_TARGET:
-                say("breaking the CSV stream down")
-                breakdown = export_breakdown_table(export_breakdown.breakdown(database, survey))
+            say("breaking the CSV stream down")
+            breakdown = export_breakdown_table(export_breakdown.breakdown(database, survey))
     figures = (results_figures(timings) if timings else []) + (export_figures(passes) if passes else [])
     if model_fits:
         figures += [
@@ -305,7 +322,7 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
 
 
 # --------------------------------------------------------------------------
-# Figure 1: HTTP, and the profile when it misses.
+# Figure 1: HTTP on both backends, and where a submission's time goes.
 
 
 def profile_table(profile: profile_submit.SubmitProfile) -> str:
@@ -325,8 +342,18 @@ def profile_table(profile: profile_submit.SubmitProfile) -> str:
     return table(rows, ("step", "median"))
 
 
+def http_figures(workdir: Path, plan: Plan) -> list[Figure]:
+    """Figure 1 on both backends: on ``--postgres-url``'s server, or on a throwaway cluster (durable
+    commits, PostgreSQL's defaults) started for the run and deleted after it."""
+    if plan.postgres_url:
+        return postgres_bench.measure_http(workdir, plan.postgres_url, plan.http)
+    with postgres_cluster.throwaway_cluster(postgres_cluster.DURABLE_SETTINGS) as server_url:
+        return postgres_bench.measure_http(workdir, server_url, plan.http)
+
+
 def run(plan: Plan) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="rr-bench-"))
+    load_before, wall_before = os.getloadavg()[0], time.perf_counter()
     figures: list[Figure] = []
     notes: list[str] = []
     http_profile = export_pieces = ""
@@ -336,22 +363,22 @@ def run(plan: Plan) -> int:
             say("respondent page weight")
             figures += page_figures(workdir)
         if "http" in plan.parts:
-            say(f"HTTP load: {plan.http.rounds} round(s) x 2 servers x {plan.http.measure_seconds:g} s")
-            http_figures, raw = http_bench.measure(workdir, plan.http)
-            figures += http_figures
-            notes.append(
-                f"HTTP: {raw['submission_ok_total']:,} submissions answered 200 in the measured windows; "
-                f"{raw['stored_responses']:,} rows stored in all (warm-ups included)"
+            say(
+                f"HTTP load: {plan.http.rounds} round(s) x 4 sides x 3 setups (SQLite, PostgreSQL with 1 and 2"
+                f" app servers) x {plan.http.measure_seconds:g} s"
             )
-            if plan.profile or any(f.passed is False for f in http_figures):
-                say("profiling the submission path in process")
-                http_profile = profile_table(profile_submit.profile(workdir, plan.profile_requests))
+            figures += http_figures(workdir, plan)
+            say("profiling the submission path in process")
+            http_profile = profile_table(profile_submit.profile(workdir, plan.profile_requests))
         if "signin" in plan.parts:
-            say("respondent latency under a sign-in flood (3 servers x 8 s), owner's sign-ins under rotating floods")
-            figures += signin_flood.measure(workdir)
+            say(
+                f"respondent latency under a sign-in flood (3 servers x {plan.signin.measure_seconds:g} s),"
+                " owner's sign-ins under rotating floods"
+            )
+            figures += signin_flood.measure(workdir, plan.signin)
         if "model" in plan.parts:
-            say(f"model fit from kept counts at {', '.join(f'{n:,}' for n in MODEL_SIZES)} responses")
-            figures += model_bench.figures(model_bench.measure(workdir, MODEL_SIZES))
+            say(f"model fit from kept counts at {', '.join(f'{n:,}' for n in plan.model_sizes)} responses")
+            figures += model_bench.figures(model_bench.measure(workdir, plan.model_sizes))
         if {"results", "export"} & set(plan.parts):
             more, generation, export_pieces = grow_and_measure(workdir, plan)
             figures += more
@@ -365,6 +392,10 @@ def run(plan: Plan) -> int:
     print(table(figures))
     for note in notes:
         print(f"- {note}")
+    print(
+        f"- load average (1 min) {load_before:.2f} at the start, {os.getloadavg()[0]:.2f} at the end;"
+        f" wall {time.perf_counter() - wall_before:.0f} s"
+    )
     if http_profile:
         print("\nWhere a submission's time goes (wall time per step, medians):\n")
         print(http_profile)

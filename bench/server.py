@@ -16,6 +16,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +123,24 @@ def start(app_spec: str, env: dict[str, str], log_path: Path) -> Server:
         _terminate(process)
         raise
     return server
+
+
+@contextmanager
+def started(launches: list[tuple[str, dict[str, str], Path]]) -> Iterator[list[Server]]:
+    """:func:`start` every ``(app_spec, env, log_path)`` at once (a boot is mostly imports, one core
+    each), yield the servers in that order, and stop them all at the end (one already stopped is left
+    as it is). If one does not start, the others are stopped and its error raised."""
+    with ThreadPoolExecutor(max_workers=max(1, len(launches))) as pool:
+        futures = [pool.submit(start, *launch) for launch in launches]
+    servers = [future.result() for future in futures if future.exception() is None]
+    try:
+        failure = next((future.exception() for future in futures if future.exception() is not None), None)
+        if failure is not None:
+            raise failure
+        yield servers
+    finally:
+        with ThreadPoolExecutor(max_workers=max(1, len(servers))) as pool:
+            list(pool.map(Server.stop, servers))
 
 
 def _terminate(process: subprocess.Popen) -> None:

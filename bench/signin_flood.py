@@ -31,7 +31,7 @@ import secrets
 import statistics
 import threading
 import time
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import requests
@@ -56,11 +56,28 @@ OWNER_NAME, OWNER_PASSWORD, OWNER_ADDRESS = "owner", "the owner's long password"
 OWNER_TARGET = 1.0
 
 
+@dataclass(frozen=True)
+class FloodScale:
+    """How long and how big: the full run's defaults, or :data:`QUICK` (``bench.run --quick``)."""
+
+    workers: int = WORKERS
+    measure_seconds: float = MEASURE_SECONDS
+    owner_attempts: int = OWNER_ATTEMPTS
+    #: Between two of the owner's sign-ins: an owner retrying by hand, not in a loop.
+    owner_pause_seconds: float = 0.3
+
+
+#: Every figure of the full run, in seconds: one worker per server, half a second of respondents, one
+#: sign-in per browser.
+QUICK = FloodScale(workers=1, measure_seconds=0.5, owner_attempts=1, owner_pause_seconds=0.0)
+
+
 def _respondent_latencies(base_url: str, seconds: float) -> list[float]:
+    """One respondent's page loads, one after the other, for ``seconds`` (at least two, for a p95)."""
     latencies = []
     with requests.Session() as session:
         deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline or len(latencies) < 2:
             start = time.perf_counter()
             response = session.get(f"{base_url}/s/{SURVEY_ID}", timeout=30)
             latencies.append(time.perf_counter() - start)
@@ -82,27 +99,33 @@ def _flood(base_url: str, stop: threading.Event, statuses: list[int]) -> None:
             statuses.append(response.status_code)
 
 
-def _measure(workdir: Path, concurrency: int | None) -> tuple[list[float], list[int]]:
-    """Respondent latencies (and the flood's statuses) with ``SIGNIN_CONCURRENCY = concurrency``,
-    or with no flood when it is None."""
+def _launch(workdir: Path, concurrency: int | None, scale: FloodScale) -> tuple[str, dict[str, str], Path]:
+    """The server of :func:`_measure` with ``SIGNIN_CONCURRENCY = concurrency`` (its own database), for
+    :func:`bench.server.started`."""
     surveys_dir = workdir / "signin-surveys"
     write_survey(surveys_dir)
     database = workdir / f"signin-{concurrency}.sqlite3"
     create_database(database)
-    env = server.server_environment(database, surveys_dir, WORKERS)
+    env = server.server_environment(database, surveys_dir, scale.workers)
     env["FLASK_SIGNIN_CONCURRENCY"] = str(concurrency or 1)
-    with server.start("app:create_app()", env, workdir / f"signin-{concurrency}.log") as running:
-        _respondent_latencies(running.base_url, 1.0)  # warm every worker's imports
+    return "app:create_app()", env, workdir / f"signin-{concurrency}.log"
+
+
+def _measure(running: server.Server, flooded: bool, scale: FloodScale) -> tuple[list[float], list[int]]:
+    """Respondent latencies (and the flood's statuses) on ``running``, during a flood or with none; the
+    server is stopped at the end."""
+    with running:
+        _respondent_latencies(running.base_url, min(1.0, scale.measure_seconds))  # warm every worker's imports
         stop, statuses = threading.Event(), []
         threads = [
             threading.Thread(target=_flood, args=(running.base_url, stop, statuses))
-            for _ in range(FLOOD_CLIENTS if concurrency else 0)
+            for _ in range(FLOOD_CLIENTS if flooded else 0)
         ]
         for thread in threads:
             thread.start()
-        time.sleep(1.0 if threads else 0)
+        time.sleep(min(1.0, scale.measure_seconds) if threads else 0)
         try:
-            latencies = _respondent_latencies(running.base_url, MEASURE_SECONDS)
+            latencies = _respondent_latencies(running.base_url, scale.measure_seconds)
         finally:
             stop.set()
             for thread in threads:
@@ -179,17 +202,17 @@ def _remembered_cookie(base_url: str) -> str | None:
         return session.cookies.get("rr_device", path="/admin/login")
 
 
-def _owner_attempts(base_url: str, device_cookie: str | None) -> list[tuple[bool, float]]:
+def _owner_attempts(base_url: str, device_cookie: str | None, scale: FloodScale) -> list[tuple[bool, float]]:
     attempts = []
-    for _ in range(OWNER_ATTEMPTS):
+    for _ in range(scale.owner_attempts):
         attempts.append(_owner_signs_in(base_url, device_cookie))
-        time.sleep(0.3)  # an owner retrying by hand, not in a loop
+        time.sleep(scale.owner_pause_seconds)
     return attempts
 
 
-@contextmanager
-def _proxied_server(workdir: Path, label: str):
-    """The app behind one trusted proxy, rate limits on, with the owner's account; yields its base URL."""
+def _proxied_launch(workdir: Path, label: str, workers: int) -> tuple[str, dict[str, str], Path]:
+    """The app behind one trusted proxy, rate limits on, with the owner's account (its own database), for
+    :func:`bench.server.started`."""
     surveys_dir = workdir / f"{label}-surveys"
     write_survey(surveys_dir)
     database = workdir / f"{label}.sqlite3"
@@ -197,18 +220,19 @@ def _proxied_server(workdir: Path, label: str):
     db = connection.connect(database)
     accounts.create_admin(db, OWNER_NAME, OWNER_PASSWORD)
     db.close()
-    env = server.server_environment(database, surveys_dir, WORKERS)
+    env = server.server_environment(database, surveys_dir, workers)
     env.update(FLASK_PROXY_FIX="1", FLASK_RATELIMIT_ENABLED="true", FLASK_SIGNIN_CONCURRENCY="1")
-    with server.start("app:create_app()", env, workdir / f"{label}.log") as running:
-        yield running.base_url
+    return "app:create_app()", env, workdir / f"{label}.log"
 
 
-def measure_rotating(workdir: Path, flood: tuple[str, int, int, int] | None) -> dict[str, list]:
-    """The owner's sign-ins behind a proxy, during ``flood`` (one of :data:`FLOODS`; None: no flood):
-    ``remembered`` from a browser that signed in before, ``new`` from a new one, each a list of
-    (got in, seconds); ``flood``, the flood's statuses."""
-    label = "rotating" if flood is None else f"rotating-{flood[1]}"
-    with _proxied_server(workdir, label) as base_url:
+def measure_rotating(
+    running: server.Server, flood: tuple[str, int, int, int] | None, scale: FloodScale = FloodScale()
+) -> dict[str, list]:
+    """The owner's sign-ins on ``running`` (:func:`_proxied_launch`'s server, stopped at the end), during
+    ``flood`` (one of :data:`FLOODS`; None: no flood): ``remembered`` from a browser that signed in
+    before, ``new`` from a new one, each a list of (got in, seconds); ``flood``, the flood's statuses."""
+    with running:
+        base_url = running.base_url
         cookie = _remembered_cookie(base_url)
         stop, statuses = threading.Event(), []
         addresses = rotating_addresses(*flood[1:]) if flood else []
@@ -218,10 +242,10 @@ def measure_rotating(workdir: Path, flood: tuple[str, int, int, int] | None) -> 
         ]
         for thread in threads:
             thread.start()
-        time.sleep(1.0 if threads else 0)
+        time.sleep(min(1.0, scale.measure_seconds) if threads else 0)
         try:
-            remembered = _owner_attempts(base_url, cookie)
-            new = _owner_attempts(base_url, None)
+            remembered = _owner_attempts(base_url, cookie, scale)
+            new = _owner_attempts(base_url, None, scale)
         finally:
             stop.set()
             for thread in threads:
@@ -231,16 +255,25 @@ def measure_rotating(workdir: Path, flood: tuple[str, int, int, int] | None) -> 
 
 def _owner_summary(attempts: list[tuple[bool, float]]) -> str:
     times = [seconds for _, seconds in attempts]
-    p95 = statistics.quantiles(times, n=20, method="inclusive")[-1]
+    p95 = statistics.quantiles(times, n=20, method="inclusive")[-1] if len(times) > 1 else times[0]
     return (
         f"{sum(ok for ok, _ in attempts)} / {len(attempts)} got in, "
         f"median {statistics.median(times) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
     )
 
 
-def rotating_figures(workdir: Path) -> list[Figure]:
-    """The owner's sign-ins with no flood, then during each of :data:`FLOODS` (``FLASK_PROXY_FIX=1``)."""
-    quiet = measure_rotating(workdir, None)
+def rotating_figures(workdir: Path, scale: FloodScale = FloodScale()) -> list[Figure]:
+    """The owner's sign-ins with no flood, then during each of :data:`FLOODS` (``FLASK_PROXY_FIX=1``), each
+    on a server of its own (all booted at once, each stopped after its measurement)."""
+    launches = [
+        _proxied_launch(workdir, f"rotating-{flood[1] if flood else 0}", scale.workers) for flood in (None, *FLOODS)
+    ]
+    with server.started(launches) as running:
+        return _rotating_figures(running, scale)
+
+
+def _rotating_figures(running: list[server.Server], scale: FloodScale) -> list[Figure]:
+    quiet = measure_rotating(running[0], None, scale)
     figures = [
         Figure(
             "Owner's sign-ins behind a proxy, no flood: browser that signed in before",
@@ -248,9 +281,9 @@ def rotating_figures(workdir: Path) -> list[Figure]:
         ),
         Figure("  the same, a new browser", _owner_summary(quiet["new"])),
     ]
-    for flood in FLOODS:
-        result = measure_rotating(workdir, flood)
-        got_in = sum(ok for ok, _ in result["remembered"]) / OWNER_ATTEMPTS
+    for flood, on in zip(FLOODS, running[1:]):
+        result = measure_rotating(on, flood, scale)
+        got_in = sum(ok for ok, _ in result["remembered"]) / scale.owner_attempts
         statuses = result["flood"]
         counts = ", ".join(f"{statuses.count(code)} x {code}" for code in sorted(set(statuses)))
         figures += [
@@ -277,13 +310,13 @@ def _summary(latencies: list[float], statuses: list[int]) -> str:
     return text
 
 
-def measure(workdir: Path) -> list[Figure]:
-    quiet = _measure(workdir, None)
-    bounded = _measure(workdir, 1)
-    unbounded = _measure(workdir, FLOOD_CLIENTS)
+def measure(workdir: Path, scale: FloodScale = FloodScale()) -> list[Figure]:
+    """Figure 5: respondent latency with no flood, with the bound and without it, then the rotating floods."""
+    with server.started([_launch(workdir, concurrency, scale) for concurrency in (None, 1, FLOOD_CLIENTS)]) as running:
+        quiet, bounded, unbounded = (_measure(on, flooded, scale) for on, flooded in zip(running, (False, True, True)))
     factor = _p95(bounded[0]) / _p95(quiet[0])
     return [
-        Figure(f"Respondent page, no flood ({WORKERS} workers)", _summary(*quiet)),
+        Figure(f"Respondent page, no flood ({scale.workers} workers)", _summary(*quiet)),
         Figure(f"  during {FLOOD_CLIENTS} sign-in floods, SIGNIN_CONCURRENCY=1", _summary(*bounded)),
         Figure(f"  the same without the bound (={FLOOD_CLIENTS})", _summary(*unbounded)),
         Figure(
@@ -292,7 +325,7 @@ def measure(workdir: Path) -> list[Figure]:
             f"<= {P95_FACTOR_TARGET:g}",
             factor <= P95_FACTOR_TARGET,
         ),
-        *rotating_figures(workdir),
+        *rotating_figures(workdir, scale),
     ]
 
 

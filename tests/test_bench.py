@@ -1,0 +1,156 @@
+"""``make bench`` runs whole: its quick mode, every part and every figure's row in one table (issue 25).
+
+The bench is not part of the test suite, but its quick mode (``python -m bench.run --quick``: toy sizes,
+one short load round) is, so that a change to what it measures (a view's steps, a connection the app
+keeps, the server's settings) cannot break it unnoticed, as the kept SQLite connection of the results
+page once did (``database is locked`` before the second size). Its figures are not checked against
+their targets (at toy sizes on a shared machine they mean nothing), except those that check
+correctness: recounts equal to the kept counts, no third-party request.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import dataset, results_bench
+from bench.survey import write_survey
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The whole quick run, servers and PostgreSQL included (about a minute on a quiet 2-core machine).
+QUICK_TIMEOUT_SECONDS = 300
+
+#: Every row of the full run's table, by part: the quick run prints the same rows.
+ROWS = {
+    "page": ["Respondent page weight, 10-question survey", "the same, shipped example exam-integrity"],
+    "http": [f"{setup}: submissions/s" for setup in ("SQLite", "PostgreSQL, 1 app server", "PostgreSQL, 2 app servers")]
+    + [
+        "submission latency p50 / p99",
+        "floor: the least a submission does, POST/s, same servers",
+        "ceiling: bare-insert POST/s, same servers",
+        "trivial GET/s, same servers",
+        "submissions / floor (median of rounds)",
+        "submissions / ceiling (median of rounds)",
+        "floor / ceiling: the least a submission does",
+        "server CPU per request: submission / floor / ceiling / GET",
+    ],
+    "results": [
+        "Stored responses (10 questions)",
+        "Results page data: tallies + compute_results",
+        "Results page render (test client, admin)",
+        "Estimates export JSON (compute + serialize)",
+        "Estimates export CSV (compute + write)",
+        "SQL floor: one scan, SUM(json_extract) x 10",
+        "Cold: tallies recounted in one SQL scan + compute",
+        "cold / floor",
+        "Break-down data ?by=stress (kept group tallies)",
+        "Model cheated ~ stress, kept counts",
+    ],
+    "export": ["Responses CSV stream, 5,000 rows", "peak RSS growth after", "tracemalloc peak after"],
+    "signin": [
+        "Respondent page, no flood",
+        "during 12 sign-in floods, SIGNIN_CONCURRENCY=1",
+        "the same without the bound",
+        "p95 flood (bounded) / p95 no flood",
+        "Owner's sign-ins behind a proxy, no flood: browser that signed in before",
+        "rotating floods, one client: one /24 and one /64: browser that signed in before",
+        "rotating floods, 200 /24 networks and one /64: browser that signed in before",
+        "the floods' answers",
+    ],
+    "model": [
+        "Model: responses (5 predictors, 38 parameters)",
+        "fit from the kept counts (gather.stored_model)",
+        "CPU ratio to the size before",
+        "largest |estimate - truth| / std err",
+    ],
+    "where the time goes": ["Where a submission's time goes", "Where the responses CSV's time goes"],
+}
+#: Rows that check correctness, not speed: they pass at any size.
+CHECKS = [
+    "cold recount equals the stored tallies",
+    "kept break-down equals a recount",
+    "kept pattern counts equal a recount",
+    "third-party requests",
+]
+
+
+@pytest.fixture(scope="module")
+def quick_run(postgres_server: str) -> subprocess.CompletedProcess:
+    """``python -m bench.run --quick`` on the session's PostgreSQL server, with a deadline."""
+    return subprocess.run(
+        [sys.executable, "-m", "bench.run", "--quick", "--postgres-url", postgres_server],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=QUICK_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+
+def _table_rows(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("| ")]
+
+
+@pytest.mark.slow
+def test_quick_run_finishes_with_one_table(quick_run):
+    """The run ends with its verdict (status 0, or 1 for a missed target), not a traceback."""
+    assert quick_run.returncode in (0, 1), quick_run.stderr[-3000:]
+    assert "Traceback" not in quick_run.stderr, quick_run.stderr[-3000:]
+    assert quick_run.stdout.count("| figure ") == 1
+    assert "target(s) missed" in quick_run.stdout.splitlines()[-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("part", ROWS)
+def test_quick_run_prints_every_figures_row(quick_run, part):
+    """Each part's rows are in the output (and the HTTP rows once for each backend and app servers)."""
+    missing = [row for row in ROWS[part] if row not in quick_run.stdout]
+    assert not missing, f"rows missing: {missing}\n{quick_run.stdout}\n{quick_run.stderr[-3000:]}"
+
+
+@pytest.mark.slow
+def test_quick_run_measures_submissions_against_the_floor_on_both_backends(quick_run):
+    """Three submissions / floor rows (SQLite, PostgreSQL with one and two app servers), each with its
+    target, and every request of every side answered."""
+    rows = [row for row in _table_rows(quick_run.stdout) if "submissions / floor" in row]
+    assert len(rows) == 3, quick_run.stdout
+    assert all(">= 0.9" in row for row in rows), rows
+    assert "errors" not in quick_run.stdout, quick_run.stdout
+
+
+@pytest.mark.slow
+def test_quick_run_grows_the_database_through_every_size(quick_run):
+    """The results figures at both quick sizes: the database is grown again after the first is measured."""
+    rows = [row for row in _table_rows(quick_run.stdout) if row.startswith("| Stored responses")]
+    assert len(rows) == 1 and "2,000 / 5,000" in rows[0], quick_run.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("check", CHECKS)
+def test_quick_run_correctness_checks_pass(quick_run, check):
+    rows = [row for row in _table_rows(quick_run.stdout) if check in row]
+    assert rows and all(row.rstrip(" |").endswith("PASS") for row in rows), quick_run.stdout
+
+
+@pytest.mark.slow
+def test_results_figures_leave_the_database_to_the_generator(tmp_path, monkeypatch):
+    """After the results figures at one size (their signed-in app keeps a connection per thread), no
+    connection holds the file: the generator can switch the journal off and grow it to the next size."""
+    monkeypatch.setattr(dataset, "POOL_SIZE", 64)  # distinct answer sets stored through the product: 2 x 64
+    survey = write_survey(tmp_path / "surveys")
+    database = tmp_path / "data.sqlite3"
+    dataset.create_database(database)
+    generator = dataset.Generator(database, survey)
+    generator.grow_to(100)
+    results_bench.measure_size(database, tmp_path / "surveys", survey, 100)
+    conn = sqlite3.connect(database, timeout=0)
+    try:
+        assert conn.execute("PRAGMA journal_mode = OFF").fetchone() == ("off",)
+    finally:
+        conn.close()
+    generator.grow_to(200)
+    assert generator.rows == 200
