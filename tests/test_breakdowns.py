@@ -369,7 +369,8 @@ def test_each_group_of_a_matrix_question_gets_its_own_matrix_estimate_and_its_ex
     ]
     arts_rows = rows[:4]
     assert [r["estimate_raw"] for r in arts_rows] == list(expected.estimate_raw)
-    assert [r["estimate_clipped"] for r in arts_rows] == list(expected.estimate_projected)
+    assert [r["estimate_clipped"] for r in arts_rows] == list(expected.estimate)
+    assert [r["estimate_projected"] for r in arts_rows] == list(expected.estimate_projected)
     assert [r["k"] for r in arts_rows] == [4] * 4
     law_rows = [r for r in rows if r["group"] == "law"]
     assert [r["estimate_raw"] for r in law_rows] == list(pooled.estimate_raw)

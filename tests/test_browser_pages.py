@@ -288,8 +288,10 @@ def test_without_javascript_a_required_question_an_earlier_page_asks_is_not_pre_
     press(page, "Next")
     assert "Page 2 of 2" in page.inner_text("main")
     for name in ("pressured", "team"):
-        radios = page.locator(f"fieldset[data-question={name}] input[type=radio]")
+        # the two answers, nothing checked; the blank option is withheld (hidden and disabled, never posted)
+        radios = page.locator(f"fieldset[data-question={name}] input[type=radio]:not([disabled])")
         assert radios.count() == 2 and not any(radios.nth(i).is_checked() for i in range(2))
+        assert page.locator(f"fieldset[data-question={name}] .no-answer").is_hidden()
     assert page.get_by_label("No answer").count() == 0
     fill_in(page, {"overtime": "No"})
     page.get_by_role("button", name="Submit answers", exact=True).click()

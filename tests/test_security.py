@@ -52,6 +52,9 @@ CSRF_CHECKED_POSTS = {
     "admin.exclude_day",
     "admin.include_day",
     "admin.preview_submit",
+    # tests/test_integrity.py::test_setting_aside_without_a_csrf_token_or_with_a_bad_day_changes_nothing
+    "admin.set_burst_aside",
+    "admin.keep_burst",
 }
 URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css", "fmt": "sav"}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
