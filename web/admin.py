@@ -61,7 +61,7 @@ def dashboard():
 def survey_page(survey_id: str):
     """The results page; options it cannot take are shown beside their fields, with status 400."""
     survey = survey_or_404(survey_id)
-    chosen = options.results_options(request.args, plain_names(survey), planned_names(survey), survey)
+    chosen = options.results_options(request.args, options.plain_names(survey), planned_names(survey), survey)
     page = gather.results_page(get_db(), survey, chosen, today())
     html = render_template(
         "admin/survey.html",
@@ -80,11 +80,6 @@ def survey_page(survey_id: str):
         max_patterns=MAX_PATTERNS,
     )
     return html, 400 if page.problems else 200
-
-
-def plain_names(survey) -> set[str]:
-    """The questions a break-down can be by: those not randomized."""
-    return {q.name for q in survey.plain_questions}
 
 
 def planned_names(survey) -> list[str]:
