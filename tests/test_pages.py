@@ -301,9 +301,10 @@ def previewing(paged, auth, monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError("the preview reached a path that stores or counts")
 
-    for name in ("store_and_thank", "refuse_if_over", "refuse_if_over_survey_limit", "count_arrival", "thank"):
+    for name in ("store_and_thank", "send_refusal", "refuse_if_over_survey_limit", "arrivals", "thank"):
         monkeypatch.setattr(f"web.respond.{name}", never)
     monkeypatch.setattr("storage.responses.store_response", never)
+    monkeypatch.setattr("storage.responses.store_submission", never)
     monkeypatch.setattr("storage.responses.submission_key_exists", never)
     auth.login()
 

@@ -37,11 +37,11 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wsgi import LimitedStream
 from wtforms.validators import ValidationError
 
-from storage import responses
+from storage import connection, responses
 from surveys.arms import ARM_WIRE, arm_from_wire, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Question, Survey
 from surveys.form_fields import CARRIED, DEVICE_PREFIX
-from surveys.submission import RANDOMIZED_ON, check_arm, noisy_response, randomize_on_server
+from surveys.submission import RANDOMIZED_ON, check_arm, randomize_on_server
 from surveys.wording import (
     NO_EPSILON,
     Protection,
@@ -57,8 +57,8 @@ from surveys.wording import (
     short_percent,
     truthfully_sentence,
 )
-from web import gather
-from web.catalog import survey_or_404, survey_state, survey_state_and_key_seen, today
+from web import record
+from web.catalog import send_survey_state_and_key_seen, survey_or_404, survey_state, today
 from web.db import get_db
 from web.forms import (
     INVITATION_CODE,
@@ -74,7 +74,7 @@ from web.forms import (
     wire_values,
 )
 from web.frames import Frame, render_frame
-from web.limits import burst_rules, count_arrival, refuse_if_over, refuse_if_over_survey_limit
+from web.limits import arrivals, burst_rules, refuse_if_over_survey_limit, send_refusal
 
 bp = Blueprint("respond", __name__)
 bp.add_app_template_global(wire_value)
@@ -541,15 +541,18 @@ class KeySeen:
 def submit(survey_id: str):
     """Store one answer. Refusals in this order: the rate limit, the survey's state (closed, not yet
     open), the body (:func:`body_problem`), the form, the CSRF token; then :func:`store_and_thank`.
-    The body is read before the state is looked up so that the key it carries is looked up with the
-    state in one query (:func:`web.catalog.survey_state_and_key_seen`); the order of the refusals is kept."""
+    The body is read first so that the key it carries is looked up with the state in one query
+    (:func:`web.catalog.survey_state_and_key_seen`), sent with the rate limit's count (one round trip on
+    PostgreSQL); the order of the refusals is kept."""
     survey = in_respondent_language(survey_or_404(survey_id))
-    refusal = refuse_if_over("submit", "RATELIMIT_SUBMISSIONS")
-    if refusal:
-        return refusal
     problem = body_problem()
     sent = sent_submission_key() if problem is None else None
-    state, seen = survey_state_and_key_seen(survey, sent)
+    with connection.pipeline(get_db()):  # the rate limit's count and the state, read after: one round trip
+        over = send_refusal("submit", "RATELIMIT_SUBMISSIONS")
+        state_and_seen = send_survey_state_and_key_seen(survey, sent)
+    refusal, (state, seen) = over(), state_and_seen()
+    if refusal:
+        return refusal
     refusal = refuse_if_unavailable(survey, state)
     if refusal:
         return refusal
@@ -605,54 +608,38 @@ def confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code,
 def store_and_thank(
     survey: Survey, noisy: dict, randomized_on: str, key: str, code: str, arm: str = "", known: KeySeen | None = None
 ):
-    """Store the answer and thank; a repeated key is thanked without storing. ``known``: whether the key
-    was seen, when the caller looked it up already (for that very key only)."""
+    """Store the answer (:func:`web.record.record`, one transaction) and thank; a repeated key is thanked
+    without storing. ``known``: whether the key was seen, when the caller looked it up already (for that
+    very key only); otherwise the transaction finds a repeat, and the key is looked up first only for a
+    browser that answered already (a repeat is thanked, a new answer from it refused)."""
     db = get_db()
-    seen = known.seen if known is not None and known.key == key else responses.submission_key_exists(db, key)
+    answered = bool(request.cookies.get(done_cookie(survey)))
+    if known is not None and known.key == key:
+        seen = known.seen
+    else:
+        seen = answered and responses.submission_key_exists(db, key)
     if seen:
         return thank(survey, None)  # a repeat: stored once already; this copy's noise is not shown
-    if request.cookies.get(done_cookie(survey)):
+    if answered:
         return already_answered(survey)
-    if not code_is_acceptable(survey, code):
-        return render_message(
-            survey,
-            403,
-            gettext("This invitation code is not valid"),
-            gettext("It may have been used already. Ask the researcher for a new link."),
-        )
-    day, arrival = today().isoformat(), count_arrival(survey.id)
-    burst = burst_rules().burst_of(db, survey.id, arrival, survey.burst_ceiling_per_hour)
-    try:
-        stored = responses.store_response(
-            db,
-            noisy_response(survey, noisy, randomized_on, arm),
-            key,
-            day,
-            code if survey.invitation_only else None,
-            hour_count=arrival.count,
-            in_burst=burst is not None,
-            burst_usual_rate=None if burst is None else burst.usual_rate,
-        )
-    except responses.InvitationCodeError:
-        return render_message(
-            survey, 403, gettext("This invitation code is not valid"), gettext("It has been used already.")
-        )
-    if stored and survey.close_when_targets_met:
-        close_if_targets_met(db, survey)
+    if survey.invitation_only and not code:
+        return invalid_code(survey)
+    submission = record.Submission(noisy, randomized_on, key, code, arm)
+    outcome = record.record(db, survey, submission, today(), arrivals(survey.id), burst_rules())
+    if outcome is responses.Outcome.CODE_REFUSED:
+        return invalid_code(survey)
+    stored = outcome is responses.Outcome.STORED
     return thank(survey, noisy if stored else None)  # not stored: a concurrent repeat of the key won
 
 
-def close_if_targets_met(db, survey: Survey) -> None:
-    """After a stored answer, close the survey if every target is met (:func:`web.gather.close_if_targets_met`).
-
-    The answer is stored and acknowledged whatever happens here: a failure
-    (the database busy beyond its timeout) is logged with the survey's id
-    only, and the next answer checks again.
-    """
-    try:
-        gather.close_if_targets_met(db, survey)
-    except Exception:  # noqa: BLE001 - the stored answer must still be thanked
-        current_app.logger.exception("survey %s: checking its targets failed; it stays open for now", survey.id)
+def invalid_code(survey: Survey):
+    """The page for an invitation code that is unknown or used (403)."""
+    return render_message(
+        survey,
+        403,
+        gettext("This invitation code is not valid"),
+        gettext("It may have been used already. Ask the researcher for a new link."),
+    )
 
 
 def code_is_acceptable(survey: Survey, code: str) -> bool:
