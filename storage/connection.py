@@ -157,6 +157,18 @@ def pipelined_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Da
 
 
 @contextmanager
+def pipeline(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """Statements sent together, outside a transaction, their results read after the block: on PostgreSQL
+    one psycopg pipeline, which waits for every result at its end, so independent statements (each atomic
+    on its own) cost one round trip. On SQLite nothing (statements run as they are sent; no round trips)."""
+    if not is_postgres(db):
+        yield db
+        return
+    with db.conn.pipeline():
+        yield db
+
+
+@contextmanager
 def read_snapshot(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """One read transaction: every query inside sees the same committed state
     (WAL readers never block the writers; on PostgreSQL a ``REPEATABLE READ``

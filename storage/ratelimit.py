@@ -26,7 +26,7 @@ import fcntl
 import ipaddress
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,18 +177,29 @@ def hit(conn, bucket: str, limit: Limit, now: float) -> Verdict:
     Every call first deletes the counts of every bucket whose window is over,
     in the same transaction as the count (on PostgreSQL, in the same statement).
     """
+    return send_hit(conn, bucket, limit, now)()
+
+
+def send_hit(conn, bucket: str, limit: Limit, now: float) -> Callable[[], Verdict]:
+    """:func:`hit`, with its verdict read when the returned function is called: on PostgreSQL one statement
+    sent now (in a pipeline it waits with the statements around it; in autocommit it is atomic on its own),
+    read then; on SQLite counted at once in a short transaction of the rate-limit file."""
     window = int(now // limit.seconds)
     window_end = (window + 1) * limit.seconds
-    if is_postgres(conn):  # one statement, atomic in autocommit: one round trip instead of four
-        (count,) = conn.execute(
+    retry_after = int(window_end - now) + 1
+    if is_postgres(conn):  # one statement: one round trip instead of four
+        cursor = conn.execute(
             f"WITH expired AS (DELETE FROM window_hits WHERE expires <= ?) {COUNT_HIT}",
             [now, bucket, window, window_end],
-        ).fetchone()
-    else:
-        with _transaction(conn):
-            conn.execute("DELETE FROM window_hits WHERE expires <= ?", [now])
-            (count,) = conn.execute(COUNT_HIT, [bucket, window, window_end]).fetchone()
-    retry_after = int(window_end - now) + 1
+        )
+        return lambda: _verdict(cursor.fetchone()[0], limit, retry_after)
+    with _transaction(conn):
+        conn.execute("DELETE FROM window_hits WHERE expires <= ?", [now])
+        (count,) = conn.execute(COUNT_HIT, [bucket, window, window_end]).fetchone()
+    return lambda: _verdict(count, limit, retry_after)
+
+
+def _verdict(count: int, limit: Limit, retry_after: int) -> Verdict:
     return Verdict(count <= limit.count, retry_after, count)
 
 

@@ -18,13 +18,16 @@ import hashlib
 import json
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from enum import Enum
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import sqlite_utils
 
+from storage import ratelimit
 from storage.connection import executemany, immediate_transaction, pipelined_transaction
 
 if TYPE_CHECKING:
@@ -52,6 +55,131 @@ class InvitationCodeError(Exception):
     """The invitation code is unknown or was used already."""
 
 
+class Outcome(Enum):
+    """What :func:`store_submission` did: stored the answer, or nothing (a repeated key, a refused code)."""
+
+    STORED = "stored"
+    REPEAT = "repeat"
+    CODE_REFUSED = "code refused"
+
+
+class BurstMark(Protocol):
+    """A burst verdict: the hour is flagged, judged against ``usual_rate`` (None: by the survey's ceiling)."""
+
+    usual_rate: float | None
+
+
+#: ``burst_of(db, hour_count)``: the verdict on an answer arriving at ``hour_count`` (None: no burst).
+BurstOf = Callable[[sqlite_utils.Database, "int | None"], "BurstMark | None"]
+
+#: One clock hour, the window of an arrival count.
+HOUR_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class Arrivals:
+    """Where a stored answer's arrival is counted: ``conn``, the rate-limit connection (on PostgreSQL the
+    answers database itself, so the count joins the transaction), in ``bucket``, at ``now`` (seconds)."""
+
+    conn: object
+    bucket: str
+    now: float
+
+    @property
+    def hour(self) -> int:
+        """The clock hour (hours since the epoch) of ``now``: kept in memory only, never stored."""
+        return int(self.now // HOUR_SECONDS)
+
+
+class _NotStored(Exception):
+    """Raised inside the transaction to roll it back; carries the :class:`Outcome`."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.value)
+        self.outcome = outcome
+
+
+def store_submission(
+    db: sqlite_utils.Database,
+    response: NoisyResponse,
+    submission_key: str,
+    day: str,
+    invitation_code: str | None = None,
+    *,
+    arrivals: Arrivals | int | None = None,
+    burst_of: BurstOf | None = None,
+) -> Outcome:
+    """Everything a stored answer needs, in one transaction; say what happened.
+
+    The write-side counterpart of the read service (:mod:`web.gather`): it
+    claims ``submission_key`` (exactly once: a double click or a retry stores
+    nothing the second time), uses ``invitation_code`` (None: the survey takes
+    no codes), counts the answer's arrival in its clock hour (``arrivals``;
+    a number: counted by the caller already; None: not counted), asks ``burst_of`` about that count, and stores the
+    answer with its kept tallies, its hour in the histogram and, in a burst,
+    its marks. A repeated key or a refused code rolls everything back:
+    nothing is stored, used or counted. No time or address is stored next to
+    the answer: the arrival is counted in the rate-limit tables, in a bucket
+    deleted when its hour is over, and the hour lives in memory only.
+
+    On PostgreSQL two round trips: the key, the code and the arrival count
+    travel with the ``BEGIN`` (the rate-limit tables are in this database,
+    ``arrivals.conn is db``) and are read together; the writes travel with
+    the ``COMMIT``. On SQLite the arrival is counted in the rate-limit file
+    once the key and the code are accepted.
+    """
+    try:
+        with pipelined_transaction(db):
+            # A second writer of the same key waits for the first to commit, then inserts nothing.
+            claimed = db.execute(
+                "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING 1",
+                [submission_key, response.survey_id],
+            )
+            used = None if invitation_code is None else _use_invitation_code(db, response.survey_id, invitation_code)
+            counted = _send_arrival(db, arrivals)
+            if not claimed.fetchall():
+                raise _NotStored(Outcome.REPEAT)
+            if used is not None and len(used.fetchall()) != 1:
+                raise _NotStored(Outcome.CODE_REFUSED)
+            hour_count = counted()
+            burst = None if burst_of is None else burst_of(db, hour_count)
+            _write_answer(db, response, day, hour_count, burst)
+    except _NotStored as refused:
+        return refused.outcome
+    return Outcome.STORED
+
+
+def _send_arrival(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> Callable[[], int | None]:
+    """The arrival count, to read once the key and the code are accepted: sent now in the transaction's
+    pipeline when the rate-limit tables are in this database, else counted on their own connection when read
+    (a number or None: as given)."""
+    if not isinstance(arrivals, Arrivals):
+        return lambda: arrivals
+    hour = ratelimit.Limit(2**62, HOUR_SECONDS)
+    if arrivals.conn is db:
+        pending = ratelimit.send_hit(db, arrivals.bucket, hour, arrivals.now)
+        return lambda: pending().count
+    return lambda: ratelimit.hit(arrivals.conn, arrivals.bucket, hour, arrivals.now).count
+
+
+def _write_answer(
+    db: sqlite_utils.Database, response: NoisyResponse, day: str, hour_count: int | None, burst: BurstMark | None
+) -> None:
+    """The answer, its kept tallies, its hour in the histogram and, in a burst, its marks and its day."""
+    _insert_response(db, response, day, burst is not None)
+    if hour_count is not None:
+        _count_hour(db, response.survey_id, hour_count)
+    if burst is not None:
+        _add_burst_answer(db, response, day, hour_count or 0, burst.usual_rate)
+
+
+@dataclass(frozen=True)
+class _Given:
+    """A burst verdict given by the caller of :func:`store_response`."""
+
+    usual_rate: float | None
+
+
 def store_response(
     db: sqlite_utils.Database,
     response: NoisyResponse,
@@ -63,49 +191,28 @@ def store_response(
     in_burst: bool = False,
     burst_usual_rate: float | None = None,
 ) -> bool:
-    """Store one response in one transaction; return False if the key was seen.
+    """:func:`store_submission` with the hour's count and the burst verdict decided by the caller (loaders,
+    tests); False if the key was seen, :class:`InvitationCodeError` if the code is unknown or used.
 
-    A repeated ``submission_key`` (a double click, a retry) stores nothing and
-    returns False: the caller answers it as a success. An invitation code is
-    marked used in the same transaction, with no link to the response row.
-    ``hour_count`` (the responses of this clock hour, this one included,
-    counted by the caller outside this database) moves one hour up the
-    survey's hour histogram: from ``hour_count - 1`` responses to
-    ``hour_count``. Nothing records which hour. ``in_burst``, when the caller
-    judged this hour a burst (``burst_usual_rate``: the usual rate it was
-    judged against, None when the survey's ceiling flagged it with no other
-    hour to learn one from), marks the response (``responses.burst``), adds
-    its answers to the day's ``burst_tallies`` and notes ``day`` in
-    ``bursts`` (this hour's count as its peak, the usual rate, one more
-    marked answer), all in the same transaction. The mark is all that is
-    kept: no hour, no time.
+    ``hour_count`` (this clock hour's responses with this one, counted outside this database) moves one
+    hour of the histogram up; ``in_burst`` marks the answer (``burst_usual_rate``: the rate it was judged
+    against). Nothing records which hour.
     """
-    # On PostgreSQL two round trips: BEGIN with the key's insert (its result decides), then the other writes
-    # (they read no result) with the COMMIT.
-    with pipelined_transaction(db):
-        # A second writer of the same key waits for the first to commit, then inserts nothing.
-        if not db.execute(
-            "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING 1",
-            [submission_key, response.survey_id],
-        ).fetchall():
-            return False
-        if invitation_code is not None:
-            _use_invitation_code(db, response.survey_id, invitation_code)
-        _insert_response(db, response, day, in_burst)
-        if hour_count is not None:
-            _count_hour(db, response.survey_id, hour_count)
-        if in_burst:  # this hour is a burst: the answer is marked, its day noted in the same transaction
-            _add_burst_answer(db, response, day, hour_count or 0, burst_usual_rate)
-    return True
+    burst = _Given(burst_usual_rate) if in_burst else None
+    outcome = store_submission(
+        db, response, submission_key, day, invitation_code, arrivals=hour_count, burst_of=lambda _db, _count: burst
+    )
+    if outcome is Outcome.CODE_REFUSED:
+        raise InvitationCodeError(invitation_code)
+    return outcome is Outcome.STORED
 
 
-def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str) -> None:
-    used = db.execute(  # RETURNING: rows to read, which a pipeline waits for (its rowcount would not be known)
+def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str):
+    """Mark ``code`` used; the cursor's one row says it was unused (RETURNING: rows a pipeline waits for)."""
+    return db.execute(
         "UPDATE invitation_codes SET used = 1 WHERE survey_id = ? AND code_hash = ? AND used = 0 RETURNING 1",
         [survey_id, hash_code(code)],
-    ).fetchall()
-    if len(used) != 1:
-        raise InvitationCodeError(code)
+    )
 
 
 def _add_burst_answer(
@@ -284,12 +391,25 @@ def closed_override_and_key_seen(
 ) -> tuple[bool | None, bool]:
     """:func:`closed_override` and :func:`submission_key_exists` (False for no ``key``) in one query: one round
     trip on PostgreSQL where a submission made two."""
-    closed, seen = db.execute(
+    return send_closed_override_and_key_seen(db, survey_id, key)()
+
+
+def send_closed_override_and_key_seen(
+    db: sqlite_utils.Database, survey_id: str, key: str | None
+) -> Callable[[], tuple[bool | None, bool]]:
+    """:func:`closed_override_and_key_seen`, the query sent now and read when the returned function is called
+    (in a pipeline, :func:`storage.connection.pipeline`, with the statements sent beside it)."""
+    cursor = db.execute(
         "SELECT (SELECT closed FROM survey_states WHERE survey_id = ?),"
         " EXISTS (SELECT 1 FROM submission_keys WHERE key = ?)",
         [survey_id, key or ""],
-    ).fetchone()
-    return (None if closed is None else bool(closed)), bool(seen)
+    )
+
+    def read() -> tuple[bool | None, bool]:
+        closed, seen = cursor.fetchone()
+        return (None if closed is None else bool(closed)), bool(seen)
+
+    return read
 
 
 def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int, int]]:

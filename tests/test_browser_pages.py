@@ -197,7 +197,7 @@ def armed(surveys_dir):
 
 def server_draws(monkeypatch, arm: str) -> None:
     """The server's draw of the arm (the form's hidden field before the device, if any, draws its own)."""
-    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: arm)
+    monkeypatch.setattr("web.answering.draw_arm", lambda group_share, direct_share: arm)
 
 
 def posted_arms(posts: list[str]) -> list[str]:

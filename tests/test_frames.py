@@ -8,8 +8,9 @@ import pytest
 from flask import render_template, template_rendered
 
 from tests.helpers import PAGED_TWO_LANGUAGES_YAML, Respondent, survey_in
-from web import respond
+from web import thanks
 from web.frames import Frame, render_frame
+from web.language import in_respondent_language
 
 
 def every_answer_set(survey):
@@ -20,7 +21,7 @@ def every_answer_set(survey):
 
 
 def rendered_directly(survey, noisy) -> str:
-    shown = None if noisy is None else respond.stored_answers_shown(survey, noisy)
+    shown = None if noisy is None else thanks.stored_answers_shown(survey, noisy)
     return render_template("respond/thanks.html", survey=survey, shown=shown)
 
 
@@ -28,10 +29,10 @@ def rendered_directly(survey, noisy) -> str:
 def test_the_filled_frame_is_the_template_rendered_for_every_answer_set(app, surveys_dir, survey_id, language):
     (surveys_dir / "paged2.yaml").write_text(PAGED_TWO_LANGUAGES_YAML)
     with app.test_request_context(f"/s/{survey_id}", method="POST", headers={"Accept-Language": language}):
-        survey = respond.in_respondent_language(survey_in(app, survey_id))
+        survey = in_respondent_language(survey_in(app, survey_id))
         lengths = set()
         for noisy in [None, *every_answer_set(survey)]:
-            page = respond.thank(survey, noisy).get_data(as_text=True)
+            page = thanks.thank(survey, noisy).get_data(as_text=True)
             assert page == rendered_directly(survey, noisy)
             lengths.add(len(page.encode()) if noisy is not None else None)
         assert len(lengths - {None}) == 1  # one length whatever was stored

@@ -214,7 +214,7 @@ ARMED = make_survey(PAGED_ARMS_YAML)
 def armed(surveys_dir, monkeypatch):
     """The armed survey; the server's arm is "2" and its coins record the arm they were given."""
     (surveys_dir / "armed.yaml").write_text(PAGED_ARMS_YAML)
-    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: "2")
+    monkeypatch.setattr("web.answering.draw_arm", lambda group_share, direct_share: "2")
     arms = []
 
     def noisy(survey, answers, arm=""):
@@ -238,7 +238,7 @@ def test_without_javascript_the_arm_drawn_on_the_first_page_randomizes_and_is_st
 ):
     page1 = client.get("/s/armed").get_data(as_text=True)
     assert 'value="2"' in arm_field(page1) and "data-carried" not in arm_field(page1)
-    monkeypatch.setattr("web.respond.draw_arm", lambda group_share, direct_share: "1")  # a second draw would show
+    monkeypatch.setattr("web.answering.draw_arm", lambda group_share, direct_share: "1")  # a second draw would show
     page2 = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
     assert page2.status_code == 200
     html2 = page2.get_data(as_text=True)
@@ -301,9 +301,14 @@ def previewing(paged, auth, monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError("the preview reached a path that stores or counts")
 
-    for name in ("store_and_thank", "refuse_if_over", "refuse_if_over_survey_limit", "count_arrival", "thank"):
+    for name in ("store_and_thank", "send_refusal", "refuse_if_over_survey_limit", "thank"):
         monkeypatch.setattr(f"web.respond.{name}", never)
+    for name in ("store_and_thank", "refuse_if_over_survey_limit"):
+        monkeypatch.setattr(f"web.paged_views.{name}", never)
+    for name in ("arrivals", "thank"):
+        monkeypatch.setattr(f"web.answering.{name}", never)
     monkeypatch.setattr("storage.responses.store_response", never)
+    monkeypatch.setattr("storage.responses.store_submission", never)
     monkeypatch.setattr("storage.responses.submission_key_exists", never)
     auth.login()
 

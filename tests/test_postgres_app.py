@@ -74,9 +74,12 @@ def test_init_db_reports_the_database_up_to_date(runner):
 
 @pytest.mark.postgresql_only
 def test_a_submission_on_postgresql_waits_for_five_round_trips(app, respondent, tmp_path, monkeypatch):
-    """The rate-limit hit, the survey's state with the key's earlier use (one query), the arrival count, and
-    the answer's pipelined transaction (two): five waits for the server (six before the state and the key
-    were read together). Counted in libpq's protocol trace of every pooled connection the request used."""
+    """The rate-limit hit sent with the survey's state and the key's earlier use (one pipeline), then the
+    answer's one transaction (:func:`storage.responses.store_submission`): the key, the code and the arrival
+    count read with the ``BEGIN``, the writes sent with the ``COMMIT``. Three waits for the server (five before
+    the write path was one transaction, six before the state and the key were read together). Counted in
+    libpq's protocol trace of every pooled connection the request used. (The name, cited by the README, is
+    the old count's: to be renamed with the README's citation.)"""
     controls = respondent.open_form()
     traces, taken = [], postgres.from_pool
 
@@ -96,4 +99,4 @@ def test_a_submission_on_postgresql_waits_for_five_round_trips(app, respondent, 
         sink.close()
         waits += frontend_waits(Path(sink.name).read_text())
     assert response.status_code == 200 and stored_count(app) == 1
-    assert waits == 5
+    assert waits <= 3, f"a submission waited for {waits} round trips"

@@ -826,7 +826,7 @@ def test_server_path_draws_the_arm_with_the_form_and_stores_it_with_the_answers(
     """The arm is drawn when the form is shown (so a direct respondent is told before answering), posted back in
     one character, stored in ``responses.arm`` and written into the tally key. Group 2 randomizes: a true "no" with
     u = 0 of [0, 3) is stored "yes" (u < theta0 D = (1 - p2) 3 = 1); the direct arm stores the "no" as given."""
-    monkeypatch.setattr("web.respond.draw_arm", lambda group, direct: drawn)
+    monkeypatch.setattr("web.answering.draw_arm", lambda group, direct: drawn)
     monkeypatch.setattr(protocol.secrets, "randbelow", lambda n: 0)  # u = 0: below every threshold
     respondent = Respondent(app.test_client())
     html = app.test_client().get(f"/s/{groups_survey}").get_data(as_text=True)

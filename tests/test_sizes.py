@@ -452,7 +452,7 @@ def test_names_with_dots_cannot_collide():
 
 
 def test_padded_labels_have_one_length_in_utf8_bytes_after_escaping(app):
-    from web.respond import padded_label
+    from web.thanks import padded_label
 
     survey = make_survey(
         questions=[

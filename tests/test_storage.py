@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from storage import connection, migrations, queries, responses
+from storage import connection, migrations, queries, ratelimit, responses
 from surveys import submission
 from tests.helpers import frontend_waits, model_survey, store_model_answers
 
@@ -87,6 +87,33 @@ def test_repeated_submission_key_stores_nothing(backend_db):
     assert responses.store_response(backend_db, response(), "k" * 16, "2026-11-22") is False
     assert backend_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1
     assert queries.response_count(backend_db, "s") == 1
+
+
+def test_a_submission_is_stored_once_and_a_refused_one_leaves_no_trace(backend_db, tmp_path):
+    """:func:`storage.responses.store_submission`, the one write path: a repeated key or a refused code stores
+    nothing, uses no code and counts no arrival; the stored answer counts one arrival and one hour. On
+    PostgreSQL the arrival is counted in the answer's own transaction (the rate-limit tables of the database)."""
+    if connection.is_postgres(backend_db):
+        ratelimit.create_postgres_tables(backend_db)
+        limits_db = backend_db
+    else:
+        limits_db = ratelimit.connect(tmp_path / "limits.sqlite3")
+    now = 1_800_000_000.0
+    arrivals = responses.Arrivals(limits_db, "arrivals:s", now)
+    (code,) = responses.add_invitation_codes(backend_db, "s", 1)
+
+    def store(key: str, sent_code: str) -> responses.Outcome:
+        return responses.store_submission(backend_db, response(), key, "2026-11-22", sent_code, arrivals=arrivals)
+
+    assert store("k-unknown-code0", "no-such-code") is responses.Outcome.CODE_REFUSED
+    assert store("k-first-000000", code) is responses.Outcome.STORED
+    assert store("k-first-000000", code) is responses.Outcome.REPEAT
+    assert store("k-used-code-000", code) is responses.Outcome.CODE_REFUSED
+    assert queries.response_count(backend_db, "s") == 1 and responses.hour_histogram(backend_db, "s") == [(1, 1)]
+    assert not responses.submission_key_exists(backend_db, "k-unknown-code0")
+    assert not responses.submission_key_exists(backend_db, "k-used-code-000")
+    next_count = ratelimit.hit(limits_db, "arrivals:s", ratelimit.Limit(2**62, 3600), now).count
+    assert next_count == 2  # only the stored answer was counted
 
 
 def test_failed_write_leaves_nothing_behind(backend_db):

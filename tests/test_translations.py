@@ -19,8 +19,8 @@ from app import ROOT
 from surveys.definition import YES_NO_CHOICES
 from tests.helpers import ENGLISH_INTERFACE_WORDS as ENGLISH
 from tests.helpers import PAGED_YAML, QUIZ_YAML, Respondent, csrf_token_in, make_survey, post_page, wire_form
-from web import respond
 from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
+from web.language import FORM_WORDS
 
 LANGUAGES = ("fr", "es")
 CATALOGUES = ROOT / "translations"
@@ -186,7 +186,7 @@ def test_the_words_of_the_forms_module_are_marked_for_the_catalogues():
         "The submission key is malformed; reload the page.",
         "The invitation code is malformed.",
     }
-    assert set(respond.FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | messages
+    assert set(FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | messages
     source = (ROOT / "web" / "forms.py").read_text()
     assert all(f'message="{text}"' in source for text in messages if "“" not in text)  # the control fields' own
 

@@ -5,7 +5,7 @@ One blueprint per area: :mod:`web.public` (the start page), :mod:`web.respond`
 pages) and :mod:`web.exports` (downloads). Error pages, response headers and
 template helpers each have their module; :func:`init_app` registers them all. The
 interface's words come from translation catalogues (``translations/``, Flask-Babel), in the
-language :func:`web.respond.interface_language` chooses.
+language :func:`web.language.interface_language` chooses.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ babel = Babel()
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, assets, auth, cli, db, errors, exports, headers, logs, public, respond, templating
+    from web import admin, assets, auth, cli, db, errors, exports, headers, language, logs, public, respond, templating
 
     csrf.init_app(app)
-    babel.init_app(app, locale_selector=respond.interface_language)
+    babel.init_app(app, locale_selector=language.interface_language)
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
     for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp):

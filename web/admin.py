@@ -17,12 +17,14 @@ from analysis.bursts import MIN_BURST_COUNT
 from storage import queries, responses
 from surveys.form_fields import CARRIED
 from surveys.models import MAX_PATTERNS
-from web import gather, options, pages, respond, share
+from web import answering, gather, options, paged_views, respond, share
 from web.auth import admin_required, safe_next
 from web.catalog import get_catalog, survey_or_404, survey_state, today
 from web.charts import breakdown_chart_svg, model_chart_svg, results_chart_svg, timeline_svg
 from web.db import get_db
 from web.forms import SubmissionError
+from web.language import in_respondent_language
+from web.thanks import stored_answers_shown
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -61,7 +63,7 @@ def dashboard():
 def survey_page(survey_id: str):
     """The results page; options it cannot take are shown beside their fields, with status 400."""
     survey = survey_or_404(survey_id)
-    chosen = options.results_options(request.args, plain_names(survey), planned_names(survey), survey)
+    chosen = options.results_options(request.args, options.plain_names(survey), planned_names(survey), survey)
     page = gather.results_page(get_db(), survey, chosen, today())
     html = render_template(
         "admin/survey.html",
@@ -82,11 +84,6 @@ def survey_page(survey_id: str):
     return html, 400 if page.problems else 200
 
 
-def plain_names(survey) -> set[str]:
-    """The questions a break-down can be by: those not randomized."""
-    return {q.name for q in survey.plain_questions}
-
-
 def planned_names(survey) -> list[str]:
     """The questions the planning panel can plan for: the randomized yes/no ones."""
     return [q.name for q in survey.randomized_questions if q.type == "yes_no"]
@@ -97,8 +94,8 @@ def planned_names(survey) -> list[str]:
 def preview(survey_id: str):
     """The survey's form exactly as respondents see it, open or not, with a banner; it posts to
     :func:`preview_submit`. In the language chosen (``?lang=``) or the browser's, as a respondent's."""
-    survey = respond.in_respondent_language(survey_or_404(survey_id))
-    return respond.render_form(survey, preview_state=survey_state(survey))
+    survey = in_respondent_language(survey_or_404(survey_id))
+    return answering.render_form(survey, preview_state=survey_state(survey))
 
 
 @bp.post("/surveys/<survey_id>/preview")
@@ -106,20 +103,20 @@ def preview(survey_id: str):
 def preview_submit(survey_id: str):
     """Check and randomize the previewed answers as a submission would, and show the thank-you
     page; nothing is stored, counted or remembered (no cookie). A survey of several pages goes
-    page by page, as the real form does (:func:`web.pages.preview_page`)."""
-    survey = respond.in_respondent_language(survey_or_404(survey_id))
+    page by page, as the real form does (:func:`web.paged_views.preview_page`)."""
+    survey = in_respondent_language(survey_or_404(survey_id))
     if CARRIED in request.form and survey.pages:
-        return pages.preview_page(survey, survey_state(survey), preview_thanks)
+        return paged_views.preview_page(survey, survey_state(survey), preview_thanks)
     try:
         noisy, *_ = respond.read_submission(survey)
     except SubmissionError as error:
-        return respond.render_refused_form(survey, error, preview_state=survey_state(survey))
+        return answering.render_refused_form(survey, error, preview_state=survey_state(survey))
     return preview_thanks(survey, noisy)
 
 
 def preview_thanks(survey, noisy: dict):
     """The preview's thank-you page: the answers as they would be stored, under the banner; nothing stored."""
-    shown = respond.stored_answers_shown(survey, noisy)
+    shown = stored_answers_shown(survey, noisy)
     return render_template("respond/thanks.html", survey=survey, shown=shown, preview=True)
 
 

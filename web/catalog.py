@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 
 from flask import abort, current_app
@@ -63,8 +64,19 @@ def survey_state(survey: Survey) -> str:
 def survey_state_and_key_seen(survey: Survey, key: str | None) -> tuple[str, bool]:
     """:func:`survey_state` and whether submission ``key`` was stored already, read in one query
     (:func:`storage.responses.closed_override_and_key_seen`)."""
-    closed, seen = responses.closed_override_and_key_seen(get_db(), survey.id, key)
-    return state_on(survey, closed, today()), seen
+    return send_survey_state_and_key_seen(survey, key)()
+
+
+def send_survey_state_and_key_seen(survey: Survey, key: str | None) -> Callable[[], tuple[str, bool]]:
+    """:func:`survey_state_and_key_seen`, sent now and read when the returned function is called (in a
+    pipeline, :func:`storage.connection.pipeline`, with the statements sent beside it)."""
+    pending = responses.send_closed_override_and_key_seen(get_db(), survey.id, key)
+
+    def read() -> tuple[str, bool]:
+        closed, seen = pending()
+        return state_on(survey, closed, today()), seen
+
+    return read
 
 
 def survey_or_404(survey_id: str) -> Survey:

@@ -5,8 +5,8 @@ Every command here is listed in the README (checked by ``tests/test_docs.py``).
 
 from __future__ import annotations
 
+import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -206,6 +206,14 @@ def _open_output(output: str | None):
     return click.open_file(output or "-", "w", encoding="utf-8", lazy=False)
 
 
+def _write_table(fmt: str, output: str | None, as_csv, as_json) -> None:
+    """Write an export table to ``output``: ``as_csv()`` for ``--format csv``, else ``as_json(stamp)`` as
+    indented JSON, stamped now (:func:`web.gather.exported_at`)."""
+    body = as_csv() if fmt == "csv" else json.dumps(as_json(gather.exported_at()), indent=2) + "\n"
+    with _open_output(output) as handle:
+        handle.write(body)
+
+
 @export_cli.command("estimates")
 @click.argument("survey_id")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
@@ -220,16 +228,13 @@ def _open_output(output: str | None):
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
 def export_estimates_command(survey_id: str, fmt: str, method: str, level: float, output: str | None) -> None:
     """Debiased estimates for SURVEY_ID, one row per question (and option)."""
-    import json
-
     survey = _survey(survey_id)
-    if fmt == "csv":
-        body = gather.estimates_csv(_db(), survey, method, level)
-    else:
-        stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        body = json.dumps(gather.estimates_json(_db(), survey, method, level, stamp), indent=2) + "\n"
-    with _open_output(output) as handle:
-        handle.write(body)
+    _write_table(
+        fmt,
+        output,
+        lambda: gather.estimates_csv(_db(), survey, method, level),
+        lambda stamp: gather.estimates_json(_db(), survey, method, level, stamp),
+    )
 
 
 @export_cli.command("responses")
@@ -264,8 +269,6 @@ def export_responses_command(survey_id: str, fmt: str, output: str | None) -> No
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
 def export_codebook_command(survey_id: str, output: str | None) -> None:
     """The codebook (columns, choices, designs) for SURVEY_ID's responses CSV."""
-    import json
-
     survey = _survey(survey_id)
     with _open_output(output) as handle:
         json.dump(gather.codebook(_db(), survey), handle, indent=2)
@@ -321,17 +324,14 @@ def export_model_command(
     survey_id: str, outcome: str, predictors: tuple, references: tuple, fmt: str, level: float, output: str | None
 ) -> None:
     """Logistic regression of OUTCOME on the predictors for SURVEY_ID, fitted from the kept counts."""
-    import json
-
     survey = _survey(survey_id)
     try:
         choice = options.model_choice(survey, outcome, list(predictors), list(references))
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    if fmt == "csv":
-        body = gather.model_csv(_db(), survey, choice, level)
-    else:
-        stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        body = json.dumps(gather.model_json(_db(), survey, choice, level, stamp), indent=2) + "\n"
-    with _open_output(output) as handle:
-        handle.write(body)
+    _write_table(
+        fmt,
+        output,
+        lambda: gather.model_csv(_db(), survey, choice, level),
+        lambda stamp: gather.model_json(_db(), survey, choice, level, stamp),
+    )

@@ -7,8 +7,6 @@ body and sends it; anonymous requests get a 401 (:func:`web.auth.admin_required`
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from flask import Blueprint, Response, abort, current_app, request, stream_with_context
 
 from surveys import export, stats_files
@@ -19,10 +17,6 @@ from web.db import get_db, open_database
 from web.errors import parsed_or_400
 
 bp = Blueprint("exports", __name__, url_prefix="/admin")
-
-
-def exported_at() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def download(body, mimetype: str, filename: str) -> Response:
@@ -36,7 +30,7 @@ def download(body, mimetype: str, filename: str) -> Response:
 def estimates_json(survey_id: str):
     survey = survey_or_404(survey_id)
     method, level = parsed_or_400(options.estimate_options, request.args)
-    return current_app.json.response(gather.estimates_json(get_db(), survey, method, level, exported_at()))
+    return current_app.json.response(gather.estimates_json(get_db(), survey, method, level, gather.exported_at()))
 
 
 @bp.get("/surveys/<survey_id>/estimates.csv")
@@ -47,23 +41,19 @@ def estimates_csv(survey_id: str):
     return download(gather.estimates_csv(get_db(), survey, method, level), "text/csv", f"{survey.id}-estimates.csv")
 
 
-def plain_names(survey) -> set[str]:
-    return {q.name for q in survey.plain_questions}
-
-
 @bp.get("/surveys/<survey_id>/breakdown.json")
 @admin_required
 def breakdown_json(survey_id: str):
     survey = survey_or_404(survey_id)
-    by, method, level = parsed_or_400(options.breakdown_options, request.args, plain_names(survey))
-    return current_app.json.response(gather.breakdown_json(get_db(), survey, by, method, level, exported_at()))
+    by, method, level = parsed_or_400(options.breakdown_options, request.args, options.plain_names(survey))
+    return current_app.json.response(gather.breakdown_json(get_db(), survey, by, method, level, gather.exported_at()))
 
 
 @bp.get("/surveys/<survey_id>/breakdown.csv")
 @admin_required
 def breakdown_csv(survey_id: str):
     survey = survey_or_404(survey_id)
-    by, method, level = parsed_or_400(options.breakdown_options, request.args, plain_names(survey))
+    by, method, level = parsed_or_400(options.breakdown_options, request.args, options.plain_names(survey))
     body = gather.breakdown_csv(get_db(), survey, by, method, level)
     return download(body, "text/csv", f"{survey.id}-breakdown-{by}.csv")
 
@@ -117,7 +107,7 @@ def codebook_json(survey_id: str):
 def model_json(survey_id: str):
     survey = survey_or_404(survey_id)
     choice, level = parsed_or_400(options.model_options, request.args, survey)
-    return current_app.json.response(gather.model_json(get_db(), survey, choice, level, exported_at()))
+    return current_app.json.response(gather.model_json(get_db(), survey, choice, level, gather.exported_at()))
 
 
 @bp.get("/surveys/<survey_id>/model.csv")

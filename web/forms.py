@@ -38,14 +38,17 @@ import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from flask_babel import gettext
 from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
 from wtforms import HiddenField, RadioField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Optional, Regexp
 
+from surveys.arms import arm_from_wire
 from surveys.definition import Question, Survey
 from surveys.form_fields import CONTROL_FIELDS
+from surveys.submission import check_arm
 
 SUBMISSION_KEY = re.compile(r"\A[A-Za-z0-9_-]{16,64}\Z")
 INVITATION_CODE = re.compile(r"\A[A-Za-z0-9_-]{4,64}\Z")
@@ -316,3 +319,13 @@ def asked_answers(survey: Survey, answers: dict[str, str | None]) -> dict[str, s
 def _messages(form: FlaskForm) -> list[str]:
     """Each error of the control fields (their messages say which field they are about)."""
     return [error for errors in form.errors.values() for error in errors]
+
+
+def read_arm(survey: Survey, wire: str) -> str:
+    """The respondent's arm from the form's one-character ``arm`` (:mod:`surveys.arms`), or SubmissionError."""
+    try:
+        return check_arm(survey, arm_from_wire(wire))
+    except ValueError as error:
+        raise SubmissionError(
+            [gettext("The form's group is not one this survey has (%(error)s).", error=error)]
+        ) from None

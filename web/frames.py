@@ -10,7 +10,7 @@ marker in each answer's place and keeps the text between the markers;
 filled page is the very text the template would have rendered
 (tests/test_frames.py), so it keeps the fixed length of the thank-you page:
 each answer's text is padded to its question's longest
-(:func:`web.respond.padded_labels`).
+(:func:`web.thanks.padded_labels`).
 
 The markers carry a random nonce drawn for each rendering, so no survey text
 can contain one; a template that printed a slot twice, or not at all, is

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import UTC, date, datetime
 
 import sqlite_utils
 
@@ -380,6 +380,11 @@ def stored_model(
 
 # --------------------------------------------------------------------------
 # Exports.
+
+
+def exported_at() -> str:
+    """The stamp of a JSON export: now, in UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def estimates_json(

@@ -19,6 +19,7 @@ import hmac
 import os
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,19 +83,28 @@ def too_many(description: str, retry_after: int, status: int = 429):
 def refuse_if_over(kind: str, setting: str, client: str | None = None):
     """None if allowed; else a 429 page with Retry-After. Counted per address, or per ``client``
     (a key from :func:`signin_client`) when given."""
+    return send_refusal(kind, setting, client)()
+
+
+def send_refusal(kind: str, setting: str, client: str | None = None) -> Callable[[], object]:
+    """:func:`refuse_if_over` with the count sent now and its verdict read when the returned function is
+    called: inside a pipeline (:func:`storage.connection.pipeline`) the count travels with the queries after
+    it, one round trip for all on PostgreSQL."""
     if not current_app.config["RATELIMIT_ENABLED"]:
-        return None
+        return lambda: None
     limit = ratelimit.Limit.parse(current_app.config[setting])
-    verdict = ratelimit.hit(_connection(), f"{kind}:{client or _address_key()}", limit, time.time())
-    if verdict.allowed:
-        return None
-    return too_many(
-        f"Too many requests from your network. Please try again in {verdict.retry_after} seconds.",
-        verdict.retry_after,
-    )
+    pending = ratelimit.send_hit(_connection(), f"{kind}:{client or _address_key()}", limit, time.time())
 
+    def refusal():
+        verdict = pending()
+        if verdict.allowed:
+            return None
+        return too_many(
+            f"Too many requests from your network. Please try again in {verdict.retry_after} seconds.",
+            verdict.retry_after,
+        )
 
-HOUR_SECONDS = 3600
+    return refusal
 
 
 @dataclass(frozen=True)
@@ -107,15 +117,13 @@ class Arrival:
     hour: int
 
 
-def count_arrival(survey_id: str) -> Arrival:
-    """Count one response to ``survey_id`` in the current clock hour; return the hour's count.
-
-    Kept only in the rate-limit file, in a bucket deleted when the hour ends:
-    the answers database never learns at what hour a response came.
-    """
-    now = time.time()
-    hour = ratelimit.Limit(2**62, HOUR_SECONDS)
-    return Arrival(ratelimit.hit(_connection(), f"arrivals:{survey_id}", hour, now).count, int(now // HOUR_SECONDS))
+def arrivals(survey_id: str) -> responses.Arrivals:
+    """Where and when a response to ``survey_id`` is counted in its clock hour (by
+    :func:`storage.responses.store_submission`, once its key and code are accepted): a bucket of the
+    rate-limit file, deleted when the hour ends (on PostgreSQL the unlogged rate-limit tables of the
+    same database, counted in the answer's transaction). The answers database never learns at what
+    hour a response came."""
+    return responses.Arrivals(_connection(), f"arrivals:{survey_id}", time.time())
 
 
 @dataclass(frozen=True)

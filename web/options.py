@@ -52,6 +52,11 @@ class ResultsOptions:
         return next((message for name, message in self.problems if name == field), None)
 
 
+def plain_names(survey: Survey) -> set[str]:
+    """The questions a break-down can be by: those not randomized."""
+    return {q.name for q in survey.plain_questions}
+
+
 def _number(text: str, what: str, example: str) -> float:
     """``text`` as a finite float, or a ValueError naming it."""
     shown = f"“{text[:40]}”"

@@ -58,9 +58,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from flask import current_app, request
+from flask import request
 from flask_babel import gettext
-from itsdangerous import BadSignature
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
@@ -68,17 +67,30 @@ from surveys.arms import ARM_WIRE, arm_from_wire
 from surveys.definition import Question, Survey
 from surveys.form_fields import DEVICE_PREFIX
 from surveys.submission import RANDOMIZED_ON, check_arm, randomize_on_server
-from web import respond
-from web.forms import SubmissionError, missing_answers, parse_page, parse_wire_value, survey_form_class, wire_value
+from web import sealing
+from web.forms import (
+    SubmissionError,
+    missing_answers,
+    parse_page,
+    parse_wire_value,
+    read_arm,
+    survey_form_class,
+    wire_value,
+)
+from web.language import N_
 
 #: The two values of ``go``; one width, so the request's length does not say which button was pressed.
 NEXT, BACK = "next", "back"
+
 #: ``randomized_on`` of a token before any page was answered (as wide as "device" and "server").
 NOT_YET = "      "
+
 #: The token's ``arm`` before the first page is posted (one character, as every arm's wire value).
 ARM_NOT_YET = "-"
-MISSING_MESSAGE = respond.N_("Please choose an answer to this question.")
-ARM_CHANGED_MESSAGE = respond.N_(
+
+MISSING_MESSAGE = N_("Please choose an answer to this question.")
+
+ARM_CHANGED_MESSAGE = N_(
     "The form's group changed between pages (it is drawn once, on the first page); please reload the survey."
 )
 
@@ -115,31 +127,34 @@ class PageView:
         return bool(self.keep - self.skipped)
 
 
-def _sealer():
-    return respond.UncompressedSerializer(current_app.config["SECRET_KEY"], salt="carried-noisy-answers")
+#: The salt of a page's token.
+CARRIED_SALT = "carried-noisy-answers"
 
 
 def seal(survey: Survey, carried: Carried) -> str:
-    """The signed token of a page; every question of the survey as its fixed-width wire value."""
-    payload = {
-        "survey": [survey.id, survey.version],
-        "answers": {q.name: wire_value(q, carried.answers.get(q.name)) for q in survey.questions},
-        "randomized_on": carried.randomized_on,
-        "page": carried.page,
-        "furthest": carried.furthest,
-        "arm": carried.arm,
-    }
-    return _sealer().dumps(payload)
+    """The signed token of a page (:func:`web.sealing.seal`); every question of the survey as its fixed-width
+    wire value."""
+    return sealing.seal(
+        survey,
+        CARRIED_SALT,
+        carried.answers,
+        randomized_on=carried.randomized_on,
+        page=carried.page,
+        furthest=carried.furthest,
+        arm=carried.arm,
+    )
 
 
 def unseal(survey: Survey, token: str) -> Carried:
     """The token's contents; :class:`SubmissionError` if it was altered or belongs to another survey."""
     try:
-        payload = _sealer().loads(token)
-    except BadSignature:
+        payload = sealing.unseal(survey, CARRIED_SALT, token)
+    except sealing.TokenAltered:
         raise SubmissionError([gettext("The form was altered; please reload the survey.")]) from None
-    if payload.get("survey") != [survey.id, survey.version]:
-        raise SubmissionError([gettext("The form belongs to another survey or version; please reload the survey.")])
+    except sealing.TokenOfAnotherSurvey:
+        raise SubmissionError(
+            [gettext("The form belongs to another survey or version; please reload the survey.")]
+        ) from None
     try:
         answers = {q.name: parse_wire_value(q, payload["answers"][q.name], blank_ok=True) for q in survey.questions}
         page, furthest, path = int(payload["page"]), int(payload["furthest"]), payload["randomized_on"]
@@ -241,7 +256,7 @@ def posted_arm(survey: Survey, carried: Carried, form) -> str:
     """The respondent's arm (wire character) for this page's post: the token's once it has one (a post
     with another is refused), else the one posted with the first page (drawn on the device or the server)."""
     if carried.arm == ARM_NOT_YET:
-        return ARM_WIRE[respond.read_arm(survey, form.get("arm", ARM_WIRE[""]))]
+        return ARM_WIRE[read_arm(survey, form.get("arm", ARM_WIRE[""]))]
     if form.get("arm", carried.arm) != carried.arm:
         raise SubmissionError([gettext(ARM_CHANGED_MESSAGE)])
     return carried.arm
@@ -314,98 +329,3 @@ def _step(survey: Survey, carried: Carried, go: str, names: tuple[str, ...]) -> 
         final = {k: v for k, v in carried.answers.items() if v is not None and k not in skipped}
         return Step(carried, final=final)
     return Step(replace(carried, page=forward, furthest=max(carried.furthest, forward)))
-
-
-def show_page(
-    survey: Survey,
-    carried: Carried,
-    status: int = 200,
-    errors=(),
-    field_errors=None,
-    code: str = "",
-    again=False,
-    posted=None,
-    preview_state: str | None = None,
-):
-    """The form of page ``carried.page``, with ``field_errors`` next to their questions; ``again``: the page's
-    randomized answers are carried already, so they are offered as kept; ``posted``: a refused post of the
-    page without JavaScript, whose answers are shown again as the one-page form does (never carried);
-    ``preview_state``: a researcher's preview (:func:`preview_page`), banner on top."""
-    view, form = page_view(survey, carried, keep_all=again)
-    arm = respond.kept_arm(survey) if carried.arm == ARM_NOT_YET else arm_from_wire(carried.arm)
-    if posted is not None:
-        form = type(form)(formdata=posted)
-    for name, messages in (field_errors or {}).items():
-        if name in form:
-            form[name].errors = list(messages)
-    return respond.render_form(
-        survey, status, errors=errors, form=form, code=code, arm=arm, page=view, preview_state=preview_state
-    )
-
-
-def submit_page(survey: Survey):
-    """One page's post (``carried`` in the form): the next (or previous) page, or the stored answers."""
-    code = request.form.get("invitation_code", "")
-    try:
-        step, key, code = read_page(survey)
-    except SubmissionError as error:
-        return refused_page(survey, error, code)
-    problem = respond.csrf_problem()
-    if problem and not respond.is_own_expired_token(request.form.get("csrf_token")):
-        return respond.render_message(
-            survey,
-            400,
-            gettext("The form could not be verified"),
-            gettext("%(problem)s Please reload the survey page.", problem=problem),
-            True,
-        )
-    if step.final is not None:
-        on, arm = step.carried.randomized_on, arm_from_wire(step.carried.arm)
-        if problem:  # this browser's own expired form: the noisy answers are sealed for one more click
-            return respond.confirm_after_csrf_failure(survey, problem, step.final, on, key, code, arm)
-        limit = respond.refuse_if_over_survey_limit(survey)
-        return limit or respond.store_and_thank(survey, step.final, on, key, code, arm)
-    status = 400 if step.field_errors else 200
-    return show_page(survey, step.carried, status, field_errors=step.field_errors, code=code, again=status == 400)
-
-
-def preview_page(survey: Survey, preview_state: str, thank):
-    """One page's post in a researcher's preview (``/admin/surveys/<id>/preview``): the same reading,
-    randomizing, skip logic and Back as :func:`submit_page`, the same pages under the banner, but the last
-    page goes to ``thank(survey, noisy answers)`` and nothing is stored, counted or remembered: no response,
-    no submission key, no invitation code used, no rate-limit count, no cookie."""
-    code = request.form.get("invitation_code", "")
-    try:
-        step, _key, code = read_page(survey)
-    except SubmissionError as error:
-        return refused_page(survey, error, code, preview_state)
-    if step.final is not None:
-        return thank(survey, step.final)
-    status = 400 if step.field_errors else 200
-    return show_page(
-        survey,
-        step.carried,
-        status,
-        field_errors=step.field_errors,
-        code=code,
-        again=status == 400,
-        preview_state=preview_state,
-    )
-
-
-def refused_page(survey: Survey, error: SubmissionError, code: str, preview_state: str | None = None):
-    """The page again after a refused post, when its token can be read; else a message (400), or in a preview
-    the first page again with the problem above it (the message's link leads to the real form)."""
-    try:
-        carried = unseal(survey, request.form.get("carried", ""))
-    except SubmissionError:
-        if preview_state is not None:
-            return show_page(survey, first_carried(survey), 400, error.messages, preview_state=preview_state)
-        return respond.render_message(
-            survey, 400, gettext("Your answers could not be read"), " ".join(error.messages), True
-        )
-    code = code if respond.INVITATION_CODE.fullmatch(code) else ""
-    posted = request.form if request.form.get("randomized_on", "server") == "server" else None
-    return show_page(
-        survey, carried, 400, error.messages, error.field_errors, code, posted=posted, preview_state=preview_state
-    )

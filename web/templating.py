@@ -1,5 +1,7 @@
 """What templates may call, registered in one place: the wording module's formatters, the design
-key, the chart of a dashboard row, and which table a result goes in."""
+key, the chart of a dashboard row, which table a result goes in, the form's wire values, and the
+respondent's words in their language (:mod:`web.language`) with the thank-you page's padded labels
+(:mod:`web.thanks`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ from markupsafe import Markup
 
 from surveys import wording
 from surveys.design_contract import question_design_key
+from web import language
 from web.charts import daily_sparkline_svg
+from web.forms import NO_ANSWER_LABEL, may_be_blank, wire_value, wire_values
+from web.thanks import padded_label
 
 
 def result_kind(result) -> str:
@@ -33,6 +38,25 @@ def init_app(app: Flask) -> None:
         epsilon_text=wording.epsilon_text,
         design_key=question_design_key,
         wording=wording,
+        wire_value=wire_value,
+        wire_values=wire_values,
+        may_be_blank=may_be_blank,
+        no_answer_label=NO_ANSWER_LABEL,
+        language_names=language.LANGUAGE_NAMES,
+        translated=language.translated,
+        privacy_sentence=language.respondent_privacy_sentence,
+        respondent_design_sentence=language.respondent_design_sentence,
+        survey_protection=language.survey_protection,
+        privacy_words=language.privacy_words,
+        device_note=language.device_note,
+        explanations_by_design=language.explanations_by_design,
+        respondent_percent=language.respondent_percent,
+        odds_factor_text=language.respondent_odds_factor,
+        respondent_epsilon=language.respondent_epsilon,
+        page_language=language.page_language,
+        choice_label=language.choice_label,
+        skip_note=language.skip_note,
+        padded_label=padded_label,
     )
     app.add_template_filter(wording.table_percent, "pct")
     app.add_template_filter(result_kind, "kind")

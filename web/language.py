@@ -1,0 +1,201 @@
+"""The respondent's language and locale, used by the whole app.
+
+:func:`in_respondent_language` chooses the survey's language for a request
+(``?lang=``, else the browser's) and :func:`interface_language` the language
+of the interface's own words (Flask-Babel's locale selector, set in
+:func:`web.init_app`). The rest writes what a respondent reads in that
+language and locale: the privacy and design sentences of :mod:`surveys.wording`,
+numbers and percentages, a choice's label, a question's skip note. The
+templates call these by the names :mod:`web.templating` registers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+from flask import g, request
+from flask_babel import get_locale, gettext
+
+from surveys.definition import Question, Survey
+from surveys.wording import (
+    NO_EPSILON,
+    Protection,
+    design_sentence,
+    device_sentence,
+    drawn_sentence,
+    epsilon_text,
+    odds_factor_text,
+    page_note,
+    privacy_sentence,
+    protection,
+    revealing_items,
+    short_percent,
+    truthfully_sentence,
+)
+
+#: How the language chooser names a language (others by their code).
+LANGUAGE_NAMES = {
+    "en": "English",
+    "fr": "Français",
+    "es": "Español",
+    "de": "Deutsch",
+    "it": "Italiano",
+    "pt": "Português",
+}
+
+
+def N_(text: str) -> str:
+    """Marks ``text`` for the catalogues (``pybabel extract``) without translating it: it is
+    translated where it is shown (``_formhelpers.html`` passes labels and errors through ``_``)."""
+    return text
+
+
+#: Words of :mod:`web.forms` shown to respondents (a blank option's label, an answer's error),
+#: marked here for the catalogues; ``tests/test_translations.py`` keeps them equal to the originals.
+FORM_WORDS = (
+    N_("Yes"),
+    N_("No"),
+    N_("No answer"),
+    N_("Keep my earlier answer (randomized already, so it cannot be shown)"),
+    N_("This question applies to you given your earlier answers; please choose an answer."),
+    N_("Please choose an answer to this question, or “No answer”."),
+    N_("The submission key is malformed; reload the page."),
+    N_("The invitation code is malformed."),
+)
+
+#: A survey's states (:mod:`surveys.definition`) as the preview's banner names them.
+SURVEY_STATE_WORDS = (N_("open"), N_("closed"), N_("not yet open"))
+
+#: The languages of the interface's own words (``translations/``); English is the msgids themselves.
+INTERFACE_LANGUAGES = ("en", "fr", "es")
+
+
+def in_respondent_language(survey: Survey) -> Survey:
+    """The survey in the language chosen (``?lang=``, kept in the form's address) or else the
+    browser's preferred one (Accept-Language), else the file's first; only texts change.
+
+    The interface's words follow (:func:`interface_language`): the survey's language when it
+    has a catalogue, else English; a survey in one language gets the browser's among
+    :data:`INTERFACE_LANGUAGES`."""
+    if not survey.languages:
+        g.interface_language = request.accept_languages.best_match(INTERFACE_LANGUAGES) or "en"
+        return survey
+    chosen = request.args.get("lang", "")
+    if chosen not in survey.languages:
+        chosen = request.accept_languages.best_match(survey.languages) or survey.languages[0]
+    g.interface_language = chosen if chosen in INTERFACE_LANGUAGES else "en"
+    g.page_language = chosen
+    return survey.in_language(chosen)
+
+
+def interface_language() -> str:
+    """Flask-Babel's locale: the respondent's language once :func:`in_respondent_language` chose it;
+    English elsewhere (the start page and the admin pages are in English only)."""
+    return g.get("interface_language", "en")
+
+
+def page_language() -> str:
+    """``<html lang>``: the survey's language when it has several, else the interface's."""
+    return g.get("page_language") or str(get_locale())
+
+
+def translated(text: str) -> str:
+    """``text`` (a message made in Python, possibly naming what was sent) in the respondent's language
+    when the catalogue has it, as plain text: the template escapes it (Jinja's ``_`` would mark it safe)."""
+    return gettext(text)
+
+
+def number_locale() -> str:
+    """The locale the respondent's numbers are written in: the interface's (the sentences around them)."""
+    return str(get_locale())
+
+
+def respondent_privacy_sentence(question: Question) -> str:
+    """:func:`surveys.wording.privacy_sentence` in the respondent's language, numbers included."""
+    return privacy_sentence(question, gettext, number_locale())
+
+
+def respondent_design_sentence(question: Question) -> str:
+    """:func:`surveys.wording.design_sentence` in the respondent's language, numbers included
+    (``design_sentence`` stays English for the admin pages)."""
+    return design_sentence(question, gettext, number_locale())
+
+
+@lru_cache(maxsize=512)
+def survey_protection(questions: tuple[Question, ...]) -> Protection:
+    """:func:`surveys.wording.protection` of ``questions`` (a survey's or a page's), worked out once."""
+    return protection(tuple(questions))
+
+
+def privacy_words(questions: Sequence[Question]) -> dict:
+    """The summary's sentences for ``questions``, in the respondent's language, each from what their designs
+    do (:mod:`surveys.wording`): ``shown`` (the :class:`~surveys.wording.Protection`), ``drawn``, ``device``,
+    ``truthfully`` (``""`` where nothing is said) and ``revealing`` (one line per revealing question)."""
+    shown = survey_protection(tuple(questions))
+    return {
+        "shown": shown,
+        "drawn": drawn_sentence(shown, gettext),
+        "device": device_sentence(shown, gettext),
+        "truthfully": truthfully_sentence(shown, gettext),
+        "revealing": revealing_items(shown, gettext),
+    }
+
+
+def device_note(questions: Sequence[Question]) -> str:
+    """The note under a page's ``questions`` with JavaScript on (:func:`surveys.wording.page_note`)."""
+    return page_note(survey_protection(tuple(questions)), gettext)
+
+
+def explanations_by_design(questions: Sequence[Question]) -> list[tuple[list[str], str]]:
+    """Each distinct explanation of the form's randomized questions once, with the labels of the questions it
+    explains, in the order the questions come: ``[(labels, design sentence + privacy sentence), ...]``.
+    Questions with the same design share one item, which keeps a long form's page small on a phone."""
+    grouped: dict[str, list[str]] = {}
+    for question in questions:
+        text = f"{respondent_design_sentence(question)} {respondent_privacy_sentence(question)}"
+        grouped.setdefault(text, []).append(question.label)
+    return [(labels, text) for text, labels in grouped.items()]
+
+
+def respondent_percent(share: float) -> str:
+    """A share on a respondent's page (:func:`surveys.wording.short_percent`): "10%", "10 %" in French."""
+    return short_percent(share, number_locale())
+
+
+def respondent_odds_factor(epsilon: float) -> str:
+    """:func:`surveys.wording.odds_factor_text` written in the respondent's locale ("2,72" in French)."""
+    return odds_factor_text(epsilon, number_locale())
+
+
+def respondent_epsilon(epsilon: float) -> str:
+    """:func:`surveys.wording.epsilon_text` written in the respondent's locale ("1,10" in French), an infinite
+    one in the respondent's language."""
+    if math.isinf(epsilon):
+        return f"∞ ({gettext(NO_EPSILON)})"
+    return epsilon_text(epsilon, number_locale())
+
+
+def choice_label(question: Question, name: str) -> str:
+    """The label of choice ``name``: a yes/no question's "Yes" and "No" are the interface's words
+    (in the respondent's language); any other label is the survey's text, already in its language."""
+    return choice_text(question.type, question.choices[question.choice_names.index(name)].label)
+
+
+def choice_text(question_type: str, label: str) -> str:
+    """A choice's ``label`` as shown: translated for a yes/no question, else the survey's own text."""
+    return gettext(label) if question_type == "yes_no" else label
+
+
+def skip_note(survey: Survey, question: Question) -> str:
+    """The sentence under a question with skip logic, in the survey's words:
+    "Only if “Year of study” is “First year”." (``""`` for a question always asked)."""
+    if question.relevant is None:
+        return ""
+
+    def words(name: str, value: str) -> tuple[str, str]:
+        asked = survey.question(name)
+        return asked.label, choice_label(asked, value)
+
+    return gettext("Only if %(condition)s.", condition=question.relevant.describe(words, gettext))

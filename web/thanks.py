@@ -1,0 +1,97 @@
+"""The thank-you page: the stored (noisy) answers, each label padded, and the done cookie.
+
+No size depends on an answer: every shown label is padded with spaces to the
+longest label of its question, counted in UTF-8 bytes (:func:`padded_label`),
+and the page is rendered once per survey, language and address and cut at its
+answers (:mod:`web.frames`), then filled for each respondent.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from flask import Response, current_app, g, make_response, render_template, request
+from flask_babel import get_locale, gettext
+from markupsafe import Markup, escape
+
+from surveys.definition import Question, Survey
+from web.frames import Frame, render_frame
+from web.language import choice_text, interface_language
+
+
+def done_cookie(survey: Survey) -> str:
+    """Name of the cookie that says this browser answered (it carries no answer)."""
+    return f"rr_done_{survey.id}"
+
+
+def padded_label(question: Question, name: str | None) -> Markup:
+    """The label of answer ``name`` (``None``: no answer), HTML-escaped and padded with
+    spaces to the longest such label of the question, counted in UTF-8 bytes, so that
+    the page showing it is as long whatever the answer."""
+    return padded_labels_in(question, str(get_locale()))[name]
+
+
+def padded_labels_in(question: Question, locale: str) -> dict[str | None, Markup]:
+    """:func:`padded_labels` of ``question`` in ``locale``."""
+    return padded_labels(question.type, tuple((choice.name, choice.label) for choice in question.choices), locale)
+
+
+@lru_cache(maxsize=1024)
+def padded_labels(question_type: str, choices: tuple[tuple[str, str], ...], locale: str) -> dict[str | None, Markup]:
+    """:func:`padded_label` of every answer (``choices``: ``(name, label)``; and of ``None``) of a question
+    of ``question_type`` in the interface language ``locale``, worked out once rather than on every thank-you
+    page. The labels depend on nothing else (:func:`choice_label`; the catalogues are fixed), and the key is
+    a few strings, cheaper to hash than the question. ``locale`` is the language the caller's ``gettext``
+    translates into: part of the key only."""
+    no_answer = escape(gettext("No answer"))  # NO_ANSWER_LABEL in the respondent's language
+    labels = {name: escape(choice_text(question_type, label)) for name, label in choices} | {None: no_answer}
+    width = max(len(label.encode("utf-8")) for label in labels.values())
+    return {name: Markup(label + " " * (width - len(label.encode("utf-8")))) for name, label in labels.items()}
+
+
+def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Markup]]:
+    """Every question with its stored (noisy) answer's padded label, as the thank-you page lists them."""
+    language = interface_language()
+    return [(q, padded_labels_in(q, language)[noisy.get(q.name)]) for q in survey.questions]
+
+
+#: Thank-you frames kept per app (surveys x languages x with/without answers); all dropped when full.
+MAX_THANKS_FRAMES = 256
+
+
+def thanks_frame(survey: Survey, answered: bool) -> Frame:
+    """The thank-you page of ``survey`` cut at its answers (:mod:`web.frames`), rendered once per survey,
+    interface and page language, address and with or without answers, and kept on the app."""
+    frames = current_app.extensions.setdefault("thanks_frames", {})
+    language = interface_language()  # Flask-Babel's locale selector: what get_locale() reads, without its cost
+    key = (survey, answered, language, g.get("page_language") or language, request.script_root, request.path)
+    frame = frames.get(key)
+    if frame is None:
+        if len(frames) >= MAX_THANKS_FRAMES:
+            frames.clear()
+
+        def render(labels) -> str:
+            shown = list(zip(survey.questions, labels)) if answered else None
+            return render_template("respond/thanks.html", survey=survey, shown=shown)
+
+        frame = frames[key] = render_frame(render, len(survey.questions) if answered else 0)
+    return frame
+
+
+def thank(survey: Survey, noisy: dict | None) -> Response:
+    """The thank-you page, showing every question's stored (noisy) answer when there are new ones."""
+    if noisy is None:
+        page = thanks_frame(survey, answered=False).fill(())
+    else:
+        page = thanks_frame(survey, answered=True).fill([label for _, label in stored_answers_shown(survey, noisy)])
+    response = make_response(page)
+    response.set_cookie(
+        done_cookie(survey),
+        "1",
+        max_age=365 * 24 * 3600,
+        path=f"/s/{survey.id}",
+        httponly=True,
+        samesite="Lax",
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
+    )
+    return response
