@@ -39,6 +39,14 @@ def server(tmp_path):
         srv.stop()
 
 
+def _response_count(database: Path) -> int:
+    conn = sqlite3.connect(database)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    finally:
+        conn.close()
+
+
 def stored(database: Path) -> dict:
     conn = sqlite3.connect(database)
     try:
@@ -124,7 +132,11 @@ def test_kill_9_mid_load_loses_no_acknowledged_submission(server):
 
     loader = threading.Thread(target=load)
     loader.start()
-    time.sleep(2.0)
+    # Mid-load: once a few answers are stored (on a loaded machine that takes longer than a fixed sleep allowed).
+    deadline = time.monotonic() + 60
+    while _response_count(server.database) < 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
     server.kill()  # SIGKILL to the master and every worker, mid-load
     stop.set()
     loader.join(timeout=120)
