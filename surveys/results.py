@@ -67,7 +67,7 @@ from surveys.result_types import (
     TwoGroupFigures,
     YesNoResult,
 )
-from surveys.wording import percent
+from surveys.text_format import percent
 
 __all__ = [
     "FLAG_ABOVE_CEILING",

@@ -30,8 +30,8 @@ from surveys.kinds.common import (
     size_flags,
     unanswered_options,
 )
+from surveys.result_sentences import choice_sentence
 from surveys.result_types import ChoiceDesignEstimate, ChoiceResult, OptionResult
-from surveys.wording import choice_sentence
 
 #: A select_one's share is not charted over time.
 running_point = no_running_point

@@ -28,8 +28,8 @@ from surveys.kinds.common import (
     side_flags,
     size_flags,
 )
+from surveys.result_sentences import choice_sentence
 from surveys.result_types import ChoiceResult, OptionResult, SequenceBounds
-from surveys.wording import choice_sentence
 
 __all__ = ["compute", "matrix_versions", "reads_as_matrix", "running_point", "without_figures"]
 

@@ -16,6 +16,7 @@ from surveys.definition import Question
 from surveys.design_contract import key_arm, parse_design_key
 from surveys.kinds.common import covering, empty_flags, pooled_label, size_flags, two_group_sequence_bounds
 from surveys.kinds.yes_no import with_control_arm, without_figures
+from surveys.result_sentences import yes_no_sentence
 from surveys.result_types import (
     FLAG_IGNORED,
     FLAG_SMALL_N,
@@ -24,7 +25,6 @@ from surveys.result_types import (
     TwoGroupFigures,
     YesNoResult,
 )
-from surveys.wording import yes_no_sentence
 
 __all__ = ["compute", "group_counts", "running_point", "two_group_version_counts", "without_figures"]
 

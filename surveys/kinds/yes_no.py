@@ -23,8 +23,8 @@ from surveys.kinds.common import (
     shown_std_err,
     size_flags,
 )
+from surveys.result_sentences import yes_no_sentence
 from surveys.result_types import DesignEstimate, SequenceBounds, YesNoResult
-from surveys.wording import yes_no_sentence
 
 
 def compute(question: Question, by_design, level: float, method: str) -> YesNoResult:
