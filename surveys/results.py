@@ -24,16 +24,12 @@ names of those modules that callers read from here stay importable here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 from analysis import (
     INTERVAL_METHODS,
-    FinitePopulationEstimate,
     SurveyEpsilon,
-    estimate_finite_population,
     survey_epsilon,
 )
-from surveys.arms import is_two_group
 from surveys.definition import Question, Survey
 from surveys.design_contract import parse_design_key
 from surveys.kinds import kind_of
@@ -102,7 +98,6 @@ __all__ = [
     "difference_bounds",
     "direct_counts",
     "failed_result",
-    "finite_population_sentence",
     "group_counts",
     "matrix_versions",
     "percent",
@@ -149,50 +144,12 @@ def with_finite_population(result: QuestionResult, population_size: int | None, 
     """``result`` with its finite-population figures when the survey gives ``population_size`` (``N``).
 
     Only a one-parameter yes/no question whose answers came under one design gets them
-    (:func:`analysis.estimate_finite_population`: the unbiased variance under simple random sampling without
-    replacement of ``n`` of ``N`` people, Chaudhuri 2011); a pooled, two-group or multiple-choice question does
-    not, and ``finite_population_note`` says why, as it does when the answers outnumber ``N``.
+    (:func:`surveys.kinds.yes_no.finite_population`: the unbiased variance under simple random sampling
+    without replacement of ``n`` of ``N`` people, Chaudhuri 2011); a pooled or two-group question does not,
+    and ``finite_population_note`` says why, as it does when the answers outnumber ``N``; a multiple-choice
+    or plain question is left as it is. :func:`compute_results` asks the question's kind directly.
     """
-    if population_size is None or not isinstance(result, YesNoResult) or result.n == 0 or result.error:
-        return result
-    reason = _finite_population_reason(result, population_size)
-    if reason:
-        return replace(result, finite_population_note=reason)
-    part = result.per_design[0]
-    try:
-        figures = estimate_finite_population(part.yes_count, part.n, population_size, *part.design.exact(), level)
-    except ValueError as error:
-        return replace(result, finite_population_note=f"No finite-population figures: {error}.")
-    return replace(
-        result, finite_population=figures, finite_population_note=finite_population_sentence(result, figures)
-    )
-
-
-def _finite_population_reason(result: YesNoResult, population_size: int) -> str:
-    """Why a yes/no result gets no finite-population figures (``""``: it does)."""
-    if is_two_group(result.question.design) or result.two_group_versions:
-        return "No finite-population figures for a two-group design (its two random groups are not one sample)."
-    if result.pooled:
-        return "No finite-population figures for answers pooled over several designs: only for one design."
-    if result.n > population_size:
-        return (
-            f"No finite-population figures: the {result.n:,} answers outnumber the survey's population_size of "
-            f"{population_size:,}, so they cannot be a sample of it without replacement; check population_size."
-        )
-    if result.n < 2:
-        return "No finite-population figures until there are at least 2 answers."
-    return ""
-
-
-def finite_population_sentence(result: YesNoResult, figures: FinitePopulationEstimate) -> str:
-    """The assumption behind the finite-population figures, and the figures, in one sentence."""
-    level = percent(figures.confidence_level, 1, trim=True)
-    return (
-        f"If the {result.n:,} answers were a simple random sample without replacement of the "
-        f"{figures.population_size:,} people (population_size), the standard error of the raw estimate is "
-        f"{percent(figures.std_err, 2)} instead of {percent(result.std_err, 2)} and its {level} Wald interval "
-        f"{percent(figures.low, 1)} – {percent(figures.high, 1)} (Chaudhuri 2011, as RRTCS computes it)."
-    )
+    return kind_of(result.question).finite_population(result, population_size, level)
 
 
 def failed_result(question: Question, error: Exception) -> QuestionResult:
@@ -214,8 +171,12 @@ def question_result(
     by_design: Mapping[str, Mapping[str, int]],
     confidence_level: float = 0.95,
     method: str = "wilson",
+    population_size: int | None = None,
 ) -> QuestionResult:
     """The result of one question from its tallies ``{design key: {answer: count}}``.
+
+    Its kind (:func:`surveys.kinds.kind_of`, asked once) computes it and, with the survey's
+    ``population_size``, adds its finite-population figures (:func:`with_finite_population`).
 
     Raises ``ValueError`` for an unknown ``method`` or level. Any error in
     computing the question's own figures gives :func:`failed_result` instead
@@ -223,9 +184,11 @@ def question_result(
     """
     check_options(confidence_level, method)
     try:
-        return kind_of(question, by_design).compute(question, by_design, confidence_level, method)
+        kind = kind_of(question, by_design)
+        result = kind.compute(question, by_design, confidence_level, method)
     except Exception as error:  # noqa: BLE001 - any failure stays within its question's row
         return failed_result(question, error)
+    return kind.finite_population(result, population_size, confidence_level)
 
 
 # --------------------------------------------------------------------------
@@ -274,11 +237,7 @@ def compute_results(
     if isinstance(response_count, bool) or not isinstance(response_count, int) or response_count < 0:
         raise ValueError(f"response_count must be an integer >= 0, got response_count={response_count!r}")
     questions = tuple(
-        with_finite_population(
-            question_result(q, tallies.get(q.name, {}), confidence_level, method),
-            survey.population_size,
-            confidence_level,
-        )
+        question_result(q, tallies.get(q.name, {}), confidence_level, method, survey.population_size)
         for q in survey.questions
     )
     return SurveyResults(

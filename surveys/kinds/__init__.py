@@ -8,6 +8,9 @@ Each kind module defines the same names:
     Its result with no figures (no answers, or not computed).
 ``running_point(question, by_design, level)``
     ``(n, estimate, confidence sequence)`` for the time chart, or ``None`` where the kind has none.
+``finite_population(result, population_size, level)``
+    The result with its finite-population figures (or the note saying why there are none); the result
+    as it is where the kind has nothing to say about them.
 
 :func:`kind_of` is the one place a question's kind is decided; :mod:`surveys.results` consults it once per
 question. docs/architecture.md has the recipe for adding a kind.

@@ -22,6 +22,7 @@ from surveys.kinds.common import (
     clip,
     covering,
     empty_flags,
+    no_finite_population,
     no_running_point,
     outside_flags,
     pooled_label,
@@ -35,6 +36,8 @@ from surveys.result_types import ChoiceDesignEstimate, ChoiceResult, OptionResul
 
 #: A select_one's share is not charted over time.
 running_point = no_running_point
+#: Finite-population figures are for a one-arm yes/no question only.
+finite_population = no_finite_population
 
 
 def without_figures(

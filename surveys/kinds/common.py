@@ -139,3 +139,8 @@ def covering(sequence: SequenceBounds | None, ci: ConfidenceInterval | None) -> 
 def no_running_point(question: Question, by_design, confidence_level: float) -> None:
     """A kind with no running share to chart over time (only yes/no questions have one)."""
     return None
+
+
+def no_finite_population(result, population_size: int | None, level: float):
+    """A kind with no finite-population figures and nothing to say about them: ``result`` as it is."""
+    return result

@@ -22,6 +22,7 @@ from surveys.kinds.choice import without_figures
 from surveys.kinds.common import (
     covering,
     empty_flags,
+    no_finite_population,
     no_running_point,
     pooled_label,
     shown_std_err,
@@ -35,6 +36,8 @@ __all__ = ["compute", "matrix_versions", "reads_as_matrix", "running_point", "wi
 
 #: A select_one's share is not charted over time.
 running_point = no_running_point
+#: Finite-population figures are for a one-arm yes/no question only.
+finite_population = no_finite_population
 
 
 def reads_as_matrix(question: Question, by_design) -> bool:

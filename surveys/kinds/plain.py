@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
-from surveys.kinds.common import empty_flags, no_running_point
+from surveys.kinds.common import empty_flags, no_finite_population, no_running_point
 from surveys.result_types import FLAG_IGNORED, PlainResult
 
 #: A plain question is not charted over time.
 running_point = no_running_point
+#: Finite-population figures are for a one-arm yes/no question only.
+finite_population = no_finite_population
 
 
 def compute(question: Question, by_design, level: float, method: str) -> PlainResult:

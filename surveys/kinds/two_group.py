@@ -26,13 +26,29 @@ from surveys.result_types import (
     YesNoResult,
 )
 
-__all__ = ["compute", "group_counts", "running_point", "two_group_version_counts", "without_figures"]
+__all__ = [
+    "compute",
+    "finite_population",
+    "group_counts",
+    "running_point",
+    "two_group_version_counts",
+    "without_figures",
+]
 
 
 def compute(question: Question, by_design, level: float, method: str) -> YesNoResult:
     """The two-group result (``method`` is not used: both intervals are by profile likelihood), compared with
     its control arm."""
     return with_control_arm(_two_group_result(question, by_design, level), by_design, level)
+
+
+def finite_population(result: YesNoResult, population_size: int | None, level: float) -> YesNoResult:
+    """No finite-population figures: ``finite_population_note`` says why, when the survey gives
+    ``population_size`` and the question has answers."""
+    if population_size is None or result.n == 0 or result.error:
+        return result
+    note = "No finite-population figures for a two-group design (its two random groups are not one sample)."
+    return replace(result, finite_population_note=note)
 
 
 def running_point(question: Question, by_design, level: float) -> tuple[int, float, SequenceBounds] | None:

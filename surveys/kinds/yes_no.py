@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from analysis import ProportionEstimate, estimate_proportion, outside_design, pool_estimates
+from analysis import (
+    FinitePopulationEstimate,
+    ProportionEstimate,
+    estimate_finite_population,
+    estimate_proportion,
+    outside_design,
+    pool_estimates,
+)
 from analysis.control_arm import compare_with_direct
 from surveys.arms import DIRECT
 from surveys.definition import Question
@@ -25,6 +32,7 @@ from surveys.kinds.common import (
 )
 from surveys.result_sentences import yes_no_sentence
 from surveys.result_types import DesignEstimate, SequenceBounds, YesNoResult
+from surveys.text_format import percent
 
 
 def compute(question: Question, by_design, level: float, method: str) -> YesNoResult:
@@ -39,6 +47,51 @@ def running_point(question: Question, by_design, confidence_level: float) -> tup
         return None
     combined = pool_estimates(estimates) if len(estimates) > 1 else estimates[0]
     return sum(e.n for e in estimates), combined.estimate, sequence_bounds(estimates, confidence_level)
+
+
+def finite_population(result: YesNoResult, population_size: int | None, level: float) -> YesNoResult:
+    """``result`` with its finite-population figures when the survey gives ``population_size`` (``N``) and its
+    answers came under one design (:func:`analysis.estimate_finite_population`: the unbiased variance under
+    simple random sampling without replacement of ``n`` of ``N`` people, Chaudhuri 2011); otherwise
+    ``finite_population_note`` says why (pooled, more answers than ``N``, fewer than 2)."""
+    if population_size is None or result.n == 0 or result.error:
+        return result
+    reason = _finite_population_reason(result, population_size)
+    if reason:
+        return replace(result, finite_population_note=reason)
+    part = result.per_design[0]
+    try:
+        figures = estimate_finite_population(part.yes_count, part.n, population_size, *part.design.exact(), level)
+    except ValueError as error:
+        return replace(result, finite_population_note=f"No finite-population figures: {error}.")
+    return replace(
+        result, finite_population=figures, finite_population_note=finite_population_sentence(result, figures)
+    )
+
+
+def _finite_population_reason(result: YesNoResult, population_size: int) -> str:
+    """Why a one-arm yes/no result gets no finite-population figures (``""``: it does)."""
+    if result.pooled:
+        return "No finite-population figures for answers pooled over several designs: only for one design."
+    if result.n > population_size:
+        return (
+            f"No finite-population figures: the {result.n:,} answers outnumber the survey's population_size of "
+            f"{population_size:,}, so they cannot be a sample of it without replacement; check population_size."
+        )
+    if result.n < 2:
+        return "No finite-population figures until there are at least 2 answers."
+    return ""
+
+
+def finite_population_sentence(result: YesNoResult, figures: FinitePopulationEstimate) -> str:
+    """The assumption behind the finite-population figures, and the figures, in one sentence."""
+    level = percent(figures.confidence_level, 1, trim=True)
+    return (
+        f"If the {result.n:,} answers were a simple random sample without replacement of the "
+        f"{figures.population_size:,} people (population_size), the standard error of the raw estimate is "
+        f"{percent(figures.std_err, 2)} instead of {percent(result.std_err, 2)} and its {level} Wald interval "
+        f"{percent(figures.low, 1)} – {percent(figures.high, 1)} (Chaudhuri 2011, as RRTCS computes it)."
+    )
 
 
 def _estimates(question: Question, by_design) -> tuple[list[tuple[object, ProportionEstimate]], bool]:
