@@ -27,6 +27,7 @@ Statistics 49(2), 1055-1080.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scipy import stats
@@ -41,6 +42,36 @@ from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesi
 #: How close ``n`` computed in floating point must be to an integer to be
 #: taken as that integer before rounding up (so 400.0000000001 is 400).
 _INTEGER_TOLERANCE = 1e-9
+
+
+def _whole_n(exact: float, least: int = 1) -> int:
+    """A sample size computed in floating point, rounded up to a whole number of answers, at least ``least``.
+
+    Within :data:`_INTEGER_TOLERANCE` of an integer it is taken as that integer first, so that rounding error
+    never adds an answer (400.0000000001 is 400).
+    """
+    nearest = round(exact)
+    if abs(exact - nearest) <= _INTEGER_TOLERANCE * max(1.0, exact):
+        exact = nearest
+    return max(least, math.ceil(exact))
+
+
+def _first_n_within(width: Callable[[int], float], h: float, low: int) -> int:
+    """The smallest ``n > low`` with ``width(n) <= h``, given ``width(low) > h`` and ``width`` falling with ``n``.
+
+    Doubling from ``low`` until ``width`` is at most ``h``, then bisection on whole ``n`` (invariant:
+    ``width(low) > h >= width(high)``).
+    """
+    high = 2 * low
+    while width(high) > h:
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if width(middle) > h:
+            low = middle
+        else:
+            high = middle
+    return high
 
 
 def _worst_case_rate(t: float, a: float) -> float:
@@ -103,11 +134,7 @@ def sample_size_for_half_width(
     z = _z(confidence_level)
     t, a, b = _check_design(t, a, b)
     lam = _rate(pi, t, a)
-    exact = z * z * lam * (1 - lam) / (t * t * h * h)
-    nearest = round(exact)
-    if abs(exact - nearest) <= _INTEGER_TOLERANCE * max(1.0, exact):
-        exact = nearest
-    return max(1, math.ceil(exact))
+    return _whole_n(z * z * lam * (1 - lam) / (t * t * h * h))
 
 
 def half_width_for_n(
@@ -361,21 +388,16 @@ def sample_size_for_sequence_half_width(
     level = _check_unit_open(confidence_level, "confidence_level")
     t, a, b = _check_design(t, a, b)
     lam, scale = float(_rate(pi, t, a)), float(t)
+
+    def width(n: int) -> float:
+        return _sequence_half_width(n, lam, scale, level)
+
     low = max(1, sample_size_for_half_width(h, level, t, a, b, pi) - 1)  # too few: narrower than any sequence
-    if _sequence_half_width(low, lam, scale, level) <= h:  # h near 1/t: the clipped sequence beats the interval
-        if _sequence_half_width(1, lam, scale, level) <= h:
+    if width(low) <= h:  # h near 1/t: the clipped sequence beats the interval
+        if width(1) <= h:
             return 1
         low = 1
-    high = 2 * low
-    while _sequence_half_width(high, lam, scale, level) > h:
-        low, high = high, 2 * high
-    while high - low > 1:  # invariant: h_seq(low) > h >= h_seq(high)
-        middle = (low + high) // 2
-        if _sequence_half_width(middle, lam, scale, level) > h:
-            low = middle
-        else:
-            high = middle
-    return high
+    return _first_n_within(width, h, low)
 
 
 # --------------------------------------------------------------------------
@@ -492,9 +514,9 @@ def two_group_sample_size(
         share = math.sqrt(first) / (math.sqrt(first) + math.sqrt(other)) if first + other > 0 else 0.5
     else:
         share = _check_unit_open(group_share, "group_share")
-    n = max(2, math.ceil(z * z * (first / share + other / (1 - share)) / (h * h) * (1 - _INTEGER_TOLERANCE)))
+    n = _whole_n(z * z * (first / share + other / (1 - share)) / (h * h), least=2)
     while True:
-        n1 = min(max(1, round(share * n)), n - 1)
+        n1, _ = _group_sizes(n, share)
         width = z * math.sqrt(first / n1 + other / (n - n1))
         if width <= h:
             return TwoGroupPlan(n1, n - n1, n, share, width, float(confidence_level))
@@ -674,16 +696,7 @@ def two_group_sample_size_for_sequence(
 
     if width(2) <= h:
         return 2
-    low, high = 2, 4
-    while width(high) > h:
-        low, high = high, 2 * high
-    while high - low > 1:  # invariant: width(low) > h >= width(high), up to rounding of the split
-        middle = (low + high) // 2
-        if width(middle) > h:
-            low = middle
-        else:
-            high = middle
-    return high
+    return _first_n_within(width, h, 2)
 
 
 # --------------------------------------------------------------------------
@@ -738,11 +751,7 @@ def option_shares_sample_size(
     """
     h = _check_unit_open(half_width, "half_width")
     z = _z(confidence_level)
-    exact = z * z * _widest_option_spread(design) / (h * h)
-    nearest = round(exact)
-    if abs(exact - nearest) <= _INTEGER_TOLERANCE * max(1.0, exact):
-        exact = nearest
-    return max(1, math.ceil(exact))
+    return _whole_n(z * z * _widest_option_spread(design) / (h * h))
 
 
 def option_shares_half_width(

@@ -512,3 +512,108 @@ def matrix_option_sequences(
         low, high = _linear_box_bounds(row.tolist(), 0.0, box)
         out.append(MappedSequence(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), box, level))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------
+# Several designs' sequences for one share, combined by a union bound.
+
+
+@dataclass(frozen=True)
+class UnionSequence:
+    """Several designs' sequences for one share (or a difference of shares), combined by a union bound.
+
+    Attributes
+    ----------
+    low, high : float
+        Bounds for the share (for a difference, within ``[-1, 1]``).
+    confidence_level : float
+        ``1 - alpha`` over every look at once.
+    designs : int
+        How many designs' sequences were combined (1: the sequence as it is).
+    side : {"two-sided", "upper", "lower"}
+        One-sided where the combined bound ends at 0 (1) and a part was one-sided there.
+    """
+
+    low: float
+    high: float
+    confidence_level: float
+    designs: int
+    side: str = TWO_SIDED
+
+
+def _intersection_or_hull(parts: Sequence) -> tuple[float, float]:
+    """The intersection of the parts' ``[low, high]``; their hull if they do not meet."""
+    low, high = max(p.low for p in parts), min(p.high for p in parts)
+    if low > high:
+        low, high = min(p.low for p in parts), max(p.high for p in parts)
+    return low, high
+
+
+def _combined_side(low: float, high: float, parts: Sequence[ConfidenceSequence]) -> str:
+    """A combined bound is one-sided where it ends at 0 (1) and a part was one-sided there."""
+    if low == 0.0 and any(p.side == UPPER for p in parts):
+        return UPPER
+    if high == 1.0 and any(p.side == LOWER for p in parts):
+        return LOWER
+    return TWO_SIDED
+
+
+def _each_level(confidence_level: float, parts: int, empty: str) -> float:
+    """``1 - alpha/m`` for ``m`` parts; ``ValueError(empty)`` with none."""
+    if parts == 0:
+        raise ValueError(empty)
+    return 1 - (1 - confidence_level) / parts
+
+
+def union_sequence(estimates: Sequence[ProportionEstimate], confidence_level: float) -> UnionSequence:
+    """The anytime-valid confidence sequence for one true share measured under one or more designs.
+
+    Notes
+    -----
+    Each design's answers ``(n, S)`` give :func:`confidence_sequence` at level
+    ``1 - alpha/m`` (``m`` designs; one design: the sequence as it is). By a
+    union bound all ``m`` cover the share at every look at once with
+    probability at least ``1 - alpha``, and then the share lies in their
+    intersection, which is returned. If the intersection is empty, the
+    designs' answers disagree beyond what chance allows; their hull is
+    returned instead, which still holds the share whenever any of them
+    covers it.
+
+    The guarantee is over the looks made while the set of designs with
+    answers stays the same: a design added later lowers each design's share
+    of ``alpha``, so across such a change the error is at most the sum over
+    designs of the largest share each was given.
+
+    Raises ``ValueError`` with no estimates.
+    """
+    each = _each_level(confidence_level, len(estimates), "estimates must hold at least one design's answers, got none")
+    parts = [confidence_sequence(e.yes_count, e.n, e.t, e.a, e.b, each) for e in estimates]
+    low, high = _intersection_or_hull(parts)
+    return UnionSequence(low, high, float(confidence_level), len(parts), _combined_side(low, high, parts))
+
+
+def two_group_union_sequence(fits: Sequence, confidence_level: float) -> UnionSequence:
+    """The anytime-valid sequence for a two-group prevalence measured under one or more versions of its design.
+
+    ``fits`` are :class:`analysis.two_group.TwoGroupEstimate` (their ``yes``, ``n`` and ``design``): each
+    version's :func:`two_group_sequence` at ``1 - alpha/m`` (``m`` versions), intersected (their hull if
+    they do not meet), as :func:`union_sequence` does for one-group designs.
+    """
+    each = _each_level(confidence_level, len(fits), "fits must hold at least one version's answers, got none")
+    parts = [two_group_sequence(fit.yes, fit.n, fit.design, each) for fit in fits]
+    low, high = _intersection_or_hull(parts)
+    return UnionSequence(low, high, float(confidence_level), len(parts))
+
+
+def difference_union_sequence(
+    first: Sequence[ProportionEstimate], second: Sequence[ProportionEstimate], confidence_level: float
+) -> UnionSequence:
+    """The anytime-valid sequence for ``pi_first - pi_second``: each group at ``1 - alpha/2``, then subtracted.
+
+    ``[L_1 - U_2, U_1 - L_2]`` of the two groups' :func:`union_sequence` (a union bound, as
+    :func:`difference_sequence`, which this equals when each group has one design); ``designs`` counts both
+    groups' designs.
+    """
+    each = 1 - (1 - confidence_level) / 2
+    one, two = union_sequence(first, each), union_sequence(second, each)
+    return UnionSequence(one.low - two.high, one.high - two.low, float(confidence_level), one.designs + two.designs)

@@ -82,55 +82,78 @@ Every mistake in a file is collected as a :class:`Problem` naming the file,
 the question and the field, and all of them are reported together
 (:class:`SurveyFileError`), so a researcher fixes a file in one pass.
 Reading the files themselves (YAML, the survey folder) is
-:mod:`surveys.files`.
+:mod:`surveys.files`. The checks of single values and the problem report are
+:mod:`surveys.schema_checks`; a question's ``design`` is
+:mod:`surveys.schema_designs`; the ``targets`` are :mod:`surveys.schema_targets`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import difflib
 import math
 import re
-import reprlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from dataclasses import field as dataclass_field
-from datetime import date, datetime
-from fractions import Fraction
-from numbers import Real
-from urllib.parse import urlsplit
+from dataclasses import replace
+from datetime import date
 
-from analysis.design import (
-    BINARY_DESIGN_FIELDS,
-    TWO_COIN,
-    DesignError,
-    ForcedResponseDesign,
-    MultipleChoiceDesign,
-    as_probability,
-)
-from surveys.arms import TWO_GROUP_MODELS, arm_shares_problems
+from surveys.arms import arm_shares_problems
 from surveys.conditions import ConditionError, parse_condition
 from surveys.definition import (
     DEFAULT_BURST_CEILING,
     DEFAULT_DELTA,
-    DEFAULT_TARGET_LEVEL,
     PAIRED_STATEMENT_CHOICES,
     QUESTION_TYPES,
-    SELECT_ONE,
     YES_NO,
     YES_NO_CHOICES,
     Choice,
     Question,
     Survey,
-    Target,
 )
 from surveys.design_contract import QUESTION_NAME_PATTERN
 from surveys.form_fields import CONTROL_FIELDS
-from surveys.matrix import MATRIX_EXAMPLE, matrix_design
+from surveys.schema_checks import (
+    INVALID,
+    YAML_BOOLEAN_HINT,
+    Problem,
+    Report,
+    SurveyFileError,
+    check_date,
+    check_flag,
+    check_keys,
+    check_next_url,
+    check_number,
+    check_optional_positive_int,
+    check_pattern,
+    check_positive_int,
+    check_text,
+    describe,
+)
+from surveys.schema_designs import parse_design
+from surveys.schema_targets import (
+    TARGET_KEYS,
+    parse_close_when_targets_met,
+    parse_targets,
+    raw_question_names,
+    written_question_names,
+)
+
+__all__ = [
+    "CHOICE_KEYS",
+    "CHOICE_NAME_PATTERN",
+    "LANGUAGE_PATTERN",
+    "PAGE_BREAK",
+    "QUESTION_KEYS",
+    "QUESTION_NAME_PATTERN",
+    "RESPONDENT_TEXT_KEYS",
+    "SURVEY_ID_PATTERN",
+    "SURVEY_KEYS",
+    "TARGET_KEYS",
+    "Problem",
+    "SurveyFileError",
+    "parse_survey",
+]
 
 SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
-_ISO_DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SURVEY_KEYS = (
     "id",
@@ -160,204 +183,8 @@ SURVEY_KEYS = (
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
 RESPONDENT_TEXT_KEYS = ("organizer", "contact", "ethics_approval", "closing")
-_URL_RULE = "an address starting with https:// or http://, or a path on this site starting with /"
 QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design", "relevant")
 CHOICE_KEYS = ("name", "label")
-TARGET_KEYS = ("question", "margin", "confidence_level", "by", "groups")
-_TARGET_EXAMPLE = (
-    "{question: cheated, margin: 0.05} or {question: cheated, by: year, groups: [first, fourth], margin: 0.1}"
-)
-DESIGN_KEYS = {YES_NO: ("t", "a", "b"), SELECT_ONE: ("t",)}
-
-#: Default truthful probability of a select_one question without a design.
-DEFAULT_SELECT_ONE_T = Fraction(1, 2)
-
-_YAML_BOOLEAN_HINT = "YAML reads unquoted yes, no, on, off, true and false as true/false; put it in quotes"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One mistake in a survey file.
-
-    ``question`` is the question's name (or ``"#3"`` for the third question
-    when it has no usable name) and ``None`` for survey-level problems;
-    ``field`` is the key, dotted for nested keys (``"design.t"``), or
-    ``None`` when the problem is with the whole file or question.
-    """
-
-    file: str
-    question: str | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = []
-        if self.question is not None:
-            shown = self.question if self.question.startswith("#") else repr(self.question)
-            where.append(f"question {shown}")
-        if self.field is not None:
-            where.append(f"field {self.field!r}")
-        location = f"{self.file}: {', '.join(where)}" if where else self.file
-        return f"{location}: {self.message}"
-
-
-class SurveyFileError(Exception):
-    """A survey file that cannot be loaded; ``.problems`` lists every reason."""
-
-    def __init__(self, problems: list[Problem] | tuple[Problem, ...]) -> None:
-        self.problems = tuple(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
-
-
-# -- checking the mapping --------------------------------------------------
-
-
-class _Invalid:
-    """Marks a value that was reported as a problem."""
-
-    def __repr__(self) -> str:
-        return "INVALID"
-
-
-INVALID = _Invalid()
-
-
-@dataclass
-class _Report:
-    """Collects the problems of one file."""
-
-    file: str
-    problems: list[Problem] = dataclass_field(default_factory=list)
-
-    def add(self, question: str | None, field_name: str | None, message: str) -> _Invalid:
-        self.problems.append(Problem(self.file, question, field_name, message))
-        return INVALID
-
-
-def _shown_values() -> reprlib.Repr:
-    """How a problem shows a value: in full up to 200 characters of text and 10 items a level, so that
-    a list of thousands (or what aliases repeat) makes a short message, not a page of it."""
-    shown = reprlib.Repr()
-    shown.maxstring = shown.maxother = 200
-    shown.maxlist = shown.maxtuple = shown.maxdict = shown.maxset = 10
-    shown.maxlevel = 4
-    return shown
-
-
-_SHOWN = _shown_values()
-
-
-def _describe(value: object) -> str:
-    """``value`` as a researcher would recognise it, with its YAML kind."""
-    kinds = {
-        bool: "true/false",
-        int: "a number",
-        float: "a number",
-        str: "text",
-        list: "a list",
-        dict: "a mapping",
-        type(None): "nothing",
-    }
-    kind = next((k for t, k in kinds.items() if type(value) is t), type(value).__name__)
-    return kind if value is None else f"{kind} {_SHOWN.repr(value)}"
-
-
-def _check_keys(report, question, prefix, mapping, known) -> None:
-    """One problem per key not in ``known``, with a guess at the intended one."""
-    for key in mapping:
-        if key in known:
-            continue
-        name = str(key)
-        guess = difflib.get_close_matches(name, known, n=1)
-        hint = f"did you mean {guess[0]!r}?" if guess else f"the keys allowed here are {', '.join(known)}"
-        report.add(question, f"{prefix}{name}", f"unknown key {name!r}; {hint}")
-
-
-def _text(report, question, field_name, value, *, required: bool):
-    if value is None:
-        return report.add(question, field_name, "is required") if required else ""
-    if isinstance(value, bool):
-        return report.add(question, field_name, f"must be text, got {_describe(value)}; {_YAML_BOOLEAN_HINT}")
-    if not isinstance(value, str):
-        return report.add(question, field_name, f"must be text, got {_describe(value)}; put it in quotes")
-    if required and not value.strip():
-        return report.add(question, field_name, "must not be empty")
-    return value.strip()
-
-
-def _flag(report, question, field_name, value, default: bool):
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        return report.add(question, field_name, f"must be true or false, got {_describe(value)}")
-    return value
-
-
-def _pattern(report, question, field_name, value, pattern, rule: str):
-    if value is None:
-        return report.add(question, field_name, "is required")
-    if not isinstance(value, str) or not pattern.fullmatch(value):
-        return report.add(question, field_name, f"must be {rule}, got {_describe(value)}")
-    return value
-
-
-def _positive_int(report, question, field_name, value):
-    if value is None:
-        return report.add(question, field_name, "is required")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        message = f"must be a whole number of 1 or more, got {_describe(value)}"
-        return report.add(question, field_name, message)
-    return value
-
-
-def _optional_positive_int(report, question, field_name, value):
-    """``None`` when absent, else as :func:`_positive_int`."""
-    return None if value is None else _positive_int(report, question, field_name, value)
-
-
-def _number(report, question, field_name, value, *, low: float, high: float, rule: str):
-    """A float strictly between ``low`` and ``high``; YAML reads ``1e-6`` as text, so
-    numeric text is accepted too."""
-    number = None
-    if isinstance(value, Real) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            number = float(value.strip())
-    if number is None or not (math.isfinite(number) and low < number < high):
-        return report.add(question, field_name, f"must be {rule}, got {_describe(value)}")
-    return number
-
-
-def _next_url(report, value):
-    """The optional link offered after the thank-you page: http(s) or a path of this site."""
-    if value is None:
-        return ""
-    if not isinstance(value, str) or not value.strip():
-        return report.add(None, "next_url", f"must be {_URL_RULE}, got {_describe(value)}")
-    url = value.strip()
-    parts = urlsplit(url)
-    is_web = parts.scheme in ("http", "https") and bool(parts.netloc)
-    is_path = not parts.scheme and not parts.netloc and url.startswith("/") and not url.startswith("//")
-    if not (is_web or is_path) or any(ch.isspace() for ch in url):
-        return report.add(None, "next_url", f"must be {_URL_RULE}, got {_describe(value)}")
-    return url
-
-
-def _date(report, field_name, value):
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        message = f"must be a date such as 2025-03-01 without a time, got {value!r}"
-        return report.add(None, field_name, message)
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str) and _ISO_DATE_PATTERN.fullmatch(value.strip()):
-        try:
-            return date.fromisoformat(value.strip())
-        except ValueError as error:
-            return report.add(None, field_name, f"{value!r} is not a valid date ({error})")
-    return report.add(None, field_name, f"must be a date written YYYY-MM-DD, got {_describe(value)}")
 
 
 def parse_survey(mapping: object, file_name: str) -> Survey:
@@ -371,13 +198,13 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
     SurveyFileError
         With every :class:`Problem` found.
     """
-    report = _Report(file_name)
+    report = Report(file_name)
     if mapping is None:
         raise SurveyFileError([Problem(file_name, None, None, "the file is empty")])
     if not isinstance(mapping, Mapping):
-        message = f"the file must be a mapping of keys such as id, title and questions, got {_describe(mapping)}"
+        message = f"the file must be a mapping of keys such as id, title and questions, got {describe(mapping)}"
         raise SurveyFileError([Problem(file_name, None, None, message)])
-    _check_keys(report, None, "", mapping, SURVEY_KEYS)
+    check_keys(report, None, "", mapping, SURVEY_KEYS)
     languages = _languages(report, mapping.get("languages"))
     if not languages and mapping.get("languages") is not None:  # reported: read the texts in a usable code
         usable = [str(code) for code in (mapping.get("languages") or []) if LANGUAGE_PATTERN.fullmatch(str(code))]
@@ -388,7 +215,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         }
         mapping = translated[languages[0]]
     values = {
-        "id": _pattern(
+        "id": check_pattern(
             report,
             None,
             "id",
@@ -396,27 +223,27 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             SURVEY_ID_PATTERN,
             "lower-case letters, digits and hyphens such as exam-integrity",
         ),
-        "title": _text(report, None, "title", mapping.get("title"), required=True),
-        "version": _positive_int(report, None, "version", mapping.get("version")),
-        "intro": _text(report, None, "intro", mapping.get("intro"), required=False),
-        **{key: _text(report, None, key, mapping.get(key), required=False) for key in RESPONDENT_TEXT_KEYS},
-        "next_url": _next_url(report, mapping.get("next_url")),
-        "closed": _flag(report, None, "closed", mapping.get("closed"), default=False),
-        "invitation_only": _flag(report, None, "invitation_only", mapping.get("invitation_only"), default=False),
-        "opens": _date(report, "opens", mapping.get("opens")),
-        "closes": _date(report, "closes", mapping.get("closes")),
+        "title": check_text(report, None, "title", mapping.get("title"), required=True),
+        "version": check_positive_int(report, None, "version", mapping.get("version")),
+        "intro": check_text(report, None, "intro", mapping.get("intro"), required=False),
+        **{key: check_text(report, None, key, mapping.get(key), required=False) for key in RESPONDENT_TEXT_KEYS},
+        "next_url": check_next_url(report, mapping.get("next_url")),
+        "closed": check_flag(report, None, "closed", mapping.get("closed"), default=False),
+        "invitation_only": check_flag(report, None, "invitation_only", mapping.get("invitation_only"), default=False),
+        "opens": check_date(report, "opens", mapping.get("opens")),
+        "closes": check_date(report, "closes", mapping.get("closes")),
         "epsilon_budget": None,
         "delta": DEFAULT_DELTA,
-        "max_responses_per_address_per_hour": _optional_positive_int(
+        "max_responses_per_address_per_hour": check_optional_positive_int(
             report,
             None,
             "max_responses_per_address_per_hour",
             mapping.get("max_responses_per_address_per_hour"),
         ),
-        "burst_ceiling_per_hour": _optional_positive_int(
+        "burst_ceiling_per_hour": check_optional_positive_int(
             report, None, "burst_ceiling_per_hour", mapping.get("burst_ceiling_per_hour")
         ),
-        "population_size": _optional_positive_int(report, None, "population_size", mapping.get("population_size")),
+        "population_size": check_optional_positive_int(report, None, "population_size", mapping.get("population_size")),
         "questions": _questions(report, mapping.get("questions")),
     }
     if values["burst_ceiling_per_hour"] is None:
@@ -426,7 +253,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
     if all(isinstance(day, date) for day in dates) and dates[0] > dates[1]:
         report.add(None, "closes", f"closes {values['closes']} is before opens {values['opens']}")
     if mapping.get("epsilon_budget") is not None:
-        values["epsilon_budget"] = _number(
+        values["epsilon_budget"] = check_number(
             report,
             None,
             "epsilon_budget",
@@ -436,7 +263,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             rule="a number above 0",
         )
     if mapping.get("delta") is not None:
-        values["delta"] = _number(
+        values["delta"] = check_number(
             report,
             None,
             "delta",
@@ -446,10 +273,10 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             rule="a number between 0 and 1 (exclusive), such as 0.000001",
         )
     _check_budget(report, values["epsilon_budget"], values["questions"])
-    _check_conditions(report, values["questions"], _written_question_names(mapping))
+    _check_conditions(report, values["questions"], written_question_names(mapping))
     values["pages"] = _pages(report, mapping.get("questions"), values["questions"])
-    values["targets"] = _targets(report, mapping.get("targets"), values["questions"], _raw_question_names(mapping))
-    values["close_when_targets_met"] = _close_when_targets_met(
+    values["targets"] = parse_targets(report, mapping.get("targets"), values["questions"], raw_question_names(mapping))
+    values["close_when_targets_met"] = parse_close_when_targets_met(
         report, mapping.get("close_when_targets_met"), values["targets"]
     )
     values |= _arm_shares(report, mapping, values["questions"])
@@ -476,7 +303,7 @@ def _languages(report, value) -> tuple[str, ...]:
     codes = tuple(str(code) for code in value) if isinstance(value, list) else ()
     bad = any(not LANGUAGE_PATTERN.fullmatch(code) for code in codes) or len(set(codes)) != len(codes)
     if len(codes) < 2 or bad:
-        report.add(None, "languages", f"must be {rule} (each once), got {_describe(value)}")
+        report.add(None, "languages", f"must be {rule} (each once), got {describe(value)}")
         return ()
     return codes
 
@@ -552,7 +379,7 @@ def _questions(report, value):
     if value is None:
         return report.add(None, "questions", "is required: a list of questions")
     if not isinstance(value, list):
-        return report.add(None, "questions", f"must be a list of questions, got {_describe(value)}")
+        return report.add(None, "questions", f"must be a list of questions, got {describe(value)}")
     if not value:
         return report.add(None, "questions", "the list is empty; a survey needs at least one question")
     questions = []
@@ -597,7 +424,7 @@ def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
             name = entry.get("name") if isinstance(entry, Mapping) else None
             pages[-1].append(name if name in valid else None)
             continue
-        _check_keys(report, f"#{position}", "", entry, ("type",))
+        check_keys(report, f"#{position}", "", entry, ("type",))
         if not pages[-1] or position == len(value):
             report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
         pages.append([])
@@ -606,13 +433,13 @@ def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
 
 def _question(report, position: int, entry):
     if not isinstance(entry, Mapping):
-        message = f"each question must be a mapping with name, type and label, got {_describe(entry)}"
+        message = f"each question must be a mapping with name, type and label, got {describe(entry)}"
         return report.add(f"#{position}", None, message)
     raw_name = entry.get("name")
     where = raw_name if isinstance(raw_name, str) and raw_name else f"#{position}"
-    _check_keys(report, where, "", entry, QUESTION_KEYS)
+    check_keys(report, where, "", entry, QUESTION_KEYS)
     rule = "a lower-case letter then lower-case letters, digits or _, such as cheated_once"
-    name = _pattern(report, where, "name", raw_name, QUESTION_NAME_PATTERN, rule)
+    name = check_pattern(report, where, "name", raw_name, QUESTION_NAME_PATTERN, rule)
     if isinstance(name, str) and name in CONTROL_FIELDS:
         name = report.add(where, "name", f"{name!r} is used by the form itself; choose another name")
     qtype = entry.get("type")
@@ -621,12 +448,12 @@ def _question(report, position: int, entry):
     elif qtype not in QUESTION_TYPES:
         message = f"unknown type {qtype!r}; use one of {', '.join(QUESTION_TYPES)}"
         qtype = report.add(where, "type", message)
-    label = _text(report, where, "label", entry.get("label"), required=True)
-    hint = _text(report, where, "hint", entry.get("hint"), required=False)
-    required = _flag(report, where, "required", entry.get("required"), default=True)
-    randomize = _flag(report, where, "randomize", entry.get("randomize"), default=True)
+    label = check_text(report, where, "label", entry.get("label"), required=True)
+    hint = check_text(report, where, "hint", entry.get("hint"), required=False)
+    required = check_flag(report, where, "required", entry.get("required"), default=True)
+    randomize = check_flag(report, where, "randomize", entry.get("randomize"), default=True)
     choices = _choices(report, where, qtype, entry.get("choices"))
-    design = _design(report, where, qtype, randomize, entry.get("design"), choices)
+    design = parse_design(report, where, qtype, randomize, entry.get("design"), choices)
     innocuous = _innocuous(report, where, design, entry.get("design"))
     relevant = _relevant(report, where, entry.get("relevant"))
     parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant)
@@ -698,7 +525,7 @@ def _innocuous(report, where, design, value):
             f"“yes” share is q, such as “My mother's birthday is in January, February or March.” (q: 1/4)"
         )
         return report.add(where, "design.innocuous", message)
-    return _text(report, where, "design.innocuous", value.get("innocuous"), required=True)
+    return check_text(report, where, "design.innocuous", value.get("innocuous"), required=True)
 
 
 def _choices(report, where, qtype, value):
@@ -713,7 +540,7 @@ def _choices(report, where, qtype, value):
         message = "a select_one question needs choices: a list of at least 2 options"
         return report.add(where, "choices", message)
     if not isinstance(value, list):
-        return report.add(where, "choices", f"must be a list of options, got {_describe(value)}")
+        return report.add(where, "choices", f"must be a list of options, got {describe(value)}")
     if len(value) < 2:
         return report.add(where, "choices", f"needs at least 2 options, got {len(value)}")
     choices = []
@@ -747,254 +574,17 @@ def _choice(report, where, position: int, entry):
         return Choice(entry, entry)
     if isinstance(entry, Mapping):
         before = len(report.problems)
-        _check_keys(report, where, "choices.", entry, CHOICE_KEYS)
+        check_keys(report, where, "choices.", entry, CHOICE_KEYS)
         name = entry.get("name")
         if name is None or not isinstance(name, str) or not CHOICE_NAME_PATTERN.fullmatch(name):
-            report.add(where, "choices", f"choice {position}: name must be {rule}, got {_describe(name)}")
+            report.add(where, "choices", f"choice {position}: name must be {rule}, got {describe(name)}")
         label = entry.get("label")
         if not isinstance(label, str) or not label.strip():
-            message = f"choice {position}: label must be non-empty text, got {_describe(label)}"
+            message = f"choice {position}: label must be non-empty text, got {describe(label)}"
             report.add(where, "choices", message)
         if len(report.problems) > before:
             return INVALID
         return Choice(name, label.strip())
-    hint = f"; {_YAML_BOOLEAN_HINT}" if isinstance(entry, bool) else ""
-    message = f"choice {position} must be text or a mapping {{name:, label:}}, got {_describe(entry)}{hint}"
+    hint = f"; {YAML_BOOLEAN_HINT}" if isinstance(entry, bool) else ""
+    message = f"choice {position} must be text or a mapping {{name:, label:}}, got {describe(entry)}{hint}"
     return report.add(where, "choices", message)
-
-
-def _design_field(error: DesignError, keys: tuple[str, ...]) -> str:
-    """``"design.t"`` when ``error`` names one probability of the file, else ``"design"``.
-
-    :class:`analysis.design.DesignError` carries the bad parameter in
-    ``field``; the sum check (``field is None``) belongs to the whole design,
-    and ``k`` is not written in the file (it is the number of choices).
-    """
-    return f"design.{error.field}" if error.field in keys else "design"
-
-
-#: The yes/no designs a survey file names with ``model``, and the keys each takes besides ``model``.
-MODEL_KEYS = {
-    kind: fields + (("innocuous",) if kind in PAIRED_STATEMENT_CHOICES else ())
-    for kind, (_, fields) in {**BINARY_DESIGN_FIELDS, **TWO_GROUP_MODELS}.items()
-}
-
-
-def _binary_design(report, where, value):
-    """A yes/no design written ``{model: warner, p: 3/4}`` (see README, "Designs")."""
-    model = value.get("model")
-    if model not in MODEL_KEYS:
-        message = f"unknown model {_describe(model)}; use one of {', '.join(MODEL_KEYS)}"
-        return report.add(where, "design.model", message)
-    keys = MODEL_KEYS[model]
-    before = len(report.problems)
-    _check_keys(report, where, "design.", value, ("model", *keys))
-    cls, fields = {**BINARY_DESIGN_FIELDS, **TWO_GROUP_MODELS}[model]
-    example = "{model: " + model + ", " + ", ".join(f"{f}: ..." for f in keys) + "}"
-    probabilities = {}
-    for key in fields:
-        if value.get(key) is None:
-            report.add(where, f"design.{key}", f"is required; this design is written like {example}")
-            continue
-        try:
-            probabilities[key] = as_probability(value[key], key)
-        except ValueError as error:
-            report.add(where, f"design.{key}", str(error))
-    if len(report.problems) > before:
-        return INVALID
-    try:
-        return cls(**probabilities)
-    except DesignError as error:
-        return report.add(where, _design_field(error, fields), str(error))
-
-
-def _design(report, where, qtype, randomize, value, choices):
-    if randomize is INVALID or qtype is INVALID:
-        return INVALID
-    if not randomize:
-        if value is not None:
-            return report.add(where, "design", "a design is given but randomize is false; remove one of them")
-        return None
-    if value is None:
-        if qtype == YES_NO:
-            return TWO_COIN
-        value = {"t": DEFAULT_SELECT_ONE_T}
-    if qtype == YES_NO and isinstance(value, Mapping) and "model" in value:
-        return _binary_design(report, where, value)
-    if qtype == SELECT_ONE and isinstance(value, Mapping) and "matrix" in value:
-        return _matrix_design(report, where, value, choices)
-    keys = DESIGN_KEYS[qtype]
-    example = "{t: 1/2, a: 1/4, b: 1/4}" if qtype == YES_NO else "{t: 1/2}"
-    if not isinstance(value, Mapping):
-        return report.add(where, "design", f"must be a mapping such as {example}, got {_describe(value)}")
-    before = len(report.problems)
-    _check_keys(report, where, "design.", value, keys)
-    probabilities = {}
-    for key in keys:
-        if value.get(key) is None:
-            report.add(where, f"design.{key}", f"is required; a {qtype} design is written like {example}")
-            continue
-        try:
-            probabilities[key] = as_probability(value[key], key)
-        except ValueError as error:
-            report.add(where, f"design.{key}", str(error))
-    if len(report.problems) > before:
-        return INVALID
-    # Without valid choices k is unknown; t is still checked (its rule does
-    # not depend on k) so that its mistake is reported in the same run.
-    k = len(choices) if isinstance(choices, tuple) else 2
-    try:
-        design = ForcedResponseDesign(**probabilities) if qtype == YES_NO else MultipleChoiceDesign(k, **probabilities)
-    except DesignError as error:
-        return report.add(where, _design_field(error, keys), str(error))
-    return design if isinstance(choices, tuple) else INVALID
-
-
-def _matrix_design(report, where, value, choices):
-    """A ``select_one`` design written ``{matrix: [[...], ...]}`` (:mod:`surveys.matrix`)."""
-    before = len(report.problems)
-    _check_keys(report, where, "design.", value, ("matrix",))
-    k = len(choices) if isinstance(choices, tuple) else None
-    try:
-        design = matrix_design(value["matrix"], k)
-    except DesignError as error:
-        return report.add(where, "design.matrix", f"{error}; a matrix design is written like {MATRIX_EXAMPLE}")
-    return design if len(report.problems) == before and isinstance(choices, tuple) else INVALID
-
-
-# -- targets: margins of error to reach ---------------------------------------
-
-
-def _written_question_names(mapping: Mapping) -> list[str]:
-    """Every question name written in the file, in order, valid or not."""
-    entries = mapping.get("questions")
-    if not isinstance(entries, list):
-        return []
-    return [entry["name"] for entry in entries if isinstance(entry, Mapping) and isinstance(entry.get("name"), str)]
-
-
-def _raw_question_names(mapping: Mapping) -> set[str]:
-    """Every question name written in the file, valid or not (a broken question is reported once, by itself)."""
-    entries = mapping.get("questions")
-    if not isinstance(entries, list):
-        return set()
-    return {entry.get("name") for entry in entries if isinstance(entry, Mapping) and isinstance(entry.get("name"), str)}
-
-
-def _targets(report, value, questions, written: set[str]):
-    """The tuple of :class:`~surveys.definition.Target`; ``()`` when the key is absent."""
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not value:
-        return report.add(
-            None, "targets", f"must be a list of targets such as [{_TARGET_EXAMPLE}], got {_describe(value)}"
-        )
-    known = {q.name: q for q in questions} if isinstance(questions, tuple) else None
-    targets, seen = [], {}
-    for position, entry in enumerate(value, start=1):
-        target = _target(report, f"targets[{position}]", entry, known, written)
-        if target is INVALID:
-            continue
-        key = (target.question, target.by, target.groups)
-        if key in seen:
-            message = f"targets {seen[key]} and {position} are both for {target.label()}; keep one"
-            report.add(None, f"targets[{position}]", message)
-            continue
-        seen[key] = position
-        targets.append(target)
-    return tuple(targets) if len(targets) == len(value) else INVALID
-
-
-def _target(report, where: str, entry, known, written: set[str]):
-    if not isinstance(entry, Mapping):
-        return report.add(None, where, f"must be a mapping such as {_TARGET_EXAMPLE}, got {_describe(entry)}")
-    before = len(report.problems)
-    _check_keys(report, None, f"{where}.", entry, TARGET_KEYS)
-    question = _target_question(report, where, entry.get("question"), known, written)
-    margin = entry.get("margin")
-    rule = "a number between 0 and 1 (exclusive): the wanted half-width, such as 0.05 for ±5 percentage points"
-    margin = report.add(None, f"{where}.margin", "is required: " + rule) if margin is None else margin
-    if margin is not INVALID:
-        margin = _number(report, None, f"{where}.margin", margin, low=0, high=1, rule=rule)
-    level = entry.get("confidence_level")
-    if level is not None:
-        level = _number(
-            report,
-            None,
-            f"{where}.confidence_level",
-            level,
-            low=0,
-            high=1,
-            rule="a number between 0 and 1 (exclusive), such as 0.95",
-        )
-    by, groups = _target_groups(report, where, entry.get("by"), entry.get("groups"), known, written)
-    if len(report.problems) > before or any(part is INVALID for part in (question, margin, level, by, groups)):
-        return INVALID
-    return Target(question, margin, DEFAULT_TARGET_LEVEL if level is None else level, by, groups)
-
-
-def _target_question(report, where: str, name, known, written: set[str]):
-    """The name of a randomized yes/no question of the survey."""
-    if name is None:
-        return report.add(None, f"{where}.question", "is required: the name of a randomized yes_no question")
-    if not isinstance(name, str):
-        return report.add(None, f"{where}.question", f"must be a question's name, got {_describe(name)}")
-    if known is None or (name not in known and name in written):
-        return INVALID  # the question itself is broken and reported already
-    if name not in known:
-        return report.add(None, f"{where}.question", f"there is no question called {name!r}")
-    question = known[name]
-    if question.type != YES_NO or not question.is_randomized:
-        message = (
-            f"{name!r} is not a randomized yes_no question; a target is a margin of error for such a question's share"
-        )
-        return report.add(None, f"{where}.question", message)
-    return name
-
-
-def _target_groups(report, where: str, by, groups, known, written: set[str]):
-    """``(by, (first, second))`` for a difference, ``(None, ())`` for a share."""
-    if by is None and groups is None:
-        return None, ()
-    if by is None or groups is None:
-        missing = "by" if by is None else "groups"
-        message = "a target for a difference needs both by (a question that is not randomized) and groups (two answers)"
-        return report.add(None, f"{where}.{missing}", message), ()
-    if not isinstance(by, str):
-        return report.add(None, f"{where}.by", f"must be a question's name, got {_describe(by)}"), ()
-    if known is None or (by not in known and by in written):
-        return INVALID, ()  # the question itself is broken and reported already
-    if by not in known:
-        return report.add(None, f"{where}.by", f"there is no question called {by!r}"), ()
-    question = known[by]
-    if question.is_randomized:
-        message = f"{by!r} is randomized; groups are formed by the answers to a question with randomize: false"
-        return report.add(None, f"{where}.by", message), ()
-    return by, _target_pair(report, where, groups, question)
-
-
-def _target_pair(report, where: str, groups, question: Question):
-    """Two different answers to the plain ``question`` (numbers read as their text, as choices are)."""
-    names = groups if isinstance(groups, list) else []
-    names = [str(g) if isinstance(g, int) and not isinstance(g, bool) else g for g in names]
-    if len(names) != 2 or names[0] == names[1]:
-        example = ", ".join(question.choice_names[:2])
-        message = (
-            f"must be a list of two different answers to {question.name!r}, such as [{example}], "
-            f"got {_describe(groups)}"
-        )
-        return report.add(None, f"{where}.groups", message)
-    unknown = [g for g in names if g not in question.choice_names]
-    if unknown:
-        message = (
-            f"{unknown[0]!r} is not an answer to {question.name!r}; its answers are {', '.join(question.choice_names)}"
-        )
-        return report.add(None, f"{where}.groups", message)
-    return tuple(names)
-
-
-def _close_when_targets_met(report, value, targets) -> bool:
-    close = _flag(report, None, "close_when_targets_met", value, default=False)
-    if close is True and targets == ():
-        return report.add(None, "close_when_targets_met", "is true but there are no targets; add targets or remove it")
-    return close

@@ -1,7 +1,7 @@
 """The noisy answers for SPSS, Stata and R: labelled ``.sav`` and ``.dta`` files, and an R script.
 
 Each file carries exactly the rows and columns of the responses CSV
-(:func:`surveys.export.iter_responses_csv`, read back here, so the CSV stays
+(:func:`surveys.noisy_answers.iter_responses_csv`, read back here, so the CSV stays
 the one home of what a row holds), with what a statistics package needs to
 show them well:
 
@@ -51,7 +51,7 @@ import pandas as pd
 import pyreadstat
 
 from surveys.definition import Question, Survey
-from surveys.export import RESPONSE_COLUMN_NOTES, RESPONSE_COLUMNS, how_to_analyse
+from surveys.noisy_answers import RESPONSE_COLUMN_NOTES, RESPONSE_COLUMNS, how_to_analyse
 
 #: Names SPSS reserves for its syntax (IBM SPSS Statistics, "Variable names"); compared case-insensitively.
 SPSS_RESERVED = frozenset({"all", "and", "by", "eq", "ge", "gt", "le", "lt", "ne", "not", "or", "to", "with"})

@@ -1,46 +1,29 @@
-"""Numbers and designs in words: the one home of every percentage, level and epsilon shown.
+"""Designs in words, and the one place the app's wording is imported from.
+
+The designs' sentences and the respondent's protection are written here; the
+numbers are :mod:`surveys.text_format` and the results' sentences
+:mod:`surveys.result_sentences`, whose names this module re-exports.
 
 Pure text: the domain's sentences (:mod:`surveys.results`), the charts
 (:mod:`web.charts`) and the templates (registered as filters and globals by
 :func:`web.init_app`) all format through these functions, so a share reads
 the same on every page.
-
-One formatter, :func:`percent`, with the number of decimals chosen by the
-context:
-
-* sentences and chart labels: whole percents, ``"23%"`` (``percent(x)``);
-* admin tables: one decimal, ``"23.4%"`` (:func:`table_percent`, the ``pct`` filter);
-* design probabilities, attack rates and confidence levels: at most one
-  decimal, trailing zeros dropped, ``"25%"``, ``"16.7%"``, ``"99.5%"``
-  (:func:`short_percent`).
-
-The respondent's pages pass their ``locale`` (``"fr"``, ``"es"``...): the numbers
-are then written by Babel (:func:`babel.numbers.format_percent`,
-:func:`babel.numbers.format_decimal`) with that locale's own pattern,
-``"16,7 %"`` in French; without a locale (the admin pages, the CLI) they are
-written as above.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from babel import Locale
-from babel.numbers import format_decimal, format_percent
-
 from analysis import (
     TWO_COIN,
-    ConfidenceInterval,
     CrosswiseDesign,
     ForcedResponseDesign,
     KukDesign,
     MangatDesign,
     MultipleChoiceDesign,
-    OutsideDesign,
-    SurveyEpsilon,
     TriangularDesign,
     UnrelatedQuestionDesign,
     WarnerDesign,
@@ -49,25 +32,109 @@ from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.arms import GROUPS, group_yes_probabilities, is_two_group
 from surveys.definition import Question, attack_success_rate
+from surveys.result_sentences import (
+    METHOD_LABELS,
+    bound_text,
+    choice_sentence,
+    estimate_with_interval,
+    is_too_wide,
+    level_text,
+    method_label,
+    model_sentence,
+    outside_design_sentence,
+    p_value_text,
+    range_text,
+    ratio_text,
+    yes_no_sentence,
+)
+from surveys.text_format import (
+    MISSING,
+    N_,
+    SEQUENCE_NOTE,
+    TABLE_DIGITS,
+    TOO_WIDE,
+    TOO_WIDE_RULE,
+    Gettext,
+    count_text,
+    epsilon_bound_text,
+    local_decimal,
+    local_percent,
+    margin_text,
+    percent,
+    short_percent,
+    table_percent,
+    untranslated,
+)
 
-#: Translates a sentence (its msgid) before its numbers are put in; the web layer passes Flask-Babel's.
-Gettext = Callable[[str], str]
+#: Every name of this module and of the two it gathers (:mod:`surveys.text_format`, :mod:`surveys.result_sentences`).
+__all__ = [
+    "ANSWER_TRUTHFULLY",
+    "DRAWN_ALL",
+    "DRAWN_ALL_REVEALING",
+    "DRAWN_ONE",
+    "DRAWN_ONE_REVEALING",
+    "DRAWN_SOME",
+    "DRAWN_SOME_REVEALING",
+    "FULLY_REVEALS",
+    "Gettext",
+    "METHOD_LABELS",
+    "MISSING",
+    "NO_EPSILON",
+    "N_",
+    "ON_DEVICE",
+    "OPTION_PROOF",
+    "OPTION_RULED_OUT",
+    "PAGE_ALL_DRAWN",
+    "PAGE_SOME_DRAWN",
+    "PAIRED_EPSILON_CONDITION",
+    "PAIRED_PROOFS",
+    "Protection",
+    "REVEALING_ITEM",
+    "RULES_OUT",
+    "SEQUENCE_NOTE",
+    "TABLE_DIGITS",
+    "TOO_WIDE",
+    "TOO_WIDE_RULE",
+    "YES_NO_PROOFS",
+    "bound_text",
+    "choice_sentence",
+    "count_text",
+    "design_sentence",
+    "device_sentence",
+    "drawn_sentence",
+    "epsilon_bound_text",
+    "epsilon_text",
+    "estimate_with_interval",
+    "is_drawn",
+    "is_paired",
+    "is_too_wide",
+    "level_text",
+    "local_decimal",
+    "local_percent",
+    "margin_text",
+    "method_label",
+    "model_sentence",
+    "odds_factor_text",
+    "outside_design_sentence",
+    "p_value_text",
+    "page_note",
+    "percent",
+    "privacy_sentence",
+    "protection",
+    "randomizer",
+    "range_text",
+    "ratio_text",
+    "revealing_answers",
+    "revealing_items",
+    "revealing_sentence",
+    "reveals",
+    "short_percent",
+    "table_percent",
+    "truthfully_sentence",
+    "untranslated",
+    "yes_no_sentence",
+]
 
-
-def N_(text: str) -> str:
-    """Marks a constant for the catalogues (``pybabel extract``); it is translated where it is used."""
-    return text
-
-
-#: Shown for a share that does not exist (no answers).
-MISSING = "–"
-#: Decimals of a share in an admin table.
-TABLE_DIGITS = 1
-#: An interval wider than this (half-width above 25 points) says too little to report an
-#: estimate: the sentence says "too few answers to tell" instead. Half the range a share can take.
-TOO_WIDE = 0.5
-#: The rule as the results page states it.
-TOO_WIDE_RULE = "an interval wider than 50 percentage points (± 25)"
 #: Shown instead of a number where one stored answer can prove the true one (epsilon infinite).
 NO_EPSILON = N_("no epsilon guarantee: one answer fully reveals")
 #: :func:`privacy_sentence` of a design with a stored answer that leaves one true answer, or rules some out.
@@ -78,89 +145,12 @@ PAIRED_EPSILON_CONDITION = N_(
     "This holds only for a reader who does not know your answer to the second statement; "
     "it assumes that statement has nothing to do with the first."
 )
-#: What the confidence sequence beside each interval is, and which to read when (results page).
-SEQUENCE_NOTE = (
-    "Anytime-valid sequence: valid however often you look and whenever you stop collecting, so it is wider; "
-    "the interval is valid only if this is the only look, at a sample size you fixed in advance."
-)
-
-
-def untranslated(text: str) -> str:
-    """The default :data:`Gettext`: English, the catalogues' msgids."""
-    return text
-
-
-def percent(value: float | None, digits: int = 0, *, trim: bool = False, locale: str | None = None) -> str:
-    """``value`` (a share in ``[0, 1]``) as a percentage with ``digits`` decimals.
-
-    ``percent(0.2345) == "23%"``, ``percent(0.2345, 1) == "23.4%"``; with
-    ``trim`` the trailing zeros of the decimals go: ``percent(0.25, 1,
-    trim=True) == "25%"``. ``None`` gives :data:`MISSING`. With ``locale``, in
-    that locale's way: ``percent(1/6, 1, trim=True, locale="fr") == "16,7\u00a0%"``.
-    """
-    if value is None:
-        return MISSING
-    if locale is not None:
-        return _local_percent(value, digits, trim, locale)
-    text = f"{value * 100:.{digits}f}"
-    if trim and "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return f"{text}%"
-
-
-def _local_percent(value: float, digits: int, trim: bool, locale: str) -> str:
-    """:func:`percent` through Babel: the locale's own percent pattern with ``digits`` decimals
-    (``#``, dropped when zero, with ``trim``; ``0``, always shown, without)."""
-    pattern = Locale.parse(locale).percent_formats[None].pattern
-    if digits:
-        pattern = pattern.replace("0", "0." + ("#" if trim else "0") * digits, 1)
-    return format_percent(value, pattern, locale=locale)
-
-
-def _local_decimal(value: float, digits: int, locale: str | None) -> str:
-    """``value`` with exactly ``digits`` decimals, in ``locale``'s way when given (``"2,72"`` in French)."""
-    if locale is None:
-        return f"{value:.{digits}f}"
-    return format_decimal(value, "#,##0." + "0" * digits if digits else "#,##0", locale=locale)
-
-
-def table_percent(value: float | None, digits: int = TABLE_DIGITS) -> str:
-    """A share in an admin table, ``"23.4%"``: the ``pct`` template filter."""
-    return percent(value, digits)
-
-
-def margin_text(half_width: float) -> str:
-    """A margin of error in words: ``0.05 -> "plus or minus 5 percentage points"`` (at most one decimal)."""
-    return f"plus or minus {percent(half_width, 1, trim=True).removesuffix('%')} percentage points"
-
-
-def short_percent(value: float, locale: str | None = None) -> str:
-    """At most one decimal: ``0.25 -> "25%"``, ``1/6 -> "16.7%"``, ``0.995 -> "99.5%"`` (``"16,7 %"`` in French).
-
-    For probabilities of a design, attack success rates and confidence levels.
-    """
-    return percent(value, 1, trim=True, locale=locale)
 
 
 def epsilon_text(epsilon: float, locale: str | None = None) -> str:
     """``1.0986 -> "1.10"`` (``"1,10"`` in French); an infinite epsilon says that one answer can fully
     reveal (:data:`NO_EPSILON`)."""
-    return f"∞ ({NO_EPSILON})" if math.isinf(epsilon) else _local_decimal(epsilon, 2, locale)
-
-
-def epsilon_bound_text(epsilon: SurveyEpsilon) -> str:
-    """Which composition bound :attr:`analysis.SurveyEpsilon.best` is, in words.
-
-    Both bounds are valid; the page shows the tighter one and names it.
-    """
-    if epsilon.best == epsilon.basic:
-        return "sequential composition, pure ε-differential privacy: the tighter of the two valid bounds"
-    return f"advanced composition with δ = {epsilon.delta:g}: the tighter of the two valid bounds"
-
-
-def count_text(count: int, word: str) -> str:
-    """``"1 response"``, ``"3 responses"``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+    return f"∞ ({NO_EPSILON})" if math.isinf(epsilon) else local_decimal(epsilon, 2, locale)
 
 
 def design_sentence(question: Question, gettext: Gettext = untranslated, locale: str | None = None) -> str:
@@ -273,7 +263,7 @@ def odds_factor_text(epsilon: float, locale: str | None = None) -> str:
     if math.isinf(epsilon):
         return "∞"
     factor = math.exp(epsilon)
-    return _local_decimal(factor, 0 if abs(factor - round(factor)) < 1e-9 else 2, locale)
+    return local_decimal(factor, 0 if abs(factor - round(factor)) < 1e-9 else 2, locale)
 
 
 def privacy_sentence(question: Question, gettext: Gettext = untranslated, locale: str | None = None) -> str:
@@ -557,182 +547,3 @@ def page_note(shown: Protection, gettext: Gettext = untranslated) -> str:
     if not shown.drawn:
         return ""
     return gettext(PAGE_ALL_DRAWN if len(shown.drawn) == len(shown.questions) else PAGE_SOME_DRAWN)
-
-
-def is_too_wide(ci: ConfidenceInterval | None) -> bool:
-    """Whether ``ci`` is wider than :data:`TOO_WIDE`: too few answers to tell anything useful."""
-    return ci is not None and ci.high - ci.low > TOO_WIDE
-
-
-def level_text(confidence_level: float) -> str:
-    """``0.95 -> "95%"``."""
-    return short_percent(confidence_level)
-
-
-def outside_design_sentence(outside: OutsideDesign, subject: str) -> str:
-    """What a rate below the design's floor (above its ceiling) means, with the one-sided bound.
-
-    ``subject`` names what is estimated: ``"yes answers to “Q”"``.
-    """
-    level = level_text(outside.confidence_level)
-    chance = percent(outside.p_value, 1, trim=True) if outside.p_value >= 0.001 else "under 0.1%"
-    if outside.side == "below":
-        return (
-            f"Fewer {subject} ({percent(outside.observed_rate)}) than the design alone produces "
-            f"({percent(outside.limit)}): the share of true ones is at most {percent(outside.bound)} "
-            f"(one-sided {level} bound). If nobody's true answer were yes, so few would come by chance "
-            f"{chance} of the time; otherwise respondents did not follow the instructions."
-        )
-    return (
-        f"More {subject} ({percent(outside.observed_rate)}) than the design allows "
-        f"({percent(outside.limit)}): the share of true ones is at least {percent(outside.bound)} "
-        f"(one-sided {level} bound). If everybody's true answer were yes, so many would come by chance "
-        f"{chance} of the time; otherwise respondents did not follow the instructions."
-    )
-
-
-def yes_no_sentence(
-    question: Question,
-    estimate: float | None,
-    ci: ConfidenceInterval | None,
-    confidence_level: float,
-    outside: OutsideDesign | None = None,
-) -> str:
-    """A yes/no result in one plain sentence: the estimate and its interval for the true yes share.
-
-    "Estimated share of true yes answers to “Q” in the population sampled: 23%
-    (95% confidence interval 15% to 31%)." With an interval wider than
-    :data:`TOO_WIDE`: "Too few answers to tell ...". With a rate outside what
-    the design allows: :func:`outside_design_sentence`.
-    """
-    quoted = f"\u201c{question.label}\u201d"
-    if ci is None or estimate is None:
-        return f"No answers to {quoted} yet."
-    if outside is not None:
-        return outside_design_sentence(outside, f"yes answers to {quoted}")
-    level = level_text(confidence_level)
-    if ci.one_sided:  # a pooled or two-group estimate at an edge: the bound, never a width-0 interval
-        return (
-            f"Share of true yes answers to {quoted} in the population sampled: {bound_text(ci)} "
-            f"(one-sided {level} bound)."
-        )
-    if is_too_wide(ci):
-        return (
-            f"Too few answers to tell: the share of true yes answers to {quoted} in the population "
-            f"sampled could be anywhere from {percent(ci.low)} to {percent(ci.high)} ({level} confidence)."
-        )
-    return (
-        f"Estimated share of true yes answers to {quoted} in the population sampled: {percent(estimate)} "
-        f"({level} confidence interval {percent(ci.low)} to {percent(ci.high)})."
-    )
-
-
-#: How each interval method is named beside an interval computed otherwise than the page's chosen method.
-METHOD_LABELS = {
-    "wald": "Wald",
-    "wilson": "Wilson",
-    "clopper-pearson": "exact (Clopper-Pearson)",
-    "profile likelihood": "profile likelihood",
-    "clopper-pearson-cls": "one-sided (CLs)",
-}
-
-
-def method_label(method: str, pooled: bool = False) -> str:
-    """``"Wald (pooled)"`` for a pooled Wald interval, else the method's name (:data:`METHOD_LABELS`)."""
-    label = METHOD_LABELS.get(method, method)
-    return f"{label} (pooled)" if pooled and method == "wald" else label
-
-
-def bound_text(ci: ConfidenceInterval, digits: int = 0) -> str:
-    """A one-sided bound in words: ``"at most 6%"`` (side ``"upper"``) or ``"at least 94%"`` (``"lower"``)."""
-    if ci.side == "upper":
-        return f"at most {percent(ci.high, digits)}"
-    return f"at least {percent(ci.low, digits)}"
-
-
-def range_text(low: float, high: float, side: str = "two-sided", format_share=None) -> str:
-    """``"21% to 48%"``, or ``"at most 6%"`` / ``"at least 94%"`` for a one-sided bound (``side``)."""
-    format_share = format_share or short_percent
-    if side == "upper":
-        return f"at most {format_share(high)}"
-    if side == "lower":
-        return f"at least {format_share(low)}"
-    return f"{format_share(low)} to {format_share(high)}"
-
-
-def estimate_with_interval(estimate: float, ci: ConfidenceInterval, digits: int = 0) -> str:
-    """``"35% (21% to 48%)"``, or the one-sided bound alone (``"at most 6% (one-sided)"``): never a two-sided
-    interval of width 0, and the estimate only beside the interval that holds it."""
-    if ci.one_sided:
-        return f"{bound_text(ci, digits)} (one-sided)"
-    return f"{percent(estimate, digits)} ({percent(ci.low, digits)} to {percent(ci.high, digits)})"
-
-
-def choice_sentence(
-    question: Question,
-    options: Sequence[tuple[str, float | None, ConfidenceInterval | None]],
-    confidence_level: float,
-) -> str:
-    """A multiple-choice result in one sentence: each option's estimated true share and interval.
-
-    ``options`` are ``(label, estimate, interval)`` in the question's order, each estimate inside its
-    interval (:attr:`surveys.results.OptionResult.estimate`). An option whose answers sit outside what the
-    design can produce gets its one-sided bound ("c at most 6% (one-sided)"). When an option's interval is
-    wider than :data:`TOO_WIDE`: "Too few answers to tell ...".
-    """
-    quoted = f"\u201c{question.label}\u201d"
-    known = [(label, estimate, ci) for label, estimate, ci in options if estimate is not None and ci is not None]
-    if not known:
-        return f"No answers to {quoted} yet."
-    level = level_text(confidence_level)
-    if any(is_too_wide(ci) for _, _, ci in known):
-        widest = max(ci.high - ci.low for _, _, ci in known)
-        return (
-            f"Too few answers to tell the true shares of the answers to {quoted} in the population sampled: "
-            f"the {level} confidence intervals are up to {widest * 100:.0f} percentage points wide."
-        )
-    parts = "; ".join(f"{label} {estimate_with_interval(estimate, ci)}" for label, estimate, ci in known)
-    one_sided = " or one-sided bounds" if any(ci.one_sided for _, _, ci in known) else ""
-    return (
-        f"Estimated shares of true answers to {quoted} in the population sampled: {parts} "
-        f"({level} confidence intervals{one_sided}, one per option)."
-    )
-
-
-def p_value_text(p: float) -> str:
-    """A p-value for a table or sentence: ``"< 0.001"`` below 0.001, else three decimals."""
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def ratio_text(value: float) -> str:
-    """An odds ratio: two decimals, ``"2.35"``."""
-    return f"{value:.2f}"
-
-
-def model_sentence(result) -> str:
-    """A fitted model (:class:`surveys.models.ModelResult`) in plain words, or its message.
-
-    "From 600 answers, the predictors together (Department) are associated with a true yes to “Q”
-    (likelihood-ratio test p < 0.001). The largest difference: Department: Science vs Arts, odds of a
-    true yes 3.02 times as high (95% interval 1.6 to 5.7)."
-    """
-    if result.fit is None:
-        return result.message
-    fit = result.fit
-    quoted = f"\u201c{result.outcome.label}\u201d"
-    names = ", ".join(term.question.label for term in result.terms)
-    test = fit.model_test
-    found = "are associated" if test.p_value < 1 - fit.confidence_level else "are not clearly associated"
-    sentence = (
-        f"From {count_text(fit.n, 'answer')}, the predictors together ({names}) {found} with a true yes to {quoted} "
-        f"(likelihood-ratio test p {'' if test.p_value < 0.001 else '= '}{p_value_text(test.p_value)})."
-    )
-    slopes = fit.coefficients[1:]
-    if not slopes:
-        return sentence
-    top = min(slopes, key=lambda c: c.p_value)
-    return (
-        f"{sentence} The clearest difference: {top.name}, odds of a true yes {ratio_text(top.odds_ratio)} times "
-        f"as high ({level_text(fit.confidence_level)} interval {ratio_text(top.odds_ratio_low)} to "
-        f"{ratio_text(top.odds_ratio_high)}), the other predictors held fixed."
-    )

@@ -388,12 +388,12 @@ def test_a_select_one_with_a_six_decimal_t_loads_and_every_page_and_export_works
 
 
 def test_a_question_that_fails_shows_a_message_in_its_row(app, auth, monkeypatch):
-    from surveys import results
+    from surveys.kinds import choice as choice_kind
 
     def broken(*args, **kwargs):
         raise ValueError("forced for the test")
 
-    monkeypatch.setattr(results, "estimate_multiple_choice", broken)
+    monkeypatch.setattr(choice_kind, "estimate_multiple_choice", broken)
     add_responses(app, many(120, 80))
     auth.login()
     response = auth.client.get("/admin/surveys/quiz")

@@ -2,7 +2,7 @@
 (docs/researchers.md), run as written.
 
 Each snippet opens a responses CSV by name; the test writes a tiny one with that name (the responses CSV's
-columns, surveys/export.py RESPONSE_COLUMNS, then the questions), runs the snippet in that folder and checks
+columns, surveys/noisy_answers.py RESPONSE_COLUMNS, then the questions), runs the snippet in that folder and checks
 its numbers against the design's formula worked by hand.
 """
 

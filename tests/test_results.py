@@ -19,6 +19,7 @@ from scipy.stats import norm
 import analysis
 from surveys import results
 from surveys.design_contract import question_design_key
+from surveys.kinds import choice as choice_kind
 from surveys.schema import parse_survey
 from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
 from tests.helpers import (
@@ -283,7 +284,7 @@ def test_a_question_that_fails_shows_its_error_and_the_others_still_compute(surv
     def broken(*args, **kwargs):
         raise ValueError("t + a + b must equal 1")
 
-    monkeypatch.setattr(results, "estimate_multiple_choice", broken)
+    monkeypatch.setattr(choice_kind, "estimate_multiple_choice", broken)
     tallies = {
         "cheated": {key(survey, "cheated"): {"yes": 40, "no": 60}},
         "ai_use": {key(survey, "ai_use"): {"never": 50, "once": 50}},

@@ -547,3 +547,92 @@ def test_matrix_option_sequences_carry_their_rates_box_and_level_and_are_clipped
         assert sequence.confidence_level == 0.95
     with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=0$"):
         matrix_option_sequences(counts, inverse, 0)
+
+
+# --------------------------------------------------------------------------
+# Several designs' sequences combined by a union bound (analysis.sequences.union_sequence and kin).
+
+
+def test_one_designs_union_sequence_is_its_sequence():
+    from analysis.sequences import UnionSequence, union_sequence
+
+    one = confidence_sequence(300, 1000, *TWO_COINS, confidence_level=0.9)
+    assert union_sequence([estimate_proportion(300, 1000, *TWO_COINS)], 0.9) == UnionSequence(
+        one.low, one.high, 0.9, 1, one.side
+    )
+
+
+def test_two_designs_each_get_half_of_alpha_and_are_intersected():
+    from analysis.sequences import union_sequence
+
+    first, second = estimate_proportion(300, 1000, *TWO_COINS), estimate_proportion(200, 800, *DIE)
+    parts = [confidence_sequence(300, 1000, *TWO_COINS, 0.95), confidence_sequence(200, 800, *DIE, 0.95)]
+    union = union_sequence([first, second], 0.9)
+    assert (union.low, union.high) == (max(p.low for p in parts), min(p.high for p in parts))
+    assert union.low < union.high and (union.designs, union.confidence_level, union.side) == (2, 0.9, "two-sided")
+    assert type(union.confidence_level) is float and union_sequence([first], 1 - 0.5).confidence_level == 0.5
+
+
+def test_designs_that_disagree_give_their_hull():
+    from analysis.sequences import union_sequence
+
+    estimates = [estimate_proportion(300, 1000, *TWO_COINS), estimate_proportion(800, 1000, *TWO_COINS)]
+    parts = [confidence_sequence(e.yes_count, e.n, *TWO_COINS, 0.975) for e in estimates]
+    assert parts[0].high < parts[1].low  # they do not meet
+    union = union_sequence(estimates, 0.95)
+    assert (union.low, union.high) == (parts[0].low, parts[1].high) == (0.0, 1.0)
+    assert (parts[0].side, parts[1].side) == ("two-sided", "lower")
+    assert union.side == "lower"  # the hull ends at 1 where the second part was one-sided
+
+
+@pytest.mark.parametrize(
+    ("counts", "side"),
+    [((5, 100), "upper"), ((97, 100), "lower")],
+)
+def test_a_combined_bound_is_one_sided_where_a_part_was_at_that_end(counts, side):
+    from analysis.sequences import union_sequence
+
+    part = confidence_sequence(*counts, *TWO_COINS, 0.95)
+    assert part.side == side
+    assert union_sequence([estimate_proportion(*counts, *TWO_COINS)], 0.95).side == side
+
+
+def test_a_union_needs_answers():
+    from analysis.sequences import difference_union_sequence, two_group_union_sequence, union_sequence
+
+    with pytest.raises(ValueError, match=r"^estimates must hold at least one design's answers, got none$"):
+        union_sequence([], 0.95)
+    with pytest.raises(ValueError, match=r"^fits must hold at least one version's answers, got none$"):
+        two_group_union_sequence([], 0.95)
+    with pytest.raises(ValueError, match="estimates must hold"):
+        difference_union_sequence([], [estimate_proportion(3, 10)], 0.95)
+
+
+def test_a_two_group_union_is_each_versions_sequence_at_its_share_of_alpha():
+    from analysis import StochasticLieDetectorDesign, estimate_two_group, two_group_sequence
+    from analysis.sequences import UnionSequence, two_group_union_sequence
+
+    design = StochasticLieDetectorDesign(Fraction(2, 12), Fraction(10, 12))
+    other = StochasticLieDetectorDesign(Fraction(3, 12), Fraction(9, 12))
+    fits = [estimate_two_group((373, 398), (564, 692), design), estimate_two_group((300, 330), (500, 600), other)]
+    one = two_group_sequence(fits[0].yes, fits[0].n, design, 0.9)
+    assert two_group_union_sequence(fits[:1], 0.9) == UnionSequence(one.low, one.high, 0.9, 1)
+    parts = [two_group_sequence(f.yes, f.n, f.design, 0.95) for f in fits]
+    union = two_group_union_sequence(fits, 0.9)
+    low, high = max(p.low for p in parts), min(p.high for p in parts)
+    if low > high:
+        low, high = min(p.low for p in parts), max(p.high for p in parts)
+    assert (union.low, union.high, union.designs, union.side) == (low, high, 2, "two-sided")
+
+
+def test_a_union_difference_is_the_difference_sequence_for_one_design_each():
+    from analysis.sequences import difference_union_sequence
+
+    first, second = estimate_proportion(300, 1000, *TWO_COINS), estimate_proportion(200, 800, *DIE)
+    union = difference_union_sequence([first], [second], 0.9)
+    diff = difference_sequence(first, second, confidence_level=0.9)
+    assert (union.low, union.high, union.confidence_level, union.designs) == (diff.low, diff.high, 0.9, 2)
+    more = difference_union_sequence([first, first], [second], 0.9)
+    each = confidence_sequence(300, 1000, *TWO_COINS, confidence_level=1 - 0.05 / 2)  # alpha/2 split over 2 designs
+    two = confidence_sequence(200, 800, *DIE, confidence_level=0.95)
+    assert (more.low, more.high, more.designs) == (each.low - two.high, each.high - two.low, 3)

@@ -1,0 +1,50 @@
+"""Question kinds: one module per kind owns how its result is computed; :func:`kind_of` chooses the kind.
+
+Each kind module defines the same names:
+
+``compute(question, by_design, level, method)``
+    The question's result from its tallies ``{design key: {answer: count}}``.
+``without_figures(question, flags, sentence, error=None)``
+    Its result with no figures (no answers, or not computed).
+``running_point(question, by_design, level)``
+    ``(n, estimate, confidence sequence)`` for the time chart, or ``None`` where the kind has none.
+``finite_population(result, population_size, level)``
+    The result with its finite-population figures (or the note saying why there are none); the result
+    as it is where the kind has nothing to say about them.
+
+:func:`kind_of` is the one place a question's kind is decided; :mod:`surveys.results` consults it once per
+question. docs/architecture.md has the recipe for adding a kind.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from surveys.arms import is_two_group
+from surveys.definition import YES_NO, Question
+from surveys.kinds import choice, matrix, plain, two_group, yes_no
+
+#: Every kind, by name (the names the exports and the docs use).
+KINDS: dict[str, ModuleType] = {
+    "plain": plain,
+    "yes_no": yes_no,
+    "two_group": two_group,
+    "choice": choice,
+    "matrix": matrix,
+}
+
+
+def kind_of(question: Question, by_design=None) -> ModuleType:
+    """The kind module that computes ``question``'s result.
+
+    A question asked without randomization is plain; a randomized yes/no one is two-group or one-arm by its
+    design; a randomized ``select_one`` is read through matrices when its design is one or a version of it
+    with answers in ``by_design`` was (:func:`surveys.kinds.matrix.reads_as_matrix`), else as k options.
+    """
+    if not question.is_randomized:
+        return plain
+    if question.type == YES_NO:
+        return two_group if is_two_group(question.design) else yes_no
+    if matrix.reads_as_matrix(question, by_design or {}):
+        return matrix
+    return choice

@@ -1,0 +1,164 @@
+"""The choice kind: a randomized ``select_one`` under the k-option design (each answer the true option with
+probability ``t``, else a uniform draw among the ``k`` options).
+
+One design: :func:`analysis.estimate_multiple_choice` with each option's exact interval. Several designs (or
+a design whose options differ from the question's): each option's marginal, a forced-response yes/no, is
+estimated per design and pooled, then the shares are projected onto the simplex.
+"""
+
+from __future__ import annotations
+
+from analysis import (
+    ProportionEstimate,
+    estimate_multiple_choice,
+    estimate_proportion,
+    outside_design,
+    pool_estimates,
+    project_to_simplex,
+)
+from surveys.definition import Question
+from surveys.design_contract import compatible_tallies
+from surveys.kinds.common import (
+    clip,
+    covering,
+    empty_flags,
+    no_finite_population,
+    no_running_point,
+    outside_flags,
+    pooled_label,
+    sequence_bounds,
+    shown_std_err,
+    size_flags,
+    unanswered_options,
+)
+from surveys.result_sentences import choice_sentence
+from surveys.result_types import ChoiceDesignEstimate, ChoiceResult, OptionResult
+
+#: A select_one's share is not charted over time.
+running_point = no_running_point
+#: Finite-population figures are for a one-arm yes/no question only.
+finite_population = no_finite_population
+
+
+def without_figures(
+    question: Question, flags: tuple[str, ...], sentence: str, error: str | None = None
+) -> ChoiceResult:
+    """A choice result whose figures are all ``None``: no answers yet, or (with ``error``) not computed."""
+    return ChoiceResult(
+        question=question,
+        n=0,
+        options=unanswered_options(question),
+        epsilon=question.design.epsilon,
+        design_label=question.design.label(),
+        per_design=(),
+        pooled=False,
+        flags=flags,
+        sentence=sentence,
+        error=error,
+    )
+
+
+def _option_marginal(part: ChoiceDesignEstimate, index: int) -> ProportionEstimate:
+    """Option ``index`` of one design, read as a forced-response yes/no.
+
+    "Is it this option?" is answered truthfully with ``t``, forced to yes with
+    ``a = (1 - t)/k`` (the uniform draw lands on it) and to no with
+    ``b = 1 - t - a`` (:meth:`analysis.MultipleChoiceDesign.option_marginal`).
+    """
+    return estimate_proportion(part.counts[index], part.n, *part.design.option_marginal().exact())
+
+
+def compute(question: Question, by_design, level: float, method: str) -> ChoiceResult:
+    """The option shares of a ``select_one`` under k-option designs."""
+    tallies, ignored = compatible_tallies(question, by_design)
+    parts = []
+    for tally in tallies:
+        counts = tuple(int(tally.counts.get(name, 0)) for name in tally.choices)
+        if sum(counts) == 0:
+            continue
+        estimate = estimate_multiple_choice(counts, tally.design.t)
+        parts.append(
+            ChoiceDesignEstimate(
+                tally.key,
+                tally.design,
+                tally.choices,
+                sum(counts),
+                counts,
+                estimate,
+                estimate.confidence_intervals(level, method),
+            )
+        )
+    pooled = len(parts) > 1
+    common = {"question": question, "epsilon": question.design.epsilon, "per_design": tuple(parts), "pooled": pooled}
+    if not parts:
+        return without_figures(question, empty_flags(ignored), choice_sentence(question, [], level))
+    common["epsilon"] = max(part.design.epsilon for part in parts)
+    n = sum(part.n for part in parts)
+    if not pooled and parts[0].choices == question.choice_names:
+        part = parts[0]
+        e = part.estimate
+        marginal = part.design.option_marginal().exact()
+        options = tuple(
+            OptionResult(
+                choice,
+                e.counts[j],
+                e.observed[j],
+                e.estimate_raw[j],
+                e.estimate_projected[j],
+                shown_std_err(e.std_err[j]),
+                part.cis[j],
+                outside_design(e.counts[j], e.n, *marginal, confidence_level=level),
+                covering(sequence_bounds([_option_marginal(part, j)], level), part.cis[j]),
+                estimate=clip(e.estimate_raw[j]),
+            )
+            for j, choice in enumerate(question.choices)
+        )
+        label = part.design.label()
+    else:
+        options = _pooled_options(question, parts, level, method)
+        label = pooled_label(len(parts)) if pooled else parts[0].design.label()
+    clipped = any(o.estimate_raw is not None and not 0 <= o.estimate_raw <= 1 for o in options)
+    flags = size_flags(n, clipped, pooled, ignored) + outside_flags(*(o.outside for o in options))
+    sentence = choice_sentence(question, [(o.choice.label, o.estimate, o.ci) for o in options], level)
+    return ChoiceResult(n=n, options=options, design_label=label, flags=flags, sentence=sentence, **common)
+
+
+def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
+    """Per option: the marginal of each design offering it, pooled; then projected.
+
+    An option offered by one design only keeps that design's interval
+    (``method``); pooled options get the pooled Wald interval.
+    """
+    rows = []
+    for choice in question.choices:
+        holders = [p for p in parts if choice.name in p.choices]
+        count = sum(p.counts[p.choices.index(choice.name)] for p in holders)
+        if not holders:
+            rows.append([choice, count, None, None, None, None, None, None])
+            continue
+        marginals = [_option_marginal(p, p.choices.index(choice.name)) for p in holders]
+        observed = count / sum(p.n for p in holders)
+        if len(marginals) == 1:
+            one = marginals[0]
+            ci = one.confidence_interval(level, method)
+        else:
+            one = pool_estimates(marginals)
+            ci = one.confidence_interval(level)
+        sequence = covering(sequence_bounds(marginals, level), ci)
+        rows.append([choice, count, observed, one.estimate_raw, shown_std_err(one.std_err), ci, sequence, one.estimate])
+    known = [row for row in rows if row[3] is not None]
+    projected = iter(project_to_simplex([row[3] for row in known]) if known else ())
+    return tuple(
+        OptionResult(
+            choice,
+            count,
+            observed,
+            raw,
+            None if raw is None else float(next(projected)),
+            se,
+            ci,
+            sequence=sequence,
+            estimate=estimate,
+        )
+        for choice, count, observed, raw, se, ci, sequence, estimate in rows
+    )

@@ -1,0 +1,131 @@
+"""The matrix kind: a randomized ``select_one`` read through a misclassification matrix (its design is a
+matrix, or a version of it with answers was).
+
+:func:`analysis.estimate_misclassification` per version of the matrix; a k-option version is read as its
+matrix; several versions are pooled (:func:`analysis.pool_misclassification`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analysis import MultipleChoiceDesign, matrix_option_sequences
+from analysis.misclassification import (
+    MisclassificationDesign,
+    MisclassificationEstimate,
+    estimate_misclassification,
+    pool_misclassification,
+)
+from surveys.definition import Question
+from surveys.design_contract import compatible_tallies
+from surveys.kinds.choice import without_figures
+from surveys.kinds.common import (
+    covering,
+    empty_flags,
+    no_finite_population,
+    no_running_point,
+    pooled_label,
+    shown_std_err,
+    side_flags,
+    size_flags,
+)
+from surveys.result_sentences import choice_sentence
+from surveys.result_types import ChoiceResult, OptionResult, SequenceBounds
+
+__all__ = ["compute", "matrix_versions", "reads_as_matrix", "running_point", "without_figures"]
+
+#: A select_one's share is not charted over time.
+running_point = no_running_point
+#: Finite-population figures are for a one-arm yes/no question only.
+finite_population = no_finite_population
+
+
+def reads_as_matrix(question: Question, by_design) -> bool:
+    """Whether a ``select_one`` is estimated through matrices: its design is one, or a version with answers was."""
+    if isinstance(question.design, MisclassificationDesign):
+        return True
+    tallies, _ = compatible_tallies(question, by_design)
+    return any(isinstance(t.design, MisclassificationDesign) and sum(t.counts.values()) for t in tallies)
+
+
+def matrix_versions(question: Question, by_design) -> tuple[list[MisclassificationEstimate], bool]:
+    """Each design version's :func:`analysis.estimate_misclassification` (current design first), and whether
+    any answers were left out.
+
+    A version is read when its options are the question's, in the same order; a k-option version is read as
+    its matrix (:meth:`analysis.MisclassificationDesign.from_multiple_choice`). Any other tally is ignored.
+    """
+    tallies, ignored = compatible_tallies(question, by_design)
+    versions = []
+    for tally in tallies:
+        counts = tuple(int(tally.counts.get(name, 0)) for name in tally.choices)
+        if sum(counts) == 0:
+            continue
+        if tally.choices != question.choice_names:
+            ignored = True
+            continue
+        design = tally.design
+        if isinstance(design, MultipleChoiceDesign):
+            design = MisclassificationDesign.from_multiple_choice(design.k, design.t)
+        versions.append(estimate_misclassification(counts, design))
+    return versions, ignored
+
+
+def compute(question: Question, by_design, level: float, method: str) -> ChoiceResult:
+    """The option shares of a ``select_one`` with a misclassification matrix (``method`` is not used: the
+    intervals are exact, or by profile likelihood, as below).
+
+    One version: each option with its own marginal (every 2 x 2 matrix, the k-option design, forced response)
+    is read through it, as the k-option path reads its options (exact interval, one-sided bound and flag
+    outside the marginal's range); any other option through the joint likelihood (profile-likelihood interval,
+    one-sided where its maximum-likelihood share is 0 or 1, flagged when its reported share lies outside its
+    row's range) (:meth:`analysis.MisclassificationEstimate.confidence_intervals`). Standard errors plug in
+    shares the design can produce (van den Hout and van der Heijden 2002 for the covariance).
+
+    Answers under several versions of the matrix (the survey file changed it) are estimated apart and pooled
+    per option with weights that depend on each version's matrix and answer count only
+    (:func:`analysis.pool_misclassification`; Wald intervals centred on the clipped pooled estimate); assumed:
+    every version measures the same true shares.
+    """
+    versions, ignored = matrix_versions(question, by_design)
+    pooled = len(versions) > 1
+    common = {"question": question, "per_design": (), "pooled": pooled, "matrix_versions": tuple(versions)}
+    if not versions:
+        return without_figures(question, empty_flags(ignored), choice_sentence(question, [], level))
+    k = len(question.choices)
+    if pooled:
+        e = pool_misclassification(versions)
+        counts = tuple(sum(v.counts[j] for v in versions) for j in range(k))
+        observed = tuple(c / e.n for c in counts)
+        label = pooled_label(len(versions))
+        sequences, outsides, row_sides = [None] * k, [None] * k, [None] * k
+    else:
+        e = versions[0]
+        counts, observed, label = e.counts, e.observed, e.design.label()
+        found = matrix_option_sequences(counts, np.linalg.inv(e.design.floats()), level)
+        sequences = [SequenceBounds(s.low, s.high, level) for s in found]
+        outsides, row_sides = e.outside(level), e.outside_rows()
+    cis = e.confidence_intervals(level)
+    options = tuple(
+        OptionResult(
+            choice,
+            counts[j],
+            observed[j],
+            e.estimate_raw[j],
+            e.estimate_projected[j],
+            shown_std_err(e.std_err[j]),
+            cis[j],
+            outside=outsides[j],
+            sequence=covering(sequences[j], cis[j]),
+            estimate=e.estimate[j],
+        )
+        for j, choice in enumerate(question.choices)
+    )
+    clipped = any(not 0 <= raw <= 1 for raw in e.estimate_raw)
+    sides = {side for side in row_sides if side} | {o.outside.side for o in options if o.outside}
+    flags = size_flags(e.n, clipped, pooled, ignored) + side_flags(sides)
+    sentence = choice_sentence(question, [(o.choice.label, o.estimate, o.ci) for o in options], level)
+    epsilon = max(v.design.epsilon for v in versions)
+    return ChoiceResult(
+        n=e.n, options=options, epsilon=epsilon, design_label=label, flags=flags, sentence=sentence, **common
+    )

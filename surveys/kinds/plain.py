@@ -1,0 +1,30 @@
+"""The plain kind: a question asked without randomization, its answers stored as given and counted."""
+
+from __future__ import annotations
+
+from surveys.definition import Question
+from surveys.design_contract import compatible_tallies
+from surveys.kinds.common import empty_flags, no_finite_population, no_running_point
+from surveys.result_types import FLAG_IGNORED, PlainResult
+
+#: A plain question is not charted over time.
+running_point = no_running_point
+#: Finite-population figures are for a one-arm yes/no question only.
+finite_population = no_finite_population
+
+
+def compute(question: Question, by_design, level: float, method: str) -> PlainResult:
+    """Counts and shares of each option (``level`` and ``method`` are not used: nothing is estimated)."""
+    tallies, ignored = compatible_tallies(question, by_design)
+    counts = tuple(sum(int(tally.counts.get(name, 0)) for tally in tallies) for name in question.choice_names)
+    n = sum(counts)
+    shares = tuple(c / n for c in counts) if n else None
+    flags = empty_flags(ignored) if n == 0 else ((FLAG_IGNORED,) if ignored else ())
+    return PlainResult(question=question, n=n, counts=counts, shares=shares, flags=flags)
+
+
+def without_figures(question: Question, flags: tuple[str, ...], sentence: str, error: str | None = None) -> PlainResult:
+    """A plain result with no counts (the result could not be computed; ``sentence`` is not shown for it)."""
+    return PlainResult(
+        question=question, n=0, counts=tuple(0 for _ in question.choices), shares=None, flags=flags, error=error
+    )

@@ -1,0 +1,198 @@
+"""The yes/no kind with one arm: a randomized yes/no question under a one-group design (forced response,
+Warner, unrelated question, crosswise...), its answers under one design or several pooled.
+
+Also home of what every yes/no kind shares: a result without figures and the direct-question control arm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from analysis import (
+    FinitePopulationEstimate,
+    ProportionEstimate,
+    estimate_finite_population,
+    estimate_proportion,
+    outside_design,
+    pool_estimates,
+)
+from analysis.control_arm import compare_with_direct
+from surveys.arms import DIRECT
+from surveys.definition import Question
+from surveys.design_contract import compatible_tallies, key_arm
+from surveys.kinds.common import (
+    covering,
+    empty_flags,
+    outside_flags,
+    pooled_label,
+    sequence_bounds,
+    shown_std_err,
+    size_flags,
+)
+from surveys.result_sentences import yes_no_sentence
+from surveys.result_types import DesignEstimate, SequenceBounds, YesNoResult
+from surveys.text_format import percent
+
+
+def compute(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    """The randomized-response estimate of a one-arm yes/no question, compared with its control arm."""
+    return with_control_arm(_one_arm_result(question, by_design, level, method), by_design, level)
+
+
+def running_point(question: Question, by_design, confidence_level: float) -> tuple[int, float, SequenceBounds] | None:
+    """``(n, estimate, confidence sequence)``: what the time chart draws (:func:`surveys.results.running_point`)."""
+    estimates = [estimate for _, estimate in _estimates(question, by_design)[0]]
+    if not estimates:
+        return None
+    combined = pool_estimates(estimates) if len(estimates) > 1 else estimates[0]
+    return sum(e.n for e in estimates), combined.estimate, sequence_bounds(estimates, confidence_level)
+
+
+def finite_population(result: YesNoResult, population_size: int | None, level: float) -> YesNoResult:
+    """``result`` with its finite-population figures when the survey gives ``population_size`` (``N``) and its
+    answers came under one design (:func:`analysis.estimate_finite_population`: the unbiased variance under
+    simple random sampling without replacement of ``n`` of ``N`` people, Chaudhuri 2011); otherwise
+    ``finite_population_note`` says why (pooled, more answers than ``N``, fewer than 2)."""
+    if population_size is None or result.n == 0 or result.error:
+        return result
+    reason = _finite_population_reason(result, population_size)
+    if reason:
+        return replace(result, finite_population_note=reason)
+    part = result.per_design[0]
+    try:
+        figures = estimate_finite_population(part.yes_count, part.n, population_size, *part.design.exact(), level)
+    except ValueError as error:
+        return replace(result, finite_population_note=f"No finite-population figures: {error}.")
+    return replace(
+        result, finite_population=figures, finite_population_note=finite_population_sentence(result, figures)
+    )
+
+
+def _finite_population_reason(result: YesNoResult, population_size: int) -> str:
+    """Why a one-arm yes/no result gets no finite-population figures (``""``: it does)."""
+    if result.pooled:
+        return "No finite-population figures for answers pooled over several designs: only for one design."
+    if result.n > population_size:
+        return (
+            f"No finite-population figures: the {result.n:,} answers outnumber the survey's population_size of "
+            f"{population_size:,}, so they cannot be a sample of it without replacement; check population_size."
+        )
+    if result.n < 2:
+        return "No finite-population figures until there are at least 2 answers."
+    return ""
+
+
+def finite_population_sentence(result: YesNoResult, figures: FinitePopulationEstimate) -> str:
+    """The assumption behind the finite-population figures, and the figures, in one sentence."""
+    level = percent(figures.confidence_level, 1, trim=True)
+    return (
+        f"If the {result.n:,} answers were a simple random sample without replacement of the "
+        f"{figures.population_size:,} people (population_size), the standard error of the raw estimate is "
+        f"{percent(figures.std_err, 2)} instead of {percent(result.std_err, 2)} and its {level} Wald interval "
+        f"{percent(figures.low, 1)} – {percent(figures.high, 1)} (Chaudhuri 2011, as RRTCS computes it)."
+    )
+
+
+def _estimates(question: Question, by_design) -> tuple[list[tuple[object, ProportionEstimate]], bool]:
+    """``[(tally, estimate)]`` for each compatible design with answers, and whether any answers were ignored."""
+    tallies, ignored = compatible_tallies(question, by_design)
+    out = []
+    for tally in tallies:
+        stored_yes = int(tally.counts.get("yes", 0))
+        n = stored_yes + int(tally.counts.get("no", 0))
+        if n:
+            trait_count = tally.design.trait_count(stored_yes, n)
+            out.append((tally, estimate_proportion(trait_count, n, *tally.design.exact())))
+    return out, ignored
+
+
+def _stored_yes_count(part: DesignEstimate) -> int:
+    """The stored "yes" answers of one design's part (its ``yes_count`` is the trait answer's count)."""
+    return part.design.trait_count(part.yes_count, part.n)
+
+
+def without_figures(question: Question, flags: tuple[str, ...], sentence: str, error: str | None = None) -> YesNoResult:
+    """A yes/no result whose figures are all ``None``: no answers yet, or (with ``error``) not computed."""
+    return YesNoResult(
+        question=question,
+        n=0,
+        yes_count=0,
+        observed_rate=None,
+        estimate_raw=None,
+        estimate=None,
+        clipped=False,
+        std_err=None,
+        ci=None,
+        epsilon=question.design.epsilon,
+        design_label=question.design.label(),
+        per_design=(),
+        pooled=False,
+        pooled_estimate=None,
+        flags=flags,
+        sentence=sentence,
+        error=error,
+    )
+
+
+def direct_counts(by_design) -> tuple[int, int]:
+    """``(yes, answers)`` of the direct-question control arm in a question's tallies."""
+    counts = [c for key, c in by_design.items() if key_arm(key) == DIRECT]
+    yes = sum(int(c.get("yes", 0)) for c in counts)
+    return yes, yes + sum(int(c.get("no", 0)) for c in counts)
+
+
+def with_control_arm(result: YesNoResult, by_design, level: float) -> YesNoResult:
+    """``result`` with its comparison against the direct-question control arm (``control``), when both arms
+    have answers and the randomized-response estimate has a finite standard error.
+
+    The raw estimate (unclipped; the moment estimate of a two-group design) is compared, as
+    :func:`analysis.compare_with_direct` asks, so that the difference stays unbiased.
+    """
+    yes, n = direct_counts(by_design)
+    raw, std_err = result.estimate_raw, result.std_err
+    if n == 0 or raw is None or std_err is None or not math.isfinite(std_err) or not math.isfinite(raw):
+        return result
+    return replace(result, control=compare_with_direct(raw, std_err, yes, n, level))
+
+
+def _one_arm_result(question: Question, by_design, level: float, method: str) -> YesNoResult:
+    """The randomized-response estimate of a one-arm yes/no question (one design, or several pooled)."""
+    estimates, ignored = _estimates(question, by_design)
+    parts = [
+        DesignEstimate(tally.key, tally.design, e.n, e.yes_count, e, e.confidence_interval(level, method))
+        for tally, e in estimates
+    ]
+    if not parts:
+        return without_figures(question, empty_flags(ignored), yes_no_sentence(question, None, None, level))
+    n = sum(part.n for part in parts)
+    yes_count = sum(_stored_yes_count(part) for part in parts)
+    pooled = len(parts) > 1
+    if pooled:
+        combined = pool_estimates([part.estimate for part in parts])
+        ci = combined.confidence_interval(level)
+        label = pooled_label(len(parts))
+        outside = None
+    else:
+        combined, ci, label = parts[0].estimate, parts[0].ci, parts[0].design.label()
+        outside = outside_design(parts[0].yes_count, n, *parts[0].design.exact(), confidence_level=level)
+    return YesNoResult(
+        question=question,
+        n=n,
+        yes_count=yes_count,
+        observed_rate=yes_count / n,
+        estimate_raw=combined.estimate_raw,
+        estimate=combined.estimate,
+        clipped=combined.clipped,
+        std_err=shown_std_err(combined.std_err),
+        ci=ci,
+        epsilon=max(part.design.epsilon for part in parts),
+        design_label=label,
+        per_design=tuple(parts),
+        pooled=pooled,
+        pooled_estimate=combined if pooled else None,
+        flags=size_flags(n, combined.clipped, pooled, ignored) + outside_flags(outside),
+        sentence=yes_no_sentence(question, combined.estimate, ci, level, outside),
+        outside=outside,
+        sequence=covering(sequence_bounds([part.estimate for part in parts], level), ci),
+    )
