@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from bench import postgres_cluster
+from devtools import postgres_cluster
 from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, served
 
 CHROMIUM_ARGS = [
@@ -261,7 +261,7 @@ def auth(client, app, admin_account) -> AdminSession:
 @pytest.fixture(scope="session")
 def postgres_server() -> str:
     """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there
-    (:func:`bench.postgres_cluster.start`, no durability); yields the URL of its ``postgres`` database and
+    (:func:`devtools.postgres_cluster.start`, no durability); yields the URL of its ``postgres`` database and
     stops and deletes it at the end. A cluster that cannot start fails the run, it is never skipped."""
     try:
         cluster = postgres_cluster.start(postgres_cluster.SCRATCH_SETTINGS)
@@ -276,7 +276,7 @@ def postgres_server() -> str:
 @pytest.fixture(scope="module")
 def durable_postgres() -> postgres_cluster.Cluster:
     """A cluster of the module's own that a test may kill with SIGKILL and restart
-    (:data:`bench.postgres_cluster.KILLABLE_SETTINGS`): every commit is written to the server's log before
+    (:data:`devtools.postgres_cluster.KILLABLE_SETTINGS`): every commit is written to the server's log before
     it is acknowledged, so a killed server loses nothing it acknowledged."""
     try:
         cluster = postgres_cluster.start(postgres_cluster.KILLABLE_SETTINGS)

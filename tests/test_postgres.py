@@ -7,7 +7,7 @@ import threading
 import psycopg
 import pytest
 
-from bench import postgres_cluster
+from devtools import postgres_cluster
 from storage import accounts, connection, migrations, postgres, queries, responses, transfer
 from surveys import submission
 

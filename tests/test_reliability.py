@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from app import ROOT
-from bench import postgres_cluster
+from devtools import postgres_cluster
 from tests.helpers import Client, Server
 
 CLIENTS = 50
