@@ -49,6 +49,12 @@ from surveys.files import load_catalog
 from surveys.submission import noisy_response
 from web.db import open_database
 
+#: Why a browser test runs on SQLite only (``pytest.mark.sqlite_only(reason=...)``): what it checks is the page and
+#: its script; the server's side of every request it makes runs on both backends in tests without a browser.
+BROWSER_ONLY_ON_SQLITE = (
+    "a browser test checks the page and its script in Chromium; what the server does with the requests is "
+    "tested on both backends without a browser (test_respond.py, test_pages.py, test_security.py)"
+)
 N_DRAWS = 100_000
 FAMILY_ALPHA = 0.001
 

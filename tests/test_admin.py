@@ -43,6 +43,8 @@ from tests.helpers import (
 from web.db import open_database
 from web.options import MAX_CONFIDENCE_LEVEL
 
+pytestmark = pytest.mark.both_backends
+
 PAGES = [
     "/admin/",
     "/admin/surveys/quiz",

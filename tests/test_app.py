@@ -12,6 +12,8 @@ from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML, stored_bytes
 from web.db import open_database
 from web.logs import RedactClientAddress
 
+pytestmark = pytest.mark.both_backends
+
 
 def test_config_comes_from_flask_prefixed_environment(monkeypatch, tmp_path, app_backend, request):
     url = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else None  # new, empty

@@ -23,6 +23,8 @@ from surveys.submission import noisy_response
 from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
 from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def survey():

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from analysis import estimate_proportion
-from tests.helpers import add_responses, many, sign_in
+from tests.helpers import BROWSER_ONLY_ON_SQLITE, add_responses, many, sign_in
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 

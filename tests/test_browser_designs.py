@@ -16,9 +16,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from tests.helpers import TWO_GROUP_YAML
+from tests.helpers import BROWSER_ONLY_ON_SQLITE, TWO_GROUP_YAML
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import (
+    BROWSER_ONLY_ON_SQLITE,
     ENGLISH_INTERFACE_WORDS,
     PAGED_TWO_LANGUAGES_YAML,
     check_requests,
@@ -23,7 +24,7 @@ from tests.helpers import (
     stored_answers,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SURVEY = make_survey(PAGED_TWO_LANGUAGES_YAML)

@@ -15,6 +15,7 @@ import pytest
 
 from tests import helpers
 from tests.helpers import (
+    BROWSER_ONLY_ON_SQLITE,
     MANAGERS_YAML,
     PAGED_ARMS_YAML,
     PAGED_YAML,
@@ -25,7 +26,7 @@ from tests.helpers import (
     stored_arms,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SURVEY = make_survey(PAGED_YAML)

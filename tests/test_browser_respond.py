@@ -29,6 +29,7 @@ from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.arms import group_yes_probabilities
 from tests.helpers import (
+    BROWSER_ONLY_ON_SQLITE,
     N_DRAWS,
     audit,
     clopper_pearson_lower,
@@ -38,7 +39,7 @@ from tests.helpers import (
     yes_no_expected,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 #: Makes crypto.getRandomValues fill every word with 2^32 - 5. With the page's
 #: own rejection sampling that gives: randomBelow(2) = 1 (coin heads, and the
@@ -147,6 +148,7 @@ def test_device_path_sends_only_randomized_answers(page, live_server, app):
     assert row["answers"] == posted_answers(request, app)
 
 
+@pytest.mark.both_backends  # the end-to-end privacy check, with each backend's stored bytes
 def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, caplog):
     caplog.set_level(logging.INFO)
     page.add_init_script(FORCED_COINS)

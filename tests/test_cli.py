@@ -10,6 +10,8 @@ from storage import connection, queries, responses
 from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
 
+pytestmark = pytest.mark.both_backends
+
 
 def test_surveys_check_passes_on_good_files(runner):
     result = runner.invoke(args=["surveys", "check"])

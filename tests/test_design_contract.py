@@ -23,6 +23,8 @@ from surveys.design_contract import (
 )
 from tests.helpers import QUIZ_YAML, make_survey
 
+pytestmark = pytest.mark.both_backends
+
 
 def test_canonical_json_sorts_keys_and_has_no_spaces():
     assert canonical_json({"b": [1, 2], "a": None}) == '{"a":null,"b":[1,2]}'

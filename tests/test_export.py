@@ -33,6 +33,8 @@ from tests.helpers import make_survey as make_any_survey
 from web import gather
 from web.db import open_database
 
+pytestmark = pytest.mark.both_backends
+
 #: The shared survey with an asymmetric design and unlabelled choices.
 SURVEY_YAML = DEPT_SURVEY_YAML.replace("{t: 2/3, a: 1/6, b: 1/6}", "{t: 7/10, a: 1/5, b: 1/10}").replace(
     "[{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]", "[arts, science, law]"

@@ -11,6 +11,8 @@ from tests.helpers import PAGED_TWO_LANGUAGES_YAML, Respondent, survey_in
 from web import respond
 from web.frames import Frame, render_frame
 
+pytestmark = pytest.mark.both_backends
+
 
 def every_answer_set(survey):
     """Every combination of a stored answer (or none, where a question may be blank) per question."""

@@ -48,6 +48,8 @@ from tests.helpers import (
 from web.db import open_database
 from web.forms import INVITATION_CODE, SUBMISSION_KEY, wire_value
 
+pytestmark = pytest.mark.both_backends
+
 FUZZ = settings(
     max_examples=int(os.environ.get("RR_FUZZ_EXAMPLES", "120")),
     deadline=None,

@@ -24,6 +24,8 @@ from web import gather
 from web.db import open_database
 from web.options import ResultsOptions
 
+pytestmark = pytest.mark.both_backends
+
 #: Every admin page and export that reads stored data, with the one gather function it calls.
 VIEWS = [
     ("/admin/", "dashboard"),

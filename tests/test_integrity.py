@@ -27,6 +27,8 @@ from web.db import open_database
 from web.limits import Arrival, BurstRules
 from web.options import ResultsOptions, model_choice
 
+pytestmark = pytest.mark.both_backends
+
 LIMIT_KEY = "max_responses_per_address_per_hour"
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
 HONEST_DAY, FLOOD_DAY = "2026-11-20", "2026-11-21"

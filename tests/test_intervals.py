@@ -12,7 +12,6 @@ from scipy import stats
 
 from analysis import (
     INTERVAL_METHODS,
-    ConfidenceInterval,
     clopper_pearson_interval,
     confidence_interval,
     wald_interval,

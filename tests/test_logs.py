@@ -21,6 +21,8 @@ import requests
 from serving import RedactingFormatter, redact
 from tests.helpers import Client, Server
 
+pytestmark = pytest.mark.both_backends
+
 SECRET = "SECRETCODE"
 FORBIDDEN = {
     "a client address": re.compile(r"127\.0\.0\.1|::1\b"),

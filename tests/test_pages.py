@@ -12,6 +12,8 @@ from tests.helpers import MANAGERS_YAML, PAGED_ARMS_YAML, PAGED_YAML, controls_o
 from web import pages
 from web.forms import wire_value
 
+pytestmark = pytest.mark.both_backends
+
 SURVEY = make_survey(PAGED_YAML)
 
 

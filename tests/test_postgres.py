@@ -11,6 +11,10 @@ from devtools import postgres_cluster
 from storage import accounts, connection, migrations, postgres, queries, responses, transfer
 from surveys import submission
 
+pytestmark = pytest.mark.sqlite_only(
+    reason="PostgreSQL's own tests; its CLI runner's app only runs commands on the databases they name"
+)
+
 
 def test_each_test_gets_an_empty_database_of_its_own(postgres_url):
     with psycopg.connect(postgres_url) as conn:

@@ -25,6 +25,8 @@ from surveys.targets import target_progress
 from tests.helpers import QUIZ_YAML, SKIP_YAML, Respondent, post_page, survey_in
 from web import gather
 
+pytestmark = pytest.mark.both_backends
+
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
 
 

@@ -30,6 +30,8 @@ from tests.helpers import (
     two_group_tallies,
 )
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def survey():

@@ -41,6 +41,8 @@ from tests.helpers import (
 from web.auth import ADMIN_COOKIE, DATA_SUFFIXES, DEVICE_COOKIE
 from web.db import open_database
 
+pytestmark = pytest.mark.both_backends
+
 #: The admin endpoints anyone may use: the sign-in form itself.
 PUBLIC_ADMIN_ENDPOINTS = {"auth.login"}
 #: Every POST endpoint, with the test below that shows it refuses a missing token.

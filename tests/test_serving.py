@@ -23,6 +23,8 @@ from serving import READ_TIMEOUT_SECONDS, DeadlineSocket, GuardedBody, ReadTimeo
 from storage import connection
 from tests.helpers import Client, Server
 
+pytestmark = pytest.mark.both_backends
+
 #: The read timeout of the servers started here (seconds), short to keep the tests short.
 TEST_READ_TIMEOUT = 2
 FORM_HEADERS = b"POST /s/quiz HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"

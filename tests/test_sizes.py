@@ -40,6 +40,8 @@ from tests.helpers import QUIZ_YAML, make_survey
 from web.catalog import survey_or_404
 from web.forms import NO_ANSWER_LABEL, parse_wire_value, wire_value
 
+pytestmark = pytest.mark.both_backends
+
 EXAMPLE_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"))
 #: The examples of several pages, checked page by page (the one-page tests post one whole form).
 PAGED_IDS = [i for i in EXAMPLE_IDS if "type: page_break" in (ROOT / "survey_files" / f"{i}.yaml").read_text()]

@@ -15,6 +15,8 @@ from surveys.submission import noisy_response
 from tests.helpers import make_survey
 from web import gather
 
+pytestmark = pytest.mark.both_backends
+
 ANSWERS = [
     {"cheated": "yes", "ai_use": "never", "dept": "arts"},
     {"cheated": "no", "lied": "yes", "ai_use": "often", "dept": "law"},

@@ -13,6 +13,13 @@ from storage import connection, migrations, queries, responses
 from surveys import submission
 from tests.helpers import frontend_waits, model_survey, store_model_answers
 
+pytestmark = pytest.mark.sqlite_only(
+    reason=(
+        "its fresh_db tests: SQLite's WAL and busy timeout, rowid, backup and rebuild files, statement trace, "
+        "a recount under the busy timeout; its other storage tests run on both backends through backend_db"
+    )
+)
+
 
 def response(answers=None, survey_id="s", designs=None):
     answers = answers or {"q": "yes"}

@@ -22,6 +22,8 @@ from tests.helpers import PAGED_YAML, QUIZ_YAML, Respondent, csrf_token_in, make
 from web import respond
 from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
 
+pytestmark = pytest.mark.both_backends
+
 LANGUAGES = ("fr", "es")
 CATALOGUES = ROOT / "translations"
 
