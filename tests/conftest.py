@@ -10,7 +10,9 @@ import pytest
 
 from app import create_app
 from devtools import postgres_cluster
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, served
+from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession, Respondent
+from tests.helpers.sample_surveys import QUIZ_YAML
+from tests.helpers.servers import served
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -203,7 +205,7 @@ def respondent(client) -> Respondent:
 
 @pytest.fixture
 def live_server(app):
-    """The app on a free loopback port, in a thread (:func:`tests.helpers.served`); yields its base URL."""
+    """The app on a free loopback port, in a thread (:func:`tests.helpers.servers.served`); yields its base URL."""
     with served(app) as url:
         yield url
 

@@ -28,16 +28,10 @@ from analysis.design import (
 from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.arms import group_yes_probabilities
-from tests.helpers import (
-    BROWSER_ONLY_ON_SQLITE,
-    N_DRAWS,
-    audit,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    served,
-    stored_bytes,
-    yes_no_expected,
-)
+from tests.helpers.audit import N_DRAWS, audit, clopper_pearson_lower, clopper_pearson_upper, yes_no_expected
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
+from tests.helpers.records import stored_bytes
+from tests.helpers.servers import served
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
@@ -451,7 +445,8 @@ def test_a_survey_closes_itself_in_the_browser_once_its_target_is_met(browser, l
     half-width at 2,000 and at 2,003 answers (two coins, 95%): the second answer sent from a browser
     meets it, the survey closes itself, and the next respondent's browser shows the closed page."""
     from analysis import confidence_sequence
-    from tests.helpers import QUIZ_YAML, add_responses, many
+    from tests.helpers.records import add_responses, many
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     def half_width(yes: int, n: int) -> float:
         sequence = confidence_sequence(yes, n)

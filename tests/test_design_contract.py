@@ -21,7 +21,7 @@ from surveys.design_contract import (
     question_design_key,
     record_design_keys,
 )
-from tests.helpers import QUIZ_YAML, make_survey
+from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
 
 pytestmark = pytest.mark.both_backends
 

@@ -21,7 +21,7 @@ from surveys.design_contract import design_record, question_design_key
 from surveys.files import load_catalog
 from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import noisy_response
-from tests.helpers import (
+from tests.helpers.sample_surveys import (
     DEPT_SURVEY_YAML,
     K_OPTION_AS_MATRIX,
     K_OPTION_DESIGN_LINE,
@@ -29,7 +29,7 @@ from tests.helpers import (
     TWO_GROUP_YAML,
     two_group_tallies,
 )
-from tests.helpers import make_survey as make_any_survey
+from tests.helpers.sample_surveys import make_survey as make_any_survey
 from web import gather
 from web.db import open_database
 

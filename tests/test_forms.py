@@ -8,7 +8,7 @@ import random
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from tests.helpers import QUIZ_YAML, SKIP_YAML, make_survey
+from tests.helpers.sample_surveys import QUIZ_YAML, SKIP_YAML, make_survey
 from web.forms import SubmissionError, plainly_valid, read_with_wtforms, wire_value, wire_values
 
 pytestmark = pytest.mark.both_backends

@@ -11,7 +11,8 @@ import pytest
 
 from storage import connection, postgres, queries, responses
 from surveys.submission import noisy_response
-from tests.helpers import frontend_waits, survey_in
+from tests.helpers.records import frontend_waits
+from tests.helpers.sample_surveys import survey_in
 from web.db import get_db, open_database
 
 pytestmark = pytest.mark.both_backends

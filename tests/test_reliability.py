@@ -24,7 +24,7 @@ import pytest
 
 from app import ROOT
 from devtools import postgres_cluster
-from tests.helpers import Client, Server
+from tests.helpers.servers import Client, Server
 
 pytestmark = pytest.mark.sqlite_only(
     reason=(

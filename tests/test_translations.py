@@ -17,8 +17,9 @@ from babel.messages.pofile import read_po
 
 from app import ROOT
 from surveys.definition import YES_NO_CHOICES
-from tests.helpers import ENGLISH_INTERFACE_WORDS as ENGLISH
-from tests.helpers import PAGED_YAML, QUIZ_YAML, Respondent, csrf_token_in, make_survey, post_page, wire_form
+from tests.helpers.drivers import ENGLISH_INTERFACE_WORDS as ENGLISH
+from tests.helpers.drivers import Respondent, csrf_token_in, post_page, wire_form
+from tests.helpers.sample_surveys import PAGED_YAML, QUIZ_YAML, make_survey
 from web import respond
 from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
 
