@@ -1,4 +1,9 @@
-"""Shared fixtures: an app on a temporary database, clients, a live server, Chromium, a PostgreSQL cluster."""
+"""Shared fixtures: an app on a temporary database, clients, a live server, Chromium, a PostgreSQL cluster.
+
+`make test` runs the suite on parallel workers (pytest-xdist, ``-n``); each worker is a test session of its own,
+so each has its own session fixtures (its Chromium, its PostgreSQL cluster on a Unix socket in a folder of its
+own) and every test its own ``tmp_path``, SQLite files and loopback ports (bound to port 0): no test shares
+anything with a test on another worker."""
 
 from __future__ import annotations
 
@@ -245,8 +250,9 @@ def auth(client, app, admin_account) -> AdminSession:
 @pytest.fixture(scope="session")
 def postgres_server() -> str:
     """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there
-    (:func:`devtools.postgres_cluster.start`, no durability); yields the URL of its ``postgres`` database and
-    stops and deletes it at the end. A cluster that cannot start fails the run, it is never skipped."""
+    (:func:`devtools.postgres_cluster.start`, no durability), one per test session (so one per parallel
+    worker); yields the URL of its ``postgres`` database and stops and deletes it at the end. A cluster that
+    cannot start fails the run, it is never skipped."""
     try:
         cluster = postgres_cluster.start(postgres_cluster.SCRATCH_SETTINGS)
     except postgres_cluster.ClusterError as error:
