@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher, Type
 
 from app import create_app
 from devtools import postgres_cluster
@@ -227,11 +228,21 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
 
 
+#: Argon2 at its cheapest for the test researcher's account: each test that signs in would otherwise spend two
+#: real hashes (about 0.2 s each on a quiet core) creating the account and signing in. The real parameters, the
+#: rehash and the timing of a sign-in are tested in tests/test_accounts.py, which makes its own accounts.
+CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID)
+
+
 @pytest.fixture
-def admin_account(app):
+def admin_account(app, monkeypatch):
+    """The test researcher's account (:data:`ADMIN_NAME`), hashed and checked with :data:`CHEAP_HASHER` (an unknown
+    name too, against a dummy hash of the same cost) for the rest of the test."""
     from storage import accounts
     from web.db import open_database
 
+    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
+    monkeypatch.setattr(accounts, "_DUMMY_HASH", CHEAP_HASHER.hash("not a real password, only for timing"))
     db = open_database(app)
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
