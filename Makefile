@@ -49,8 +49,12 @@ postgresql:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
 	fi
 
+# The suite runs on TEST_WORKERS parallel workers (pytest-xdist; `auto`: one per core), each with its own
+# Chromium and its own throwaway PostgreSQL cluster; TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= auto
+
 test: $(STAMP) $(DOCS_STAMP) chromium postgresql lint
-	RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+	RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # ruff: lint and formatting, both as configured in pyproject.toml.
 lint: $(STAMP)

@@ -4,7 +4,7 @@
     python -m bench.postgres_bench --only http --seconds 6
     python -m bench.postgres_bench --only data --sizes 1000000,10000000
 
-A throwaway PostgreSQL cluster (:mod:`bench.postgres_cluster`, durable
+A throwaway PostgreSQL cluster (:mod:`devtools.postgres_cluster`, durable
 commits: PostgreSQL's defaults) is started in a temporary folder and
 deleted at the end, with everything else.
 
@@ -42,13 +42,14 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bench import dataset, export_bench, machine, postgres_cluster, results_bench, server
+from bench import dataset, export_bench, machine, results_bench, server
 from bench.ceiling_app import create_ceiling_table
 from bench.dataset import create_database
 from bench.http_bench import HttpOptions, Side, floor_figure, floor_ratio_figure, latencies, ratio_figure
 from bench.load import LoadResult, LoadSpec, run_load
 from bench.report import Figure, at_least, at_most, median_seconds, ms, table
 from bench.survey import SURVEY_ID, write_survey
+from devtools import postgres_cluster
 from storage import connection
 from surveys import export
 from web.db import migrate_database

@@ -1,4 +1,9 @@
-"""Shared fixtures: an app on a temporary database, clients, a live server, Chromium, a PostgreSQL cluster."""
+"""Shared fixtures: an app on a temporary database, clients, a live server, Chromium, a PostgreSQL cluster.
+
+`make test` runs the suite on parallel workers (pytest-xdist, ``-n``); each worker is a test session of its own,
+so each has its own session fixtures (its Chromium, its PostgreSQL cluster on a Unix socket in a folder of its
+own) and every test its own ``tmp_path``, SQLite files and loopback ports (bound to port 0): no test shares
+anything with a test on another worker."""
 
 from __future__ import annotations
 
@@ -7,10 +12,13 @@ import os
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher, Type
 
 from app import create_app
-from bench import postgres_cluster
-from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, QUIZ_YAML, AdminSession, Respondent, served
+from devtools import postgres_cluster
+from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession, Respondent
+from tests.helpers.sample_surveys import QUIZ_YAML
+from tests.helpers.servers import served
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -42,91 +50,73 @@ def surveys_dir(tmp_path: Path) -> Path:
     return folder
 
 
-#: Test modules whose ``app`` runs on each backend in turn: every module whose tests build an app, but those of
-#: :data:`SQLITE_ONLY_MODULES` (:func:`pytest_generate_tests` refuses a module in neither).
-BOTH_BACKEND_MODULES = {
-    "test_postgres_app.py",
-    "test_respond.py",
-    "test_accounts.py",
-    "test_admin.py",
-    "test_export.py",
-    "test_gather.py",
-    "test_results.py",
-    "test_share.py",
-    "test_pages.py",
-    "test_breakdowns.py",
-    "test_translations.py",
-    "test_stats_files.py",
-    "test_design_contract.py",
-    "test_sizes.py",
-    "test_security.py",
-    "test_cli.py",
-    "test_integrity.py",
-    "test_app.py",
-    "test_logs.py",
-    "test_serving.py",
-    "test_fuzz.py",
-    "test_browser_admin.py",
-    "test_browser_designs.py",
-    "test_browser_languages.py",
-    "test_browser_pages.py",
-    "test_browser_respond.py",
-    "test_assets.py",
-    "test_wording.py",
-    "test_xlsform.py",
-    "test_forms.py",
-    "test_frames.py",
-}
-
-
-#: Test modules whose ``app`` (and ``fresh_db``) tests run on SQLite only, each with its reason.
-SQLITE_ONLY_MODULES = {
-    "test_db.py": "web/db.py's kept SQLite connection per worker thread (PostgreSQL takes one from a pool)",
-    "test_row_order.py": "SQLite's page layout and write-ahead log, and compact and backup rebuilding them",
-    "test_reliability.py": "its SQLite half: SQLite's write lock and busy timeout and its online backup; "
-    "the PostgreSQL half is there too, on a cluster of its own",
-    "test_storage.py": "its fresh_db tests: SQLite's WAL and busy timeout, rowid, backup and rebuild files, statement "
-    "trace, a recount under the busy timeout; its other storage tests run on both backends through backend_db",
-    "test_postgres.py": "PostgreSQL's own tests; its CLI runner's app only runs commands on the databases they name",
+#: The markers that choose the backends of a test's ``app`` and ``fresh_db``, and the backends each gives.
+#: A test module whose tests build an app declares one of the first two for all of them, on its first lines
+#: (``pytestmark = pytest.mark.both_backends``, or ``pytest.mark.sqlite_only(reason=...)`` saying why one is
+#: enough); a test may choose otherwise with a marker of its own (the closest marker wins).
+BACKEND_MARKERS = {
+    "both_backends": ("sqlite", "postgresql"),
+    "sqlite_only": ("sqlite",),
+    "postgresql_only": ("postgresql",),
 }
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "sqlite_only: a test of SQLite's own files (WAL, pages, the rate-limit file), once, in a module "
-        "of BOTH_BACKEND_MODULES; test_postgres*.py test the PostgreSQL counterpart",
+        "both_backends: the test's (or, as pytestmark, the module's) app and fresh_db run on SQLite, then on "
+        "PostgreSQL",
+    )
+    config.addinivalue_line(
+        "markers",
+        "sqlite_only(reason): the app and fresh_db on SQLite only: on a module, with the reason (a browser test of "
+        "the page and its script, SQLite's own files); on a test of a both_backends module, a test of SQLite's own "
+        "files (WAL, pages, the rate-limit file), whose PostgreSQL counterpart is in test_postgres*.py",
     )
     config.addinivalue_line(
         "markers",
         "postgresql_only: a test of what only PostgreSQL has (round trips to its server), once, in a module "
-        "of BOTH_BACKEND_MODULES",
+        "that runs on both backends",
     )
 
 
+def module_backend_marker(module):
+    """The backend marker a test module declares in ``pytestmark`` (:data:`BACKEND_MARKERS`), or None;
+    a ``sqlite_only`` module without its reason is refused."""
+    marks = getattr(module, "pytestmark", [])
+    declared = [mark for mark in (marks if isinstance(marks, list) else [marks]) if mark.name in BACKEND_MARKERS]
+    if len(declared) != 1:
+        return None
+    (mark,) = declared
+    if mark.name == "sqlite_only" and not (mark.kwargs.get("reason") or mark.args):
+        raise ValueError(f"{module.__name__}: pytest.mark.sqlite_only on a module needs its reason=")
+    return mark
+
+
 def pytest_generate_tests(metafunc):
-    """Run the tests of :data:`BOTH_BACKEND_MODULES` that use an app once per backend (but ``sqlite_only`` and
-    ``postgresql_only`` ones);
-    a test that uses an app in a module of neither list is a collection error, so no module is left on SQLite
-    without a reason."""
+    """Run each test that uses an app (``app_backend``) on the backends its closest marker of
+    :data:`BACKEND_MARKERS` gives: its own, else its module's. A module whose tests build an app and that
+    declares neither ``both_backends`` nor ``sqlite_only`` (with its reason) is a collection error, so no
+    module is left on SQLite without a reason."""
     if "app_backend" not in metafunc.fixturenames:
         return
     module = Path(metafunc.module.__file__).name
-    if module not in BOTH_BACKEND_MODULES | SQLITE_ONLY_MODULES.keys():
+    if module_backend_marker(metafunc.module) is None:
         raise ValueError(
-            f"{module}::{metafunc.function.__name__} uses an app: add {module} to BOTH_BACKEND_MODULES "
-            "(or, if what it tests is SQLite's own, to SQLITE_ONLY_MODULES with the reason) in tests/conftest.py"
+            f"{module}::{metafunc.function.__name__} uses an app: declare its backends on the module's first "
+            "lines, `pytestmark = pytest.mark.both_backends`, or, if one backend is enough, "
+            '`pytestmark = pytest.mark.sqlite_only(reason="...")` with the reason'
         )
-    if module not in BOTH_BACKEND_MODULES or metafunc.definition.get_closest_marker("sqlite_only"):
-        return
-    only_postgresql = metafunc.definition.get_closest_marker("postgresql_only")
-    metafunc.parametrize("app_backend", ["postgresql"] if only_postgresql else ["sqlite", "postgresql"], indirect=True)
+    marker = next(mark for mark in metafunc.definition.iter_markers() if mark.name in BACKEND_MARKERS)
+    backends = BACKEND_MARKERS[marker.name]
+    if len(backends) > 1 or backends == ("postgresql",):
+        metafunc.parametrize("app_backend", list(backends), indirect=True)
 
 
 @pytest.fixture
 def app_backend(request) -> str:
-    """The backend of the test's ``app`` and ``fresh_db``: SQLite unless its module is in
-    :data:`BOTH_BACKEND_MODULES`."""
+    """The backend of the test's ``app`` and ``fresh_db``: SQLite unless its marker gives it another
+    (:func:`pytest_generate_tests`)."""
     return getattr(request, "param", "sqlite")
 
 
@@ -195,8 +185,8 @@ def db(app):
 
 @pytest.fixture
 def fresh_db(tmp_path, app_backend, request):
-    """A migrated database on its own, without an app (on PostgreSQL in the second run of a module of
-    :data:`BOTH_BACKEND_MODULES`)."""
+    """A migrated database on its own, without an app (on PostgreSQL in the second run of a test marked
+    ``both_backends``)."""
     from storage import connection, migrations
 
     target = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else tmp_path / "fresh.sqlite3"
@@ -221,7 +211,7 @@ def respondent(client) -> Respondent:
 
 @pytest.fixture
 def live_server(app):
-    """The app on a free loopback port, in a thread (:func:`tests.helpers.served`); yields its base URL."""
+    """The app on a free loopback port, in a thread (:func:`tests.helpers.servers.served`); yields its base URL."""
     with served(app) as url:
         yield url
 
@@ -238,11 +228,21 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
 
 
+#: Argon2 at its cheapest for the test researcher's account: each test that signs in would otherwise spend two
+#: real hashes (about 0.2 s each on a quiet core) creating the account and signing in. The real parameters, the
+#: rehash and the timing of a sign-in are tested in tests/test_accounts.py, which makes its own accounts.
+CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID)
+
+
 @pytest.fixture
-def admin_account(app):
+def admin_account(app, monkeypatch):
+    """The test researcher's account (:data:`ADMIN_NAME`), hashed and checked with :data:`CHEAP_HASHER` (an unknown
+    name too, against a dummy hash of the same cost) for the rest of the test."""
     from storage import accounts
     from web.db import open_database
 
+    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
+    monkeypatch.setattr(accounts, "_DUMMY_HASH", CHEAP_HASHER.hash("not a real password, only for timing"))
     db = open_database(app)
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()
@@ -261,8 +261,9 @@ def auth(client, app, admin_account) -> AdminSession:
 @pytest.fixture(scope="session")
 def postgres_server() -> str:
     """A PostgreSQL cluster initialised in a temporary folder and started on a Unix socket there
-    (:func:`bench.postgres_cluster.start`, no durability); yields the URL of its ``postgres`` database and
-    stops and deletes it at the end. A cluster that cannot start fails the run, it is never skipped."""
+    (:func:`devtools.postgres_cluster.start`, no durability), one per test session (so one per parallel
+    worker); yields the URL of its ``postgres`` database and stops and deletes it at the end. A cluster that
+    cannot start fails the run, it is never skipped."""
     try:
         cluster = postgres_cluster.start(postgres_cluster.SCRATCH_SETTINGS)
     except postgres_cluster.ClusterError as error:
@@ -276,7 +277,7 @@ def postgres_server() -> str:
 @pytest.fixture(scope="module")
 def durable_postgres() -> postgres_cluster.Cluster:
     """A cluster of the module's own that a test may kill with SIGKILL and restart
-    (:data:`bench.postgres_cluster.KILLABLE_SETTINGS`): every commit is written to the server's log before
+    (:data:`devtools.postgres_cluster.KILLABLE_SETTINGS`): every commit is written to the server's log before
     it is acknowledged, so a killed server loses nothing it acknowledged."""
     try:
         cluster = postgres_cluster.start(postgres_cluster.KILLABLE_SETTINGS)

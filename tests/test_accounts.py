@@ -7,6 +7,8 @@ from argon2 import extract_parameters
 
 from storage import accounts
 
+pytestmark = pytest.mark.both_backends
+
 PASSWORD = "a long enough password"
 
 

@@ -26,22 +26,13 @@ from analysis import (
 from storage import responses
 from surveys.files import load_catalog
 from surveys.wording import SEQUENCE_NOTE, margin_text, short_percent, table_percent
-from tests.helpers import (
-    ADMIN_NAME,
-    ADMIN_PASSWORD,
-    K_OPTION_AS_MATRIX,
-    K_OPTION_DESIGN_LINE,
-    QUIZ_YAML,
-    TWO_GROUP_YAML,
-    add_responses,
-    csrf_token_in,
-    dump,
-    many,
-    model_answers,
-    wire_form,
-)
+from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, csrf_token_in, wire_form
+from tests.helpers.records import add_responses, dump, many, model_answers
+from tests.helpers.sample_surveys import K_OPTION_AS_MATRIX, K_OPTION_DESIGN_LINE, QUIZ_YAML, TWO_GROUP_YAML
 from web.db import open_database
 from web.options import MAX_CONFIDENCE_LEVEL
+
+pytestmark = pytest.mark.both_backends
 
 PAGES = [
     "/admin/",
@@ -351,7 +342,7 @@ def test_the_survey_epsilon_is_the_tighter_bound_and_says_which(app, auth):
 
 
 def test_answers_under_an_older_design_raise_the_epsilon_shown(app, auth, surveys_dir):
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     path = surveys_dir / "quiz.yaml"
     old = QUIZ_YAML.replace(
@@ -373,7 +364,7 @@ def test_answers_under_an_older_design_raise_the_epsilon_shown(app, auth, survey
 
 
 def test_a_select_one_with_a_six_decimal_t_loads_and_every_page_and_export_works(app, auth, surveys_dir):
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("design: {t: 1/2}", "design: {t: 0.654321}"))
     add_responses(app, many(30, 20))
@@ -758,7 +749,7 @@ def test_answers_sent_from_the_preview_are_randomized_shown_and_never_stored(cli
 
 
 def test_the_dashboard_shows_how_far_each_target_is(app, auth, surveys_dir):
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(
         QUIZ_YAML + "targets:\n  - {question: cheated, margin: 0.05}\n  - {question: lied, margin: 0.1}\n"

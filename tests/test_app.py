@@ -8,9 +8,12 @@ import re
 import pytest
 
 from app import create_app
-from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML, stored_bytes
+from tests.helpers.records import stored_bytes
+from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
 from web.logs import RedactClientAddress
+
+pytestmark = pytest.mark.both_backends
 
 
 def test_config_comes_from_flask_prefixed_environment(monkeypatch, tmp_path, app_backend, request):
@@ -112,7 +115,8 @@ def test_request_log_loses_address_and_time():
 
 
 def test_invitation_only_survey_takes_each_code_once(app, surveys_dir, runner):
-    from tests.helpers import QUIZ_YAML, Respondent
+    from tests.helpers.drivers import Respondent
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", "version: 1\ninvitation_only: true\n"))
     code = runner.invoke(args=["codes", "create", "quiz", "1"]).output.strip()
@@ -132,7 +136,7 @@ def test_invitation_only_survey_takes_each_code_once(app, surveys_dir, runner):
 
 def test_submissions_are_rate_limited_per_address(app, respondent, db):
     app.config["RATELIMIT_SUBMISSIONS"] = "3/600"
-    from tests.helpers import Respondent
+    from tests.helpers.drivers import Respondent
 
     statuses = [
         Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "once", "year": "first"}).status_code
@@ -144,7 +148,7 @@ def test_submissions_are_rate_limited_per_address(app, respondent, db):
 
 def test_rate_limit_can_be_switched_off(app):
     app.config.update(RATELIMIT_SUBMISSIONS="1/600", RATELIMIT_ENABLED=False)
-    from tests.helpers import Respondent
+    from tests.helpers.drivers import Respondent
 
     for _ in range(3):
         assert (
@@ -233,7 +237,7 @@ def proxied_app(make_app, hops, **settings):
 @pytest.mark.parametrize(("hops", "link"), [(0, "http://localhost/s/quiz"), (1, "https://survey.example.org/s/quiz")])
 def test_proxy_fix_takes_scheme_and_host_from_x_forwarded_only_when_set(make_app, hops, link):
     from storage import accounts
-    from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession
+    from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession
 
     app = proxied_app(make_app, hops)
     db = open_database(app)
@@ -259,7 +263,7 @@ def test_trusted_hosts_check_the_forwarded_host_only_behind_a_trusted_proxy(make
 def test_behind_a_trusted_proxy_the_rate_limit_keys_on_the_client_and_stores_no_address(
     make_app, hops, second_status, caplog
 ):
-    from tests.helpers import Respondent
+    from tests.helpers.drivers import Respondent
 
     app = proxied_app(make_app, hops, RATELIMIT_SUBMISSIONS="1/600")
     answers = {"cheated": "yes", "ai_use": "once", "year": "first"}

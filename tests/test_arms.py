@@ -9,7 +9,7 @@ import pytest
 from analysis.design import DesignError
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys import arms
-from tests.helpers import clopper_pearson_lower, clopper_pearson_upper
+from tests.helpers.audit import clopper_pearson_lower, clopper_pearson_upper
 
 SLD = StochasticLieDetectorDesign(Fraction(1, 3), Fraction(2, 3))
 CDM = CheaterDetectionDesign(Fraction(1, 4), Fraction(3, 5))

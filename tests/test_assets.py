@@ -8,6 +8,8 @@ import pytest
 import rcssmin
 import rjsmin
 
+pytestmark = pytest.mark.both_backends
+
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
 

@@ -20,8 +20,10 @@ from surveys import breakdowns, results
 from surveys.design_contract import question_design_key
 from surveys.schema import parse_survey
 from surveys.submission import noisy_response
-from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
+from tests.helpers.sample_surveys import DEPT_SURVEY_YAML as SURVEY_YAML
+from tests.helpers.sample_surveys import TWO_GROUP_YAML, make_survey, two_group_tallies
+
+pytestmark = pytest.mark.both_backends
 
 
 @pytest.fixture

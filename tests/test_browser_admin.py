@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from analysis import estimate_proportion
-from tests.helpers import add_responses, many, sign_in
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, sign_in
+from tests.helpers.records import add_responses, many
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
@@ -141,7 +142,7 @@ def test_admin_fits_a_model_sees_its_table_and_chart_and_downloads_it(
 ):
     from surveys.files import load_catalog
     from surveys.models import ModelChoice
-    from tests.helpers import model_answers
+    from tests.helpers.records import model_answers
     from web import gather
     from web.charts import figures
     from web.db import open_database

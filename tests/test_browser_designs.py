@@ -16,9 +16,10 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from tests.helpers import TWO_GROUP_YAML
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
+from tests.helpers.sample_surveys import TWO_GROUP_YAML
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
@@ -97,7 +98,7 @@ DESIGNS_NOISY = {
 }
 NOT_RANDOMIZED = {"crosswise", "triangular"}
 
-#: The two-group survey of tests/helpers.py (stochastic lie detector, cheater detection, a plain question,
+#: The two-group survey of tests/helpers/ (stochastic lie detector, cheater detection, a plain question,
 #: direct share 1/5, group 1 share 1/2). The word 12: the arm's draws are 12 mod 10 = 2 (not below 2 of 10:
 #: not direct; below 5 of 10: group 1); then 12 mod 3 = 0 (lie detector, group 1: a true no is stored yes
 #: below theta0 = 2/3) and 12 mod 4 = 0 (cheater detection, group 1: below theta0 = 1/4). The word 0 puts

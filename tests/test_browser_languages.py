@@ -13,17 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (
-    ENGLISH_INTERFACE_WORDS,
-    PAGED_TWO_LANGUAGES_YAML,
-    check_requests,
-    fill_in,
-    make_survey,
-    press,
-    stored_answers,
-)
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, check_requests, fill_in, press
+from tests.helpers.drivers import ENGLISH_INTERFACE_WORDS
+from tests.helpers.records import stored_answers
+from tests.helpers.sample_surveys import PAGED_TWO_LANGUAGES_YAML, make_survey
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SURVEY = make_survey(PAGED_TWO_LANGUAGES_YAML)

@@ -13,19 +13,12 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from tests import helpers
-from tests.helpers import (
-    MANAGERS_YAML,
-    PAGED_ARMS_YAML,
-    PAGED_YAML,
-    fill_in,
-    make_survey,
-    press,
-    stored_answers,
-    stored_arms,
-)
+from tests.helpers import browser_steps, records
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, fill_in, press
+from tests.helpers.records import stored_answers, stored_arms
+from tests.helpers.sample_surveys import MANAGERS_YAML, PAGED_ARMS_YAML, PAGED_YAML, make_survey
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SURVEY = make_survey(PAGED_YAML)
@@ -47,7 +40,7 @@ def paged(surveys_dir):
 
 
 def check_requests(app, posts: list[str], device: bool) -> None:
-    helpers.check_requests(app, SURVEY, posts, device, TRUE, NOISY)
+    browser_steps.check_requests(app, SURVEY, posts, device, TRUE, NOISY)
 
 
 def answer_three_pages(page, url: str, shot: str) -> None:
@@ -130,7 +123,7 @@ def check_preview(app, context, posts: list[tuple[str, str]], before: dict) -> N
     """Every post went to the preview (never the real form's address), nothing was stored or counted, and the
     browser holds no cookie that marks the survey answered."""
     assert posts and {url.split("?")[0] for url, _ in posts} == {PREVIEW}
-    assert helpers.dump(app) == before and stored_answers(app) == []
+    assert records.dump(app) == before and stored_answers(app) == []
     assert not [cookie["name"] for cookie in context.cookies() if cookie["name"].startswith("rr_done")]
 
 
@@ -147,8 +140,8 @@ def test_with_javascript_the_preview_goes_page_by_page_under_the_banner_and_stor
     context = browser.new_context()
     context.add_init_script(FORCED_COINS)
     page = context.new_page()
-    helpers.sign_in(page, live_server)
-    before = helpers.dump(app)
+    browser_steps.sign_in(page, live_server)
+    before = records.dump(app)
     posts = preview_posts(page)
     answer_three_pages(page, f"{live_server}{PREVIEW}", "preview-js")
     assert page.locator(".preview-banner").is_visible()
@@ -170,8 +163,8 @@ def test_without_javascript_the_preview_goes_page_by_page_under_the_banner_and_s
     )
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    helpers.sign_in(page, live_server)
-    before = helpers.dump(app)
+    browser_steps.sign_in(page, live_server)
+    before = records.dump(app)
     posts = preview_posts(page)
     answer_three_pages(page, f"{live_server}{PREVIEW}", "preview-nojs")
     assert page.locator(".preview-banner").is_visible()
@@ -236,7 +229,7 @@ def test_with_javascript_the_devices_arm_is_drawn_once_and_carried_to_every_page
     )
     answer_armed_pages(page, "js")
     assert posted_arms(posts) == ["1"] * 4
-    helpers.check_requests(app, ARMED, posts, True, ARMED_TRUE, ARMED_NOISY)
+    browser_steps.check_requests(app, ARMED, posts, True, ARMED_TRUE, ARMED_NOISY)
     (row,) = stored_answers(app)
     assert {name: row[name] for name in ARMED_TRUE} == ARMED_NOISY and row["year"] == "first"
     assert stored_arms(app) == ["1"]
@@ -263,7 +256,7 @@ def test_without_javascript_the_servers_arm_randomizes_every_page_and_is_stored(
     answer_armed_pages(page, "nojs")
     context.close()
     assert posted_arms(posts) == ["1"] * 4 and set(arms) == {"1"}
-    helpers.check_requests(app, ARMED, posts, False, ARMED_TRUE, ARMED_NOISY)
+    browser_steps.check_requests(app, ARMED, posts, False, ARMED_TRUE, ARMED_NOISY)
     (row,) = stored_answers(app)
     assert {name: row[name] for name in ARMED_TRUE} == ARMED_NOISY and stored_arms(app) == ["1"]
 

@@ -28,17 +28,12 @@ from analysis.design import (
 from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.arms import group_yes_probabilities
-from tests.helpers import (
-    N_DRAWS,
-    audit,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
-    served,
-    stored_bytes,
-    yes_no_expected,
-)
+from tests.helpers.audit import N_DRAWS, audit, clopper_pearson_lower, clopper_pearson_upper, yes_no_expected
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
+from tests.helpers.records import stored_bytes
+from tests.helpers.servers import served
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
 #: Makes crypto.getRandomValues fill every word with 2^32 - 5. With the page's
 #: own rejection sampling that gives: randomBelow(2) = 1 (coin heads, and the
@@ -147,6 +142,7 @@ def test_device_path_sends_only_randomized_answers(page, live_server, app):
     assert row["answers"] == posted_answers(request, app)
 
 
+@pytest.mark.both_backends  # the end-to-end privacy check, with each backend's stored bytes
 def test_true_answers_are_not_in_the_request_db_or_log(page, live_server, app, caplog):
     caplog.set_level(logging.INFO)
     page.add_init_script(FORCED_COINS)
@@ -449,7 +445,8 @@ def test_a_survey_closes_itself_in_the_browser_once_its_target_is_met(browser, l
     half-width at 2,000 and at 2,003 answers (two coins, 95%): the second answer sent from a browser
     meets it, the survey closes itself, and the next respondent's browser shows the closed page."""
     from analysis import confidence_sequence
-    from tests.helpers import QUIZ_YAML, add_responses, many
+    from tests.helpers.records import add_responses, many
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     def half_width(yes: int, n: int) -> float:
         sequence = confidence_sequence(yes, n)

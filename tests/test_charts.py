@@ -192,7 +192,7 @@ def test_sparkline_leaves_gaps_for_days_without_responses():
 def test_the_time_chart_draws_the_sequence_band_and_the_running_estimate_and_says_it_in_words():
     from surveys.design_contract import question_design_key
     from surveys.timeline import question_timeline
-    from tests.helpers import make_survey
+    from tests.helpers.sample_surveys import make_survey
     from web.charts import timeline_svg
 
     survey = make_survey()

@@ -7,8 +7,10 @@ import time
 import pytest
 
 from storage import connection, queries, responses
-from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML
+from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
+
+pytestmark = pytest.mark.both_backends
 
 
 def test_surveys_check_passes_on_good_files(runner):
@@ -100,7 +102,7 @@ def test_close_and_open_by_cli(runner, app, db):
 
 
 def _seed(app, n=10):
-    from tests.helpers import add_responses, many
+    from tests.helpers.records import add_responses, many
 
     add_responses(app, many(n // 2, n - n // 2))
 
@@ -164,7 +166,7 @@ def test_files_the_app_creates_are_private(tmp_path, surveys_dir, umask_022, mon
     import os
 
     import app as app_module
-    from tests.helpers import Respondent
+    from tests.helpers.drivers import Respondent
 
     monkeypatch.setattr(app_module, "ROOT", tmp_path)  # the instance folder (secret_key) under tmp_path
     data = tmp_path / "data"
@@ -230,7 +232,7 @@ def test_make_run_prints_the_links_before_serving():
 def test_export_model_writes_the_fit_the_page_shows(app, runner):
     import json as json_module
 
-    from tests.helpers import add_responses, model_answers
+    from tests.helpers.records import add_responses, model_answers
 
     add_responses(app, model_answers())
     result = runner.invoke(
@@ -246,7 +248,7 @@ def test_export_model_writes_the_fit_the_page_shows(app, runner):
 
 def test_surveys_recount_patterns_makes_the_kept_counts_equal_a_recount(app, runner):
     from storage import queries
-    from tests.helpers import add_responses, model_answers
+    from tests.helpers.records import add_responses, model_answers
 
     add_responses(app, model_answers(90))
     db = open_database(app)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from web.db import get_db
+
+pytestmark = pytest.mark.sqlite_only(
+    reason="web/db.py's kept SQLite connection per worker thread (PostgreSQL takes one from a pool)"
+)
 
 
 def test_requests_on_one_thread_share_one_connection(app):

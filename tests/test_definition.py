@@ -13,7 +13,7 @@ import pytest
 
 from analysis.design import TWO_COIN, ForcedResponseDesign, MultipleChoiceDesign
 from surveys.definition import YES_NO_CHOICES, Choice, Question, Survey
-from tests import helpers
+from tests.helpers import sample_surveys
 
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
 YEARS = tuple(Choice(name, name.title()) for name in ("first", "second", "third", "fourth"))
@@ -151,7 +151,7 @@ def test_design_fingerprint_changes_with_design_or_choices(changed):
 
 
 def test_skipped_follows_conditions_in_order_and_a_skipped_question_counts_as_unanswered():
-    survey = helpers.make_survey(helpers.SKIP_YAML)
+    survey = sample_surveys.make_survey(sample_surveys.SKIP_YAML)
     assert survey.skipped({"year": "first", "residence": "campus"}) == frozenset()
     assert survey.skipped({"year": "second", "residence": "campus"}) == {"first_exam", "residence", "campus_help"}
     assert survey.skipped({"year": "first"}) == {"campus_help"}
@@ -160,11 +160,11 @@ def test_skipped_follows_conditions_in_order_and_a_skipped_question_counts_as_un
 def test_a_surveys_kept_hash_matches_an_equal_surveys_also_in_another_process():
     """The hash is worked out once and kept (it keys the web layer's caches); a copy pickled into another
     process, where strings hash differently, works it out again rather than bring the old one."""
-    survey = helpers.make_survey()
-    assert hash(survey) == hash(helpers.make_survey()) == hash(replace(survey))
-    assert hash(survey.questions[0]) == hash(helpers.make_survey().questions[0])
+    survey = sample_surveys.make_survey()
+    assert hash(survey) == hash(sample_surveys.make_survey()) == hash(replace(survey))
+    assert hash(survey.questions[0]) == hash(sample_surveys.make_survey().questions[0])
     code = (
-        "import pickle, sys; from tests.helpers import make_survey;"
+        "import pickle, sys; from tests.helpers.sample_surveys import make_survey;"
         "copy = pickle.loads(sys.stdin.buffer.read()); fresh = make_survey();"
         "print(copy == fresh, hash(copy) == hash(fresh), len({copy: 1, fresh: 2}))"
     )

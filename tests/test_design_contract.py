@@ -21,7 +21,9 @@ from surveys.design_contract import (
     question_design_key,
     record_design_keys,
 )
-from tests.helpers import QUIZ_YAML, make_survey
+from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
+
+pytestmark = pytest.mark.both_backends
 
 
 def test_canonical_json_sorts_keys_and_has_no_spaces():

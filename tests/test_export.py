@@ -21,7 +21,7 @@ from surveys.design_contract import design_record, question_design_key
 from surveys.files import load_catalog
 from surveys.schema import SurveyFileError, parse_survey
 from surveys.submission import noisy_response
-from tests.helpers import (
+from tests.helpers.sample_surveys import (
     DEPT_SURVEY_YAML,
     K_OPTION_AS_MATRIX,
     K_OPTION_DESIGN_LINE,
@@ -29,9 +29,11 @@ from tests.helpers import (
     TWO_GROUP_YAML,
     two_group_tallies,
 )
-from tests.helpers import make_survey as make_any_survey
+from tests.helpers.sample_surveys import make_survey as make_any_survey
 from web import gather
 from web.db import open_database
+
+pytestmark = pytest.mark.both_backends
 
 #: The shared survey with an asymmetric design and unlabelled choices.
 SURVEY_YAML = DEPT_SURVEY_YAML.replace("{t: 2/3, a: 1/6, b: 1/6}", "{t: 7/10, a: 1/5, b: 1/10}").replace(

@@ -12,7 +12,7 @@ import yaml
 from surveys import files, limits
 from surveys.files import load_catalog, load_survey_file
 from surveys.schema import SurveyFileError
-from tests.helpers import ALIAS_BOMB_YAML, DEEP_YAML
+from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 
 SURVEY_FILES = Path(__file__).resolve().parent.parent / "survey_files"
 

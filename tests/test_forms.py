@@ -8,8 +8,10 @@ import random
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from tests.helpers import QUIZ_YAML, SKIP_YAML, make_survey
+from tests.helpers.sample_surveys import QUIZ_YAML, SKIP_YAML, make_survey
 from web.forms import SubmissionError, plainly_valid, read_with_wtforms, wire_value, wire_values
+
+pytestmark = pytest.mark.both_backends
 
 KEYS = [None, "", "k" * 15, "k" * 16, "good_key-0123456789AB", "bad key 0123456789", "k" * 64, "k" * 65]
 CODES = [None, "", "   ", "abcd", "abc", "code-42_X", "no spaces allowed", "é" * 5]

@@ -7,10 +7,13 @@ import itertools
 import pytest
 from flask import render_template, template_rendered
 
-from tests.helpers import PAGED_TWO_LANGUAGES_YAML, Respondent, survey_in
+from tests.helpers.drivers import Respondent
+from tests.helpers.sample_surveys import PAGED_TWO_LANGUAGES_YAML, survey_in
 from web import thanks
 from web.frames import Frame, render_frame
 from web.language import in_respondent_language
+
+pytestmark = pytest.mark.both_backends
 
 
 def every_answer_set(survey):

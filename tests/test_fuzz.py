@@ -34,19 +34,13 @@ from storage import accounts, responses
 from surveys.files import load_catalog
 from surveys.form_fields import CONTROL_FIELDS
 from surveys.submission import noisy_response
-from tests.helpers import (
-    ADMIN_NAME,
-    ADMIN_PASSWORD,
-    QUIZ_YAML,
-    AdminSession,
-    Respondent,
-    csrf_token_in,
-    dump_database,
-    make_survey,
-    message_of,
-)
+from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession, Respondent, csrf_token_in, message_of
+from tests.helpers.records import dump_database
+from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
 from web.db import open_database
 from web.forms import INVITATION_CODE, SUBMISSION_KEY, wire_value
+
+pytestmark = pytest.mark.both_backends
 
 FUZZ = settings(
     max_examples=int(os.environ.get("RR_FUZZ_EXAMPLES", "120")),
@@ -108,7 +102,7 @@ def app(make_app, monkeypatch):
 
 @pytest.fixture
 def snapshot(app):
-    """``snapshot()``: every row of the app's database (:func:`tests.helpers.dump_database`), read through one
+    """``snapshot()``: every row of the app's database (:func:`tests.helpers.records.dump_database`), read through one
     connection kept for the test: the examples dump before and after every request."""
     db = open_database(app)
     yield lambda: dump_database(db)

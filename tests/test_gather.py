@@ -19,10 +19,12 @@ import pytest
 
 from storage import connection, queries, responses
 from surveys.submission import noisy_response
-from tests.helpers import QUIZ_YAML, survey_in
+from tests.helpers.sample_surveys import QUIZ_YAML, survey_in
 from web import gather
 from web.db import open_database
 from web.options import ResultsOptions
+
+pytestmark = pytest.mark.both_backends
 
 #: Every admin page and export that reads stored data, with the one gather function it calls.
 VIEWS = [

@@ -21,11 +21,14 @@ from surveys.files import load_catalog
 from surveys.schema import SurveyFileError
 from surveys.submission import noisy_response
 from surveys.wording import table_percent as pct
-from tests.helpers import QUIZ_YAML, Respondent, csrf_token_in, make_survey
+from tests.helpers.drivers import Respondent, csrf_token_in
+from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
 from web import gather
 from web.db import open_database
 from web.limits import Arrival, BurstRules
 from web.options import ResultsOptions, model_choice
+
+pytestmark = pytest.mark.both_backends
 
 LIMIT_KEY = "max_responses_per_address_per_hour"
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}

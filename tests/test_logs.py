@@ -19,7 +19,9 @@ import pytest
 import requests
 
 from serving import RedactingFormatter, redact
-from tests.helpers import Client, Server
+from tests.helpers.servers import Client, Server
+
+pytestmark = pytest.mark.both_backends
 
 SECRET = "SECRETCODE"
 FORBIDDEN = {

@@ -207,7 +207,8 @@ def test_migration_backfills_group_tallies_of_older_databases(backend_db):
 
 def test_m008_backfills_the_pattern_tallies_kept_at_submission(backend_db):
     """Drop the kept pattern counts and migrate again: the backfill, with its own SQL, counts the same."""
-    from tests.helpers import model_survey, store_model_answers
+    from tests.helpers.records import store_model_answers
+    from tests.helpers.sample_surveys import model_survey
 
     store_model_answers(backend_db, model_survey(), 200)
     kept = backend_db.execute("SELECT * FROM pattern_tallies ORDER BY 1, 2, 3, 4, 5").fetchall()

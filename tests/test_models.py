@@ -13,7 +13,7 @@ from analysis.design import CrosswiseDesign
 from analysis.regression import fit_logistic
 from surveys.design_contract import canonical_json, question_design_key
 from surveys.models import ModelChoice, answer_pattern, cells_of, check_choice, collapse_patterns, fit_model
-from tests.helpers import make_survey, model_survey
+from tests.helpers.sample_surveys import make_survey, model_survey
 
 #: Stored (yes, no) per department for "cheated", all within what its design allows.
 DEPT_COUNTS = {"arts": (60, 140), "science": (110, 90), "law": (80, 120)}

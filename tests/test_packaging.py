@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_every_package_folder_is_in_the_project_table():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     listed = set(project["tool"]["setuptools"]["packages"]["find"]["include"])
-    folders = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench"}
+    folders = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench", "devtools"}
     assert folders <= listed, folders - listed
     assert {f"{name}.py" for name in project["tool"]["setuptools"]["py-modules"]} == {
         path.name for path in ROOT.glob("*.py") if path.name != "gunicorn.conf.py"

@@ -7,10 +7,13 @@ import re
 
 import pytest
 
-from tests import helpers
-from tests.helpers import MANAGERS_YAML, PAGED_ARMS_YAML, PAGED_YAML, controls_of, make_survey
+from tests.helpers import drivers, records
+from tests.helpers.drivers import controls_of
+from tests.helpers.sample_surveys import MANAGERS_YAML, PAGED_ARMS_YAML, PAGED_YAML, make_survey
 from web import pages
 from web.forms import wire_value
+
+pytestmark = pytest.mark.both_backends
 
 SURVEY = make_survey(PAGED_YAML)
 
@@ -21,7 +24,7 @@ def paged(surveys_dir):
 
 
 def post_page(client, html: str, answers: dict, go: str = "next", device: bool = False):
-    return helpers.post_page(client, SURVEY, html, answers, go, device)
+    return drivers.post_page(client, SURVEY, html, answers, go, device)
 
 
 def carried_answers(app, html: str) -> dict:
@@ -239,13 +242,13 @@ def test_without_javascript_the_arm_drawn_on_the_first_page_randomizes_and_is_st
     page1 = client.get("/s/armed").get_data(as_text=True)
     assert 'value="2"' in arm_field(page1) and "data-carried" not in arm_field(page1)
     monkeypatch.setattr("web.answering.draw_arm", lambda group_share, direct_share: "1")  # a second draw would show
-    page2 = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
+    page2 = drivers.post_page(client, ARMED, page1, {"evaded": "no"})
     assert page2.status_code == 200
     html2 = page2.get_data(as_text=True)
     assert 'value="2"' in arm_field(html2) and 'data-carried="1"' in arm_field(html2)  # the device takes it
     with app.test_request_context():
         assert pages.unseal(ARMED, controls_of(html2)["carried"]).arm == "2"
-    thanks = helpers.post_page(client, ARMED, html2, {"year": "first", "cheated": "no"})
+    thanks = drivers.post_page(client, ARMED, html2, {"year": "first", "cheated": "no"})
     assert thanks.status_code == 200 and "What was stored" in thanks.get_data(as_text=True)
     assert armed == ["2", "2"]  # each page randomized in group 2
     with app.app_context():
@@ -257,11 +260,11 @@ def test_without_javascript_the_arm_drawn_on_the_first_page_randomizes_and_is_st
 
 def test_on_the_device_path_the_first_pages_arm_is_carried_and_stored(client, app, armed):
     page1 = client.get("/s/armed").get_data(as_text=True).replace('name="arm" value="2"', 'name="arm" value="d"')
-    page2 = helpers.post_page(client, ARMED, page1, {"evaded": "yes"}, device=True)  # the device drew "direct"
+    page2 = drivers.post_page(client, ARMED, page1, {"evaded": "yes"}, device=True)  # the device drew "direct"
     html2 = page2.get_data(as_text=True)
     assert page2.status_code == 200 and 'value="d"' in arm_field(html2)
     assert 'id="direct-arm-note" role="status"       >' in html2  # the direct arm's note shown, no JavaScript needed
-    helpers.post_page(client, ARMED, html2, {"year": "second", "cheated": "yes"}, device=True)
+    drivers.post_page(client, ARMED, html2, {"year": "second", "cheated": "yes"}, device=True)
     with app.app_context():
         from web.db import get_db
 
@@ -271,8 +274,8 @@ def test_on_the_device_path_the_first_pages_arm_is_carried_and_stored(client, ap
 
 def test_a_later_page_posted_with_another_arm_is_refused_and_nothing_is_stored(client, app, armed):
     page1 = client.get("/s/armed").get_data(as_text=True)
-    html2 = helpers.post_page(client, ARMED, page1, {"evaded": "no"}).get_data(as_text=True)
-    other = helpers.post_page(client, ARMED, html2.replace('name="arm" value="2"', 'name="arm" value="1"'), {})
+    html2 = drivers.post_page(client, ARMED, page1, {"evaded": "no"}).get_data(as_text=True)
+    other = drivers.post_page(client, ARMED, html2.replace('name="arm" value="2"', 'name="arm" value="1"'), {})
     assert other.status_code == 400
     assert "group changed between pages" in other.get_data(as_text=True)
     with app.app_context():
@@ -283,7 +286,7 @@ def test_a_later_page_posted_with_another_arm_is_refused_and_nothing_is_stored(c
 
 def test_a_first_page_posted_with_an_arm_the_survey_does_not_have_is_refused(client, armed):
     page1 = client.get("/s/armed").get_data(as_text=True).replace('name="arm" value="2"', 'name="arm" value="n"')
-    refused = helpers.post_page(client, ARMED, page1, {"evaded": "no"})
+    refused = drivers.post_page(client, ARMED, page1, {"evaded": "no"})
     assert refused.status_code == 400 and "group is not one this survey has" in refused.get_data(as_text=True)
 
 
@@ -314,7 +317,7 @@ def previewing(paged, auth, monkeypatch):
 
 
 def post_preview(client, html: str, answers: dict, go: str = "next", device: bool = False):
-    return helpers.post_page(client, SURVEY, html, answers, go, device, path=PREVIEW)
+    return drivers.post_page(client, SURVEY, html, answers, go, device, path=PREVIEW)
 
 
 def is_preview_page(html: str, number: int) -> bool:
@@ -337,7 +340,7 @@ def test_the_preview_of_a_paged_survey_shows_its_first_page_only_as_the_real_for
 def test_a_paged_preview_goes_page_by_page_with_back_randomizing_each_page_and_stores_nothing(
     previewing, client, app, flipping
 ):
-    before = helpers.dump(app)
+    before = records.dump(app)
     page1 = client.get(PREVIEW).get_data(as_text=True)
     response = post_preview(client, page1, {"cheated": "yes", "lied": "no"})
     page2 = response.get_data(as_text=True)
@@ -357,31 +360,31 @@ def test_a_paged_preview_goes_page_by_page_with_back_randomizing_each_page_and_s
     stored_list = re.search(r'<dl class="stored">.*?</dl>', thanks, re.S).group(0)
     assert re.findall(r"<dd>(\w+)", stored_list) == ["No", "Yes", "once", "first", "No", "On", "Yes"]
     assert "rr_done" not in final.headers.get("Set-Cookie", "")
-    assert helpers.dump(app) == before
+    assert records.dump(app) == before
 
 
 def test_a_paged_preview_follows_skip_logic_past_a_page_with_nothing_to_ask(previewing, client, app, flipping):
-    before = helpers.dump(app)
+    before = records.dump(app)
     page1 = client.get(PREVIEW).get_data(as_text=True)
     page2 = post_preview(client, page1, {"cheated": "no", "lied": "no"}).get_data(as_text=True)
     final = post_preview(client, page2, {"ai_use": "never", "year": "third"})  # page 3 asks first-years only
     thanks = final.get_data(as_text=True)
     assert final.status_code == 200 and "What was stored" in thanks and 'class="preview-banner"' in thanks
-    assert helpers.dump(app) == before
+    assert records.dump(app) == before
 
 
 def test_a_paged_preview_on_the_device_path_carries_the_noisy_answers_as_sent(previewing, client, app):
-    before = helpers.dump(app)
+    before = records.dump(app)
     page1 = client.get(PREVIEW).get_data(as_text=True)
     page2 = post_preview(client, page1, {"cheated": "no", "lied": "yes"}, device=True).get_data(as_text=True)
     assert is_preview_page(page2, 2) and carried_answers(app, page2)["lied"] == "yes"
     final = post_preview(client, page2, {"ai_use": "often", "year": "second"}, device=True)
     assert final.status_code == 200 and "What was stored" in final.get_data(as_text=True)
-    assert helpers.dump(app) == before
+    assert records.dump(app) == before
 
 
 def test_a_refused_preview_page_stays_in_the_preview_with_its_error(previewing, client, app, flipping):
-    before = helpers.dump(app)
+    before = records.dump(app)
     page1 = client.get(PREVIEW).get_data(as_text=True)
     missing = post_preview(client, page1, {"lied": "no"})
     html = missing.get_data(as_text=True)
@@ -391,7 +394,7 @@ def test_a_refused_preview_page_stays_in_the_preview_with_its_error(previewing, 
     altered = post_preview(client, page1.replace(token, token[:-2] + "xx"), {"cheated": "yes", "lied": "no"})
     html = altered.get_data(as_text=True)
     assert altered.status_code == 400 and is_preview_page(html, 1) and "reload the survey" in html
-    assert helpers.dump(app) == before
+    assert records.dump(app) == before
 
 
 #: A radio of ``name`` as the form renders it: its value, and whether it is checked and required (a withheld blank
@@ -412,7 +415,7 @@ def test_a_required_question_that_an_earlier_page_asks_is_not_pre_answered_and_p
     (surveys_dir / "managers.yaml").write_text(MANAGERS_YAML)
     survey = make_survey(MANAGERS_YAML)
     first = client.get("/s/managers").get_data(as_text=True)
-    manager = helpers.post_page(client, survey, first, {"role": "manager"}).get_data(as_text=True)
+    manager = drivers.post_page(client, survey, first, {"role": "manager"}).get_data(as_text=True)
     for name in ("pressured", "team"):
         radios = re.findall(RADIO.format(name=name), manager)
         blank = wire_value(survey.question(name), None)
@@ -424,11 +427,11 @@ def test_a_required_question_that_an_earlier_page_asks_is_not_pre_answered_and_p
         ]
     assert manager.count('<div class="option no-answer" hidden>') == 2
     answered = {"overtime": "no", "pressured": "yes", "team": "small"}
-    body = helpers.post_page(client, survey, manager, answered)
+    body = drivers.post_page(client, survey, manager, answered)
     assert body.status_code == 200 and "What was stored" in body.get_data(as_text=True)
     assert set(stored(db)[0]) == {"role", "overtime", "pressured", "team"}
     other = app.test_client()  # another respondent: this browser has answered
-    staff = helpers.post_page(other, survey, other.get("/s/managers").get_data(as_text=True), {"role": "staff"})
+    staff = drivers.post_page(other, survey, other.get("/s/managers").get_data(as_text=True), {"role": "staff"})
     staff_html = staff.get_data(as_text=True)
     for name in ("pressured", "team"):  # skipped: sent whole but hidden, the blank checked (tests/test_sizes.py)
         blank = wire_value(survey.question(name), None)
@@ -443,7 +446,7 @@ def test_a_required_question_asked_by_an_earlier_page_and_left_blank_by_hand_is_
     (surveys_dir / "managers.yaml").write_text(MANAGERS_YAML)
     survey = make_survey(MANAGERS_YAML)
     first = client.get("/s/managers").get_data(as_text=True)
-    manager = helpers.post_page(client, survey, first, {"role": "manager"}).get_data(as_text=True)
+    manager = drivers.post_page(client, survey, first, {"role": "manager"}).get_data(as_text=True)
     answers = {"overtime": "no", "pressured": None, "team": "small"}
     fields = {**controls_of(manager), "go": "next"}
     fields |= {name: wire_value(survey.question(name), choice) for name, choice in answers.items()}

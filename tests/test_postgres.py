@@ -7,9 +7,13 @@ import threading
 import psycopg
 import pytest
 
-from bench import postgres_cluster
+from devtools import postgres_cluster
 from storage import accounts, connection, migrations, postgres, queries, responses, transfer
 from surveys import submission
+
+pytestmark = pytest.mark.sqlite_only(
+    reason="PostgreSQL's own tests; its CLI runner's app only runs commands on the databases they name"
+)
 
 
 def test_each_test_gets_an_empty_database_of_its_own(postgres_url):
@@ -153,7 +157,8 @@ def all_rows(db) -> dict[str, list[tuple]]:
 @pytest.fixture
 def filled_sqlite(tmp_path):
     """A SQLite database with answers of several days, codes, an admin, a session, a burst, a closed survey."""
-    from tests.helpers import model_survey, store_model_answers
+    from tests.helpers.records import store_model_answers
+    from tests.helpers.sample_surveys import model_survey
 
     db = connection.connect(tmp_path / "source.sqlite3")
     migrations.migrate(db)
@@ -201,7 +206,7 @@ def test_a_copy_whose_tallies_differ_is_rolled_back_whole(filled_sqlite, pg_db, 
 
 def test_the_responses_csv_reads_older_rows_through_a_server_side_cursor(pg_db):
     from surveys.submission import noisy_response
-    from tests.helpers import make_survey
+    from tests.helpers.sample_surveys import make_survey
     from web import gather
 
     survey = make_survey()

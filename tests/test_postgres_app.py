@@ -1,4 +1,4 @@
-"""The app on each backend in turn (``BOTH_BACKEND_MODULES`` in tests/conftest.py): answering,
+"""The app on each backend in turn (``pytest.mark.both_backends``): answering,
 results, the responses CSV and ``init-db`` behave the same on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ import pytest
 
 from storage import connection, postgres, queries, responses
 from surveys.submission import noisy_response
-from tests.helpers import frontend_waits, survey_in
+from tests.helpers.records import frontend_waits
+from tests.helpers.sample_surveys import survey_in
 from web.db import get_db, open_database
+
+pytestmark = pytest.mark.both_backends
 
 
 def stored_count(app) -> int:

@@ -8,7 +8,7 @@ import pytest
 
 from app import create_app
 from storage import postgres, queries
-from tests.helpers import Respondent
+from tests.helpers.drivers import Respondent
 from web.db import close_pools, open_database
 
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
@@ -116,7 +116,7 @@ def test_compact_clusters_the_responses_in_key_order_and_backup_dumps_them(make_
 def test_signing_in_on_a_server_whose_instance_folder_does_not_exist_yet(make_server_app, postgres_url, tmp_path):
     """On PostgreSQL nothing creates the SQLite folder; the hashing slots' lock files live there."""
     from storage import accounts
-    from tests.helpers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession
+    from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession
 
     app = make_server_app(postgres_url, "fresh")
     db = open_database(app)

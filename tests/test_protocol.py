@@ -34,7 +34,7 @@ from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys import protocol
 from surveys.arms import group_yes_probabilities
-from tests.helpers import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
+from tests.helpers.audit import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
 
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
 ASYMMETRIC = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 5), Fraction(1, 10))

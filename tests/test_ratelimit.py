@@ -7,7 +7,7 @@ import multiprocessing
 import pytest
 
 from storage import ratelimit
-from tests.helpers import frontend_waits
+from tests.helpers.records import frontend_waits
 
 
 @pytest.fixture

@@ -23,8 +23,15 @@ from pathlib import Path
 import pytest
 
 from app import ROOT
-from bench import postgres_cluster
-from tests.helpers import Client, Server
+from devtools import postgres_cluster
+from tests.helpers.servers import Client, Server
+
+pytestmark = pytest.mark.sqlite_only(
+    reason=(
+        "its SQLite half: SQLite's write lock and busy timeout and its online backup; the PostgreSQL half is "
+        "there too, on a cluster of its own"
+    )
+)
 
 CLIENTS = 50
 

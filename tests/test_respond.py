@@ -22,8 +22,11 @@ from surveys import protocol
 from surveys.files import load_survey_file
 from surveys.results import group_counts
 from surveys.targets import target_progress
-from tests.helpers import QUIZ_YAML, SKIP_YAML, Respondent, post_page, survey_in
+from tests.helpers.drivers import Respondent, post_page
+from tests.helpers.sample_surveys import QUIZ_YAML, SKIP_YAML, survey_in
 from web import gather
+
+pytestmark = pytest.mark.both_backends
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "sometimes", "year": "second"}
 
@@ -113,7 +116,7 @@ def test_the_form_says_the_browser_keeps_its_noisy_answers_and_a_cookie(client):
 
 
 def test_who_runs_the_survey_is_shown_on_the_form(client, surveys_dir):
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(
         QUIZ_YAML + "organizer: The Integrity Lab\ncontact: lab@example.org\nethics_approval: REB-2026-014\n"
@@ -151,7 +154,7 @@ def test_unknown_survey_is_404_with_a_message(client):
     ],
 )
 def test_closed_or_unopened_survey_refuses_answers(client, surveys_dir, respondent, extra, status, text):
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", "version: 1\n" + extra))
     assert client.get("/s/quiz").status_code == status
@@ -171,7 +174,7 @@ def test_closed_or_unopened_survey_refuses_answers(client, surveys_dir, responde
 def test_a_closed_survey_says_it_is_closed_before_it_judges_the_body(client, surveys_dir, body, content_type):
     """The body is read before the survey's state is looked up (the key it carries is looked up with it),
     but the closed page still comes first, whatever the body."""
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML.replace("version: 1\n", "version: 1\nclosed: true\n"))
     response = client.post("/s/quiz", data=body, content_type=content_type)
@@ -231,7 +234,7 @@ def test_thanks_page_says_a_differing_answer_was_chosen_by_the_randomizer_the_de
 
 
 def test_thanks_page_offers_the_survey_files_closing_text_and_link(client, surveys_dir, respondent):
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(
         QUIZ_YAML + "closing: Results in January.\nnext_url: https://example.org/r\n"
@@ -252,7 +255,7 @@ def back_links(html: str) -> list[str]:
 
 @pytest.mark.parametrize("extra", ["closed: true\n", "opens: 2999-01-01\n", "invitation_only: true\n"])
 def test_refusal_pages_do_not_link_back_to_themselves(client, surveys_dir, extra):
-    from tests.helpers import QUIZ_YAML
+    from tests.helpers.sample_surveys import QUIZ_YAML
 
     (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + extra)
     response = client.get("/s/quiz")
@@ -269,7 +272,7 @@ def test_already_answered_page_does_not_link_back_to_itself(respondent):
 
 
 def test_tallies_follow_the_stored_rows(client, app, db):
-    from tests.helpers import Respondent
+    from tests.helpers.drivers import Respondent
 
     for value in ["yes", "yes", "no"]:
         Respondent(app.test_client()).submit({"cheated": value, "ai_use": "once", "year": "third"}, device=True)
@@ -399,7 +402,8 @@ def test_oversize_body_is_413_with_a_message(client, db):
 
 def form_body(respondent, answers=ANSWERS) -> bytes:
     """A complete, valid urlencoded submission from a freshly opened form."""
-    from tests.helpers import survey_in, wire_form
+    from tests.helpers.drivers import wire_form
+    from tests.helpers.sample_surveys import survey_in
 
     fields = {**respondent.open_form(), **wire_form(survey_in(respondent.client.application), answers)}
     return urlencode(fields).encode()
@@ -481,7 +485,8 @@ def test_chunked_body_over_the_limit_is_413_through_a_real_server(live_server, a
     """Werkzeug's own server de-chunks the body; the 413 must survive that too."""
     import requests
 
-    from tests.helpers import survey_in, wire_form
+    from tests.helpers.drivers import wire_form
+    from tests.helpers.sample_surveys import survey_in
 
     session = requests.Session()
     page = session.get(f"{live_server}/s/quiz", timeout=10).text
@@ -572,7 +577,7 @@ def test_many_truthful_yes_answers_are_stored_as_about_three_quarters_yes(app, d
     """n = 400 truthful yes through the server path: stored yes ~ Binomial(400, 3/4),
     mean 300, sd sqrt(400 * 3/4 * 1/4) = 8.66; 4.5 sd either side fails by chance
     with probability < 1e-5."""
-    from tests.helpers import Respondent
+    from tests.helpers.drivers import Respondent
 
     n = 400
     for _ in range(n):
@@ -586,7 +591,7 @@ def test_many_truthful_yes_answers_are_stored_as_about_three_quarters_yes(app, d
 def test_someone_elses_expired_token_gets_no_confirm_page(app, db):
     """A cross-site post carrying the attacker's own (expired) token must not reach the
     one-more-click page in the victim's browser: the token is not the victim's."""
-    from tests.helpers import Respondent
+    from tests.helpers.drivers import Respondent
 
     attacker, victim = Respondent(app.test_client()), Respondent(app.test_client())
     attacker_controls = attacker.open_form()

@@ -21,8 +21,8 @@ from surveys import results
 from surveys.design_contract import question_design_key
 from surveys.kinds import choice as choice_kind
 from surveys.schema import parse_survey
-from tests.helpers import DEPT_SURVEY_YAML as SURVEY_YAML
-from tests.helpers import (
+from tests.helpers.sample_surveys import DEPT_SURVEY_YAML as SURVEY_YAML
+from tests.helpers.sample_surveys import (
     K_OPTION_AS_MATRIX,
     K_OPTION_DESIGN_LINE,
     RRTCS_SURVEY_YAML,
@@ -30,6 +30,8 @@ from tests.helpers import (
     make_survey,
     two_group_tallies,
 )
+
+pytestmark = pytest.mark.both_backends
 
 
 @pytest.fixture

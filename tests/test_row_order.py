@@ -39,6 +39,10 @@ import pytest
 from storage import connection, migrations, responses
 from surveys import submission
 
+pytestmark = pytest.mark.sqlite_only(
+    reason="SQLite's page layout and write-ahead log, and compact and backup rebuilding them"
+)
+
 RESPONSES = 240
 Z = 4.5
 

@@ -25,21 +25,21 @@ from werkzeug.http import parse_set_header
 from app import create_app
 from storage import accounts, connection, ratelimit
 from surveys import protocol
-from tests.helpers import (
+from tests.helpers.drivers import (
     ADMIN_NAME,
     ADMIN_PASSWORD,
-    QUIZ_YAML,
     AdminSession,
     Respondent,
-    add_responses,
     csrf_token_in,
-    dump,
     message_of,
-    survey_in,
     wire_form,
 )
+from tests.helpers.records import add_responses, dump
+from tests.helpers.sample_surveys import QUIZ_YAML, survey_in
 from web.auth import ADMIN_COOKIE, DATA_SUFFIXES, DEVICE_COOKIE
 from web.db import open_database
+
+pytestmark = pytest.mark.both_backends
 
 #: The admin endpoints anyone may use: the sign-in form itself.
 PUBLIC_ADMIN_ENDPOINTS = {"auth.login"}

@@ -497,7 +497,7 @@ def test_matrix_option_sequences_map_the_rates_box_through_the_inverse():
 
 def test_the_results_page_shows_a_sequence_for_a_two_group_question():
     from surveys import results
-    from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
+    from tests.helpers.sample_surveys import TWO_GROUP_YAML, make_survey, two_group_tallies
 
     survey = make_survey(TWO_GROUP_YAML)
     tallies = two_group_tallies(survey, {"evaded": {"1": (300, 200), "2": (150, 350)}})

@@ -3,7 +3,7 @@
 A client that sends its headers and never its body must not hold a worker,
 and a malformed body (a bad chunk size, a body cut short) is a 400 that says
 what is wrong, never a 500 with a traceback in the error log. The server is
-the real gunicorn on loopback (:class:`tests.helpers.Server`); every wait is
+the real gunicorn on loopback (:class:`tests.helpers.servers.Server`); every wait is
 bounded.
 """
 
@@ -21,7 +21,9 @@ from werkzeug.exceptions import HTTPException
 from app import ROOT
 from serving import READ_TIMEOUT_SECONDS, DeadlineSocket, GuardedBody, ReadTimeout, read_timeout
 from storage import connection
-from tests.helpers import Client, Server
+from tests.helpers.servers import Client, Server
+
+pytestmark = pytest.mark.both_backends
 
 #: The read timeout of the servers started here (seconds), short to keep the tests short.
 TEST_READ_TIMEOUT = 2

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ElementTree
 
+import pytest
 import segno
 
 from web import share
+
+pytestmark = pytest.mark.both_backends
 
 
 def modules_drawn(svg: str, scale: int) -> set[tuple[int, int]]:

@@ -35,10 +35,12 @@ import pytest
 
 from app import ROOT, create_app
 from surveys.definition import Choice
-from tests import helpers
-from tests.helpers import QUIZ_YAML, make_survey
+from tests.helpers import drivers
+from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
 from web.catalog import survey_or_404
 from web.forms import NO_ANSWER_LABEL, parse_wire_value, wire_value
+
+pytestmark = pytest.mark.both_backends
 
 EXAMPLE_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"))
 #: The examples of several pages, checked page by page (the one-page tests post one whole form).
@@ -347,7 +349,7 @@ def page_post(survey, html: str, answers: dict, device: bool, go: str = "next", 
     skipped = survey.skipped({k: v for k, v in answers.items() if v is not None})
     number = int(re.search(r'<progress value="(\d+)"', html).group(1))
     prefix = "rr-" if device else ""
-    fields = {**helpers.controls_of(html), "go": go, **({"randomized_on": "device"} if device else {})}
+    fields = {**drivers.controls_of(html), "go": go, **({"randomized_on": "device"} if device else {})}
     for name in survey.page_names[number - 1]:
         fields[prefix + name] = wire_value(survey.question(name), None if name in skipped else answers[name])
     for name, value in (change or {}).items():

@@ -12,8 +12,10 @@ import pytest
 from storage import responses
 from surveys import stats_files
 from surveys.submission import noisy_response
-from tests.helpers import make_survey
+from tests.helpers.sample_surveys import make_survey
 from web import gather
+
+pytestmark = pytest.mark.both_backends
 
 ANSWERS = [
     {"cheated": "yes", "ai_use": "never", "dept": "arts"},

@@ -11,7 +11,15 @@ import pytest
 
 from storage import connection, migrations, queries, ratelimit, responses
 from surveys import submission
-from tests.helpers import frontend_waits, model_survey, store_model_answers
+from tests.helpers.records import frontend_waits, store_model_answers
+from tests.helpers.sample_surveys import model_survey
+
+pytestmark = pytest.mark.sqlite_only(
+    reason=(
+        "its fresh_db tests: SQLite's WAL and busy timeout, rowid, backup and rebuild files, statement trace, "
+        "a recount under the busy timeout; its other storage tests run on both backends through backend_db"
+    )
+)
 
 
 def response(answers=None, survey_id="s", designs=None):
@@ -377,7 +385,7 @@ def test_no_pattern_tallies_kept_beyond_the_pattern_limit(backend_db):
 
 def test_kept_daily_tallies_equal_a_recount_and_add_up_to_the_tallies(backend_db):
     from surveys.submission import noisy_response
-    from tests.helpers import make_survey
+    from tests.helpers.sample_surveys import make_survey
 
     survey = make_survey()
     days = ["2026-11-20", "2026-11-21", "2026-11-23"]
@@ -409,7 +417,7 @@ def test_closing_on_targets_writes_once_and_never_overrides_a_choice_made_by_han
 
 def test_daily_tallies_on_days_sum_the_kept_rows_of_those_days_and_equal_a_recount(backend_db):
     from surveys.submission import noisy_response
-    from tests.helpers import make_survey
+    from tests.helpers.sample_surveys import make_survey
 
     survey = make_survey()
     days = ["2026-11-20", "2026-11-21", "2026-11-23"]

@@ -15,7 +15,7 @@ from analysis import (
 from surveys.design_contract import question_design_key
 from surveys.results import difference_bounds
 from surveys.targets import every_target_met, grouped_by, target_progress
-from tests.helpers import TWO_GROUP_YAML, make_survey, two_group_tallies
+from tests.helpers.sample_surveys import TWO_GROUP_YAML, make_survey, two_group_tallies
 
 SHARE = {"question": "cheated", "margin": 0.1}
 DIFFERENCE = {"question": "cheated", "by": "dept", "groups": ["arts", "law"], "margin": 0.3, "confidence_level": 0.9}

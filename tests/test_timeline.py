@@ -8,7 +8,7 @@ import pytest
 
 from surveys import results, timeline
 from surveys.design_contract import question_design_key
-from tests.helpers import make_survey
+from tests.helpers.sample_surveys import make_survey
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_a_running_point_is_what_the_results_page_shows(pooled):
     from analysis import ForcedResponseDesign
     from surveys.design_contract import question_design_key
     from surveys.results import question_result, running_point
-    from tests.helpers import make_survey
+    from tests.helpers.sample_surveys import make_survey
 
     survey = make_survey()
     question = survey.question("cheated")

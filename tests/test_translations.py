@@ -17,10 +17,13 @@ from babel.messages.pofile import read_po
 
 from app import ROOT
 from surveys.definition import YES_NO_CHOICES
-from tests.helpers import ENGLISH_INTERFACE_WORDS as ENGLISH
-from tests.helpers import PAGED_YAML, QUIZ_YAML, Respondent, csrf_token_in, make_survey, post_page, wire_form
+from tests.helpers.drivers import ENGLISH_INTERFACE_WORDS as ENGLISH
+from tests.helpers.drivers import Respondent, csrf_token_in, post_page, wire_form
+from tests.helpers.sample_surveys import PAGED_YAML, QUIZ_YAML, make_survey
 from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
 from web.language import FORM_WORDS
+
+pytestmark = pytest.mark.both_backends
 
 LANGUAGES = ("fr", "es")
 CATALOGUES = ROOT / "translations"

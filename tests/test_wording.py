@@ -244,6 +244,8 @@ from analysis.misclassification import MisclassificationDesign  # noqa: E402
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign  # noqa: E402
 from surveys.arms import TWO_GROUP_MODELS  # noqa: E402
 
+pytestmark = pytest.mark.both_backends
+
 FOUR = tuple(Choice(name, name.title()) for name in ("never", "once", "sometimes", "often"))
 #: Every kind of design a survey file can name, with parameters that reveal nothing and, where the kind
 #: allows it, parameters under which one stored answer proves something (epsilon infinite).

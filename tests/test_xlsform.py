@@ -20,6 +20,8 @@ from surveys import limits
 from surveys.schema import parse_survey
 from surveys.xlsform import XLSFormError, import_workbook
 
+pytestmark = pytest.mark.both_backends
+
 SURVEY_ROWS = [
     ["type", "name", "label", "hint", "required", "randomize", "design::t", "design::a", "design::b"],
     ["select_one yn", "cheated", "Have you ever cheated on an exam?", "", "", "", "", "", ""],

@@ -1,0 +1,129 @@
+"""Seeding an app's database with answers as the submission path stores them, and reading back what it stored:
+dumps to compare before and after, every stored byte to search, round trips in a PostgreSQL trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from storage import responses
+from storage.connection import DUMP_WITHOUT_DATA
+from surveys.files import load_catalog
+from surveys.submission import noisy_response
+from web.db import open_database
+
+
+def add_responses(app, answers_list, randomized_on="device", day="2026-11-22"):
+    """Store noisy answers directly, as the submission path would, on ``day``."""
+    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    db = open_database(app)
+    for i, answers in enumerate(answers_list):
+        key = f"seed-{i:08d}-{len(answers_list):06d}"
+        key = key if day == "2026-11-22" else f"{key}-{day}"
+        responses.store_response(db, noisy_response(survey, answers, randomized_on), key, day)
+    db.close()
+
+
+def many(n_yes: int, n_no: int):
+    years = ["first", "second"]
+    return [
+        {
+            "cheated": "yes" if i < n_yes else "no",
+            "ai_use": ["never", "once", "sometimes", "often"][i % 4],
+            "year": years[i % 2],
+        }
+        for i in range(n_yes + n_no)
+    ]
+
+
+def dump(app) -> dict[str, list[tuple]]:
+    """Every row of every table, sorted: equal dumps mean an unchanged database. The rate-limit counts
+    are left out, as on SQLite, where they are in a file of their own (on PostgreSQL, in the same database)."""
+    db = open_database(app)
+    try:
+        return dump_database(db)
+    finally:
+        db.close()
+
+
+def dump_database(db) -> dict[str, list[tuple]]:
+    """:func:`dump` read through an open connection (a test that dumps after every request keeps one:
+    a new PostgreSQL connection costs ten times the reading)."""
+    return {
+        table: sorted(map(tuple, db.execute(f'SELECT * FROM "{table}"').fetchall()), key=repr)
+        for table in db.table_names()
+        if table not in DUMP_WITHOUT_DATA
+    }
+
+
+def stored_bytes(app) -> bytes:
+    """Everything ``app`` has stored, to search for what must not be there. On SQLite: the bytes of the
+    database file and of the rate-limit file, each with its WAL (both files must exist). On PostgreSQL:
+    every row of every table of the app's database, the rate-limit counts included, as text."""
+    if not app.config.get("DATABASE_URL"):
+        files = [Path(app.config["DATABASE"]), Path(app.config["RATELIMIT_DATABASE"])]
+        return b"".join(
+            path.read_bytes() + b"".join(extra.read_bytes() for extra in path.parent.glob(path.name + "-*"))
+            for path in files
+        )
+    db = open_database(app)
+    try:
+        return "\n".join(
+            text
+            for table in db.table_names()  # names from the catalog, not input
+            for (text,) in db.execute(f'SELECT CAST("{table}" AS TEXT) FROM "{table}"').fetchall()
+        ).encode()
+    finally:
+        db.close()
+
+
+def store_model_answers(db, survey, count: int, seed: int = 3) -> None:
+    import numpy as np
+
+    from surveys.submission import noisy_response
+
+    rng = np.random.default_rng(seed)  # test data only, not a privacy path
+    for i in range(count):
+        noisy = {"cheated": str(rng.choice(["yes", "no"]))}
+        if rng.random() < 0.7:
+            noisy["lied"] = str(rng.choice(["yes", "no"]))
+        for q in survey.plain_questions:
+            if rng.random() < 0.9:
+                noisy[q.name] = str(rng.choice(q.choice_names))
+        responses.store_response(db, noisy_response(survey, noisy, "server"), f"model-key-{seed}-{i:06d}", "2026-11-22")
+
+
+def model_answers(count: int = 400) -> list[dict]:
+    """Noisy answers whose stored yes share differs by year (first 35%, second 60%, third 45%)."""
+    shares = {"first": 0.35, "second": 0.6, "third": 0.45}
+    answers = []
+    for i in range(count):
+        year = ["first", "second", "third"][i % 3]
+        answers.append({"cheated": "yes" if (i // 3) % 20 < shares[year] * 20 else "no", "year": year})
+    return answers
+
+
+def stored_answers(app) -> list[dict]:
+    """Every stored response's answers (the database of ``app``, on either backend)."""
+    import json
+
+    db = open_database(app)
+    try:
+        return [json.loads(row["answers"]) for row in db.query("SELECT answers FROM responses")]
+    finally:
+        db.close()
+
+
+def stored_arms(app) -> list[str]:
+    """Every stored response's arm (the database of ``app``, on either backend)."""
+    db = open_database(app)
+    try:
+        return [row["arm"] for row in db.query("SELECT arm FROM responses")]
+    finally:
+        db.close()
+
+
+def frontend_waits(trace: str) -> int:
+    """Round trips in a libpq protocol trace (``PGconn.trace``): the times the client turned from sending
+    messages (``F``) to reading the server's (``B``), as it does only to wait for an answer."""
+    directions = [fields[1] for fields in (line.split("\t") for line in trace.splitlines()) if len(fields) > 3]
+    return sum(1 for sent, read in zip(directions, directions[1:]) if (sent, read) == ("F", "B"))

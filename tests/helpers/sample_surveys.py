@@ -1,0 +1,317 @@
+"""The tests' own surveys (so the shipped examples can change freely): their YAML texts, hostile survey files,
+and the parsed surveys and tallies built from them."""
+
+from __future__ import annotations
+
+#: A survey written for the tests, so the shipped examples can change freely.
+QUIZ_YAML = """\
+id: quiz
+title: Test quiz
+version: 1
+intro: Answers are randomized.
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you ever cheated on an exam?
+  - name: lied
+    type: yes_no
+    label: Have you lied to a professor?
+    required: false
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - name: ai_use
+    type: select_one
+    label: How often have you used AI-written text as your own?
+    choices: [never, once, sometimes, often]
+    design: {t: 1/2}
+  - name: year
+    type: select_one
+    label: Year of study
+    choices: [first, second, third, fourth]
+    randomize: false
+"""
+
+
+#: The quiz with skip logic: two questions asked only of first-years, one only of those living on campus.
+SKIP_YAML = (
+    QUIZ_YAML
+    + """\
+  - name: first_exam
+    type: yes_no
+    label: Did you cheat in your very first exam?
+    relevant: ${year} = 'first'
+  - name: residence
+    type: select_one
+    label: Where do you live?
+    choices: [{name: campus, label: On campus}, {name: home, label: At home}]
+    randomize: false
+    relevant: ${year} = 'first'
+  - name: campus_help
+    type: yes_no
+    label: Have you had a housemate write coursework for you?
+    relevant: ${residence} = 'campus'
+"""
+)
+
+
+#: The skip-logic quiz on three pages: [cheated, lied] | [ai_use, year, first_exam] | [residence, campus_help].
+#: first_exam and campus_help depend on a question of their own page, residence on one of an earlier page.
+PAGED_YAML = (
+    SKIP_YAML.replace("  - name: ai_use\n", "  - type: page_break\n  - name: ai_use\n")
+    .replace("  - name: residence\n", "  - type: page_break\n  - name: residence\n")
+    .replace("id: quiz\n", "id: paged\n")
+)
+
+
+#: Issue 23's survey of two pages: page 2 asks managers two more required questions (skip logic decided by page 1),
+#: one randomized (two coins) and one plain.
+MANAGERS_YAML = """\
+id: managers
+title: Team survey
+version: 1
+intro: Two short pages.
+questions:
+  - name: role
+    type: select_one
+    label: Your role
+    choices: [{name: manager, label: Manager}, {name: staff, label: Staff}]
+    randomize: false
+  - type: page_break
+  - name: overtime
+    type: yes_no
+    label: Have you worked unpaid overtime this month?
+  - name: pressured
+    type: yes_no
+    label: Have you pressured someone to work unpaid overtime?
+    relevant: ${role} = 'manager'
+  - name: team
+    type: select_one
+    label: How large is your team?
+    choices: [{name: small, label: Under ten}, {name: large, label: Ten or more}]
+    randomize: false
+    relevant: ${role} = 'manager'
+"""
+
+
+#: The paged quiz in English and French, question for question (same names, choices and conditions as
+#: :data:`PAGED_YAML`), for the browser test of a respondent choosing a language.
+PAGED_TWO_LANGUAGES_YAML = """\
+id: paged2
+languages: [en, fr]
+title: {en: Test quiz on three pages, fr: Questionnaire de test en trois pages}
+version: 1
+intro: {en: Answers are randomized., fr: Les réponses sont tirées au sort.}
+questions:
+  - name: cheated
+    type: yes_no
+    label: {en: "Have you ever cheated on an exam?", fr: "Avez-vous déjà triché à un examen ?"}
+  - name: lied
+    type: yes_no
+    label: {en: "Have you lied to a professor?", fr: "Avez-vous menti à un professeur ?"}
+    required: false
+    design: {t: 2/3, a: 1/6, b: 1/6}
+  - type: page_break
+  - name: ai_use
+    type: select_one
+    label:
+      en: How often have you used AI-written text as your own?
+      fr: Avez-vous rendu un texte écrit par une IA ?
+    choices:
+      - {name: never, label: {en: never, fr: jamais}}
+      - {name: once, label: {en: once, fr: une fois}}
+      - {name: sometimes, label: {en: sometimes, fr: parfois}}
+      - {name: often, label: {en: often, fr: souvent}}
+    design: {t: 1/2}
+  - name: year
+    type: select_one
+    label: {en: Year of study, fr: "Année d'études"}
+    choices:
+      - {name: first, label: {en: first, fr: première}}
+      - {name: second, label: {en: second, fr: deuxième}}
+      - {name: third, label: {en: third, fr: troisième}}
+      - {name: fourth, label: {en: fourth, fr: quatrième}}
+    randomize: false
+  - name: first_exam
+    type: yes_no
+    label: {en: "Did you cheat in your very first exam?", fr: "Avez-vous triché à votre tout premier examen ?"}
+    relevant: ${year} = 'first'
+  - type: page_break
+  - name: residence
+    type: select_one
+    label: {en: "Where do you live?", fr: "Où logez-vous ?"}
+    choices:
+      - {name: campus, label: {en: On campus, fr: Sur le campus}}
+      - {name: home, label: {en: At home, fr: Chez moi}}
+    randomize: false
+    relevant: ${year} = 'first'
+  - name: campus_help
+    type: yes_no
+    label:
+      en: Have you had a housemate write coursework for you?
+      fr: Un colocataire a-t-il rédigé un devoir pour vous ?
+    relevant: ${residence} = 'campus'
+"""
+
+
+#: Two pages: a two-group design on the first (stochastic lie detector), a plain question and a two-coin one on
+#: the second; and a direct-question control arm (tests/test_pages.py, tests/test_browser_pages.py). Every
+#: denominator is 4, so the browser tests' fixed draw (2^32 - 5) is never rejected by randomBelow.
+PAGED_ARMS_YAML = """\
+id: armed
+title: Armed
+version: 1
+direct_share: 1/4
+questions:
+  - name: evaded
+    type: yes_no
+    label: Evaded?
+    design: {model: stochastic_lie_detector, p1: 1/4, p2: 3/4}
+  - type: page_break
+  - name: year
+    type: select_one
+    label: Year
+    choices: [first, second]
+    randomize: false
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+"""
+
+
+#: A survey for the results and export tests: a plain question with labelled choices.
+DEPT_SURVEY_YAML = (
+    QUIZ_YAML.replace("intro: Answers are randomized.\n", "")
+    .replace("  - name: year\n", "  - name: dept\n")
+    .replace(
+        "    label: Year of study\n    choices: [first, second, third, fourth]\n",
+        "    label: Department\n"
+        "    choices: [{name: arts, label: Arts}, {name: science, label: Science}, {name: law, label: Law}]\n",
+    )
+)
+
+
+#: Issue 24's hostile survey files. A 10 KB file of lists nested 5,000 deep (RecursionError in PyYAML's composer).
+DEEP_YAML = "id: deep\ntitle: Deep\nversion: 1\nquestions: " + "[" * 5000 + "]" * 5000 + "\n"
+
+
+#: "Billion laughs": nine lists of nine aliases of the list before, 9**9 strings once expanded, in 400 bytes.
+ALIAS_BOMB_YAML = (
+    "id: laughs\nversion: 1\nquestions:\n"
+    + '  - &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+    + "".join(f"  - &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True))
+    + "title: *i\n"
+)
+
+
+def make_survey(text: str = DEPT_SURVEY_YAML, **changes):
+    """Parse a survey from YAML text, with top-level keys replaced by ``changes``."""
+    import yaml
+
+    from surveys.schema import parse_survey
+
+    mapping = yaml.safe_load(text)
+    mapping.update(changes)
+    return parse_survey(mapping, "quiz.yaml")
+
+
+def survey_in(app, survey_id: str = "quiz"):
+    """The app's loaded survey ``survey_id``."""
+    from web.catalog import get_catalog
+
+    with app.app_context():
+        return get_catalog().surveys[survey_id]
+
+
+def model_survey(plain_questions: int = 2, choices: int = 3):
+    """A survey with two randomized yes/no questions and ``plain_questions`` plain ones of ``choices`` each."""
+    from surveys.schema import parse_survey
+
+    plain = [
+        {
+            "name": f"p{index}",
+            "type": "select_one",
+            "label": f"P{index}",
+            "choices": [f"c{c}" for c in range(choices)],
+            "randomize": False,
+            "required": False,
+        }
+        for index in range(plain_questions)
+    ]
+    questions = [
+        {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+        {
+            "name": "lied",
+            "type": "yes_no",
+            "label": "Lied?",
+            "required": False,
+            "design": {"t": "2/3", "a": "1/6", "b": "1/6"},
+        },
+        *plain,
+    ]
+    return parse_survey({"id": "m", "title": "M", "version": 1, "questions": questions}, "m.yaml")
+
+
+#: A survey with both two-group designs and a direct-question control arm (surveys/arms.py).
+TWO_GROUP_YAML = """\
+id: twogroup
+title: Two-group designs
+version: 1
+direct_share: 1/5
+questions:
+  - name: evaded
+    type: yes_no
+    label: I have evaded taxes.
+    design: {model: stochastic_lie_detector, p1: 1/3, p2: 2/3}
+  - name: doped
+    type: yes_no
+    label: I have used doping.
+    design: {model: cheater_detection, p1: 1/4, p2: 3/5}
+  - name: region
+    type: select_one
+    label: Region
+    choices: [north, south]
+    randomize: false
+"""
+
+
+def two_group_tallies(survey, counts: dict) -> dict:
+    """Tallies ``{question: {design key: {answer: count}}}`` from ``{question: {arm: (yes, no)}}``."""
+    from surveys.design_contract import question_design_key
+
+    return {
+        name: {
+            question_design_key(survey.question(name), arm): {"yes": yes, "no": no} for arm, (yes, no) in by_arm.items()
+        }
+        for name, by_arm in counts.items()
+    }
+
+
+#: RRTCS's real survey (Cobo, Rueda and Arcos 2021, vignette "Application of Horvitz model to a real survey"):
+#: 710 of 10,777 students, the unrelated-question design with p = 1/2 and the innocuous share q = 1/12 of
+#: "copied"; 328 stored yes give the printed estimate 0.8406103 and variance 0.001389716.
+RRTCS_SURVEY_YAML = """\
+id: rrtcs
+title: RRTCS real survey
+version: 1
+population_size: 10777
+questions:
+  - name: copied
+    type: yes_no
+    label: I have copied in an exam.
+    design: {model: unrelated_question, p: 1/2, q: 1/12}
+  - name: year
+    type: select_one
+    label: Year
+    choices: [first, second]
+    randomize: false
+"""
+
+
+#: The k-option design with t = 1/2, k = 4 written as a misclassification matrix (each option forced with 1/8),
+#: in place of a question's ``design: {t: 1/2}`` line: ``text.replace(K_OPTION_DESIGN_LINE, K_OPTION_AS_MATRIX)``.
+K_OPTION_DESIGN_LINE = "    design: {t: 1/2}\n"
+
+
+K_OPTION_AS_MATRIX = (
+    "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
+    " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n"
+)
