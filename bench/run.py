@@ -52,7 +52,6 @@ from bench import (
     model_bench,
     page_bench,
     postgres_bench,
-    postgres_cluster,
     profile_submit,
     results_bench,
     signin_flood,
@@ -60,6 +59,7 @@ from bench import (
 from bench.dataset import Generator, create_database
 from bench.report import Figure, at_least, at_most, ms, table
 from bench.survey import SURVEY_ID, write_survey
+from devtools import postgres_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = ("page", "http", "results", "export", "signin", "model")

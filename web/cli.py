@@ -207,9 +207,9 @@ def _open_output(output: str | None):
 
 
 def _write_table(fmt: str, output: str | None, as_csv, as_json) -> None:
-    """Write an export table to ``output``: ``as_csv()`` for ``--format csv``, else ``as_json(stamp)`` as
-    indented JSON, stamped now (:func:`web.gather.exported_at`)."""
-    body = as_csv() if fmt == "csv" else json.dumps(as_json(gather.exported_at()), indent=2) + "\n"
+    """Write an export table to ``output``: ``as_csv()`` for ``--format csv``, else ``as_json()`` (stamped now by
+    :mod:`web.gather`) as indented JSON."""
+    body = as_csv() if fmt == "csv" else json.dumps(as_json(), indent=2) + "\n"
     with _open_output(output) as handle:
         handle.write(body)
 
@@ -233,7 +233,7 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
         fmt,
         output,
         lambda: gather.estimates_csv(_db(), survey, method, level),
-        lambda stamp: gather.estimates_json(_db(), survey, method, level, stamp),
+        lambda: gather.estimates_json(_db(), survey, method, level),
     )
 
 
@@ -333,5 +333,5 @@ def export_model_command(
         fmt,
         output,
         lambda: gather.model_csv(_db(), survey, choice, level),
-        lambda stamp: gather.model_json(_db(), survey, choice, level, stamp),
+        lambda: gather.model_json(_db(), survey, choice, level),
     )

@@ -30,7 +30,7 @@ def download(body, mimetype: str, filename: str) -> Response:
 def estimates_json(survey_id: str):
     survey = survey_or_404(survey_id)
     method, level = parsed_or_400(options.estimate_options, request.args)
-    return current_app.json.response(gather.estimates_json(get_db(), survey, method, level, gather.exported_at()))
+    return current_app.json.response(gather.estimates_json(get_db(), survey, method, level))
 
 
 @bp.get("/surveys/<survey_id>/estimates.csv")
@@ -46,7 +46,7 @@ def estimates_csv(survey_id: str):
 def breakdown_json(survey_id: str):
     survey = survey_or_404(survey_id)
     by, method, level = parsed_or_400(options.breakdown_options, request.args, options.plain_names(survey))
-    return current_app.json.response(gather.breakdown_json(get_db(), survey, by, method, level, gather.exported_at()))
+    return current_app.json.response(gather.breakdown_json(get_db(), survey, by, method, level))
 
 
 @bp.get("/surveys/<survey_id>/breakdown.csv")
@@ -107,7 +107,7 @@ def codebook_json(survey_id: str):
 def model_json(survey_id: str):
     survey = survey_or_404(survey_id)
     choice, level = parsed_or_400(options.model_options, request.args, survey)
-    return current_app.json.response(gather.model_json(get_db(), survey, choice, level, gather.exported_at()))
+    return current_app.json.response(gather.model_json(get_db(), survey, choice, level))
 
 
 @bp.get("/surveys/<survey_id>/model.csv")

@@ -382,16 +382,16 @@ def stored_model(
 # Exports.
 
 
-def exported_at() -> str:
-    """The stamp of a JSON export: now, in UTC, to the second."""
+def _stamp_now() -> str:
+    """The stamp of a JSON export: now, in UTC, to the second (the one home of the export stamp)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def estimates_json(
-    db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float, exported_at: str
+    db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float, exported_at: str | None = None
 ) -> dict:
-    """:func:`surveys.export.estimates_json` of :func:`stored_results`, stamped ``exported_at``."""
-    return export.estimates_json(stored_results(db, survey, confidence_level, method), exported_at)
+    """:func:`surveys.export.estimates_json` of :func:`stored_results`, stamped ``exported_at`` (default: now)."""
+    return export.estimates_json(stored_results(db, survey, confidence_level, method), exported_at or _stamp_now())
 
 
 def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> str:
@@ -400,10 +400,16 @@ def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confid
 
 
 def breakdown_json(
-    db: sqlite_utils.Database, survey: Survey, by: str, method: str, confidence_level: float, exported_at: str
+    db: sqlite_utils.Database,
+    survey: Survey,
+    by: str,
+    method: str,
+    confidence_level: float,
+    exported_at: str | None = None,
 ) -> dict:
-    """:func:`surveys.export.breakdown_json` of :func:`stored_breakdown`, stamped ``exported_at``."""
-    return export.breakdown_json(stored_breakdown(db, survey, by, confidence_level, method), survey, exported_at)
+    """:func:`surveys.export.breakdown_json` of :func:`stored_breakdown`, stamped ``exported_at`` (default: now)."""
+    breakdown = stored_breakdown(db, survey, by, confidence_level, method)
+    return export.breakdown_json(breakdown, survey, exported_at or _stamp_now())
 
 
 def breakdown_csv(db: sqlite_utils.Database, survey: Survey, by: str, method: str, confidence_level: float) -> str:
@@ -441,10 +447,14 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
 
 
 def model_json(
-    db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float, exported_at: str
+    db: sqlite_utils.Database,
+    survey: Survey,
+    choice: ModelChoice,
+    confidence_level: float,
+    exported_at: str | None = None,
 ) -> dict:
-    """:func:`surveys.export.model_json` of :func:`stored_model`, stamped ``exported_at``."""
-    return export.model_json(stored_model(db, survey, choice, confidence_level), survey, exported_at)
+    """:func:`surveys.export.model_json` of :func:`stored_model`, stamped ``exported_at`` (default: now)."""
+    return export.model_json(stored_model(db, survey, choice, confidence_level), survey, exported_at or _stamp_now())
 
 
 def model_csv(db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float) -> str:
