@@ -29,8 +29,8 @@ from bench.report import median_seconds
 from storage import accounts, connection, postgres, queries
 from surveys import export, results
 from surveys.definition import Survey
-from web.auth import ADMIN_COOKIE
 from web.db import close_pools
+from web.permissions import ADMIN_COOKIE
 
 WARM_RUNS = 9
 SCAN_RUNS_SMALL = 3  # floor and cold runs up to 1,000,000 rows

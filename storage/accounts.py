@@ -111,12 +111,12 @@ def sign_in(db: sqlite_utils.Database, name: str, password: str, niced: bool = T
     the lower priority, a flood's own requests left it seconds without a core).
     """
     verify = _verify if niced else _verify_here
-    row = db.execute("SELECT password_hash FROM admins WHERE name = ?", [name]).fetchone()
+    row = db.execute("SELECT password_hash, disabled FROM admins WHERE name = ?", [name]).fetchone()
     if row is None:
         verify(_DUMMY_HASH, password)
         return False
-    (password_hash,) = row
-    if not verify(password_hash, password):
+    password_hash, disabled = row
+    if not verify(password_hash, password) or disabled:  # a disabled account is refused as a wrong password
         return False
     if HASHER.check_needs_rehash(password_hash):
         with immediate_transaction(db):
@@ -196,7 +196,9 @@ def session_account(db: sqlite_utils.Database, token: str | None, now: float | N
         return None
     now = time.time() if now is None else now
     row = db.execute(
-        "SELECT name FROM admin_sessions WHERE token_hash = ? AND expires > ?", [_token_hash(token), now]
+        "SELECT s.name FROM admin_sessions AS s JOIN admins AS a ON a.name = s.name"
+        " WHERE s.token_hash = ? AND s.expires > ? AND a.disabled = 0",
+        [_token_hash(token), now],
     ).fetchone()
     return None if row is None else row[0]
 

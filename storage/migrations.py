@@ -519,6 +519,48 @@ def m011_burst_marks(db: sqlite_utils.Database) -> None:
     )
 
 
+@migration
+def m012_people_and_audit(db: sqlite_utils.Database) -> None:
+    """Accounts become people with roles (issue 26): ``admins.site_admin`` (1 for the accounts made
+    before, which saw every survey; an account made by an invitation starts at 0), ``admins.disabled``;
+    ``survey_roles`` gives an account a role on one survey (``owner``, ``analyst``, ``viewer``); and
+    ``audit_log`` records who did what and when: an account name, an action, a survey id and a short
+    detail, never an answer and never a respondent's address."""
+    db.execute("ALTER TABLE admins ADD COLUMN site_admin INTEGER NOT NULL DEFAULT 1 CHECK (site_admin IN (0, 1))")
+    db.execute("ALTER TABLE admins ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1))")
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE survey_roles (
+            survey_id TEXT NOT NULL,
+            account TEXT NOT NULL REFERENCES admins(name) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('owner', 'analyst', 'viewer')),
+            PRIMARY KEY (survey_id, account)
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    db.execute("CREATE INDEX survey_roles_account ON survey_roles (account)")
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE audit_log (
+            id TEXT PRIMARY KEY,
+            at REAL NOT NULL,
+            actor TEXT,
+            action TEXT NOT NULL,
+            survey_id TEXT,
+            detail TEXT NOT NULL DEFAULT ''
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    db.execute("CREATE INDEX audit_log_at ON audit_log (at)")
+    db.execute("CREATE INDEX audit_log_survey ON audit_log (survey_id, at)")
+
+
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations; return the names applied."""
     if is_postgres(db):

@@ -23,6 +23,7 @@ NAMES = [
     "m009_daily_tallies",
     "m010_response_arms",
     "m011_burst_marks",
+    "m012_people_and_audit",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
@@ -277,7 +278,7 @@ def test_m009_calls_no_live_code(new_database, monkeypatch):
         "INSERT INTO responses VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20',"
         ' \'{"cheated": "yes"}\', NULL)',
     )
-    assert migrations.migrate(db) == ["m009_daily_tallies", "m010_response_arms", "m011_burst_marks"]
+    assert migrations.migrate(db) == NAMES[NAMES.index("m009_daily_tallies") :]
     assert db.execute("SELECT day, question, design, answer, count FROM daily_tallies").fetchall() == [
         ("2026-11-20", "cheated", OLD_CHEATED, "yes", 1)
     ]
@@ -304,7 +305,7 @@ def test_m011_keeps_older_bursts_and_responses_unmarked_and_takes_a_burst_withou
         " VALUES ('a1', 'quiz', 1, 'd-old', 'server', '2026-11-20', '{\"cheated\": \"yes\"}')",
     )
     write(db, "INSERT INTO bursts VALUES ('quiz', '2026-11-20', 60, 2.0)")
-    assert migrations.migrate(db) == ["m011_burst_marks"]
+    assert migrations.migrate(db) == NAMES[NAMES.index("m011_burst_marks") :]
     assert [tuple(row) for row in db.execute("SELECT burst FROM responses").fetchall()] == [(0,)]
     assert [tuple(row) for row in db.execute("SELECT * FROM bursts").fetchall()] == [
         ("quiz", "2026-11-20", 60, 2.0, 0, 0)

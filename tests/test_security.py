@@ -36,8 +36,9 @@ from tests.helpers.drivers import (
 )
 from tests.helpers.records import add_responses, dump
 from tests.helpers.sample_surveys import QUIZ_YAML, survey_in
-from web.auth import ADMIN_COOKIE, DATA_SUFFIXES, DEVICE_COOKIE
+from web.auth import DEVICE_COOKIE
 from web.db import open_database
+from web.permissions import ADMIN_COOKIE, DATA_SUFFIXES
 
 pytestmark = pytest.mark.both_backends
 

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import dataclasses
 
-from flask import Blueprint, abort, flash, redirect, render_template, request
+from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_wtf import FlaskForm
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
 from storage import queries, responses
+from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
 from surveys.models import MAX_PATTERNS
 from web import answering, gather, options, paged_views, respond, share
-from web.auth import admin_required, safe_next
+from web.auth import safe_next
 from web.catalog import get_catalog, survey_or_404, survey_state, today
 from web.charts import breakdown_chart_svg, model_chart_svg, results_chart_svg, timeline_svg
 from web.db import get_db
 from web.forms import SubmissionError
 from web.language import in_respondent_language
+from web.permissions import signed_in, survey_access, visible_survey_ids
 from web.thanks import stored_answers_shown
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -40,10 +42,22 @@ def fields_of(data) -> dict:
     return {field.name: getattr(data, field.name) for field in dataclasses.fields(data)}
 
 
+def visible_catalog() -> SurveyCatalog:
+    """The catalogue as the signed-in account sees it: only the surveys it holds a role on (every one for
+    a site administrator); the problems of broken survey files for site administrators only."""
+    catalog = get_catalog()
+    seen = visible_survey_ids(catalog.surveys)
+    return SurveyCatalog(
+        {survey_id: survey for survey_id, survey in catalog.surveys.items() if survey_id in seen},
+        catalog.problems if g.site_admin else (),
+        catalog.files if g.site_admin else (),
+    )
+
+
 @bp.get("/")
-@admin_required
+@signed_in
 def dashboard():
-    page = gather.dashboard(get_db(), get_catalog(), today())
+    page = gather.dashboard(get_db(), visible_catalog(), today())
     links = {row.survey.id: share.public_link(row.survey) for row in page.rows}
     qr_codes = {
         row.survey.id: share.qr_svg(links[row.survey.id]) for row in page.rows if not row.survey.invitation_only
@@ -59,7 +73,7 @@ def dashboard():
 
 
 @bp.get("/surveys/<survey_id>")
-@admin_required
+@survey_access("viewer")
 def survey_page(survey_id: str):
     """The results page; options it cannot take are shown beside their fields, with status 400."""
     survey = survey_or_404(survey_id)
@@ -90,7 +104,7 @@ def planned_names(survey) -> list[str]:
 
 
 @bp.get("/surveys/<survey_id>/preview")
-@admin_required
+@survey_access("viewer")
 def preview(survey_id: str):
     """The survey's form exactly as respondents see it, open or not, with a banner; it posts to
     :func:`preview_submit`. In the language chosen (``?lang=``) or the browser's, as a respondent's."""
@@ -99,7 +113,7 @@ def preview(survey_id: str):
 
 
 @bp.post("/surveys/<survey_id>/preview")
-@admin_required
+@survey_access("viewer")
 def preview_submit(survey_id: str):
     """Check and randomize the previewed answers as a submission would, and show the thank-you
     page; nothing is stored, counted or remembered (no cookie). A survey of several pages goes
@@ -121,7 +135,7 @@ def preview_thanks(survey, noisy: dict):
 
 
 @bp.get("/surveys/<survey_id>/close")
-@admin_required
+@survey_access("owner")
 def confirm_close(survey_id: str):
     """The step before closing a survey: what closing does, and the button that does it (no script needed)."""
     survey = survey_or_404(survey_id)
@@ -146,7 +160,7 @@ def posted_day() -> str:
 
 
 @bp.post("/surveys/<survey_id>/excluded-days")
-@admin_required
+@survey_access("owner")
 def exclude_day(survey_id: str):
     """Leave one day's responses out of the estimates (they stay stored and exported)."""
     survey = survey_or_404(survey_id)
@@ -164,7 +178,7 @@ def exclude_day(survey_id: str):
 
 
 @bp.post("/surveys/<survey_id>/included-days")
-@admin_required
+@survey_access("owner")
 def include_day(survey_id: str):
     """Count an excluded day's responses in the estimates again."""
     survey = survey_or_404(survey_id)
@@ -177,7 +191,7 @@ def include_day(survey_id: str):
 
 
 @bp.post("/surveys/<survey_id>/set-aside-bursts")
-@admin_required
+@survey_access("owner")
 def set_burst_aside(survey_id: str):
     """Leave the answers marked during one day's burst out of the estimates (they stay stored and exported;
     the day's other answers stay in the estimates)."""
@@ -195,7 +209,7 @@ def set_burst_aside(survey_id: str):
 
 
 @bp.post("/surveys/<survey_id>/kept-bursts")
-@admin_required
+@survey_access("owner")
 def keep_burst(survey_id: str):
     """Count the answers marked during one day's burst in the estimates again."""
     survey = survey_or_404(survey_id)
@@ -214,7 +228,7 @@ def keep_burst(survey_id: str):
 
 
 @bp.post("/surveys/<survey_id>/state")
-@admin_required
+@survey_access("owner")
 def set_state(survey_id: str):
     """Open or close a survey by hand (``state`` = ``open`` or ``closed``)."""
     survey = survey_or_404(survey_id)

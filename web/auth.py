@@ -1,9 +1,9 @@
-"""Admin sign-in: the ``auth`` blueprint (as in flaskr), ``admin_required`` and the safe ``next``.
+"""Admin sign-in: the ``auth`` blueprint (as in flaskr), and the safe ``next``.
 
 An admin signs in with an account of :mod:`storage.accounts`; the browser then
 holds :data:`ADMIN_COOKIE`, a random token whose hash names a server-side
-session. Every other admin page and export is wrapped in
-:func:`admin_required`. A sign-in also leaves :data:`DEVICE_COOKIE`, a
+session. Every other admin page and export declares who it admits
+(:mod:`web.permissions`). A sign-in also leaves :data:`DEVICE_COOKIE`, a
 remembered-device token that lets this browser's next sign-in as that
 account use a password-check slot of its own (issue 24: a flood of strangers
 holding the shared slot kept the owner out).
@@ -11,16 +11,13 @@ holding the shared slot kept the owner out).
 
 from __future__ import annotations
 
-import functools
 from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
     Response,
-    abort,
     current_app,
     flash,
-    g,
     redirect,
     render_template,
     request,
@@ -42,11 +39,10 @@ from web.limits import (
     signin_lock,
     too_many,
 )
+from web.permissions import ADMIN_COOKIE, public
 
 bp = Blueprint("auth", __name__, url_prefix="/admin")
 
-#: The admin's session cookie: a random token whose hash names a row of ``admin_sessions``.
-ADMIN_COOKIE = "rr_admin"
 #: A remembered-device token (:func:`storage.accounts.remembered_device_token`), sent to the sign-in page only.
 DEVICE_COOKIE = "rr_device"
 
@@ -61,30 +57,6 @@ class LoginForm(FlaskForm):
         ],
     )
     password = PasswordField("Password", validators=[InputRequired(), Length(max=1024)])
-
-
-def signed_in_admin() -> str | None:
-    """The account whose live server-side session the admin cookie names, or None."""
-    return accounts.session_account(get_db(), request.cookies.get(ADMIN_COOKIE))
-
-
-#: Paths of downloads (data, not pages): signed out, they answer 401 instead of redirecting.
-DATA_SUFFIXES = (".csv", ".json", ".sav", ".dta", ".R")
-
-
-def admin_required(view):
-    """Pages redirect to sign-in; data (exports, POSTs) answer 401."""
-
-    @functools.wraps(view)
-    def wrapped(**kwargs):
-        g.admin = signed_in_admin()
-        if g.admin is None:
-            if request.method == "GET" and not request.path.endswith(DATA_SUFFIXES):
-                return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
-            abort(401, description="Sign in as an admin to see this.")
-        return view(**kwargs)
-
-    return wrapped
 
 
 def safe_next(target: str | None) -> str:
@@ -102,6 +74,7 @@ def safe_next(target: str | None) -> str:
 
 
 @bp.route("/login", methods=["GET", "POST"])
+@public
 def login():
     if request.method == "GET":
         return render_template("admin/login.html", form=LoginForm())
@@ -178,6 +151,7 @@ def signed_in_response(name: str, response: Response) -> Response:
 
 
 @bp.post("/logout")
+@public
 def logout():
     accounts.end_session(get_db(), request.cookies.get(ADMIN_COOKIE))
     session.clear()

@@ -2,7 +2,8 @@
 script for the CSV), their codebook (JSON).
 
 Each view parses its options, makes one call into :mod:`web.gather` for the
-body and sends it; anonymous requests get a 401 (:func:`web.auth.admin_required`).
+body and sends it; anonymous requests get a 401, and an account without
+the analyst role the 404 of a missing survey (:mod:`web.permissions`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from flask import Blueprint, Response, abort, current_app, request, stream_with_
 
 from surveys import export, stats_files
 from web import gather, options
-from web.auth import admin_required
 from web.catalog import survey_or_404
 from web.db import get_db, open_database
 from web.errors import parsed_or_400
+from web.permissions import survey_access
 
 bp = Blueprint("exports", __name__, url_prefix="/admin")
 
@@ -26,7 +27,7 @@ def download(body, mimetype: str, filename: str) -> Response:
 
 
 @bp.get("/surveys/<survey_id>/estimates.json")
-@admin_required
+@survey_access("analyst")
 def estimates_json(survey_id: str):
     survey = survey_or_404(survey_id)
     method, level = parsed_or_400(options.estimate_options, request.args)
@@ -34,7 +35,7 @@ def estimates_json(survey_id: str):
 
 
 @bp.get("/surveys/<survey_id>/estimates.csv")
-@admin_required
+@survey_access("analyst")
 def estimates_csv(survey_id: str):
     survey = survey_or_404(survey_id)
     method, level = parsed_or_400(options.estimate_options, request.args)
@@ -42,7 +43,7 @@ def estimates_csv(survey_id: str):
 
 
 @bp.get("/surveys/<survey_id>/breakdown.json")
-@admin_required
+@survey_access("analyst")
 def breakdown_json(survey_id: str):
     survey = survey_or_404(survey_id)
     by, method, level = parsed_or_400(options.breakdown_options, request.args, options.plain_names(survey))
@@ -50,7 +51,7 @@ def breakdown_json(survey_id: str):
 
 
 @bp.get("/surveys/<survey_id>/breakdown.csv")
-@admin_required
+@survey_access("analyst")
 def breakdown_csv(survey_id: str):
     survey = survey_or_404(survey_id)
     by, method, level = parsed_or_400(options.breakdown_options, request.args, options.plain_names(survey))
@@ -59,7 +60,7 @@ def breakdown_csv(survey_id: str):
 
 
 @bp.get("/surveys/<survey_id>/responses.csv")
-@admin_required
+@survey_access("analyst")
 def responses_csv(survey_id: str):
     survey = survey_or_404(survey_id)
     db = open_database(current_app)  # owned by the stream, closed at its end
@@ -78,7 +79,7 @@ STATISTICS_FILES = {"sav": "application/x-spss-sav", "dta": "application/x-stata
 
 
 @bp.get("/surveys/<survey_id>/responses.<fmt>")
-@admin_required
+@survey_access("analyst")
 def responses_statistics_file(survey_id: str, fmt: str):
     survey = survey_or_404(survey_id)
     if fmt not in STATISTICS_FILES:
@@ -88,7 +89,7 @@ def responses_statistics_file(survey_id: str, fmt: str):
 
 
 @bp.get("/surveys/<survey_id>/read-responses.R")
-@admin_required
+@survey_access("analyst")
 def responses_r_script(survey_id: str):
     survey = survey_or_404(survey_id)
     script = stats_files.r_script(survey, export.responses_csv_name(survey))  # reads nothing stored
@@ -96,14 +97,14 @@ def responses_r_script(survey_id: str):
 
 
 @bp.get("/surveys/<survey_id>/codebook.json")
-@admin_required
+@survey_access("analyst")
 def codebook_json(survey_id: str):
     survey = survey_or_404(survey_id)
     return current_app.json.response(gather.codebook(get_db(), survey))
 
 
 @bp.get("/surveys/<survey_id>/model.json")
-@admin_required
+@survey_access("analyst")
 def model_json(survey_id: str):
     survey = survey_or_404(survey_id)
     choice, level = parsed_or_400(options.model_options, request.args, survey)
@@ -111,7 +112,7 @@ def model_json(survey_id: str):
 
 
 @bp.get("/surveys/<survey_id>/model.csv")
-@admin_required
+@survey_access("analyst")
 def model_csv(survey_id: str):
     survey = survey_or_404(survey_id)
     choice, level = parsed_or_400(options.model_options, request.args, survey)

@@ -45,6 +45,7 @@ from web.db import get_db
 from web.forms import SubmissionError, parse_answers, read_arm
 from web.language import in_respondent_language
 from web.limits import refuse_if_over_survey_limit, send_refusal
+from web.permissions import public
 from web.sealing import read_sealed
 from web.thanks import done_cookie
 from web.thanks import thank as thank  # re-exported: bench/profile_submit.py times it as respond.thank
@@ -53,6 +54,7 @@ bp = Blueprint("respond", __name__)
 
 
 @bp.get("/s/<survey_id>")
+@public
 def show(survey_id: str):
     survey = in_respondent_language(survey_or_404(survey_id))
     refusal = refuse_if_unavailable(survey)
@@ -93,6 +95,7 @@ def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str, str]
 
 
 @bp.post("/s/<survey_id>")
+@public
 def submit(survey_id: str):
     """Store one answer. Refusals in this order: the rate limit, the survey's state (closed, not yet
     open), the body (:func:`body_problem`), the form, the CSRF token; then :func:`store_and_thank`.

@@ -1,0 +1,103 @@
+"""The audit log: who did what and when (issue 26).
+
+Takes a :class:`sqlite_utils.Database`; knows nothing of Flask.
+
+Each entry is a time, the account that acted (None for a failed sign-in's
+unknown name or the command line), an action from :data:`ACTIONS`, the survey
+it concerned (if any) and a short detail. Never an answer, never a
+respondent's address or anything typed in a survey form: callers pass what
+an administrator did, not what a respondent sent. Entries are kept for the
+``AUDIT_LOG_DAYS`` setting and then removed (:func:`purge_older_than`).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from storage.connection import immediate_transaction
+
+#: What the log records. A new kind of entry is added here first.
+ACTIONS = (
+    "sign-in",
+    "sign-in-failed",
+    "sign-out",
+    "password-changed",
+    "sessions-ended",
+    "second-factor-changed",
+    "account-invited",
+    "account-created",
+    "account-disabled",
+    "account-enabled",
+    "account-reset",
+    "survey-created",
+    "survey-edited",
+    "survey-imported",
+    "survey-state",
+    "survey-deleted",
+    "test-answers-cleared",
+    "role-changed",
+    "export",
+    "codes-created",
+    "token-created",
+    "token-revoked",
+    "days-excluded",
+    "burst-decided",
+)
+
+MAX_DETAIL = 500
+
+
+@dataclass(frozen=True)
+class Entry:
+    at: float
+    actor: str | None
+    action: str
+    survey_id: str | None
+    detail: str
+
+
+def record(
+    db: sqlite_utils.Database,
+    actor: str | None,
+    action: str,
+    survey_id: str | None = None,
+    detail: str = "",
+    now: float | None = None,
+) -> None:
+    """Add one entry (a transaction of its own). The id is random: entries are ordered by time."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown audit action {action!r}")
+    at = time.time() if now is None else now
+    with immediate_transaction(db):
+        db.execute(
+            "INSERT INTO audit_log (id, at, actor, action, survey_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            [secrets.token_hex(16), at, actor, action, survey_id, detail[:MAX_DETAIL]],
+        )
+
+
+def entries(db: sqlite_utils.Database, survey_ids: list[str] | None = None, limit: int = 500) -> list[Entry]:
+    """The newest ``limit`` entries, newest first; only those about ``survey_ids`` when given
+    (an owner's view: the surveys they own), else all of them (a site administrator's)."""
+    if survey_ids is not None and not survey_ids:
+        return []
+    sql = "SELECT at, actor, action, survey_id, detail FROM audit_log"
+    args: list = []
+    if survey_ids is not None:
+        sql += " WHERE survey_id IN (" + ", ".join("?" for _ in survey_ids) + ")"
+        args.extend(survey_ids)
+    sql += " ORDER BY at DESC LIMIT ?"
+    args.append(int(limit))
+    return [Entry(*row) for row in db.execute(sql, args).fetchall()]
+
+
+def purge_older_than(db: sqlite_utils.Database, days: float, now: float | None = None) -> int:
+    """Remove the entries older than ``days`` days; the number removed."""
+    if days <= 0:
+        raise ValueError(f"an audit log is kept for a positive number of days, not {days!r}")
+    cutoff = (time.time() if now is None else now) - days * 86400
+    with immediate_transaction(db):
+        return db.execute("DELETE FROM audit_log WHERE at < ?", [cutoff]).rowcount
