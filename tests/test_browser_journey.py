@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import accessibility
 from tests.helpers.accessibility import PageChecks, describe
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, press, sign_in
 from tests.helpers.drivers import ADMIN_NAME
@@ -123,3 +124,31 @@ def test_every_page_at_both_widths_has_no_accessibility_violation(browser, live_
     assert list(checks.found) == expected
     if describe(checks.found):
         pytest.fail(f"axe found violations:\n{describe(checks.found)}", pytrace=False)
+
+
+#: A page with two violations axe must report: an image with no text, and grey text too pale on white.
+BROKEN_PAGE = """<!doctype html><html lang="en"><head><title>Broken</title></head><body><main><h1>Broken</h1>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" id="nameless">
+<p style="color: #bbb">Too pale</p></main></body></html>"""
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
+def test_the_check_reports_each_violation_with_its_rule_impact_target_and_help(browser, javascript, tmp_path):
+    context = browser.new_context(java_script_enabled=javascript)
+    page = context.new_page()
+    page.set_content(BROKEN_PAGE)
+    checks = PageChecks(folder=tmp_path)
+    checks.check(page, "broken")
+    context.close()
+    assert [v.id for v in checks.found["broken at 1280 px"]] == ["color-contrast", "image-alt"]
+    report = describe(checks.found)
+    assert "image-alt (critical) at #nameless: Images must have alternative text" in report
+    assert "color-contrast (serious) at p: Elements must meet minimum color contrast ratio thresholds" in report
+    assert (tmp_path / "broken-1280.png").stat().st_size > 0
+
+
+def test_a_cached_axe_that_is_not_the_pinned_tarball_is_refused(tmp_path):
+    cache = tmp_path / "axe.tgz"
+    cache.write_bytes(accessibility.fetch_axe().read_bytes() + b"\0")
+    with pytest.raises(accessibility.AxeFetchError, match="not the pinned"):
+        accessibility.fetch_axe(cache)
