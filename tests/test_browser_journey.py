@@ -28,8 +28,23 @@ pytestmark = [pytest.mark.browser, pytest.mark.journey, BACKENDS]
 WIDTHS = {375: {"width": 375, "height": 667}, 1280: {"width": 1280, "height": 900}}
 ANSWERS = {"cheated": "No", "lied": "Yes", "ai_use": "sometimes", "year": "second"}
 #: The pages each context checks, in order, at each width.
-VISITOR_PAGES = ["sign-in", "sign-in-wrong-password", "sign-in-empty", "form-nojs", "refused-nojs", "thanks-nojs"]
-RESEARCHER_PAGES = ["dashboard", "results", "preview", "form-js", "refused-js", "thanks-js"]
+VISITOR_PAGES = [
+    "start",
+    "not-found",
+    "sign-in",
+    "sign-in-wrong-password",
+    "sign-in-empty",
+    *(f"{name}-nojs" for name in ("form", "refused", "thanks", "answered-before")),
+]
+RESEARCHER_PAGES = [
+    "dashboard",
+    "results",
+    "results-by-group",
+    "close",
+    "preview",
+    "preview-thanks",
+    *(f"{name}-js" for name in ("form", "refused", "thanks", "answered-before")),
+]
 
 
 def new_context(browser, width: int, javascript: bool, signed_in: dict | None = None):
@@ -60,7 +75,8 @@ def leave_out(page, question: str) -> None:
 
 
 def answer_the_form(page, url: str, checks: PageChecks, mode: str) -> None:
-    """The public form, refused for a missing answer, then answered: the form, the refusal, the thank-you page."""
+    """The public form, refused for a missing answer, then answered: the form, the refusal, the thank-you page,
+    and the form's address opened again (this browser has answered)."""
     page.goto(f"{url}/s/quiz")
     checks.check(page, f"form-{mode}")
     choose(page, {name: label for name, label in ANSWERS.items() if name != "cheated"})
@@ -72,10 +88,18 @@ def answer_the_form(page, url: str, checks: PageChecks, mode: str) -> None:
     press(page, "Submit answers")
     assert page.get_by_role("heading", name="Thank you").is_visible()
     checks.check(page, f"thanks-{mode}")
+    page.goto(f"{url}/s/quiz")
+    assert page.get_by_role("heading", name="You have already answered this survey").is_visible()
+    checks.check(page, f"answered-before-{mode}")
 
 
 def visitor_pages(page, url: str, checks: PageChecks) -> None:
-    """JavaScript off: the sign-in page, a wrong password, an empty form; the public form, refused and answered."""
+    """JavaScript off: the start page, a survey that does not exist, the sign-in page, a wrong password, an empty
+    sign-in form; the public form, refused and answered."""
+    page.goto(f"{url}/")
+    checks.check(page, "start")
+    assert page.goto(f"{url}/s/no-such-survey").status == 404
+    checks.check(page, "not-found")
     page.goto(f"{url}/admin/login")
     checks.check(page, "sign-in")
     page.get_by_label("Account").fill(ADMIN_NAME)
@@ -92,16 +116,24 @@ def visitor_pages(page, url: str, checks: PageChecks) -> None:
 
 
 def researcher_pages(page, url: str, checks: PageChecks) -> None:
-    """JavaScript on, signed in: the dashboard, a survey's results and its preview; then the public form as a
-    respondent's device sends it, refused and answered."""
+    """JavaScript on, signed in: the dashboard, a survey's results (and by group), the step before closing it, its
+    preview and the preview's thank-you page; then the public form as a respondent's device sends it."""
     page.goto(f"{url}/admin/")
     checks.check(page, "dashboard")
     page.get_by_role("link", name="Test quiz").click()
     page.wait_for_load_state()
     assert page.locator("svg.chart").first.is_visible()
     checks.check(page, "results")
+    page.goto(f"{url}/admin/surveys/quiz?by=year")
+    checks.check(page, "results-by-group")
+    page.goto(f"{url}/admin/surveys/quiz/close")
+    checks.check(page, "close")
     page.goto(f"{url}/admin/surveys/quiz/preview")
     checks.check(page, "preview")
+    choose(page, ANSWERS)
+    press(page, "Submit answers")
+    assert page.get_by_role("heading", name="Thank you").is_visible()
+    checks.check(page, "preview-thanks")
     answer_the_form(page, url, checks, "js")
 
 
