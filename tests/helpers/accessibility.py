@@ -146,12 +146,14 @@ class PageChecks:
     found: dict[str, list[Violation]] = field(default_factory=dict)
 
     def check(self, page, name: str) -> None:
-        """Save what ``page`` shows as ``<name>-<width>.png`` (the whole page) and record its axe violations;
-        a name checked twice at one width is a mistake of the journey."""
+        """Open every ``<details>`` of ``page`` (what they fold is checked too), save the whole page as
+        ``<name>-<width>.png`` and record its axe violations; a name checked twice at one width is a mistake
+        of the journey."""
         width = page.viewport_size["width"]
         key = f"{name} at {width} px"
         if key in self.found:
             raise ValueError(f"the journey checked {key!r} twice")
+        page.locator("details").evaluate_all("folded => folded.forEach(details => { details.open = true; })")
         self.folder.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(self.folder / f"{name}-{width}.png"), full_page=True)
         self.found[key] = axe_violations(page)
