@@ -392,8 +392,9 @@
     var remembers = Array.prototype.some.call(form.querySelectorAll("fieldset[data-question]"), function (fieldset) {
       return randomizedHere(JSON.parse(fieldset.dataset.design).design) && rememberedIndex(fieldset, memo) >= 0;
     });
-    /* A page shown again within one response says so itself (.kept-note): this browser has not answered before. */
-    if (note && remembers && !document.querySelector(".kept-note")) {
+    /* A page shown again within one response says so itself (.kept-note), and a refused form was not stored
+       ([data-refused]): in neither has this browser answered before. */
+    if (note && remembers && !document.querySelector(".kept-note, [data-refused]")) {
       note.hidden = false;
     }
   }

@@ -27,11 +27,13 @@ from analysis.design import (
 )
 from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
+from storage import queries
 from surveys.arms import group_yes_probabilities
 from tests.helpers.audit import N_DRAWS, audit, clopper_pearson_lower, clopper_pearson_upper, yes_no_expected
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
 from tests.helpers.records import stored_bytes
 from tests.helpers.servers import served
+from web.db import open_database
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
@@ -229,6 +231,28 @@ def test_retake_is_refused_and_the_same_noise_is_resent(page, live_server, app):
     second = posted_answers(submit(page), app)
     for name in ("cheated", "lied", "ai_use"):
         assert second[name] == first[name]
+
+
+def test_a_refused_device_form_says_what_is_missing_not_that_this_browser_answered_before(page, live_server, app):
+    """A device submission without a required answer (a browser that does not check ``required``) is refused
+    with the question's own message, and the form shown again does not claim an earlier answer: nothing was
+    stored (before, it said "This browser has answered this survey before" and "Not a valid choice")."""
+    page.goto(f"{live_server}/s/quiz")
+    fill_in(page, {name: label for name, label in TRUTH.items() if name != "cheated"})
+    page.locator("fieldset[data-question=cheated] input").evaluate_all(
+        "inputs => inputs.forEach(input => input.removeAttribute('required'))"
+    )
+    page.get_by_role("button", name="Submit answers", exact=True).click()
+    page.wait_for_load_state()
+    text = page.inner_text("main")
+    assert "Your answers were not sent" in text and "Please choose an answer to this question." in text
+    assert "Not a valid choice" not in text
+    assert page.locator("#memo-note").is_hidden()
+    db = open_database(app)
+    try:
+        assert queries.response_count(db, "quiz") == 0
+    finally:
+        db.close()
 
 
 def test_phone_sized_screen(browser, live_server):

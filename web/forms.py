@@ -43,7 +43,7 @@ from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
 from wtforms import HiddenField, RadioField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, Optional, Regexp
+from wtforms.validators import InputRequired, Optional, Regexp, ValidationError
 
 from surveys.arms import arm_from_wire
 from surveys.definition import Question, Survey
@@ -122,6 +122,22 @@ def may_be_blank(question: Question) -> bool:
 KEEP_LABEL = "Keep my earlier answer (randomized already, so it cannot be shown)"
 
 
+class AnswerField(RadioField):
+    """A question's radio field: its blank value (the browser's "no answer", posted by the device path for a
+    question left unanswered) where no blank is offered is refused with the field's own message ("Please
+    choose an answer..."), not WTForms' "Not a valid choice", which says the respondent chose wrongly."""
+
+    def __init__(self, *args, blank_value: str = "", missing_message: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.blank_value = blank_value
+        self.missing_message = missing_message
+
+    def pre_validate(self, form) -> None:
+        if self.data == self.blank_value and all(choice.value != self.blank_value for choice in self.iter_choices()):
+            raise ValidationError(self.missing_message)
+        super().pre_validate(form)
+
+
 def _question_field(question: Question, keep: bool = False, asked: bool = False) -> RadioField:
     """The radio field of ``question``: ``keep`` offers :data:`KEEP_LABEL`; ``asked``: its condition is known
     to hold (decided by an earlier page), so a required question is offered no "No answer" and none is checked."""
@@ -135,12 +151,14 @@ def _question_field(question: Question, keep: bool = False, asked: bool = False)
     else:  # the form always posts the pre-checked "No answer"; only a hand-made request omits it
         message = f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”."
         choices.append(SelectChoice(wire_value(question, None), NO_ANSWER_LABEL))
-    return RadioField(
+    return AnswerField(
         question.label,
         choices=choices,
         default=wire_value(question, None) if keep or blank_ok else None,
         validators=[InputRequired(message=message)],
         description=question.hint,
+        blank_value=wire_value(question, None),
+        missing_message=message,
     )
 
 
