@@ -7,6 +7,7 @@
 - :mod:`tests.helpers.servers`: the app served by Werkzeug in a thread or by gunicorn, and respondents over HTTP;
 - :mod:`tests.helpers.browser_steps`: Playwright steps of the browser tests;
 - :mod:`tests.helpers.audit`: the empirical privacy audit of a randomizer.
+- :mod:`tests.helpers.workbooks`: XLSForm workbooks, from rows or from a survey file's mapping.
 
 Test modules import helpers from these modules and never from each other.
 """
