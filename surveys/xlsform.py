@@ -194,6 +194,34 @@ def _survey_level_cell(problem, places: _Places) -> tuple[str, int | None, str |
     return "settings", 2, _column(places.settings, column, _language(problem)) if field else None
 
 
+def _design_example(found: re.Match) -> str:
+    keys = [pair.split(":")[0].strip() for pair in found.group(2).split(",")]
+    return f"design::model {found.group(1)} with " + ", ".join(f"design::{key}" for key in keys)
+
+
+#: The survey file's examples in a problem's message, in a workbook's words (its columns and cells).
+_WORKBOOK_WORDS = (
+    (re.compile(r"\{model: (\w+), ([^{}]*)\}"), _design_example),
+    (re.compile(r"\{t: 1/2, a: 1/4, b: 1/4\}"), "design::t, design::a and design::b (such as 1/2, 1/4, 1/4)"),
+    (re.compile(r"\{t: 1/2\}"), "design::t (such as 1/2)"),
+    (
+        re.compile(r"\{matrix: \[\[2/3, 1/6, 1/6\], \[1/6, 2/3, 1/6\], \[1/6, 1/6, 2/3\]\]\}"),
+        "one design::matrix cell such as 2/3, 1/6, 1/6; 1/6, 2/3, 1/6; 1/6, 1/6, 2/3",
+    ),
+    (
+        re.compile(r"; for a longer label write \{name: a_few_times, label: A few times\}"),
+        "; a longer text goes in the label column",
+    ),
+)
+
+
+def _in_workbook_words(message: str) -> str:
+    """``message`` with each survey-file example (``{model: warner, p: ...}``) written as the workbook's columns."""
+    for pattern, words in _WORKBOOK_WORDS:
+        message = pattern.sub(words, message)
+    return message
+
+
 def _cell_of(problem, places: _Places) -> tuple[str, int | None, str | None]:
     """Where a survey-file problem (question, field) lives in the workbook.
 
@@ -347,7 +375,9 @@ def import_workbook(path: str | Path) -> ImportedSurvey:
         survey = parse_survey(mapping, path.name)
     except SurveyFileError as error:
         places = _Places(rows_by_question, read.survey, read.settings_sheet, read.targets_sheet, read.target_rows)
-        problems = [CellProblem(*_cell_of(problem, places), problem.message) for problem in error.problems]
+        problems = [
+            CellProblem(*_cell_of(problem, places), _in_workbook_words(problem.message)) for problem in error.problems
+        ]
         raise XLSFormError(str(path), problems) from None
     imported = ImportedSurvey(mapping, survey)
     size = len(imported.yaml_text().encode("utf-8"))

@@ -629,3 +629,18 @@ def test_targets_are_a_sheet_and_their_mistakes_are_reported_at_their_row(tmp_pa
         ("q", 0.1, "year", ("first", "second")),
     ]
     assert read.close_when_targets_met
+
+
+def test_a_survey_file_rule_is_told_in_the_workbooks_columns(tmp_path):
+    """The survey file's examples (``{model: kuk, k1: ..., k2: ...}``) are written as the workbook's columns."""
+    survey = [
+        ["type", "name", "label", "design::model", "design::k1", "design::t"],
+        ["yes_no", "kuk", "Kuk?", "kuk", "0.7", ""],
+        ["select_one ai", "ai_use", "AI?", "", "", "2"],
+    ]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert (
+        "survey, row 2, column design::k2: is required; this design is written like design::model kuk with "
+        "design::k1, design::k2" in found
+    )
+    assert all("{" not in problem for problem in found), found
