@@ -85,7 +85,7 @@ from surveys.xlsform_settings import SETTINGS_RENAMED, settings, targets
 
 __all__ = ["CellProblem", "ImportedSurvey", "XLSFormError", "import_workbook", "read_sheet"]
 
-SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant")
+SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant", "appearance")
 #: Survey columns written ``BASE::...``: a text in a language, or a key of the design.
 PREFIXED_COLUMNS = ("label", "hint", "design")
 CHOICE_COLUMNS = ("list_name", "name", "label")

@@ -54,8 +54,10 @@ _COLLECTS = {
 #: Question types this app does not ask, each with what it would do.
 NOT_ASKED = {kind: what for kinds, what in _COLLECTS.items() for kind in kinds}
 ASKED = "this app asks only yes_no and select_one LIST questions, whose answers can be randomized"
-#: A group row's own columns (besides ``label``, which must be empty: see :func:`Layout.group_row`).
+#: A group row's own columns (besides ``label``, which must be empty, and ``appearance``: see :class:`Layout`).
 GROUP_COLUMNS = ("type", "name", "relevant")
+#: The one appearance read: a group shown on one page, which every group is here.
+FIELD_LIST = "field-list"
 BEGIN_GROUP, END_GROUP = "begin_group", "end_group"
 
 
@@ -171,6 +173,12 @@ def question(report: Report, sheet: Sheet, number: int, cells, lists, texts) -> 
     relevant = cell_text(cells.get("relevant"))
     if relevant:
         entry["relevant"] = relevant
+    if cell_text(cells.get("appearance")):
+        message = (
+            f"a question's appearance is not read: this app draws every question alike; leave it empty "
+            f"(on a group, {FIELD_LIST} is read)"
+        )
+        report.add(sheet.name, number, sheet.where("appearance"), message)
     for column in ("required", "randomize"):
         value = flag(report, sheet, number, column, cells.get(column))
         if value is not None:
@@ -220,6 +228,11 @@ class Layout:
     def _check_group_cells(self, number: int, cells: Mapping) -> None:
         for column, value in cells.items():
             if column in GROUP_COLUMNS or not cell_text(value):
+                continue
+            if column == "appearance":
+                if cell_text(value).lower() != FIELD_LIST:
+                    message = f"a group's appearance can only be {FIELD_LIST} (every group is one page here)"
+                    self.report.add(self.sheet.name, number, self.sheet.where(column), message)
                 continue
             if column.split("::")[0] == "label":
                 message = (

@@ -542,14 +542,34 @@ def test_end_group_is_never_refused_as_metadata(tmp_path):
 
 
 def test_an_xlsform_column_this_app_does_not_read_says_why_and_an_unknown_one_lists_the_columns(tmp_path):
-    survey = [["type", "name", "label", "appearance", "colour"], ["yes_no", "q", "Q?", "", ""]]
+    survey = [["type", "name", "label", "default", "colour"], ["yes_no", "q", "Q?", "", ""]]
     found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
     assert found == [
-        "survey, row 1, column D (appearance): column 'appearance' is not read by this app: it changes how a "
-        "question is drawn, and this app draws every question alike; remove the column",
+        "survey, row 1, column D (default): column 'default' is not read by this app: it fills in an answer, "
+        "and a question here starts unanswered; remove the column",
         "survey, row 1, column E (colour): unknown column 'colour'; the survey sheet's columns are type, name, "
-        "label, hint, required, randomize, relevant, label::..., hint::..., design::...",
+        "label, hint, required, randomize, relevant, appearance, label::..., hint::..., design::...",
     ]
+
+
+def test_field_list_on_a_group_is_read_and_any_other_appearance_is_reported(tmp_path):
+    survey = [
+        ["type", "name", "label", "appearance"],
+        ["begin group", "one", "", "field-list"],
+        ["yes_no", "q", "Q?", ""],
+        ["end group", "", "", ""],
+        ["begin group", "two", "", "table-list"],
+        ["yes_no", "r", "R?", "quick"],
+        ["end group", "", "", ""],
+    ]
+    assert problems_of(workbook(tmp_path / "form.xlsx", survey=survey)) == [
+        "survey, row 5, column D (appearance): a group's appearance can only be field-list (every group is one "
+        "page here)",
+        "survey, row 6, column D (appearance): a question's appearance is not read: this app draws every question "
+        "alike; leave it empty (on a group, field-list is read)",
+    ]
+    survey[4][3] = survey[5][3] = ""
+    assert import_workbook(workbook(tmp_path / "ok.xlsx", survey=survey)).survey.pages == (("q",), ("r",))
 
 
 # -- every text in several languages, targets, the other settings -------------
