@@ -29,14 +29,39 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from analysis.design import BinaryDesign, MultipleChoiceDesign, design_from_dict
 from analysis.misclassification import MisclassificationDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, two_group_design_from_dict
 
-if TYPE_CHECKING:
-    from surveys.definition import Question, Survey
+
+class DesignedQuestion(Protocol):
+    """What the contract reads of a question (:class:`surveys.definition.Question` has it all): written as a
+    protocol so that this module needs nothing of :mod:`surveys.definition`, which builds on it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def design(self) -> object: ...
+
+    @property
+    def choice_names(self) -> tuple[str, ...]: ...
+
+    @property
+    def is_randomized(self) -> bool: ...
+
+
+class DesignedSurvey(Protocol):
+    """What :func:`design_record` reads of a survey (:class:`surveys.definition.Survey`): its questions."""
+
+    @property
+    def questions(self) -> tuple[DesignedQuestion, ...]: ...
+
 
 YES_NO = "yes_no"
 SELECT_ONE = "select_one"
@@ -64,7 +89,7 @@ def check_question_name(name: str) -> str:
     return name
 
 
-def question_design_key(question: Question, arm: str = "") -> str:
+def question_design_key(question: DesignedQuestion, arm: str = "") -> str:
     """Canonical JSON of what the estimators need: type, options and design.
 
     Answers to one question are tallied per key, so answers collected under
@@ -126,7 +151,7 @@ def _key_design(key: str) -> dict | None:
     return design if isinstance(design, dict) else None
 
 
-def design_record(survey: Survey) -> str:
+def design_record(survey: DesignedSurvey) -> str:
     """Every question's design key, as stored once per survey design (``designs.questions``).
 
     The record's text keeps the spelling it has had since the first
@@ -176,7 +201,7 @@ def design_from_record(design: dict) -> object:
 
 
 def compatible_tallies(
-    question: Question, by_design: Mapping[str, Mapping[str, int]]
+    question: DesignedQuestion, by_design: Mapping[str, Mapping[str, int]]
 ) -> tuple[list[StoredTally], bool]:
     """The tallies that can be read with ``question``'s type, and whether any were not.
 

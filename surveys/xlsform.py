@@ -23,23 +23,29 @@ The sheets and columns read (any other column is reported, not ignored):
     ``design::a``, ``design::b`` for forced response; ``design::t`` for a
     choice; ``design::model`` with ``design::p``, ``design::q``,
     ``design::innocuous``, ``design::p1``, ``design::p2``... for the other
-    models). A misclassification matrix is one ``design::matrix`` cell,
-    rows separated by ``;`` and entries by ``,`` (:func:`matrix_rows`).
-    Write probabilities as decimals or as text fractions: Excel turns a
-    typed ``1/4`` into a date, which is reported.
+    models; the innocuous statement in several languages is one
+    ``design::innocuous::LANGUAGE`` column per language). A misclassification
+    matrix is one ``design::matrix`` cell, rows separated by ``;`` and entries
+    by ``,`` (:func:`surveys.xlsform_rows.matrix_rows`). Write probabilities as
+    decimals or as text fractions: Excel turns a typed ``1/4`` into a date,
+    which is reported. ``begin group`` ... ``end group`` rows (or
+    ``begin_group`` ... ``end_group``) make pages (:mod:`surveys.xlsform_rows`).
 ``choices``
     ``list_name``, ``name``, ``label`` (or ``label::LANGUAGE`` columns).
 ``settings`` (optional)
     ``form_id`` (the survey's ``id``), ``form_title`` (its ``title``),
-    ``version``, and any other survey-level key of a survey file by its own
-    name (``intro``, ``organizer``, ``epsilon_budget``, and the arms'
-    ``group_1_share`` and ``direct_share``, read as probabilities).
+    ``default_language``, ``version``, and any other survey-level key of a
+    survey file by its own name; the respondent's texts in several languages
+    as ``KEY::LANGUAGE`` columns (:mod:`surveys.xlsform_settings`).
+``targets`` (optional)
+    one row per target: ``question``, ``margin``, ``confidence_level``,
+    ``by``, ``groups`` (two answers separated by a comma).
 
-XLSForm types that collect something else are refused with the reason:
-metadata (``start``, ``end``, ``today``, ``deviceid``...) would put a time
-or a device next to the answers; other question types (``text``,
-``integer``, ``select_multiple``, groups, notes...) are not asked by this
-app.
+XLSForm types and columns that do something this app does not do are
+refused, each saying what it would do (:mod:`surveys.xlsform_rows`): metadata
+(``start``, ``end``, ``today``, ``deviceid``...) would store a time, a device
+or a person next to the answers; ``text``, ``integer``, ``select_multiple``,
+notes, repeats... are not asked by this app.
 
 A workbook is read within the limits of :mod:`surveys.limits`: its size on
 disk and uncompressed, and its number of parts, checked in its zip directory
@@ -49,90 +55,59 @@ row and a column limit and a deadline. One past a limit is one problem naming it
 
 from __future__ import annotations
 
-import math
+import re
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time
 from pathlib import Path
 from time import monotonic
 from xml.etree.ElementTree import ParseError
 
 import openpyxl
 import yaml
-from openpyxl.utils import get_column_letter
 
 from surveys import limits
-from surveys.definition import SELECT_ONE, YES_NO, Survey
-from surveys.schema import LANGUAGE_PATTERN, SURVEY_KEYS, SurveyFileError, parse_survey
-
-#: XLSForm metadata types: each records a time, a device or a person.
-METADATA_TYPES = frozenset(
-    {
-        "start",
-        "end",
-        "today",
-        "deviceid",
-        "phonenumber",
-        "username",
-        "email",
-        "audit",
-        "simserial",
-        "subscriberid",
-        "start-geopoint",
-        "background-audio",
-    }
+from surveys.definition import Survey
+from surveys.schema import SurveyFileError, parse_survey
+from surveys.xlsform_cells import (
+    CellProblem,
+    Refused,
+    Report,
+    Sheet,
+    XLSFormError,
+    cell_text,
+    language_code,
+    read_sheet,
+    unknown_columns,
 )
-SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant")
+from surveys.xlsform_rows import BEGIN_GROUP, END_GROUP, Layout, choice_lists, question, row_kind, text_columns
+from surveys.xlsform_settings import SETTINGS_RENAMED, settings, targets
+
+__all__ = ["CellProblem", "ImportedSurvey", "XLSFormError", "import_workbook", "read_sheet"]
+
+SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant", "appearance")
+#: Survey columns written ``BASE::...``: a text in a language, or a key of the design.
+PREFIXED_COLUMNS = ("label", "hint", "design")
 CHOICE_COLUMNS = ("list_name", "name", "label")
-#: Settings columns renamed to the survey file's keys.
-SETTINGS_RENAMED = {"form_id": "id", "form_title": "title"}
-SETTINGS_KEYS = (frozenset(SURVEY_KEYS) - {"questions", "id", "title", "languages"}) | {"default_language"}
-#: Settings that are probabilities (read as the design columns are: a date Excel made of ``1/5`` is reported).
-SHARE_SETTINGS = frozenset({"group_1_share", "direct_share"})
-TRUE_WORDS = frozenset({"yes", "true", "true()", "1"})
-FALSE_WORDS = frozenset({"no", "false", "false()", "0"})
-
-
-@dataclass(frozen=True)
-class CellProblem:
-    """One mistake in a workbook: its sheet, row (1-based, as Excel shows it) and column (``None`` for a whole
-    row or sheet), and what is wrong."""
-
-    sheet: str
-    row: int | None
-    column: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = self.sheet
-        if self.row is not None:
-            where += f", row {self.row}"
-        if self.column is not None:
-            where += f", column {self.column}"
-        return f"{where}: {self.message}"
-
-
-class XLSFormError(ValueError):
-    """Every problem of a workbook, reported together."""
-
-    def __init__(self, source: str, problems: Iterable[CellProblem]):
-        self.problems = tuple(problems)
-        lines = "\n".join(f"  {problem}" for problem in self.problems)
-        super().__init__(f"{source}: {len(self.problems)} problem(s)\n{lines}")
-
-
-@dataclass(frozen=True)
-class Sheet:
-    """A sheet's header (lower-cased column name -> Excel letter) and its non-empty rows (row number, values)."""
-
-    name: str
-    columns: dict[str, str]
-    rows: tuple[tuple[int, dict[str, object]], ...]
-
-    def where(self, column: str) -> str:
-        """``C (label)``: a column's letter and name."""
-        return f"{self.columns[column]} ({column})" if column in self.columns else column
+#: XLSForm's survey and choices columns that this app does not read, each with what it would do.
+OTHER_COLUMNS = {
+    "constraint": "it checks an answer, and a yes_no or select_one answer is always one of its choices",
+    "constraint_message": "it explains a constraint, and this app reads no constraint",
+    "required_message": "the form says which answer is missing in its own words",
+    "appearance": "it changes how a question is drawn, and this app draws every question alike",
+    "default": "it fills in an answer, and a question here starts unanswered",
+    "calculation": "it computes a value that is not asked",
+    "choice_filter": "it narrows the choices by an earlier answer; every respondent sees the same choices here",
+    "read_only": "every question here is answered",
+    "repeat_count": "this app has no repeats",
+    "media": "this app shows text only",
+    "image": "this app shows text only",
+    "audio": "this app shows text only",
+    "video": "this app shows text only",
+    "guidance_hint": "this app shows the hint column only",
+    "trigger": "it recomputes a value that is not asked",
+    "parameters": "this app's questions take no parameters",
+}
 
 
 @dataclass(frozen=True)
@@ -146,276 +121,9 @@ class ImportedSurvey:
         return yaml.safe_dump(self.mapping, sort_keys=False, allow_unicode=True, width=100)
 
 
-class _Report:
-    def __init__(self) -> None:
-        self.problems: list[CellProblem] = []
-
-    def add(self, sheet: str, row: int | None, column: str | None, message: str) -> None:
-        self.problems.append(CellProblem(sheet, row, column, message))
-
-
-def _cell_text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
-
-
-class _Refused(Exception):
-    """A workbook beyond one of :mod:`surveys.limits`: its one problem, naming the limit."""
-
-    def __init__(self, problem: CellProblem):
-        super().__init__(str(problem))
-        self.problem = problem
-
-
-def _check_deadline(sheet: str, row: int | None, deadline: float) -> None:
-    if monotonic() > deadline:
-        message = f"took more than {limits.MAX_WORKBOOK_SECONDS:g} s to read; " + limits.limit_text(
-            "MAX_WORKBOOK_SECONDS", limits.MAX_WORKBOOK_SECONDS, " s"
-        )
-        raise _Refused(CellProblem(sheet, row, None, message))
-
-
-def read_sheet(book, name: str, deadline: float = math.inf) -> Sheet | None:
-    """The sheet ``name`` (case-insensitive) with its header, or ``None`` when the workbook has none.
-
-    Read row by row (``book`` is opened read-only, streaming): a sheet with a row past
-    :data:`~surveys.limits.MAX_SHEET_ROWS` or a header past :data:`~surveys.limits.MAX_SHEET_COLUMNS`
-    is refused when that row or column is reached, and no row is read after ``deadline``
-    (``time.monotonic()``), so a sheet of millions of rows is never read to its end.
-    """
-    by_name = {sheet.lower(): sheet for sheet in book.sheetnames}
-    if name not in by_name:
-        return None
-    title = by_name[name]
-    rows = book[title].iter_rows(
-        max_row=limits.MAX_SHEET_ROWS + 1, max_col=limits.MAX_SHEET_COLUMNS + 1, values_only=True
-    )
-    try:
-        return _sheet(title, rows, deadline)
-    finally:
-        rows.close()  # a sheet refused halfway leaves no part of the workbook open
-
-
-def _sheet(title: str, rows: Iterator[tuple], deadline: float) -> Sheet:
-    header = next(rows, ())
-    if len(header) > limits.MAX_SHEET_COLUMNS and _cell_text(header[limits.MAX_SHEET_COLUMNS]):
-        message = f"more than {limits.MAX_SHEET_COLUMNS:,} columns; " + limits.limit_text(
-            "MAX_SHEET_COLUMNS", limits.MAX_SHEET_COLUMNS
-        )
-        raise _Refused(CellProblem(title, 1, get_column_letter(limits.MAX_SHEET_COLUMNS + 1), message))
-    columns = {}
-    for index, text in enumerate(header, start=1):
-        text = _cell_text(text).lower()
-        if text:
-            columns[text] = get_column_letter(index)
-    kept = []
-    names = list(columns)
-    positions = [index for index, text in enumerate(header) if _cell_text(text)]
-    for number, values in enumerate(rows, start=2):
-        if number > limits.MAX_SHEET_ROWS:
-            message = f"more than {limits.MAX_SHEET_ROWS:,} rows; " + limits.limit_text(
-                "MAX_SHEET_ROWS", limits.MAX_SHEET_ROWS
-            )
-            raise _Refused(CellProblem(title, number, None, message))
-        _check_deadline(title, number, deadline)
-        cells = {names[i]: values[p] if p < len(values) else None for i, p in enumerate(positions)}
-        if any(_cell_text(v) for v in cells.values()):
-            kept.append((number, cells))
-    return Sheet(title, columns, tuple(kept))
-
-
-def _language_columns(report: _Report, sheet: Sheet, base: str) -> dict[str, str]:
-    """``{language code: column}`` of the ``base::LANGUAGE`` columns (``{"": base}`` for a plain ``base``).
-
-    XLSForm names a language ``label::French (fr)``: the code is the one in parentheses, else the
-    name itself when it is a code (``label::fr``). A language without a usable code is a problem.
-    """
-    found: dict[str, str] = {}
-    for column in sheet.columns:
-        if column == base:
-            found[""] = column
-        elif column.startswith(base + "::"):
-            language = column.removeprefix(base + "::").strip()
-            code = language[language.rfind("(") + 1 : -1].strip() if language.endswith(")") else language
-            if not LANGUAGE_PATTERN.fullmatch(code):
-                message = f"name the language with its code, such as {base}::French (fr), not {column!r}"
-                report.add(sheet.name, 1, sheet.where(column), message)
-                continue
-            found[code] = column
-    if "" in found and len(found) > 1:
-        message = f"a plain {base} column beside {base}::LANGUAGE columns; give every language its own column"
-        report.add(sheet.name, 1, sheet.where(found[""]), message)
-    return found
-
-
-def _text_in_languages(cells: Mapping, columns: dict[str, str]) -> object:
-    """One cell's text, or ``{code: text}`` over the language columns (a survey file's translated text)."""
-    if len(columns) <= 1:
-        return _cell_text(cells.get(next(iter(columns.values())))) if columns else ""
-    return {code: _cell_text(cells.get(column)) for code, column in columns.items()}
-
-
-def _unknown_columns(report: _Report, sheet: Sheet, known: Iterable[str]) -> None:
-    known = set(known)
-    for column in sheet.columns:
-        if column not in known:
-            report.add(sheet.name, 1, sheet.where(column), f"unknown column {column!r}; see the column reference")
-
-
-def _flag(report: _Report, sheet: Sheet, number: int, column: str, value: object) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    text = _cell_text(value).lower()
-    if not text:
-        return None
-    if text in TRUE_WORDS:
-        return True
-    if text in FALSE_WORDS:
-        return False
-    report.add(sheet.name, number, sheet.where(column), f"must be yes or no (or true/false), got {text!r}")
-    return None
-
-
-def _probability_cell(report: _Report, sheet: Sheet, number: int, column: str, value: object) -> object:
-    if isinstance(value, datetime | date | time):
-        message = "Excel read this probability as a date; format the column as text, or write a decimal such as 0.25"
-        report.add(sheet.name, number, sheet.where(column), message)
-        return None
-    if isinstance(value, bool):
-        report.add(sheet.name, number, sheet.where(column), f"must be a probability, got {value}")
-        return None
-    if isinstance(value, int | float):
-        return value
-    return _cell_text(value) or None
-
-
-def matrix_rows(value: object) -> object:
-    """A ``design::matrix`` cell as the survey file's list of rows: rows separated by ``;``, entries by ``,``
-    (``3/4, 1/3; 1/4, 2/3`` is ``[[3/4, 1/3], [1/4, 2/3]]``). A cell that is not text is left to the survey
-    file's check, which names it."""
-    if not isinstance(value, str):
-        return value
-    return [[entry.strip() for entry in row.split(",")] for row in value.split(";")]
-
-
-def _choice_lists(report: _Report, sheet: Sheet | None) -> dict[str, list[tuple[int, dict]]]:
-    if sheet is None:
-        return {}
-    label = _language_columns(report, sheet, "label")
-    _unknown_columns(report, sheet, (*CHOICE_COLUMNS, *(c for c in sheet.columns if c.startswith("label::"))))
-    lists: dict[str, list[tuple[int, dict]]] = {}
-    for number, cells in sheet.rows:
-        list_name = _cell_text(cells.get("list_name"))
-        name = _cell_text(cells.get("name"))
-        if not list_name:
-            report.add(sheet.name, number, sheet.where("list_name"), "every choice needs a list_name")
-            continue
-        if not name:
-            report.add(sheet.name, number, sheet.where("name"), "every choice needs a name")
-            continue
-        text = _text_in_languages(cells, label)
-        if isinstance(text, dict):
-            text = {code: value or name for code, value in text.items()}
-        lists.setdefault(list_name, []).append((number, {"name": name, "label": text or name}))
-    return lists
-
-
-def _question_type(report, sheet, number, cells, lists) -> tuple[str | None, str | None]:
-    """``(survey-file type, choice list name)`` of a row's ``type`` cell."""
-    words = _cell_text(cells.get("type")).split()
-    where = sheet.where("type")
-    if not words:
-        report.add(sheet.name, number, where, "every question needs a type: yes_no or select_one LIST")
-        return None, None
-    kind = words[0].lower()
-    if kind == YES_NO and len(words) == 1:
-        return YES_NO, None
-    if kind == SELECT_ONE and len(words) == 2:
-        if words[1] not in lists:
-            report.add(sheet.name, number, where, f"choice list {words[1]!r} is not in the choices sheet")
-            return None, None
-        return SELECT_ONE, words[1]
-    if kind in METADATA_TYPES:
-        message = (
-            f"metadata type {kind!r} is refused: it would store a time, a device or a person next to the "
-            "answers, which this app never does"
-        )
-    elif kind == SELECT_ONE:
-        message = "select_one needs exactly one choice list: select_one LIST"
-    else:
-        message = f"type {kind!r} is not asked by this app: use yes_no or select_one LIST"
-    report.add(sheet.name, number, where, message)
-    return None, None
-
-
-def _question(report, sheet, number, cells, lists, label_column, hint_column) -> dict | None:
-    qtype, list_name = _question_type(report, sheet, number, cells, lists)
-    entry: dict = {"name": _cell_text(cells.get("name")), "type": qtype}
-    entry["label"] = _text_in_languages(cells, label_column)
-    hint = _text_in_languages(cells, hint_column)
-    if hint and (not isinstance(hint, dict) or any(hint.values())):
-        entry["hint"] = hint
-    relevant = _cell_text(cells.get("relevant"))
-    if relevant:
-        entry["relevant"] = relevant
-    for column in ("required", "randomize"):
-        flag = _flag(report, sheet, number, column, cells.get(column))
-        if flag is not None:
-            entry[column] = flag
-    if list_name is not None:
-        choices = [choice for _, choice in lists[list_name]]
-        if sorted(c["name"] for c in choices) == ["no", "yes"]:
-            entry["type"] = YES_NO
-        else:
-            entry["choices"] = choices
-    design = {}
-    for column in sheet.columns:
-        if column.startswith("design::"):
-            value = _probability_cell(report, sheet, number, column, cells.get(column))
-            if value is not None:
-                key = column.removeprefix("design::")
-                design[key] = matrix_rows(value) if key == "matrix" else value
-    if design:
-        entry["design"] = design
-    return entry if qtype is not None else None
-
-
-def _settings(report: _Report, sheet: Sheet | None) -> dict:
-    if sheet is None:
-        return {}
-    _unknown_columns(report, sheet, (*SETTINGS_RENAMED, *SETTINGS_KEYS))
-    if len(sheet.rows) > 1:
-        report.add(sheet.name, sheet.rows[1][0], None, "the settings sheet has one row of values")
-    if not sheet.rows:
-        return {}
-    settings = {}
-    number, cells = sheet.rows[0]
-    for column, value in cells.items():
-        if value is None or _cell_text(value) == "":
-            continue
-        key = SETTINGS_RENAMED.get(column, column)
-        if key in SHARE_SETTINGS:
-            value = _probability_cell(report, sheet, number, column, value)
-            if value is None:
-                continue
-        elif key == "version":
-            text = _cell_text(value)
-            value = int(text) if text.isdigit() else text
-        elif isinstance(value, datetime):
-            value = value.date()
-        elif isinstance(value, str):
-            value = value.strip()
-        settings[key] = value
-    return settings
-
-
 def _default_language(setting: object, languages: list[str]) -> str:
     """The settings' ``default_language`` (``French (fr)`` or ``fr``) if one of ``languages``, else the first."""
-    text = _cell_text(setting)
-    code = text[text.rfind("(") + 1 : -1].strip() if text.endswith(")") else text
+    code = language_code(cell_text(setting))
     return code if code in languages else languages[0]
 
 
@@ -429,15 +137,100 @@ def _design_columns(sheet: Sheet) -> str:
     return f"{sheet.columns[columns[0]]}-{sheet.columns[columns[-1]]} ({columns[0]} .. {columns[-1]})"
 
 
-def _cell_of(problem, rows_by_question: Mapping[str, list[int]], sheet: Sheet) -> tuple[str, int | None, str | None]:
+def _column(sheet: Sheet | None, column: str, language: str = "") -> str:
+    """Where ``column`` is in ``sheet``: its own letter, else its column in ``language`` (``label::French (fr)``
+    for ``label`` in ``fr``), else its first language column's, else its name."""
+    if sheet is None:
+        return column
+    if column in sheet.columns:
+        return sheet.where(column)
+    translated = [c for c in sheet.columns if c.startswith(column + "::")]
+    chosen = [c for c in translated if language_code(c.removeprefix(column + "::").strip()) == language]
+    return sheet.where((chosen or translated)[0]) if translated else column
+
+
+#: A problem of the survey in one of its other languages: ``in fr: ...`` (:func:`surveys.schema.parse_survey`).
+_IN_LANGUAGE = re.compile(r"in ([a-z]{2,3}(?:-[A-Z]{2})?): ")
+
+
+def _language(problem) -> str:
+    found = _IN_LANGUAGE.match(problem.message)
+    return found.group(1) if found else ""
+
+
+@dataclass(frozen=True)
+class _Places:
+    """Where each part of the survey file came from: the rows of each question (by name and by ``#position``),
+    the sheets, and the row of each target."""
+
+    rows_by_question: Mapping[str, list[int]]
+    survey: Sheet
+    settings: Sheet | None
+    targets: Sheet | None
+    target_rows: list[int]
+
+
+_LISTED = re.compile(r"(questions|targets)\[(\d+)\]\.?(.*)")
+
+
+def _survey_level_cell(problem, places: _Places) -> tuple[str, int | None, str | None]:
+    """Where a problem of a survey-level key lives: a target's row, a question's row (a text in a language
+    the survey does not have), or the settings row."""
+    field = problem.field or ""
+    listed = _LISTED.fullmatch(field)
+    if listed and listed.group(1) == "targets":
+        rows = places.target_rows
+        number = int(listed.group(2))
+        row = rows[number - 1] if 0 < number <= len(rows) else None
+        return "targets", row, _column(places.targets, listed.group(3).split(".")[0]) or None
+    if listed:
+        rows = places.rows_by_question.get(f"#{listed.group(2)}", [None])
+        column = listed.group(3).split(".")[0].split("[")[0]
+        return places.survey.name, rows[0], _column(places.survey, column, _language(problem))
+    if field in ("targets", "languages", "questions"):
+        sheet = {"targets": "targets", "languages": places.survey.name, "questions": places.survey.name}[field]
+        return sheet, None, None
+    column = next((c for c, key in SETTINGS_RENAMED.items() if key == field), field)
+    return "settings", 2, _column(places.settings, column, _language(problem)) if field else None
+
+
+def _design_example(found: re.Match) -> str:
+    keys = [pair.split(":")[0].strip() for pair in found.group(2).split(",")]
+    return f"design::model {found.group(1)} with " + ", ".join(f"design::{key}" for key in keys)
+
+
+#: The survey file's examples in a problem's message, in a workbook's words (its columns and cells).
+_WORKBOOK_WORDS = (
+    (re.compile(r"\{model: (\w+), ([^{}]*)\}"), _design_example),
+    (re.compile(r"\{t: 1/2, a: 1/4, b: 1/4\}"), "design::t, design::a and design::b (such as 1/2, 1/4, 1/4)"),
+    (re.compile(r"\{t: 1/2\}"), "design::t (such as 1/2)"),
+    (
+        re.compile(r"\{matrix: \[\[2/3, 1/6, 1/6\], \[1/6, 2/3, 1/6\], \[1/6, 1/6, 2/3\]\]\}"),
+        "one design::matrix cell such as 2/3, 1/6, 1/6; 1/6, 2/3, 1/6; 1/6, 1/6, 2/3",
+    ),
+    (
+        re.compile(r"; for a longer label write \{name: a_few_times, label: A few times\}"),
+        "; a longer text goes in the label column",
+    ),
+)
+
+
+def _in_workbook_words(message: str) -> str:
+    """``message`` with each survey-file example (``{model: warner, p: ...}``) written as the workbook's columns."""
+    for pattern, words in _WORKBOOK_WORDS:
+        message = pattern.sub(words, message)
+    return message
+
+
+def _cell_of(problem, places: _Places) -> tuple[str, int | None, str | None]:
     """Where a survey-file problem (question, field) lives in the workbook.
 
     A name used twice is reported by the survey-file rules under that name:
     its problem is placed at the name's last row (the repeat)."""
     if problem.question is None:
-        column = next((c for c, key in SETTINGS_RENAMED.items() if key == problem.field), problem.field)
-        return "settings", 2, column
-    rows = rows_by_question.get(problem.question, [None])
+        return _survey_level_cell(problem, places)
+    sheet = places.survey
+    rows = places.rows_by_question.get(problem.question, [None])
     field = problem.field
     if field is None:
         return sheet.name, rows[0], None
@@ -448,7 +241,7 @@ def _cell_of(problem, rows_by_question: Mapping[str, list[int]], sheet: Sheet) -
     column = field.replace("design.", "design::") if field.startswith("design.") else field.split(".")[0]
     if column == "choices":
         return sheet.name, rows[0], sheet.where("type")
-    return sheet.name, rows[0], sheet.where(column) if column in sheet.columns else column
+    return sheet.name, rows[0], _column(sheet, column, _language(problem))
 
 
 def _not_a_workbook(path: Path, error: Exception) -> XLSFormError:
@@ -493,61 +286,97 @@ def _open_workbook(path: Path, handle):
         raise _not_a_workbook(path, error) from None
 
 
-def _read_sheets(path: Path) -> tuple[_Report, Sheet, dict, dict]:
-    """A new report, the survey sheet, the choice lists and the settings, read within :mod:`surveys.limits`.
+@dataclass(frozen=True)
+class _Sheets:
+    """A workbook's sheets as read: the survey sheet, the choice lists, the settings and targets (each mapping
+    and sheet), and the report of every problem found in reading them."""
+
+    report: Report
+    survey: Sheet
+    lists: dict
+    settings: dict
+    settings_sheet: Sheet | None
+    targets: list[dict]
+    targets_sheet: Sheet | None
+    target_rows: list[int]
+
+
+def _read_sheets(path: Path) -> _Sheets:
+    """The workbook's sheets, read within :mod:`surveys.limits`.
 
     The file is opened and closed here, whatever openpyxl leaves open (a sheet whose XML fails to
     parse keeps its part, and so the file, open)."""
     _check_workbook_size(path)
     deadline = monotonic() + limits.MAX_WORKBOOK_SECONDS
-    report = _Report()
+    report = Report()
     with path.open("rb") as handle:
         book = _open_workbook(path, handle)
         try:
             survey_sheet = read_sheet(book, "survey", deadline)
             if survey_sheet is None:
                 raise XLSFormError(str(path), [CellProblem("survey", None, None, "the workbook has no survey sheet")])
-            lists = _choice_lists(report, read_sheet(book, "choices", deadline))
-            settings = _settings(report, read_sheet(book, "settings", deadline))
-        except _Refused as refused:
+            choices_sheet = read_sheet(book, "choices", deadline)
+            settings_sheet = read_sheet(book, "settings", deadline)
+            targets_sheet = read_sheet(book, "targets", deadline)
+        except Refused as refused:
             raise XLSFormError(str(path), [refused.problem]) from None
         except ParseError as error:  # XML that is malformed, or whose entities expand past expat's own limit
             raise _not_a_workbook(path, error) from None
         finally:
             book.close()
-    return report, survey_sheet, lists, settings
+    if choices_sheet is not None:
+        unknown_columns(report, choices_sheet, CHOICE_COLUMNS, ("label",), OTHER_COLUMNS)
+    lists = choice_lists(report, choices_sheet)
+    found_targets, target_rows = targets(report, targets_sheet)
+    found_settings = settings(report, settings_sheet)
+    return _Sheets(
+        report, survey_sheet, lists, found_settings, settings_sheet, found_targets, targets_sheet, target_rows
+    )
+
+
+def _questions(report: Report, sheet: Sheet, lists: dict) -> tuple[list[dict], dict[str, list[int]], list[str]]:
+    """The survey file's ``questions`` (pages from groups), the rows of each question by name and by
+    ``#position``, and the languages of the label columns."""
+    texts = text_columns(report, sheet)
+    unknown_columns(report, sheet, SURVEY_COLUMNS, PREFIXED_COLUMNS, OTHER_COLUMNS)
+    layout = Layout(report, sheet)
+    rows_by_question: dict[str, list[int]] = {}
+    for number, cells in sheet.rows:
+        kind = row_kind(cells)
+        if kind in (BEGIN_GROUP, END_GROUP):
+            layout.group_row(number, cells, kind)
+            continue
+        entry = question(report, sheet, number, cells, lists, texts)
+        if entry is None:
+            layout.other_row()
+            continue
+        position = layout.add(entry)
+        rows_by_question.setdefault(entry["name"] or f"#{position}", []).append(number)
+        rows_by_question.setdefault(f"#{position}", []).append(number)
+    return layout.finish(), rows_by_question, [code for code in texts["label"] if code]
 
 
 def import_workbook(path: str | Path) -> ImportedSurvey:
     """Read an XLSForm workbook and check it as a survey file; :class:`XLSFormError` lists every problem."""
     path = Path(path)
-    report, survey_sheet, lists, settings = _read_sheets(path)
-    label_column = _language_columns(report, survey_sheet, "label")
-    hint_column = _language_columns(report, survey_sheet, "hint")
-    languages = (c for c in survey_sheet.columns if c.startswith(("label::", "hint::", "design::")))
-    _unknown_columns(report, survey_sheet, (*SURVEY_COLUMNS, *languages))
-    questions, rows_by_question = [], {}
-    for number, cells in survey_sheet.rows:
-        entry = _question(report, survey_sheet, number, cells, lists, label_column, hint_column)
-        if entry is not None:
-            questions.append(entry)
-            rows_by_question.setdefault(entry["name"] or f"#{len(questions)}", []).append(number)
-            rows_by_question.setdefault(f"#{len(questions)}", []).append(number)
-    if not settings.get("id"):
+    read = _read_sheets(path)
+    report, survey_settings = read.report, dict(read.settings)
+    questions, rows_by_question, languages = _questions(report, read.survey, read.lists)
+    if not survey_settings.get("id"):
         report.add("settings", 2, "form_id", "the survey needs an id: a form_id in the settings sheet")
-    languages = [code for code in label_column if code]
+    default = survey_settings.pop("default_language", "")
     if len(languages) > 1:
-        default = _default_language(settings.pop("default_language", ""), languages)
-        settings["languages"] = [default, *(code for code in languages if code != default)]
-    mapping = {**settings, "questions": questions}
+        default = _default_language(default, languages)
+        survey_settings["languages"] = [default, *(code for code in languages if code != default)]
+    mapping = {**survey_settings, **({"targets": read.targets} if read.targets else {}), "questions": questions}
     if report.problems:
         raise XLSFormError(str(path), report.problems)
     try:
         survey = parse_survey(mapping, path.name)
     except SurveyFileError as error:
+        places = _Places(rows_by_question, read.survey, read.settings_sheet, read.targets_sheet, read.target_rows)
         problems = [
-            CellProblem(*_cell_of(problem, rows_by_question, survey_sheet), problem.message)
-            for problem in error.problems
+            CellProblem(*_cell_of(problem, places), _in_workbook_words(problem.message)) for problem in error.problems
         ]
         raise XLSFormError(str(path), problems) from None
     imported = ImportedSurvey(mapping, survey)

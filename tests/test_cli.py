@@ -49,7 +49,7 @@ def test_shipped_examples_pass_the_check(runner):
     result = runner.invoke(args=["surveys", "check", str(ROOT / "survey_files")])
     assert result.exit_code == 0, result.output
     assert "exam-integrity" in result.output and "workplace-wellbeing" in result.output
-    assert "drug-use-crosswise" in result.output
+    assert "drug-use-crosswise" in result.output and "research-integrity" in result.output
 
 
 def test_init_db_is_idempotent(runner):

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from analysis.misclassification import MisclassificationDesign
 from surveys import files, limits
 from surveys.files import load_catalog, load_survey_file
 from surveys.schema import SurveyFileError
+from surveys.schema_designs import MODEL_KEYS
 from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 
 SURVEY_FILES = Path(__file__).resolve().parent.parent / "survey_files"
@@ -256,6 +258,16 @@ def test_design_fingerprint_stable_across_loads_and_changes_with_design(tmp_path
 # -- the shipped example surveys --------------------------------------------
 
 
+def test_the_shipped_surveys_show_every_design_and_one_closes_itself_on_its_targets():
+    """Every design a survey file can name (survey_files/ shows what the product can do), and targets with
+    ``close_when_targets_met`` in one survey at least."""
+    catalog = load_catalog(SURVEY_FILES)
+    shown = {q.design.kind for survey in catalog.surveys.values() for q in survey.questions if q.design is not None}
+    designs = {*MODEL_KEYS, "multiple_choice", MisclassificationDesign.kind}
+    assert designs - shown == set()
+    assert any(survey.targets and survey.close_when_targets_met for survey in catalog.surveys.values())
+
+
 def test_shipped_surveys_load_cleanly():
     catalog = load_catalog(SURVEY_FILES)
     assert catalog.problems == ()
@@ -263,6 +275,7 @@ def test_shipped_surveys_load_cleanly():
         "campus-life",
         "drug-use-crosswise",
         "exam-integrity",
+        "research-integrity",
         "tax-honesty-lie-detector",
         "workplace-wellbeing",
     ]

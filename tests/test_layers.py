@@ -96,3 +96,58 @@ def test_test_modules_import_shared_helpers_only_from_the_helper_module():
                 and name != "tests.mutation_report"
             ]
     assert wrong == []
+
+
+def imported_modules(source: str, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``source`` imports, anywhere (``if TYPE_CHECKING:`` and functions included):
+    ``from a.b import c`` names ``a.b.c`` when that is a module, else ``a.b``."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                module = f"{node.module}.{alias.name}"
+                names.add(module if module in known else node.module)
+    return {name for name in names if name in known}
+
+
+def import_circles(root: Path = ROOT) -> list[list[str]]:
+    """Every circle of modules of the layers that import each other (a depth-first search of the import graph)."""
+    paths = {
+        ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): path
+        for layer in LAYERS
+        for path in sorted((root / layer).rglob("*.py"))
+    }
+    graph = {
+        name: imported_modules(path.read_text(encoding="utf-8"), set(paths)) - {name} for name, path in paths.items()
+    }
+    circles, state = [], {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = "open"
+        for other in sorted(graph[name]):
+            if state.get(other) == "open":
+                circles.append(trail[trail.index(other) :] + [name, other] if other in trail else [name, other])
+            elif other not in state:
+                visit(other, [*trail, name])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])
+    return circles
+
+
+def test_no_two_modules_import_each_other_even_for_type_checking():
+    """An import kept for type checking alone still ties two modules into one: none is left."""
+    assert import_circles() == []
+
+
+def test_a_circle_through_a_type_checking_import_is_found(tmp_path):
+    (tmp_path / "surveys").mkdir()
+    (tmp_path / "surveys" / "a.py").write_text("from surveys.b import thing\n")
+    (tmp_path / "surveys" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import surveys.a\n"
+    )
+    assert import_circles(tmp_path) == [["surveys.a", "surveys.b", "surveys.a"]]

@@ -114,6 +114,7 @@ def test_the_examples_are_found():
         "campus-life",
         "drug-use-crosswise",
         "exam-integrity",
+        "research-integrity",
         "tax-honesty-lie-detector",
         "workplace-wellbeing",
     ]

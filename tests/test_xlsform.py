@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
@@ -17,8 +18,10 @@ from openpyxl.utils import get_column_letter
 
 from analysis.design import MultipleChoiceDesign
 from surveys import limits
+from surveys.files import load_survey_file
 from surveys.schema import parse_survey
 from surveys.xlsform import XLSFormError, import_workbook
+from tests.helpers.workbooks import workbook_of_survey_file
 
 pytestmark = pytest.mark.both_backends
 
@@ -88,10 +91,12 @@ def test_every_problem_is_reported_by_sheet_row_and_column(tmp_path):
     ]
     found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
     assert found == [
-        "survey, row 1, column J (constraint): unknown column 'constraint'; see the column reference",
-        "survey, row 2, column A (type): type 'text' is not asked by this app: use yes_no or select_one LIST",
-        "survey, row 3, column A (type): metadata type 'start' is refused: it would store a time, a device or a "
-        "person next to the answers, which this app never does",
+        "survey, row 1, column J (constraint): column 'constraint' is not read by this app: it checks an answer, "
+        "and a yes_no or select_one answer is always one of its choices; remove the column",
+        "survey, row 2, column A (type): type 'text' collects free text; this app asks only yes_no and "
+        "select_one LIST questions, whose answers can be randomized",
+        "survey, row 3, column A (type): metadata type 'start' is refused: it would store the time the form was "
+        "opened next to the answers, which could tell who answered; this app never stores it",
         "survey, row 4, column A (type): choice list 'missing' is not in the choices sheet",
         "survey, row 5, column E (required): must be yes or no (or true/false), got 'maybe'",
         "survey, row 6, column G (design::t): Excel read this probability as a date; format the column as text, "
@@ -416,3 +421,246 @@ def test_a_survey_file_past_its_size_limit_is_not_written(tmp_path):
     (problem,) = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
     assert problem.startswith("form.xlsx: the survey file would be 1,20")
     assert problem.endswith("the limit MAX_SURVEY_FILE_BYTES is 1,000,000 bytes")
+
+
+# -- parity with the survey file: every shipped example as a workbook ---------
+
+SHIPPED = sorted((Path(__file__).resolve().parent.parent / "survey_files").glob("*.yaml"))
+
+
+def without_source(survey):
+    """``survey`` and its translations with no file name (a workbook and a YAML file are named apart)."""
+    translations = tuple((language, replace(other, source="")) for language, other in survey.translations)
+    return replace(survey, source="", translations=translations)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[path.stem for path in SHIPPED])
+def test_every_shipped_survey_written_as_a_workbook_reads_back_as_the_same_survey(tmp_path, path):
+    """Pages as groups, texts in KEY::Language (code) columns, designs, settings and targets: each example's
+    workbook (written here with openpyxl) defines the survey its YAML file defines."""
+    mapping = yaml.safe_load(path.read_text(encoding="utf-8"))
+    book = workbook_of_survey_file(mapping, tmp_path / f"{path.stem}.xlsx")
+    imported = import_workbook(book)
+    assert without_source(imported.survey) == without_source(load_survey_file(path))
+    assert without_source(parse_survey(yaml.safe_load(imported.yaml_text()), "again.yaml")) == without_source(
+        imported.survey
+    )
+
+
+def test_the_shipped_examples_cover_pages_languages_designs_and_targets():
+    """What the round trip above checks depends on the examples holding each part of the format."""
+    texts = [path.read_text(encoding="utf-8") for path in SHIPPED]
+    for part in ("type: page_break", "languages:", "targets:", "innocuous:", "matrix:", "relevant:", "direct_share"):
+        assert any(part in text for text in texts), part
+
+
+# -- groups are pages --------------------------------------------------------
+
+
+def test_groups_become_pages_and_a_groups_condition_goes_to_each_of_its_questions(tmp_path):
+    """``begin group``/``end group`` and ``begin_group``/``end_group``: the questions before a group, each group
+    and the questions after it are pages; a group's ``relevant`` is added to each of its questions'."""
+    survey = [
+        ["type", "name", "label", "relevant", "randomize"],
+        ["select_one year", "year", "Year of study", "", "no"],
+        ["begin group", "campus", "", "${year} = 'first'", ""],
+        ["select_one yn", "housing", "Student housing?", "", "no"],
+        ["yes_no", "cheated", "Cheated?", "${housing} = 'yes'", ""],
+        ["end group", "", "", "", ""],
+        ["begin_group", "more", "", "", ""],
+        ["yes_no", "lied", "Lied?", "", ""],
+        ["end_group", "", "", "", ""],
+        ["yes_no", "copied", "Copied?", "", ""],
+    ]
+    read = import_workbook(workbook(tmp_path / "form.xlsx", survey=survey)).survey
+    assert read.pages == (("year",), ("housing", "cheated"), ("lied",), ("copied",))
+    assert read.question("housing").relevant.to_json() == ["=", "year", "first"]
+    assert read.question("cheated").relevant.to_json() == ["and", ["=", "year", "first"], ["=", "housing", "yes"]]
+    assert read.question("lied").relevant is None
+
+
+def test_a_survey_of_one_group_is_one_page(tmp_path):
+    survey = [["type", "name", "label"], ["begin group", "all", ""], ["yes_no", "q", "Q?"], ["end group", "", ""]]
+    assert import_workbook(workbook(tmp_path / "form.xlsx", survey=survey)).survey.pages == ()
+
+
+def test_each_group_mistake_is_reported_at_its_row_with_what_is_wrong(tmp_path):
+    survey = [
+        ["type", "name", "label", "required"],
+        ["end group", "", "", ""],
+        ["begin group", "one", "Section A", ""],
+        ["begin group", "two", "", "yes"],
+        ["yes_no", "q", "Q?", ""],
+        ["end group", "", "", ""],
+        ["begin group", "empty", "", ""],
+        ["end group", "", "", ""],
+        ["begin group", "open", "", ""],
+        ["yes_no", "r", "R?", ""],
+    ]
+    assert problems_of(workbook(tmp_path / "form.xlsx", survey=survey)) == [
+        "survey, row 2, column A (type): an end group with no begin group above it",
+        "survey, row 3, column C (label): a group's label is not shown: this app's pages have no title; leave it "
+        "empty (what it says can go in the hint of the group's first question)",
+        "survey, row 4, column D (required): a group row takes only a type, a name and a relevant condition, "
+        "not required",
+        "survey, row 4, column A (type): a group inside a group: pages do not nest; end the first group before "
+        "this one begins",
+        "survey, row 7, column A (type): this group has no question, and a page needs one: put questions in it "
+        "or remove it",
+        "survey, row 9, column A (type): this group is never ended: add an end group row after its last question",
+    ]
+
+
+# -- every refusal says what is really wrong ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ("end", "metadata type 'end' is refused: it would store the time the form was sent next to the answers"),
+        ("deviceid", "metadata type 'deviceid' is refused: it would store an identifier of the respondent's device"),
+        ("note", "a note shows text without asking anything; put its text in a question's hint or in the intro"),
+        ("integer", "type 'integer' collects a number; this app asks only yes_no and select_one LIST questions"),
+        ("select_multiple ai", "type 'select_multiple' collects several answers to one question; this app asks"),
+        ("begin repeat", "a repeat asks its questions several times; this app asks each question once"),
+        ("select_one ai or_other", "or_other adds a free-text answer, which cannot be randomized"),
+        ("select_one", "select_one takes one choice list, written select_one LIST, got 'select_one'"),
+        ("yes_no yn", "yes_no takes no choice list (its answers are yes and no), got 'yes_no yn'"),
+        ("likert", "unknown type 'likert'; this app asks only yes_no and select_one LIST questions"),
+    ],
+    ids=lambda value: value.replace(" ", "_") if len(value) < 30 else "says",
+)
+def test_a_refused_type_is_told_what_it_would_do(tmp_path, cell, message):
+    survey = [["type", "name", "label"], [cell, "q", "Q?"]]
+    (found,) = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert found.startswith(f"survey, row 2, column A (type): {message}"), found
+
+
+def test_end_group_is_never_refused_as_metadata(tmp_path):
+    survey = [["type", "name", "label"], ["begin group", "g", ""], ["yes_no", "q", "Q?"], ["end group", "", ""]]
+    assert import_workbook(workbook(tmp_path / "form.xlsx", survey=survey)).survey.questions[0].name == "q"
+
+
+def test_an_xlsform_column_this_app_does_not_read_says_why_and_an_unknown_one_lists_the_columns(tmp_path):
+    survey = [["type", "name", "label", "default", "colour"], ["yes_no", "q", "Q?", "", ""]]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert found == [
+        "survey, row 1, column D (default): column 'default' is not read by this app: it fills in an answer, "
+        "and a question here starts unanswered; remove the column",
+        "survey, row 1, column E (colour): unknown column 'colour'; the survey sheet's columns are type, name, "
+        "label, hint, required, randomize, relevant, appearance, label::..., hint::..., design::...",
+    ]
+
+
+def test_field_list_on_a_group_is_read_and_any_other_appearance_is_reported(tmp_path):
+    survey = [
+        ["type", "name", "label", "appearance"],
+        ["begin group", "one", "", "field-list"],
+        ["yes_no", "q", "Q?", ""],
+        ["end group", "", "", ""],
+        ["begin group", "two", "", "table-list"],
+        ["yes_no", "r", "R?", "quick"],
+        ["end group", "", "", ""],
+    ]
+    assert problems_of(workbook(tmp_path / "form.xlsx", survey=survey)) == [
+        "survey, row 5, column D (appearance): a group's appearance can only be field-list (every group is one "
+        "page here)",
+        "survey, row 6, column D (appearance): a question's appearance is not read: this app draws every question "
+        "alike; leave it empty (on a group, field-list is read)",
+    ]
+    survey[4][3] = survey[5][3] = ""
+    assert import_workbook(workbook(tmp_path / "ok.xlsx", survey=survey)).survey.pages == (("q",), ("r",))
+
+
+# -- every text in several languages, targets, the other settings -------------
+
+INNOCUOUS = {
+    "en": "My mother's birthday is in January, February or March.",
+    "fr": "Ma mère est née au premier trimestre.",
+}
+
+
+def test_the_innocuous_statement_and_the_settings_texts_are_translated_through_language_columns(tmp_path):
+    survey = [
+        ["type", "name", "label::English (en)", "label::Français (fr)", "design::model", "design::q"]
+        + ["design::innocuous::English (en)", "design::innocuous::Français (fr)"],
+        ["yes_no", "cannabis", "I used cannabis.", "J'ai consommé du cannabis.", "crosswise", "1/4"]
+        + [INNOCUOUS["en"], INNOCUOUS["fr"]],
+    ]
+    settings = [
+        ["form_id", "version", "form_title::English (en)", "form_title::Français (fr)", "closing::English (en)"]
+        + ["closing::Français (fr)", "contact"],
+        ["drugs", 1, "Substance use", "Consommation", "Thank you.", "Merci.", "team@example.org"],
+    ]
+    read = import_workbook(workbook(tmp_path / "form.xlsx", survey=survey, settings=settings)).survey
+    french = read.in_language("fr")
+    assert (read.question("cannabis").innocuous, french.question("cannabis").innocuous) == (
+        INNOCUOUS["en"],
+        INNOCUOUS["fr"],
+    )
+    assert (read.title, french.title, read.closing, french.closing) == (
+        "Substance use",
+        "Consommation",
+        "Thank you.",
+        "Merci.",
+    )
+    assert french.contact == "team@example.org"
+
+
+def test_a_missing_translation_is_reported_at_its_language_column(tmp_path):
+    survey = [
+        ["type", "name", "label::English (en)", "label::Français (fr)"],
+        ["yes_no", "q", "Q?", "Q ?"],
+    ]
+    settings = [
+        ["form_id", "version", "form_title::English (en)", "form_title::Français (fr)"],
+        ["quiz", 1, "Quiz", ""],
+    ]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey, settings=settings))
+    assert found == ["settings, row 2, column D (form_title::français (fr)): in fr: must not be empty"]
+
+
+def test_targets_are_a_sheet_and_their_mistakes_are_reported_at_their_row(tmp_path):
+    survey = [
+        ["type", "name", "label", "randomize"],
+        ["select_one year", "year", "Year", "no"],
+        ["yes_no", "q", "Q?", ""],
+    ]
+    targets = [
+        ["question", "margin", "by", "groups"],
+        ["q", 0.05, "", ""],
+        ["q", "0.1", "year", "first, second"],
+        ["q", 2, "", ""],
+    ]
+    settings = [["form_id", "form_title", "version", "close_when_targets_met"], ["quiz", "Quiz", 1, "yes"]]
+    path = workbook(tmp_path / "form.xlsx", survey=survey, settings=settings)
+    book = openpyxl.load_workbook(path)
+    sheet = book.create_sheet("targets")
+    for row in targets:
+        sheet.append(row)
+    book.save(path)
+    found = problems_of(path)
+    assert len(found) == 1 and found[0].startswith("targets, row 4, column B (margin): must be a number"), found
+    book["targets"].delete_rows(4)
+    book.save(path)
+    read = import_workbook(path).survey
+    assert [(t.question, t.margin, t.by, t.groups) for t in read.targets] == [
+        ("q", 0.05, None, ()),
+        ("q", 0.1, "year", ("first", "second")),
+    ]
+    assert read.close_when_targets_met
+
+
+def test_a_survey_file_rule_is_told_in_the_workbooks_columns(tmp_path):
+    """The survey file's examples (``{model: kuk, k1: ..., k2: ...}``) are written as the workbook's columns."""
+    survey = [
+        ["type", "name", "label", "design::model", "design::k1", "design::t"],
+        ["yes_no", "kuk", "Kuk?", "kuk", "0.7", ""],
+        ["select_one ai", "ai_use", "AI?", "", "", "2"],
+    ]
+    found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
+    assert (
+        "survey, row 2, column design::k2: is required; this design is written like design::model kuk with "
+        "design::k1, design::k2" in found
+    )
+    assert all("{" not in problem for problem in found), found

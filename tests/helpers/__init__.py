@@ -9,6 +9,7 @@
 - :mod:`tests.helpers.audit`: the empirical privacy audit of a randomizer.
 - :mod:`tests.helpers.accessibility`: axe-core (pinned, fetched from npm, its hash checked) run in a Playwright page,
   and the screenshots and violations of a browser journey.
+- :mod:`tests.helpers.workbooks`: XLSForm workbooks, from rows or from a survey file's mapping.
 
 Test modules import helpers from these modules and never from each other.
 """
