@@ -386,7 +386,23 @@ def first_question_top(page) -> float:
     return page.evaluate("document.querySelector('fieldset.question').getBoundingClientRect().top + window.scrollY")
 
 
-@pytest.mark.parametrize("survey_id", ["exam-integrity", "workplace-wellbeing", "drug-use-crosswise", "campus-life"])
+@pytest.mark.parametrize(
+    "survey_id",
+    [
+        "exam-integrity",
+        "workplace-wellbeing",
+        "drug-use-crosswise",
+        "campus-life",
+        pytest.param(
+            "research-integrity",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known gap: three designs that are not fully protected each get their own warning line "
+                "in the privacy summary, so its first question starts at 1343 px on a phone",
+            ),
+        ),
+    ],
+)
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_first_question_starts_within_a_screen_and_a_half_on_a_phone(browser, shipped_server, survey_id, javascript):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=javascript)
