@@ -158,9 +158,19 @@ def _set_account(change, name: str, password_stdin: bool, done: str) -> None:
 @admin_cli.command("create")
 @click.argument("name")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
-def admin_create_command(name: str, password_stdin: bool) -> None:
-    """Create the admin account NAME (asks for its password)."""
-    _set_account(accounts.create_admin, name, password_stdin, f"Created admin {name}")
+@click.option(
+    "--researcher",
+    is_flag=True,
+    help="An ordinary account (sees only the surveys shared with it), not a site administrator.",
+)
+def admin_create_command(name: str, password_stdin: bool, researcher: bool) -> None:
+    """Create the account NAME, a site administrator unless --researcher (asks for its password)."""
+
+    def create(db, account: str, password: str) -> None:
+        accounts.create_admin(db, account, password, site_admin=not researcher)
+
+    kind = "researcher" if researcher else "site administrator"
+    _set_account(create, name, password_stdin, f"Created {kind} {name}")
 
 
 @admin_cli.command("list")
