@@ -134,6 +134,19 @@ def test_changing_ones_password_needs_the_current_one_and_ends_the_other_session
     assert ("ana", "password-changed", None) in actions(db)
 
 
+def test_checks_of_ones_current_password_are_rate_limited_like_sign_ins(make_app, monkeypatch):
+    from web.db import open_database
+
+    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
+    app = make_app({"SECRET_KEY": "k", "RATELIMIT_SIGNINS": "3/600"})
+    db = open_database(app)
+    ana = person(app, db, "ana")  # one sign-in: one of the three
+    new = {"password": "a brand new password", "again": "a brand new password", "current": "wrong guess!"}
+    statuses = [post(ana, "/admin/account/password", new).status_code for _ in range(3)]
+    assert statuses == [400, 400, 429] and accounts.sign_in(db, "ana", PASSWORD)
+    db.close()
+
+
 def test_signing_out_the_other_sessions_keeps_this_one(auth, app, db):
     ana = person(app, db, "ana")
     elsewhere = AdminSession(app.test_client(), app)

@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, connection, queries, responses
+from storage import accounts, audit, connection, queries, responses
 from surveys import export, stats_files, xlsform
 from surveys.files import load_catalog
 from surveys.wording import epsilon_text
@@ -171,13 +171,17 @@ def admin_create_command(name: str, password_stdin: bool, researcher: bool) -> N
 
     kind = "researcher" if researcher else "site administrator"
     _set_account(create, name, password_stdin, f"Created {kind} {name}")
+    audit.record(_db(), None, "account-created", detail=f"{name}, {kind}, on the command line")
 
 
 @admin_cli.command("list")
 def admin_list_command() -> None:
     """List admin accounts, with their live sessions."""
     for row in accounts.list_admins(_db()):
-        click.echo(f"{row['name']}\tsessions: {row['sessions']}")
+        standing = ("site administrator" if row["site_admin"] else "researcher") + (
+            ", disabled" if row["disabled"] else ""
+        )
+        click.echo(f"{row['name']}\t{standing}\tsessions: {row['sessions']}")
 
 
 @admin_cli.command("reset-password")
@@ -186,6 +190,7 @@ def admin_list_command() -> None:
 def admin_reset_command(name: str, password_stdin: bool) -> None:
     """Set a new password for NAME, sign it out everywhere and lift any sign-in lock."""
     _set_account(accounts.set_password, name, password_stdin, f"Password changed for {name}; every session ended")
+    audit.record(_db(), None, "password-changed", detail=f"{name}, on the command line")
     clear_signin_failures(name)
 
 

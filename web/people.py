@@ -16,7 +16,7 @@ account that made it.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, make_response, redirect, render_template, request, url_for
 from flask_wtf import FlaskForm
 from wtforms import IntegerField, PasswordField, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange
@@ -25,6 +25,7 @@ from storage import account_links, accounts, audit, roles, second_factor
 from web.auth import signed_in_response
 from web.catalog import survey_or_404
 from web.db import get_db
+from web.limits import hashing_slot, refuse_if_over, signin_client, too_many
 from web.permissions import ADMIN_COOKIE, before_enrolment, public, signed_in, site_admin_only, survey_access
 
 bp = Blueprint("people", __name__, url_prefix="/admin")
@@ -243,7 +244,20 @@ def account():
 
 
 def own_password_or_400(password: str) -> None:
-    if not accounts.verify_password(get_db(), g.admin, password):
+    """Check the signed-in account's current password, counted and bounded as sign-ins are (a stolen
+    session cannot try passwords here faster than at the sign-in form); 400 if it is wrong."""
+    refusal = refuse_if_over("signin", "RATELIMIT_SIGNINS", signin_client())
+    if refusal:
+        abort(make_response(refusal))
+    with hashing_slot() as held:
+        if not held:
+            abort(
+                make_response(
+                    too_many("Password checks are busy right now. Please try again in a few seconds.", 2, 503)
+                )
+            )
+        correct = accounts.verify_password(get_db(), g.admin, password)
+    if not correct:
         abort(400, description="The current password is wrong; nothing changed.")
 
 
