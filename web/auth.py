@@ -7,6 +7,10 @@ session. Every other admin page and export declares who it admits
 remembered-device token that lets this browser's next sign-in as that
 account use a password-check slot of its own (issue 24: a flood of strangers
 holding the shared slot kept the owner out).
+
+An account with a second factor (:mod:`storage.second_factor`) is asked for a code after the right password
+(:func:`second_factor_code`); no session starts before it. Sign-ins, failed sign-ins and sign-outs are written
+to the audit log.
 """
 
 from __future__ import annotations
