@@ -202,6 +202,7 @@ def admin_sign_out_everywhere_command(name: str) -> None:
         ended = accounts.end_all_sessions(_db(), name)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
+    audit.record(_db(), None, "sessions-ended", detail=f"{name}: {ended}, on the command line")
     click.echo(f"Signed {name} out of {ended} session{'s' if ended != 1 else ''}")
 
 
