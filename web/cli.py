@@ -176,7 +176,7 @@ def admin_create_command(name: str, password_stdin: bool, researcher: bool) -> N
 
 @admin_cli.command("list")
 def admin_list_command() -> None:
-    """List admin accounts, with their live sessions."""
+    """List the accounts, with their standing and live sessions."""
     for row in accounts.list_admins(_db()):
         standing = ("site administrator" if row["site_admin"] else "researcher") + (
             ", disabled" if row["disabled"] else ""
