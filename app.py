@@ -43,6 +43,11 @@ SETTINGS = {
         None,
         "Host names the app answers to, comma-separated or a JSON list; any other Host header gets a 400.",
     ),
+    "REQUIRE_SECOND_FACTOR_FOR_SITE_ADMINS": (
+        False,
+        "Site administrators must switch on a second factor (a TOTP code) on their Account page before they can "
+        "use any other page.",
+    ),
     "PROXY_FIX": (
         0,
         "Trusted proxies in front of the app: the client's address, scheme, host and port are read from "

@@ -49,6 +49,7 @@ from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from storage.connection import immediate_transaction
+from storage.roles import refuse_if_last_site_admin
 
 HASHER = PasswordHasher(time_cost=3, memory_cost=64 * 1024, parallelism=1, type=Type.ID)
 NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
@@ -71,13 +72,18 @@ def check_password(password: str) -> str:
     return password
 
 
-def create_admin(db: sqlite_utils.Database, name: str, password: str) -> None:
+def create_admin(db: sqlite_utils.Database, name: str, password: str, site_admin: bool = True) -> None:
+    """Make the account ``name``: a site administrator, or (``site_admin=False``) an account that sees only
+    the surveys it is given a role on."""
     check_name(name)
     password_hash = HASHER.hash(check_password(password))
     with immediate_transaction(db):
         if db.execute("SELECT 1 FROM admins WHERE name = ?", [name]).fetchone():
             raise ValueError(f"an account called {name!r} exists already")
-        db.execute("INSERT INTO admins (name, password_hash) VALUES (?, ?)", [name, password_hash])
+        db.execute(
+            "INSERT INTO admins (name, password_hash, site_admin) VALUES (?, ?, ?)",
+            [name, password_hash, int(site_admin)],
+        )
 
 
 def set_password(db: sqlite_utils.Database, name: str, password: str) -> None:
@@ -90,14 +96,16 @@ def set_password(db: sqlite_utils.Database, name: str, password: str) -> None:
 
 
 def list_admins(db: sqlite_utils.Database, now: float | None = None) -> list[dict]:
-    """Every account with its number of live sessions."""
+    """Every account with its number of live sessions, whether it is a site administrator, disabled,
+    has a password yet (an invitation not yet used has none) and has a second factor switched on."""
     now = time.time() if now is None else now
     rows = db.execute(
         "SELECT name, (SELECT COUNT(*) FROM admin_sessions AS s WHERE s.name = a.name AND s.expires > ?)"
-        " AS sessions FROM admins AS a ORDER BY name",
+        " AS sessions, site_admin, disabled, password_hash <> '', totp_enabled FROM admins AS a ORDER BY name",
         [now],
     ).fetchall()
-    return [{"name": name, "sessions": sessions} for name, sessions in rows]
+    keys = ("name", "sessions", "site_admin", "disabled", "has_password", "second_factor")
+    return [dict(zip(keys, (name, sessions, *map(bool, flags)), strict=True)) for name, sessions, *flags in rows]
 
 
 def sign_in(db: sqlite_utils.Database, name: str, password: str, niced: bool = True) -> bool:
@@ -208,6 +216,33 @@ def end_session(db: sqlite_utils.Database, token: str | None) -> None:
     if token:
         with immediate_transaction(db):
             db.execute("DELETE FROM admin_sessions WHERE token_hash = ?", [_token_hash(token)])
+
+
+def end_other_sessions(db: sqlite_utils.Database, name: str, keep: str | None) -> int:
+    """Sign ``name`` out of every session but the one whose token is ``keep``; return how many ended."""
+    with immediate_transaction(db):
+        return db.execute(
+            "DELETE FROM admin_sessions WHERE name = ? AND token_hash <> ?", [name, _token_hash(keep or "")]
+        ).rowcount
+
+
+def set_disabled(db: sqlite_utils.Database, name: str, disabled: bool) -> None:
+    """Disable ``name`` (its sessions end; a sign-in is refused as a wrong password) or enable it again.
+    The last active site administrator cannot be disabled."""
+    with immediate_transaction(db):
+        if disabled:
+            refuse_if_last_site_admin(db, name)
+        cursor = db.execute("UPDATE admins SET disabled = ? WHERE name = ?", [int(disabled), name])
+        if cursor.rowcount != 1:
+            raise ValueError(f"there is no account called {name!r}")
+        if disabled:
+            db.execute("DELETE FROM admin_sessions WHERE name = ?", [name])
+
+
+def verify_password(db: sqlite_utils.Database, name: str, password: str) -> bool:
+    """Whether ``password`` is ``name``'s (an account changing its own password proves it first)."""
+    password_hash = _password_hash_of(db, name)
+    return password_hash is not None and _verify(password_hash, password)
 
 
 def end_all_sessions(db: sqlite_utils.Database, name: str) -> int:

@@ -561,6 +561,32 @@ def m012_people_and_audit(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX audit_log_survey ON audit_log (survey_id, at)")
 
 
+@migration
+def m014_account_links_and_second_factor(db: sqlite_utils.Database) -> None:
+    """One-time links (issue 26): an invitation or a password reset names an account and an expiry; only the
+    SHA-256 hash of the link's token is kept, and a used link stays marked used. A second factor per account:
+    ``admins.totp_secret`` (the TOTP secret, set while enrolling), ``admins.totp_enabled`` (1 once a code
+    confirmed it) and ``admins.totp_last_step`` (the time step of the last code accepted: a code is used once)."""
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE account_links (
+            token_hash TEXT PRIMARY KEY,
+            account TEXT NOT NULL REFERENCES admins(name) ON DELETE CASCADE,
+            purpose TEXT NOT NULL CHECK (purpose IN ('invitation', 'reset')),
+            expires REAL NOT NULL,
+            used INTEGER NOT NULL DEFAULT 0 CHECK (used IN (0, 1))
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    db.execute("CREATE INDEX account_links_account ON account_links (account)")
+    db.execute("ALTER TABLE admins ADD COLUMN totp_secret TEXT")
+    db.execute("ALTER TABLE admins ADD COLUMN totp_enabled INTEGER NOT NULL DEFAULT 0 CHECK (totp_enabled IN (0, 1))")
+    db.execute("ALTER TABLE admins ADD COLUMN totp_last_step INTEGER NOT NULL DEFAULT 0")
+
+
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations; return the names applied."""
     if is_postgres(db):

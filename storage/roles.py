@@ -48,6 +48,26 @@ def is_site_admin(db: sqlite_utils.Database, name: str | None) -> bool:
     return bool(standing and standing[0] and not standing[1])
 
 
+def refuse_if_last_site_admin(db: sqlite_utils.Database, name: str) -> None:
+    """Inside the caller's transaction: ValueError if ``name`` is the last active site administrator."""
+    if is_site_admin(db, name):
+        others = db.execute(
+            "SELECT COUNT(*) FROM admins WHERE site_admin = 1 AND disabled = 0 AND name <> ?", [name]
+        ).fetchone()[0]
+        if others == 0:
+            raise ValueError(f"{name!r} is the last active site administrator: make another one first")
+
+
+def set_site_admin(db: sqlite_utils.Database, name: str, site_admin: bool) -> None:
+    """Make ``name`` a site administrator or not; never the last active one."""
+    with immediate_transaction(db):
+        if account_standing(db, name) is None:
+            raise ValueError(f"there is no account called {name!r}")
+        if not site_admin:
+            refuse_if_last_site_admin(db, name)
+        db.execute("UPDATE admins SET site_admin = ? WHERE name = ?", [int(site_admin), name])
+
+
 def role_of(db: sqlite_utils.Database, survey_id: str, name: str) -> str | None:
     """The role ``name`` holds on ``survey_id`` (not counting site administration), or None."""
     row = db.execute("SELECT role FROM survey_roles WHERE survey_id = ? AND account = ?", [survey_id, name]).fetchone()
@@ -72,6 +92,8 @@ def set_role(db: sqlite_utils.Database, survey_id: str, name: str, role: str) ->
     with immediate_transaction(db):
         if account_standing(db, name) is None:
             raise ValueError(f"there is no account called {name!r}")
+        if role != "owner" and role_of(db, survey_id, name) == "owner" and _owners(db, survey_id) == 1:
+            raise ValueError(f"{name!r} is the last owner of {survey_id!r}: make someone else owner first")
         db.execute(
             "INSERT INTO survey_roles (survey_id, account, role) VALUES (?, ?, ?)"
             " ON CONFLICT (survey_id, account) DO UPDATE SET role = excluded.role",
@@ -79,15 +101,17 @@ def set_role(db: sqlite_utils.Database, survey_id: str, name: str, role: str) ->
         )
 
 
+def _owners(db: sqlite_utils.Database, survey_id: str) -> int:
+    return db.execute(
+        "SELECT COUNT(*) FROM survey_roles WHERE survey_id = ? AND role = 'owner'", [survey_id]
+    ).fetchone()[0]
+
+
 def remove_role(db: sqlite_utils.Database, survey_id: str, name: str) -> bool:
     """Take ``name``'s role on ``survey_id`` away; False if it held none. The last owner stays."""
     with immediate_transaction(db):
-        if role_of(db, survey_id, name) == "owner":
-            owners = db.execute(
-                "SELECT COUNT(*) FROM survey_roles WHERE survey_id = ? AND role = 'owner'", [survey_id]
-            ).fetchone()[0]
-            if owners == 1:
-                raise ValueError(f"{name!r} is the last owner of {survey_id!r}: make someone else owner first")
+        if role_of(db, survey_id, name) == "owner" and _owners(db, survey_id) == 1:
+            raise ValueError(f"{name!r} is the last owner of {survey_id!r}: make someone else owner first")
         cursor = db.execute("DELETE FROM survey_roles WHERE survey_id = ? AND account = ?", [survey_id, name])
         return cursor.rowcount == 1
 

@@ -84,7 +84,17 @@ def test_admin_create_with_password_on_stdin_then_list_and_reset(runner, db):
 def test_admin_create_prompts_for_the_password(runner):
     result = runner.invoke(args=["admin", "create", "bob"], input="a long enough password\na long enough password\n")
     assert result.exit_code == 0, result.output
-    assert "Created admin bob" in result.output
+    assert "Created site administrator bob" in result.output
+
+
+def test_admin_create_makes_a_site_administrator_and_researcher_an_ordinary_account(runner, db):
+    from storage import roles
+
+    for args in (["root"], ["ana", "--researcher"]):
+        result = runner.invoke(args=["admin", "create", *args, "--password-stdin"], input="a long enough password\n")
+        assert result.exit_code == 0, result.output
+    assert "Created researcher ana" in result.output
+    assert roles.is_site_admin(db, "root") and not roles.is_site_admin(db, "ana")
 
 
 def test_admin_create_refuses_a_short_password(runner):

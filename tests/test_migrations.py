@@ -24,6 +24,7 @@ NAMES = [
     "m010_response_arms",
     "m011_burst_marks",
     "m012_people_and_audit",
+    "m014_account_links_and_second_factor",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.

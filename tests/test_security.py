@@ -43,7 +43,7 @@ from web.permissions import ADMIN_COOKIE, DATA_SUFFIXES
 pytestmark = pytest.mark.both_backends
 
 #: The admin endpoints anyone may use: the sign-in form itself.
-PUBLIC_ADMIN_ENDPOINTS = {"auth.login"}
+PUBLIC_ADMIN_ENDPOINTS = {"auth.login", "auth.second_factor_code", "people.use_link"}
 #: Every POST endpoint, with the test below that shows it refuses a missing token.
 CSRF_CHECKED_POSTS = {
     "respond.submit",
@@ -56,8 +56,28 @@ CSRF_CHECKED_POSTS = {
     # tests/test_integrity.py::test_setting_aside_without_a_csrf_token_or_with_a_bad_day_changes_nothing
     "admin.set_burst_aside",
     "admin.keep_burst",
+    # tests/test_people.py::test_every_people_form_refuses_a_missing_csrf_token
+    "auth.second_factor_code",
+    "people.use_link",
+    "people.invite",
+    "people.set_disabled",
+    "people.reset",
+    "people.set_site_admin",
+    "people.change_password",
+    "people.end_other_sessions",
+    "people.start_second_factor",
+    "people.confirm_second_factor",
+    "people.turn_second_factor_off",
+    "people.set_person",
+    "people.remove_person",
 }
-URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css", "fmt": "sav"}
+URL_ARGUMENTS = {
+    "survey_id": "quiz",
+    "filename": "style.css",
+    "fmt": "sav",
+    "name": "researcher",
+    "token": "no-such-link",
+}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
 
 

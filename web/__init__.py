@@ -21,13 +21,29 @@ babel = Babel()
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, assets, auth, cli, db, errors, exports, headers, language, logs, public, respond, templating
+    from web import (
+        admin,
+        assets,
+        auth,
+        cli,
+        db,
+        errors,
+        exports,
+        headers,
+        language,
+        logs,
+        people,
+        public,
+        respond,
+        templating,
+    )
 
     csrf.init_app(app)
     babel.init_app(app, locale_selector=language.interface_language)
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
-    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp):
+    csrf.exempt(people.use_link)  # checked by its form after the link: a used link says so, not “bad token”
+    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp, people.bp):
         app.register_blueprint(blueprint)
     errors.init_app(app)
     headers.init_app(app)

@@ -7,10 +7,15 @@ session. Every other admin page and export declares who it admits
 remembered-device token that lets this browser's next sign-in as that
 account use a password-check slot of its own (issue 24: a flood of strangers
 holding the shared slot kept the owner out).
+
+An account with a second factor (:mod:`storage.second_factor`) is asked for a code after the right password
+(:func:`second_factor_code`); no session starts before it. Sign-ins, failed sign-ins and sign-outs are written
+to the audit log.
 """
 
 from __future__ import annotations
 
+import time
 from urllib.parse import urlsplit
 
 from flask import (
@@ -28,7 +33,7 @@ from flask_wtf import FlaskForm
 from wtforms import PasswordField, StringField
 from wtforms.validators import InputRequired, Length, Regexp
 
-from storage import accounts
+from storage import accounts, audit, roles, second_factor
 from web.db import get_db
 from web.limits import (
     clear_signin_failures,
@@ -102,10 +107,72 @@ def login():
         correct = accounts.sign_in(get_db(), name, form.password.data, niced=remembered is None)
     if not correct:
         record_signin_failure(name, client)
+        record_failure(name, "wrong password")
         flash("Wrong account name or password.")
         return render_template("admin/login.html", form=form), 401
     clear_signin_failures(name, client)
+    if second_factor.is_enabled(get_db(), name):
+        return ask_for_code(name, safe_next(request.args.get("next")))
+    audit.record(get_db(), name, "sign-in")
     return signed_in_response(name, redirect(safe_next(request.args.get("next"))))
+
+
+def record_failure(name: str, why: str) -> None:
+    """Audit a failed sign-in: as the account when it exists, else with no actor (a name typed that is no
+    account's may be a password typed in the wrong field: it is not kept)."""
+    db = get_db()
+    known = roles.account_standing(db, name) is not None
+    audit.record(db, name if known else None, "sign-in-failed", detail=why)
+
+
+#: Seconds between a right password and the second factor's code.
+CODE_SECONDS = 300
+
+
+def ask_for_code(name: str, target: str):
+    """The password was right and the account has a second factor: remember that (in the signed session
+    cookie, for :data:`CODE_SECONDS`) and ask for the code. No session starts before the code."""
+    session.clear()
+    session["second_factor"] = {"name": name, "until": time.time() + CODE_SECONDS, "next": target}
+    return redirect(url_for("auth.second_factor_code"))
+
+
+class CodeForm(FlaskForm):
+    code = StringField("Six-digit code", validators=[InputRequired(), Length(max=12)])
+
+
+@bp.route("/login/code", methods=["GET", "POST"])
+@public
+def second_factor_code():
+    """The second step of a sign-in with a second factor: a code of the account's authenticator, once,
+    rate-limited and locked after failures as sign-ins are."""
+    pending = session.get("second_factor")
+    if not pending or pending.get("until", 0) < time.time():
+        session.pop("second_factor", None)
+        flash("Sign in with your password first.")
+        return redirect(url_for("auth.login"))
+    form = CodeForm()
+    if request.method == "GET":
+        return render_template("admin/second_factor.html", form=form)
+    name, client = pending["name"], signin_client()
+    refusal = refuse_if_over("second-factor", "RATELIMIT_SIGNINS", client)
+    if refusal:
+        return refusal
+    if not form.validate_on_submit():
+        return render_template("admin/second_factor.html", form=form), 400
+    locked_for = signin_lock(name, client)
+    if locked_for:
+        return too_many(
+            f"Too many failed codes for this account from your network. Try again in {locked_for} seconds.", locked_for
+        )
+    if not second_factor.check_code(get_db(), name, form.code.data.strip()):
+        record_signin_failure(name, client)
+        record_failure(name, "wrong or reused second-factor code")
+        flash("That code is wrong or was used already. Enter the code your authenticator shows now.")
+        return render_template("admin/second_factor.html", form=form), 401
+    clear_signin_failures(name, client)
+    audit.record(get_db(), name, "sign-in", detail="with second factor")
+    return signed_in_response(name, redirect(safe_next(pending.get("next"))))
 
 
 def remembered_token() -> str | None:
@@ -153,7 +220,11 @@ def signed_in_response(name: str, response: Response) -> Response:
 @bp.post("/logout")
 @public
 def logout():
-    accounts.end_session(get_db(), request.cookies.get(ADMIN_COOKIE))
+    token = request.cookies.get(ADMIN_COOKIE)
+    name = accounts.session_account(get_db(), token)
+    if name is not None:
+        accounts.end_session(get_db(), token)
+        audit.record(get_db(), name, "sign-out")
     session.clear()
     response = redirect(url_for("auth.login"))
     response.delete_cookie(ADMIN_COOKIE, path="/admin")

@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, connection, queries, responses
+from storage import accounts, audit, connection, queries, responses
 from surveys import export, stats_files, xlsform
 from surveys.files import load_catalog
 from surveys.wording import epsilon_text
@@ -158,16 +158,30 @@ def _set_account(change, name: str, password_stdin: bool, done: str) -> None:
 @admin_cli.command("create")
 @click.argument("name")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
-def admin_create_command(name: str, password_stdin: bool) -> None:
-    """Create the admin account NAME (asks for its password)."""
-    _set_account(accounts.create_admin, name, password_stdin, f"Created admin {name}")
+@click.option(
+    "--researcher",
+    is_flag=True,
+    help="An ordinary account (sees only the surveys shared with it), not a site administrator.",
+)
+def admin_create_command(name: str, password_stdin: bool, researcher: bool) -> None:
+    """Create the account NAME, a site administrator unless --researcher (asks for its password)."""
+
+    def create(db, account: str, password: str) -> None:
+        accounts.create_admin(db, account, password, site_admin=not researcher)
+
+    kind = "researcher" if researcher else "site administrator"
+    _set_account(create, name, password_stdin, f"Created {kind} {name}")
+    audit.record(_db(), None, "account-created", detail=f"{name}, {kind}, on the command line")
 
 
 @admin_cli.command("list")
 def admin_list_command() -> None:
-    """List admin accounts, with their live sessions."""
+    """List the accounts, with their standing and live sessions."""
     for row in accounts.list_admins(_db()):
-        click.echo(f"{row['name']}\tsessions: {row['sessions']}")
+        standing = ("site administrator" if row["site_admin"] else "researcher") + (
+            ", disabled" if row["disabled"] else ""
+        )
+        click.echo(f"{row['name']}\t{standing}\tsessions: {row['sessions']}")
 
 
 @admin_cli.command("reset-password")
@@ -176,6 +190,7 @@ def admin_list_command() -> None:
 def admin_reset_command(name: str, password_stdin: bool) -> None:
     """Set a new password for NAME, sign it out everywhere and lift any sign-in lock."""
     _set_account(accounts.set_password, name, password_stdin, f"Password changed for {name}; every session ended")
+    audit.record(_db(), None, "password-changed", detail=f"{name}, on the command line")
     clear_signin_failures(name)
 
 
@@ -187,6 +202,7 @@ def admin_sign_out_everywhere_command(name: str) -> None:
         ended = accounts.end_all_sessions(_db(), name)
     except ValueError as error:
         raise click.ClickException(str(error)) from None
+    audit.record(_db(), None, "sessions-ended", detail=f"{name}: {ended}, on the command line")
     click.echo(f"Signed {name} out of {ended} session{'s' if ended != 1 else ''}")
 
 

@@ -15,15 +15,20 @@ Each wrapper leaves the rule on the view as ``view.access`` ("public",
 walks the app's route table and fails for a view without one.
 
 Signed out, pages redirect to sign-in and data (downloads, POSTs) answer 401.
+
+With the ``REQUIRE_SECOND_FACTOR_FOR_SITE_ADMINS`` setting, a site
+administrator without a second factor is sent to the Account page to set one
+up before anything else: only views marked :func:`before_enrolment` (that
+page and its forms) admit them until then.
 """
 
 from __future__ import annotations
 
 import functools
 
-from flask import abort, g, redirect, request, url_for
+from flask import abort, current_app, flash, g, redirect, request, url_for
 
-from storage import accounts, roles
+from storage import accounts, roles, second_factor
 from web.db import get_db
 
 #: The admin's session cookie: a random token whose hash names a row of ``admin_sessions``.
@@ -55,6 +60,28 @@ def _sign_in_from_cookie() -> bool:
     return g.admin is not None
 
 
+def before_enrolment(view):
+    """Mark ``view`` (under its access rule) as usable by a site administrator who must still set up a
+    second factor (the Account page and its forms)."""
+    view.before_enrolment = True
+    return view
+
+
+def _enrolment_refusal(view):
+    """None, or the answer to a site administrator who must set up a second factor first."""
+    if (
+        not g.site_admin
+        or not current_app.config["REQUIRE_SECOND_FACTOR_FOR_SITE_ADMINS"]
+        or getattr(view, "before_enrolment", False)
+        or second_factor.is_enabled(get_db(), g.admin)
+    ):
+        return None
+    if request.method != "GET":
+        abort(403, description="Site administrators set up a second factor first (Account page).")
+    flash("Site administrators set up a second factor before anything else: do it here.", "info")
+    return redirect(url_for("people.account"))
+
+
 def signed_in_admin() -> str | None:
     """The account whose live server-side session the admin cookie names, or None."""
     return accounts.session_account(get_db(), request.cookies.get(ADMIN_COOKIE))
@@ -67,7 +94,7 @@ def signed_in(view):
     def wrapped(**kwargs):
         if not _sign_in_from_cookie():
             return _refuse_signed_out()
-        return view(**kwargs)
+        return _enrolment_refusal(view) or view(**kwargs)
 
     return _mark(wrapped, "signed-in")
 
@@ -81,7 +108,7 @@ def site_admin_only(view):
             return _refuse_signed_out()
         if not g.site_admin:
             abort(403, description="Only a site administrator can do this.")
-        return view(**kwargs)
+        return _enrolment_refusal(view) or view(**kwargs)
 
     return _mark(wrapped, "site-admin")
 
@@ -119,7 +146,7 @@ def survey_access(role: str):
             g.role = role_here(survey_id)
             if not roles.admits(g.role, role):
                 no_such_survey(survey_id)
-            return view(**kwargs)
+            return _enrolment_refusal(view) or view(**kwargs)
 
         return _mark(wrapped, f"survey:{role}")
 

@@ -1,7 +1,8 @@
 """What templates may call, registered in one place: the wording module's formatters, the design
 key, the chart of a dashboard row, which table a result goes in, the form's wire values, and the
 respondent's words in their language (:mod:`web.language`) with the thank-you page's padded labels
-(:mod:`web.thanks`)."""
+(:mod:`web.thanks`), and ``may(role, survey_id)`` (:func:`web.permissions.may`), so a page shows only the buttons
+its reader's role can use."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from surveys.design_contract import question_design_key
 from web import language
 from web.charts import daily_sparkline_svg
 from web.forms import NO_ANSWER_LABEL, may_be_blank, wire_value, wire_values
+from web.permissions import may
 from web.thanks import padded_label
 
 
@@ -57,6 +59,7 @@ def init_app(app: Flask) -> None:
         choice_label=language.choice_label,
         skip_note=language.skip_note,
         padded_label=padded_label,
+        may=may,
     )
     app.add_template_filter(wording.table_percent, "pct")
     app.add_template_filter(result_kind, "kind")
