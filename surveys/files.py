@@ -239,21 +239,48 @@ def load_survey_file(path: str | Path) -> Survey:
     """
     path = Path(path)
     name = path.name
-
-    def fail(message: str) -> SurveyFileError:
-        return SurveyFileError([Problem(name, None, None, message)])
-
     try:
-        data = yaml.load(_read_text(path), Loader=_SurveyYamlLoader)
+        text = _read_text(path)
     except UnicodeDecodeError as error:
-        raise fail(f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
+        raise _fail(name, f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
     except OSError as error:
-        raise fail(f"cannot read the file: {error.strerror or error}") from None
+        raise _fail(name, f"cannot read the file: {error.strerror or error}") from None
     except _BeyondLimit as error:
-        raise fail(str(error)) from None
+        raise _fail(name, str(error)) from None
+    return load_survey_text(text, name)
+
+
+def _fail(name: str, message: str) -> SurveyFileError:
+    return SurveyFileError([Problem(name, None, None, message)])
+
+
+def load_survey_text(text: str, name: str) -> Survey:
+    """Check a survey file's text (as written in the browser, say) exactly as :func:`load_survey_file`
+    checks a file, naming it ``name`` in its problems; :class:`SurveyFileError` lists every problem."""
+    size = len(text.encode("utf-8"))
+    if size > limits.MAX_SURVEY_FILE_BYTES:
+        message = f"the text is {size:,} bytes; "
+        raise _fail(name, message + limits.limit_text("MAX_SURVEY_FILE_BYTES", limits.MAX_SURVEY_FILE_BYTES, " bytes"))
+    try:
+        data = yaml.load(text, Loader=_SurveyYamlLoader)
+    except _BeyondLimit as error:
+        raise _fail(name, str(error)) from None
     except yaml.YAMLError as error:
-        raise fail(_yaml_error_message(error)) from None
+        raise _fail(name, _yaml_error_message(error)) from None
     return parse_survey(data, name)
+
+
+def compose_survey_text(text: str):
+    """The YAML node tree of a survey file's text (nodes carry their line and column), read within the
+    limits of :mod:`surveys.limits` as :func:`load_survey_text` reads it; ``yaml.YAMLError`` or
+    ``ValueError`` (a limit passed) when it cannot be read."""
+    loader = _SurveyYamlLoader(text)
+    try:
+        return loader.get_single_node()
+    except _BeyondLimit as error:
+        raise ValueError(str(error)) from None
+    finally:
+        loader.dispose()
 
 
 def load_catalog(directory: str | Path) -> SurveyCatalog:
