@@ -13,7 +13,7 @@ PyYAML stopped at.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import yaml
@@ -132,3 +132,23 @@ def problems_by_line(placed: Iterable[PlacedProblem]) -> dict[int | None, list[P
     for problem in placed:
         grouped.setdefault(problem.line, []).append(problem)
     return grouped
+
+
+def append_question(text: str, entry: Mapping) -> str:
+    """``text`` with the question ``entry`` added at the end of its ``questions`` list, written as the
+    list's other entries are (block style, at their indentation); the rest of the text, comments
+    included, is kept as written. ``ValueError`` when the text has no block list of questions to add to."""
+    root = compose_survey_text(text)
+    _, questions = _value_of(root, "questions")
+    if not isinstance(questions, yaml.SequenceNode) or not questions.value or questions.flow_style:
+        raise ValueError("the survey has no list of questions written one per line (- name: ...) to add to")
+    indent = " " * questions.start_mark.column
+    written = yaml.safe_dump(dict(entry), sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+    lines = written.splitlines()
+    block = [f"{indent}- {lines[0]}", *(f"{indent}  {line}" for line in lines[1:])]
+    end = questions.value[-1].end_mark
+    cut = end.line if end.column == 0 else end.line + 1
+    kept = text.splitlines(keepends=True)
+    if kept and not kept[-1].endswith("\n"):
+        kept[-1] += "\n"
+    return "".join([*kept[:cut], *(line + "\n" for line in block), *kept[cut:]])

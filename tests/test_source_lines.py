@@ -8,7 +8,7 @@ import pytest
 
 from surveys.files import load_survey_text
 from surveys.schema_checks import Problem, SurveyFileError
-from surveys.source_lines import field_path, place_problems, problems_by_line
+from surveys.source_lines import append_question, field_path, place_problems, problems_by_line
 from tests.helpers.sample_surveys import QUIZ_YAML
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "survey_files"
@@ -92,3 +92,38 @@ def test_every_shipped_example_with_a_broken_first_label_is_placed_at_that_label
     lines[first - 1] = lines[first - 1].replace("label:", "label: [1, 2] #", 1)
     placed = problems_of("".join(lines))
     assert first in {p.line for p in placed}
+
+
+CROSSWISE = {
+    "name": "drugs",
+    "type": "yes_no",
+    "label": "I used: drugs",
+    "design": {"model": "crosswise", "q": "1/4", "innocuous": "I was born in spring."},
+}
+
+
+def test_an_appended_question_ends_the_list_and_keeps_the_rest_as_written():
+    text = (
+        QUIZ_YAML.replace("questions:\n", "questions:  # kept\n") + "targets:\n  - {question: cheated, margin: 0.1}\n"
+    )
+    added = append_question(text, CROSSWISE)
+    survey = load_survey_text(added, "quiz")
+    assert [q.name for q in survey.questions][-1] == "drugs"
+    assert survey.questions[-1].innocuous == "I was born in spring."
+    assert added.startswith(text.split("targets:")[0]) and added.endswith(
+        "targets:\n  - {question: cheated, margin: 0.1}\n"
+    )
+    assert "questions:  # kept" in added
+
+
+def test_a_question_is_appended_at_the_lists_own_indentation_after_a_last_line_without_newline():
+    text = "id: a\ntitle: A\nversion: 1\nquestions:\n- name: x\n  type: yes_no\n  label: X"
+    added = append_question(text, CROSSWISE)
+    assert [q.name for q in load_survey_text(added, "a").questions] == ["x", "drugs"]
+    assert "\n- name: drugs\n" in added
+
+
+@pytest.mark.parametrize("text", ["id: a\nquestions: [{name: x, type: yes_no, label: X}]\n", "id: a\n"])
+def test_no_block_list_of_questions_is_refused(text):
+    with pytest.raises(ValueError, match="no list of questions"):
+        append_question(text, CROSSWISE)
