@@ -237,36 +237,52 @@ def load_survey_file(path: str | Path) -> Survey:
         (naming it), YAML syntax (with its line), wrong shape, or any mistake
         in the survey itself.
     """
+    return load_survey_text(read_survey_text(path), Path(path).name)
+
+
+def read_survey_text(path: str | Path) -> str:
+    """A survey file's text as :func:`load_survey_file` reads it (UTF-8, newlines as ``\\n``, within
+    :data:`~surveys.limits.MAX_SURVEY_FILE_BYTES`); :class:`SurveyFileError` naming the file otherwise."""
     path = Path(path)
-    name = path.name
     try:
-        text = _read_text(path)
+        return _read_text(path)
     except UnicodeDecodeError as error:
-        raise _fail(name, f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
+        raise _whole_file_problem(path.name, f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
     except OSError as error:
-        raise _fail(name, f"cannot read the file: {error.strerror or error}") from None
+        raise _whole_file_problem(path.name, f"cannot read the file: {error.strerror or error}") from None
     except _BeyondLimit as error:
-        raise _fail(name, str(error)) from None
-    return load_survey_text(text, name)
+        raise _whole_file_problem(path.name, str(error)) from None
 
 
-def _fail(name: str, message: str) -> SurveyFileError:
+def _whole_file_problem(name: str, message: str) -> SurveyFileError:
     return SurveyFileError([Problem(name, None, None, message)])
 
 
 def load_survey_text(text: str, name: str) -> Survey:
-    """Check a survey file's text (as written in the browser, say) exactly as :func:`load_survey_file`
-    checks a file, naming it ``name`` in its problems; :class:`SurveyFileError` lists every problem."""
-    size = len(text.encode("utf-8"))
+    """Check a survey file's text (as stored in the database, or typed in the browser) exactly as
+    :func:`load_survey_file` checks a file: the same limits, YAML reader and :func:`~surveys.schema.parse_survey`.
+    ``name`` is what the problems are reported against (a file name).
+
+    Raises
+    ------
+    SurveyFileError
+        With every problem found.
+    """
+    if not isinstance(text, str):
+        raise _whole_file_problem(name, f"a survey file is text, not {type(text).__name__}")
+    size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.MAX_SURVEY_FILE_BYTES:
-        message = f"the text is {size:,} bytes; "
-        raise _fail(name, message + limits.limit_text("MAX_SURVEY_FILE_BYTES", limits.MAX_SURVEY_FILE_BYTES, " bytes"))
+        raise _whole_file_problem(
+            name,
+            f"the file is {size:,} bytes; "
+            + limits.limit_text("MAX_SURVEY_FILE_BYTES", limits.MAX_SURVEY_FILE_BYTES, " bytes"),
+        )
     try:
-        data = yaml.load(text, Loader=_SurveyYamlLoader)
+        data = yaml.load(text.replace("\r\n", "\n").replace("\r", "\n"), Loader=_SurveyYamlLoader)
     except _BeyondLimit as error:
-        raise _fail(name, str(error)) from None
+        raise _whole_file_problem(name, str(error)) from None
     except yaml.YAMLError as error:
-        raise _fail(name, _yaml_error_message(error)) from None
+        raise _whole_file_problem(name, _yaml_error_message(error)) from None
     return parse_survey(data, name)
 
 
