@@ -107,9 +107,12 @@ def planned_names(survey) -> list[str]:
 @survey_access("viewer")
 def preview(survey_id: str):
     """The survey's form exactly as respondents see it, open or not, with a banner; it posts to
-    :func:`preview_submit`. In the language chosen (``?lang=``) or the browser's, as a respondent's."""
+    :func:`preview_submit`. In the language chosen (``?lang=``) or the browser's, as a respondent's;
+    ``?javascript=off``: the page without its script, as a browser without JavaScript gets it (the
+    server randomizes)."""
     survey = in_respondent_language(survey_or_404(survey_id))
-    return answering.render_form(survey, preview_state=survey_state(survey))
+    script = request.args.get("javascript") != "off"
+    return answering.render_form(survey, preview_state=survey_state(survey), script=script)
 
 
 @bp.post("/surveys/<survey_id>/preview")
