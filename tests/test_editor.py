@@ -232,3 +232,11 @@ def test_another_account_cannot_edit_a_survey_it_holds_no_role_on(app, signed_in
     signed_in.login("other", "another long password")
     assert signed_in.client.get("/admin/surveys/drafted/edit").status_code == 404
     assert signed_in.client.get("/admin/surveys/new").status_code == 200
+
+
+def test_a_text_larger_than_a_survey_forms_body_limit_is_checked(app, signed_in):
+    padded = DRAFT_YAML + "# " + "x" * (app.config["MAX_CONTENT_LENGTH"] + 1000) + "\n"
+    token = signed_in.csrf_token("/admin/surveys/new")
+    data = {"csrf_token": token, "action": "check", "source": padded}
+    response = signed_in.client.post("/admin/surveys/new", data=data)
+    assert response.status_code == 200 and "No problems" in response.get_data(as_text=True)
