@@ -21,13 +21,29 @@ babel = Babel()
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, assets, auth, cli, db, errors, exports, headers, language, logs, public, respond, templating
+    from web import (
+        admin,
+        assets,
+        auth,
+        catalog,
+        cli,
+        db,
+        errors,
+        exports,
+        headers,
+        language,
+        lifecycle,
+        logs,
+        public,
+        respond,
+        templating,
+    )
 
     csrf.init_app(app)
     babel.init_app(app, locale_selector=language.interface_language)
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
-    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp):
+    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp, lifecycle.bp):
         app.register_blueprint(blueprint)
     errors.init_app(app)
     headers.init_app(app)
@@ -36,6 +52,7 @@ def init_app(app: Flask) -> None:
     cli.init_app(app)
     logs.init_app(app)
     db.ensure_schema(app)
+    catalog.import_on_start(app)
     trust_proxies(app)
 
 
