@@ -24,13 +24,14 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import sqlite_utils
 
-from storage import roles
+from storage import responses, roles
 from storage.connection import immediate_transaction
 from surveys.definition import Survey
-from surveys.files import load_survey_text
+from surveys.files import load_survey_text, read_survey_text, survey_file_paths
 from surveys.schema import Problem, SurveyFileError
 from surveys.versions import VersionChange, describe_change, questions_differ
 
@@ -307,6 +308,16 @@ def set_stage(db: sqlite_utils.Database, survey_id: str, stage: str, now: float 
         return survey_record(db, survey_id)
 
 
+def open_survey(db: sqlite_utils.Database, survey_id: str) -> SurveyRecord:
+    """Make a draft (or archived) survey live, and a live one take answers within its file's dates (the
+    ``survey_states`` override each submission reads, :func:`storage.responses.set_closed`)."""
+    record = _require(db, survey_id)
+    if record.stage != "live" or record.opened_at is None:
+        record = set_stage(db, survey_id, "live")
+    responses.set_closed(db, survey_id, False)
+    return record
+
+
 def set_listed(db: sqlite_utils.Database, survey_id: str, listed: bool) -> SurveyRecord:
     """List ``survey_id`` on the start page (when open), or keep it reachable by its link only."""
     with immediate_transaction(db):
@@ -370,6 +381,55 @@ def delete_survey(db: sqlite_utils.Database, survey_id: str) -> None:
         for table, column in DEFINITION_TABLES:
             db.execute(f"DELETE FROM {table} WHERE {column} = ?", [survey_id])  # names from DEFINITION_TABLES
         roles.forget_survey(db, survey_id)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What :func:`import_folder` did: the versions saved (changed or new), the problems of the files
+    refused (each survey keeps its stored definition), and every survey file's name found."""
+
+    saved: tuple[SavedVersion, ...]
+    problems: tuple[Problem, ...]
+    files: tuple[str, ...]
+
+
+def import_folder(db: sqlite_utils.Database, folder: str | Path, actor: str | None = None) -> ImportReport:
+    """Check every survey file of ``folder`` and keep each as the definition of its survey, managed by the
+    file (:func:`save_version` with ``managed_by`` the file's name); a file whose text is the stored one is
+    not read further. A refused file leaves its survey as stored."""
+    paths, problems = survey_file_paths(folder)
+    return _import_paths(db, paths, problems, actor)
+
+
+def import_files(db: sqlite_utils.Database, paths: list[Path], actor: str | None = None) -> ImportReport:
+    """:func:`import_folder` for the survey files ``paths``."""
+    return _import_paths(db, [Path(path) for path in paths], [], actor)
+
+
+def _import_paths(db, paths: list[Path], problems: list[Problem], actor: str | None) -> ImportReport:
+    saved = []
+    for path in paths:
+        try:
+            text = read_survey_text(path)
+            if text == _managed_source(db, path.name):
+                continue
+            result = save_version(db, text, source_name=path.name, managed_by=path.name, actor=actor)
+        except SurveyFileError as error:
+            problems.extend(error.problems)
+            continue
+        if not result.unchanged:
+            saved.append(result)
+    return ImportReport(tuple(saved), tuple(problems), tuple(path.name for path in paths))
+
+
+def _managed_source(db, file_name: str) -> str | None:
+    """The current definition's text of the survey the file ``file_name`` manages, if any."""
+    row = db.execute(
+        "SELECT v.source FROM surveys s JOIN survey_versions v ON v.survey_id = s.id AND v.version = s.current_version"
+        " WHERE s.managed_by = ?",
+        [file_name],
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 # -- reading ---------------------------------------------------------------

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -41,21 +41,47 @@ SURVEY_FILE_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
-class SurveyCatalog:
-    """Every survey in the folder that loaded, and the problems of the rest.
+class Standing:
+    """Where a survey stands in its life (kept in the database, :mod:`storage.surveys`): its stage
+    (``draft``: no public link; ``live``; ``archived``), whether the start page lists it when open, and
+    the survey file that manages it (None: made in the app)."""
 
-    ``files`` names every survey file found, loaded or not, in load order.
+    stage: str = "live"
+    listed: bool = True
+    managed_by: str | None = None
+
+
+#: A survey read from a file, as files always were served.
+LIVE = Standing()
+
+
+@dataclass(frozen=True)
+class SurveyCatalog:
+    """Every survey that loaded, and the problems of the rest.
+
+    ``files`` names every survey file found, loaded or not, in load order;
+    ``standing`` each survey's :class:`Standing` (:data:`LIVE` when not given).
     """
 
     surveys: Mapping[str, Survey]
     problems: tuple[Problem, ...] = ()
     files: tuple[str, ...] = ()
+    standing: Mapping[str, Standing] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "surveys", MappingProxyType(dict(self.surveys)))
+        object.__setattr__(self, "standing", MappingProxyType(dict(self.standing)))
 
     def get(self, survey_id: str) -> Survey | None:
         return self.surveys.get(survey_id)
+
+    def standing_of(self, survey_id: str) -> Standing:
+        return self.standing.get(survey_id, LIVE)
+
+    def public(self, survey_id: str) -> Survey | None:
+        """The survey a respondent may reach by its link: none for a draft."""
+        survey = self.surveys.get(survey_id)
+        return None if survey is None or self.standing_of(survey_id).stage == "draft" else survey
 
 
 # -- reading YAML ----------------------------------------------------------
@@ -299,17 +325,10 @@ def compose_survey_text(text: str):
         loader.dispose()
 
 
-def load_catalog(directory: str | Path) -> SurveyCatalog:
-    """Load every ``*.yaml`` and ``*.yml`` file in ``directory``, by name.
-
-    A broken file is skipped and its problems are logged and kept in
-    :attr:`SurveyCatalog.problems`; the other files still load. A file whose
-    survey id is already taken by an earlier file is skipped too. A missing
-    folder is a problem, not an exception.
-    """
+def survey_file_paths(directory: str | Path) -> tuple[list[Path], list[Problem]]:
+    """The ``*.yaml`` and ``*.yml`` files of ``directory`` (not hidden ones), by name, and the problem of a
+    missing or unreadable folder."""
     directory = Path(directory)
-    problems: list[Problem] = []
-    surveys: dict[str, Survey] = {}
     try:
         paths = sorted(
             (
@@ -320,13 +339,22 @@ def load_catalog(directory: str | Path) -> SurveyCatalog:
             key=lambda p: p.name,
         )
     except FileNotFoundError:
-        paths = []
-        problems.append(Problem(str(directory), None, None, "the survey folder does not exist"))
+        return [], [Problem(str(directory), None, None, "the survey folder does not exist")]
     except OSError as error:
-        paths = []
-        problems.append(
-            Problem(str(directory), None, None, f"cannot list the survey folder: {error.strerror or error}")
-        )
+        return [], [Problem(str(directory), None, None, f"cannot list the survey folder: {error.strerror or error}")]
+    return paths, []
+
+
+def load_catalog(directory: str | Path) -> SurveyCatalog:
+    """Load every ``*.yaml`` and ``*.yml`` file in ``directory``, by name.
+
+    A broken file is skipped and its problems are logged and kept in
+    :attr:`SurveyCatalog.problems`; the other files still load. A file whose
+    survey id is already taken by an earlier file is skipped too. A missing
+    folder is a problem, not an exception.
+    """
+    paths, problems = survey_file_paths(directory)
+    surveys: dict[str, Survey] = {}
     for path in paths:
         try:
             survey = load_survey_file(path)

@@ -14,6 +14,7 @@ import logging
 import re
 import tempfile
 import threading
+import zipfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -56,6 +57,14 @@ CSRF_CHECKED_POSTS = {
     # tests/test_integrity.py::test_setting_aside_without_a_csrf_token_or_with_a_bad_day_changes_nothing
     "admin.set_burst_aside",
     "admin.keep_burst",
+    # tests/test_lifecycle.py::test_a_lifecycle_post_without_a_csrf_token_changes_nothing
+    "lifecycle.open_",
+    "lifecycle.close",
+    "lifecycle.archive",
+    "lifecycle.unarchive",
+    "lifecycle.listed",
+    "lifecycle.clear",
+    "lifecycle.delete",
 }
 URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css", "fmt": "sav"}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
@@ -646,6 +655,18 @@ def admin_outputs(app, client) -> dict[str, str]:
     for _endpoint, url in routes(app, "GET", "/admin") + [("by", "/admin/surveys/quiz?by=year")]:
         if url.endswith((".sav", ".dta")):
             out[url] = statistics_file_rows(client.get(url).get_data(), url.rpartition(".")[2])
+            continue
+        if url.endswith(".zip"):  # the backup before deletion (web/lifecycle.py): each member as text
+            response = client.get(url)
+            members = zipfile.ZipFile(io.BytesIO(response.get_data()))
+            response.close()
+            for name in members.namelist():
+                text = members.read(name).decode("utf-8")
+                if name == "responses.csv":
+                    text = "\n".join(sorted(",".join(row[1:]) for row in list(csv.reader(io.StringIO(text)))[1:]))
+                for pattern, replacement in NORMALIZE:
+                    text = pattern.sub(replacement, text)
+                out[f"{url}:{name}"] = text
             continue
         text = client.get(url).get_data(as_text=True)
         if url.endswith("responses.csv"):

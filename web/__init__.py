@@ -25,6 +25,7 @@ def init_app(app: Flask) -> None:
         admin,
         assets,
         auth,
+        catalog,
         cli,
         db,
         editor,
@@ -32,6 +33,7 @@ def init_app(app: Flask) -> None:
         exports,
         headers,
         language,
+        lifecycle,
         logs,
         public,
         respond,
@@ -42,7 +44,7 @@ def init_app(app: Flask) -> None:
     babel.init_app(app, locale_selector=language.interface_language)
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
-    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, editor.bp, exports.bp):
+    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, editor.bp, exports.bp, lifecycle.bp):
         app.register_blueprint(blueprint)
     errors.init_app(app)
     headers.init_app(app)
@@ -51,6 +53,7 @@ def init_app(app: Flask) -> None:
     cli.init_app(app)
     logs.init_app(app)
     db.ensure_schema(app)
+    catalog.import_on_start(app)
     trust_proxies(app)
 
 
