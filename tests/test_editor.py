@@ -86,7 +86,7 @@ def test_a_mistake_is_shown_beside_its_line_and_nothing_is_stored(app, signed_in
     line = numbered(broken, "a: -1/6")
     beside = re.search(rf'<li id="line-{line}" class="has-problem">(.*?)</li>', html, re.S)
     assert beside and "question &#39;lied&#39;, field &#39;design.a&#39;" in beside.group(1)
-    assert stored(app)[0] == {}
+    assert "drafted" not in stored(app)[0]
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_a_bad_upload_is_refused_with_400_and_nothing_is_stored(app, signed_in, 
     response = post_new(signed_in, upload=(io.BytesIO(content), name))
     assert response.status_code == 400
     assert said in response.get_data(as_text=True)
-    assert stored(app)[0] == {}
+    assert "drafted" not in stored(app)[0]
 
 
 def test_an_xlsform_workbook_becomes_a_draft(app, signed_in, tmp_path):
@@ -130,15 +130,15 @@ def test_an_id_already_taken_is_a_problem_at_the_id_line(app, signed_in):
 def test_check_shows_problems_without_saving(app, signed_in):
     token = signed_in.csrf_token("/admin/surveys/new")
     response = signed_in.client.post(
-        "/admin/surveys/new", data={"csrf_token": token, "action": "check", "source": QUIZ_YAML}
+        "/admin/surveys/new", data={"csrf_token": token, "action": "check", "source": DRAFT_YAML}
     )
     assert response.status_code == 200 and "No problems" in response.get_data(as_text=True)
-    assert stored(app)[0] == {}
+    assert "drafted" not in stored(app)[0]
 
 
 def test_without_a_csrf_token_nothing_is_stored(app, signed_in):
     response = signed_in.client.post("/admin/surveys/new", data={"source": QUIZ_YAML, "action": "save"})
-    assert response.status_code == 400 and stored(app)[0] == {}
+    assert response.status_code == 400 and "drafted" not in stored(app)[0]
 
 
 def test_a_wording_change_is_saved_in_place_and_audited(app, signed_in):
@@ -240,3 +240,18 @@ def test_a_text_larger_than_a_survey_forms_body_limit_is_checked(app, signed_in)
     data = {"csrf_token": token, "action": "check", "source": padded}
     response = signed_in.client.post("/admin/surveys/new", data=data)
     assert response.status_code == 200 and "No problems" in response.get_data(as_text=True)
+
+
+def test_the_editor_links_both_previews_of_each_language_and_the_server_path_loads_no_script(app, signed_in):
+    two_languages = DRAFT_YAML.replace("version: 1\n", "version: 1\nlanguages: [en, fr]\n").replace(
+        "title: Test quiz", "title: {en: Test quiz, fr: Quiz de test}"
+    )
+    assert post_new(signed_in, source=two_languages).status_code == 302
+    html = signed_in.client.get("/admin/surveys/drafted/edit").get_data(as_text=True)
+    for code in ("en", "fr"):
+        assert f"/admin/surveys/drafted/preview?lang={code}&amp;javascript=off" in html
+        assert f'href="/admin/surveys/drafted/preview?lang={code}"' in html
+    with_script = signed_in.client.get("/admin/surveys/drafted/preview?lang=fr").get_data(as_text=True)
+    without = signed_in.client.get("/admin/surveys/drafted/preview?lang=fr&javascript=off").get_data(as_text=True)
+    assert "randomize.js" in with_script and "randomize.js" not in without
+    assert "<h1>Quiz de test</h1>" in without and 'data-question="cheated"' in without
