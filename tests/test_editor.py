@@ -255,3 +255,11 @@ def test_the_editor_links_both_previews_of_each_language_and_the_server_path_loa
     without = signed_in.client.get("/admin/surveys/drafted/preview?lang=fr&javascript=off").get_data(as_text=True)
     assert "randomize.js" in with_script and "randomize.js" not in without
     assert "<h1>Quiz de test</h1>" in without and 'data-question="cheated"' in without
+
+
+def test_the_results_page_links_its_owner_to_the_editor(app, signed_in):
+    post_new(signed_in, source=DRAFT_YAML)
+    html = signed_in.client.get("/admin/surveys/drafted").get_data(as_text=True)
+    assert 'href="/admin/surveys/drafted/edit">Edit</a>' in html
+    html = signed_in.client.get("/admin/surveys/quiz").get_data(as_text=True)  # the folder's quiz: managed by its file
+    assert 'href="/admin/surveys/quiz/edit">Its YAML (read-only)</a>' in html
