@@ -263,3 +263,16 @@ def test_the_results_page_links_its_owner_to_the_editor(app, signed_in):
     assert 'href="/admin/surveys/drafted/edit">Edit</a>' in html
     html = signed_in.client.get("/admin/surveys/quiz").get_data(as_text=True)  # the folder's quiz: managed by its file
     assert 'href="/admin/surveys/quiz/edit">Its YAML (read-only)</a>' in html
+
+
+def test_a_save_the_database_refuses_is_a_problem_not_an_error(app, signed_in, monkeypatch):
+    from storage import surveys as stored_surveys
+    from surveys.schema_checks import Problem, SurveyFileError
+
+    def taken(*args, **kwargs):
+        raise SurveyFileError([Problem("x", None, "id", "survey id 'drafted' is already used by the survey file x")])
+
+    monkeypatch.setattr(stored_surveys, "save_version", taken)
+    response = post_new(signed_in, source=DRAFT_YAML)
+    assert response.status_code == 400 and "is already used by the survey file x" in response.get_data(as_text=True)
+    assert "drafted" not in stored(app)[1]  # no owner recorded either

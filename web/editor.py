@@ -124,6 +124,18 @@ def checked(sent: Sent) -> tuple[Survey | None, tuple]:
         return None, place_problems(sent.text, error.problems)
 
 
+def saving_refused(sent: Sent):
+    """Save ``sent`` as a survey made in the app (:func:`storage.surveys.save_version`): what it saved, or the
+    problems (placed at their lines) when the database refuses it, a survey file having taken its id since
+    it was checked, say."""
+    try:
+        return stored_surveys.save_version(get_db(), sent.text, source_name=sent.name, managed_by=None, actor=g.admin)
+    except SurveyFileError as error:
+        return place_problems(sent.text, error.problems)
+    except ValueError as error:
+        return place_problems(sent.text, [Problem(sent.name, None, "id", str(error))])
+
+
 def editor_page(status: int = 200, **values):
     """The editor's page (``admin/editor.html``) with its problems grouped by line."""
     problems = values.get("problems", ())
@@ -158,9 +170,13 @@ def create_survey():
     if survey is None or request.form.get("action") == "check":
         return editor_page(400 if problems else 200, survey=None, source=sent.text, problems=problems, ok=not problems)
     db = get_db()
-    stored_surveys.save_version(db, sent.text, source_name=sent.name, managed_by=None, actor=g.admin)
+    saved = saving_refused(sent)
+    if isinstance(saved, tuple):
+        return editor_page(400, survey=None, source=sent.text, problems=saved)
     roles.set_role(db, survey.id, g.admin, "owner")
-    audit.record(db, g.admin, "survey-created", survey.id, detail=f"from {sent.name}")
+    audit.record(
+        db, g.admin, "survey-created", survey.id, detail=sent.name if sent.name == IN_PAGE else f"uploaded {sent.name}"
+    )
     flash(f"“{survey.title}” is saved as a draft: nobody can answer it until it is opened.", "success")
     return redirect(url_for("editor.edit_survey", survey_id=survey.id))
 
@@ -235,7 +251,9 @@ def save_survey(survey_id: str):
     change = versions.describe_change(survey, dataclasses.replace(new, version=survey.version), answered)
     if change.locked and request.form.get("confirmed") != confirmation(sent.text):
         return editor_page(200, problems=(), change=change, confirm=confirmation(sent.text), **page)
-    saved = stored_surveys.save_version(get_db(), sent.text, source_name=sent.name, managed_by=None, actor=g.admin)
+    saved = saving_refused(sent)
+    if isinstance(saved, tuple):
+        return editor_page(400, problems=saved, **page)
     if saved.unchanged:
         flash("The text is the one saved already; nothing changed.", "info")
     else:
