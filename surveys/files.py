@@ -69,8 +69,10 @@ class SurveyCatalog:
     standing: Mapping[str, Standing] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "surveys", MappingProxyType(dict(self.surveys)))
-        object.__setattr__(self, "standing", MappingProxyType(dict(self.standing)))
+        for name in ("surveys", "standing"):  # a read-only view given is kept as it is (no copy of 10,000 surveys)
+            value = getattr(self, name)
+            if not isinstance(value, MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(value)))
 
     def get(self, survey_id: str) -> Survey | None:
         return self.surveys.get(survey_id)

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.both_backends
 
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
 DRAFT_YAML = QUIZ_YAML.replace("id: quiz", "id: draft-one").replace("title: Test quiz", "title: Draft one")
+OTHER_YAML = QUIZ_YAML.replace("id: quiz", "id: other")
 
 
 def in_db(app, function, *args, **kwargs):
@@ -208,3 +209,25 @@ def open_database_url(url: str):
 
 def csrf_of(html: str) -> str:
     return re.search(r'name="csrf_token" (?:type="hidden" )?value="([^"]+)"', html).group(1)
+
+
+def test_a_catalogue_held_by_a_request_keeps_its_surveys_while_another_is_added_or_changed(app, draft):
+    from web.catalog import get_catalog, refresh_now
+
+    with app.test_request_context("/"):
+        before = get_catalog()
+        assert set(before.surveys) == {"quiz", "draft-one"}
+        in_db(app, stored_surveys.save_version, OTHER_YAML, source_name="o.yaml", managed_by=None, actor=None)
+        in_db(
+            app,
+            stored_surveys.save_version,
+            DRAFT_YAML.replace("Draft one", "Draft two"),
+            source_name="d.yaml",
+            managed_by=None,
+            actor=None,
+        )
+        refresh_now()
+        after = get_catalog()
+    assert set(before.surveys) == {"quiz", "draft-one"}  # a new dict for the added survey
+    assert set(after.surveys) == {"quiz", "draft-one", "other"}
+    assert after.get("draft-one").title == "Draft two" and after.standing_of("other").stage == "draft"

@@ -49,7 +49,7 @@ def visible_catalog() -> SurveyCatalog:
     catalog = get_catalog()
     seen = visible_survey_ids(catalog.surveys)
     return SurveyCatalog(
-        {survey_id: survey for survey_id, survey in catalog.surveys.items() if survey_id in seen},
+        {survey_id: survey for survey_id, survey in sorted(catalog.surveys.items()) if survey_id in seen},
         catalog.problems if g.site_admin else (),
         catalog.files if g.site_admin else (),
         {survey_id: standing for survey_id, standing in catalog.standing.items() if survey_id in seen},

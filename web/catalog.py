@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
+from types import MappingProxyType
 
 from flask import Flask, abort, current_app
 
@@ -119,30 +120,45 @@ def get_catalog() -> SurveyCatalog:
 
 
 def _refresh(db, kept: _Kept) -> None:
-    """Reload the surveys changed since ``kept.generation`` (all of them the first time)."""
+    """Reload the surveys changed since ``kept.generation`` (all of them the first time).
+
+    A changed definition replaces the kept one in place (a dict's value replaced, which a request
+    iterating the catalogue meanwhile tolerates); a survey added or removed makes new dicts, so a
+    request holding the previous catalogue never sees its size change. Either way the cost is that
+    of the changed surveys, not of the stored ones (bench/catalog_bench.py)."""
     kept.checked = time.monotonic()
     if kept.generation < 0:
         generation = stored_surveys.latest_generation(db)
-        definitions = stored_surveys.current_definitions(db)
         kept.surveys, kept.standing, kept.broken = {}, {}, {}
+        for definition in stored_surveys.current_definitions(db):
+            _keep(kept, definition)
     else:
         generation, changed = stored_surveys.changes_since(db, kept.generation)
         if not changed and kept.catalog is not None:
             return
-        definitions = stored_surveys.current_definitions(db, list(changed))
+        fresh = _Kept()
+        for definition in stored_surveys.current_definitions(db, list(changed)):
+            _keep(fresh, definition)
+        if any((survey_id in kept.surveys) != (survey_id in fresh.surveys) for survey_id in changed):
+            kept.surveys, kept.standing = dict(kept.surveys), dict(kept.standing)
         for survey_id in changed:
-            kept.surveys.pop(survey_id, None)
-            kept.standing.pop(survey_id, None)
-            kept.broken.pop(survey_id, None)
-    for definition in definitions:
-        _keep(kept, definition)
+            _replace(kept.surveys, survey_id, fresh.surveys)
+            _replace(kept.standing, survey_id, fresh.standing)
+            _replace(kept.broken, survey_id, fresh.broken)
     kept.generation = generation
     kept.catalog = SurveyCatalog(
-        dict(sorted(kept.surveys.items())),
+        MappingProxyType(kept.surveys),
         kept.problems + tuple(kept.broken.values()),
         kept.files,
-        kept.standing,
+        MappingProxyType(kept.standing),
     )
+
+
+def _replace(target: dict, key: str, source: dict) -> None:
+    if key in source:
+        target[key] = source[key]
+    else:
+        target.pop(key, None)
 
 
 def _keep(kept: _Kept, definition: stored_surveys.StoredDefinition) -> None:

@@ -16,7 +16,7 @@ def index():
     catalog = get_catalog()
     open_surveys = [
         survey
-        for survey in catalog.surveys.values()
+        for _, survey in sorted(catalog.surveys.items())
         if on_start_page(catalog.standing_of(survey.id))
         and not survey.invitation_only
         and survey_state(survey) == "open"
