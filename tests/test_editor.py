@@ -276,3 +276,11 @@ def test_a_save_the_database_refuses_is_a_problem_not_an_error(app, signed_in, m
     response = post_new(signed_in, source=DRAFT_YAML)
     assert response.status_code == 400 and "is already used by the survey file x" in response.get_data(as_text=True)
     assert "drafted" not in stored(app)[1]  # no owner recorded either
+
+
+def test_a_yaml_error_at_the_end_of_the_text_keeps_its_numbered_line(app, signed_in):
+    broken = DRAFT_YAML + "  - name: [\n"
+    html = post_new(signed_in, source=broken).get_data(as_text=True)
+    problem = re.search(r'<p class="problem" data-line="(\d+)">', html)
+    assert problem and "invalid YAML" in html
+    assert int(problem.group(1)) >= len(broken.splitlines())

@@ -136,12 +136,23 @@ def saving_refused(sent: Sent):
         return place_problems(sent.text, [Problem(sent.name, None, "id", str(error))])
 
 
+def listed_lines(source: str, problems) -> list[str]:
+    """The text's lines as the page numbers them: no empty line after the last newline, unless a problem is
+    there (a YAML error at the end of the text), so that every problem has its line."""
+    lines = source.split("\n")
+    last = max((p.line for p in problems if p.line is not None), default=0)
+    if lines[-1] == "" and len(lines) > last:
+        lines.pop()
+    return lines + [""] * (last - len(lines))
+
+
 def editor_page(status: int = 200, **values):
     """The editor's page (``admin/editor.html``) with its problems grouped by line."""
     problems = values.get("problems", ())
     values.setdefault("refusals", ())
     values.setdefault("change", None)
-    return render_template("admin/editor.html", by_line=problems_by_line(problems), **values), status
+    lines = listed_lines(values.get("source", ""), problems)
+    return render_template("admin/editor.html", by_line=problems_by_line(problems), lines=lines, **values), status
 
 
 # -- a new survey -------------------------------------------------------------------------------
