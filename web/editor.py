@@ -21,6 +21,7 @@ from pathlib import Path
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_wtf.csrf import validate_csrf
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.utils import secure_filename
 from wtforms.validators import ValidationError
 
 from storage import audit, roles
@@ -79,6 +80,7 @@ def newlines(text: str) -> str:
 
 
 def uploaded_yaml(data: bytes, name: str) -> Sent:
+    """An uploaded survey file's text: UTF-8 within :data:`surveys.limits.MAX_SURVEY_FILE_BYTES`."""
     if len(data) > limits.MAX_SURVEY_FILE_BYTES:
         raise Refused([f"{name} is {len(data):,} bytes; a survey file takes at most {limits.MAX_SURVEY_FILE_BYTES:,}"])
     try:
@@ -90,7 +92,7 @@ def uploaded_yaml(data: bytes, name: str) -> Sent:
 def uploaded_workbook(data: bytes, name: str) -> Sent:
     """An XLSForm workbook turned into a survey file's text (:func:`surveys.xlsform.import_workbook`)."""
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / name
+        path = Path(folder) / (secure_filename(name) or "workbook.xlsx")  # the name a client sent, made safe
         path.write_bytes(data)
         try:
             imported = xlsform.import_workbook(path)
