@@ -16,7 +16,7 @@ MUTATION_STAMP := $(VENV)/.mutation-installed-$(shell cksum requirements-mutatio
 DOCS_STAMP := $(VENV)/.docs-installed-$(shell cksum requirements-docs.txt | cut -d' ' -f1)
 MUTATION_JOBS ?= 2
 
-.PHONY: run test setup chromium postgresql bench mutation lint docs
+.PHONY: run test setup chromium postgresql axe bench mutation lint docs
 
 setup: $(STAMP)
 
@@ -51,11 +51,16 @@ postgresql:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
 	fi
 
+# axe-core for the browser tests' accessibility check (tests/helpers/accessibility.py): the pinned version's
+# tarball from the npm registry, checked against its integrity hash, kept in .cache/ (git-ignored).
+axe: $(STAMP)
+	$(BIN)/python -m tests.helpers.accessibility
+
 # The suite runs on TEST_WORKERS parallel workers (pytest-xdist; `auto`: one per core), each with its own
 # Chromium and its own throwaway PostgreSQL cluster; TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= auto
 
-test: $(STAMP) $(DOCS_STAMP) chromium postgresql lint
+test: $(STAMP) $(DOCS_STAMP) chromium postgresql axe lint
 	RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # ruff: lint and formatting, both as configured in pyproject.toml.
