@@ -26,6 +26,8 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+# make run serves the shipped example surveys (a production installation starts with none).
+run: export FLASK_EXAMPLE_SURVEYS ?= true
 run: $(STAMP)
 	$(BIN)/flask --app app init-db
 	$(BIN)/flask --app app surveys check || echo "Some survey files have problems (above); the others are served."

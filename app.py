@@ -19,7 +19,16 @@ SETTINGS = {
         None,
         "postgresql://user:password@host:port/name selects PostgreSQL; unset, the SQLite file DATABASE is used.",
     ),
-    "SURVEYS_DIR": ("survey_files", "Folder of survey YAML files."),
+    "SURVEYS_DIR": (
+        None,
+        "Folder of survey YAML files, imported into the database on start and whenever a file changes "
+        "(surveys managed as code); unset, surveys are made in the app only.",
+    ),
+    "EXAMPLE_SURVEYS": (
+        False,
+        "Import the example surveys shipped in survey_files/ (make run sets it); a fresh installation "
+        "otherwise starts with no survey.",
+    ),
     "SECRET_KEY": (
         "random, kept in instance/secret_key",
         "Signs sessions and CSRF tokens. Set it when several processes or hosts serve the app.",
@@ -96,6 +105,8 @@ def _single_threaded_blas() -> None:
 
 def _resolve_paths(app: Flask) -> None:
     for name in ("DATABASE", "SURVEYS_DIR"):
+        if not app.config.get(name):
+            continue
         path = Path(app.config[name])
         app.config[name] = str(path if path.is_absolute() else ROOT / path)
 

@@ -25,6 +25,8 @@ Figures (see bench/README.md for what each means):
    from the kept pattern counts of 10,000, 1,000,000 and 10,000,000
    responses (``bench.model_bench``); with ``results``, also the model of
    the grown survey and its kept counts against a recount.
+7. ``catalog``: the survey catalogue's cost per request with 10, 1,000 and
+   10,000 surveys stored in the database (``bench.catalog_bench``): flat.
 
 ``--quick`` runs every part and prints every row of the full run, at toy
 sizes and for a second or so per load round: its figures say that the bench
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import (
+    catalog_bench,
     export_bench,
     export_breakdown,
     http_bench,
@@ -62,7 +65,7 @@ from bench.survey import SURVEY_ID, write_survey
 from devtools import postgres_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("page", "http", "results", "export", "signin", "model")
+PARTS = ("page", "http", "results", "export", "signin", "model", "catalog")
 #: Responses the model is fitted at (from kept counts only: seconds to make).
 MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
 #: ``--quick``: stored responses for figure 2 (two sizes: the database is grown between them, as in a
@@ -91,6 +94,7 @@ class Plan:
     profile_requests: int
     signin: signin_flood.FloodScale
     model_sizes: tuple[int, ...]
+    catalog_sizes: tuple[int, ...]
     postgres_url: str | None  # None: a throwaway cluster for the run
     keep: bool
 
@@ -143,6 +147,7 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         profile_requests=10 if quick else 1000,
         signin=signin_flood.QUICK if quick else signin_flood.FloodScale(),
         model_sizes=QUICK_MODEL_SIZES if quick else MODEL_SIZES,
+        catalog_sizes=catalog_bench.QUICK_SIZES if quick else catalog_bench.SIZES,
         postgres_url=args.postgres_url,
         keep=args.keep,
     )
@@ -379,6 +384,9 @@ def run(plan: Plan) -> int:
         if "model" in plan.parts:
             say(f"model fit from kept counts at {', '.join(f'{n:,}' for n in plan.model_sizes)} responses")
             figures += model_bench.figures(model_bench.measure(workdir, plan.model_sizes))
+        if "catalog" in plan.parts:
+            say(f"the survey catalogue with {', '.join(f'{n:,}' for n in plan.catalog_sizes)} stored surveys")
+            figures += catalog_bench.figures(catalog_bench.measure(workdir, plan.catalog_sizes))
         if {"results", "export"} & set(plan.parts):
             more, generation, export_pieces = grow_and_measure(workdir, plan)
             figures += more

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -41,21 +41,49 @@ SURVEY_FILE_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
-class SurveyCatalog:
-    """Every survey in the folder that loaded, and the problems of the rest.
+class Standing:
+    """Where a survey stands in its life (kept in the database, :mod:`storage.surveys`): its stage
+    (``draft``: no public link; ``live``; ``archived``), whether the start page lists it when open, and
+    the survey file that manages it (None: made in the app)."""
 
-    ``files`` names every survey file found, loaded or not, in load order.
+    stage: str = "live"
+    listed: bool = True
+    managed_by: str | None = None
+
+
+#: A survey read from a file, as files always were served.
+LIVE = Standing()
+
+
+@dataclass(frozen=True)
+class SurveyCatalog:
+    """Every survey that loaded, and the problems of the rest.
+
+    ``files`` names every survey file found, loaded or not, in load order;
+    ``standing`` each survey's :class:`Standing` (:data:`LIVE` when not given).
     """
 
     surveys: Mapping[str, Survey]
     problems: tuple[Problem, ...] = ()
     files: tuple[str, ...] = ()
+    standing: Mapping[str, Standing] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "surveys", MappingProxyType(dict(self.surveys)))
+        for name in ("surveys", "standing"):  # a read-only view given is kept as it is (no copy of 10,000 surveys)
+            value = getattr(self, name)
+            if not isinstance(value, MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(value)))
 
     def get(self, survey_id: str) -> Survey | None:
         return self.surveys.get(survey_id)
+
+    def standing_of(self, survey_id: str) -> Standing:
+        return self.standing.get(survey_id, LIVE)
+
+    def public(self, survey_id: str) -> Survey | None:
+        """The survey a respondent may reach by its link: none for a draft."""
+        survey = self.surveys.get(survey_id)
+        return None if survey is None or self.standing_of(survey_id).stage == "draft" else survey
 
 
 # -- reading YAML ----------------------------------------------------------
@@ -237,36 +265,72 @@ def load_survey_file(path: str | Path) -> Survey:
         (naming it), YAML syntax (with its line), wrong shape, or any mistake
         in the survey itself.
     """
+    return load_survey_text(read_survey_text(path), Path(path).name)
+
+
+def read_survey_text(path: str | Path) -> str:
+    """A survey file's text as :func:`load_survey_file` reads it (UTF-8, newlines as ``\\n``, within
+    :data:`~surveys.limits.MAX_SURVEY_FILE_BYTES`); :class:`SurveyFileError` naming the file otherwise."""
     path = Path(path)
-    name = path.name
-
-    def fail(message: str) -> SurveyFileError:
-        return SurveyFileError([Problem(name, None, None, message)])
-
     try:
-        data = yaml.load(_read_text(path), Loader=_SurveyYamlLoader)
+        return _read_text(path)
     except UnicodeDecodeError as error:
-        raise fail(f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
+        raise _whole_file_problem(path.name, f"not UTF-8 text (byte {error.start}); save the file as UTF-8") from None
     except OSError as error:
-        raise fail(f"cannot read the file: {error.strerror or error}") from None
+        raise _whole_file_problem(path.name, f"cannot read the file: {error.strerror or error}") from None
     except _BeyondLimit as error:
-        raise fail(str(error)) from None
+        raise _whole_file_problem(path.name, str(error)) from None
+
+
+def _whole_file_problem(name: str, message: str) -> SurveyFileError:
+    return SurveyFileError([Problem(name, None, None, message)])
+
+
+def load_survey_text(text: str, name: str) -> Survey:
+    """Check a survey file's text (as stored in the database, or typed in the browser) exactly as
+    :func:`load_survey_file` checks a file: the same limits, YAML reader and :func:`~surveys.schema.parse_survey`.
+    ``name`` is what the problems are reported against (a file name).
+
+    Raises
+    ------
+    SurveyFileError
+        With every problem found.
+    """
+    if not isinstance(text, str):
+        raise _whole_file_problem(name, f"a survey file is text, not {type(text).__name__}")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.MAX_SURVEY_FILE_BYTES:
+        raise _whole_file_problem(
+            name,
+            f"the file is {size:,} bytes; "
+            + limits.limit_text("MAX_SURVEY_FILE_BYTES", limits.MAX_SURVEY_FILE_BYTES, " bytes"),
+        )
+    try:
+        data = yaml.load(text.replace("\r\n", "\n").replace("\r", "\n"), Loader=_SurveyYamlLoader)
+    except _BeyondLimit as error:
+        raise _whole_file_problem(name, str(error)) from None
     except yaml.YAMLError as error:
-        raise fail(_yaml_error_message(error)) from None
+        raise _whole_file_problem(name, _yaml_error_message(error)) from None
     return parse_survey(data, name)
 
 
-def load_catalog(directory: str | Path) -> SurveyCatalog:
-    """Load every ``*.yaml`` and ``*.yml`` file in ``directory``, by name.
+def compose_survey_text(text: str):
+    """The YAML node tree of a survey file's text (nodes carry their line and column), read within the
+    limits of :mod:`surveys.limits` as :func:`load_survey_text` reads it; ``yaml.YAMLError`` or
+    ``ValueError`` (a limit passed) when it cannot be read."""
+    loader = _SurveyYamlLoader(text)
+    try:
+        return loader.get_single_node()
+    except _BeyondLimit as error:
+        raise ValueError(str(error)) from None
+    finally:
+        loader.dispose()
 
-    A broken file is skipped and its problems are logged and kept in
-    :attr:`SurveyCatalog.problems`; the other files still load. A file whose
-    survey id is already taken by an earlier file is skipped too. A missing
-    folder is a problem, not an exception.
-    """
+
+def survey_file_paths(directory: str | Path) -> tuple[list[Path], list[Problem]]:
+    """The ``*.yaml`` and ``*.yml`` files of ``directory`` (not hidden ones), by name, and the problem of a
+    missing or unreadable folder."""
     directory = Path(directory)
-    problems: list[Problem] = []
-    surveys: dict[str, Survey] = {}
     try:
         paths = sorted(
             (
@@ -277,13 +341,22 @@ def load_catalog(directory: str | Path) -> SurveyCatalog:
             key=lambda p: p.name,
         )
     except FileNotFoundError:
-        paths = []
-        problems.append(Problem(str(directory), None, None, "the survey folder does not exist"))
+        return [], [Problem(str(directory), None, None, "the survey folder does not exist")]
     except OSError as error:
-        paths = []
-        problems.append(
-            Problem(str(directory), None, None, f"cannot list the survey folder: {error.strerror or error}")
-        )
+        return [], [Problem(str(directory), None, None, f"cannot list the survey folder: {error.strerror or error}")]
+    return paths, []
+
+
+def load_catalog(directory: str | Path) -> SurveyCatalog:
+    """Load every ``*.yaml`` and ``*.yml`` file in ``directory``, by name.
+
+    A broken file is skipped and its problems are logged and kept in
+    :attr:`SurveyCatalog.problems`; the other files still load. A file whose
+    survey id is already taken by an earlier file is skipped too. A missing
+    folder is a problem, not an exception.
+    """
+    paths, problems = survey_file_paths(directory)
+    surveys: dict[str, Survey] = {}
     for path in paths:
         try:
             survey = load_survey_file(path)

@@ -67,6 +67,14 @@ ROWS = {
         "CPU ratio to the size before",
         "largest |estimate - truth| / std err",
     ],
+    "catalog": [
+        "Catalogue: stored surveys",
+        "get_catalog() per request (no poll due)",
+        "change-log poll, nothing changed (at most every 0.5 s)",
+        "change-log poll, one survey changed and reloaded",
+        "respondent form GET, end to end (test client)",
+        "first load of a process (every survey parsed)",
+    ],
     "where the time goes": ["Where a submission's time goes", "Where the responses CSV's time goes"],
 }
 #: Rows that check correctness, not speed: they pass at any size.

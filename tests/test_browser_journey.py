@@ -20,6 +20,7 @@ from tests.helpers.accessibility import PageChecks, describe
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, press, sign_in
 from tests.helpers.drivers import ADMIN_NAME
 from tests.helpers.records import add_responses, many
+from tests.helpers.sample_surveys import QUIZ_YAML
 
 #: The journey's backends (the ``app`` fixture's): SQLite, as every browser test.
 BACKENDS = pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)
@@ -43,6 +44,10 @@ RESEARCHER_PAGES = [
     "close",
     "preview",
     "preview-thanks",
+    "new-survey",
+    "new-survey-problems",
+    "editor",
+    "add-question",
     *(f"{name}-js" for name in ("form", "refused", "thanks", "answered-before")),
 ]
 
@@ -134,7 +139,29 @@ def researcher_pages(page, url: str, checks: PageChecks) -> None:
     press(page, "Submit answers")
     assert page.get_by_role("heading", name="Thank you").is_visible()
     checks.check(page, "preview-thanks")
+    write_a_survey(page, url, checks)
     answer_the_form(page, url, checks, "js")
+
+
+def write_a_survey(page, url: str, checks: PageChecks) -> None:
+    """The editor (web/editor.py): a new survey written with a mistake, the problem beside its line, the survey
+    saved once fixed, and its Add a question page. Each width writes a survey of its own id."""
+    survey_id = f"written-{page.viewport_size['width']}"
+    text = QUIZ_YAML.replace("id: quiz", f"id: {survey_id}").replace("title: Test quiz", "title: Written in the page")
+    page.goto(f"{url}/admin/surveys/new")
+    checks.check(page, "new-survey")
+    page.get_by_label("The survey as YAML").fill(text.replace("a: 1/6, b: 1/6", "a: -1/6, b: 1/6"))
+    press(page, "Save as a draft")
+    assert page.locator("ol.source-lines .problem").count() == 1
+    checks.check(page, "new-survey-problems")
+    page.get_by_label("The survey as YAML").fill(text)
+    press(page, "Save as a draft")
+    page.wait_for_url(f"{url}/admin/surveys/{survey_id}/edit")
+    checks.check(page, "editor")
+    page.get_by_role("link", name="Add a question").click()
+    page.wait_for_load_state()
+    assert page.locator("#design-choices tbody tr").count() > 2
+    checks.check(page, "add-question")
 
 
 def test_every_page_at_both_widths_has_no_accessibility_violation(browser, live_server, app, admin_account):

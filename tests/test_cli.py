@@ -274,3 +274,39 @@ def test_surveys_recount_patterns_makes_the_kept_counts_equal_a_recount(app, run
     db.close()
     refused = runner.invoke(args=["surveys", "recount-patterns", "nope"])
     assert refused.exit_code == 2 and "no responses are stored" in refused.output
+
+
+def test_surveys_import_keeps_files_and_folders_in_the_database_and_refuses_a_locked_change(app, runner, tmp_path):
+    from storage import surveys as stored_surveys
+    from tests.helpers.sample_surveys import QUIZ_YAML
+
+    folder = tmp_path / "more"
+    folder.mkdir()
+    (folder / "other.yaml").write_text(QUIZ_YAML.replace("id: quiz", "id: other"))
+    result = runner.invoke(args=["surveys", "import", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "imported other.yaml: other v1 (new survey)" in result.output
+    assert "nothing imported" in runner.invoke(args=["surveys", "import", str(folder)]).output
+    db = open_database(app)
+    try:
+        assert stored_surveys.survey_record(db, "other").managed_by == "other.yaml"
+        responses.store_submission(db, _quiz_response(db, "other"), "key-1", "2026-11-22")
+    finally:
+        db.close()
+    (folder / "other.yaml").write_text(
+        QUIZ_YAML.replace("id: quiz", "id: other").replace("t: 2/3, a: 1/6, b: 1/6", "t: 3/4, a: 1/8, b: 1/8")
+    )
+    refused = runner.invoke(args=["surveys", "import", str(folder / "other.yaml")])
+    assert refused.exit_code == 1
+    assert "version 1 has answers: raise `version:` to change its questions or designs" in refused.output
+    wrong = tmp_path / "notes.txt"
+    wrong.write_text("x")
+    assert runner.invoke(args=["surveys", "import", str(wrong)]).exit_code == 1
+
+
+def _quiz_response(db, survey_id: str):
+    from storage import surveys as stored_surveys
+    from surveys.submission import noisy_response
+
+    (definition,) = stored_surveys.current_definitions(db, [survey_id])
+    return noisy_response(stored_surveys.definition_survey(definition), {"cheated": "yes"}, "server")

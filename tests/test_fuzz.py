@@ -606,6 +606,7 @@ def test_state_changes_are_made_only_with_a_valid_form(app, snapshot):
         pairs=[("csrf_token", CSRF), ("state", "open"), ("next", "/admin\r\nX-Injected: 1")],
     )
     @example(admin=False, survey_id="quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
+    @example(admin=False, survey_id="quiz", pairs=[("state", "closed")])  # the (400, False) below, whatever is drawn
     @example(admin=True, survey_id="/quiz", pairs=[("csrf_token", CSRF), ("state", "closed")])
     def check(admin, survey_id, pairs):
         data = resolve(pairs, {CSRF: tokens[admin]})
@@ -625,10 +626,15 @@ def test_state_changes_are_made_only_with_a_valid_form(app, snapshot):
             assert valid, data
             location = urlsplit(response.headers["Location"])
             assert not location.netloc and location.path.startswith("/admin")
-            assert {k: v for k, v in after.items() if k != "survey_states"} == {
-                k: v for k, v in before.items() if k != "survey_states"
+            changed = ("survey_states", "audit_log")  # the state, and who changed it (storage/audit.py)
+            assert {k: v for k, v in after.items() if k not in changed} == {
+                k: v for k, v in before.items() if k not in changed
             }
             assert after["survey_states"] == [("quiz", int(data.get("state") == "closed"))]
+            added = set(after["audit_log"]) - set(before["audit_log"])
+            assert [row[3:] for row in added] == [
+                ("survey-state", "quiz", "opened" if data.get("state") == "open" else "closed")
+            ]
         elif merged_slashes(response):
             assert "/" in survey_id and after == before
         else:

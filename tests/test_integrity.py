@@ -206,7 +206,9 @@ def test_a_repeated_submission_key_is_not_counted_twice(app, db):
 TIME_WORDS = ("hour", "time", "minute", "second", "at", "when", "stamp")
 #: Tables of what administrators do, with the time they did it, and no column that an answer, a response or a
 #: respondent could be joined on: who signed in, who edited or exported a survey (storage/audit.py).
-ADMINISTRATION_TABLES = {"audit_log"}
+#: The survey definitions too (storage/surveys.py): when a version was saved, when a survey was first opened,
+#: when the catalogue changed; no answer, response or respondent in them.
+ADMINISTRATION_TABLES = {"audit_log", "surveys", "survey_versions", "catalog_changes"}
 
 
 def columns_of(db, table: str) -> list[str]:

@@ -24,6 +24,7 @@ NAMES = [
     "m010_response_arms",
     "m011_burst_marks",
     "m012_people_and_audit",
+    "m013_surveys_in_database",
     "m014_account_links_and_second_factor",
 ]
 

@@ -14,6 +14,7 @@ import logging
 import re
 import tempfile
 import threading
+import zipfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -70,6 +71,14 @@ CSRF_CHECKED_POSTS = {
     "people.turn_second_factor_off",
     "people.set_person",
     "people.remove_person",
+    # tests/test_lifecycle.py::test_a_lifecycle_post_without_a_csrf_token_changes_nothing
+    "lifecycle.open_",
+    "lifecycle.close",
+    "lifecycle.archive",
+    "lifecycle.unarchive",
+    "lifecycle.listed",
+    "lifecycle.clear",
+    "lifecycle.delete",
 }
 URL_ARGUMENTS = {
     "survey_id": "quiz",
@@ -666,6 +675,18 @@ def admin_outputs(app, client) -> dict[str, str]:
     for _endpoint, url in routes(app, "GET", "/admin") + [("by", "/admin/surveys/quiz?by=year")]:
         if url.endswith((".sav", ".dta")):
             out[url] = statistics_file_rows(client.get(url).get_data(), url.rpartition(".")[2])
+            continue
+        if url.endswith(".zip"):  # the backup before deletion (web/lifecycle.py): each member as text
+            response = client.get(url)
+            members = zipfile.ZipFile(io.BytesIO(response.get_data()))
+            response.close()
+            for name in members.namelist():
+                text = members.read(name).decode("utf-8")
+                if name == "responses.csv":
+                    text = "\n".join(sorted(",".join(row[1:]) for row in list(csv.reader(io.StringIO(text)))[1:]))
+                for pattern, replacement in NORMALIZE:
+                    text = pattern.sub(replacement, text)
+                out[f"{url}:{name}"] = text
             continue
         text = client.get(url).get_data(as_text=True)
         if url.endswith("responses.csv"):

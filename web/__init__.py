@@ -25,12 +25,15 @@ def init_app(app: Flask) -> None:
         admin,
         assets,
         auth,
+        catalog,
         cli,
         db,
+        editor,
         errors,
         exports,
         headers,
         language,
+        lifecycle,
         logs,
         people,
         public,
@@ -43,7 +46,7 @@ def init_app(app: Flask) -> None:
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
     csrf.exempt(people.use_link)  # checked by its form after the link: a used link says so, not “bad token”
-    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp, people.bp):
+    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, editor.bp, exports.bp, lifecycle.bp, people.bp):
         app.register_blueprint(blueprint)
     errors.init_app(app)
     headers.init_app(app)
@@ -52,6 +55,7 @@ def init_app(app: Flask) -> None:
     cli.init_app(app)
     logs.init_app(app)
     db.ensure_schema(app)
+    catalog.import_on_start(app)
     trust_proxies(app)
 
 

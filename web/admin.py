@@ -14,13 +14,14 @@ from flask_wtf import FlaskForm
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from storage import queries, responses
+from storage import audit, queries, responses
+from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
 from surveys.models import MAX_PATTERNS
 from web import answering, gather, options, paged_views, respond, share
 from web.auth import safe_next
-from web.catalog import get_catalog, survey_or_404, survey_state, today
+from web.catalog import get_catalog, refresh_now, survey_or_404, survey_state, today
 from web.charts import breakdown_chart_svg, model_chart_svg, results_chart_svg, timeline_svg
 from web.db import get_db
 from web.forms import SubmissionError
@@ -48,9 +49,10 @@ def visible_catalog() -> SurveyCatalog:
     catalog = get_catalog()
     seen = visible_survey_ids(catalog.surveys)
     return SurveyCatalog(
-        {survey_id: survey for survey_id, survey in catalog.surveys.items() if survey_id in seen},
+        {survey_id: survey for survey_id, survey in sorted(catalog.surveys.items()) if survey_id in seen},
         catalog.problems if g.site_admin else (),
         catalog.files if g.site_admin else (),
+        {survey_id: standing for survey_id, standing in catalog.standing.items() if survey_id in seen},
     )
 
 
@@ -107,9 +109,12 @@ def planned_names(survey) -> list[str]:
 @survey_access("viewer")
 def preview(survey_id: str):
     """The survey's form exactly as respondents see it, open or not, with a banner; it posts to
-    :func:`preview_submit`. In the language chosen (``?lang=``) or the browser's, as a respondent's."""
+    :func:`preview_submit`. In the language chosen (``?lang=``) or the browser's, as a respondent's;
+    ``?javascript=off``: the page without its script, as a browser without JavaScript gets it (the
+    server randomizes)."""
     survey = in_respondent_language(survey_or_404(survey_id))
-    return answering.render_form(survey, preview_state=survey_state(survey))
+    script = request.args.get("javascript") != "off"
+    return answering.render_form(survey, preview_state=survey_state(survey), script=script)
 
 
 @bp.post("/surveys/<survey_id>/preview")
@@ -236,6 +241,11 @@ def set_state(survey_id: str):
     wanted = request.form.get("state")
     if wanted not in ("open", "closed"):
         abort(400, description="state must be “open” or “closed”.")
-    responses.set_closed(get_db(), survey.id, wanted == "closed")
+    if wanted == "open":
+        stored_surveys.open_survey(get_db(), survey.id)  # a draft becomes live
+        refresh_now()
+    else:
+        responses.set_closed(get_db(), survey.id, True)
+    audit.record(get_db(), g.admin, "survey-state", survey.id, "opened" if wanted == "open" else "closed")
     flash(f"“{survey.title}” is now {survey_state(survey)}.", "success")
     return redirect(safe_next(request.form.get("next")))

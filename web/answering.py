@@ -40,11 +40,13 @@ def render_form(
     preview_state: str | None = None,
     arm: str | None = None,
     page=None,
+    script: bool = True,
 ):
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
     with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
     (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored
-    (page by page, as here). ``page`` (:class:`web.pages.PageView`): one page of a survey of several."""
+    (page by page, as here). ``page`` (:class:`web.pages.PageView`): one page of a survey of several.
+    ``script`` False (a researcher's preview of the path without JavaScript): the page loads no script."""
     if survey.pages and page is None:
         page, form = pages.page_view(survey, pages.first_carried(survey))
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
@@ -67,6 +69,7 @@ def render_form(
         arm=arm,
         arm_wire=ARM_WIRE[arm],
         page=page,
+        script=script,
     )
     return body, status
 

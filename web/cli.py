@@ -15,10 +15,12 @@ from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
 from storage import accounts, audit, connection, queries, responses
+from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
-from surveys.files import load_catalog
+from surveys.files import SURVEY_FILE_SUFFIXES, load_catalog
 from surveys.wording import epsilon_text
 from web import gather, options
+from web.catalog import get_catalog, survey_folders
 from web.limits import clear_signin_failures
 
 surveys_cli = AppGroup("surveys", help="Check, open and close surveys.")
@@ -34,7 +36,7 @@ def _db():
 
 
 def _survey(survey_id: str):
-    survey = load_catalog(current_app.config["SURVEYS_DIR"]).get(survey_id)
+    survey = get_catalog().get(survey_id)
     if survey is None:
         raise click.BadParameter(f"no loaded survey is called {survey_id!r}", param_hint="SURVEY_ID")
     return survey
@@ -43,43 +45,91 @@ def _survey(survey_id: str):
 @surveys_cli.command("check")
 @click.argument("folder", required=False)
 def check_command(folder: str | None) -> None:
-    """Validate every survey file; exit 1 if any has a problem."""
-    folder = folder or current_app.config["SURVEYS_DIR"]
-    catalog = load_catalog(folder)
-    for survey in catalog.surveys.values():
-        click.echo(
-            f"ok    {survey.source}: {survey.id} v{survey.version}, "
-            f"{len(survey.questions)} questions, epsilon {epsilon_text(survey.epsilon.basic)}"
-        )
-    for problem in catalog.problems:
+    """Validate every survey file (of FOLDER, or of the folders the app imports); exit 1 if any has a problem."""
+    folders = [Path(folder)] if folder else survey_folders(current_app.config)
+    if not folders:
+        click.echo("no survey folder: give FOLDER, or set SURVEYS_DIR (or EXAMPLE_SURVEYS)")
+    problems = []
+    for each in folders:
+        catalog = load_catalog(each)
+        for survey in catalog.surveys.values():
+            click.echo(
+                f"ok    {survey.source}: {survey.id} v{survey.version}, "
+                f"{len(survey.questions)} questions, epsilon {epsilon_text(survey.epsilon.basic)}"
+            )
+        problems.extend(catalog.problems)
+    for problem in problems:
         click.echo(f"error {problem}", err=True)
-    if catalog.problems:
+    if problems:
         sys.exit(1)
 
 
 @surveys_cli.command("import")
-@click.argument("workbook", type=click.Path(exists=True, dir_okay=False))
+@click.argument("path", required=False, type=click.Path(exists=True))
 @click.option(
     "--output",
     "-o",
     type=click.Path(dir_okay=False),
-    help="Survey file to write (default: ID.yaml in the survey folder).",
+    help="An XLSForm workbook: the survey file to write (default: ID.yaml in the survey folder).",
 )
-@click.option("--force", is_flag=True, help="Replace the survey file if it exists.")
-def import_command(workbook: str, output: str | None, force: bool) -> None:
-    """Turn an XLSForm WORKBOOK (.xlsx) into a survey file; exit 1 listing every problem by sheet, row and column."""
+@click.option("--force", is_flag=True, help="An XLSForm workbook: replace the survey file if it exists.")
+def import_command(path: str | None, output: str | None, force: bool) -> None:
+    """Import survey files into the database: PATH a survey file (.yaml) or a folder of them (default: the
+    folders the app imports), each managed by its file; an XLSForm workbook (.xlsx) is first turned into a
+    survey file. Exit 1 listing every problem."""
+    if path and Path(path).suffix.lower() == ".xlsx":
+        path = _survey_file_of_workbook(path, output, force)
+    folders = [Path(path)] if path and Path(path).is_dir() else ([] if path else survey_folders(current_app.config))
+    if path and not Path(path).is_dir():
+        if Path(path).suffix.lower() not in SURVEY_FILE_SUFFIXES:
+            click.echo(f"error {path}: a survey file ends in .yaml or .yml, a workbook in .xlsx", err=True)
+            sys.exit(1)
+        report = stored_surveys.import_files(_db(), [Path(path)])
+        _print_import(report.saved, report.problems)
+        return
+    if not folders:
+        click.echo("error no survey folder: give PATH, or set SURVEYS_DIR", err=True)
+        sys.exit(1)
+    saved = []
+    for folder in folders:
+        report = stored_surveys.import_folder(_db(), folder)
+        saved.extend(report.saved)
+        _print_import(report.saved, report.problems, exit_on_problem=False)
+        if report.problems:
+            sys.exit(1)
+    if not saved:
+        click.echo("every survey file is as stored: nothing imported")
+
+
+def _print_import(saved, problems, exit_on_problem: bool = True) -> None:
+    for result in saved:
+        what = "new survey" if result.created else ("new version" if result.new_version else "changed")
+        click.echo(f"imported {result.survey.source}: {result.survey_id} v{result.version} ({what})")
+    for problem in problems:
+        click.echo(f"error {problem}", err=True)
+    if problems and exit_on_problem:
+        sys.exit(1)
+
+
+def _survey_file_of_workbook(workbook: str, output: str | None, force: bool) -> str:
+    """Turn an XLSForm workbook into a survey file (``output``, or ID.yaml in ``SURVEYS_DIR``); its path."""
     try:
         imported = xlsform.import_workbook(workbook)
     except xlsform.XLSFormError as error:
         click.echo(f"error {error}", err=True)
         sys.exit(1)
-    target = Path(output) if output else Path(current_app.config["SURVEYS_DIR"]) / f"{imported.survey.id}.yaml"
+    folder = current_app.config.get("SURVEYS_DIR")
+    if not output and not folder:
+        click.echo("error no survey folder (SURVEYS_DIR) to write the survey file to: give --output", err=True)
+        sys.exit(1)
+    target = Path(output) if output else Path(folder) / f"{imported.survey.id}.yaml"
     if target.exists() and not force:
         click.echo(f"error {target} exists; give --force to replace it or --output to write elsewhere", err=True)
         sys.exit(1)
     target.write_text(imported.yaml_text(), encoding="utf-8")
     survey = imported.survey
     click.echo(f"wrote {target}: {survey.id} v{survey.version}, {len(survey.questions)} questions")
+    return str(target)
 
 
 #: The one command that creates a researcher's account, as printed by ``surveys links``.
@@ -91,13 +141,14 @@ CREATE_ACCOUNT_COMMAND = ".venv/bin/flask --app app admin create NAME"
 def links_command(base: str) -> None:
     """Print every survey's link, the researchers' sign-in link and how to create an account."""
     base = base.rstrip("/")
-    catalog = load_catalog(current_app.config["SURVEYS_DIR"])
+    catalog = get_catalog()
     click.echo("Surveys:")
-    for survey in catalog.surveys.values():
+    live = [survey for survey in catalog.surveys.values() if catalog.standing_of(survey.id).stage == "live"]
+    for survey in live:
         code = "?code=CODE (invitation only)" if survey.invitation_only else ""
         click.echo(f"  {base}/s/{survey.id}{code}  {survey.title}")
-    if not catalog.surveys:
-        click.echo("  none: put survey files in " + current_app.config["SURVEYS_DIR"])
+    if not live:
+        click.echo("  none yet: make one in the app, or import survey files (flask --app app surveys import FOLDER)")
     click.echo(f"Researchers sign in at {base}/admin/login")
     if not accounts.list_admins(_db()):
         click.echo(f"No researcher account yet; create one with:\n  {CREATE_ACCOUNT_COMMAND}")
@@ -114,8 +165,11 @@ def close_command(survey_id: str) -> None:
 @surveys_cli.command("open")
 @click.argument("survey_id")
 def open_command(survey_id: str) -> None:
-    """Take answers for SURVEY_ID again (within its file's dates)."""
-    responses.set_closed(_db(), _survey(survey_id).id, False)
+    """Take answers for SURVEY_ID (again; a draft is opened), within its file's dates."""
+    survey = _survey(survey_id)
+    if stored_surveys.survey_record(_db(), survey.id).stage != "live":
+        stored_surveys.set_stage(_db(), survey.id, "live")
+    responses.set_closed(_db(), survey.id, False)
     click.echo(f"{survey_id}: open")
 
 

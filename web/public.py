@@ -14,8 +14,19 @@ bp = Blueprint("public", __name__)
 @public
 def index():
     catalog = get_catalog()
-    open_surveys = [s for s in catalog.surveys.values() if survey_state(s) == "open" and not s.invitation_only]
+    open_surveys = [
+        survey
+        for _, survey in sorted(catalog.surveys.items())
+        if on_start_page(catalog.standing_of(survey.id))
+        and not survey.invitation_only
+        and survey_state(survey) == "open"
+    ]
     return render_template("index.html", open_surveys=open_surveys)
+
+
+def on_start_page(standing) -> bool:
+    """Whether a survey of this standing may be listed: live and listed (it must be open too)."""
+    return standing.stage == "live" and standing.listed
 
 
 @bp.get("/favicon.ico")

@@ -40,7 +40,7 @@ from web.answering import (
     store_and_thank,
 )
 from web.body import body_problem, csrf_problem, sent_submission_key
-from web.catalog import send_survey_state_and_key_seen, survey_or_404
+from web.catalog import respondent_survey_or_404, send_survey_state_and_key_seen
 from web.db import get_db
 from web.forms import SubmissionError, parse_answers, read_arm
 from web.language import in_respondent_language
@@ -56,7 +56,7 @@ bp = Blueprint("respond", __name__)
 @bp.get("/s/<survey_id>")
 @public
 def show(survey_id: str):
-    survey = in_respondent_language(survey_or_404(survey_id))
+    survey = in_respondent_language(respondent_survey_or_404(survey_id))
     refusal = refuse_if_unavailable(survey)
     if refusal:
         return refusal
@@ -102,7 +102,7 @@ def submit(survey_id: str):
     The body is read first so that the key it carries is looked up with the state in one query
     (:func:`web.catalog.survey_state_and_key_seen`), sent with the rate limit's count (one round trip on
     PostgreSQL); the order of the refusals is kept."""
-    survey = in_respondent_language(survey_or_404(survey_id))
+    survey = in_respondent_language(respondent_survey_or_404(survey_id))
     problem = body_problem()
     sent = sent_submission_key() if problem is None else None
     with connection.pipeline(get_db()):  # the rate limit's count and the state, read after: one round trip

@@ -1,0 +1,228 @@
+"""A survey's life in the app: draft -> open -> closed -> archived, and deleted (issue 26).
+
+Blueprint ``lifecycle``, under ``/admin/surveys/<survey_id>/``; every route is its owners' (and site
+administrators'), and every change is recorded in the audit log. The stage and the listing live in
+``surveys`` (:mod:`storage.surveys`); opening and closing a live survey stays the ``survey_states``
+override each submission already reads, so the submission path is unchanged:
+
+* a draft has no public link (``/s/<id>`` answers the 404 of a missing survey); opening it makes it live;
+* an archived survey is closed and kept out of the way; unarchiving makes it live and closed;
+* an unlisted survey is reachable by its link and not on the start page;
+* the answers of a survey never opened are test answers, which its owner may clear;
+* deleting removes every row of the survey in one transaction, after the owner types its id; the
+  confirmation page offers a backup first (every version's survey file, the responses and the codebook).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+import zipfile
+from dataclasses import dataclass
+
+from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, send_file, url_for
+
+from storage import audit, responses
+from storage import surveys as stored_surveys
+from web import gather
+from web.admin import ActionForm, posted_form
+from web.catalog import get_catalog, refresh_now, survey_or_404
+from web.db import get_db, open_database
+from web.permissions import may, survey_access
+
+bp = Blueprint("lifecycle", __name__, url_prefix="/admin/surveys/<survey_id>")
+
+
+@dataclass(frozen=True)
+class Panel:
+    """What the survey page's lifecycle block shows: the stage, the state today, the listing, the managing
+    file, and which buttons apply."""
+
+    survey_id: str
+    stage: str
+    state: str
+    listed: bool
+    managed_by: str | None
+    opened: bool
+    owner: bool
+
+    @property
+    def shown_state(self) -> str:
+        """``draft``, ``archived``, or the state of a live survey (``open``, ``closed``, ``not yet open``)."""
+        return self.stage if self.stage != "live" else self.state
+
+
+@bp.app_template_global("lifecycle_panel")
+def panel(survey, state: str) -> Panel | None:
+    """The lifecycle block of ``survey``'s page, ``state`` its state today as the page read it (None for a
+    survey not stored)."""
+    record = stored_surveys.survey_record(get_db(), survey.id)
+    if record is None:
+        return None
+    return Panel(
+        survey.id,
+        record.stage,
+        state,
+        record.listed,
+        record.managed_by,
+        record.opened_at is not None,
+        may("owner", survey.id),
+    )
+
+
+@bp.app_template_global("survey_standing")
+def survey_standing(survey_id: str):
+    """The survey's :class:`surveys.files.Standing` (stage, listed, managing file), from the catalogue."""
+    return get_catalog().standing_of(survey_id)
+
+
+def _record(survey_id: str) -> stored_surveys.SurveyRecord:
+    record = stored_surveys.survey_record(get_db(), survey_id)
+    if record is None:
+        abort(404, description=f"There is no survey called “{survey_id}”.")
+    return record
+
+
+def _done(survey_id: str, detail: str, message: str):
+    """Record the change, let this process's catalogue see it at once, say so and go back to the survey."""
+    audit.record(get_db(), g.admin, "survey-state", survey_id, detail)
+    refresh_now()
+    flash(message, "success")
+    return redirect(url_for("admin.survey_page", survey_id=survey_id))
+
+
+@bp.post("/open")
+@survey_access("owner")
+def open_(survey_id: str):
+    survey = survey_or_404(survey_id)
+    posted_form()
+    if _record(survey_id).stage == "archived":
+        abort(400, description=f"“{survey.title}” is archived: unarchive it first.")
+    stored_surveys.open_survey(get_db(), survey_id)
+    return _done(survey_id, "opened", f"“{survey.title}” is live and takes answers within its dates.")
+
+
+@bp.post("/close")
+@survey_access("owner")
+def close(survey_id: str):
+    survey = survey_or_404(survey_id)
+    posted_form()
+    if _record(survey_id).stage != "live":
+        abort(400, description=f"“{survey.title}” is not live: only a live survey is closed.")
+    responses.set_closed(get_db(), survey_id, True)
+    return _done(survey_id, "closed", f"“{survey.title}” is closed: it takes no more answers.")
+
+
+@bp.post("/archive")
+@survey_access("owner")
+def archive(survey_id: str):
+    survey = survey_or_404(survey_id)
+    posted_form()
+    responses.set_closed(get_db(), survey_id, True)
+    stored_surveys.set_stage(get_db(), survey_id, "archived")
+    return _done(survey_id, "archived", f"“{survey.title}” is archived: closed, its results and exports kept.")
+
+
+@bp.post("/unarchive")
+@survey_access("owner")
+def unarchive(survey_id: str):
+    survey = survey_or_404(survey_id)
+    posted_form()
+    if _record(survey_id).stage != "archived":
+        abort(400, description=f"“{survey.title}” is not archived.")
+    stored_surveys.set_stage(get_db(), survey_id, "live")
+    return _done(survey_id, "unarchived", f"“{survey.title}” is back, closed: open it to take answers again.")
+
+
+@bp.post("/listed")
+@survey_access("owner")
+def listed(survey_id: str):
+    """``listed`` = ``on``: on the start page when open; ``off``: reachable by its link only."""
+    survey = survey_or_404(survey_id)
+    posted_form()
+    wanted = request.form.get("listed")
+    if wanted not in ("on", "off"):
+        abort(400, description="listed must be “on” or “off”.")
+    stored_surveys.set_listed(get_db(), survey_id, wanted == "on")
+    if wanted == "on":
+        return _done(survey_id, "listed", f"“{survey.title}” is on the start page while it is open.")
+    return _done(survey_id, "unlisted", f"“{survey.title}” is reachable by its link only, not on the start page.")
+
+
+@bp.get("/clear")
+@survey_access("owner")
+def confirm_clear(survey_id: str):
+    survey = survey_or_404(survey_id)
+    if _record(survey_id).opened_at is not None:
+        abort(400, description=f"“{survey.title}” has been opened: its answers are real and are kept.")
+    return render_template("admin/confirm_clear.html", survey=survey, action=ActionForm())
+
+
+@bp.post("/clear")
+@survey_access("owner")
+def clear(survey_id: str):
+    """Remove the test answers of a survey never opened (one transaction)."""
+    survey = survey_or_404(survey_id)
+    posted_form()
+    try:
+        stored_surveys.clear_answers(get_db(), survey_id)
+    except ValueError:
+        abort(400, description=f"“{survey.title}” has been opened: its answers are real and are kept.")
+    audit.record(get_db(), g.admin, "test-answers-cleared", survey_id)
+    flash(f"The test answers of “{survey.title}” are cleared.", "success")
+    return redirect(url_for("admin.survey_page", survey_id=survey_id))
+
+
+@bp.get("/delete")
+@survey_access("owner")
+def confirm_delete(survey_id: str):
+    survey = survey_or_404(survey_id)
+    return render_template("admin/confirm_delete.html", survey=survey, action=ActionForm(), typed="")
+
+
+@bp.post("/delete")
+@survey_access("owner")
+def delete(survey_id: str):
+    """Delete the survey and everything stored of it, once its id is typed exactly; else the page again, 400."""
+    survey = survey_or_404(survey_id)
+    posted_form()
+    typed = request.form.get("confirm_id", "")
+    if typed != survey_id:
+        html = render_template(
+            "admin/confirm_delete.html", survey=survey, action=ActionForm(), typed=typed[:200], mismatch=True
+        )
+        return html, 400
+    stored_surveys.delete_survey(get_db(), survey_id)
+    audit.record(get_db(), g.admin, "survey-deleted", survey_id, f"{survey.title[:200]}")
+    refresh_now()
+    flash(f"“{survey.title}” and everything stored of it are deleted.", "success")
+    return redirect(url_for("admin.dashboard"))
+
+
+@bp.get("/backup.zip")
+@survey_access("owner")
+def backup(survey_id: str):
+    """A zip of every version's survey file, the noisy responses (CSV) and their codebook (JSON)."""
+    survey = survey_or_404(survey_id)
+    spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)  # noqa: SIM115 - send_file closes it
+    write_backup(spool, survey)
+    spool.seek(0)
+    audit.record(get_db(), g.admin, "export", survey_id, "backup before deletion")
+    return send_file(spool, mimetype="application/zip", as_attachment=True, download_name=f"{survey_id}-backup.zip")
+
+
+def write_backup(target, survey) -> None:
+    """Write the backup zip of ``survey`` to the file object ``target``: ``versions/v<N>-<file>`` for every
+    stored version, ``responses.csv`` streamed (:func:`web.gather.responses_csv`) and ``codebook.json``."""
+    db = open_database(current_app)
+    try:
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+            for version in stored_surveys.versions(db, survey.id):
+                archive.writestr(f"versions/v{version.version}-{version.source_name}", version.source)
+            with archive.open("responses.csv", "w") as handle, io.TextIOWrapper(handle, "utf-8", newline="") as text:
+                for chunk in gather.responses_csv(db, survey):
+                    text.write(chunk)
+            archive.writestr("codebook.json", json.dumps(gather.codebook(db, survey), indent=2, default=str))
+    finally:
+        db.close()
