@@ -562,6 +562,56 @@ def m012_people_and_audit(db: sqlite_utils.Database) -> None:
 
 
 @migration
+def m013_surveys_in_database(db: sqlite_utils.Database) -> None:
+    """Surveys live in the database (issue 26), every version kept. ``surveys`` holds each survey's stage
+    (``draft``: no public link; ``live``: open or closed by its dates and ``survey_states``; ``archived``),
+    whether the start page lists it, the survey file that manages it (None: made in the browser), its
+    current version and when it was first opened (answers
+    given before that are test answers, which its owner may clear); ``survey_versions`` the YAML text of every version.
+    ``catalog_changes`` logs, under an increasing generation number, each survey whose definition or
+    stage changed, so every app process reloads just those; ``catalog_generation`` (one row) hands out the
+    numbers, its row lock making writers of the catalogue take them in commit order."""
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE surveys (
+            id TEXT PRIMARY KEY,
+            stage TEXT NOT NULL CHECK (stage IN ('draft', 'live', 'archived')),
+            listed INTEGER NOT NULL DEFAULT 1 CHECK (listed IN (0, 1)),
+            managed_by TEXT,
+            current_version INTEGER NOT NULL,
+            opened_at REAL
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE survey_versions (
+            survey_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            source_name TEXT NOT NULL,
+            saved_by TEXT,
+            saved_at REAL NOT NULL,
+            PRIMARY KEY (survey_id, version)
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    db.execute(
+        _ddl(
+            db,
+            "CREATE TABLE catalog_changes (generation INTEGER PRIMARY KEY, survey_id TEXT NOT NULL, at REAL NOT NULL)",
+        )
+    )
+    db.execute("CREATE TABLE catalog_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL)")
+
+
+@migration
 def m014_account_links_and_second_factor(db: sqlite_utils.Database) -> None:
     """One-time links (issue 26): an invitation or a password reset names an account and an expiry; only the
     SHA-256 hash of the link's token is kept, and a used link stays marked used. A second factor per account:
@@ -651,53 +701,3 @@ def apply_up_to(db, stop_before: str | None) -> None:
         _migrate_postgres(db, stop_before)
     else:
         migrations.apply(db, stop_before=stop_before)
-
-
-@migration
-def m013_surveys_in_database(db: sqlite_utils.Database) -> None:
-    """Surveys live in the database (issue 26), every version kept. ``surveys`` holds each survey's stage
-    (``draft``: no public link; ``live``: open or closed by its dates and ``survey_states``; ``archived``),
-    whether the start page lists it, the survey file that manages it (None: made in the browser), its
-    current version and when it was first opened (answers
-    given before that are test answers, which its owner may clear); ``survey_versions`` the YAML text of every version.
-    ``catalog_changes`` logs, under an increasing generation number, each survey whose definition or
-    stage changed, so every app process reloads just those; ``catalog_generation`` (one row) hands out the
-    numbers, its row lock making writers of the catalogue take them in commit order."""
-    db.execute(
-        _ddl(
-            db,
-            """
-        CREATE TABLE surveys (
-            id TEXT PRIMARY KEY,
-            stage TEXT NOT NULL CHECK (stage IN ('draft', 'live', 'archived')),
-            listed INTEGER NOT NULL DEFAULT 1 CHECK (listed IN (0, 1)),
-            managed_by TEXT,
-            current_version INTEGER NOT NULL,
-            opened_at REAL
-        ) WITHOUT ROWID
-        """,
-        )
-    )
-    db.execute(
-        _ddl(
-            db,
-            """
-        CREATE TABLE survey_versions (
-            survey_id TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            source TEXT NOT NULL,
-            source_name TEXT NOT NULL,
-            saved_by TEXT,
-            saved_at REAL NOT NULL,
-            PRIMARY KEY (survey_id, version)
-        ) WITHOUT ROWID
-        """,
-        )
-    )
-    db.execute(
-        _ddl(
-            db,
-            "CREATE TABLE catalog_changes (generation INTEGER PRIMARY KEY, survey_id TEXT NOT NULL, at REAL NOT NULL)",
-        )
-    )
-    db.execute("CREATE TABLE catalog_generation (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL)")

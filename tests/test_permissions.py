@@ -78,6 +78,22 @@ EXPECTED_RULES = {
     "people.survey_people": "survey:owner",
     "people.set_person": "survey:owner",
     "people.remove_person": "survey:owner",
+    "editor.new_survey": "signed-in",
+    "editor.create_survey": "signed-in",
+    "editor.edit_survey": "survey:owner",
+    "editor.save_survey": "survey:owner",
+    "editor.add_question": "survey:owner",
+    "editor.append_to_source": "survey:owner",
+    "lifecycle.open_": "survey:owner",
+    "lifecycle.close": "survey:owner",
+    "lifecycle.archive": "survey:owner",
+    "lifecycle.unarchive": "survey:owner",
+    "lifecycle.listed": "survey:owner",
+    "lifecycle.confirm_clear": "survey:owner",
+    "lifecycle.clear": "survey:owner",
+    "lifecycle.confirm_delete": "survey:owner",
+    "lifecycle.delete": "survey:owner",
+    "lifecycle.backup": "survey:owner",
 }
 
 #: The value each route argument takes in the matrix (``survey_id``: survey A). A new argument is added here.
@@ -151,7 +167,10 @@ def visit(app, identity: str, method: str, path: str):
         db = open_database(app)
         client.set_cookie(ADMIN_COOKIE, accounts.start_session(db, identity), path="/admin")
         db.close()
-    return client.open(path, method=method, data={} if method == "POST" else None)
+    response = client.open(path, method=method, data={} if method == "POST" else None)
+    response.get_data()  # read into memory, then closed as a server closes it (a file body, such as a backup zip)
+    response.close()
+    return response
 
 
 def expected_outcome(rule_text: str, identity: str) -> str:

@@ -71,6 +71,10 @@ CSRF_CHECKED_POSTS = {
     "people.turn_second_factor_off",
     "people.set_person",
     "people.remove_person",
+    # tests/test_editor.py::test_without_a_csrf_token_nothing_is_stored
+    "editor.create_survey",
+    "editor.save_survey",
+    "editor.append_to_source",
     # tests/test_lifecycle.py::test_a_lifecycle_post_without_a_csrf_token_changes_nothing
     "lifecycle.open_",
     "lifecycle.close",

@@ -45,6 +45,8 @@ def init_app(app: Flask) -> None:
     babel.init_app(app, locale_selector=language.interface_language)
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
+    for view in (editor.create_survey, editor.save_survey, editor.append_to_source):
+        csrf.exempt(view)  # uploads above MAX_CONTENT_LENGTH: the view checks the token after the size (web/editor.py)
     csrf.exempt(people.use_link)  # checked by its form after the link: a used link says so, not “bad token”
     for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, editor.bp, exports.bp, lifecycle.bp, people.bp):
         app.register_blueprint(blueprint)

@@ -31,7 +31,6 @@ from surveys.definition import SELECT_ONE, Survey
 from surveys.files import SURVEY_FILE_SUFFIXES, load_survey_text
 from surveys.schema_checks import Problem, SurveyFileError
 from surveys.source_lines import append_question, place_problems, problems_by_line
-from web import csrf
 from web.db import get_db
 from web.permissions import no_such_survey, signed_in, survey_access
 
@@ -194,9 +193,6 @@ def create_survey():
     return redirect(url_for("editor.edit_survey", survey_id=survey.id))
 
 
-csrf.exempt(create_survey)
-
-
 # -- editing ------------------------------------------------------------------------------------
 
 
@@ -275,9 +271,6 @@ def save_survey(survey_id: str):
     return redirect(url_for("editor.edit_survey", survey_id=survey_id))
 
 
-csrf.exempt(save_survey)
-
-
 # -- the guided editor --------------------------------------------------------------------------
 
 
@@ -351,6 +344,3 @@ def append_to_source(survey_id: str):
         f"The question “{entry['name']}” is added at the end of the text below; nothing is saved until you save it."
     )
     return editor_page(survey=survey, source=text, problems=(), managed_by=None, added=message)
-
-
-csrf.exempt(append_to_source)
