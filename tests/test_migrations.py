@@ -24,6 +24,7 @@ NAMES = [
     "m010_response_arms",
     "m011_burst_marks",
     "m012_people_and_audit",
+    "m015_events_and_tokens",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.

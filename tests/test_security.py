@@ -56,8 +56,19 @@ CSRF_CHECKED_POSTS = {
     # tests/test_integrity.py::test_setting_aside_without_a_csrf_token_or_with_a_bad_day_changes_nothing
     "admin.set_burst_aside",
     "admin.keep_burst",
+    # tests/test_codes_web.py::test_making_codes_without_a_csrf_token_makes_none
+    "codes.create_codes",
+    # tests/test_api.py::test_making_or_revoking_a_token_without_a_csrf_token_changes_nothing
+    "tokens.create_token",
+    "tokens.revoke_token",
 }
-URL_ARGUMENTS = {"survey_id": "quiz", "filename": "style.css", "fmt": "sav"}
+URL_ARGUMENTS = {
+    "survey_id": "quiz",
+    "filename": "style.css",
+    "fmt": "sav",
+    "token_id": "none",
+    "name": "codebook.json",
+}
 TRUTH = {"cheated": "no", "lied": "yes", "ai_use": "sometimes", "year": "third"}
 
 
@@ -626,6 +637,7 @@ NORMALIZE = [
     (re.compile(r'(name="csrf_token"(?: type="hidden")? value=")[^"]+'), r"\1"),
     (re.compile(r'(name="submission_key" type="hidden" value=")[^"]+'), r"\1"),  # the preview's fresh key
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+\-Z:0-9]*"), "<time>"),
+    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC"), "<time>"),  # the audit log's and the events'
 ]
 
 

@@ -21,14 +21,34 @@ babel = Babel()
 
 
 def init_app(app: Flask) -> None:
-    from web import admin, assets, auth, cli, db, errors, exports, headers, language, logs, public, respond, templating
+    from web import (
+        admin,
+        api,
+        assets,
+        auditlog,
+        auth,
+        cli,
+        codes,
+        db,
+        errors,
+        exports,
+        headers,
+        language,
+        logs,
+        notify,
+        public,
+        respond,
+        templating,
+        tokens,
+    )
 
     csrf.init_app(app)
     babel.init_app(app, locale_selector=language.interface_language)
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
-    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp):
+    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, exports.bp, codes.bp, tokens.bp, auditlog.bp, api.bp):
         app.register_blueprint(blueprint)
+    notify.init_app(app)
     errors.init_app(app)
     headers.init_app(app)
     templating.init_app(app)

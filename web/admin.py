@@ -14,7 +14,7 @@ from flask_wtf import FlaskForm
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from storage import queries, responses
+from storage import events, queries, responses
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
 from surveys.models import MAX_PATTERNS
@@ -57,7 +57,8 @@ def visible_catalog() -> SurveyCatalog:
 @bp.get("/")
 @signed_in
 def dashboard():
-    page = gather.dashboard(get_db(), visible_catalog(), today())
+    catalog = visible_catalog()
+    page = gather.dashboard(get_db(), catalog, today())
     links = {row.survey.id: share.public_link(row.survey) for row in page.rows}
     qr_codes = {
         row.survey.id: share.qr_svg(links[row.survey.id]) for row in page.rows if not row.survey.invitation_only
@@ -69,6 +70,7 @@ def dashboard():
         min_burst=MIN_BURST_COUNT,
         links=links,
         qr_codes=qr_codes,
+        events=events.recent(get_db(), catalog.surveys),
     )
 
 
