@@ -70,11 +70,12 @@ class Notifier:
         self.pid = os.getpid()
         self.lock = threading.Lock()
         self.checked: dict[str, float] = {}
+        self.db = None
 
     def put(self, job: tuple) -> None:
         with self.lock:
-            if self.pid != os.getpid():  # a forked worker: the parent's thread is not here
-                self.jobs, self.thread, self.pid = queue.Queue(), None, os.getpid()
+            if self.pid != os.getpid():  # a forked worker: the parent's thread and connection are not its own
+                self.jobs, self.thread, self.pid, self.db = queue.Queue(), None, os.getpid(), None
             if self.thread is None or not self.thread.is_alive():
                 self.thread = threading.Thread(target=self._run, name="rr-notify", daemon=True)
                 self.thread.start()
@@ -94,23 +95,41 @@ class Notifier:
             except Exception:  # noqa: BLE001 - a notification never takes the app down
                 logger.exception("notifications: %s failed", job[0])
             finally:
+                if jobs.empty():
+                    self._close()
                 jobs.task_done()
 
+    def _close(self) -> None:
+        """Close the thread's connection when it has nothing more to do (kept while jobs wait)."""
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
     def _do(self, job: tuple) -> None:
-        db = open_database(self.app)
+        """One job, on the thread's own connection (kept while jobs wait, opened again after an error)."""
+        check = job[0] == "answer" and bool(job[1].targets) and self._due(job[1].id)
+        if not (check or mail_configured(self.app)):
+            return
+        if self.db is None:
+            self.db = open_database(self.app)
         try:
-            if job[0] == "answer":
-                self._check_targets(db, job[1])
+            if check:
+                self._check_targets(self.db, job[1])
             if mail_configured(self.app):
-                send_unmailed(self.app, db)
-        finally:
-            db.close()
+                send_unmailed(self.app, self.db)
+        except Exception:
+            self._close()
+            raise
+
+    def _due(self, survey_id: str) -> bool:
+        """Whether ``survey_id``'s targets were last checked :data:`TARGET_CHECK_SECONDS` ago or more (noted now)."""
+        now = time.monotonic()
+        if now - self.checked.get(survey_id, -TARGET_CHECK_SECONDS) < TARGET_CHECK_SECONDS:
+            return False
+        self.checked[survey_id] = now
+        return True
 
     def _check_targets(self, db, survey) -> None:
-        now = time.monotonic()
-        if now - self.checked.get(survey.id, -TARGET_CHECK_SECONDS) < TARGET_CHECK_SECONDS:
-            return
-        self.checked[survey.id] = now
         for item in gather.met_targets(db, survey):
             target = item.target
             subject = target.question if not target.by else f"{target.question} by {target.by}"
