@@ -3,7 +3,8 @@
 Takes a :class:`sqlite_utils.Database`; knows nothing of Flask.
 
 An event is a survey id, a key that makes it happen once (``target:QUESTION``,
-``closed-by-targets``, ``burst:DAY``, ``export:...``), a time, a kind from
+``closed-by-targets``, ``burst:DAY``, ``export:...``), a day (UTC: no finer
+time, as an answer keeps only its day), a kind from
 :data:`KINDS` and a short detail: never an answer, never an address. The
 dashboard lists them (:func:`recent`); :func:`claim_unmailed` hands each to
 the mailer once.
@@ -11,7 +12,6 @@ the mailer once.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -28,21 +28,15 @@ KINDS = {
 }
 
 
-#: The kinds a respondent's answer causes: dated by their day only (midnight UTC), as the answers are, so
-#: that no event tells when an answer arrived.
-DAY_KINDS = ("target-met", "closed-by-targets", "burst")
-
-
-def midnight(day: str | None = None) -> float:
-    """The start (UTC) of ``day`` (YYYY-MM-DD; default: today) as a Unix time."""
-    start = datetime.fromisoformat(day) if day else datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return start.replace(tzinfo=UTC).timestamp()
+def today() -> str:
+    """Today (UTC) as YYYY-MM-DD: the only time an event keeps, as an answer keeps only its day."""
+    return datetime.now(UTC).date().isoformat()
 
 
 @dataclass(frozen=True)
 class Event:
     survey_id: str
-    at: float
+    day: str
     kind: str
     detail: str
 
@@ -50,32 +44,23 @@ class Event:
     def title(self) -> str:
         return KINDS[self.kind]
 
-    @property
-    def when(self) -> str:
-        """The time, UTC; the day only for :data:`DAY_KINDS`."""
-        return time.strftime("%Y-%m-%d" if self.kind in DAY_KINDS else "%Y-%m-%d %H:%M UTC", time.gmtime(self.at))
-
 
 def add(
-    db: sqlite_utils.Database, survey_id: str, key: str, kind: str, detail: str = "", now: float | None = None
+    db: sqlite_utils.Database, survey_id: str, key: str, kind: str, detail: str = "", day: str | None = None
 ) -> bool:
     """Note the event ``key`` of ``survey_id`` unless noted already (inside the caller's transaction, if any);
     True if it is new."""
-    return send_add(db, survey_id, key, kind, detail, now).rowcount == 1
+    return send_add(db, survey_id, key, kind, detail, day).rowcount == 1
 
 
-def send_add(
-    db: sqlite_utils.Database, survey_id: str, key: str, kind: str, detail: str = "", now: float | None = None
-):
+def send_add(db: sqlite_utils.Database, survey_id: str, key: str, kind: str, detail: str = "", day: str | None = None):
     """:func:`add` sent without reading whether it was new (the cursor): inside a pipelined submission."""
     if kind not in KINDS:
         raise ValueError(f"unknown event kind {kind!r}")
-    if now is None:
-        now = midnight() if kind in DAY_KINDS else time.time()
     return db.execute(
-        "INSERT INTO events (survey_id, key, at, kind, detail) VALUES (?, ?, ?, ?, ?)"
+        "INSERT INTO events (survey_id, key, day, kind, detail) VALUES (?, ?, ?, ?, ?)"
         " ON CONFLICT (survey_id, key) DO NOTHING",
-        [survey_id, key, now, kind, detail[:300]],
+        [survey_id, key, day or today(), kind, detail[:300]],
     )
 
 
@@ -91,9 +76,9 @@ def recent(db: sqlite_utils.Database, survey_ids, limit: int = 50) -> list[Event
     if not ids:
         return []
     rows = db.execute(
-        "SELECT survey_id, at, kind, detail FROM events WHERE survey_id IN ("
+        "SELECT survey_id, day, kind, detail FROM events WHERE survey_id IN ("
         + ", ".join("?" for _ in ids)
-        + ") ORDER BY at DESC LIMIT ?",
+        + ") ORDER BY day DESC, survey_id, kind, key LIMIT ?",
         [*ids, int(limit)],
     ).fetchall()
     return [Event(*row) for row in rows]
@@ -104,9 +89,9 @@ def claim_unmailed(db: sqlite_utils.Database) -> list[Event]:
     worker claims it), oldest first."""
     with immediate_transaction(db):
         rows = db.execute(
-            "UPDATE events SET mailed = 1 WHERE mailed = 0 RETURNING survey_id, at, kind, detail"
+            "UPDATE events SET mailed = 1 WHERE mailed = 0 RETURNING survey_id, day, kind, detail"
         ).fetchall()
-    return sorted((Event(*row) for row in rows), key=lambda event: event.at)
+    return sorted((Event(*row) for row in rows), key=lambda event: event.day)
 
 
 def owner_addresses(db: sqlite_utils.Database, survey_id: str) -> list[str]:

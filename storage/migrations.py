@@ -565,8 +565,8 @@ def m012_people_and_audit(db: sqlite_utils.Database) -> None:
 def m015_events_and_tokens(db: sqlite_utils.Database) -> None:
     """Notifications, API tokens and e-mail (issue 26): ``events`` lists what happened to a survey that its
     people are told of (a target met, a survey that closed itself, a burst, an export of responses), each
-    once (``key``), with ``mailed`` set once it was sent (an event a respondent's answer caused is dated by
-    its day only); ``api_tokens`` keeps the hash of each read-only token of a survey, its label, who made
+    once (``key``), dated by its day (UTC) only, as the answers are, with ``mailed`` set once it was sent;
+    ``api_tokens`` keeps the hash of each read-only token of a survey, its label, who made
     it and on which day, the last day it was used and whether it was revoked; ``admins.email`` is an
     account's optional address for those e-mails. Never an answer."""
     db.execute("ALTER TABLE admins ADD COLUMN email TEXT")
@@ -577,7 +577,7 @@ def m015_events_and_tokens(db: sqlite_utils.Database) -> None:
         CREATE TABLE events (
             survey_id TEXT NOT NULL,
             key TEXT NOT NULL,
-            at REAL NOT NULL,
+            day TEXT NOT NULL,
             kind TEXT NOT NULL,
             detail TEXT NOT NULL DEFAULT '',
             mailed INTEGER NOT NULL DEFAULT 0 CHECK (mailed IN (0, 1)),
@@ -586,7 +586,7 @@ def m015_events_and_tokens(db: sqlite_utils.Database) -> None:
         """,
         )
     )
-    db.execute("CREATE INDEX events_at ON events (at)")
+    db.execute("CREATE INDEX events_day ON events (day)")
     db.execute(
         _ddl(
             db,

@@ -227,10 +227,7 @@ def _add_burst_answer(
         [(survey_id, day, name, designs[name], answer) for name, answer in response.answers.items()],
     )
     _upsert_burst(db, survey_id, day, peak, usual_rate)
-    # dated by its day (midnight UTC), as the responses are: no time of an answer is added
-    events.send_add(
-        db, survey_id, f"burst:{day}", "burst", f"{day} (UTC): an hour far above the usual rate", events.midnight(day)
-    )
+    events.send_add(db, survey_id, f"burst:{day}", "burst", "an hour far above the usual rate", day)
 
 
 def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str, in_burst: bool = False) -> None:

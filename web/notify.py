@@ -177,9 +177,8 @@ def send_unmailed(app: Flask, db) -> int:
 
 def message_of(event: events.Event, title: str) -> tuple[str, str]:
     """``(subject, body)`` of the e-mail telling of ``event``."""
-    when = event.when
     subject = f"[{event.survey_id}] {event.title}"
-    body = f"{event.title}.\n\nSurvey: {title} ({event.survey_id})\nWhen: {when}\n"
+    body = f"{event.title}.\n\nSurvey: {title} ({event.survey_id})\nDay (UTC): {event.day}\n"
     if event.detail:
         body += f"What: {event.detail}\n"
     body += "\nYou receive this as an owner of the survey. The dashboard lists every event.\n"
