@@ -38,6 +38,8 @@ What is stored, and what is not:
 * ``responses.arm`` is the respondent's random group of a two-group design
   (``1``, ``2``) or the direct-question control arm (``direct``), drawn
   independently of every answer; the design keys of the tallies carry it.
+* ``events`` (notifications) keeps a day, never a finer time; ``api_tokens``
+  keeps a hash of each token, never the token.
 
 Migrations are self-contained: each holds the SQL it needs as it stood when
 it was written, and calls no code outside this module that a later change

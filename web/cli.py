@@ -137,7 +137,9 @@ def recount_patterns_command(survey_id: str) -> None:
 @click.argument("count", type=click.IntRange(1, 100_000))
 def create_codes_command(survey_id: str, count: int) -> None:
     """Create COUNT single-use invitation codes for SURVEY_ID and print them."""
-    for code in responses.add_invitation_codes(_db(), survey_id, count):
+    codes = responses.add_invitation_codes(_db(), survey_id, count)
+    audit.record(_db(), None, "codes-created", survey_id, f"{count} codes, on the command line")
+    for code in codes:
         click.echo(code)
 
 
