@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -147,3 +148,15 @@ def test_making_or_revoking_a_token_without_a_csrf_token_changes_nothing(app, au
         assert auth.client.post(TOKENS, data={**data, "label": "another"}).status_code == 400
         assert auth.client.post(f"{TOKENS}/{kept.id}/revoke", data=data).status_code == 400
     assert tokens.of_survey(db, "quiz") == [kept]
+
+
+def test_the_python_snippet_of_the_survey_page_reads_the_responses_with_a_token(app, auth, live_server, monkeypatch):
+    add_responses(app, many(2, 1))
+    auth.login()
+    token = token_on(make_token(auth))
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    snippet = html.unescape(re.search(r"<pre><code># Python \(pandas\)\n(.*?)</code></pre>", page, re.S).group(1))
+    monkeypatch.setenv("RR_TOKEN", token)
+    namespace: dict = {}
+    exec(snippet.replace("http://localhost/", f"{live_server}/"), namespace)  # the page's host: the test client's
+    assert len(namespace["responses"]) == 3 and "cheated" in namespace["responses"].columns
