@@ -91,3 +91,10 @@ def test_opening_the_log_purges_the_entries_older_than_the_setting(make_app, adm
     assert "kept for 7 days" in page and ">old<" not in page
     assert "old" not in [e.actor for e in audit.entries(db)]
     db.close()
+
+
+def test_the_csv_never_hands_a_spreadsheet_a_formula(app, auth, db):
+    audit.record(db, "researcher", "token-created", "quiz", '=HYPERLINK("http://example.org")')
+    auth.login()
+    (row,) = [r for r in csv_rows(auth.client.get("/admin/audit.csv")) if r["action"] == "token-created"]
+    assert row["detail"] == '\'=HYPERLINK("http://example.org")'

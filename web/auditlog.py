@@ -34,6 +34,11 @@ def visible_entries(limit: int) -> list[audit.Entry]:
     return audit.entries(db, owned, limit)
 
 
+def cell(text: str) -> str:
+    """``text`` as a spreadsheet shows it and never runs it: a leading ``= + - @`` (a formula) gets a ``'``."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
 def when(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
 
@@ -58,5 +63,6 @@ def audit_csv():
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["time_utc", "actor", "action", "survey_id", "detail"])
     for entry in visible_entries(CSV_LIMIT):
-        writer.writerow([when(entry.at), entry.actor or "", entry.action, entry.survey_id or "", entry.detail])
+        fields = (entry.actor or "", entry.action, entry.survey_id or "", entry.detail)
+        writer.writerow([when(entry.at), *map(cell, fields)])
     return download(out.getvalue(), "text/csv", "audit-log.csv")
