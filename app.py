@@ -62,6 +62,13 @@ SETTINGS = {
         "Trusted proxies in front of the app: the client's address, scheme, host and port are read from "
         "that many X-Forwarded-* values (Werkzeug's ProxyFix); 0 ignores those headers.",
     ),
+    "AUDIT_LOG_DAYS": (365, "Days the audit log keeps an entry; older ones are removed by `flask audit purge`."),
+    "SMTP_HOST": (None, "Mail server for notifications; unset, no e-mail is sent (the dashboard still lists events)."),
+    "SMTP_PORT": (587, "The mail server's port."),
+    "SMTP_SENDER": ("rr-survey@localhost", "The From address of notification e-mails."),
+    "SMTP_TLS": ("starttls", "starttls, ssl (TLS from the start, port 465) or none (a local relay only)."),
+    "SMTP_USER": (None, "User name at the mail server; unset, no login."),
+    "SMTP_PASSWORD": (None, "Password at the mail server."),
 }
 #: Settings whose default is worked out from others, not taken from SETTINGS.
 DERIVED = {"SECRET_KEY", "RATELIMIT_DATABASE"}

@@ -637,6 +637,52 @@ def m014_account_links_and_second_factor(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE admins ADD COLUMN totp_last_step INTEGER NOT NULL DEFAULT 0")
 
 
+@migration
+def m015_events_and_tokens(db: sqlite_utils.Database) -> None:
+    """Notifications, API tokens and e-mail (issue 26): ``events`` lists what happened to a survey that its
+    people are told of (a target met, a survey that closed itself, a burst, an export of responses), each
+    once (``key``), dated by its day (UTC) only, as the answers are, with ``mailed`` set once it was sent;
+    ``api_tokens`` keeps the hash of each read-only token of a survey, its label, who made
+    it and on which day, the last day it was used and whether it was revoked; ``admins.email`` is an
+    account's optional address for those e-mails. Never an answer."""
+    db.execute("ALTER TABLE admins ADD COLUMN email TEXT")
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE events (
+            survey_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            day TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '',
+            mailed INTEGER NOT NULL DEFAULT 0 CHECK (mailed IN (0, 1)),
+            PRIMARY KEY (survey_id, key)
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    db.execute("CREATE INDEX events_day ON events (day)")
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE api_tokens (
+            id TEXT PRIMARY KEY,
+            token_hash TEXT NOT NULL UNIQUE,
+            survey_id TEXT NOT NULL,
+            label TEXT NOT NULL,
+            made_on TEXT NOT NULL,
+            made_by TEXT,
+            last_used TEXT,
+            revoked INTEGER NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1))
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    db.execute("CREATE INDEX api_tokens_survey ON api_tokens (survey_id)")
+
+
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations; return the names applied."""
     if is_postgres(db):

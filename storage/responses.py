@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import sqlite_utils
 
-from storage import ratelimit
+from storage import events, ratelimit
 from storage.connection import executemany, immediate_transaction, pipelined_transaction
 
 if TYPE_CHECKING:
@@ -227,6 +227,7 @@ def _add_burst_answer(
         [(survey_id, day, name, designs[name], answer) for name, answer in response.answers.items()],
     )
     _upsert_burst(db, survey_id, day, peak, usual_rate)
+    events.send_add(db, survey_id, f"burst:{day}", "burst", "an hour far above the usual rate", day)
 
 
 def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str, in_burst: bool = False) -> None:
@@ -348,6 +349,14 @@ def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) 
     return codes
 
 
+def invitation_code_counts(db: sqlite_utils.Database, survey_id: str) -> tuple[int, int]:
+    """``(made, used)``: how many invitation codes ``survey_id`` has, and how many were used."""
+    row = db.execute(
+        "SELECT COUNT(*), COALESCE(SUM(used), 0) FROM invitation_codes WHERE survey_id = ?", [survey_id]
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def invitation_code_is_valid(db: sqlite_utils.Database, survey_id: str, code: str) -> bool:
     row = db.execute(
         "SELECT used FROM invitation_codes WHERE survey_id = ? AND code_hash = ?",
@@ -377,7 +386,10 @@ def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:
             "INSERT INTO survey_states (survey_id, closed) VALUES (?, 1) ON CONFLICT (survey_id) DO NOTHING",
             [survey_id],
         )
-    return cursor.rowcount == 1
+        closed = cursor.rowcount == 1
+        if closed:
+            events.add(db, survey_id, "closed-by-targets", "closed-by-targets")
+    return closed
 
 
 def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:

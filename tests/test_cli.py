@@ -310,3 +310,25 @@ def _quiz_response(db, survey_id: str):
 
     (definition,) = stored_surveys.current_definitions(db, [survey_id])
     return noisy_response(stored_surveys.definition_survey(definition), {"cheated": "yes"}, "server")
+
+
+def test_codes_create_is_written_in_the_audit_log_without_the_codes(runner, db):
+    from storage import audit
+
+    result = runner.invoke(args=["codes", "create", "quiz", "2"])
+    (entry,) = [e for e in audit.entries(db) if e.action == "codes-created"]
+    assert (entry.actor, entry.survey_id, entry.detail) == (None, "quiz", "2 codes, on the command line")
+    assert not any(code in entry.detail for code in result.output.split())
+
+
+def test_admin_email_sets_and_removes_the_address_for_notifications(runner, db, admin_account):
+    from storage import events, roles
+
+    roles.set_role(db, "quiz", admin_account, "owner")
+    assert runner.invoke(args=["admin", "email", admin_account, "r@example.org"]).exit_code == 0
+    assert events.owner_addresses(db, "quiz") == ["r@example.org"]
+    refused = runner.invoke(args=["admin", "email", admin_account, "not an address"])
+    assert refused.exit_code == 1 and "not an e-mail address" in refused.output
+    assert runner.invoke(args=["admin", "email", "nobody", "n@example.org"]).exit_code == 1
+    assert runner.invoke(args=["admin", "email", admin_account]).exit_code == 0
+    assert events.owner_addresses(db, "quiz") == []

@@ -26,6 +26,7 @@ NAMES = [
     "m012_people_and_audit",
     "m013_surveys_in_database",
     "m014_account_links_and_second_factor",
+    "m015_events_and_tokens",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.

@@ -6,7 +6,7 @@ import pytest
 
 pytestmark = pytest.mark.sqlite_only(reason="the route table and its rules are the same on both backends")
 
-RULES = {"public", "signed-in", "site-admin"} | {f"survey:{role}" for role in ("viewer", "analyst", "owner")}
+RULES = {"public", "signed-in", "site-admin", "token"} | {f"survey:{role}" for role in ("viewer", "analyst", "owner")}
 
 
 def test_every_route_declares_who_it_admits(app):

@@ -23,10 +23,13 @@ babel = Babel()
 def init_app(app: Flask) -> None:
     from web import (
         admin,
+        api,
         assets,
+        auditlog,
         auth,
         catalog,
         cli,
+        codes,
         db,
         editor,
         errors,
@@ -35,10 +38,12 @@ def init_app(app: Flask) -> None:
         language,
         lifecycle,
         logs,
+        notify,
         people,
         public,
         respond,
         templating,
+        tokens,
     )
 
     csrf.init_app(app)
@@ -48,8 +53,12 @@ def init_app(app: Flask) -> None:
     for view in (editor.create_survey, editor.save_survey, editor.append_to_source):
         csrf.exempt(view)  # uploads above MAX_CONTENT_LENGTH: the view checks the token after the size (web/editor.py)
     csrf.exempt(people.use_link)  # checked by its form after the link: a used link says so, not “bad token”
-    for blueprint in (public.bp, respond.bp, auth.bp, admin.bp, editor.bp, exports.bp, lifecycle.bp, people.bp):
+    for blueprint in (
+        public.bp, respond.bp, auth.bp, admin.bp, editor.bp, exports.bp, lifecycle.bp, people.bp,
+        codes.bp, tokens.bp, auditlog.bp, api.bp,
+    ):  # fmt: skip
         app.register_blueprint(blueprint)
+    notify.init_app(app)
     errors.init_app(app)
     headers.init_app(app)
     templating.init_app(app)

@@ -14,7 +14,7 @@ from flask_wtf import FlaskForm
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from storage import audit, queries, responses
+from storage import audit, events, queries, responses
 from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
@@ -59,7 +59,8 @@ def visible_catalog() -> SurveyCatalog:
 @bp.get("/")
 @signed_in
 def dashboard():
-    page = gather.dashboard(get_db(), visible_catalog(), today())
+    catalog = visible_catalog()
+    page = gather.dashboard(get_db(), catalog, today())
     links = {row.survey.id: share.public_link(row.survey) for row in page.rows}
     qr_codes = {
         row.survey.id: share.qr_svg(links[row.survey.id]) for row in page.rows if not row.survey.invitation_only
@@ -71,6 +72,7 @@ def dashboard():
         min_burst=MIN_BURST_COUNT,
         links=links,
         qr_codes=qr_codes,
+        events=events.recent(get_db(), catalog.surveys),
     )
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from flask import render_template, request, session
+from flask import current_app, render_template, request, session
 from flask_babel import format_date, gettext
 from flask_wtf.csrf import generate_csrf
 
 from storage import responses
 from surveys.arms import ARM_WIRE, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, Survey
-from web import pages, record
+from web import notify, pages, record
 from web.body import is_own_expired_token
 from web.catalog import survey_state, today
 from web.db import get_db
@@ -196,6 +196,8 @@ def store_and_thank(
     if outcome is responses.Outcome.CODE_REFUSED:
         return invalid_code(survey)
     stored = outcome is responses.Outcome.STORED
+    if stored:
+        notify.after_answer(current_app, survey)  # a job on a queue: targets and e-mail, off this request
     return thank(survey, noisy if stored else None)  # not stored: a concurrent repeat of the key won
 
 

@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, audit, connection, queries, responses
+from storage import accounts, audit, connection, events, queries, responses
 from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.files import SURVEY_FILE_SUFFIXES, load_catalog
@@ -27,6 +27,7 @@ surveys_cli = AppGroup("surveys", help="Check, open and close surveys.")
 codes_cli = AppGroup("codes", help="Single-use invitation codes.")
 admin_cli = AppGroup("admin", help="Admin accounts.")
 export_cli = AppGroup("export", help="Export estimates and noisy responses.")
+audit_cli = AppGroup("audit", help="The audit log.")
 
 
 def _db():
@@ -190,8 +191,32 @@ def recount_patterns_command(survey_id: str) -> None:
 @click.argument("count", type=click.IntRange(1, 100_000))
 def create_codes_command(survey_id: str, count: int) -> None:
     """Create COUNT single-use invitation codes for SURVEY_ID and print them."""
-    for code in responses.add_invitation_codes(_db(), survey_id, count):
+    codes = responses.add_invitation_codes(_db(), survey_id, count)
+    audit.record(_db(), None, "codes-created", survey_id, f"{count} codes, on the command line")
+    for code in codes:
         click.echo(code)
+
+
+@audit_cli.command("purge")
+@with_appcontext
+def audit_purge_command() -> None:
+    """Remove the audit log's entries older than AUDIT_LOG_DAYS days (run it daily, e.g. from cron)."""
+    days = float(current_app.config["AUDIT_LOG_DAYS"])
+    removed = audit.purge_older_than(_db(), days)
+    click.echo(f"Removed {removed} audit log entries older than {days:g} days")
+
+
+@admin_cli.command("email")
+@click.argument("name")
+@click.argument("address", required=False, default="")
+@with_appcontext
+def admin_email_command(name: str, address: str) -> None:
+    """Set account NAME's e-mail ADDRESS for notifications (none given: remove it)."""
+    try:
+        events.set_email(_db(), name, address)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"{name} gets notifications at {address}" if address else f"{name} gets no notification e-mails")
 
 
 def _read_password(from_stdin: bool) -> str:
@@ -376,7 +401,7 @@ def compact_command() -> None:
 
 
 def init_app(app: Flask) -> None:
-    for group in (surveys_cli, codes_cli, admin_cli, export_cli):
+    for group in (surveys_cli, codes_cli, admin_cli, export_cli, audit_cli):
         app.cli.add_command(group)
     app.cli.add_command(backup_command)
     app.cli.add_command(compact_command)

@@ -282,6 +282,15 @@ def close_if_targets_met(db: sqlite_utils.Database, survey: Survey) -> bool:
     return responses.close_on_targets(db, survey.id)
 
 
+def met_targets(db: sqlite_utils.Database, survey: Survey) -> tuple[TargetProgress, ...]:
+    """The targets of ``survey`` met now (one read snapshot of the kept counts, as :func:`close_if_targets_met`)."""
+    if not survey.targets:
+        return ()
+    with connection.read_snapshot(db):
+        tallies, grouped = _read_target_tallies(db, survey, _read_exclusion(db, survey))
+    return tuple(item for item in target_progress(survey, tallies, grouped, plan=False) if item.met)
+
+
 @dataclass(frozen=True)
 class ResultsPage:
     """What the results page shows: the estimates, the break-down and its differences, the planning.

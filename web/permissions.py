@@ -8,10 +8,12 @@ Each view is wrapped in exactly one of:
 * :func:`survey_access`: a role on the survey named by the route's
   ``survey_id`` (:data:`storage.roles.ROLES`); site administrators hold every
   role. Anyone else gets the 404 a survey that does not exist gets, with the
-  same words, so a route never tells whether someone else's survey exists.
+  same words, so a route never tells whether someone else's survey exists;
+* :func:`survey_token`: a read-only API token of the route's survey, sent as
+  ``Authorization: Bearer <token>`` (:mod:`web.api`); no cookie is read.
 
 Each wrapper leaves the rule on the view as ``view.access`` ("public",
-"signed-in", "site-admin" or "survey:ROLE"); ``tests/test_permissions.py``
+"signed-in", "site-admin", "survey:ROLE" or "token"); ``tests/test_permissions.py``
 walks the app's route table and fails for a view without one.
 
 Signed out, pages redirect to sign-in and data (downloads, POSTs) answer 401.
@@ -25,10 +27,11 @@ page and its forms) admit them until then.
 from __future__ import annotations
 
 import functools
+from datetime import UTC, datetime
 
 from flask import abort, current_app, flash, g, redirect, request, url_for
 
-from storage import accounts, roles, second_factor
+from storage import accounts, roles, second_factor, tokens
 from web.db import get_db
 
 #: The admin's session cookie: a random token whose hash names a row of ``admin_sessions``.
@@ -159,3 +162,29 @@ def visible_survey_ids(all_ids) -> set[str]:
         return set(all_ids)
     held = roles.roles_of(get_db(), g.admin) if getattr(g, "admin", None) else {}
     return {survey_id for survey_id in all_ids if survey_id in held}
+
+
+def _refuse_token(message: str):
+    """A 401 for a missing, unknown or revoked token, saying how to send one (as JSON: :mod:`web.api`)."""
+    abort(401, description=message)
+
+
+def survey_token(view):
+    """A live API token of the route's ``survey_id`` (``Authorization: Bearer <token>``): none, an unknown or
+    a revoked one gets a 401; a token of another survey the 404 of a missing survey. Sets ``g.api_token``."""
+
+    @functools.wraps(view)
+    def wrapped(**kwargs):
+        g.admin, g.site_admin = None, False
+        scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not sent.strip():
+            _refuse_token("Send the survey's API token as the header “Authorization: Bearer <token>”.")
+        token = tokens.use(get_db(), sent.strip(), datetime.now(UTC).date().isoformat())
+        if token is None:
+            _refuse_token("This API token is not valid: it was revoked, or mistyped. An owner can make a new one.")
+        if token.survey_id != kwargs["survey_id"]:
+            no_such_survey(kwargs["survey_id"])
+        g.api_token = token
+        return view(**kwargs)
+
+    return _mark(wrapped, "token")
