@@ -94,10 +94,20 @@ EXPECTED_RULES = {
     "lifecycle.confirm_delete": "survey:owner",
     "lifecycle.delete": "survey:owner",
     "lifecycle.backup": "survey:owner",
+    "codes.codes_page": "survey:owner",
+    "codes.create_codes": "survey:owner",
+    "tokens.tokens_page": "survey:owner",
+    "tokens.create_token": "survey:owner",
+    "tokens.revoke_token": "survey:owner",
+    "auditlog.audit_page": "signed-in",
+    "auditlog.audit_csv": "signed-in",
+    "api.survey_file": "token",
 }
 
 #: The value each route argument takes in the matrix (``survey_id``: survey A). A new argument is added here.
-ARGUMENTS = {"survey_id": "quiz", "fmt": "sav", "name": "target", "token": "no-such-link-token"}
+ARGUMENTS = {"survey_id": "quiz", "fmt": "sav", "name": "target", "token": "no-such-link-token", "token_id": "none"}
+#: An argument whose value depends on the route: ``name`` is an account's on the people pages, a file's in the API.
+ARGUMENTS_OF = {"api.survey_file": {"name": "codebook.json"}}
 SURVEY_A, SURVEY_B, MISSING = "quiz", "other", "no-such-survey"
 #: Who visits, and the role each holds on survey A (site administrators hold every role).
 IDENTITIES = {
@@ -126,7 +136,7 @@ def matrix_path(rule, survey_id: str = SURVEY_A) -> str:
         pytest.fail(f"{rule.rule}: add a value for {sorted(unknown)} to ARGUMENTS in tests/test_permissions.py")
     path = rule.rule
     for name in rule.arguments:
-        value = survey_id if name == "survey_id" else ARGUMENTS[name]
+        value = survey_id if name == "survey_id" else {**ARGUMENTS, **ARGUMENTS_OF.get(rule.endpoint, {})}[name]
         path = path.replace(f"<{name}>", value).replace(f"<path:{name}>", value)
     return path
 
@@ -137,7 +147,7 @@ def matrix_app(make_app, surveys_dir, monkeypatch):
     survey A (``quiz``), survey B (``other``) and one account per identity, each holding its role."""
     from argon2 import PasswordHasher, Type
 
-    from storage import accounts, roles
+    from storage import accounts, roles, tokens
     from tests.helpers.sample_surveys import QUIZ_YAML
     from web.db import open_database
 
@@ -152,7 +162,12 @@ def matrix_app(make_app, surveys_dir, monkeypatch):
         if role and name != "site-admin":
             roles.set_role(db, SURVEY_A, name, role)
     roles.set_role(db, SURVEY_B, "owner-of-b-only", "owner")
+    made = tokens.create(db, SURVEY_A, "matrix", "owner")
+    monkeypatch.setitem(
+        ARGUMENTS, "token_id", next(t.id for t in tokens.of_survey(db, SURVEY_A) if t.label == "matrix")
+    )
     db.close()
+    assert made
     return app
 
 
@@ -178,6 +193,8 @@ def expected_outcome(rule_text: str, identity: str) -> str:
 
     if rule_text == "public":
         return "any"
+    if rule_text == "token":  # the API reads a bearer token only: no session of any account opens it
+        return "token-required"
     if identity == "signed-out":
         return "sign-in"
     if rule_text == "signed-in" or (rule_text == "site-admin" and identity == "site-admin"):
@@ -202,6 +219,8 @@ def check_outcome(app, identity: str, method: str, rule) -> str | None:
     if outcome == "admitted":
         refused = status in (401, 403, 404) or "/admin/login" in (response.location or "")
         return f"{where}, expected to be admitted" if refused else None
+    if outcome == "token-required":
+        return None if status == 401 else f"{where}, expected 401 (no API token)"
     if outcome == "forbidden":
         return None if status == 403 else f"{where}, expected 403"
     if outcome == "hidden":
