@@ -56,6 +56,7 @@ in one transaction under an advisory lock (:func:`_migrate_postgres`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import defaultdict
@@ -681,6 +682,29 @@ def m015_events_and_tokens(db: sqlite_utils.Database) -> None:
         )
     )
     db.execute("CREATE INDEX api_tokens_survey ON api_tokens (survey_id)")
+
+
+@migration
+def m016_survey_scoped_design_ids(db: sqlite_utils.Database) -> None:
+    """Design records of their own for each survey (issue 26): a design's id was the digest of its questions
+    alone, so a survey with the same questions as another (a copy under a new id) shared the other's ``designs``
+    row, kept under the other survey, and its responses were missing from its export. Every id becomes the
+    digest of ``"<survey id>\\0<old id>"`` (:meth:`surveys.definition.Survey.design_fingerprint`), one row per
+    survey that has responses under it or recorded it, the responses following; the old rows go."""
+    rows = db.execute("SELECT id, survey_id, survey_version, questions, columns FROM designs").fetchall()
+    by_id = {row[0]: row for row in rows}
+    users = {(survey_id, old) for old, survey_id, *_ in rows}
+    users |= set(db.execute("SELECT DISTINCT survey_id, design_id FROM responses").fetchall())
+    for survey_id, old in sorted(users):
+        _id, _owner, version, questions, columns = by_id[old]
+        new = hashlib.sha256(f"{survey_id}\0{old}".encode()).hexdigest()[:16]
+        db.execute(
+            "INSERT INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)",
+            [new, survey_id, version, questions, columns],
+        )
+        db.execute("UPDATE responses SET design_id = ? WHERE survey_id = ? AND design_id = ?", [new, survey_id, old])
+    for old in by_id:
+        db.execute("DELETE FROM designs WHERE id = ?", [old])
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

@@ -739,3 +739,19 @@ def test_estimates_json_never_has_a_two_sided_interval_of_width_zero(survey):
     for row in rows:
         if row["ci_low"] is not None:
             assert row["ci_high"] - row["ci_low"] > 0
+
+
+def test_two_surveys_with_the_same_questions_each_export_their_own_responses(db, survey):
+    """A survey copied under a new id (the editor makes that easy) keeps design records of its own: before, both
+    shared one ``designs`` row stored under the first survey, and the copy's responses were missing from its
+    export and its codebook."""
+    copy = make_survey(id="copy")
+    responses.store_response(db, noisy_response(survey, {"cheated": "yes"}, "server"), "key-0001", "2026-11-21")
+    for index, answer in enumerate(("yes", "no")):
+        responses.store_response(
+            db, noisy_response(copy, {"cheated": answer}, "server"), f"key-1{index:03d}", "2026-11-21"
+        )
+    rows = list(csv.reader(io.StringIO("".join(gather.responses_csv(db, copy)))))[1:]
+    assert sorted(row[6] for row in rows) == ["no", "yes"]
+    assert survey.design_fingerprint() != copy.design_fingerprint()
+    assert [row[2] for row in rows] == [copy.design_fingerprint()] * 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 
@@ -27,6 +28,7 @@ NAMES = [
     "m013_surveys_in_database",
     "m014_account_links_and_second_factor",
     "m015_events_and_tokens",
+    "m016_survey_scoped_design_ids",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
@@ -43,6 +45,11 @@ def design_row(design_id: str, version: int, cheated: str) -> tuple:
     """A ``designs`` row as m001 stored it: the record of every question (sorted keys, default spaces)."""
     record = {"cheated": json.loads(cheated), "year": json.loads(YEAR)}
     return design_id, "quiz", version, json.dumps(record, sort_keys=True)
+
+
+def scoped(survey_id: str, design_id: str) -> str:
+    """The id a design record of ``survey_id`` has after m016 (each survey its own records)."""
+    return hashlib.sha256(f"{survey_id}\0{design_id}".encode()).hexdigest()[:16]
 
 
 def schema(db) -> list[tuple]:
@@ -240,8 +247,8 @@ def test_m009_backfills_the_daily_tallies_of_responses_stored_before_it(old_db):
     write(  # a response of another day, stored under m007's schema
         old_db,
         "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line)"
-        " VALUES ('a6', 'quiz', 2, 'd-new', 'server', '2026-11-21',"
-        ' \'{"cheated": "no"}\', NULL)',
+        " VALUES ('a6', 'quiz', 2, ?, 'server', '2026-11-21', '{\"cheated\": \"no\"}', NULL)",
+        [(scoped("quiz", "d-new"),)],
     )
     old_db.execute("DROP TABLE daily_tallies")
     forget_migration(old_db, "m009_daily_tallies")
@@ -292,11 +299,11 @@ def test_m010_puts_every_older_response_in_no_arm_and_takes_only_known_arms(old_
     assert {arm for (arm,) in old_db.execute("SELECT arm FROM responses").fetchall()} == {""}
     insert = (
         "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, arm)"
-        " VALUES (?, 'quiz', 2, 'd-new', 'server', '2026-11-21', '{}', ?)"
+        " VALUES (?, 'quiz', 2, ?, 'server', '2026-11-21', '{}', ?)"
     )
-    write(old_db, insert, [("g2", "2")])
+    write(old_db, insert, [("g2", scoped("quiz", "d-new"), "2")])
     with pytest.raises((sqlite3.IntegrityError, psycopg.errors.CheckViolation)):
-        write(old_db, insert, [("g3", "3")])
+        write(old_db, insert, [("g3", scoped("quiz", "d-new"), "3")])
 
 
 def test_m011_keeps_older_bursts_and_responses_unmarked_and_takes_a_burst_without_a_usual_rate(backend_db_up_to_m010):
@@ -325,4 +332,28 @@ def backend_db_up_to_m010(new_database):
     db = connection.connect(new_database("m010"))
     apply_up_to(db, "m010_response_arms")
     yield db
+    db.close()
+
+
+def test_m016_gives_each_survey_its_own_design_records_and_moves_its_responses(new_database):
+    """Two surveys that shared one ``designs`` row (the same questions) each get a row of their own, under the
+    id :meth:`surveys.definition.Survey.design_fingerprint` now gives, with every response following."""
+    db = connection.connect(new_database("m016"))
+    apply_up_to(db, "m015_events_and_tokens")
+    write(db, "INSERT INTO designs VALUES (?, ?, ?, ?, NULL)", [design_row("d-shared", 1, OLD_CHEATED)])
+    insert = (
+        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers)"
+        " VALUES (?, ?, 1, 'd-shared', 'server', '2026-11-20', '{\"cheated\": \"yes\"}')"
+    )
+    write(db, insert, [("a1", "quiz"), ("b1", "copy"), ("b2", "copy")])
+    assert migrations.migrate(db) == ["m016_survey_scoped_design_ids"]
+    rows = db.execute("SELECT id, survey_id, questions FROM designs ORDER BY survey_id").fetchall()
+    assert [survey_id for _, survey_id, _ in rows] == ["copy", "quiz"]
+    assert rows[0][2] == rows[1][2] == design_row("d-shared", 1, OLD_CHEATED)[3]
+    ids = {
+        survey_id: hashlib.sha256(f"{survey_id}\0d-shared".encode()).hexdigest()[:16] for survey_id in ("quiz", "copy")
+    }
+    assert {survey_id: design_id for design_id, survey_id, _ in rows} == ids
+    moved = db.execute("SELECT id, design_id FROM responses ORDER BY id").fetchall()
+    assert moved == [("a1", ids["quiz"]), ("b1", ids["copy"]), ("b2", ids["copy"])]
     db.close()
