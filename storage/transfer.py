@@ -33,6 +33,15 @@ TABLES = (
     "excluded_days",
     "admins",
     "admin_sessions",
+    "account_links",
+    "survey_roles",
+    "audit_log",
+    "surveys",
+    "survey_versions",
+    "catalog_changes",
+    "catalog_generation",
+    "events",
+    "api_tokens",
 )
 #: Rows read and written at a time.
 BATCH_ROWS = 5000

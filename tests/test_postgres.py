@@ -143,7 +143,8 @@ def test_times_are_stored_as_doubles_not_single_precision(pg_db):
             " WHERE table_schema = current_schema() AND data_type IN ('real', 'double precision')"
         ).fetchall()
     )
-    assert types == {"admin_sessions.expires": "double precision", "bursts.usual_rate": "double precision"}
+    assert {"admin_sessions.expires", "bursts.usual_rate", "audit_log.at"} <= set(types)
+    assert set(types.values()) == {"double precision"}, types
 
 
 def all_rows(db) -> dict[str, list[tuple]]:
@@ -263,3 +264,12 @@ def test_a_failed_pg_dump_leaves_no_file_and_says_why(pg_db, postgres_url, tmp_p
     with pytest.raises(RuntimeError, match="pg_dump was not found"):
         connection.backup(postgres_url, tmp_path / "rr.dump")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_copy_takes_every_table_of_the_schema(tmp_path):
+    """A table added by a migration is copied too (before, the tables of issue 26 were left behind: surveys,
+    their versions, roles, the audit log, events and API tokens)."""
+    db = connection.connect(str(tmp_path / "schema.sqlite3"))
+    migrations.migrate(db)
+    assert set(db.table_names()) - {"_sqlite_migrations"} == set(transfer.TABLES)
+    db.close()
