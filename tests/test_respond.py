@@ -1113,6 +1113,11 @@ PROOFS = {
     ("yes", "no"): "a stored “yes” proves that your true answer is no.",
     ("no", "yes"): "a stored “no” proves that your true answer is yes.",
 }
+#: A paired design's proofs (the stored answer is a choice of the pair, such as "“No” to both").
+PAIRED_PROOFS = {
+    "no": "the answer %(stored)s proves that your true answer to the first statement is no.",
+    "yes": "the answer %(stored)s proves that your true answer to the first statement is yes.",
+}
 DEVICE_ONLY = re.compile(r'<(span|p)\b[^>]*data-mode="device"[^>]*>.*?</\1>', re.S)
 SERVER_ONLY = re.compile(r'<(span|p)\b[^>]*data-mode="server"[^>]*>.*?</\1>', re.S)
 SHOWN_QUESTION = re.compile(r'<fieldset class="question[^"]*" data-question="([^"]+)" data-type=')
@@ -1175,9 +1180,14 @@ def check_summary(html: str, questions, language: str) -> None:
         assert [key for key, line in lines.items() if line in said] == ([(count, bool(revealing))] if drawn else [])
         assert (NO_PROOF[language] in page) == bool(drawn and not revealing)
         for q in revealing:
-            assert q.type == "yes_no" and is_drawn(q), "extend the test to this design"
+            assert q.type == "yes_no", "extend the test to this design"
             for stored, truth in yes_no_proofs(q.design):
-                proof = translate(PROOFS[(stored, truth)], language)
+                if is_drawn(q):
+                    proof = translate(PROOFS[(stored, truth)], language)
+                else:  # a paired design (triangular): the stored answer is one of the pair's choices
+                    label = q.choices[q.choice_names.index(stored)].label  # the survey's own words
+                    label = label if language == "en" else catalogue(language).get(label, label)
+                    proof = translate(PAIRED_PROOFS[truth], language) % {"stored": label}
                 assert proof in said and proof in explained and q.label in said
         assert (COIN_WORDS[language] in page.lower()) == coins
         on_device = translate(COINS_ON_DEVICE, language) in page

@@ -7,14 +7,17 @@ from pathlib import Path
 
 from storage import responses
 from storage.connection import DUMP_WITHOUT_DATA
-from surveys.files import load_catalog
 from surveys.submission import noisy_response
 from web.db import open_database
 
 
 def add_responses(app, answers_list, randomized_on="device", day="2026-11-22"):
-    """Store noisy answers directly, as the submission path would, on ``day``."""
-    survey = load_catalog(app.config["SURVEYS_DIR"]).get("quiz")
+    """Store noisy answers directly, as the submission path would, on ``day``, under the survey as the app
+    serves it (its catalogue, which imports a survey file changed since it last looked)."""
+    from web.catalog import get_catalog
+
+    with app.app_context():
+        survey = get_catalog().get("quiz")
     db = open_database(app)
     for i, answers in enumerate(answers_list):
         key = f"seed-{i:08d}-{len(answers_list):06d}"
