@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import sqlite_utils
 
-from storage import events, ratelimit
+from storage import audit, events, ratelimit
 from storage.connection import executemany, immediate_transaction, pipelined_transaction
 
 if TYPE_CHECKING:
@@ -365,13 +365,20 @@ def invitation_code_is_valid(db: sqlite_utils.Database, survey_id: str, code: st
     return row is not None and row[0] == 0
 
 
-def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
+def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool, note: audit.Note | None = None) -> None:
+    """Close or open ``survey_id`` by hand, and write ``note`` to the audit log in the same transaction."""
     with immediate_transaction(db):
-        db.execute(
-            "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
-            " ON CONFLICT (survey_id) DO UPDATE SET closed = excluded.closed",
-            [survey_id, int(closed)],
-        )
+        write_closed(db, survey_id, closed)
+        audit.write_if(db, note)
+
+
+def write_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
+    """:func:`set_closed` inside the caller's transaction."""
+    db.execute(
+        "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
+        " ON CONFLICT (survey_id) DO UPDATE SET closed = excluded.closed",
+        [survey_id, int(closed)],
+    )
 
 
 def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:

@@ -284,3 +284,41 @@ def test_a_yaml_error_at_the_end_of_the_text_keeps_its_numbered_line(app, signed
     problem = re.search(r'<p class="problem" data-line="(\d+)">', html)
     assert problem and "invalid YAML" in html
     assert int(problem.group(1)) >= len(broken.splitlines())
+
+
+def test_two_accounts_creating_the_same_id_at_once_the_second_is_refused_and_owns_nothing(app, signed_in, monkeypatch):
+    """The editor's check that the id is free passes for both; the second save is refused inside its transaction."""
+    from storage import accounts, roles
+    from storage import surveys as stored_surveys
+    from web.db import open_database
+
+    db = open_database(app)
+    accounts.create_admin(db, "other", "another long password", site_admin=False)
+    db.close()
+    real_record = stored_surveys.survey_record
+    raced = []
+
+    def record_after_the_other_saved(db, survey_id):
+        """The editor's first look finds the id free; the other account's save commits right after it."""
+        if not raced:
+            raced.append(survey_id)
+            other = open_database(app)
+            other_text = DRAFT_YAML.replace("title: Test quiz", "title: The other's quiz")
+            stored_surveys.save_version(other, other_text, source_name="x", managed_by=None, actor="other")
+            roles.set_role(other, survey_id, "other", "owner")
+            other.close()
+            return None
+        return real_record(db, survey_id)
+
+    monkeypatch.setattr(stored_surveys, "survey_record", record_after_the_other_saved)
+    response = post_new(signed_in, source=DRAFT_YAML)
+    monkeypatch.undo()
+    assert raced == ["drafted"]
+    assert response.status_code == 400
+    assert "there is already a survey called &#39;drafted&#39;; choose another id" in response.get_data(as_text=True)
+    records, owners, actions = stored(app)
+    assert owners["drafted"] == [("other", "owner")]
+    assert ("survey-created", "drafted") not in actions
+    db = open_database(app)
+    assert [v.saved_by for v in stored_surveys.versions(db, "drafted")] == ["other"]
+    db.close()

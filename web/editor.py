@@ -24,7 +24,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import secure_filename
 from wtforms.validators import ValidationError
 
-from storage import audit, roles
+from storage import audit
 from storage import surveys as stored_surveys
 from surveys import design_choices, limits, versions, xlsform
 from surveys.definition import SELECT_ONE, Survey
@@ -125,12 +125,22 @@ def checked(sent: Sent) -> tuple[Survey | None, tuple]:
         return None, place_problems(sent.text, error.problems)
 
 
-def saving_refused(sent: Sent):
-    """Save ``sent`` as a survey made in the app (:func:`storage.surveys.save_version`): what it saved, or the
-    problems (placed at their lines) when the database refuses it, a survey file having taken its id since
-    it was checked, say."""
+def saving_refused(sent: Sent, note: audit.Note, create: bool = False):
+    """Save ``sent`` as a survey made in the app (:func:`storage.surveys.save_version`), with ``note`` in the
+    audit log in the same transaction: what it saved, or the problems (placed at their lines) when the
+    database refuses it, a survey file or another account having taken its id since it was checked, say.
+    ``create``: only as a new survey, owned by the signed-in account."""
     try:
-        return stored_surveys.save_version(get_db(), sent.text, source_name=sent.name, managed_by=None, actor=g.admin)
+        return stored_surveys.save_version(
+            get_db(),
+            sent.text,
+            source_name=sent.name,
+            managed_by=None,
+            actor=g.admin,
+            create_only=create,
+            owner=g.admin if create else None,
+            note=note,
+        )
     except SurveyFileError as error:
         return place_problems(sent.text, error.problems)
     except ValueError as error:
@@ -181,14 +191,10 @@ def create_survey():
         survey, problems = None, place_problems(sent.text, [problem])
     if survey is None or request.form.get("action") == "check":
         return editor_page(400 if problems else 200, survey=None, source=sent.text, problems=problems, ok=not problems)
-    db = get_db()
-    saved = saving_refused(sent)
+    detail = sent.name if sent.name == IN_PAGE else f"uploaded {sent.name}"
+    saved = saving_refused(sent, audit.Note(g.admin, "survey-created", survey.id, detail), create=True)
     if isinstance(saved, tuple):
         return editor_page(400, survey=None, source=sent.text, problems=saved)
-    roles.set_role(db, survey.id, g.admin, "owner")
-    audit.record(
-        db, g.admin, "survey-created", survey.id, detail=sent.name if sent.name == IN_PAGE else f"uploaded {sent.name}"
-    )
     flash(f"“{survey.title}” is saved as a draft: nobody can answer it until it is opened.", "success")
     return redirect(url_for("editor.edit_survey", survey_id=survey.id))
 
@@ -260,13 +266,13 @@ def save_survey(survey_id: str):
     change = versions.describe_change(survey, dataclasses.replace(new, version=survey.version), answered)
     if change.locked and request.form.get("confirmed") != confirmation(sent.text):
         return editor_page(200, problems=(), change=change, confirm=confirmation(sent.text), **page)
-    saved = saving_refused(sent)
+    next_version = change.new_version if change.locked else now.version
+    saved = saving_refused(sent, audit.Note(g.admin, "survey-edited", survey_id, f"version {next_version}"))
     if isinstance(saved, tuple):
         return editor_page(400, problems=saved, **page)
     if saved.unchanged:
         flash("The text is the one saved already; nothing changed.", "info")
     else:
-        audit.record(get_db(), g.admin, "survey-edited", survey_id, detail=f"version {saved.version}")
         flash(f"Saved “{new.title}”, version {saved.version}.", "success")
     return redirect(url_for("editor.edit_survey", survey_id=survey_id))
 
