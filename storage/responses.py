@@ -29,6 +29,7 @@ import sqlite_utils
 
 from storage import audit, events, ratelimit
 from storage.connection import executemany, immediate_transaction, pipelined_transaction
+from surveys.tables import FORMULA_STARTS
 
 if TYPE_CHECKING:
     from surveys.submission import NoisyResponse
@@ -335,11 +336,22 @@ def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> N
     )
 
 
+def new_invitation_code() -> str:
+    """A random code of 12 URL-safe characters (72 bits) that never starts with a character a spreadsheet
+    reads as a formula (:data:`surveys.tables.FORMULA_STARTS`: ``-`` is one of the URL-safe ones), so the
+    codes CSV and ``codes create``'s lines open as text, the code exactly what a respondent types. A code
+    starting so is drawn again (1 in 64), which takes log2(64/63) = 0.02 bits of its 72."""
+    while True:
+        code = secrets.token_urlsafe(9)
+        if not code.startswith(FORMULA_STARTS):
+            return code
+
+
 def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
     """Create ``count`` new single-use codes; only their hashes are stored."""
     if count < 1:
         raise ValueError(f"count must be >= 1, got {count}")
-    codes = [secrets.token_urlsafe(9) for _ in range(count)]
+    codes = [new_invitation_code() for _ in range(count)]
     with immediate_transaction(db):
         executemany(
             db,
