@@ -322,3 +322,41 @@ def test_two_accounts_creating_the_same_id_at_once_the_second_is_refused_and_own
     db = open_database(app)
     assert [v.saved_by for v in stored_surveys.versions(db, "drafted")] == ["other"]
     db.close()
+
+
+def post_preview(auth, source, query="", **fields):
+    token = auth.csrf_token("/admin/surveys/new")
+    data = {"csrf_token": token, "source": source, **fields}
+    return auth.client.post(f"/admin/surveys/preview-text{query}", data=data, content_type="multipart/form-data")
+
+
+def test_the_unsaved_text_is_previewed_in_each_language_and_path_storing_nothing(app, signed_in):
+    two_languages = DRAFT_YAML.replace("version: 1\n", "version: 1\nlanguages: [en, fr]\n").replace(
+        "title: Test quiz", "title: {en: Test quiz, fr: Quiz de test}"
+    )
+    assert post_new(signed_in, source=DRAFT_YAML).status_code == 302
+    before = stored(app)
+    edited = two_languages.replace("Quiz de test", "Quiz modifié")
+    page = signed_in.client.get("/admin/surveys/drafted/edit").get_data(as_text=True)
+    assert 'formaction="/admin/surveys/preview-text?javascript=off"' in page  # the saved text has one language
+    token = signed_in.csrf_token("/admin/surveys/drafted/edit")
+    checked = signed_in.client.post(
+        "/admin/surveys/drafted/edit", data={"csrf_token": token, "action": "check", "source": edited}
+    ).get_data(as_text=True)
+    assert 'formaction="/admin/surveys/preview-text?lang=fr&amp;javascript=off"' in checked  # the edited text's
+    for query, script in (("?lang=fr", True), ("?lang=fr&javascript=off", False), ("?lang=en", True)):
+        response = post_preview(signed_in, edited, query)
+        html = response.get_data(as_text=True)
+        assert response.status_code == 200 and ("randomize.js" in html) is script
+        assert ("<h1>Quiz modifié</h1>" in html) is ("fr" in query) and 'data-question="cheated"' in html
+        assert "data-unsaved" in html and 'action="' not in html.split('id="survey-form"')[1].split(">")[0]
+        assert re.search(r'<button type="submit" disabled>', html)
+        assert "/s/drafted" not in html and "/preview" not in html.split("<main")[-1].split("survey-form")[0]
+    assert stored(app) == before  # nothing saved, no version, no audit entry
+
+
+def test_an_unsaved_text_with_problems_is_not_previewed_and_a_preview_needs_its_csrf_token(app, signed_in):
+    refused = post_preview(signed_in, DRAFT_YAML.replace("t: 2/3", "t: 7/3"))
+    assert refused.status_code == 400 and 'class="problem"' in refused.get_data(as_text=True)
+    no_token = signed_in.client.post("/admin/surveys/preview-text", data={"source": DRAFT_YAML})
+    assert no_token.status_code == 400 and stored(app)[0].get("drafted") is None

@@ -31,7 +31,9 @@ from surveys.definition import SELECT_ONE, Survey
 from surveys.files import SURVEY_FILE_SUFFIXES, load_survey_text
 from surveys.schema_checks import Problem, SurveyFileError
 from surveys.source_lines import append_question, place_problems, problems_by_line
+from web import answering
 from web.db import get_db
+from web.language import in_respondent_language
 from web.permissions import no_such_survey, signed_in, survey_access
 
 bp = Blueprint("editor", __name__, url_prefix="/admin")
@@ -157,11 +159,17 @@ def listed_lines(source: str, problems) -> list[str]:
     return lines + [""] * (last - len(lines))
 
 
+def languages_of(survey: Survey | None) -> tuple[str | None, ...]:
+    """The languages a preview is offered in: ``survey``'s (the text's last checked), or (None,): the first."""
+    return tuple(survey.languages) if survey is not None and survey.languages else (None,)
+
+
 def editor_page(status: int = 200, **values):
     """The editor's page (``admin/editor.html``) with its problems grouped by line."""
     problems = values.get("problems", ())
     values.setdefault("refusals", ())
     values.setdefault("change", None)
+    values.setdefault("preview_languages", languages_of(values.get("survey")))
     lines = listed_lines(values.get("source", ""), problems)
     return render_template("admin/editor.html", by_line=problems_by_line(problems), lines=lines, **values), status
 
@@ -190,13 +198,38 @@ def create_survey():
         problem = Problem(sent.name, None, "id", f"there is already a survey called {survey.id!r}; choose another id")
         survey, problems = None, place_problems(sent.text, [problem])
     if survey is None or request.form.get("action") == "check":
-        return editor_page(400 if problems else 200, survey=None, source=sent.text, problems=problems, ok=not problems)
+        status, languages = 400 if problems else 200, languages_of(survey)
+        return editor_page(
+            status, survey=None, source=sent.text, problems=problems, ok=not problems, preview_languages=languages
+        )
     detail = sent.name if sent.name == IN_PAGE else f"uploaded {sent.name}"
     saved = saving_refused(sent, audit.Note(g.admin, "survey-created", survey.id, detail), create=True)
     if isinstance(saved, tuple):
         return editor_page(400, survey=None, source=sent.text, problems=saved)
     flash(f"“{survey.title}” is saved as a draft: nobody can answer it until it is opened.", "success")
     return redirect(url_for("editor.edit_survey", survey_id=survey.id))
+
+
+# -- a preview of the text being edited ---------------------------------------------------------
+
+
+@bp.post("/surveys/preview-text")
+@signed_in
+def preview_text():
+    """The text being edited (or the file chosen), unsaved, as a respondent would see its form: in the
+    language ``?lang=`` and with its script or, ``?javascript=off``, without (the server's path). Nothing is
+    stored; the form has no address and its buttons are disabled (:func:`web.answering.render_form`'s
+    ``unsaved``). A text with problems gets the editor's page with them (400)."""
+    checked_post()
+    try:
+        sent = sent_source()
+    except Refused as refused:
+        return editor_page(400, survey=None, source="", problems=(), refusals=refused.messages)
+    survey, problems = checked(sent)
+    if survey is None:
+        return editor_page(400, survey=None, source=sent.text, problems=problems)
+    script = request.args.get("javascript") != "off"
+    return answering.render_form(in_respondent_language(survey), script=script, unsaved=True)
 
 
 # -- editing ------------------------------------------------------------------------------------
@@ -261,7 +294,10 @@ def save_survey(survey_id: str):
         new, problems = None, place_problems(sent.text, [problem])
     page = {"survey": survey, "source": sent.text, "managed_by": None}
     if new is None or request.form.get("action") == "check":
-        return editor_page(400 if problems else 200, problems=problems, ok=not problems, **page)
+        languages = languages_of(new or survey)
+        return editor_page(
+            400 if problems else 200, problems=problems, ok=not problems, preview_languages=languages, **page
+        )
     answered = stored_surveys.has_answers(get_db(), survey_id, now.version)
     change = versions.describe_change(survey, dataclasses.replace(new, version=survey.version), answered)
     if change.locked and request.form.get("confirmed") != confirmation(sent.text):
