@@ -352,6 +352,8 @@ def test_the_unsaved_text_is_previewed_in_each_language_and_path_storing_nothing
         assert "data-unsaved" in html and 'action="' not in html.split('id="survey-form"')[1].split(">")[0]
         assert re.search(r'<button type="submit" disabled>', html)
         assert "/s/drafted" not in html and "/preview" not in html.split("<main")[-1].split("survey-form")[0]
+    new_id = post_preview(signed_in, DRAFT_YAML.replace("id: drafted", "id: brand-new"), "?javascript=off")
+    assert new_id.status_code == 200 and "data-unsaved" in new_id.get_data(as_text=True)  # a survey not stored yet
     assert stored(app) == before  # nothing saved, no version, no audit entry
 
 
