@@ -60,6 +60,36 @@ class Entry:
     detail: str
 
 
+@dataclass(frozen=True)
+class Note:
+    """An entry to write inside the transaction of the change it records (:func:`write`): the storage
+    functions that change a survey, its stage or its people take one as ``note``, so the change and its
+    entry are committed together or not at all."""
+
+    actor: str | None
+    action: str
+    survey_id: str | None = None
+    detail: str = ""
+
+
+def write(db: sqlite_utils.Database, note: Note, now: float | None = None) -> None:
+    """Add ``note`` inside the caller's transaction (it commits or rolls back with the change it records).
+    The id is random: entries are ordered by time."""
+    if note.action not in ACTIONS:
+        raise ValueError(f"unknown audit action {note.action!r}")
+    at = time.time() if now is None else now
+    db.execute(
+        "INSERT INTO audit_log (id, at, actor, action, survey_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+        [secrets.token_hex(16), at, note.actor, note.action, note.survey_id, note.detail[:MAX_DETAIL]],
+    )
+
+
+def write_if(db: sqlite_utils.Database, note: Note | None) -> None:
+    """:func:`write` ``note`` unless it is None (a change made without an actor to record)."""
+    if note is not None:
+        write(db, note)
+
+
 def record(
     db: sqlite_utils.Database,
     actor: str | None,
@@ -68,15 +98,9 @@ def record(
     detail: str = "",
     now: float | None = None,
 ) -> None:
-    """Add one entry (a transaction of its own). The id is random: entries are ordered by time."""
-    if action not in ACTIONS:
-        raise ValueError(f"unknown audit action {action!r}")
-    at = time.time() if now is None else now
+    """Add one entry in a transaction of its own (for what is not itself a write: a sign-in, an export)."""
     with immediate_transaction(db):
-        db.execute(
-            "INSERT INTO audit_log (id, at, actor, action, survey_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
-            [secrets.token_hex(16), at, actor, action, survey_id, detail[:MAX_DETAIL]],
-        )
+        write(db, Note(actor, action, survey_id, detail), now)
 
 
 def entries(db: sqlite_utils.Database, survey_ids: list[str] | None = None, limit: int = 500) -> list[Entry]:

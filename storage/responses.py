@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Protocol
 
 import sqlite_utils
 
-from storage import events, ratelimit
+from storage import audit, events, ratelimit
 from storage.connection import executemany, immediate_transaction, pipelined_transaction
+from surveys.tables import FORMULA_STARTS
 
 if TYPE_CHECKING:
     from surveys.submission import NoisyResponse
@@ -335,11 +336,22 @@ def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> N
     )
 
 
+def new_invitation_code() -> str:
+    """A random code of 12 URL-safe characters (72 bits) that never starts with a character a spreadsheet
+    reads as a formula (:data:`surveys.tables.FORMULA_STARTS`: ``-`` is one of the URL-safe ones), so the
+    codes CSV and ``codes create``'s lines open as text, the code exactly what a respondent types. A code
+    starting so is drawn again (1 in 64), which takes log2(64/63) = 0.02 bits of its 72."""
+    while True:
+        code = secrets.token_urlsafe(9)
+        if not code.startswith(FORMULA_STARTS):
+            return code
+
+
 def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
     """Create ``count`` new single-use codes; only their hashes are stored."""
     if count < 1:
         raise ValueError(f"count must be >= 1, got {count}")
-    codes = [secrets.token_urlsafe(9) for _ in range(count)]
+    codes = [new_invitation_code() for _ in range(count)]
     with immediate_transaction(db):
         executemany(
             db,
@@ -365,13 +377,20 @@ def invitation_code_is_valid(db: sqlite_utils.Database, survey_id: str, code: st
     return row is not None and row[0] == 0
 
 
-def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
+def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool, note: audit.Note | None = None) -> None:
+    """Close or open ``survey_id`` by hand, and write ``note`` to the audit log in the same transaction."""
     with immediate_transaction(db):
-        db.execute(
-            "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
-            " ON CONFLICT (survey_id) DO UPDATE SET closed = excluded.closed",
-            [survey_id, int(closed)],
-        )
+        write_closed(db, survey_id, closed)
+        audit.write_if(db, note)
+
+
+def write_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
+    """:func:`set_closed` inside the caller's transaction."""
+    db.execute(
+        "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
+        " ON CONFLICT (survey_id) DO UPDATE SET closed = excluded.closed",
+        [survey_id, int(closed)],
+    )
 
 
 def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:

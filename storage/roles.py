@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
+from storage import audit
 from storage.connection import immediate_transaction
 
 #: The roles on one survey, from least to most.
@@ -86,19 +87,26 @@ def people_of(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, str]
     return sorted(((account, role) for account, role in rows), key=lambda r: (-ROLES.index(r[1]), r[0]))
 
 
-def set_role(db: sqlite_utils.Database, survey_id: str, name: str, role: str) -> None:
-    """Give ``name`` the role ``role`` on ``survey_id`` (replacing any role it held there)."""
-    check_role(role)
+def set_role(db: sqlite_utils.Database, survey_id: str, name: str, role: str, note: audit.Note | None = None) -> None:
+    """Give ``name`` the role ``role`` on ``survey_id`` (replacing any role it held there), and write
+    ``note`` to the audit log in the same transaction."""
     with immediate_transaction(db):
-        if account_standing(db, name) is None:
-            raise ValueError(f"there is no account called {name!r}")
-        if role != "owner" and role_of(db, survey_id, name) == "owner" and _owners(db, survey_id) == 1:
-            raise ValueError(f"{name!r} is the last owner of {survey_id!r}: make someone else owner first")
-        db.execute(
-            "INSERT INTO survey_roles (survey_id, account, role) VALUES (?, ?, ?)"
-            " ON CONFLICT (survey_id, account) DO UPDATE SET role = excluded.role",
-            [survey_id, name, role],
-        )
+        give_role(db, survey_id, name, role)
+        audit.write_if(db, note)
+
+
+def give_role(db: sqlite_utils.Database, survey_id: str, name: str, role: str) -> None:
+    """:func:`set_role` inside the caller's transaction (a new survey's owner, saved with it)."""
+    check_role(role)
+    if account_standing(db, name) is None:
+        raise ValueError(f"there is no account called {name!r}")
+    if role != "owner" and role_of(db, survey_id, name) == "owner" and _owners(db, survey_id) == 1:
+        raise ValueError(f"{name!r} is the last owner of {survey_id!r}: make someone else owner first")
+    db.execute(
+        "INSERT INTO survey_roles (survey_id, account, role) VALUES (?, ?, ?)"
+        " ON CONFLICT (survey_id, account) DO UPDATE SET role = excluded.role",
+        [survey_id, name, role],
+    )
 
 
 def _owners(db: sqlite_utils.Database, survey_id: str) -> int:
@@ -107,12 +115,15 @@ def _owners(db: sqlite_utils.Database, survey_id: str) -> int:
     ).fetchone()[0]
 
 
-def remove_role(db: sqlite_utils.Database, survey_id: str, name: str) -> bool:
-    """Take ``name``'s role on ``survey_id`` away; False if it held none. The last owner stays."""
+def remove_role(db: sqlite_utils.Database, survey_id: str, name: str, note: audit.Note | None = None) -> bool:
+    """Take ``name``'s role on ``survey_id`` away; False if it held none (nothing written, ``note`` neither).
+    The last owner stays. ``note`` goes to the audit log in the same transaction."""
     with immediate_transaction(db):
         if role_of(db, survey_id, name) == "owner" and _owners(db, survey_id) == 1:
             raise ValueError(f"{name!r} is the last owner of {survey_id!r}: make someone else owner first")
         cursor = db.execute("DELETE FROM survey_roles WHERE survey_id = ? AND account = ?", [survey_id, name])
+        if cursor.rowcount == 1:
+            audit.write_if(db, note)
         return cursor.rowcount == 1
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from storage import responses, roles
+from storage import audit, responses, roles
 from storage.connection import immediate_transaction
 from surveys.definition import Survey
 from surveys.files import load_survey_text, read_survey_text, survey_file_paths
@@ -159,6 +159,9 @@ def save_version(
     managed_by: str | None,
     actor: str | None,
     now: float | None = None,
+    create_only: bool = False,
+    owner: str | None = None,
+    note: audit.Note | None = None,
 ) -> SavedVersion:
     """Check ``source_text`` (a survey file's YAML) and keep it as its survey's definition.
 
@@ -169,11 +172,17 @@ def save_version(
     that version, the same number replaces it unless it has answers and its questions or designs
     differ, which is refused. A text equal to the stored one writes nothing.
 
+    ``create_only``: only a new survey is made; an id already stored is refused inside the save's
+    transaction (two accounts creating the same id at the same moment: the second is refused, never
+    made owner of the first one's survey). ``owner``: the account made owner of a new survey, and
+    ``note`` the audit entry, both written in the same transaction as the version.
+
     Raises
     ------
     SurveyFileError
         The text does not pass the validator, or a file would change a version with answers, or
-        takes an id another file or the app manages; nothing is written.
+        takes an id another file or the app manages, or ``create_only`` and the id is taken; nothing
+        is written.
     ValueError
         A survey managed by a file saved from the app; nothing is written.
     """
@@ -184,11 +193,18 @@ def save_version(
             _log_change(db, parsed.id, at)  # first: takes the catalogue's write lock
             record = survey_record(db, parsed.id)
             if record is None:
-                return _create(db, parsed, source_text, source_name, managed_by, actor, at)
-            _check_manager(record, managed_by, source_name)
-            if managed_by is None:
-                return _save_from_app(db, record, parsed, source_text, source_name, actor, at)
-            return _save_from_file(db, record, parsed, source_text, source_name, actor, at)
+                saved = _create(db, parsed, source_text, source_name, managed_by, actor, at)
+                if owner is not None:
+                    roles.give_role(db, parsed.id, owner, "owner")
+            else:
+                _check_new(record, create_only, source_name)
+                _check_manager(record, managed_by, source_name)
+                if managed_by is None:
+                    saved = _save_from_app(db, record, parsed, source_text, source_name, actor, at)
+                else:
+                    saved = _save_from_file(db, record, parsed, source_text, source_name, actor, at)
+            audit.write_if(db, note)
+            return saved
     except _Unchanged as unchanged:
         return unchanged.args[0]
 
@@ -201,6 +217,13 @@ def _create(db, parsed: Survey, text: str, name: str, managed_by: str | None, ac
     )
     _write_version(db, parsed.id, parsed.version, text, name, actor, at)
     return SavedVersion(parsed.id, parsed.version, True, True, False, with_version(parsed, parsed.version, name))
+
+
+def _check_new(record: SurveyRecord, create_only: bool, source_name: str) -> None:
+    """Refuse a stored id when only a new survey may be made (:func:`save_version`'s ``create_only``)."""
+    if create_only:
+        message = f"there is already a survey called {record.id!r}; choose another id"
+        raise SurveyFileError([Problem(source_name, None, "id", message)])
 
 
 def _check_manager(record: SurveyRecord, managed_by: str | None, source_name: str) -> None:
@@ -292,38 +315,58 @@ def _require(db, survey_id: str) -> SurveyRecord:
     return record
 
 
-def set_stage(db: sqlite_utils.Database, survey_id: str, stage: str, now: float | None = None) -> SurveyRecord:
+def set_stage(
+    db: sqlite_utils.Database,
+    survey_id: str,
+    stage: str,
+    now: float | None = None,
+    closed: bool | None = None,
+    note: audit.Note | None = None,
+) -> SurveyRecord:
     """Move ``survey_id`` to ``stage``; the first move to ``live`` records when it was first opened.
-    Opening and closing a live survey is :func:`storage.responses.set_closed`, read by each submission."""
+    Opening and closing a live survey is :func:`storage.responses.set_closed`, read by each submission;
+    ``closed`` (not None) sets it in the same transaction, and ``note`` is written to the audit log there."""
     check_stage(stage)
     at = time.time() if now is None else now
     with immediate_transaction(db):
-        _log_change(db, survey_id, at)
-        _require(db, survey_id)
-        db.execute(
-            "UPDATE surveys SET stage = ?, opened_at = CASE WHEN ? = 'live' AND opened_at IS NULL THEN ?"
-            " ELSE opened_at END WHERE id = ?",
-            [stage, stage, at, survey_id],
-        )
-        return survey_record(db, survey_id)
+        record = _write_stage(db, survey_id, stage, at)
+        if closed is not None:
+            responses.write_closed(db, survey_id, closed)
+        audit.write_if(db, note)
+        return record
 
 
-def open_survey(db: sqlite_utils.Database, survey_id: str) -> SurveyRecord:
+def _write_stage(db, survey_id: str, stage: str, at: float) -> SurveyRecord:
+    _log_change(db, survey_id, at)
+    _require(db, survey_id)
+    db.execute(
+        "UPDATE surveys SET stage = ?, opened_at = CASE WHEN ? = 'live' AND opened_at IS NULL THEN ?"
+        " ELSE opened_at END WHERE id = ?",
+        [stage, stage, at, survey_id],
+    )
+    return survey_record(db, survey_id)
+
+
+def open_survey(db: sqlite_utils.Database, survey_id: str, note: audit.Note | None = None) -> SurveyRecord:
     """Make a draft (or archived) survey live, and a live one take answers within its file's dates (the
-    ``survey_states`` override each submission reads, :func:`storage.responses.set_closed`)."""
-    record = _require(db, survey_id)
-    if record.stage != "live" or record.opened_at is None:
-        record = set_stage(db, survey_id, "live")
-    responses.set_closed(db, survey_id, False)
-    return record
+    ``survey_states`` override each submission reads, :func:`storage.responses.set_closed`), in one
+    transaction with ``note``'s audit entry."""
+    with immediate_transaction(db):
+        record = _require(db, survey_id)
+        if record.stage != "live" or record.opened_at is None:
+            record = _write_stage(db, survey_id, "live", time.time())
+        responses.write_closed(db, survey_id, False)
+        audit.write_if(db, note)
+        return record
 
 
-def set_listed(db: sqlite_utils.Database, survey_id: str, listed: bool) -> SurveyRecord:
+def set_listed(db: sqlite_utils.Database, survey_id: str, listed: bool, note: audit.Note | None = None) -> SurveyRecord:
     """List ``survey_id`` on the start page (when open), or keep it reachable by its link only."""
     with immediate_transaction(db):
         _log_change(db, survey_id, time.time())
         _require(db, survey_id)
         db.execute("UPDATE surveys SET listed = ? WHERE id = ?", [int(bool(listed)), survey_id])
+        audit.write_if(db, note)
         return survey_record(db, survey_id)
 
 
@@ -349,7 +392,7 @@ def _hand_over_designs(db, survey_id: str) -> None:
             )
 
 
-def clear_answers(db: sqlite_utils.Database, survey_id: str) -> None:
+def clear_answers(db: sqlite_utils.Database, survey_id: str, note: audit.Note | None = None) -> None:
     """Remove the answers given while testing a survey never opened, with everything counted from them,
     in one transaction; the definition, its versions, roles and invitation codes stay.
 
@@ -363,11 +406,13 @@ def clear_answers(db: sqlite_utils.Database, survey_id: str) -> None:
         if record.opened_at is not None:
             raise ValueError(f"survey {survey_id!r} has been opened: its answers are kept")
         _delete_answers(db, survey_id)
+        audit.write_if(db, note)
 
 
-def delete_survey(db: sqlite_utils.Database, survey_id: str) -> None:
+def delete_survey(db: sqlite_utils.Database, survey_id: str, note: audit.Note | None = None) -> None:
     """Remove ``survey_id`` from every table (answers, tallies, designs, submission keys, invitation codes,
-    roles, versions), in one transaction, and tell every app process (:data:`KEPT_AFTER_DELETE`).
+    roles, versions), in one transaction with ``note``'s audit entry, and tell every app process
+    (:data:`KEPT_AFTER_DELETE`).
 
     Raises
     ------
@@ -381,6 +426,7 @@ def delete_survey(db: sqlite_utils.Database, survey_id: str) -> None:
         for table, column in DEFINITION_TABLES:
             db.execute(f"DELETE FROM {table} WHERE {column} = ?", [survey_id])  # names from DEFINITION_TABLES
         roles.forget_survey(db, survey_id)
+        audit.write_if(db, note)
 
 
 @dataclass(frozen=True)

@@ -85,3 +85,34 @@ def test_making_codes_without_a_csrf_token_makes_none(app, auth, db, invitation_
     for data in ({"count": "3"}, {"count": "3", "csrf_token": "junk"}):
         assert auth.client.post(PAGE, data=data).status_code == 400
     assert responses.invitation_code_counts(db, "quiz") == (0, 0)
+
+
+def drawn(monkeypatch, *first):
+    """Make the code generator's first draws ``first`` (a code starting with a formula character among them),
+    then random ones."""
+    import secrets
+    import types
+
+    queue = list(first)
+    fake = types.SimpleNamespace(token_urlsafe=lambda n: queue.pop(0) if queue else secrets.token_urlsafe(n))
+    monkeypatch.setattr(responses, "secrets", fake)
+
+
+def test_no_code_starts_with_a_formula_character_and_each_is_as_typed(app, auth, db, invitation_only, monkeypatch):
+    drawn(monkeypatch, "-1+2abcdefgh", "=cmd-abcdefg", "plain-code_1")
+    auth.login()
+    made = make_codes(auth, "2")
+    text = made.get_data(as_text=True)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    codes = [row["code"] for row in rows]
+    assert codes[0] == "plain-code_1" and len(codes) == 2
+    assert not any(cell.startswith(("=", "+", "-", "@", "'")) for row in rows for cell in row.values())
+    assert all(responses.invitation_code_is_valid(db, "quiz", code) for code in codes)  # the hash of what is typed
+    assert not responses.invitation_code_is_valid(db, "quiz", "-1+2abcdefgh")
+
+
+def test_codes_create_prints_no_code_starting_with_a_formula_character(runner, db, monkeypatch):
+    drawn(monkeypatch, "-1+2abcdefgh", "plain-code_1")
+    codes = runner.invoke(args=["codes", "create", "quiz", "2"]).output.split()
+    assert codes[0] == "plain-code_1" and not any(code.startswith("-") for code in codes)
+    assert all(responses.invitation_code_is_valid(db, "quiz", code) for code in codes)

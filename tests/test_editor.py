@@ -284,3 +284,81 @@ def test_a_yaml_error_at_the_end_of_the_text_keeps_its_numbered_line(app, signed
     problem = re.search(r'<p class="problem" data-line="(\d+)">', html)
     assert problem and "invalid YAML" in html
     assert int(problem.group(1)) >= len(broken.splitlines())
+
+
+def test_two_accounts_creating_the_same_id_at_once_the_second_is_refused_and_owns_nothing(app, signed_in, monkeypatch):
+    """The editor's check that the id is free passes for both; the second save is refused inside its transaction."""
+    from storage import accounts, roles
+    from storage import surveys as stored_surveys
+    from web.db import open_database
+
+    db = open_database(app)
+    accounts.create_admin(db, "other", "another long password", site_admin=False)
+    db.close()
+    real_record = stored_surveys.survey_record
+    raced = []
+
+    def record_after_the_other_saved(db, survey_id):
+        """The editor's first look finds the id free; the other account's save commits right after it."""
+        if not raced:
+            raced.append(survey_id)
+            other = open_database(app)
+            other_text = DRAFT_YAML.replace("title: Test quiz", "title: The other's quiz")
+            stored_surveys.save_version(other, other_text, source_name="x", managed_by=None, actor="other")
+            roles.set_role(other, survey_id, "other", "owner")
+            other.close()
+            return None
+        return real_record(db, survey_id)
+
+    monkeypatch.setattr(stored_surveys, "survey_record", record_after_the_other_saved)
+    response = post_new(signed_in, source=DRAFT_YAML)
+    monkeypatch.undo()
+    assert raced == ["drafted"]
+    assert response.status_code == 400
+    assert "there is already a survey called &#39;drafted&#39;; choose another id" in response.get_data(as_text=True)
+    records, owners, actions = stored(app)
+    assert owners["drafted"] == [("other", "owner")]
+    assert ("survey-created", "drafted") not in actions
+    db = open_database(app)
+    assert [v.saved_by for v in stored_surveys.versions(db, "drafted")] == ["other"]
+    db.close()
+
+
+def post_preview(auth, source, query="", **fields):
+    token = auth.csrf_token("/admin/surveys/new")
+    data = {"csrf_token": token, "source": source, **fields}
+    return auth.client.post(f"/admin/surveys/preview-text{query}", data=data, content_type="multipart/form-data")
+
+
+def test_the_unsaved_text_is_previewed_in_each_language_and_path_storing_nothing(app, signed_in):
+    two_languages = DRAFT_YAML.replace("version: 1\n", "version: 1\nlanguages: [en, fr]\n").replace(
+        "title: Test quiz", "title: {en: Test quiz, fr: Quiz de test}"
+    )
+    assert post_new(signed_in, source=DRAFT_YAML).status_code == 302
+    before = stored(app)
+    edited = two_languages.replace("Quiz de test", "Quiz modifié")
+    page = signed_in.client.get("/admin/surveys/drafted/edit").get_data(as_text=True)
+    assert 'formaction="/admin/surveys/preview-text?javascript=off"' in page  # the saved text has one language
+    token = signed_in.csrf_token("/admin/surveys/drafted/edit")
+    checked = signed_in.client.post(
+        "/admin/surveys/drafted/edit", data={"csrf_token": token, "action": "check", "source": edited}
+    ).get_data(as_text=True)
+    assert 'formaction="/admin/surveys/preview-text?lang=fr&amp;javascript=off"' in checked  # the edited text's
+    for query, script in (("?lang=fr", True), ("?lang=fr&javascript=off", False), ("?lang=en", True)):
+        response = post_preview(signed_in, edited, query)
+        html = response.get_data(as_text=True)
+        assert response.status_code == 200 and ("randomize.js" in html) is script
+        assert ("<h1>Quiz modifié</h1>" in html) is ("fr" in query) and 'data-question="cheated"' in html
+        assert "data-unsaved" in html and 'action="' not in html.split('id="survey-form"')[1].split(">")[0]
+        assert re.search(r'<button type="submit" disabled>', html)
+        assert "/s/drafted" not in html and "/preview" not in html.split("<main")[-1].split("survey-form")[0]
+    new_id = post_preview(signed_in, DRAFT_YAML.replace("id: drafted", "id: brand-new"), "?javascript=off")
+    assert new_id.status_code == 200 and "data-unsaved" in new_id.get_data(as_text=True)  # a survey not stored yet
+    assert stored(app) == before  # nothing saved, no version, no audit entry
+
+
+def test_an_unsaved_text_with_problems_is_not_previewed_and_a_preview_needs_its_csrf_token(app, signed_in):
+    refused = post_preview(signed_in, DRAFT_YAML.replace("t: 2/3", "t: 7/3"))
+    assert refused.status_code == 400 and 'class="problem"' in refused.get_data(as_text=True)
+    no_token = signed_in.client.post("/admin/surveys/preview-text", data={"source": DRAFT_YAML})
+    assert no_token.status_code == 400 and stored(app)[0].get("drafted") is None

@@ -231,3 +231,30 @@ def test_a_catalogue_held_by_a_request_keeps_its_surveys_while_another_is_added_
     assert set(before.surveys) == {"quiz", "draft-one"}  # a new dict for the added survey
     assert set(after.surveys) == {"quiz", "draft-one", "other"}
     assert after.get("draft-one").title == "Draft two" and after.standing_of("other").stage == "draft"
+
+
+def fail_the_audit_write(monkeypatch):
+    """The audit log's next write fails, after the change it records was written."""
+    import types
+
+    def fail(_size):
+        raise RuntimeError("injected failure")
+
+    monkeypatch.setattr(audit, "secrets", types.SimpleNamespace(token_hex=fail))
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [("delete", {"confirm_id": "quiz"}), ("close", {}), ("archive", {}), ("listed", {"listed": "off"})],
+)
+def test_a_change_is_never_committed_without_its_audit_entry(app, auth, monkeypatch, path, data):
+    auth.login()
+    before = (in_db(app, stored_surveys.survey_record, "quiz"), in_db(app, responses.closed_override, "quiz"))
+    token = auth.csrf_token("/admin/")
+    fail_the_audit_write(monkeypatch)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        auth.client.post(f"/admin/surveys/quiz/{path}", data={"csrf_token": token, **data})
+    monkeypatch.undo()
+    after = (in_db(app, stored_surveys.survey_record, "quiz"), in_db(app, responses.closed_override, "quiz"))
+    assert after == before and after[0] is not None
+    assert in_db(app, audit.entries, ["quiz"]) == []

@@ -312,3 +312,26 @@ def test_every_people_form_refuses_a_missing_csrf_token(auth, app, db):
     assert statuses == dict.fromkeys(forms, 400)
     assert (accounts.list_admins(db), roles.people_of(db, "quiz"), account_links.pending(db)) == before
     assert second_factor.pending_secret(db, ADMIN_NAME) is None
+
+
+def test_a_role_change_is_never_committed_without_its_audit_entry(auth, app, db, monkeypatch):
+    import types
+
+    person(app, db, "vic")
+    auth.login()
+    page = "/admin/surveys/quiz/people"
+    before = len(audit.entries(db))
+
+    def fail(_size):
+        raise RuntimeError("injected failure")
+
+    attempts = ((page, {"account": "vic", "role": "viewer"}, None), (page + "/remove", {"account": "vic"}, "analyst"))
+    for path, data, held in attempts:
+        if held:
+            roles.set_role(db, "quiz", "vic", held)
+        token = auth.csrf_token(page)
+        with monkeypatch.context() as patched:
+            patched.setattr(audit, "secrets", types.SimpleNamespace(token_hex=fail))
+            with pytest.raises(RuntimeError, match="injected failure"):
+                auth.client.post(path, data={"csrf_token": token, **data})
+        assert roles.role_of(db, "quiz", "vic") == held and len(audit.entries(db)) == before

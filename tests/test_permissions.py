@@ -80,6 +80,7 @@ EXPECTED_RULES = {
     "people.remove_person": "survey:owner",
     "editor.new_survey": "signed-in",
     "editor.create_survey": "signed-in",
+    "editor.preview_text": "signed-in",
     "editor.edit_survey": "survey:owner",
     "editor.save_survey": "survey:owner",
     "editor.add_question": "survey:owner",

@@ -75,6 +75,8 @@ CSRF_CHECKED_POSTS = {
     "editor.create_survey",
     "editor.save_survey",
     "editor.append_to_source",
+    # tests/test_editor.py::test_the_unsaved_text_is_previewed_in_each_language_and_path_storing_nothing
+    "editor.preview_text",
     # tests/test_lifecycle.py::test_a_lifecycle_post_without_a_csrf_token_changes_nothing
     "lifecycle.open_",
     "lifecycle.close",

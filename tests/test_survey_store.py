@@ -219,3 +219,78 @@ def test_describe_change_says_what_a_new_version_means_for_the_estimates(backend
     assert "saving makes version 2" in text and "pooled" in text and "Epsilon per respondent" in text
     assert not describe_change(old, new, old_has_answers=False).locked
     assert describe_change(old, old, old_has_answers=True).sentences[0].startswith("The questions and designs are")
+
+
+def test_create_only_refuses_an_id_already_stored_inside_the_save(backend_db):
+    first = store.save_version(
+        backend_db, QUIZ_YAML, source_name="quiz.yaml", managed_by=None, actor="ann", create_only=True
+    )
+    assert first.created
+    before = store.latest_generation(backend_db)
+    with pytest.raises(SurveyFileError, match="there is already a survey called 'quiz'"):
+        store.save_version(
+            backend_db, REWORDED, source_name="quiz.yaml", managed_by=None, actor="bob", create_only=True, owner="bob"
+        )
+    assert [version.source for version in store.versions(backend_db, "quiz")] == [QUIZ_YAML]
+    assert store.latest_generation(backend_db) == before and roles.people_of(backend_db, "quiz") == []
+
+
+def test_a_new_survey_its_owner_and_its_audit_entry_are_one_commit(backend_db, monkeypatch):
+    from storage import accounts, audit
+
+    accounts.create_admin(backend_db, "ann", "a long enough password")
+    note = audit.Note("ann", "survey-created", "quiz")
+    store.save_version(backend_db, QUIZ_YAML, source_name="q", managed_by=None, actor="ann", owner="ann", note=note)
+    assert roles.people_of(backend_db, "quiz") == [("ann", "owner")]
+    assert [entry.action for entry in audit.entries(backend_db)] == ["survey-created"]
+
+
+def failing_audit(monkeypatch):
+    """Make the audit log's next write fail, after the change it records was written."""
+    import types
+
+    from storage import audit
+
+    def fail(_size):
+        raise RuntimeError("injected failure")
+
+    monkeypatch.setattr(audit, "secrets", types.SimpleNamespace(token_hex=fail))
+
+
+@pytest.mark.parametrize(
+    ("change", "action"),
+    [
+        (lambda db, note: store.delete_survey(db, "quiz", note=note), "survey-deleted"),
+        (lambda db, note: store.set_stage(db, "quiz", "archived", closed=True, note=note), "survey-state"),
+        (lambda db, note: store.open_survey(db, "quiz", note=note), "survey-state"),
+        (lambda db, note: store.set_listed(db, "quiz", False, note=note), "survey-state"),
+        (lambda db, note: store.clear_answers(db, "quiz", note=note), "test-answers-cleared"),
+        (lambda db, note: responses.set_closed(db, "quiz", True, note=note), "survey-state"),
+        (lambda db, note: roles.set_role(db, "quiz", "ann", "viewer", note=note), "role-changed"),
+        (lambda db, note: roles.remove_role(db, "quiz", "ann", note=note), "role-changed"),
+    ],
+)
+def test_a_failure_after_the_change_rolls_back_the_change_and_its_audit_entry(backend_db, monkeypatch, change, action):
+    from storage import accounts, audit
+
+    accounts.create_admin(backend_db, "ann", "a long enough password")
+    save(backend_db)
+    roles.set_role(backend_db, "quiz", "ann", "analyst")
+    before = (
+        rows_naming(backend_db, "quiz"),
+        store.survey_record(backend_db, "quiz"),
+        store.latest_generation(backend_db),
+    )
+    failing_audit(monkeypatch)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        change(backend_db, audit.Note("ann", action, "quiz"))
+    after = (
+        rows_naming(backend_db, "quiz"),
+        store.survey_record(backend_db, "quiz"),
+        store.latest_generation(backend_db),
+    )
+    assert after == before and roles.role_of(backend_db, "quiz", "ann") == "analyst"
+    assert audit.entries(backend_db) == []
+    monkeypatch.undo()
+    change(backend_db, audit.Note("ann", action, "quiz"))
+    assert [entry.action for entry in audit.entries(backend_db)] == [action]

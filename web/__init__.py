@@ -50,7 +50,7 @@ def init_app(app: Flask) -> None:
     babel.init_app(app, locale_selector=language.interface_language)
     db.init_app(app)
     csrf.exempt(respond.submit)  # checked in the view, to recover from expired tokens
-    for view in (editor.create_survey, editor.save_survey, editor.append_to_source):
+    for view in (editor.create_survey, editor.save_survey, editor.append_to_source, editor.preview_text):
         csrf.exempt(view)  # uploads above MAX_CONTENT_LENGTH: the view checks the token after the size (web/editor.py)
     csrf.exempt(people.use_link)  # checked by its form after the link: a used link says so, not “bad token”
     for blueprint in (

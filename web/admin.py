@@ -243,11 +243,11 @@ def set_state(survey_id: str):
     wanted = request.form.get("state")
     if wanted not in ("open", "closed"):
         abort(400, description="state must be “open” or “closed”.")
+    note = audit.Note(g.admin, "survey-state", survey.id, "opened" if wanted == "open" else "closed")
     if wanted == "open":
-        stored_surveys.open_survey(get_db(), survey.id)  # a draft becomes live
+        stored_surveys.open_survey(get_db(), survey.id, note=note)  # a draft becomes live
         refresh_now()
     else:
-        responses.set_closed(get_db(), survey.id, True)
-    audit.record(get_db(), g.admin, "survey-state", survey.id, "opened" if wanted == "open" else "closed")
+        responses.set_closed(get_db(), survey.id, True, note=note)
     flash(f"“{survey.title}” is now {survey_state(survey)}.", "success")
     return redirect(safe_next(request.form.get("next")))

@@ -41,12 +41,15 @@ def render_form(
     arm: str | None = None,
     page=None,
     script: bool = True,
+    unsaved: bool = False,
 ):
     """The survey form: fresh, or ``form`` (answers kept, each error next to its question)
     with ``errors`` (the problems of the request as a whole) above it. With ``preview_state``
     (the survey's state) it is a researcher's preview: a banner, and it posts where nothing is stored
     (page by page, as here). ``page`` (:class:`web.pages.PageView`): one page of a survey of several.
-    ``script`` False (a researcher's preview of the path without JavaScript): the page loads no script."""
+    ``script`` False (a researcher's preview of the path without JavaScript): the page loads no script.
+    ``unsaved``: a preview of a text being edited (:func:`web.editor.preview_text`): its banner says so, and
+    the form has no address to post to and its buttons are disabled, so no answer can be sent from it."""
     if survey.pages and page is None:
         page, form = pages.page_view(survey, pages.first_carried(survey))
     session.permanent = True  # the CSRF token's session outlives a browser restart (7 days)
@@ -64,7 +67,8 @@ def render_form(
         privacy=privacy_summary(survey),
         errors=errors,
         refused=status != 200,
-        preview=preview_state is not None,
+        preview=preview_state is not None or unsaved,
+        unsaved=unsaved,
         survey_state=preview_state,
         arm=arm,
         arm_wire=ARM_WIRE[arm],

@@ -8,12 +8,10 @@ is written in the audit log (``codes-created``, with the number made).
 
 from __future__ import annotations
 
-import csv
-import io
-
 from flask import Blueprint, abort, g, render_template, request, url_for
 
 from storage import audit, responses
+from surveys.tables import safe_csv
 from web.admin import ActionForm, posted_form
 from web.catalog import survey_or_404
 from web.db import get_db
@@ -35,13 +33,14 @@ def wanted_count(text: str) -> int:
 
 
 def codes_csv(survey, codes: list[str]) -> str:
-    """``code,link`` rows: each code and the survey's link that carries it."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["code", "link"])
-    for code in codes:
-        writer.writerow([code, url_for("respond.show", survey_id=survey.id, code=code, _external=True)])
-    return out.getvalue()
+    """``code,link`` rows: each code and the survey's link that carries it, every cell spreadsheet-safe
+    (:func:`surveys.tables.safe_csv`; a code never starts with a formula character,
+    :func:`storage.responses.new_invitation_code`, so the codes are as a respondent types them)."""
+    rows = (
+        {"code": code, "link": url_for("respond.show", survey_id=survey.id, code=code, _external=True)}
+        for code in codes
+    )
+    return safe_csv(["code", "link"], rows)
 
 
 @bp.get("/surveys/<survey_id>/codes")

@@ -24,14 +24,16 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import secure_filename
 from wtforms.validators import ValidationError
 
-from storage import audit, roles
+from storage import audit
 from storage import surveys as stored_surveys
 from surveys import design_choices, limits, versions, xlsform
 from surveys.definition import SELECT_ONE, Survey
 from surveys.files import SURVEY_FILE_SUFFIXES, load_survey_text
 from surveys.schema_checks import Problem, SurveyFileError
 from surveys.source_lines import append_question, place_problems, problems_by_line
+from web import answering
 from web.db import get_db
+from web.language import in_respondent_language
 from web.permissions import no_such_survey, signed_in, survey_access
 
 bp = Blueprint("editor", __name__, url_prefix="/admin")
@@ -125,12 +127,22 @@ def checked(sent: Sent) -> tuple[Survey | None, tuple]:
         return None, place_problems(sent.text, error.problems)
 
 
-def saving_refused(sent: Sent):
-    """Save ``sent`` as a survey made in the app (:func:`storage.surveys.save_version`): what it saved, or the
-    problems (placed at their lines) when the database refuses it, a survey file having taken its id since
-    it was checked, say."""
+def saving_refused(sent: Sent, note: audit.Note, create: bool = False):
+    """Save ``sent`` as a survey made in the app (:func:`storage.surveys.save_version`), with ``note`` in the
+    audit log in the same transaction: what it saved, or the problems (placed at their lines) when the
+    database refuses it, a survey file or another account having taken its id since it was checked, say.
+    ``create``: only as a new survey, owned by the signed-in account."""
     try:
-        return stored_surveys.save_version(get_db(), sent.text, source_name=sent.name, managed_by=None, actor=g.admin)
+        return stored_surveys.save_version(
+            get_db(),
+            sent.text,
+            source_name=sent.name,
+            managed_by=None,
+            actor=g.admin,
+            create_only=create,
+            owner=g.admin if create else None,
+            note=note,
+        )
     except SurveyFileError as error:
         return place_problems(sent.text, error.problems)
     except ValueError as error:
@@ -147,11 +159,17 @@ def listed_lines(source: str, problems) -> list[str]:
     return lines + [""] * (last - len(lines))
 
 
+def languages_of(survey: Survey | None) -> tuple[str | None, ...]:
+    """The languages a preview is offered in: ``survey``'s (the text's last checked), or (None,): the first."""
+    return tuple(survey.languages) if survey is not None and survey.languages else (None,)
+
+
 def editor_page(status: int = 200, **values):
     """The editor's page (``admin/editor.html``) with its problems grouped by line."""
     problems = values.get("problems", ())
     values.setdefault("refusals", ())
     values.setdefault("change", None)
+    values.setdefault("preview_languages", languages_of(values.get("survey")))
     lines = listed_lines(values.get("source", ""), problems)
     return render_template("admin/editor.html", by_line=problems_by_line(problems), lines=lines, **values), status
 
@@ -180,17 +198,38 @@ def create_survey():
         problem = Problem(sent.name, None, "id", f"there is already a survey called {survey.id!r}; choose another id")
         survey, problems = None, place_problems(sent.text, [problem])
     if survey is None or request.form.get("action") == "check":
-        return editor_page(400 if problems else 200, survey=None, source=sent.text, problems=problems, ok=not problems)
-    db = get_db()
-    saved = saving_refused(sent)
+        status, languages = 400 if problems else 200, languages_of(survey)
+        return editor_page(
+            status, survey=None, source=sent.text, problems=problems, ok=not problems, preview_languages=languages
+        )
+    detail = sent.name if sent.name == IN_PAGE else f"uploaded {sent.name}"
+    saved = saving_refused(sent, audit.Note(g.admin, "survey-created", survey.id, detail), create=True)
     if isinstance(saved, tuple):
         return editor_page(400, survey=None, source=sent.text, problems=saved)
-    roles.set_role(db, survey.id, g.admin, "owner")
-    audit.record(
-        db, g.admin, "survey-created", survey.id, detail=sent.name if sent.name == IN_PAGE else f"uploaded {sent.name}"
-    )
     flash(f"“{survey.title}” is saved as a draft: nobody can answer it until it is opened.", "success")
     return redirect(url_for("editor.edit_survey", survey_id=survey.id))
+
+
+# -- a preview of the text being edited ---------------------------------------------------------
+
+
+@bp.post("/surveys/preview-text")
+@signed_in
+def preview_text():
+    """The text being edited (or the file chosen), unsaved, as a respondent would see its form: in the
+    language ``?lang=`` and with its script or, ``?javascript=off``, without (the server's path). Nothing is
+    stored; the form has no address and its buttons are disabled (:func:`web.answering.render_form`'s
+    ``unsaved``). A text with problems gets the editor's page with them (400)."""
+    checked_post()
+    try:
+        sent = sent_source()
+    except Refused as refused:
+        return editor_page(400, survey=None, source="", problems=(), refusals=refused.messages)
+    survey, problems = checked(sent)
+    if survey is None:
+        return editor_page(400, survey=None, source=sent.text, problems=problems)
+    script = request.args.get("javascript") != "off"
+    return answering.render_form(in_respondent_language(survey), script=script, unsaved=True)
 
 
 # -- editing ------------------------------------------------------------------------------------
@@ -255,18 +294,21 @@ def save_survey(survey_id: str):
         new, problems = None, place_problems(sent.text, [problem])
     page = {"survey": survey, "source": sent.text, "managed_by": None}
     if new is None or request.form.get("action") == "check":
-        return editor_page(400 if problems else 200, problems=problems, ok=not problems, **page)
+        languages = languages_of(new or survey)
+        return editor_page(
+            400 if problems else 200, problems=problems, ok=not problems, preview_languages=languages, **page
+        )
     answered = stored_surveys.has_answers(get_db(), survey_id, now.version)
     change = versions.describe_change(survey, dataclasses.replace(new, version=survey.version), answered)
     if change.locked and request.form.get("confirmed") != confirmation(sent.text):
         return editor_page(200, problems=(), change=change, confirm=confirmation(sent.text), **page)
-    saved = saving_refused(sent)
+    next_version = change.new_version if change.locked else now.version
+    saved = saving_refused(sent, audit.Note(g.admin, "survey-edited", survey_id, f"version {next_version}"))
     if isinstance(saved, tuple):
         return editor_page(400, problems=saved, **page)
     if saved.unchanged:
         flash("The text is the one saved already; nothing changed.", "info")
     else:
-        audit.record(get_db(), g.admin, "survey-edited", survey_id, detail=f"version {saved.version}")
         flash(f"Saved “{new.title}”, version {saved.version}.", "success")
     return redirect(url_for("editor.edit_survey", survey_id=survey_id))
 

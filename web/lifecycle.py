@@ -84,9 +84,13 @@ def _record(survey_id: str) -> stored_surveys.SurveyRecord:
     return record
 
 
-def _done(survey_id: str, detail: str, message: str):
-    """Record the change, let this process's catalogue see it at once, say so and go back to the survey."""
-    audit.record(get_db(), g.admin, "survey-state", survey_id, detail)
+def _note(survey_id: str, detail: str) -> audit.Note:
+    """The audit entry of a stage change, written in the change's own transaction."""
+    return audit.Note(g.admin, "survey-state", survey_id, detail)
+
+
+def _done(survey_id: str, message: str):
+    """Let this process's catalogue see the change at once, say so and go back to the survey."""
     refresh_now()
     flash(message, "success")
     return redirect(url_for("admin.survey_page", survey_id=survey_id))
@@ -99,8 +103,8 @@ def open_(survey_id: str):
     posted_form()
     if _record(survey_id).stage == "archived":
         abort(400, description=f"“{survey.title}” is archived: unarchive it first.")
-    stored_surveys.open_survey(get_db(), survey_id)
-    return _done(survey_id, "opened", f"“{survey.title}” is live and takes answers within its dates.")
+    stored_surveys.open_survey(get_db(), survey_id, note=_note(survey_id, "opened"))
+    return _done(survey_id, f"“{survey.title}” is live and takes answers within its dates.")
 
 
 @bp.post("/close")
@@ -110,8 +114,8 @@ def close(survey_id: str):
     posted_form()
     if _record(survey_id).stage != "live":
         abort(400, description=f"“{survey.title}” is not live: only a live survey is closed.")
-    responses.set_closed(get_db(), survey_id, True)
-    return _done(survey_id, "closed", f"“{survey.title}” is closed: it takes no more answers.")
+    responses.set_closed(get_db(), survey_id, True, note=_note(survey_id, "closed"))
+    return _done(survey_id, f"“{survey.title}” is closed: it takes no more answers.")
 
 
 @bp.post("/archive")
@@ -119,9 +123,8 @@ def close(survey_id: str):
 def archive(survey_id: str):
     survey = survey_or_404(survey_id)
     posted_form()
-    responses.set_closed(get_db(), survey_id, True)
-    stored_surveys.set_stage(get_db(), survey_id, "archived")
-    return _done(survey_id, "archived", f"“{survey.title}” is archived: closed, its results and exports kept.")
+    stored_surveys.set_stage(get_db(), survey_id, "archived", closed=True, note=_note(survey_id, "archived"))
+    return _done(survey_id, f"“{survey.title}” is archived: closed, its results and exports kept.")
 
 
 @bp.post("/unarchive")
@@ -131,8 +134,12 @@ def unarchive(survey_id: str):
     posted_form()
     if _record(survey_id).stage != "archived":
         abort(400, description=f"“{survey.title}” is not archived.")
-    stored_surveys.set_stage(get_db(), survey_id, "live")
-    return _done(survey_id, "unarchived", f"“{survey.title}” is back, closed: open it to take answers again.")
+    stored_surveys.set_stage(get_db(), survey_id, "live", note=_note(survey_id, "unarchived"))
+    return _done(survey_id, f"“{survey.title}” is back, closed: open it to take answers again.")
+
+
+#: The audit entry's detail of each ``listed`` value.
+LISTED = {"on": "listed", "off": "unlisted"}
 
 
 @bp.post("/listed")
@@ -144,10 +151,10 @@ def listed(survey_id: str):
     wanted = request.form.get("listed")
     if wanted not in ("on", "off"):
         abort(400, description="listed must be “on” or “off”.")
-    stored_surveys.set_listed(get_db(), survey_id, wanted == "on")
+    stored_surveys.set_listed(get_db(), survey_id, wanted == "on", note=_note(survey_id, LISTED[wanted]))
     if wanted == "on":
-        return _done(survey_id, "listed", f"“{survey.title}” is on the start page while it is open.")
-    return _done(survey_id, "unlisted", f"“{survey.title}” is reachable by its link only, not on the start page.")
+        return _done(survey_id, f"“{survey.title}” is on the start page while it is open.")
+    return _done(survey_id, f"“{survey.title}” is reachable by its link only, not on the start page.")
 
 
 @bp.get("/clear")
@@ -166,10 +173,9 @@ def clear(survey_id: str):
     survey = survey_or_404(survey_id)
     posted_form()
     try:
-        stored_surveys.clear_answers(get_db(), survey_id)
+        stored_surveys.clear_answers(get_db(), survey_id, note=audit.Note(g.admin, "test-answers-cleared", survey_id))
     except ValueError:
         abort(400, description=f"“{survey.title}” has been opened: its answers are real and are kept.")
-    audit.record(get_db(), g.admin, "test-answers-cleared", survey_id)
     flash(f"The test answers of “{survey.title}” are cleared.", "success")
     return redirect(url_for("admin.survey_page", survey_id=survey_id))
 
@@ -193,8 +199,8 @@ def delete(survey_id: str):
             "admin/confirm_delete.html", survey=survey, action=ActionForm(), typed=typed[:200], mismatch=True
         )
         return html, 400
-    stored_surveys.delete_survey(get_db(), survey_id)
-    audit.record(get_db(), g.admin, "survey-deleted", survey_id, f"{survey.title[:200]}")
+    note = audit.Note(g.admin, "survey-deleted", survey_id, survey.title[:200])
+    stored_surveys.delete_survey(get_db(), survey_id, note=note)
     refresh_now()
     flash(f"“{survey.title}” and everything stored of it are deleted.", "success")
     return redirect(url_for("admin.dashboard"))

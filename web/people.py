@@ -355,10 +355,10 @@ def set_person(survey_id: str):
     form = RoleForm()
     checked(form)
     try:
-        roles.set_role(get_db(), survey.id, form.account.data, form.role.data)
+        note = audit.Note(g.admin, "role-changed", survey.id, f"{form.account.data}: {form.role.data}")
+        roles.set_role(get_db(), survey.id, form.account.data, form.role.data, note=note)
     except ValueError as error:
         refused(error)
-    audit.record(get_db(), g.admin, "role-changed", survey.id, f"{form.account.data}: {form.role.data}")
     flash(f"{form.account.data} is {form.role.data} of “{survey.title}”.", "success")
     return redirect(url_for("people.survey_people", survey_id=survey.id))
 
@@ -370,11 +370,11 @@ def remove_person(survey_id: str):
     checked(AccountForm())
     name = request.form.get("account", "")
     try:
-        removed = roles.remove_role(get_db(), survey.id, name)
+        note = audit.Note(g.admin, "role-changed", survey.id, f"{name}: no role")
+        removed = roles.remove_role(get_db(), survey.id, name, note=note)
     except ValueError as error:
         refused(error, 409)
     if not removed:
         abort(400, description=f"{name[:64]!r} holds no role on this survey; nothing changed.")
-    audit.record(get_db(), g.admin, "role-changed", survey.id, f"{name}: no role")
     flash(f"{name} no longer holds a role on “{survey.title}”.", "success")
     return redirect(url_for("people.survey_people", survey_id=survey.id))
