@@ -61,6 +61,8 @@ DEFINITION_TABLES = (
     ("invitation_codes", "survey_id"),
     ("survey_states", "survey_id"),
     ("survey_versions", "survey_id"),
+    ("events", "survey_id"),
+    ("api_tokens", "survey_id"),
     ("surveys", "id"),
 )
 #: Tables that keep a deleted survey's id, and why (tests/test_survey_store.py reads the schema).
@@ -371,25 +373,10 @@ def set_listed(db: sqlite_utils.Database, survey_id: str, listed: bool, note: au
 
 
 def _delete_answers(db, survey_id: str) -> None:
+    """Every answer of ``survey_id`` and everything counted from them; its design records are its own
+    (migration m016: the design id carries the survey's id), so no other survey's responses reference them."""
     for table in ANSWER_TABLES:
-        if table == "designs":
-            _hand_over_designs(db, survey_id)
         db.execute(f"DELETE FROM {table} WHERE survey_id = ?", [survey_id])  # names from ANSWER_TABLES
-
-
-def _hand_over_designs(db, survey_id: str) -> None:
-    """A design record is keyed by its questions' fingerprint alone, so another survey asking the same
-    questions shares the record first stored under ``survey_id``: hand it to that survey (the version of
-    one of its responses) rather than delete what its responses reference. Called once this survey's
-    responses are gone."""
-    for (design_id,) in db.execute("SELECT id FROM designs WHERE survey_id = ?", [survey_id]).fetchall():
-        other = db.execute(
-            "SELECT survey_id, survey_version FROM responses WHERE design_id = ? LIMIT 1", [design_id]
-        ).fetchone()
-        if other is not None:
-            db.execute(
-                "UPDATE designs SET survey_id = ?, survey_version = ? WHERE id = ?", [other[0], other[1], design_id]
-            )
 
 
 def clear_answers(db: sqlite_utils.Database, survey_id: str, note: audit.Note | None = None) -> None:

@@ -19,7 +19,7 @@ REDESIGNED = QUIZ_YAML.replace("design: {t: 2/3, a: 1/6, b: 1/6}", "design: {t: 
 #: The quiz with another title only.
 REWORDED = QUIZ_YAML.replace("title: Test quiz", "title: Test quiz, reworded")
 OTHER_YAML = QUIZ_YAML.replace("id: quiz", "id: other")
-#: Another survey with its own design record (a design record is keyed by the questions alone).
+#: Another survey whose questions differ too (each survey has design records of its own since m016).
 OTHER_DESIGN_YAML = OTHER_YAML.replace("choices: [first, second, third, fourth]", "choices: [first, later]")
 
 
@@ -194,11 +194,11 @@ def test_delete_removes_every_row_of_the_survey_in_every_table_and_nothing_of_an
         store.delete_survey(backend_db, "quiz")
 
 
-def test_delete_hands_a_shared_design_record_to_the_other_survey(backend_db):
+def test_two_surveys_asking_the_same_questions_keep_their_own_design_records_through_a_delete(backend_db):
     quiz, other = save(backend_db).survey, save(backend_db, OTHER_YAML).survey
     answer(backend_db, quiz, "quiz-1")
     answer(backend_db, other, "other-1")
-    assert rows_naming(backend_db, "other")["designs"] == 0  # the record stored first, under quiz
+    assert rows_naming(backend_db, "other")["designs"] == rows_naming(backend_db, "quiz")["designs"] == 1
     store.delete_survey(backend_db, "quiz")
     assert rows_naming(backend_db, "quiz")["designs"] == 0
     assert [version for _, version, _ in queries.design_records(backend_db, "other")] == [1]
