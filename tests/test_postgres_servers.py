@@ -8,7 +8,8 @@ import pytest
 
 from app import create_app
 from storage import postgres, queries
-from tests.helpers.drivers import Respondent
+from tests.helpers.drivers import Respondent, wire_form
+from tests.helpers.sample_surveys import survey_in
 from web.db import close_pools, open_database
 
 ANSWERS = {"cheated": "yes", "ai_use": "once", "year": "first"}
@@ -68,8 +69,9 @@ def test_a_lost_postgresql_gives_503_with_retry_after_and_stores_nothing(
     app = make_server_app(postgres_url, "a")
     respondent = Respondent(app.test_client())
     controls = respondent.open_form()
+    posted = {**controls, **wire_form(survey_in(app), ANSWERS)}  # the form read while the database is there
     app.config["DATABASE_URL"] = f"postgresql://rr@/postgres?host={tmp_path}&port=5432"  # no server there
-    for response in (respondent.client.get("/s/quiz"), respondent.submit(ANSWERS, controls=controls)):
+    for response in (respondent.client.get("/s/quiz"), respondent.client.post("/s/quiz", data=posted)):
         assert response.status_code == 503
         assert response.headers["Retry-After"] == "5"
         assert "nothing was stored" in response.get_data(as_text=True)
