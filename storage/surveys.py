@@ -58,6 +58,8 @@ ANSWER_TABLES = (
 )
 #: What :func:`delete_survey` removes besides :data:`ANSWER_TABLES` and the roles, by table and column.
 DEFINITION_TABLES = (
+    ("events", "survey_id"),
+    ("api_tokens", "survey_id"),
     ("invitation_codes", "survey_id"),
     ("survey_states", "survey_id"),
     ("survey_versions", "survey_id"),
@@ -366,8 +368,8 @@ def clear_answers(db: sqlite_utils.Database, survey_id: str) -> None:
 
 
 def delete_survey(db: sqlite_utils.Database, survey_id: str) -> None:
-    """Remove ``survey_id`` from every table (answers, tallies, designs, submission keys, invitation codes,
-    roles, versions), in one transaction, and tell every app process (:data:`KEPT_AFTER_DELETE`).
+    """Remove ``survey_id`` from every table (answers, tallies, designs, submission keys, events, API tokens,
+    invitation codes, roles, versions), in one transaction, and tell every app process (:data:`KEPT_AFTER_DELETE`).
 
     Raises
     ------
