@@ -1,14 +1,16 @@
 """Playwright: issue 26's journey through the workspace, on both backends. The site administrator invites a
 researcher and an analyst by one-time links; the researcher uploads an XLSForm workbook (English and French, a
-randomized yes/no question) whose id is taken, fixes it in the page's YAML, saves the draft, previews it in both
-languages, opens it and shares it with the analyst; 30 respondents answer through the device path; the analyst
-reads the results and downloads an export but cannot edit, close, delete or see another researcher's survey; the
-owner closes, archives, backs up and deletes it, after which it answers 404 and none of its rows is left.
+randomized yes/no question) whose design does not add up, fixes it in the page's YAML, saves the draft, previews
+it in both languages, opens it and shares it with the analyst; 30 respondents answer through the device path;
+the analyst reads the results and downloads an export but cannot edit, close, delete or see another
+researcher's survey; the owner closes, archives, backs up and deletes it, after which it answers 404 and none
+of its rows is left.
 
-Every page on the way is saved at 375 and 1280 px (``test-artifacts/screenshots/workspace-<backend>/``) and
+Every page on the way is saved at 375 and 1280 px (``test-artifacts/screenshots/workspace-sqlite/``) and
 checked with axe-core (:mod:`tests.helpers.accessibility`): no violation on any. On PostgreSQL the same journey
 runs with every assertion, but without screenshots or axe: the pages are the same, and the SQLite run has
-checked each of them (on a shared two-core machine: about 50 s on SQLite with them, 25 s on PostgreSQL without).
+checked each of them (on a shared two-core machine: 40 to 50 s on SQLite with them, 23 to 25 s on PostgreSQL
+without).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.both_backends]
 
 PASSWORD = "a password long enough"
 SURVEY_ID = "exam-honesty"
-TAKEN_ID = "quiz"  # the fixtures' survey file: the workbook's mistake is to reuse its id
 ANSWERS = 30
 #: Makes crypto.getRandomValues return 2^32 - 5 for every word: both coins of the two-coin design (t = 1/2,
 #: a = b = 1/4) land heads, a forced "yes", whatever the truth (tests/test_browser_respond.py). Every
@@ -50,14 +51,14 @@ questions:
 """
 
 
-def exam_workbook(path: Path, form_id: str) -> Path:
-    """An XLSForm workbook in English and French: a randomized yes/no question (forced response) and a year
-    asked directly."""
+def exam_workbook(path: Path) -> Path:
+    """An XLSForm workbook in English and French: a randomized yes/no question (two coins, t = 1/2 and a = b =
+    1/4, but b written 1/2 by mistake) and a year asked directly."""
     survey = [
         ["type", "name", "label::English (en)", "label::Français (fr)", "randomize"]
         + ["design::t", "design::a", "design::b"],
         ["yes_no", "cheated", "Have you ever cheated on an exam?", "Avez-vous déjà triché à un examen ?", ""]
-        + ["1/2", "1/4", "1/4"],
+        + ["1/2", "1/4", "1/2"],
         ["select_one year", "year", "Year of study", "Année d'études", "no", "", "", ""],
     ]
     choices = [
@@ -67,7 +68,7 @@ def exam_workbook(path: Path, form_id: str) -> Path:
     ]
     settings = [
         ["form_id", "form_title::English (en)", "form_title::Français (fr)", "version", "default_language"],
-        [form_id, "Exam honesty", "Honnêteté aux examens", "1", "English (en)"],
+        [SURVEY_ID, "Exam honesty", "Honnêteté aux examens", "1", "English (en)"],
     ]
     return workbook(path, {"survey": survey, "choices": choices, "settings": settings})
 
@@ -144,7 +145,7 @@ def administrator_invites(browser, url: str, looks: Looks) -> tuple:
 
 
 def upload_fix_preview_open(page, url: str, workbook_path: Path, looks: Looks) -> None:
-    """Step 2: the workbook uploaded, its mistake (a taken id) fixed in the YAML, the draft saved, previewed in
+    """Step 2: the workbook uploaded, its mistake (b = 1/2) fixed in the YAML, the draft saved, previewed in
     English and French with JavaScript, and opened."""
     page.get_by_role("link", name="New survey").click()
     looks.see(page, "new-survey")
@@ -153,11 +154,11 @@ def upload_fix_preview_open(page, url: str, workbook_path: Path, looks: Looks) -
     )
     press(page, "Save as a draft")
     problems = page.locator("#problems").inner_text()
-    assert "there is already a survey called 'quiz'" in problems, problems
+    assert "t + a + b must equal 1" in problems, problems
     looks.see(page, "upload-problem")
     source = page.get_by_label("The survey as YAML")
-    assert f"id: {TAKEN_ID}" in source.input_value() and "Avez-vous" in source.input_value()
-    source.fill(source.input_value().replace(f"id: {TAKEN_ID}", f"id: {SURVEY_ID}"))
+    assert "    b: 1/2" in source.input_value() and "Avez-vous" in source.input_value()
+    source.fill(source.input_value().replace("    b: 1/2", "    b: 1/4"))
     press(page, "Save as a draft")
     page.wait_for_url(f"{url}/admin/surveys/{SURVEY_ID}/edit")
     assert "is saved as a draft" in page.locator(".notice.success").inner_text()
@@ -314,7 +315,7 @@ def test_invited_researcher_uploads_fixes_opens_shares_and_deletes_a_survey_an_a
     widths = (375, 1280) if app_backend == "sqlite" else ()  # the pages are the same: looked at once
     looks = Looks(SCREENSHOTS / f"workspace-{app_backend}", widths)
     rita, ana = administrator_invites(browser, live_server, looks)
-    upload_fix_preview_open(rita, live_server, exam_workbook(tmp_path / "exam.xlsx", TAKEN_ID), looks)
+    upload_fix_preview_open(rita, live_server, exam_workbook(tmp_path / "exam.xlsx"), looks)
     share_with_analyst(rita, looks)
     check_answers_stored_randomized(app, respondents_answer(browser, live_server, looks))
     analyst_reads_but_cannot_change(ana, live_server, looks)
