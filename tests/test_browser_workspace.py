@@ -73,13 +73,19 @@ def exam_workbook(path: Path) -> Path:
     return workbook(path, {"survey": survey, "choices": choices, "settings": settings})
 
 
+#: How wide the page is laid out: wider than the viewport, and the reader scrolls sideways.
+SCROLL_WIDTH = "document.documentElement.scrollWidth"
+
+
 class Looks:
-    """Each page seen, checked at the journey's widths (:class:`PageChecks`), its name checked once."""
+    """Each page seen, checked at the journey's widths (:class:`PageChecks`) and for its width (no page wider
+    than the screen: ``too_wide``), its name checked once."""
 
     def __init__(self, folder: Path, widths: tuple[int, ...]):
         self.checks = PageChecks(folder=folder)
         self.widths = widths
         self.names: list[str] = []
+        self.too_wide: list[str] = []
 
     def see(self, page, name: str) -> None:
         page.wait_for_load_state()
@@ -87,6 +93,7 @@ class Looks:
         for width in self.widths:
             page.set_viewport_size({"width": width, "height": 800})
             self.checks.check(page, name)
+            self.too_wide += [] if page.evaluate(SCROLL_WIDTH) <= width else [f"{name} at {width} px"]
 
 
 def someone_elses_survey(app) -> None:
@@ -321,6 +328,7 @@ def test_invited_researcher_uploads_fixes_opens_shares_and_deletes_a_survey_an_a
     analyst_reads_but_cannot_change(ana, live_server, looks)
     owner_closes_archives_deletes(rita, live_server, looks)
     check_no_row_left(app)
+    assert looks.too_wide == []
     assert list(looks.checks.found) == [f"{name} at {width} px" for name in looks.names for width in widths]
     if describe(looks.checks.found):
         pytest.fail(f"axe found violations:\n{describe(looks.checks.found)}", pytrace=False)
