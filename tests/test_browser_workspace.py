@@ -1,15 +1,15 @@
 """Playwright: issue 26's journey through the workspace, on both backends. The site administrator invites a
 researcher and an analyst by one-time links; the researcher uploads an XLSForm workbook (English and French, a
-randomized yes/no question) whose design does not add up, fixes it in the page's YAML, saves the draft, previews
-it in both languages, opens it and shares it with the analyst; 30 respondents answer through the device path;
-the analyst reads the results and downloads an export but cannot edit, close, delete or see another
-researcher's survey; the owner closes, archives, backs up and deletes it, after which it answers 404 and none
-of its rows is left.
+randomized yes/no question) whose design does not add up, fixes it in the page's YAML, saves the draft, previews it
+in both languages, opens it, shares it with the analyst and makes an API token; 30 respondents answer through the
+device path; the analyst reads the results and downloads an export but cannot edit, close, delete or see another
+researcher's survey; the owner closes, archives, backs up and deletes it, after which it and its token answer 404,
+none of its rows is left, and the administrator's audit log shows who deleted it.
 
 Every page on the way is saved at 375 and 1280 px (``test-artifacts/screenshots/workspace-sqlite/``) and
 checked with axe-core (:mod:`tests.helpers.accessibility`): no violation on any. On PostgreSQL the same journey
 runs with every assertion, but without screenshots or axe: the pages are the same, and the SQLite run has
-checked each of them (on a shared two-core machine: 40 to 50 s on SQLite with them, 23 to 25 s on PostgreSQL
+checked each of them (on a shared two-core machine: 40 to 56 s on SQLite with them, 23 to 25 s on PostgreSQL
 without).
 """
 
@@ -198,6 +198,24 @@ def share_with_analyst(page, looks: Looks) -> None:
     looks.see(page, "people-shared")
 
 
+def make_a_token(page, url: str, looks: Looks) -> str:
+    """Step 3 too: the owner makes a read-only API token (shown once) and a script reads the responses with it."""
+    page.goto(f"{url}/admin/surveys/{SURVEY_ID}")
+    page.get_by_role("link", name="API tokens").click()
+    looks.see(page, "tokens")
+    page.get_by_label("Label (who or what uses it)").fill("nightly report")
+    press(page, "Make a token")
+    token = page.locator("code.new-token").inner_text()
+    looks.see(page, "token-made")
+    return token
+
+
+def api_read(page, url: str, token: str):
+    return page.request.get(
+        f"{url}/api/surveys/{SURVEY_ID}/responses.csv", headers={"Authorization": f"Bearer {token}"}
+    )
+
+
 def respondents_answer(browser, url: str, looks: Looks) -> list[str]:
     """Step 4: :data:`ANSWERS` respondents, one after another on one device whose cookies and storage are
     cleared between them, each answering "No" (randomized to a forced "yes" by :data:`FORCED_YES`); the bodies
@@ -304,6 +322,17 @@ def owner_closes_archives_deletes(page, url: str, looks: Looks) -> None:
     assert page.goto(f"{url}/s/{SURVEY_ID}").status == 404
 
 
+def administrator_reads_the_audit_log(browser, url: str, looks: Looks) -> None:
+    """The deletion stays on record, with who made it, for the site administrator."""
+    page = browser.new_context().new_page()
+    sign_in(page, url)
+    page.get_by_role("link", name="Audit log").click()
+    looks.see(page, "audit-log")
+    deleted = page.get_by_role("row").filter(has_text="survey-deleted")
+    assert deleted.count() == 1 and "rita" in deleted.inner_text() and SURVEY_ID in deleted.inner_text()
+    page.context.close()
+
+
 def check_no_row_left(app) -> None:
     """No table holds the survey's id, except those that keep it on purpose (the audit log, the change that
     told every process)."""
@@ -324,10 +353,15 @@ def test_invited_researcher_uploads_fixes_opens_shares_and_deletes_a_survey_an_a
     rita, ana = administrator_invites(browser, live_server, looks)
     upload_fix_preview_open(rita, live_server, exam_workbook(tmp_path / "exam.xlsx"), looks)
     share_with_analyst(rita, looks)
+    token = make_a_token(rita, live_server, looks)
     check_answers_stored_randomized(app, respondents_answer(browser, live_server, looks))
+    read = api_read(rita, live_server, token)
+    assert read.status == 200 and len(read.text().strip().splitlines()) == ANSWERS + 1
     analyst_reads_but_cannot_change(ana, live_server, looks)
     owner_closes_archives_deletes(rita, live_server, looks)
+    assert api_read(rita, live_server, token).status in (401, 404)  # the token went with its survey
     check_no_row_left(app)
+    administrator_reads_the_audit_log(browser, live_server, looks)
     assert looks.too_wide == []
     assert list(looks.checks.found) == [f"{name} at {width} px" for name in looks.names for width in widths]
     if describe(looks.checks.found):
