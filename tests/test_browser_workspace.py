@@ -9,7 +9,7 @@ none of its rows is left, and the administrator's audit log shows who deleted it
 Every page on the way is saved at 375 and 1280 px (``test-artifacts/screenshots/workspace-sqlite/``) and
 checked with axe-core (:mod:`tests.helpers.accessibility`): no violation on any. On PostgreSQL the same journey
 runs with every assertion, but without screenshots or axe: the pages are the same, and the SQLite run has
-checked each of them (on a shared two-core machine: 40 to 56 s on SQLite with them, 23 to 25 s on PostgreSQL
+checked each of them (on a shared two-core machine: 40 to 56 s on SQLite with them, 23 to 33 s on PostgreSQL
 without).
 """
 
