@@ -397,9 +397,9 @@ def clear_answers(db: sqlite_utils.Database, survey_id: str, note: audit.Note | 
 
 
 def delete_survey(db: sqlite_utils.Database, survey_id: str, note: audit.Note | None = None) -> None:
-    """Remove ``survey_id`` from every table (answers, tallies, designs, submission keys, invitation codes,
-    roles, versions), in one transaction with ``note``'s audit entry, and tell every app process
-    (:data:`KEPT_AFTER_DELETE`).
+    """Remove ``survey_id`` from every table (answers, tallies, designs, submission keys, events, API tokens,
+    invitation codes, roles, versions), in one transaction with ``note``'s audit entry, and tell every app
+    process (:data:`KEPT_AFTER_DELETE`).
 
     Raises
     ------

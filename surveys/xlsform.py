@@ -118,7 +118,12 @@ class ImportedSurvey:
     survey: Survey
 
     def yaml_text(self) -> str:
-        return yaml.safe_dump(self.mapping, sort_keys=False, allow_unicode=True, width=100)
+        return mapping_yaml(self.mapping)
+
+
+def mapping_yaml(mapping: dict) -> str:
+    """The survey file's text of a workbook's ``mapping``."""
+    return yaml.safe_dump(mapping, sort_keys=False, allow_unicode=True, width=100)
 
 
 def _default_language(setting: object, languages: list[str]) -> str:
@@ -378,7 +383,7 @@ def import_workbook(path: str | Path) -> ImportedSurvey:
         problems = [
             CellProblem(*_cell_of(problem, places), _in_workbook_words(problem.message)) for problem in error.problems
         ]
-        raise XLSFormError(str(path), problems) from None
+        raise XLSFormError(str(path), problems, yaml_text=mapping_yaml(mapping)) from None
     imported = ImportedSurvey(mapping, survey)
     size = len(imported.yaml_text().encode("utf-8"))
     if size > limits.MAX_SURVEY_FILE_BYTES:

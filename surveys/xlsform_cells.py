@@ -39,10 +39,13 @@ class CellProblem:
 
 
 class XLSFormError(ValueError):
-    """Every problem of a workbook, reported together."""
+    """Every problem of a workbook, reported together. ``yaml_text``: the survey file the workbook reads as,
+    when its cells were read and only the survey's own checks refused it (a design that does not add up, say),
+    so that the text can be fixed where the problems are shown; None when the cells themselves were refused."""
 
-    def __init__(self, source: str, problems: Iterable[CellProblem]):
+    def __init__(self, source: str, problems: Iterable[CellProblem], yaml_text: str | None = None):
         self.problems = tuple(problems)
+        self.yaml_text = yaml_text
         lines = "\n".join(f"  {problem}" for problem in self.problems)
         super().__init__(f"{source}: {len(self.problems)} problem(s)\n{lines}")
 

@@ -160,3 +160,23 @@ def test_the_python_snippet_of_the_survey_page_reads_the_responses_with_a_token(
     namespace: dict = {}
     exec(snippet.replace("http://localhost/", f"{live_server}/"), namespace)  # the page's host: the test client's
     assert len(namespace["responses"]) == 3 and "cheated" in namespace["responses"].columns
+
+
+def test_a_token_goes_with_its_deleted_survey_and_reads_nothing_of_a_new_survey_under_its_id(app, auth):
+    auth.login()
+    drafted = QUIZ_YAML.replace("id: quiz", "id: drafted")
+
+    def new_survey():
+        csrf = csrf_token_in(auth.client.get("/admin/surveys/new").get_data(as_text=True))
+        made = auth.client.post("/admin/surveys/new", data={"csrf_token": csrf, "action": "save", "source": drafted})
+        assert made.status_code == 302
+
+    new_survey()
+    token = token_on(make_token(auth, survey_id="drafted"))
+    script = app.test_client()
+    assert script.get("/api/surveys/drafted/codebook.json", headers=bearer(token)).status_code == 200
+    csrf = csrf_token_in(auth.client.get("/admin/surveys/drafted/delete").get_data(as_text=True))
+    deleted = auth.client.post("/admin/surveys/drafted/delete", data={"csrf_token": csrf, "confirm_id": "drafted"})
+    assert deleted.status_code == 302
+    new_survey()  # another survey, under the same id
+    assert script.get("/api/surveys/drafted/codebook.json", headers=bearer(token)).status_code == 401

@@ -115,6 +115,26 @@ def test_an_xlsform_workbook_becomes_a_draft(app, signed_in, tmp_path):
     assert stored(app)[0]["drafted"].stage == "draft"
 
 
+def test_a_workbook_whose_survey_the_checks_refuse_is_shown_as_yaml_with_the_problem_at_its_line(
+    app, signed_in, tmp_path
+):
+    path = workbook(tmp_path / "quiz.xlsx")
+    book = openpyxl.load_workbook(path)
+    for column, header, value in zip("DEF", ("design::t", "design::a", "design::b"), ("1/2", "1/4", "1/2")):
+        book["survey"][f"{column}1"], book["survey"][f"{column}2"] = header, value  # adds up to 5/4
+    book.save(path)
+    response = post_new(signed_in, upload=(io.BytesIO(path.read_bytes()), "quiz.xlsx"))
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400 and "Nothing was stored: what was sent cannot be read" not in html
+    textarea = re.search(r'<textarea id="source"[^>]*>(.*?)</textarea>', html, re.S).group(1).lstrip("\n")
+    assert "id: drafted" in textarea and "b: 1/2" in textarea
+    lines = [int(n) for n in re.findall(r'<li id="line-(\d+)" class="has-problem">', html)]
+    design = numbered(textarea, "design:")
+    assert len(lines) == 1 and design <= lines[0] <= design + 3  # at the design or one of its keys
+    assert "t + a + b must equal 1" in html
+    assert "drafted" not in stored(app)[0]
+
+
 def test_a_survey_file_upload_is_checked_and_saved(app, signed_in):
     response = post_new(signed_in, upload=(io.BytesIO(DRAFT_YAML.encode()), "quiz.yaml"))
     assert response.status_code == 302 and "drafted" in stored(app)[0]

@@ -91,15 +91,20 @@ def uploaded_yaml(data: bytes, name: str) -> Sent:
 
 
 def uploaded_workbook(data: bytes, name: str) -> Sent:
-    """An XLSForm workbook turned into a survey file's text (:func:`surveys.xlsform.import_workbook`)."""
+    """An XLSForm workbook turned into a survey file's text (:func:`surveys.xlsform.import_workbook`). A workbook
+    whose cells read but whose survey the checks refuse gives its text all the same: the page shows it with the
+    problems beside its lines, to be fixed there; one whose cells cannot be read is refused."""
+    yaml_name = Path(name).with_suffix(".yaml").name
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / (secure_filename(name) or "workbook.xlsx")  # the name a client sent, made safe
         path.write_bytes(data)
         try:
             imported = xlsform.import_workbook(path)
         except xlsform.XLSFormError as error:
+            if error.yaml_text is not None:
+                return Sent(error.yaml_text, yaml_name)
             raise Refused([f"{name}: {problem}" for problem in error.problems]) from None
-    return Sent(imported.yaml_text(), Path(name).with_suffix(".yaml").name)
+    return Sent(imported.yaml_text(), yaml_name)
 
 
 def sent_source() -> Sent:
