@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analysis import BinaryDesign, SurveyEpsilon
-from analysis.misclassification import MisclassificationDesign
-from surveys.arms import is_two_group
+from analysis import SurveyEpsilon
 from surveys.breakdowns import Breakdown
 from surveys.definition import Survey
+from surveys.kinds import kind_of
 from surveys.model_export import MODEL_COLUMNS, model_csv, model_json, model_rows
 from surveys.noisy_answers import (
     CSV_BATCH_ROWS,
@@ -133,26 +132,11 @@ def _design_columns(result: YesNoResult | ChoiceResult, option: str = "") -> dic
 
     ``counted_answer`` names the stored answer whose count the triple ``t, a, b`` refers to: for a yes/no
     design the one that points to the trait (``"no"`` for crosswise with ``q < 1/2`` and Warner with ``p <
-    1/2``: :attr:`analysis.BinaryDesign.trait_answer`), for an option the option itself.
+    1/2``: :attr:`analysis.BinaryDesign.trait_answer`), for an option the option itself. Each kind gives its
+    own (``design_columns`` of :mod:`surveys.kinds`): none for two groups (see ``group_n`` and the codebook's
+    ``p1, p2``) or a matrix option without a marginal (see the codebook).
     """
-    row = {"design": result.design_label, "t": None, "a": None, "b": None, "k": None, "counted_answer": None}
-    if result.pooled:
-        return row
-    design = result.per_design[0].design if result.per_design else result.question.design
-    if is_two_group(design):
-        return row  # two groups, two sets of probabilities: see group_n and the codebook's p1, p2
-    if isinstance(design, MisclassificationDesign):
-        marginal = design.option_marginal(result.question.choice_names.index(option)) if option else None
-        if marginal is None:
-            return row | {"k": design.k}  # a whole matrix: see the codebook
-        row.update(zip(("t", "a", "b"), marginal.floats()), k=design.k, counted_answer=option)
-    elif isinstance(design, BinaryDesign):
-        # Another yes/no design: its equivalent forced-response design on the count of its trait answer.
-        row.update(zip(("t", "a", "b"), design.floats()), counted_answer=design.trait_answer)
-    else:
-        # Each option alone is a forced-response design: a = (1 - t)/k, b = 1 - t - a.
-        row.update(zip(("t", "a", "b"), design.option_marginal().floats()), k=design.k, counted_answer=option)
-    return row
+    return kind_of(result.question).design_columns(result, option)
 
 
 def _with_counted_rate(row: dict) -> dict:

@@ -21,8 +21,15 @@ from surveys.design_contract import compatible_tallies
 from surveys.kinds.common import (
     clip,
     covering,
+    design_row,
     empty_flags,
+    never_comparable,
+    no_difference,
+    no_difference_sequence,
     no_finite_population,
+    no_group_sizes,
+    no_margin_plan,
+    no_needed_n,
     no_running_point,
     outside_flags,
     pooled_label,
@@ -31,6 +38,7 @@ from surveys.kinds.common import (
     size_flags,
     unanswered_options,
 )
+from surveys.plan_types import ChoicePlan, option_plan
 from surveys.result_sentences import choice_sentence
 from surveys.result_types import ChoiceDesignEstimate, ChoiceResult, OptionResult
 
@@ -162,3 +170,39 @@ def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
         )
         for choice, count, observed, raw, se, ci, sequence, estimate in rows
     )
+
+
+# --------------------------------------------------------------------------
+# What the callers outside results ask of the kind: planning, export columns, group differences.
+
+#: Several shares (one per option): planned option by option, not charted over time nor compared between groups.
+single_share = False
+#: Its answers are randomized: results are not split by them.
+splits_results = False
+#: Not planned by the margin of one share.
+needed_n = no_needed_n
+plan_margin = no_margin_plan
+#: One group of respondents.
+current_group_sizes = no_group_sizes
+#: Not compared between groups.
+for_difference = no_difference
+comparable = never_comparable
+difference_sequence = no_difference_sequence
+
+
+def plan_options(question: Question, half_width: float, level: float, response_count: int) -> ChoicePlan:
+    """:func:`surveys.planning.plan_choice`: the answers for ``half_width`` on every option share
+    (:func:`surveys.plan_types.option_plan`)."""
+    return option_plan(question, half_width, level, response_count)
+
+
+def design_columns(result: ChoiceResult, option: str = "") -> dict:
+    """``design, t, a, b, k, counted_answer`` of an option's export row: each option alone is a forced-response
+    design, ``a = (1 - t)/k``, ``b = 1 - t - a`` (:meth:`analysis.MultipleChoiceDesign.option_marginal`); no
+    triple when pooled."""
+    row = design_row(result)
+    if result.pooled:
+        return row
+    design = result.per_design[0].design if result.per_design else result.question.design
+    marginal = dict(zip(("t", "a", "b"), design.option_marginal().floats()))
+    return row | marginal | {"k": design.k, "counted_answer": option}

@@ -18,11 +18,19 @@ from analysis.misclassification import (
 )
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
+from surveys.kinds import choice
 from surveys.kinds.choice import without_figures
 from surveys.kinds.common import (
     covering,
+    design_row,
     empty_flags,
+    never_comparable,
+    no_difference,
+    no_difference_sequence,
     no_finite_population,
+    no_group_sizes,
+    no_margin_plan,
+    no_needed_n,
     no_running_point,
     pooled_label,
     shown_std_err,
@@ -32,7 +40,23 @@ from surveys.kinds.common import (
 from surveys.result_sentences import choice_sentence
 from surveys.result_types import ChoiceResult, OptionResult, SequenceBounds
 
-__all__ = ["compute", "matrix_versions", "reads_as_matrix", "running_point", "without_figures"]
+__all__ = [
+    "comparable",
+    "compute",
+    "current_group_sizes",
+    "design_columns",
+    "difference_sequence",
+    "for_difference",
+    "matrix_versions",
+    "needed_n",
+    "plan_margin",
+    "plan_options",
+    "reads_as_matrix",
+    "running_point",
+    "single_share",
+    "splits_results",
+    "without_figures",
+]
 
 #: A select_one's share is not charted over time.
 running_point = no_running_point
@@ -129,3 +153,38 @@ def compute(question: Question, by_design, level: float, method: str) -> ChoiceR
     return ChoiceResult(
         n=e.n, options=options, epsilon=epsilon, design_label=label, flags=flags, sentence=sentence, **common
     )
+
+
+# --------------------------------------------------------------------------
+# What the callers outside results ask of the kind: planning, export columns, group differences.
+
+#: Several shares (one per option): planned option by option, not charted over time nor compared between groups.
+single_share = False
+#: Its answers are randomized: results are not split by them.
+splits_results = False
+#: Not planned by the margin of one share.
+needed_n = no_needed_n
+plan_margin = no_margin_plan
+#: Planned option by option, as a k-option question (:func:`surveys.plan_types.option_plan` takes a matrix).
+plan_options = choice.plan_options
+#: One group of respondents.
+current_group_sizes = no_group_sizes
+#: Not compared between groups.
+for_difference = no_difference
+comparable = never_comparable
+difference_sequence = no_difference_sequence
+
+
+def design_columns(result: ChoiceResult, option: str = "") -> dict:
+    """``design, t, a, b, k, counted_answer`` of an option's export row: the option's marginal forced-response
+    design when the matrix gives it one (:meth:`analysis.MisclassificationDesign.option_marginal`), else only
+    ``k`` (a whole matrix: see the codebook); a current k-option design as :func:`surveys.kinds.choice.design_columns`;
+    no triple when pooled."""
+    design = result.question.design
+    if result.pooled or not isinstance(design, MisclassificationDesign):
+        return choice.design_columns(result, option)
+    row = design_row(result)
+    marginal = design.option_marginal(result.question.choice_names.index(option)) if option else None
+    if marginal is None:
+        return row | {"k": design.k}
+    return row | dict(zip(("t", "a", "b"), marginal.floats())) | {"k": design.k, "counted_answer": option}

@@ -4,13 +4,38 @@ from __future__ import annotations
 
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
-from surveys.kinds.common import empty_flags, no_finite_population, no_running_point
+from surveys.kinds.common import (
+    empty_flags,
+    never_comparable,
+    no_design_columns,
+    no_difference,
+    no_difference_sequence,
+    no_finite_population,
+    no_group_sizes,
+    no_margin_plan,
+    no_needed_n,
+    no_option_plan,
+    no_running_point,
+)
 from surveys.result_types import FLAG_IGNORED, PlainResult
 
 #: A plain question is not charted over time.
 running_point = no_running_point
 #: Finite-population figures are for a one-arm yes/no question only.
 finite_population = no_finite_population
+
+#: Nothing is estimated: not planned, not charted over time, no estimate row, not compared between groups.
+single_share = False
+needed_n = no_needed_n
+plan_margin = no_margin_plan
+plan_options = no_option_plan
+current_group_sizes = no_group_sizes
+design_columns = no_design_columns
+for_difference = no_difference
+comparable = never_comparable
+difference_sequence = no_difference_sequence
+#: Its answers are stored as given: results can be split by them (:func:`surveys.breakdowns.breakdown`).
+splits_results = True
 
 
 def compute(question: Question, by_design, level: float, method: str) -> PlainResult:
