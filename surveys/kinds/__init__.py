@@ -48,3 +48,15 @@ def kind_of(question: Question, by_design=None) -> ModuleType:
     if matrix.reads_as_matrix(question, by_design or {}):
         return matrix
     return choice
+
+
+def kind_of_result(result) -> ModuleType:
+    """The kind module that computed ``result`` (a result of :func:`surveys.results.question_result`), for the
+    callers that hold results rather than tallies (exports).
+
+    Its question's kind (:func:`kind_of`), but a ``select_one`` result that holds misclassification-matrix
+    versions was read through matrices (its current design may be a k-option one).
+    """
+    if getattr(result, "matrix_versions", ()):
+        return matrix
+    return kind_of(result.question)

@@ -18,6 +18,7 @@ from analysis import (
 )
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
+from surveys.export_columns import option_row
 from surveys.kinds.common import (
     clip,
     covering,
@@ -206,3 +207,12 @@ def design_columns(result: ChoiceResult, option: str = "") -> dict:
     design = result.per_design[0].design if result.per_design else result.question.design
     marginal = dict(zip(("t", "a", "b"), design.option_marginal().floats()))
     return row | marginal | {"k": design.k, "counted_answer": option}
+
+
+def estimate_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: one per option."""
+    return [option_row(result, option, level, design_columns) for option in result.options]
+
+
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
+breakdown_rows = estimate_rows

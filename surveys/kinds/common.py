@@ -181,6 +181,11 @@ def no_design_columns(result, option: str = "") -> dict:
     raise ValueError(f"question={result.question.name!r} has no estimate row")
 
 
+def no_rows(result, level: float) -> list[dict]:
+    """A kind with no estimate: no rows in the estimate and break-down tables."""
+    return []
+
+
 def no_difference(result):
     """A kind whose estimate is not one share compared between groups: a ValueError naming the question."""
     raise ValueError(f"question {result.question.name!r} is not a randomized yes/no question")

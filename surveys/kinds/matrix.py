@@ -18,6 +18,7 @@ from analysis.misclassification import (
 )
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
+from surveys.export_columns import matrix_version_rows, option_row
 from surveys.kinds import choice
 from surveys.kinds.choice import without_figures
 from surveys.kinds.common import (
@@ -41,11 +42,13 @@ from surveys.result_sentences import choice_sentence
 from surveys.result_types import ChoiceResult, OptionResult, SequenceBounds
 
 __all__ = [
+    "breakdown_rows",
     "comparable",
     "compute",
     "current_group_sizes",
     "design_columns",
     "difference_sequence",
+    "estimate_rows",
     "for_difference",
     "matrix_versions",
     "needed_n",
@@ -188,3 +191,14 @@ def design_columns(result: ChoiceResult, option: str = "") -> dict:
     if marginal is None:
         return row | {"k": design.k}
     return row | dict(zip(("t", "a", "b"), marginal.floats())) | {"k": design.k, "counted_answer": option}
+
+
+def breakdown_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.breakdown_rows` in each group: one per option."""
+    return [option_row(result, option, level, design_columns) for option in result.options]
+
+
+def estimate_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: one per option, then (pooled over several matrices)
+    one per version and option (:func:`surveys.export_columns.matrix_version_rows`)."""
+    return [*breakdown_rows(result, level), *matrix_version_rows(result, level, design_columns)]

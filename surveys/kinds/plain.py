@@ -15,6 +15,7 @@ from surveys.kinds.common import (
     no_margin_plan,
     no_needed_n,
     no_option_plan,
+    no_rows,
     no_running_point,
 )
 from surveys.result_types import FLAG_IGNORED, PlainResult
@@ -31,6 +32,7 @@ plan_margin = no_margin_plan
 plan_options = no_option_plan
 current_group_sizes = no_group_sizes
 design_columns = no_design_columns
+estimate_rows = breakdown_rows = no_rows
 for_difference = no_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence

@@ -22,6 +22,7 @@ from analysis.two_group import TwoGroupEstimate, estimate_two_group, pool_two_gr
 from surveys.arms import DIRECT, GROUPS
 from surveys.definition import Question
 from surveys.design_contract import key_arm, parse_design_key
+from surveys.export_columns import two_group_version_rows, yes_no_row
 from surveys.kinds.common import (
     covering,
     design_row,
@@ -45,11 +46,13 @@ from surveys.result_types import (
 )
 
 __all__ = [
+    "breakdown_rows",
     "comparable",
     "compute",
     "current_group_sizes",
     "design_columns",
     "difference_sequence",
+    "estimate_rows",
     "finite_population",
     "for_difference",
     "group_counts",
@@ -322,3 +325,13 @@ def difference_sequence(results, confidence_level: float) -> SequenceBounds:
     each = 1 - (1 - confidence_level) / 2
     one, two = (two_group_sequence_bounds([v.estimate for v in r.two_group_versions], each) for r in results)
     return SequenceBounds(one.low - two.high, one.high - two.low, confidence_level, one.designs + two.designs)
+
+
+def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: its row, then (pooled over several versions of its
+    design) one row per version (:func:`surveys.export_columns.two_group_version_rows`)."""
+    return [yes_no_row(result, level, design_columns), *two_group_version_rows(result, level, design_columns)]
+
+
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
+breakdown_rows = estimate_rows

@@ -24,6 +24,7 @@ from analysis.control_arm import compare_with_direct
 from surveys.arms import DIRECT
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies, key_arm
+from surveys.export_columns import yes_no_row
 from surveys.kinds.common import (
     covering,
     design_row,
@@ -299,3 +300,12 @@ def difference_sequence(results, confidence_level: float) -> SequenceBounds:
     (:func:`surveys.kinds.common.difference_bounds` of their answers per design)."""
     first_parts, second_parts = ([p.estimate for p in r.per_design] for r in results)
     return difference_bounds(first_parts, second_parts, confidence_level)
+
+
+def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: one."""
+    return [yes_no_row(result, level, design_columns)]
+
+
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
+breakdown_rows = estimate_rows
