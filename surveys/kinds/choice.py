@@ -16,6 +16,7 @@ from analysis import (
     pool_estimates,
     project_to_simplex,
 )
+from surveys import protocol
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
 from surveys.export_columns import option_row
@@ -216,3 +217,15 @@ def estimate_rows(result: ChoiceResult, level: float) -> list[dict]:
 
 #: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
 breakdown_rows = estimate_rows
+
+
+#: Not a target's question (targets are for one share).
+target_needed_n = no_needed_n
+#: Not the model's outcome.
+keeps_patterns = False
+
+
+def randomize(question: Question, truth: str, arm: str) -> str:
+    """The noisy option for ``truth`` (:func:`surveys.protocol.randomize_choice`, ``secrets``); ``arm`` is not
+    used (a ``select_one`` has no groups)."""
+    return protocol.randomize_choice(truth, question.choice_names, question.design)

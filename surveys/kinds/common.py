@@ -150,7 +150,7 @@ def no_finite_population(result, population_size: int | None, level: float):
 # Defaults for what a kind does not have: planning, export columns, group differences.
 
 
-def no_needed_n(question: Question, half_width: float, level: float, share: float) -> int:
+def no_needed_n(question: Question, *args) -> int:
     """A kind that is not planned by the margin of one share: a ValueError naming the question."""
     raise ValueError(f"question={question.name!r} is not a randomized yes/no question")
 

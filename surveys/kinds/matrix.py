@@ -202,3 +202,11 @@ def estimate_rows(result: ChoiceResult, level: float) -> list[dict]:
     """Its rows of :func:`surveys.export.estimate_rows`: one per option, then (pooled over several matrices)
     one per version and option (:func:`surveys.export_columns.matrix_version_rows`)."""
     return [*breakdown_rows(result, level), *matrix_version_rows(result, level, design_columns)]
+
+
+#: Not a target's question (targets are for one share).
+target_needed_n = no_needed_n
+#: Not the model's outcome.
+keeps_patterns = False
+#: Randomized as a ``select_one`` (:func:`surveys.protocol.randomize_choice` draws from the matrix).
+randomize = choice.randomize

@@ -38,6 +38,13 @@ comparable = never_comparable
 difference_sequence = no_difference_sequence
 #: Its answers are stored as given: results can be split by them (:func:`surveys.breakdowns.breakdown`).
 splits_results = True
+target_needed_n = no_needed_n
+keeps_patterns = False
+
+
+def randomize(question: Question, truth: str, arm: str) -> str:
+    """Nothing is randomized: the answer is stored as given."""
+    return truth
 
 
 def compute(question: Question, by_design, level: float, method: str) -> PlainResult:

@@ -33,6 +33,7 @@ from surveys.kinds.common import (
     two_group_sequence_bounds,
 )
 from surveys.kinds.yes_no import for_difference as one_arm_for_difference
+from surveys.kinds.yes_no import randomize as yes_no_randomize
 from surveys.kinds.yes_no import with_control_arm, without_figures
 from surveys.plan_types import PlanningResult
 from surveys.result_sentences import yes_no_sentence
@@ -335,3 +336,18 @@ def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
 
 #: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
 breakdown_rows = estimate_rows
+
+
+def target_needed_n(question: Question, margin: float, level: float, estimate: float, by_design, share: float) -> int:
+    """Answers the confidence sequence needs for a target's ``margin``
+    (:func:`analysis.two_group_sample_size_for_sequence`) at the current design's reported-yes rates now (the
+    worst case, both at 1/2, until each of its groups has an answer), ``share`` of the respondents in group 1."""
+    yes, n, _ = group_counts(question, by_design)
+    rates = (yes[0] / n[0], yes[1] / n[1]) if min(n) > 0 else None
+    return two_group_sample_size_for_sequence(question.design, margin, level, share, rates)
+
+
+#: Randomized as a yes/no answer, in the respondent's group (:func:`surveys.protocol.randomize_yes_no`).
+randomize = yes_no_randomize
+#: Its answers are kept per group, not as the model's pattern counts.
+keeps_patterns = False

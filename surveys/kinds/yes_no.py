@@ -21,6 +21,7 @@ from analysis import (
     sample_size_for_sequence_half_width,
 )
 from analysis.control_arm import compare_with_direct
+from surveys import protocol
 from surveys.arms import DIRECT
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies, key_arm
@@ -309,3 +310,18 @@ def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
 
 #: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
 breakdown_rows = estimate_rows
+
+
+def target_needed_n(question: Question, margin: float, level: float, estimate: float, by_design, share: float) -> int:
+    """Answers the confidence sequence needs for a target's ``margin`` at the share estimated now
+    (:func:`analysis.sample_size_for_sequence_half_width`; ``by_design`` and ``share`` are for two groups)."""
+    return sample_size_for_sequence_half_width(margin, level, *question.design.exact(), pi=estimate)
+
+
+def randomize(question: Question, truth: str, arm: str) -> str:
+    """The noisy answer to ``question`` for ``truth`` (:func:`surveys.protocol.randomize_yes_no`, ``secrets``)."""
+    return protocol.randomize_yes_no(truth, question.design, arm)
+
+
+#: The respondent's answers of one outcome and the plain predictors are kept as pattern counts for the model.
+keeps_patterns = True
