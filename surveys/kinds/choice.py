@@ -12,6 +12,7 @@ from analysis import (
     ProportionEstimate,
     estimate_multiple_choice,
     estimate_proportion,
+    option_shares_sample_size,
     outside_design,
     pool_estimates,
     project_to_simplex,
@@ -229,3 +230,9 @@ def randomize(question: Question, truth: str, arm: str) -> str:
     """The noisy option for ``truth`` (:func:`surveys.protocol.randomize_choice`, ``secrets``); ``arm`` is not
     used (a ``select_one`` has no groups)."""
     return protocol.randomize_choice(truth, question.choice_names, question.design)
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, None]:
+    """A design choice's answers for ``margin`` on every option share (:func:`analysis.option_shares_sample_size`);
+    no confidence-sequence figure."""
+    return option_shares_sample_size(question.design, margin, level), None

@@ -47,17 +47,21 @@ __all__ = [
     "compute",
     "current_group_sizes",
     "design_columns",
+    "design_needed",
     "difference_sequence",
     "estimate_rows",
     "for_difference",
+    "keeps_patterns",
     "matrix_versions",
     "needed_n",
     "plan_margin",
     "plan_options",
+    "randomize",
     "reads_as_matrix",
     "running_point",
     "single_share",
     "splits_results",
+    "target_needed_n",
     "without_figures",
 ]
 
@@ -210,3 +214,6 @@ target_needed_n = no_needed_n
 keeps_patterns = False
 #: Randomized as a ``select_one`` (:func:`surveys.protocol.randomize_choice` draws from the matrix).
 randomize = choice.randomize
+
+#: A design choice's answers, as a k-option question's (:func:`analysis.option_shares_sample_size` takes a matrix).
+design_needed = choice.design_needed

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from surveys.definition import Question
+from analysis import sample_size_for_half_width, sample_size_for_sequence_half_width
+from surveys.definition import YES_NO, Question
 from surveys.design_contract import compatible_tallies
 from surveys.kinds.common import (
     empty_flags,
@@ -62,3 +63,11 @@ def without_figures(question: Question, flags: tuple[str, ...], sentence: str, e
     return PlainResult(
         question=question, n=0, counts=tuple(0 for _ in question.choices), shares=None, flags=flags, error=error
     )
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int | None]:
+    """A design choice asked directly: each share read straight from the answers, the forced-response figures
+    with ``t = 1``; the confidence-sequence figure for a yes/no question only."""
+    exact = (1, 0, 0)
+    sequence = sample_size_for_sequence_half_width(margin, level, *exact) if question.type == YES_NO else None
+    return sample_size_for_half_width(margin, level, *exact), sequence

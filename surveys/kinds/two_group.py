@@ -52,17 +52,21 @@ __all__ = [
     "compute",
     "current_group_sizes",
     "design_columns",
+    "design_needed",
     "difference_sequence",
     "estimate_rows",
     "finite_population",
     "for_difference",
     "group_counts",
+    "keeps_patterns",
     "needed_n",
     "plan_margin",
     "plan_options",
+    "randomize",
     "running_point",
     "single_share",
     "splits_results",
+    "target_needed_n",
     "two_group_version_counts",
     "without_figures",
 ]
@@ -351,3 +355,10 @@ def target_needed_n(question: Question, margin: float, level: float, estimate: f
 randomize = yes_no_randomize
 #: Its answers are kept per group, not as the model's pattern counts.
 keeps_patterns = False
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int]:
+    """A design choice's answers for ``margin``: with a fixed-sample interval (:func:`needed_n`) and with the
+    confidence sequence (:func:`analysis.two_group_sample_size_for_sequence`), ``share`` in group 1."""
+    sequence = two_group_sample_size_for_sequence(question.design, margin, level, share)
+    return needed_n(question, margin, level, share), sequence

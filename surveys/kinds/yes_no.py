@@ -325,3 +325,10 @@ def randomize(question: Question, truth: str, arm: str) -> str:
 
 #: The respondent's answers of one outcome and the plain predictors are kept as pattern counts for the model.
 keeps_patterns = True
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int]:
+    """A design choice's answers for ``margin``: with a fixed-sample interval (:func:`needed_n`) and with the
+    confidence sequence (:func:`analysis.sample_size_for_sequence_half_width`), worst case over ``pi``."""
+    exact = question.design.exact()
+    return needed_n(question, margin, level, share), sample_size_for_sequence_half_width(margin, level, *exact)
