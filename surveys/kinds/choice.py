@@ -236,3 +236,12 @@ def design_needed(question: Question, margin: float, level: float, share: float)
     """A design choice's answers for ``margin`` on every option share (:func:`analysis.option_shares_sample_size`);
     no confidence-sequence figure."""
     return option_shares_sample_size(question.design, margin, level), None
+
+
+def estimate_pairs(kept: ChoiceResult, left: ChoiceResult) -> list[tuple]:
+    """``(option, kept estimate, its interval, other estimate, its interval)`` per option of one question's two
+    results (:func:`surveys.floods.compare_floods`): the projected shares."""
+    return [
+        (a.choice.label, a.estimate_projected, a.ci, b.estimate_projected, b.ci)
+        for a, b in zip(kept.options, left.options)
+    ]

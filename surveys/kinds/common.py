@@ -186,6 +186,11 @@ def no_rows(result, level: float) -> list[dict]:
     return []
 
 
+def no_estimate_pairs(kept, left) -> list[tuple]:
+    """A kind with no estimate: nothing to compare between two results."""
+    return []
+
+
 def no_difference(result):
     """A kind whose estimate is not one share compared between groups: a ValueError naming the question."""
     raise ValueError(f"question {result.question.name!r} is not a randomized yes/no question")

@@ -49,6 +49,7 @@ __all__ = [
     "design_columns",
     "design_needed",
     "difference_sequence",
+    "estimate_pairs",
     "estimate_rows",
     "for_difference",
     "keeps_patterns",
@@ -217,3 +218,6 @@ randomize = choice.randomize
 
 #: A design choice's answers, as a k-option question's (:func:`analysis.option_shares_sample_size` takes a matrix).
 design_needed = choice.design_needed
+
+#: Per option, as a k-option question's (:func:`surveys.kinds.choice.estimate_pairs`).
+estimate_pairs = choice.estimate_pairs

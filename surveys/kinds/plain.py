@@ -11,6 +11,7 @@ from surveys.kinds.common import (
     no_design_columns,
     no_difference,
     no_difference_sequence,
+    no_estimate_pairs,
     no_finite_population,
     no_group_sizes,
     no_margin_plan,
@@ -39,6 +40,7 @@ comparable = never_comparable
 difference_sequence = no_difference_sequence
 #: Its answers are stored as given: results can be split by them (:func:`surveys.breakdowns.breakdown`).
 splits_results = True
+estimate_pairs = no_estimate_pairs
 target_needed_n = no_needed_n
 keeps_patterns = False
 

@@ -32,6 +32,7 @@ from surveys.kinds.common import (
     size_flags,
     two_group_sequence_bounds,
 )
+from surveys.kinds.yes_no import estimate_pairs as yes_no_estimate_pairs
 from surveys.kinds.yes_no import for_difference as one_arm_for_difference
 from surveys.kinds.yes_no import randomize as yes_no_randomize
 from surveys.kinds.yes_no import with_control_arm, without_figures
@@ -54,6 +55,7 @@ __all__ = [
     "design_columns",
     "design_needed",
     "difference_sequence",
+    "estimate_pairs",
     "estimate_rows",
     "finite_population",
     "for_difference",
@@ -362,3 +364,7 @@ def design_needed(question: Question, margin: float, level: float, share: float)
     confidence sequence (:func:`analysis.two_group_sample_size_for_sequence`), ``share`` in group 1."""
     sequence = two_group_sample_size_for_sequence(question.design, margin, level, share)
     return needed_n(question, margin, level, share), sequence
+
+
+#: Its one share, as a one-arm question's (:func:`surveys.kinds.yes_no.estimate_pairs`).
+estimate_pairs = yes_no_estimate_pairs

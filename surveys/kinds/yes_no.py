@@ -332,3 +332,9 @@ def design_needed(question: Question, margin: float, level: float, share: float)
     confidence sequence (:func:`analysis.sample_size_for_sequence_half_width`), worst case over ``pi``."""
     exact = question.design.exact()
     return needed_n(question, margin, level, share), sample_size_for_sequence_half_width(margin, level, *exact)
+
+
+def estimate_pairs(kept: YesNoResult, left: YesNoResult) -> list[tuple]:
+    """``(option, kept estimate, its interval, other estimate, its interval)`` of one question's two results
+    (:func:`surveys.floods.compare_floods`): its one share, ``option`` empty."""
+    return [("", kept.estimate, kept.ci, left.estimate, left.ci)]
