@@ -168,7 +168,6 @@ KIND_DECISION = re.compile(
 _FILE_TYPE = "survey-file reading: the type as written, before a Question (and so a kind) exists"
 _DESIGN_WORDS = "a design's chances in words, per design family: takes a design, not a question"
 _CODEBOOK = "the codebook and R recipe describe stored design records (a design, not a question)"
-_CHART = "web layer: the results chart drawn per result type (a chart per kind in web/ is not written yet)"
 _ARMS = "survey-file check of group_1_share and direct_share; arms.py is below the kinds (they import it)"
 
 #: Each line outside surveys/kinds/ that tests a kind-like condition, and why it is not a kind decision (or not
@@ -279,9 +278,10 @@ KIND_DECISIONS_ALLOWED = {
         "web/editor.py",
         'shown = choices if len(choices) >= 2 or kind != SELECT_ONE else ("first", "second")',
     ): "the editor form's chosen type, before a Question exists",
-    ("web/charts.py", "if isinstance(item, YesNoResult):"): _CHART,
-    ("web/charts.py", "if isinstance(result, YesNoResult):"): _CHART,
-    ("web/charts.py", "elif isinstance(result, ChoiceResult):"): _CHART,
+    (
+        "web/charts.py",
+        "if isinstance(item, YesNoResult):",
+    ): "a chart item's own fields (a yes/no result's or an option's): the kind chose the items (chart_items)",
     (
         "storage/queries.py",
         'outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]',

@@ -14,9 +14,9 @@ Each kind module defines the same names:
 
 and what the other callers ask of a kind: ``single_share``, ``splits_results``, ``keeps_patterns``; planning
 (``needed_n``, ``plan_margin``, ``plan_options``, ``current_group_sizes``, ``target_needed_n``,
-``design_needed``); exports (``design_columns``, ``estimate_rows``, ``breakdown_rows``, ``estimate_pairs``);
-group differences (``for_difference``, ``comparable``, ``difference_sequence``); ``randomize``. A kind with
-nothing to say names the default of :mod:`surveys.kinds.common`.
+``design_needed``); exports and the chart (``design_columns``, ``estimate_rows``, ``breakdown_rows``,
+``estimate_pairs``, ``chart_items``); group differences (``for_difference``, ``comparable``,
+``difference_sequence``); ``randomize``. A kind with nothing to say names the default of :mod:`surveys.kinds.common`.
 
 :func:`kind_of` is the one place a question's kind is decided (:func:`kind_of_result` for a computed result);
 :mod:`surveys.results`, planning, exports, break-downs, the timeline, targets, models and submissions consult

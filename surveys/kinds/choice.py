@@ -245,3 +245,8 @@ def estimate_pairs(kept: ChoiceResult, left: ChoiceResult) -> list[tuple]:
         (a.choice.label, a.estimate_projected, a.ci, b.estimate_projected, b.ci)
         for a, b in zip(kept.options, left.options)
     ]
+
+
+def chart_items(result: ChoiceResult) -> list[tuple[str, OptionResult]]:
+    """What the results chart draws for it (:mod:`web.charts`): one bar per option, under the option's label."""
+    return [(option.choice.label, option) for option in result.options]

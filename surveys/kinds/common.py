@@ -186,6 +186,11 @@ def no_rows(result, level: float) -> list[dict]:
     return []
 
 
+def no_chart_items(result) -> list[tuple]:
+    """A kind with no estimate: nothing on the results chart."""
+    return []
+
+
 def no_estimate_pairs(kept, left) -> list[tuple]:
     """A kind with no estimate: nothing to compare between two results."""
     return []

@@ -43,6 +43,7 @@ from surveys.result_types import ChoiceResult, OptionResult, SequenceBounds
 
 __all__ = [
     "breakdown_rows",
+    "chart_items",
     "comparable",
     "compute",
     "current_group_sizes",
@@ -221,3 +222,5 @@ design_needed = choice.design_needed
 
 #: Per option, as a k-option question's (:func:`surveys.kinds.choice.estimate_pairs`).
 estimate_pairs = choice.estimate_pairs
+#: One bar per option, as a k-option question's (:func:`surveys.kinds.choice.chart_items`).
+chart_items = choice.chart_items

@@ -8,6 +8,7 @@ from surveys.design_contract import compatible_tallies
 from surveys.kinds.common import (
     empty_flags,
     never_comparable,
+    no_chart_items,
     no_design_columns,
     no_difference,
     no_difference_sequence,
@@ -41,6 +42,7 @@ difference_sequence = no_difference_sequence
 #: Its answers are stored as given: results can be split by them (:func:`surveys.breakdowns.breakdown`).
 splits_results = True
 estimate_pairs = no_estimate_pairs
+chart_items = no_chart_items
 target_needed_n = no_needed_n
 keeps_patterns = False
 

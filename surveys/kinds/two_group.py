@@ -32,6 +32,7 @@ from surveys.kinds.common import (
     size_flags,
     two_group_sequence_bounds,
 )
+from surveys.kinds.yes_no import chart_items as yes_no_chart_items
 from surveys.kinds.yes_no import estimate_pairs as yes_no_estimate_pairs
 from surveys.kinds.yes_no import for_difference as one_arm_for_difference
 from surveys.kinds.yes_no import randomize as yes_no_randomize
@@ -49,6 +50,7 @@ from surveys.result_types import (
 
 __all__ = [
     "breakdown_rows",
+    "chart_items",
     "comparable",
     "compute",
     "current_group_sizes",
@@ -368,3 +370,5 @@ def design_needed(question: Question, margin: float, level: float, share: float)
 
 #: Its one share, as a one-arm question's (:func:`surveys.kinds.yes_no.estimate_pairs`).
 estimate_pairs = yes_no_estimate_pairs
+#: One bar, as a one-arm question's (:func:`surveys.kinds.yes_no.chart_items`).
+chart_items = yes_no_chart_items

@@ -338,3 +338,8 @@ def estimate_pairs(kept: YesNoResult, left: YesNoResult) -> list[tuple]:
     """``(option, kept estimate, its interval, other estimate, its interval)`` of one question's two results
     (:func:`surveys.floods.compare_floods`): its one share, ``option`` empty."""
     return [("", kept.estimate, kept.ci, left.estimate, left.ci)]
+
+
+def chart_items(result: YesNoResult) -> list[tuple[str | None, YesNoResult]]:
+    """What the results chart draws for it (:mod:`web.charts`): one bar, the result itself, under its label."""
+    return [(None, result)]
