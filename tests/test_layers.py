@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from surveys.kinds import KIND_FLAGS, KIND_NAMES, KINDS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: What each layer may not import (top-level package names).
@@ -330,3 +332,15 @@ def test_a_kind_decided_outside_the_registry_is_found(tmp_path, line):
     (tmp_path / "surveys" / "planning.py").write_text(f"def plan(question):\n{line}\n        return 1\n")
     (tmp_path / "surveys" / "kinds" / "yes_no.py").write_text(f"def plan(question):\n{line}\n        return 1\n")
     assert kind_decisions(tmp_path) == {("surveys/planning.py", line.strip())}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_every_kind_defines_every_name_the_callers_ask_for(name):
+    """A caller asks ``kind_of(question).<name>`` without checking: each kind has each name (a shared default
+    from surveys/kinds/common.py where it has nothing to say), a flag as a bool and the rest callable."""
+    module = KINDS[name]
+    missing = [attribute for attribute in KIND_NAMES if not hasattr(module, attribute)]
+    assert missing == []
+    for attribute in KIND_NAMES:
+        value = getattr(module, attribute)
+        assert isinstance(value, bool) if attribute in KIND_FLAGS else callable(value), attribute

@@ -41,6 +41,34 @@ KINDS: dict[str, ModuleType] = {
     "matrix": matrix,
 }
 
+#: The names every kind module defines (a function, or a flag where it is ``bool``): docs/architecture.md's recipe.
+KIND_NAMES = (
+    "compute",
+    "without_figures",
+    "running_point",
+    "finite_population",
+    "single_share",
+    "splits_results",
+    "keeps_patterns",
+    "needed_n",
+    "plan_margin",
+    "plan_options",
+    "current_group_sizes",
+    "target_needed_n",
+    "design_needed",
+    "design_columns",
+    "estimate_rows",
+    "breakdown_rows",
+    "estimate_pairs",
+    "chart_items",
+    "for_difference",
+    "comparable",
+    "difference_sequence",
+    "randomize",
+)
+#: The flags among :data:`KIND_NAMES`; every other name is a function.
+KIND_FLAGS = ("single_share", "splits_results", "keeps_patterns")
+
 
 def kind_of(question: Question, by_design=None) -> ModuleType:
     """The kind module that computes ``question``'s result.
