@@ -337,10 +337,16 @@ def test_a_kind_decided_outside_the_registry_is_found(tmp_path, line):
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_every_kind_defines_every_name_the_callers_ask_for(name):
     """A caller asks ``kind_of(question).<name>`` without checking: each kind has each name (a shared default
-    from surveys/kinds/common.py where it has nothing to say), a flag as a bool and the rest callable."""
+    from surveys/kinds/common.py where it has nothing to say), a flag as a bool, the results table a known
+    template's name and the rest callable."""
     module = KINDS[name]
     missing = [attribute for attribute in KIND_NAMES if not hasattr(module, attribute)]
     assert missing == []
     for attribute in KIND_NAMES:
         value = getattr(module, attribute)
-        assert isinstance(value, bool) if attribute in KIND_FLAGS else callable(value), attribute
+        if attribute in KIND_FLAGS:
+            assert isinstance(value, bool), attribute
+        elif attribute == "results_table":
+            assert value in ("yes_no", "choice", "plain")
+        else:
+            assert callable(value), attribute

@@ -65,8 +65,10 @@ KIND_NAMES = (
     "comparable",
     "difference_sequence",
     "randomize",
+    "results_table",
 )
-#: The flags among :data:`KIND_NAMES`; every other name is a function.
+#: The flags among :data:`KIND_NAMES`; ``results_table`` is a name (``"yes_no"``, ``"choice"``, ``"plain"``),
+#: every other name a function.
 KIND_FLAGS = ("single_share", "splits_results", "keeps_patterns")
 
 

@@ -250,3 +250,7 @@ def estimate_pairs(kept: ChoiceResult, left: ChoiceResult) -> list[tuple]:
 def chart_items(result: ChoiceResult) -> list[tuple[str, OptionResult]]:
     """What the results chart draws for it (:mod:`web.charts`): one bar per option, under the option's label."""
     return [(option.choice.label, option) for option in result.options]
+
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "choice"

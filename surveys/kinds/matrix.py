@@ -224,3 +224,6 @@ design_needed = choice.design_needed
 estimate_pairs = choice.estimate_pairs
 #: One bar per option, as a k-option question's (:func:`surveys.kinds.choice.chart_items`).
 chart_items = choice.chart_items
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "choice"

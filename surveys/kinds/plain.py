@@ -75,3 +75,7 @@ def design_needed(question: Question, margin: float, level: float, share: float)
     exact = (1, 0, 0)
     sequence = sample_size_for_sequence_half_width(margin, level, *exact) if question.type == YES_NO else None
     return sample_size_for_half_width(margin, level, *exact), sequence
+
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "plain"

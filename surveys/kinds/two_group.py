@@ -372,3 +372,6 @@ def design_needed(question: Question, margin: float, level: float, share: float)
 estimate_pairs = yes_no_estimate_pairs
 #: One bar, as a one-arm question's (:func:`surveys.kinds.yes_no.chart_items`).
 chart_items = yes_no_chart_items
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "yes_no"

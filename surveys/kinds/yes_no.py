@@ -343,3 +343,7 @@ def estimate_pairs(kept: YesNoResult, left: YesNoResult) -> list[tuple]:
 def chart_items(result: YesNoResult) -> list[tuple[str | None, YesNoResult]]:
     """What the results chart draws for it (:mod:`web.charts`): one bar, the result itself, under its label."""
     return [(None, result)]
+
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "yes_no"
