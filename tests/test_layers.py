@@ -169,7 +169,10 @@ KIND_DECISION = re.compile(
 
 _FILE_TYPE = "survey-file reading: the type as written, before a Question (and so a kind) exists"
 _DESIGN_WORDS = "a design's chances in words, per design family: takes a design, not a question"
-_CODEBOOK = "the codebook and R recipe describe stored design records (a design, not a question)"
+_CODEBOOK = (
+    "the codebook and R recipe describe each stored version's design record, and a question's versions may be "
+    "of different kinds (forced response, then cheater detection): per design, not per question"
+)
 _ARMS = "survey-file check of group_1_share and direct_share; arms.py is below the kinds (they import it)"
 
 #: Each line outside surveys/kinds/ that tests a kind-like condition, and why it is not a kind decision (or not
