@@ -13,13 +13,12 @@ groups are compared by their moment estimates (:func:`compare_groups`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis import Difference, ProportionEstimate, difference
-from surveys.arms import is_two_group
+from analysis import Difference, difference
 from surveys.definition import Question, Survey
+from surveys.kinds import kind_of
 from surveys.results import (
     NO_EXCLUSION,
     ChoiceResult,
@@ -28,9 +27,7 @@ from surveys.results import (
     Tallies,
     YesNoResult,
     check_options,
-    difference_bounds,
     question_result,
-    two_group_sequence_bounds,
 )
 
 
@@ -104,7 +101,7 @@ def compute_breakdown(
     """
     check_options(confidence_level, method)
     question = survey.question(by if isinstance(by, str) else by.name)
-    if question.is_randomized:
+    if not kind_of(question).splits_results:
         raise ValueError(f"by must name a question that is not randomized, got by={question.name!r}")
     labels: dict[str | None, str] = {c.name: c.label for c in question.choices}
     extra = sorted(value for value in group_tallies if value is not None and value not in labels)
@@ -124,67 +121,6 @@ def compute_breakdown(
     )
     return Breakdown(
         by=question, confidence_level=float(confidence_level), method=method, groups=groups, excluded=excluded
-    )
-
-
-def _two_group_for_difference(result: YesNoResult) -> ProportionEstimate:
-    """The estimate :func:`analysis.difference` takes, for one group's two-group result.
-
-    The closed-form moment estimate of the prevalence (unbiased, what RRreg prints) with its delta-method
-    standard error (Clark and Desharnais 1998; Moshagen et al. 2012), handed over as a direct-question
-    estimate (``t = 1, a = b = 0``) as :func:`_for_difference` hands over a pooled one. A moment estimate
-    outside the parameter space has no such standard error (the reported figure is then the boundary
-    maximum-likelihood estimate): a ValueError says so.
-    """
-    fit = result.two_group.estimate
-    if fit.on_boundary or not math.isfinite(fit.pi_std_err):
-        raise ValueError(
-            f"question {result.question.name!r}: the two-group moment estimate left the parameter space in a "
-            "group; compare the groups' profile-likelihood intervals instead"
-        )
-    return ProportionEstimate(
-        n=sum(fit.n),
-        yes_count=sum(fit.yes),
-        t=1.0,
-        a=0.0,
-        b=0.0,
-        observed_rate=fit.pi_moment,
-        estimate_raw=fit.pi_moment,
-        estimate=fit.pi,
-        clipped=False,
-        std_err_population=fit.pi_std_err,
-        std_err_conditional=math.nan,
-    )
-
-
-def _for_difference(result: YesNoResult) -> ProportionEstimate:
-    """The estimate :func:`analysis.difference` takes, for one group's result.
-
-    One design: its :class:`~analysis.ProportionEstimate` as it is. Several:
-    :func:`analysis.difference` uses only ``estimate_raw`` and
-    ``std_err_population``, so the pooled estimate is handed over as a
-    direct-question estimate (``t = 1, a = b = 0``, for which the observed
-    rate *is* the estimate) carrying the pooled raw estimate and standard
-    error. No figure is computed here; the conditional standard error,
-    which has no pooled counterpart, is NaN.
-    """
-    if result.two_group is not None and not result.pooled:
-        return _two_group_for_difference(result)
-    if not result.pooled:
-        return result.per_design[0].estimate
-    pooled = result.pooled_estimate
-    return ProportionEstimate(
-        n=pooled.n,
-        yes_count=result.yes_count,
-        t=1.0,
-        a=0.0,
-        b=0.0,
-        observed_rate=pooled.estimate_raw,
-        estimate_raw=pooled.estimate_raw,
-        estimate=pooled.estimate,
-        clipped=pooled.clipped,
-        std_err_population=pooled.std_err,
-        std_err_conditional=math.nan,
     )
 
 
@@ -231,11 +167,12 @@ def compare_groups(
             result = breakdown.group(value).question(question_name)
         except KeyError:
             raise ValueError(f"no group {name}={value!r} with question {question_name!r}") from None
-        if not isinstance(result, YesNoResult):
+        kind = kind_of(result.question)
+        if not kind.single_share:
             raise ValueError(f"question {question_name!r} is not a randomized yes/no question")
         if result.n == 0:
             raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
-        estimates.append(_for_difference(result))
+        estimates.append(kind.for_difference(result))
     return difference(estimates[0], estimates[1], confidence_level)
 
 
@@ -281,15 +218,6 @@ def check_pair(breakdown: Breakdown, first: str | None, second: str | None) -> N
         raise ValueError(f"Choose two different groups to compare, got “{first[:40]}” twice.")
 
 
-def _two_group_difference_bounds(results, confidence_level: float) -> SequenceBounds:
-    """The anytime-valid sequence for the difference of two groups' two-group prevalences: each group's
-    :func:`surveys.results.two_group_sequence_bounds` over its versions at ``1 - alpha/2`` (a union bound), then
-    ``[L_1 - U_2, U_1 - L_2]``."""
-    each = 1 - (1 - confidence_level) / 2
-    one, two = (two_group_sequence_bounds([v.estimate for v in r.two_group_versions], each) for r in results)
-    return SequenceBounds(one.low - two.high, one.high - two.low, confidence_level, one.designs + two.designs)
-
-
 def group_differences(
     breakdown: Breakdown, confidence_level: float = 0.95, first: str | None = None, second: str | None = None
 ) -> tuple[GroupDifference, ...]:
@@ -302,7 +230,8 @@ def group_differences(
     """
     out = []
     for result in breakdown.groups[0].questions if breakdown.groups else ():
-        if not isinstance(result, YesNoResult):
+        kind = kind_of(result.question)
+        if not kind.single_share:
             continue
         name = result.question.name
         answered = _answered_groups(breakdown, name)
@@ -312,15 +241,10 @@ def group_differences(
             pair = answered[:2]
         if len(pair) != 2:
             continue
-        if is_two_group(result.question.design):
-            if any(not g.question(name).pooled and g.question(name).two_group.estimate.on_boundary for g in pair):
-                continue  # no moment standard error on the boundary: the profile intervals are shown per group
-            compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
-            sequence = _two_group_difference_bounds([g.question(name) for g in pair], confidence_level)
-            out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))
-            continue
+        results = [g.question(name) for g in pair]
+        if not kind.comparable(results):
+            continue  # a two-group moment estimate on the boundary: the profile intervals are shown per group
         compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
-        first_parts, second_parts = ([p.estimate for p in g.question(name).per_design] for g in pair)
-        sequence = difference_bounds(first_parts, second_parts, confidence_level)
+        sequence = kind.difference_sequence(results, confidence_level)
         out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))
     return tuple(out)

@@ -15,10 +15,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from analysis import option_shares_sample_size, sample_size_for_half_width, sample_size_for_sequence_half_width
-from analysis.planning import two_group_sample_size, two_group_sample_size_for_sequence, two_group_worst_case
-from surveys.arms import DEFAULT_GROUP_1_SHARE, is_two_group
+from surveys.arms import DEFAULT_GROUP_1_SHARE
 from surveys.definition import SELECT_ONE, YES_NO, Question, Survey
+from surveys.kinds import kind_of
 from surveys.schema import parse_survey
 from surveys.wording import design_sentence, privacy_sentence
 
@@ -168,18 +167,9 @@ def built_question(entry: Mapping) -> Question:
 
 
 def _needed(question: Question, plan: Plan, share: float) -> tuple[int | None, int | None]:
-    design, margin, level = question.design, plan.margin, plan.confidence_level
-    if design is None:  # each share read straight from the answers: the forced-response figures with t = 1
-        exact = (1, 0, 0)
-        sequence = sample_size_for_sequence_half_width(margin, level, *exact) if question.type == YES_NO else None
-        return sample_size_for_half_width(margin, level, *exact), sequence
-    if question.type == SELECT_ONE:
-        return option_shares_sample_size(design, margin, level), None
-    if is_two_group(design):
-        fixed = two_group_sample_size(design, margin, *two_group_worst_case(design), level, share).n
-        return fixed, two_group_sample_size_for_sequence(design, margin, level, share)
-    exact = design.exact()
-    return sample_size_for_half_width(margin, level, *exact), sample_size_for_sequence_half_width(margin, level, *exact)
+    """Answers for the plan's margin with a fixed-sample interval and with the confidence sequence (``None``
+    where the kind has none): the question's kind's ``design_needed``."""
+    return kind_of(question).design_needed(question, plan.margin, plan.confidence_level, share)
 
 
 def design_choice(option: DesignOption, plan: Plan, choices: Sequence[str] = (), innocuous: str = "", share=None):

@@ -10,13 +10,11 @@ are :mod:`surveys.noisy_answers`; their names stay importable from here.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from analysis import BinaryDesign, SurveyEpsilon
-from analysis.misclassification import MisclassificationDesign
-from surveys.arms import is_two_group
+from analysis import SurveyEpsilon
 from surveys.breakdowns import Breakdown
 from surveys.definition import Survey
+from surveys.export_columns import ESTIMATE_COLUMNS
+from surveys.kinds import kind_of_result
 from surveys.model_export import MODEL_COLUMNS, model_csv, model_json, model_rows
 from surveys.noisy_answers import (
     CSV_BATCH_ROWS,
@@ -31,7 +29,7 @@ from surveys.noisy_answers import (
     responses_csv_name,
     responses_header,
 )
-from surveys.result_types import ChoiceResult, OptionResult, SurveyResults, YesNoResult
+from surveys.result_types import SurveyResults
 from surveys.tables import FORMULA_STARTS, finite, safe_csv, spreadsheet_safe
 
 __all__ = [
@@ -64,323 +62,8 @@ __all__ = [
     "spreadsheet_safe",
 ]
 
-#: Columns of :func:`estimate_rows`, in order (also the CSV header).
-ESTIMATE_COLUMNS = (
-    "question",
-    "label",
-    "option",
-    "design",
-    "t",
-    "a",
-    "b",
-    "k",
-    "counted_answer",
-    "n",
-    "yes_count",
-    "observed_answer",
-    "observed_rate",
-    "counted_rate",
-    "estimate_raw",
-    "estimate_clipped",
-    "estimate_projected",
-    "std_err",
-    "ci_low",
-    "ci_high",
-    "ci_method",
-    "ci_side",
-    "sequence_low",
-    "sequence_high",
-    "sequence_side",
-    "confidence_level",
-    "outside_design",
-    "one_sided_bound",
-    "outside_design_p_value",
-    "epsilon",
-    "flags",
-    "error",
-    "excluded_days",
-    "excluded_responses",
-    "group_n",
-    "group_yes",
-    "second_parameter",
-    "second_estimate",
-    "second_std_err",
-    "second_ci_low",
-    "second_ci_high",
-    "direct_n",
-    "direct_yes",
-    "direct_estimate",
-    "direct_std_err",
-    "difference",
-    "difference_std_err",
-    "difference_ci_low",
-    "difference_ci_high",
-    "p_value_rr_higher",
-    "population_size",
-    "std_err_finite_population",
-    "finite_population_low",
-    "finite_population_high",
-    "version_of_pooled",
-)
-
-
 # --------------------------------------------------------------------------
 # Estimates.
-
-
-def _design_columns(result: YesNoResult | ChoiceResult, option: str = "") -> dict:
-    """``design, t, a, b, k, counted_answer`` for a row; the design parameters are empty when pooled.
-
-    ``counted_answer`` names the stored answer whose count the triple ``t, a, b`` refers to: for a yes/no
-    design the one that points to the trait (``"no"`` for crosswise with ``q < 1/2`` and Warner with ``p <
-    1/2``: :attr:`analysis.BinaryDesign.trait_answer`), for an option the option itself.
-    """
-    row = {"design": result.design_label, "t": None, "a": None, "b": None, "k": None, "counted_answer": None}
-    if result.pooled:
-        return row
-    design = result.per_design[0].design if result.per_design else result.question.design
-    if is_two_group(design):
-        return row  # two groups, two sets of probabilities: see group_n and the codebook's p1, p2
-    if isinstance(design, MisclassificationDesign):
-        marginal = design.option_marginal(result.question.choice_names.index(option)) if option else None
-        if marginal is None:
-            return row | {"k": design.k}  # a whole matrix: see the codebook
-        row.update(zip(("t", "a", "b"), marginal.floats()), k=design.k, counted_answer=option)
-    elif isinstance(design, BinaryDesign):
-        # Another yes/no design: its equivalent forced-response design on the count of its trait answer.
-        row.update(zip(("t", "a", "b"), design.floats()), counted_answer=design.trait_answer)
-    else:
-        # Each option alone is a forced-response design: a = (1 - t)/k, b = 1 - t - a.
-        row.update(zip(("t", "a", "b"), design.option_marginal().floats()), k=design.k, counted_answer=option)
-    return row
-
-
-def _with_counted_rate(row: dict) -> dict:
-    """``row`` with ``counted_rate``: the share of ``counted_answer`` among the answers, ``observed_rate`` or
-    ``1 -`` it when the triple refers to the stored "no" of a yes/no question (then ``estimate_raw =
-    (counted_rate - a) / t``); empty without a triple."""
-    rate, counted = row["observed_rate"], row["counted_answer"]
-    if rate is None or counted is None:
-        return row | {"counted_rate": None}
-    return row | {"counted_rate": 1 - rate if counted == "no" and row["option"] == "" else rate}
-
-
-def _interval_columns(ci, confidence_level: float) -> dict:
-    """The interval's bounds, method and side: ``two-sided``, or ``upper`` (``ci_high`` is an upper bound,
-    ``ci_low`` the least share, 0) and ``lower`` (``ci_low`` a lower bound) for a one-sided bound."""
-    return {
-        "ci_low": None if ci is None else ci.low,
-        "ci_high": None if ci is None else ci.high,
-        "ci_method": None if ci is None else ci.method,
-        "ci_side": None if ci is None else ci.side,
-        "confidence_level": confidence_level,
-    }
-
-
-def _sequence_columns(sequence) -> dict:
-    """The anytime-valid confidence sequence's bounds and side (:class:`surveys.results.SequenceBounds`), empty
-    when none."""
-    return {
-        "sequence_low": None if sequence is None else sequence.low,
-        "sequence_high": None if sequence is None else sequence.high,
-        "sequence_side": None if sequence is None else sequence.side,
-    }
-
-
-def _outside_columns(outside) -> dict:
-    """The one-sided bound when the answers lie outside what the design allows (:func:`analysis.outside_design`)."""
-    return {
-        "outside_design": "" if outside is None else outside.side,
-        "one_sided_bound": None if outside is None else outside.bound,
-        "outside_design_p_value": None if outside is None else outside.p_value,
-    }
-
-
-def _two_group_columns(result: YesNoResult) -> dict:
-    """The two groups' answers and the second parameter (γ or t) of a two-group design; empty otherwise.
-
-    ``group_n`` and ``group_yes`` are ``"n1;n2"`` and ``"yes1;yes2"``; the interval is by profile likelihood.
-    """
-    figures = result.two_group
-    if figures is None:
-        return dict.fromkeys(_TWO_GROUP_COLUMNS)
-    fit = figures.estimate
-    return {
-        "group_n": f"{fit.n[0]};{fit.n[1]}",
-        "group_yes": f"{fit.yes[0]};{fit.yes[1]}",
-        "second_parameter": figures.parameter,
-        "second_estimate": figures.value,
-        "second_std_err": figures.std_err,
-        "second_ci_low": figures.ci.low,
-        "second_ci_high": figures.ci.high,
-    }
-
-
-_TWO_GROUP_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") : ESTIMATE_COLUMNS.index("direct_n")]
-_CONTROL_COLUMNS = ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("direct_n") : ESTIMATE_COLUMNS.index("population_size")]
-
-
-def _control_columns(result: YesNoResult) -> dict:
-    """The comparison with the direct-question control arm (:func:`analysis.compare_with_direct`); empty without."""
-    control = result.control
-    if control is None:
-        return dict.fromkeys(_CONTROL_COLUMNS)
-    return {
-        "direct_n": control.direct_n,
-        "direct_yes": control.direct_yes,
-        "direct_estimate": control.direct_estimate,
-        "direct_std_err": control.direct_std_err,
-        "difference": control.difference,
-        "difference_std_err": control.std_err,
-        "difference_ci_low": control.ci.low,
-        "difference_ci_high": control.ci.high,
-        "p_value_rr_higher": control.p_value_rr_higher,
-    }
-
-
-def _finite_population_columns(result: YesNoResult) -> dict:
-    """The finite-population standard error and Wald interval (:func:`surveys.results.with_finite_population`)."""
-    figures = result.finite_population
-    return {
-        "std_err_finite_population": None if figures is None else figures.std_err,
-        "finite_population_low": None if figures is None else figures.low,
-        "finite_population_high": None if figures is None else figures.high,
-    }
-
-
-def _yes_no_row(result: YesNoResult, level: float) -> dict:
-    return _with_counted_rate(
-        {
-            **_two_group_columns(result),
-            **_control_columns(result),
-            **_finite_population_columns(result),
-            "version_of_pooled": None,
-            "question": result.question.name,
-            "label": result.question.label,
-            "option": "",
-            **_design_columns(result),
-            "n": result.n,
-            "yes_count": result.yes_count,
-            "observed_answer": "yes",
-            "observed_rate": result.observed_rate,
-            "estimate_raw": result.estimate_raw,
-            "estimate_clipped": result.estimate,
-            "estimate_projected": None,
-            "std_err": result.std_err,
-            **_interval_columns(result.ci, level),
-            **_sequence_columns(result.sequence),
-            **_outside_columns(result.outside),
-            "epsilon": result.epsilon,
-            "flags": "; ".join(result.flags),
-            "error": result.error or "",
-        }
-    )
-
-
-def _two_group_version_rows(result: YesNoResult, level: float) -> list[dict]:
-    """One row per version of a pooled two-group question: each version's own fit, which the pooled row combines.
-
-    ``version_of_pooled`` numbers them as :attr:`surveys.results.YesNoResult.two_group_versions` orders them
-    (the current design first when it has answers); ``design`` names the version's ``p1, p2``; the prevalence
-    (``estimate_raw`` the moment estimate, ``estimate_clipped`` the reported one, its profile-likelihood
-    interval), the groups' answers and the second parameter are that version's alone.
-    """
-    if not result.pooled or not result.two_group_versions:
-        return []
-    rows = []
-    for index, figures in enumerate(result.two_group_versions, start=1):
-        fit = figures.estimate
-        version = replace(result, two_group=figures, control=None, finite_population=None)
-        rows.append(
-            _yes_no_row(version, level)
-            | {
-                "design": fit.design.label(),
-                "n": sum(fit.n),
-                "yes_count": sum(fit.yes),
-                "observed_rate": sum(fit.yes) / sum(fit.n),
-                "estimate_raw": fit.pi_moment,
-                "estimate_clipped": fit.pi,
-                "std_err": fit.pi_std_err,
-                **_interval_columns(fit.confidence_interval("pi", level), level),
-                **_sequence_columns(None),
-                "flags": "",
-                "version_of_pooled": index,
-            }
-        )
-    return rows
-
-
-def _yes_no_rows(result: YesNoResult, level: float) -> list[dict]:
-    """A yes/no question's row, then (a pooled two-group question) one row per version."""
-    return [_yes_no_row(result, level), *_two_group_version_rows(result, level)]
-
-
-def _option_row(result: ChoiceResult, option: OptionResult, level: float) -> dict:
-    return _with_counted_rate(
-        {
-            "question": result.question.name,
-            "label": result.question.label,
-            "option": option.choice.name,
-            **_design_columns(result, option.choice.name),
-            "n": result.n,
-            "yes_count": option.count,
-            "observed_answer": option.choice.name,
-            "observed_rate": option.observed,
-            "estimate_raw": option.estimate_raw,
-            "estimate_clipped": option.estimate,
-            "estimate_projected": option.estimate_projected,
-            "std_err": option.std_err,
-            **_interval_columns(option.ci, level),
-            **_sequence_columns(option.sequence),
-            **_outside_columns(option.outside),
-            **dict.fromkeys(ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :]),  # yes/no only
-            "epsilon": result.epsilon,
-            "flags": "; ".join(result.flags),
-            "error": result.error or "",
-        }
-    )
-
-
-def _matrix_version_rows(result: ChoiceResult, level: float) -> list[dict]:
-    """One row per version and option of a ``select_one`` pooled over several misclassification matrices:
-    each version's own estimate, which the pooled rows combine.
-
-    ``version_of_pooled`` numbers the versions as :attr:`surveys.results.ChoiceResult.matrix_versions` orders
-    them (the current design first when it has answers); ``design`` names the version's matrix; ``yes_count`` is
-    the option's count under it, ``estimate_raw`` its ``P^-1 lambda_hat``, ``estimate_clipped`` the projected
-    share, with its standard error and Wald interval (:meth:`analysis.MisclassificationEstimate.confidence_intervals`).
-    """
-    if not result.pooled or len(result.matrix_versions) < 2:
-        return []
-    rows = []
-    for index, version in enumerate(result.matrix_versions, start=1):
-        intervals = version.confidence_intervals(level)
-        for j, option in enumerate(result.options):
-            rows.append(
-                _option_row(result, option, level)
-                | {
-                    "design": version.design.label(),
-                    "k": version.design.k,
-                    "n": version.n,
-                    "yes_count": version.counts[j],
-                    "observed_rate": version.observed[j],
-                    "estimate_raw": version.estimate_raw[j],
-                    "estimate_clipped": version.estimate[j],
-                    "estimate_projected": version.estimate_projected[j],
-                    "std_err": version.std_err[j],
-                    **_interval_columns(intervals[j], level),
-                    **_sequence_columns(None),
-                    **_outside_columns(None),
-                    "flags": "",
-                    "version_of_pooled": index,
-                }
-            )
-    return rows
-
-
-def _choice_rows(result: ChoiceResult, level: float) -> list[dict]:
-    """A ``select_one``'s row per option, then (pooled over several matrices) one row per version and option."""
-    return [*(_option_row(result, option, level) for option in result.options), *_matrix_version_rows(result, level)]
 
 
 def estimate_rows(results: SurveyResults) -> list[dict]:
@@ -444,12 +127,7 @@ def estimate_rows(results: SurveyResults) -> list[dict]:
         "excluded_responses": results.excluded.response_count,
         "population_size": results.survey.population_size,
     }
-    rows = []
-    for result in results.questions:
-        if isinstance(result, YesNoResult):
-            rows.extend(_yes_no_rows(result, level))
-        elif isinstance(result, ChoiceResult):
-            rows.extend(_choice_rows(result, level))
+    rows = [row for result in results.questions for row in kind_of_result(result).estimate_rows(result, level)]
     return [{column: {**row, **excluded}[column] for column in ESTIMATE_COLUMNS} for row in rows]
 
 
@@ -540,10 +218,7 @@ def breakdown_rows(breakdown: Breakdown) -> list[dict]:
             "group_label": group.label,
         }
         for result in group.questions:
-            if isinstance(result, YesNoResult):
-                rows.extend({**identity, **row} for row in _yes_no_rows(result, level))
-            elif isinstance(result, ChoiceResult):
-                rows.extend({**identity, **_option_row(result, option, level)} for option in result.options)
+            rows.extend({**identity, **row} for row in kind_of_result(result).breakdown_rows(result, level))
     return [{column: {**row, **excluded}[column] for column in BREAKDOWN_COLUMNS} for row in rows]
 
 

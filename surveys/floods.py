@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from analysis.intervals import ConfidenceInterval
-from surveys.results import ChoiceResult, SurveyResults, YesNoResult
+from surveys.kinds import kind_of_result
+from surveys.results import SurveyResults
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,7 @@ def compare_estimates(with_marked: SurveyResults, without_marked: SurveyResults)
 
 
 def _compared(kept, left) -> list[ComparedEstimate]:
-    """The estimates of one question's two results (none for a plain question)."""
+    """The estimates of one question's two results, as its kind pairs them (``estimate_pairs``: none for a plain
+    question)."""
     label = kept.question.label
-    if isinstance(kept, YesNoResult) and isinstance(left, YesNoResult):
-        return [ComparedEstimate(label, "", kept.estimate, kept.ci, left.estimate, left.ci)]
-    if isinstance(kept, ChoiceResult) and isinstance(left, ChoiceResult):
-        return [
-            ComparedEstimate(label, a.choice.label, a.estimate_projected, a.ci, b.estimate_projected, b.ci)
-            for a, b in zip(kept.options, left.options)
-        ]
-    return []
+    return [ComparedEstimate(label, *pair) for pair in kind_of_result(kept).estimate_pairs(kept, left)]

@@ -37,6 +37,7 @@ from analysis.design import BinaryDesign
 from analysis.regression import LogisticFit, NotIdentified, PredictedPrevalence, fit_logistic
 from surveys.definition import Question, Survey
 from surveys.design_contract import YES_NO, canonical_json, parse_design_key
+from surveys.kinds import kind_of
 
 #: The most patterns of plain answers a survey may have for its pattern counts to be kept.
 MAX_PATTERNS = 10_000
@@ -58,7 +59,7 @@ def kept_outcomes(survey: Survey) -> tuple[str, ...]:
     exceeds :data:`MAX_PATTERNS`."""
     if pattern_count(survey) > MAX_PATTERNS:
         return ()
-    return tuple(q.name for q in survey.randomized_questions if isinstance(q.design, BinaryDesign))
+    return tuple(q.name for q in survey.randomized_questions if kind_of(q).keeps_patterns)
 
 
 def answer_pattern(answers: Mapping[str, str], plain: Sequence[str]) -> str:
@@ -120,7 +121,7 @@ class ModelResult:
 def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
     """``choice`` with every reference filled in (default: each predictor's first choice); ValueError naming
     an outcome that is not a randomized yes/no question, a predictor that is not plain, or an unknown level."""
-    outcomes = [q.name for q in survey.randomized_questions if q.type == YES_NO]
+    outcomes = [q.name for q in survey.randomized_questions if kind_of(q).single_share]
     plain = [q.name for q in survey.plain_questions]
     if choice.outcome not in outcomes:
         raise ValueError(

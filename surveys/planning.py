@@ -8,113 +8,20 @@ beside the estimates (:mod:`surveys.results`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from analysis import (
-    BinaryDesign,
-    MultipleChoiceDesign,
-    half_width_for_n,
-    option_shares_half_width,
-    option_shares_sample_size,
-    sample_size_for_half_width,
-    sample_size_for_sequence_half_width,
-    two_group_half_width,
-    two_group_sample_size,
-    two_group_sample_size_for_sequence,
-    two_group_worst_case,
-)
-from analysis.misclassification import MisclassificationDesign
-from analysis.two_group import TwoGroupDesign
-from surveys.arms import DEFAULT_GROUP_1_SHARE, is_two_group
-from surveys.definition import YES_NO, Question, Survey
+from surveys.arms import DEFAULT_GROUP_1_SHARE
+from surveys.definition import Question, Survey
+from surveys.kinds import kind_of
+from surveys.plan_types import ChoicePlan, PlanningResult
 
-
-@dataclass(frozen=True)
-class ChoicePlan:
-    """Answers a randomized ``select_one`` needs for a margin of error on every option share.
-
-    Attributes
-    ----------
-    question : Question
-    half_width, confidence_level : float
-    needed_n : int
-        :func:`analysis.option_shares_sample_size` of the current design: worst case over every true share and
-        every option (each option's interval alone, not simultaneous).
-    response_count : int
-        Answers under the current design.
-    half_width_now : float or None
-        :func:`analysis.option_shares_half_width` at ``response_count``; ``None`` with no answers.
-    """
-
-    question: Question
-    half_width: float
-    confidence_level: float
-    needed_n: int
-    response_count: int
-    half_width_now: float | None
+__all__ = ["ChoicePlan", "PlanningResult", "plan", "plan_choice", "planning_group_sizes"]
 
 
 def plan_choice(question: Question, half_width: float, confidence_level: float, response_count: int) -> ChoicePlan:
     """The answers ``question`` (a k-option or misclassification-matrix ``select_one``) needs for ``half_width``
-    on every option share, and the worst-case half-width with ``response_count`` answers."""
-    design = question.design
-    if question.type == YES_NO or not isinstance(design, MultipleChoiceDesign | MisclassificationDesign):
-        raise ValueError(f"question={question.name!r} is not a randomized select_one")
-    now = option_shares_half_width(design, response_count, confidence_level) if response_count > 0 else None
-    return ChoicePlan(
-        question=question,
-        half_width=float(half_width),
-        confidence_level=float(confidence_level),
-        needed_n=option_shares_sample_size(design, half_width, confidence_level),
-        response_count=response_count,
-        half_width_now=now,
-    )
-
-
-@dataclass(frozen=True)
-class PlanningResult:
-    """How many answers a target margin of error needs, and where we stand.
-
-    Attributes
-    ----------
-    question : Question
-        The randomized yes/no question whose current design needs the most
-        answers (normally the one with the smallest ``t``).
-    design : BinaryDesign or TwoGroupDesign
-    half_width : float
-        The wanted margin of error, for example 0.05 (five points).
-    confidence_level : float
-    needed_n : int
-        :func:`analysis.sample_size_for_half_width`, worst case over ``pi``.
-    response_count : int
-    half_width_now : float or None
-        :func:`analysis.half_width_for_n` at ``response_count`` (worst case);
-        ``None`` with no responses.
-    needed_n_sequence : int or None
-        :func:`analysis.sample_size_for_sequence_half_width`, worst case over
-        ``pi``: the answers after which the confidence sequence, looked at as
-        often as anyone likes, is expected to be that narrow.
-    group_share : float or None
-        A two-group question: the share of respondents in group 1 the plan
-        assumes (the survey's ``group_1_share``); ``None`` otherwise. Its
-        figures are for the worst case, both groups' reported-yes rates at 1/2.
-    needed_groups : tuple of int or None
-        A two-group question: ``needed_n`` split into group 1 and group 2.
-    group_sizes : tuple of int or None
-        A two-group question: the answers per group now (current design).
-    """
-
-    question: Question
-    design: BinaryDesign | TwoGroupDesign
-    half_width: float
-    confidence_level: float
-    needed_n: int
-    response_count: int
-    half_width_now: float | None
-    needed_n_sequence: int | None = None
-    group_share: float | None = None
-    needed_groups: tuple[int, int] | None = None
-    group_sizes: tuple[int, int] | None = None
+    on every option share, and the worst-case half-width with ``response_count`` answers (its kind's
+    ``plan_options``: :func:`surveys.plan_types.option_plan`; a ValueError for any other kind)."""
+    return kind_of(question).plan_options(question, half_width, confidence_level, response_count)
 
 
 def plan(
@@ -147,7 +54,7 @@ def plan(
     is for the answers per group of its current design in ``group_sizes``
     (:func:`planning_group_sizes`), ``None`` until each group has one.
     """
-    candidates = [q for q in survey.randomized_questions if q.type == YES_NO]
+    candidates = [q for q in survey.randomized_questions if kind_of(q).single_share]
     if question is not None:
         candidates = [q for q in candidates if q.name == question]
         if not candidates:
@@ -156,64 +63,20 @@ def plan(
         return None
     share = float(survey.group_1_share if survey.group_1_share is not None else DEFAULT_GROUP_1_SHARE)
     needs = [
-        (_needed_n(q.design, half_width, confidence_level, share), -index, q) for index, q in enumerate(candidates)
+        (kind_of(q).needed_n(q, half_width, confidence_level, share), -index, q) for index, q in enumerate(candidates)
     ]
     needed_n, _, question = max(needs, key=lambda item: item[:2])
-    if is_two_group(question.design):
-        return _two_group_plan(question, half_width, confidence_level, share, (group_sizes or {}).get(question.name))
     if answered is not None:
         response_count = answered.get(question.name, 0)
-    now = half_width_for_n(response_count, confidence_level, *question.design.exact()) if response_count > 0 else None
-    return PlanningResult(
-        question=question,
-        design=question.design,
-        half_width=float(half_width),
-        confidence_level=float(confidence_level),
-        needed_n=needed_n,
-        response_count=response_count,
-        half_width_now=now,
-        needed_n_sequence=sample_size_for_sequence_half_width(half_width, confidence_level, *question.design.exact()),
-    )
-
-
-def _needed_n(design, half_width: float, level: float, share: float) -> int:
-    """Answers a fixed-sample interval needs for ``half_width`` in the design's worst case."""
-    if is_two_group(design):
-        return two_group_sample_size(design, half_width, *two_group_worst_case(design), level, share).n
-    return sample_size_for_half_width(half_width, level, *design.exact())
-
-
-def _two_group_plan(
-    question: Question, half_width: float, level: float, share: float, sizes: tuple[int, int] | None
-) -> PlanningResult:
-    """:func:`plan` of a two-group question: its worst case, ``share`` of the respondents in group 1."""
-    worst = two_group_worst_case(question.design)
-    sizes = sizes or (0, 0)
-    planned = two_group_sample_size(question.design, half_width, *worst, level, share)
-    now = two_group_half_width(question.design, *sizes, *worst, level) if min(sizes) > 0 else None
-    return PlanningResult(
-        question=question,
-        design=question.design,
-        half_width=float(half_width),
-        confidence_level=float(level),
-        needed_n=planned.n,
-        response_count=sum(sizes),
-        half_width_now=now,
-        needed_n_sequence=two_group_sample_size_for_sequence(question.design, half_width, level, share),
-        group_share=share,
-        needed_groups=(planned.n1, planned.n2),
-        group_sizes=sizes,
-    )
+    sizes = (group_sizes or {}).get(question.name)
+    return kind_of(question).plan_margin(question, needed_n, half_width, confidence_level, share, response_count, sizes)
 
 
 def planning_group_sizes(results) -> dict[str, tuple[int, int]]:
     """Answers per group under the current design of each two-group question with a fit, for :func:`plan`.
 
-    ``results`` is a :class:`surveys.result_types.SurveyResults`; only a yes/no result has a ``two_group`` fit
-    (the result types import this module for :func:`plan_choice`, so it names none of them).
+    ``results`` is a :class:`surveys.result_types.SurveyResults`; each question's kind says what its groups
+    are (``current_group_sizes``: ``None`` for a kind without groups).
     """
-    return {
-        r.question.name: r.two_group.estimate.n
-        for r in results.questions
-        if getattr(r, "two_group", None) is not None and r.two_group.estimate.design == r.question.design
-    }
+    sizes = {r.question.name: kind_of(r.question).current_group_sizes(r) for r in results.questions}
+    return {name: pair for name, pair in sizes.items() if pair is not None}

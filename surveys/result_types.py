@@ -27,7 +27,7 @@ from analysis.control_arm import ControlArmComparison
 from analysis.misclassification import MisclassificationDesign, MisclassificationEstimate
 from analysis.two_group import TwoGroupEstimate
 from surveys.definition import Choice, Question, Survey
-from surveys.planning import ChoicePlan, plan_choice
+from surveys.plan_types import ChoicePlan, option_plan
 
 #: approximation behind the Wald interval, the pooled interval and the
 #: standard error is poor there (Brown, Cai and DasGupta 2001), and with
@@ -366,10 +366,11 @@ class ChoiceResult:
         return 0
 
     def plan(self, half_width: float, confidence_level: float) -> ChoicePlan | None:
-        """:func:`plan_choice` of this question, with its answers under the current design; ``None`` if it
-        cannot be computed (the page then leaves the planning row out rather than fail)."""
+        """:func:`surveys.planning.plan_choice` of this question (:func:`surveys.plan_types.option_plan`: a
+        choice result is a randomized ``select_one``'s), with its answers under the current design; ``None`` if
+        it cannot be computed (the page then leaves the planning row out rather than fail)."""
         try:
-            return plan_choice(self.question, half_width, confidence_level, self.current_design_count)
+            return option_plan(self.question, half_width, confidence_level, self.current_design_count)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError):
             return None
 

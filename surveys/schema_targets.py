@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from surveys.definition import DEFAULT_TARGET_LEVEL, YES_NO, Question, Target
+from surveys.definition import DEFAULT_TARGET_LEVEL, Question, Target
+from surveys.kinds import kind_of
 from surveys.schema_checks import INVALID, check_flag, check_keys, check_number, describe
 
 TARGET_KEYS = ("question", "margin", "confidence_level", "by", "groups")
@@ -93,7 +94,7 @@ def _target_question(report, where: str, name, known, written: set[str]):
     if name not in known:
         return report.add(None, f"{where}.question", f"there is no question called {name!r}")
     question = known[name]
-    if question.type != YES_NO or not question.is_randomized:
+    if not kind_of(question).single_share:
         message = (
             f"{name!r} is not a randomized yes_no question; a target is a margin of error for such a question's share"
         )
@@ -116,7 +117,7 @@ def _target_groups(report, where: str, by, groups, known, written: set[str]):
     if by not in known:
         return report.add(None, f"{where}.by", f"there is no question called {by!r}"), ()
     question = known[by]
-    if question.is_randomized:
+    if not kind_of(question).splits_results:
         message = f"{by!r} is randomized; groups are formed by the answers to a question with randomize: false"
         return report.add(None, f"{where}.by", message), ()
     return by, _target_pair(report, where, groups, question)

@@ -12,11 +12,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis.design import BinaryDesign
-from surveys import protocol
-from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices, is_two_group
+from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices
 from surveys.definition import Question, Survey
 from surveys.design_contract import design_record, question_design_key
+from surveys.kinds import kind_of
 from surveys.models import answer_pattern, kept_outcomes
 
 #: Where an answer was randomized: in the browser, or on the server (JavaScript off).
@@ -77,9 +76,7 @@ def randomize_answer(question: Question, truth: str, arm: str = NO_ARM) -> str:
     the direct-question control arm (asked directly: nothing is randomized, and the form says so)."""
     if arm == DIRECT or question.design is None or not getattr(question.design, "randomized_by_software", True):
         return truth
-    if isinstance(question.design, BinaryDesign) or is_two_group(question.design):
-        return protocol.randomize_yes_no(truth, question.design, arm)
-    return protocol.randomize_choice(truth, question.choice_names, question.design)
+    return kind_of(question).randomize(question, truth, arm)
 
 
 def randomize_on_server(survey: Survey, true_answers: Mapping[str, str], arm: str = NO_ARM) -> dict[str, str]:

@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis.planning import sample_size_for_sequence_half_width, two_group_sample_size_for_sequence
-from surveys.arms import DEFAULT_GROUP_1_SHARE, is_two_group
+from surveys.arms import DEFAULT_GROUP_1_SHARE
 from surveys.definition import Question, Survey, Target
-from surveys.results import Tallies, group_counts, running_point
+from surveys.kinds import kind_of
+from surveys.results import Tallies, running_point
 
 
 @dataclass(frozen=True)
@@ -73,19 +73,14 @@ def _share_progress(survey: Survey, target: Target, tallies: Tallies, plan: bool
 def _needed_n(survey: Survey, question: Question, target: Target, estimate: float, by_design) -> int:
     """Answers the question's sequence needs for the target's margin at what is estimated now.
 
-    One-group designs: :func:`analysis.sample_size_for_sequence_half_width` at the share estimated now. Two-group
+    Its kind's ``target_needed_n``. One-group designs: :func:`analysis.sample_size_for_sequence_half_width` at
+    the share estimated now. Two-group
     designs: :func:`analysis.two_group_sample_size_for_sequence` at the current design's reported-yes rates now
     (the worst case, both at 1/2, until each of its groups has an answer) with the survey's ``group_1_share``.
     """
-    if not is_two_group(question.design):
-        return sample_size_for_sequence_half_width(
-            target.margin, target.confidence_level, *question.design.exact(), pi=estimate
-        )
-    yes, n, _ = group_counts(question, by_design)
-    rates = (yes[0] / n[0], yes[1] / n[1]) if min(n) > 0 else None
-    share = survey.group_1_share if survey.group_1_share is not None else DEFAULT_GROUP_1_SHARE
-    return two_group_sample_size_for_sequence(
-        question.design, target.margin, target.confidence_level, float(share), rates
+    share = float(survey.group_1_share if survey.group_1_share is not None else DEFAULT_GROUP_1_SHARE)
+    return kind_of(question).target_needed_n(
+        question, target.margin, target.confidence_level, estimate, by_design, share
     )
 
 

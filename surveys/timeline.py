@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from surveys.definition import YES_NO, Question, Survey
+from surveys.definition import Question, Survey
+from surveys.kinds import kind_of
 from surveys.results import running_point
 
 #: At most this many days are drawn per question (evenly spread, the last day
@@ -92,7 +93,7 @@ def question_timeline(
     question: Question, daily: DailyTallies, confidence_level: float = 0.95, excluded_days: Iterable[str] = ()
 ) -> Timeline:
     """The running estimate and confidence sequence of a randomized yes/no ``question`` by day."""
-    if question.type != YES_NO or not question.is_randomized:
+    if not kind_of(question).single_share:
         raise ValueError(f"question must be a randomized yes/no question, got question={question.name!r}")
     totals = running_totals(daily, question.name, excluded_days)
     points = []
@@ -113,5 +114,5 @@ def survey_timelines(
     return tuple(
         question_timeline(q, daily, confidence_level, excluded_days)
         for q in survey.randomized_questions
-        if q.type == YES_NO
+        if kind_of(q).single_share
     )

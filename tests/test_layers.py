@@ -8,9 +8,12 @@ top-level package is checked against what its layer may not import.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
+
+from surveys.kinds import KIND_FLAGS, KIND_NAMES, KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -151,3 +154,202 @@ def test_a_circle_through_a_type_checking_import_is_found(tmp_path):
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import surveys.a\n"
     )
     assert import_circles(tmp_path) == [["surveys.a", "surveys.b", "surveys.a"]]
+
+
+# --------------------------------------------------------------------------
+# The question-kind registry: surveys/kinds/ is the one place a question's kind is decided.
+
+#: A line that decides a question's kind: a two-group check, a type compared with yes/no or select_one, the
+#: matrix reading, a randomized-or-not check, a design or result class tested with ``isinstance``.
+KIND_DECISION = re.compile(
+    r"is_two_group\(|[=!]= (YES_NO|SELECT_ONE)\b|\b(YES_NO|SELECT_ONE) [=!]=|reads_as_matrix\(|\.is_randomized\b"
+    r"|isinstance\([^)]*\b(BinaryDesign|MultipleChoiceDesign|MisclassificationDesign|TwoGroupDesign"
+    r"|YesNoResult|ChoiceResult|PlainResult)\b"
+)
+
+_FILE_TYPE = "survey-file reading: the type as written, before a Question (and so a kind) exists"
+_DESIGN_WORDS = "a design's chances in words, per design family: takes a design, not a question"
+_CODEBOOK = (
+    "the codebook and R recipe describe each stored version's design record, and a question's versions may be "
+    "of different kinds (forced response, then cheater detection): per design, not per question"
+)
+_ARMS = "survey-file check of group_1_share and direct_share; arms.py is below the kinds (they import it)"
+
+#: Each line outside surveys/kinds/ that tests a kind-like condition, and why it is not a kind decision (or not
+#: yet moved). A new line fails the test; so does an entry whose line is gone.
+KIND_DECISIONS_ALLOWED = {
+    (
+        "surveys/definition.py",
+        "if isinstance(self.design, MultipleChoiceDesign | MisclassificationDesign) and self.design.k != len(",
+    ): "Question's own invariant: a k-option or matrix design's k is its number of choices",
+    ("surveys/definition.py", "if is_two_group(design):"): "attack_success_rate(design): a design's guessing rate",
+    (
+        "surveys/definition.py",
+        "if isinstance(design, MisclassificationDesign):",
+    ): "attack_success_rate(design): a design's guessing rate",
+    (
+        "surveys/definition.py",
+        "return tuple(q for q in self.questions if q.is_randomized)",
+    ): "Survey.randomized_questions: the split by randomize: that kind_of itself reads",
+    (
+        "surveys/definition.py",
+        "return tuple(q for q in self.questions if not q.is_randomized)",
+    ): "Survey.plain_questions: the split by randomize: that kind_of itself reads",
+    (
+        "surveys/protocol.py",
+        "if is_two_group(design):",
+    ): "the randomizer of a design (takes a design); each kind's randomize chooses the function",
+    (
+        "surveys/protocol.py",
+        "if isinstance(design, MisclassificationDesign):",
+    ): "the randomizer of a design (takes a design); each kind's randomize chooses the function",
+    (
+        "surveys/result_types.py",
+        "if isinstance(current, MultipleChoiceDesign):",
+    ): "ChoiceResult.current_design_count: a k-option design read as its matrix to compare versions",
+    ("surveys/schema_designs.py", "if qtype == YES_NO:"): _FILE_TYPE,
+    (
+        "surveys/schema_designs.py",
+        'if qtype == YES_NO and isinstance(value, Mapping) and "model" in value:',
+    ): _FILE_TYPE,
+    (
+        "surveys/schema_designs.py",
+        'if qtype == SELECT_ONE and isinstance(value, Mapping) and "matrix" in value:',
+    ): _FILE_TYPE,
+    (
+        "surveys/schema_designs.py",
+        'example = "{t: 1/2, a: 1/4, b: 1/4}" if qtype == YES_NO else "{t: 1/2}"',
+    ): _FILE_TYPE,
+    (
+        "surveys/schema_designs.py",
+        "design = ForcedResponseDesign(**probabilities) if qtype == YES_NO "
+        "else MultipleChoiceDesign(k, **probabilities)",
+    ): _FILE_TYPE,
+    ("surveys/schema.py", "if qtype == YES_NO:"): _FILE_TYPE,
+    (
+        "surveys/schema.py",
+        "randomized = [q for q in questions if isinstance(q, Question) and q.is_randomized]",
+    ): "the epsilon budget: every randomized question adds its design's epsilon, whatever its kind",
+    (
+        "surveys/schema.py",
+        "if before[name].is_randomized:",
+    ): "a survey-file check: a condition names only questions whose answers are stored as given",
+    (
+        "surveys/xlsform_rows.py",
+        'if kind == SELECT_ONE and len(words) > 2 and words[2].lower() == "or_other":',
+    ): _FILE_TYPE,
+    ("surveys/xlsform_rows.py", "if kind == SELECT_ONE:"): _FILE_TYPE,
+    ("surveys/xlsform_rows.py", "if kind == YES_NO:"): _FILE_TYPE,
+    ("surveys/xlsform_rows.py", "if kind == YES_NO and len(words) == 1:"): _FILE_TYPE,
+    ("surveys/xlsform_rows.py", "if kind == SELECT_ONE and len(words) == 2:"): _FILE_TYPE,
+    (
+        "surveys/design_choices.py",
+        "if option.kind == SELECT_ONE:",
+    ): "a design option's declared type in the editor's list, before a Question exists",
+    ("surveys/wording.py", "if isinstance(design, MisclassificationDesign):"): _DESIGN_WORDS,
+    ("surveys/wording.py", "if isinstance(design, MultipleChoiceDesign):"): _DESIGN_WORDS,
+    (
+        "surveys/wording.py",
+        "[group_yes_probabilities(design, g) for g in GROUPS] if is_two_group(design) "
+        "else [design.yes_probabilities()]",
+    ): _DESIGN_WORDS,
+    (
+        "surveys/design_contract.py",
+        "fits = qtype == question.type and "
+        "(design is None if not question.is_randomized else isinstance(design, kind))",
+    ): "compatible_tallies: which stored design keys a question's type can read (the tally contract, below the kinds)",
+    (
+        "surveys/design_contract.py",
+        "if isinstance(design, MultipleChoiceDesign | MisclassificationDesign) and design.k != len(choices):",
+    ): "compatible_tallies: a stored k-option or matrix key whose k is not its number of choices",
+    (
+        "surveys/models.py",
+        "if not (parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], BinaryDesign)):",
+    ): "a stored design key read from the database: only one-arm yes/no tallies hold pattern counts",
+    ("surveys/arms.py", "has_groups = parsed is not None and any(is_two_group(q.design) for q in parsed)"): _ARMS,
+    ("surveys/arms.py", "has_randomized = parsed is not None and any(q.is_randomized for q in parsed)"): _ARMS,
+    ("surveys/noisy_answers.py", "if is_two_group(design):"): _CODEBOOK,
+    ("surveys/noisy_answers.py", "if isinstance(design, MisclassificationDesign):"): _CODEBOOK,
+    (
+        "surveys/noisy_answers.py",
+        "if isinstance(design, BinaryDesign) and not isinstance(design, ForcedResponseDesign):",
+    ): _CODEBOOK,
+    ("surveys/noisy_answers.py", "if isinstance(design, BinaryDesign):"): _CODEBOOK,
+    (
+        "surveys/noisy_answers.py",
+        '"randomized": question.is_randomized,',
+    ): "the codebook's randomized field, as written",
+    (
+        "web/editor.py",
+        'shown = choices if len(choices) >= 2 or kind != SELECT_ONE else ("first", "second")',
+    ): "the editor form's chosen type, before a Question exists",
+    (
+        "web/charts.py",
+        "if isinstance(item, YesNoResult):",
+    ): "a chart item's own fields (a yes/no result's or an option's): the kind chose the items (chart_items)",
+    (
+        "storage/queries.py",
+        'outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]',
+    ): "stored design records (dicts) of each version: storage reads records, not Questions",
+}
+
+
+def kind_decisions(root: Path = ROOT) -> set[tuple[str, str]]:
+    """``(path, line)`` of every line outside ``surveys/kinds/`` (in ``surveys/``, ``storage/``, ``web/``) that
+    :data:`KIND_DECISION` matches (a ``def`` line, the helper's own definition, aside)."""
+    found = set()
+    for layer in ("surveys", "storage", "web"):
+        for path in sorted((root / layer).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
+            if relative.startswith("surveys/kinds/"):
+                continue
+            for line in path.read_text(encoding="utf-8").splitlines():
+                text = line.strip()
+                if KIND_DECISION.search(text) and not text.startswith("def "):
+                    found.add((relative, text))
+    return found
+
+
+def test_only_the_kind_registry_decides_a_question_kind():
+    """planning, export, break-downs, timeline, targets, models, submission... ask ``kind_of``; every other
+    kind-like test is listed with its reason, and no listed line is stale."""
+    found = kind_decisions()
+    assert sorted(found - KIND_DECISIONS_ALLOWED.keys()) == []
+    assert sorted(KIND_DECISIONS_ALLOWED.keys() - found) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    if is_two_group(question.design):",
+        "    candidates = [q for q in survey.randomized_questions if q.type == YES_NO]",
+        "    if SELECT_ONE != question.type:",
+        "    if matrix.reads_as_matrix(question, by_design):",
+        "    if question.is_randomized:",
+        "    if isinstance(result, YesNoResult):",
+        "    if isinstance(q.design, MultipleChoiceDesign | MisclassificationDesign):",
+    ],
+)
+def test_a_kind_decided_outside_the_registry_is_found(tmp_path, line):
+    (tmp_path / "surveys" / "kinds").mkdir(parents=True)
+    (tmp_path / "surveys" / "planning.py").write_text(f"def plan(question):\n{line}\n        return 1\n")
+    (tmp_path / "surveys" / "kinds" / "yes_no.py").write_text(f"def plan(question):\n{line}\n        return 1\n")
+    assert kind_decisions(tmp_path) == {("surveys/planning.py", line.strip())}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_every_kind_defines_every_name_the_callers_ask_for(name):
+    """A caller asks ``kind_of(question).<name>`` without checking: each kind has each name (a shared default
+    from surveys/kinds/common.py where it has nothing to say), a flag as a bool, the results table a known
+    template's name and the rest callable."""
+    module = KINDS[name]
+    missing = [attribute for attribute in KIND_NAMES if not hasattr(module, attribute)]
+    assert missing == []
+    for attribute in KIND_NAMES:
+        value = getattr(module, attribute)
+        if attribute in KIND_FLAGS:
+            assert isinstance(value, bool), attribute
+        elif attribute == "results_table":
+            assert value in ("yes_no", "choice", "plain")
+        else:
+            assert callable(value), attribute

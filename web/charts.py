@@ -22,8 +22,9 @@ from datetime import date, timedelta
 from markupsafe import Markup, escape
 
 from surveys.breakdowns import Breakdown
+from surveys.kinds import kind_of_result
 from surveys.models import GroupPrevalence, ModelResult
-from surveys.results import ChoiceResult, SurveyResults, YesNoResult
+from surveys.results import SurveyResults, YesNoResult
 from surveys.timeline import Timeline
 from surveys.wording import bound_text, count_text, percent, range_text, short_percent
 
@@ -229,12 +230,14 @@ def _result_entries(results: SurveyResults) -> list:
     entries: list = []
     for result in results.questions:
         label = result.question.label
-        if isinstance(result, YesNoResult):
-            entries += [_Label(label, bold=True), _Bar(result, label)]
-        elif isinstance(result, ChoiceResult):
+        items = kind_of_result(result).chart_items(result)
+        if items:
             entries.append(_Label(label, bold=True))
-            for option in result.options:
-                entries += [_Label(option.choice.label, indent=12), _Bar(option, f"{label}: {option.choice.label}")]
+        for option, item in items:  # option None: the question's one bar, under its own label
+            if option is None:
+                entries.append(_Bar(item, label))
+            else:
+                entries += [_Label(option, indent=12), _Bar(item, f"{label}: {option}")]
     return entries
 
 
@@ -278,17 +281,18 @@ def _breakdown_entries(breakdown: Breakdown) -> list:
     for index, result in enumerate(groups[0].questions if groups else ()):
         label = result.question.label
         entries.append(_Label(label, bold=True))
-        if isinstance(result, YesNoResult):
-            entries += bars(lambda group, i=index: group.questions[i], label)
-        elif isinstance(result, ChoiceResult):
-            for number, option in enumerate(result.options):
+        kind = kind_of_result(result)
+        for number, (option, _) in enumerate(kind.chart_items(result)):
 
-                def pick(group, i=index, k=number):
-                    options = group.questions[i].options
-                    return options[k] if k < len(options) else None
+            def pick(group, i=index, k=number, kind=kind):
+                items = kind.chart_items(group.questions[i])
+                return items[k][1] if k < len(items) else None
 
-                entries.append(_Label(option.choice.label, indent=12))
-                entries += bars(pick, f"{label}: {option.choice.label}")
+            if option is None:  # the question's one bar, under its own label
+                entries += bars(pick, label)
+            else:
+                entries.append(_Label(option, indent=12))
+                entries += bars(pick, f"{label}: {option}")
     return entries
 
 

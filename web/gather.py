@@ -27,13 +27,13 @@ from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_b
 from surveys.definition import Survey
 from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
+from surveys.kinds import kind_of
 from surveys.models import ModelChoice, ModelResult, PatternTallies, fit_model, kept_outcomes
 from surveys.results import (
     Exclusion,
     PlanningResult,
     SurveyResults,
     Tallies,
-    YesNoResult,
     compute_results,
     plan,
     planning_group_sizes,
@@ -353,7 +353,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         except ValueError as error:
             problems.append(("groups", str(error)))
             pair = (None, None)
-    answered = {r.question.name: r.n for r in results.questions if isinstance(r, YesNoResult)}
+    answered = {r.question.name: r.n for r in results.questions if kind_of(r.question).single_share}
     return ResultsPage(
         survey=survey,
         state=state,

@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from surveys import wording
 from surveys.design_contract import question_design_key
+from surveys.kinds import kind_of_result
 from web import language
 from web.charts import daily_sparkline_svg
 from web.forms import NO_ANSWER_LABEL, may_be_blank, wire_value, wire_values
@@ -19,8 +20,13 @@ from web.thanks import padded_label
 
 
 def result_kind(result) -> str:
-    """``yes_no``, ``choice`` or ``plain``: which table a result goes in."""
-    return {"YesNoResult": "yes_no", "ChoiceResult": "choice", "PlainResult": "plain"}[type(result).__name__]
+    """``yes_no``, ``choice`` or ``plain``: which table a result goes in (its kind's ``results_table``)."""
+    return kind_of_result(result).results_table
+
+
+def in_table(result, table: str) -> bool:
+    """Whether ``result`` goes in the results page's ``table`` (``select('kind', 'yes_no')`` in a template)."""
+    return result_kind(result) == table
 
 
 def single_quoted_attribute(text: str) -> Markup:
@@ -63,5 +69,6 @@ def init_app(app: Flask) -> None:
     )
     app.add_template_filter(wording.table_percent, "pct")
     app.add_template_filter(result_kind, "kind")
+    app.add_template_test(in_table, "kind")
     app.add_template_filter(single_quoted_attribute, "single_quoted")
     app.add_template_filter(daily_sparkline_svg, "sparkline")

@@ -12,8 +12,16 @@ Each kind module defines the same names:
     The result with its finite-population figures (or the note saying why there are none); the result
     as it is where the kind has nothing to say about them.
 
-:func:`kind_of` is the one place a question's kind is decided; :mod:`surveys.results` consults it once per
-question. docs/architecture.md has the recipe for adding a kind.
+and what the other callers ask of a kind: ``single_share``, ``splits_results``, ``keeps_patterns``; planning
+(``needed_n``, ``plan_margin``, ``plan_options``, ``current_group_sizes``, ``target_needed_n``,
+``design_needed``); exports and the chart (``design_columns``, ``estimate_rows``, ``breakdown_rows``,
+``estimate_pairs``, ``chart_items``); group differences (``for_difference``, ``comparable``,
+``difference_sequence``); ``randomize``. A kind with nothing to say names the default of :mod:`surveys.kinds.common`.
+
+:func:`kind_of` is the one place a question's kind is decided (:func:`kind_of_result` for a computed result);
+:mod:`surveys.results`, planning, exports, break-downs, the timeline, targets, models and submissions consult
+it (tests/test_layers.py keeps every other module from deciding a kind). docs/architecture.md has the recipe
+for adding a kind.
 """
 
 from __future__ import annotations
@@ -33,6 +41,36 @@ KINDS: dict[str, ModuleType] = {
     "matrix": matrix,
 }
 
+#: The names every kind module defines (a function, or a flag where it is ``bool``): docs/architecture.md's recipe.
+KIND_NAMES = (
+    "compute",
+    "without_figures",
+    "running_point",
+    "finite_population",
+    "single_share",
+    "splits_results",
+    "keeps_patterns",
+    "needed_n",
+    "plan_margin",
+    "plan_options",
+    "current_group_sizes",
+    "target_needed_n",
+    "design_needed",
+    "design_columns",
+    "estimate_rows",
+    "breakdown_rows",
+    "estimate_pairs",
+    "chart_items",
+    "for_difference",
+    "comparable",
+    "difference_sequence",
+    "randomize",
+    "results_table",
+)
+#: The flags among :data:`KIND_NAMES`; ``results_table`` is a name (``"yes_no"``, ``"choice"``, ``"plain"``),
+#: every other name a function.
+KIND_FLAGS = ("single_share", "splits_results", "keeps_patterns")
+
 
 def kind_of(question: Question, by_design=None) -> ModuleType:
     """The kind module that computes ``question``'s result.
@@ -48,3 +86,15 @@ def kind_of(question: Question, by_design=None) -> ModuleType:
     if matrix.reads_as_matrix(question, by_design or {}):
         return matrix
     return choice
+
+
+def kind_of_result(result) -> ModuleType:
+    """The kind module that computed ``result`` (a result of :func:`surveys.results.question_result`), for the
+    callers that hold results rather than tallies (exports).
+
+    Its question's kind (:func:`kind_of`), but a ``select_one`` result that holds misclassification-matrix
+    versions was read through matrices (its current design may be a k-option one).
+    """
+    if getattr(result, "matrix_versions", ()):
+        return matrix
+    return kind_of(result.question)

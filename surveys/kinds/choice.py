@@ -12,17 +12,27 @@ from analysis import (
     ProportionEstimate,
     estimate_multiple_choice,
     estimate_proportion,
+    option_shares_sample_size,
     outside_design,
     pool_estimates,
     project_to_simplex,
 )
+from surveys import protocol
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
+from surveys.export_columns import option_row
 from surveys.kinds.common import (
     clip,
     covering,
+    design_row,
     empty_flags,
+    never_comparable,
+    no_difference,
+    no_difference_sequence,
     no_finite_population,
+    no_group_sizes,
+    no_margin_plan,
+    no_needed_n,
     no_running_point,
     outside_flags,
     pooled_label,
@@ -31,6 +41,7 @@ from surveys.kinds.common import (
     size_flags,
     unanswered_options,
 )
+from surveys.plan_types import ChoicePlan, option_plan
 from surveys.result_sentences import choice_sentence
 from surveys.result_types import ChoiceDesignEstimate, ChoiceResult, OptionResult
 
@@ -162,3 +173,84 @@ def _pooled_options(question, parts, level, method) -> tuple[OptionResult, ...]:
         )
         for choice, count, observed, raw, se, ci, sequence, estimate in rows
     )
+
+
+# --------------------------------------------------------------------------
+# What the callers outside results ask of the kind: planning, export columns, group differences.
+
+#: Several shares (one per option): planned option by option, not charted over time nor compared between groups.
+single_share = False
+#: Its answers are randomized: results are not split by them.
+splits_results = False
+#: Not planned by the margin of one share.
+needed_n = no_needed_n
+plan_margin = no_margin_plan
+#: One group of respondents.
+current_group_sizes = no_group_sizes
+#: Not compared between groups.
+for_difference = no_difference
+comparable = never_comparable
+difference_sequence = no_difference_sequence
+
+
+def plan_options(question: Question, half_width: float, level: float, response_count: int) -> ChoicePlan:
+    """:func:`surveys.planning.plan_choice`: the answers for ``half_width`` on every option share
+    (:func:`surveys.plan_types.option_plan`)."""
+    return option_plan(question, half_width, level, response_count)
+
+
+def design_columns(result: ChoiceResult, option: str = "") -> dict:
+    """``design, t, a, b, k, counted_answer`` of an option's export row: each option alone is a forced-response
+    design, ``a = (1 - t)/k``, ``b = 1 - t - a`` (:meth:`analysis.MultipleChoiceDesign.option_marginal`); no
+    triple when pooled."""
+    row = design_row(result)
+    if result.pooled:
+        return row
+    design = result.per_design[0].design if result.per_design else result.question.design
+    marginal = dict(zip(("t", "a", "b"), design.option_marginal().floats()))
+    return row | marginal | {"k": design.k, "counted_answer": option}
+
+
+def estimate_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: one per option."""
+    return [option_row(result, option, level, design_columns) for option in result.options]
+
+
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
+breakdown_rows = estimate_rows
+
+
+#: Not a target's question (targets are for one share).
+target_needed_n = no_needed_n
+#: Not the model's outcome.
+keeps_patterns = False
+
+
+def randomize(question: Question, truth: str, arm: str) -> str:
+    """The noisy option for ``truth`` (:func:`surveys.protocol.randomize_choice`, ``secrets``); ``arm`` is not
+    used (a ``select_one`` has no groups)."""
+    return protocol.randomize_choice(truth, question.choice_names, question.design)
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, None]:
+    """A design choice's answers for ``margin`` on every option share (:func:`analysis.option_shares_sample_size`);
+    no confidence-sequence figure."""
+    return option_shares_sample_size(question.design, margin, level), None
+
+
+def estimate_pairs(kept: ChoiceResult, left: ChoiceResult) -> list[tuple]:
+    """``(option, kept estimate, its interval, other estimate, its interval)`` per option of one question's two
+    results (:func:`surveys.floods.compare_floods`): the projected shares."""
+    return [
+        (a.choice.label, a.estimate_projected, a.ci, b.estimate_projected, b.ci)
+        for a, b in zip(kept.options, left.options)
+    ]
+
+
+def chart_items(result: ChoiceResult) -> list[tuple[str, OptionResult]]:
+    """What the results chart draws for it (:mod:`web.charts`): one bar per option, under the option's label."""
+    return [(option.choice.label, option) for option in result.options]
+
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "choice"

@@ -144,3 +144,68 @@ def no_running_point(question: Question, by_design, confidence_level: float) -> 
 def no_finite_population(result, population_size: int | None, level: float):
     """A kind with no finite-population figures and nothing to say about them: ``result`` as it is."""
     return result
+
+
+# --------------------------------------------------------------------------
+# Defaults for what a kind does not have: planning, export columns, group differences.
+
+
+def no_needed_n(question: Question, *args) -> int:
+    """A kind that is not planned by the margin of one share: a ValueError naming the question."""
+    raise ValueError(f"question={question.name!r} is not a randomized yes/no question")
+
+
+def no_margin_plan(question: Question, needed_n: int, half_width: float, level: float, share: float, *counts):
+    """A kind that is not planned by the margin of one share: a ValueError naming the question."""
+    raise ValueError(f"question={question.name!r} is not a randomized yes/no question")
+
+
+def no_option_plan(question: Question, half_width: float, level: float, response_count: int):
+    """A kind that is not planned option by option: a ValueError naming the question."""
+    raise ValueError(f"question={question.name!r} is not a randomized select_one")
+
+
+def no_group_sizes(result) -> None:
+    """A kind whose respondents are not split into two groups: no answers per group."""
+    return None
+
+
+def design_row(result) -> dict:
+    """``design, t, a, b, k, counted_answer`` of an export row with only the design's label (pooled, two groups
+    or a whole matrix: no triple)."""
+    return {"design": result.design_label, "t": None, "a": None, "b": None, "k": None, "counted_answer": None}
+
+
+def no_design_columns(result, option: str = "") -> dict:
+    """A kind with no estimate row (a plain question): a ValueError naming the question."""
+    raise ValueError(f"question={result.question.name!r} has no estimate row")
+
+
+def no_rows(result, level: float) -> list[dict]:
+    """A kind with no estimate: no rows in the estimate and break-down tables."""
+    return []
+
+
+def no_chart_items(result) -> list[tuple]:
+    """A kind with no estimate: nothing on the results chart."""
+    return []
+
+
+def no_estimate_pairs(kept, left) -> list[tuple]:
+    """A kind with no estimate: nothing to compare between two results."""
+    return []
+
+
+def no_difference(result):
+    """A kind whose estimate is not one share compared between groups: a ValueError naming the question."""
+    raise ValueError(f"question {result.question.name!r} is not a randomized yes/no question")
+
+
+def never_comparable(results) -> bool:
+    """A kind whose estimate is not one share: never compared between groups."""
+    return False
+
+
+def no_difference_sequence(results, confidence_level: float) -> None:
+    """A kind whose estimate is not one share: no confidence sequence for a difference between groups."""
+    return None

@@ -18,11 +18,20 @@ from analysis.misclassification import (
 )
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
+from surveys.export_columns import matrix_version_rows, option_row
+from surveys.kinds import choice
 from surveys.kinds.choice import without_figures
 from surveys.kinds.common import (
     covering,
+    design_row,
     empty_flags,
+    never_comparable,
+    no_difference,
+    no_difference_sequence,
     no_finite_population,
+    no_group_sizes,
+    no_margin_plan,
+    no_needed_n,
     no_running_point,
     pooled_label,
     shown_std_err,
@@ -32,7 +41,31 @@ from surveys.kinds.common import (
 from surveys.result_sentences import choice_sentence
 from surveys.result_types import ChoiceResult, OptionResult, SequenceBounds
 
-__all__ = ["compute", "matrix_versions", "reads_as_matrix", "running_point", "without_figures"]
+__all__ = [
+    "breakdown_rows",
+    "chart_items",
+    "comparable",
+    "compute",
+    "current_group_sizes",
+    "design_columns",
+    "design_needed",
+    "difference_sequence",
+    "estimate_pairs",
+    "estimate_rows",
+    "for_difference",
+    "keeps_patterns",
+    "matrix_versions",
+    "needed_n",
+    "plan_margin",
+    "plan_options",
+    "randomize",
+    "reads_as_matrix",
+    "running_point",
+    "single_share",
+    "splits_results",
+    "target_needed_n",
+    "without_figures",
+]
 
 #: A select_one's share is not charted over time.
 running_point = no_running_point
@@ -129,3 +162,68 @@ def compute(question: Question, by_design, level: float, method: str) -> ChoiceR
     return ChoiceResult(
         n=e.n, options=options, epsilon=epsilon, design_label=label, flags=flags, sentence=sentence, **common
     )
+
+
+# --------------------------------------------------------------------------
+# What the callers outside results ask of the kind: planning, export columns, group differences.
+
+#: Several shares (one per option): planned option by option, not charted over time nor compared between groups.
+single_share = False
+#: Its answers are randomized: results are not split by them.
+splits_results = False
+#: Not planned by the margin of one share.
+needed_n = no_needed_n
+plan_margin = no_margin_plan
+#: Planned option by option, as a k-option question (:func:`surveys.plan_types.option_plan` takes a matrix).
+plan_options = choice.plan_options
+#: One group of respondents.
+current_group_sizes = no_group_sizes
+#: Not compared between groups.
+for_difference = no_difference
+comparable = never_comparable
+difference_sequence = no_difference_sequence
+
+
+def design_columns(result: ChoiceResult, option: str = "") -> dict:
+    """``design, t, a, b, k, counted_answer`` of an option's export row: the option's marginal forced-response
+    design when the matrix gives it one (:meth:`analysis.MisclassificationDesign.option_marginal`), else only
+    ``k`` (a whole matrix: see the codebook); a current k-option design as :func:`surveys.kinds.choice.design_columns`;
+    no triple when pooled."""
+    design = result.question.design
+    if result.pooled or not isinstance(design, MisclassificationDesign):
+        return choice.design_columns(result, option)
+    row = design_row(result)
+    marginal = design.option_marginal(result.question.choice_names.index(option)) if option else None
+    if marginal is None:
+        return row | {"k": design.k}
+    return row | dict(zip(("t", "a", "b"), marginal.floats())) | {"k": design.k, "counted_answer": option}
+
+
+def breakdown_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.breakdown_rows` in each group: one per option."""
+    return [option_row(result, option, level, design_columns) for option in result.options]
+
+
+def estimate_rows(result: ChoiceResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: one per option, then (pooled over several matrices)
+    one per version and option (:func:`surveys.export_columns.matrix_version_rows`)."""
+    return [*breakdown_rows(result, level), *matrix_version_rows(result, level, design_columns)]
+
+
+#: Not a target's question (targets are for one share).
+target_needed_n = no_needed_n
+#: Not the model's outcome.
+keeps_patterns = False
+#: Randomized as a ``select_one`` (:func:`surveys.protocol.randomize_choice` draws from the matrix).
+randomize = choice.randomize
+
+#: A design choice's answers, as a k-option question's (:func:`analysis.option_shares_sample_size` takes a matrix).
+design_needed = choice.design_needed
+
+#: Per option, as a k-option question's (:func:`surveys.kinds.choice.estimate_pairs`).
+estimate_pairs = choice.estimate_pairs
+#: One bar per option, as a k-option question's (:func:`surveys.kinds.choice.chart_items`).
+chart_items = choice.chart_items
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "choice"

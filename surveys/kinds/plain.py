@@ -2,15 +2,54 @@
 
 from __future__ import annotations
 
-from surveys.definition import Question
+from analysis import sample_size_for_half_width, sample_size_for_sequence_half_width
+from surveys.definition import YES_NO, Question
 from surveys.design_contract import compatible_tallies
-from surveys.kinds.common import empty_flags, no_finite_population, no_running_point
+from surveys.kinds.common import (
+    empty_flags,
+    never_comparable,
+    no_chart_items,
+    no_design_columns,
+    no_difference,
+    no_difference_sequence,
+    no_estimate_pairs,
+    no_finite_population,
+    no_group_sizes,
+    no_margin_plan,
+    no_needed_n,
+    no_option_plan,
+    no_rows,
+    no_running_point,
+)
 from surveys.result_types import FLAG_IGNORED, PlainResult
 
 #: A plain question is not charted over time.
 running_point = no_running_point
 #: Finite-population figures are for a one-arm yes/no question only.
 finite_population = no_finite_population
+
+#: Nothing is estimated: not planned, not charted over time, no estimate row, not compared between groups.
+single_share = False
+needed_n = no_needed_n
+plan_margin = no_margin_plan
+plan_options = no_option_plan
+current_group_sizes = no_group_sizes
+design_columns = no_design_columns
+estimate_rows = breakdown_rows = no_rows
+for_difference = no_difference
+comparable = never_comparable
+difference_sequence = no_difference_sequence
+#: Its answers are stored as given: results can be split by them (:func:`surveys.breakdowns.breakdown`).
+splits_results = True
+estimate_pairs = no_estimate_pairs
+chart_items = no_chart_items
+target_needed_n = no_needed_n
+keeps_patterns = False
+
+
+def randomize(question: Question, truth: str, arm: str) -> str:
+    """Nothing is randomized: the answer is stored as given."""
+    return truth
 
 
 def compute(question: Question, by_design, level: float, method: str) -> PlainResult:
@@ -28,3 +67,15 @@ def without_figures(question: Question, flags: tuple[str, ...], sentence: str, e
     return PlainResult(
         question=question, n=0, counts=tuple(0 for _ in question.choices), shares=None, flags=flags, error=error
     )
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int | None]:
+    """A design choice asked directly: each share read straight from the answers, the forced-response figures
+    with ``t = 1``; the confidence-sequence figure for a yes/no question only."""
+    exact = (1, 0, 0)
+    sequence = sample_size_for_sequence_half_width(margin, level, *exact) if question.type == YES_NO else None
+    return sample_size_for_half_width(margin, level, *exact), sequence
+
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "plain"

@@ -8,14 +8,36 @@ Its answers are kept per group (:func:`surveys.design_contract.key_arm`); each v
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+from analysis import (
+    ProportionEstimate,
+    two_group_half_width,
+    two_group_sample_size,
+    two_group_sample_size_for_sequence,
+    two_group_worst_case,
+)
 from analysis.two_group import TwoGroupEstimate, estimate_two_group, pool_two_group
 from surveys.arms import DIRECT, GROUPS
 from surveys.definition import Question
 from surveys.design_contract import key_arm, parse_design_key
-from surveys.kinds.common import covering, empty_flags, pooled_label, size_flags, two_group_sequence_bounds
+from surveys.export_columns import two_group_version_rows, yes_no_row
+from surveys.kinds.common import (
+    covering,
+    design_row,
+    empty_flags,
+    no_option_plan,
+    pooled_label,
+    size_flags,
+    two_group_sequence_bounds,
+)
+from surveys.kinds.yes_no import chart_items as yes_no_chart_items
+from surveys.kinds.yes_no import estimate_pairs as yes_no_estimate_pairs
+from surveys.kinds.yes_no import for_difference as one_arm_for_difference
+from surveys.kinds.yes_no import randomize as yes_no_randomize
 from surveys.kinds.yes_no import with_control_arm, without_figures
+from surveys.plan_types import PlanningResult
 from surveys.result_sentences import yes_no_sentence
 from surveys.result_types import (
     FLAG_IGNORED,
@@ -27,10 +49,28 @@ from surveys.result_types import (
 )
 
 __all__ = [
+    "breakdown_rows",
+    "chart_items",
+    "comparable",
     "compute",
+    "current_group_sizes",
+    "design_columns",
+    "design_needed",
+    "difference_sequence",
+    "estimate_pairs",
+    "estimate_rows",
     "finite_population",
+    "for_difference",
     "group_counts",
+    "keeps_patterns",
+    "needed_n",
+    "plan_margin",
+    "plan_options",
+    "randomize",
     "running_point",
+    "single_share",
+    "splits_results",
+    "target_needed_n",
     "two_group_version_counts",
     "without_figures",
 ]
@@ -184,3 +224,154 @@ def _two_group_result(question: Question, by_design, level: float) -> YesNoResul
         sentence=yes_no_sentence(question, pooled.estimate, ci, level),
         **common,
     )
+
+
+# --------------------------------------------------------------------------
+# What the callers outside results ask of the kind: planning, export columns, group differences.
+
+#: One share (the prevalence): planned by its margin, charted over time, compared between groups.
+single_share = True
+#: Its answers are randomized: results are not split by them.
+splits_results = False
+#: A select_one's option planning is not for a yes/no question.
+plan_options = no_option_plan
+
+
+def needed_n(question: Question, half_width: float, level: float, share: float) -> int:
+    """Answers a fixed-sample interval needs for ``half_width`` in the design's worst case, both groups'
+    reported-yes rates at 1/2 (:func:`analysis.two_group_worst_case`), ``share`` of them in group 1."""
+    design = question.design
+    return two_group_sample_size(design, half_width, *two_group_worst_case(design), level, share).n
+
+
+def plan_margin(
+    question: Question,
+    needed_n: int,
+    half_width: float,
+    level: float,
+    share: float,
+    response_count: int,
+    group_sizes: tuple[int, int] | None = None,
+) -> PlanningResult:
+    """:func:`surveys.planning.plan` of a two-group question: its worst case, ``share`` of the respondents in
+    group 1, the half-width now for ``group_sizes`` (answers per group of its current design; ``None`` until
+    each group has one). ``response_count`` is not used: the groups' answers are."""
+    worst = two_group_worst_case(question.design)
+    sizes = group_sizes or (0, 0)
+    planned = two_group_sample_size(question.design, half_width, *worst, level, share)
+    now = two_group_half_width(question.design, *sizes, *worst, level) if min(sizes) > 0 else None
+    return PlanningResult(
+        question=question,
+        design=question.design,
+        half_width=float(half_width),
+        confidence_level=float(level),
+        needed_n=planned.n,
+        response_count=sum(sizes),
+        half_width_now=now,
+        needed_n_sequence=two_group_sample_size_for_sequence(question.design, half_width, level, share),
+        group_share=share,
+        needed_groups=(planned.n1, planned.n2),
+        group_sizes=sizes,
+    )
+
+
+def current_group_sizes(result: YesNoResult) -> tuple[int, int] | None:
+    """Answers per group under the current design, when the result has a fit of it (for planning)."""
+    if result.two_group is not None and result.two_group.estimate.design == result.question.design:
+        return result.two_group.estimate.n
+    return None
+
+
+def design_columns(result: YesNoResult, option: str = "") -> dict:
+    """Only the design's label: two groups, two sets of probabilities (see ``group_n`` and the codebook's
+    ``p1, p2``)."""
+    return design_row(result)
+
+
+def for_difference(result: YesNoResult) -> ProportionEstimate:
+    """The estimate :func:`analysis.difference` takes, for one group's two-group result.
+
+    One version: the closed-form moment estimate of the prevalence (unbiased, what RRreg prints) with its
+    delta-method standard error (Clark and Desharnais 1998; Moshagen et al. 2012), handed over as a
+    direct-question estimate (``t = 1, a = b = 0``) as :func:`surveys.kinds.yes_no.for_difference` hands over
+    a pooled one (which it does for several versions). A moment estimate outside the parameter space has no
+    such standard error (the reported figure is then the boundary maximum-likelihood estimate): a ValueError
+    says so.
+    """
+    if result.two_group is None or result.pooled:
+        return one_arm_for_difference(result)
+    fit = result.two_group.estimate
+    if fit.on_boundary or not math.isfinite(fit.pi_std_err):
+        raise ValueError(
+            f"question {result.question.name!r}: the two-group moment estimate left the parameter space in a "
+            "group; compare the groups' profile-likelihood intervals instead"
+        )
+    return ProportionEstimate(
+        n=sum(fit.n),
+        yes_count=sum(fit.yes),
+        t=1.0,
+        a=0.0,
+        b=0.0,
+        observed_rate=fit.pi_moment,
+        estimate_raw=fit.pi_moment,
+        estimate=fit.pi,
+        clipped=False,
+        std_err_population=fit.pi_std_err,
+        std_err_conditional=math.nan,
+    )
+
+
+def comparable(results) -> bool:
+    """Whether two groups' results can be compared: not when one version's moment estimate is on the boundary
+    (no moment standard error there; the profile intervals are shown per group)."""
+    return not any(not r.pooled and r.two_group.estimate.on_boundary for r in results)
+
+
+def difference_sequence(results, confidence_level: float) -> SequenceBounds:
+    """The anytime-valid sequence for the difference of two groups' prevalences: each group's
+    :func:`surveys.kinds.common.two_group_sequence_bounds` over its versions at ``1 - alpha/2`` (a union
+    bound), then ``[L_1 - U_2, U_1 - L_2]``."""
+    each = 1 - (1 - confidence_level) / 2
+    one, two = (two_group_sequence_bounds([v.estimate for v in r.two_group_versions], each) for r in results)
+    return SequenceBounds(one.low - two.high, one.high - two.low, confidence_level, one.designs + two.designs)
+
+
+def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: its row, then (pooled over several versions of its
+    design) one row per version (:func:`surveys.export_columns.two_group_version_rows`)."""
+    return [yes_no_row(result, level, design_columns), *two_group_version_rows(result, level, design_columns)]
+
+
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
+breakdown_rows = estimate_rows
+
+
+def target_needed_n(question: Question, margin: float, level: float, estimate: float, by_design, share: float) -> int:
+    """Answers the confidence sequence needs for a target's ``margin``
+    (:func:`analysis.two_group_sample_size_for_sequence`) at the current design's reported-yes rates now (the
+    worst case, both at 1/2, until each of its groups has an answer), ``share`` of the respondents in group 1."""
+    yes, n, _ = group_counts(question, by_design)
+    rates = (yes[0] / n[0], yes[1] / n[1]) if min(n) > 0 else None
+    return two_group_sample_size_for_sequence(question.design, margin, level, share, rates)
+
+
+#: Randomized as a yes/no answer, in the respondent's group (:func:`surveys.protocol.randomize_yes_no`).
+randomize = yes_no_randomize
+#: Its answers are kept per group, not as the model's pattern counts.
+keeps_patterns = False
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int]:
+    """A design choice's answers for ``margin``: with a fixed-sample interval (:func:`needed_n`) and with the
+    confidence sequence (:func:`analysis.two_group_sample_size_for_sequence`), ``share`` in group 1."""
+    sequence = two_group_sample_size_for_sequence(question.design, margin, level, share)
+    return needed_n(question, margin, level, share), sequence
+
+
+#: Its one share, as a one-arm question's (:func:`surveys.kinds.yes_no.estimate_pairs`).
+estimate_pairs = yes_no_estimate_pairs
+#: One bar, as a one-arm question's (:func:`surveys.kinds.yes_no.chart_items`).
+chart_items = yes_no_chart_items
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "yes_no"

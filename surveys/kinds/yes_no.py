@@ -14,22 +14,32 @@ from analysis import (
     ProportionEstimate,
     estimate_finite_population,
     estimate_proportion,
+    half_width_for_n,
     outside_design,
     pool_estimates,
+    sample_size_for_half_width,
+    sample_size_for_sequence_half_width,
 )
 from analysis.control_arm import compare_with_direct
+from surveys import protocol
 from surveys.arms import DIRECT
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies, key_arm
+from surveys.export_columns import yes_no_row
 from surveys.kinds.common import (
     covering,
+    design_row,
+    difference_bounds,
     empty_flags,
+    no_group_sizes,
+    no_option_plan,
     outside_flags,
     pooled_label,
     sequence_bounds,
     shown_std_err,
     size_flags,
 )
+from surveys.plan_types import PlanningResult
 from surveys.result_sentences import yes_no_sentence
 from surveys.result_types import DesignEstimate, SequenceBounds, YesNoResult
 from surveys.text_format import percent
@@ -196,3 +206,144 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
         outside=outside,
         sequence=covering(sequence_bounds([part.estimate for part in parts], level), ci),
     )
+
+
+# --------------------------------------------------------------------------
+# What the callers outside results ask of the kind: planning, export columns, group differences.
+
+#: One share (a prevalence): planned by its margin, charted over time, compared between groups.
+single_share = True
+#: Its answers are randomized: results are not split by them.
+splits_results = False
+#: A select_one's option planning is not for a yes/no question.
+plan_options = no_option_plan
+#: One group of respondents.
+current_group_sizes = no_group_sizes
+
+
+def needed_n(question: Question, half_width: float, level: float, share: float) -> int:
+    """Answers a fixed-sample interval needs for ``half_width`` in the worst case over ``pi``
+    (:func:`analysis.sample_size_for_half_width`; ``share`` is for two-group designs)."""
+    return sample_size_for_half_width(half_width, level, *question.design.exact())
+
+
+def plan_margin(
+    question: Question,
+    needed_n: int,
+    half_width: float,
+    level: float,
+    share: float,
+    response_count: int,
+    group_sizes: tuple[int, int] | None = None,
+) -> PlanningResult:
+    """:func:`surveys.planning.plan` of a one-arm question: ``needed_n`` answers, the worst-case half-width at
+    ``response_count`` answers and the answers its confidence sequence needs."""
+    design = question.design
+    now = half_width_for_n(response_count, level, *design.exact()) if response_count > 0 else None
+    return PlanningResult(
+        question=question,
+        design=design,
+        half_width=float(half_width),
+        confidence_level=float(level),
+        needed_n=needed_n,
+        response_count=response_count,
+        half_width_now=now,
+        needed_n_sequence=sample_size_for_sequence_half_width(half_width, level, *design.exact()),
+    )
+
+
+def design_columns(result: YesNoResult, option: str = "") -> dict:
+    """``design, t, a, b, k, counted_answer`` of its export row: the equivalent forced-response design on the
+    count of its trait answer (:attr:`analysis.BinaryDesign.trait_answer`); no triple when pooled."""
+    row = design_row(result)
+    if result.pooled:
+        return row
+    design = result.per_design[0].design if result.per_design else result.question.design
+    return row | dict(zip(("t", "a", "b"), design.floats())) | {"counted_answer": design.trait_answer}
+
+
+def for_difference(result: YesNoResult) -> ProportionEstimate:
+    """The estimate :func:`analysis.difference` takes, for one group's result.
+
+    One design: its :class:`~analysis.ProportionEstimate` as it is. Several:
+    :func:`analysis.difference` uses only ``estimate_raw`` and
+    ``std_err_population``, so the pooled estimate is handed over as a
+    direct-question estimate (``t = 1, a = b = 0``, for which the observed
+    rate *is* the estimate) carrying the pooled raw estimate and standard
+    error. No figure is computed here; the conditional standard error,
+    which has no pooled counterpart, is NaN.
+    """
+    if not result.pooled:
+        return result.per_design[0].estimate
+    pooled = result.pooled_estimate
+    return ProportionEstimate(
+        n=pooled.n,
+        yes_count=result.yes_count,
+        t=1.0,
+        a=0.0,
+        b=0.0,
+        observed_rate=pooled.estimate_raw,
+        estimate_raw=pooled.estimate_raw,
+        estimate=pooled.estimate,
+        clipped=pooled.clipped,
+        std_err_population=pooled.std_err,
+        std_err_conditional=math.nan,
+    )
+
+
+def comparable(results) -> bool:
+    """Two groups' results of a one-arm question can always be compared."""
+    return True
+
+
+def difference_sequence(results, confidence_level: float) -> SequenceBounds:
+    """The anytime-valid sequence for the difference of two groups' shares
+    (:func:`surveys.kinds.common.difference_bounds` of their answers per design)."""
+    first_parts, second_parts = ([p.estimate for p in r.per_design] for r in results)
+    return difference_bounds(first_parts, second_parts, confidence_level)
+
+
+def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
+    """Its rows of :func:`surveys.export.estimate_rows`: one."""
+    return [yes_no_row(result, level, design_columns)]
+
+
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
+breakdown_rows = estimate_rows
+
+
+def target_needed_n(question: Question, margin: float, level: float, estimate: float, by_design, share: float) -> int:
+    """Answers the confidence sequence needs for a target's ``margin`` at the share estimated now
+    (:func:`analysis.sample_size_for_sequence_half_width`; ``by_design`` and ``share`` are for two groups)."""
+    return sample_size_for_sequence_half_width(margin, level, *question.design.exact(), pi=estimate)
+
+
+def randomize(question: Question, truth: str, arm: str) -> str:
+    """The noisy answer to ``question`` for ``truth`` (:func:`surveys.protocol.randomize_yes_no`, ``secrets``)."""
+    return protocol.randomize_yes_no(truth, question.design, arm)
+
+
+#: The respondent's answers of one outcome and the plain predictors are kept as pattern counts for the model.
+keeps_patterns = True
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int]:
+    """A design choice's answers for ``margin``: with a fixed-sample interval (:func:`needed_n`) and with the
+    confidence sequence (:func:`analysis.sample_size_for_sequence_half_width`), worst case over ``pi``."""
+    exact = question.design.exact()
+    return needed_n(question, margin, level, share), sample_size_for_sequence_half_width(margin, level, *exact)
+
+
+def estimate_pairs(kept: YesNoResult, left: YesNoResult) -> list[tuple]:
+    """``(option, kept estimate, its interval, other estimate, its interval)`` of one question's two results
+    (:func:`surveys.floods.compare_floods`): its one share, ``option`` empty."""
+    return [("", kept.estimate, kept.ci, left.estimate, left.ci)]
+
+
+def chart_items(result: YesNoResult) -> list[tuple[str | None, YesNoResult]]:
+    """What the results chart draws for it (:mod:`web.charts`): one bar, the result itself, under its label."""
+    return [(None, result)]
+
+
+#: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
+results_table = "yes_no"
