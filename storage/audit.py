@@ -103,16 +103,20 @@ def record(
         write(db, Note(actor, action, survey_id, detail), now)
 
 
-def entries(db: sqlite_utils.Database, survey_ids: list[str] | None = None, limit: int = 500) -> list[Entry]:
-    """The newest ``limit`` entries, newest first; only those about ``survey_ids`` when given
-    (an owner's view: the surveys they own), else all of them (a site administrator's)."""
-    if survey_ids is not None and not survey_ids:
+def entries(
+    db: sqlite_utils.Database, survey_ids: list[str] | None = None, limit: int = 500, actor: str | None = None
+) -> list[Entry]:
+    """The newest ``limit`` entries, newest first; only those about ``survey_ids`` or made by ``actor`` when
+    either is given (an owner's view: the surveys they own, and what they did themselves, such as deleting
+    a survey they no longer own), else all of them (a site administrator's)."""
+    if survey_ids is not None and not survey_ids and actor is None:
         return []
     sql = "SELECT at, actor, action, survey_id, detail FROM audit_log"
     args: list = []
     if survey_ids is not None:
-        sql += " WHERE survey_id IN (" + ", ".join("?" for _ in survey_ids) + ")"
-        args.extend(survey_ids)
+        about = "survey_id IN (" + ", ".join("?" for _ in survey_ids) + ")" if survey_ids else "0 = 1"
+        sql += f" WHERE ({about} OR actor = ?)" if actor is not None else f" WHERE {about}"
+        args.extend([*survey_ids, *([actor] if actor is not None else [])])
     sql += " ORDER BY at DESC LIMIT ?"
     args.append(int(limit))
     return [Entry(*row) for row in db.execute(sql, args).fetchall()]

@@ -26,12 +26,13 @@ CSV_LIMIT = 100_000
 
 
 def visible_entries(limit: int) -> list[audit.Entry]:
-    """Every entry for a site administrator; an owner's surveys' entries for anyone else."""
+    """Every entry for a site administrator; for anyone else, the entries of the surveys they own and their
+    own actions (a deleted survey's owner still sees that she deleted it)."""
     db = get_db()
     if g.site_admin:
         return audit.entries(db, None, limit)
     owned = sorted(survey_id for survey_id, role in roles.roles_of(db, g.admin).items() if role == "owner")
-    return audit.entries(db, owned, limit)
+    return audit.entries(db, owned, limit, actor=g.admin)
 
 
 def cell(text: str) -> str:
