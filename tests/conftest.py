@@ -37,7 +37,13 @@ def pytest_runtest_makereport(item, call):
     """A skipped browser test is a failure when the browser is required (CI)."""
     outcome = yield
     report = outcome.get_result()
-    if report.skipped and item.get_closest_marker("browser") and os.environ.get("RR_REQUIRE_BROWSER"):
+    expected_failure = hasattr(report, "wasxfail")  # an xfail is reported as skipped: it is no skipped browser
+    if (
+        report.skipped
+        and not expected_failure
+        and item.get_closest_marker("browser")
+        and os.environ.get("RR_REQUIRE_BROWSER")
+    ):
         report.outcome = "failed"
         report.longrepr = f"browser test skipped but RR_REQUIRE_BROWSER is set: {report.longrepr}"
 
