@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import Figure, at_most, ms, table
+from bench.report import Figure, at_most, median_seconds, ms, table
 
 SIZES = (10, 1_000, 10_000)
 QUICK_SIZES = (10, 100, 300)
@@ -86,15 +86,6 @@ def store_surveys(database: Path, count: int) -> None:
     db.close()
 
 
-def _median(function, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def measure_one(folder: Path, count: int, runs: int) -> CatalogTiming:
     from app import create_app
     from storage import surveys as stored_surveys
@@ -112,13 +103,13 @@ def measure_one(folder: Path, count: int, runs: int) -> CatalogTiming:
     call()
     first_load = time.perf_counter() - start
     kept = app.extensions["rr_catalog"]
-    cached = _median(call, runs)
+    cached = median_seconds(call, runs, warmup=0)
 
     def poll() -> None:
         kept.checked = float("-inf")
         call()
 
-    poll_nothing = _median(poll, runs)
+    poll_nothing = median_seconds(poll, runs, warmup=0)
     changed_id = "survey-00000"
     texts = iter(range(10**9))
 
@@ -135,7 +126,7 @@ def measure_one(folder: Path, count: int, runs: int) -> CatalogTiming:
 
     poll_one = statistics.median(change_then_poll() for _ in range(max(5, runs // 20)))
     client = app.test_client()
-    form_get = _median(lambda: client.get(f"/s/survey-{count - 1:05d}"), max(20, runs // 10))
+    form_get = median_seconds(lambda: client.get(f"/s/survey-{count - 1:05d}"), max(20, runs // 10), warmup=0)
     return CatalogTiming(count, cached, poll_nothing, poll_one, form_get, first_load)
 
 

@@ -26,7 +26,7 @@ from web.charts import breakdown_chart_svg, model_chart_svg, results_chart_svg, 
 from web.db import get_db
 from web.forms import SubmissionError
 from web.language import in_respondent_language
-from web.permissions import signed_in, survey_access, visible_survey_ids
+from web.permissions import no_such_survey, signed_in, survey_access, visible_survey_ids
 from web.thanks import stored_answers_shown
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -234,6 +234,30 @@ def keep_burst(survey_id: str):
     return redirect(safe_next(request.form.get("next")))
 
 
+def stored_record(survey_id: str) -> stored_surveys.SurveyRecord:
+    """The survey's stored record (stage, listing, managing file); the 404 of a missing survey if none."""
+    record = stored_surveys.survey_record(get_db(), survey_id)
+    if record is None:
+        no_such_survey(survey_id)
+    return record
+
+
+def open_by_hand(survey, note: audit.Note) -> None:
+    """Open ``survey`` (a draft becomes live) with ``note`` in the same transaction; an archived one is refused
+    (400): it is unarchived first. The one path of the dashboard's and the survey page's Open buttons."""
+    if stored_record(survey.id).stage == "archived":
+        abort(400, description=f"“{survey.title}” is archived: unarchive it first.")
+    stored_surveys.open_survey(get_db(), survey.id, note=note)
+    refresh_now()
+
+
+def close_by_hand(survey, note: audit.Note) -> None:
+    """Close ``survey`` with ``note`` in the same transaction; only a live survey is closed (400 otherwise)."""
+    if stored_record(survey.id).stage != "live":
+        abort(400, description=f"“{survey.title}” is not live: only a live survey is closed.")
+    responses.set_closed(get_db(), survey.id, True, note=note)
+
+
 @bp.post("/surveys/<survey_id>/state")
 @survey_access("owner")
 def set_state(survey_id: str):
@@ -244,10 +268,6 @@ def set_state(survey_id: str):
     if wanted not in ("open", "closed"):
         abort(400, description="state must be “open” or “closed”.")
     note = audit.Note(g.admin, "survey-state", survey.id, "opened" if wanted == "open" else "closed")
-    if wanted == "open":
-        stored_surveys.open_survey(get_db(), survey.id, note=note)  # a draft becomes live
-        refresh_now()
-    else:
-        responses.set_closed(get_db(), survey.id, True, note=note)
+    (open_by_hand if wanted == "open" else close_by_hand)(survey, note)
     flash(f"“{survey.title}” is now {survey_state(survey)}.", "success")
     return redirect(safe_next(request.form.get("next")))

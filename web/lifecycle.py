@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, send_file, url_for
 
-from storage import audit, responses
+from storage import audit
 from storage import surveys as stored_surveys
 from web import gather
-from web.admin import ActionForm, posted_form
+from web.admin import ActionForm, close_by_hand, open_by_hand, posted_form, stored_record
 from web.catalog import get_catalog, refresh_now, survey_or_404
 from web.db import get_db, open_database
 from web.permissions import may, survey_access
@@ -77,13 +77,6 @@ def survey_standing(survey_id: str):
     return get_catalog().standing_of(survey_id)
 
 
-def _record(survey_id: str) -> stored_surveys.SurveyRecord:
-    record = stored_surveys.survey_record(get_db(), survey_id)
-    if record is None:
-        abort(404, description=f"There is no survey called “{survey_id}”.")
-    return record
-
-
 def _note(survey_id: str, detail: str) -> audit.Note:
     """The audit entry of a stage change, written in the change's own transaction."""
     return audit.Note(g.admin, "survey-state", survey_id, detail)
@@ -101,9 +94,7 @@ def _done(survey_id: str, message: str):
 def open_(survey_id: str):
     survey = survey_or_404(survey_id)
     posted_form()
-    if _record(survey_id).stage == "archived":
-        abort(400, description=f"“{survey.title}” is archived: unarchive it first.")
-    stored_surveys.open_survey(get_db(), survey_id, note=_note(survey_id, "opened"))
+    open_by_hand(survey, _note(survey_id, "opened"))
     return _done(survey_id, f"“{survey.title}” is live and takes answers within its dates.")
 
 
@@ -112,9 +103,7 @@ def open_(survey_id: str):
 def close(survey_id: str):
     survey = survey_or_404(survey_id)
     posted_form()
-    if _record(survey_id).stage != "live":
-        abort(400, description=f"“{survey.title}” is not live: only a live survey is closed.")
-    responses.set_closed(get_db(), survey_id, True, note=_note(survey_id, "closed"))
+    close_by_hand(survey, _note(survey_id, "closed"))
     return _done(survey_id, f"“{survey.title}” is closed: it takes no more answers.")
 
 
@@ -132,7 +121,7 @@ def archive(survey_id: str):
 def unarchive(survey_id: str):
     survey = survey_or_404(survey_id)
     posted_form()
-    if _record(survey_id).stage != "archived":
+    if stored_record(survey_id).stage != "archived":
         abort(400, description=f"“{survey.title}” is not archived.")
     stored_surveys.set_stage(get_db(), survey_id, "live", note=_note(survey_id, "unarchived"))
     return _done(survey_id, f"“{survey.title}” is back, closed: open it to take answers again.")
@@ -161,7 +150,7 @@ def listed(survey_id: str):
 @survey_access("owner")
 def confirm_clear(survey_id: str):
     survey = survey_or_404(survey_id)
-    if _record(survey_id).opened_at is not None:
+    if stored_record(survey_id).opened_at is not None:
         abort(400, description=f"“{survey.title}” has been opened: its answers are real and are kept.")
     return render_template("admin/confirm_clear.html", survey=survey, action=ActionForm())
 

@@ -124,6 +124,14 @@ def shown_link(name: str, token: str, purpose: str):
     )
 
 
+def posted_flag(field: str) -> bool:
+    """The posted ``field`` as a flag: ``1`` true, ``0`` false, anything else a 400 naming the field."""
+    wanted = request.form.get(field)
+    if wanted not in ("0", "1"):
+        abort(400, description=f"{field} must be 1 or 0.")
+    return wanted == "1"
+
+
 def account_or_404(name: str) -> str:
     if roles.account_standing(get_db(), name) is None:
         abort(404, description=f"There is no account called “{name}”.")
@@ -136,15 +144,13 @@ def set_disabled(name: str):
     """``disabled=1`` disables the account (its sessions end), ``0`` enables it."""
     checked(AccountForm())
     account_or_404(name)
-    wanted = request.form.get("disabled")
-    if wanted not in ("0", "1"):
-        abort(400, description="disabled must be 1 or 0.")
+    wanted = posted_flag("disabled")
     try:
-        accounts.set_disabled(get_db(), name, wanted == "1")
+        accounts.set_disabled(get_db(), name, wanted)
     except ValueError as error:
         refused(error, 409)
-    audit.record(get_db(), g.admin, "account-disabled" if wanted == "1" else "account-enabled", detail=name)
-    flash(f"{name} is {'disabled; its sessions ended' if wanted == '1' else 'enabled again'}.", "success")
+    audit.record(get_db(), g.admin, "account-disabled" if wanted else "account-enabled", detail=name)
+    flash(f"{name} is {'disabled; its sessions ended' if wanted else 'enabled again'}.", "success")
     return redirect(url_for("people.accounts_page"))
 
 
@@ -166,17 +172,15 @@ def set_site_admin(name: str):
     """``site_admin=1`` makes ``name`` a site administrator, ``0`` takes it away (never from the last one)."""
     checked(AccountForm())
     account_or_404(name)
-    wanted = request.form.get("site_admin")
-    if wanted not in ("0", "1"):
-        abort(400, description="site_admin must be 1 or 0.")
+    wanted = posted_flag("site_admin")
     try:
-        roles.set_site_admin(get_db(), name, wanted == "1")
+        roles.set_site_admin(get_db(), name, wanted)
     except ValueError as error:
         refused(error, 409)
     audit.record(
-        get_db(), g.admin, "role-changed", detail=f"{name}: site administrator {'yes' if wanted == '1' else 'no'}"
+        get_db(), g.admin, "role-changed", detail=f"{name}: site administrator {'yes' if wanted else 'no'}"
     )
-    flash(f"{name} is {'now' if wanted == '1' else 'no longer'} a site administrator.", "success")
+    flash(f"{name} is {'now' if wanted else 'no longer'} a site administrator.", "success")
     return redirect(url_for("people.accounts_page"))
 
 
