@@ -177,9 +177,7 @@ def set_site_admin(name: str):
         roles.set_site_admin(get_db(), name, wanted)
     except ValueError as error:
         refused(error, 409)
-    audit.record(
-        get_db(), g.admin, "role-changed", detail=f"{name}: site administrator {'yes' if wanted else 'no'}"
-    )
+    audit.record(get_db(), g.admin, "role-changed", detail=f"{name}: site administrator {'yes' if wanted else 'no'}")
     flash(f"{name} is {'now' if wanted else 'no longer'} a site administrator.", "success")
     return redirect(url_for("people.accounts_page"))
 
