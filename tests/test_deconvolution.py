@@ -1,0 +1,260 @@
+"""analysis.deconvolution: exact transition probabilities, the maximum likelihood, its band and its coverage.
+
+The transition probabilities are checked against the noise's probability function summed bucket by bucket
+through the design's own ``bucket``; the estimate against an independent optimizer; the standard errors
+against a finite-difference Hessian; recovery and coverage on simulated respondents and counts with fixed
+seeds, with tolerances from the band and from the binomial error of the simulation.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy import optimize
+
+from analysis.deconvolution import (
+    BOUNDED_REASON,
+    COUNTED,
+    EM_TOLERANCE,
+    OBSERVED_INFORMATION,
+    SINGULAR_INFORMATION,
+    bins_from_cuts,
+    bucket_probabilities,
+    deconvolve,
+    optimality_gap,
+)
+from analysis.intervals import wilson_interval
+from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign, laplace_for_epsilon
+
+CUTS = (6, 12, 18, 24)
+TRUTH = np.array([0.4, 0.3, 0.2, 0.05, 0.05])
+
+
+def brute_force(design: DiscreteLaplaceDesign, k: int) -> dict[str, float]:
+    """``P(bucket | k)``: ``P(Z = z) = (1 - r)/(1 + r) r^|z|`` summed over every clamped output, the tails
+    beyond the clamp (``r^(t + 1)/(1 + r)`` each, ``t`` the distance to the end) added at the ends."""
+    low, high = design.output_range
+    r = design.ratio
+    chances: dict[str, float] = {}
+    for y in range(low, high + 1):
+        p = (1 - r) / (1 + r) * r ** abs(y - k)
+        if y == low:
+            p += r ** (k - low + 1) / (1 + r)
+        if y == high:
+            p += r ** (high - k + 1) / (1 + r)
+        chances[design.bucket(y)] = chances.get(design.bucket(y), 0.0) + p
+    return chances
+
+
+@pytest.mark.parametrize(
+    "design",
+    [
+        laplace_for_epsilon(30, 3.0),  # buckets one output wide
+        DiscreteLaplaceDesign(10, Fraction(1, 10)),  # the clamp (4) just beyond the first edge (-1)
+        DiscreteLaplaceDesign(200, Fraction(25, 2)),  # buckets 4 outputs wide
+    ],
+)
+def test_bucket_probabilities_are_the_noise_summed_by_bucket(design):
+    labels, matrix = bucket_probabilities(design)
+    assert labels[0] == "b00" and len(labels) == len(design.bucket_edges()) + 2
+    for k in (0, 1, design.steps // 3, design.steps):
+        expected = brute_force(design, k)
+        assert_allclose(matrix[:, k], [expected.get(label, 0.0) for label in labels], atol=1e-15)
+    assert_allclose(matrix.sum(axis=0), 1.0, atol=1e-14)
+
+
+def test_bins_from_cuts():
+    # K = 30, cuts (6, 12, 18, 24): [0, 6) [6, 12) [12, 18) [18, 24) [24, 30].
+    assert bins_from_cuts(CUTS, 30) == ((0, 5), (6, 11), (12, 17), (18, 23), (24, 30))
+    assert bins_from_cuts((), 30) == ((0, 30),)
+    assert bins_from_cuts((30,), 30) == ((0, 29), (30, 30))
+
+
+def mixture(design: DiscreteLaplaceDesign, cuts, weights) -> tuple[tuple[str, ...], np.ndarray]:
+    """Bucket labels and the bucket chances of true values spread evenly within bins of ``weights``."""
+    labels, matrix = bucket_probabilities(design)
+    bins = bins_from_cuts(cuts, design.steps)
+    columns = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    return labels, columns @ np.asarray(weights)
+
+
+def test_counts_at_their_expectation_give_back_the_shares():
+    # Counts n A w rounded at n = 10^10 are the expected counts to a relative 1e-10: the maximum is w itself.
+    design = laplace_for_epsilon(30, 3.0)
+    labels, chances = mixture(design, CUTS, TRUTH)
+    counts = dict(zip(labels, np.rint(chances * 1e10).astype(int).tolist()))
+    result = deconvolve(design, counts, CUTS)
+    assert result.identified and result.converged and result.band_method == OBSERVED_INFORMATION
+    assert_allclose([share.share for share in result.shares], TRUTH, atol=1e-6)
+
+
+def log_likelihood(chances_by_bin: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> float:
+    return float(counts @ np.log(chances_by_bin @ weights))
+
+
+def test_the_maximum_matches_an_independent_optimizer():
+    # SLSQP on the simplex, from the truth, reaches no higher log-likelihood than the EM's.
+    design = laplace_for_epsilon(30, 1.0)
+    labels, matrix = bucket_probabilities(design)
+    bins = bins_from_cuts(CUTS, 30)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    counts = np.random.default_rng(11).multinomial(3000, by_bin @ TRUTH)
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
+    reference = optimize.minimize(
+        lambda w: -log_likelihood(by_bin, counts, w),
+        TRUTH,
+        method="SLSQP",
+        bounds=[(0, 1)] * 5,
+        constraints={"type": "eq", "fun": lambda w: w.sum() - 1},
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
+    best = np.maximum(reference.x, 0) / np.maximum(reference.x, 0).sum()
+    assert result.converged
+    assert result.log_likelihood >= log_likelihood(by_bin, counts, best) - 1e-9
+    # The certificate: l(w) + optimality_gap bounds every l on the simplex, so the reference's too.
+    estimate = np.array([s.share for s in result.shares])
+    gap = optimality_gap(by_bin, counts.astype(float), estimate)
+    assert 0 <= gap < EM_TOLERANCE
+    assert log_likelihood(by_bin, counts, best) <= result.log_likelihood + gap + 1e-9
+    assert_allclose(result.log_likelihood, log_likelihood(by_bin, counts, np.array([s.share for s in result.shares])))
+
+
+def test_standard_errors_are_the_inverse_of_minus_the_hessian():
+    # At an interior maximum, the SE of each share is the root of the diagonal of G H^-1 G' with H minus the
+    # Hessian of the log-likelihood in the four free shares (the fifth 1 - their sum), by central differences.
+    design = laplace_for_epsilon(30, 3.0)
+    labels, matrix = bucket_probabilities(design)
+    bins = bins_from_cuts(CUTS, 30)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    weights = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
+    counts = np.rint(by_bin @ weights * 5000).astype(int)
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
+    estimate = np.array([share.share for share in result.shares])
+    assert estimate.min() > 0.05
+
+    def free(x):
+        return log_likelihood(by_bin, counts, np.append(x, 1 - x.sum()))
+
+    h, x0 = 1e-4, estimate[:-1]
+    hessian = np.zeros((4, 4))
+    for i in range(4):
+        for j in range(4):
+            ei, ej = np.eye(4)[i] * h, np.eye(4)[j] * h
+            hessian[i, j] = (free(x0 + ei + ej) - free(x0 + ei - ej) - free(x0 - ei + ej) + free(x0 - ei - ej)) / (
+                4 * h * h
+            )
+    lift = np.vstack([np.eye(4), -np.ones(4)])
+    expected = np.sqrt(np.diag(lift @ np.linalg.inv(-hessian) @ lift.T))
+    assert_allclose([share.std_err for share in result.shares], expected, rtol=1e-4)
+    z = 1.959963984540054
+    assert_allclose(
+        [(s.band_low, s.band_high) for s in result.shares],
+        [(max(0.0, w - z * se), min(1.0, w + z * se)) for w, se in zip(estimate, expected)],
+        rtol=1e-4,
+    )
+
+
+def simulate_outputs(design: DiscreteLaplaceDesign, cuts, weights, n: int, rng) -> dict[str, int]:
+    """``n`` respondents: a bin by ``weights``, a grid index evenly within it, then ``Y = clamp(k + Z)`` with
+    ``Z`` the difference of two geometric counts of failures of chance ``1 - r`` (two-sided geometric), kept as
+    ``design.bucket(Y)``."""
+    bins = bins_from_cuts(cuts, design.steps)
+    chosen = rng.choice(len(bins), size=n, p=weights)
+    lows = np.array([low for low, _ in bins])[chosen]
+    widths = np.array([high - low + 1 for low, high in bins])[chosen]
+    k = lows + np.floor(rng.random(n) * widths).astype(int)
+    r = design.ratio
+    z = rng.geometric(1 - r, n) - rng.geometric(1 - r, n)
+    low, high = design.output_range
+    values, counts = np.unique(np.clip(k + z, low, high), return_counts=True)
+    kept: dict[str, int] = {}
+    for value, count in zip(values.tolist(), counts.tolist()):
+        kept[design.bucket(value)] = kept.get(design.bucket(value), 0) + count
+    return kept
+
+
+@pytest.mark.parametrize(("steps", "epsilon", "cuts"), [(30, 3.0, CUTS), (100, 2.0, (20, 40, 60, 80))])
+def test_recovers_a_known_distribution_from_simulated_respondents(steps, epsilon, cuts):
+    # 5,000 respondents; the truth lies in each bin's 99.9% band (chance of a miss per bin below .001 if the
+    # band is right; it is conservative at the boundary).
+    design = laplace_for_epsilon(steps, epsilon)
+    counts = simulate_outputs(design, cuts, TRUTH, 5000, np.random.default_rng(steps))
+    result = deconvolve(design, counts | {"=sum": 123, "=sumsq": 4567}, cuts, level=0.999)
+    assert result.identified and result.converged and result.n == 5000
+    for share, truth in zip(result.shares, TRUTH):
+        assert share.band_low <= truth <= share.band_high, (share, truth)
+    assert_allclose(sum(share.share for share in result.shares), 1.0)
+
+
+@pytest.mark.parametrize(("epsilon", "truth"), [(3.0, TRUTH), (1.0, np.array([0.0, 0.1, 0.5, 0.3, 0.1]))])
+def test_band_coverage_over_seeds(epsilon, truth):
+    # 200 samples of 2,000 answers drawn from the exact bucket chances: each bin's 95% band covers its share
+    # in at least 95% of them, up to 3 binomial standard errors of the simulation (sqrt(.95 * .05/200) = .0154).
+    # (The band is conservative where estimates reach 0, so coverage is often above nominal.)
+    design = laplace_for_epsilon(30, epsilon)
+    labels, chances = mixture(design, CUTS, truth)
+    rng = np.random.default_rng(int(epsilon * 10))
+    replications = 200
+    covered = np.zeros(len(truth))
+    for _ in range(replications):
+        result = deconvolve(design, dict(zip(labels, rng.multinomial(2000, chances).tolist())), CUTS)
+        covered += [share.band_low <= w <= share.band_high for share, w in zip(result.shares, truth)]
+    assert np.all(covered / replications >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / replications)), covered
+
+
+def test_one_bit_design_is_not_identified():
+    result = deconvolve(BoundedDesign(30, 3, 1), {"b00": 40, "b01": 60, "=sum": 60}, CUTS)
+    assert not result.identified and result.reason == BOUNDED_REASON and result.shares == ()
+    assert result.n == 100 and len(result.bins) == 5
+
+
+def test_plain_number_is_counted():
+    # 10, 30, 60 answers in bins [0, 5) [5, 10) [10, 20]: shares .1, .3, .6 with Wilson's intervals,
+    # SE sqrt(.1 * .9/100) = .03.
+    result = deconvolve(None, {"b00": 10, "b01": 30, "b02": 60}, (5, 10), steps=20)
+    assert result.band_method == COUNTED and result.bins == ((0, 4), (5, 9), (10, 20))
+    assert_allclose([s.share for s in result.shares], [0.1, 0.3, 0.6])
+    assert_allclose(result.shares[0].std_err, 0.03)
+    interval = wilson_interval(30, 100, 1, 0, 0)
+    assert (result.shares[1].band_low, result.shares[1].band_high) == (interval.low, interval.high)
+
+
+def test_no_answers_and_one_bin():
+    design = laplace_for_epsilon(30, 3.0)
+    empty = deconvolve(design, {}, CUTS)
+    assert not empty.identified and empty.reason == "no answers yet" and empty.n == 0
+    whole = deconvolve(design, {"b10": 5}, ())
+    assert [(s.share, s.band_low, s.band_high) for s in whole.shares] == [(1.0, 1.0, 1.0)]
+
+
+def test_singular_information_gives_the_whole_range():
+    # Every answer in one bucket: the information has rank 1, so three bins are not told apart.
+    result = deconvolve(laplace_for_epsilon(30, 3.0), {"b20": 50}, (10, 20))
+    assert result.band_method == SINGULAR_INFORMATION
+    assert all((s.band_low, s.band_high, s.std_err) == (0.0, 1.0, math.inf) for s in result.shares)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: deconvolve(laplace_for_epsilon(30, 3.0), {"b99": 1}, CUTS), "unknown bucket 'b99'"),
+        (lambda: deconvolve(laplace_for_epsilon(30, 3.0), {"b01": -1}, CUTS), r"bucket_counts\['b01'\]=-1"),
+        (lambda: deconvolve(laplace_for_epsilon(30, 3.0), {"b01": 1}, (6, 6)), r"cuts\[1\]=6"),
+        (lambda: deconvolve(laplace_for_epsilon(30, 3.0), {"b01": 1}, (0,)), r"cuts\[0\]=0"),
+        (lambda: deconvolve(laplace_for_epsilon(30, 3.0), {"b01": 1}, (31,)), r"cuts\[0\]=31"),
+        (lambda: deconvolve(laplace_for_epsilon(30, 3.0), {"b01": 1}, CUTS, steps=20), "steps=20"),
+        (lambda: deconvolve(laplace_for_epsilon(30, 3.0), {"b01": 1}, CUTS, level=0), "level"),
+        (lambda: deconvolve(None, {"b00": 1}, CUTS), "steps is required"),
+        (lambda: deconvolve("laplace", {"b00": 1}, CUTS, steps=30), "design must be"),
+        (lambda: deconvolve(None, {"b05": 1}, (10,), steps=30), "unknown bucket 'b05'"),
+        # Scale 1/40: the clamp is 1 step, the first edge -1, so "b00" (outputs below -1) cannot occur.
+        (lambda: deconvolve(DiscreteLaplaceDesign(10, Fraction(1, 40)), {"b00": 1}, (5,)), "b00 cannot hold"),
+    ],
+)
+def test_bad_arguments_are_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
