@@ -98,6 +98,13 @@ from analysis.privacy import (
     multiple_choice_epsilon,
     survey_epsilon,
 )
+from analysis.numeric_design import (
+    BoundedDesign,
+    DiscreteLaplaceDesign,
+    UnaryDesign,
+    numeric_design,
+    unary_for_epsilon,
+)
 from analysis.regression import (
     Coefficient,
     LikelihoodRatioTest,
@@ -130,6 +137,11 @@ from analysis.two_group import (
 )
 
 __all__ = [
+    "BoundedDesign",
+    "DiscreteLaplaceDesign",
+    "UnaryDesign",
+    "numeric_design",
+    "unary_for_epsilon",
     "FinitePopulationEstimate",
     "estimate_finite_population",
     "BinaryDesign",
