@@ -70,6 +70,13 @@ from analysis.multiple_choice import (
     estimate_multiple_choice,
     project_to_simplex,
 )
+from analysis.numeric_design import (
+    BoundedDesign,
+    DiscreteLaplaceDesign,
+    UnaryDesign,
+    numeric_design,
+    unary_for_epsilon,
+)
 from analysis.planning import (
     TwoGroupPlan,
     half_width_for_n,
@@ -97,13 +104,6 @@ from analysis.privacy import (
     multiple_choice_attack_success,
     multiple_choice_epsilon,
     survey_epsilon,
-)
-from analysis.numeric_design import (
-    BoundedDesign,
-    DiscreteLaplaceDesign,
-    UnaryDesign,
-    numeric_design,
-    unary_for_epsilon,
 )
 from analysis.regression import (
     Coefficient,
