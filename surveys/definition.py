@@ -334,7 +334,10 @@ class Survey:
 
     @property
     def plain_questions(self) -> tuple[Question, ...]:
-        return tuple(q for q in self.questions if not q.is_randomized)
+        """The questions asked without randomization whose answer is one choice: the break-down groups, the
+        model's predictors and what skip logic may name. A plain number or check-all-that-apply question is
+        stored as given too, but is none of these yet."""
+        return tuple(q for q in self.questions if not q.is_randomized and q.type in (YES_NO, SELECT_ONE))
 
     def question(self, name: str) -> Question:
         """The question called ``name``; ``KeyError`` if there is none."""
