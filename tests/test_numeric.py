@@ -396,7 +396,7 @@ def test_the_interval_covers_the_mean_95_percent_of_the_time(mechanism, epsilon)
 
 
 LOOKS = 2000
-SEQUENCE_SURVEYS = 400
+SEQUENCE_SURVEYS = 1000
 ALPHA = 0.05
 
 
