@@ -86,7 +86,8 @@ class MeanEstimate:
     ci_low, ci_high : float
         The interval, within ``[0, K]``.
     clipped : bool
-        Whether the interval reaches an end of ``[0, K]``: cut there, or a one-sided bound (:attr:`side`).
+        Whether the interval reaches an end of ``[0, K]``: cut there, or a one-sided bound (:attr:`side`). An
+        interval wholly beyond an end (Laplace, a chance of at most ``alpha / 2``) is that end alone.
     noise_variance : float
         The randomization's variance of one answer (grid steps squared): Laplace ``2 r / (1 - r)^2``; bounded its
         largest value given the mean (:func:`numeric_mean`, Notes).
@@ -144,6 +145,9 @@ class MeanSequence:
         ``"polynomial stitching"`` (Laplace) or ``"beta-binomial mixture"`` (bounded).
     side : {"two-sided", "upper", "lower"}
         As :attr:`MeanEstimate.side` (bounded design only).
+    clipped : bool
+        Whether the sequence reaches an end of ``[0, K]`` (cut there). When the whole set lies beyond an end (the
+        mean then lies outside it: a chance of at most ``alpha`` over every look) it is that end alone.
     """
 
     low: float
@@ -152,6 +156,7 @@ class MeanSequence:
     confidence_level: float
     method: str
     side: str = TWO_SIDED
+    clipped: bool = False
 
     def __iter__(self) -> Iterator[float]:
         return iter((self.low, self.high))
@@ -455,7 +460,7 @@ def stitching_boundary(intrinsic_time: object, alpha: float, smallest: float, sc
 
     Notes
     -----
-    Howard et al. (2021), Theorem 1 and equation (10): for a process ``S_n`` with ``exp(lam S_n - psi(lam) V_n)`` a
+    Howard et al. (2021), Theorem 1: for a process ``S_n`` with ``exp(lam S_n - psi(lam) V_n)`` a
     supermartingale for every ``lam`` in ``[0, 1/c)``, ``psi(lam) = lam^2 / (2 (1 - c lam))``,
     ``P(exists n: S_n >= S_alpha(max(V_n, m))) <= alpha``. Epoch ``j`` (``eta^j m <= V_n < eta^(j+1) m``) gets a
     line ``x_j + lam_j V_n`` from Ville's inequality at error ``alpha / ((j + 1)^s zeta(s))`` (these add up to
@@ -527,7 +532,7 @@ def numeric_sequence(
        exp(sigma^2 lam^2 / (2 (1 - b lam)))`` with ``sigma^2 = K^2 / 4 + 2 b^2``
        (:func:`laplace_variance_proxy`), and ``L_n(lam) = exp(lam S_n - n sigma^2 lam^2 / (2 (1 - b lam)))`` is a
        nonnegative supermartingale with ``L_0 = 1``: ``S_n`` is sub-gamma with variance process ``V_n = n sigma^2``
-       and scale ``c = b`` (Howard et al. 2021, Definition 1). The same holds for ``-S_n`` (both bounds are
+       and scale ``c = b`` (Howard et al. 2021's sub-psi condition). The same holds for ``-S_n`` (both bounds are
        symmetric in ``lam``).
     4. Ville's inequality on ``L_n(lam_j)`` for one ``lam_j`` per epoch, stitched (:func:`stitching_boundary`, at
        ``alpha / 2`` for each side, ``m = sigma^2``, so no look is before ``m``): ``P(exists n: |S_n| >=
@@ -538,8 +543,9 @@ def numeric_sequence(
     clamped, which happens to each answer with chance at most ``exp(-40)`` (:data:`CLAMP_CHANCE`): for any survey
     of at most ``N`` answers the guarantee is ``1 - alpha - N exp(-40)`` (``4e-11`` less at ten million answers).
 
-    The width shrinks like ``sqrt(log log n / n)``; its constant is larger than a mixture's (Howard et al.
-    2021, Figure 4), in exchange for a closed form that needs no root finding.
+    The width shrinks like ``sqrt(log log n / n)``. At 95% on 10 steps at epsilon 1 the half-width is 2.2 times the
+    fixed-sample interval's at the worst-case variance, from ``n = 1,000`` to ``100,000``; the price of a closed
+    form in ``(n, T)`` is measured against nprr's Laplace-Hoeffding sequence in ``tests/test_numeric.py``.
 
     References
     ----------
@@ -557,13 +563,25 @@ def numeric_sequence(
         t, a, b = bounded_as_forced_response(design)
         sequence = confidence_sequence(total, n, t, a, b, level)
         return MeanSequence(
-            sequence.low * steps, sequence.high * steps, n, level, "beta-binomial mixture", sequence.side
+            sequence.low * steps,
+            sequence.high * steps,
+            n,
+            level,
+            "beta-binomial mixture",
+            sequence.side,
+            sequence.low == 0.0 or sequence.high == 1.0,
         )
     half = float(laplace_sequence_half_width(design, n, level))
     centre = total / n
-    low = min(max(centre - half, 0.0), steps)
-    high = min(max(centre + half, 0.0), steps)
-    return MeanSequence(low, high, n, level, "polynomial stitching")
+    low, high = centre - half, centre + half
+    return MeanSequence(
+        min(max(low, 0.0), steps),
+        min(max(high, 0.0), steps),
+        n,
+        level,
+        "polynomial stitching",
+        clipped=low <= 0 or high >= steps,
+    )
 
 
 # --------------------------------------------------------------------------

@@ -311,7 +311,10 @@ def test_the_laplace_sequence_is_the_mean_plus_or_minus_the_boundary():
     assert_allclose((low, high), (3.2 - half, 3.2 + half), rtol=1e-12)
     sequence = numeric_sequence(design, 1000, 3200, 250_000)
     assert isinstance(sequence, MeanSequence) and sequence.method == "polynomial stitching"
-    assert numeric_sequence(design, 1, 3, 9) == MeanSequence(0.0, 10.0, 1, 0.95, "polynomial stitching")
+    assert not sequence.clipped
+    assert numeric_sequence(design, 1, 3, 9) == MeanSequence(0.0, 10.0, 1, 0.95, "polynomial stitching", clipped=True)
+    beyond = numeric_sequence(design, 1000, 30_000, 1_000_000)  # a mean of 30 steps on a grid of 10
+    assert (beyond.low, beyond.high, beyond.clipped) == (10.0, 10.0, True)
 
 
 def test_the_bounded_sequence_is_the_share_sequence_times_k():
@@ -319,7 +322,8 @@ def test_the_bounded_sequence_is_the_share_sequence_times_k():
     share = confidence_sequence(620, 1000, *bounded_as_forced_response(design), 0.9)
     result = numeric_sequence(design, 1000, 620, 620, level=0.9)
     assert_allclose((result.low, result.high), (10 * share.low, 10 * share.high), rtol=1e-15)
-    assert result.method == "beta-binomial mixture"
+    assert result.method == "beta-binomial mixture" and not result.clipped
+    assert numeric_sequence(design, 10, 10, 10).clipped
 
 
 # --------------------------------------------------------------------------
