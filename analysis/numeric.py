@@ -513,8 +513,10 @@ def numeric_sequence(
 
     Notes
     -----
-    The answers are ``k_i`` drawn one after another with ``E[k_i | the answers before] = mu`` (a random sample of
-    a population whose mean is ``mu``), each randomized with fresh noise.
+    The answers are ``k_i`` drawn one after another with ``E[k_i | the answers before] = mu``: independent draws
+    from a population whose mean is ``mu`` (with replacement, or from a population large beside the sample; a
+    sample without replacement from a small population, or respondents whose order follows their answers, is not
+    covered), each randomized with fresh noise.
 
     **Bounded.** Each bit is Bernoulli(``a + t mu / K``) given the past (:func:`bounded_as_forced_response`), so
     Robbins' beta-binomial mixture sequence for the rate (:func:`analysis.confidence_sequence`), mapped through

@@ -267,6 +267,30 @@ def test_the_bounded_difference_is_normal_on_the_binomial_standard_errors():
         numeric_difference(design, (100, 60, 60), (80, 30))
 
 
+def test_a_group_of_one_answer_is_compared_on_the_normal_quantile():
+    design = laplace_for_epsilon(STEPS, 3.0)
+    result = numeric_difference(design, (1, 4, 16), (50, 150, 2000))
+    one, two = numeric_mean(design, 1, 4, 16), numeric_mean(design, 50, 150, 2000)
+    assert result.method == "normal"
+    half = stats.norm.ppf(0.975) * math.hypot(one.std_err, two.std_err)
+    assert_allclose((result.low, result.high), (max(1 - half, -10), min(1 + half, 10)), rtol=1e-12)
+
+
+def test_the_clipped_mean_is_the_mean_within_the_range():
+    design = BoundedDesign(10, 3, 1)
+    assert numeric_mean(design, 10, 0, 0).mean == -5.0 and numeric_mean(design, 10, 0, 0).clipped_mean == 0.0
+    assert numeric_mean(design, 10, 10, 10).clipped_mean == 10.0
+
+
+def test_the_sequence_refuses_what_the_mean_refuses():
+    with pytest.raises(ValueError, match="total must be a count of 1 bits"):
+        numeric_sequence(BoundedDesign(10, 3, 1), 4, 5, 5)
+    with pytest.raises(ValueError, match="design must be a DiscreteLaplaceDesign, got"):
+        laplace_sequence_half_width(BoundedDesign(10, 3, 1), 5)
+    with pytest.raises(ValueError, match="n must be integers >= 1"):
+        laplace_sequence_half_width(SMALL, [3, 0])
+
+
 # --------------------------------------------------------------------------
 # The sequence's pieces.
 
