@@ -423,6 +423,31 @@ def test_the_interval_covers_the_mean_95_percent_of_the_time(mechanism, epsilon)
     assert abs(totals.mean() / ANSWERS - (TRUE_MEAN if mechanism == "laplace" else 0)) < 10  # the data is there
 
 
+def test_the_finite_population_interval_covers_the_population_mean():
+    """200 of 300 people drawn without replacement (f = 2/3), epsilon 3: with N the interval covers the population's
+    mean about 95% of the time, and its squared standard error matches the spread of the means; without N it
+    over-covers (the true values' variance counted in full)."""
+    rng = np.random.default_rng(11)
+    size, n = 300, 200
+    population = rng.integers(0, STEPS + 1, size)
+    design = laplace_for_epsilon(STEPS, 3.0)
+    drawn = np.argsort(rng.random((SURVEYS, size)), axis=1)[:, :n]
+    outputs = laplace_outputs(rng, design, population[drawn])
+    covered = covered_infinite = 0
+    variances, means = [], []
+    for total, total_squares in zip(outputs.sum(axis=1).tolist(), (outputs * outputs).sum(axis=1).tolist()):
+        finite = numeric_mean(design, n, total, total_squares, population_size=size)
+        infinite = numeric_mean(design, n, total, total_squares)
+        covered += finite.ci_low <= population.mean() <= finite.ci_high
+        covered_infinite += infinite.ci_low <= population.mean() <= infinite.ci_high
+        variances.append(finite.std_err**2)
+        means.append(finite.mean)
+    error = math.sqrt(0.95 * 0.05 / SURVEYS)
+    assert abs(covered / SURVEYS - 0.95) <= 4 * error, covered / SURVEYS
+    assert covered_infinite / SURVEYS > 0.95 + 3 * error, covered_infinite / SURVEYS
+    assert np.mean(variances) / np.var(means) == pytest.approx(1, abs=4 * math.sqrt(2 / SURVEYS))
+
+
 LOOKS = 2000
 SEQUENCE_SURVEYS = 1000
 ALPHA = 0.05
