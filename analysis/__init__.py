@@ -6,7 +6,8 @@ Designs and their privacy cost (:mod:`analysis.design`,
 two-group designs of :mod:`analysis.two_group`, the direct-question
 comparison of :mod:`analysis.control_arm`), confidence intervals
 (:mod:`analysis.intervals`), survey planning (:mod:`analysis.planning`) and
-the burst rule of the integrity warning (:mod:`analysis.bursts`).
+the burst rule of the integrity warning (:mod:`analysis.bursts`), and the
+mean of a randomized number from its kept sums (:mod:`analysis.numeric`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
@@ -70,6 +71,25 @@ from analysis.multiple_choice import (
     estimate_multiple_choice,
     project_to_simplex,
 )
+from analysis.numeric import (
+    MeanDifference,
+    MeanEstimate,
+    MeanSequence,
+    bounded_as_forced_response,
+    laplace_sequence_half_width,
+    numeric_difference,
+    numeric_mean,
+    numeric_needed_n,
+    numeric_sequence,
+    numeric_sequence_needed_n,
+)
+from analysis.numeric_design import (
+    BoundedDesign,
+    DiscreteLaplaceDesign,
+    UnaryDesign,
+    numeric_design,
+    unary_for_epsilon,
+)
 from analysis.planning import (
     TwoGroupPlan,
     half_width_for_n,
@@ -130,6 +150,11 @@ from analysis.two_group import (
 )
 
 __all__ = [
+    "BoundedDesign",
+    "DiscreteLaplaceDesign",
+    "UnaryDesign",
+    "numeric_design",
+    "unary_for_epsilon",
     "FinitePopulationEstimate",
     "estimate_finite_population",
     "BinaryDesign",
@@ -227,4 +252,14 @@ __all__ = [
     "two_group_sequence_half_width_for_n",
     "two_group_worst_case",
     "TwoGroupPlan",
+    "numeric_mean",
+    "MeanEstimate",
+    "numeric_sequence",
+    "MeanSequence",
+    "numeric_difference",
+    "MeanDifference",
+    "numeric_needed_n",
+    "numeric_sequence_needed_n",
+    "laplace_sequence_half_width",
+    "bounded_as_forced_response",
 ]

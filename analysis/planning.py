@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-from analysis._checks import _check_design, _check_integer, _check_unit_closed, _check_unit_open
+from analysis._checks import _check_design, _check_design_exact, _check_integer, _check_unit_closed, _check_unit_open
 from analysis.design import MultipleChoiceDesign
 from analysis.intervals import _z
 from analysis.misclassification import MisclassificationDesign, producible_worst_case_variances
@@ -386,13 +386,14 @@ def sample_size_for_sequence_half_width(
     """
     h = _check_unit_open(half_width, "half_width")
     level = _check_unit_open(confidence_level, "confidence_level")
-    t, a, b = _check_design(t, a, b)
+    exact = _check_design_exact(t, a, b)  # passed on exact: a float of a fraction past 10^6 would be refused
+    t, a, b = (float(p) for p in exact)
     lam, scale = float(_rate(pi, t, a)), float(t)
 
     def width(n: int) -> float:
         return _sequence_half_width(n, lam, scale, level)
 
-    low = max(1, sample_size_for_half_width(h, level, t, a, b, pi) - 1)  # too few: narrower than any sequence
+    low = max(1, sample_size_for_half_width(h, level, *exact, pi) - 1)  # too few: narrower than any sequence
     if width(low) <= h:  # h near 1/t: the clipped sequence beats the interval
         if width(1) <= h:
             return 1

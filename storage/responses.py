@@ -221,11 +221,15 @@ def _add_burst_answer(
 ) -> None:
     """Keep the marked answer's tallies apart (``burst_tallies``) and note its day in ``bursts``."""
     survey_id, designs = response.survey_id, response.question_designs
-    _add_one(
+    _add_counts(
         db,
         "burst_tallies",
         ("survey_id", "day", "question", "design", "answer"),
-        [(survey_id, day, name, designs[name], answer) for name, answer in response.answers.items()],
+        [
+            (survey_id, day, name, designs[name], key, add)
+            for name in response.answers
+            for key, add in response.kept_rows(name)
+        ],
     )
     _upsert_burst(db, survey_id, day, peak, usual_rate)
     events.send_add(db, survey_id, f"burst:{day}", "burst", "an hour far above the usual rate", day)
@@ -260,39 +264,42 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         ],
     )
     survey_id, designs = response.survey_id, response.question_designs
-    _add_one(
+    kept = {name: response.kept_rows(name) for name in response.answers}
+    _add_counts(
         db,
         "tallies",
         ("survey_id", "question", "design", "answer"),
-        [(survey_id, name, designs[name], answer) for name, answer in response.answers.items()],
+        [(survey_id, name, designs[name], key, add) for name, rows in kept.items() for key, add in rows],
     )
-    _add_one(
+    _add_counts(
         db,
         "group_tallies",
         ("survey_id", "by_question", "by_answer", "question", "design", "answer"),
         [
-            (survey_id, by, response.answers.get(by, NO_ANSWER), name, designs[name], answer)
+            (survey_id, by, response.answers.get(by, NO_ANSWER), name, designs[name], key, add)
             for by in response.plain
-            for name, answer in response.answers.items()
+            for name, rows in kept.items()
+            for key, add in rows
         ],
     )
     pattern = response.pattern()
-    _add_one(
+    _add_counts(
         db,
         "pattern_tallies",
         ("survey_id", "outcome", "design", "pattern", "answer"),
         [
-            (survey_id, outcome, designs[outcome], pattern, response.answers[outcome])
+            (survey_id, outcome, designs[outcome], pattern, key, add)
             for outcome in response.pattern_outcomes
             if outcome in response.answers
+            for key, add in kept[outcome]
         ],
     )
-    _add_one(db, "daily_counts", ("survey_id", "day"), [(survey_id, day)])
-    _add_one(
+    _add_counts(db, "daily_counts", ("survey_id", "day"), [(survey_id, day, 1)])
+    _add_counts(
         db,
         "daily_tallies",
         ("survey_id", "day", "question", "design", "answer"),
-        [(survey_id, day, name, designs[name], answer) for name, answer in response.answers.items()],
+        [(survey_id, day, name, designs[name], key, add) for name, rows in kept.items() for key, add in rows],
     )
 
 
@@ -301,23 +308,25 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
 ROWS_PER_UPSERT = 500
 
 
-def _add_one(db: sqlite_utils.Database, table: str, key: tuple[str, ...], rows: list[tuple]) -> None:
-    """Add one to the ``count`` of each row of the kept-count ``table`` whose ``key`` columns hold one of
-    ``rows`` (a new row starts at 1), in one multi-row ``INSERT ... VALUES ... ON CONFLICT DO UPDATE`` a table
-    (one statement instead of one per answer: fewer statements to run, and one round trip's worth on
-    PostgreSQL). ``rows`` of one call are distinct keys: a statement may update each row only once."""
+def _add_counts(db: sqlite_utils.Database, table: str, key: tuple[str, ...], rows: list[tuple]) -> None:
+    """Add to the ``count`` of each row of the kept-count ``table`` whose ``key`` columns hold one of ``rows``
+    the row's last value (1 for an answer's count; a number's output and its square for the kept sums of
+    :data:`surveys.design_contract.SUM_KEYS`; a new row starts at it), in one multi-row
+    ``INSERT ... VALUES ... ON CONFLICT DO UPDATE`` a table (one statement instead of one per answer: fewer
+    statements to run, and one round trip's worth on PostgreSQL). ``rows`` of one call are distinct keys: a
+    statement may update each row only once."""
     for start in range(0, len(rows), ROWS_PER_UPSERT):
         chunk = rows[start : start + ROWS_PER_UPSERT]
-        db.execute(_add_one_sql(table, key, len(chunk)), [value for row in chunk for value in row])
+        db.execute(_add_counts_sql(table, key, len(chunk)), [value for row in chunk for value in row])
 
 
 @lru_cache(maxsize=256)
-def _add_one_sql(table: str, key: tuple[str, ...], row_count: int) -> str:
-    """The SQL of :func:`_add_one` for ``row_count`` rows (``table`` and ``key`` are this module's names)."""
-    values = "(" + ", ".join("?" for _ in key) + ", 1)"
+def _add_counts_sql(table: str, key: tuple[str, ...], row_count: int) -> str:
+    """The SQL of :func:`_add_counts` for ``row_count`` rows (``table`` and ``key`` are this module's names)."""
+    values = "(" + ", ".join("?" for _ in key) + ", ?)"
     return (
         f"INSERT INTO {table} ({', '.join(key)}, count) VALUES {', '.join([values] * row_count)}"
-        f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET count = {table}.count + 1"
+        f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET count = {table}.count + excluded.count"
     )
 
 

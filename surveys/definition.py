@@ -25,11 +25,21 @@ from analysis.privacy import SurveyEpsilon, survey_epsilon
 from analysis.two_group import TwoGroupDesign
 from surveys.arms import is_two_group, two_group_attack_success
 from surveys.conditions import Condition
-from surveys.design_contract import SELECT_ONE, YES_NO, canonical_json
+from surveys.design_contract import (
+    DECIMAL,
+    DESIGN_CLASSES,
+    INTEGER,
+    NUMBER_TYPES,
+    SELECT_MULTIPLE,
+    SELECT_ONE,
+    YES_NO,
+    canonical_json,
+)
 from surveys.matrix import misclassification_attack_success
+from surveys.numbers import NumberRange
 
 #: The question types a survey file may use.
-QUESTION_TYPES = (YES_NO, SELECT_ONE)
+QUESTION_TYPES = (YES_NO, SELECT_ONE, INTEGER, DECIMAL, SELECT_MULTIPLE)
 
 OPEN = "open"
 CLOSED = "closed"
@@ -84,7 +94,7 @@ class Question:
     name : str
         Identifier, unique within the survey; the form field and the column.
     type : str
-        ``"yes_no"`` or ``"select_one"``.
+        ``"yes_no"``, ``"select_one"``, ``"integer"``, ``"decimal"`` or ``"select_multiple"``.
     label, hint : str
         The question as shown, and optional help text below it (``""``).
     required, randomize : bool
@@ -99,6 +109,9 @@ class Question:
     relevant : Condition or None
         Skip logic: the question is asked only when this condition holds for
         the answers before it (:mod:`surveys.conditions`); ``None``: always.
+    number : NumberRange or None
+        An ``integer`` or ``decimal`` question's grid and bins
+        (:mod:`surveys.numbers`); ``None`` for every other type.
     """
 
     name: str
@@ -111,6 +124,7 @@ class Question:
     design: BinaryDesign | MultipleChoiceDesign | TwoGroupDesign | MisclassificationDesign | None
     innocuous: str = ""
     relevant: Condition | None = None
+    number: NumberRange | None = None
 
     def __hash__(self) -> int:
         return _hash_once(self)
@@ -125,6 +139,17 @@ class Question:
                 f"question {self.name!r}: design has k={self.design.k} options "
                 f"but there are {len(self.choices)} choices"
             )
+        if (self.number is not None) != (self.type in NUMBER_TYPES):
+            raise ValueError(f"question {self.name!r}: a {self.type} question with number={self.number!r}")
+        new_type = self.type in (*NUMBER_TYPES, SELECT_MULTIPLE)
+        if self.design is not None and new_type and not isinstance(self.design, DESIGN_CLASSES[self.type]):
+            raise ValueError(f"question {self.name!r}: a {self.type} question cannot have design {self.design!r}")
+        steps = getattr(self.design, "steps", None)
+        if steps is not None and self.number is not None and steps != self.number.steps:
+            raise ValueError(f"question {self.name!r}: design of {steps} steps on a grid of {self.number.steps}")
+        options = getattr(self.design, "options", None)
+        if options is not None and options != len(self.choices):
+            raise ValueError(f"question {self.name!r}: design of {options} options, {len(self.choices)} choices")
 
     @property
     def choice_names(self) -> tuple[str, ...]:
@@ -309,7 +334,10 @@ class Survey:
 
     @property
     def plain_questions(self) -> tuple[Question, ...]:
-        return tuple(q for q in self.questions if not q.is_randomized)
+        """The questions asked without randomization whose answer is one choice: the break-down groups, the
+        model's predictors and what skip logic may name. A plain number or check-all-that-apply question is
+        stored as given too, but is none of these yet."""
+        return tuple(q for q in self.questions if not q.is_randomized and q.type in (YES_NO, SELECT_ONE))
 
     def question(self, name: str) -> Question:
         """The question called ``name``; ``KeyError`` if there is none."""

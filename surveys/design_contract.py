@@ -33,6 +33,13 @@ from typing import Protocol
 
 from analysis.design import BinaryDesign, MultipleChoiceDesign, design_from_dict
 from analysis.misclassification import MisclassificationDesign
+from analysis.numeric_design import (
+    NUMERIC_DESIGN_KINDS,
+    BoundedDesign,
+    DiscreteLaplaceDesign,
+    UnaryDesign,
+    numeric_design_from_dict,
+)
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, two_group_design_from_dict
 
 
@@ -55,6 +62,9 @@ class DesignedQuestion(Protocol):
     @property
     def is_randomized(self) -> bool: ...
 
+    @property
+    def number(self) -> object: ...
+
 
 class DesignedSurvey(Protocol):
     """What :func:`design_record` reads of a survey (:class:`surveys.definition.Survey`): its questions."""
@@ -65,10 +75,34 @@ class DesignedSurvey(Protocol):
 
 YES_NO = "yes_no"
 SELECT_ONE = "select_one"
+INTEGER = "integer"
+DECIMAL = "decimal"
+SELECT_MULTIPLE = "select_multiple"
+#: The question types whose answer is a number on a grid (:mod:`surveys.numbers`).
+NUMBER_TYPES = (INTEGER, DECIMAL)
 
 #: The design class a randomized question of each type carries (a yes/no question: any
 #: one-parameter binary design, forced response, Warner, crosswise...).
-DESIGN_CLASSES = {YES_NO: BinaryDesign, SELECT_ONE: (MultipleChoiceDesign, MisclassificationDesign)}
+DESIGN_CLASSES = {
+    YES_NO: BinaryDesign,
+    SELECT_ONE: (MultipleChoiceDesign, MisclassificationDesign),
+    INTEGER: (DiscreteLaplaceDesign, BoundedDesign),
+    DECIMAL: (DiscreteLaplaceDesign, BoundedDesign),
+    SELECT_MULTIPLE: UnaryDesign,
+}
+
+#: The kept rows a numeric answer adds beside its bucket's count: the sum of the outputs and of their squares
+#: (grid units). Neither can be an answer (answers are bucket labels ``b00``.., choice names or bit strings).
+SUM_KEY = "=sum"
+SQUARES_KEY = "=sumsq"
+#: Both, in the order they are kept.
+SUM_KEYS = (SUM_KEY, SQUARES_KEY)
+
+
+def answer_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    """The counts of answers of a tally, without the kept sums of a numeric question."""
+    return {answer: count for answer, count in counts.items() if answer not in SUM_KEYS}
+
 
 #: The ``kind`` of the two-group designs, whose keys carry the respondent's group.
 TWO_GROUP_KINDS = (CheaterDetectionDesign.kind, StochasticLieDetectorDesign.kind)
@@ -105,6 +139,8 @@ def question_design_key(question: DesignedQuestion, arm: str = "") -> str:
         "choices": list(question.choice_names),
         "design": question.design.to_dict() if question.design else None,
     }
+    if question.number is not None:
+        record["number"] = question.number.to_dict()  # the grid and bins give the kept answers their meaning
     return canonical_json(arm_record(record, arm))
 
 
@@ -197,7 +233,30 @@ def design_from_record(design: dict) -> object:
         return two_group_design_from_dict(design)
     if design.get("kind") == MisclassificationDesign.kind:
         return MisclassificationDesign(design["matrix"])
+    if design.get("kind") in NUMERIC_DESIGN_KINDS:
+        return numeric_design_from_dict(design)
     return design_from_dict(design)
+
+
+#: A kept answer of a number: its bucket or bin (``b00``..), or one of :data:`SUM_KEYS`.
+NUMBER_ANSWER_PATTERN = re.compile(r"b[0-9]{2}")
+
+
+def _answer_fits(qtype: str, choices: tuple[str, ...], answer: str) -> bool:
+    """Whether ``answer`` can be a kept answer of a question of ``qtype`` with ``choices``."""
+    if qtype in NUMBER_TYPES:
+        return answer in SUM_KEYS or bool(NUMBER_ANSWER_PATTERN.fullmatch(answer))
+    if qtype == SELECT_MULTIPLE:
+        return len(answer) == len(choices) and not set(answer) - {"0", "1"}
+    return answer in choices
+
+
+def _key_number(key: str) -> dict | None:
+    try:
+        number = json.loads(key).get("number")
+    except (ValueError, AttributeError):
+        return None
+    return number if isinstance(number, dict) else None
 
 
 def compatible_tallies(
@@ -217,14 +276,16 @@ def compatible_tallies(
             continue  # a group or the control arm: read by the results of their own (surveys.results)
         parsed = parse_design_key(key)
         if parsed is None:
-            ignored = ignored or sum(counts.values()) > 0
+            ignored = ignored or sum(answer_counts(counts).values()) > 0
             continue
         qtype, choices, design = parsed
         fits = qtype == question.type and (design is None if not question.is_randomized else isinstance(design, kind))
         if isinstance(design, MultipleChoiceDesign | MisclassificationDesign) and design.k != len(choices):
             fits = False
-        if not fits or any(answer not in choices for answer, c in counts.items() if c):
-            ignored = ignored or sum(counts.values()) > 0
+        if question.number is not None and _key_number(key) != question.number.to_dict():
+            fits = False  # another grid or other bins: its indices and buckets mean other values
+        if not fits or any(not _answer_fits(qtype, choices, answer) for answer, c in counts.items() if c):
+            ignored = ignored or sum(answer_counts(counts).values()) > 0
         if fits:
             usable.append(StoredTally(key, choices, design, counts))
     return usable, ignored

@@ -391,7 +391,69 @@ class PlainResult:
     error: str | None = None
 
 
-QuestionResult = YesNoResult | ChoiceResult | PlainResult
+@dataclass(frozen=True)
+class BinShare:
+    """One bin of a number's distribution: its label, its share, and the band around it (``None`` where the
+    distribution is not estimated)."""
+
+    label: str
+    share: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class NumberResult:
+    """The mean of a number, randomized on the device (or asked plainly), in the question's units.
+
+    ``mean``, ``std_err``, ``ci_low``, ``ci_high`` and the sequence's ends are in the question's units (grid
+    estimates times ``step`` plus ``min``); ``noise_variance`` is one answer's added variance (question units
+    squared; 0 for a plain number). ``bins`` is the distribution over the declared bins: counted for a plain
+    number, estimated by deconvolution for the Laplace mechanism, absent for the one-bit design (a bit
+    identifies the mean only): ``bins_note`` says which. ``mechanism`` is ``"laplace"``, ``"bounded"`` or
+    ``""`` (plain).
+    """
+
+    question: Question
+    n: int
+    mean: float | None
+    std_err: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence_level: float
+    epsilon: float
+    mechanism: str
+    design_label: str
+    noise_variance: float
+    bins: tuple[BinShare, ...]
+    bins_note: str
+    flags: tuple[str, ...]
+    sentence: str = ""
+    error: str | None = None
+    sequence: SequenceBounds | None = None
+    sums: tuple[int, int, int] = (0, 0, 0)
+
+
+@dataclass(frozen=True)
+class MultipleResult:
+    """A check-all-that-apply question: each option's debiased share of respondents who would tick it, and
+    the mean number of options ticked (``ticked_*``, on ``0 .. options``)."""
+
+    question: Question
+    n: int
+    options: tuple[OptionResult, ...]
+    ticked_mean: float | None
+    ticked_std_err: float | None
+    ticked_low: float | None
+    ticked_high: float | None
+    epsilon: float
+    design_label: str
+    flags: tuple[str, ...]
+    sentence: str = ""
+    error: str | None = None
+
+
+QuestionResult = YesNoResult | ChoiceResult | PlainResult | NumberResult | MultipleResult
 
 
 @dataclass(frozen=True)

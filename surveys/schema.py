@@ -102,13 +102,14 @@ from surveys.definition import (
     DEFAULT_DELTA,
     PAIRED_STATEMENT_CHOICES,
     QUESTION_TYPES,
+    SELECT_ONE,
     YES_NO,
     YES_NO_CHOICES,
     Choice,
     Question,
     Survey,
 )
-from surveys.design_contract import QUESTION_NAME_PATTERN
+from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN
 from surveys.form_fields import CONTROL_FIELDS
 from surveys.schema_checks import (
     INVALID,
@@ -128,6 +129,15 @@ from surveys.schema_checks import (
     describe,
 )
 from surveys.schema_designs import parse_design
+from surveys.schema_numbers import (
+    EPSILON_KEY,
+    MULTIPLE_KEYS,
+    NUMBER_KEYS,
+    check_multiple_choices,
+    misplaced_keys,
+    parse_number_design,
+    parse_range,
+)
 from surveys.schema_targets import (
     TARGET_KEYS,
     parse_close_when_targets_met,
@@ -183,7 +193,20 @@ SURVEY_KEYS = (
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
 RESPONDENT_TEXT_KEYS = ("organizer", "contact", "ethics_approval", "closing")
-QUESTION_KEYS = ("name", "type", "label", "hint", "required", "randomize", "choices", "design", "relevant")
+QUESTION_KEYS = (
+    "name",
+    "type",
+    "label",
+    "hint",
+    "required",
+    "randomize",
+    "choices",
+    "design",
+    "relevant",
+    *NUMBER_KEYS,
+    EPSILON_KEY,
+    *MULTIPLE_KEYS,
+)
 CHOICE_KEYS = ("name", "label")
 
 
@@ -452,15 +475,20 @@ def _question(report, position: int, entry):
     hint = check_text(report, where, "hint", entry.get("hint"), required=False)
     required = check_flag(report, where, "required", entry.get("required"), default=True)
     randomize = check_flag(report, where, "randomize", entry.get("randomize"), default=True)
-    choices = _choices(report, where, qtype, entry.get("choices"))
-    design = parse_design(report, where, qtype, randomize, entry.get("design"), choices)
+    choices = check_multiple_choices(report, where, qtype, _choices(report, where, qtype, entry.get("choices")))
+    misplaced_keys(report, where, qtype, entry)
+    number = parse_range(report, where, qtype, entry)
+    if qtype in (YES_NO, SELECT_ONE):
+        design = parse_design(report, where, qtype, randomize, entry.get("design"), choices)
+    else:
+        design = parse_number_design(report, where, qtype, randomize, entry, number, choices)
     innocuous = _innocuous(report, where, design, entry.get("design"))
     relevant = _relevant(report, where, entry.get("relevant"))
-    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant)
+    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant, number)
     if any(part is INVALID for part in parts):
         return INVALID
     choices = PAIRED_STATEMENT_CHOICES.get(getattr(design, "kind", None), choices)
-    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant)
+    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant, number)
 
 
 def _relevant(report, where, value):
@@ -536,8 +564,12 @@ def _choices(report, where, qtype, value):
             message = "a yes_no question has the choices yes and no already; remove choices or use type select_one"
             return report.add(where, "choices", message)
         return YES_NO_CHOICES
+    if qtype in NUMBER_TYPES:
+        if value is not None:
+            return report.add(where, "choices", f"an {qtype} question has no choices; give min and max")
+        return ()
     if value is None:
-        message = "a select_one question needs choices: a list of at least 2 options"
+        message = f"a {qtype} question needs choices: a list of at least 2 options"
         return report.add(where, "choices", message)
     if not isinstance(value, list):
         return report.add(where, "choices", f"must be a list of options, got {describe(value)}")

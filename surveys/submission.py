@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices
 from surveys.definition import Question, Survey
@@ -47,6 +47,7 @@ class NoisyResponse:
     plain: tuple[str, ...] = ()
     pattern_outcomes: tuple[str, ...] = ()
     arm: str = NO_ARM
+    kept: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.randomized_on not in RANDOMIZED_ON:
@@ -61,6 +62,11 @@ class NoisyResponse:
         if not self.columns or any(_NEEDS_QUOTING.search(value) for value in values):
             return None
         return ",".join(values)
+
+    def kept_rows(self, name: str) -> tuple[tuple[str, int], ...]:
+        """The kept tally rows ``(answer, increment)`` of question ``name``'s answer: its own count +1 for a
+        choice, the bucket, sum and sum of squares of a number (:func:`surveys.kinds.kind_of`'s ``kept_rows``)."""
+        return self.kept.get(name) or ((self.answers[name], 1),)
 
     def pattern(self) -> str:
         """The pattern of this response's plain answers (:func:`surveys.models.answer_pattern`)."""
@@ -77,6 +83,20 @@ def randomize_answer(question: Question, truth: str, arm: str = NO_ARM) -> str:
     if arm == DIRECT or question.design is None or not getattr(question.design, "randomized_by_software", True):
         return truth
     return kind_of(question).randomize(question, truth, arm)
+
+
+def device_answers(survey: Survey, wire_answers: Mapping[str, str]) -> dict[str, str]:
+    """The stored answers of what the device sent (each question's kind reads its wire value: a choice name
+    as the form checked it, a number's fixed-width output, a check-all-that-apply question's bits); ValueError
+    naming the question when one is not a value its design can send."""
+    stored = {}
+    for name, wire in wire_answers.items():
+        question = survey.question(name)
+        try:
+            stored[name] = kind_of(question).device_answer(question, wire)
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
+    return stored
 
 
 def randomize_on_server(survey: Survey, true_answers: Mapping[str, str], arm: str = NO_ARM) -> dict[str, str]:
@@ -124,4 +144,9 @@ def noisy_response(
         plain=tuple(q.name for q in survey.plain_questions),
         pattern_outcomes=outcomes,
         arm=check_arm(survey, arm),
+        kept={
+            name: rows
+            for name, answer in noisy_answers.items()
+            if (rows := kind_of(survey.question(name)).kept_rows(survey.question(name), answer)) != ((answer, 1),)
+        },
     )

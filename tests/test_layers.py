@@ -180,6 +180,10 @@ _ARMS = "survey-file check of group_1_share and direct_share; arms.py is below t
 KIND_DECISIONS_ALLOWED = {
     (
         "surveys/definition.py",
+        "return tuple(q for q in self.questions if not q.is_randomized and q.type in (YES_NO, SELECT_ONE))",
+    ): "plain_questions: the questions asked plainly whose answer is one choice (break-down groups, predictors)",
+    (
+        "surveys/definition.py",
         "if isinstance(self.design, MultipleChoiceDesign | MisclassificationDesign) and self.design.k != len(",
     ): "Question's own invariant: a k-option or matrix design's k is its number of choices",
     ("surveys/definition.py", "if is_two_group(design):"): "attack_success_rate(design): a design's guessing rate",
@@ -191,10 +195,6 @@ KIND_DECISIONS_ALLOWED = {
         "surveys/definition.py",
         "return tuple(q for q in self.questions if q.is_randomized)",
     ): "Survey.randomized_questions: the split by randomize: that kind_of itself reads",
-    (
-        "surveys/definition.py",
-        "return tuple(q for q in self.questions if not q.is_randomized)",
-    ): "Survey.plain_questions: the split by randomize: that kind_of itself reads",
     (
         "surveys/protocol.py",
         "if is_two_group(design):",
@@ -350,6 +350,6 @@ def test_every_kind_defines_every_name_the_callers_ask_for(name):
         if attribute in KIND_FLAGS:
             assert isinstance(value, bool), attribute
         elif attribute == "results_table":
-            assert value in ("yes_no", "choice", "plain")
+            assert value in ("yes_no", "choice", "plain", "number", "multiple")
         else:
             assert callable(value), attribute

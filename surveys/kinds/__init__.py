@@ -16,7 +16,9 @@ and what the other callers ask of a kind: ``single_share``, ``splits_results``, 
 (``needed_n``, ``plan_margin``, ``plan_options``, ``current_group_sizes``, ``target_needed_n``,
 ``design_needed``); exports and the chart (``design_columns``, ``estimate_rows``, ``breakdown_rows``,
 ``estimate_pairs``, ``chart_items``); group differences (``for_difference``, ``comparable``,
-``difference_sequence``); ``randomize``. A kind with nothing to say names the default of :mod:`surveys.kinds.common`.
+``difference_sequence``); ``randomize``; what one answer is stored and kept as (``device_answer``: the
+device's wire value checked and read, ``kept_rows``: its kept tally rows, ``exported``: the stored answer in
+the responses CSV). A kind with nothing to say names the default of :mod:`surveys.kinds.common`.
 
 :func:`kind_of` is the one place a question's kind is decided (:func:`kind_of_result` for a computed result);
 :mod:`surveys.results`, planning, exports, break-downs, the timeline, targets, models and submissions consult
@@ -29,8 +31,8 @@ from __future__ import annotations
 from types import ModuleType
 
 from surveys.arms import is_two_group
-from surveys.definition import YES_NO, Question
-from surveys.kinds import choice, matrix, plain, two_group, yes_no
+from surveys.definition import NUMBER_TYPES, SELECT_MULTIPLE, YES_NO, Question
+from surveys.kinds import choice, matrix, multiple, number, plain, two_group, yes_no
 
 #: Every kind, by name (the names the exports and the docs use).
 KINDS: dict[str, ModuleType] = {
@@ -39,6 +41,8 @@ KINDS: dict[str, ModuleType] = {
     "two_group": two_group,
     "choice": choice,
     "matrix": matrix,
+    "number": number,
+    "multiple": multiple,
 }
 
 #: The names every kind module defines (a function, or a flag where it is ``bool``): docs/architecture.md's recipe.
@@ -65,6 +69,9 @@ KIND_NAMES = (
     "comparable",
     "difference_sequence",
     "randomize",
+    "device_answer",
+    "kept_rows",
+    "exported",
     "results_table",
 )
 #: The flags among :data:`KIND_NAMES`; ``results_table`` is a name (``"yes_no"``, ``"choice"``, ``"plain"``),
@@ -79,6 +86,10 @@ def kind_of(question: Question, by_design=None) -> ModuleType:
     design; a randomized ``select_one`` is read through matrices when its design is one or a version of it
     with answers in ``by_design`` was (:func:`surveys.kinds.matrix.reads_as_matrix`), else as k options.
     """
+    if question.type in NUMBER_TYPES:
+        return number
+    if question.type == SELECT_MULTIPLE:
+        return multiple
     if not question.is_randomized:
         return plain
     if question.type == YES_NO:

@@ -22,6 +22,7 @@ from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
 from surveys.export_columns import option_row
 from surveys.kinds.common import (
+    as_given,
     clip,
     covering,
     design_row,
@@ -34,6 +35,7 @@ from surveys.kinds.common import (
     no_margin_plan,
     no_needed_n,
     no_running_point,
+    one_kept_row,
     outside_flags,
     pooled_label,
     sequence_bounds,
@@ -254,3 +256,7 @@ def chart_items(result: ChoiceResult) -> list[tuple[str, OptionResult]]:
 
 #: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
 results_table = "choice"
+
+#: The form checks a choice's wire value; it is stored, kept and exported as it is.
+device_answer = exported = as_given
+kept_rows = one_kept_row

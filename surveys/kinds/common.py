@@ -32,6 +32,21 @@ from surveys.result_types import (
 )
 
 # --------------------------------------------------------------------------
+# Answers in: what a kind keeps of one stored answer.
+
+
+def as_given(question: Question, text: str) -> str:
+    """An answer as it is: a choice name the form already checked (``device_answer``), or a stored answer
+    exported as stored (``exported``)."""
+    return text
+
+
+def one_kept_row(question: Question, stored: str) -> tuple[tuple[str, int], ...]:
+    """The kept rows of one stored answer of a choice: its own count +1."""
+    return ((stored, 1),)
+
+
+# --------------------------------------------------------------------------
 # Flags and labels.
 
 

@@ -22,6 +22,7 @@ from surveys.export_columns import matrix_version_rows, option_row
 from surveys.kinds import choice
 from surveys.kinds.choice import without_figures
 from surveys.kinds.common import (
+    as_given,
     covering,
     design_row,
     empty_flags,
@@ -33,6 +34,7 @@ from surveys.kinds.common import (
     no_margin_plan,
     no_needed_n,
     no_running_point,
+    one_kept_row,
     pooled_label,
     shown_std_err,
     side_flags,
@@ -227,3 +229,7 @@ chart_items = choice.chart_items
 
 #: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
 results_table = "choice"
+
+#: The form checks a choice's wire value; it is stored, kept and exported as it is.
+device_answer = exported = as_given
+kept_rows = one_kept_row

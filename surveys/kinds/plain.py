@@ -6,6 +6,7 @@ from analysis import sample_size_for_half_width, sample_size_for_sequence_half_w
 from surveys.definition import YES_NO, Question
 from surveys.design_contract import compatible_tallies
 from surveys.kinds.common import (
+    as_given,
     empty_flags,
     never_comparable,
     no_chart_items,
@@ -20,6 +21,7 @@ from surveys.kinds.common import (
     no_option_plan,
     no_rows,
     no_running_point,
+    one_kept_row,
 )
 from surveys.result_types import FLAG_IGNORED, PlainResult
 
@@ -79,3 +81,7 @@ def design_needed(question: Question, margin: float, level: float, share: float)
 
 #: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
 results_table = "plain"
+
+#: The form checks a choice's wire value; it is stored, kept and exported as it is.
+device_answer = exported = as_given
+kept_rows = one_kept_row

@@ -24,10 +24,12 @@ from surveys.definition import Question
 from surveys.design_contract import key_arm, parse_design_key
 from surveys.export_columns import two_group_version_rows, yes_no_row
 from surveys.kinds.common import (
+    as_given,
     covering,
     design_row,
     empty_flags,
     no_option_plan,
+    one_kept_row,
     pooled_label,
     size_flags,
     two_group_sequence_bounds,
@@ -375,3 +377,7 @@ chart_items = yes_no_chart_items
 
 #: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
 results_table = "yes_no"
+
+#: The form checks a choice's wire value; it is stored, kept and exported as it is.
+device_answer = exported = as_given
+kept_rows = one_kept_row

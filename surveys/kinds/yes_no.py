@@ -27,12 +27,14 @@ from surveys.definition import Question
 from surveys.design_contract import compatible_tallies, key_arm
 from surveys.export_columns import yes_no_row
 from surveys.kinds.common import (
+    as_given,
     covering,
     design_row,
     difference_bounds,
     empty_flags,
     no_group_sizes,
     no_option_plan,
+    one_kept_row,
     outside_flags,
     pooled_label,
     sequence_bounds,
@@ -347,3 +349,7 @@ def chart_items(result: YesNoResult) -> list[tuple[str | None, YesNoResult]]:
 
 #: The results page's table (template partial) it is shown in (:func:`web.templating.result_kind`).
 results_table = "yes_no"
+
+#: The form checks a choice's wire value; it is stored, kept and exported as it is.
+device_answer = exported = as_given
+kept_rows = one_kept_row

@@ -1,0 +1,280 @@
+"""The number kind: an ``integer`` or ``decimal`` question, randomized on the device (the exact discrete
+Laplace mechanism or the one-bit bounded design of :mod:`analysis.numeric_design`) or asked plainly.
+
+Its kept tallies per design are the buckets of the outputs (a plain number's bins) with the sum and the sum of
+squares of the outputs in grid steps (:data:`surveys.design_contract.SUM_KEYS`): the mean, its interval and its
+confidence sequence come from those three numbers (:mod:`analysis.numeric`), the distribution over the bins
+from the buckets (:mod:`analysis.deconvolution`), whatever the number of answers. Figures are turned from grid
+steps into the question's units here (``min + k * step``).
+
+Answers under another design of the question (another epsilon, mechanism or range) are flagged as ignored,
+not pooled: a pooled mean across mechanisms is not written yet.
+"""
+
+from __future__ import annotations
+
+import math
+
+from analysis.deconvolution import deconvolve
+from analysis.numeric import numeric_difference, numeric_mean, numeric_needed_n, numeric_sequence
+from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign
+from surveys import numeric_protocol
+from surveys.definition import Question
+from surveys.design_contract import SQUARES_KEY, SUM_KEY, SUM_KEYS, compatible_tallies
+from surveys.kinds.common import (
+    empty_flags,
+    no_chart_items,
+    no_design_columns,
+    no_difference_sequence,
+    no_estimate_pairs,
+    no_finite_population,
+    no_group_sizes,
+    no_margin_plan,
+    no_option_plan,
+    no_rows,
+    no_running_point,
+    size_flags,
+)
+from surveys.result_types import BinShare, NumberResult, SequenceBounds
+
+LAPLACE, BOUNDED, PLAIN = "laplace", "bounded", ""
+
+running_point = no_running_point
+finite_population = no_finite_population
+single_share = False
+keeps_patterns = False
+plan_options = no_option_plan
+plan_margin = no_margin_plan
+current_group_sizes = no_group_sizes
+design_columns = no_design_columns
+estimate_rows = breakdown_rows = no_rows
+estimate_pairs = no_estimate_pairs
+chart_items = no_chart_items
+difference_sequence = no_difference_sequence
+#: The results page's partial (``templates/admin/_number.html``).
+results_table = "number"
+#: Break-downs by a plain number's bins are not written yet: its answers are kept by bin for them.
+splits_results = False
+
+
+def mechanism_of(question: Question) -> str:
+    if isinstance(question.design, DiscreteLaplaceDesign):
+        return LAPLACE
+    return BOUNDED if isinstance(question.design, BoundedDesign) else PLAIN
+
+
+# --------------------------------------------------------------------------
+# Answers in, kept rows out.
+
+
+def true_index(question: Question, truth: str) -> int:
+    """The grid index a true answer names: the form posts the index (digits, at most the grid's width)."""
+    if not isinstance(truth, str) or not truth.isascii() or not truth.isdigit() or len(truth) > 4:
+        raise ValueError(f"a number's answer must be a grid position, got {str(truth)[:20]!r}")
+    index = int(truth)
+    if not 0 <= index <= question.number.steps:
+        raise ValueError(f"a number's answer must be a grid position in [0, {question.number.steps}], got {index}")
+    return index
+
+
+def randomize(question: Question, truth: str, arm: str) -> str:
+    """The stored output of a true answer, drawn with :mod:`secrets` (JavaScript off): the grid index plus
+    exact discrete Laplace noise, or the one bit; a plain number's index as given."""
+    index = true_index(question, truth)
+    if isinstance(question.design, DiscreteLaplaceDesign):
+        return str(numeric_protocol.laplace_output(index, question.design))
+    if isinstance(question.design, BoundedDesign):
+        return str(numeric_protocol.bounded_output(index, question.design))
+    return str(index)
+
+
+def device_answer(question: Question, wire: str) -> str:
+    """The stored output of what the device sent (its fixed-width wire value); ValueError if it is not one."""
+    if question.design is None:
+        return str(true_index(question, wire))
+    return str(question.design.parse_wire(wire))
+
+
+def kept_rows(question: Question, stored: str) -> tuple[tuple[str, int], ...]:
+    """The kept rows of one stored answer: its bucket (a plain number's bin) +1, the sum +y, the squares +y^2."""
+    output = int(stored)
+    bucket = question.number.bin_key(output) if question.design is None else question.design.bucket(output)
+    return ((bucket, 1), (SUM_KEY, output), (SQUARES_KEY, output * output))
+
+
+def group_of(question: Question, stored: str) -> str:
+    """What a plain number's answer is grouped by in break-downs and the model: its bin's label key."""
+    return question.number.bin_key(int(stored))
+
+
+def exported(question: Question, stored: str) -> str:
+    """A stored output in the question's units (``min + y * step``), as the responses CSV gives it."""
+    return question.number.text(question.number.value_of(int(stored)))
+
+
+# --------------------------------------------------------------------------
+# Results.
+
+
+def _sums(counts) -> tuple[int, int, int]:
+    n = sum(int(c) for answer, c in counts.items() if answer not in SUM_KEYS)
+    return n, int(counts.get(SUM_KEY, 0)), int(counts.get(SQUARES_KEY, 0))
+
+
+def kept_sums(question: Question, by_design) -> tuple[tuple[int, int, int], dict[str, int], bool]:
+    """``((n, sum, squares), bucket counts, ignored)`` over the tallies of the question's current design."""
+    tallies, ignored = compatible_tallies(question, by_design)
+    n = total = squares = 0
+    buckets: dict[str, int] = {}
+    for tally in tallies:
+        if tally.design != question.design:
+            ignored = ignored or _sums(tally.counts)[0] > 0
+            continue
+        part = _sums(tally.counts)
+        n, total, squares = n + part[0], total + part[1], squares + part[2]
+        for answer, count in tally.counts.items():
+            if answer not in SUM_KEYS:
+                buckets[answer] = buckets.get(answer, 0) + int(count)
+    return (n, total, squares), buckets, ignored
+
+
+def without_figures(question: Question, flags: tuple[str, ...], sentence: str, error: str | None = None):
+    return NumberResult(
+        question=question,
+        n=0,
+        mean=None,
+        std_err=None,
+        ci_low=None,
+        ci_high=None,
+        confidence_level=0.95,
+        epsilon=question.design.epsilon if question.design else 0.0,
+        mechanism=mechanism_of(question),
+        design_label=question.design.label() if question.design else "asked directly",
+        noise_variance=0.0,
+        bins=tuple(BinShare(label, None, None, None) for label in question.number.bin_labels()),
+        bins_note="",
+        flags=flags,
+        sentence=sentence,
+        error=error,
+    )
+
+
+def compute(question: Question, by_design, level: float, method: str) -> NumberResult:
+    """The mean with its interval and confidence sequence, and the distribution over the bins."""
+    (n, total, squares), buckets, ignored = kept_sums(question, by_design)
+    if n == 0:
+        return without_figures(question, empty_flags(ignored), "")
+    number = question.number
+    if question.design is None:
+        return _plain(question, n, total, squares, buckets, level, ignored)
+    estimate = numeric_mean(question.design, n, total, squares, level)
+    sequence = numeric_sequence(question.design, n, total, squares, level)
+    bins, note = _distribution(question, buckets, level)
+    step = float(number.step)
+    return NumberResult(
+        question=question,
+        n=n,
+        mean=float(number.value_of(min(max(estimate.mean, 0.0), float(number.steps)))),
+        std_err=estimate.std_err * step,
+        ci_low=float(number.value_of(float(estimate.ci_low))),
+        ci_high=float(number.value_of(float(estimate.ci_high))),
+        confidence_level=level,
+        epsilon=question.design.epsilon,
+        mechanism=mechanism_of(question),
+        design_label=question.design.label(),
+        noise_variance=estimate.noise_variance * step * step,
+        bins=bins,
+        bins_note=note,
+        flags=size_flags(n, estimate.clipped, False, ignored),
+        sequence=SequenceBounds(
+            float(number.value_of(float(sequence.low))),
+            float(number.value_of(float(sequence.high))),
+            level,
+            1,
+            sequence.side,
+        ),
+        sums=(n, total, squares),
+    )
+
+
+def _plain(question: Question, n: int, total: int, squares: int, buckets: dict[str, int], level: float, ignored):
+    """A plain number: the mean of the answers as given, its standard error and the counts of its bins."""
+    number = question.number
+    mean = total / n
+    variance = max(squares - n * mean * mean, 0.0) / (n - 1) if n > 1 else 0.0
+    std_err = math.sqrt(variance / n) * float(number.step)
+    bins = tuple(
+        BinShare(label, buckets.get(f"b{i:02d}", 0) / n, None, None) for i, label in enumerate(number.bin_labels())
+    )
+    return NumberResult(
+        question=question,
+        n=n,
+        mean=float(number.value_of(float(mean))),
+        std_err=std_err,
+        ci_low=None,
+        ci_high=None,
+        confidence_level=level,
+        epsilon=0.0,
+        mechanism=PLAIN,
+        design_label="asked directly",
+        noise_variance=0.0,
+        bins=bins,
+        bins_note="counted from the answers as given",
+        flags=size_flags(n, False, False, ignored),
+        sums=(n, total, squares),
+    )
+
+
+def _distribution(question: Question, buckets: dict[str, int], level: float) -> tuple[tuple[BinShare, ...], str]:
+    labels = question.number.bin_labels()
+    if isinstance(question.design, BoundedDesign):
+        note = "not estimated: one bit per answer identifies the mean only"
+        return tuple(BinShare(label, None, None, None) for label in labels), note
+    try:
+        fit = deconvolve(question.design, buckets, question.number.index_cuts(), question.number.steps, level=level)
+    except (ValueError, ArithmeticError) as error:
+        return tuple(BinShare(label, None, None, None) for label in labels), f"not estimated: {error}"
+    if not fit.identified:
+        return tuple(BinShare(label, None, None, None) for label in labels), f"not estimated: {fit.reason}"
+    return (
+        tuple(BinShare(label, b.share, b.band_low, b.band_high) for label, b in zip(labels, fit.shares)),
+        f"estimated by deconvolution, assuming the true values are spread evenly within each bin ({fit.band_method})",
+    )
+
+
+# --------------------------------------------------------------------------
+# Planning and group differences.
+
+
+def needed_n(question: Question, half_width: float, level: float, share: float) -> int | None:
+    """Answers needed for a margin of ``half_width`` (question units) on the mean."""
+    if question.design is None:
+        return None
+    return numeric_needed_n(question.design, half_width / float(question.number.step), level)
+
+
+def target_needed_n(question, margin, level, estimate, by_design, share):
+    return needed_n(question, margin, level, share)
+
+
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int | None, int | None]:
+    return needed_n(question, margin, level, share), None
+
+
+def for_difference(result: NumberResult):
+    """The kept sums of a group's result, for :func:`difference`."""
+    return result.sums if result.n and result.question.design is not None else None
+
+
+def comparable(results) -> bool:
+    return all(
+        r.n and r.question.design is not None and r.question.design == results[0].question.design for r in results
+    )
+
+
+def difference(first: NumberResult, second: NumberResult, level: float):
+    """The difference of two groups' means (question units), with its interval
+    (:func:`analysis.numeric.numeric_difference`)."""
+    fit = numeric_difference(first.question.design, first.sums, second.sums, level)
+    step = float(first.question.number.step)
+    return fit.estimate * step, fit.std_err * step, fit.low * step, fit.high * step

@@ -1,0 +1,82 @@
+"""The survey-file keys of numbers and check-all-that-apply questions (surveys/schema_numbers.py)."""
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign, UnaryDesign
+from surveys.schema import SurveyFileError, parse_survey
+
+
+def survey_with(*questions):
+    return {"id": "nums", "title": "Numbers", "version": 1, "questions": list(questions)}
+
+
+DRINKS = {"name": "drinks", "type": "integer", "label": "How many times?", "min": 0, "max": 30}
+HOURS = {"name": "hours", "type": "decimal", "label": "Hours?", "min": 0, "max": 20, "step": 0.5}
+DONE = {"name": "done", "type": "select_multiple", "label": "Which?", "choices": ["a", "b", "c"]}
+
+
+def problems_of(*questions):
+    with pytest.raises(SurveyFileError) as raised:
+        parse_survey(survey_with(*questions), "nums.yaml")
+    return [(p.question, p.field, p.message) for p in raised.value.problems]
+
+
+def test_a_number_and_a_check_all_question_load_with_their_designs():
+    """Defaults: epsilon ln 3 and the smaller-variance mechanism; the grid, bins and epsilon as written."""
+    survey = parse_survey(
+        survey_with(
+            DRINKS,
+            HOURS | {"mechanism": "laplace", "epsilon": 3, "bins": [2, 5.5]},
+            {"name": "age", "type": "integer", "label": "Age", "randomize": False, "min": 16, "max": 99},
+            DONE | {"epsilon": 2},
+        ),
+        "nums.yaml",
+    )
+    drinks, hours, age, done = survey.questions
+    assert isinstance(drinks.design, BoundedDesign) and drinks.number.steps == 30
+    assert drinks.design.epsilon == pytest.approx(math.log(3), abs=1e-6) and drinks.design.epsilon <= math.log(3)
+    assert isinstance(hours.design, DiscreteLaplaceDesign) and hours.design.steps == 40
+    assert hours.design.epsilon <= 3 and hours.design.epsilon == pytest.approx(3, abs=1e-5)
+    assert hours.number.cuts == (Fraction(2), Fraction(11, 2))
+    assert hours.number.bin_labels() == ("0.0 to under 2.0", "2.0 to under 5.5", "5.5 to 20.0")
+    assert age.design is None and len(age.number.bin_labels()) == 5
+    assert isinstance(done.design, UnaryDesign) and done.design.options == 3
+    assert done.design.epsilon <= 2 and done.design.epsilon == pytest.approx(2, abs=1e-4)
+    assert survey.epsilon.basic == pytest.approx(math.log(3) + 3 + 2, abs=1e-3)
+
+
+def test_a_check_all_design_given_by_its_probabilities_has_the_whole_question_epsilon():
+    done = parse_survey(survey_with(DONE | {"design": {"p": "1/2", "q": "1/4"}}), "x.yaml").questions[0]
+    assert done.design.epsilon == pytest.approx(3 * max(math.log(2), math.log(1.5)))
+
+
+@pytest.mark.parametrize(
+    ("question", "field", "message"),
+    [
+        (DRINKS | {"max": None}, "max", "is required"),
+        (DRINKS | {"min": 2.5}, "min", "whole number"),
+        (DRINKS | {"max": 5000}, "max", "at most 1000"),
+        (DRINKS | {"epsilon": 0.01}, "epsilon", "from 0.1 to 10"),
+        (DRINKS | {"mechanism": "gaussian"}, "mechanism", "laplace, bounded"),
+        (DRINKS | {"choices": ["a", "b"]}, "choices", "no choices"),
+        (DRINKS | {"bins": [40]}, "bins", "inside the range"),
+        (DRINKS | {"encoding": "symmetric_unary"}, "encoding", "only select_multiple"),
+        (DRINKS | {"design": {"t": "1/2"}}, "design", "epsilon and mechanism"),
+        (HOURS | {"step": None}, "step", "is required"),
+        (HOURS | {"bins": [1.25]}, "bins", "on the grid"),
+        (DONE | {"min": 1}, "min", "only integer and decimal"),
+        (DONE | {"encoding": "binary"}, "encoding", "optimized_unary"),
+        (DONE | {"choices": [f"o{i}" for i in range(11)]}, "choices", "at most 10"),
+        (DONE | {"design": {"p": "1/4", "q": "1/2"}}, "design", "q < p"),
+        ({"name": "cheated", "type": "yes_no", "label": "Cheated?", "epsilon": 1}, "epsilon", "only integer"),
+        (DRINKS | {"randomize": False, "epsilon": 1}, "epsilon", "randomize is false"),
+    ],
+)
+def test_each_mistake_of_a_number_is_one_problem_naming_its_key(question, field, message):
+    question = {key: value for key, value in question.items() if value is not None}
+    problems = problems_of(question)
+    assert len(problems) == 1, problems
+    assert problems[0][1] == field and message in problems[0][2], problems
