@@ -6,8 +6,11 @@ Designs and their privacy cost (:mod:`analysis.design`,
 two-group designs of :mod:`analysis.two_group`, the direct-question
 comparison of :mod:`analysis.control_arm`), confidence intervals
 (:mod:`analysis.intervals`), survey planning (:mod:`analysis.planning`) and
-the burst rule of the integrity warning (:mod:`analysis.bursts`), and the
-mean of a randomized number from its kept sums (:mod:`analysis.numeric`).
+the burst rule of the integrity warning (:mod:`analysis.bursts`), the
+mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
+its distribution over bins (:mod:`analysis.deconvolution`) and linear model
+(:mod:`analysis.linear_model`), and check-all-that-apply answers
+(:mod:`analysis.unary`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
@@ -22,6 +25,7 @@ from analysis.bursts import (
     usual_rate_of_others,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
+from analysis.deconvolution import BinShare, Distribution, bins_from_cuts, bucket_probabilities, deconvolve
 from analysis.design import (
     TWO_COIN,
     BinaryDesign,
@@ -56,6 +60,13 @@ from analysis.intervals import (
     outside_design,
     wald_interval,
     wilson_interval,
+)
+from analysis.linear_model import (
+    LinearCoefficient,
+    LinearFit,
+    affine_cells,
+    debiased_cells,
+    linear_model_from_cells,
 )
 from analysis.misclassification import (
     MisclassificationDesign,
@@ -147,6 +158,15 @@ from analysis.two_group import (
     estimate_two_group,
     pool_two_group,
     two_group_design_from_dict,
+)
+from analysis.unary import (
+    PatternOnes,
+    ShareEstimate,
+    TickedCount,
+    option_design,
+    pattern_ones,
+    ticked_count,
+    unary_shares,
 )
 
 __all__ = [
@@ -262,4 +282,21 @@ __all__ = [
     "numeric_sequence_needed_n",
     "laplace_sequence_half_width",
     "bounded_as_forced_response",
+    "deconvolve",
+    "Distribution",
+    "BinShare",
+    "bins_from_cuts",
+    "bucket_probabilities",
+    "linear_model_from_cells",
+    "LinearFit",
+    "LinearCoefficient",
+    "affine_cells",
+    "debiased_cells",
+    "unary_shares",
+    "ShareEstimate",
+    "ticked_count",
+    "TickedCount",
+    "pattern_ones",
+    "PatternOnes",
+    "option_design",
 ]
