@@ -35,8 +35,6 @@ Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977). Maximum likelihood from i
 algorithm. JRSS B 39(1), 1-38.
 Varadhan, R. and Roland, C. (2008). Simple and globally convergent methods for accelerating the convergence of
 any EM algorithm. Scandinavian Journal of Statistics 35(2), 335-353 (SQUAREM, scheme S3).
-Louis, T. A. (1982). Finding the observed information matrix when using the EM algorithm. JRSS B 44(2),
-226-233.
 Jaggi, M. (2013). Revisiting Frank-Wolfe: projection-free sparse convex optimization. ICML 2013 (the duality
 gap that certifies the maximum).
 Andrews, D. W. K. (2000). Inconsistency of the bootstrap when a parameter is on the boundary of the parameter
@@ -62,7 +60,7 @@ from analysis.numeric_design import MAX_GRID_STEPS, BoundedDesign, DiscreteLapla
 
 #: The fit stops when the log-likelihood is provably within this of its maximum (:func:`optimality_gap`). A
 #: gap ``g`` puts the estimate within about ``sqrt(2 g)`` standard errors of the maximum (the log-likelihood
-#: is close to quadratic there): here 1e-4 standard errors, negligible beside the band.
+#: is close to quadratic there): here about 1e-4 standard errors, negligible beside the band.
 EM_TOLERANCE = 1e-8
 #: ... or within ``n`` times this, where the sums of ``n`` counts round (at ten million answers, 1e-5: still
 #: under 0.005 standard errors).
@@ -522,13 +520,14 @@ def deconvolve(
     shares span, a share that reaches 0 left there unless its slope says it should grow (plain EM crawls
     towards a boundary maximum: tens of thousands of steps where a share's maximum is 0, which happens often
     at a small epsilon). The fit stops when the log-likelihood is provably within :data:`EM_TOLERANCE` of its
-    maximum (:func:`optimality_gap`: ``converged``), typically after 10 to 50 steps, or after
+    maximum (:func:`optimality_gap`: ``converged``), typically after 10 to 70 steps, or after
     :data:`EM_MAX_STEPS`.
 
     **Band.** ``w_i +/- z SE_i`` clipped to ``[0, 1]``, with ``SE`` from the inverse observed information at
-    the estimate (:func:`_covariance`; Louis 1982 for information under EM), pointwise. It is used at the
-    boundary too: there the constrained estimate varies less than the information says (a share cannot fall
-    below 0), so the band is conservative; tests/test_deconvolution.py measures its coverage. A parametric
+    the estimate (:func:`_covariance`: minus the Hessian of the explicit log-likelihood, no EM bookkeeping
+    needed), pointwise. It is used at the boundary too: there the constrained estimate varies less than the
+    information says (a share cannot fall below 0), so the band is conservative (measured:
+    tests/test_deconvolution.py::test_band_coverage_over_seeds). A parametric
     bootstrap was not used: it needs hundreds of refits (too slow for a results page), and at the boundary it
     is not consistent either (Andrews 2000). When the information is singular (the answers do not tell some
     bins apart, such as one bucket holding every answer), no share is pinned down and every band is the whole
