@@ -258,3 +258,20 @@ def test_singular_information_gives_the_whole_range():
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize(("steps", "epsilon"), [(1000, 0.1), (1000, 10.0), (1, 0.1), (5, 10.0)])
+def test_the_fit_converges_at_the_extremes_of_the_grid_and_epsilon(steps, epsilon):
+    # 20 bins (or one per grid index when fewer), 10,000 answers from an uneven truth with empty bins: the fit
+    # stops on its certificate (converged), every share in [0, 1], summing to 1.
+    design = laplace_for_epsilon(steps, epsilon)
+    cuts = tuple(range(max(1, steps // 20), steps + 1, max(1, steps // 20)))[:19]
+    bins = len(cuts) + 1
+    truth = np.array([(i % 3 == 0) * (i + 1.0) for i in range(bins)])
+    labels, chances = mixture(design, cuts, truth / truth.sum())
+    counts = np.random.default_rng(steps).multinomial(10_000, chances)
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), cuts)
+    shares = [share.share for share in result.shares]
+    assert result.converged and len(shares) == bins
+    assert min(shares) >= 0 and max(shares) <= 1
+    assert_allclose(sum(shares), 1.0)
