@@ -28,6 +28,12 @@
  * unanswered optional question; the server ignores any answer to a question not asked.
  *
  * Twin of surveys/protocol.py: same designs, same exact-fraction draws.
+ *
+ * The samplers of numbers and check-all-that-apply answers (stochastic
+ * rounding onto the grid, exact discrete Laplace noise, the one-bit bounded
+ * design, unary bits) are the twins of surveys/numeric_protocol.py, in exact
+ * integer (BigInt) arithmetic; they are exposed as window.RRSamplers, pure
+ * functions that hold no answer.
  */
 (function () {
   "use strict";
@@ -189,6 +195,265 @@
   function randomizeAnswer(value, spec) {
     return spec.choices[randomizeChoiceIndex(spec.choices.indexOf(value), spec)];
   }
+
+  /* ------------------------------------------------------------------
+   * Numbers and check-all-that-apply: twin of surveys/numeric_protocol.py
+   * (designs of analysis/numeric_design.py, given as their to_dict records).
+   * Exact integers only: BigInt wherever a product can pass 2^53, and every
+   * probability an exact fraction compared with a uniform integer draw.
+   * BigInt is reached through BigInt(...) calls, never 1n literals, so a
+   * browser without it still parses this file (its other randomizers work).
+   */
+
+  function big(n) { return BigInt(n); }
+
+  /* The samplers below take their words from a pool of 256, filled by one crypto.getRandomValues call and
+     each word used once: a call per word costs about 2 microseconds, and a noisy number takes about ten. */
+  var pool = new Uint32Array(256);
+  var poolNext = pool.length;
+
+  function nextWord() {
+    if (poolNext === pool.length) {
+      crypto.getRandomValues(pool);
+      poolNext = 0;
+    }
+    return pool[poolNext++];
+  }
+
+  /* The largest bound uniformBelow takes: every intermediate value stays a safe integer below 2^53. */
+  var MAX_UNIFORM = 4503599627370496; /* 2^52 */
+
+  /* Uniform integer in [0, n) for an integer 1 <= n <= 2^52, without bias: for n <= 2^32 one word, drawn
+     again at or above the largest multiple of n below 2^32 (as randomBelow); above, a high part uniform below
+     ceil(n / 2^32) and a low word, drawn again while the result is >= n (accepted with probability > 1/2). */
+  function uniformBelow(n) {
+    if (!(Number.isInteger(n) && n >= 1 && n <= MAX_UNIFORM)) {
+      throw new RangeError("uniformBelow needs an integer in [1, 2^52], got " + n);
+    }
+    if (n <= TWO_32) {
+      var limit = TWO_32 - (TWO_32 % n);
+      for (;;) {
+        var word = nextWord();
+        if (word < limit) {
+          return word % n;
+        }
+      }
+    }
+    var high = Math.ceil(n / TWO_32);
+    for (;;) {
+      var x = uniformBelow(high) * TWO_32 + nextWord();
+      if (x < n) {
+        return x;
+      }
+    }
+  }
+
+  /* Uniform BigInt in [0, n), n a BigInt >= 1 (for bounds past 2^52): ceil(bits / 32) words masked to n's
+     bit length, drawn again while >= n (as Python's secrets.randbelow does). */
+  function randomBelowBig(n) {
+    if (typeof n !== "bigint" || n < big(1)) {
+      throw new RangeError("randomBelowBig needs a BigInt of at least 1, got " + n);
+    }
+    if (n <= big(MAX_UNIFORM)) {
+      return big(uniformBelow(Number(n)));
+    }
+    var bits = n.toString(2).length;
+    var words = Math.ceil(bits / 32);
+    var mask = (big(1) << big(bits)) - big(1);
+    for (;;) {
+      var x = big(0);
+      for (var i = 0; i < words; i++) {
+        x = (x << big(32)) | big(nextWord());
+      }
+      x &= mask;
+      if (x < n) {
+        return x;
+      }
+    }
+  }
+
+  function bigGcd(x, y) { while (y !== big(0)) { var r = x % y; x = y; y = r; } return x; }
+
+  /* An exact rational from "3/8", "27307177/1000000", "2.5", "-0.25" or an integer, in lowest terms:
+     { num: BigInt, den: BigInt > 0 }. */
+  function rational(text) {
+    var match = /^(-?)([0-9]+)(?:\.([0-9]+)|\/([0-9]+))?$/.exec(String(text));
+    if (!match) {
+      throw new RangeError("not a number or fraction: " + text);
+    }
+    var num = big(match[2] + (match[3] || ""));
+    var den = match[3] ? big(10) ** big(match[3].length) : big(match[4] || 1);
+    if (den === big(0)) {
+      throw new RangeError("a zero denominator in " + text);
+    }
+    var g = bigGcd(num, den) || big(1);
+    return { num: (match[1] ? -num : num) / g, den: den / g };
+  }
+
+  function bigLcm(x, y) { return (x / bigGcd(x, y)) * y; }
+  function floorDiv(x, y) { var q = x / y; return (x % y !== big(0) && (x < big(0)) !== (y < big(0))) ? q - big(1) : q; }
+
+  /* The bound D of gridIndex's one draw, fixed by the question: step's numerator times
+     lcm(10^6, minimum's denominator) (surveys/numeric_protocol.py rounding_denominator). */
+  function roundingDenominator(minimum, step) {
+    return step.num * bigLcm(big(1000000), minimum.den);
+  }
+
+  /* The grid index of a true value (a decimal string, at most 6 decimals, within [min, max]) by unbiased
+     stochastic rounding: pos = (v - min) / step exactly, up from floor(pos) when u < (pos - floor(pos)) D.
+     The draw u is made before the value is read. minimum, step: strings ("0", "2.5", "1/2"). */
+  function gridIndex(value, minimum, step, steps) {
+    var low = rational(minimum), width = rational(step);
+    var d = roundingDenominator(low, width);
+    var u = randomBelowBig(d);
+    if (!/^-?[0-9]+(\.[0-9]{1,6})?$/.test(String(value))) {
+      throw new RangeError("a number must be written with digits and at most 6 decimals, got " + value);
+    }
+    var v = rational(value);
+    /* pos = (v - min) / step = ((v.num min.den - min.num v.den) step.den) / (v.den min.den step.num) */
+    var top = (v.num * low.den - low.num * v.den) * width.den;
+    var bottom = v.den * low.den * width.num;
+    if (top < big(0) || top > big(steps) * bottom) {
+      var end = low.num * width.den + big(steps) * width.num * low.den, endDen = low.den * width.den;
+      throw new RangeError("the number must be between " + minimum + " and " +
+        (Number(end) / Number(endDen)) + ", got " + value); /* a float for the message only */
+    }
+    var below = floorDiv(top, bottom);
+    var threshold = ((top - below * bottom) * d) / bottom; /* exact: D makes it an integer */
+    return Number(below) + (u < threshold ? 1 : 0);
+  }
+
+  /* Bernoulli(exp(-num/den)) for num/den in [0, 1] (Canonne, Kamath and Steinke 2020, Algorithm 1):
+     draw Bernoulli(gamma / k) = [uniformBelow(den k) < num] for k = 1, 2, ... until a 0; 1 if that k is odd.
+     Numbers: den k stays far below 2^52 for every design (den <= 10^10; k past 20 has probability < 1/20!),
+     and uniformBelow refuses a bound past it rather than round. */
+  function bernoulliExpUnit(num, den) {
+    var k = 1;
+    while (uniformBelow(den * k) < num) {
+      k += 1;
+    }
+    return k % 2;
+  }
+
+  /* Bernoulli(exp(-num/den)) for any num/den >= 0: floor(gamma) draws of Bernoulli(exp(-1)), stopping at
+     the first 0, then one of Bernoulli(exp(-(gamma - floor(gamma)))). */
+  function bernoulliExp(num, den) {
+    while (num > den) {
+      if (!bernoulliExpUnit(1, 1)) {
+        return 0;
+      }
+      num -= den;
+    }
+    return bernoulliExpUnit(num, den);
+  }
+
+  /* Algorithm 2's magnitude: floor((U + t V) / s), U uniform below t kept with exp(-U/t), V the 1s of
+     Bernoulli(exp(-1)) before the first 0: geometric with ratio exp(-s/t). */
+  function laplaceMagnitude(s, t) {
+    var u;
+    do {
+      u = uniformBelow(t);
+    } while (!bernoulliExpUnit(u, t));
+    var v = 0;
+    while (bernoulliExpUnit(1, 1)) {
+      v += 1;
+    }
+    var x = u + t * v;
+    if (!Number.isSafeInteger(x)) {
+      throw new RangeError("a discrete Laplace draw past 2^53 at scale " + t + "/" + s);
+    }
+    return (x - (x % s)) / s; /* floor(x / s): an exact multiple of s divided, no rounding */
+  }
+
+  /* Discrete Laplace noise of scale t/s, both safe integers (Canonne, Kamath and Steinke 2020, Algorithm 2):
+     a fair sign and a magnitude, a negative zero drawn again. P(z) = (1 - r)/(1 + r) r^|z|, r = exp(-1/scale). */
+  function discreteLaplace(t, s) {
+    if (!(Number.isSafeInteger(t) && Number.isSafeInteger(s) && t >= 1 && s >= 1)) {
+      throw new RangeError("a discrete Laplace scale needs positive integers t/s, got " + t + "/" + s);
+    }
+    for (;;) {
+      var negative = uniformBelow(2);
+      var magnitude = laplaceMagnitude(s, t);
+      if (!(negative && magnitude === 0)) {
+        return negative ? -magnitude : magnitude;
+      }
+    }
+  }
+
+  /* A positive rational's numerator and denominator as Numbers (safe integers), or a RangeError. */
+  function positiveRatio(text) {
+    var r = rational(text);
+    var num = Number(r.num), den = Number(r.den);
+    if (!(r.num > big(0) && Number.isSafeInteger(num) && Number.isSafeInteger(den))) {
+      throw new RangeError("a positive fraction of safe integers is needed, got " + text);
+    }
+    return { num: num, den: den };
+  }
+
+  function checkIndex(index, steps) {
+    if (!(Number.isInteger(index) && index >= 0 && index <= steps)) {
+      throw new RangeError("a grid index must be an integer in [0, " + steps + "], got " + index);
+    }
+  }
+
+  /* index + discrete Laplace noise at the design's scale, clamped to [-C, K + C], C = ceil(40 scale).
+     design: {kind: "discrete_laplace", steps, scale: "t/s"}. The noise is drawn whatever the index. */
+  function laplaceOutput(index, design) {
+    checkIndex(index, design.steps);
+    var scale = positiveRatio(design.scale);
+    var noise = discreteLaplace(scale.num, scale.den);
+    var reach = 40 * scale.num; /* C = ceil(40 t / s), in integers */
+    var clamp = (reach - (reach % scale.den)) / scale.den + (reach % scale.den > 0 ? 1 : 0);
+    var y = index + noise;
+    return Math.min(Math.max(y, -clamp), design.steps + clamp);
+  }
+
+  /* One bit (Duchi et al. 2018): u = randomBelow((high + low) K), 1 when u < low K + (high - low) k.
+     design: {kind: "bounded", steps, high, low}. */
+  function boundedOutput(index, design) {
+    checkIndex(index, design.steps);
+    var k = big(design.steps), high = big(design.high), low = big(design.low);
+    var u = randomBelowBig((high + low) * k);
+    return u < low * k + (high - low) * big(index) ? 1 : 0;
+  }
+
+  /* Check-all-that-apply: one u = randomBelow(D) per option (D the common denominator of p and q), 1 when
+     u < p D if ticked, u < q D if not; every draw made and both thresholds compared before the ticks pick
+     one. design: {kind: "unary", options, p: "a/b", q: "c/d"}. Returns an array of 0/1. */
+  function unaryBits(ticked, design) {
+    if (!(Array.isArray(ticked) && ticked.length === design.options &&
+          ticked.every(function (t) { return t === true || t === false; }))) {
+      throw new RangeError("a check-all-that-apply answer must be " + design.options + " booleans");
+    }
+    var p = rational(design.p), q = rational(design.q);
+    var d = bigLcm(p.den, q.den);
+    var pThreshold = (p.num * d) / p.den, qThreshold = (q.num * d) / q.den;
+    var draws = ticked.map(function () { return randomBelowBig(d); });
+    var ifTicked = draws.map(function (u) { return u < pThreshold ? 1 : 0; });
+    var ifNot = draws.map(function (u) { return u < qThreshold ? 1 : 0; });
+    return ticked.map(function (tick, i) { return tick ? ifTicked[i] : ifNot[i]; });
+  }
+
+  /* The samplers above, exposed for the tests (tests/test_browser_samplers.py): functions of their arguments
+     and of fresh random words only; none holds or remembers an answer. */
+  window.RRSamplers = {
+    randomBelowBig: function (n) { return randomBelowBig(big(n)).toString(); },
+    gridIndex: gridIndex,
+    bernoulliExp: function (gamma) {
+      var g = rational(gamma);
+      if (!(g.num >= big(0) && g.num <= big(MAX_UNIFORM) && g.den <= big(MAX_UNIFORM))) {
+        throw new RangeError("gamma must be a fraction at least 0 of integers up to 2^52, got " + gamma);
+      }
+      return bernoulliExp(Number(g.num), Number(g.den));
+    },
+    discreteLaplace: function (scale) {
+      var b = positiveRatio(scale);
+      return discreteLaplace(b.num, b.den);
+    },
+    laplaceOutput: laplaceOutput,
+    boundedOutput: boundedOutput,
+    unaryBits: unaryBits
+  };
 
   function memoKey(form) {
     return "rr:" + form.dataset.survey + ":v" + form.dataset.version;
