@@ -148,28 +148,33 @@ class DiscreteLaplaceDesign:
 
     @property
     def wire_width(self) -> int:
-        """Characters of one sent answer: a sign and the digits of ``K + C``, zero-padded."""
+        """Characters of one sent answer: room for a minus sign and the digits of ``K + C``."""
         return 1 + len(str(self.steps + self.clamp))
 
     def wire(self, output: int) -> str:
-        """``output`` as sent: ``+0000017``, ``-0000003`` (:attr:`wire_width` characters)."""
+        """``output`` as sent, zero-padded to :attr:`wire_width` characters: ``00000017``, ``-0000003``.
+
+        No ``+``: a form encodes it as three bytes (``%2B``) and a minus as one, so the request's length would
+        tell the output's sign; a zero and a minus are one byte each in every encoding."""
         low, high = self.output_range
         if isinstance(output, bool) or not isinstance(output, int) or not low <= output <= high:
             raise ValueError(f"a discrete Laplace output must be an integer in [{low}, {high}], got {output!r}")
-        return ("-" if output < 0 else "+") + str(abs(output)).zfill(self.wire_width - 1)
+        return str(output).zfill(self.wire_width)
 
     def parse_wire(self, text: str) -> int:
-        """The output a wire value carries; ValueError unless it is exactly :attr:`wire_width` characters, a
-        sign and digits, within the clamp."""
+        """The output a wire value carries; ValueError unless it is exactly :attr:`wire_width` characters, an
+        optional minus and digits, within the clamp."""
         if (
             not isinstance(text, str)
             or len(text) != self.wire_width
-            or text[0] not in "+-"
-            or not text[1:].isascii()
-            or not text[1:].isdigit()
+            or not text.isascii()
+            or not (text[1:] if text.startswith("-") else text).isdigit()
         ):
-            raise ValueError(f"a noisy number must be a sign and {self.wire_width - 1} digits, got {text[:20]!r}")
-        value = int(text[1:]) * (-1 if text[0] == "-" else 1)
+            raise ValueError(
+                f"a noisy number must be {self.wire_width} characters, digits after an optional minus, "
+                f"got {text[:20]!r}"
+            )
+        value = int(text)
         low, high = self.output_range
         if not low <= value <= high:
             raise ValueError(f"a noisy number must be in [{low}, {high}], got {value}")

@@ -586,12 +586,82 @@
     });
   }
 
+  /* A number's list of grid positions, or a check-all-that-apply question's yes/no pairs. */
+  function isNumberOrTicks(fieldset) {
+    var type = fieldset.dataset.type;
+    return type === "integer" || type === "decimal" || type === "select_multiple";
+  }
+
+  /* The true answer of a number (its grid position as the list's value, "07") or of a check-all-that-apply
+     question (one boolean per option, from its checked pairs); null when unanswered or not asked. */
+  function trueNumberOrTicks(fieldset, spec) {
+    if (fieldset.hidden) {
+      return null;
+    }
+    if (fieldset.dataset.type === "select_multiple") {
+      var name = fieldset.dataset.question;
+      return spec.choices.map(function (choice, i) {
+        var checked = fieldset.querySelector('input[name="' + name + "." + (i + 1) + '"]:checked');
+        return Boolean(checked) && checked.value === "1";
+      });
+    }
+    var value = fieldset.querySelector("select").value;
+    return /^[0-9]+$/.test(value) ? value : null;
+  }
+
+  /* A randomized number's output as the server reads it (analysis/numeric_design.py wire): the one bit, or
+     the Laplace output zero-padded to room for a minus and the digits of steps + clamp (no "+": a form
+     encodes it as three bytes and a minus as one). */
+  function numberWire(design, output) {
+    if (design.kind === "bounded") {
+      return String(output);
+    }
+    var scale = positiveRatio(design.scale);
+    var reach = 40 * scale.num;
+    var clamp = (reach - (reach % scale.den)) / scale.den + (reach % scale.den > 0 ? 1 : 0);
+    var width = 1 + String(design.steps + clamp).length;
+    var digits = String(Math.abs(output));
+    while (digits.length < width - (output < 0 ? 1 : 0)) {
+      digits = "0" + digits;
+    }
+    return (output < 0 ? "-" : "") + digits;
+  }
+
+  /* What is sent for a number or a check-all-that-apply question: the remembered value for this design when
+     there is one (a retake sends the same), else a fresh draw (remembered); a plain one as answered. */
+  function sentNumberOrTicks(fieldset, memo) {
+    var spec = JSON.parse(fieldset.dataset.design);
+    var truth = trueNumberOrTicks(fieldset, spec);
+    if (truth === null) {
+      return { value: fieldset.dataset.noAnswer, resent: false };
+    }
+    if (!spec.design) {
+      return { value: Array.isArray(truth) ? truth.map(function (t) { return t ? "1" : "0"; }).join("") : truth,
+               resent: false };
+    }
+    var remembered = memo[fieldset.dataset.question];
+    if (remembered && remembered.design === fieldset.dataset.design) {
+      return { value: remembered.value, resent: true };
+    }
+    var value = Array.isArray(truth) ? unaryBits(truth, spec.design).join("")
+      : numberWire(spec.design, spec.design.kind === "bounded" ? boundedOutput(parseInt(truth, 10), spec.design)
+        : laplaceOutput(parseInt(truth, 10), spec.design));
+    memo[fieldset.dataset.question] = { design: fieldset.dataset.design, value: value };
+    return { value: value, resent: false };
+  }
+
   /* The wire value of every question's noisy answer, in form order. */
   function noisyWireValues(form) {
     var memo = loadMemo(form);
     var values = {};
     var differs = false;
     form.querySelectorAll("fieldset[data-question]").forEach(function (fieldset) {
+      if (isNumberOrTicks(fieldset)) {
+        var sent = sentNumberOrTicks(fieldset, memo);
+        differs = differs || sent.resent;
+        values[fieldset.dataset.question] = sent.value;
+        return;
+      }
       var wire = JSON.parse(fieldset.dataset.wire);
       var checked = fieldset.querySelector("input[type=radio]:checked");
       var truthIndex = checked && !fieldset.hidden ? wire.indexOf(checked.value) : -1;
@@ -655,6 +725,10 @@
     var note = document.getElementById("memo-note");
     var memo = loadMemo(form);
     var remembers = Array.prototype.some.call(form.querySelectorAll("fieldset[data-question]"), function (fieldset) {
+      if (isNumberOrTicks(fieldset)) {
+        var kept = memo[fieldset.dataset.question];
+        return Boolean(kept) && kept.design === fieldset.dataset.design;
+      }
       return randomizedHere(JSON.parse(fieldset.dataset.design).design) && rememberedIndex(fieldset, memo) >= 0;
     });
     /* A page shown again within one response says so itself (.kept-note), and a refused form was not stored

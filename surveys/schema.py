@@ -109,7 +109,7 @@ from surveys.definition import (
     Question,
     Survey,
 )
-from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN
+from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN, SELECT_MULTIPLE
 from surveys.form_fields import CONTROL_FIELDS
 from surveys.schema_checks import (
     INVALID,
@@ -374,6 +374,15 @@ def _arm_shares(report, mapping, questions) -> dict:
     shares, problems = arm_shares_problems(mapping.get("group_1_share"), mapping.get("direct_share"), questions)
     for key, message in problems:
         report.add(None, key, message)
+    for key in ("group_1_share", "direct_share"):
+        if mapping.get(key) is not None and isinstance(questions, tuple):
+            for q in questions:
+                if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE) and q.is_randomized:
+                    message = (
+                        f"a survey with {key} cannot have a randomized {q.type} question yet ({q.name!r}): "
+                        "numbers and check-all-that-apply questions are not kept per group or arm"
+                    )
+                    report.add(None, key, message)
     return shares
 
 

@@ -29,6 +29,7 @@ from analysis import (
     WarnerDesign,
 )
 from analysis.misclassification import MisclassificationDesign
+from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign, UnaryDesign
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys.arms import GROUPS, group_yes_probabilities, is_two_group
 from surveys.definition import Question, attack_success_rate
@@ -174,6 +175,9 @@ def design_sentence(question: Question, gettext: Gettext = untranslated, locale:
             "Your true answer is stored %(t)s of the time; otherwise “yes” is "
             "stored (%(a)s of the time) or “no” (%(b)s)."
         ) % _shares(design, locale, "t", "a", "b")
+    numeric = _numeric_design_sentence(question, gettext, locale)
+    if numeric:
+        return numeric
     binary = _binary_design_sentence(design, question.innocuous, gettext, locale) or _two_group_sentence(
         design, gettext, locale
     )
@@ -188,6 +192,37 @@ def design_sentence(question: Question, gettext: Gettext = untranslated, locale:
     return gettext(
         "Your true answer is stored %(t)s of the time; otherwise one of the %(k)s options is picked at random."
     ) % {**_shares(design, locale, "t"), "k": design.k}
+
+
+def _numeric_design_sentence(question: Question, gettext: Gettext = untranslated, locale: str | None = None) -> str:
+    """:func:`design_sentence` of a randomized number or check-all-that-apply question; ``""`` for others.
+
+    The Laplace mechanism's typical move is the mean absolute noise ``E|Z| = 2r / (1 - r^2)`` steps
+    (``r = exp(-1 / scale)``), in the question's units; the one-bit design's chances of a 1 at the two ends of
+    the range; the unary design's ``p`` and ``q``."""
+    design = question.design
+    if isinstance(design, DiscreteLaplaceDesign):
+        r = design.ratio
+        typical = 2 * r / (1 - r * r) * float(question.number.step)
+        return gettext(
+            "A random amount is added to your number before it is stored (the noise of the Laplace mechanism), "
+            "up or down, on average %(typical)s: the stored number does not show yours."
+        ) % {"typical": local_decimal(typical, question.number.decimals + 1, locale)}
+    if isinstance(design, BoundedDesign):
+        return gettext(
+            "Only one random digit is stored for your number, 1 or 0: the higher your number, the likelier a 1 "
+            "(%(low)s of the time for the smallest answer, %(high)s for the largest). One digit cannot show your "
+            "number; the researchers learn only the average."
+        ) % {
+            "low": short_percent(float(design.one_probability(0)), locale),
+            "high": short_percent(float(design.one_probability(design.steps)), locale),
+        }
+    if isinstance(design, UnaryDesign):
+        return gettext(
+            "For each option, a randomized yes or no is stored: a true yes is stored as yes %(p)s of the time, "
+            "a true no as yes %(q)s of the time."
+        ) % _shares(design, locale, "p", "q")
+    return ""
 
 
 def _shares(design, locale: str | None, *names: str) -> dict[str, str]:
@@ -277,6 +312,16 @@ def privacy_sentence(question: Question, gettext: Gettext = untranslated, locale
         return gettext(FULLY_REVEALS if _fully_reveals(question) else RULES_OUT) % {
             "which": revealing_sentence(question, gettext)
         }
+    if question.number is not None or isinstance(design, UnaryDesign):
+        which = (
+            gettext("between any two numbers")
+            if question.number is not None
+            else gettext("between any two sets of ticked options")
+        )
+        return gettext(
+            "Whatever anyone believed about you before, your stored answer changes their odds %(which)s by at "
+            "most a factor of %(factor)s."
+        ) % {"which": which, "factor": odds_factor_text(design.epsilon, locale)}
     numbers = {
         "factor": odds_factor_text(design.epsilon, locale),
         "rate": short_percent(attack_success_rate(design), locale),
@@ -365,8 +410,8 @@ def revealing_answers(question: Question) -> tuple[tuple[str, tuple[str, ...]], 
     ``"no"`` (for crosswise and triangular, the answer to the first statement); a stored answer that no true
     answer can give is not listed.
     """
-    if question.design is None:
-        return ()
+    if question.design is None or question.number is not None or isinstance(question.design, UnaryDesign):
+        return ()  # every output has a positive chance under every true answer (analysis/numeric_design.py)
     truths = ("yes", "no") if question.type == "yes_no" else question.choice_names
     found: dict[tuple[str, tuple[str, ...]], None] = {}
     for matrix in _channels(question.design):
@@ -484,6 +529,27 @@ DRAWN_ONE_REVEALING = N_(
 DRAWN_ALL_REVEALING = N_(
     "Your answers are randomized before they are stored: sometimes a random answer is stored instead of yours."
 )
+#: The same when a drawn answer is a number or a check-all-that-apply question, whose answer is not replaced by a
+#: random one but has noise added or is sent bit by bit: each question's own sentence says how.
+DRAWN_HOW = {
+    ("all", False): N_(
+        "Your answers are randomized before they are stored (each question says how), so no stored answer "
+        "proves what you said."
+    ),
+    ("all", True): N_("Your answers are randomized before they are stored (each question says how)."),
+    ("one", False): N_(
+        "One of your %(total)s answers is randomized before it is stored (the question says how), so no stored "
+        "answer proves what you said."
+    ),
+    ("one", True): N_("One of your %(total)s answers is randomized before it is stored (the question says how)."),
+    ("some", False): N_(
+        "%(randomized)s of your %(total)s answers are randomized before they are stored (each question says "
+        "how), so no stored answer proves what you said."
+    ),
+    ("some", True): N_(
+        "%(randomized)s of your %(total)s answers are randomized before they are stored (each question says how)."
+    ),
+}
 #: Where the drawing happens with JavaScript on, by randomizer.
 ON_DEVICE = {
     COINS: N_("The coins are flipped on your device: your true answers to the randomized questions never leave it."),
@@ -515,11 +581,18 @@ def drawn_sentence(shown: Protection, gettext: Gettext = untranslated) -> str:
         return ""
     count, total = len(shown.drawn), len(shown.questions)
     revealing = bool(shown.revealing)
+    if any(q.number is not None or _is_unary(q) for q in shown.drawn):
+        how = "all" if count == total else "one" if count == 1 else "some"
+        return gettext(DRAWN_HOW[(how, revealing)]) % {"randomized": count, "total": total}
     if count == total:
         return gettext(DRAWN_ALL_REVEALING if revealing else DRAWN_ALL)
     if count == 1:
         return gettext(DRAWN_ONE_REVEALING if revealing else DRAWN_ONE) % {"total": total}
     return gettext(DRAWN_SOME_REVEALING if revealing else DRAWN_SOME) % {"randomized": count, "total": total}
+
+
+def _is_unary(question: Question) -> bool:
+    return isinstance(question.design, UnaryDesign)
 
 
 def device_sentence(shown: Protection, gettext: Gettext = untranslated) -> str:

@@ -276,6 +276,7 @@ def test_shipped_surveys_load_cleanly():
         "drug-use-crosswise",
         "exam-integrity",
         "research-integrity",
+        "student-habits",
         "tax-honesty-lie-detector",
         "workplace-wellbeing",
     ]

@@ -1090,6 +1090,19 @@ DRAWN_LINES = {
     "random answer is stored instead of yours.",
 }
 #: "No stored answer proves what you said", as each catalogue words it.
+#: The same when a drawn answer is a number or a check-all-that-apply question (noise added, or bit by bit).
+DRAWN_HOW_LINES = {
+    ("all", False): "Your answers are randomized before they are stored (each question says how), so no stored "
+    "answer proves what you said.",
+    ("all", True): "Your answers are randomized before they are stored (each question says how).",
+    ("one", False): "One of your %(total)s answers is randomized before it is stored (the question says how), so no "
+    "stored answer proves what you said.",
+    ("one", True): "One of your %(total)s answers is randomized before it is stored (the question says how).",
+    ("some", False): "%(randomized)s of your %(total)s answers are randomized before they are stored (each question "
+    "says how), so no stored answer proves what you said.",
+    ("some", True): "%(randomized)s of your %(total)s answers are randomized before they are stored (each question "
+    "says how).",
+}
 NO_PROOF = {
     "en": "no stored answer proves what you said",
     "fr": "aucune réponse enregistrée ne prouve ce que vous avez dit",
@@ -1172,7 +1185,10 @@ def check_summary(html: str, questions, language: str) -> None:
     protecting = [q for q in drawn if q not in revealing]
     count = "all" if len(drawn) == len(questions) else "one" if len(drawn) == 1 else "some"
     numbers = {"randomized": len(drawn), "total": len(questions)}
-    lines = {key: translate(text, language) % numbers for key, text in DRAWN_LINES.items()}
+    noisy = any(q.type in ("integer", "decimal", "select_multiple") for q in drawn)
+    lines = {
+        key: translate(text, language) % numbers for key, text in (DRAWN_HOW_LINES if noisy else DRAWN_LINES).items()
+    }
     coins = any(q.design == TWO_COIN for q in questions)
     summary, details = summary_and_details(html)
     for javascript in (True, False):

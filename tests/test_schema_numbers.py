@@ -80,3 +80,16 @@ def test_each_mistake_of_a_number_is_one_problem_naming_its_key(question, field,
     problems = problems_of(question)
     assert len(problems) == 1, problems
     assert problems[0][1] == field and message in problems[0][2], problems
+
+
+@pytest.mark.parametrize("key", ["group_1_share", "direct_share"])
+def test_arms_are_refused_beside_a_randomized_number(key):
+    """Numbers and check-all-that-apply questions are not kept per group or arm yet: the file says so."""
+    cheater = {"name": "cheated", "type": "yes_no", "label": "Cheated?"}
+    if key == "group_1_share":
+        cheater["design"] = {"model": "cheater_detection", "p1": "1/3", "p2": "2/3"}
+    mapping = survey_with(cheater, DRINKS) | {key: "1/2"}
+    with pytest.raises(SurveyFileError) as raised:
+        parse_survey(mapping, "nums.yaml")
+    assert [p.field for p in raised.value.problems] == [key]
+    assert "randomized integer question yet ('drinks')" in raised.value.problems[0].message

@@ -35,10 +35,11 @@ import pytest
 
 from app import ROOT, create_app
 from surveys.definition import Choice
+from surveys.files import load_survey_file
 from tests.helpers import drivers
 from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
 from web.catalog import survey_or_404
-from web.forms import NO_ANSWER_LABEL, parse_wire_value, wire_value
+from web.forms import NO_ANSWER_LABEL, parse_wire_value, reads_device_wire, wire_value
 
 pytestmark = pytest.mark.both_backends
 
@@ -47,7 +48,10 @@ EXAMPLE_IDS = sorted(path.stem for path in (ROOT / "survey_files").glob("*.yaml"
 PAGED_IDS = [i for i in EXAMPLE_IDS if "type: page_break" in (ROOT / "survey_files" / f"{i}.yaml").read_text()]
 #: The examples have no optional question; the tests' quiz has one, for "No answer".
 SURVEY_IDS = [*(i for i in EXAMPLE_IDS if i not in PAGED_IDS), "quiz"]
-RADIO = re.compile(r'<input type="radio" id="[^"]*" name="([^"]+)" value="([^"]*)"')
+RADIO = re.compile(r'<input type="radio" (?:id="[^"]*" )?name="([^"]+)" value="([^"]*)"')
+#: A number's list of values (its options follow up to ``</select>``).
+SELECT = re.compile(r'<select id="[^"]*" name="([^"]+)".*?</select>', re.S)
+OPTION = re.compile(r'<option value="([^"]*)"')
 FIELDSET = re.compile(r'data-question="([^"]+)".*?data-wire=\'([^\']*)\' data-no-answer="([^"]*)"', re.S)
 
 
@@ -83,11 +87,30 @@ def open_form(client, survey_id: str) -> tuple[dict, str]:
 
 
 def radio_values(page: str) -> dict[str, list[str]]:
-    """Each question's radio values as the browser posts them, in form order."""
+    """Each question's radio values as the browser posts them, in form order (a check-all-that-apply question:
+    one pair per option, ``<name>.<n>``); a number's list: its first, middle and last values (each of one
+    width; every value would be too many combinations) and its blank one where it may be left unanswered (the
+    browser does not post the required list's empty "Choose a number")."""
     values: dict[str, list[str]] = {}
     for name, value in RADIO.findall(page):
         values.setdefault(name, []).append(html.unescape(value))
+    for match in SELECT.finditer(page):
+        options = [html.unescape(v) for v in OPTION.findall(match.group(0)) if v]
+        numbers = [v for v in options if v.strip()]
+        values[match.group(1)] = sorted({numbers[0], numbers[len(numbers) // 2], numbers[-1]}) + [
+            v for v in options if not v.strip()
+        ]
     return values
+
+
+def device_wires(survey, name: str) -> list[str]:
+    """What randomize.js sends for a randomized number or a check-all-that-apply question: the design's wire
+    value of its lowest output, 0 and its highest (one bit: 0 and 1), or every option unticked and ticked."""
+    question = survey.question(name)
+    design = question.design
+    if question.number is not None:
+        return [design.wire(output) for output in sorted({*getattr(design, "output_range", (0, 1)), 0})]
+    return ["0" * len(question.choices), "1" * len(question.choices)]
 
 
 def device_values(page: str) -> dict[str, list[str]]:
@@ -95,10 +118,25 @@ def device_values(page: str) -> dict[str, list[str]]:
     the question can be left unanswered (it has a "No answer" radio; the browser will not
     submit a required question left blank)."""
     optional = {name for name, values in radio_values(page).items() for v in values if not v.strip()}
-    return {
-        name: [*json.loads(html.unescape(wire)), *([html.unescape(blank)] if name in optional else [])]
-        for name, wire, blank in FIELDSET.findall(page)
-    }
+    survey_id = re.search(r'data-survey="([^"]+)"', page).group(1)
+    survey = SURVEYS.get(survey_id)
+    values = {}
+    for name, wire, blank in FIELDSET.findall(page):
+        question = survey.question(name) if survey is not None else None
+        if question is not None and reads_device_wire(question):
+            values[name] = [*device_wires(survey, name), *([html.unescape(blank)] if name in optional else [])]
+            continue
+        values[name] = [*json.loads(html.unescape(wire)), *([html.unescape(blank)] if name in optional else [])]
+    return values
+
+
+#: The example surveys with numbers or check-all-that-apply questions, by id (their device values come from
+#: their designs, which the page does not list).
+SURVEYS = {
+    path.stem: load_survey_file(path)
+    for path in (ROOT / "survey_files").glob("*.yaml")
+    if "type: integer" in path.read_text() or "type: select_multiple" in path.read_text()
+}
 
 
 def bodies(controls: dict, values: dict[str, list[str]], prefix: str = "", extra: dict | None = None):
@@ -115,6 +153,7 @@ def test_the_examples_are_found():
         "drug-use-crosswise",
         "exam-integrity",
         "research-integrity",
+        "student-habits",
         "tax-honesty-lie-detector",
         "workplace-wellbeing",
     ]
@@ -134,7 +173,8 @@ def test_server_path_request_has_one_length_for_every_answer(shipped_app, survey
 def test_device_request_has_one_length_for_every_answer(shipped_app, survey_id):
     controls, page = open_form(shipped_app.test_client(), survey_id)
     values = device_values(page)
-    assert set(values) == set(radio_values(page))  # every question is sent, always
+    asked = {name.split(".")[0] for name in radio_values(page)}  # a check-all question's pairs: one name
+    assert set(values) == asked  # every question is sent, always
     lengths = {len(body) for _, body in bodies(controls, values, "rr-", {"randomized_on": "device"})}
     assert len(lengths) == 1, lengths
 
@@ -212,7 +252,8 @@ def test_refused_form_has_one_length_for_every_combination_of_kept_answers(shipp
         response = client.post(f"/s/{survey_id}", data=fields)
         html = response.get_data(as_text=True)
         assert response.status_code == 400 and 'class="question has-error"' in html
-        assert html.count(" checked ") == len(values), html  # every kept answer is checked again
+        kept = len(re.findall(r" (?:checked|selected) ", html))  # a radio checked, a number's value selected
+        assert kept == len(values), html  # every kept answer is checked (or selected) again
         lengths.setdefault(len(response.get_data()), fields)
         assert_radios_as_long_checked_or_not(html)
     assert len(lengths) == 1, lengths

@@ -20,7 +20,7 @@ from surveys.definition import YES_NO_CHOICES
 from tests.helpers.drivers import ENGLISH_INTERFACE_WORDS as ENGLISH
 from tests.helpers.drivers import Respondent, csrf_token_in, post_page, wire_form
 from tests.helpers.sample_surveys import PAGED_YAML, QUIZ_YAML, make_survey
-from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL
+from web.forms import ASKED_BLANK_MESSAGE, KEEP_LABEL, NO_ANSWER_LABEL, TICK_ALL_MESSAGE
 from web.language import FORM_WORDS
 
 pytestmark = pytest.mark.both_backends
@@ -188,6 +188,7 @@ def test_the_words_of_the_forms_module_are_marked_for_the_catalogues():
         f"Please choose an answer to this question, or “{NO_ANSWER_LABEL}”.",
         "The submission key is malformed; reload the page.",
         "The invitation code is malformed.",
+        TICK_ALL_MESSAGE,
     }
     assert set(FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | messages
     source = (ROOT / "web" / "forms.py").read_text()

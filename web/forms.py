@@ -41,13 +41,14 @@ from types import MappingProxyType
 from flask_babel import gettext
 from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
-from wtforms import HiddenField, RadioField
+from wtforms import HiddenField, RadioField, StringField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Optional, Regexp, ValidationError
 
 from surveys.arms import arm_from_wire
-from surveys.definition import Question, Survey
+from surveys.definition import SELECT_MULTIPLE, Question, Survey
 from surveys.form_fields import CONTROL_FIELDS
+from surveys.kinds import kind_of
 from surveys.submission import check_arm
 
 SUBMISSION_KEY = re.compile(r"\A[A-Za-z0-9_-]{16,64}\Z")
@@ -76,14 +77,31 @@ WIRE_PAD = " "
 NO_ANSWER_LABEL = "No answer"
 
 
+@functools.lru_cache(maxsize=4096)
+def answer_names(question: Question) -> tuple[str, ...]:
+    """What a true answer to ``question`` may be: its choice names, or a number's grid positions written with
+    as many digits as the last (``"00"`` .. ``"30"``: each of one width, so the form posts one length)."""
+    if question.number is None:
+        return question.choice_names
+    width = len(str(question.number.steps))
+    return tuple(str(index).zfill(width) for index in range(question.number.steps + 1))
+
+
+def answer_labels(question: Question) -> tuple[str, ...]:
+    """What each of :func:`answer_names` is shown as: the choice's label, or the number in its units."""
+    if question.number is None:
+        return tuple(choice.label for choice in question.choices)
+    return tuple(question.number.text(question.number.value_of(index)) for index in range(question.number.steps + 1))
+
+
 def wire_width(question: Question) -> int:
     """The one width of every value posted for ``question``."""
-    return max(len(name) for name in question.choice_names)
+    return max(len(name) for name in answer_names(question))
 
 
 def wire_value(question: Question, name: str | None) -> str:
     """The value posted for choice ``name`` (``None``: no answer), padded to the question's width."""
-    if name is not None and name not in question.choice_names:
+    if name is not None and name not in answer_names(question):
         raise ValueError(f"{name!r} is not a choice of question {question.name!r}")
     return (name or "").ljust(wire_width(question), WIRE_PAD)
 
@@ -91,12 +109,12 @@ def wire_value(question: Question, name: str | None) -> str:
 @functools.lru_cache(maxsize=4096)
 def wire_values(question: Question) -> tuple[str, ...]:
     """The values of the question's choices, in order, as posted (worked out once per question)."""
-    return tuple(wire_value(question, name) for name in question.choice_names)
+    return tuple(wire_value(question, name) for name in answer_names(question))
 
 
 @functools.lru_cache(maxsize=4096)
 def _names_by_wire_value(question: Question) -> MappingProxyType:
-    return MappingProxyType(dict(zip(wire_values(question), question.choice_names)))
+    return MappingProxyType(dict(zip(wire_values(question), answer_names(question))))
 
 
 def parse_wire_value(question: Question, value: str, blank_ok: bool = False) -> str | None:
@@ -108,6 +126,106 @@ def parse_wire_value(question: Question, value: str, blank_ok: bool = False) -> 
     if value == wire_value(question, None) and (blank_ok or may_be_blank(question)):
         return None
     raise ValueError(f"{value!r} is not a posted value of question {question.name!r}")
+
+
+def ticks_options(question: Question) -> bool:
+    """Whether ``question`` is a check-all-that-apply one: without JavaScript it posts one yes/no pair per
+    option (:class:`TickAllField`), from the device its bits in one field."""
+    return question.type == SELECT_MULTIPLE
+
+
+def reads_device_wire(question: Question) -> bool:
+    """Whether the device posts ``question``'s noisy answer in its design's own fixed-width wire form (a
+    randomized number's sign and digits, :meth:`analysis.numeric_design.DiscreteLaplaceDesign.wire`, or its one
+    bit; a check-all-that-apply question's bits) rather than one of the question's wire values."""
+    return (question.number is not None and question.design is not None) or ticks_options(question)
+
+
+def device_blank(question: Question) -> str:
+    """What the device posts for a randomized number left unanswered: spaces of its design's wire width."""
+    width = question.design.wire_width if question.design is not None else len(question.choices)
+    return WIRE_PAD * width
+
+
+def stored_wire(question: Question, stored: str | None) -> str:
+    """A stored (noisy) answer at its question's one width, as the sealed tokens carry it (:mod:`web.sealing`):
+    a choice's wire value, a randomized number's output as its design sends it, a check-all-that-apply
+    question's bits; blank (spaces) for none."""
+    if not reads_device_wire(question):
+        return wire_value(question, stored)
+    if stored is None:
+        return device_blank(question)
+    return question.design.wire(int(stored)) if question.number is not None else stored
+
+
+def read_stored_wire(question: Question, text: str, blank_ok: bool = False) -> str | None:
+    """The stored answer a :func:`stored_wire` value carries (``None`` for a blank one, where allowed);
+    ValueError if it is not one."""
+    if not reads_device_wire(question):
+        return parse_wire_value(question, text, blank_ok)
+    if text == device_blank(question) and (blank_ok or may_be_blank(question)):
+        return None
+    return device_answers_of(question, text)
+
+
+def read_device_wire(question: Question, value: str | None) -> str | None:
+    """The stored output a device's ``value`` carries (``None``: unanswered and allowed); ValueError if it is
+    not one its design can send (:func:`surveys.submission.device_answers`)."""
+    if value == device_blank(question) and may_be_blank(question):
+        return None
+    if not value:
+        raise ValueError("Please choose an answer to this question.")
+    return device_answers_of(question, value)
+
+
+def device_answers_of(question: Question, value: str) -> str:
+    return kind_of(question).device_answer(question, value)
+
+
+#: A check-all-that-apply question posted without a "yes" or "no" for some option (a hand-made request).
+TICK_ALL_MESSAGE = "Please answer “yes” or “no” for each option."
+
+
+class TickAllField(StringField):
+    """A check-all-that-apply question without JavaScript: one pair of radios ("1" ticked, "0" not) per option,
+    posted as ``<name>.1`` .. ``<name>.m``, every pair always posted (the "0" is checked until changed), so the
+    request is as long whatever is ticked; read into one bit string."""
+
+    def __init__(self, *args, question: Question, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.question = question
+
+    def process(self, formdata, data=None, extra_filters=None):
+        super().process(None, data or "0" * len(self.question.choices), extra_filters)
+        if formdata is not None:
+            self.data = tick_bits(self.question, formdata, self.name)
+
+    def pre_validate(self, form) -> None:
+        if self.data is None or "?" in self.data:
+            raise ValidationError(TICK_ALL_MESSAGE)
+
+
+def tick_bits(question: Question, formdata, name: str) -> str | None:
+    """The bits a check-all-that-apply question's pairs posted under ``name``: ``"?"`` for a pair posted
+    without 0 or 1 (shown again with neither radio checked); ``None`` when no pair was posted."""
+    values = [formdata.get(f"{name}.{index}") for index in range(1, len(question.choices) + 1)]
+    if all(value is None for value in values):
+        return None
+    return "".join(value if value in ("0", "1") else "?" for value in values)
+
+
+class DeviceNumberField(StringField):
+    """A randomized number's field on the device path: its noisy output, checked by the question's kind."""
+
+    def __init__(self, *args, question: Question, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.question = question
+
+    def pre_validate(self, form) -> None:
+        try:
+            read_device_wire(self.question, self.data)
+        except ValueError as error:
+            raise ValidationError(str(error)) from None
 
 
 def may_be_blank(question: Question) -> bool:
@@ -141,7 +259,7 @@ class AnswerField(RadioField):
 def _question_field(question: Question, keep: bool = False, asked: bool = False) -> RadioField:
     """The radio field of ``question``: ``keep`` offers :data:`KEEP_LABEL`; ``asked``: its condition is known
     to hold (decided by an earlier page), so a required question is offered no "No answer" and none is checked."""
-    choices = [SelectChoice(value, c.label) for value, c in zip(wire_values(question), question.choices)]
+    choices = [SelectChoice(value, label) for value, label in zip(wire_values(question), answer_labels(question))]
     blank_ok = may_be_blank(question) and not (asked and question.required)
     if keep:
         message = "Please choose an answer to this question."
@@ -168,18 +286,29 @@ def survey_form_class(
     names: tuple[str, ...] | None = None,
     keep: frozenset[str] = frozenset(),
     asked: frozenset[str] = frozenset(),
+    device: bool = False,
 ) -> type[FlaskForm]:
     """A ``FlaskForm`` subclass with one radio field per question (of ``names`` only, for one page);
     the questions in ``keep`` get the blank option :data:`KEEP_LABEL`; those in ``asked`` (a condition an
-    earlier page decided true) are shown as if they had none: a required one gets no "No answer"."""
+    earlier page decided true) are shown as if they had none: a required one gets no "No answer".
+    ``device``: the form the device posts, where a randomized number is its noisy output
+    (:class:`DeviceNumberField`)."""
 
     class Meta:
         csrf = False  # checked by the view, see the module docstring
 
     shown = survey.questions if names is None else [survey.question(name) for name in names]
-    fields = {q.name: _question_field(q, q.name in keep, q.name in asked) for q in shown}
+    fields = {q.name: _field(q, keep, asked, device) for q in shown}
     fields["Meta"] = Meta
     return type(f"SurveyForm_{survey.id}", (FlaskForm,), fields)
+
+
+def _field(question: Question, keep: frozenset[str], asked: frozenset[str], device: bool):
+    if device and reads_device_wire(question):
+        return DeviceNumberField(question.label, question=question, description=question.hint)
+    if ticks_options(question):
+        return TickAllField(question.label, question=question, description=question.hint)
+    return _question_field(question, question.name in keep, question.name in asked)
 
 
 class ControlForm(FlaskForm):
@@ -206,6 +335,13 @@ def check_field_names(survey: Survey, formdata: MultiDict, prefix: str, names=No
     """Refuse fields that are not questions (of ``names``, when given) or controls, and repeated fields."""
     names = [q.name for q in survey.questions] if names is None else names
     question_names = {(f"{prefix}-{name}" if prefix else name) for name in names}
+    if not prefix:  # a check-all-that-apply question posts one pair per option without JavaScript
+        question_names |= {
+            f"{name}.{index}"
+            for name in names
+            if ticks_options(survey.question(name))
+            for index in range(1, len(survey.question(name).choices) + 1)
+        }
     problems = []
     for key in formdata:
         if key not in question_names and key not in CONTROL_FIELDS:
@@ -244,14 +380,34 @@ def parse_answers(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dic
 def read_with_wtforms(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dict[str, str | None], Controls]:
     """``({question: choice name or None}, controls)`` as the WTForms fields read ``formdata``, or
     :class:`SubmissionError` with each field's problems."""
-    form = survey_form_class(survey)(formdata=formdata, prefix=prefix)
+    device = bool(prefix)
+    form = survey_form_class(survey, device=device)(formdata=formdata, prefix=prefix)
     controls = ControlForm(formdata=formdata)
     valid = form.validate()
     if not (controls.validate() and valid):
         raise SubmissionError(
             _messages(controls), {q.name: list(form[q.name].errors) for q in survey.questions if form[q.name].errors}
         )
-    return {q.name: parse_wire_value(q, form[q.name].data) for q in survey.questions}, Controls.of(controls)
+    return {q.name: _read(q, form[q.name].data, device) for q in survey.questions}, Controls.of(controls)
+
+
+def _read(question: Question, value: str, device: bool) -> str | None:
+    """One posted value read: a randomized number's output or a check-all-that-apply question's bits on the
+    device path, the bits of its pairs without JavaScript, else a wire value's name."""
+    if device and reads_device_wire(question):
+        return read_device_wire(question, value)
+    if ticks_options(question):
+        return kind_of(question).device_answer(question, value)  # the bits as posted: one 0/1 per option
+    return parse_wire_value(question, value)
+
+
+def posted_value(question: Question, formdata: MultiDict, prefix: str) -> str | None:
+    """What ``formdata`` posted for ``question``: its field, or a check-all-that-apply question's pairs read
+    into bits (without JavaScript)."""
+    if ticks_options(question) and not prefix:
+        bits = tick_bits(question, formdata, question.name)
+        return None if bits is None or "?" in bits else bits
+    return formdata.get(f"{prefix}-{question.name}" if prefix else question.name)
 
 
 def plainly_valid(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dict[str, str | None], Controls] | None:
@@ -263,11 +419,11 @@ def plainly_valid(survey: Survey, formdata: MultiDict, prefix: str) -> tuple[dic
     matches :data:`INVITATION_CODE`. tests/test_forms.py checks the two agree on every kind of form."""
     answers = {}
     for question in survey.questions:
-        value = formdata.get(f"{prefix}-{question.name}" if prefix else question.name)
+        value = posted_value(question, formdata, prefix)
         if not value:
             return None
         try:
-            answers[question.name] = parse_wire_value(question, value)
+            answers[question.name] = _read(question, value, bool(prefix))
         except ValueError:
             return None
     key, code = formdata.get("submission_key"), formdata.get("invitation_code")

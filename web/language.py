@@ -63,6 +63,7 @@ FORM_WORDS = (
     N_("Please choose an answer to this question, or “No answer”."),
     N_("The submission key is malformed; reload the page."),
     N_("The invitation code is malformed."),
+    N_("Please answer “yes” or “no” for each option."),
 )
 
 #: A survey's states (:mod:`surveys.definition`) as the preview's banner names them.

@@ -72,9 +72,10 @@ from web.forms import (
     SubmissionError,
     missing_answers,
     parse_page,
-    parse_wire_value,
     read_arm,
+    read_stored_wire,
     survey_form_class,
+    ticks_options,
     wire_value,
 )
 from web.language import N_
@@ -156,7 +157,7 @@ def unseal(survey: Survey, token: str) -> Carried:
             [gettext("The form belongs to another survey or version; please reload the survey.")]
         ) from None
     try:
-        answers = {q.name: parse_wire_value(q, payload["answers"][q.name], blank_ok=True) for q in survey.questions}
+        answers = {q.name: read_stored_wire(q, payload["answers"][q.name], blank_ok=True) for q in survey.questions}
         page, furthest, path = int(payload["page"]), int(payload["furthest"]), payload["randomized_on"]
         if not 0 <= page < len(survey.page_names) or path not in (NOT_YET, *RANDOMIZED_ON):
             raise ValueError(page)  # a file edited without a new version: fewer pages now
@@ -201,6 +202,14 @@ def has_questions(survey: Survey, answers: dict, page: int) -> bool:
     return len(decided_skipped(survey, answers, page)) < len(survey.page_names[page])
 
 
+def _shown_again(question, answer: str | None, hidden: bool):
+    """A question's field value on a page shown again: its plain answer (a check-all-that-apply question's
+    bits as they are), blank when randomized or skipped."""
+    if ticks_options(question):
+        return None if hidden else answer
+    return wire_value(question, None if hidden else answer)
+
+
 def page_view(survey: Survey, carried: Carried, keep_all: bool = False) -> tuple[PageView, object]:
     """The page ``carried.page`` and its form, plain answers checked and randomized ones kept (not shown).
 
@@ -212,10 +221,7 @@ def page_view(survey: Survey, carried: Carried, keep_all: bool = False) -> tuple
     again = keep_all or carried.page < carried.furthest
     keep = frozenset(q.name for q in questions if q.randomize and again)
     form_class = survey_form_class(survey, names, keep, asked)
-    data = {
-        q.name: wire_value(q, None if q.randomize or q.name in skipped else carried.answers.get(q.name))
-        for q in questions
-    }
+    data = {q.name: _shown_again(q, carried.answers.get(q.name), q.randomize or q.name in skipped) for q in questions}
     form = form_class(formdata=None, data=data)
     view = PageView(
         questions,

@@ -4,7 +4,7 @@ Two tokens carry (already randomized) answers through the respondent's
 browser and back: the confirm page's (:func:`seal_answers`, when a form's
 CSRF token expired) and the token of a survey of several pages
 (:func:`web.pages.seal`). Both are :func:`seal`: every question of the survey
-as its fixed-width wire value (:func:`web.forms.wire_value`) with the
+as its fixed-width wire value (:func:`web.forms.stored_wire`) with the
 survey's id and version, signed with the app's secret key under a salt of
 their own, and never compressed (:class:`UncompressedSerializer`), so that a
 token's length never depends on an answer. :func:`unseal` refuses a token
@@ -20,7 +20,7 @@ from itsdangerous.encoding import base64_encode
 
 from surveys.arms import ARM_WIRE
 from surveys.definition import Survey
-from web.forms import SubmissionError, parse_wire_value, read_arm, wire_value
+from web.forms import SubmissionError, read_arm, read_stored_wire, stored_wire
 
 
 class UncompressedSerializer(URLSafeSerializer):
@@ -53,7 +53,7 @@ def seal(survey: Survey, salt: str, answers: dict, **fields) -> str:
     a missing one blank) with the survey's id and version and ``fields``."""
     payload = {
         "survey": [survey.id, survey.version],
-        "answers": {q.name: wire_value(q, answers.get(q.name)) for q in survey.questions},
+        "answers": {q.name: stored_wire(q, answers.get(q.name)) for q in survey.questions},
         **fields,
     }
     return sealer(salt).dumps(payload)
@@ -86,7 +86,7 @@ def read_sealed(survey: Survey, token: str) -> tuple[dict[str, str], str, str, s
     except TokenOfAnotherSurvey:
         raise SubmissionError([gettext("The confirmation form belongs to another survey or version.")]) from None
     try:
-        answers = {q.name: parse_wire_value(q, sealed["answers"][q.name]) for q in survey.questions}
+        answers = {q.name: read_stored_wire(q, sealed["answers"][q.name]) for q in survey.questions}
     except (KeyError, TypeError, ValueError):
         raise SubmissionError([gettext("The confirmation form is out of date; please reload the survey.")]) from None
     noisy = {name: answer for name, answer in answers.items() if answer is not None}

@@ -14,7 +14,7 @@ from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of_result
 from web import language
 from web.charts import daily_sparkline_svg
-from web.forms import NO_ANSWER_LABEL, may_be_blank, wire_value, wire_values
+from web.forms import NO_ANSWER_LABEL, device_blank, may_be_blank, reads_device_wire, wire_value, wire_values
 from web.permissions import may
 from web.thanks import padded_label
 
@@ -49,6 +49,8 @@ def init_app(app: Flask) -> None:
         wire_value=wire_value,
         wire_values=wire_values,
         may_be_blank=may_be_blank,
+        reads_device_wire=reads_device_wire,
+        device_blank=device_blank,
         no_answer_label=NO_ANSWER_LABEL,
         language_names=language.LANGUAGE_NAMES,
         translated=language.translated,

@@ -15,6 +15,8 @@ from flask_babel import get_locale, gettext
 from markupsafe import Markup, escape
 
 from surveys.definition import Question, Survey
+from surveys.kinds import kind_of
+from web.forms import ticks_options
 from web.frames import Frame, render_frame
 from web.language import choice_text, interface_language
 
@@ -52,7 +54,37 @@ def padded_labels(question_type: str, choices: tuple[tuple[str, str], ...], loca
 def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Markup]]:
     """Every question with its stored (noisy) answer's padded label, as the thank-you page lists them."""
     language = interface_language()
-    return [(q, padded_labels_in(q, language)[noisy.get(q.name)]) for q in survey.questions]
+    return [(q, _shown(q, noisy.get(q.name), language)) for q in survey.questions]
+
+
+def _shown(question: Question, stored: str | None, language: str) -> Markup:
+    if question.number is None and not ticks_options(question):
+        return padded_labels_in(question, language)[stored]
+    texts = [gettext("No answer"), *_widest_texts(question)]
+    width = max(len(text.encode("utf-8")) for text in texts)
+    shown = gettext("No answer") if stored is None else _stored_text(question, stored)
+    return Markup(escape(shown) + " " * (width - len(shown.encode("utf-8"))))
+
+
+def _stored_text(question: Question, stored: str) -> str:
+    """A number's stored output in its units (the one-bit design's digit as it is); a check-all-that-apply
+    question's bits as "yes"/"no" per option."""
+    if question.number is not None and question.design is not None and question.design.wire_width == 1:
+        return gettext("random digit %(digit)s") % {"digit": stored}  # the one-bit design: no value of the range
+    if question.number is not None:
+        return kind_of(question).exported(question, stored)
+    words = {"1": gettext("Yes"), "0": gettext("No")}
+    return "; ".join(f"{choice.label}: {words[bit]}" for choice, bit in zip(question.choices, stored))
+
+
+def _widest_texts(question: Question) -> list[str]:
+    """The stored texts of ``question`` that are the widest (its ends, or every option "Yes" and every "No")."""
+    if question.number is not None:
+        design = question.design
+        ends = (0, question.number.steps) if design is None else getattr(design, "output_range", (0, 1))
+        return [_stored_text(question, str(end)) for end in ends]
+    options = len(question.choices)
+    return [_stored_text(question, "1" * options), _stored_text(question, "0" * options)]
 
 
 #: Thank-you frames kept per app (surveys x languages x with/without answers); all dropped when full.

@@ -85,13 +85,15 @@ def randomize(question: Question, truth: str, arm: str) -> str:
         return str(numeric_protocol.laplace_output(index, question.design))
     if isinstance(question.design, BoundedDesign):
         return str(numeric_protocol.bounded_output(index, question.design))
-    return str(index)
+    return truth  # a plain number: its grid position as posted
 
 
 def device_answer(question: Question, wire: str) -> str:
-    """The stored output of what the device sent (its fixed-width wire value); ValueError if it is not one."""
+    """The stored output of what the device sent (its fixed-width wire value); ValueError if it is not one. A
+    plain number is stored as its grid position as posted (zero-padded to the grid's width)."""
     if question.design is None:
-        return str(true_index(question, wire))
+        true_index(question, wire)
+        return wire
     return str(question.design.parse_wire(wire))
 
 
@@ -108,7 +110,10 @@ def group_of(question: Question, stored: str) -> str:
 
 
 def exported(question: Question, stored: str) -> str:
-    """A stored output in the question's units (``min + y * step``), as the responses CSV gives it."""
+    """A stored output in the question's units (``min + y * step``), as the responses CSV gives it; the one-bit
+    design's bit as it is (it is no value of the range)."""
+    if isinstance(question.design, BoundedDesign):
+        return stored
     return question.number.text(question.number.value_of(int(stored)))
 
 

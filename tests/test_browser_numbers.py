@@ -1,0 +1,134 @@
+"""Numbers and check-all-that-apply answered in Chromium, JavaScript on and off (issue 27).
+
+The shipped survey ``student-habits`` has a number under the one-bit design (``drinks``), a decimal under the
+discrete Laplace mechanism (``unpaid_hours``), a check-all-that-apply question (``done``) and a plain number
+(``age``). With JavaScript on, the request carries only the noisy outputs (``rr-<name>``, in their designs'
+fixed widths); off, the true grid positions and pairs, randomized by the server. Either way: no true value in
+the request (on the device path), the database or the log, and one request length whatever the answers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from urllib.parse import parse_qsl
+
+import pytest
+
+from app import ROOT
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
+from tests.helpers.sample_surveys import survey_in
+from tests.helpers.servers import served
+from web.db import open_database
+
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
+
+SURVEY = "student-habits"
+#: Two sets of true answers, as the lists show them (drinks 0..30, hours in half-hour steps 0.0..20.0, age
+#: 16..99; each posted as its grid position: hours 18.5 is position 37, age 99 position 83) and the ticks of
+#: ``done``.
+LOW = {"drinks": "0", "unpaid_hours": "0.0", "age": "16", "done": (False, False, False)}
+HIGH = {"drinks": "30", "unpaid_hours": "18.5", "age": "99", "done": (True, False, True)}
+
+
+@pytest.fixture
+def habits_app(make_app):
+    return make_app({"SURVEYS_DIR": str(ROOT / "survey_files"), "SECRET_KEY": "habits"})
+
+
+@pytest.fixture
+def habits_server(habits_app):
+    with served(habits_app) as url:
+        yield url
+
+
+def answer(page, truth: dict) -> None:
+    for name in ("drinks", "unpaid_hours", "age"):
+        page.locator(f"select[name={name}]").select_option(label=truth[name])
+    for index, ticked in enumerate(truth["done"], start=1):
+        page.locator(f'input[name="done.{index}"][value="{1 if ticked else 0}"]').check()
+
+
+def submit(page):
+    with page.expect_request(lambda r: r.method == "POST") as request_info:
+        page.get_by_role("button", name="Submit answers").click()
+    page.wait_for_load_state()
+    return request_info.value
+
+
+def request_for(browser, url: str, truth: dict, javascript: bool):
+    context = browser.new_context(java_script_enabled=javascript)
+    page = context.new_page()
+    page.goto(f"{url}/s/{SURVEY}")
+    answer(page, truth)
+    request = submit(page)
+    thanks = page.inner_text("main")
+    context.close()
+    return request, thanks
+
+
+def stored(app) -> list[dict]:
+    db = open_database(app)
+    try:
+        return [dict(row, answers=json.loads(row["answers"])) for row in db.query("SELECT * FROM responses")]
+    finally:
+        db.close()
+
+
+def test_javascript_on_sends_only_noisy_outputs_of_one_length(browser, habits_server, habits_app, caplog):
+    """The device posts rr- fields only, each in its design's width; the stored outputs are those posted; the
+    true grid positions are in no request field, and two very different answers post one length."""
+    caplog.set_level(logging.INFO)
+    low, _ = request_for(browser, habits_server, LOW, True)
+    high, thanks = request_for(browser, habits_server, HIGH, True)
+    assert "Thank you" in thanks
+    fields = dict(parse_qsl(high.post_data, keep_blank_values=True))
+    assert fields["randomized_on"] == "device"
+    assert not {"drinks", "unpaid_hours", "age", "done.1"} & set(fields)  # no true-answer field is sent
+    survey = survey_in(habits_app, SURVEY)
+    hours = survey.question("unpaid_hours").design
+    assert fields["rr-drinks"] in ("0", "1")  # the one-bit design
+    assert len(fields["rr-unpaid_hours"]) == hours.wire_width and "+" not in fields["rr-unpaid_hours"]
+    assert fields["rr-age"] == "83" and set(fields["rr-done"]) <= {"0", "1"} and len(fields["rr-done"]) == 3
+    assert len(low.post_data) == len(high.post_data)
+    rows = stored(habits_app)
+    assert [row["randomized_on"] for row in rows] == ["device", "device"]
+    last = next(row["answers"] for row in rows if row["answers"]["age"] == "83")
+    assert last["drinks"] == fields["rr-drinks"] and last["done"] == fields["rr-done"]
+    assert int(last["unpaid_hours"]) == hours.parse_wire(fields["rr-unpaid_hours"])
+    assert "unpaid_hours=37" not in caplog.text and "rr-" not in caplog.text
+
+
+def test_javascript_off_the_server_randomizes_and_the_request_is_as_long(browser, habits_server, habits_app):
+    """Without JavaScript the true positions are posted (one width each, every pair always posted) and the
+    server stores noisy outputs: the one-bit design's 0/1, a Laplace output, the pairs as randomized bits."""
+    low, _ = request_for(browser, habits_server, LOW, False)
+    high, thanks = request_for(browser, habits_server, HIGH, False)
+    assert len(low.post_data) == len(high.post_data)
+    fields = dict(parse_qsl(high.post_data, keep_blank_values=True))
+    assert {"drinks", "unpaid_hours", "age", "done.1", "done.2", "done.3"} <= set(fields)
+    assert "What was stored" in thanks
+    rows = stored(habits_app)
+    assert [row["randomized_on"] for row in rows] == ["server", "server"]
+    for row in rows:
+        assert row["answers"]["drinks"] in ("0", "1")
+        assert len(row["answers"]["done"]) == 3
+
+
+def test_a_retake_sends_the_remembered_outputs(browser, habits_server, habits_app):
+    """Permanent randomized response: the same browser answering again (its "answered" cookie cleared, as
+    someone retaking on purpose would) sends the outputs it drew the first time, so retakes cannot average the
+    noise away; a plain answer is sent as newly given."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{habits_server}/s/{SURVEY}")
+    answer(page, HIGH)
+    first = dict(parse_qsl(submit(page).post_data))
+    context.clear_cookies()
+    page.goto(f"{habits_server}/s/{SURVEY}")
+    answer(page, LOW)
+    second = dict(parse_qsl(submit(page).post_data))
+    context.close()
+    for name in ("rr-drinks", "rr-unpaid_hours", "rr-done"):
+        assert first[name] == second[name]
+    assert second["rr-age"] == "00"  # a plain answer is sent as given
