@@ -24,6 +24,7 @@ from surveys.kinds import kind_of
 from surveys.submission import randomize_on_server
 from tests.helpers.records import add_responses
 from web.catalog import get_catalog
+from web.charts import figures
 
 pytestmark = pytest.mark.sqlite_only(
     reason="the page and exports read kept tallies through the storage layer, whose two backends "
@@ -183,6 +184,10 @@ def test_the_results_page_shows_each_check_all_option_as_its_kind_computes_it(nu
     assert wording.number_text(result.ticked_mean, 0) in ticked
     assert wording.number_interval_text(result.ticked_low, result.ticked_high, "two-sided", 0) in ticked
     assert "1 with probability 0.6608 if ticked and 0.3392 if not" in html_module.unescape(table)
+    # The chart draws each option's share and interval, as for a select_one's options.
+    chart = page[page.index('class="chart"') : page.index("</svg>")]
+    assert all(html_module.escape(figures(option), quote=False) in chart for option in result.options)
+    assert "share of ones sent" in page.split("<figcaption>")[1].split("</figcaption>")[0]
 
 
 def test_before_any_answer_the_sections_say_so_without_figures(numbers_app, auth):

@@ -17,7 +17,6 @@ from surveys.export_columns import multiple_rows
 from surveys.kinds.common import (
     empty_flags,
     never_comparable,
-    no_chart_items,
     no_design_columns,
     no_difference,
     no_difference_sequence,
@@ -48,12 +47,19 @@ design_columns = no_design_columns
 estimate_rows = multiple_rows
 breakdown_rows = no_rows
 estimate_pairs = no_estimate_pairs
-chart_items = no_chart_items
 for_difference = no_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence
 #: The results page's partial (``templates/admin/_multiple.html``).
 results_table = "multiple"
+
+
+def chart_items(result: MultipleResult) -> list[tuple[str, OptionResult]]:
+    """What the results chart draws for it (:mod:`web.charts`): one bar per option of a randomized question (its
+    share, Wilson interval and share of ones sent); a plain question is not drawn, as no plain question is."""
+    if result.question.design is None:
+        return []
+    return [(option.choice.label, option) for option in result.options]
 
 
 def true_bits(question: Question, truth: str) -> tuple[bool, ...]:
