@@ -196,6 +196,13 @@ def test_before_any_answer_the_sections_say_so_without_figures(numbers_app, auth
     assert "No answers yet." in row_html(page, "distribution-hours")
     assert cell(row_html(page, "number-hours"), "mean") == "–"
     assert '<h2 id="check-all">Tick all that apply</h2>' in page
+    rows = auth.client.get(f"{PAGE}/estimates.json").get_json()["rows"]
+    assert [(r["question"], r["statistic"], r["n"], r["estimate_clipped"]) for r in rows] == [
+        ("drinks", "mean", 0, None),
+        ("hours", "mean", 0, None),
+        *(("done", "option_share", 0, None) for _ in "abc"),
+        ("done", "ticked_count", 0, None),
+    ]
 
 
 def test_the_estimates_exports_have_a_row_per_figure_of_numbers_and_check_all(numbers_app, auth):
