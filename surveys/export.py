@@ -67,7 +67,10 @@ __all__ = [
 
 
 def estimate_rows(results: SurveyResults) -> list[dict]:
-    """One row per randomized yes/no question and per option of a randomized ``select_one``.
+    """One row per randomized yes/no question and per option of a randomized ``select_one``; a randomized
+    number's mean and estimated bin shares and a check-all-that-apply question's options and mean number
+    ticked (``statistic`` and ``mechanism``: :func:`surveys.export_columns.number_rows`,
+    :func:`surveys.export_columns.multiple_rows`).
 
     Keys are :data:`ESTIMATE_COLUMNS`, in that order. Values that do not
     apply are ``None`` (empty in CSV): ``option`` for yes/no is ``""``,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from surveys.result_types import ChoiceResult, OptionResult, YesNoResult
+from surveys.result_types import ChoiceResult, MultipleResult, NumberResult, OptionResult, YesNoResult
 
 #: Columns of :func:`surveys.export.estimate_rows`, in order (also the CSV header).
 ESTIMATE_COLUMNS = (
@@ -69,7 +69,13 @@ ESTIMATE_COLUMNS = (
     "finite_population_low",
     "finite_population_high",
     "version_of_pooled",
+    "statistic",
+    "mechanism",
 )
+
+#: The columns only the rows of numbers and check-all-that-apply questions fill (:func:`number_rows`,
+#: :func:`multiple_rows`): which figure the row holds, and the number's mechanism.
+NUMBER_COLUMNS = ("statistic", "mechanism")
 
 
 #: A kind's ``design_columns(result, option)``: ``design, t, a, b, k, counted_answer`` of one row.
@@ -178,6 +184,7 @@ def yes_no_row(result: YesNoResult, level: float, design_columns: DesignColumns)
             **_control_columns(result),
             **_finite_population_columns(result),
             "version_of_pooled": None,
+            **dict.fromkeys(NUMBER_COLUMNS),
             "question": result.question.name,
             "label": result.question.label,
             "option": "",
@@ -296,3 +303,121 @@ def matrix_version_rows(result: ChoiceResult, level: float, design_columns: Desi
                 }
             )
     return rows
+
+
+# --------------------------------------------------------------------------
+# Numbers and check-all-that-apply.
+
+#: The columns a number's or a check-all option's row leaves empty (yes/no and choice figures).
+_EMPTY_FOR_NUMBERS = (
+    *("design", "t", "a", "b", "k", "counted_answer", "yes_count", "observed_answer", "observed_rate"),
+    *("estimate_projected", "outside_design", "one_sided_bound", "outside_design_p_value"),
+    *ESTIMATE_COLUMNS[ESTIMATE_COLUMNS.index("group_n") :],
+)
+
+
+def _number_row(result: NumberResult | MultipleResult, statistic: str, option: str, level: float) -> dict:
+    """The columns every row of a number or a check-all question shares, the figures left empty."""
+    return {
+        **dict.fromkeys(_EMPTY_FOR_NUMBERS),
+        **_interval_columns(None, level),
+        **_sequence_columns(None),
+        "outside_design": "",
+        "question": result.question.name,
+        "label": result.question.label,
+        "option": option,
+        "design": result.design_label,
+        "n": result.n,
+        "counted_rate": None,
+        "estimate_raw": None,
+        "estimate_clipped": None,
+        "std_err": None,
+        "epsilon": result.epsilon,
+        "flags": "; ".join(result.flags),
+        "error": result.error or "",
+        "statistic": statistic,
+    }
+
+
+def number_rows(result: NumberResult, level: float) -> list[dict]:
+    """A randomized number's rows (keys :data:`ESTIMATE_COLUMNS` but the excluded days), in the question's units.
+
+    ``statistic = mean``: ``estimate_raw`` the unbiased mean, ``estimate_clipped`` it kept within the range,
+    ``std_err``, the interval (``ci_method`` ``t`` or ``wilson``) and the anytime-valid sequence; for the one-bit
+    design ``yes_count`` and ``observed_rate`` are the ones sent and their share (``observed_answer = 1``).
+    Then ``statistic = bin_share``, one row per bin (``option`` its label) where the distribution is estimated:
+    the share and its band in ``ci_low, ci_high`` (``ci_method = band``). ``mechanism`` is ``laplace`` or
+    ``bounded``. A plain number has no rows, as every plain question.
+    """
+    if result.question.design is None:
+        return []
+    mean = {
+        **_number_row(result, "mean", "", level),
+        "mechanism": result.mechanism,
+        "estimate_raw": result.mean_raw,
+        "estimate_clipped": result.mean,
+        "std_err": result.std_err,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "ci_method": result.ci_method or None,
+        "ci_side": result.ci_side if result.ci_low is not None else None,
+        **_sequence_columns(result.sequence),
+    }
+    if result.mechanism == "bounded" and result.n:
+        ones = result.sums[1]
+        mean |= {"yes_count": ones, "observed_answer": "1", "observed_rate": ones / result.n}
+    bins = [
+        {
+            **_number_row(result, "bin_share", share.label, level),
+            "mechanism": result.mechanism,
+            "estimate_clipped": share.share,
+            "ci_low": share.low,
+            "ci_high": share.high,
+            "ci_method": "band",
+            "ci_side": "two-sided",
+        }
+        for share in result.bins
+        if share.share is not None
+    ]
+    return [mean, *bins]
+
+
+def multiple_rows(result: MultipleResult, level: float) -> list[dict]:
+    """A randomized check-all-that-apply question's rows (keys :data:`ESTIMATE_COLUMNS` but the excluded days).
+
+    ``statistic = option_share``, one row per option: its bit is a forced-response design with ``t = p - q``,
+    ``a = q``, ``b = 1 - p`` on the count of ``counted_answer = 1``, so ``estimate_raw = (counted_rate - a) / t``
+    as on every row with a triple; ``estimate_clipped`` within ``[0, 1]``, ``std_err`` and the Wilson interval.
+    Then ``statistic = ticked_count``: the mean number of options ticked (``option`` empty), from ``0`` to the
+    number of options, with its standard error and Wald interval. A plain question has no rows.
+    """
+    design = result.question.design
+    if design is None:
+        return []
+    triple = {"t": float(design.p - design.q), "a": float(design.q), "b": float(1 - design.p)}
+    rows = [
+        {
+            **_number_row(result, "option_share", option.choice.name, level),
+            **triple,
+            "counted_answer": "1",
+            "yes_count": option.count if result.n else None,
+            "observed_answer": "1",
+            "observed_rate": option.observed,
+            "counted_rate": option.observed,
+            "estimate_raw": option.estimate_raw,
+            "estimate_clipped": option.estimate,
+            "std_err": option.std_err,
+            **_interval_columns(option.ci, level),
+        }
+        for option in result.options
+    ]
+    ticked = {
+        **_number_row(result, "ticked_count", "", level),
+        "estimate_clipped": result.ticked_mean,
+        "std_err": result.ticked_std_err,
+        "ci_low": result.ticked_low,
+        "ci_high": result.ticked_high,
+        "ci_method": "wald" if result.ticked_low is not None else None,
+        "ci_side": "two-sided" if result.ticked_low is not None else None,
+    }
+    return [*rows, ticked]

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from analysis import BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign
 from analysis.misclassification import MisclassificationDesign
+from analysis.numeric_design import NUMERIC_DESIGN_KINDS
 from surveys.arms import GROUPS, group_yes_probabilities, is_two_group
 from surveys.definition import Survey
 from surveys.design_contract import design_from_record
@@ -182,6 +183,8 @@ def design_description(design: BinaryDesign | MultipleChoiceDesign | None) -> di
         return None
     if is_two_group(design):
         return _two_group_description(design)
+    if getattr(design, "kind", None) in NUMERIC_DESIGN_KINDS:
+        return _numeric_description(design)
     if isinstance(design, MisclassificationDesign):
         return {
             "kind": design.kind,
@@ -219,11 +222,124 @@ def design_description(design: BinaryDesign | MultipleChoiceDesign | None) -> di
     }
 
 
+def _numeric_description(design) -> dict:
+    """A number's or a check-all question's design (:mod:`analysis.numeric_design`): its parameters as exact
+    fractions (strings) and floats, and its epsilon."""
+    common = {"kind": design.kind, "label": design.label(), "epsilon": design.epsilon}
+    if design.kind == "discrete_laplace":
+        low, high = design.output_range
+        return common | {
+            "steps": design.steps,
+            "scale": str(design.scale),
+            "scale_float": float(design.scale),
+            "clamp": design.clamp,
+            "output_range": [low, high],
+            "noise_variance": design.noise_variance,
+        }
+    if design.kind == "bounded":
+        bottom, top = design.one_probability(0), design.one_probability(design.steps)
+        return common | {
+            "steps": design.steps,
+            "high": design.high,
+            "low": design.low,
+            "p_one_at_min": str(bottom),
+            "p_one_at_max": str(top),
+            "p_one_at_min_float": float(bottom),
+            "p_one_at_max_float": float(top),
+        }
+    return (
+        common
+        | {"options": design.options, "p": str(design.p), "q": str(design.q)}
+        | {
+            "p_float": float(design.p),
+            "q_float": float(design.q),
+        }
+    )
+
+
+def grid_description(question) -> dict | None:
+    """A number question's grid as the codebook gives it: what a stored value means in the question's units."""
+    number = question.number
+    if number is None:
+        return None
+    return {
+        **number.to_dict(),
+        "steps": number.steps,
+        "bin_labels": list(number.bin_labels()),
+        "note": (
+            f"Stored values are grid steps y (whole numbers): the value in the question's units is min + y * step "
+            f"= {number.text(number.minimum)} + y * {number.text(number.step)}. "
+            f"A plain answer lies in 0..{number.steps}; "
+            "a randomized one is the noisy output of its design (see how_to_analyse)."
+        ),
+    }
+
+
+def _how_to_analyse_number(question, design) -> str:
+    """The codebook's note for an ``integer`` or ``decimal`` question: the mechanism and how to debias its mean."""
+    name, number = question.name, question.number
+    lowest, step = number.text(number.minimum), number.text(number.step)
+    units = f"In the question's units: mean = {lowest} + {step} * m, standard error {step} * se"
+    if design.kind == "discrete_laplace":
+        low, high = design.output_range
+        return (
+            f"Discrete Laplace mechanism: each stored value y is the true grid position k (0..K, K = {design.steps}) "
+            f"plus noise Z with P(Z = z) = (1 - r) / (1 + r) r^|z|, r = exp(-1/b), scale b = {design.scale} = "
+            f"{float(design.scale):.10g} grid steps, kept within [{low}, {high}]; epsilon = K / b. The noise has mean "
+            f"zero and variance 2 r / (1 - r)^2 = {design.noise_variance:.10g}, so the mean of the stored values is "
+            "unbiased for the mean grid position: m = mean(y), se = sd(y) / sqrt(n) (the sample variance holds the "
+            f"noise). {units}. In R: y <- as.numeric(d${name}[!is.na(d${name})]); m <- mean(y); "
+            "se <- sd(y) / sqrt(length(y)). The distribution over the bins needs a deconvolution (the results page "
+            "estimates it); a histogram of y is the true one blurred by the noise. "
+            "Rows with another design_id may have another design or grid (see stored_designs)."
+        )
+    bottom, top = design.one_probability(0), design.one_probability(design.steps)
+    spread = float(top - bottom)
+    return (
+        "One bit per answer (Duchi et al. 2018): stored 1 with probability "
+        "(low K + (high - low) k) / ((high + low) K) "
+        f"for the true grid position k (0..K, K = {design.steps}), high = {design.high}, low = {design.low}: "
+        f"{float(bottom):.10g} at the lowest value, {float(top):.10g} at the highest; epsilon = ln(high / low). With "
+        "ybar the share of stored ones, the unbiased mean grid position is m = K ((high + low) ybar - low) / "
+        f"(high - low) = {design.steps} * (ybar - {float(bottom):.10g}) / {spread:.10g}, its standard error "
+        f"se = {design.steps} * sqrt(ybar (1 - ybar) / n) / {spread:.10g}. {units}. In R: "
+        f"y <- as.numeric(d${name}[!is.na(d${name})]); m <- {design.steps} * (mean(y) - {float(bottom):.10g}) / "
+        f"{spread:.10g}. One bit identifies the mean only, not the distribution. "
+        "Rows with another design_id may have another design or grid (see stored_designs)."
+    )
+
+
+def _how_to_analyse_check_all(question, design) -> str:
+    """The codebook's note for a ``select_multiple`` question: each option's bit and how to debias it."""
+    name, m = question.name, design.options
+    p, q = float(design.p), float(design.q)
+    return (
+        f"Check all that apply: the stored value is {m} characters 0 or 1, one per option in the order of the "
+        f"choices; each is 1 with p = {design.p} if the option was ticked and q = {design.q} if not, drawn "
+        f"independently; epsilon = {m} * max(ln(p / q), ln((1 - q) / (1 - p))) for the whole question. With ybar_j "
+        f"the share of ones of option j, its share of respondents who would tick it is (ybar_j - q) / (p - q) "
+        f"= (ybar_j - {q:.10g}) / {p - q:.10g}, standard error sqrt(ybar_j (1 - ybar_j) / n) / (p - q); the mean "
+        f"number ticked is (mean(S) - {m} q) / (p - q) with S the ones of each answer. In R: "
+        f'bits <- do.call(rbind, strsplit(d${name}[!is.na(d${name})], "")) == "1"; '
+        f"share <- (colMeans(bits) - {q:.10g}) / {p - q:.10g}; ticked <- (mean(rowSums(bits)) - {m * q:.10g}) / "
+        f"{p - q:.10g}. Rows with another design_id may have another design (see stored_designs)."
+    )
+
+
 def how_to_analyse(question, design) -> str:
     """How to debias the column of ``question`` stored under ``design`` (codebook, statistics-file notes)."""
     name = question.name
+    if design is None and question.number is not None:
+        return (
+            "Not randomized: stored as given, in grid steps (value = min + y * step); average or tabulate it "
+            "directly. It has no privacy protection."
+        )
     if design is None:
         return "Not randomized: stored as given; tabulate it directly. It has no privacy protection."
+    if getattr(design, "kind", None) in NUMERIC_DESIGN_KINDS:
+        if question.number is not None:
+            return _how_to_analyse_number(question, design)
+        return _how_to_analyse_check_all(question, design)
     if isinstance(design, ForcedResponseDesign):
         t, a, b = design.floats()
         return (
@@ -313,6 +429,7 @@ def _stored_question_design(design_id: str, version: int, record: dict, current_
         "current": design_id == current_id,
         "type": record.get("type"),
         "choices": list(record.get("choices", [])),
+        **({"number": record["number"]} if "number" in record else {}),
         "design": design_description(design),
     }
 
@@ -351,6 +468,7 @@ def codebook(
                 "choices": [{"name": c.name, "label": c.label} for c in question.choices],
                 "randomized": question.is_randomized,
                 **({"innocuous": question.innocuous} if question.innocuous else {}),
+                **({"grid": grid_description(question)} if question.number is not None else {}),
                 "design_id": current_id,
                 "design": design_description(question.design),
                 "stored_designs": [

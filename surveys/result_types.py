@@ -411,7 +411,10 @@ class NumberResult:
     squared; 0 for a plain number). ``bins`` is the distribution over the declared bins: counted for a plain
     number, estimated by deconvolution for the Laplace mechanism, absent for the one-bit design (a bit
     identifies the mean only): ``bins_note`` says which. ``mechanism`` is ``"laplace"``, ``"bounded"`` or
-    ``""`` (plain).
+    ``""`` (plain). ``mean_raw`` is the unbiased mean before it is kept within ``[min, max]`` (the one to average
+    or compare); ``ci_method`` is ``"t"`` (Laplace: Student's t on the noisy answers) or ``"wilson"`` (bounded:
+    Wilson's interval for the share of ones, mapped), ``ci_side`` ``"two-sided"``, or ``"upper"``/``"lower"`` for
+    the one-bit design's one-sided bound (its share of ones outside what the design produces).
     """
 
     question: Question
@@ -432,6 +435,9 @@ class NumberResult:
     error: str | None = None
     sequence: SequenceBounds | None = None
     sums: tuple[int, int, int] = (0, 0, 0)
+    mean_raw: float | None = None
+    ci_method: str = ""
+    ci_side: str = "two-sided"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ show them well:
 * every question column numeric with **value labels**: a yes/no answer is
   1 = yes, 0 = no (so its mean is the share of stored yeses), a choice is
   1, 2, ... in the order the survey lists its options; no answer is the
-  system missing value;
+  system missing value; a number's column is its stored grid steps (numeric,
+  no value labels: the codebook's grid turns a step ``y`` into ``min + y * step``),
+  a check-all-that-apply's its text of one ``0``/``1`` per option;
 * a **variable label** on every column: the question as asked (Stata
   allows 80 characters, so a longer question is cut there with ``...``;
   the codebook has it whole);
@@ -50,7 +52,7 @@ import numpy as np
 import pandas as pd
 import pyreadstat
 
-from surveys.definition import Question, Survey
+from surveys.definition import SELECT_MULTIPLE, Question, Survey
 from surveys.noisy_answers import RESPONSE_COLUMN_NOTES, RESPONSE_COLUMNS, how_to_analyse
 
 #: Names SPSS reserves for its syntax (IBM SPSS Statistics, "Variable names"); compared case-insensitively.
@@ -79,6 +81,8 @@ class Variable:
     codes: dict[str, int] | None = None
     #: Numeric code -> the choice's label, for a question.
     value_labels: dict[int, str] | None = None
+    #: A number question's column: its stored grid steps as numbers, no value labels.
+    numeric: bool = False
 
 
 def answer_codes(question: Question) -> dict[str, int]:
@@ -132,9 +136,16 @@ def variables(survey: Survey, fmt: str) -> tuple[Variable, ...]:
     fixed = tuple(Variable(c, names[c], _cut(RESPONSE_COLUMN_NOTES[c], limit)) for c in RESPONSE_COLUMNS)
     questions = []
     for question in survey.questions:
-        codes = answer_codes(question)
         label = _cut(question.label, limit)
-        questions.append(Variable(question.name, names[question.name], label, codes, _value_labels(question, codes)))
+        if question.number is not None:  # grid steps (codebook: value = min + y * step)
+            questions.append(Variable(question.name, names[question.name], label, numeric=True))
+        elif question.type == SELECT_MULTIPLE:  # one 0/1 character per option: text keeps its leading zeros
+            questions.append(Variable(question.name, names[question.name], label))
+        else:
+            codes = answer_codes(question)
+            questions.append(
+                Variable(question.name, names[question.name], label, codes, _value_labels(question, codes))
+            )
     return fixed + tuple(questions)
 
 
@@ -151,6 +162,8 @@ def responses_frame(survey: Survey, csv_chunks: Iterable[str], fmt: str) -> pd.D
         cells = [row[index] for row in rows]
         if variable.codes is not None:
             data[variable.name] = np.array([variable.codes.get(c, np.nan) for c in cells], dtype=float)
+        elif variable.numeric:
+            data[variable.name] = np.array([float(c) if c else np.nan for c in cells], dtype=float)
         elif variable.column in INTEGER_COLUMNS:
             data[variable.name] = np.array([int(c) for c in cells], dtype=np.int64)
         else:
@@ -245,6 +258,20 @@ def r_script(survey: Survey, csv_name: str) -> str:
     ]
     for question in survey.questions:
         column = f"d${question.name}"
+        if question.number is not None:
+            number = question.number
+            lines.append(
+                f"{column} <- as.integer({column})  # grid steps y: the value is "
+                f"{number.text(number.minimum)} + y * {number.text(number.step)} (see the codebook)"
+            )
+            lines.append(f'attr({column}, "label") <- {r_string(question.label)}')
+            continue
+        if question.type == SELECT_MULTIPLE:
+            lines.append(
+                f"# {question.name}: one character 0 or 1 per option, in the order {', '.join(question.choice_names)}"
+            )
+            lines.append(f'attr({column}, "label") <- {r_string(question.label)}')
+            continue
         names = [c.name for c in question.choices]
         labels = [c.label for c in question.choices]
         lines.append(f"{column} <- factor({column}, levels = {_r_vector(names)}, labels = {_r_vector(labels)})")

@@ -94,6 +94,15 @@ def table_percent(value: float | None, digits: int = TABLE_DIGITS) -> str:
     return percent(value, digits)
 
 
+def number_text(value: float | None, decimals: int) -> str:
+    """A figure in a number question's units (a mean, an interval's end, a standard error) with two decimals more
+    than the question's values have: ``number_text(8.075, 1) == "8.075"``, ``number_text(15, 0) == "15.00"``;
+    ``None`` gives :data:`MISSING`."""
+    if value is None:
+        return MISSING
+    return f"{value:.{decimals + 2}f}"
+
+
 def margin_text(half_width: float) -> str:
     """A margin of error in words: ``0.05 -> "plus or minus 5 percentage points"`` (at most one decimal)."""
     return f"plus or minus {percent(half_width, 1, trim=True).removesuffix('%')} percentage points"

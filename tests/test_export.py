@@ -128,7 +128,7 @@ def test_yes_no_row_values(survey_results):
         **dict.fromkeys(("direct_n", "direct_yes", "direct_estimate", "direct_std_err", "difference")),
         **dict.fromkeys(("difference_std_err", "difference_ci_low", "difference_ci_high", "p_value_rr_higher")),
         **dict.fromkeys(("population_size", "std_err_finite_population", "finite_population_low")),
-        **dict.fromkeys(("finite_population_high", "version_of_pooled")),
+        **dict.fromkeys(("finite_population_high", "version_of_pooled", "statistic", "mechanism")),
     }
 
 

@@ -373,3 +373,34 @@ def test_the_revealing_sentence_names_the_stored_answer_and_the_truth():
         "a stored “Sometimes” proves that your true answer is not “Never”, “Once”; "
         "a stored “Often” proves that your true answer is “Often”."
     )
+
+
+# --------------------------------------------------------------------------
+# Numbers and check-all-that-apply (results page, surveys/kinds/number.py and multiple.py).
+
+
+def test_a_number_figure_has_two_decimals_more_than_its_grid_and_a_one_sided_bound_says_so():
+    assert [wording.number_text(x, d) for x, d in ((8.075, 1), (15, 0), (None, 2))] == ["8.075", "15.00", "–"]
+    assert wording.number_interval_text(4.88, 11.27, "two-sided", 0) == "4.88 – 11.27"
+    assert wording.number_interval_text(0.0, 3.5, "upper", 1) == "≤ 3.500"
+    assert wording.number_interval_text(2.0, 30.0, "lower", 0) == "≥ 2.00"
+    assert wording.number_interval_text(None, None, "two-sided", 0) == "–"
+
+
+def test_each_mechanism_sentence_states_its_own_parameters_and_epsilon():
+    from analysis.numeric_design import bounded_for_epsilon, laplace_for_epsilon, unary_for_epsilon
+    from surveys.numbers import NumberRange
+
+    grid = NumberRange(Fraction(0), Fraction(20), Fraction(1, 2), (Fraction(2),))
+    laplace = wording.number_mechanism_sentence(laplace_for_epsilon(40, 3.0), grid)
+    assert "grid of 40 steps of 0.5 from 0.0 to 20.0" in laplace and "discrete Laplace mechanism" in laplace
+    assert "ε = 40 / 13.33 = 3.00" in laplace and "one bit" not in laplace
+    bounded = bounded_for_epsilon(40, 1.0)
+    sentence = wording.number_mechanism_sentence(bounded, grid)
+    low, high = float(bounded.one_probability(0)), float(bounded.one_probability(40))
+    assert f"1 with probability {low:.4g} for the lowest value, {high:.4g} for the highest" in sentence
+    assert "ε = ln(0.7311 / 0.2689) = 1.00" in sentence and "tells the mean only" in sentence
+    unary = unary_for_epsilon(3, 2.0)
+    check_all = wording.check_all_mechanism_sentence(unary)
+    assert f"1 with probability {float(unary.p):.4g} if ticked and {float(unary.q):.4g} if not" in check_all
+    assert f"ε = 3 options × {wording.epsilon_text(unary.bit_epsilon)} = 2.00" in check_all

@@ -10,14 +10,13 @@ the design that sends every bit as it is (``p = 1``, ``q = 0``): its shares are 
 from __future__ import annotations
 
 from analysis.unary import pattern_ones, ticked_count, unary_shares
-
 from surveys import numeric_protocol
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
+from surveys.export_columns import multiple_rows
 from surveys.kinds.common import (
     empty_flags,
     never_comparable,
-    no_chart_items,
     no_design_columns,
     no_difference,
     no_difference_sequence,
@@ -44,14 +43,23 @@ plan_margin = no_margin_plan
 plan_options = no_option_plan
 current_group_sizes = no_group_sizes
 design_columns = no_design_columns
-estimate_rows = breakdown_rows = no_rows
+#: Its rows of :func:`surveys.export.estimate_rows` (:func:`surveys.export_columns.multiple_rows`); no break-downs.
+estimate_rows = multiple_rows
+breakdown_rows = no_rows
 estimate_pairs = no_estimate_pairs
-chart_items = no_chart_items
 for_difference = no_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence
 #: The results page's partial (``templates/admin/_multiple.html``).
 results_table = "multiple"
+
+
+def chart_items(result: MultipleResult) -> list[tuple[str, OptionResult]]:
+    """What the results chart draws for it (:mod:`web.charts`): one bar per option of a randomized question (its
+    share, Wilson interval and share of ones sent); a plain question is not drawn, as no plain question is."""
+    if result.question.design is None:
+        return []
+    return [(option.choice.label, option) for option in result.options]
 
 
 def true_bits(question: Question, truth: str) -> tuple[bool, ...]:

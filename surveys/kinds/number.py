@@ -21,6 +21,7 @@ from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign
 from surveys import numeric_protocol
 from surveys.definition import Question
 from surveys.design_contract import SQUARES_KEY, SUM_KEY, SUM_KEYS, compatible_tallies
+from surveys.export_columns import number_rows
 from surveys.kinds.common import (
     empty_flags,
     no_chart_items,
@@ -47,7 +48,9 @@ plan_options = no_option_plan
 plan_margin = no_margin_plan
 current_group_sizes = no_group_sizes
 design_columns = no_design_columns
-estimate_rows = breakdown_rows = no_rows
+#: Its rows of :func:`surveys.export.estimate_rows` (:func:`surveys.export_columns.number_rows`); no break-downs.
+estimate_rows = number_rows
+breakdown_rows = no_rows
 estimate_pairs = no_estimate_pairs
 chart_items = no_chart_items
 difference_sequence = no_difference_sequence
@@ -199,6 +202,9 @@ def compute(question: Question, by_design, level: float, method: str) -> NumberR
             sequence.side,
         ),
         sums=(n, total, squares),
+        mean_raw=float(number.value_of(float(estimate.mean))),
+        ci_method=estimate.method,
+        ci_side=estimate.side,
     )
 
 
@@ -227,6 +233,7 @@ def _plain(question: Question, n: int, total: int, squares: int, buckets: dict[s
         bins_note="counted from the answers as given",
         flags=size_flags(n, False, False, ignored),
         sums=(n, total, squares),
+        mean_raw=float(number.value_of(float(mean))),
     )
 
 

@@ -11,13 +11,13 @@ from surveys.submission import noisy_response
 from web.db import open_database
 
 
-def add_responses(app, answers_list, randomized_on="device", day="2026-11-22"):
-    """Store noisy answers directly, as the submission path would, on ``day``, under the survey as the app
-    serves it (its catalogue, which imports a survey file changed since it last looked)."""
+def add_responses(app, answers_list, randomized_on="device", day="2026-11-22", survey_id="quiz"):
+    """Store noisy answers directly, as the submission path would, on ``day``, under the survey ``survey_id`` as
+    the app serves it (its catalogue, which imports a survey file changed since it last looked)."""
     from web.catalog import get_catalog
 
     with app.app_context():
-        survey = get_catalog().get("quiz")
+        survey = get_catalog().get(survey_id)
     db = open_database(app)
     for i, answers in enumerate(answers_list):
         key = f"seed-{i:08d}-{len(answers_list):06d}"

@@ -1,0 +1,293 @@
+"""The results page, estimates exports and noisy-answer package of numbers and check-all-that-apply questions.
+
+Answers go through the server's path (:func:`surveys.submission.randomize_on_server`, then stored as a submission
+stores them); the figures expected are the kinds' own (:mod:`surveys.kinds.number`, :mod:`surveys.kinds.multiple`)
+computed from the stored answers as the responses CSV gives them, so the page, the kept tallies and the exports
+are each checked against the answers actually stored.
+"""
+
+from __future__ import annotations
+
+import csv
+import html as html_module
+import io
+import re
+import tempfile
+from pathlib import Path
+
+import pyreadstat
+import pytest
+
+from surveys import wording
+from surveys.design_contract import question_design_key
+from surveys.kinds import kind_of
+from surveys.submission import randomize_on_server
+from tests.helpers.records import add_responses
+from web.catalog import get_catalog
+from web.charts import figures
+
+pytestmark = pytest.mark.sqlite_only(
+    reason="the page and exports read kept tallies through the storage layer, whose two backends "
+    "tests/test_storage.py covers; these check what is shown of them"
+)
+
+NUMBERS_YAML = """\
+id: nums
+title: Numbers
+version: 1
+questions:
+  - name: drinks
+    type: integer
+    label: How many times?
+    min: 0
+    max: 30
+    epsilon: 1
+    mechanism: bounded
+  - name: hours
+    type: decimal
+    label: Hours?
+    min: 0
+    max: 20
+    step: 0.5
+    mechanism: laplace
+    epsilon: 3
+    bins: [2, 5.5]
+  - name: age
+    type: integer
+    label: Age
+    randomize: false
+    min: 16
+    max: 99
+  - name: done
+    type: select_multiple
+    label: Which?
+    choices: [a, b, c]
+    epsilon: 2
+"""
+PAGE = "/admin/surveys/nums"
+
+
+@pytest.fixture
+def numbers_app(app, surveys_dir):
+    (surveys_dir / "nums.yaml").write_text(NUMBERS_YAML)
+    return app
+
+
+def survey_of(app):
+    with app.app_context():
+        return get_catalog().get("nums")
+
+
+def store(app, count: int = 60):
+    """``count`` respondents' true answers (grid positions, ticks) randomized on the server and stored."""
+    survey = survey_of(app)
+    truths = [
+        {"drinks": str(i % 11), "hours": str((3 * i) % 41), "age": str(i % 50), "done": format(i % 8, "03b")}
+        for i in range(count)
+    ]
+    add_responses(app, [randomize_on_server(survey, truth) for truth in truths], "server", survey_id="nums")
+    return survey
+
+
+def stored_rows(client) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(client.get(f"{PAGE}/responses.csv").get_data(as_text=True))))
+
+
+def kind_result(survey, name: str, rows: list[dict]):
+    """The kind's result computed from the stored answers of the responses CSV (tallied by the kind's kept rows)."""
+    question = survey.question(name)
+    counts: dict[str, int] = {}
+    for row in rows:
+        for answer, add in kind_of(question).kept_rows(question, row[name]):
+            counts[answer] = counts.get(answer, 0) + add
+    return kind_of(question).compute(question, {question_design_key(question): counts}, 0.95, "wilson")
+
+
+def row_html(page: str, row_id: str) -> str:
+    match = re.search(rf'<(tr|table)[^>]*id="{row_id}".*?</\1>', page, re.S)
+    assert match, row_id
+    return match.group(0)
+
+
+def cell(fragment: str, css_class: str) -> str:
+    match = re.search(rf'<td class="{css_class}">(.*?)(<br>|</td>)', fragment, re.S)
+    assert match, css_class
+    return html_module.unescape(match.group(1)).strip()
+
+
+def body_rows(table: str) -> list[list[str]]:
+    """A table's body rows as text cells (tags stripped)."""
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
+    return [
+        [html_module.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r)]
+        for r in rows
+    ]
+
+
+def test_the_results_page_shows_each_number_as_its_kind_computes_it(numbers_app, auth):
+    survey = store(numbers_app)
+    auth.login()
+    page = auth.client.get(PAGE).get_data(as_text=True)
+    rows = stored_rows(auth.client)
+    for name in ("drinks", "hours"):
+        result = kind_result(survey, name, rows)
+        shown, decimals = row_html(page, f"number-{name}"), survey.question(name).number.decimals
+        assert result.n == 60 and result.mean is not None
+        assert cell(shown, "mean") == wording.number_text(result.mean, decimals)
+        assert cell(shown, "std-err") == wording.number_text(result.std_err, decimals)
+        assert cell(shown, "interval") == wording.number_interval_text(
+            result.ci_low, result.ci_high, result.ci_side, decimals
+        )
+        assert cell(shown, "sequence") == wording.number_interval_text(
+            result.sequence.low, result.sequence.high, result.sequence.side, decimals
+        )
+        assert f"<td>{result.n}</td>" in shown and f"<td>{wording.epsilon_text(result.epsilon)}</td>" in shown
+        bins = body_rows(row_html(page, f"distribution-{name}"))
+        assert [b[0] for b in bins] == list(survey.question(name).number.bin_labels())
+        assert [b[1] for b in bins] == [wording.table_percent(b.share) for b in result.bins]
+    assert "Noise of the discrete Laplace mechanism was added to each answer" in page
+    assert "One bit per answer was stored" in page
+    # The one-bit design identifies the mean only: no shares, and the note says why.
+    drinks = row_html(page, "distribution-drinks")
+    assert "Not estimated: one bit per answer identifies the mean only." in drinks
+    assert all(b[1] == "–" for b in body_rows(drinks))
+    # A plain number: its mean and its counts per bin, as stored.
+    age = kind_result(survey, "age", rows)
+    plain = row_html(page, "number-age")
+    assert f"mean {wording.number_text(age.mean, 0)}" in plain and "no privacy protection" in plain
+    counts = [0] * len(age.bins)
+    for row in rows:
+        counts[survey.question("age").number.bin_of_index(int(row["age"]))] += 1
+    assert [int(b[1]) for b in body_rows(plain)] == counts
+
+
+def test_the_results_page_shows_each_check_all_option_as_its_kind_computes_it(numbers_app, auth):
+    survey = store(numbers_app)
+    auth.login()
+    page = auth.client.get(PAGE).get_data(as_text=True)
+    result = kind_result(survey, "done", stored_rows(auth.client))
+    table = row_html(page, "check-all-done")
+    shown = body_rows(table)
+    for option, row in zip(result.options, shown):
+        assert row[:7] == [
+            option.choice.label,
+            str(option.count),
+            wording.table_percent(option.observed),
+            wording.table_percent(option.estimate),
+            wording.table_percent(option.estimate_raw),
+            wording.table_percent(option.std_err),
+            f"{wording.table_percent(option.ci.low)} – {wording.table_percent(option.ci.high)}"
+            if option.ci.side == "two-sided"
+            else row[6],
+        ]
+    ticked = re.search(r'<tr class="ticked">(.*?)</tr>', table, re.S).group(1)
+    assert wording.number_text(result.ticked_mean, 0) in ticked
+    assert wording.number_interval_text(result.ticked_low, result.ticked_high, "two-sided", 0) in ticked
+    assert "1 with probability 0.6608 if ticked and 0.3392 if not" in html_module.unescape(table)
+    # The chart draws each option's share and interval, as for a select_one's options.
+    chart = page[page.index('class="chart"') : page.index("</svg>")]
+    assert all(html_module.escape(figures(option), quote=False) in chart for option in result.options)
+    assert "share of ones sent" in page.split("<figcaption>")[1].split("</figcaption>")[0]
+
+
+def test_before_any_answer_the_sections_say_so_without_figures(numbers_app, auth):
+    auth.login()
+    page = auth.client.get(PAGE).get_data(as_text=True)
+    assert "No answers yet." in row_html(page, "distribution-hours")
+    assert cell(row_html(page, "number-hours"), "mean") == "–"
+    assert '<h2 id="check-all">Tick all that apply</h2>' in page
+    rows = auth.client.get(f"{PAGE}/estimates.json").get_json()["rows"]
+    assert [(r["question"], r["statistic"], r["n"], r["estimate_clipped"]) for r in rows] == [
+        ("drinks", "mean", 0, None),
+        ("hours", "mean", 0, None),
+        *(("done", "option_share", 0, None) for _ in "abc"),
+        ("done", "ticked_count", 0, None),
+    ]
+
+
+def test_the_estimates_exports_have_a_row_per_figure_of_numbers_and_check_all(numbers_app, auth):
+    survey = store(numbers_app)
+    auth.login()
+    rows = stored_rows(auth.client)
+    exported = auth.client.get(f"{PAGE}/estimates.json").get_json()["rows"]
+    by_question = {name: [r for r in exported if r["question"] == name] for name in ("drinks", "hours", "age", "done")}
+    assert by_question["age"] == []  # plain: no estimate rows, as every plain question
+    for name in ("drinks", "hours"):
+        result = kind_result(survey, name, rows)
+        mean, *bins = by_question[name]
+        assert (mean["statistic"], mean["mechanism"], mean["n"]) == ("mean", result.mechanism, 60)
+        assert mean["estimate_clipped"] == pytest.approx(result.mean)
+        assert mean["estimate_raw"] == pytest.approx(result.mean_raw)
+        assert (mean["std_err"], mean["ci_low"], mean["ci_high"]) == pytest.approx(
+            (result.std_err, result.ci_low, result.ci_high)
+        )
+        assert (mean["sequence_low"], mean["sequence_high"]) == pytest.approx(
+            (result.sequence.low, result.sequence.high)
+        )
+        assert mean["epsilon"] == pytest.approx(survey.question(name).design.epsilon)
+        estimated = [b for b in result.bins if b.share is not None]
+        assert [(b["statistic"], b["option"]) for b in bins] == [("bin_share", b.label) for b in estimated]
+        assert [b["estimate_clipped"] for b in bins] == pytest.approx([b.share for b in estimated])
+    assert len(by_question["drinks"]) == 1  # the one-bit design: the mean only
+    ones = sum(int(row["drinks"]) for row in rows)
+    assert (by_question["drinks"][0]["yes_count"], by_question["drinks"][0]["observed_rate"]) == (ones, ones / 60)
+    result = kind_result(survey, "done", rows)
+    *options, ticked = by_question["done"]
+    assert [o["option"] for o in options] == ["a", "b", "c"] and ticked["statistic"] == "ticked_count"
+    for row, option in zip(options, result.options):
+        assert row["statistic"] == "option_share" and row["yes_count"] == option.count
+        assert row["estimate_raw"] == pytest.approx(option.estimate_raw)
+        assert row["estimate_raw"] == pytest.approx((row["counted_rate"] - row["a"]) / row["t"])
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((option.ci.low, option.ci.high))
+    assert (ticked["estimate_clipped"], ticked["ci_low"], ticked["ci_high"]) == pytest.approx(
+        (result.ticked_mean, result.ticked_low, result.ticked_high)
+    )
+    header = next(csv.reader(io.StringIO(auth.client.get(f"{PAGE}/estimates.csv").get_data(as_text=True))))
+    assert header[-2:] == ["statistic", "mechanism"]
+
+
+def test_the_codebook_recipe_for_each_mechanism_gives_the_kinds_estimate(numbers_app, auth):
+    survey = store(numbers_app)
+    auth.login()
+    rows = stored_rows(auth.client)
+    columns = {c["name"]: c for c in auth.client.get(f"{PAGE}/codebook.json").get_json()["columns"]}
+    hours, drinks, done = columns["hours"], columns["drinks"], columns["done"]
+    assert (
+        hours["grid"]["note"].startswith("Stored values are grid steps y") and "0.0 + y * 0.5" in hours["grid"]["note"]
+    )
+    assert "Discrete Laplace mechanism" in hours["how_to_analyse"] and "m = mean(y)" in hours["how_to_analyse"]
+    assert hours["design"]["scale"] == str(survey.question("hours").design.scale)
+    assert "K ((high + low) ybar - low) / (high - low)" in drinks["how_to_analyse"]
+    assert "(ybar_j - q) / (p - q)" in done["how_to_analyse"]
+    # Following the recipe on the responses CSV gives the kinds' unbiased estimates.
+    grid = hours["grid"]
+    laplace = float(grid["min"]) + float(grid["step"]) * sum(int(r["hours"]) for r in rows) / len(rows)
+    assert laplace == pytest.approx(kind_result(survey, "hours", rows).mean_raw)
+    bit = drinks["design"]
+    ybar = sum(int(r["drinks"]) for r in rows) / len(rows)
+    position = bit["steps"] * ((bit["high"] + bit["low"]) * ybar - bit["low"]) / (bit["high"] - bit["low"])
+    assert position == pytest.approx(kind_result(survey, "drinks", rows).mean_raw)
+    unary, result = done["design"], kind_result(survey, "done", rows)
+    for j, option in enumerate(result.options):
+        share = sum(r["done"][j] == "1" for r in rows) / len(rows)
+        assert (share - unary["q_float"]) / (unary["p_float"] - unary["q_float"]) == pytest.approx(option.estimate_raw)
+
+
+def test_statistics_files_keep_numbers_as_grid_steps_and_check_all_as_text(numbers_app, auth):
+    store(numbers_app)
+    auth.login()
+    rows = {r["response_id"]: r for r in stored_rows(auth.client)}
+    for fmt, read in (("sav", pyreadstat.read_sav), ("dta", pyreadstat.read_dta)):
+        path = Path(tempfile.mkdtemp()) / f"responses.{fmt}"
+        path.write_bytes(auth.client.get(f"{PAGE}/responses.{fmt}").data)
+        frame, meta = read(str(path))
+        for _, row in frame.iterrows():
+            stored = rows[row["response_id"]]
+            assert [int(row[n]) for n in ("drinks", "hours", "age")] == [
+                int(stored[n]) for n in ("drinks", "hours", "age")
+            ]
+            assert row["done"] == stored["done"]
+        assert meta.column_names_to_labels["hours"] == "Hours?"
+    script = auth.client.get(f"{PAGE}/read-responses.R").get_data(as_text=True)
+    assert "d$hours <- as.integer(d$hours)  # grid steps y: the value is 0.0 + y * 0.5" in script
+    assert "factor(d$done" not in script
