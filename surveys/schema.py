@@ -460,6 +460,14 @@ def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
         if not pages[-1] or position == len(value):
             report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
         pages.append([])
+    for q in questions if isinstance(questions, tuple) else ():
+        if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE):
+            message = (
+                f"a survey of several pages cannot have {'an' if q.type[0] in 'aeiou' else 'a'} {q.type} question "
+                f"yet ({q.name!r}): "
+                "put the numbers and check-all-that-apply questions in a survey of one page"
+            )
+            report.add(q.name, "type", message)
     return tuple(tuple(name for name in page if name) for page in pages if page)
 
 

@@ -93,3 +93,14 @@ def test_arms_are_refused_beside_a_randomized_number(key):
         parse_survey(mapping, "nums.yaml")
     assert [p.field for p in raised.value.problems] == [key]
     assert "randomized integer question yet ('drinks')" in raised.value.problems[0].message
+
+
+def test_a_survey_of_several_pages_refuses_a_number_naming_it():
+    """The pages' carried answers and "keep my earlier answer" are not written for numbers and check-all
+    questions yet: a file with both is one problem per such question, not a form that half works."""
+    cheater = {"name": "cheated", "type": "yes_no", "label": "Cheated?"}
+    mapping = survey_with(cheater, {"type": "page_break"}, DRINKS, DONE)
+    with pytest.raises(SurveyFileError) as raised:
+        parse_survey(mapping, "nums.yaml")
+    assert [(p.question, p.field) for p in raised.value.problems] == [("drinks", "type"), ("done", "type")]
+    assert "several pages cannot have an integer question yet" in raised.value.problems[0].message
