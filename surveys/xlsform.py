@@ -80,19 +80,19 @@ from surveys.xlsform_cells import (
     read_sheet,
     unknown_columns,
 )
+from surveys.xlsform_numbers import NUMBER_COLUMNS
 from surveys.xlsform_rows import BEGIN_GROUP, END_GROUP, Layout, choice_lists, question, row_kind, text_columns
 from surveys.xlsform_settings import SETTINGS_RENAMED, settings, targets
 
 __all__ = ["CellProblem", "ImportedSurvey", "XLSFormError", "import_workbook", "read_sheet"]
 
-SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant", "appearance")
+SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant", "appearance", *NUMBER_COLUMNS)
 #: Survey columns written ``BASE::...``: a text in a language, or a key of the design.
 PREFIXED_COLUMNS = ("label", "hint", "design")
 CHOICE_COLUMNS = ("list_name", "name", "label")
 #: XLSForm's survey and choices columns that this app does not read, each with what it would do.
 OTHER_COLUMNS = {
-    "constraint": "it checks an answer, and a yes_no or select_one answer is always one of its choices",
-    "constraint_message": "it explains a constraint, and this app reads no constraint",
+    "constraint_message": "a number is chosen from a list of its range's values, so no answer breaks its constraint",
     "required_message": "the form says which answer is missing in its own words",
     "appearance": "it changes how a question is drawn, and this app draws every question alike",
     "default": "it fills in an answer, and a question here starts unanswered",
