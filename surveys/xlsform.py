@@ -9,8 +9,9 @@ is reported at once, each with its sheet, row and column (:class:`CellProblem`).
 The sheets and columns read (any other column is reported, not ignored):
 
 ``survey``
-    ``type``: ``yes_no``, or ``select_one LIST`` with LIST a list of the
-    choices sheet (a list whose names are exactly ``yes`` and ``no`` makes a
+    ``type``: ``yes_no``, ``integer``, ``decimal``, ``select_one LIST`` or
+    ``select_multiple LIST`` with LIST a list of the choices sheet (a
+    select_one list whose names are exactly ``yes`` and ``no`` makes a
     ``yes_no`` question); ``name``; ``label``, or one ``label::LANGUAGE``
     column per language (``label::French (fr)``: several make a survey in
     several languages, the settings' ``default_language`` or else the first
@@ -30,6 +31,10 @@ The sheets and columns read (any other column is reported, not ignored):
     decimals or as text fractions: Excel turns a typed ``1/4`` into a date,
     which is reported. ``begin group`` ... ``end group`` rows (or
     ``begin_group`` ... ``end_group``) make pages (:mod:`surveys.xlsform_rows`).
+    A number's and a check-all-that-apply question's keys in columns of their
+    names: ``min``, ``max``, ``step``, ``bins``, ``epsilon``, ``mechanism``,
+    ``encoding``; or its range as XLSForm's ``constraint``, ``. >= MIN and
+    . <= MAX`` (:mod:`surveys.xlsform_numbers`).
 ``choices``
     ``list_name``, ``name``, ``label`` (or ``label::LANGUAGE`` columns).
 ``settings`` (optional)
@@ -44,8 +49,8 @@ The sheets and columns read (any other column is reported, not ignored):
 XLSForm types and columns that do something this app does not do are
 refused, each saying what it would do (:mod:`surveys.xlsform_rows`): metadata
 (``start``, ``end``, ``today``, ``deviceid``...) would store a time, a device
-or a person next to the answers; ``text``, ``integer``, ``select_multiple``,
-notes, repeats... are not asked by this app.
+or a person next to the answers; ``text``, ``range``, notes, repeats... are
+not asked by this app.
 
 A workbook is read within the limits of :mod:`surveys.limits`: its size on
 disk and uncompressed, and its number of parts, checked in its zip directory
@@ -246,7 +251,18 @@ def _cell_of(problem, places: _Places) -> tuple[str, int | None, str | None]:
     column = field.replace("design.", "design::") if field.startswith("design.") else field.split(".")[0]
     if column == "choices":
         return sheet.name, rows[0], sheet.where("type")
+    if column in ("min", "max"):
+        return sheet.name, rows[0], _range_column(sheet, rows[0], column)
     return sheet.name, rows[0], _column(sheet, column, _language(problem))
+
+
+def _range_column(sheet: Sheet, row: int | None, column: str) -> str:
+    """Where a number's ``min`` or ``max`` was written: its own column, or the row's ``constraint`` when that cell
+    is empty and the range came from the constraint (:mod:`surveys.xlsform_numbers`)."""
+    cells = dict(sheet.rows).get(row, {})
+    if not cell_text(cells.get(column)) and cell_text(cells.get("constraint")):
+        return sheet.where("constraint")
+    return _column(sheet, column)
 
 
 def _not_a_workbook(path: Path, error: Exception) -> XLSFormError:
