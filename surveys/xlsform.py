@@ -218,6 +218,7 @@ _WORKBOOK_WORDS = (
         re.compile(r"\{matrix: \[\[2/3, 1/6, 1/6\], \[1/6, 2/3, 1/6\], \[1/6, 1/6, 2/3\]\]\}"),
         "one design::matrix cell such as 2/3, 1/6, 1/6; 1/6, 2/3, 1/6; 1/6, 1/6, 2/3",
     ),
+    (re.compile(r"must be a list of cut points such as \[1, 5, 10\]"), "must be cut points such as 1, 5, 10"),
     (
         re.compile(r"; for a longer label write \{name: a_few_times, label: A few times\}"),
         "; a longer text goes in the label column",

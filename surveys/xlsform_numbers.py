@@ -62,11 +62,13 @@ def _number_cell(value: object) -> object:
     return number_of(cell_text(value))
 
 
-def bins_of(value: object) -> list:
+def bins_of(value: object) -> list | str:
     """A ``bins`` cell as the survey file's list of cut points (``1, 5, 10``, ``1 5 10``, or one number)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return [_number_cell(value)]
-    return [number_of(part) for part in _BIN_SEPARATORS.split(cell_text(value)) if part]
+    text = cell_text(value)
+    cuts = [number_of(part) for part in _BIN_SEPARATORS.split(text) if part]
+    return cuts or text  # separators alone: the text, which the survey file's check names
 
 
 def constraint_range(text: str) -> tuple[object, object]:

@@ -450,7 +450,9 @@ def test_every_shipped_survey_written_as_a_workbook_reads_back_as_the_same_surve
 def test_the_shipped_examples_cover_pages_languages_designs_and_targets():
     """What the round trip above checks depends on the examples holding each part of the format."""
     texts = [path.read_text(encoding="utf-8") for path in SHIPPED]
-    for part in ("type: page_break", "languages:", "targets:", "innocuous:", "matrix:", "relevant:", "direct_share"):
+    parts = ("type: page_break", "languages:", "targets:", "innocuous:", "matrix:", "relevant:", "direct_share")
+    parts += ("type: integer", "type: decimal", "type: select_multiple", "bins:", "mechanism:", "randomize: false")
+    for part in parts:
         assert any(part in text for text in texts), part
 
 

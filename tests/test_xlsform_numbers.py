@@ -152,6 +152,7 @@ DONE = {"type": "select_multiple acts", "name": "done", "label": "Which?"}
 MISTAKES = [
     (DRINKS | {"bins": "1, x, 10"}, "bins", "a number must be digits with at most 6 decimals, got 'x'"),
     (DRINKS | {"bins": "5, 1"}, "bins", "bins must be increasing points on the grid strictly inside the range"),
+    (DRINKS | {"bins": ", ;"}, "bins", "must be cut points such as 1, 5, 10 (bins 0 to under 1, 1 to under 5,"),
     (DRINKS | {"max": None}, "max", "is required"),
     (DRINKS | {"min": 0.5}, "min", "an integer question's min must be a whole number, got 0.5"),
     (DRINKS | {"min": datetime(2026, 1, 5)}, "min", "Excel read this number as a date"),
