@@ -9,8 +9,9 @@ is reported at once, each with its sheet, row and column (:class:`CellProblem`).
 The sheets and columns read (any other column is reported, not ignored):
 
 ``survey``
-    ``type``: ``yes_no``, or ``select_one LIST`` with LIST a list of the
-    choices sheet (a list whose names are exactly ``yes`` and ``no`` makes a
+    ``type``: ``yes_no``, ``integer``, ``decimal``, ``select_one LIST`` or
+    ``select_multiple LIST`` with LIST a list of the choices sheet (a
+    select_one list whose names are exactly ``yes`` and ``no`` makes a
     ``yes_no`` question); ``name``; ``label``, or one ``label::LANGUAGE``
     column per language (``label::French (fr)``: several make a survey in
     several languages, the settings' ``default_language`` or else the first
@@ -30,6 +31,10 @@ The sheets and columns read (any other column is reported, not ignored):
     decimals or as text fractions: Excel turns a typed ``1/4`` into a date,
     which is reported. ``begin group`` ... ``end group`` rows (or
     ``begin_group`` ... ``end_group``) make pages (:mod:`surveys.xlsform_rows`).
+    A number's and a check-all-that-apply question's keys in columns of their
+    names: ``min``, ``max``, ``step``, ``bins``, ``epsilon``, ``mechanism``,
+    ``encoding``; or its range as XLSForm's ``constraint``, ``. >= MIN and
+    . <= MAX`` (:mod:`surveys.xlsform_numbers`).
 ``choices``
     ``list_name``, ``name``, ``label`` (or ``label::LANGUAGE`` columns).
 ``settings`` (optional)
@@ -44,8 +49,8 @@ The sheets and columns read (any other column is reported, not ignored):
 XLSForm types and columns that do something this app does not do are
 refused, each saying what it would do (:mod:`surveys.xlsform_rows`): metadata
 (``start``, ``end``, ``today``, ``deviceid``...) would store a time, a device
-or a person next to the answers; ``text``, ``integer``, ``select_multiple``,
-notes, repeats... are not asked by this app.
+or a person next to the answers; ``text``, ``range``, notes, repeats... are
+not asked by this app.
 
 A workbook is read within the limits of :mod:`surveys.limits`: its size on
 disk and uncompressed, and its number of parts, checked in its zip directory
@@ -80,19 +85,19 @@ from surveys.xlsform_cells import (
     read_sheet,
     unknown_columns,
 )
+from surveys.xlsform_numbers import NUMBER_COLUMNS
 from surveys.xlsform_rows import BEGIN_GROUP, END_GROUP, Layout, choice_lists, question, row_kind, text_columns
 from surveys.xlsform_settings import SETTINGS_RENAMED, settings, targets
 
 __all__ = ["CellProblem", "ImportedSurvey", "XLSFormError", "import_workbook", "read_sheet"]
 
-SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant", "appearance")
+SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant", "appearance", *NUMBER_COLUMNS)
 #: Survey columns written ``BASE::...``: a text in a language, or a key of the design.
 PREFIXED_COLUMNS = ("label", "hint", "design")
 CHOICE_COLUMNS = ("list_name", "name", "label")
 #: XLSForm's survey and choices columns that this app does not read, each with what it would do.
 OTHER_COLUMNS = {
-    "constraint": "it checks an answer, and a yes_no or select_one answer is always one of its choices",
-    "constraint_message": "it explains a constraint, and this app reads no constraint",
+    "constraint_message": "a number is chosen from a list of its range's values, so no answer breaks its constraint",
     "required_message": "the form says which answer is missing in its own words",
     "appearance": "it changes how a question is drawn, and this app draws every question alike",
     "default": "it fills in an answer, and a question here starts unanswered",
@@ -213,6 +218,7 @@ _WORKBOOK_WORDS = (
         re.compile(r"\{matrix: \[\[2/3, 1/6, 1/6\], \[1/6, 2/3, 1/6\], \[1/6, 1/6, 2/3\]\]\}"),
         "one design::matrix cell such as 2/3, 1/6, 1/6; 1/6, 2/3, 1/6; 1/6, 1/6, 2/3",
     ),
+    (re.compile(r"must be a list of cut points such as \[1, 5, 10\]"), "must be cut points such as 1, 5, 10"),
     (
         re.compile(r"; for a longer label write \{name: a_few_times, label: A few times\}"),
         "; a longer text goes in the label column",
@@ -246,7 +252,18 @@ def _cell_of(problem, places: _Places) -> tuple[str, int | None, str | None]:
     column = field.replace("design.", "design::") if field.startswith("design.") else field.split(".")[0]
     if column == "choices":
         return sheet.name, rows[0], sheet.where("type")
+    if column in ("min", "max"):
+        return sheet.name, rows[0], _range_column(sheet, rows[0], column)
     return sheet.name, rows[0], _column(sheet, column, _language(problem))
+
+
+def _range_column(sheet: Sheet, row: int | None, column: str) -> str:
+    """Where a number's ``min`` or ``max`` was written: its own column, or the row's ``constraint`` when that cell
+    is empty and the range came from the constraint (:mod:`surveys.xlsform_numbers`)."""
+    cells = dict(sheet.rows).get(row, {})
+    if not cell_text(cells.get(column)) and cell_text(cells.get("constraint")):
+        return sheet.where("constraint")
+    return _column(sheet, column)
 
 
 def _not_a_workbook(path: Path, error: Exception) -> XLSFormError:

@@ -1,5 +1,6 @@
 """The rows of an XLSForm workbook's ``survey`` and ``choices`` sheets: each row's type (a question, a group, or a
-type this app refuses, with the true reason), each question as a survey file's entry, and groups as pages.
+type this app refuses, with the true reason), each question as a survey file's entry (a number's and a
+check-all-that-apply question's own columns read by :mod:`surveys.xlsform_numbers`), and groups as pages.
 
 A group (``begin group`` ... ``end group``, or ``begin_group`` ... ``end_group``) is a page: a survey file's
 ``{type: page_break}`` is put wherever a group begins or ends between two questions, so the questions before a
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from surveys.definition import SELECT_ONE, YES_NO
+from surveys.design_contract import DECIMAL, INTEGER, SELECT_MULTIPLE
 from surveys.schema import PAGE_BREAK
 from surveys.xlsform_cells import (
     Report,
@@ -23,6 +25,7 @@ from surveys.xlsform_cells import (
     probability_cell,
     text_in_languages,
 )
+from surveys.xlsform_numbers import number_cells
 
 #: XLSForm's metadata types, each with what it would store next to the answers.
 METADATA_TYPES = {
@@ -41,8 +44,9 @@ METADATA_TYPES = {
 }
 _COLLECTS = {
     ("text", "string"): "collects free text",
-    ("integer", "decimal", "range"): "collects a number",
-    ("select_multiple", "select_all_that_apply", "rank"): "collects several answers to one question",
+    ("range",): "collects a number on a slider: write an integer or decimal question with min, max and step columns",
+    ("select_all_that_apply",): "is written select_multiple LIST here",
+    ("rank",): "collects an order of the choices",
     ("date", "time", "datetime"): "collects a date or a time",
     ("geopoint", "geotrace", "geoshape"): "collects a place",
     ("image", "audio", "video", "file", "barcode"): "collects a file, a picture or a recording",
@@ -53,7 +57,17 @@ _COLLECTS = {
 }
 #: Question types this app does not ask, each with what it would do.
 NOT_ASKED = {kind: what for kinds, what in _COLLECTS.items() for kind in kinds}
-ASKED = "this app asks only yes_no and select_one LIST questions, whose answers can be randomized"
+ASKED = (
+    "this app asks only yes_no, select_one LIST, select_multiple LIST, integer and decimal questions, whose answers "
+    "can be randomized"
+)
+#: The types whose row names a choice list, and those that take none (with why).
+LISTED_TYPES = (SELECT_ONE, SELECT_MULTIPLE)
+UNLISTED_TYPES = {
+    YES_NO: "its answers are yes and no",
+    INTEGER: "its range goes in the min and max columns",
+    DECIMAL: "its range goes in the min, max and step columns",
+}
 #: A group row's own columns (besides ``label``, which must be empty, and ``appearance``: see :class:`Layout`).
 GROUP_COLUMNS = ("type", "name", "relevant")
 #: The one appearance read: a group shown on one page, which every group is here.
@@ -81,12 +95,12 @@ def _refusal(kind: str, words: list[str]) -> str:
         return "a repeat asks its questions several times; this app asks each question once (use a group for a page)"
     if kind == "note":
         return "a note shows text without asking anything; put its text in a question's hint or in the intro setting"
-    if kind == SELECT_ONE and len(words) > 2 and words[2].lower() == "or_other":
+    if kind in LISTED_TYPES and len(words) > 2 and words[2].lower() == "or_other":
         return "or_other adds a free-text answer, which cannot be randomized: remove or_other and list every choice"
-    if kind == SELECT_ONE:
-        return f"select_one takes one choice list, written select_one LIST, got {' '.join(words)!r}"
-    if kind == YES_NO:
-        return f"yes_no takes no choice list (its answers are yes and no), got {' '.join(words)!r}"
+    if kind in LISTED_TYPES:
+        return f"{kind} takes one choice list, written {kind} LIST, got {' '.join(words)!r}"
+    if kind in UNLISTED_TYPES:
+        return f"{kind} takes no choice list ({UNLISTED_TYPES[kind]}), got {' '.join(words)!r}"
     if kind in NOT_ASKED:
         return f"type {kind!r} {NOT_ASKED[kind]}; {ASKED}"
     return f"unknown type {kind!r}; {ASKED}"
@@ -97,16 +111,17 @@ def question_type(report: Report, sheet: Sheet, number: int, cells, lists) -> tu
     words = cell_text(cells.get("type")).split()
     where = sheet.where("type")
     if not words:
-        report.add(sheet.name, number, where, "every question needs a type: yes_no or select_one LIST")
+        message = "every question needs a type: yes_no, select_one LIST, select_multiple LIST, integer or decimal"
+        report.add(sheet.name, number, where, message)
         return None, None
     kind = row_kind(cells)
-    if kind == YES_NO and len(words) == 1:
-        return YES_NO, None
-    if kind == SELECT_ONE and len(words) == 2:
+    if kind in UNLISTED_TYPES and len(words) == 1:
+        return kind, None
+    if kind in LISTED_TYPES and len(words) == 2:
         if words[1] not in lists:
             report.add(sheet.name, number, where, f"choice list {words[1]!r} is not in the choices sheet")
             return None, None
-        return SELECT_ONE, words[1]
+        return kind, words[1]
     report.add(sheet.name, number, where, _refusal(kind, words))
     return None, None
 
@@ -185,10 +200,11 @@ def question(report: Report, sheet: Sheet, number: int, cells, lists, texts) -> 
             entry[column] = value
     if list_name is not None:
         choices = [choice for _, choice in lists[list_name]]
-        if sorted(c["name"] for c in choices) == ["no", "yes"]:
+        if qtype != SELECT_MULTIPLE and sorted(c["name"] for c in choices) == ["no", "yes"]:
             entry["type"] = YES_NO
         else:
             entry["choices"] = choices
+    entry |= number_cells(report, sheet, number, cells, qtype)
     design = _design(report, sheet, number, cells, texts)
     if design:
         entry["design"] = design

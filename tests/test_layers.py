@@ -243,14 +243,6 @@ KIND_DECISIONS_ALLOWED = {
         "if before[name].is_randomized:",
     ): "a survey-file check: a condition names only questions whose answers are stored as given",
     (
-        "surveys/xlsform_rows.py",
-        'if kind == SELECT_ONE and len(words) > 2 and words[2].lower() == "or_other":',
-    ): _FILE_TYPE,
-    ("surveys/xlsform_rows.py", "if kind == SELECT_ONE:"): _FILE_TYPE,
-    ("surveys/xlsform_rows.py", "if kind == YES_NO:"): _FILE_TYPE,
-    ("surveys/xlsform_rows.py", "if kind == YES_NO and len(words) == 1:"): _FILE_TYPE,
-    ("surveys/xlsform_rows.py", "if kind == SELECT_ONE and len(words) == 2:"): _FILE_TYPE,
-    (
         "surveys/design_choices.py",
         "if option.kind == SELECT_ONE:",
     ): "a design option's declared type in the editor's list, before a Question exists",

@@ -82,7 +82,7 @@ def test_a_workbook_becomes_the_survey_file_it_describes(tmp_path):
 
 def test_every_problem_is_reported_by_sheet_row_and_column(tmp_path):
     survey = [
-        [*SURVEY_ROWS[0], "constraint"],
+        [*SURVEY_ROWS[0], "calculation"],
         ["text", "comment", "Anything else?"],
         ["start", "started", "Start time"],
         ["select_one missing", "m", "Which?"],
@@ -91,10 +91,10 @@ def test_every_problem_is_reported_by_sheet_row_and_column(tmp_path):
     ]
     found = problems_of(workbook(tmp_path / "form.xlsx", survey=survey))
     assert found == [
-        "survey, row 1, column J (constraint): column 'constraint' is not read by this app: it checks an answer, "
-        "and a yes_no or select_one answer is always one of its choices; remove the column",
-        "survey, row 2, column A (type): type 'text' collects free text; this app asks only yes_no and "
-        "select_one LIST questions, whose answers can be randomized",
+        "survey, row 1, column J (calculation): column 'calculation' is not read by this app: it computes a value "
+        "that is not asked; remove the column",
+        "survey, row 2, column A (type): type 'text' collects free text; this app asks only yes_no, select_one "
+        "LIST, select_multiple LIST, integer and decimal questions, whose answers can be randomized",
         "survey, row 3, column A (type): metadata type 'start' is refused: it would store the time the form was "
         "opened next to the answers, which could tell who answered; this app never stores it",
         "survey, row 4, column A (type): choice list 'missing' is not in the choices sheet",
@@ -450,7 +450,9 @@ def test_every_shipped_survey_written_as_a_workbook_reads_back_as_the_same_surve
 def test_the_shipped_examples_cover_pages_languages_designs_and_targets():
     """What the round trip above checks depends on the examples holding each part of the format."""
     texts = [path.read_text(encoding="utf-8") for path in SHIPPED]
-    for part in ("type: page_break", "languages:", "targets:", "innocuous:", "matrix:", "relevant:", "direct_share"):
+    parts = ("type: page_break", "languages:", "targets:", "innocuous:", "matrix:", "relevant:", "direct_share")
+    parts += ("type: integer", "type: decimal", "type: select_multiple", "bins:", "mechanism:", "randomize: false")
+    for part in parts:
         assert any(part in text for text in texts), part
 
 
@@ -520,13 +522,16 @@ def test_each_group_mistake_is_reported_at_its_row_with_what_is_wrong(tmp_path):
         ("end", "metadata type 'end' is refused: it would store the time the form was sent next to the answers"),
         ("deviceid", "metadata type 'deviceid' is refused: it would store an identifier of the respondent's device"),
         ("note", "a note shows text without asking anything; put its text in a question's hint or in the intro"),
-        ("integer", "type 'integer' collects a number; this app asks only yes_no and select_one LIST questions"),
-        ("select_multiple ai", "type 'select_multiple' collects several answers to one question; this app asks"),
+        ("integer ai", "integer takes no choice list (its range goes in the min and max columns), got 'integer ai'"),
+        ("select_multiple", "select_multiple takes one choice list, written select_multiple LIST, got"),
+        ("select_multiple ai or_other", "or_other adds a free-text answer, which cannot be randomized"),
+        ("range", "type 'range' collects a number on a slider: write an integer or decimal question with min, max"),
+        ("select_all_that_apply ai", "type 'select_all_that_apply' is written select_multiple LIST here"),
         ("begin repeat", "a repeat asks its questions several times; this app asks each question once"),
         ("select_one ai or_other", "or_other adds a free-text answer, which cannot be randomized"),
         ("select_one", "select_one takes one choice list, written select_one LIST, got 'select_one'"),
         ("yes_no yn", "yes_no takes no choice list (its answers are yes and no), got 'yes_no yn'"),
-        ("likert", "unknown type 'likert'; this app asks only yes_no and select_one LIST questions"),
+        ("likert", "unknown type 'likert'; this app asks only yes_no, select_one LIST, select_multiple LIST, integer"),
     ],
     ids=lambda value: value.replace(" ", "_") if len(value) < 30 else "says",
 )
@@ -548,7 +553,8 @@ def test_an_xlsform_column_this_app_does_not_read_says_why_and_an_unknown_one_li
         "survey, row 1, column D (default): column 'default' is not read by this app: it fills in an answer, "
         "and a question here starts unanswered; remove the column",
         "survey, row 1, column E (colour): unknown column 'colour'; the survey sheet's columns are type, name, "
-        "label, hint, required, randomize, relevant, appearance, label::..., hint::..., design::...",
+        "label, hint, required, randomize, relevant, appearance, min, max, step, epsilon, bins, mechanism, "
+        "encoding, constraint, label::..., hint::..., design::...",
     ]
 
 

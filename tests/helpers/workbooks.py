@@ -66,13 +66,21 @@ def _flag(value: object) -> object:
     return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) else value
 
 
+#: A number's and a check-all-that-apply question's keys, each written in the column of its name.
+NUMBER_KEYS = ("min", "max", "step", "epsilon", "mechanism", "encoding")
+
+
 def _question_row(entry: Mapping, languages: list[str], choices: list[dict]) -> dict:
-    """A question's survey row; a select_one's choices are appended to ``choices`` (its list named after it)."""
+    """A question's survey row; a select_one's or select_multiple's choices are appended to ``choices`` (its list
+    named after it); a number's keys in their columns, its bins in one cell (``1, 5, 10``)."""
     row = {"type": entry["type"], "name": entry["name"], **_texts("label", entry["label"], languages)}
     if "hint" in entry:
         row |= _texts("hint", entry["hint"], languages)
-    if entry["type"] == "select_one":
-        row["type"] = f"select_one {entry['name']}"
+    row |= {key: entry[key] for key in NUMBER_KEYS if key in entry}
+    if "bins" in entry:
+        row["bins"] = ", ".join(str(cut) for cut in entry["bins"])
+    if entry["type"] in ("select_one", "select_multiple"):
+        row["type"] = f"{entry['type']} {entry['name']}"
         for choice in entry["choices"]:
             name, label = (choice["name"], choice["label"]) if isinstance(choice, Mapping) else (choice, choice)
             choices.append({"list_name": entry["name"], "name": str(name), **_texts("label", label, languages)})
