@@ -87,7 +87,8 @@ class NumberRange:
         if list(self.cuts) != sorted(set(self.cuts)) or any(
             not self.minimum < cut < self.maximum or not self.on_grid(cut) for cut in self.cuts
         ):
-            raise ValueError(f"bins must be increasing points on the grid strictly inside the range, got {self.cuts}")
+            shown = ", ".join(format_value(cut, 6).rstrip("0").rstrip(".") for cut in self.cuts)
+            raise ValueError(f"bins must be increasing points on the grid strictly inside the range, got {shown}")
 
     @property
     def steps(self) -> int:

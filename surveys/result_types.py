@@ -25,6 +25,8 @@ from analysis import (
 )
 from analysis.control_arm import ControlArmComparison
 from analysis.misclassification import MisclassificationDesign, MisclassificationEstimate
+from analysis.numeric import numeric_needed_n, numeric_sequence_needed_n
+from analysis.numeric_design import MAX_NUMERIC_EPSILON, MIN_NUMERIC_EPSILON, NUMERIC_MECHANISMS, numeric_design
 from analysis.two_group import TwoGroupEstimate
 from surveys.definition import Choice, Question, Survey
 from surveys.plan_types import ChoicePlan, option_plan
@@ -403,6 +405,19 @@ class BinShare:
 
 
 @dataclass(frozen=True)
+class MechanismPlan:
+    """The answers one mechanism needs for a margin on a number's mean at the question's epsilon: for the
+    interval (``interval_n``) and for the anytime-valid sequence (``sequence_n``), worst case over the true
+    values; ``current`` for the question's own mechanism. ``None`` where it cannot be worked out."""
+
+    mechanism: str
+    epsilon: float
+    interval_n: int | None
+    sequence_n: int | None
+    current: bool
+
+
+@dataclass(frozen=True)
 class NumberResult:
     """The mean of a number, randomized on the device (or asked plainly), in the question's units.
 
@@ -435,6 +450,29 @@ class NumberResult:
     error: str | None = None
     sequence: SequenceBounds | None = None
     sums: tuple[int, int, int] = (0, 0, 0)
+
+    def mechanism_plans(self, share_of_range: float, confidence_level: float) -> tuple[MechanismPlan, ...]:
+        """For a margin of ``share_of_range`` of the question's range (0.05: plus or minus 5% of max - min), the
+        answers each mechanism would need at this question's epsilon (:func:`analysis.numeric_needed_n`,
+        :func:`analysis.numeric_sequence_needed_n`), so that the researcher sees the cost of each choice; ``()``
+        for a plain number."""
+        if self.question.design is None:
+            return ()
+        steps = self.question.number.steps
+        epsilon = min(max(self.question.design.epsilon, MIN_NUMERIC_EPSILON), MAX_NUMERIC_EPSILON)
+        plans = []
+        for mechanism in NUMERIC_MECHANISMS:
+            design = numeric_design(steps, epsilon, mechanism)
+            try:
+                interval = numeric_needed_n(design, share_of_range * steps, confidence_level)
+                sequence = numeric_sequence_needed_n(design, share_of_range * steps, confidence_level)
+            except (ValueError, ArithmeticError):
+                interval = sequence = None
+            plans.append(
+                MechanismPlan(mechanism, design.epsilon, interval, sequence, design.kind == self.question.design.kind)
+            )
+        return tuple(plans)
+
     mean_raw: float | None = None
     ci_method: str = ""
     ci_side: str = "two-sided"

@@ -291,3 +291,26 @@ def test_statistics_files_keep_numbers_as_grid_steps_and_check_all_as_text(numbe
     script = auth.client.get(f"{PAGE}/read-responses.R").get_data(as_text=True)
     assert "d$hours <- as.integer(d$hours)  # grid steps y: the value is 0.0 + y * 0.5" in script
     assert "factor(d$done" not in script
+
+
+def test_each_randomized_number_shows_the_answers_each_mechanism_needs_at_its_epsilon(numbers_app, auth):
+    """The cost of each choice: for the page's margin (a share of the range), the interval's and the sequence's
+    answers needed under the one-bit design and the Laplace mechanism at the question's epsilon, as
+    analysis.numeric computes them, the question's own mechanism marked; none for a plain number."""
+    from analysis.numeric import numeric_needed_n, numeric_sequence_needed_n
+    from analysis.numeric_design import numeric_design
+
+    survey = survey_of(numbers_app)
+    auth.login()
+    page = auth.client.get(f"{PAGE}?half_width=10").get_data(as_text=True)
+    for name, own in (("drinks", "One bit per answer"), ("hours", "Laplace mechanism (noise added)")):
+        question = survey.question(name)
+        table = row_html(page, f"plans-{name}")
+        shown = {row[0].replace(" (this question's)", ""): (row[1], row[2]) for row in body_rows(table)}
+        for mechanism, label in (("bounded", "One bit per answer"), ("laplace", "Laplace mechanism (noise added)")):
+            design = numeric_design(question.number.steps, question.design.epsilon, mechanism)
+            half_width = 0.1 * question.number.steps
+            wanted = (str(numeric_needed_n(design, half_width)), str(numeric_sequence_needed_n(design, half_width)))
+            assert shown[label] == wanted, (name, mechanism)
+        assert f"{own} <small>(this question's)</small>" in table
+    assert 'id="plans-age"' not in page
