@@ -314,3 +314,18 @@ def test_each_randomized_number_shows_the_answers_each_mechanism_needs_at_its_ep
             assert shown[label] == wanted, (name, mechanism)
         assert f"{own} <small>(this question's)</small>" in table
     assert 'id="plans-age"' not in page
+
+
+def test_the_cli_exports_the_same_rows_for_numbers_and_check_all(numbers_app, auth):
+    """`flask export estimates` gives the rows the page's export gives (one home: gather.estimates_json)."""
+    import json
+
+    store(numbers_app)
+    auth.login()
+    web_rows = auth.client.get(f"{PAGE}/estimates.json").get_json()["rows"]
+    result = numbers_app.test_cli_runner().invoke(args=["export", "estimates", "nums", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    cli_rows = json.loads(result.output)["rows"]
+    picked = [(r["question"], r.get("statistic"), r.get("estimate")) for r in cli_rows if r.get("statistic")]
+    assert picked == [(r["question"], r.get("statistic"), r.get("estimate")) for r in web_rows if r.get("statistic")]
+    assert {"mean", "option_share", "ticked_count"} <= {statistic for _, statistic, _ in picked}
