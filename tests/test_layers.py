@@ -180,10 +180,6 @@ _ARMS = "survey-file check of group_1_share and direct_share; arms.py is below t
 KIND_DECISIONS_ALLOWED = {
     (
         "surveys/schema.py",
-        "if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE):",
-    ): "a survey-file check: a survey of several pages cannot have a number or check-all-that-apply question yet",
-    (
-        "surveys/schema.py",
         "if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE) and q.is_randomized:",
     ): "a survey-file check: arms are refused beside a randomized number or check-all-that-apply question",
     (
