@@ -478,6 +478,9 @@ class Protection:
         ``""`` when none is drawn.
     protecting : str
         The same over the drawn questions none of whose stored answers reveals anything.
+    numbers : tuple of Question
+        The drawn numbers and check-all-that-apply questions: noise added or sent bit by bit, not a random
+        answer stored instead of the true one.
     """
 
     questions: tuple[Question, ...]
@@ -487,6 +490,7 @@ class Protection:
     revealing: tuple[Question, ...]
     randomizer: str
     protecting: str
+    numbers: tuple[Question, ...] = ()
 
 
 def _common_randomizer(questions: Sequence[Question]) -> str:
@@ -507,6 +511,7 @@ def protection(questions: Sequence[Question]) -> Protection:
         revealing,
         _common_randomizer(drawn),
         _common_randomizer([q for q in drawn if q not in revealing]),
+        tuple(q for q in drawn if q.number is not None or _is_unary(q)),
     )
 
 
@@ -586,7 +591,7 @@ def drawn_sentence(shown: Protection, gettext: Gettext = untranslated) -> str:
         return ""
     count, total = len(shown.drawn), len(shown.questions)
     revealing = bool(shown.revealing)
-    if any(q.number is not None or _is_unary(q) for q in shown.drawn):
+    if shown.numbers:
         how = "all" if count == total else "one" if count == 1 else "some"
         return gettext(DRAWN_HOW[(how, revealing)]) % {"randomized": count, "total": total}
     if count == total:
