@@ -29,6 +29,7 @@ import sqlite_utils
 from storage import queries
 from surveys.definition import Survey
 from surveys.design_contract import record_design_keys
+from surveys.kinds import kind_of
 
 
 def floor_scan(db: sqlite_utils.Database, survey: Survey) -> list[int]:
@@ -83,3 +84,17 @@ def cold_tallies(db: sqlite_utils.Database, survey_id: str) -> dict[str, dict[st
             if answer is not None and key is not None:
                 counts[name][key][answer] += times
     return {name: {key: dict(by_answer) for key, by_answer in by_key.items()} for name, by_key in counts.items()}
+
+
+def kept_tallies(survey: Survey, counted: dict[str, dict[str, dict[str, int]]]) -> dict[str, dict[str, dict[str, int]]]:
+    """The running tallies the stored answers ``counted`` (per question, design key and answer, as
+    :func:`cold_tallies` recounts them) make: each answer's kept rows (:func:`surveys.kinds.kind_of`'s
+    ``kept_rows``: the answer itself for a choice; a number's bucket, sum and sum of squares) times its count."""
+    kept: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    for name, by_key in counted.items():
+        question = survey.question(name)
+        for key, by_answer in by_key.items():
+            for answer, times in by_answer.items():
+                for row, add in kind_of(question).kept_rows(question, answer):
+                    kept[name][key][row] += times * add
+    return {name: {key: dict(rows) for key, rows in by_key.items()} for name, by_key in kept.items()}

@@ -25,17 +25,15 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign
 from storage import connection, migrations, postgres, responses
-from surveys.definition import Survey
-from surveys.design_contract import question_design_key
-from surveys.models import answer_pattern, kept_outcomes
-from surveys.submission import noisy_response
+from surveys.definition import NUMBER_TYPES, SELECT_MULTIPLE, Question, Survey
+from surveys.submission import NoisyResponse, noisy_response
 
 #: Distinct answer sets drawn from; rows pick one at random.
 POOL_SIZE = 4096
@@ -59,14 +57,53 @@ def create_database(path: Path | str) -> None:
         db.close()
 
 
-def _answer_pool(survey: Survey, rng: np.random.Generator) -> list[dict[str, str]]:
-    """``POOL_SIZE`` answer sets, one answer per question, with uneven shares."""
+def _answer_pool(survey: Survey, rng: np.random.Generator, size: int) -> list[dict[str, str]]:
+    """``size`` answer sets, one stored answer per question, with uneven shares: a choice drawn from
+    random weights; a number's or a check-all question's output drawn from its design
+    (:func:`_number_outputs`, :func:`_ticks_outputs`)."""
     columns = {}
     for question in survey.questions:
-        names = question.choice_names
-        weights = rng.dirichlet(np.full(len(names), 2.0))
-        columns[question.name] = rng.choice(len(names), size=POOL_SIZE, p=weights)
-    return [{q.name: q.choice_names[columns[q.name][i]] for q in survey.questions} for i in range(POOL_SIZE)]
+        if question.type in NUMBER_TYPES:
+            columns[question.name] = _number_outputs(question, rng, size)
+        elif question.type == SELECT_MULTIPLE:
+            columns[question.name] = _ticks_outputs(question, rng, size)
+        else:
+            names = question.choice_names
+            weights = rng.dirichlet(np.full(len(names), 2.0))
+            picked = rng.choice(len(names), size=size, p=weights)
+            columns[question.name] = [names[k] for k in picked.tolist()]
+    return [{q.name: columns[q.name][i] for q in survey.questions} for i in range(size)]
+
+
+def _number_outputs(question: Question, rng: np.random.Generator, size: int) -> list[str]:
+    """Stored outputs of a number: true grid indices from a random beta shape, then the design's output (the
+    index plus discrete Laplace noise, clamped, as the difference of two geometric draws; or the one bit), or
+    a plain number's index zero-padded as the form posts it."""
+    steps = question.number.steps
+    shape = rng.uniform(0.5, 3.0, size=2)
+    truth = np.rint(rng.beta(shape[0], shape[1], size=size) * steps).astype(np.int64)
+    design = question.design
+    if isinstance(design, DiscreteLaplaceDesign):
+        failures = rng.geometric(1 - design.ratio, size=(2, size)) - 1  # P(j) proportional to r^j
+        outputs = np.clip(truth + failures[0] - failures[1], *design.output_range)
+    elif isinstance(design, BoundedDesign):
+        ones = np.array([float(design.one_probability(k)) for k in truth.tolist()])
+        outputs = (rng.random(size) < ones).astype(np.int64)
+    else:
+        return [str(k).zfill(len(str(steps))) for k in truth.tolist()]
+    return [str(y) for y in outputs.tolist()]
+
+
+def _ticks_outputs(question: Question, rng: np.random.Generator, size: int) -> list[str]:
+    """Stored bits of a check-all-that-apply question: each option ticked with its own random share, then each
+    bit sent as 1 with ``p`` if ticked, ``q`` if not (plain: as ticked)."""
+    options = len(question.choices)
+    ticked = rng.random((size, options)) < rng.uniform(0.05, 0.6, size=options)
+    design = question.design
+    sent = (
+        ticked if design is None else rng.random((size, options)) < np.where(ticked, float(design.p), float(design.q))
+    )
+    return ["".join("1" if bit else "0" for bit in row) for row in sent.tolist()]
 
 
 @dataclass(frozen=True)
@@ -115,13 +152,18 @@ class Generator:
     survey: Survey
     seed: int = 20260901
     rows: int = 0
+    #: Distinct answer sets stored through the product (0: :data:`POOL_SIZE`).
+    pool_size: int = 0
     rng: np.random.Generator = field(init=False)
     pool: list[dict[str, str]] = field(init=False)
+    responses: list[NoisyResponse] = field(init=False)
     templates: Templates = field(init=False)
 
     def __post_init__(self) -> None:
+        self.pool_size = self.pool_size or POOL_SIZE
         self.rng = np.random.default_rng(self.seed)
-        self.pool = _answer_pool(self.survey, self.rng)
+        self.pool = _answer_pool(self.survey, self.rng, self.pool_size)
+        self.responses = [noisy_response(self.survey, answers, "server") for answers in self.pool]
         self.templates = store_templates(
             self.path.with_name(self.path.stem + "-templates.sqlite3"), self.survey, self.pool
         )
@@ -157,7 +199,7 @@ class Generator:
         )  # column names read from the product's own table
 
     def _insert_batch(self, conn: sqlite3.Connection, count: int) -> None:
-        picks = self.rng.integers(0, POOL_SIZE, size=count)
+        picks = self.rng.integers(0, self.pool_size, size=count)
         days = self.rng.integers(0, DAYS, size=count)
         device = self.rng.random(count) < DEVICE_SHARE
         suffixes = self.rng.integers(0, 2**63, size=count)
@@ -188,59 +230,43 @@ class Generator:
             row[id_at], row[day_at] = f"{start + i:016x}{suffix:016x}", day_names[day]
             yield row
 
+    def _kept_counts(self, picks: np.ndarray, rows_of) -> dict[tuple, int]:
+        """``{row key: count}`` over the rows ``rows_of(response)`` yields for each picked template (``(key...,
+        add)``: 1 for an answer, a number's output and its square for its sums), as the product adds them
+        one response at a time; a key any picked template has is kept even if its count is 0 (a sum of zeros)."""
+        counts: dict[tuple, int] = {}
+        for pick, times in enumerate(np.bincount(picks, minlength=self.pool_size).tolist()):
+            if times:
+                for *key, add in rows_of(self.responses[pick]):
+                    counts[tuple(key)] = counts.get(tuple(key), 0) + times * add
+        return counts
+
     def _add_tallies(self, conn: sqlite3.Connection, picks: np.ndarray) -> None:
-        counts = Counter()
-        for pick, times in enumerate(np.bincount(picks, minlength=POOL_SIZE).tolist()):
-            for name, answer in self.pool[pick].items():
-                counts[name, answer] += times
-        keys = {q.name: question_design_key(q) for q in self.survey.questions}
+        counts = self._kept_counts(picks, _tally_rows)
         conn.executemany(
             "INSERT INTO tallies (survey_id, question, design, answer, count) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (survey_id, question, design, answer) DO UPDATE SET count = tallies.count + excluded.count",
-            [(self.survey.id, name, keys[name], answer, n) for (name, answer), n in counts.items() if n],
+            [(self.survey.id, *key, n) for key, n in counts.items()],
         )
 
     def _add_group_tallies(self, conn: sqlite3.Connection, picks: np.ndarray) -> None:
         """The break-down tallies the product keeps per plain question, for these rows."""
-        counts = Counter()
-        plain = [q.name for q in self.survey.plain_questions]
-        for pick, times in enumerate(np.bincount(picks, minlength=POOL_SIZE).tolist()):
-            answers = self.pool[pick]
-            for by in plain:
-                for name, answer in answers.items():
-                    counts[by, answers.get(by, responses.NO_ANSWER), name, answer] += times
-        keys = {q.name: question_design_key(q) for q in self.survey.questions}
+        counts = self._kept_counts(picks, _group_rows)
         conn.executemany(
             "INSERT INTO group_tallies (survey_id, by_question, by_answer, question, design, answer, count)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, by_question, by_answer, question, design, answer)"
             " DO UPDATE SET count = group_tallies.count + excluded.count",
-            [
-                (self.survey.id, by, group, name, keys[name], answer, n)
-                for (by, group, name, answer), n in counts.items()
-                if n
-            ],
+            [(self.survey.id, *key, n) for key, n in counts.items()],
         )
 
     def _add_pattern_tallies(self, conn: sqlite3.Connection, picks: np.ndarray) -> None:
         """The model's counts the product keeps per yes/no outcome and pattern of plain answers, for these rows."""
-        counts = Counter()
-        plain = [q.name for q in self.survey.plain_questions]
-        outcomes = kept_outcomes(self.survey)
-        for pick, times in enumerate(np.bincount(picks, minlength=POOL_SIZE).tolist()):
-            answers = self.pool[pick]
-            pattern = answer_pattern(answers, plain)
-            for outcome in outcomes:
-                counts[outcome, pattern, answers[outcome]] += times
-        keys = {q.name: question_design_key(q) for q in self.survey.questions}
+        counts = self._kept_counts(picks, _pattern_rows)
         conn.executemany(
             "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (survey_id, outcome, design, pattern, answer)"
             " DO UPDATE SET count = pattern_tallies.count + excluded.count",
-            [
-                (self.survey.id, outcome, keys[outcome], pattern, answer, n)
-                for (outcome, pattern, answer), n in counts.items()
-                if n
-            ],
+            [(self.survey.id, *key, n) for key, n in counts.items()],
         )
 
     def _add_daily_counts(self, conn: sqlite3.Connection, days: np.ndarray) -> None:
@@ -252,25 +278,50 @@ class Generator:
 
     def _add_daily_tallies(self, conn: sqlite3.Connection, picks: np.ndarray, days: np.ndarray) -> None:
         """The per-day tallies the product keeps (m009), for these rows: what the estimate over time reads."""
-        per_day_pick = np.bincount(days * POOL_SIZE + picks, minlength=DAYS * POOL_SIZE).reshape(DAYS, POOL_SIZE)
+        per_day_pick = np.bincount(days * self.pool_size + picks, minlength=DAYS * self.pool_size).reshape(
+            DAYS, self.pool_size
+        )
+        keys = sorted({tuple(row[:-1]) for response in self.responses for row in _tally_rows(response)})
+        column = {key: k for k, key in enumerate(keys)}
+        adds = np.zeros((self.pool_size, len(keys)), dtype=np.int64)  # pool entry -> what it adds to each kept row
+        present = np.zeros((self.pool_size, len(keys)), dtype=np.int64)  # pool entry -> 1 where it has that row
+        for pick, response in enumerate(self.responses):
+            for *key, add in _tally_rows(response):
+                adds[pick, column[tuple(key)]] = add
+                present[pick, column[tuple(key)]] = 1
         rows = []
-        for question in self.survey.questions:
-            answers = sorted({a[question.name] for a in self.pool if question.name in a})
-            chosen = np.zeros((POOL_SIZE, len(answers)), dtype=np.int64)  # one-hot: pool entry -> its answer
-            for pick, entry in enumerate(self.pool):
-                if question.name in entry:
-                    chosen[pick, answers.index(entry[question.name])] = 1
-            key = question_design_key(question)
-            for day, per_answer in enumerate((per_day_pick @ chosen).tolist()):
-                rows += [
-                    (self.survey.id, self.days[day], question.name, key, a, n) for a, n in zip(answers, per_answer) if n
-                ]
+        for day, per_key, seen in zip(range(DAYS), (per_day_pick @ adds).tolist(), (per_day_pick @ present).tolist()):
+            rows += [(self.survey.id, self.days[day], *key, n) for key, n, s in zip(keys, per_key, seen) if s]
         conn.executemany(
             "INSERT INTO daily_tallies (survey_id, day, question, design, answer, count) VALUES (?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (survey_id, day, question, design, answer)"
             " DO UPDATE SET count = daily_tallies.count + excluded.count",
             rows,
         )
+
+
+def _tally_rows(response: NoisyResponse):
+    """``(question, design, answer, add)`` for each kept tally row of one response, as
+    :func:`storage.responses._insert_response` adds them."""
+    designs = response.question_designs
+    return [(name, designs[name], key, add) for name in response.answers for key, add in response.kept_rows(name)]
+
+
+def _group_rows(response: NoisyResponse):
+    """``(by, group, question, design, answer, add)`` for each kept break-down row of one response."""
+    rows = _tally_rows(response)
+    return [(by, response.answers.get(by, responses.NO_ANSWER), *row) for by in response.plain for row in rows]
+
+
+def _pattern_rows(response: NoisyResponse):
+    """``(outcome, design, pattern, answer, add)`` for each kept pattern row of one response."""
+    pattern, designs = response.pattern(), response.question_designs
+    return [
+        (outcome, designs[outcome], pattern, key, add)
+        for outcome in response.pattern_outcomes
+        if outcome in response.answers
+        for key, add in response.kept_rows(outcome)
+    ]
 
 
 class PostgresBulk:

@@ -27,6 +27,10 @@ Figures (see bench/README.md for what each means):
    the grown survey and its kept counts against a recount.
 7. ``catalog``: the survey catalogue's cost per request with 10, 1,000 and
    10,000 surveys stored in the database (``bench.catalog_bench``): flat.
+8. ``numbers``: the results page, its data and the estimates exports of a
+   survey with a randomized integer (one bit), a Laplace decimal, a
+   check-all-that-apply question and a plain number at the ``--sizes``
+   (``bench.numbers_bench``): under 100 ms and flat.
 
 ``--quick`` runs every part and prints every row of the full run, at toy
 sizes and for a second or so per load round: its figures say that the bench
@@ -53,6 +57,7 @@ from bench import (
     http_bench,
     machine,
     model_bench,
+    numbers_bench,
     page_bench,
     postgres_bench,
     profile_submit,
@@ -65,7 +70,7 @@ from bench.survey import SURVEY_ID, write_survey
 from devtools import postgres_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("page", "http", "results", "export", "signin", "model", "catalog")
+PARTS = ("page", "http", "results", "export", "signin", "model", "catalog", "numbers")
 #: Responses the model is fitted at (from kept counts only: seconds to make).
 MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
 #: ``--quick``: stored responses for figure 2 (two sizes: the database is grown between them, as in a
@@ -73,8 +78,13 @@ MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
 QUICK_SIZES = (2_000, 5_000)
 QUICK_EXPORT_SMALL_ROWS = 1_000
 QUICK_MODEL_SIZES = (10_000, 100_000)
+#: ``--quick``: distinct answer sets the numbers survey's generator stores through the product (full run:
+#: :data:`bench.dataset.POOL_SIZE`), so that the part adds seconds, not tens of seconds, to the quick run.
+QUICK_NUMBERS_POOL = 256
 #: Bytes of database per stored response (rows, index, tallies), for the disk check.
 BYTES_PER_ROW = 420
+#: The same for the numbers survey (four questions; measured: 405 bytes at 200,000 responses).
+NUMBERS_BYTES_PER_ROW = 420
 RESULTS_TARGET_SECONDS = 0.100
 COLD_OVER_FLOOR_TARGET = 1.5
 EXPORT_RATE_TARGET = 500_000
@@ -95,6 +105,7 @@ class Plan:
     signin: signin_flood.FloodScale
     model_sizes: tuple[int, ...]
     catalog_sizes: tuple[int, ...]
+    numbers_pool: int  # 0: the generator's default
     postgres_url: str | None  # None: a throwaway cluster for the run
     keep: bool
 
@@ -148,6 +159,7 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         signin=signin_flood.QUICK if quick else signin_flood.FloodScale(),
         model_sizes=QUICK_MODEL_SIZES if quick else MODEL_SIZES,
         catalog_sizes=catalog_bench.QUICK_SIZES if quick else catalog_bench.SIZES,
+        numbers_pool=QUICK_NUMBERS_POOL if quick else 0,
         postgres_url=args.postgres_url,
         keep=args.keep,
     )
@@ -160,7 +172,8 @@ def say(message: str) -> None:
 
 def check_disk(workdir: Path, plan: Plan) -> None:
     largest = max(plan.sizes + (plan.export_rows,)) if {"results", "export"} & set(plan.parts) else 0
-    needed = largest * BYTES_PER_ROW * 1.3
+    numbers = max(plan.sizes) * NUMBERS_BYTES_PER_ROW if "numbers" in plan.parts else 0
+    needed = (largest * BYTES_PER_ROW + numbers) * 1.3
     free = shutil.disk_usage(workdir).free
     if needed > free:
         sys.exit(f"Not enough disk in {workdir}: about {needed / 1e9:.1f} GB needed, {free / 1e9:.1f} GB free.")
@@ -387,6 +400,10 @@ def run(plan: Plan) -> int:
         if "catalog" in plan.parts:
             say(f"the survey catalogue with {', '.join(f'{n:,}' for n in plan.catalog_sizes)} stored surveys")
             figures += catalog_bench.figures(catalog_bench.measure(workdir, plan.catalog_sizes))
+        if "numbers" in plan.parts:
+            timings = numbers_bench.measure(workdir, plan.sizes, plan.numbers_pool, say)
+            figures += numbers_bench.figures(timings)
+            notes += [f"numbers survey: generated up to {t.rows:,} rows in {t.generated:.1f} s" for t in timings]
         if {"results", "export"} & set(plan.parts):
             more, generation, export_pieces = grow_and_measure(workdir, plan)
             figures += more

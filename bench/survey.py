@@ -77,3 +77,57 @@ def write_survey(folder: Path) -> Survey:
     path = folder / f"{SURVEY_ID}.yaml"
     path.write_text(SURVEY_YAML, encoding="utf-8")
     return load_survey_file(path)
+
+
+NUMBERS_SURVEY_ID = "bench-numbers"
+
+#: The numbers benchmark's survey (issue 27): a randomized integer under the one-bit bounded design, a decimal
+#: under the discrete Laplace mechanism, a randomized check-all-that-apply question and a plain number, as in
+#: ``survey_files/student-habits.yaml``.
+NUMBERS_SURVEY_YAML = """\
+id: bench-numbers
+title: Student habits survey (benchmark)
+version: 1
+intro: Numbers are sent with noise added on your device; each option of the last question as a randomized yes or no.
+questions:
+  - name: drinks
+    type: integer
+    label: In the past month, on how many days did you drink more than five glasses of alcohol?
+    min: 0
+    max: 30
+    epsilon: 1.0
+    mechanism: bounded
+    bins: [1, 5, 10]
+  - name: unpaid_hours
+    type: decimal
+    label: In the past month, how many hours of work did you claim but not do?
+    min: 0
+    max: 20
+    step: 0.5
+    epsilon: 3.5
+    mechanism: laplace
+    bins: [0.5, 2, 5]
+  - name: done
+    type: select_multiple
+    label: Which of these have you done this term? Answer yes or no for each.
+    choices:
+      - {name: copied, label: Copied homework from another student}
+      - {name: fake_excuse, label: Gave a false excuse for a late assignment}
+      - {name: ghostwriter, label: Paid someone to write an assignment}
+    epsilon: 2
+  - name: age
+    type: integer
+    label: Your age
+    randomize: false
+    min: 16
+    max: 99
+    bins: [20, 25, 30]
+"""
+
+
+def write_numbers_survey(folder: Path) -> Survey:
+    """Write the numbers benchmark's survey into ``folder`` and load it as the app would."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{NUMBERS_SURVEY_ID}.yaml"
+    path.write_text(NUMBERS_SURVEY_YAML, encoding="utf-8")
+    return load_survey_file(path)

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import dataset, results_bench
-from bench.survey import write_survey
+from bench import cold, dataset, numbers_bench, results_bench
+from bench.survey import write_numbers_survey, write_survey
+from storage import connection, queries
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The whole quick run, servers and PostgreSQL included (about a minute on a quiet 2-core machine).
@@ -75,6 +76,14 @@ ROWS = {
         "respondent form GET, end to end (test client)",
         "first load of a process (every survey parsed)",
     ],
+    "numbers": [
+        "Numbers survey: stored responses (bounded integer, Laplace decimal, check-all, plain number)",
+        "results page data: tallies + compute_results",
+        "results page render (test client, admin)",
+        "estimates export JSON (compute + serialize)",
+        "estimates export CSV (compute + write)",
+        "largest / smallest",
+    ],
     "where the time goes": ["Where a submission's time goes", "Where the responses CSV's time goes"],
 }
 #: Rows that check correctness, not speed: they pass at any size.
@@ -82,6 +91,7 @@ CHECKS = [
     "cold recount equals the stored tallies",
     "kept break-down equals a recount",
     "kept pattern counts equal a recount",
+    "kept number and check-all tallies equal a recount",
     "third-party requests",
 ]
 
@@ -162,3 +172,56 @@ def test_results_figures_leave_the_database_to_the_generator(tmp_path, monkeypat
         conn.close()
     generator.grow_to(200)
     assert generator.rows == 200
+
+
+def test_numbers_generator_keeps_the_tallies_the_product_would(tmp_path):
+    """The numbers survey grown in bulk (two batches): its kept tallies (a number's buckets, ``=sum`` and
+    ``=sumsq``; a check-all question's bit strings) equal the kept rows of a recount of the stored answers, and
+    its per-day tallies add up to them."""
+    survey = write_numbers_survey(tmp_path / "surveys")
+    database = tmp_path / "numbers.sqlite3"
+    dataset.create_database(database)
+    generator = dataset.Generator(database, survey, pool_size=64)
+    generator.grow_to(300)
+    generator.grow_to(700)
+    db = connection.connect(database)
+    try:
+        kept = queries.tallies(db, survey.id)
+        recounted = cold.kept_tallies(survey, cold.cold_tallies(db, survey.id))
+        per_day: dict = {}
+        for _, day in queries.daily_tallies(db, survey.id):
+            for name, by_key in day.items():
+                for key, rows in by_key.items():
+                    for row, count in rows.items():
+                        added = per_day.setdefault(name, {}).setdefault(key, {})
+                        added[row] = added.get(row, 0) + count
+    finally:
+        db.close()
+    assert set(kept) == {"drinks", "unpaid_hours", "done", "age"}
+    assert all(
+        {"=sum", "=sumsq"} < set(rows) for name in ("drinks", "unpaid_hours", "age") for rows in kept[name].values()
+    )
+    assert kept == recounted
+    assert per_day == kept
+    assert queries.response_count(connection.connect(database), survey.id) == 700
+
+
+def _numbers_timing(rows: int, page: float) -> numbers_bench.NumbersTiming:
+    return numbers_bench.NumbersTiming(rows, 1.0, 0.010, page, page / 2, 0.010, 0.010, True)
+
+
+@pytest.mark.parametrize(
+    ("pages", "verdicts"),
+    [
+        ((0.040, 0.050), ["PASS", "PASS"]),  # under 100 ms, flat
+        ((0.040, 0.120), ["FAIL", "FAIL"]),  # over 100 ms at the largest size, three times the smallest
+        ((0.010, 0.090), ["PASS", "FAIL"]),  # under 100 ms but nine times the smallest: not flat
+    ],
+)
+def test_numbers_figures_judge_the_target_and_flatness_at_the_largest_size(pages, verdicts):
+    figures = numbers_bench.figures([_numbers_timing(10_000, pages[0]), _numbers_timing(10_000_000, pages[1])])
+    names = [f.name.strip() for f in figures]
+    at = names.index("results page render (test client, admin)")
+    assert [figures[at].verdict, figures[at + 1].verdict] == verdicts
+    assert figures[at + 1].name.strip() == "largest / smallest"
+    assert figures[at + 1].value == f"{pages[1] / pages[0]:.2f}"
