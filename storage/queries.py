@@ -21,7 +21,8 @@ import sqlite_utils
 from storage import connection, postgres
 from storage.connection import dialect, executemany, is_postgres, streaming_cursor, values_param
 from storage.responses import NO_ANSWER, check_day
-from surveys.design_contract import YES_NO, arm_key, canonical_json, check_question_name, record_design_keys
+from surveys.design_contract import SELECT_ONE, YES_NO, arm_key, canonical_json, check_question_name, record_design_keys
+from surveys.kinds import kept_rows_of_stored
 from surveys.models import MAX_PATTERNS, answer_pattern
 
 
@@ -119,7 +120,8 @@ def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) 
         key = keys.get((design_id, question))
         if key is not None:
             by_answer = result[question][arm_key(key, arm)]
-            by_answer[answer] = by_answer.get(answer, 0) + count
+            for kept, add in kept_rows_of_stored(key, answer):
+                by_answer[kept] = by_answer.get(kept, 0) + add * count
     return {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in result.items()}
 
 
@@ -229,7 +231,8 @@ def _scan_group_tallies(
         key = keys.get((design_id, question))
         if key is not None:
             by_answer = result[group][question][arm_key(key, arm)]
-            by_answer[answer] = by_answer.get(answer, 0) + count
+            for kept, add in kept_rows_of_stored(key, answer):
+                by_answer[kept] = by_answer.get(kept, 0) + add * count
     return {
         group: {q: {k: dict(v) for k, v in by_design.items()} for q, by_design in per_question.items()}
         for group, per_question in result.items()
@@ -416,7 +419,11 @@ def _scan_pattern_tallies(
         on_days += " AND burst = 1"
     counts: dict = defaultdict(int)
     for design_id, _, questions in design_records(db, survey_id):
-        plain = sorted(name for name, record in questions.items() if record.get("design") is None)
+        plain = sorted(  # the one-choice plain questions, as the write path's patterns (Survey.plain_questions)
+            name
+            for name, record in questions.items()
+            if record.get("design") is None and record.get("type") in (YES_NO, SELECT_ONE)
+        )
         if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
             continue
         outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]

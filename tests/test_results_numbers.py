@@ -329,3 +329,32 @@ def test_the_cli_exports_the_same_rows_for_numbers_and_check_all(numbers_app, au
     picked = [(r["question"], r.get("statistic"), r.get("estimate")) for r in cli_rows if r.get("statistic")]
     assert picked == [(r["question"], r.get("statistic"), r.get("estimate")) for r in web_rows if r.get("statistic")]
     assert {"mean", "option_share", "ticked_count"} <= {statistic for _, statistic, _ in picked}
+
+
+def test_an_excluded_day_leaves_a_numbers_answers_out_of_its_figures(numbers_app, auth):
+    """Excluding a day subtracts that day's kept rows (the numbers' buckets and sums too): the figures shown are
+    the kinds' own over the other day's answers (a recount of the raw stored answers would subtract "17" from
+    tallies that hold "b03", "=sum" and "=sumsq", and fail)."""
+    from storage import responses
+    from web.db import open_database
+
+    survey = survey_of(numbers_app)
+    truths = [
+        {"drinks": str(i % 11), "hours": str((7 * i) % 41), "age": "05", "done": format(i % 8, "03b")}
+        for i in range(30)
+    ]
+    kept = [randomize_on_server(survey, truth) for truth in truths]
+    left_out = [randomize_on_server(survey, {**truth, "hours": "40", "drinks": "30"}) for truth in truths]
+    add_responses(numbers_app, kept, "server", day="2026-11-20", survey_id="nums")
+    add_responses(numbers_app, left_out, "server", day="2026-11-21", survey_id="nums")
+    db = open_database(numbers_app)
+    responses.exclude_day(db, "nums", "2026-11-21")
+    db.close()
+    auth.login()
+    page = auth.client.get(PAGE).get_data(as_text=True)
+    rows = [{name: answers[name] for name in answers} for answers in kept]
+    for name in ("drinks", "hours"):
+        result = kind_result(survey, name, rows)
+        shown = row_html(page, f"number-{name}")
+        assert result.n == 30
+        assert cell(shown, "mean") == wording.number_text(result.mean, survey.question(name).number.decimals)

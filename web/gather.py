@@ -69,14 +69,15 @@ def _marked_bursts(db: sqlite_utils.Database, survey: Survey, excluded_days: set
 def _read_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> tuple[Tallies, int]:
     """The running tallies and response count minus the excluded days' and the set-aside marked answers'.
 
-    The excluded days' tallies are counted from their own responses by index
-    (:func:`storage.queries.tallies_on_days`); with no day excluded nothing is counted.
+    The excluded days' tallies are their kept per-day tallies (:func:`storage.queries.daily_tallies_on_days`:
+    the rows kept as the answers arrived, a number's sums too; no response is read); with no day excluded nothing
+    is read.
     The set-aside marked answers' tallies are kept apart as they arrive
     (:func:`storage.queries.burst_tallies_on_days`): nothing is counted.
     """
     tallies = queries.tallies(db, survey.id)
     if excluded.days:
-        tallies = subtract_tallies(tallies, queries.tallies_on_days(db, survey.id, list(excluded.days)))
+        tallies = subtract_tallies(tallies, queries.daily_tallies_on_days(db, survey.id, list(excluded.days)))
     if excluded.set_aside_days:
         tallies = subtract_tallies(tallies, queries.burst_tallies_on_days(db, survey.id, list(excluded.set_aside_days)))
     return tallies, queries.response_count(db, survey.id) - excluded.response_count - excluded.set_aside_count

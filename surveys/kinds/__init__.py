@@ -28,11 +28,16 @@ for adding a kind.
 
 from __future__ import annotations
 
+import json
+from fractions import Fraction
+from functools import lru_cache
 from types import ModuleType
 
 from surveys.arms import is_two_group
-from surveys.definition import NUMBER_TYPES, SELECT_MULTIPLE, YES_NO, Question
+from surveys.definition import NUMBER_TYPES, SELECT_MULTIPLE, YES_NO, Choice, Question
+from surveys.design_contract import parse_design_key
 from surveys.kinds import choice, matrix, multiple, number, plain, two_group, yes_no
+from surveys.numbers import NumberRange
 
 #: Every kind, by name (the names the exports and the docs use).
 KINDS: dict[str, ModuleType] = {
@@ -109,3 +114,41 @@ def kind_of_result(result) -> ModuleType:
     if getattr(result, "matrix_versions", ()):
         return matrix
     return kind_of(result.question)
+
+
+@lru_cache(maxsize=1024)
+def _number_question_of_key(key: str) -> Question | None:
+    """The number question a stored design key describes (its design, grid and bins), or ``None`` when the key
+    is not a number's: what a recount needs to turn a stored answer into the kept rows it was tallied as."""
+    parsed = parse_design_key(key)
+    if parsed is None or parsed[0] not in NUMBER_TYPES:
+        return None
+    qtype, choices, design = parsed
+    record = json.loads(key).get("number") or {}
+    number = NumberRange(
+        Fraction(record["min"]),
+        Fraction(record["max"]),
+        Fraction(record["step"]),
+        tuple(Fraction(cut) for cut in record.get("bins", ())),
+    )
+    return Question(
+        "recounted",
+        qtype,
+        "",
+        "",
+        True,
+        design is not None,
+        tuple(Choice(c, c) for c in choices),
+        design,
+        number=number,
+    )
+
+
+def kept_rows_of_stored(key: str, answer: str) -> tuple[tuple[str, int], ...]:
+    """The kept tally rows ``(answer, increment)`` of a stored answer under design key ``key``, as the write
+    path tallied it (:func:`surveys.submission.NoisyResponse.kept_rows`): a number's bucket or bin, sum and sum
+    of squares; any other answer its own count. For storage's recounts from the stored responses."""
+    question = _number_question_of_key(key)
+    if question is None:
+        return ((answer, 1),)
+    return number.kept_rows(question, answer)
