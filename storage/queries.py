@@ -21,7 +21,17 @@ import sqlite_utils
 from storage import connection, postgres
 from storage.connection import dialect, executemany, is_postgres, streaming_cursor, values_param
 from storage.responses import NO_ANSWER, check_day
-from surveys.design_contract import YES_NO, arm_key, canonical_json, check_question_name, record_design_keys
+from surveys.design_contract import (
+    NUMBER_TYPES,
+    SQUARES_KEY,
+    SUM_KEY,
+    YES_NO,
+    arm_key,
+    canonical_json,
+    check_question_name,
+    design_from_record,
+    record_design_keys,
+)
 from surveys.models import MAX_PATTERNS, answer_pattern
 
 
@@ -419,11 +429,16 @@ def _scan_pattern_tallies(
         plain = sorted(name for name, record in questions.items() if record.get("design") is None)
         if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
             continue
-        outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]
+        outcomes = [
+            name
+            for name, r in questions.items()
+            if r.get("design") is not None and (r.get("type") == YES_NO or r.get("type") in NUMBER_TYPES)
+        ]
         field = dialect(db).json_field.format(column="answers")
         extract = "".join(f", {field}" for _ in plain)
         for outcome in outcomes:
             name = check_question_name(outcome)
+            kept_rows = _pattern_rows_of(questions[outcome])
             for answer, *values, count in db.execute(
                 f"SELECT {field}{extract}, COUNT(*) FROM responses"  # placeholders
                 f" WHERE survey_id = ? AND design_id = ?{on_days} AND {field} IS NOT NULL"
@@ -431,9 +446,25 @@ def _scan_pattern_tallies(
                 [name, *map(check_question_name, plain), survey_id, design_id, *day_params, name],
             ).fetchall():
                 stored = {name: value for name, value in zip(plain, values) if value is not None}
-                key = (outcome, canonical_json(questions[outcome]), answer_pattern(stored, plain), answer)
-                counts[key] += count
+                pattern = answer_pattern(stored, plain)
+                for kept, add in kept_rows(answer, count):
+                    counts[(outcome, canonical_json(questions[outcome]), pattern, kept)] += add
     return [(*key, count) for key, count in counts.items()]
+
+
+def _pattern_rows_of(record: dict):
+    """``(answer, count) -> [(kept answer, increment)]`` for an outcome's design record, as the write path keeps
+    them (:func:`surveys.kinds.kind_of`'s ``kept_rows``): a yes/no answer itself; a randomized number's bucket,
+    ``=sum`` and ``=sumsq`` (integers in grid steps)."""
+    if record.get("type") not in NUMBER_TYPES:
+        return lambda answer, count: ((answer, count),)
+    design = design_from_record(record["design"])
+
+    def rows(answer: str, count: int) -> tuple[tuple[str, int], ...]:
+        output = int(answer)
+        return ((design.bucket(output), count), (SUM_KEY, output * count), (SQUARES_KEY, output * output * count))
+
+    return rows
 
 
 def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
