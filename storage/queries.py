@@ -23,6 +23,7 @@ from storage.connection import dialect, executemany, is_postgres, streaming_curs
 from storage.responses import NO_ANSWER, check_day
 from surveys.design_contract import (
     NUMBER_TYPES,
+    SELECT_ONE,
     SQUARES_KEY,
     SUM_KEY,
     YES_NO,
@@ -406,6 +407,10 @@ def pattern_tallies_on_days(
     return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
 
 
+#: The types of the plain questions a pattern spells (:attr:`surveys.definition.Survey.plain_questions`).
+PATTERN_TYPES = (YES_NO, SELECT_ONE)
+
+
 def _scan_pattern_tallies(
     db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None, marked_only: bool = False
 ) -> list[tuple[str, str, str, str, int]]:
@@ -426,7 +431,13 @@ def _scan_pattern_tallies(
         on_days += " AND burst = 1"
     counts: dict = defaultdict(int)
     for design_id, _, questions in design_records(db, survey_id):
-        plain = sorted(name for name, record in questions.items() if record.get("design") is None)
+        # The pattern's questions as the write path has them (Survey.plain_questions: one choice asked plainly);
+        # a plain number, text or check-all question is in no pattern.
+        plain = sorted(
+            name
+            for name, record in questions.items()
+            if record.get("design") is None and record.get("type") in PATTERN_TYPES
+        )
         if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
             continue
         outcomes = [

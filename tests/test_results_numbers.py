@@ -309,9 +309,9 @@ questions:
 MODEL_PAGE = "/admin/surveys/mods"
 
 
-def store_for_model(app, surveys_dir, count: int = 240):
+def store_for_model(app, surveys_dir, count: int = 240, text: str = MODEL_YAML):
     """``count`` respondents whose true numbers depend on their year, randomized on the server and stored."""
-    (surveys_dir / "mods.yaml").write_text(MODEL_YAML)
+    (surveys_dir / "mods.yaml").write_text(text)
     with app.app_context():
         survey = get_catalog().get("mods")
     years = ["first", "second", "third"]
@@ -390,13 +390,16 @@ def test_the_linear_model_of_a_number_equals_statsmodels_on_the_stored_outputs(a
     assert f'<option value="{outcome}" selected>' in page
 
 
-def test_a_numbers_kept_pattern_rows_equal_a_recount_from_the_stored_responses(app, surveys_dir):
+@pytest.mark.parametrize("plain_number", [False, True])
+def test_a_numbers_kept_pattern_rows_equal_a_recount_from_the_stored_responses(app, surveys_dir, plain_number):
     """The repair and the excluded days recount pattern rows from the responses (storage.queries
-    _scan_pattern_tallies): a number's bucket, sum and sum of squares, as the write path keeps them."""
+    _scan_pattern_tallies): a number's bucket, sum and sum of squares, as the write path keeps them; a plain
+    number is in no pattern (the write path's patterns are over Survey.plain_questions)."""
     from storage import queries
     from web.db import open_database
 
-    store_for_model(app, surveys_dir, 60)
+    extra = "  - {name: age, type: integer, label: Age, min: 16, max: 99, randomize: false}\n"
+    store_for_model(app, surveys_dir, 60, MODEL_YAML + extra if plain_number else MODEL_YAML)
     db = open_database(app)
     try:
         kept = queries._kept_pattern_rows(db, "mods")
