@@ -21,7 +21,15 @@ import sqlite_utils
 from storage import connection, postgres
 from storage.connection import dialect, executemany, is_postgres, streaming_cursor, values_param
 from storage.responses import NO_ANSWER, check_day
-from surveys.design_contract import SELECT_ONE, YES_NO, arm_key, canonical_json, check_question_name, record_design_keys
+from surveys.design_contract import (
+    NUMBER_TYPES,
+    SELECT_ONE,
+    YES_NO,
+    arm_key,
+    canonical_json,
+    check_question_name,
+    record_design_keys,
+)
 from surveys.kinds import kept_rows_of_stored
 from surveys.models import MAX_PATTERNS, answer_pattern
 
@@ -399,6 +407,10 @@ def pattern_tallies_on_days(
     return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
 
 
+#: The types of the plain questions a pattern spells (:attr:`surveys.definition.Survey.plain_questions`).
+PATTERN_TYPES = (YES_NO, SELECT_ONE)
+
+
 def _scan_pattern_tallies(
     db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None, marked_only: bool = False
 ) -> list[tuple[str, str, str, str, int]]:
@@ -419,18 +431,25 @@ def _scan_pattern_tallies(
         on_days += " AND burst = 1"
     counts: dict = defaultdict(int)
     for design_id, _, questions in design_records(db, survey_id):
-        plain = sorted(  # the one-choice plain questions, as the write path's patterns (Survey.plain_questions)
+        # The pattern's questions as the write path has them (Survey.plain_questions: one choice asked plainly);
+        # a plain number, text or check-all question is in no pattern.
+        plain = sorted(
             name
             for name, record in questions.items()
-            if record.get("design") is None and record.get("type") in (YES_NO, SELECT_ONE)
+            if record.get("design") is None and record.get("type") in PATTERN_TYPES
         )
         if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
             continue
-        outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]
+        outcomes = [
+            name
+            for name, r in questions.items()
+            if r.get("design") is not None and (r.get("type") == YES_NO or r.get("type") in NUMBER_TYPES)
+        ]
         field = dialect(db).json_field.format(column="answers")
         extract = "".join(f", {field}" for _ in plain)
         for outcome in outcomes:
             name = check_question_name(outcome)
+            key = canonical_json(questions[outcome])
             for answer, *values, count in db.execute(
                 f"SELECT {field}{extract}, COUNT(*) FROM responses"  # placeholders
                 f" WHERE survey_id = ? AND design_id = ?{on_days} AND {field} IS NOT NULL"
@@ -438,8 +457,9 @@ def _scan_pattern_tallies(
                 [name, *map(check_question_name, plain), survey_id, design_id, *day_params, name],
             ).fetchall():
                 stored = {name: value for name, value in zip(plain, values) if value is not None}
-                key = (outcome, canonical_json(questions[outcome]), answer_pattern(stored, plain), answer)
-                counts[key] += count
+                pattern = answer_pattern(stored, plain)
+                for kept, add in kept_rows_of_stored(key, answer):  # a number's bucket and sums, as kept
+                    counts[(outcome, key, pattern, kept)] += add * count
     return [(*key, count) for key, count in counts.items()]
 
 

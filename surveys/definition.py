@@ -171,11 +171,12 @@ class Target:
     Attributes
     ----------
     question : str
-        A randomized yes/no question of the survey.
+        A randomized yes/no question or number of the survey.
     margin : float
         The wanted half-width of the anytime-valid confidence sequence, in
         ``(0, 1)`` on the share's scale (for a difference, on the
-        difference's scale).
+        difference's scale); for a number, a positive half-width of its mean's
+        sequence in the question's units (its kind's ``target_scale``).
     confidence_level : float
         ``1 - alpha`` of the sequence, in ``(0, 1)``.
     by : str or None
@@ -206,6 +207,49 @@ class Target:
         if not self.is_difference:
             return self.question
         return f"{self.question}, {self.groups[0]} − {self.groups[1]} by {self.by}"
+
+
+@dataclass(frozen=True)
+class TargetScale:
+    """How a target's margin is read, checked and shown, for one kind of question (its kind's ``target_scale``).
+
+    Attributes
+    ----------
+    upper : float or None
+        The margin must be below it (1 for a share); None: any positive number.
+    rule : str
+        What the margin must be, as the survey-file check says it.
+    factor : float
+        A margin or half-width is shown as ``value * factor`` (100: percentage points).
+    unit : str
+        Written after the target's margin on the dashboard (``" points"``; ``""`` in the question's units).
+    decimals : int
+        Decimals shown.
+    differences : bool
+        Whether a target may be a difference between two groups of a plain question.
+    """
+
+    upper: float | None
+    rule: str
+    factor: float = 1.0
+    unit: str = ""
+    decimals: int = 2
+    differences: bool = False
+
+    def text(self, value: float) -> str:
+        """``value`` as the dashboard shows it: ``"4.2"`` (points) or ``"0.35"`` (the question's units)."""
+        return f"{value * self.factor:.{self.decimals}f}"
+
+
+#: A target on a share (a randomized yes/no question's, or a difference of two groups' shares).
+SHARE_TARGET = TargetScale(
+    1.0,
+    "a number between 0 and 1 (exclusive): the wanted half-width, such as 0.05 for ±5 percentage points",
+    100.0,
+    " points",
+    1,
+    True,
+)
 
 
 def attack_success_rate(design) -> float:

@@ -120,7 +120,11 @@ class Plan:
 
 def survey_plan(survey: Survey | None) -> Plan:
     """The margin and level the table plans for: the survey's first share target's, else the defaults."""
-    shares = [target for target in (survey.targets if survey else ()) if target.by is None]
+    shares = [
+        target
+        for target in (survey.targets if survey else ())
+        if target.by is None and kind_of(survey.question(target.question)).single_share
+    ]
     if shares:
         return Plan(float(shares[0].margin), float(shares[0].confidence_level), True)
     return Plan(DEFAULT_MARGIN, DEFAULT_LEVEL, False)

@@ -1,9 +1,11 @@
-"""Logistic regression of a randomized yes/no answer on the plain questions, from kept pattern counts.
+"""Regression of a randomized answer on the plain questions, from kept pattern counts: logistic for a yes/no
+answer, linear (least squares) for a number.
 
 The counts a model needs are kept as answers arrive (``pattern_tallies``,
 written by :mod:`storage.responses` in the transaction of each response):
-per randomized yes/no question (the outcome), design key, *pattern* and
-stored answer. A pattern is the tuple of the respondent's answers to all the
+per randomized yes/no question or number (the outcome), design key, *pattern* and
+kept answer (a number's kept rows: its bucket, ``=sum`` and ``=sumsq``, so each
+pattern keeps its count, sum and sum of squares). A pattern is the tuple of the respondent's answers to all the
 survey's plain (non-randomized) questions, spelled by :func:`answer_pattern`
 as canonical JSON ``{"question": "answer", ...}`` with :data:`NO_ANSWER`
 (``""``) for a question left unanswered.
@@ -19,7 +21,10 @@ is empty; its results page says the model is not available).
 codes each chosen predictor as indicators against a reference level, takes
 one design per row from the design key and calls
 :func:`analysis.regression.fit_logistic`; the cost depends on the number of
-patterns, not of responses.
+patterns, not of responses. :func:`fit_linear_model` does the same for a
+randomized number with :func:`analysis.linear_model.linear_model_from_cells`
+(each cell's count, sum and sum of squares of the outputs, debiased for the
+one-bit design and put in the question's units).
 """
 
 from __future__ import annotations
@@ -34,9 +39,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.design import BinaryDesign
+from analysis.linear_model import LinearFit, affine_cells, debiased_cells, linear_model_from_cells
+from analysis.numeric_design import BoundedDesign
 from analysis.regression import LogisticFit, NotIdentified, PredictedPrevalence, fit_logistic
 from surveys.definition import Question, Survey
-from surveys.design_contract import YES_NO, canonical_json, parse_design_key
+from surveys.design_contract import (
+    SQUARES_KEY,
+    SUM_KEY,
+    SUM_KEYS,
+    YES_NO,
+    canonical_json,
+    parse_design_key,
+    question_design_key,
+)
 from surveys.kinds import kind_of
 
 #: The most patterns of plain answers a survey may have for its pattern counts to be kept.
@@ -55,8 +70,8 @@ def pattern_count(survey: Survey) -> int:
 
 
 def kept_outcomes(survey: Survey) -> tuple[str, ...]:
-    """The randomized yes/no questions whose pattern counts are kept; none when :func:`pattern_count`
-    exceeds :data:`MAX_PATTERNS`."""
+    """The randomized questions whose pattern counts are kept (yes/no questions and numbers: their kind's
+    ``keeps_patterns``); none when :func:`pattern_count` exceeds :data:`MAX_PATTERNS`."""
     if pattern_count(survey) > MAX_PATTERNS:
         return ()
     return tuple(q.name for q in survey.randomized_questions if kind_of(q).keeps_patterns)
@@ -113,20 +128,37 @@ class ModelResult:
     left_out: int
     message: str | None = None
 
+    #: Which template and export rows read it (:class:`LinearModelResult` is ``"linear"``).
+    method = "logistic"
+
     @property
     def n(self) -> int:
         return 0 if self.fit is None else self.fit.n
 
 
+def is_linear(question: Question) -> bool:
+    """Whether ``question`` is modelled by least squares: a pattern outcome that is not one share (a number,
+    whose kept rows are its count, sum and sum of squares)."""
+    kind = kind_of(question)
+    return kind.keeps_patterns and not kind.single_share
+
+
+def model_outcomes(survey: Survey) -> tuple[Question, ...]:
+    """The questions a model can have as its outcome: the randomized yes/no questions (logistic) and the
+    randomized numbers (linear), in the survey's order."""
+    return tuple(q for q in survey.randomized_questions if kind_of(q).single_share or is_linear(q))
+
+
 def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
     """``choice`` with every reference filled in (default: each predictor's first choice); ValueError naming
-    an outcome that is not a randomized yes/no question, a predictor that is not plain, or an unknown level."""
-    outcomes = [q.name for q in survey.randomized_questions if kind_of(q).single_share]
+    an outcome that is not a randomized yes/no question or number, a predictor that is not plain, or an
+    unknown level."""
+    outcomes = [q.name for q in model_outcomes(survey)]
     plain = [q.name for q in survey.plain_questions]
     if choice.outcome not in outcomes:
         raise ValueError(
-            f"The model's outcome must be a randomized yes/no question, one of: {', '.join(outcomes) or 'none'}; "
-            f"got “{choice.outcome[:40]}”."
+            "The model's outcome must be a randomized yes/no question or number, one of: "
+            f"{', '.join(outcomes) or 'none'}; got “{choice.outcome[:40]}”."
         )
     if not choice.predictors:
         raise ValueError(
@@ -295,35 +327,20 @@ def fit_model(
     """
     choice = check_choice(survey, choice)
     outcome = survey.question(choice.outcome)
+    if is_linear(outcome):
+        return fit_linear_model(survey, choice, tallies, confidence_level)
     predictors = [survey.question(name) for name in choice.predictors]
     cells = cells_of(tallies, predictors)
     answered = cells.counts.sum(axis=1) > 0
     levels, counts, design = cells.levels[answered], cells.counts[answered], cells.design[answered]
-    seen = [set(np.unique(levels[:, i]).tolist()) for i in range(len(predictors))]
-    terms = tuple(
-        PredictorTerm(
-            q,
-            choice.references[q.name],
-            tuple(c for k, c in enumerate(q.choice_names) if k in seen[i] and c != choice.references[q.name]),
-        )
-        for i, q in enumerate(predictors)
-    )
+    terms = _terms(choice, predictors, levels)
 
     def failed(message: str) -> ModelResult:
         return ModelResult(outcome, terms, None, (), cells.left_out, message)
 
-    total = int(counts.sum())
-    if total < MIN_ANSWERS:
-        return failed(
-            f"Too few answers to fit a model: {total} usable answers to “{outcome.label}”, "
-            f"at least {MIN_ANSWERS} needed."
-        )
-    for term, levels_seen in zip(terms, seen):
-        if term.question.choice_names.index(term.reference) not in levels_seen:
-            return failed(
-                f"No answers at the reference level of “{term.question.label}”; "
-                "choose a level with answers as the reference."
-            )
+    problem = _unfit_reason(outcome, terms, levels, int(counts.sum()))
+    if problem is not None:
+        return failed(problem)
     names = [term_label(t.question, level, t.reference) for t in terms for level in t.levels]
     designs = [parse_design_key(key)[2] for key in cells.keys]  # each key parsed once
     try:
@@ -345,6 +362,35 @@ def fit_model(
     except ValueError as error:
         return failed(f"The model cannot be fitted: {error}")
     return ModelResult(outcome, terms, fit, _groups(terms, fit, levels), cells.left_out)
+
+
+def _terms(choice: ModelChoice, predictors: Sequence[Question], levels: np.ndarray) -> tuple[PredictorTerm, ...]:
+    """Each predictor coded against its reference, with a column for each other level met in ``levels``."""
+    seen = [set(np.unique(levels[:, i]).tolist()) for i in range(len(predictors))]
+    return tuple(
+        PredictorTerm(
+            q,
+            choice.references[q.name],
+            tuple(c for k, c in enumerate(q.choice_names) if k in seen[i] and c != choice.references[q.name]),
+        )
+        for i, q in enumerate(predictors)
+    )
+
+
+def _unfit_reason(outcome: Question, terms: Sequence[PredictorTerm], levels: np.ndarray, total: int) -> str | None:
+    """Why no model is fitted (too few answers, a reference level with none), or None."""
+    if total < MIN_ANSWERS:
+        return (
+            f"Too few answers to fit a model: {total} usable answers to “{outcome.label}”, "
+            f"at least {MIN_ANSWERS} needed."
+        )
+    for i, term in enumerate(terms):
+        if term.question.choice_names.index(term.reference) not in set(levels[:, i].tolist()):
+            return (
+                f"No answers at the reference level of “{term.question.label}”; "
+                "choose a level with answers as the reference."
+            )
+    return None
 
 
 def _indicators(terms: Sequence[PredictorTerm], levels: np.ndarray) -> np.ndarray:
@@ -381,3 +427,135 @@ def _groups(terms: Sequence[PredictorTerm], fit: LogisticFit, levels: np.ndarray
     ]  # per predictor, by position
     columns = [[pairs[k] for k in distinct[:, i].tolist()] for i, pairs in enumerate(named)]
     return tuple(map(GroupPrevalence, zip(*columns), fit.prevalences))
+
+
+# --------------------------------------------------------------------------
+# The linear model of a randomized number.
+
+
+@dataclass(frozen=True)
+class NumberCells:
+    """A number's kept sums per combination of the predictors' levels, under its current design (one row per
+    combination met, in order of the levels' positions among their choices).
+
+    ``levels`` holds each predictor's position among its choices; ``counts``, ``sums`` and ``squares`` the
+    answers, the sum of their outputs and of their squares (grid steps, as stored); ``left_out`` counts the
+    answers in no row (a predictor unanswered or at a level not offered, or another design of the question).
+    """
+
+    levels: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    squares: np.ndarray
+    left_out: int
+
+
+def _answers(by_answer: Mapping[str, int]) -> int:
+    return sum(count for answer, count in by_answer.items() if answer not in SUM_KEYS)
+
+
+def number_cells_of(tallies: PatternTallies, outcome: Question, predictors: Sequence[Question]) -> NumberCells:
+    """Sum a number's kept pattern rows over the plain answers other than ``predictors``' (numpy over the
+    patterns). Only the question's current design key is read: another epsilon, mechanism or grid is left out,
+    as the number's results leave it out."""
+    names = tuple(q.name for q in predictors)
+    choices = tuple(tuple(q.choice_names) for q in predictors)
+    current = question_design_key(outcome)
+    left_out = 0
+    codes = counts = sums = squares = np.zeros(0)
+    for key, by_pattern in tallies.items():
+        answers = list(by_pattern.values())
+        n = np.array([_answers(by_answer) for by_answer in answers], dtype=np.int64)
+        if key != current:
+            left_out += int(n.sum())
+            continue
+        found = _cell_codes(list(by_pattern), names, choices)
+        kept = found >= 0
+        left_out += int(n[~kept].sum())
+        codes, counts = found[kept], n[kept]
+        sums = np.array([float(a.get(SUM_KEY, 0)) for a in answers])[kept]
+        squares = np.array([float(a.get(SQUARES_KEY, 0)) for a in answers])[kept]
+    rows, inverse = np.unique(codes.astype(np.int64), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    added = [np.bincount(inverse, weights=part.astype(float), minlength=len(rows)) for part in (counts, sums, squares)]
+    levels = np.unravel_index(rows, [len(offered) for offered in choices])
+    return NumberCells(
+        np.column_stack([*levels, np.zeros((len(rows), 0), int)]),
+        added[0].astype(np.int64),
+        added[1],
+        added[2],
+        left_out,
+    )
+
+
+@dataclass(frozen=True)
+class LinearModelResult:
+    """A fitted linear model of a randomized number, or the message that says why there is none.
+
+    ``fit`` is None exactly when ``message`` is set; its coefficients are in the question's units (the
+    intercept: the mean at every reference level; each other: a difference of means). ``mechanism`` is
+    ``"laplace"`` (each output is the true value plus noise of mean zero) or ``"bounded"`` (the outcome is
+    each answer's debiased bit). ``left_out`` as :class:`ModelResult`'s.
+    """
+
+    outcome: Question
+    terms: tuple[PredictorTerm, ...]
+    fit: LinearFit | None
+    left_out: int
+    mechanism: str
+    message: str | None = None
+
+    #: Which template and export rows read it (:class:`ModelResult` is ``"logistic"``).
+    method = "linear"
+
+    @property
+    def n(self) -> int:
+        return 0 if self.fit is None else self.fit.n
+
+
+def unit_cells(outcome: Question, cells: NumberCells, x: np.ndarray) -> list[tuple]:
+    """The cells ``(x_row, n, sum, sum of squares)`` of the outcome in the question's units: each output
+    debiased (:func:`analysis.linear_model.debiased_cells`: the one-bit design's ``K((a+b) bit - b)/(a-b)``,
+    the Laplace output as it is), then ``min + step * y`` (:func:`analysis.linear_model.affine_cells`)."""
+    grid = [
+        (tuple(row), int(n), float(total), float(squares))
+        for row, n, total, squares in zip(x.tolist(), cells.counts.tolist(), cells.sums, cells.squares)
+    ]
+    number = outcome.number
+    return affine_cells(debiased_cells(outcome.design, grid), float(number.step), float(number.minimum))
+
+
+def fit_linear_model(
+    survey: Survey, choice: ModelChoice, tallies: PatternTallies, confidence_level: float = 0.95
+) -> LinearModelResult:
+    """Least squares of a randomized number on the chosen plain predictors, from its kept pattern sums.
+
+    The predictors are coded as in :func:`fit_model`; the fit is
+    :func:`analysis.linear_model.linear_model_from_cells` on :func:`unit_cells`, so its coefficients,
+    standard errors (HC0 by default) and intervals are in the question's units. The noise is in the
+    outcome only, so the coefficients are unbiased for the true values' regression; the noise widens the
+    intervals and lowers R^2.
+    """
+    choice = check_choice(survey, choice)
+    outcome = survey.question(choice.outcome)
+    predictors = [survey.question(name) for name in choice.predictors]
+    cells = number_cells_of(tallies, outcome, predictors)
+    answered = cells.counts > 0
+    kept = NumberCells(
+        cells.levels[answered], cells.counts[answered], cells.sums[answered], cells.squares[answered], cells.left_out
+    )
+    terms = _terms(choice, predictors, kept.levels)
+    mechanism = "bounded" if isinstance(outcome.design, BoundedDesign) else "laplace"
+    problem = _unfit_reason(outcome, terms, kept.levels, int(kept.counts.sum()))
+    if problem is not None:
+        return LinearModelResult(outcome, terms, None, cells.left_out, mechanism, problem)
+    names = [term_label(t.question, level, t.reference) for t in terms for level in t.levels]
+    try:
+        fit = linear_model_from_cells(
+            unit_cells(outcome, kept, _indicators(terms, kept.levels)), names, level=confidence_level
+        )
+    except ValueError as error:
+        return LinearModelResult(
+            outcome, terms, None, cells.left_out, mechanism, f"The model cannot be fitted: {error}"
+        )
+    return LinearModelResult(outcome, terms, fit, cells.left_out, mechanism)

@@ -7,6 +7,7 @@ Pure English text for the researcher's pages and exports (not translated); the n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from analysis import ConfidenceInterval, OutsideDesign
@@ -162,6 +163,36 @@ def p_value_text(p: float) -> str:
 def ratio_text(value: float) -> str:
     """An odds ratio: two decimals, ``"2.35"``."""
     return f"{value:.2f}"
+
+
+#: What the randomization does to a linear model's outcome, per mechanism (:class:`surveys.models.LinearModelResult`).
+LINEAR_NOISE = {
+    "laplace": "each answer sent is its true value plus discrete Laplace noise of mean zero",
+    "bounded": "each answer sent is one bit, debiased into a value whose mean is the true value",
+}
+
+
+def linear_model_sentence(result) -> str:
+    """A fitted linear model of a randomized number (:class:`surveys.models.LinearModelResult`) in plain words,
+    or its message: its size and R^2, and where the noise is (true for each mechanism: :data:`LINEAR_NOISE`).
+
+    "From 300 answers, a linear model of “Q” on Year (R² 0.013 of the randomized answers). The noise is in the
+    outcome, not in the predictors: each answer sent is its true value plus discrete Laplace noise of mean zero,
+    so the coefficients are unbiased for the same model of the true values; the noise makes their intervals
+    wider (and R² lower) than answers given directly would."
+    """
+    if result.fit is None:
+        return result.message
+    fit = result.fit
+    names = ", ".join(term.question.label for term in result.terms)
+    finite = math.isfinite(fit.r_squared)
+    r_squared = f"R\u00b2 {fit.r_squared:.3f}" if finite else "no R\u00b2: the answers do not vary"
+    return (
+        f"From {count_text(fit.n, 'answer')}, a linear model of \u201c{result.outcome.label}\u201d on {names} "
+        f"({r_squared} of the randomized answers). The noise is in the outcome, not in the "
+        f"predictors: {LINEAR_NOISE[result.mechanism]}, so the coefficients are unbiased for the same model of "
+        "the true values; the noise makes their intervals wider (and R\u00b2 lower) than answers given directly would."
+    )
 
 
 def model_sentence(result) -> str:

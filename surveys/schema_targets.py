@@ -1,18 +1,24 @@
-"""The ``targets`` of a survey file (margins of error to reach, overall or between two groups) and
-``close_when_targets_met``."""
+"""The ``targets`` of a survey file (margins of error to reach: on a share, overall or between two groups, or on
+a randomized number's mean) and ``close_when_targets_met``."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
-from surveys.definition import DEFAULT_TARGET_LEVEL, Question, Target
+from surveys.definition import DEFAULT_TARGET_LEVEL, Question, Target, TargetScale
 from surveys.kinds import kind_of
 from surveys.schema_checks import INVALID, check_flag, check_keys, check_number, describe
 
 TARGET_KEYS = ("question", "margin", "confidence_level", "by", "groups")
 _TARGET_EXAMPLE = (
-    "{question: cheated, margin: 0.05} or {question: cheated, by: year, groups: [first, fourth], margin: 0.1}"
+    "{question: cheated, margin: 0.05}, {question: cheated, by: year, groups: [first, fourth], margin: 0.1} "
+    "or {question: drinks, margin: 1.5}"
 )
+
+
+#: The margin's check when the question is not one a target can be on (reported already): positive, no more.
+_ANY_TARGET = TargetScale(None, "a positive number: the wanted half-width of the confidence sequence")
 
 
 def written_question_names(mapping: Mapping) -> list[str]:
@@ -61,11 +67,12 @@ def _target(report, where: str, entry, known, written: set[str]):
     before = len(report.problems)
     check_keys(report, None, f"{where}.", entry, TARGET_KEYS)
     question = _target_question(report, where, entry.get("question"), known, written)
+    scale = kind_of(known[question]).target_scale(known[question]) if question is not INVALID else _ANY_TARGET
     margin = entry.get("margin")
-    rule = "a number between 0 and 1 (exclusive): the wanted half-width, such as 0.05 for ±5 percentage points"
-    margin = report.add(None, f"{where}.margin", "is required: " + rule) if margin is None else margin
+    margin = report.add(None, f"{where}.margin", "is required: " + scale.rule) if margin is None else margin
     if margin is not INVALID:
-        margin = check_number(report, None, f"{where}.margin", margin, low=0, high=1, rule=rule)
+        high = math.inf if scale.upper is None else scale.upper
+        margin = check_number(report, None, f"{where}.margin", margin, low=0, high=high, rule=scale.rule)
     level = entry.get("confidence_level")
     if level is not None:
         level = check_number(
@@ -78,15 +85,18 @@ def _target(report, where: str, entry, known, written: set[str]):
             rule="a number between 0 and 1 (exclusive), such as 0.95",
         )
     by, groups = _target_groups(report, where, entry.get("by"), entry.get("groups"), known, written)
+    if by is not None and by is not INVALID and not scale.differences:
+        message = f"a target on {question!r} is on its mean; a target for a difference is for a yes_no question"
+        by = report.add(None, f"{where}.by", message)
     if len(report.problems) > before or any(part is INVALID for part in (question, margin, level, by, groups)):
         return INVALID
     return Target(question, margin, DEFAULT_TARGET_LEVEL if level is None else level, by, groups)
 
 
 def _target_question(report, where: str, name, known, written: set[str]):
-    """The name of a randomized yes/no question of the survey."""
+    """The name of a randomized yes/no question or number of the survey (its kind has a ``target_scale``)."""
     if name is None:
-        return report.add(None, f"{where}.question", "is required: the name of a randomized yes_no question")
+        return report.add(None, f"{where}.question", "is required: the name of a randomized yes_no question or number")
     if not isinstance(name, str):
         return report.add(None, f"{where}.question", f"must be a question's name, got {describe(name)}")
     if known is None or (name not in known and name in written):
@@ -94,9 +104,10 @@ def _target_question(report, where: str, name, known, written: set[str]):
     if name not in known:
         return report.add(None, f"{where}.question", f"there is no question called {name!r}")
     question = known[name]
-    if not kind_of(question).single_share:
+    if kind_of(question).target_scale(question) is None:
         message = (
-            f"{name!r} is not a randomized yes_no question; a target is a margin of error for such a question's share"
+            f"{name!r} is not a randomized yes_no question or number; a target is a margin of error for such a "
+            "question's share or mean"
         )
         return report.add(None, f"{where}.question", message)
     return name

@@ -14,6 +14,12 @@ A difference's sequence is each group's at ``1 - alpha/2``, subtracted
 (:func:`surveys.results.difference_bounds`): its half-width is the sum of the
 two groups' half-widths.
 
+A randomized number's target is on its mean: its sequence is
+:func:`analysis.numeric.numeric_sequence` on the kept count, sum and sum of
+squares (:func:`surveys.kinds.number.running_point`, in the question's
+units), and the target is met when that sequence's half-width is at most
+the margin, in the question's units.
+
 A two-group question (cheater detection, stochastic lie detector) is read
 the same way: its sequence is the prevalence's
 (:func:`surveys.results.two_group_sequence_bounds`: each group's reported-yes
@@ -27,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from surveys.arms import DEFAULT_GROUP_1_SHARE
-from surveys.definition import Question, Survey, Target
+from surveys.definition import SHARE_TARGET, Question, Survey, Target, TargetScale
 from surveys.kinds import kind_of
 from surveys.results import Tallies, running_point
 
@@ -47,13 +53,17 @@ class TargetProgress:
     needed_n : int or None
         For a share: the answers a sequence needs for the target's margin
         at the share estimated now (:func:`analysis.sample_size_for_sequence_half_width`);
+        for a number's mean, in the worst case (:func:`analysis.numeric.numeric_sequence_needed_n`);
         ``None`` for a difference or without answers.
+    scale : TargetScale
+        How the margin is read and shown (a share's, or a number's in its units).
     """
 
     target: Target
     n: int
     half_width: float | None
     needed_n: int | None = None
+    scale: TargetScale = SHARE_TARGET
 
     @property
     def met(self) -> bool:
@@ -62,12 +72,13 @@ class TargetProgress:
 
 def _share_progress(survey: Survey, target: Target, tallies: Tallies, plan: bool) -> TargetProgress:
     question = survey.question(target.question)
+    scale = kind_of(question).target_scale(question) or SHARE_TARGET
     point = running_point(question, tallies.get(target.question, {}), target.confidence_level)
     if point is None:
-        return TargetProgress(target, 0, None)
+        return TargetProgress(target, 0, None, scale=scale)
     n, estimate, sequence = point
     needed = _needed_n(survey, question, target, estimate, tallies.get(target.question, {})) if plan else None
-    return TargetProgress(target, n, (sequence.high - sequence.low) / 2, needed)
+    return TargetProgress(target, n, (sequence.high - sequence.low) / 2, needed, scale)
 
 
 def _needed_n(survey: Survey, question: Question, target: Target, estimate: float, by_design) -> int:

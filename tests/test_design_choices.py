@@ -36,6 +36,21 @@ def rows_by_key(survey, kind, choices=()):
     return plan, {row.option.key: row for row in rows}
 
 
+def test_a_target_on_a_numbers_mean_is_not_planned_for_as_a_share():
+    """A number's margin is in its units (1.5 drinks), not a share: the share table keeps its defaults, and
+    plans for the first target on a share after it."""
+    number = "  - {name: drinks, type: integer, label: Drinks, min: 0, max: 30}\n"
+    text = QUIZ_YAML.replace("questions:\n", "targets:\n  - {question: drinks, margin: 1.5}\nquestions:\n" + number)
+    plan, _ = rows_by_key(load_survey_text(text, "quiz"), "yes_no")
+    assert (plan.margin, plan.confidence_level, plan.from_target) == (DEFAULT_MARGIN, 0.95, False)
+    both = text.replace(
+        "  - {question: drinks, margin: 1.5}\n",
+        "  - {question: drinks, margin: 1.5}\n  - {question: cheated, margin: 0.1}\n",
+    )
+    plan, _ = rows_by_key(load_survey_text(both, "quiz"), "yes_no")
+    assert (plan.margin, plan.from_target) == (0.1, True)
+
+
 def test_every_offered_design_passes_the_validator_of_survey_files():
     for option in DESIGN_OPTIONS:
         choices = ("a", "b", "c") if option.kind == "select_one" else ()

@@ -142,7 +142,7 @@ def test_the_results_page_reads_its_break_down_and_state_in_the_same_snapshot(st
     names = {name.rpartition(".")[2] for name, _ in trip.reads}
     assert {
         "tallies",
-        "tallies_on_days",
+        "daily_tallies_on_days",
         "group_tallies",
         "group_tallies_on_days",
         "excluded_days",

@@ -285,8 +285,8 @@ KIND_DECISIONS_ALLOWED = {
     ): "a chart item's own fields (a yes/no result's or an option's): the kind chose the items (chart_items)",
     (
         "storage/queries.py",
-        'outcomes = [name for name, r in questions.items() if r.get("type") == YES_NO and r.get("design") is not None]',
-    ): "stored design records (dicts) of each version: storage reads records, not Questions",
+        'if r.get("design") is not None and (r.get("type") == YES_NO or r.get("type") in NUMBER_TYPES)',
+    ): "stored design records (dicts) of each version: storage reads records, not Questions (the pattern outcomes)",
 }
 
 

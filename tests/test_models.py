@@ -243,3 +243,52 @@ def test_each_group_of_two_predictors_under_two_designs_gets_its_own_predicted_p
                 eta += fit.coefficient(f"{question}: {level} vs c0").estimate
         assert_allclose(group.prevalence.estimate, expit(eta), rtol=1e-12)
         assert group.prevalence.low < group.prevalence.estimate < group.prevalence.high
+
+
+NUMBER_SURVEY = """\
+id: nm
+title: N
+version: 1
+questions:
+  - {name: drinks, type: integer, label: Drinks, min: 2, max: 12, epsilon: 1, mechanism: laplace}
+  - {name: dept, type: select_one, label: Department, choices: [arts, science], randomize: false}
+"""
+
+
+def number_tallies(survey, outputs: dict, other_design: int = 0) -> dict:
+    """Kept pattern rows of ``drinks`` for outputs (grid steps) per department, as the write path adds them."""
+    question = survey.question("drinks")
+    by_pattern = {}
+    for dept, ys in outputs.items():
+        counts: dict[str, int] = {}
+        for y in ys:
+            for answer, add in (
+                (question.design.bucket(y), 1),
+                ("=sum", y),
+                ("=sumsq", y * y),
+            ):
+                counts[answer] = counts.get(answer, 0) + add
+        by_pattern[answer_pattern({"dept": dept} if dept else {}, ["dept"])] = counts
+    tallies = {question_design_key(question): by_pattern}
+    if other_design:
+        tallies["another design"] = {answer_pattern({"dept": "arts"}, ["dept"]): {"b00": other_design, "=sum": 0}}
+    return tallies
+
+
+def test_a_number_outcome_is_fitted_by_least_squares_in_the_question_units():
+    """Saturated on one predictor: the intercept is the reference group's mean output in units (min + step y),
+    the slope the difference of means; unanswered predictors and another design are left out."""
+    import yaml
+
+    from surveys.schema import parse_survey
+
+    survey = parse_survey(yaml.safe_load(NUMBER_SURVEY), "nm.yaml")
+    outputs = {"arts": [0, 3, 5, 12, -2] * 5, "science": [7, 9, 10, 14, 4] * 5, "": [1, 2]}
+    result = fit_model(survey, ModelChoice("drinks", ("dept",), {}), number_tallies(survey, outputs, other_design=3))
+    assert result.method == "linear" and result.message is None and result.mechanism == "laplace"
+    arts, science = np.mean(outputs["arts"]), np.mean(outputs["science"])
+    assert result.fit.names == ("intercept", "Department: science vs arts")
+    assert_allclose([c.estimate for c in result.fit.coefficients], [2 + arts, science - arts])
+    assert result.n == 50 and result.left_out == 5
+    few = fit_model(survey, ModelChoice("drinks", ("dept",), {}), number_tallies(survey, {"arts": [1] * 5}))
+    assert few.fit is None and few.message.startswith("Too few answers to fit a model")

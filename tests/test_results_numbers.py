@@ -358,3 +358,169 @@ def test_an_excluded_day_leaves_a_numbers_answers_out_of_its_figures(numbers_app
         shown = row_html(page, f"number-{name}")
         assert result.n == 30
         assert cell(shown, "mean") == wording.number_text(result.mean, survey.question(name).number.decimals)
+
+
+# --------------------------------------------------------------------------
+# The linear model of a randomized number on the plain questions (surveys/models.py fit_linear_model).
+
+MODEL_YAML = """\
+id: mods
+title: Model of numbers
+version: 1
+questions:
+  - {name: drinks, type: integer, label: Drinks, min: 0, max: 30, epsilon: 1, mechanism: laplace}
+  - {name: hours, type: decimal, label: Hours, min: 1, max: 20, step: 0.5, epsilon: 1, mechanism: bounded}
+  - {name: year, type: select_one, label: Year, choices: [first, second, third], randomize: false}
+  - {name: job, type: yes_no, label: Job, randomize: false}
+"""
+MODEL_PAGE = "/admin/surveys/mods"
+
+
+def store_for_model(app, surveys_dir, count: int = 240, text: str = MODEL_YAML):
+    """``count`` respondents whose true numbers depend on their year, randomized on the server and stored."""
+    (surveys_dir / "mods.yaml").write_text(text)
+    with app.app_context():
+        survey = get_catalog().get("mods")
+    years = ["first", "second", "third"]
+    truths = [
+        {
+            "drinks": str((5 * (i % 3) + i % 7) % 31),
+            "hours": str((4 * (i % 3) + 3 * i) % 39),
+            "year": years[i % 3],
+            "job": ["yes", "no"][(i // 3) % 2],
+        }
+        for i in range(count)
+    ]
+    add_responses(app, [randomize_on_server(survey, truth) for truth in truths], "server", survey_id="mods")
+    return survey
+
+
+def statsmodels_fit(survey, name: str, rows: list[dict]):
+    """OLS with HC0 on the stored outputs of the responses CSV, one row per answer, in the question's units:
+    the Laplace output as exported, the one-bit design's bit debiased into grid steps then ``min + step * u``."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    question = survey.question(name)
+    number, design = question.number, question.design
+    if question.design.kind == "bounded":
+        bits = np.array([int(r[name]) for r in rows], dtype=float)
+        steps = design.steps * ((design.high + design.low) * bits - design.low) / (design.high - design.low)
+        y = float(number.minimum) + float(number.step) * steps.astype(float)
+    else:
+        y = np.array([float(r[name]) for r in rows])
+    x = np.array([[1.0, r["year"] == "second", r["year"] == "third", r["job"] == "no"] for r in rows], dtype=float)
+    return sm.OLS(y, x).fit(cov_type="HC0")
+
+
+@pytest.mark.parametrize("outcome", ["drinks", "hours"])
+def test_the_linear_model_of_a_number_equals_statsmodels_on_the_stored_outputs(app, surveys_dir, auth, outcome):
+    """Both mechanisms, answers through the write path: the page and the exports show statsmodels' OLS
+    coefficients (question units) with its HC0 standard errors and intervals, R^2 and the noise sentence."""
+    survey = store_for_model(app, surveys_dir)
+    auth.login()
+    rows = list(csv.DictReader(io.StringIO(auth.client.get(f"{MODEL_PAGE}/responses.csv").get_data(as_text=True))))
+    expected = statsmodels_fit(survey, outcome, rows)
+    query = f"model_outcome={outcome}&model_predictors=year&model_predictors=job"
+    body = auth.client.get(f"{MODEL_PAGE}/model.json?{query}").get_json()
+    assert body["method"] == "linear" and body["n"] == 240 and body["left_out"] == 0
+    coefficients = [row for row in body["rows"] if row["kind"] == "coefficient"]
+    assert [row["name"] for row in coefficients] == [
+        "intercept",
+        "Year: second vs first",
+        "Year: third vs first",
+        "Job: No vs Yes",
+    ]
+    assert [row["estimate"] for row in coefficients] == pytest.approx(list(expected.params), rel=1e-9, abs=1e-9)
+    assert [row["std_err"] for row in coefficients] == pytest.approx(list(expected.bse), rel=1e-9)
+    low, high = expected.conf_int(0.05).T
+    assert [row["low"] for row in coefficients] == pytest.approx(list(low), rel=1e-9, abs=1e-9)
+    assert [row["high"] for row in coefficients] == pytest.approx(list(high), rel=1e-9, abs=1e-9)
+    r_squared = [row for row in body["rows"] if row["kind"] == "r_squared"][0]["estimate"]
+    assert r_squared == pytest.approx(expected.rsquared, rel=1e-9)
+    text = auth.client.get(f"{MODEL_PAGE}/model.csv?{query}").get_data(as_text=True)
+    exported = list(csv.DictReader(io.StringIO(text)))
+    assert [(r["kind"], r["name"]) for r in exported] == [(r["kind"], r["name"]) for r in body["rows"]]
+    assert float(exported[1]["estimate"]) == pytest.approx(expected.params[1], rel=1e-12)
+    page = auth.client.get(f"{MODEL_PAGE}?{query}").get_data(as_text=True)
+    table = row_html(page, "linear-model")
+    shown = body_rows(table)
+    assert len(shown) == 4
+    for cells, *wanted in zip(shown, expected.params, expected.bse, low, high):
+        written = [cells[1], cells[2], *cells[3].split(" – ")]
+        assert [float(w) for w in written] == pytest.approx(wanted, abs=5.01e-4)  # written to 3 decimals
+    sentence = html_module.unescape(re.search(r'<p class="model-sentence">(.*?)</p>', page, re.S).group(1))
+    assert f"From 240 answers, a linear model of “{survey.question(outcome).label}” on Year, Job" in sentence
+    assert f"R² {expected.rsquared:.3f}" in sentence and "The noise is in the outcome" in sentence
+    noise = "plus discrete Laplace noise of mean zero" if outcome == "drinks" else "one bit, debiased"
+    assert noise in sentence and "Likelihood-ratio tests" not in page
+    assert f'<option value="{outcome}" selected>' in page
+
+
+@pytest.mark.parametrize("plain_number", [False, True])
+def test_a_numbers_kept_pattern_rows_equal_a_recount_from_the_stored_responses(app, surveys_dir, plain_number):
+    """The repair and the excluded days recount pattern rows from the responses (storage.queries
+    _scan_pattern_tallies): a number's bucket, sum and sum of squares, as the write path keeps them; a plain
+    number is in no pattern (the write path's patterns are over Survey.plain_questions)."""
+    from storage import queries
+    from web.db import open_database
+
+    extra = "  - {name: age, type: integer, label: Age, min: 16, max: 99, randomize: false}\n"
+    store_for_model(app, surveys_dir, 60, MODEL_YAML + extra if plain_number else MODEL_YAML)
+    db = open_database(app)
+    try:
+        kept = queries._kept_pattern_rows(db, "mods")
+        recounted = {tuple(row[:4]): row[4] for row in queries._scan_pattern_tallies(db, "mods")}
+    finally:
+        db.close()
+    assert {key[0] for key in kept} == {"drinks", "hours"}
+    assert sum(count for key, count in kept.items() if key[0] == "hours" and key[3].startswith("b")) == 60
+    assert recounted == kept
+
+
+SELF_CLOSING_NUMBER = """\
+id: drinking
+title: Drinking
+version: 1
+questions:
+  - {name: drinks, type: integer, label: Drinks, min: 0, max: 10, epsilon: 3, mechanism: laplace}
+targets:
+  - {question: drinks, margin: 4}
+close_when_targets_met: true
+"""
+
+
+def test_a_survey_closes_itself_once_a_numbers_mean_is_within_its_target(app, surveys_dir, auth):
+    """Answers sent through the form (JavaScript off: the server randomizes): after each one the survey is closed
+    exactly when the target's half-width from the kept sums is at most the margin (numeric_sequence's, in
+    the question's units), and it closes by the answers numeric_sequence_needed_n says in the worst case."""
+    from analysis.numeric import numeric_sequence, numeric_sequence_needed_n
+    from storage import queries
+    from tests.helpers.drivers import Respondent
+    from web.db import open_database
+
+    (surveys_dir / "drinking.yaml").write_text(SELF_CLOSING_NUMBER)
+    with app.app_context():
+        question = get_catalog().get("drinking").question("drinks")
+    needed = numeric_sequence_needed_n(question.design, 4.0, 0.95)
+    db = open_database(app)
+    try:
+        for sent in range(1, needed + 1):
+            response = Respondent(app.test_client()).submit({"drinks": f"{sent % 11:02d}"}, survey_id="drinking")
+            assert response.status_code == 200 and "Thank you" in response.get_data(as_text=True)
+            (counts,) = queries.tallies(db, "drinking")["drinks"].values()
+            n = sum(c for answer, c in counts.items() if answer.startswith("b"))
+            sequence = numeric_sequence(question.design, n, counts["=sum"], counts["=sumsq"], 0.95)
+            closed = app.test_client().get("/s/drinking").status_code == 410
+            assert n == sent and closed is ((sequence.high - sequence.low) / 2 <= 4.0)
+            if closed:
+                break
+        else:
+            pytest.fail("the survey never closed itself")
+    finally:
+        db.close()
+    assert 1 < sent <= needed
+    auth.login()
+    dashboard = auth.client.get("/admin/").get_data(as_text=True)
+    assert "every target met: closed itself" in dashboard
+    assert re.search(r"drinks:\s+±[\d.]+ now,\s+target ±4\.00 \(95%\)\s+<strong>met</strong>", dashboard)

@@ -807,3 +807,40 @@ def test_the_burst_ceiling_must_be_a_whole_number_of_one_or_more(value):
     problems = problems_of(edited("burst_ceiling_per_hour", value))
     assert [(p.question, p.field) for p in problems] == [(None, "burst_ceiling_per_hour")]
     assert "must be a whole number of 1 or more" in problems[0].message
+
+
+def with_numbers(targets):
+    """``VALID`` with a randomized number ``drinks`` (0.5 steps) and a plain number ``age``, and ``targets``."""
+    mapping = with_targets(targets)
+    mapping["questions"] += [
+        {"name": "drinks", "type": "decimal", "label": "Drinks", "min": 0, "max": 30, "step": 0.5},
+        {"name": "age", "type": "integer", "label": "Age", "min": 16, "max": 99, "randomize": False},
+    ]
+    return mapping
+
+
+def test_a_target_on_a_randomized_number_is_a_margin_in_its_units():
+    survey = parse_survey(with_numbers([{"question": "drinks", "margin": 1.5}]), "exam.yaml")
+    (target,) = survey.targets
+    assert (target.question, target.margin, target.by) == ("drinks", 1.5, None)
+
+
+NUMBER_TARGET_MISTAKES = [
+    ({"question": "drinks", "margin": 0}, "targets[1].margin", "a positive number"),
+    ({"question": "drinks", "margin": -1.5}, "targets[1].margin", "in the question's units"),
+    ({"question": "drinks", "margin": "wide"}, "targets[1].margin", "a positive number"),
+    ({"question": "drinks"}, "targets[1].margin", "is required: a positive number"),
+    ({"question": "age", "margin": 1.5}, "targets[1].question", "'age' is not a randomized yes_no question or number"),
+    (
+        {"question": "drinks", "margin": 1.5, "by": "year", "groups": ["first", "second"]},
+        "targets[1].by",
+        "is on its mean",
+    ),
+]
+
+
+@pytest.mark.parametrize(("target", "field", "message"), NUMBER_TARGET_MISTAKES)
+def test_a_bad_target_on_a_number_is_one_problem_naming_its_field(target, field, message):
+    (problem,) = problems_of(with_numbers([target]))
+    assert problem.field == field
+    assert message in problem.message

@@ -145,3 +145,53 @@ def test_a_difference_target_on_a_two_group_question_adds_the_two_groups_sequenc
     ]
     assert progress.n == 3400
     assert_allclose(progress.half_width, sum((s.high - s.low) / 2 for s in each), rtol=1e-12)
+
+
+NUMBERS_YAML = """\
+id: nums
+title: Numbers
+version: 1
+questions:
+  - {name: drinks, type: decimal, label: Drinks, min: 1, max: 16, step: 0.5, epsilon: 1, mechanism: laplace}
+  - {name: hours, type: integer, label: Hours, min: 0, max: 20, epsilon: 1, mechanism: bounded}
+"""
+
+#: Kept sums ``(n, sum, sum of squares)`` of each number's outputs in grid steps, within what its design can send.
+NUMBER_SUMS = {"drinks": (900, 13_500, 400_000), "hours": (900, 400, 400)}
+
+
+def number_survey(*targets):
+    import yaml
+
+    from surveys.schema import parse_survey
+
+    return parse_survey(yaml.safe_load(NUMBERS_YAML) | ({"targets": list(targets)} if targets else {}), "nums.yaml")
+
+
+def number_tallies(survey) -> dict:
+    return {
+        name: {question_design_key(survey.question(name)): {"b00": n, "=sum": total, "=sumsq": squares}}
+        for name, (n, total, squares) in NUMBER_SUMS.items()
+    }
+
+
+@pytest.mark.parametrize("name", ["drinks", "hours"])
+def test_a_number_target_is_met_exactly_when_the_means_sequence_is_within_the_margin(name):
+    """The half-width is numeric_sequence's on the kept sums, in the question's units (grid steps times step);
+    the target is met just above it and not just below; the answers needed are numeric_sequence_needed_n's."""
+    from analysis.numeric import numeric_sequence, numeric_sequence_needed_n
+
+    question = number_survey().question(name)
+    sequence = numeric_sequence(question.design, *NUMBER_SUMS[name], 0.9)
+    half_width = (sequence.high - sequence.low) / 2 * float(question.number.step)
+    for margin, met in ((half_width * (1 + 1e-9), True), (half_width * (1 - 1e-9), False)):
+        survey = number_survey({"question": name, "margin": margin, "confidence_level": 0.9})
+        (progress,) = target_progress(survey, number_tallies(survey), {})
+        assert progress.n == 900
+        assert_allclose(progress.half_width, half_width, rtol=1e-12)
+        assert progress.met is met and every_target_met((progress,)) is met
+    wider = number_survey({"question": name, "margin": half_width / 2, "confidence_level": 0.9})
+    (progress,) = target_progress(wider, number_tallies(wider), {})
+    step = float(question.number.step)
+    assert progress.needed_n == numeric_sequence_needed_n(question.design, half_width / 2 / step, 0.9) > 900
+    assert progress.scale.upper is None and progress.scale.unit == ""  # shown in the question's units

@@ -18,7 +18,7 @@ from storage import audit, events, queries, responses
 from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
-from surveys.models import MAX_PATTERNS
+from surveys.models import MAX_PATTERNS, model_outcomes
 from web import answering, gather, options, paged_views, respond, share
 from web.auth import safe_next
 from web.catalog import get_catalog, refresh_now, survey_or_404, survey_state, today
@@ -91,13 +91,16 @@ def survey_page(survey_id: str):
         chart=results_chart_svg(page.results),
         breakdown_chart=breakdown_chart_svg(page.breakdown) if page.breakdown else None,
         timeline_charts=tuple(timeline_svg(timeline) for timeline in page.timelines),
-        model_chart=model_chart_svg(page.model) if page.model and page.model.fit else None,
+        model_chart=model_chart_svg(page.model)
+        if page.model and page.model.fit and page.model.method == "logistic"
+        else None,
         methods=INTERVAL_METHODS,
         levels=CONFIDENCE_LEVELS,
         action=ActionForm(),
         model_choice=chosen.model,
         model_references=[f"{name}:{level}" for name, level in chosen.model.references.items()] if chosen.model else [],
         max_patterns=MAX_PATTERNS,
+        model_outcomes=model_outcomes(survey),
     )
     return html, 400 if page.problems else 200
 

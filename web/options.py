@@ -220,5 +220,5 @@ def model_options(args: Mapping[str, str], survey: Survey) -> tuple[ModelChoice,
     """The model (``model_outcome``, ``model_predictors``, ``model_reference``) and the confidence level
     (``level``), as the model exports take them."""
     if not args.get("model_outcome"):
-        raise ValueError("Choose the model's outcome with model_outcome=…, a randomized yes/no question.")
+        raise ValueError("Choose the model's outcome with model_outcome=…, a randomized yes/no question or number.")
     return _model(args, survey), confidence_level(args.get("level", "0.95"))

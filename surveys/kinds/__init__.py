@@ -13,7 +13,7 @@ Each kind module defines the same names:
     as it is where the kind has nothing to say about them.
 
 and what the other callers ask of a kind: ``single_share``, ``splits_results``, ``keeps_patterns``; planning
-(``needed_n``, ``plan_margin``, ``plan_options``, ``current_group_sizes``, ``target_needed_n``,
+(``needed_n``, ``plan_margin``, ``plan_options``, ``current_group_sizes``, ``target_needed_n``, ``target_scale``,
 ``design_needed``); exports and the chart (``design_columns``, ``estimate_rows``, ``breakdown_rows``,
 ``estimate_pairs``, ``chart_items``); group differences (``for_difference``, ``comparable``,
 ``difference_sequence``); ``randomize``; what one answer is stored and kept as (``device_answer``: the
@@ -64,6 +64,7 @@ KIND_NAMES = (
     "plan_options",
     "current_group_sizes",
     "target_needed_n",
+    "target_scale",
     "design_needed",
     "design_columns",
     "estimate_rows",

@@ -35,6 +35,7 @@ from surveys.kinds.common import (
     no_margin_plan,
     no_needed_n,
     no_running_point,
+    no_target_scale,
     one_kept_row,
     outside_flags,
     pooled_label,
@@ -49,6 +50,8 @@ from surveys.result_types import ChoiceDesignEstimate, ChoiceResult, OptionResul
 
 #: A select_one's share is not charted over time.
 running_point = no_running_point
+#: No target is set on this kind.
+target_scale = no_target_scale
 #: Finite-population figures are for a one-arm yes/no question only.
 finite_population = no_finite_population
 

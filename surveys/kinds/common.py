@@ -17,7 +17,7 @@ from analysis.sequences import (
     union_sequence,
 )
 from analysis.two_group import TwoGroupEstimate
-from surveys.definition import Question
+from surveys.definition import SHARE_TARGET, Question, TargetScale
 from surveys.result_types import (
     FLAG_ABOVE_CEILING,
     FLAG_BELOW_FLOOR,
@@ -149,6 +149,16 @@ def covering(sequence: SequenceBounds | None, ci: ConfidenceInterval | None) -> 
         return sequence
     side = ci.side if ci.one_sided else sequence.side
     return replace(sequence, low=min(sequence.low, ci.low), high=max(sequence.high, ci.high), side=side)
+
+
+def share_target_scale(question: Question) -> TargetScale:
+    """A target on this question is a margin on its share (:data:`surveys.definition.SHARE_TARGET`)."""
+    return SHARE_TARGET
+
+
+def no_target_scale(question: Question) -> None:
+    """No target can be set on this question."""
+    return None
 
 
 def no_running_point(question: Question, by_design, confidence_level: float) -> None:

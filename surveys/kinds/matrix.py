@@ -34,6 +34,7 @@ from surveys.kinds.common import (
     no_margin_plan,
     no_needed_n,
     no_running_point,
+    no_target_scale,
     one_kept_row,
     pooled_label,
     shown_std_err,
@@ -66,11 +67,14 @@ __all__ = [
     "single_share",
     "splits_results",
     "target_needed_n",
+    "target_scale",
     "without_figures",
 ]
 
 #: A select_one's share is not charted over time.
 running_point = no_running_point
+#: No target is set on this kind.
+target_scale = no_target_scale
 #: Finite-population figures are for a one-arm yes/no question only.
 finite_population = no_finite_population
 

@@ -28,12 +28,15 @@ from surveys.kinds.common import (
     no_option_plan,
     no_rows,
     no_running_point,
+    no_target_scale,
     size_flags,
     unanswered_options,
 )
 from surveys.result_types import MultipleResult, OptionResult
 
 running_point = no_running_point
+#: No target is set on this kind.
+target_scale = no_target_scale
 finite_population = no_finite_population
 single_share = False
 splits_results = False

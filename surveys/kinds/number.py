@@ -16,10 +16,16 @@ from __future__ import annotations
 import math
 
 from analysis.deconvolution import deconvolve
-from analysis.numeric import numeric_difference, numeric_mean, numeric_needed_n, numeric_sequence
+from analysis.numeric import (
+    numeric_difference,
+    numeric_mean,
+    numeric_needed_n,
+    numeric_sequence,
+    numeric_sequence_needed_n,
+)
 from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign
 from surveys import numeric_protocol
-from surveys.definition import Question
+from surveys.definition import Question, TargetScale
 from surveys.design_contract import SQUARES_KEY, SUM_KEY, SUM_KEYS, compatible_tallies
 from surveys.export_columns import number_rows
 from surveys.kinds.common import (
@@ -33,17 +39,17 @@ from surveys.kinds.common import (
     no_margin_plan,
     no_option_plan,
     no_rows,
-    no_running_point,
     size_flags,
 )
 from surveys.result_types import BinShare, NumberResult, SequenceBounds
 
 LAPLACE, BOUNDED, PLAIN = "laplace", "bounded", ""
 
-running_point = no_running_point
 finite_population = no_finite_population
 single_share = False
-keeps_patterns = False
+#: A randomized number's kept rows (bucket, sum, sum of squares) are kept per pattern of plain answers: the
+#: linear model's cells (:func:`surveys.models.fit_linear_model`).
+keeps_patterns = True
 plan_options = no_option_plan
 plan_margin = no_margin_plan
 current_group_sizes = no_group_sizes
@@ -265,8 +271,47 @@ def needed_n(question: Question, half_width: float, level: float, share: float) 
     return numeric_needed_n(question.design, half_width / float(question.number.step), level)
 
 
+def running_point(question: Question, by_design, confidence_level: float) -> tuple[int, float, SequenceBounds] | None:
+    """``(n, mean, confidence sequence)`` of a randomized number in the question's units, from its kept sums under
+    its current design (:func:`analysis.numeric.numeric_sequence`); None for a plain number or no answers. A
+    target on the number reads it (:mod:`surveys.targets`); the time chart charts single shares only."""
+    if question.design is None:
+        return None
+    (n, total, squares), _, _ = kept_sums(question, by_design)
+    if n == 0:
+        return None
+    number = question.number
+    sequence = numeric_sequence(question.design, n, total, squares, confidence_level)
+    bounds = SequenceBounds(
+        float(number.value_of(float(sequence.low))),
+        float(number.value_of(float(sequence.high))),
+        confidence_level,
+        1,
+        sequence.side,
+    )
+    mean = numeric_mean(question.design, n, total, squares, confidence_level).mean
+    return n, float(number.value_of(min(max(mean, 0.0), float(number.steps)))), bounds
+
+
+def target_scale(question: Question) -> TargetScale | None:
+    """A target on a randomized number is a half-width of its mean's sequence in the question's units; none on a
+    plain number."""
+    if question.design is None:
+        return None
+    return TargetScale(
+        None,
+        "a positive number: the wanted half-width of the mean's confidence sequence in the question's units, "
+        "such as 1.5",
+        decimals=max(2, question.number.decimals + 1),
+    )
+
+
 def target_needed_n(question, margin, level, estimate, by_design, share):
-    return needed_n(question, margin, level, share)
+    """Answers the mean's confidence sequence needs, in the worst case, for a half-width of ``margin`` (question
+    units): :func:`analysis.numeric.numeric_sequence_needed_n`."""
+    if question.design is None:
+        return None
+    return numeric_sequence_needed_n(question.design, margin / float(question.number.step), level)
 
 
 def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int | None, int | None]:

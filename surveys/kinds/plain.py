@@ -21,12 +21,15 @@ from surveys.kinds.common import (
     no_option_plan,
     no_rows,
     no_running_point,
+    no_target_scale,
     one_kept_row,
 )
 from surveys.result_types import FLAG_IGNORED, PlainResult
 
 #: A plain question is not charted over time.
 running_point = no_running_point
+#: No target is set on this kind.
+target_scale = no_target_scale
 #: Finite-population figures are for a one-arm yes/no question only.
 finite_population = no_finite_population
 

@@ -31,6 +31,7 @@ from surveys.kinds.common import (
     no_option_plan,
     one_kept_row,
     pooled_label,
+    share_target_scale,
     size_flags,
     two_group_sequence_bounds,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "single_share",
     "splits_results",
     "target_needed_n",
+    "target_scale",
     "two_group_version_counts",
     "without_figures",
 ]
@@ -346,6 +348,10 @@ def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
 
 #: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
 breakdown_rows = estimate_rows
+
+
+#: A target on this question is a margin on its share.
+target_scale = share_target_scale
 
 
 def target_needed_n(question: Question, margin: float, level: float, estimate: float, by_design, share: float) -> int:

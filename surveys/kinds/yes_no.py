@@ -38,6 +38,7 @@ from surveys.kinds.common import (
     outside_flags,
     pooled_label,
     sequence_bounds,
+    share_target_scale,
     shown_std_err,
     size_flags,
 )
@@ -312,6 +313,10 @@ def estimate_rows(result: YesNoResult, level: float) -> list[dict]:
 
 #: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same.
 breakdown_rows = estimate_rows
+
+
+#: A target on this question is a margin on its share.
+target_scale = share_target_scale
 
 
 def target_needed_n(question: Question, margin: float, level: float, estimate: float, by_design, share: float) -> int:
