@@ -256,7 +256,9 @@ def _distribution(question: Question, buckets: dict[str, int], level: float) -> 
         return tuple(BinShare(label, None, None, None) for label in labels), f"not estimated: {fit.reason}"
     return (
         tuple(BinShare(label, b.share, b.band_low, b.band_high) for label, b in zip(labels, fit.shares)),
-        f"estimated by deconvolution, assuming the true values are spread evenly within each bin ({fit.band_method})",
+        "estimated by deconvolution, assuming the true values are spread evenly within each bin: where they are"
+        " not (most answers at one end of a wide bin), the shares and their bands are off, so narrower bins"
+        f" (bins: in the survey file) make the estimate safer ({fit.band_method})",
     )
 
 
