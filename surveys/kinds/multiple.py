@@ -26,7 +26,6 @@ from surveys.kinds.common import (
     no_margin_plan,
     no_needed_n,
     no_option_plan,
-    no_rows,
     no_running_point,
     no_target_scale,
     size_flags,
@@ -46,9 +45,10 @@ plan_margin = no_margin_plan
 plan_options = no_option_plan
 current_group_sizes = no_group_sizes
 design_columns = no_design_columns
-#: Its rows of :func:`surveys.export.estimate_rows` (:func:`surveys.export_columns.multiple_rows`); no break-downs.
+#: Its rows of :func:`surveys.export.estimate_rows` (:func:`surveys.export_columns.multiple_rows`).
 estimate_rows = multiple_rows
-breakdown_rows = no_rows
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same, from the group's bit strings.
+breakdown_rows = multiple_rows
 estimate_pairs = no_estimate_pairs
 for_difference = no_difference
 comparable = never_comparable

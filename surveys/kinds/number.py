@@ -38,7 +38,6 @@ from surveys.kinds.common import (
     no_group_sizes,
     no_margin_plan,
     no_option_plan,
-    no_rows,
     size_flags,
 )
 from surveys.result_types import BinShare, NumberResult, SequenceBounds
@@ -54,9 +53,10 @@ plan_options = no_option_plan
 plan_margin = no_margin_plan
 current_group_sizes = no_group_sizes
 design_columns = no_design_columns
-#: Its rows of :func:`surveys.export.estimate_rows` (:func:`surveys.export_columns.number_rows`); no break-downs.
+#: Its rows of :func:`surveys.export.estimate_rows` (:func:`surveys.export_columns.number_rows`).
 estimate_rows = number_rows
-breakdown_rows = no_rows
+#: Its rows of :func:`surveys.export.breakdown_rows` in each group: the same, from the group's kept sums and buckets.
+breakdown_rows = number_rows
 estimate_pairs = no_estimate_pairs
 chart_items = no_chart_items
 difference_sequence = no_difference_sequence

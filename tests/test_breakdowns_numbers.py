@@ -1,0 +1,190 @@
+"""Break-downs of numbers and check-all-that-apply questions, and break-downs by a plain number's bins.
+
+Answers go through the server's path (:func:`surveys.submission.randomize_on_server`, then stored as a submission
+stores them); each group's figures expected are the kind's own ``compute`` on that group's stored answers, as the
+responses CSV gives them (tallied by the kind's kept rows), and a difference of means is
+:func:`analysis.numeric.numeric_difference`'s on the two groups' sums: nothing is hard-coded.
+"""
+
+from __future__ import annotations
+
+import csv
+import html as html_module
+import io
+import re
+
+import pytest
+
+from surveys import wording
+from surveys.design_contract import question_design_key
+from surveys.kinds import kind_of
+from surveys.submission import randomize_on_server
+from tests.helpers.records import add_responses
+from web.catalog import get_catalog
+
+pytestmark = pytest.mark.sqlite_only(
+    reason="the page and exports read kept group tallies through the storage layer, whose two backends "
+    "tests/test_storage.py covers; these check what is shown and exported of them"
+)
+
+SURVEY_YAML = """\
+id: nums
+title: Numbers by group
+version: 1
+questions:
+  - name: dept
+    type: select_one
+    label: Department
+    randomize: false
+    choices:
+      - {name: arts, label: Arts}
+      - {name: law, label: Law}
+  - name: age
+    type: integer
+    label: Age
+    randomize: false
+    min: 16
+    max: 99
+    bins: [20, 30]
+  - name: drinks
+    type: integer
+    label: How many times?
+    min: 0
+    max: 30
+    epsilon: 1
+    mechanism: bounded
+  - name: hours
+    type: decimal
+    label: Hours?
+    min: 0
+    max: 20
+    step: 0.5
+    mechanism: laplace
+    epsilon: 3
+    bins: [2, 5.5]
+  - name: done
+    type: select_multiple
+    label: Which?
+    choices: [a, b, c]
+    epsilon: 2
+"""
+PAGE = "/admin/surveys/nums"
+COUNT = 80
+
+
+@pytest.fixture
+def nums_app(app, surveys_dir):
+    (surveys_dir / "nums.yaml").write_text(SURVEY_YAML)
+    return app
+
+
+def survey_of(app):
+    with app.app_context():
+        return get_catalog().get("nums")
+
+
+def truth(i: int) -> dict[str, str]:
+    """Respondent ``i``'s true answers: a department, an age spread over its bins (grid positions from 16), law
+    students drinking and working more than arts students."""
+    law = i % 2 == 1
+    return {
+        "dept": "law" if law else "arts",
+        "age": f"{(i * 7) % 40:02d}",
+        "drinks": str(20 + i % 11 if law else i % 6),
+        "hours": str(20 + (3 * i) % 21 if law else (3 * i) % 11),
+        "done": format((i % 8) | (4 if law else 0), "03b"),
+    }
+
+
+def store(app, count: int = COUNT):
+    survey = survey_of(app)
+    add_responses(app, [randomize_on_server(survey, truth(i)) for i in range(count)], "server", survey_id="nums")
+    return survey
+
+
+def stored_rows(client) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(client.get(f"{PAGE}/responses.csv").get_data(as_text=True))))
+
+
+def group_result(survey, name: str, rows: list[dict]):
+    """The kind's result computed from ``rows``' stored answers (the responses CSV gives a number's output in grid
+    steps, as stored), tallied by the kind's kept rows."""
+    question = survey.question(name)
+    counts: dict[str, int] = {}
+    for row in rows:
+        if row[name] == "":
+            continue
+        for answer, add in kind_of(question).kept_rows(question, row[name]):
+            counts[answer] = counts.get(answer, 0) + add
+    return kind_of(question).compute(question, {question_design_key(question): counts}, 0.95, "wilson")
+
+
+def table(page: str, table_id: str) -> str:
+    match = re.search(rf'<table[^>]*id="{table_id}".*?</table>', page, re.S)
+    assert match, table_id
+    return match.group(0)
+
+
+def body_rows(fragment: str) -> list[list[str]]:
+    """A table's body rows as text cells (tags stripped, line breaks kept as " | ")."""
+    rows = re.findall(r"<tr>(.*?)</tr>", fragment.split("<tbody>")[1], re.S)
+    return [
+        [
+            html_module.unescape(re.sub(r"<[^>]+>", "", c.replace("<br>", " | "))).strip()
+            for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)
+        ]
+        for r in rows
+    ]
+
+
+# --------------------------------------------------------------------------
+# Break-downs of numbers and check-all-that-apply questions by a plain one-choice question.
+
+
+def test_each_group_of_a_plain_question_gets_each_numbers_and_check_all_figures_of_its_own_answers(nums_app, auth):
+    survey = store(nums_app)
+    auth.login()
+    rows = stored_rows(auth.client)
+    page = auth.client.get(f"{PAGE}?by=dept").get_data(as_text=True)
+    for name in ("drinks", "hours"):
+        shown = body_rows(table(page, f"breakdown-number-{name}"))
+        decimals = survey.question(name).number.decimals
+        assert [row[0] for row in shown] == ["Arts", "Law"]
+        for row, dept in zip(shown, ("arts", "law")):
+            result = group_result(survey, name, [r for r in rows if r["dept"] == dept])
+            assert result.n == COUNT // 2 and result.mean is not None
+            assert row[1] == str(result.n)
+            assert row[2].split(" | ")[0] == wording.number_text(result.mean, decimals)
+            assert row[3] == wording.number_text(result.std_err, decimals)
+            assert row[4] == wording.number_interval_text(result.ci_low, result.ci_high, result.ci_side, decimals)
+            assert row[5] == wording.number_interval_text(
+                result.sequence.low, result.sequence.high, result.sequence.side, decimals
+            )
+    shown = body_rows(table(page, "breakdown-check-all-done"))
+    for row, dept in zip(shown, ("arts", "law")):
+        result = group_result(survey, "done", [r for r in rows if r["dept"] == dept])
+        assert row[1] == str(result.n)
+        assert [cell.split(" | ")[0] for cell in row[2:5]] == [
+            wording.table_percent(o.estimate) for o in result.options
+        ]
+        assert row[5].split(" | ")[0] == wording.number_text(result.ticked_mean, 0)
+
+
+def test_the_breakdown_exports_have_each_groups_rows_of_numbers_and_check_all(nums_app, auth):
+    survey = store(nums_app)
+    auth.login()
+    rows = stored_rows(auth.client)
+    exported = auth.client.get(f"{PAGE}/breakdown.json?by=dept").get_json()["rows"]
+    for dept in ("arts", "law"):
+        mine = [r for r in rows if r["dept"] == dept]
+        for name in ("drinks", "hours", "done"):
+            result = group_result(survey, name, mine)
+            expected = kind_of(result.question).breakdown_rows(result, 0.95)
+            got = [r for r in exported if r["group"] == dept and r["question"] == name]
+            assert expected and len(got) == len(expected)
+            for row, want in zip(got, expected):
+                assert (row["statistic"], row["option"], row["n"]) == (want["statistic"], want["option"], want["n"])
+                assert row["estimate_clipped"] == pytest.approx(want["estimate_clipped"])
+                assert (row["ci_low"], row["ci_high"]) == pytest.approx((want["ci_low"], want["ci_high"]))
+    header = next(csv.reader(io.StringIO(auth.client.get(f"{PAGE}/breakdown.csv?by=dept").get_data(as_text=True))))
+    assert header[-2:] == ["statistic", "mechanism"]
