@@ -5,10 +5,13 @@ reuses: takes a :class:`~surveys.definition.Survey` and the plain
 dictionaries of :func:`storage.queries.group_tallies` and returns frozen
 dataclasses. Only a question that is *not* randomized can split the
 respondents: grouping by a noisy answer would put them in the wrong group at
-random. Two groups' yes/no estimates are compared with
-:func:`analysis.difference`. A two-group design's question gets, in each
-group, the two-group estimate from that group's per-arm tallies, and two
-groups are compared by their moment estimates (:func:`compare_groups`).
+random. Two groups' estimates are compared by their kind (``for_difference``
+and ``difference``): yes/no estimates with :func:`analysis.difference`, a
+randomized number's means with :func:`analysis.numeric.numeric_difference`.
+A two-group design's question gets, in each group, the two-group estimate
+from that group's per-arm tallies, and two groups are compared by their
+moment estimates (:func:`compare_groups`). A plain number splits the
+respondents by its declared bins (its answers are kept by bin key).
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis import Difference, difference
+from analysis import Difference
 from surveys.definition import Question, Survey
 from surveys.kinds import kind_of
+from surveys.result_types import MultipleResult, NumberDifference, NumberResult
 from surveys.results import (
     NO_EXCLUSION,
     ChoiceResult,
@@ -41,9 +45,9 @@ class GroupResults:
 
     value: str | None
     label: str
-    questions: tuple[YesNoResult | ChoiceResult, ...]
+    questions: tuple[YesNoResult | ChoiceResult | NumberResult | MultipleResult, ...]
 
-    def question(self, name: str) -> YesNoResult | ChoiceResult:
+    def question(self, name: str) -> YesNoResult | ChoiceResult | NumberResult | MultipleResult:
         for result in self.questions:
             if result.question.name == name:
                 return result
@@ -130,28 +134,32 @@ def compare_groups(
     first: str | None,
     second: str | None,
     confidence_level: float = 0.95,
-) -> Difference:
-    """``pi_first - pi_second`` for a yes/no question, between two groups.
+) -> Difference | NumberDifference:
+    """``pi_first - pi_second`` for a yes/no question, or the difference of means of a randomized number,
+    between two groups.
 
     Parameters
     ----------
     breakdown : Breakdown
     question_name : str
-        A randomized yes/no question.
+        A randomized yes/no question or number.
     first, second : str or None
         Group values (answers to ``breakdown.by``; ``None`` for "No answer").
     confidence_level : float
 
     Returns
     -------
-    analysis.Difference
-        From :func:`analysis.difference`: raw estimates subtracted, standard
-        errors added in quadrature, Wald interval clipped to ``[-1, 1]``.
+    analysis.Difference or NumberDifference
+        The kind's ``difference`` of the two groups' ``for_difference``: for
+        yes/no, :func:`analysis.difference` (raw estimates subtracted,
+        standard errors added in quadrature, Wald interval clipped to
+        ``[-1, 1]``); for a number, :func:`analysis.numeric.numeric_difference`
+        in the question's units (Welch's interval for the Laplace mechanism).
 
     Raises
     ------
     ValueError
-        If the question is not a randomized yes/no question, a group has no
+        If the question is not a randomized yes/no question or number, a group has no
         answers to it, or (a two-group design) a group's moment estimate left
         the parameter space.
 
@@ -167,27 +175,26 @@ def compare_groups(
             result = breakdown.group(value).question(question_name)
         except KeyError:
             raise ValueError(f"no group {name}={value!r} with question {question_name!r}") from None
-        kind = kind_of(result.question)
-        if not kind.single_share:
-            raise ValueError(f"question {question_name!r} is not a randomized yes/no question")
         if result.n == 0:
             raise ValueError(f"group {name}={value!r} has no answers to {question_name!r}")
-        estimates.append(kind.for_difference(result))
-    return difference(estimates[0], estimates[1], confidence_level)
+        kind = kind_of(result.question)
+        estimates.append(kind.for_difference(result))  # a ValueError for a kind not compared between groups
+    return kind.difference(estimates[0], estimates[1], confidence_level)
 
 
 @dataclass(frozen=True)
 class GroupDifference:
-    """One yes/no question's estimate in group ``first`` minus that in group ``second``.
+    """One yes/no question's estimate (or a randomized number's mean) in group ``first`` minus that in group
+    ``second``.
 
     ``sequence``: the anytime-valid confidence sequence for the difference
-    (:func:`surveys.results.difference_bounds` of the two groups' answers per design).
+    (the kind's ``difference_sequence``: each group's sequence at ``1 - alpha/2``, subtracted).
     """
 
     question: Question
     first: GroupResults
     second: GroupResults
-    difference: Difference
+    difference: Difference | NumberDifference
     sequence: SequenceBounds | None = None
 
 
@@ -221,7 +228,7 @@ def check_pair(breakdown: Breakdown, first: str | None, second: str | None) -> N
 def group_differences(
     breakdown: Breakdown, confidence_level: float = 0.95, first: str | None = None, second: str | None = None
 ) -> tuple[GroupDifference, ...]:
-    """For each randomized yes/no question, one group's estimate minus another's.
+    """For each randomized yes/no question and number, one group's estimate minus another's.
 
     The two groups are ``first`` and ``second`` when both are given, else the
     first two groups (in the order of :attr:`Breakdown.groups`) that answered
@@ -231,8 +238,6 @@ def group_differences(
     out = []
     for result in breakdown.groups[0].questions if breakdown.groups else ():
         kind = kind_of(result.question)
-        if not kind.single_share:
-            continue
         name = result.question.name
         answered = _answered_groups(breakdown, name)
         if first and second:
@@ -243,7 +248,7 @@ def group_differences(
             continue
         results = [g.question(name) for g in pair]
         if not kind.comparable(results):
-            continue  # a two-group moment estimate on the boundary: the profile intervals are shown per group
+            continue  # not compared (a choice), or a two-group moment estimate on the boundary (see each group)
         compared = compare_groups(breakdown, name, pair[0].value, pair[1].value, confidence_level)
         sequence = kind.difference_sequence(results, confidence_level)
         out.append(GroupDifference(result.question, pair[0], pair[1], compared, sequence))

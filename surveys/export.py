@@ -10,8 +10,10 @@ are :mod:`surveys.noisy_answers`; their names stay importable from here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from analysis import SurveyEpsilon
-from surveys.breakdowns import Breakdown
+from surveys.breakdowns import Breakdown, GroupDifference
 from surveys.definition import Survey
 from surveys.export_columns import ESTIMATE_COLUMNS
 from surveys.kinds import kind_of_result
@@ -34,6 +36,7 @@ from surveys.tables import FORMULA_STARTS, finite, safe_csv, spreadsheet_safe
 
 __all__ = [
     "BREAKDOWN_COLUMNS",
+    "DIFFERENCE_COLUMNS",
     "CSV_BATCH_ROWS",
     "ESTIMATE_COLUMNS",
     "EXCLUDED_DAY_NOTE",
@@ -46,6 +49,7 @@ __all__ = [
     "breakdown_csv",
     "breakdown_json",
     "breakdown_rows",
+    "difference_rows",
     "codebook",
     "design_description",
     "epsilon_json",
@@ -225,8 +229,49 @@ def breakdown_rows(breakdown: Breakdown) -> list[dict]:
     return [{column: {**row, **excluded}[column] for column in BREAKDOWN_COLUMNS} for row in rows]
 
 
-def breakdown_json(breakdown: Breakdown, survey: Survey, exported_at: str) -> dict:
-    """The break-down with the survey's identity, ready for ``json.dumps`` (infinite values are ``null``)."""
+#: Keys of :func:`difference_rows`: the two groups, their raw estimates, the difference and its interval and sequence.
+DIFFERENCE_COLUMNS = (
+    *("question", "label", "first", "first_label", "second", "second_label", "first_estimate", "second_estimate"),
+    *("difference", "std_err", "ci_low", "ci_high", "ci_method", "sequence_low", "sequence_high", "confidence_level"),
+)
+
+
+def difference_rows(differences: Sequence[GroupDifference]) -> list[dict]:
+    """One row per compared question (:func:`surveys.breakdowns.group_differences`), keys :data:`DIFFERENCE_COLUMNS`.
+
+    ``first_estimate`` and ``second_estimate`` are the raw (unclipped) estimates subtracted: a yes/no question's
+    shares, a randomized number's means in its units; ``difference`` is their difference with its standard error,
+    interval (``ci_method`` ``wald`` for shares; ``welch`` or ``normal`` for means, as
+    :func:`analysis.numeric.numeric_difference` says) and anytime-valid sequence.
+    """
+    return [
+        {
+            "question": d.question.name,
+            "label": d.question.label,
+            "first": d.first.value,
+            "first_label": d.first.label,
+            "second": d.second.value,
+            "second_label": d.second.label,
+            "first_estimate": d.difference.first_raw,
+            "second_estimate": d.difference.second_raw,
+            "difference": d.difference.estimate,
+            "std_err": d.difference.std_err,
+            "ci_low": d.difference.ci.low,
+            "ci_high": d.difference.ci.high,
+            "ci_method": d.difference.ci.method,
+            "sequence_low": None if d.sequence is None else d.sequence.low,
+            "sequence_high": None if d.sequence is None else d.sequence.high,
+            "confidence_level": d.difference.ci.confidence_level,
+        }
+        for d in differences
+    ]
+
+
+def breakdown_json(
+    breakdown: Breakdown, survey: Survey, exported_at: str, differences: Sequence[GroupDifference] = ()
+) -> dict:
+    """The break-down with the survey's identity, ready for ``json.dumps`` (infinite values are ``null``), and
+    the ``differences`` between two of its groups (:func:`difference_rows`)."""
     return {
         "survey_id": survey.id,
         "title": survey.title,
@@ -241,6 +286,7 @@ def breakdown_json(breakdown: Breakdown, survey: Survey, exported_at: str) -> di
         "method": breakdown.method,
         "exported_at": exported_at,
         "rows": [{k: finite(v) for k, v in row.items()} for row in breakdown_rows(breakdown)],
+        "differences": [{k: finite(v) for k, v in row.items()} for row in difference_rows(differences)],
     }
 
 

@@ -479,6 +479,24 @@ class NumberResult:
 
 
 @dataclass(frozen=True)
+class NumberDifference:
+    """The difference of two groups' means of a randomized number (first minus second), in the question's units.
+
+    Named as :class:`analysis.Difference` names a difference of shares, so a page or an export reads either:
+    ``estimate`` the unbiased means subtracted (``first_raw - second_raw``, neither kept within the range),
+    ``std_err`` ``sqrt(SE_1^2 + SE_2^2)``, ``ci`` the interval of :func:`analysis.numeric.numeric_difference`
+    (``method`` ``"welch"``: Welch-Satterthwaite's t for the Laplace mechanism; ``"normal"``: the one-bit design,
+    or a group of one answer), in ``[-(max - min), max - min]``.
+    """
+
+    estimate: float
+    std_err: float
+    ci: ConfidenceInterval
+    first_raw: float
+    second_raw: float
+
+
+@dataclass(frozen=True)
 class MultipleResult:
     """A check-all-that-apply question: each option's debiased share of respondents who would tick it, and
     the mean number of options ticked (``ticked_*``, on ``0 .. options``)."""

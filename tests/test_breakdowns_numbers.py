@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from analysis.numeric import numeric_difference, numeric_sequence
 from surveys import wording
 from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of
@@ -188,3 +189,66 @@ def test_the_breakdown_exports_have_each_groups_rows_of_numbers_and_check_all(nu
                 assert (row["ci_low"], row["ci_high"]) == pytest.approx((want["ci_low"], want["ci_high"]))
     header = next(csv.reader(io.StringIO(auth.client.get(f"{PAGE}/breakdown.csv?by=dept").get_data(as_text=True))))
     assert header[-2:] == ["statistic", "mechanism"]
+
+
+# --------------------------------------------------------------------------
+# The difference of means between two groups.
+
+
+def group_sums(rows: list[dict], name: str, dept: str) -> tuple[int, int, int]:
+    """``(n, sum, sum of squares)`` of one department's stored outputs (grid steps) of ``name``."""
+    outputs = [int(r[name]) for r in rows if r["dept"] == dept]
+    return len(outputs), sum(outputs), sum(y * y for y in outputs)
+
+
+def test_the_difference_of_two_groups_means_is_numeric_differences_in_the_questions_units(nums_app, auth):
+    survey = store(nums_app)
+    auth.login()
+    rows = stored_rows(auth.client)
+    page = auth.client.get(f"{PAGE}?by=dept&first=law&second=arts").get_data(as_text=True)
+    exported = auth.client.get(f"{PAGE}/breakdown.json?by=dept&first=law&second=arts").get_json()["differences"]
+    assert [d["question"] for d in exported] == ["drinks", "hours"]  # the check-all question is not compared
+    for name, row in zip(("drinks", "hours"), exported):
+        question = survey.question(name)
+        law, arts = group_sums(rows, name, "law"), group_sums(rows, name, "arts")
+        fit = numeric_difference(question.design, law, arts, 0.95)
+        # The sequence: each group's at 1 - alpha/2, subtracted.
+        one, two = numeric_sequence(question.design, *law, 0.975), numeric_sequence(question.design, *arts, 0.975)
+        step = float(question.number.step)
+        assert (row["first"], row["second"]) == ("law", "arts")
+        assert (row["difference"], row["std_err"], row["ci_low"], row["ci_high"]) == pytest.approx(
+            (fit.estimate * step, fit.std_err * step, fit.low * step, fit.high * step)
+        )
+        assert row["ci_method"] == fit.method == ("normal" if name == "drinks" else "welch")
+        assert (row["sequence_low"], row["sequence_high"]) == pytest.approx(
+            ((one.low - two.high) * step, (one.high - two.low) * step)
+        )
+        assert (row["first_estimate"], row["second_estimate"]) == pytest.approx(
+            (float(question.number.value_of(fit.first.mean)), float(question.number.value_of(fit.second.mean)))
+        )
+        decimals = question.number.decimals
+        shown = body_rows(table_row(page, f"difference-{name}"))[0]
+        assert shown[1] == "Law − Arts"
+        assert shown[3] == wording.number_text(fit.estimate * step, decimals)
+        assert shown[4] == wording.number_text(fit.std_err * step, decimals)
+        interval = wording.number_interval_text(fit.low * step, fit.high * step, "two-sided", decimals)
+        assert shown[5].split(" | ")[0] == interval
+        assert shown[6] == wording.number_interval_text(
+            row["sequence_low"], row["sequence_high"], "two-sided", decimals
+        )
+        if name == "hours":  # law students work 12.5 hours more: about 6 standard errors of the difference
+            assert fit.estimate > 0
+
+
+def table_row(page: str, row_id: str) -> str:
+    """The ``<tr>`` of ``row_id``, wrapped as a table body for :func:`body_rows`."""
+    match = re.search(rf'<tr id="{row_id}">(.*?)</tr>', page, re.S)
+    assert match, row_id
+    return f"<tbody><tr>{match.group(1)}</tr>"
+
+
+def test_a_pair_of_groups_that_is_not_one_is_refused_by_the_breakdown_export(nums_app, auth):
+    store(nums_app, 4)
+    auth.login()
+    response = auth.client.get(f"{PAGE}/breakdown.json?by=dept&first=law&second=nowhere")
+    assert response.status_code == 400 and "There is no group" in response.get_data(as_text=True)

@@ -62,8 +62,10 @@ def send_estimates_csv(survey):
 
 def send_breakdown_json(survey):
     by, method, level = parsed_or_400(options.breakdown_options, request.args, options.plain_names(survey))
+    pair = (request.args.get("first") or None, request.args.get("second") or None)
+    body = parsed_or_400(lambda: gather.breakdown_json(get_db(), survey, by, method, level, pair=pair))
     exported(survey, f"breakdown.json by {by}")
-    return current_app.json.response(gather.breakdown_json(get_db(), survey, by, method, level))
+    return current_app.json.response(body)
 
 
 def send_breakdown_csv(survey):

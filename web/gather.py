@@ -416,10 +416,15 @@ def breakdown_json(
     method: str,
     confidence_level: float,
     exported_at: str | None = None,
+    pair: tuple[str | None, str | None] = (None, None),
 ) -> dict:
-    """:func:`surveys.export.breakdown_json` of :func:`stored_breakdown`, stamped ``exported_at`` (default: now)."""
+    """:func:`surveys.export.breakdown_json` of :func:`stored_breakdown`, stamped ``exported_at`` (default: now),
+    with the differences between the groups ``pair`` (both ``None``: the first two with answers, as on the results
+    page); a ValueError naming a group that is not one (:func:`surveys.breakdowns.check_pair`)."""
     breakdown = stored_breakdown(db, survey, by, confidence_level, method)
-    return export.breakdown_json(breakdown, survey, exported_at or _stamp_now())
+    check_pair(breakdown, *pair)
+    differences = group_differences(breakdown, confidence_level, *pair)
+    return export.breakdown_json(breakdown, survey, exported_at or _stamp_now(), differences)
 
 
 def breakdown_csv(db: sqlite_utils.Database, survey: Survey, by: str, method: str, confidence_level: float) -> str:

@@ -15,10 +15,11 @@ Each kind module defines the same names:
 and what the other callers ask of a kind: ``single_share``, ``splits_results``, ``keeps_patterns``; planning
 (``needed_n``, ``plan_margin``, ``plan_options``, ``current_group_sizes``, ``target_needed_n``, ``target_scale``,
 ``design_needed``); exports and the chart (``design_columns``, ``estimate_rows``, ``breakdown_rows``,
-``estimate_pairs``, ``chart_items``); group differences (``for_difference``, ``comparable``,
-``difference_sequence``); ``randomize``; what one answer is stored and kept as (``device_answer``: the
-device's wire value checked and read, ``kept_rows``: its kept tally rows, ``exported``: the stored answer in
-the responses CSV). A kind with nothing to say names the default of :mod:`surveys.kinds.common`.
+``estimate_pairs``, ``chart_items``); group differences (``for_difference``: one group's figures,
+``difference`` of two of them, ``comparable``, ``difference_sequence``); ``randomize``; what one answer is
+stored and kept as (``device_answer``: the device's wire value checked and read, ``kept_rows``: its kept tally
+rows, ``exported``: the stored answer in the responses CSV). A kind with nothing to say names the default of
+:mod:`surveys.kinds.common`.
 
 :func:`kind_of` is the one place a question's kind is decided (:func:`kind_of_result` for a computed result);
 :mod:`surveys.results`, planning, exports, break-downs, the timeline, targets, models and submissions consult
@@ -72,6 +73,7 @@ KIND_NAMES = (
     "estimate_pairs",
     "chart_items",
     "for_difference",
+    "difference",
     "comparable",
     "difference_sequence",
     "randomize",

@@ -31,6 +31,7 @@ from surveys.kinds.common import (
     no_difference,
     no_difference_sequence,
     no_finite_population,
+    no_group_difference,
     no_group_sizes,
     no_margin_plan,
     no_needed_n,
@@ -194,6 +195,7 @@ plan_margin = no_margin_plan
 current_group_sizes = no_group_sizes
 #: Not compared between groups.
 for_difference = no_difference
+difference = no_group_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence
 

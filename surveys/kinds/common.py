@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from analysis import ConfidenceInterval, OutsideDesign, ProportionEstimate
+from analysis import ConfidenceInterval, Difference, OutsideDesign, ProportionEstimate, difference
 from analysis.sequences import (
     UnionSequence,
     difference_union_sequence,
@@ -222,8 +222,22 @@ def no_estimate_pairs(kept, left) -> list[tuple]:
 
 
 def no_difference(result):
-    """A kind whose estimate is not one share compared between groups: a ValueError naming the question."""
-    raise ValueError(f"question {result.question.name!r} is not a randomized yes/no question")
+    """A kind whose results are not compared between groups: a ValueError naming the question."""
+    raise ValueError(
+        f"question {result.question.name!r} is not a randomized yes/no question or number: only those are compared "
+        "between groups"
+    )
+
+
+def share_difference(first: ProportionEstimate, second: ProportionEstimate, confidence_level: float) -> Difference:
+    """The difference of two groups' shares from their ``for_difference`` estimates (:func:`analysis.difference`:
+    raw estimates subtracted, standard errors added in quadrature, Wald interval within ``[-1, 1]``)."""
+    return difference(first, second, confidence_level)
+
+
+def no_group_difference(first, second, confidence_level: float):
+    """A kind whose results are not compared between groups (its ``for_difference`` refuses them first)."""
+    raise ValueError("only randomized yes/no questions and numbers are compared between groups")
 
 
 def never_comparable(results) -> bool:

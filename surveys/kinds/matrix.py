@@ -30,6 +30,7 @@ from surveys.kinds.common import (
     no_difference,
     no_difference_sequence,
     no_finite_population,
+    no_group_difference,
     no_group_sizes,
     no_margin_plan,
     no_needed_n,
@@ -55,6 +56,7 @@ __all__ = [
     "difference_sequence",
     "estimate_pairs",
     "estimate_rows",
+    "difference",
     "for_difference",
     "keeps_patterns",
     "matrix_versions",
@@ -186,6 +188,7 @@ plan_options = choice.plan_options
 current_group_sizes = no_group_sizes
 #: Not compared between groups.
 for_difference = no_difference
+difference = no_group_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence
 

@@ -22,6 +22,7 @@ from surveys.kinds.common import (
     no_difference_sequence,
     no_estimate_pairs,
     no_finite_population,
+    no_group_difference,
     no_group_sizes,
     no_margin_plan,
     no_needed_n,
@@ -51,6 +52,7 @@ estimate_rows = multiple_rows
 breakdown_rows = multiple_rows
 estimate_pairs = no_estimate_pairs
 for_difference = no_difference
+difference = no_group_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence
 #: The results page's partial (``templates/admin/_multiple.html``).

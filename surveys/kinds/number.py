@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from analysis import ConfidenceInterval
 from analysis.deconvolution import deconvolve
 from analysis.numeric import (
     numeric_difference,
@@ -32,7 +33,6 @@ from surveys.kinds.common import (
     empty_flags,
     no_chart_items,
     no_design_columns,
-    no_difference_sequence,
     no_estimate_pairs,
     no_finite_population,
     no_group_sizes,
@@ -40,7 +40,7 @@ from surveys.kinds.common import (
     no_option_plan,
     size_flags,
 )
-from surveys.result_types import BinShare, NumberResult, SequenceBounds
+from surveys.result_types import BinShare, NumberDifference, NumberResult, SequenceBounds
 
 LAPLACE, BOUNDED, PLAIN = "laplace", "bounded", ""
 
@@ -59,7 +59,6 @@ estimate_rows = number_rows
 breakdown_rows = number_rows
 estimate_pairs = no_estimate_pairs
 chart_items = no_chart_items
-difference_sequence = no_difference_sequence
 #: The results page's partial (``templates/admin/_number.html``).
 results_table = "number"
 #: Break-downs by a plain number's bins are not written yet: its answers are kept by bin for them.
@@ -320,20 +319,41 @@ def design_needed(question: Question, margin: float, level: float, share: float)
     return needed_n(question, margin, level, share), None
 
 
-def for_difference(result: NumberResult):
-    """The kept sums of a group's result, for :func:`difference`."""
-    return result.sums if result.n and result.question.design is not None else None
+def for_difference(result: NumberResult) -> NumberResult:
+    """One group's result as :func:`difference` takes it (its kept sums and design); a plain number's mean is
+    not compared (a ValueError naming it)."""
+    if result.question.design is None:
+        raise ValueError(f"question {result.question.name!r} is not randomized: only randomized numbers are compared")
+    return result
 
 
 def comparable(results) -> bool:
+    """Whether two groups' means can be compared: both have answers under the question's current design."""
     return all(
         r.n and r.question.design is not None and r.question.design == results[0].question.design for r in results
     )
 
 
-def difference(first: NumberResult, second: NumberResult, level: float):
-    """The difference of two groups' means (question units), with its interval
-    (:func:`analysis.numeric.numeric_difference`)."""
+def difference(first: NumberResult, second: NumberResult, level: float) -> NumberDifference:
+    """The difference of two groups' means in the question's units (:func:`analysis.numeric.numeric_difference`
+    on their kept sums, grid steps times ``step``)."""
     fit = numeric_difference(first.question.design, first.sums, second.sums, level)
-    step = float(first.question.number.step)
-    return fit.estimate * step, fit.std_err * step, fit.low * step, fit.high * step
+    number = first.question.number
+    step = float(number.step)
+    return NumberDifference(
+        estimate=fit.estimate * step,
+        std_err=fit.std_err * step,
+        ci=ConfidenceInterval(fit.low * step, fit.high * step, fit.method, level),
+        first_raw=float(number.value_of(float(fit.first.mean))),
+        second_raw=float(number.value_of(float(fit.second.mean))),
+    )
+
+
+def difference_sequence(results, confidence_level: float) -> SequenceBounds:
+    """The anytime-valid sequence for the difference of two groups' means: each group's
+    :func:`analysis.numeric.numeric_sequence` at ``1 - alpha/2`` (a union bound), then ``[L_1 - U_2, U_1 - L_2]``
+    in the question's units, as :func:`analysis.sequences.difference_union_sequence` does for shares."""
+    each = 1 - (1 - confidence_level) / 2
+    one, two = (numeric_sequence(r.question.design, *r.sums, each) for r in results)
+    step = float(results[0].question.number.step)
+    return SequenceBounds((one.low - two.high) * step, (one.high - two.low) * step, confidence_level, 2)

@@ -15,6 +15,7 @@ from surveys.kinds.common import (
     no_difference_sequence,
     no_estimate_pairs,
     no_finite_population,
+    no_group_difference,
     no_group_sizes,
     no_margin_plan,
     no_needed_n,
@@ -42,6 +43,7 @@ current_group_sizes = no_group_sizes
 design_columns = no_design_columns
 estimate_rows = breakdown_rows = no_rows
 for_difference = no_difference
+difference = no_group_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence
 #: Its answers are stored as given: results can be split by them (:func:`surveys.breakdowns.breakdown`).

@@ -31,6 +31,7 @@ from surveys.kinds.common import (
     no_option_plan,
     one_kept_row,
     pooled_label,
+    share_difference,
     share_target_scale,
     size_flags,
     two_group_sequence_bounds,
@@ -63,6 +64,7 @@ __all__ = [
     "estimate_pairs",
     "estimate_rows",
     "finite_population",
+    "difference",
     "for_difference",
     "group_counts",
     "keeps_patterns",
@@ -323,6 +325,10 @@ def for_difference(result: YesNoResult) -> ProportionEstimate:
         std_err_population=fit.pi_std_err,
         std_err_conditional=math.nan,
     )
+
+
+#: Two groups' prevalences handed over as :func:`for_difference` gives them, subtracted by :func:`analysis.difference`.
+difference = share_difference
 
 
 def comparable(results) -> bool:

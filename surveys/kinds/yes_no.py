@@ -38,6 +38,7 @@ from surveys.kinds.common import (
     outside_flags,
     pooled_label,
     sequence_bounds,
+    share_difference,
     share_target_scale,
     shown_std_err,
     size_flags,
@@ -292,6 +293,10 @@ def for_difference(result: YesNoResult) -> ProportionEstimate:
         std_err_population=pooled.std_err,
         std_err_conditional=math.nan,
     )
+
+
+#: Two groups' shares as :func:`for_difference` hands them over, subtracted by :func:`analysis.difference`.
+difference = share_difference
 
 
 def comparable(results) -> bool:
