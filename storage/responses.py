@@ -276,8 +276,8 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
         "group_tallies",
         ("survey_id", "by_question", "by_answer", "question", "design", "answer"),
         [
-            (survey_id, by, response.answers.get(by, NO_ANSWER), name, designs[name], key, add)
-            for by in response.plain
+            (survey_id, by, NO_ANSWER if group is None else group, name, designs[name], key, add)
+            for by, group in response.groups.items()
             for name, rows in kept.items()
             for key, add in rows
         ],

@@ -39,8 +39,8 @@ from surveys.results import (
 class GroupResults:
     """The randomized questions' results among respondents with one answer to ``by``.
 
-    ``value`` is the stored answer (``None``: ``by`` left unanswered);
-    ``label`` is the option's label.
+    ``value`` is the stored answer, or a plain number's bin key (``"b00"``..;
+    ``None``: ``by`` left unanswered); ``label`` is the option's or the bin's label.
     """
 
     value: str | None
@@ -88,8 +88,10 @@ def compute_breakdown(
     ----------
     survey : Survey
     by : str or Question
-        A question of ``survey`` that is *not* randomized: grouping by a
-        noisy answer would put respondents in the wrong group at random.
+        A question of ``survey`` that is *not* randomized, one of
+        :func:`surveys.kinds.breakdown_questions` (a one-choice question, or a
+        number by its declared bins): grouping by a noisy answer would put
+        respondents in the wrong group at random.
     group_tallies : mapping
         ``{answer to by: {question: {design key: {answer: count}}}}`` from
         :func:`storage.queries.group_tallies`; the key ``None`` holds the
@@ -100,14 +102,15 @@ def compute_breakdown(
     Returns
     -------
     Breakdown
-        One group per option of ``by`` (in its order, empty ones included),
-        then any other stored value, then "No answer" if present.
+        One group per option (or bin) of ``by`` (in its order, empty ones
+        included), then any other stored value, then "No answer" if present.
     """
     check_options(confidence_level, method)
     question = survey.question(by if isinstance(by, str) else by.name)
-    if not kind_of(question).splits_results:
+    offered = kind_of(question).groups(question)
+    if not offered:
         raise ValueError(f"by must name a question that is not randomized, got by={question.name!r}")
-    labels: dict[str | None, str] = {c.name: c.label for c in question.choices}
+    labels: dict[str | None, str] = dict(offered)
     extra = sorted(value for value in group_tallies if value is not None and value not in labels)
     labels.update({value: value for value in extra})
     if None in group_tallies:

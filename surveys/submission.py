@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices
 from surveys.definition import Question, Survey
 from surveys.design_contract import design_record, question_design_key
-from surveys.kinds import kind_of
+from surveys.kinds import breakdown_questions, kind_of
 from surveys.models import answer_pattern, kept_outcomes
 
 #: Where an answer was randomized: in the browser, or on the server (JavaScript off).
@@ -30,7 +30,11 @@ class NoisyResponse:
     questions, plain) answer; ``designs`` maps question name to the design
     key it was randomized with (see ``Survey``'s design records);
     ``columns`` is the survey's question order and ``plain`` names its
-    non-randomized questions (the break-down groups); ``pattern_outcomes``
+    non-randomized one-choice questions (the model's patterns); ``groups``
+    maps each question results can be broken down by
+    (:func:`surveys.kinds.breakdown_questions`) to this respondent's group:
+    the answer as stored, a plain number's bin key (``"b00"``..), ``None``
+    when unanswered; ``pattern_outcomes``
     names the randomized yes/no questions whose counts per pattern of plain
     answers are kept for the model (:func:`surveys.models.kept_outcomes`);
     ``arm`` is the respondent's group or control arm (:mod:`surveys.arms`).
@@ -48,6 +52,7 @@ class NoisyResponse:
     pattern_outcomes: tuple[str, ...] = ()
     arm: str = NO_ARM
     kept: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    groups: Mapping[str, str | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.randomized_on not in RANDOMIZED_ON:
@@ -119,6 +124,21 @@ def _designs(survey: Survey) -> tuple[str, str, dict[str, str], tuple[str, ...]]
     return survey.design_fingerprint(), design_record(survey), keys, kept_outcomes(survey)
 
 
+@functools.lru_cache(maxsize=256)
+def _group_questions(survey: Survey) -> tuple[Question, ...]:
+    """:func:`surveys.kinds.breakdown_questions`, computed once per survey."""
+    return breakdown_questions(survey)
+
+
+def response_groups(survey: Survey, answers: Mapping[str, str]) -> dict[str, str | None]:
+    """Each break-down question's group for these stored answers (its kind's ``group_of``: the answer as stored, a
+    plain number's bin key), ``None`` where unanswered: what ``group_tallies`` are kept by."""
+    return {
+        q.name: None if q.name not in answers else kind_of(q).group_of(q, answers[q.name])
+        for q in _group_questions(survey)
+    }
+
+
 def noisy_response(
     survey: Survey, noisy_answers: Mapping[str, str], randomized_on: str, arm: str = NO_ARM
 ) -> NoisyResponse:
@@ -144,6 +164,7 @@ def noisy_response(
         plain=tuple(q.name for q in survey.plain_questions),
         pattern_outcomes=outcomes,
         arm=check_arm(survey, arm),
+        groups=response_groups(survey, noisy_answers),
         kept={
             name: rows
             for name, answer in noisy_answers.items()

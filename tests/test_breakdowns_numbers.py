@@ -16,12 +16,14 @@ import re
 import pytest
 
 from analysis.numeric import numeric_difference, numeric_sequence
+from storage import queries
 from surveys import wording
 from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of
 from surveys.submission import randomize_on_server
 from tests.helpers.records import add_responses
 from web.catalog import get_catalog
+from web.db import open_database
 
 pytestmark = pytest.mark.sqlite_only(
     reason="the page and exports read kept group tallies through the storage layer, whose two backends "
@@ -252,3 +254,69 @@ def test_a_pair_of_groups_that_is_not_one_is_refused_by_the_breakdown_export(num
     auth.login()
     response = auth.client.get(f"{PAGE}/breakdown.json?by=dept&first=law&second=nowhere")
     assert response.status_code == 400 and "There is no group" in response.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------
+# Break-downs by a plain number's bins.
+
+
+def age_bin(survey, row: dict) -> str:
+    """The bin key of a respondent's stored age (a grid position, as the responses CSV gives it)."""
+    return survey.question("age").number.bin_key(int(row["age"]))
+
+
+def test_the_group_tallies_of_a_plain_number_are_kept_by_its_bin_keys(nums_app):
+    survey = store(nums_app)
+    db = open_database(nums_app)
+    try:
+        kept = queries.group_tallies(db, "nums", "age")
+        total = queries.tallies(db, "nums")
+    finally:
+        db.close()
+    assert set(kept) == {"b00", "b01", "b02"}  # ages 16 to 55 over the bins [16, 20) [20, 30) [30, 99]
+    key = question_design_key(survey.question("hours"))
+    # Each bin's tallies add up to the survey's: every respondent is in exactly one bin.
+    for answer, count in total["hours"][key].items():
+        assert sum(kept[b]["hours"][key].get(answer, 0) for b in kept) == count
+    ages = {
+        b: sum(1 for i in range(COUNT) if survey.question("age").number.bin_key(int(truth(i)["age"])) == b)
+        for b in kept
+    }
+    assert {
+        b: sum(c for a, c in kept[b]["dept"][question_design_key(survey.question("dept"))].items()) for b in kept
+    } == ages
+
+
+def test_a_breakdown_by_a_plain_number_groups_the_answers_by_its_bins(nums_app, auth):
+    survey = store(nums_app)
+    auth.login()
+    rows = stored_rows(auth.client)
+    page = auth.client.get(PAGE).get_data(as_text=True)
+    offered = re.search(r'<select name="by">(.*?)</select>', page, re.S).group(1)
+    assert re.findall(r'<option value="(\w*)"', offered) == ["", "dept", "age"]
+    page = auth.client.get(f"{PAGE}?by=age").get_data(as_text=True)
+    labels = survey.question("age").number.bin_labels()
+    assert labels == ("16 to under 20", "20 to under 30", "30 to 99")
+    shown = body_rows(table(page, "breakdown-number-hours"))
+    assert [row[0] for row in shown] == list(labels)
+    decimals = survey.question("hours").number.decimals
+    for row, key in zip(shown, ("b00", "b01", "b02")):
+        result = group_result(survey, "hours", [r for r in rows if age_bin(survey, r) == key])
+        assert row[1] == str(result.n) and result.n > 0
+        assert row[2].split(" | ")[0] == wording.number_text(result.mean, decimals)
+        assert row[4] == wording.number_interval_text(result.ci_low, result.ci_high, result.ci_side, decimals)
+    exported = auth.client.get(f"{PAGE}/breakdown.json?by=age").get_json()
+    assert exported["groups"] == [{"group": f"b0{i}", "label": label} for i, label in enumerate(labels)]
+    means = {r["group"]: r for r in exported["rows"] if r["question"] == "hours" and r["statistic"] == "mean"}
+    for key in ("b00", "b01", "b02"):
+        result = group_result(survey, "hours", [r for r in rows if age_bin(survey, r) == key])
+        assert (means[key]["n"], means[key]["estimate_clipped"]) == (result.n, pytest.approx(result.mean))
+    # The first two bins' means compared, as between any two groups of a plain question.
+    difference = exported["differences"][1]
+    assert (difference["question"], difference["first"], difference["second"]) == ("hours", "b00", "b01")
+
+
+def test_a_randomized_number_is_no_breakdown_group(nums_app, auth):
+    auth.login()
+    response = auth.client.get(f"{PAGE}/breakdown.json?by=hours")
+    assert response.status_code == 400 and "not a non-randomized question" in response.get_data(as_text=True)

@@ -167,6 +167,7 @@ def survey_response() -> submission.NoisyResponse:
         randomized_on="device",
         columns=names,
         plain=("year",),
+        groups={"year": "first"},
     )
 
 

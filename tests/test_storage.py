@@ -503,7 +503,7 @@ def test_a_response_runs_one_statement_per_table_whatever_its_number_of_answers(
     """Each kept-count table gets one multi-row upsert per response (was one statement per answer: 54 write
     statements for this twelve-question response with two break-downs), and the counts stay those of a recount."""
     answers = {f"q{i}": "yes" for i in range(12)}
-    plain = dataclasses.replace(response(answers), plain=("q0", "q1"))
+    plain = dataclasses.replace(response(answers), plain=("q0", "q1"), groups={"q0": "yes", "q1": "yes"})
     statements = []
     fresh_db.conn.set_trace_callback(statements.append)
     responses.store_response(fresh_db, plain, "k" * 16, "2026-11-22", hour_count=1)

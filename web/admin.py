@@ -18,6 +18,7 @@ from storage import audit, events, queries, responses
 from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
+from surveys.kinds import breakdown_questions
 from surveys.models import MAX_PATTERNS, model_outcomes
 from web import answering, gather, options, paged_views, respond, share
 from web.auth import safe_next
@@ -94,6 +95,7 @@ def survey_page(survey_id: str):
         model_chart=model_chart_svg(page.model)
         if page.model and page.model.fit and page.model.method == "logistic"
         else None,
+        breakdown_questions=breakdown_questions(survey),
         methods=INTERVAL_METHODS,
         levels=CONFIDENCE_LEVELS,
         action=ActionForm(),

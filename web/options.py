@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from analysis import INTERVAL_METHODS
 from surveys.definition import Survey
+from surveys.kinds import breakdown_questions
 from surveys.models import ModelChoice, check_choice
 
 #: Highest confidence level offered (z = 4.89). At 1 - 2**-53 the normal quantile
@@ -53,8 +54,9 @@ class ResultsOptions:
 
 
 def plain_names(survey: Survey) -> set[str]:
-    """The questions a break-down can be by: those not randomized."""
-    return {q.name for q in survey.plain_questions}
+    """The questions a break-down can be by (:func:`surveys.kinds.breakdown_questions`): those not randomized
+    whose answer is one choice, and the plain numbers (by their declared bins)."""
+    return {q.name for q in breakdown_questions(survey)}
 
 
 def _number(text: str, what: str, example: str) -> float:

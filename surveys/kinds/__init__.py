@@ -18,7 +18,9 @@ and what the other callers ask of a kind: ``single_share``, ``splits_results``, 
 ``estimate_pairs``, ``chart_items``); group differences (``for_difference``: one group's figures,
 ``difference`` of two of them, ``comparable``, ``difference_sequence``); ``randomize``; what one answer is
 stored and kept as (``device_answer``: the device's wire value checked and read, ``kept_rows``: its kept tally
-rows, ``exported``: the stored answer in the responses CSV). A kind with nothing to say names the default of
+rows, ``exported``: the stored answer in the responses CSV); the groups its answers split respondents into in
+break-downs (``groups``: ``(value, label)`` pairs, none for a randomized answer; ``group_of``: one stored
+answer's group). A kind with nothing to say names the default of
 :mod:`surveys.kinds.common`.
 
 :func:`kind_of` is the one place a question's kind is decided (:func:`kind_of_result` for a computed result);
@@ -80,6 +82,8 @@ KIND_NAMES = (
     "device_answer",
     "kept_rows",
     "exported",
+    "groups",
+    "group_of",
     "results_table",
 )
 #: The flags among :data:`KIND_NAMES`; ``results_table`` is a name (``"yes_no"``, ``"choice"``, ``"plain"``),
@@ -105,6 +109,12 @@ def kind_of(question: Question, by_design=None) -> ModuleType:
     if matrix.reads_as_matrix(question, by_design or {}):
         return matrix
     return choice
+
+
+def breakdown_questions(survey) -> tuple[Question, ...]:
+    """The questions results can be broken down by (their kind's ``groups``): the plain one-choice questions
+    (:attr:`surveys.definition.Survey.plain_questions`) by their options and the plain numbers by their bins."""
+    return tuple(q for q in survey.questions if kind_of(q).groups(q))
 
 
 def kind_of_result(result) -> ModuleType:

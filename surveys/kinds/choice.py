@@ -33,6 +33,7 @@ from surveys.kinds.common import (
     no_finite_population,
     no_group_difference,
     no_group_sizes,
+    no_groups,
     no_margin_plan,
     no_needed_n,
     no_running_point,
@@ -263,5 +264,7 @@ def chart_items(result: ChoiceResult) -> list[tuple[str, OptionResult]]:
 results_table = "choice"
 
 #: The form checks a choice's wire value; it is stored, kept and exported as it is.
-device_answer = exported = as_given
+device_answer = exported = group_of = as_given
+#: Its answers are randomized: they split no one into groups.
+groups = no_groups
 kept_rows = one_kept_row

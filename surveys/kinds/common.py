@@ -41,6 +41,12 @@ def as_given(question: Question, text: str) -> str:
     return text
 
 
+def no_groups(question: Question) -> tuple[tuple[str, str], ...]:
+    """A kind whose answers do not split the respondents into groups: none (a randomized answer would put them
+    in the wrong group at random)."""
+    return ()
+
+
 def one_kept_row(question: Question, stored: str) -> tuple[tuple[str, int], ...]:
     """The kept rows of one stored answer of a choice: its own count +1."""
     return ((stored, 1),)

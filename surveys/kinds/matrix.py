@@ -32,6 +32,7 @@ from surveys.kinds.common import (
     no_finite_population,
     no_group_difference,
     no_group_sizes,
+    no_groups,
     no_margin_plan,
     no_needed_n,
     no_running_point,
@@ -58,6 +59,8 @@ __all__ = [
     "estimate_rows",
     "difference",
     "for_difference",
+    "group_of",
+    "groups",
     "keeps_patterns",
     "matrix_versions",
     "needed_n",
@@ -238,5 +241,7 @@ chart_items = choice.chart_items
 results_table = "choice"
 
 #: The form checks a choice's wire value; it is stored, kept and exported as it is.
-device_answer = exported = as_given
+device_answer = exported = group_of = as_given
+#: Its answers are randomized: they split no one into groups.
+groups = no_groups
 kept_rows = one_kept_row

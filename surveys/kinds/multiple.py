@@ -15,6 +15,7 @@ from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
 from surveys.export_columns import multiple_rows
 from surveys.kinds.common import (
+    as_given,
     empty_flags,
     never_comparable,
     no_design_columns,
@@ -24,6 +25,7 @@ from surveys.kinds.common import (
     no_finite_population,
     no_group_difference,
     no_group_sizes,
+    no_groups,
     no_margin_plan,
     no_needed_n,
     no_option_plan,
@@ -95,6 +97,12 @@ def kept_rows(question: Question, stored: str) -> tuple[tuple[str, int], ...]:
 
 def exported(question: Question, stored: str) -> str:
     return stored
+
+
+#: A plain check-all-that-apply question does not split the respondents into groups yet (a respondent may be in
+#: several); a randomized one never does.
+groups = no_groups
+group_of = as_given
 
 
 def without_figures(question: Question, flags: tuple[str, ...], sentence: str, error: str | None = None):

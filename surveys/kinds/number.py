@@ -61,7 +61,8 @@ estimate_pairs = no_estimate_pairs
 chart_items = no_chart_items
 #: The results page's partial (``templates/admin/_number.html``).
 results_table = "number"
-#: Break-downs by a plain number's bins are not written yet: its answers are kept by bin for them.
+#: Difference targets and the model's predictors by a plain number's bins are not written yet; break-downs by
+#: them are (:func:`groups`).
 splits_results = False
 
 
@@ -113,8 +114,17 @@ def kept_rows(question: Question, stored: str) -> tuple[tuple[str, int], ...]:
 
 
 def group_of(question: Question, stored: str) -> str:
-    """What a plain number's answer is grouped by in break-downs and the model: its bin's label key."""
+    """What a plain number's answer is grouped by in break-downs: its bin's key (``"b00"``..)."""
     return question.number.bin_key(int(stored))
+
+
+def groups(question: Question) -> tuple[tuple[str, str], ...]:
+    """The groups a plain number's answers split the respondents into: its declared bins, ``(bin key, label)``
+    (:meth:`surveys.numbers.NumberRange.bin_labels`); none for a randomized number (its noisy output would put
+    respondents in the wrong bin at random)."""
+    if question.design is not None:
+        return ()
+    return tuple((f"b{i:02d}", label) for i, label in enumerate(question.number.bin_labels()))
 
 
 def exported(question: Question, stored: str) -> str:

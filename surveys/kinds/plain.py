@@ -88,5 +88,13 @@ def design_needed(question: Question, margin: float, level: float, share: float)
 results_table = "plain"
 
 #: The form checks a choice's wire value; it is stored, kept and exported as it is.
-device_answer = exported = as_given
+device_answer = exported = group_of = as_given
+
+
+def groups(question: Question) -> tuple[tuple[str, str], ...]:
+    """The groups its answers split the respondents into (:func:`surveys.breakdowns.compute_breakdown`): one per
+    option, ``(choice name, label)``, in its order."""
+    return tuple((c.name, c.label) for c in question.choices)
+
+
 kept_rows = one_kept_row

@@ -28,6 +28,7 @@ from surveys.kinds.common import (
     covering,
     design_row,
     empty_flags,
+    no_groups,
     no_option_plan,
     one_kept_row,
     pooled_label,
@@ -66,6 +67,8 @@ __all__ = [
     "finite_population",
     "difference",
     "for_difference",
+    "group_of",
+    "groups",
     "group_counts",
     "keeps_patterns",
     "needed_n",
@@ -391,5 +394,7 @@ chart_items = yes_no_chart_items
 results_table = "yes_no"
 
 #: The form checks a choice's wire value; it is stored, kept and exported as it is.
-device_answer = exported = as_given
+device_answer = exported = group_of = as_given
+#: Its answers are randomized: they split no one into groups.
+groups = no_groups
 kept_rows = one_kept_row

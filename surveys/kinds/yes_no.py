@@ -33,6 +33,7 @@ from surveys.kinds.common import (
     difference_bounds,
     empty_flags,
     no_group_sizes,
+    no_groups,
     no_option_plan,
     one_kept_row,
     outside_flags,
@@ -361,5 +362,7 @@ def chart_items(result: YesNoResult) -> list[tuple[str | None, YesNoResult]]:
 results_table = "yes_no"
 
 #: The form checks a choice's wire value; it is stored, kept and exported as it is.
-device_answer = exported = as_given
+device_answer = exported = group_of = as_given
+#: Its answers are randomized: they split no one into groups.
+groups = no_groups
 kept_rows = one_kept_row
