@@ -30,7 +30,7 @@ from surveys.design_contract import (
     check_question_name,
     record_design_keys,
 )
-from surveys.kinds import kept_rows_of_stored
+from surveys.kinds import group_of_stored, kept_rows_of_stored
 from surveys.models import MAX_PATTERNS, answer_pattern
 
 
@@ -213,7 +213,9 @@ def _scan_group_tallies(
     the shape of :func:`tallies` per group; respondents who left ``by``
     unanswered are under ``None``. Counted by SQL over ``responses``; the
     design keys are rebuilt, canonically, from the ``designs`` records the
-    responses point to (one JSON parse per design record, none per response).
+    responses point to (one JSON parse per design record, none per response);
+    a plain number ``by`` groups by its bin key, as the write path keeps it
+    (:func:`surveys.kinds.group_of_stored`).
     With ``days``, only the responses of those days are counted, by index;
     with ``marked_only``, only those marked during a burst.
     """
@@ -238,7 +240,8 @@ def _scan_group_tallies(
     for group, design_id, arm, question, answer, count in rows:
         key = keys.get((design_id, question))
         if key is not None:
-            by_answer = result[group][question][arm_key(key, arm)]
+            grouped = None if group is None else group_of_stored(keys.get((design_id, by), ""), group)
+            by_answer = result[grouped][question][arm_key(key, arm)]
             for kept, add in kept_rows_of_stored(key, answer):
                 by_answer[kept] = by_answer.get(kept, 0) + add * count
     return {

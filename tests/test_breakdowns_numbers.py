@@ -16,12 +16,13 @@ import re
 import pytest
 
 from analysis.numeric import numeric_difference, numeric_sequence
-from storage import queries
+from storage import queries, responses
 from surveys import wording
 from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of
 from surveys.submission import randomize_on_server
 from tests.helpers.records import add_responses
+from web import gather
 from web.catalog import get_catalog
 from web.db import open_database
 
@@ -320,3 +321,40 @@ def test_a_randomized_number_is_no_breakdown_group(nums_app, auth):
     auth.login()
     response = auth.client.get(f"{PAGE}/breakdown.json?by=hours")
     assert response.status_code == 400 and "not a non-randomized question" in response.get_data(as_text=True)
+
+
+def test_an_excluded_days_answers_leave_every_group_of_a_breakdown_by_a_plain_number(nums_app):
+    """The excluded day's group tallies are recounted from its responses: by the plain number's bin keys, and
+    its numbers as their kept rows (bucket, sum, sum of squares), as they were kept."""
+    survey = survey_of(nums_app)
+    kept_answers = [randomize_on_server(survey, truth(i)) for i in range(COUNT)]
+    add_responses(nums_app, kept_answers, "server", survey_id="nums")
+    add_responses(nums_app, kept_answers[:30], "server", day="2026-11-23", survey_id="nums")
+    db = open_database(nums_app)
+    try:
+        responses.exclude_day(db, "nums", "2026-11-23")
+        breakdown = gather.stored_breakdown(db, survey, "age")
+        whole = gather.stored_results(db, survey)
+    finally:
+        db.close()
+    rows = [
+        {name: answers.get(name, "") for name in ("dept", "age", "drinks", "hours", "done")} for answers in kept_answers
+    ]
+    for key in ("b00", "b01", "b02"):
+        mine = [r for r in rows if age_bin(survey, r) == key]
+        for name in ("drinks", "hours", "done"):
+            assert breakdown.group(key).question(name) == group_result(survey, name, mine)
+    for name in ("drinks", "hours", "done"):
+        assert whole.question(name) == group_result(survey, name, rows)
+
+
+def test_the_recount_of_group_tallies_keeps_numbers_and_plain_number_groups_as_the_write_path_does(nums_app):
+    store(nums_app)
+    db = open_database(nums_app)
+    try:
+        kept = {by: queries.group_tallies(db, "nums", by) for by in ("dept", "age")}
+        queries.rebuild_group_tallies(db)
+        assert {by: queries.group_tallies(db, "nums", by) for by in ("dept", "age")} == kept
+        assert queries.tallies_on_days(db, "nums", ["2026-11-22"]) == queries.tallies(db, "nums")
+    finally:
+        db.close()

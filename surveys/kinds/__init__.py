@@ -157,6 +157,16 @@ def _number_question_of_key(key: str) -> Question | None:
     )
 
 
+def group_of_stored(key: str, answer: str) -> str:
+    """The break-down group of a stored answer to a plain question under design key ``key``, as the write path
+    kept it (:func:`surveys.submission.response_groups`, the kind's ``group_of``): a plain number's bin key; any
+    other answer as stored. For storage's recounts from the stored responses."""
+    question = _number_question_of_key(key)
+    if question is None:
+        return answer
+    return kind_of(question).group_of(question, answer)
+
+
 def kept_rows_of_stored(key: str, answer: str) -> tuple[tuple[str, int], ...]:
     """The kept tally rows ``(answer, increment)`` of a stored answer under design key ``key``, as the write
     path tallied it (:func:`surveys.submission.NoisyResponse.kept_rows`): a number's bucket or bin, sum and sum
