@@ -112,8 +112,9 @@ def tallies_on_days(db: sqlite_utils.Database, survey_id: str, days: list[str]) 
     """The shape of :func:`tallies`, counted over the responses of ``days`` only.
 
     Read through the ``(survey_id, day)`` index: the cost grows with those
-    days' responses, not with the survey's. The design keys are rebuilt from
-    the ``designs`` records as in :func:`rebuild_group_tallies`.
+    days' responses, not with the survey's. The design keys and kept rows (a
+    number's bucket, sum and sum of squares) are rebuilt from the ``designs``
+    records as in :func:`rebuild_group_tallies`.
     """
     spelling = dialect(db)
     rows = db.execute(

@@ -377,3 +377,51 @@ def test_each_group_of_a_matrix_question_gets_its_own_matrix_estimate_and_its_ex
     law_rows = [r for r in rows if r["group"] == "law"]
     assert [r["estimate_raw"] for r in law_rows] == list(pooled.estimate_raw)
     assert {r["design"] for r in law_rows} == {"pooled over 2 designs"}
+
+
+# --------------------------------------------------------------------------
+# A plain number's bins as the groups, on either backend.
+
+AGE_YAML = """\
+id: ages
+title: Ages
+version: 1
+questions:
+  - name: age
+    type: integer
+    label: Age
+    randomize: false
+    min: 16
+    max: 99
+    bins: [20, 30]
+  - name: hours
+    type: integer
+    label: Hours?
+    min: 0
+    max: 20
+    mechanism: laplace
+    epsilon: 2
+"""
+
+
+def test_group_tallies_by_a_plain_number_hold_its_bin_keys_and_a_recount_agrees(db):
+    survey = parse_survey(yaml.safe_load(AGE_YAML), "ages.yaml")
+    for i, age in enumerate(["00", "03", "04", "13", "14", "83"]):
+        responses.store_response(
+            db, noisy_response(survey, {"age": age, "hours": str(i)}, "device"), f"k{i:015d}", "2026-11-20"
+        )
+    responses.store_response(db, noisy_response(survey, {"hours": "7"}, "device"), "k" * 16, "2026-11-20")
+    kept = queries.group_tallies(db, "ages", "age")
+    assert set(kept) == {"b00", "b01", "b02", None}  # None: the respondent who left age unanswered
+    hours = question_design_key(survey.question("hours"))
+    # The stored positions 0 and 3 (ages 16 and 19) are in the first bin, 4 and 13 (20, 29) the second.
+    assert {
+        group: counts["hours"][hours]["=sum"] for group, counts in kept.items() if "=sum" in counts["hours"][hours]
+    } == {
+        "b00": 0 + 1,
+        "b01": 2 + 3,
+        "b02": 4 + 5,
+        None: 7,
+    }
+    queries.rebuild_group_tallies(db)
+    assert queries.group_tallies(db, "ages", "age") == kept
