@@ -378,9 +378,9 @@ class Survey:
 
     @property
     def plain_questions(self) -> tuple[Question, ...]:
-        """The questions asked without randomization whose answer is one choice: the break-down groups, the
-        model's predictors and what skip logic may name. A plain number or check-all-that-apply question is
-        stored as given too, but is none of these yet."""
+        """The questions asked without randomization whose answer is one choice: break-down groups, the
+        model's predictors and what skip logic may name. A plain number is stored as given too and is a
+        break-down group by its bins (:func:`surveys.kinds.breakdown_questions`), but none of the others yet."""
         return tuple(q for q in self.questions if not q.is_randomized and q.type in (YES_NO, SELECT_ONE))
 
     def question(self, name: str) -> Question:

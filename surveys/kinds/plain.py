@@ -46,7 +46,7 @@ for_difference = no_difference
 difference = no_group_difference
 comparable = never_comparable
 difference_sequence = no_difference_sequence
-#: Its answers are stored as given: results can be split by them (:func:`surveys.breakdowns.breakdown`).
+#: Its answers are stored as given: a difference target may group by them (break-downs ask :func:`groups`).
 splits_results = True
 estimate_pairs = no_estimate_pairs
 chart_items = no_chart_items
