@@ -1300,3 +1300,13 @@ def test_the_lie_detector_is_never_summarised_as_protecting_every_answer(app, cl
         "Tax honesty survey (1 of 2 answers randomized; some stored answers reveal something about the true one)"
         in (start)
     )
+
+
+def test_a_plain_number_is_named_as_not_protected(app, client):
+    """A plain number (stored as given, like a plain choice) is listed under "Not protected" before the first
+    question; the randomized number and check-all-that-apply question are not."""
+    app.config["SURVEYS_DIR"] = str(ROOT / "survey_files")
+    page = client.get("/s/student-habits").get_data(as_text=True)
+    warning = re.search(r'<li class="warning"><strong>Not protected:</strong>(.*?)</li>', page, re.S).group(1)
+    assert "“Your age”" in warning and "is stored exactly as you answer" in warning
+    assert "drink" not in warning and "Which of these" not in warning
