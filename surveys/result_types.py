@@ -476,6 +476,9 @@ class NumberResult:
     mean_raw: float | None = None
     ci_method: str = ""
     ci_side: str = "two-sided"
+    #: With the survey's ``population_size`` ``N``: the sentence giving the finite-population standard error and
+    #: interval of the mean and the total ``N x mean`` with its own (``""`` otherwise, or why there are none).
+    finite_population_note: str = ""
 
 
 @dataclass(frozen=True)

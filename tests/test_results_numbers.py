@@ -524,3 +524,28 @@ def test_a_survey_closes_itself_once_a_numbers_mean_is_within_its_target(app, su
     dashboard = auth.client.get("/admin/").get_data(as_text=True)
     assert "every target met: closed itself" in dashboard
     assert re.search(r"drinks:\s+±[\d.]+ now,\s+target ±4\.00 \(95%\)\s+<strong>met</strong>", dashboard)
+
+
+def test_with_a_population_size_a_number_gets_its_finite_population_figures_and_total(app, surveys_dir, auth):
+    """population_size N: the mean's standard error of analysis.numeric.numeric_mean with N (only the true values'
+    part of the variance shrinks), and the total N x mean with N times that error, in the question's units."""
+    from analysis.numeric import numeric_mean
+
+    (surveys_dir / "nums.yaml").write_text(NUMBERS_YAML.replace("version: 1\n", "version: 1\npopulation_size: 80\n"))
+    survey = store(app)
+    auth.login()
+    page = auth.client.get(PAGE).get_data(as_text=True)
+    result = kind_result(survey, "hours", stored_rows(auth.client))
+    question = survey.question("hours")
+    figures = numeric_mean(question.design, *result.sums, 0.95, 80)
+    step = float(question.number.step)
+    mean = float(question.number.value_of(float(figures.mean)))
+    notes = [html_module.unescape(n) for n in re.findall(r'<span class="finite-population">(.*?)</span>', page, re.S)]
+    assert len(notes) == 2  # drinks and hours; none for the plain number
+    note = notes[1]  # hours, in the page's order of the questions
+    assert "simple random sample without replacement of the 80 people" in note
+    assert f"the mean's standard error is {figures.std_err * step:,.3f}" in note
+    assert (
+        f"the total over the 80 people is {80 * mean:,.3f} (standard error {80 * figures.std_err * step:,.3f})" in note
+    )
+    assert figures.std_err < numeric_mean(question.design, *result.sums, 0.95).std_err

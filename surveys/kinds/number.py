@@ -14,6 +14,7 @@ not pooled: a pooled mean across mechanisms is not written yet.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from analysis import ConfidenceInterval
 from analysis.deconvolution import deconvolve
@@ -34,7 +35,6 @@ from surveys.kinds.common import (
     no_chart_items,
     no_design_columns,
     no_estimate_pairs,
-    no_finite_population,
     no_group_sizes,
     no_margin_plan,
     no_option_plan,
@@ -44,7 +44,6 @@ from surveys.result_types import BinShare, NumberDifference, NumberResult, Seque
 
 LAPLACE, BOUNDED, PLAIN = "laplace", "bounded", ""
 
-finite_population = no_finite_population
 single_share = False
 #: A randomized number's kept rows (bucket, sum, sum of squares) are kept per pattern of plain answers: the
 #: linear model's cells (:func:`surveys.models.fit_linear_model`).
@@ -269,6 +268,39 @@ def _distribution(question: Question, buckets: dict[str, int], level: float) -> 
         " not (most answers at one end of a wide bin), the shares and their bands are off, so narrower bins"
         f" (bins: in the survey file) make the estimate safer ({fit.band_method})",
     )
+
+
+def finite_population(result: NumberResult, population_size: int | None, level: float) -> NumberResult:
+    """``result`` with the finite-population figures of its mean, and the total ``N x mean``, when the survey gives
+    ``population_size`` (:func:`analysis.numeric.numeric_mean` with ``N``: only the true values' part of the
+    variance shrinks by ``1 - n/N``; the noise's does not), in the question's units; the reason when there are
+    none (a plain number, more answers than ``N``, fewer than 2)."""
+    if population_size is None or result.n == 0 or result.error or result.question.design is None:
+        return result
+    if result.n > population_size or result.n < 2:
+        reason = (
+            f"No finite-population figures: the {result.n:,} answers outnumber the survey's population_size of "
+            f"{population_size:,}; check population_size."
+            if result.n > population_size
+            else "No finite-population figures until there are at least 2 answers."
+        )
+        return replace(result, finite_population_note=reason)
+    number = result.question.number
+    figures = numeric_mean(result.question.design, *result.sums, level, population_size)
+    step, decimals = float(number.step), number.decimals + 2
+    mean = float(number.value_of(float(figures.mean)))
+
+    def text(value: float) -> str:
+        return f"{value:,.{decimals}f}"
+
+    note = (
+        f"If the {result.n:,} answers were a simple random sample without replacement of the {population_size:,} "
+        f"people (population_size), the mean's standard error is {text(figures.std_err * step)} and its "
+        f"{level:.0%} interval {text(float(number.value_of(float(figures.ci_low))))} – "
+        f"{text(float(number.value_of(float(figures.ci_high))))}; the total over the {population_size:,} people is "
+        f"{text(population_size * mean)} (standard error {text(population_size * figures.std_err * step)})."
+    )
+    return replace(result, finite_population_note=note)
 
 
 # --------------------------------------------------------------------------
