@@ -30,7 +30,7 @@ from surveys.design_contract import (
     check_question_name,
     record_design_keys,
 )
-from surveys.kinds import group_of_stored, kept_rows_of_stored
+from surveys.kinds import group_of_stored, groups_of_stored, kept_rows_of_stored
 from surveys.models import MAX_PATTERNS, answer_pattern
 
 
@@ -411,8 +411,9 @@ def pattern_tallies_on_days(
     return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
 
 
-#: The types of the plain questions a pattern spells (:attr:`surveys.definition.Survey.plain_questions`).
-PATTERN_TYPES = (YES_NO, SELECT_ONE)
+#: The types of the plain questions a pattern spells (:func:`surveys.models.predictor_questions`: one choice or a
+#: number, asked plainly; a plain check-all-that-apply or text question is in no pattern).
+PATTERN_TYPES = (YES_NO, SELECT_ONE, *NUMBER_TYPES)
 
 
 def _scan_pattern_tallies(
@@ -422,7 +423,9 @@ def _scan_pattern_tallies(
 
     Counted with the live pattern spelling and limit
     (:func:`surveys.models.answer_pattern`, :data:`surveys.models.MAX_PATTERNS`)
-    from each response's design record, as the write path keeps them: one
+    from each response's design record, as the write path keeps them (each
+    predictor's stored answer put in its group by :func:`surveys.kinds.group_of_stored`:
+    a plain number's bin key, not its grid position): one
     ``GROUP BY`` per design record and outcome, so Python sees patterns, not
     rows. With ``days``, only the responses of those days (by index); with
     ``marked_only``, only those marked during a burst.
@@ -435,14 +438,15 @@ def _scan_pattern_tallies(
         on_days += " AND burst = 1"
     counts: dict = defaultdict(int)
     for design_id, _, questions in design_records(db, survey_id):
-        # The pattern's questions as the write path has them (Survey.plain_questions: one choice asked plainly);
-        # a plain number, text or check-all question is in no pattern.
+        # The pattern's questions as the write path has them (surveys.models.predictor_questions: one choice or a
+        # number, asked plainly, each by its groups); a text or check-all question is in no pattern.
         plain = sorted(
             name
             for name, record in questions.items()
             if record.get("design") is None and record.get("type") in PATTERN_TYPES
         )
-        if math.prod(len(questions[name].get("choices", ())) + 1 for name in plain) > MAX_PATTERNS:
+        plain_keys = {name: canonical_json(questions[name]) for name in plain}
+        if math.prod(len(groups_of_stored(plain_keys[name])) + 1 for name in plain) > MAX_PATTERNS:
             continue
         outcomes = [
             name
@@ -460,8 +464,12 @@ def _scan_pattern_tallies(
                 f" GROUP BY {', '.join(str(i + 1) for i in range(len(plain) + 1))}",
                 [name, *map(check_question_name, plain), survey_id, design_id, *day_params, name],
             ).fetchall():
-                stored = {name: value for name, value in zip(plain, values) if value is not None}
-                pattern = answer_pattern(stored, plain)
+                levels = {
+                    name: group_of_stored(plain_keys[name], value)
+                    for name, value in zip(plain, values)
+                    if value is not None
+                }
+                pattern = answer_pattern(levels, plain)
                 for kept, add in kept_rows_of_stored(key, answer):  # a number's bucket and sums, as kept
                     counts[(outcome, key, pattern, kept)] += add * count
     return [(*key, count) for key, count in counts.items()]

@@ -6,12 +6,15 @@ written by :mod:`storage.responses` in the transaction of each response):
 per randomized yes/no question or number (the outcome), design key, *pattern* and
 kept answer (a number's kept rows: its bucket, ``=sum`` and ``=sumsq``, so each
 pattern keeps its count, sum and sum of squares). A pattern is the tuple of the respondent's answers to all the
-survey's plain (non-randomized) questions, spelled by :func:`answer_pattern`
-as canonical JSON ``{"question": "answer", ...}`` with :data:`NO_ANSWER`
-(``""``) for a question left unanswered.
+survey's predictors (:func:`predictor_questions`: the plain one-choice questions and the plain numbers, those
+results can be broken down by), spelled by :func:`answer_pattern` as canonical JSON ``{"question": "level", ...}``
+with :data:`NO_ANSWER` (``""``) for a question left unanswered. A predictor's level is its break-down group
+(its kind's ``group_of``): a choice's name, a plain number's bin key (``"b00"``..), never its grid position, so
+a plain number is a categorical predictor by its declared bins. A plain check-all-that-apply question is no
+predictor (its answer is a set of options, not one level).
 
 How many rows that makes: at most ``prod(levels_q + 1)`` patterns over the
-plain questions ``q`` (each question's choices, plus one for "no answer"),
+predictors ``q`` (each one's choices or bins, plus one for "no answer"),
 times two stored answers, per outcome and design key, however many
 responses there are. A survey whose plain questions would allow more than
 :data:`MAX_PATTERNS` patterns keeps no pattern counts (:func:`kept_outcomes`
@@ -52,7 +55,7 @@ from surveys.design_contract import (
     parse_design_key,
     question_design_key,
 )
-from surveys.kinds import kind_of
+from surveys.kinds import breakdown_questions, kind_of
 
 #: The most patterns of plain answers a survey may have for its pattern counts to be kept.
 MAX_PATTERNS = 10_000
@@ -64,9 +67,28 @@ NO_ANSWER = ""
 MIN_ANSWERS = 20
 
 
+def predictor_questions(survey: Survey) -> tuple[Question, ...]:
+    """The questions a model can take as predictors, which each pattern spells: those results can be broken
+    down by (:func:`surveys.kinds.breakdown_questions`), the plain one-choice questions by their choices and
+    the plain numbers by their bins; no randomized question, text or check-all-that-apply question."""
+    return breakdown_questions(survey)
+
+
+def predictor_levels(question: Question) -> tuple[tuple[str, str], ...]:
+    """A predictor's levels as ``(level, label)`` pairs in order: its kind's ``groups`` (a choice's name and
+    label; a plain number's bin key and :meth:`surveys.numbers.NumberRange.bin_labels` label)."""
+    return kind_of(question).groups(question)
+
+
+def level_names(question: Question) -> tuple[str, ...]:
+    """The levels of a predictor as a pattern spells them (:func:`predictor_levels`' first items)."""
+    return tuple(level for level, _ in predictor_levels(question))
+
+
 def pattern_count(survey: Survey) -> int:
-    """``prod(len(choices) + 1)`` over the plain questions: how many patterns their answers can make."""
-    return math.prod(len(q.choices) + 1 for q in survey.plain_questions)
+    """``prod(levels + 1)`` over the predictors (:func:`predictor_questions`, each one's choices or bins, plus
+    one for no answer): how many patterns their answers can make."""
+    return math.prod(len(predictor_levels(q)) + 1 for q in predictor_questions(survey))
 
 
 def kept_outcomes(survey: Survey) -> tuple[str, ...]:
@@ -77,9 +99,11 @@ def kept_outcomes(survey: Survey) -> tuple[str, ...]:
     return tuple(q.name for q in survey.randomized_questions if kind_of(q).keeps_patterns)
 
 
-def answer_pattern(answers: Mapping[str, str], plain: Sequence[str]) -> str:
-    """The pattern of the plain answers: canonical JSON ``{question: answer or ""}`` over ``plain``."""
-    return canonical_json({name: answers.get(name, NO_ANSWER) for name in plain})
+def answer_pattern(levels: Mapping[str, str | None], plain: Sequence[str]) -> str:
+    """The pattern of the predictors' levels: canonical JSON ``{question: level or ""}`` over ``plain`` (the
+    predictors' names); ``levels`` are each predictor's break-down group (a plain number's bin key, not its
+    stored grid position: :attr:`surveys.submission.NoisyResponse.groups`), ``None`` or absent when unanswered."""
+    return canonical_json({name: levels.get(name) or NO_ANSWER for name in plain})
 
 
 #: ``{design key: {pattern: {answer: count}}}``, as :func:`storage.queries.pattern_tallies` reads them.
@@ -150,11 +174,11 @@ def model_outcomes(survey: Survey) -> tuple[Question, ...]:
 
 
 def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
-    """``choice`` with every reference filled in (default: each predictor's first choice); ValueError naming
-    an outcome that is not a randomized yes/no question or number, a predictor that is not plain, or an
-    unknown level."""
+    """``choice`` with every reference filled in (default: each predictor's first level: its first choice, a
+    plain number's first bin); ValueError naming an outcome that is not a randomized yes/no question or number,
+    a predictor that is not one of :func:`predictor_questions`, or an unknown level."""
     outcomes = [q.name for q in model_outcomes(survey)]
-    plain = [q.name for q in survey.plain_questions]
+    plain = [q.name for q in predictor_questions(survey)]
     if choice.outcome not in outcomes:
         raise ValueError(
             "The model's outcome must be a randomized yes/no question or number, one of: "
@@ -162,19 +186,20 @@ def check_choice(survey: Survey, choice: ModelChoice) -> ModelChoice:
         )
     if not choice.predictors:
         raise ValueError(
-            f"Choose at least one predictor, among the questions that are not randomized: {', '.join(plain)}."
+            "Choose at least one predictor, among the questions that are not randomized (one choice or a "
+            f"number): {', '.join(plain)}."
         )
     for name in choice.predictors:
         if name not in plain:
             raise ValueError(
-                f"“{name[:40]}” is not a question that is not randomized; the predictors are among: "
-                f"{', '.join(plain) or 'none'}."
+                f"“{name[:40]}” cannot be a predictor: the predictors are the questions not randomized whose "
+                f"answer is one choice or a number, among: {', '.join(plain) or 'none'}."
             )
     if len(set(choice.predictors)) != len(choice.predictors):
         raise ValueError(f"Each predictor may be chosen once, got {', '.join(choice.predictors)}.")
     references = {}
     for name in choice.predictors:
-        levels = survey.question(name).choice_names
+        levels = level_names(survey.question(name))
         reference = choice.references.get(name, levels[0])
         if reference not in levels:
             raise ValueError(
@@ -260,7 +285,7 @@ def cells_of(tallies: PatternTallies, predictors: Sequence[Question]) -> Cells:
     Left out: a predictor unanswered or at a level not offered, a design key that is not a yes/no design, an
     answer other than yes or no."""
     names = tuple(q.name for q in predictors)
-    choices = tuple(tuple(q.choice_names) for q in predictors)
+    choices = tuple(level_names(q) for q in predictors)
     keys, indices, firsts, seconds, left_out = [], [], [], [], 0
     for key, by_pattern in tallies.items():
         parsed = parse_design_key(key)
@@ -301,7 +326,7 @@ def collapse_patterns(
     """:func:`cells_of` as ``{(design key, levels of the predictors): [trait answer, other]}`` and the number
     of answers left out."""
     cells = cells_of(tallies, predictors)
-    names = [q.choice_names for q in predictors]
+    names = [level_names(q) for q in predictors]
     return {
         (cells.keys[d], tuple(names[i][p] for i, p in enumerate(row))): list(count)
         for d, row, count in zip(cells.design.tolist(), cells.levels.tolist(), cells.counts.tolist())
@@ -309,8 +334,8 @@ def collapse_patterns(
 
 
 def term_label(question: Question, level: str, reference: str) -> str:
-    """A column's readable name: ``"Department: Science vs Arts"``."""
-    labels = {c.name: c.label for c in question.choices}
+    """A column's readable name: ``"Department: Science vs Arts"``, ``"Age: 30 to under 45 vs 16 to under 30"``."""
+    labels = dict(predictor_levels(question))
     return f"{question.label}: {labels[level]} vs {labels[reference]}"
 
 
@@ -371,7 +396,7 @@ def _terms(choice: ModelChoice, predictors: Sequence[Question], levels: np.ndarr
         PredictorTerm(
             q,
             choice.references[q.name],
-            tuple(c for k, c in enumerate(q.choice_names) if k in seen[i] and c != choice.references[q.name]),
+            tuple(c for k, c in enumerate(level_names(q)) if k in seen[i] and c != choice.references[q.name]),
         )
         for i, q in enumerate(predictors)
     )
@@ -385,7 +410,7 @@ def _unfit_reason(outcome: Question, terms: Sequence[PredictorTerm], levels: np.
             f"at least {MIN_ANSWERS} needed."
         )
     for i, term in enumerate(terms):
-        if term.question.choice_names.index(term.reference) not in set(levels[:, i].tolist()):
+        if level_names(term.question).index(term.reference) not in set(levels[:, i].tolist()):
             return (
                 f"No answers at the reference level of “{term.question.label}”; "
                 "choose a level with answers as the reference."
@@ -399,9 +424,10 @@ def _indicators(terms: Sequence[PredictorTerm], levels: np.ndarray) -> np.ndarra
     x = np.zeros((len(levels), sum(len(term.levels) for term in terms)))
     offset = 0
     for i, term in enumerate(terms):
-        column = np.full(len(term.question.choice_names), -1)
+        names = level_names(term.question)
+        column = np.full(len(names), -1)
         for index, level in enumerate(term.levels):
-            column[term.question.choice_names.index(level)] = offset + index
+            column[names.index(level)] = offset + index
         codes = column[levels[:, i]]
         on = np.flatnonzero(codes >= 0)
         x[on, codes[on]] = 1.0
@@ -423,7 +449,7 @@ def _groups(terms: Sequence[PredictorTerm], fit: LogisticFit, levels: np.ndarray
     if len(distinct) != len(fit.prevalences):
         raise RuntimeError(f"{len(fit.prevalences)} predicted prevalences for {len(distinct)} groups")
     named = [
-        [(term.question.label, choice.label) for choice in term.question.choices] for term in terms
+        [(term.question.label, label) for _, label in predictor_levels(term.question)] for term in terms
     ]  # per predictor, by position
     columns = [[pairs[k] for k in distinct[:, i].tolist()] for i, pairs in enumerate(named)]
     return tuple(map(GroupPrevalence, zip(*columns), fit.prevalences))
@@ -459,7 +485,7 @@ def number_cells_of(tallies: PatternTallies, outcome: Question, predictors: Sequ
     patterns). Only the question's current design key is read: another epsilon, mechanism or grid is left out,
     as the number's results leave it out."""
     names = tuple(q.name for q in predictors)
-    choices = tuple(tuple(q.choice_names) for q in predictors)
+    choices = tuple(level_names(q) for q in predictors)
     current = question_design_key(outcome)
     left_out = 0
     codes = counts = sums = squares = np.zeros(0)

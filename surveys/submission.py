@@ -16,7 +16,7 @@ from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices
 from surveys.definition import Question, Survey
 from surveys.design_contract import design_record, question_design_key
 from surveys.kinds import breakdown_questions, kind_of
-from surveys.models import answer_pattern, kept_outcomes
+from surveys.models import answer_pattern, kept_outcomes, predictor_questions
 
 #: Where an answer was randomized: in the browser, or on the server (JavaScript off).
 RANDOMIZED_ON = ("device", "server")
@@ -29,8 +29,9 @@ class NoisyResponse:
     ``answers`` maps question name to the noisy (or, for non-randomized
     questions, plain) answer; ``designs`` maps question name to the design
     key it was randomized with (see ``Survey``'s design records);
-    ``columns`` is the survey's question order and ``plain`` names its
-    non-randomized one-choice questions (the model's patterns); ``groups``
+    ``columns`` is the survey's question order and ``plain`` names the
+    model's predictors (:func:`surveys.models.predictor_questions`: the plain
+    one-choice questions and plain numbers, which its patterns spell); ``groups``
     maps each question results can be broken down by
     (:func:`surveys.kinds.breakdown_questions`) to this respondent's group:
     the answer as stored, a plain number's bin key (``"b00"``..), ``None``
@@ -74,8 +75,13 @@ class NoisyResponse:
         return self.kept.get(name) or ((self.answers[name], 1),)
 
     def pattern(self) -> str:
-        """The pattern of this response's plain answers (:func:`surveys.models.answer_pattern`)."""
-        return answer_pattern(self.answers, self.plain)
+        """The pattern of this response's predictors (:func:`surveys.models.answer_pattern`): each one's group
+        in ``groups`` (a plain number's bin key, not its stored grid position), else its answer as stored.
+
+        Before issue 27 a pattern spelled the plain one-choice questions only; plain numbers are new with that
+        issue, so no survey has answers whose patterns this spelling changes: no migration recounts them."""
+        levels = {name: self.groups[name] if name in self.groups else self.answers.get(name) for name in self.plain}
+        return answer_pattern(levels, self.plain)
 
 
 _NEEDS_QUOTING = re.compile(r'[,"\r\n]')
@@ -125,6 +131,12 @@ def _designs(survey: Survey) -> tuple[str, str, dict[str, str], tuple[str, ...]]
 
 
 @functools.lru_cache(maxsize=256)
+def _predictor_names(survey: Survey) -> tuple[str, ...]:
+    """The names of :func:`surveys.models.predictor_questions`, computed once per survey."""
+    return tuple(q.name for q in predictor_questions(survey))
+
+
+@functools.lru_cache(maxsize=256)
 def _group_questions(survey: Survey) -> tuple[Question, ...]:
     """:func:`surveys.kinds.breakdown_questions`, computed once per survey."""
     return breakdown_questions(survey)
@@ -161,7 +173,7 @@ def noisy_response(
         question_designs={name: keys[name] for name in noisy_answers},
         randomized_on=randomized_on,
         columns=tuple(q.name for q in survey.questions),
-        plain=tuple(q.name for q in survey.plain_questions),
+        plain=_predictor_names(survey),
         pattern_outcomes=outcomes,
         arm=check_arm(survey, arm),
         groups=response_groups(survey, noisy_answers),

@@ -292,3 +292,58 @@ def test_a_number_outcome_is_fitted_by_least_squares_in_the_question_units():
     assert result.n == 50 and result.left_out == 5
     few = fit_model(survey, ModelChoice("drinks", ("dept",), {}), number_tallies(survey, {"arts": [1] * 5}))
     assert few.fit is None and few.message.startswith("Too few answers to fit a model")
+
+
+# --------------------------------------------------------------------------
+# A plain number as a predictor, by its declared bins.
+
+AGE_SURVEY = """\
+id: ag
+title: A
+version: 1
+questions:
+  - {name: cheated, type: yes_no, label: Cheated}
+  - {name: age, type: integer, label: Age, min: 16, max: 99, randomize: false, bins: [30, 45]}
+  - {name: tools, type: select_multiple, label: Tools, choices: [a, b], randomize: false}
+"""
+
+#: Stored (yes, no) of "cheated" per age bin, within what its design allows.
+AGE_COUNTS = {"b00": (60, 140), "b01": (110, 90), "b02": (80, 120)}
+
+
+def test_a_plain_number_is_a_predictor_by_its_bins_equal_to_fit_logistic_on_its_bin_dummies():
+    """The patterns spell a plain number's bin key (NoisyResponse.pattern, from its grid position); the model
+    codes its bins against the reference bin, labelled as the bins, and equals fit_logistic on the bins'
+    dummies; a plain check-all-that-apply question is no predictor."""
+    import yaml
+
+    from surveys.models import pattern_count, predictor_questions
+    from surveys.schema import parse_survey
+    from surveys.submission import noisy_response
+
+    survey = parse_survey(yaml.safe_load(AGE_SURVEY), "ag.yaml")
+    assert [q.name for q in predictor_questions(survey)] == ["age"]
+    assert pattern_count(survey) == 4  # three bins plus no answer
+    response = noisy_response(survey, {"cheated": "yes", "age": "20", "tools": "10"}, "server")  # age 36: 30 to <45
+    assert response.pattern() == answer_pattern({"age": "b01"}, ["age"]) == '{"age":"b01"}'
+    key = question_design_key(survey.question("cheated"))
+    by_pattern = {answer_pattern({"age": b}, ["age"]): {"yes": y, "no": n} for b, (y, n) in AGE_COUNTS.items()}
+    by_pattern[answer_pattern({}, ["age"])] = {"yes": 4, "no": 6}
+    result = fit_model(survey, ModelChoice("cheated", ("age",), {"age": "b01"}), {key: by_pattern})
+    design = survey.question("cheated").design
+    # rows b00, b01 (reference), b02; columns: b00 vs b01, b02 vs b01
+    expected = fit_logistic([[1, 0], [0, 0], [0, 1]], [60, 110, 80], [140, 90, 120], design, names=["a", "b"])
+    assert result.message is None and result.left_out == 10
+    assert result.fit.names == ("intercept", "Age: 16 to under 30 vs 30 to under 45", "Age: 45 to 99 vs 30 to under 45")
+    assert_allclose([c.estimate for c in result.fit.coefficients], [c.estimate for c in expected.coefficients])
+    assert_allclose([c.std_err for c in result.fit.coefficients], [c.std_err for c in expected.coefficients])
+    assert [g.levels for g in result.groups] == [
+        (("Age", "16 to under 30"),),
+        (("Age", "30 to under 45"),),
+        (("Age", "45 to 99"),),
+    ]
+    assert check_choice(survey, ModelChoice("cheated", ("age",), {})).references == {"age": "b00"}
+    with pytest.raises(ValueError, match="tools"):
+        check_choice(survey, ModelChoice("cheated", ("tools",), {}))
+    with pytest.raises(ValueError, match="b03"):
+        check_choice(survey, ModelChoice("cheated", ("age",), {"age": "b03"}))

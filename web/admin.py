@@ -19,7 +19,7 @@ from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
 from surveys.kinds import breakdown_questions
-from surveys.models import MAX_PATTERNS, model_outcomes
+from surveys.models import MAX_PATTERNS, model_outcomes, predictor_levels, predictor_questions
 from web import answering, gather, options, paged_views, respond, share
 from web.auth import safe_next
 from web.catalog import get_catalog, refresh_now, survey_or_404, survey_state, today
@@ -103,6 +103,7 @@ def survey_page(survey_id: str):
         model_references=[f"{name}:{level}" for name, level in chosen.model.references.items()] if chosen.model else [],
         max_patterns=MAX_PATTERNS,
         model_outcomes=model_outcomes(survey),
+        model_predictors=[(q, predictor_levels(q)) for q in predictor_questions(survey)],
     )
     return html, 400 if page.problems else 200
 

@@ -411,7 +411,12 @@ def init_app(app: Flask) -> None:
 @click.argument("survey_id")
 @click.option("--outcome", required=True, help="The randomized yes/no question modelled.")
 @click.option("--predictor", "predictors", multiple=True, required=True, help="A question that is not randomized.")
-@click.option("--reference", "references", multiple=True, help="A predictor's reference level, as question:choice.")
+@click.option(
+    "--reference",
+    "references",
+    multiple=True,
+    help="A predictor's reference level, as question:choice (a plain number's bin: question:b01).",
+)
 @click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
 @click.option("--level", type=ConfidenceLevel(), default="0.95", show_default=True, help="Confidence level.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")

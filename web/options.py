@@ -166,13 +166,17 @@ def _values(args: Mapping[str, str], key: str) -> list[str]:
 
 
 def model_choice(survey: Survey, outcome: str, predictors: list[str], references: list[str]) -> ModelChoice:
-    """The model asked for: ``references`` written ``question:choice`` (one per predictor at most), checked
+    """The model asked for: ``references`` written ``question:level`` (a choice, or a plain number's bin key
+    ``b00``..; one per predictor at most), checked
     against ``survey`` (:func:`surveys.models.check_choice`)."""
     chosen = {}
     for text in references:
         name, colon, level = text.partition(":")
         if not colon or not name or not level:
-            raise ValueError(f"A reference level is written question:choice, such as dept:arts, got “{text[:40]}”.")
+            raise ValueError(
+                "A reference level is written question:level, such as dept:arts (a plain number's bin: age:b01), "
+                f"got “{text[:40]}”."
+            )
         if name in chosen:
             raise ValueError(f"Give one reference level for {name[:40]}, got {chosen[name][:40]} and {level[:40]}.")
         chosen[name] = level

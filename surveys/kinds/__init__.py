@@ -167,6 +167,17 @@ def group_of_stored(key: str, answer: str) -> str:
     return kind_of(question).group_of(question, answer)
 
 
+def groups_of_stored(key: str) -> tuple[str, ...]:
+    """The groups a plain question's answers under design key ``key`` fall in (its kind's ``groups``): a plain
+    number's bin keys, else its choices. For storage's recount of the model's patterns (how many levels each
+    predictor has); ``()`` for an unreadable key."""
+    question = _number_question_of_key(key)
+    if question is not None:
+        return tuple(group for group, _ in kind_of(question).groups(question))
+    parsed = parse_design_key(key)
+    return () if parsed is None else tuple(parsed[1])
+
+
 def kept_rows_of_stored(key: str, answer: str) -> tuple[tuple[str, int], ...]:
     """The kept tally rows ``(answer, increment)`` of a stored answer under design key ``key``, as the write
     path tallied it (:func:`surveys.submission.NoisyResponse.kept_rows`): a number's bucket or bin, sum and sum
