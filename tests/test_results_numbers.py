@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import html as html_module
 import io
+import json
 import re
 import tempfile
 from pathlib import Path
@@ -376,8 +377,10 @@ questions:
 MODEL_PAGE = "/admin/surveys/mods"
 
 
-def store_for_model(app, surveys_dir, count: int = 240, text: str = MODEL_YAML):
-    """``count`` respondents whose true numbers depend on their year, randomized on the server and stored."""
+def store_for_model(app, surveys_dir, count: int = 240, text: str = MODEL_YAML, age: bool = False):
+    """``count`` respondents whose true numbers depend on their year, randomized on the server and stored; with
+    ``age``, each answers the plain number ``age`` (grid positions 0..83, every bin met) and the plain
+    check-all ``tools``."""
     (surveys_dir / "mods.yaml").write_text(text)
     with app.app_context():
         survey = get_catalog().get("mods")
@@ -388,6 +391,7 @@ def store_for_model(app, surveys_dir, count: int = 240, text: str = MODEL_YAML):
             "hours": str((4 * (i % 3) + 3 * i) % 39),
             "year": years[i % 3],
             "job": ["yes", "no"][(i // 3) % 2],
+            **({"age": f"{(7 * i) % 84:02d}", "tools": format(i % 4, "02b")} if age else {}),
         }
         for i in range(count)
     ]
@@ -461,12 +465,12 @@ def test_the_linear_model_of_a_number_equals_statsmodels_on_the_stored_outputs(a
 def test_a_numbers_kept_pattern_rows_equal_a_recount_from_the_stored_responses(app, surveys_dir, plain_number):
     """The repair and the excluded days recount pattern rows from the responses (storage.queries
     _scan_pattern_tallies): a number's bucket, sum and sum of squares, as the write path keeps them; a plain
-    number is in no pattern (the write path's patterns are over Survey.plain_questions)."""
+    number is in every pattern by its bin key (its five default bins), a plain check-all in none."""
     from storage import queries
     from web.db import open_database
 
-    extra = "  - {name: age, type: integer, label: Age, min: 16, max: 99, randomize: false}\n"
-    store_for_model(app, surveys_dir, 60, MODEL_YAML + extra if plain_number else MODEL_YAML)
+    extra = "  - {name: age, type: integer, label: Age, min: 16, max: 99, randomize: false}\n" + TOOLS
+    store_for_model(app, surveys_dir, 60, MODEL_YAML + extra if plain_number else MODEL_YAML, age=plain_number)
     db = open_database(app)
     try:
         kept = queries._kept_pattern_rows(db, "mods")
@@ -476,6 +480,58 @@ def test_a_numbers_kept_pattern_rows_equal_a_recount_from_the_stored_responses(a
     assert {key[0] for key in kept} == {"drinks", "hours"}
     assert sum(count for key, count in kept.items() if key[0] == "hours" and key[3].startswith("b")) == 60
     assert recounted == kept
+    spelled = {tuple(sorted(json.loads(key[2]))) for key in kept}
+    assert spelled == {("age", "job", "year") if plain_number else ("job", "year")}
+    if plain_number:
+        assert {json.loads(key[2])["age"] for key in kept} == {f"b{i:02d}" for i in range(5)}
+
+
+TOOLS = "  - {name: tools, type: select_multiple, label: Tools, choices: [a, b], randomize: false}\n"
+AGE = "  - {name: age, type: integer, label: Age, min: 16, max: 99, randomize: false, bins: [30, 45, 65]}\n"
+
+
+def test_the_linear_model_with_a_plain_number_predictor_equals_statsmodels_on_its_bin_dummies(app, surveys_dir, auth):
+    """A plain number as a predictor, through the write path: its bins are its levels (the chosen reference
+    bin left out), labelled as the bins; the page, model.json and model.csv equal statsmodels' OLS (HC0) on the
+    stored outputs with the bins of the exported ages as dummies; the page offers it with its bins as the
+    reference levels, and offers no plain check-all question."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    store_for_model(app, surveys_dir, 240, MODEL_YAML + AGE + TOOLS, age=True)
+    auth.login()
+    rows = list(csv.DictReader(io.StringIO(auth.client.get(f"{MODEL_PAGE}/responses.csv").get_data(as_text=True))))
+    y = np.array([float(r["drinks"]) for r in rows])  # drinks: min 0, step 1, so grid steps are its units
+    ages = [16 + int(r["age"]) for r in rows]  # the CSV holds grid steps: min + y * step
+    bins = [sum(age >= cut for cut in (30, 45, 65)) for age in ages]  # 0..3; reference: bin 1
+    assert set(bins) == {0, 1, 2, 3}
+    x = np.array([[1.0, b == 0, b == 2, b == 3, r["job"] == "no"] for r, b in zip(rows, bins)], dtype=float)
+    expected = sm.OLS(y, x).fit(cov_type="HC0")
+    query = "model_outcome=drinks&model_predictors=age&model_predictors=job&model_reference=age:b01"
+    body = auth.client.get(f"{MODEL_PAGE}/model.json?{query}").get_json()
+    assert body["n"] == 240 and body["left_out"] == 0
+    assert body["predictors"][0] == {"question": "age", "reference": "b01", "levels": ["b00", "b02", "b03"]}
+    coefficients = [row for row in body["rows"] if row["kind"] == "coefficient"]
+    assert [row["name"] for row in coefficients] == [
+        "intercept",
+        "Age: 16 to under 30 vs 30 to under 45",
+        "Age: 45 to under 65 vs 30 to under 45",
+        "Age: 65 to 99 vs 30 to under 45",
+        "Job: No vs Yes",
+    ]
+    assert [row["estimate"] for row in coefficients] == pytest.approx(list(expected.params), rel=1e-9, abs=1e-9)
+    assert [row["std_err"] for row in coefficients] == pytest.approx(list(expected.bse), rel=1e-9)
+    exported = list(
+        csv.DictReader(io.StringIO(auth.client.get(f"{MODEL_PAGE}/model.csv?{query}").get_data(as_text=True)))
+    )
+    assert float(exported[3]["estimate"]) == pytest.approx(expected.params[3], rel=1e-9)
+    page = auth.client.get(f"{MODEL_PAGE}?{query}").get_data(as_text=True)
+    shown = body_rows(row_html(page, "linear-model"))
+    assert [float(cells[1]) for cells in shown] == pytest.approx(list(expected.params), abs=5.01e-4)
+    assert '<input type="checkbox" name="model_predictors" value="age" checked>' in page
+    assert '<option value="age:b01" selected>30 to under 45</option>' in page
+    assert '<option value="age:b03" >65 to 99</option>' in page
+    assert 'name="model_predictors" value="tools"' not in page
 
 
 SELF_CLOSING_NUMBER = """\
