@@ -383,6 +383,41 @@ def test_no_pattern_tallies_kept_beyond_the_pattern_limit(backend_db):
     assert kept_outcomes(model_survey(plain_questions=4, choices=9)) == ("cheated", "lied")  # 10**4 is allowed
 
 
+def test_a_plain_numbers_bin_is_in_the_kept_patterns_and_the_recount_spells_the_same(backend_db):
+    """A plain number is a predictor by its bins: the write path's patterns spell its bin key (not its stored grid
+    position), equal to a recount here by hand, and the storage scan (excluded days, the repair) spells the same."""
+    import json
+
+    from surveys.schema import parse_survey
+    from surveys.submission import noisy_response
+
+    questions = [
+        {"name": "cheated", "type": "yes_no", "label": "Cheated?"},
+        {"name": "p0", "type": "select_one", "label": "P0", "choices": ["c0", "c1"], "randomize": False},
+        {"name": "age", "type": "integer", "label": "Age", "min": 16, "max": 99, "randomize": False,
+         "required": False, "bins": [30, 45, 65]},
+    ]  # fmt: skip
+    survey = parse_survey({"id": "pn", "title": "PN", "version": 1, "questions": questions}, "pn.yaml")
+    by_hand: dict = {}
+    for i in range(90):
+        noisy = {"cheated": ["yes", "no"][i % 2 if i % 5 else 0], "p0": f"c{(i // 2) % 2}"}
+        if i % 9:
+            noisy["age"] = f"{(7 * i) % 84:02d}"  # grid positions: age 16 + position
+        responses.store_response(backend_db, noisy_response(survey, noisy, "server"), f"pn-{i:04d}", "2026-11-22")
+        age = "" if "age" not in noisy else f"b{sum(16 + int(noisy['age']) >= cut for cut in (30, 45, 65)):02d}"
+        pattern = json.dumps({"age": age, "p0": noisy["p0"]}, sort_keys=True, separators=(",", ":"))
+        by_answer = by_hand.setdefault(pattern, {})
+        by_answer[noisy["cheated"]] = by_answer.get(noisy["cheated"], 0) + 1
+    kept = queries.pattern_tallies(backend_db, "pn", "cheated")
+    (design,) = kept
+    assert kept[design] == by_hand
+    assert {json.loads(p)["age"] for p in by_hand} == {"", "b00", "b01", "b02", "b03"}
+    assert queries.pattern_tallies_on_days(backend_db, "pn", "cheated", ["2026-11-22"]) == kept
+    backend_db.execute("DELETE FROM pattern_tallies WHERE survey_id = 'pn'")
+    queries.rebuild_pattern_tallies(backend_db, "pn")
+    assert queries.pattern_tallies(backend_db, "pn", "cheated") == kept
+
+
 def test_kept_daily_tallies_equal_a_recount_and_add_up_to_the_tallies(backend_db):
     from surveys.submission import noisy_response
     from tests.helpers.sample_surveys import make_survey
