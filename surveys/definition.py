@@ -380,7 +380,8 @@ class Survey:
     def plain_questions(self) -> tuple[Question, ...]:
         """The questions asked without randomization whose answer is one choice: break-down groups, the
         model's predictors and what skip logic may name. A plain number is stored as given too and is a
-        break-down group by its bins (:func:`surveys.kinds.breakdown_questions`), but none of the others yet."""
+        break-down group and a predictor by its bins (:func:`surveys.kinds.breakdown_questions`,
+        :func:`surveys.models.predictor_questions`), but skip logic does not name it yet."""
         return tuple(q for q in self.questions if not q.is_randomized and q.type in (YES_NO, SELECT_ONE))
 
     def question(self, name: str) -> Question:

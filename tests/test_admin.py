@@ -609,7 +609,7 @@ def test_a_bad_model_choice_is_shown_beside_the_form_with_status_400(app, auth):
     page = auth.client.get("/admin/surveys/quiz?model_outcome=cheated&model_predictors=lied")
     assert page.status_code == 400
     assert 'id="error-model"' in page.get_data(as_text=True)
-    assert "not a question that is not randomized" in page.get_data(as_text=True)
+    assert "lied” cannot be a predictor" in page.get_data(as_text=True)
 
 
 def test_too_few_answers_for_a_model_say_so(app, auth):

@@ -60,8 +60,8 @@ estimate_pairs = no_estimate_pairs
 chart_items = no_chart_items
 #: The results page's partial (``templates/admin/_number.html``).
 results_table = "number"
-#: Difference targets and the model's predictors by a plain number's bins are not written yet; break-downs by
-#: them are (:func:`groups`).
+#: Difference targets by a plain number's bins are not written yet; break-downs and the model's predictors by them
+#: are (:func:`groups`, :func:`surveys.models.predictor_questions`).
 splits_results = False
 
 
