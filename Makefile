@@ -57,11 +57,15 @@ axe: $(STAMP)
 	$(BIN)/python -m tests.helpers.accessibility
 
 # The suite runs on TEST_WORKERS parallel workers (pytest-xdist; `auto`: one per core), each with its own
-# Chromium and its own throwaway PostgreSQL cluster; TEST_WORKERS=0 runs it in one process.
+# Chromium and its own throwaway PostgreSQL cluster; TEST_WORKERS=0 runs it in one process. --dist loadgroup
+# hands each test (or xdist_group) to the first idle worker, the long ones first (tests/conftest.py). Compiled
+# bytecode is kept (git-ignored __pycache__/) even where PYTHONDONTWRITEBYTECODE is set: otherwise every worker,
+# gunicorn and subprocess compiles the app again, and pytest rewrites every test module's asserts again.
 TEST_WORKERS ?= auto
 
 test: $(STAMP) $(DOCS_STAMP) chromium postgresql axe lint
-	RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE RR_CHROMIUM=$(CHROMIUM) RR_REQUIRE_BROWSER=1 \
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # ruff: lint and formatting, both as configured in pyproject.toml.
 lint: $(STAMP)

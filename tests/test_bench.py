@@ -86,6 +86,11 @@ CHECKS = [
 ]
 
 
+#: The tests that read :func:`quick_run` run on one parallel worker (``make test``'s ``--dist loadgroup``), so
+#: the quick run is made once, not once per worker that got one of them.
+ON_ONE_WORKER = pytest.mark.xdist_group("bench-quick-run")
+
+
 @pytest.fixture(scope="module")
 def quick_run(postgres_server: str) -> subprocess.CompletedProcess:
     """``python -m bench.run --quick`` on the session's PostgreSQL server, with a deadline."""
@@ -104,6 +109,7 @@ def _table_rows(stdout: str) -> list[str]:
 
 
 @pytest.mark.slow
+@ON_ONE_WORKER
 def test_quick_run_finishes_with_one_table(quick_run):
     """The run ends with its verdict (status 0, or 1 for a missed target), not a traceback."""
     assert quick_run.returncode in (0, 1), quick_run.stderr[-3000:]
@@ -113,6 +119,7 @@ def test_quick_run_finishes_with_one_table(quick_run):
 
 
 @pytest.mark.slow
+@ON_ONE_WORKER
 @pytest.mark.parametrize("part", ROWS)
 def test_quick_run_prints_every_figures_row(quick_run, part):
     """Each part's rows are in the output (and the HTTP rows once for each backend and app servers)."""
@@ -121,6 +128,7 @@ def test_quick_run_prints_every_figures_row(quick_run, part):
 
 
 @pytest.mark.slow
+@ON_ONE_WORKER
 def test_quick_run_measures_submissions_against_the_floor_on_both_backends(quick_run):
     """Three submissions / floor rows (SQLite, PostgreSQL with one and two app servers), each with its
     target, and every request of every side answered."""
@@ -131,6 +139,7 @@ def test_quick_run_measures_submissions_against_the_floor_on_both_backends(quick
 
 
 @pytest.mark.slow
+@ON_ONE_WORKER
 def test_quick_run_grows_the_database_through_every_size(quick_run):
     """The results figures at both quick sizes: the database is grown again after the first is measured."""
     rows = [row for row in _table_rows(quick_run.stdout) if row.startswith("| Stored responses")]
@@ -138,6 +147,7 @@ def test_quick_run_grows_the_database_through_every_size(quick_run):
 
 
 @pytest.mark.slow
+@ON_ONE_WORKER
 @pytest.mark.parametrize("check", CHECKS)
 def test_quick_run_correctness_checks_pass(quick_run, check):
     rows = [row for row in _table_rows(quick_run.stdout) if check in row]
