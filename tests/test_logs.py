@@ -110,6 +110,7 @@ def test_flask_app_log_has_no_time_stamp(app):
 # Gunicorn, the production server.
 
 
+@pytest.mark.slow
 def test_gunicorn_logs_hold_no_address_code_size_or_time(tmp_path, app_database_url):
     server = Server(tmp_path)
     if app_database_url:  # the app's PostgreSQL database, as the other tests' apps use
