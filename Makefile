@@ -58,7 +58,7 @@ axe: $(STAMP)
 
 # The suite runs on TEST_WORKERS parallel workers (pytest-xdist; `auto`: one per core), each with its own
 # Chromium and its own throwaway PostgreSQL cluster; TEST_WORKERS=0 runs it in one process. --dist loadgroup
-# hands each test (or xdist_group) to the first idle worker, the long ones first (tests/conftest.py). Compiled
+# hands each test to the first idle worker, the long ones first (tests/conftest.py). Compiled
 # bytecode is kept (git-ignored __pycache__/) even where PYTHONDONTWRITEBYTECODE is set: otherwise every worker,
 # gunicorn and subprocess compiles the app again, and pytest rewrites every test module's asserts again.
 TEST_WORKERS ?= auto

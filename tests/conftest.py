@@ -85,11 +85,6 @@ def pytest_configure(config):
         "postgresql_only: a test of what only PostgreSQL has (round trips to its server), once, in a module "
         "that runs on both backends",
     )
-    config.addinivalue_line(  # pytest-xdist's own, named here too for a run without it (`-p no:xdist`)
-        "markers",
-        "xdist_group(name): the tests of one group run on one parallel worker (`make test`'s --dist loadgroup): "
-        "those that share a module-scoped fixture, which each worker would otherwise make again",
-    )
 
 
 #: The markers of the tests a parallel run starts first, longest kind first: ``slow`` (tens of seconds each),
@@ -104,11 +99,14 @@ def scheduled_first(item) -> int:
 
 
 def pytest_collection_modifyitems(config, items):
-    """On ``make test``'s parallel workers (``--dist loadgroup``: each test, or each ``xdist_group``, is handed to
-    the first idle worker, in this order), the long tests first, so the run ends on short ones that fill both
-    workers instead of on one long test while the other worker waits (longest processing time first). Stable:
-    a module's tests keep their order, and a module-scoped fixture is still made once per group. A run in one
-    process keeps pytest's order."""
+    """On ``make test``'s parallel workers (``--dist loadgroup``: each test is handed to the first idle worker, in
+    this order), the long tests first, so the run ends on short ones that fill both workers instead of on one long
+    test while the other worker waits (longest processing time first). Stable: a module's tests keep their order.
+    A run in one process keeps pytest's order.
+
+    Tests handed out one by one may run on both workers, so a module-scoped fixture may be made on each: the
+    bench's quick run is one test for that reason (tests/test_bench.py). pytest-xdist's ``xdist_group`` cannot
+    keep tests together here: it renames ``item._nodeid``, which pytest 9 no longer reads."""
     if not getattr(config.option, "loadgroup", False):  # what pytest-xdist sets on a worker of --dist loadgroup
         return
     items.sort(key=scheduled_first)

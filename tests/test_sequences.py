@@ -406,7 +406,6 @@ def coverage() -> dict[tuple[str, float], tuple[float, float]]:
     return out
 
 
-@pytest.mark.xdist_group("sequences-coverage")  # the module's coverage simulation, made once
 def test_the_sequence_excludes_the_truth_at_some_n_in_at_most_5_percent_of_surveys(coverage):
     for setting, (sequence, _) in coverage.items():
         assert sequence <= ALPHA + TOLERANCE, (setting, sequence)
@@ -414,7 +413,6 @@ def test_the_sequence_excludes_the_truth_at_some_n_in_at_most_5_percent_of_surve
     assert pooled <= ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / (SURVEYS * len(coverage))), pooled
 
 
-@pytest.mark.xdist_group("sequences-coverage")
 def test_the_wilson_interval_checked_at_every_answer_excludes_the_truth_far_more_often(coverage):
     for setting, (_, interval) in coverage.items():
         assert interval > ALPHA + TOLERANCE, (setting, interval)
