@@ -140,10 +140,10 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         workers=args.workers or (1 if quick else None),
         processes=processes,
         threads=max(1, connections // processes),
-        warmup_seconds=0.5 if quick else 2.0,
-        measure_seconds=args.seconds or (0.5 if quick else 8.0),
+        warmup_seconds=0.25 if quick else 2.0,
+        measure_seconds=args.seconds or (0.25 if quick else 8.0),
         rounds=1 if quick else 3,
-        start_slack_seconds=1.0 if quick else 2.0,
+        start_slack_seconds=0.5 if quick else 2.0,
     )
     parts = tuple(p.strip() for p in args.only.split(",")) if args.only else PARTS
     unknown = set(parts) - set(PARTS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,31 @@ def pytest_configure(config):
     )
 
 
+#: The markers of the tests a parallel run starts first, longest kind first: ``slow`` (tens of seconds each),
+#: then ``browser`` (a few seconds each); every other test after them, in the order collected.
+LONG_FIRST = ("slow", "browser")
+
+
+def scheduled_first(item) -> int:
+    """The rank of ``item`` in a parallel run's order (:data:`LONG_FIRST`): 0 for ``slow``, 1 for ``browser``,
+    2 for the rest."""
+    return next((rank for rank, name in enumerate(LONG_FIRST) if item.get_closest_marker(name)), len(LONG_FIRST))
+
+
+def pytest_collection_modifyitems(config, items):
+    """On ``make test``'s parallel workers (``--dist loadgroup``: each test is handed to the first idle worker, in
+    this order), the long tests first, so the run ends on short ones that fill both workers instead of on one long
+    test while the other worker waits (longest processing time first). Stable: a module's tests keep their order.
+    A run in one process keeps pytest's order.
+
+    Tests handed out one by one may run on both workers, so a module-scoped fixture may be made on each: the
+    bench's quick run is one test for that reason (tests/test_bench.py). pytest-xdist's ``xdist_group`` cannot
+    keep tests together here: it renames ``item._nodeid``, which pytest 9 no longer reads."""
+    if not getattr(config.option, "loadgroup", False):  # what pytest-xdist sets on a worker of --dist loadgroup
+        return
+    items.sort(key=scheduled_first)
+
+
 def module_backend_marker(module):
     """The backend marker a test module declares in ``pytestmark`` (:data:`BACKEND_MARKERS`), or None;
     a ``sqlite_only`` module without its reason is refused."""
@@ -133,25 +159,46 @@ def app_database_url(app_backend: str, request) -> str | None:
     return request.getfixturevalue("postgres_app_url") if app_backend == "postgresql" else None
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> Path:
+    """A SQLite database with every migration applied and nothing else, made once per test session (so once per
+    parallel worker) as the app makes one (``web.db.migrate_database``); closed, so its write-ahead log is
+    folded into the file."""
+    from web.db import migrate_database
+
+    path = tmp_path_factory.mktemp("migrated") / "migrated.sqlite3"
+    migrate_database(str(path))
+    assert not path.with_name(f"{path.name}-wal").exists(), "the migrated database left a write-ahead log"
+    return path
+
+
 @pytest.fixture
-def make_app(tmp_path: Path, surveys_dir: Path, app_database_url: str | None):
+def make_app(tmp_path: Path, surveys_dir: Path, app_database_url: str | None, migrated_sqlite: Path):
     """A function ``make_app(settings)``: an app on the test's backend (the SQLite file ``test.sqlite3``
     in ``tmp_path``, or :func:`app_database_url`), serving ``surveys_dir``, with ``settings`` on top;
-    the PostgreSQL pools of every app it made are closed after the test."""
+    the PostgreSQL pools of every app it made are closed after the test.
+
+    On SQLite the file starts as a copy of :func:`migrated_sqlite` (mode 0600 kept), so the app finds every
+    migration applied, as a restarted server does, instead of applying them all again for each test (about
+    40 ms on a quiet core, a minute of the suite); the migrations themselves are tested on new databases in
+    tests/test_migrations.py and tests/test_storage.py. A second app of the test on the same file (two app
+    servers) opens what the first one wrote."""
     from web.db import close_pools
 
     made = []
+    default_database = tmp_path / "test.sqlite3"
 
     def make(settings: dict):
-        app = create_app(
-            {
-                "TESTING": True,
-                "DATABASE": str(tmp_path / "test.sqlite3"),
-                "DATABASE_URL": app_database_url,
-                "SURVEYS_DIR": str(surveys_dir),
-                **settings,
-            }
-        )
+        config = {
+            "TESTING": True,
+            "DATABASE": str(default_database),
+            "DATABASE_URL": app_database_url,
+            "SURVEYS_DIR": str(surveys_dir),
+            **settings,
+        }
+        if not config["DATABASE_URL"] and config["DATABASE"] == str(default_database) and not default_database.exists():
+            shutil.copy(migrated_sqlite, default_database)
+        app = create_app(config)
         made.append(app)
         return app
 
@@ -351,8 +398,8 @@ def _emptied_tables(db) -> list[str]:
 @pytest.fixture
 def postgres_app_url(postgres_server: str, postgres_app_database: str):
     """A migrated, empty PostgreSQL database for an app: the session's one, emptied at the end of the
-    test (every connection to it ended, every table but ``_migrations`` truncated), which takes a few
-    milliseconds where a new database and its migrations take a second on a busy machine."""
+    test (every connection to it ended, every table but ``_migrations`` that holds a row truncated), which
+    takes a few milliseconds where a new database and its migrations take a second on a busy machine."""
     import psycopg
 
     from storage import postgres
@@ -366,10 +413,19 @@ def postgres_app_url(postgres_server: str, postgres_app_database: str):
         )
     db = postgres.connect(postgres_app_database)
     try:
-        tables = ", ".join(f'"{table}"' for table in _emptied_tables(db))  # names from the catalog, not input
-        db.execute(f"TRUNCATE {tables}")
+        filled = _filled_tables(db, _emptied_tables(db))
+        if filled:  # CASCADE: with the empty tables whose foreign keys point at them
+            db.execute(f"TRUNCATE {', '.join(filled)} CASCADE")
     finally:
         db.close()
+
+
+def _filled_tables(db, tables: list[str]) -> list[str]:
+    """The quoted names of those of ``tables`` that hold a row, in one query: a test fills a few of the tables,
+    and truncating only those takes milliseconds where truncating all of them takes 50 to 300 ms a test."""
+    quoted = [f'"{table}"' for table in tables]  # names from the catalog, not input
+    probes = " UNION ALL ".join(f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {name})" for i, name in enumerate(quoted))
+    return [quoted[i] for (i,) in db.execute(probes).fetchall()]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

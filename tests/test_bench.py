@@ -96,7 +96,6 @@ CHECKS = [
 ]
 
 
-@pytest.fixture(scope="module")
 def quick_run(postgres_server: str) -> subprocess.CompletedProcess:
     """``python -m bench.run --quick`` on the session's PostgreSQL server, with a deadline."""
     return subprocess.run(
@@ -114,44 +113,56 @@ def _table_rows(stdout: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_quick_run_finishes_with_one_table(quick_run):
+def test_the_quick_run(postgres_server, subtests):
+    """One test, so that a parallel run makes the quick run once (its tests would be handed to both workers,
+    each making it again), its checks reported one by one as subtests."""
+    run = quick_run(postgres_server)
+    with subtests.test("it finishes with one table"):
+        _finishes_with_one_table(run)
+    for part in ROWS:
+        with subtests.test("it prints every figure's row", part=part):
+            _prints_every_figures_row(run, part)
+    with subtests.test("it measures submissions against the floor on both backends"):
+        _measures_submissions_against_the_floor_on_both_backends(run)
+    with subtests.test("it grows the database through every size"):
+        _grows_the_database_through_every_size(run)
+    for check in CHECKS:
+        with subtests.test("its correctness check passes", check=check):
+            _correctness_check_passes(run, check)
+
+
+def _finishes_with_one_table(run):
     """The run ends with its verdict (status 0, or 1 for a missed target), not a traceback."""
-    assert quick_run.returncode in (0, 1), quick_run.stderr[-3000:]
-    assert "Traceback" not in quick_run.stderr, quick_run.stderr[-3000:]
-    assert quick_run.stdout.count("| figure ") == 1
-    assert "target(s) missed" in quick_run.stdout.splitlines()[-1]
+    assert run.returncode in (0, 1), run.stderr[-3000:]
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    assert run.stdout.count("| figure ") == 1
+    assert "target(s) missed" in run.stdout.splitlines()[-1]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("part", ROWS)
-def test_quick_run_prints_every_figures_row(quick_run, part):
+def _prints_every_figures_row(run, part):
     """Each part's rows are in the output (and the HTTP rows once for each backend and app servers)."""
-    missing = [row for row in ROWS[part] if row not in quick_run.stdout]
-    assert not missing, f"rows missing: {missing}\n{quick_run.stdout}\n{quick_run.stderr[-3000:]}"
+    missing = [row for row in ROWS[part] if row not in run.stdout]
+    assert not missing, f"rows missing: {missing}\n{run.stdout}\n{run.stderr[-3000:]}"
 
 
-@pytest.mark.slow
-def test_quick_run_measures_submissions_against_the_floor_on_both_backends(quick_run):
+def _measures_submissions_against_the_floor_on_both_backends(run):
     """Three submissions / floor rows (SQLite, PostgreSQL with one and two app servers), each with its
     target, and every request of every side answered."""
-    rows = [row for row in _table_rows(quick_run.stdout) if "submissions / floor" in row]
-    assert len(rows) == 3, quick_run.stdout
+    rows = [row for row in _table_rows(run.stdout) if "submissions / floor" in row]
+    assert len(rows) == 3, run.stdout
     assert all(">= 0.9" in row for row in rows), rows
-    assert "errors" not in quick_run.stdout, quick_run.stdout
+    assert "errors" not in run.stdout, run.stdout
 
 
-@pytest.mark.slow
-def test_quick_run_grows_the_database_through_every_size(quick_run):
+def _grows_the_database_through_every_size(run):
     """The results figures at both quick sizes: the database is grown again after the first is measured."""
-    rows = [row for row in _table_rows(quick_run.stdout) if row.startswith("| Stored responses")]
-    assert len(rows) == 1 and "2,000 / 5,000" in rows[0], quick_run.stdout
+    rows = [row for row in _table_rows(run.stdout) if row.startswith("| Stored responses")]
+    assert len(rows) == 1 and "2,000 / 5,000" in rows[0], run.stdout
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("check", CHECKS)
-def test_quick_run_correctness_checks_pass(quick_run, check):
-    rows = [row for row in _table_rows(quick_run.stdout) if check in row]
-    assert rows and all(row.rstrip(" |").endswith("PASS") for row in rows), quick_run.stdout
+def _correctness_check_passes(run, check):
+    rows = [row for row in _table_rows(run.stdout) if check in row]
+    assert rows and all(row.rstrip(" |").endswith("PASS") for row in rows), run.stdout
 
 
 @pytest.mark.slow

@@ -316,6 +316,7 @@ def test_responses_csv_of_another_survey_is_only_the_header(db, survey):
     assert list(gather.responses_csv(db, other)) == [",".join(export.responses_header(other)) + "\r\n"]
 
 
+@pytest.mark.slow
 def test_responses_csv_streams_in_constant_memory(db, survey):
     count = 100_000
     fingerprint = survey.design_fingerprint()

@@ -160,6 +160,7 @@ def test_a_changed_survey_file_is_served_without_a_restart_and_a_locked_change_r
     assert [v.version for v in in_db(app, stored_surveys.versions, "quiz")] == [1, 2]
 
 
+@pytest.mark.slow
 @pytest.mark.postgresql_only
 def test_a_change_on_one_app_server_is_served_by_another_within_a_second(postgres_url, tmp_path):
     """Two gunicorn servers (as two hosts) on one PostgreSQL database: unlisting the survey through the first

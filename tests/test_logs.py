@@ -110,8 +110,10 @@ def test_flask_app_log_has_no_time_stamp(app):
 # Gunicorn, the production server.
 
 
+@pytest.mark.slow
 def test_gunicorn_logs_hold_no_address_code_size_or_time(tmp_path, app_database_url):
     server = Server(tmp_path)
+    server.workers = 1  # the master's and a worker's lines: one worker boots in a third of the time of three
     if app_database_url:  # the app's PostgreSQL database, as the other tests' apps use
         server.env["FLASK_DATABASE_URL"] = app_database_url
     try:

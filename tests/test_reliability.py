@@ -83,6 +83,7 @@ def run_load(url: str, rounds: int, stop: threading.Event) -> list[Client]:
     return clients
 
 
+@pytest.mark.slow
 def test_concurrent_submitters_are_stored_exactly_once(server, tmp_path):
     stop = threading.Event()
     backup_result = {}
@@ -130,6 +131,7 @@ def test_concurrent_submitters_are_stored_exactly_once(server, tmp_path):
     assert oct(copy.stat().st_mode & 0o777) == oct(0o600)
 
 
+@pytest.mark.slow
 def test_kill_9_mid_load_loses_no_acknowledged_submission(server):
     stop = threading.Event()
     clients = []
@@ -324,6 +326,7 @@ def start_all(servers: list[Server]) -> None:
         list(pool.map(Server.start, servers))
 
 
+@pytest.mark.slow
 def test_postgres_app_servers_and_database_server_killed_with_sigkill_mid_load_lose_no_acknowledged_answer(
     two_app_servers, pg_database, durable_postgres
 ):

@@ -573,6 +573,7 @@ def test_done_cookie_carries_no_answer(respondent):
     assert "HttpOnly" in cookie
 
 
+@pytest.mark.slow
 def test_many_truthful_yes_answers_are_stored_as_about_three_quarters_yes(app, db):
     """n = 400 truthful yes through the server path: stored yes ~ Binomial(400, 3/4),
     mean 300, sd sqrt(400 * 3/4 * 1/4) = 8.66; 4.5 sd either side fails by chance

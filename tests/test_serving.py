@@ -162,6 +162,7 @@ def test_a_guarded_body_of_its_full_length_reads_as_it_is():
 # The real server.
 
 
+@pytest.mark.slow
 def test_bodies_that_never_come_do_not_hold_the_workers(tmp_path):
     """As many clients as the server has threads, less one, send their headers and never their body: an
     honest request is answered at once, and each of them gets a 408 at the read timeout. Twice as many as it
@@ -252,8 +253,10 @@ MALFORMED = [
 ]
 
 
+@pytest.mark.slow
 def test_malformed_bodies_are_400_with_a_message_no_traceback_and_nothing_stored(tmp_path, app_database_url):
     server = Server(tmp_path)
+    server.workers = 1  # every request goes to a worker like any other: one boots in a third of the time
     if app_database_url:
         server.env["FLASK_DATABASE_URL"] = app_database_url
     answers = {}
