@@ -374,15 +374,17 @@ def _arm_shares(report, mapping, questions) -> dict:
     shares, problems = arm_shares_problems(mapping.get("group_1_share"), mapping.get("direct_share"), questions)
     for key, message in problems:
         report.add(None, key, message)
-    for key in ("group_1_share", "direct_share"):
-        if mapping.get(key) is not None and isinstance(questions, tuple):
-            for q in questions:
-                if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE) and q.is_randomized:
-                    message = (
-                        f"a survey with {key} cannot have a randomized {q.type} question yet ({q.name!r}): "
-                        "numbers and check-all-that-apply questions are not kept per group or arm"
-                    )
-                    report.add(None, key, message)
+    # The two random groups change only the two-group designs: a number's or a check-all question's answers mean
+    # the same in both and are kept under one key. The direct-question arm would ask them directly, which the
+    # device's randomizer for them does not do yet: refused.
+    if mapping.get("direct_share") is not None and isinstance(questions, tuple):
+        for q in questions:
+            if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE) and q.is_randomized:
+                message = (
+                    f"a survey with direct_share cannot have a randomized {q.type} question yet ({q.name!r}): "
+                    "the direct-question arm does not ask numbers and check-all-that-apply questions directly"
+                )
+                report.add(None, "direct_share", message)
     return shares
 
 

@@ -82,17 +82,40 @@ def test_each_mistake_of_a_number_is_one_problem_naming_its_key(question, field,
     assert problems[0][1] == field and message in problems[0][2], problems
 
 
-@pytest.mark.parametrize("key", ["group_1_share", "direct_share"])
-def test_arms_are_refused_beside_a_randomized_number(key):
-    """Numbers and check-all-that-apply questions are not kept per group or arm yet: the file says so."""
+def test_a_direct_question_arm_is_refused_beside_a_randomized_number():
+    """The direct-question arm would ask a number or check-all question directly, which its randomizers do not do
+    yet: the file says so, naming the question."""
     cheater = {"name": "cheated", "type": "yes_no", "label": "Cheated?"}
-    if key == "group_1_share":
-        cheater["design"] = {"model": "cheater_detection", "p1": "1/3", "p2": "2/3"}
-    mapping = survey_with(cheater, DRINKS) | {key: "1/2"}
+    mapping = survey_with(cheater, DRINKS) | {"direct_share": "1/2"}
     with pytest.raises(SurveyFileError) as raised:
         parse_survey(mapping, "nums.yaml")
-    assert [p.field for p in raised.value.problems] == [key]
+    assert [p.field for p in raised.value.problems] == ["direct_share"]
     assert "randomized integer question yet ('drinks')" in raised.value.problems[0].message
+
+
+def test_two_random_groups_keep_a_numbers_answers_under_one_key_and_estimate_from_both():
+    """The groups of a two-group design change only that design: a number's and a check-all question's answers
+    from both groups are kept under one design key and estimated together."""
+    from collections import defaultdict
+
+    from surveys.results import question_result
+    from surveys.submission import noisy_response, randomize_on_server
+
+    cheater = {"name": "cheated", "type": "yes_no", "label": "Cheated?"}
+    cheater["design"] = {"model": "cheater_detection", "p1": "1/3", "p2": "2/3"}
+    survey = parse_survey(survey_with(cheater, DRINKS, DONE) | {"group_1_share": "1/2"}, "nums.yaml")
+    kept = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    for i in range(200):
+        truth = {"cheated": "no", "drinks": str(i % 21), "done": "100"}
+        arm = "1" if i % 2 else "2"
+        response = noisy_response(survey, randomize_on_server(survey, truth, arm), "server", arm)
+        for name in ("drinks", "done"):
+            for answer, add in response.kept_rows(name):
+                kept[name][response.question_designs[name]][answer] += add
+    for name in ("drinks", "done"):
+        assert len(kept[name]) == 1  # one key for both groups
+        result = question_result(survey.question(name), {k: dict(v) for k, v in kept[name].items()})
+        assert result.n == 200 and "some answers ignored" not in result.flags  # both groups read, none left out
 
 
 def test_a_survey_of_several_pages_refuses_a_number_naming_it():
