@@ -109,7 +109,7 @@ from surveys.definition import (
     Question,
     Survey,
 )
-from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN, SELECT_MULTIPLE
+from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN
 from surveys.form_fields import CONTROL_FIELDS
 from surveys.schema_checks import (
     INVALID,
@@ -137,6 +137,8 @@ from surveys.schema_numbers import (
     misplaced_keys,
     parse_number_design,
     parse_range,
+    refuse_direct_arm_beside_numbers,
+    refuse_pages_beside_numbers,
 )
 from surveys.schema_targets import (
     TARGET_KEYS,
@@ -374,17 +376,7 @@ def _arm_shares(report, mapping, questions) -> dict:
     shares, problems = arm_shares_problems(mapping.get("group_1_share"), mapping.get("direct_share"), questions)
     for key, message in problems:
         report.add(None, key, message)
-    # The two random groups change only the two-group designs: a number's or a check-all question's answers mean
-    # the same in both and are kept under one key. The direct-question arm would ask them directly, which the
-    # device's randomizer for them does not do yet: refused.
-    if mapping.get("direct_share") is not None and isinstance(questions, tuple):
-        for q in questions:
-            if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE) and q.is_randomized:
-                message = (
-                    f"a survey with direct_share cannot have a randomized {q.type} question yet ({q.name!r}): "
-                    "the direct-question arm does not ask numbers and check-all-that-apply questions directly"
-                )
-                report.add(None, "direct_share", message)
+    refuse_direct_arm_beside_numbers(report, mapping.get("direct_share"), questions)
     return shares
 
 
@@ -462,14 +454,7 @@ def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
         if not pages[-1] or position == len(value):
             report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
         pages.append([])
-    for q in questions if isinstance(questions, tuple) else ():
-        if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE):
-            message = (
-                f"a survey of several pages cannot have {'an' if q.type[0] in 'aeiou' else 'a'} {q.type} question "
-                f"yet ({q.name!r}): "
-                "put the numbers and check-all-that-apply questions in a survey of one page"
-            )
-            report.add(q.name, "type", message)
+    refuse_pages_beside_numbers(report, questions)
     return tuple(tuple(name for name in page if name) for page in pages if page)
 
 

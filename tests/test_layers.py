@@ -179,9 +179,9 @@ _ARMS = "survey-file check of group_1_share and direct_share; arms.py is below t
 #: yet moved). A new line fails the test; so does an entry whose line is gone.
 KIND_DECISIONS_ALLOWED = {
     (
-        "surveys/schema.py",
-        "if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE) and q.is_randomized:",
-    ): "a survey-file check: arms are refused beside a randomized number or check-all-that-apply question",
+        "surveys/schema_numbers.py",
+        "if q.is_randomized:",
+    ): "a survey-file check: the direct-question arm is refused beside a randomized number or check-all question",
     (
         "surveys/definition.py",
         "return tuple(q for q in self.questions if not q.is_randomized and q.type in (YES_NO, SELECT_ONE))",
