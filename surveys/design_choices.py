@@ -4,7 +4,11 @@ The guided editor ("Add a question") offers, for a question kind, the designs of
 and shows for each its epsilon (:mod:`analysis.privacy`, through the design's ``epsilon``), what a
 respondent reads (:func:`surveys.wording.design_sentence` and :func:`surveys.wording.privacy_sentence`) and
 the answers it needs for the survey's target margin (:mod:`analysis.planning`), so the privacy/precision
-trade-off is chosen knowingly. Each option is a survey file's question entry: its figures are those of the
+trade-off is chosen knowingly. A number (``integer``, ``decimal``) is compared mechanism by mechanism (the exact
+discrete Laplace mechanism, the one-bit bounded design, the one :func:`analysis.numeric_design.numeric_design`
+picks for the smaller variance, or asked directly) for a margin on its mean in its units
+(:func:`analysis.numeric.numeric_needed_n`); a check-all-that-apply question encoding by encoding for a margin on
+every option's share. Each option is a survey file's question entry: its figures are those of the
 question the validator (:func:`surveys.schema.parse_survey`) builds from that entry, so the table shows what
 the survey will do once the question is added.
 """
@@ -14,10 +18,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from surveys.arms import DEFAULT_GROUP_1_SHARE
-from surveys.definition import SELECT_ONE, YES_NO, Question, Survey
+from surveys.definition import DECIMAL, INTEGER, NUMBER_TYPES, SELECT_MULTIPLE, SELECT_ONE, YES_NO, Question, Survey
 from surveys.kinds import kind_of
+from surveys.numbers import NUMBER_PATTERN, format_value
 from surveys.schema import parse_survey
 from surveys.wording import design_sentence, privacy_sentence
 
@@ -27,13 +33,16 @@ DEFAULT_LEVEL = 0.95
 #: The second statement a paired design (crosswise, triangular) is shown with until one is written: about a
 #: quarter of people were born in January to March, the design's ``q``.
 EXAMPLE_INNOCUOUS = "I was born in January, February or March."
+#: The design family of ``integer`` and ``decimal`` questions: the same designs are offered for both.
+NUMBER = "number"
 
 
 @dataclass(frozen=True)
 class DesignOption:
     """One design the guided editor offers: ``design`` is the survey file's ``design`` mapping (``None``: the
     kind's default, two coins or ``t: 1/2``); ``randomize`` False asks the question directly; ``paired``
-    designs show a second statement (``design.innocuous``)."""
+    designs show a second statement (``design.innocuous``); ``keys`` are the entry's other keys (a number's
+    ``mechanism``, a check-all question's ``encoding``). ``kind`` is :data:`NUMBER` for both number types."""
 
     key: str
     kind: str
@@ -41,6 +50,7 @@ class DesignOption:
     design: Mapping | None = None
     randomize: bool = True
     paired: bool = False
+    keys: tuple[tuple[str, str], ...] = ()
 
 
 DESIGN_OPTIONS: tuple[DesignOption, ...] = (
@@ -72,17 +82,42 @@ DESIGN_OPTIONS: tuple[DesignOption, ...] = (
     DesignOption("options_half", SELECT_ONE, "Truth 1/2, else a random option (the default)"),
     DesignOption("options_two_thirds", SELECT_ONE, "Truth 2/3, else a random option", {"t": "2/3"}),
     DesignOption("direct_choice", SELECT_ONE, "Asked directly (not randomized)", randomize=False),
+    DesignOption("number_default", NUMBER, "Chosen for the smaller variance at this ε (the default)"),
+    DesignOption("laplace", NUMBER, "Laplace noise added to the number", keys=(("mechanism", "laplace"),)),
+    DesignOption("bounded", NUMBER, "One random digit, 1 or 0 (bounded)", keys=(("mechanism", "bounded"),)),
+    DesignOption("direct_number", NUMBER, "Asked directly (not randomized)", randomize=False),
+    DesignOption("ticks_default", SELECT_MULTIPLE, "One randomized bit per option (the default encoding)"),
+    DesignOption(
+        "optimized_unary", SELECT_MULTIPLE, "Optimized unary encoding", keys=(("encoding", "optimized_unary"),)
+    ),
+    DesignOption(
+        "symmetric_unary", SELECT_MULTIPLE, "Symmetric unary encoding", keys=(("encoding", "symmetric_unary"),)
+    ),
+    DesignOption("direct_ticks", SELECT_MULTIPLE, "Asked directly (not randomized)", randomize=False),
 )
 
 #: The question kinds the guided editor writes, with their names on the page.
-KINDS = {YES_NO: "Yes or no", SELECT_ONE: "One of several options"}
+KINDS = {
+    YES_NO: "Yes or no",
+    SELECT_ONE: "One of several options",
+    INTEGER: "A whole number",
+    DECIMAL: "A number with decimals",
+    SELECT_MULTIPLE: "Tick all that apply",
+}
+#: The kinds whose options are written one a line.
+WITH_CHOICES = (SELECT_ONE, SELECT_MULTIPLE)
+
+
+def family(kind: str) -> str:
+    """The design family of ``kind``: :data:`NUMBER` for ``integer`` and ``decimal``, else the kind."""
+    return NUMBER if kind in NUMBER_TYPES else kind
 
 
 def options_for(kind: str) -> tuple[DesignOption, ...]:
-    """The designs offered for ``kind`` (``yes_no`` or ``select_one``)."""
+    """The designs offered for ``kind`` (a key of :data:`KINDS`)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got kind={kind!r}")
-    return tuple(option for option in DESIGN_OPTIONS if option.kind == kind)
+    return tuple(option for option in DESIGN_OPTIONS if option.kind == family(kind))
 
 
 def option_named(key: str) -> DesignOption:
@@ -93,19 +128,87 @@ def option_named(key: str) -> DesignOption:
     raise ValueError(f"there is no design called {key!r}")
 
 
+@dataclass(frozen=True)
+class Settings:
+    """A number's or a check-all question's settings as typed in the page (empty: not given).
+
+    ``minimum``, ``maximum``, ``step`` and ``bins`` (cut points, separated by commas or spaces) are a number's;
+    ``epsilon`` (empty: the validator's default, ln 3) a randomized one's, either kind; ``margin`` is no key of
+    the survey file but the margin on the mean, in the question's units, the table plans for (empty: a
+    twentieth of the range, as ±5 points is of a share)."""
+
+    minimum: str = ""
+    maximum: str = ""
+    step: str = ""
+    bins: str = ""
+    epsilon: str = ""
+    margin: str = ""
+
+    @classmethod
+    def of(cls, values: Mapping) -> Settings:
+        """The settings in a form's ``values`` (keys ``min``, ``max``, ``step``, ``bins``, ``epsilon``,
+        ``margin``), each at most 200 characters."""
+        names = {"minimum": "min", "maximum": "max", "step": "step", "bins": "bins", "epsilon": "epsilon"}
+        typed = {attribute: str(values.get(key, ""))[:200].strip() for attribute, key in names.items()}
+        return cls(**typed, margin=str(values.get("margin", ""))[:200].strip())
+
+
+#: The settings a number's table is shown with before any are typed.
+EXAMPLE_SETTINGS = {INTEGER: Settings("0", "30"), DECIMAL: Settings("0", "10", "0.5")}
+
+
+def yaml_number(text: str):
+    """A typed number as the survey file writes it: an ``int``, a ``float`` that reads back as exactly the typed
+    decimal, else the text itself (the validator reads a decimal written as text exactly, or names a typo)."""
+    if not NUMBER_PATTERN.fullmatch(text):
+        return text
+    if "." not in text:
+        return int(text)
+    return float(text) if Fraction(repr(float(text))) == Fraction(text) else text
+
+
+def settings_keys(kind: str, randomize: bool, settings: Settings) -> dict:
+    """The survey-file keys ``settings`` give a question of ``kind``: a number's range, step and bins; a
+    randomized number's or check-all question's epsilon; nothing for the other kinds."""
+    keys: dict = {}
+    if kind in NUMBER_TYPES:
+        keys["min"], keys["max"] = yaml_number(settings.minimum), yaml_number(settings.maximum)
+        if settings.step:
+            keys["step"] = yaml_number(settings.step)
+        if settings.bins:
+            keys["bins"] = [yaml_number(cut) for cut in settings.bins.replace(",", " ").split()]
+    if randomize and settings.epsilon and kind in (*NUMBER_TYPES, SELECT_MULTIPLE):
+        keys["epsilon"] = yaml_number(settings.epsilon)
+    return keys
+
+
 def question_entry(
-    option: DesignOption, name: str, label: str, choices: Sequence[str] = (), innocuous: str = ""
+    option: DesignOption,
+    name: str,
+    label: str,
+    choices: Sequence[str] = (),
+    innocuous: str = "",
+    kind: str | None = None,
+    settings: Settings = Settings(),
 ) -> dict:
-    """The survey file's entry of a question asked with ``option`` (``choices``: a ``select_one``'s options)."""
-    entry: dict = {"name": name, "type": option.kind, "label": label}
-    if option.kind == SELECT_ONE:
+    """The survey file's entry of a question of ``kind`` (default ``option``'s; ``integer`` or ``decimal`` for a
+    number's design) asked with ``option``: ``choices`` are a ``select_one``'s or ``select_multiple``'s options,
+    ``settings`` a number's range or a check-all question's epsilon. ``ValueError`` when ``option`` is not one
+    of ``kind``'s designs."""
+    kind = kind or option.kind
+    if option not in options_for(kind):
+        raise ValueError(f"the design {option.key!r} is not one for a {kind} question")
+    entry: dict = {"name": name, "type": kind, "label": label}
+    if kind in WITH_CHOICES:
         entry["choices"] = list(choices)
+    entry.update(settings_keys(kind, option.randomize, settings))
     if not option.randomize:
         entry["randomize"] = False
     elif option.design is not None:
         entry["design"] = dict(option.design)
         if option.paired:
             entry["design"]["innocuous"] = innocuous or EXAMPLE_INNOCUOUS
+    entry.update(dict(option.keys))
     return entry
 
 
@@ -116,6 +219,8 @@ class Plan:
     margin: float
     confidence_level: float
     from_target: bool
+    #: A number's margin in its units (on the mean); otherwise ``None`` and the margin is on a share.
+    units: str | None = None
 
 
 def survey_plan(survey: Survey | None) -> Plan:
@@ -147,11 +252,12 @@ class DesignChoice:
         What one stored answer gives away (:func:`surveys.wording.privacy_sentence`).
     needed_n : int or None
         Answers for the margin at the level with an interval computed once (worst case over the true share,
-        every option for a ``select_one``; :mod:`analysis.planning`); asked directly, the plain binomial
-        case (forced response with ``t = 1``).
+        every option for a ``select_one`` or ``select_multiple``; :mod:`analysis.planning`); asked directly, the
+        plain binomial case (forced response with ``t = 1``). A number: worst case over the true values of the
+        margin on the mean (:func:`analysis.numeric.numeric_needed_n`).
     needed_n_sequence : int or None
-        Yes/no only: answers for the margin with the anytime-valid confidence sequence that the survey's
-        targets use (looked at as often as anyone likes).
+        Answers for the margin with the anytime-valid confidence sequence that the survey's targets use
+        (looked at as often as anyone likes); ``None`` where the kind has none (a choice, a plain number).
     """
 
     option: DesignOption
@@ -176,9 +282,18 @@ def _needed(question: Question, plan: Plan, share: float) -> tuple[int | None, i
     return kind_of(question).design_needed(question, plan.margin, plan.confidence_level, share)
 
 
-def design_choice(option: DesignOption, plan: Plan, choices: Sequence[str] = (), innocuous: str = "", share=None):
-    """The :class:`DesignChoice` of ``option`` for a question with ``choices`` (a ``select_one``'s)."""
-    question = built_question(question_entry(option, "new_question", "The question", choices, innocuous))
+def design_choice(
+    option: DesignOption,
+    plan: Plan,
+    choices: Sequence[str] = (),
+    innocuous: str = "",
+    share=None,
+    kind: str | None = None,
+    settings: Settings = Settings(),
+):
+    """The :class:`DesignChoice` of ``option`` for a question of ``kind`` with ``choices`` and ``settings``."""
+    entry = question_entry(option, "new_question", "The question", choices, innocuous, kind, settings)
+    question = built_question(entry)
     needed, sequence = _needed(question, plan, float(share if share is not None else DEFAULT_GROUP_1_SHARE))
     epsilon = question.design.epsilon if question.design is not None else None
     return DesignChoice(
@@ -192,14 +307,38 @@ def design_choice(option: DesignOption, plan: Plan, choices: Sequence[str] = (),
     )
 
 
+def number_plan(kind: str, settings: Settings, level: float) -> Plan:
+    """A number's plan: the typed margin on the mean, else a twentieth of the range (a range as the validator
+    reads it: :func:`built_question`, so a mistake in it is a ``SurveyFileError`` naming the key); ValueError
+    for a margin that is no positive number."""
+    number = built_question(question_entry(option_named("direct_number"), "new_question", "Q", (), "", kind, settings))
+    number = number.number
+    if not settings.margin:
+        margin = (number.maximum - number.minimum) / 20
+    elif NUMBER_PATTERN.fullmatch(settings.margin) and Fraction(settings.margin) > 0:
+        margin = Fraction(settings.margin)
+    else:
+        raise ValueError(f"the margin must be a positive number in the question's units, got {settings.margin[:20]!r}")
+    return Plan(float(margin), level, False, units=format_value(margin, 6).rstrip("0").rstrip("."))
+
+
 def design_choices(
-    survey: Survey | None, kind: str, choices: Sequence[str] = (), innocuous: str = ""
+    survey: Survey | None,
+    kind: str,
+    choices: Sequence[str] = (),
+    innocuous: str = "",
+    settings: Settings | None = None,
 ) -> tuple[Plan, tuple[DesignChoice, ...]]:
     """Every design offered for ``kind``, side by side, planned for ``survey``'s target margin; ``choices``
-    (a ``select_one``'s options, 2 at least) set ``k``."""
+    (a ``select_one``'s options, 2 at least; a ``select_multiple``'s) set ``k``. A number is planned for the
+    margin of ``settings`` on its mean (default :data:`EXAMPLE_SETTINGS`); a mistake in ``settings`` is a
+    ``SurveyFileError`` (the range) or a ``ValueError`` (the margin)."""
     plan = survey_plan(survey)
+    settings = settings if settings is not None else EXAMPLE_SETTINGS.get(kind, Settings())
+    if kind in NUMBER_TYPES:
+        plan = number_plan(kind, settings, plan.confidence_level)
     share = survey.group_1_share if survey is not None else None
-    rows = tuple(design_choice(option, plan, choices, innocuous, share) for option in options_for(kind))
+    rows = tuple(design_choice(option, plan, choices, innocuous, share, kind, settings) for option in options_for(kind))
     return plan, rows
 
 

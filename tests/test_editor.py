@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import io
 import re
+from fractions import Fraction
+from html import unescape
 
 import openpyxl
 import pytest
 
+from analysis.numeric import numeric_needed_n
+from analysis.numeric_design import laplace_for_epsilon, unary_for_epsilon
+from surveys.files import load_survey_text
 from tests.helpers.drivers import ADMIN_NAME, message_of
 from tests.helpers.sample_surveys import QUIZ_YAML
 
@@ -237,6 +242,78 @@ def test_an_added_question_with_a_taken_name_is_refused(app, signed_in):
     data = {"csrf_token": token, "kind": "yes_no", "design": "two_coins", "name": "cheated", "label": "Again?"}
     response = signed_in.client.post("/admin/surveys/drafted/add-question", data=data)
     assert response.status_code == 400 and "same name" in response.get_data(as_text=True)
+
+
+def test_the_guided_editor_compares_a_numbers_mechanisms_for_the_typed_range(app, signed_in):
+    post_new(signed_in, source=DRAFT_YAML)
+    query = "kind=decimal&min=0&max=10&step=0.5&epsilon=1&margin=0.25"
+    response = signed_in.client.get(f"/admin/surveys/drafted/add-question?{query}")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    for key in ("number_default", "laplace", "bounded", "direct_number"):
+        assert f'data-design="{key}"' in html
+    assert 'data-design="two_coins"' not in html and "±0.25 on the mean" in html
+    assert f">{numeric_needed_n(laplace_for_epsilon(20, 1.0), 0.5):,}<" in html
+    assert '<input type="hidden" name="step" value="0.5">' in html
+    html = signed_in.client.get("/admin/surveys/drafted/add-question?kind=select_multiple").get_data(as_text=True)
+    assert 'data-design="optimized_unary"' in html and 'data-design="symmetric_unary"' in html
+
+
+def test_a_numbers_settings_with_a_mistake_show_it_and_no_table(app, signed_in):
+    post_new(signed_in, source=DRAFT_YAML)
+    response = signed_in.client.get("/admin/surveys/drafted/add-question?kind=integer&min=5&max=1")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400 and "max must be above min" in html
+    assert 'id="design-choices"' not in html and 'id="no-designs"' in html
+
+
+def yaml_shown(html: str) -> str:
+    """The YAML in the editor's text area, unescaped."""
+    return unescape(re.search(r'<textarea id="source"[^>]*>(.*?)</textarea>', html, re.S).group(1))
+
+
+def add(signed_in, **fields):
+    token = signed_in.csrf_token("/admin/surveys/drafted/add-question")
+    return signed_in.client.post("/admin/surveys/drafted/add-question", data={"csrf_token": token, **fields})
+
+
+def test_a_decimal_and_a_check_all_question_are_appended_through_the_validator(app, signed_in):
+    post_new(signed_in, source=DRAFT_YAML)
+    fields = {"kind": "decimal", "design": "laplace", "name": "tip", "label": "How much did you tip?"}
+    response = add(signed_in, **fields, min="0", max="10", step="0.5", bins="2.5, 5", epsilon="1.5")
+    text = yaml_shown(response.get_data(as_text=True))
+    assert response.status_code == 200
+    block = (
+        "- name: tip\n    type: decimal\n    label: How much did you tip?\n    min: 0\n    max: 10\n    step: 0.5\n"
+        "    bins:\n    - 2.5\n    - 5\n    epsilon: 1.5\n    mechanism: laplace\n"
+    )
+    assert text.startswith(DRAFT_YAML.rstrip("\n")) and block in text
+    question = load_survey_text(text, "drafted").question("tip")
+    assert question.design == laplace_for_epsilon(20, 1.5) and question.number.cuts == (Fraction(5, 2), 5)
+    fields = {"kind": "select_multiple", "design": "symmetric_unary", "name": "done", "label": "Which?"}
+    response = add(signed_in, **fields, choices="Copied\nLied\n", epsilon="2")
+    question = load_survey_text(yaml_shown(response.get_data(as_text=True)), "drafted").question("done")
+    assert response.status_code == 200 and question.choice_names == ("Copied", "Lied")
+    assert question.design == unary_for_epsilon(2, 2.0, "symmetric_unary")
+    assert stored(app)[0]["drafted"].current_version == 1
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"kind": "integer", "design": "laplace", "min": "0", "max": "5000"}, "at most 1000"),
+        ({"kind": "integer", "design": "bounded", "min": "0", "max": "30", "epsilon": "50"}, "epsilon"),
+        ({"kind": "decimal", "design": "laplace", "min": "0", "max": "1"}, "is required"),
+        ({"kind": "decimal", "design": "warner", "min": "0", "max": "1", "step": "0.1"}, "not one for a decimal"),
+        ({"kind": "select_multiple", "design": "optimized_unary", "choices": "a\nb", "epsilon": "x"}, "epsilon"),
+    ],
+)
+def test_a_bad_number_or_check_all_question_is_refused_and_nothing_changes(app, signed_in, fields, said):
+    post_new(signed_in, source=DRAFT_YAML)
+    response = add(signed_in, name="count", label="How many?", **fields)
+    assert response.status_code == 400 and said in response.get_data(as_text=True)
+    assert "- name: count" not in response.get_data(as_text=True)
+    assert stored(app)[0]["drafted"].current_version == 1
 
 
 def test_another_account_cannot_edit_a_survey_it_holds_no_role_on(app, signed_in):

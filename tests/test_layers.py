@@ -238,10 +238,6 @@ KIND_DECISIONS_ALLOWED = {
         "surveys/schema.py",
         "if before[name].is_randomized:",
     ): "a survey-file check: a condition names only questions whose answers are stored as given",
-    (
-        "surveys/design_choices.py",
-        "if option.kind == SELECT_ONE:",
-    ): "a design option's declared type in the editor's list, before a Question exists",
     ("surveys/wording.py", "if isinstance(design, MisclassificationDesign):"): _DESIGN_WORDS,
     ("surveys/wording.py", "if isinstance(design, MultipleChoiceDesign):"): _DESIGN_WORDS,
     (
@@ -275,10 +271,6 @@ KIND_DECISIONS_ALLOWED = {
         "surveys/noisy_answers.py",
         '"randomized": question.is_randomized,',
     ): "the codebook's randomized field, as written",
-    (
-        "web/editor.py",
-        'shown = choices if len(choices) >= 2 or kind != SELECT_ONE else ("first", "second")',
-    ): "the editor form's chosen type, before a Question exists",
     (
         "web/charts.py",
         "if isinstance(item, YesNoResult):",

@@ -27,7 +27,7 @@ from wtforms.validators import ValidationError
 from storage import audit
 from storage import surveys as stored_surveys
 from surveys import design_choices, limits, versions, xlsform
-from surveys.definition import SELECT_ONE, Survey
+from surveys.definition import Survey
 from surveys.files import SURVEY_FILE_SUFFIXES, load_survey_text
 from surveys.schema_checks import Problem, SurveyFileError
 from surveys.source_lines import append_question, place_problems, problems_by_line
@@ -329,29 +329,52 @@ def chosen_kind(values) -> str:
 
 
 def written_choices(values) -> tuple[str, ...]:
-    """A ``select_one``'s options, one a line in the page."""
+    """A ``select_one``'s or ``select_multiple``'s options, one a line in the page."""
     return tuple(line.strip() for line in values.get("choices", "").splitlines() if line.strip())
+
+
+def typed_settings(kind: str, values) -> design_choices.Settings:
+    """A number's or check-all question's settings as typed; a number's example range before any is typed."""
+    settings = design_choices.Settings.of(values)
+    if settings == design_choices.Settings() and kind in design_choices.EXAMPLE_SETTINGS:
+        return design_choices.EXAMPLE_SETTINGS[kind]
+    return settings
+
+
+def compared(survey: Survey, kind: str, values):
+    """The table's plan, rows and typed settings, or the refusals of settings it cannot be built with (no rows)."""
+    choices = written_choices(values)
+    shown = choices if len(choices) >= 2 or kind not in design_choices.WITH_CHOICES else ("first", "second")
+    settings = typed_settings(kind, values)
+    try:
+        plan, rows = design_choices.design_choices(survey, kind, shown, values.get("innocuous", ""), settings)
+    except SurveyFileError as error:
+        return None, (), settings, [f"{p.field}: {p.message}" if p.field else p.message for p in error.problems]
+    except ValueError as error:
+        return None, (), settings, [str(error)]
+    return plan, rows, settings, []
 
 
 def add_question_page(survey: Survey, values, status: int = 200, problems=(), refusals=()):
     kind = chosen_kind(values)
-    choices = written_choices(values)
-    shown = choices if len(choices) >= 2 or kind != SELECT_ONE else ("first", "second")
-    plan, rows = design_choices.design_choices(survey, kind, shown, values.get("innocuous", ""))
+    plan, rows, settings, unbuilt = compared(survey, kind, values)
+    shown = written_choices(values)
     html = render_template(
         "admin/add_question.html",
         survey=survey,
         kinds=design_choices.KINDS,
         kind=kind,
+        family=design_choices.family(kind),
         plan=plan,
         rows=rows,
         values=values,
-        k_shown=len(shown),
+        settings=settings,
+        k_shown=len(shown) if len(shown) >= 2 else 2,
         problems=problems,
-        refusals=refusals,
+        refusals=[*refusals, *unbuilt],
         epsilon_shown=design_choices.epsilon_shown,
     )
-    return html, status
+    return html, 400 if unbuilt else status
 
 
 @bp.get("/surveys/<survey_id>/add-question")
@@ -369,17 +392,20 @@ def append_to_source(survey_id: str):
     now = editable(survey_id)
     survey, source = now.survey, now.source
     form = request.form
+    kind = chosen_kind(form)
     try:
         option = design_choices.option_named(form.get("design", ""))
+        entry = design_choices.question_entry(
+            option,
+            form.get("name", "").strip(),
+            form.get("label", "").strip(),
+            written_choices(form),
+            form.get("innocuous", "").strip(),
+            kind,
+            design_choices.Settings.of(form),
+        )
     except ValueError as error:
         return add_question_page(survey, form, 400, refusals=[f"Choose a design: {error}."])
-    entry = design_choices.question_entry(
-        option,
-        form.get("name", "").strip(),
-        form.get("label", "").strip(),
-        written_choices(form),
-        form.get("innocuous", "").strip(),
-    )
     try:
         text = append_question(source, entry)
     except ValueError as error:

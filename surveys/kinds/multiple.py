@@ -9,7 +9,8 @@ the design that sends every bit as it is (``p = 1``, ``q = 0``): its shares are 
 
 from __future__ import annotations
 
-from analysis.unary import pattern_ones, ticked_count, unary_shares
+from analysis import sample_size_for_half_width, sample_size_for_sequence_half_width
+from analysis.unary import option_design, pattern_ones, ticked_count, unary_shares
 from surveys import numeric_protocol
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
@@ -187,5 +188,9 @@ def _plain(question: Question, kept, patterns: dict[str, int], level: float, ign
     )
 
 
-def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int | None, int | None]:
-    return None, None
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int]:
+    """Answers for a margin of ``margin`` on every option's share, whatever the shares (the guided editor's
+    table): each option's bit is a forced-response yes/no (:func:`analysis.unary.option_design`); asked
+    directly, ``t = 1``. With one interval at the end, and with the confidence sequence."""
+    exact = (1, 0, 0) if question.design is None else option_design(question.design).exact()
+    return sample_size_for_half_width(margin, level, *exact), sample_size_for_sequence_half_width(margin, level, *exact)

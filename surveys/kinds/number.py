@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from analysis import ConfidenceInterval
+from analysis import ConfidenceInterval, sample_size_for_half_width
 from analysis.deconvolution import deconvolve
 from analysis.numeric import (
     numeric_difference,
@@ -357,8 +357,16 @@ def target_needed_n(question, margin, level, estimate, by_design, share):
     return numeric_sequence_needed_n(question.design, margin / float(question.number.step), level)
 
 
-def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int | None, int | None]:
-    return needed_n(question, margin, level, share), None
+def design_needed(question: Question, margin: float, level: float, share: float) -> tuple[int, int | None]:
+    """Answers for a margin of ``margin`` (question units) on the mean, whatever the true values (the guided
+    editor's table): with one interval at the end and with the confidence sequence of a target; asked directly,
+    a value of the range has variance at most ``K^2 / 4`` (Popoviciu), the binomial worst case on ``margin / range``,
+    and no sequence (a plain number has none on the results page)."""
+    steps = margin / float(question.number.step)
+    if question.design is None:
+        share_margin = steps / question.number.steps
+        return (1 if share_margin >= 1 else sample_size_for_half_width(share_margin, level, 1, 0, 0)), None
+    return numeric_needed_n(question.design, steps, level), numeric_sequence_needed_n(question.design, steps, level)
 
 
 def for_difference(result: NumberResult) -> NumberResult:
