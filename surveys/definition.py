@@ -435,14 +435,16 @@ class Survey:
 
         Stored with each response so that the answers can be debiased with
         exactly the designs they were randomized with, even after the file
-        is edited. Labels and wording do not change it; names, options and
-        probabilities do. The survey's id is part of it: two surveys with the
+        is edited. Labels and wording do not change it; names, options,
+        probabilities and a number's grid (range, step, bins) do. The survey's id is part of it: two surveys with the
         same questions (a copy under a new id) keep design records of their own
         (the digest of ``"<id>\\0<digest of the questions>"``, which migration
         ``m016_survey_scoped_design_ids`` computes for the records made before).
         """
         record = [
-            [q.name, q.type, list(q.choice_names), q.design.to_dict() if q.design else None] for q in self.questions
+            [q.name, q.type, list(q.choice_names), q.design.to_dict() if q.design else None]
+            + ([q.number.to_dict()] if q.number is not None else [])  # a number's grid: what its steps mean
+            for q in self.questions
         ]
         questions = hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()[:16]
         return hashlib.sha256(f"{self.id}\0{questions}".encode()).hexdigest()[:16]

@@ -17,12 +17,18 @@ from fractions import Fraction
 from analysis import BinaryDesign, ForcedResponseDesign, MultipleChoiceDesign
 from analysis.misclassification import MisclassificationDesign
 from analysis.numeric_design import NUMERIC_DESIGN_KINDS
+from surveys.answer_columns import (
+    RESPONSE_COLUMNS,
+    AnswerCells,
+    converted_chunks,
+    converted_rows,
+    converts,
+    question_columns,
+    responses_header,
+)
 from surveys.arms import GROUPS, group_yes_probabilities, is_two_group
 from surveys.definition import Survey
 from surveys.design_contract import design_from_record
-
-#: The columns of the responses CSV before one column per question.
-RESPONSE_COLUMNS = ("response_id", "survey_version", "design_id", "randomized_on", "arm", "day")
 
 RESPONSE_COLUMN_NOTES = {
     "response_id": "Random id of the response; carries no order or time.",
@@ -67,18 +73,20 @@ def responses_csv_name(survey: Survey) -> str:
     return f"{survey.id}-responses.csv"
 
 
-def responses_header(survey: Survey) -> list[str]:
-    return [*RESPONSE_COLUMNS, *(q.name for q in survey.questions)]
-
-
 def iter_responses_csv(
-    survey: Survey, ready_chunks: Iterable[str], other_row_batches: Iterable[Sequence[Sequence]]
+    survey: Survey,
+    ready_chunks: Iterable[str],
+    other_row_batches: Iterable[Sequence[Sequence]],
+    design_records: Iterable[tuple[str, int, dict]] = (),
 ) -> Iterator[str]:
     """Every stored response of ``survey`` as CSV, in chunks of rows.
 
-    The header is :data:`RESPONSE_COLUMNS` then one column per question of
+    The header is :data:`RESPONSE_COLUMNS` then the columns of each question of
     the current definition (empty where a response has no answer, for
-    example one given to an older version). ``ready_chunks`` are the
+    example one given to an older version): one per question, but a number
+    in its units and a check-all-that-apply question one 0/1 column per
+    option, each row read with the grid of its design (``design_records``,
+    :func:`storage.queries.design_records`; :mod:`surveys.answer_columns`). ``ready_chunks`` are the
     responses stored with exactly these columns, as CSV text SQLite joined
     from the stored answer lines (choice names never need CSV quoting;
     :func:`storage.queries.response_line_chunks`); they pass through as they
@@ -94,8 +102,13 @@ def iter_responses_csv(
     writer = csv.writer(buffer)
     writer.writerow(responses_header(survey))
     yield buffer.getvalue()
-    yield from ready_chunks
-    yield from _written_rows(other_row_batches)
+    if not converts(survey):
+        yield from ready_chunks
+        yield from _written_rows(other_row_batches)
+        return
+    cells = AnswerCells(survey, design_records)
+    yield from converted_chunks(cells, ready_chunks)
+    yield from _written_rows(converted_rows(cells, other_row_batches))
 
 
 def _written_rows(row_batches: Iterable[Sequence[Sequence]]) -> Iterator[str]:
@@ -258,19 +271,22 @@ def _numeric_description(design) -> dict:
 
 
 def grid_description(question) -> dict | None:
-    """A number question's grid as the codebook gives it: what a stored value means in the question's units."""
+    """A number question's grid as the codebook gives it: what a value of its column means."""
     number = question.number
     if number is None:
         return None
+    lowest, step = number.text(number.minimum), number.text(number.step)
     return {
         **number.to_dict(),
         "steps": number.steps,
         "bin_labels": list(number.bin_labels()),
         "note": (
-            f"Stored values are grid steps y (whole numbers): the value in the question's units is min + y * step "
-            f"= {number.text(number.minimum)} + y * {number.text(number.step)}. "
-            f"A plain answer lies in 0..{number.steps}; "
-            "a randomized one is the noisy output of its design (see how_to_analyse)."
+            f"Values are in the question's units, written exactly with {number.decimals} decimals: the stored grid "
+            f"position or noisy output y (a whole number) as min + y * step = {lowest} + y * {step}, so y = "
+            f"(value - {lowest}) / {step}. A plain answer is a value from {lowest} to {number.text(number.maximum)} "
+            f"in steps of {step}. A Laplace output may lie outside [{lowest}, {number.text(number.maximum)}]: that "
+            "is the noise added to it, and clipping it would bias the mean. The one-bit (bounded) design's column is "
+            "its bit, 0 or 1, not a value (see how_to_analyse). A row is in the grid of its design_id (stored_designs)."
         ),
     }
 
@@ -279,67 +295,82 @@ def _how_to_analyse_number(question, design) -> str:
     """The codebook's note for an ``integer`` or ``decimal`` question: the mechanism and how to debias its mean."""
     name, number = question.name, question.number
     lowest, step = number.text(number.minimum), number.text(number.step)
-    units = f"In the question's units: mean = {lowest} + {step} * m, standard error {step} * se"
     if design.kind == "discrete_laplace":
         low, high = design.output_range
         return (
-            f"Discrete Laplace mechanism: each stored value y is the true grid position k (0..K, K = {design.steps}) "
-            f"plus noise Z with P(Z = z) = (1 - r) / (1 + r) r^|z|, r = exp(-1/b), scale b = {design.scale} = "
-            f"{float(design.scale):.10g} grid steps, kept within [{low}, {high}]; epsilon = K / b. The noise has mean "
-            f"zero and variance 2 r / (1 - r)^2 = {design.noise_variance:.10g}, so the mean of the stored values is "
-            "unbiased for the mean grid position: m = mean(y), se = sd(y) / sqrt(n) (the sample variance holds the "
-            f"noise). {units}. In R: y <- as.numeric(d${name}[!is.na(d${name})]); m <- mean(y); "
-            "se <- sd(y) / sqrt(length(y)). The distribution over the bins needs a deconvolution (the results page "
-            "estimates it); a histogram of y is the true one blurred by the noise. "
+            f"Discrete Laplace mechanism: each value is {lowest} + ({step}) * (k + Z), with k the true grid position "
+            f"(0..K, K = {design.steps}) and noise Z with P(Z = z) = (1 - r) / (1 + r) r^|z|, r = exp(-1/b), scale "
+            f"b = {design.scale} = {float(design.scale):.10g} grid steps, k + Z kept within [{low}, {high}]: values "
+            f"from {number.text(number.value_of(low))} to {number.text(number.value_of(high))}, outside the range "
+            f"by the noise; epsilon = K / b. The noise has mean zero and variance 2 r / (1 - r)^2 = "
+            f"{design.noise_variance:.10g} grid steps squared, so the mean of the values is unbiased for the mean "
+            "true value: mean = mean(v), se = sd(v) / sqrt(n) (the sample variance holds the noise), in the "
+            f"question's units. In R: v <- as.numeric(d${name}[!is.na(d${name})]); m <- mean(v); "
+            "se <- sd(v) / sqrt(length(v)). The distribution over the bins needs a deconvolution (the results page "
+            "estimates it); a histogram of the values is the true one blurred by the noise. "
             "Rows with another design_id may have another design or grid (see stored_designs)."
         )
     bottom, top = design.one_probability(0), design.one_probability(design.steps)
     spread = float(top - bottom)
     return (
-        "One bit per answer (Duchi et al. 2018): stored 1 with probability "
+        "One bit per answer (Duchi et al. 2018): the column is the bit, 0 or 1, stored 1 with probability "
         "(low K + (high - low) k) / ((high + low) K) "
         f"for the true grid position k (0..K, K = {design.steps}), high = {design.high}, low = {design.low}: "
         f"{float(bottom):.10g} at the lowest value, {float(top):.10g} at the highest; epsilon = ln(high / low). With "
         "ybar the share of stored ones, the unbiased mean grid position is m = K ((high + low) ybar - low) / "
         f"(high - low) = {design.steps} * (ybar - {float(bottom):.10g}) / {spread:.10g}, its standard error "
-        f"se = {design.steps} * sqrt(ybar (1 - ybar) / n) / {spread:.10g}. {units}. In R: "
+        f"se = {design.steps} * sqrt(ybar (1 - ybar) / n) / {spread:.10g}. In the question's units: mean = "
+        f"{lowest} + {step} * m, standard error {step} * se. In R: "
         f"y <- as.numeric(d${name}[!is.na(d${name})]); m <- {design.steps} * (mean(y) - {float(bottom):.10g}) / "
         f"{spread:.10g}. One bit identifies the mean only, not the distribution. "
         "Rows with another design_id may have another design or grid (see stored_designs)."
     )
 
 
-def _how_to_analyse_check_all(question, design) -> str:
+def option_column_names(question, columns: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """A check-all question's option columns: ``columns`` (the survey's, :func:`question_columns`), else
+    ``<question>_1`` ... ``<question>_m``."""
+    return columns or tuple(f"{question.name}_{j}" for j in range(1, len(question.choices) + 1))
+
+
+def _how_to_analyse_check_all(question, design, columns: tuple[str, ...]) -> str:
     """The codebook's note for a ``select_multiple`` question: each option's bit and how to debias it."""
-    name, m = question.name, design.options
+    m = design.options
     p, q = float(design.p), float(design.q)
+    quoted = ", ".join(f'"{column}"' for column in columns)
     return (
-        f"Check all that apply: the stored value is {m} characters 0 or 1, one per option in the order of the "
-        f"choices; each is 1 with p = {design.p} if the option was ticked and q = {design.q} if not, drawn "
-        f"independently; epsilon = {m} * max(ln(p / q), ln((1 - q) / (1 - p))) for the whole question. With ybar_j "
+        f"Check all that apply: one column per option, {', '.join(columns)} in the order of the choices, each 0 "
+        f"or 1: 1 with p = {design.p} if the option was ticked and q = {design.q} if not, drawn independently; "
+        f"epsilon = {m} * max(ln(p / q), ln((1 - q) / (1 - p))) for the whole question. With ybar_j "
         f"the share of ones of option j, its share of respondents who would tick it is (ybar_j - q) / (p - q) "
         f"= (ybar_j - {q:.10g}) / {p - q:.10g}, standard error sqrt(ybar_j (1 - ybar_j) / n) / (p - q); the mean "
         f"number ticked is (mean(S) - {m} q) / (p - q) with S the ones of each answer. In R: "
-        f'bits <- do.call(rbind, strsplit(d${name}[!is.na(d${name})], "")) == "1"; '
+        f"bits <- na.omit(sapply(d[c({quoted})], as.integer)); "
         f"share <- (colMeans(bits) - {q:.10g}) / {p - q:.10g}; ticked <- (mean(rowSums(bits)) - {m * q:.10g}) / "
         f"{p - q:.10g}. Rows with another design_id may have another design (see stored_designs)."
     )
 
 
-def how_to_analyse(question, design) -> str:
-    """How to debias the column of ``question`` stored under ``design`` (codebook, statistics-file notes)."""
+def how_to_analyse(question, design, columns: tuple[str, ...] | None = None) -> str:
+    """How to debias the column of ``question`` stored under ``design`` (codebook, statistics-file notes);
+    ``columns``: a check-all question's option columns (:func:`option_column_names`)."""
     name = question.name
     if design is None and question.number is not None:
         return (
-            "Not randomized: stored as given, in grid steps (value = min + y * step); average or tabulate it "
-            "directly. It has no privacy protection."
+            "Not randomized: stored as given, in the question's units; average or tabulate it directly. "
+            "It has no privacy protection."
+        )
+    if design is None and question.type == "select_multiple":
+        return (
+            f"Not randomized: one column per option ({', '.join(option_column_names(question, columns))}), 1 ticked "
+            "and 0 not, as given; tabulate them directly. It has no privacy protection."
         )
     if design is None:
         return "Not randomized: stored as given; tabulate it directly. It has no privacy protection."
     if getattr(design, "kind", None) in NUMERIC_DESIGN_KINDS:
         if question.number is not None:
             return _how_to_analyse_number(question, design)
-        return _how_to_analyse_check_all(question, design)
+        return _how_to_analyse_check_all(question, design, option_column_names(question, columns))
     if isinstance(design, ForcedResponseDesign):
         t, a, b = design.floats()
         return (
@@ -434,6 +465,14 @@ def _stored_question_design(design_id: str, version: int, record: dict, current_
     }
 
 
+def _option_columns(question, names: tuple[str, ...]) -> list[dict]:
+    """A check-all question's CSV columns, each with its option."""
+    return [
+        {"name": name, "choice": choice.name, "label": choice.label, "values": {"1": "ticked", "0": "not ticked"}}
+        for name, choice in zip(names, question.choices, strict=True)
+    ]
+
+
 def codebook(
     survey: Survey, design_records: Iterable[tuple[str, int, dict]], excluded_days: Iterable[tuple[str, int]]
 ) -> dict:
@@ -446,7 +485,9 @@ def codebook(
     (:func:`storage.responses.excluded_days`).
 
     Returns a JSON-able dict: the survey's id, title and version, the current
-    design id, and ``columns``: one entry per CSV column. A question column
+    design id, and ``columns``: one entry per CSV column, but one per
+    check-all-that-apply question, whose ``csv_columns`` name its option
+    columns (:mod:`surveys.answer_columns`). A question column
     has its label, type, choices, whether it is randomized, its current
     design and every stored design record for it (``stored_designs``, by
     ``design_id``, the value in the CSV's ``design_id`` column), so that rows
@@ -459,7 +500,7 @@ def codebook(
     current_id = survey.design_fingerprint()
     records = list(design_records)
     columns = [{"name": name, "label": RESPONSE_COLUMN_NOTES[name], "type": "text"} for name in RESPONSE_COLUMNS]
-    for question in survey.questions:
+    for question, names in ((c.question, c.names) for c in question_columns(survey)):
         columns.append(
             {
                 "name": question.name,
@@ -469,6 +510,7 @@ def codebook(
                 "randomized": question.is_randomized,
                 **({"innocuous": question.innocuous} if question.innocuous else {}),
                 **({"grid": grid_description(question)} if question.number is not None else {}),
+                **({"csv_columns": _option_columns(question, names)} if question.type == "select_multiple" else {}),
                 "design_id": current_id,
                 "design": design_description(question.design),
                 "stored_designs": [
@@ -476,7 +518,7 @@ def codebook(
                     for design_id, version, questions in records
                     if question.name in questions
                 ],
-                "how_to_analyse": how_to_analyse(question, question.design),
+                "how_to_analyse": how_to_analyse(question, question.design, names),
             }
         )
     return {

@@ -8,9 +8,11 @@ show them well:
 * every question column numeric with **value labels**: a yes/no answer is
   1 = yes, 0 = no (so its mean is the share of stored yeses), a choice is
   1, 2, ... in the order the survey lists its options; no answer is the
-  system missing value; a number's column is its stored grid steps (numeric,
-  no value labels: the codebook's grid turns a step ``y`` into ``min + y * step``),
-  a check-all-that-apply's its text of one ``0``/``1`` per option;
+  system missing value; a number's column is its value in the question's units
+  as the CSV gives it (numeric, no value labels; a Laplace output may lie outside
+  the range: the noise; the one-bit design's column its bit), a
+  check-all-that-apply question one 0/1 column per option (1 = ticked), labelled
+  with the question and the option;
 * a **variable label** on every column: the question as asked (Stata
   allows 80 characters, so a longer question is cut there with ``...``;
   the codebook has it whole);
@@ -52,6 +54,7 @@ import numpy as np
 import pandas as pd
 import pyreadstat
 
+from surveys.answer_columns import question_columns, responses_header
 from surveys.definition import SELECT_MULTIPLE, Question, Survey
 from surveys.noisy_answers import RESPONSE_COLUMN_NOTES, RESPONSE_COLUMNS, how_to_analyse
 
@@ -81,7 +84,7 @@ class Variable:
     codes: dict[str, int] | None = None
     #: Numeric code -> the choice's label, for a question.
     value_labels: dict[int, str] | None = None
-    #: A number question's column: its stored grid steps as numbers, no value labels.
+    #: A number question's column (its value in the question's units), or a check-all question's option column.
     numeric: bool = False
 
 
@@ -128,19 +131,25 @@ def _cut(label: str, limit: int) -> str:
     return label if len(label) <= limit else label[: limit - 3].rstrip() + "..."
 
 
+#: The value labels of a check-all question's option column.
+TICKED_LABELS = {1: "ticked", 0: "not ticked"}
+
+
 def variables(survey: Survey, fmt: str) -> tuple[Variable, ...]:
     """Every column of the responses CSV as a labelled variable of a ``fmt`` file."""
-    columns = [*RESPONSE_COLUMNS, *(q.name for q in survey.questions)]
-    names = variable_names(columns, fmt)
+    names = variable_names(responses_header(survey), fmt)
     limit = LABEL_LIMITS[fmt]
     fixed = tuple(Variable(c, names[c], _cut(RESPONSE_COLUMN_NOTES[c], limit)) for c in RESPONSE_COLUMNS)
     questions = []
-    for question in survey.questions:
+    for question, columns in ((c.question, c.names) for c in question_columns(survey)):
         label = _cut(question.label, limit)
-        if question.number is not None:  # grid steps (codebook: value = min + y * step)
+        if question.number is not None:  # in the question's units, as the CSV gives it
             questions.append(Variable(question.name, names[question.name], label, numeric=True))
-        elif question.type == SELECT_MULTIPLE:  # one 0/1 character per option: text keeps its leading zeros
-            questions.append(Variable(question.name, names[question.name], label))
+        elif question.type == SELECT_MULTIPLE:  # one 0/1 column per option
+            for column, choice in zip(columns, question.choices, strict=True):
+                option = _cut(f"{question.label}: {choice.label}", limit)
+                codes = {"1": 1, "0": 0}
+                questions.append(Variable(column, names[column], option, codes, dict(TICKED_LABELS)))
         else:
             codes = answer_codes(question)
             questions.append(
@@ -149,11 +158,19 @@ def variables(survey: Survey, fmt: str) -> tuple[Variable, ...]:
     return fixed + tuple(questions)
 
 
+def _number(cell: str) -> float:
+    """A number's cell as a float; missing when empty or no number (an answer an older version stored as text)."""
+    try:
+        return float(cell) if cell else np.nan
+    except ValueError:
+        return np.nan
+
+
 def responses_frame(survey: Survey, csv_chunks: Iterable[str], fmt: str) -> pd.DataFrame:
     """The responses CSV (its chunks, header first) as a data frame with numeric answer codes."""
     reader = csv.reader(io.StringIO("".join(csv_chunks)))
     header = next(reader)
-    expected = [*RESPONSE_COLUMNS, *(q.name for q in survey.questions)]
+    expected = responses_header(survey)
     if header != expected:
         raise ValueError(f"the responses CSV has columns {header}, expected {expected}")
     rows = list(reader)
@@ -163,7 +180,7 @@ def responses_frame(survey: Survey, csv_chunks: Iterable[str], fmt: str) -> pd.D
         if variable.codes is not None:
             data[variable.name] = np.array([variable.codes.get(c, np.nan) for c in cells], dtype=float)
         elif variable.numeric:
-            data[variable.name] = np.array([float(c) if c else np.nan for c in cells], dtype=float)
+            data[variable.name] = np.array([_number(c) for c in cells], dtype=float)
         elif variable.column in INTEGER_COLUMNS:
             data[variable.name] = np.array([int(c) for c in cells], dtype=np.int64)
         else:
@@ -177,7 +194,8 @@ def design_notes(survey: Survey) -> list[str]:
         f"{survey.title} (survey {survey.id}, version {survey.version}). Every randomized answer is noisy: "
         "debias it with its design; the share of stored yeses is not the share of true yeses."
     ]
-    lines += [f"{q.name}: {how_to_analyse(q, q.design)}" for q in survey.randomized_questions]
+    columns = {c.question.name: c.names for c in question_columns(survey)}
+    lines += [f"{q.name}: {how_to_analyse(q, q.design, columns[q.name])}" for q in survey.randomized_questions]
     return lines
 
 
@@ -247,6 +265,15 @@ def _r_comment(text: str) -> str:
     return "# " + " ".join(text.split())
 
 
+def _r_number_comment(question: Question) -> str:
+    """What a number's column holds, for the R script: a value in the units, or the one-bit design's bit."""
+    if question.design is not None and question.design.kind == "bounded":
+        return "the one-bit design's bit, 0 or 1 (see the codebook to debias it)"
+    number = question.number
+    text = f"in the question's units, {number.text(number.minimum)} to {number.text(number.maximum)}"
+    return text + (" (a Laplace output may lie outside: the noise)" if question.design is not None else "")
+
+
 def r_script(survey: Survey, csv_name: str) -> str:
     """An R script that reads the responses CSV (``csv_name``) with every question as a labelled factor."""
     lines = [_r_comment(line) for line in design_notes(survey)]
@@ -256,21 +283,16 @@ def r_script(survey: Survey, csv_name: str) -> str:
         "d$survey_version <- as.integer(d$survey_version)",
         "d$day <- as.Date(d$day)",
     ]
-    for question in survey.questions:
+    for question, columns in ((c.question, c.names) for c in question_columns(survey)):
         column = f"d${question.name}"
         if question.number is not None:
-            number = question.number
-            lines.append(
-                f"{column} <- as.integer({column})  # grid steps y: the value is "
-                f"{number.text(number.minimum)} + y * {number.text(number.step)} (see the codebook)"
-            )
+            lines.append(f"{column} <- as.numeric({column})  # {_r_number_comment(question)}")
             lines.append(f'attr({column}, "label") <- {r_string(question.label)}')
             continue
         if question.type == SELECT_MULTIPLE:
-            lines.append(
-                f"# {question.name}: one character 0 or 1 per option, in the order {', '.join(question.choice_names)}"
-            )
-            lines.append(f'attr({column}, "label") <- {r_string(question.label)}')
+            for option, choice in zip(columns, question.choices, strict=True):
+                lines.append(f"d${option} <- as.integer(d${option})  # 1 = ticked, 0 = not ticked")
+                lines.append(f'attr(d${option}, "label") <- {r_string(f"{question.label}: {choice.label}")}')
             continue
         names = [c.name for c in question.choices]
         labels = [c.label for c in question.choices]

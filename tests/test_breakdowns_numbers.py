@@ -21,6 +21,7 @@ from surveys import wording
 from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of
 from surveys.submission import randomize_on_server
+from tests.helpers import answer_csv
 from tests.helpers.records import add_responses
 from web import gather
 from web.catalog import get_catalog
@@ -107,12 +108,13 @@ def store(app, count: int = COUNT):
 
 
 def stored_rows(client) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(client.get(f"{PAGE}/responses.csv").get_data(as_text=True))))
+    """The stored answers, read back from the responses CSV by the codebook (tests/helpers/answer_csv.py)."""
+    return answer_csv.stored_rows(client, PAGE)
 
 
 def group_result(survey, name: str, rows: list[dict]):
-    """The kind's result computed from ``rows``' stored answers (the responses CSV gives a number's output in grid
-    steps, as stored), tallied by the kind's kept rows."""
+    """The kind's result computed from ``rows``' stored answers (:func:`stored_rows`), tallied by the kind's kept
+    rows."""
     question = survey.question(name)
     counts: dict[str, int] = {}
     for row in rows:
@@ -262,7 +264,7 @@ def test_a_pair_of_groups_that_is_not_one_is_refused_by_the_breakdown_export(num
 
 
 def age_bin(survey, row: dict) -> str:
-    """The bin key of a respondent's stored age (a grid position, as the responses CSV gives it)."""
+    """The bin key of a respondent's stored age (a grid position, as :func:`stored_rows` gives it)."""
     return survey.question("age").number.bin_key(int(row["age"]))
 
 

@@ -14,6 +14,7 @@ import io
 import json
 import re
 import tempfile
+from fractions import Fraction
 from pathlib import Path
 
 import pyreadstat
@@ -23,6 +24,7 @@ from surveys import wording
 from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of
 from surveys.submission import randomize_on_server
+from tests.helpers import answer_csv
 from tests.helpers.records import add_responses
 from web.catalog import get_catalog
 from web.charts import figures
@@ -90,8 +92,12 @@ def store(app, count: int = 60):
     return survey
 
 
+def csv_rows(client) -> list[dict]:
+    return answer_csv.csv_rows(client, PAGE)
+
+
 def stored_rows(client) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(client.get(f"{PAGE}/responses.csv").get_data(as_text=True))))
+    return answer_csv.stored_rows(client, PAGE)
 
 
 def kind_result(survey, name: str, rows: list[dict]):
@@ -250,48 +256,100 @@ def test_the_estimates_exports_have_a_row_per_figure_of_numbers_and_check_all(nu
 def test_the_codebook_recipe_for_each_mechanism_gives_the_kinds_estimate(numbers_app, auth):
     survey = store(numbers_app)
     auth.login()
-    rows = stored_rows(auth.client)
+    rows, exported = stored_rows(auth.client), csv_rows(auth.client)
     columns = {c["name"]: c for c in auth.client.get(f"{PAGE}/codebook.json").get_json()["columns"]}
     hours, drinks, done = columns["hours"], columns["drinks"], columns["done"]
-    assert (
-        hours["grid"]["note"].startswith("Stored values are grid steps y") and "0.0 + y * 0.5" in hours["grid"]["note"]
-    )
-    assert "Discrete Laplace mechanism" in hours["how_to_analyse"] and "m = mean(y)" in hours["how_to_analyse"]
+    assert hours["grid"]["note"].startswith("Values are in the question's units, written exactly with 1 decimals")
+    assert "0.0 + y * 0.5" in hours["grid"]["note"] and "may lie outside [0.0, 20.0]" in hours["grid"]["note"]
+    assert "Discrete Laplace mechanism" in hours["how_to_analyse"] and "mean = mean(v)" in hours["how_to_analyse"]
     assert hours["design"]["scale"] == str(survey.question("hours").design.scale)
     assert "K ((high + low) ybar - low) / (high - low)" in drinks["how_to_analyse"]
-    assert "(ybar_j - q) / (p - q)" in done["how_to_analyse"]
-    # Following the recipe on the responses CSV gives the kinds' unbiased estimates.
-    grid = hours["grid"]
-    laplace = float(grid["min"]) + float(grid["step"]) * sum(int(r["hours"]) for r in rows) / len(rows)
+    assert "(ybar_j - q) / (p - q)" in done["how_to_analyse"] and "done_1, done_2, done_3" in done["how_to_analyse"]
+    assert [c["name"] for c in done["csv_columns"]] == ["done_1", "done_2", "done_3"]
+    # Following the recipe on the responses CSV as exported gives the kinds' unbiased estimates.
+    laplace = sum(float(r["hours"]) for r in exported) / len(exported)  # the values' mean, in hours
     assert laplace == pytest.approx(kind_result(survey, "hours", rows).mean_raw)
     bit = drinks["design"]
-    ybar = sum(int(r["drinks"]) for r in rows) / len(rows)
+    ybar = sum(int(r["drinks"]) for r in exported) / len(exported)
     position = bit["steps"] * ((bit["high"] + bit["low"]) * ybar - bit["low"]) / (bit["high"] - bit["low"])
     assert position == pytest.approx(kind_result(survey, "drinks", rows).mean_raw)
     unary, result = done["design"], kind_result(survey, "done", rows)
-    for j, option in enumerate(result.options):
-        share = sum(r["done"][j] == "1" for r in rows) / len(rows)
+    for option, column in zip(result.options, done["csv_columns"], strict=True):
+        share = sum(int(r[column["name"]]) for r in exported) / len(exported)
         assert (share - unary["q_float"]) / (unary["p_float"] - unary["q_float"]) == pytest.approx(option.estimate_raw)
 
 
-def test_statistics_files_keep_numbers_as_grid_steps_and_check_all_as_text(numbers_app, auth):
+def test_the_responses_csv_gives_each_number_exactly_in_its_units_and_each_option_a_column(numbers_app, auth):
+    """The codebook's grid: a value is min + y * step, written with the range's decimals; a plain answer within the
+    range on the grid; a Laplace output anywhere in min + [low, high] * step (outside the range: the noise); the
+    one-bit design's column its bit; one 0/1 column per option, in the order of the choices."""
+    survey = store(numbers_app, 120)
+    auth.login()
+    exported, rows = csv_rows(auth.client), stored_rows(auth.client)
+    header = next(csv.reader(io.StringIO(auth.client.get(f"{PAGE}/responses.csv").get_data(as_text=True))))
+    assert header[6:] == ["drinks", "hours", "age", "done_1", "done_2", "done_3"]
+    hours = survey.question("hours")
+    low, high = hours.design.output_range
+    assert all(re.fullmatch(r"-?[0-9]+\.[05]", r["hours"]) for r in exported)  # one decimal, exactly
+    values = {Fraction(r["hours"]) for r in exported}
+    assert all(hours.number.value_of(low) <= v <= hours.number.value_of(high) for v in values)
+    assert any(not 0 <= v <= 20 for v in values)  # the noise takes some outputs outside the range
+    assert {r["drinks"] for r in exported} <= {"0", "1"}
+    assert all(16 <= int(r["age"]) <= 99 for r in exported) and {r["age"] for r in exported} >= {"16", "65"}
+    assert all(r[f"done_{j}"] in ("0", "1") for r in exported for j in (1, 2, 3))
+    stored = {r["response_id"]: r for r in rows}
+    assert all(int(r["age"]) == 16 + int(stored[r["response_id"]]["age"]) for r in exported)
+
+
+def test_each_row_of_the_responses_csv_is_in_the_grid_of_its_own_design(numbers_app, surveys_dir, auth):
+    """Version 2 asks hours on a finer grid (steps of 0.25 up to 10): the rows of version 1 stay in 0.5-hour
+    steps, each row read with its design_id's grid (the codebook's stored_designs)."""
+    store(numbers_app, 30)
+    finer = NUMBERS_YAML.replace("version: 1", "version: 2").replace(
+        "max: 20\n    step: 0.5", "max: 10\n    step: 0.25"
+    )
+    (surveys_dir / "nums.yaml").write_text(finer)
+    survey = survey_of(numbers_app)
+    truths = [{"drinks": "3", "hours": str(i), "age": "10", "done": "101"} for i in range(0, 40, 3)]
+    later = [randomize_on_server(survey, truth) for truth in truths]
+    add_responses(numbers_app, later, "server", day="2026-11-23", survey_id="nums")
+    auth.login()
+    exported = csv_rows(auth.client)
+    codebook = auth.client.get(f"{PAGE}/codebook.json").get_json()
+    grids = {
+        d["design_id"]: d["number"] for c in codebook["columns"] if c["name"] == "hours" for d in c["stored_designs"]
+    }
+    assert {g["step"] for g in grids.values()} == {"0.5", "0.25"}
+    by_version = {"1": set(), "2": set()}
+    for row in exported:
+        grid = grids[row["design_id"]]
+        steps = (Fraction(row["hours"]) - Fraction(grid["min"])) / Fraction(grid["step"])
+        assert steps.denominator == 1 and len(row["hours"].split(".")[1]) == len(grid["step"].split(".")[1])
+        by_version[row["survey_version"]].add(grid["step"])
+    assert by_version == {"1": {"0.5"}, "2": {"0.25"}}
+
+
+def test_statistics_files_hold_the_csvs_values_and_one_column_per_option(numbers_app, auth):
     store(numbers_app)
     auth.login()
-    rows = {r["response_id"]: r for r in stored_rows(auth.client)}
+    rows = {r["response_id"]: r for r in csv_rows(auth.client)}
     for fmt, read in (("sav", pyreadstat.read_sav), ("dta", pyreadstat.read_dta)):
         path = Path(tempfile.mkdtemp()) / f"responses.{fmt}"
         path.write_bytes(auth.client.get(f"{PAGE}/responses.{fmt}").data)
         frame, meta = read(str(path))
+        assert len(frame) == len(rows)
         for _, row in frame.iterrows():
-            stored = rows[row["response_id"]]
-            assert [int(row[n]) for n in ("drinks", "hours", "age")] == [
-                int(stored[n]) for n in ("drinks", "hours", "age")
-            ]
-            assert row["done"] == stored["done"]
+            exported = rows[row["response_id"]]
+            names = ("drinks", "hours", "age", "done_1", "done_2", "done_3")
+            assert [row[n] for n in names] == [float(exported[n]) for n in names]
         assert meta.column_names_to_labels["hours"] == "Hours?"
+        assert meta.column_names_to_labels["done_2"] == "Which?: b"
+        assert meta.variable_value_labels["done_2"] == {0: "not ticked", 1: "ticked"}
     script = auth.client.get(f"{PAGE}/read-responses.R").get_data(as_text=True)
-    assert "d$hours <- as.integer(d$hours)  # grid steps y: the value is 0.0 + y * 0.5" in script
-    assert "factor(d$done" not in script
+    assert "d$hours <- as.numeric(d$hours)  # in the question's units, 0.0 to 20.0 (a Laplace output" in script
+    assert "d$drinks <- as.numeric(d$drinks)  # the one-bit design's bit" in script
+    assert "d$done_2 <- as.integer(d$done_2)  # 1 = ticked, 0 = not ticked" in script
+    assert 'attr(d$done_2, "label") <- "Which?: b"' in script and "factor(d$done" not in script
 
 
 def test_each_randomized_number_shows_the_answers_each_mechanism_needs_at_its_epsilon(numbers_app, auth):
@@ -501,8 +559,8 @@ def test_the_linear_model_with_a_plain_number_predictor_equals_statsmodels_on_it
     store_for_model(app, surveys_dir, 240, MODEL_YAML + AGE + TOOLS, age=True)
     auth.login()
     rows = list(csv.DictReader(io.StringIO(auth.client.get(f"{MODEL_PAGE}/responses.csv").get_data(as_text=True))))
-    y = np.array([float(r["drinks"]) for r in rows])  # drinks: min 0, step 1, so grid steps are its units
-    ages = [16 + int(r["age"]) for r in rows]  # the CSV holds grid steps: min + y * step
+    y = np.array([float(r["drinks"]) for r in rows])  # the CSV holds values in the question's units
+    ages = [int(r["age"]) for r in rows]
     bins = [sum(age >= cut for cut in (30, 45, 65)) for age in ages]  # 0..3; reference: bin 1
     assert set(bins) == {0, 1, 2, 3}
     x = np.array([[1.0, b == 0, b == 2, b == 3, r["job"] == "no"] for r, b in zip(rows, bins)], dtype=float)

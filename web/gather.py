@@ -445,6 +445,7 @@ def responses_csv(db: sqlite_utils.Database, survey: Survey, batch_rows: int = e
             survey,
             queries.response_line_chunks(db, survey.id, names, batch_rows),
             queries.response_row_batches(db, survey.id, names, batch_rows),
+            queries.design_records(db, survey.id),
         )
 
 
