@@ -153,6 +153,9 @@ class Settings:
         return cls(**typed, margin=str(values.get("margin", ""))[:200].strip())
 
 
+#: A number's margin is at least its range over this (a margin of a ten-thousandth of the range already needs
+#: about 10^8 answers asked directly).
+MIN_MARGIN_DIVISOR = 10_000
 #: The settings a number's table is shown with before any are typed.
 EXAMPLE_SETTINGS = {INTEGER: Settings("0", "30"), DECIMAL: Settings("0", "10", "0.5")}
 
@@ -164,7 +167,8 @@ def yaml_number(text: str):
         return text
     if "." not in text:
         return int(text)
-    return float(text) if Fraction(repr(float(text))) == Fraction(text) else text
+    written = repr(float(text))  # YAML writes a float so; an exponent (1e-06) would not read back
+    return float(text) if NUMBER_PATTERN.fullmatch(written) and Fraction(written) == Fraction(text) else text
 
 
 def settings_keys(kind: str, randomize: bool, settings: Settings) -> dict:
@@ -313,12 +317,17 @@ def number_plan(kind: str, settings: Settings, level: float) -> Plan:
     for a margin that is no positive number."""
     number = built_question(question_entry(option_named("direct_number"), "new_question", "Q", (), "", kind, settings))
     number = number.number
+    width = number.maximum - number.minimum
     if not settings.margin:
-        margin = (number.maximum - number.minimum) / 20
-    elif NUMBER_PATTERN.fullmatch(settings.margin) and Fraction(settings.margin) > 0:
+        margin = width / 20
+    elif NUMBER_PATTERN.fullmatch(settings.margin) and Fraction(settings.margin) >= width / MIN_MARGIN_DIVISOR:
         margin = Fraction(settings.margin)
     else:
-        raise ValueError(f"the margin must be a positive number in the question's units, got {settings.margin[:20]!r}")
+        smallest = format_value(width / MIN_MARGIN_DIVISOR, 6).rstrip("0").rstrip(".")
+        raise ValueError(
+            f"the margin must be a number in the question's units of at least {smallest} (a "
+            f"{MIN_MARGIN_DIVISOR:,}th of the range), got {settings.margin[:20]!r}"
+        )
     return Plan(float(margin), level, False, units=format_value(margin, 6).rstrip("0").rstrip("."))
 
 

@@ -188,6 +188,11 @@ def test_a_number_entry_writes_the_typed_decimals_exactly():
     }
     typed = question_entry(option_named("direct_number"), "n", "N?", kind="integer", settings=Settings("0", "9"))
     assert typed == {"name": "n", "type": "integer", "label": "N?", "min": 0, "max": 9, "randomize": False}
+    tiny = question_entry(
+        option_named("laplace"), "n", "N?", kind="decimal", settings=Settings("0", "0.001", "0.000001")
+    )
+    assert tiny["step"] == "0.000001"  # as text: the float would be written 1.0e-06, which is no typed number
+    assert design_choices(None, "decimal", settings=Settings("0", "0.001", "0.000001"))[0].units == "0.00005"
     with pytest.raises(ValueError, match="'laplace' is not one for a yes_no question"):
         question_entry(option_named("laplace"), "n", "N?", kind="yes_no")
 
@@ -199,7 +204,8 @@ def test_a_number_entry_writes_the_typed_decimals_exactly():
         (Settings("0", "10"), "field .step.: is required"),
         (Settings("0", "10", "0.3"), "whole number of steps"),
         (Settings("0", "ten"), "a number must be digits"),
-        (Settings("0", "10", "0.5", margin="-1"), "the margin must be a positive number"),
+        (Settings("0", "10", "0.5", margin="-1"), "the margin must be a number .* of at least 0.001"),
+        (Settings("0", "1000", "1", margin="0.000001"), r"at least 0.1 \(a 10,000th of the range\)"),
     ],
 )
 def test_a_numbers_settings_that_cannot_be_built_are_refused_naming_the_mistake(settings, said):
