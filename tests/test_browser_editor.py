@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.accessibility import axe_violations
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, sign_in
 from tests.helpers.sample_surveys import QUIZ_YAML
 
@@ -57,6 +58,9 @@ def add_question(page, kind: str, settings: dict, name: str, label: str, design:
     page.get_by_role("button", name="Show the designs for this kind").click()
     page.wait_for_load_state()
     assert page.locator("#design-choices").is_visible() and page.locator("tr[data-design=bounded]").count() == 1
+    assert axe_violations(page) == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"editor-add-{name}.png"), full_page=True)
     page.get_by_label("Name (a lower-case letter").fill(name)
     page.get_by_label("The question as respondents read it").fill(label)
     page.locator(f"tr[data-design={design}] input[type=radio]").check()
@@ -96,6 +100,7 @@ def test_a_decimal_and_a_check_all_question_are_added_with_their_designs_compare
     page.locator("tr[data-design=symmetric_unary] input[type=radio]").check()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "editor-add-check-all.png"), full_page=True)
+    assert axe_violations(page) == []
     page.get_by_role("button", name="Add the question to the YAML").click()
     page.wait_for_load_state()
     page.get_by_role("button", name="Save", exact=True).click()
