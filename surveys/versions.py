@@ -54,8 +54,9 @@ class VersionChange:
 
 
 def question_record(question: Question) -> tuple:
-    """What of a question its answers depend on: name, type, options and design."""
-    return (question.type, question.choice_names, question.design.to_dict() if question.design else None)
+    """What of a question its answers depend on: name, type, options, design and a number's grid."""
+    design = question.design.to_dict() if question.design else None
+    return (question.type, question.choice_names, design, question.number.to_dict() if question.number else None)
 
 
 def questions_differ(old: Survey, new: Survey) -> bool:
@@ -120,6 +121,11 @@ def _redesigned_sentence(before: Question, after: Question, n: int) -> str:
         return (
             f"“{after.name}” changes its type or options: the answers of version {n} cannot be pooled with the new "
             "ones; they stay in the exports, and the results estimate it from the answers that fit."
+        )
+    if before.number != after.number and before.design == after.design:
+        return (
+            f"“{after.name}” changes its range, step or bins: the answers of version {n} are on the old grid, so "
+            "they are not pooled with the new ones; they stay in the exports, each row in the grid of its version."
         )
     if before.design is None or after.design is None:
         return (
