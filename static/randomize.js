@@ -593,13 +593,18 @@
   }
 
   /* The true answer of a number (its grid position as the list's value, "07") or of a check-all-that-apply
-     question (one boolean per option, from its checked pairs); null when unanswered or not asked. */
+     question (one boolean per option, from its checked pairs); null when unanswered, not asked, or kept (on a
+     page shown again: the number's "Keep my earlier answer" is a blank value, the check-all's its "keep" pair). */
   function trueNumberOrTicks(fieldset, spec) {
     if (fieldset.hidden) {
       return null;
     }
     if (fieldset.dataset.type === "select_multiple") {
       var name = fieldset.dataset.question;
+      var keep = fieldset.querySelector('input[name="' + name + '.keep"]:checked');
+      if (keep && keep.value === "1") {
+        return null;
+      }
       return spec.choices.map(function (choice, i) {
         var checked = fieldset.querySelector('input[name="' + name + "." + (i + 1) + '"]:checked');
         return Boolean(checked) && checked.value === "1";

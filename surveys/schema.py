@@ -138,7 +138,6 @@ from surveys.schema_numbers import (
     parse_number_design,
     parse_range,
     refuse_direct_arm_beside_numbers,
-    refuse_pages_beside_numbers,
 )
 from surveys.schema_targets import (
     TARGET_KEYS,
@@ -454,7 +453,6 @@ def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
         if not pages[-1] or position == len(value):
             report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
         pages.append([])
-    refuse_pages_beside_numbers(report, questions)
     return tuple(tuple(name for name in page if name) for page in pages if page)
 
 

@@ -189,18 +189,6 @@ def refuse_direct_arm_beside_numbers(report, direct_share, questions) -> None:
             report.add(None, "direct_share", message)
 
 
-def refuse_pages_beside_numbers(report, questions) -> None:
-    """A problem on each number or check-all question of a survey of several pages: the pages' carried answers
-    and "keep my earlier answer" are not written for them yet."""
-    for q in _numbers_and_ticks(questions):
-        article = "an" if q.type[0] in "aeiou" else "a"
-        message = (
-            f"a survey of several pages cannot have {article} {q.type} question yet ({q.name!r}): "
-            "put the numbers and check-all-that-apply questions in a survey of one page"
-        )
-        report.add(q.name, "type", message)
-
-
 def check_multiple_choices(report, where, qtype, choices):
     """A check-all-that-apply question has at most :data:`MAX_UNARY_OPTIONS` options."""
     if qtype == SELECT_MULTIPLE and isinstance(choices, tuple) and len(choices) > MAX_UNARY_OPTIONS:

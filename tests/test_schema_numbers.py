@@ -118,12 +118,8 @@ def test_two_random_groups_keep_a_numbers_answers_under_one_key_and_estimate_fro
         assert result.n == 200 and "some answers ignored" not in result.flags  # both groups read, none left out
 
 
-def test_a_survey_of_several_pages_refuses_a_number_naming_it():
-    """The pages' carried answers and "keep my earlier answer" are not written for numbers and check-all
-    questions yet: a file with both is one problem per such question, not a form that half works."""
+def test_a_survey_of_several_pages_takes_numbers_and_check_all_questions():
+    """Numbers and check-all questions go on any page (tests/test_pages_numbers.py carries their answers)."""
     cheater = {"name": "cheated", "type": "yes_no", "label": "Cheated?"}
-    mapping = survey_with(cheater, {"type": "page_break"}, DRINKS, DONE)
-    with pytest.raises(SurveyFileError) as raised:
-        parse_survey(mapping, "nums.yaml")
-    assert [(p.question, p.field) for p in raised.value.problems] == [("drinks", "type"), ("done", "type")]
-    assert "several pages cannot have an integer question yet" in raised.value.problems[0].message
+    survey = parse_survey(survey_with(cheater, {"type": "page_break"}, DRINKS, DONE), "nums.yaml")
+    assert survey.page_names == (("cheated",), ("drinks", "done"))

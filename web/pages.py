@@ -21,7 +21,10 @@ Back shows the earlier page again with its plain answers checked; a
 randomized answer cannot be shown (only its noisy value exists), so its
 question offers "Keep my earlier answer" (:data:`web.forms.KEEP_LABEL`),
 checked, and says why. Going back carries the current page's answers too
-(randomized as going forward), any of them left blank.
+(randomized as going forward), any of them left blank. A randomized number's
+list starts on that option; a check-all-that-apply question gets one more
+pair, ``<name>.keep`` (:class:`web.forms.TickAllField`); from the device
+either posts its blank wire value to keep.
 
 The respondent's arm (a two-group design's group, or the direct-question
 control arm, :mod:`surveys.arms`) is drawn once, before any answer: on the
