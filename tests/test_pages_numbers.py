@@ -137,3 +137,14 @@ def test_a_required_number_left_blank_refuses_the_page_and_stores_nothing(habits
     html = refused.get_data(as_text=True)
     assert refused.status_code == 400 and 'class="question has-error"' in html and "Page 2 of 2" in html
     assert stored(db) == []
+
+
+def test_back_from_a_page_whose_number_is_left_on_choose_a_number_is_accepted(habits, client, app, shifting):
+    """A required number's list starts on "Choose a number", whose value is empty: Back (which the browser does
+    not check) posts it so, and it is read as left blank, as an unchecked radio is."""
+    page2 = post(client, first_page(client), {"cheated": "yes", "drinks": 7, "done": "100"}).get_data(as_text=True)
+    fields = page_fields(page2, {"unpaid_hours": None, "age": None}, "back")
+    fields |= {"unpaid_hours": "", "age": ""}
+    back = client.post(f"/s/{SURVEY_ID}", data=fields)
+    assert back.status_code == 200 and "Page 1 of 2" in back.get_data(as_text=True)
+    assert carried(app, back.get_data(as_text=True))["drinks"] == "10"

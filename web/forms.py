@@ -463,7 +463,7 @@ def parse_page(
         formdata = MultiDict(formdata)
         for name in names:
             key = f"{prefix}-{name}" if prefix else name
-            if key not in formdata:
+            if not formdata.get(key):  # not posted (no radio checked), or a number's "Choose a number" ("")
                 question = survey.question(name)
                 formdata[key] = stored_wire(question, None) if device else wire_value(question, None)
     form = survey_form_class(survey, names, keep, device=device)(formdata=formdata, prefix=prefix)
