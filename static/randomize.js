@@ -633,7 +633,8 @@
   }
 
   /* What is sent for a number or a check-all-that-apply question: the remembered value for this design when
-     there is one (a retake sends the same), else a fresh draw (remembered); a plain one as answered. */
+     there is one (a retake sends the same), else a fresh draw (remembered); a plain one as answered. Drawn in
+     every arm, the direct one too (surveys/design_contract.py RANDOMIZED_IN_EVERY_ARM). */
   function sentNumberOrTicks(fieldset, memo) {
     var spec = JSON.parse(fieldset.dataset.design);
     var truth = trueNumberOrTicks(fieldset, spec);
@@ -712,7 +713,8 @@
     if (note) {
       note.hidden = currentArm !== "d";
     }
-    /* In the direct arm nothing is randomized: the note under the questions would say otherwise. */
+    /* In the direct arm the yes/no and choice answers are not randomized: the note under the questions would say
+       otherwise (the direct arm's note says that numbers and check-all questions stay randomized). */
     form.querySelectorAll(".js-note").forEach(function (jsNote) {
       jsNote.hidden = currentArm === "d";
     });

@@ -137,7 +137,6 @@ from surveys.schema_numbers import (
     misplaced_keys,
     parse_number_design,
     parse_range,
-    refuse_direct_arm_beside_numbers,
 )
 from surveys.schema_targets import (
     TARGET_KEYS,
@@ -375,7 +374,6 @@ def _arm_shares(report, mapping, questions) -> dict:
     shares, problems = arm_shares_problems(mapping.get("group_1_share"), mapping.get("direct_share"), questions)
     for key, message in problems:
         report.add(None, key, message)
-    refuse_direct_arm_beside_numbers(report, mapping.get("direct_share"), questions)
     return shares
 
 

@@ -35,8 +35,10 @@ character whatever the arm (it reveals nothing on its own: it was drawn
 independently of every answer), every later page randomizes in it, the
 device takes it from the page instead of drawing again
 (``data-carried``), and a page posted with another arm is refused. In the
-direct arm nothing is randomized, so the token carries that respondent's
-answers as given, which are stored as given too (the arm's whole point).
+direct arm nothing but numbers and check-all-that-apply questions is
+randomized (:data:`surveys.design_contract.RANDOMIZED_IN_EVERY_ARM`), so the
+token carries that respondent's other answers as given, which are stored as
+given too (the arm's whole point).
 
 Sizes: every page posts one fixed-width value per question of the page (a
 question that an earlier page's answer skips is hidden and sent blank),

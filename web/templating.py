@@ -10,7 +10,7 @@ from flask import Flask
 from markupsafe import Markup
 
 from surveys import wording
-from surveys.design_contract import question_design_key
+from surveys.design_contract import question_design_key, randomized_in_every_arm
 from surveys.kinds import kind_of_result
 from web import language
 from web.charts import daily_sparkline_svg
@@ -53,6 +53,7 @@ def init_app(app: Flask) -> None:
         percent=wording.short_percent,
         epsilon_text=wording.epsilon_text,
         design_key=question_design_key,
+        randomized_in_every_arm=randomized_in_every_arm,
         wording=wording,
         wire_value=wire_value,
         wire_values=wire_values,
