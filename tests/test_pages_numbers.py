@@ -148,3 +148,48 @@ def test_back_from_a_page_whose_number_is_left_on_choose_a_number_is_accepted(ha
     back = client.post(f"/s/{SURVEY_ID}", data=fields)
     assert back.status_code == 200 and "Page 1 of 2" in back.get_data(as_text=True)
     assert carried(app, back.get_data(as_text=True))["drinks"] == "10"
+
+
+#: Page 2's number is asked of first-years only, decided by page 1's plain answer; its yes/no of everyone.
+CONDITIONAL_YAML = """\
+id: paged-conditional
+title: A number asked by an earlier page's answer
+version: 1
+questions:
+  - name: year
+    type: select_one
+    label: Year
+    choices: [first, second]
+    randomize: false
+  - type: page_break
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+  - name: drinks
+    type: integer
+    label: On how many days?
+    min: 0
+    max: 30
+    mechanism: laplace
+    relevant: ${year} = 'first'
+"""
+
+
+def test_a_number_that_an_earlier_page_asks_starts_on_choose_a_number_and_the_page_is_as_long_either_way(
+    surveys_dir, client
+):
+    """Asked (the earlier answer decides it): the list starts on an empty "Choose a number" and is required, so the
+    browser cannot post its first value unchosen; skipped: sent hidden, "No answer" selected. The page is as long
+    either way, so its length does not tell the earlier answer."""
+    (surveys_dir / "paged-conditional.yaml").write_text(CONDITIONAL_YAML)
+    survey = make_survey(CONDITIONAL_YAML)
+    pages_sent = {}
+    for year in ("first", "second"):
+        first = client.get("/s/paged-conditional").get_data(as_text=True)
+        response = client.post("/s/paged-conditional", data=drivers.page_fields(survey, first, {"year": year}))
+        assert response.status_code == 200 and "Page 2 of 2" in response.get_data(as_text=True)
+        pages_sent[year] = response.get_data(as_text=True)
+    asked = re.search(r"<select[^>]*>.*?</select>", pages_sent["first"], re.S).group(0)
+    assert re.search(r'<select[^>]*required>\s*<option value="" selected', asked), asked
+    assert not re.search(r'<option value="\d+" selected', asked)
+    assert len(pages_sent["first"].encode()) == len(pages_sent["second"].encode())
