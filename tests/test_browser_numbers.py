@@ -19,7 +19,7 @@ from app import ROOT
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, fill_in, press
 from tests.helpers.drivers import carried
 from tests.helpers.records import stored_answers
-from tests.helpers.sample_surveys import PAGED_NUMBERS_YAML, make_survey, survey_in
+from tests.helpers.sample_surveys import DIRECT_NUMBERS_YAML, PAGED_NUMBERS_YAML, make_survey, survey_in
 from tests.helpers.servers import served
 from web.db import open_database
 
@@ -224,3 +224,24 @@ def test_two_pages_without_javascript_are_randomized_by_the_server_and_carry_its
     assert row["drinks"] == after_first["drinks"] and row["done"] == after_first["done"]
     low_output, high_output = PAGED.question("drinks").design.output_range
     assert low_output <= int(row["drinks"]) <= high_output and len(row["done"]) == 3
+
+
+def test_in_the_direct_arm_the_device_sends_the_yes_no_as_given_and_randomizes_the_number(
+    browser, live_server, app, surveys_dir
+):
+    """A browser drawn into the direct-question arm: the note says that numbers stay randomized; the yes/no answer is
+    sent as given and the number as its design's one bit (0 or 1, never the true 20), stored in the direct arm."""
+    (surveys_dir / "direct-numbers.yaml").write_text(DIRECT_NUMBERS_YAML)
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script('window.localStorage.setItem("rr:direct-numbers:v1:arm", "d");')
+    page.goto(f"{live_server}/s/direct-numbers")
+    note = page.locator("#direct-arm-note")
+    assert note.is_visible() and "except the numbers" in note.inner_text()
+    fill_in(page, {"cheated": "Yes"})
+    page.locator("select[name=drinks]").select_option(label="20")
+    fields = dict(parse_qsl(submit(page).post_data, keep_blank_values=True))
+    context.close()
+    assert fields["arm"] == "d" and fields["rr-cheated"].strip() == "yes" and fields["rr-drinks"] in ("0", "1")
+    (row,) = stored(app)
+    assert row["arm"] == "direct" and row["answers"] == {"cheated": "yes", "drinks": fields["rr-drinks"]}

@@ -24,7 +24,7 @@ from surveys.files import load_survey_file
 from surveys.results import group_counts
 from surveys.targets import target_progress
 from tests.helpers.drivers import Respondent, post_page
-from tests.helpers.sample_surveys import QUIZ_YAML, SKIP_YAML, make_survey, survey_in
+from tests.helpers.sample_surveys import DIRECT_NUMBERS_YAML, QUIZ_YAML, SKIP_YAML, make_survey, survey_in
 from web import gather
 
 pytestmark = pytest.mark.both_backends
@@ -875,24 +875,6 @@ def test_the_form_explains_the_lie_detector_and_says_it_has_no_epsilon_guarantee
     assert "You are put at random in one of two groups. If your true answer is yes, “yes” is stored." in html
     assert "no epsilon guarantee: one answer fully reveals" in html
     assert "About 20% of respondents, chosen at random, are asked the same questions" in html
-
-
-DIRECT_NUMBERS_YAML = """\
-id: direct-numbers
-title: Direct arm beside a number
-version: 1
-direct_share: 1/4
-questions:
-  - name: cheated
-    type: yes_no
-    label: Cheated?
-  - name: drinks
-    type: integer
-    label: How many days?
-    min: 0
-    max: 30
-    mechanism: bounded
-"""
 
 
 def test_the_direct_arm_asks_yes_no_directly_but_randomizes_a_number_and_the_form_says_so(

@@ -358,3 +358,23 @@ questions:
     min: 16
     max: 99
 """
+
+
+#: A direct-question control arm beside a yes/no and a randomized number (one bit: stored 0 or 1, never a true
+#: position), which stays randomized in that arm (tests/test_respond.py, tests/test_browser_numbers.py).
+DIRECT_NUMBERS_YAML = """\
+id: direct-numbers
+title: Direct arm beside a number
+version: 1
+direct_share: 1/4
+questions:
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+  - name: drinks
+    type: integer
+    label: How many days?
+    min: 0
+    max: 30
+    mechanism: bounded
+"""
