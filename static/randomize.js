@@ -593,13 +593,18 @@
   }
 
   /* The true answer of a number (its grid position as the list's value, "07") or of a check-all-that-apply
-     question (one boolean per option, from its checked pairs); null when unanswered or not asked. */
+     question (one boolean per option, from its checked pairs); null when unanswered, not asked, or kept (on a
+     page shown again: the number's "Keep my earlier answer" is a blank value, the check-all's its "keep" pair). */
   function trueNumberOrTicks(fieldset, spec) {
     if (fieldset.hidden) {
       return null;
     }
     if (fieldset.dataset.type === "select_multiple") {
       var name = fieldset.dataset.question;
+      var keep = fieldset.querySelector('input[name="' + name + '.keep"]:checked');
+      if (keep && keep.value === "1") {
+        return null;
+      }
       return spec.choices.map(function (choice, i) {
         var checked = fieldset.querySelector('input[name="' + name + "." + (i + 1) + '"]:checked');
         return Boolean(checked) && checked.value === "1";
@@ -628,7 +633,8 @@
   }
 
   /* What is sent for a number or a check-all-that-apply question: the remembered value for this design when
-     there is one (a retake sends the same), else a fresh draw (remembered); a plain one as answered. */
+     there is one (a retake sends the same), else a fresh draw (remembered); a plain one as answered. Drawn in
+     every arm, the direct one too (surveys/design_contract.py RANDOMIZED_IN_EVERY_ARM). */
   function sentNumberOrTicks(fieldset, memo) {
     var spec = JSON.parse(fieldset.dataset.design);
     var truth = trueNumberOrTicks(fieldset, spec);
@@ -707,7 +713,8 @@
     if (note) {
       note.hidden = currentArm !== "d";
     }
-    /* In the direct arm nothing is randomized: the note under the questions would say otherwise. */
+    /* In the direct arm the yes/no and choice answers are not randomized: the note under the questions would say
+       otherwise (the direct arm's note says that numbers and check-all questions stay randomized). */
     form.querySelectorAll(".js-note").forEach(function (jsNote) {
       jsNote.hidden = currentArm === "d";
     });

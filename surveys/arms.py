@@ -29,6 +29,7 @@ from math import lcm
 from analysis.design import DesignError, as_probability
 from analysis.privacy import forced_response_attack_success
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, TwoGroupDesign
+from surveys.design_contract import RANDOMIZED_IN_EVERY_ARM
 
 #: No arm: the survey has no groups and no control arm.
 NO_ARM = ""
@@ -125,13 +126,16 @@ def arm_shares_problems(
 
     ``group_1_share`` is :data:`DEFAULT_GROUP_1_SHARE` when a question has a
     two-group design and the key is absent, and refused without one;
-    ``direct_share`` needs a randomized question (there is nothing to compare
-    otherwise). ``questions`` is the parsed tuple, or anything else when the
+    ``direct_share`` needs a randomized question that the direct arm asks directly
+    (there is nothing to compare otherwise; numbers and check-all-that-apply
+    questions are randomized in every arm). ``questions`` is the parsed tuple, or anything else when the
     questions themselves had problems (then only the values are checked).
     """
     parsed = questions if isinstance(questions, tuple) else None
     has_groups = parsed is not None and any(is_two_group(q.design) for q in parsed)
-    has_randomized = parsed is not None and any(q.is_randomized for q in parsed)
+    has_randomized = parsed is not None and any(
+        q.is_randomized and q.type not in RANDOMIZED_IN_EVERY_ARM for q in parsed
+    )
     shares: dict[str, Fraction | None] = {"group_1_share": None, "direct_share": None}
     problems: list[tuple[str, str]] = []
     for key, value, allowed, why in (
@@ -146,7 +150,8 @@ def arm_shares_problems(
             "direct_share",
             direct_share,
             has_randomized,
-            "there is no randomized question to compare with its direct answers; remove it",
+            "there is no randomized question to compare with its direct answers (numbers and check-all-that-apply "
+            "questions are randomized in every arm); remove it",
         ),
     ):
         if value is None:

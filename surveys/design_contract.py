@@ -150,6 +150,17 @@ STORED_AS_GIVEN_KINDS = ("crosswise", "triangular")
 #: The design record of a randomized question asked directly (the control arm).
 DIRECT_DESIGN = {"kind": "direct"}
 
+#: The question types randomized in every arm, the direct-question arm too: that arm asks the yes/no and
+#: choice questions directly, to compare with their randomized estimates; a number's or a check-all question's
+#: answers keep their design there, mean the same in every arm and are estimated from all of them.
+RANDOMIZED_IN_EVERY_ARM = (*NUMBER_TYPES, SELECT_MULTIPLE)
+
+
+def randomized_in_every_arm(survey: DesignedSurvey) -> tuple:
+    """The randomized questions of ``survey`` that stay randomized in the direct-question arm
+    (:data:`RANDOMIZED_IN_EVERY_ARM`): the form and the results page say so where the survey has that arm."""
+    return tuple(q for q in survey.questions if q.design is not None and q.type in RANDOMIZED_IN_EVERY_ARM)
+
 
 def arm_record(record: dict, arm: str) -> dict:
     """A question's key record for a respondent in ``arm``: with the group of a two-group design,
@@ -157,6 +168,8 @@ def arm_record(record: dict, arm: str) -> dict:
     design = record.get("design")
     if design is None or arm == "" or design.get("kind") in STORED_AS_GIVEN_KINDS:
         return record  # crosswise and triangular answers mean the same in every arm: nothing was randomized
+    if record.get("type") in RANDOMIZED_IN_EVERY_ARM:
+        return record  # randomized with its design in every arm, the direct one too
     if arm == "direct":
         return record | {"design": DIRECT_DESIGN}
     if design.get("kind") in TWO_GROUP_KINDS:

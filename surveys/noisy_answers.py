@@ -38,8 +38,9 @@ RESPONSE_COLUMN_NOTES = {
     "arm": (
         "The respondent's random arm, drawn before and independently of any answer: 1 or 2, the group of a "
         "two-group design (cheater detection, stochastic lie detector: the group's p1 or p2 applies; RRreg's "
-        "group = 1 or 2), direct (the direct-question control arm: asked directly, nothing randomized), or empty "
-        "(the survey has neither)."
+        "group = 1 or 2), direct (the direct-question control arm: its yes/no and choice answers asked directly, "
+        "not randomized; its numbers and check-all-that-apply answers randomized as in every arm, so keep those rows "
+        "for them), or empty (the survey has neither)."
     ),
     "day": "Day the response was stored, YYYY-MM-DD.",
 }

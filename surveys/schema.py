@@ -137,8 +137,6 @@ from surveys.schema_numbers import (
     misplaced_keys,
     parse_number_design,
     parse_range,
-    refuse_direct_arm_beside_numbers,
-    refuse_pages_beside_numbers,
 )
 from surveys.schema_targets import (
     TARGET_KEYS,
@@ -376,7 +374,6 @@ def _arm_shares(report, mapping, questions) -> dict:
     shares, problems = arm_shares_problems(mapping.get("group_1_share"), mapping.get("direct_share"), questions)
     for key, message in problems:
         report.add(None, key, message)
-    refuse_direct_arm_beside_numbers(report, mapping.get("direct_share"), questions)
     return shares
 
 
@@ -454,7 +451,6 @@ def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
         if not pages[-1] or position == len(value):
             report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
         pages.append([])
-    refuse_pages_beside_numbers(report, questions)
     return tuple(tuple(name for name in page if name) for page in pages if page)
 
 

@@ -169,38 +169,6 @@ def _unary(report, where, entry, epsilon, choices):
         return report.add(where, "design", str(error))
 
 
-def _numbers_and_ticks(questions) -> list:
-    """The number and check-all-that-apply questions among ``questions`` (none while they are not parsed)."""
-    return [q for q in questions if q.type in (*NUMBER_TYPES, SELECT_MULTIPLE)] if isinstance(questions, tuple) else []
-
-
-def refuse_direct_arm_beside_numbers(report, direct_share, questions) -> None:
-    """A problem on ``direct_share`` for each randomized number or check-all question: the direct-question arm
-    would ask them directly, which their randomizers do not do yet. (The two random groups change only the
-    two-group designs: those answers mean the same in both groups and are kept under one key.)"""
-    if direct_share is None:
-        return
-    for q in _numbers_and_ticks(questions):
-        if q.is_randomized:
-            message = (
-                f"a survey with direct_share cannot have a randomized {q.type} question yet ({q.name!r}): "
-                "the direct-question arm does not ask numbers and check-all-that-apply questions directly"
-            )
-            report.add(None, "direct_share", message)
-
-
-def refuse_pages_beside_numbers(report, questions) -> None:
-    """A problem on each number or check-all question of a survey of several pages: the pages' carried answers
-    and "keep my earlier answer" are not written for them yet."""
-    for q in _numbers_and_ticks(questions):
-        article = "an" if q.type[0] in "aeiou" else "a"
-        message = (
-            f"a survey of several pages cannot have {article} {q.type} question yet ({q.name!r}): "
-            "put the numbers and check-all-that-apply questions in a survey of one page"
-        )
-        report.add(q.name, "type", message)
-
-
 def check_multiple_choices(report, where, qtype, choices):
     """A check-all-that-apply question has at most :data:`MAX_UNARY_OPTIONS` options."""
     if qtype == SELECT_MULTIPLE and isinstance(choices, tuple) and len(choices) > MAX_UNARY_OPTIONS:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices
 from surveys.definition import Question, Survey
-from surveys.design_contract import design_record, question_design_key
+from surveys.design_contract import RANDOMIZED_IN_EVERY_ARM, design_record, question_design_key
 from surveys.kinds import breakdown_questions, kind_of
 from surveys.models import answer_pattern, kept_outcomes, predictor_questions
 
@@ -89,9 +89,12 @@ _NEEDS_QUOTING = re.compile(r'[,"\r\n]')
 
 def randomize_answer(question: Question, truth: str, arm: str = NO_ARM) -> str:
     """The noisy answer for one true answer; plain questions pass through, and so do crosswise and
-    triangular answers (the respondent did the mixing: the answer is stored as given) and every answer of
-    the direct-question control arm (asked directly: nothing is randomized, and the form says so)."""
-    if arm == DIRECT or question.design is None or not getattr(question.design, "randomized_by_software", True):
+    triangular answers (the respondent did the mixing: the answer is stored as given) and the yes/no and
+    choice answers of the direct-question control arm (asked directly, and the form says so); numbers and
+    check-all-that-apply answers are randomized in every arm (:data:`RANDOMIZED_IN_EVERY_ARM`)."""
+    if question.design is None or not getattr(question.design, "randomized_by_software", True):
+        return truth
+    if arm == DIRECT and question.type not in RANDOMIZED_IN_EVERY_ARM:
         return truth
     return kind_of(question).randomize(question, truth, arm)
 
@@ -157,13 +160,14 @@ def noisy_response(
     """Package noisy answers with the designs they were randomized with, in the respondent's ``arm``.
 
     Each answer's design key carries the arm (:func:`surveys.design_contract.question_design_key`), so the
-    running tallies keep each group, and the direct arm, apart. The control arm's answers are kept out of
-    the pattern counts of the model (they are not randomized).
+    running tallies keep each group, and the direct arm, apart. The control arm's yes/no answers are kept out
+    of the pattern counts of the model (they are not randomized); its numbers are randomized, so kept in them.
     """
     fingerprint, record, keys, outcomes = _designs(survey)
     if arm:
         keys = {q.name: question_design_key(q, arm) for q in survey.questions}
-        outcomes = () if arm == DIRECT else outcomes
+        if arm == DIRECT:
+            outcomes = tuple(name for name in outcomes if survey.question(name).type in RANDOMIZED_IN_EVERY_ARM)
     return NoisyResponse(
         survey_id=survey.id,
         survey_version=survey.version,

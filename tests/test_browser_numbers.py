@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import logging
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 import pytest
 
 from app import ROOT
-from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
-from tests.helpers.sample_surveys import survey_in
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, fill_in, press
+from tests.helpers.drivers import carried
+from tests.helpers.records import stored_answers
+from tests.helpers.sample_surveys import DIRECT_NUMBERS_YAML, PAGED_NUMBERS_YAML, make_survey, survey_in
 from tests.helpers.servers import served
 from web.db import open_database
 
@@ -132,3 +134,114 @@ def test_a_retake_sends_the_remembered_outputs(browser, habits_server, habits_ap
     for name in ("rr-drinks", "rr-unpaid_hours", "rr-done"):
         assert first[name] == second[name]
     assert second["rr-age"] == "00"  # a plain answer is sent as given
+
+
+# --------------------------------------------------------------------------
+# A survey of two pages with numbers and a check-all question (tests/helpers/sample_surveys.py PAGED_NUMBERS_YAML):
+# [cheated, drinks, done] | [unpaid_hours, age]; each walk goes to page 2, Back (keeping every earlier answer),
+# Next and Submit.
+
+PAGED = make_survey(PAGED_NUMBERS_YAML)
+#: Two sets of true answers, by the labels the form shows (hours 18.5 is grid position 37).
+PAGED_LOW = {"cheated": "No", "drinks": "0", "done": (False, False, False), "unpaid_hours": "0.0", "age": "16"}
+PAGED_HIGH = {"cheated": "Yes", "drinks": "30", "done": (True, False, True), "unpaid_hours": "18.5", "age": "99"}
+#: The fields that would carry a true answer to a randomized number or check-all question.
+TRUE_FIELDS = {"drinks", "unpaid_hours", "done.1", "done.2", "done.3"}
+
+
+@pytest.fixture
+def paged_habits(surveys_dir):
+    (surveys_dir / "paged-habits.yaml").write_text(PAGED_NUMBERS_YAML)
+
+
+def walk_pages(browser, url: str, truth: dict, javascript: bool) -> list[dict]:
+    """One respondent through the two pages (Back from page 2 keeps page 1's answers); every POST's fields."""
+    context = browser.new_context(java_script_enabled=javascript)
+    page = context.new_page()
+    posts: list[dict] = []
+    page.on(
+        "request",
+        lambda r: posts.append(dict(parse_qsl(r.post_data, keep_blank_values=True))) if r.method == "POST" else None,
+    )
+    page.goto(f"{url}/s/paged-habits")
+    fill_in(page, {"cheated": truth["cheated"]})
+    page.locator("select[name=drinks]").select_option(label=truth["drinks"])
+    for index, ticked in enumerate(truth["done"], start=1):
+        page.locator(f'input[name="done.{index}"][value="{1 if ticked else 0}"]').check()
+    press(page, "Next")
+    assert "Page 2 of 2" in page.inner_text("main")
+    press(page, "Back")
+    main = page.inner_text("main")
+    assert "Page 1 of 2" in main and "cannot be shown" in main
+    assert "Keep my earlier answer" in page.locator("select[name=drinks] option:checked").inner_text()
+    assert page.locator('input[name="done.keep"][value="1"]').is_checked()
+    press(page, "Next")
+    page.locator("select[name=unpaid_hours]").select_option(label=truth["unpaid_hours"])
+    page.locator("select[name=age]").select_option(label=truth["age"])
+    press(page, "Submit answers")
+    assert "What was stored" in page.inner_text("main")
+    context.close()
+    return posts
+
+
+def test_two_pages_with_javascript_send_and_carry_only_the_devices_outputs_at_one_length(
+    browser, live_server, app, paged_habits
+):
+    """The device posts only noisy outputs on every page (no true-answer field); the token carries page 1's
+    outputs through Back and Next (kept: posted blank the second time); they are what is stored; every request
+    is as long for two very different sets of answers."""
+    low = walk_pages(browser, live_server, PAGED_LOW, True)
+    high = walk_pages(browser, live_server, PAGED_HIGH, True)
+    assert [len(urlencode(fields)) for fields in low] == [len(urlencode(fields)) for fields in high]
+    assert len(high) == 4 and all(fields["randomized_on"] == "device" for fields in high)
+    assert not any(TRUE_FIELDS & set(fields) for fields in low + high)
+    first, _, kept, last = high
+    assert kept["rr-drinks"].strip() == "" and kept["rr-done"].strip() == ""  # kept: blank, the token has them
+    for fields in high[1:]:
+        token = carried(app, PAGED, fields["carried"])
+        assert str(PAGED.question("drinks").design.parse_wire(first["rr-drinks"])) == token["drinks"]
+        assert token["done"] == first["rr-done"]
+    row = next(answers for answers in stored_answers(app) if answers["age"] == "83")
+    assert row["drinks"] == token["drinks"] and row["done"] == first["rr-done"]
+    assert row["unpaid_hours"] == str(PAGED.question("unpaid_hours").design.parse_wire(last["rr-unpaid_hours"]))
+
+
+def test_two_pages_without_javascript_are_randomized_by_the_server_and_carry_its_outputs_at_one_length(
+    browser, live_server, app, paged_habits
+):
+    """Without JavaScript each page posts its true values (every pair, one width each) and the server randomizes
+    them on arrival: the token after page 1 carries the server's outputs, kept through Back and Next, and they are
+    what is stored; every request is as long for two very different sets of answers."""
+    low = walk_pages(browser, live_server, PAGED_LOW, False)
+    high = walk_pages(browser, live_server, PAGED_HIGH, False)
+    assert [len(urlencode(fields)) for fields in low] == [len(urlencode(fields)) for fields in high]
+    assert {"drinks", "done.1", "done.2", "done.3"} <= set(high[0]) and high[2]["done.keep"] == "1"
+    after_first = carried(app, PAGED, high[1]["carried"])
+    for fields in high[2:]:
+        token = carried(app, PAGED, fields["carried"])
+        assert (token["drinks"], token["done"]) == (after_first["drinks"], after_first["done"])
+    row = next(answers for answers in stored_answers(app) if answers["age"] == "83")
+    assert row["drinks"] == after_first["drinks"] and row["done"] == after_first["done"]
+    low_output, high_output = PAGED.question("drinks").design.output_range
+    assert low_output <= int(row["drinks"]) <= high_output and len(row["done"]) == 3
+
+
+def test_in_the_direct_arm_the_device_sends_the_yes_no_as_given_and_randomizes_the_number(
+    browser, live_server, app, surveys_dir
+):
+    """A browser drawn into the direct-question arm: the note says that numbers stay randomized; the yes/no answer is
+    sent as given and the number as its design's one bit (0 or 1, never the true 20), stored in the direct arm."""
+    (surveys_dir / "direct-numbers.yaml").write_text(DIRECT_NUMBERS_YAML)
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script('window.localStorage.setItem("rr:direct-numbers:v1:arm", "d");')
+    page.goto(f"{live_server}/s/direct-numbers")
+    note = page.locator("#direct-arm-note")
+    assert note.is_visible() and "except the numbers" in note.inner_text()
+    fill_in(page, {"cheated": "Yes"})
+    page.locator("select[name=drinks]").select_option(label="20")
+    fields = dict(parse_qsl(submit(page).post_data, keep_blank_values=True))
+    context.close()
+    assert fields["arm"] == "d" and fields["rr-cheated"].strip() == "yes" and fields["rr-drinks"] in ("0", "1")
+    (row,) = stored(app)
+    assert row["arm"] == "direct" and row["answers"] == {"cheated": "yes", "drinks": fields["rr-drinks"]}

@@ -179,10 +179,6 @@ _ARMS = "survey-file check of group_1_share and direct_share; arms.py is below t
 #: yet moved). A new line fails the test; so does an entry whose line is gone.
 KIND_DECISIONS_ALLOWED = {
     (
-        "surveys/schema_numbers.py",
-        "if q.is_randomized:",
-    ): "a survey-file check: the direct-question arm is refused beside a randomized number or check-all question",
-    (
         "surveys/definition.py",
         "return tuple(q for q in self.questions if not q.is_randomized and q.type in (YES_NO, SELECT_ONE))",
     ): "plain_questions: the questions asked plainly whose answer is one choice (break-down groups, predictors)",
@@ -259,7 +255,7 @@ KIND_DECISIONS_ALLOWED = {
         "if not (parsed is not None and parsed[0] == YES_NO and isinstance(parsed[2], BinaryDesign)):",
     ): "a stored design key read from the database: only one-arm yes/no tallies hold pattern counts",
     ("surveys/arms.py", "has_groups = parsed is not None and any(is_two_group(q.design) for q in parsed)"): _ARMS,
-    ("surveys/arms.py", "has_randomized = parsed is not None and any(q.is_randomized for q in parsed)"): _ARMS,
+    ("surveys/arms.py", "q.is_randomized and q.type not in RANDOMIZED_IN_EVERY_ARM for q in parsed"): _ARMS,
     ("surveys/noisy_answers.py", "if is_two_group(design):"): _CODEBOOK,
     ("surveys/noisy_answers.py", "if isinstance(design, MisclassificationDesign):"): _CODEBOOK,
     (

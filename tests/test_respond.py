@@ -19,11 +19,12 @@ from analysis import TWO_COIN
 from app import ROOT
 from storage import queries, responses
 from surveys import protocol
+from surveys.design_contract import question_design_key
 from surveys.files import load_survey_file
 from surveys.results import group_counts
 from surveys.targets import target_progress
 from tests.helpers.drivers import Respondent, post_page
-from tests.helpers.sample_surveys import QUIZ_YAML, SKIP_YAML, survey_in
+from tests.helpers.sample_surveys import DIRECT_NUMBERS_YAML, QUIZ_YAML, SKIP_YAML, make_survey, survey_in
 from web import gather
 
 pytestmark = pytest.mark.both_backends
@@ -874,6 +875,27 @@ def test_the_form_explains_the_lie_detector_and_says_it_has_no_epsilon_guarantee
     assert "You are put at random in one of two groups. If your true answer is yes, “yes” is stored." in html
     assert "no epsilon guarantee: one answer fully reveals" in html
     assert "About 20% of respondents, chosen at random, are asked the same questions" in html
+
+
+def test_the_direct_arm_asks_yes_no_directly_but_randomizes_a_number_and_the_form_says_so(
+    app, db, surveys_dir, monkeypatch
+):
+    """In the direct-question arm the yes/no answer is stored as given, while the number is randomized as in any
+    arm (one bit: 0 or 1, never the true position 20) and tallied under the key of the other arm; the form's
+    summary and its note to a direct respondent say that numbers stay randomized."""
+    (surveys_dir / "direct-numbers.yaml").write_text(DIRECT_NUMBERS_YAML)
+    monkeypatch.setattr("web.answering.draw_arm", lambda group, direct: "direct")
+    html = app.test_client().get("/s/direct-numbers").get_data(as_text=True)
+    assert 'id="direct-arm-note" role="status"       >' in html
+    assert "<strong>nothing is randomized</strong> except the numbers" in html
+    assert "for them nothing is randomized except the numbers" in html
+    response = Respondent(app.test_client()).submit({"cheated": "yes", "drinks": "20"}, survey_id="direct-numbers")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    (row,) = stored_rows(db)
+    answers = json.loads(row["answers"])
+    assert row["arm"] == "direct" and answers["cheated"] == "yes" and answers["drinks"] in ("0", "1")
+    survey = make_survey(DIRECT_NUMBERS_YAML)
+    assert list(queries.tallies(db, "direct-numbers")["drinks"]) == [question_design_key(survey.question("drinks"))]
 
 
 def test_server_path_draws_a_matrix_answer_from_the_true_options_column(app, db, surveys_dir, monkeypatch):

@@ -663,3 +663,31 @@ def test_with_a_population_size_a_number_gets_its_finite_population_figures_and_
         f"the total over the 80 people is {80 * mean:,.3f} (standard error {80 * figures.std_err * step:,.3f})" in note
     )
     assert figures.std_err < numeric_mean(question.design, *result.sums, 0.95).std_err
+
+
+def test_with_a_direct_arm_numbers_and_check_all_estimates_pool_every_arm_and_the_page_says_so(app, surveys_dir, auth):
+    """A survey with a direct-question arm: the numbers and check-all answers of both arms are randomized and kept
+    under one key, so the results page counts every respondent in their n, and says that these estimates pool
+    both arms and are not compared with direct answers."""
+    from storage import responses
+    from surveys.submission import noisy_response
+    from web.db import open_database
+
+    cheated = "  - name: cheated\n    type: yes_no\n    label: Cheated?\n"
+    text = NUMBERS_YAML.replace("version: 1\n", "version: 1\ndirect_share: 1/2\n").replace(
+        "questions:\n", "questions:\n" + cheated
+    )
+    (surveys_dir / "nums.yaml").write_text(text)
+    survey = survey_of(app)
+    db = open_database(app)
+    for i in range(40):
+        arm = "direct" if i % 2 else ""
+        truth = {"cheated": "yes", "drinks": "5", "hours": "10", "age": "3", "done": "101"}
+        noisy = noisy_response(survey, randomize_on_server(survey, truth, arm), "server", arm)
+        responses.store_response(db, noisy, f"direct-arm-{i:08d}", "2026-11-22")
+    db.close()
+    auth.login()
+    page = auth.client.get(PAGE).get_data(as_text=True)
+    assert re.search(r'<tr id="number-drinks">\s*<th[^>]*>.*?</th>\s*<td>40</td>', page, re.S)
+    assert "n = 40" in row_html(page, "check-all-done")
+    assert page.count('class="hint arms-pooled"') == 2 and "randomizes the numbers there too" in page

@@ -82,15 +82,36 @@ def test_each_mistake_of_a_number_is_one_problem_naming_its_key(question, field,
     assert problems[0][1] == field and message in problems[0][2], problems
 
 
-def test_a_direct_question_arm_is_refused_beside_a_randomized_number():
-    """The direct-question arm would ask a number or check-all question directly, which its randomizers do not do
-    yet: the file says so, naming the question."""
+def test_the_direct_arm_randomizes_numbers_and_check_all_and_keeps_them_with_the_other_arms_answers():
+    """The direct-question arm asks the yes/no and choice questions directly; a number and a check-all question stay
+    randomized in it (the server randomizes them as in any arm) and are kept under the one key of the other arm,
+    so their estimates pool every answer; the yes/no question's direct answers are kept apart, as before."""
+    from collections import defaultdict
+
+    from surveys.results import question_result
+    from surveys.submission import noisy_response, randomize_on_server
+
     cheater = {"name": "cheated", "type": "yes_no", "label": "Cheated?"}
-    mapping = survey_with(cheater, DRINKS) | {"direct_share": "1/2"}
-    with pytest.raises(SurveyFileError) as raised:
-        parse_survey(mapping, "nums.yaml")
-    assert [p.field for p in raised.value.problems] == ["direct_share"]
-    assert "randomized integer question yet ('drinks')" in raised.value.problems[0].message
+    survey = parse_survey(survey_with(cheater, DRINKS, DONE) | {"direct_share": "1/2"}, "nums.yaml")
+    kept = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    for i in range(200):
+        truth = {"cheated": "yes", "drinks": "20", "done": "111"}
+        arm = "direct" if i % 2 else ""
+        noisy = randomize_on_server(survey, truth, arm)
+        if arm:
+            assert noisy["cheated"] == "yes"  # asked directly
+        response = noisy_response(survey, noisy, "server", arm)
+        assert response.pattern_outcomes == (("drinks",) if arm else ("cheated", "drinks"))  # the model's outcomes
+        for name in ("cheated", "drinks", "done"):
+            for answer, add in response.kept_rows(name):
+                kept[name][response.question_designs[name]][answer] += add
+    assert len(kept["cheated"]) == 2  # the direct arm's yes/no answers apart
+    drinks = list(kept["drinks"].values())
+    assert len(drinks) == 1 and sum(v for k, v in drinks[0].items() if k.startswith("b")) == 200
+    assert len(kept["done"]) == 1 and len(next(iter(kept["done"].values()))) > 1  # randomized: not all "111"
+    for name in ("drinks", "done"):
+        result = question_result(survey.question(name), {k: dict(v) for k, v in kept[name].items()})
+        assert result.n == 200 and "some answers ignored" not in result.flags
 
 
 def test_two_random_groups_keep_a_numbers_answers_under_one_key_and_estimate_from_both():
@@ -118,12 +139,17 @@ def test_two_random_groups_keep_a_numbers_answers_under_one_key_and_estimate_fro
         assert result.n == 200 and "some answers ignored" not in result.flags  # both groups read, none left out
 
 
-def test_a_survey_of_several_pages_refuses_a_number_naming_it():
-    """The pages' carried answers and "keep my earlier answer" are not written for numbers and check-all
-    questions yet: a file with both is one problem per such question, not a form that half works."""
+def test_a_survey_of_several_pages_takes_numbers_and_check_all_questions():
+    """Numbers and check-all questions go on any page (tests/test_pages_numbers.py carries their answers)."""
     cheater = {"name": "cheated", "type": "yes_no", "label": "Cheated?"}
-    mapping = survey_with(cheater, {"type": "page_break"}, DRINKS, DONE)
+    survey = parse_survey(survey_with(cheater, {"type": "page_break"}, DRINKS, DONE), "nums.yaml")
+    assert survey.page_names == (("cheated",), ("drinks", "done"))
+
+
+def test_a_direct_arm_beside_only_numbers_and_check_all_questions_is_refused():
+    """The direct arm asks directly only the yes/no and choice questions; numbers and check-all questions stay
+    randomized in it, so with nothing else randomized there is nothing to compare: the file says so."""
     with pytest.raises(SurveyFileError) as raised:
-        parse_survey(mapping, "nums.yaml")
-    assert [(p.question, p.field) for p in raised.value.problems] == [("drinks", "type"), ("done", "type")]
-    assert "several pages cannot have an integer question yet" in raised.value.problems[0].message
+        parse_survey(survey_with(DRINKS, DONE) | {"direct_share": "1/2"}, "nums.yaml")
+    assert [p.field for p in raised.value.problems] == ["direct_share"]
+    assert "randomized in every arm" in raised.value.problems[0].message

@@ -16,7 +16,9 @@ combination of answers, "no answer" included for optional questions:
   every combination of them;
 * on a survey of several pages, every page sent back (a later page refused,
   a page shown again after Back, the thank-you page) has one length for every
-  combination of the earlier answers that skip logic reads.
+  combination of the earlier answers that skip logic reads;
+* on a survey of two pages with numbers and a check-all-that-apply question, every request and every page sent
+  back has one length whatever the true and the noisy values (their extremes).
 
 The example surveys have no optional question, so the tests' quiz (one
 optional question) is checked the same way. They are small (at most 96
@@ -37,7 +39,7 @@ from app import ROOT, create_app
 from surveys.definition import Choice
 from surveys.files import load_survey_file
 from tests.helpers import drivers
-from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
+from tests.helpers.sample_surveys import PAGED_NUMBERS_YAML, QUIZ_YAML, make_survey
 from web.catalog import survey_or_404
 from web.forms import NO_ANSWER_LABEL, parse_wire_value, reads_device_wire, wire_value
 
@@ -64,6 +66,7 @@ def shipped_app(tmp_path):
         (folder / path.name).write_text(path.read_text())
     (folder / "quiz.yaml").write_text(QUIZ_YAML)
     (folder / "paged-skips.yaml").write_text(PAGED_SKIPS_YAML)
+    (folder / "paged-habits.yaml").write_text(PAGED_NUMBERS_YAML)
     return create_app(
         {
             "TESTING": True,
@@ -451,6 +454,88 @@ def test_each_page_has_one_length_whatever_the_earlier_answers_that_skip_logic_r
     assert {"page 2", "page 2 refused (left out)", "page 2 refused (invalid)", "thank-you page"} <= set(found)
     assert all(len(by_length) == 1 for by_length in found.values()), {
         page: by_length for page, by_length in found.items() if len(by_length) > 1
+    }
+
+
+#: Issue 27's survey of two pages with numbers and a check-all question: [cheated, drinks, done] | [unpaid_hours,
+#: age]. Each number's values: its lowest, middle and highest (true grid index, or the device's noisy output).
+PAGED_NUMBERS = make_survey(PAGED_NUMBERS_YAML)
+
+
+def extremes(name: str, device: bool) -> list:
+    """A number's lowest, middle and highest true grid index, or (``device``) its lowest, zero and highest noisy
+    output; a check-all's bits none, some and all ticked."""
+    question = PAGED_NUMBERS.question(name)
+    if question.type == "select_multiple":
+        return ["000", "101", "111"]
+    if device and question.design is not None:
+        low, high = question.design.output_range
+        return [low, 0, high]
+    return [0, question.number.steps // 2, question.number.steps]
+
+
+def to_extremes(survey, answers, arm=""):
+    """The server's "noise" for the size test: a randomized number's lowest grid index to its lowest output,
+    the middle to 0, the highest to its highest output (the widest and the narrowest outputs); the rest as
+    given. Every noisy value the thank-you page may show is reached."""
+    noisy = {}
+    for name, value in answers.items():
+        question = survey.question(name)
+        if question.number is not None and question.design is not None:
+            low, high = question.design.output_range
+            index = int(value)
+            value = str(low if index == 0 else high if index == question.number.steps else 0)
+        noisy[name] = value
+    return noisy
+
+
+def numbers_walk(app, page1: dict, page2: dict, device: bool) -> dict[str, int]:
+    """One respondent through ``paged-habits``: page 1, page 2 refused (unpaid_hours left blank), Back, page 1
+    kept as it was, page 2 again, the thank-you page; the length of every page sent back and every request."""
+    client, address, lengths = app.test_client(), "/s/paged-habits", {}
+
+    def send(label: str, html: str, answers: dict, go: str = "next", status: int = 200) -> str:
+        fields = drivers.page_fields(PAGED_NUMBERS, html, answers, go, device)
+        lengths[f"request: {label}"] = len(urlencode(fields))
+        response = client.post(address, data=fields)
+        assert response.status_code == status, response.get_data(as_text=True)
+        lengths[label] = len(response.get_data())
+        return response.get_data(as_text=True)
+
+    first = client.get(address).get_data(as_text=True)
+    second = send("page 2", first, page1)
+    send("page 2 refused (left out)", second, page2 | {"unpaid_hours": None}, status=400)
+    again = send("page 1 after Back", second, page2, "back")
+    assert 'name="done.keep"' in again or device
+    second = send("page 2 after Back and Next", again, dict.fromkeys(page1))
+    thanks = send("thank-you page", second, page2)
+    assert 'id="what-stored"' in thanks
+    return lengths
+
+
+@pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
+def test_a_paged_survey_with_numbers_and_check_all_has_one_length_whatever_the_true_and_noisy_values(
+    shipped_app, monkeypatch, device
+):
+    """Every combination of the first page's answers (yes/no, a number's extremes, ticks) and the second page's
+    extremes, by the device (its noisy outputs) or without JavaScript (the true values, the server's outputs
+    taken to their extremes): every request, every page sent back (page 2, refused, page 1 after Back with
+    "Keep my earlier answer", page 2 again) and the thank-you page have one length each."""
+    monkeypatch.setattr("web.pages.randomize_on_server", to_extremes)
+    firsts = [
+        {"cheated": cheated, "drinks": drinks, "done": done}
+        for cheated in ("yes", "no")
+        for drinks in extremes("drinks", device)
+        for done in extremes("done", device)
+    ]
+    seconds = [{"unpaid_hours": hours, "age": age} for hours, age in zip(extremes("unpaid_hours", device), (0, 41, 83))]
+    found: dict[str, dict[int, tuple]] = {}
+    for page1, page2 in itertools.product(firsts, seconds):
+        for label, length in numbers_walk(shipped_app, page1, page2, device).items():
+            found.setdefault(label, {}).setdefault(length, (page1, page2))
+    assert len(found) == 10, sorted(found)  # five pages sent back, five requests
+    assert all(len(by_length) == 1 for by_length in found.values()), {
+        label: by_length for label, by_length in found.items() if len(by_length) > 1
     }
 
 

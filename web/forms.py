@@ -189,19 +189,24 @@ TICK_ALL_MESSAGE = "Please answer “yes” or “no” for each option."
 class TickAllField(StringField):
     """A check-all-that-apply question without JavaScript: one pair of radios ("1" ticked, "0" not) per option,
     posted as ``<name>.1`` .. ``<name>.m``, every pair always posted (the "0" is checked until changed), so the
-    request is as long whatever is ticked; read into one bit string."""
+    request is as long whatever is ticked; read into one bit string. ``keep`` (a randomized one on a page shown
+    again, :mod:`web.pages`): one more pair ``<name>.keep`` for :data:`KEEP_LABEL`, "1" checked until changed;
+    while it is "1" the field is ``kept`` and its pairs are not read (its earlier answer is carried)."""
 
-    def __init__(self, *args, question: Question, **kwargs):
+    def __init__(self, *args, question: Question, keep: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.question = question
+        self.keep = keep
+        self.kept = keep
 
     def process(self, formdata, data=None, extra_filters=None):
         super().process(None, data or "0" * len(self.question.choices), extra_filters)
         if formdata is not None:
+            self.kept = self.keep and formdata.get(f"{self.name}.keep") == "1"
             self.data = tick_bits(self.question, formdata, self.name)
 
     def pre_validate(self, form) -> None:
-        if self.data is None or "?" in self.data:
+        if not self.kept and (self.data is None or "?" in self.data):
             raise ValidationError(TICK_ALL_MESSAGE)
 
 
@@ -215,13 +220,17 @@ def tick_bits(question: Question, formdata, name: str) -> str | None:
 
 
 class DeviceNumberField(StringField):
-    """A randomized number's field on the device path: its noisy output, checked by the question's kind."""
+    """A randomized number's field on the device path: its noisy output, checked by the question's kind;
+    ``blank_ok``: its blank value is accepted too ("Keep my earlier answer" on a page shown again)."""
 
-    def __init__(self, *args, question: Question, **kwargs):
+    def __init__(self, *args, question: Question, blank_ok: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.question = question
+        self.blank_ok = blank_ok
 
     def pre_validate(self, form) -> None:
+        if self.blank_ok and self.data == device_blank(self.question):
+            return
         try:
             read_device_wire(self.question, self.data)
         except ValueError as error:
@@ -304,10 +313,11 @@ def survey_form_class(
 
 
 def _field(question: Question, keep: frozenset[str], asked: frozenset[str], device: bool):
+    kept = question.name in keep and question.randomize
     if device and reads_device_wire(question):
-        return DeviceNumberField(question.label, question=question, description=question.hint)
+        return DeviceNumberField(question.label, question=question, description=question.hint, blank_ok=kept)
     if ticks_options(question):
-        return TickAllField(question.label, question=question, description=question.hint)
+        return TickAllField(question.label, question=question, description=question.hint, keep=kept)
     return _question_field(question, question.name in keep, question.name in asked)
 
 
@@ -331,8 +341,9 @@ class ControlForm(FlaskForm):
     )
 
 
-def check_field_names(survey: Survey, formdata: MultiDict, prefix: str, names=None) -> None:
-    """Refuse fields that are not questions (of ``names``, when given) or controls, and repeated fields."""
+def check_field_names(survey: Survey, formdata: MultiDict, prefix: str, names=None, keep=frozenset()) -> None:
+    """Refuse fields that are not questions (of ``names``, when given) or controls, and repeated fields;
+    ``keep``: the questions offered "Keep my earlier answer" (a check-all-that-apply one posts it as a pair)."""
     names = [q.name for q in survey.questions] if names is None else names
     question_names = {(f"{prefix}-{name}" if prefix else name) for name in names}
     if not prefix:  # a check-all-that-apply question posts one pair per option without JavaScript
@@ -340,7 +351,8 @@ def check_field_names(survey: Survey, formdata: MultiDict, prefix: str, names=No
             f"{name}.{index}"
             for name in names
             if ticks_options(survey.question(name))
-            for index in range(1, len(survey.question(name).choices) + 1)
+            for index in ("keep", *range(1, len(survey.question(name).choices) + 1))
+            if index != "keep" or (name in keep and survey.question(name).randomize)
         }
     problems = []
     for key in formdata:
@@ -444,23 +456,34 @@ def parse_page(
     not posted by a browser with JavaScript off); whether the answers are complete is
     checked when going forward (:func:`missing_answers`).
     """
-    check_field_names(survey, formdata, prefix, names)
+    device = bool(prefix)
+    check_field_names(survey, formdata, prefix, names, keep)
     if going_back:
         keep = frozenset(names)
         formdata = MultiDict(formdata)
         for name in names:
             key = f"{prefix}-{name}" if prefix else name
-            if key not in formdata:
-                formdata[key] = wire_value(survey.question(name), None)
-    form = survey_form_class(survey, names, keep)(formdata=formdata, prefix=prefix)
+            if not formdata.get(key):  # not posted (no radio checked), or a number's "Choose a number" ("")
+                question = survey.question(name)
+                formdata[key] = stored_wire(question, None) if device else wire_value(question, None)
+    form = survey_form_class(survey, names, keep, device=device)(formdata=formdata, prefix=prefix)
     controls = ControlForm(formdata=formdata)
     valid = form.validate()
     if not (controls.validate() and valid):
         raise SubmissionError(
             _messages(controls), {name: list(form[name].errors) for name in names if form[name].errors}
         )
-    answers = {name: parse_wire_value(survey.question(name), form[name].data, blank_ok=True) for name in names}
-    return answers, Controls.of(controls)
+    return {name: _page_answer(survey.question(name), form[name], device) for name in names}, Controls.of(controls)
+
+
+def _page_answer(question: Question, field, device: bool) -> str | None:
+    """One page's posted answer (``None``: blank, or "Keep my earlier answer"): a number's or a check-all's
+    noisy output from the device, a check-all's bits without JavaScript, else a wire value's name."""
+    if device and reads_device_wire(question):
+        return None if field.data == device_blank(question) else device_answers_of(question, field.data)
+    if ticks_options(question):
+        return None if field.kept else field.data
+    return parse_wire_value(question, field.data, blank_ok=True)
 
 
 def missing_answers(survey: Survey, answers: dict[str, str | None], names) -> list[str]:

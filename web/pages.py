@@ -21,7 +21,10 @@ Back shows the earlier page again with its plain answers checked; a
 randomized answer cannot be shown (only its noisy value exists), so its
 question offers "Keep my earlier answer" (:data:`web.forms.KEEP_LABEL`),
 checked, and says why. Going back carries the current page's answers too
-(randomized as going forward), any of them left blank.
+(randomized as going forward), any of them left blank. A randomized number's
+list starts on that option; a check-all-that-apply question gets one more
+pair, ``<name>.keep`` (:class:`web.forms.TickAllField`); from the device
+either posts its blank wire value to keep.
 
 The respondent's arm (a two-group design's group, or the direct-question
 control arm, :mod:`surveys.arms`) is drawn once, before any answer: on the
@@ -32,8 +35,10 @@ character whatever the arm (it reveals nothing on its own: it was drawn
 independently of every answer), every later page randomizes in it, the
 device takes it from the page instead of drawing again
 (``data-carried``), and a page posted with another arm is refused. In the
-direct arm nothing is randomized, so the token carries that respondent's
-answers as given, which are stored as given too (the arm's whole point).
+direct arm nothing but numbers and check-all-that-apply questions is
+randomized (:data:`surveys.design_contract.RANDOMIZED_IN_EVERY_ARM`), so the
+token carries that respondent's other answers as given, which are stored as
+given too (the arm's whole point).
 
 Sizes: every page posts one fixed-width value per question of the page (a
 question that an earlier page's answer skips is hidden and sent blank),

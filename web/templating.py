@@ -10,11 +10,19 @@ from flask import Flask
 from markupsafe import Markup
 
 from surveys import wording
-from surveys.design_contract import question_design_key
+from surveys.design_contract import question_design_key, randomized_in_every_arm
 from surveys.kinds import kind_of_result
 from web import language
 from web.charts import daily_sparkline_svg
-from web.forms import NO_ANSWER_LABEL, device_blank, may_be_blank, reads_device_wire, wire_value, wire_values
+from web.forms import (
+    KEEP_LABEL,
+    NO_ANSWER_LABEL,
+    device_blank,
+    may_be_blank,
+    reads_device_wire,
+    wire_value,
+    wire_values,
+)
 from web.permissions import may
 from web.thanks import padded_label
 
@@ -45,6 +53,7 @@ def init_app(app: Flask) -> None:
         percent=wording.short_percent,
         epsilon_text=wording.epsilon_text,
         design_key=question_design_key,
+        randomized_in_every_arm=randomized_in_every_arm,
         wording=wording,
         wire_value=wire_value,
         wire_values=wire_values,
@@ -52,6 +61,7 @@ def init_app(app: Flask) -> None:
         reads_device_wire=reads_device_wire,
         device_blank=device_blank,
         no_answer_label=NO_ANSWER_LABEL,
+        keep_label=KEEP_LABEL,
         language_names=language.LANGUAGE_NAMES,
         translated=language.translated,
         privacy_sentence=language.respondent_privacy_sentence,

@@ -176,3 +176,42 @@ def post_page(
     if device:
         fields["randomized_on"] = "device"
     return client.post(f"{path or f'/s/{survey.id}'}{query}", data=fields)
+
+
+def position(survey, name: str, index) -> str:
+    """A number's true answer as its list posts it: its grid position, zero-padded to the grid's width."""
+    return str(index).zfill(len(str(survey.question(name).number.steps)))
+
+
+def page_fields(survey, html: str, answers: dict, go: str = "next", device: bool = False) -> dict:
+    """The fields a browser posts for one page of ``survey`` (numbers and check-all questions too): ``answers``
+    maps each question of the page to its true answer (a choice name, a number's grid index, a check-all's bits;
+    None: "Keep my earlier answer" or blank) or, with ``device``, to its noisy one (a number's output, the bits).
+    """
+    from web.forms import device_blank, wire_value
+
+    fields = {**controls_of(html), "go": go}
+    if device:
+        fields["randomized_on"] = "device"
+    for name, answer in answers.items():
+        question = survey.question(name)
+        if device:
+            if question.number is not None and question.design is not None:
+                fields[f"rr-{name}"] = device_blank(question) if answer is None else question.design.wire(answer)
+            elif question.type == "select_multiple":
+                fields[f"rr-{name}"] = device_blank(question) if answer is None else answer
+            elif question.number is not None:  # a plain number: its grid position, as chosen
+                answer = None if answer is None else position(survey, name, answer)
+                fields[f"rr-{name}"] = wire_value(question, answer)
+            else:
+                fields[f"rr-{name}"] = wire_value(question, answer)
+        elif question.type == "select_multiple":
+            for index, bit in enumerate(answer or "0" * len(question.choices), start=1):
+                fields[f"{name}.{index}"] = bit
+            if f'name="{name}.keep"' in html:
+                fields[f"{name}.keep"] = "1" if answer is None else "0"
+        elif question.number is not None:
+            fields[name] = wire_value(question, None if answer is None else position(survey, name, answer))
+        else:
+            fields[name] = wire_value(question, answer)
+    return fields

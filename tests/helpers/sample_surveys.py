@@ -315,3 +315,66 @@ K_OPTION_AS_MATRIX = (
     "    design:\n      matrix: [[5/8, 1/8, 1/8, 1/8], [1/8, 5/8, 1/8, 1/8],"
     " [1/8, 1/8, 5/8, 1/8], [1/8, 1/8, 1/8, 5/8]]\n"
 )
+
+
+#: Issue 27's numbers and check-all-that-apply questions on two pages: a yes/no, a randomized integer and a
+#: randomized check-all-that-apply question on the first; a randomized decimal and a plain integer on the second
+#: (tests/test_pages_numbers.py, tests/test_sizes.py, tests/test_browser_numbers.py).
+PAGED_NUMBERS_YAML = """\
+id: paged-habits
+title: Habits over two pages
+version: 1
+questions:
+  - name: cheated
+    type: yes_no
+    label: Have you ever cheated on an exam?
+  - name: drinks
+    type: integer
+    label: On how many days did you drink more than five glasses?
+    min: 0
+    max: 30
+    mechanism: laplace
+  - name: done
+    type: select_multiple
+    label: Which of these have you done this term?
+    choices:
+      - {name: copied, label: Copied homework}
+      - {name: fake_excuse, label: Gave a false excuse}
+      - {name: ghostwriter, label: Paid a ghostwriter}
+    epsilon: 2
+  - type: page_break
+  - name: unpaid_hours
+    type: decimal
+    label: How many hours of work did you claim but not do?
+    min: 0
+    max: 20
+    step: 0.5
+    epsilon: 3.5
+    mechanism: laplace
+  - name: age
+    type: integer
+    label: Your age
+    randomize: false
+    min: 16
+    max: 99
+"""
+
+
+#: A direct-question control arm beside a yes/no and a randomized number (one bit: stored 0 or 1, never a true
+#: position), which stays randomized in that arm (tests/test_respond.py, tests/test_browser_numbers.py).
+DIRECT_NUMBERS_YAML = """\
+id: direct-numbers
+title: Direct arm beside a number
+version: 1
+direct_share: 1/4
+questions:
+  - name: cheated
+    type: yes_no
+    label: Cheated?
+  - name: drinks
+    type: integer
+    label: How many days?
+    min: 0
+    max: 30
+    mechanism: bounded
+"""
