@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from surveys.definition import Question, Survey
+from surveys.definition import NUMBER_TYPES, SELECT_MULTIPLE, Question, Survey
 from surveys.wording import epsilon_text
 
 
@@ -132,11 +132,16 @@ def _redesigned_sentence(before: Question, after: Question, n: int) -> str:
             f"“{after.name}” changes between randomized and asked plainly: its answers of each kind are estimated "
             "on their own and not pooled."
         )
-    return (
+    change = (
         f"“{after.name}” changes its design (epsilon {epsilon_text(before.design.epsilon)} before, "
-        f"{epsilon_text(after.design.epsilon)} after): each design's answers are estimated with it and the "
-        "estimates pooled, weighted by their precision."
+        f"{epsilon_text(after.design.epsilon)} after): "
     )
+    if after.type in (*NUMBER_TYPES, SELECT_MULTIPLE):
+        return change + (
+            "the results estimate it from the answers under the new design only (answers under another design "
+            "are flagged as left out, not pooled); the earlier answers stay in the exports."
+        )
+    return change + "each design's answers are estimated with it and the estimates pooled, weighted by their precision."
 
 
 def _epsilon_sentence(old: Survey, new: Survey) -> str:

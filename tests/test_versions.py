@@ -25,3 +25,13 @@ def test_a_new_grid_of_as_many_steps_is_a_new_version_that_says_so():
     assert "“hours” changes its range, step or bins: the answers of version 1 are on the old grid" in " ".join(
         change.sentences
     )
+
+
+def test_a_numbers_new_epsilon_says_the_earlier_answers_are_left_out_not_pooled():
+    """A number's results read only the answers under its current design (surveys/kinds/number.py): the sentence
+    shown before saving must not promise a pooled estimate."""
+    old = load_survey_text(NUMBER_YAML, "grid.yaml")
+    new = load_survey_text(NUMBER_YAML.replace("mechanism: laplace", "mechanism: laplace, epsilon: 2"), "grid.yaml")
+    said = " ".join(describe_change(old, new, old_has_answers=True).sentences)
+    assert "from the answers under the new design only" in said
+    assert "pooled, weighted by their precision" not in said
