@@ -140,6 +140,7 @@ from surveys.schema_numbers import (
     refuse_direct_arm_beside_numbers,
     refuse_pages_beside_numbers,
 )
+from surveys.schema_releases import parse_releases
 from surveys.schema_targets import (
     TARGET_KEYS,
     parse_close_when_targets_met,
@@ -191,6 +192,7 @@ SURVEY_KEYS = (
     "group_1_share",
     "direct_share",
     "languages",
+    "releases",
     "questions",
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
@@ -270,6 +272,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         ),
         "population_size": check_optional_positive_int(report, None, "population_size", mapping.get("population_size")),
         "questions": _questions(report, mapping.get("questions")),
+        "release_policy": parse_releases(report, mapping.get("releases")),
     }
     if values["burst_ceiling_per_hour"] is None:
         values["burst_ceiling_per_hour"] = DEFAULT_BURST_CEILING
