@@ -3,13 +3,20 @@ transaction (two publishers cannot overspend), the publishing form, the ledger a
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
+from markupsafe import escape
 
 from analysis.central import PrivacyCost
 from storage import audit, releases
 from storage.connection import immediate_transaction
+from surveys.releases import release_csv, release_from_json
+from tests.helpers.drivers import csrf_token_in, message_of
+from tests.helpers.records import add_responses, many
+from tests.helpers.sample_surveys import QUIZ_YAML, quiz_with_releases
+from tests.helpers.survey_people import signed_in_as
 from web.db import open_database
 
 pytestmark = pytest.mark.both_backends
@@ -112,3 +119,209 @@ def test_two_owners_publishing_at_once_cannot_overspend(app, db):
     assert isinstance(outcomes["first"], releases.StoredRelease)
     assert isinstance(outcomes["second"], ValueError) and "over budget: spent 0.75" in str(outcomes["second"])
     assert releases.spent(db, "quiz") == [PrivacyCost(0.75)]
+
+
+# --------------------------------------------------------------------------
+# The pages.
+
+ALL_KINDS = ["estimate:cheated", "counts:year", "mode:year", "breakdown:cheated:year"]
+
+
+@pytest.fixture
+def surveys_dir(tmp_path):
+    """The quiz with a ``releases:`` key (budget epsilon 1, 5 new answers between releases)."""
+    folder = tmp_path / "surveys"
+    folder.mkdir()
+    (folder / "quiz.yaml").write_text(quiz_with_releases())
+    return folder
+
+
+def csrf(auth, path: str = "/admin/surveys/quiz/releases/new") -> str:
+    return csrf_token_in(text_of(auth.client.get(path)))
+
+
+def post(auth, action: str, figures, epsilon: str = "0.5", survey_id: str = "quiz"):
+    path = f"/admin/surveys/{survey_id}/releases/new"
+    data = {"csrf_token": csrf(auth, path), "action": action, "figure": list(figures), "epsilon": epsilon}
+    return auth.client.post(path, data=data)
+
+
+def stored_releases(app, survey_id: str = "quiz") -> list[releases.StoredRelease]:
+    own = open_database(app)
+    try:
+        return releases.releases_of(own, survey_id)
+    finally:
+        own.close()
+
+
+def text_of(response) -> str:
+    """The page's HTML with its white space collapsed (sentences run over template lines)."""
+    return " ".join(response.get_data(as_text=True).split())
+
+
+def token_of(response) -> str:
+    return re.search(r'href="/r/([A-Za-z0-9_-]{22})"', text_of(response)).group(1)
+
+
+def test_the_form_offers_every_figure_and_says_what_is_spent(app, auth):
+    auth.login()
+    add_responses(app, many(20, 20))
+    page = auth.client.get("/admin/surveys/quiz/releases/new")
+    html = text_of(page)
+    assert page.status_code == 200
+    for key in (*ALL_KINDS, "breakdown:ai_use:year", "estimate:lied"):
+        assert f'value="{key}"' in html
+    assert "Nothing is spent yet" in html and "epsilon 1 is left" in html
+    assert "Answers counted now: 40" in html
+
+
+def test_show_the_cost_previews_and_stores_nothing(app, auth):
+    auth.login()
+    add_responses(app, many(20, 20))
+    answer = post(auth, "preview", ALL_KINDS, "0.6")
+    html = text_of(answer)
+    assert answer.status_code == 200, message_of(answer)
+    assert "What this release would cost (nothing is stored)" in html
+    assert "0.2" in html and "0 (free)" in html  # 0.6 split over the three costing figures; the estimate is free
+    assert "Left after it: epsilon 0.4." in html and "It can be published." in html
+    assert stored_releases(app) == []
+    own = open_database(app)
+    assert [e.action for e in audit.entries(own)] == ["sign-in"]
+    own.close()
+
+
+def test_show_the_cost_says_when_it_would_be_refused(app, auth):
+    auth.login()
+    add_responses(app, many(2, 1))
+    html = text_of(post(auth, "preview", ["counts:year"], "0.5"))
+    assert "It would not be published: There are only 3 new answers so far" in html
+
+
+def test_publish_stores_a_snapshot_audits_it_and_lists_it_on_the_ledger(app, auth, client):
+    auth.login()
+    add_responses(app, many(30, 30))
+    answer = post(auth, "publish", ALL_KINDS, "0.6")
+    assert answer.status_code == 302 and answer.headers["Location"] == "/admin/surveys/quiz/releases"
+    (stored,) = stored_releases(app)
+    assert (stored.number, stored.answers, stored.delta, stored.made_by) == (1, 60, 0.0, "researcher")
+    assert stored.epsilon == pytest.approx(0.6)
+    release = release_from_json(stored.body)
+    assert [f.key for f in release.figures] == ALL_KINDS and release.answers == 60
+    ledger = auth.client.get("/admin/surveys/quiz/releases")
+    html = text_of(ledger)
+    assert ledger.status_code == 200 and token_of(ledger) == stored.token
+    assert "Its 1 release spent epsilon 0.6" in html and "epsilon 0.4 is left" in html
+    assert "Answers by year" not in html and "Answers: Year of study: epsilon 0.2" in html
+    own = open_database(app)
+    (entry,) = [e for e in audit.entries(own) if e.action == "release-published"]
+    own.close()
+    assert entry.actor == "researcher" and entry.survey_id == "quiz" and "counts:year" in entry.detail
+
+
+def test_the_public_pages_show_the_snapshot_signed_out_and_never_change(app, auth):
+    auth.login()
+    add_responses(app, many(30, 30))
+    post(auth, "publish", ALL_KINDS, "0.6")
+    (stored,) = stored_releases(app)
+    anyone = app.test_client()
+    page = anyone.get(f"/r/{stored.token}")
+    html = text_of(page)
+    assert page.status_code == 200 and page.headers["X-Robots-Tag"] == "noindex, nofollow"
+    release = release_from_json(stored.body)
+    for figure in release.figures:
+        assert str(escape(figure.title)) in html and str(escape(figure.note)) in html
+        for row in figure.rows:
+            assert str(escape(row.value)) in html
+    for sentence in release.protection:
+        assert str(escape(sentence)) in html
+    assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 3  # no chart for the mode
+    assert "from 60 answers" in html and "This page is a snapshot" in html
+    add_responses(app, many(50, 50), day="2026-11-23")
+    assert text_of(anyone.get(f"/r/{stored.token}")) == html
+    csv = anyone.get(f"/r/{stored.token}.csv")
+    assert csv.status_code == 200 and csv.get_data(as_text=True) == release_csv(release)
+    assert csv.headers["Content-Disposition"] == 'attachment; filename="release-quiz-1.csv"'
+    printed = text_of(anyone.get(f"/r/{stored.token}/print"))
+    assert "Print view" not in printed and str(escape(release.figures[1].title)) in printed
+    for path in ("/r/nothing-here-at-all-xx", "/r/nothing-here-at-all-xx.csv", "/r/nothing-here-at-all-xx/print"):
+        assert anyone.get(path).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("figures", "epsilon", "expected"),
+    [
+        (["counts:year"], "abc", "epsilon must be a number above 0"),
+        (["counts:year"], "-1", "epsilon must be a number above 0"),
+        (["counts:year"], "1/0", "epsilon must be a number above 0"),
+        (["counts:year"], "x" * 40, "epsilon must be a number above 0"),
+        (["counts:nothing"], "0.5", "There is no figure “counts:nothing”"),
+        ([], "0.5", "Choose at least one figure"),
+        (["counts:year"], "1.5", "would go over the survey"),
+    ],
+)
+def test_a_bad_or_refused_publication_answers_400_and_stores_nothing(app, auth, figures, epsilon, expected):
+    auth.login()
+    add_responses(app, many(20, 20))
+    for action in ("publish", "preview"):
+        answer = post(auth, action, figures, epsilon)
+        if action == "preview" and "over the survey" in expected:
+            assert answer.status_code == 200 and expected in text_of(answer)
+            continue
+        assert answer.status_code == 400 and expected in message_of(answer), message_of(answer)
+    assert stored_releases(app) == []
+
+
+def test_a_second_release_needs_the_new_answers_and_pays_from_the_same_budget(app, auth):
+    auth.login()
+    add_responses(app, many(20, 20))
+    assert post(auth, "publish", ["counts:year"], "0.5").status_code == 302
+    add_responses(app, many(2, 2), day="2026-11-23")
+    refused = post(auth, "publish", ["counts:year"], "0.25")
+    assert refused.status_code == 400 and "There are only 4 new answers since the last release" in message_of(refused)
+    add_responses(app, many(3, 3), day="2026-11-24")
+    assert post(auth, "publish", ["counts:year"], "0.25").status_code == 302
+    add_responses(app, many(3, 3), day="2026-11-25")
+    over = post(auth, "publish", ["counts:year"], "0.5")
+    assert over.status_code == 400 and "over by 0.25" in message_of(over)
+    assert [r.epsilon for r in stored_releases(app)] == [0.5, 0.25]
+    assert [r.answers for r in stored_releases(app)] == [40, 50]
+
+
+def test_free_figures_alone_cost_nothing(app, auth):
+    auth.login()
+    add_responses(app, many(20, 20))
+    assert post(auth, "publish", ["estimate:cheated"], "0.5").status_code == 302
+    (stored,) = stored_releases(app)
+    assert stored.epsilon == 0 and "Nothing is spent yet" not in text_of(
+        auth.client.get("/admin/surveys/quiz/releases")
+    )
+
+
+def test_a_survey_without_a_releases_key_publishes_nothing(app, auth, surveys_dir):
+    (surveys_dir / "plain.yaml").write_text(QUIZ_YAML.replace("id: quiz", "id: plain"))
+    auth.login()
+    page = text_of(auth.client.get("/admin/surveys/plain/releases/new"))
+    assert "has no <code>releases:</code> key" in page and 'name="figure"' not in page
+    answer = post(auth, "publish", ["counts:year"], "0.5", survey_id="plain")
+    assert answer.status_code == 400 and "no `releases:` key" in message_of(answer)
+    assert stored_releases(app, "plain") == []
+    assert "has no <code>releases:</code> key" in auth.client.get("/admin/surveys/plain/releases").get_data(
+        as_text=True
+    )
+
+
+def test_a_viewer_reads_the_ledger_but_only_an_owner_publishes(app, auth, admin_account):
+    add_responses(app, many(20, 20))
+    viewer = signed_in_as(app, "vera", "viewer")
+    assert viewer.client.get("/admin/surveys/quiz/releases").status_code == 200
+    assert "Publish a release" not in text_of(viewer.client.get("/admin/surveys/quiz/releases"))
+    assert viewer.client.get("/admin/surveys/quiz/releases/new").status_code == 404
+    token = csrf_token_in(text_of(viewer.client.get("/admin/surveys/quiz/releases")))
+    data = {"csrf_token": token, "action": "publish", "figure": ["counts:year"], "epsilon": "0.5"}
+    assert viewer.client.post("/admin/surveys/quiz/releases/new", data=data).status_code == 404
+    owner = signed_in_as(app, "olga", "owner")
+    assert post(owner, "publish", ["counts:year"], "0.5").status_code == 302
+    outsider = signed_in_as(app, "otto", None)
+    assert outsider.client.get("/admin/surveys/quiz/releases").status_code == 404
+    assert app.test_client().get("/admin/surveys/quiz/releases").status_code == 302
+    assert len(stored_releases(app)) == 1
