@@ -55,16 +55,16 @@ def _t(x: float, y: float, content: str, **attributes) -> str:
     return f'<text x="{x:.1f}" y="{y:.1f}"{extra}>{escape(content)}</text>'
 
 
-def _row_parts(row: PublishedRow, y: float) -> tuple[list[str], float]:
+def _row_parts(row: PublishedRow, y: float, empty: str) -> tuple[list[str], float]:
     parts = []
     for line in wrap(row.label, LABEL_CHARS):
         y += LINE
         parts.append(_t(MARGIN, y - 4, line, fill=TEXT_COLOUR, class_="label"))
     middle = y + BAR / 2
     low, high = _share(row.low), _share(row.high)
-    parts.append(f'<g class="row"><title>{escape(_describe(row))}</title>')
+    parts.append(f'<g class="row"><title>{escape(_describe(row, empty))}</title>')
     if row.number is None or low is None or high is None:
-        parts.append(_t(MARGIN + 4, middle + 4, "not published (no answers)", fill=OBSERVED_COLOUR, class_="empty"))
+        parts.append(_t(MARGIN + 4, middle + 4, f"no estimate: {empty}", fill=OBSERVED_COLOUR, class_="empty"))
     else:
         line = f'stroke="{ESTIMATE_COLOUR}" stroke-width="2"'
         x1, x2 = _x(low), _x(high)
@@ -72,15 +72,15 @@ def _row_parts(row: PublishedRow, y: float) -> tuple[list[str], float]:
         for cap in (x1, x2):
             parts.append(f'<line x1="{cap:.1f}" y1="{middle - 5:.1f}" x2="{cap:.1f}" y2="{middle + 5:.1f}" {line}/>')
         parts.append(f'<circle cx="{_x(row.number):.1f}" cy="{middle:.1f}" r="5" fill="{ESTIMATE_COLOUR}"/>')
-        figures = f"{row.value.split(' (')[0]} ({row.low.removesuffix('%')}–{row.high})"
+        figures = f"{percent(row.number)} ({percent(low).removesuffix('%')}–{percent(high)})"
         parts.append(_t(WIDTH - MARGIN, middle + 4, figures, fill=TEXT_COLOUR, text_anchor="end", class_="figures"))
     parts.append("</g>")
     return parts, y + BAR + GAP
 
 
-def _describe(row: PublishedRow) -> str:
+def _describe(row: PublishedRow, empty: str) -> str:
     if row.number is None or _share(row.low) is None:
-        return f"{row.label}: not published"
+        return f"{row.label}: no estimate ({empty})"
     return f"{row.label}: {row.value.split(' (')[0]}, interval {row.low} to {row.high}"
 
 
@@ -90,14 +90,15 @@ def figure_chart_svg(figure: PublishedFigure) -> Markup | None:
         return None
     if not any(_share(row.low) is not None for row in figure.rows):
         return None  # a randomized number's estimate rows are means, not shares
+    empty = "no answers yet" if figure.key.startswith("estimate:") else "its noisy count is 0"
     top = 40
     body, y = [], top
     for row in figure.rows:
-        drawn, y = _row_parts(row, y)
+        drawn, y = _row_parts(row, y, empty)
         body.extend(drawn)
     height = y + 4
     desc = "Published values with their intervals (noise and sampling error included): " + "; ".join(
-        _describe(row) for row in figure.rows
+        _describe(row, empty) for row in figure.rows
     )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
