@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from analysis.central import PrivacyCost, count_scale, discrete_laplace_variance
-from surveys import releases
+from surveys import breakdowns, releases
 from surveys.central_noise import seeded_sampler
 from surveys.design_contract import question_design_key
 from surveys.releases import ReleaseInputs, ReleaseRefused, make_release, plan_release
@@ -329,6 +329,39 @@ def test_the_breakdown_interval_is_wider_than_the_sampling_interval_by_the_noise
     noise = (0.5**2 + 0.5**2) * variance / 300**2  # d lambda / d c_yes = (1 - lambda) / n, likewise for no
     expected = 2 * 1.96 * math.sqrt(0.5 * 0.5 / 300 + noise) / 0.5 * 100
     assert widths[Fraction(1, 10)][1] == pytest.approx(expected, abs=0.3)
+
+
+def test_breakdown_estimates_are_the_questions_own_estimator_on_the_cells(survey):
+    """With no noise drawn, each group's figure is what the results page's break-down shows for the same cells
+    (its kind's estimator), for a yes/no and a select_one question; the sampling part of the interval is the
+    break-down's standard error."""
+    k = key(survey, "ai_use")
+    cells = {
+        "first": {
+            "cheated": {key(survey, "cheated"): {"yes": 120, "no": 180}},
+            "ai_use": {k: {"never": 90, "once": 40, "often": 20}},
+        },
+        "second": {
+            "cheated": {key(survey, "cheated"): {"yes": 200, "no": 100}},
+            "ai_use": {k: {"never": 30, "once": 60, "often": 70}},
+        },
+    }
+    plan = plan_release(survey, ["breakdown:cheated:year", "breakdown:ai_use:year"], Fraction(1000))
+    release = make_release(survey, plan, ReleaseInputs({}, {"year": cells}, 600), RecordingSampler(), DAY)
+    page = breakdowns.compute_breakdown(survey, "year", cells)
+    cheated, ai_use = release.figures
+    assert [row.label for row in cheated.rows] == ["first", "second", "third"]
+    for row in cheated.rows[:2]:
+        result = page.group(row.label).question("cheated")
+        assert row.number == pytest.approx(result.estimate)
+        assert float(row.high.rstrip("%")) - float(row.low.rstrip("%")) == pytest.approx(
+            2 * 1.96 * result.std_err * 100, abs=0.15
+        )
+    assert cheated.rows[2].value.endswith("(0)")  # no one in the third year: no estimate, no interval
+    numbers = {row.label: row.number for row in ai_use.rows}
+    for group in ("first", "second"):
+        for option in page.group(group).question("ai_use").options:
+            assert numbers[f"{group}: {option.choice.label}"] == pytest.approx(min(max(option.estimate_raw, 0), 1))
 
 
 def test_the_mode_is_the_most_common_answer_when_it_stands_out(survey):
