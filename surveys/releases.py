@@ -130,8 +130,9 @@ _CELL_TABLES = ("yes_no", "choice")
 _GRID = 10**12
 #: How :func:`analysis.central.nonnegative_counts` makes counts whole and non-negative, for the notes.
 NONNEGATIVE_HOW = (
-    "negative noisy counts were raised to 0 and the same amount taken off the largest counts, so that the "
-    "counts shown add up to the noisy total (all 0 when that total is below 0)"
+    "the noisy counts were replaced by the nearest whole, non-negative counts with the same total (each lowered "
+    "by one common amount, any below it set to 0, then rounded keeping the total; all 0 when the noisy total is "
+    "0 or below), so the expected total is the true one"
 )
 CSV_COLUMNS = ("figure", "title", "label", "value", "low", "high", "number")
 

@@ -130,7 +130,8 @@ def test_a_release_splits_its_epsilon_over_its_costing_figures(survey):
     }
     assert plan.mechanism == releases.LAPLACE
     assert plan.cost.epsilon == pytest.approx(0.75) and plan.cost.sequential_epsilon == pytest.approx(0.75)
-    assert releases.release_cost(plan) == PrivacyCost(pytest.approx(0.75), 0.0, 0.0)
+    cost = releases.release_cost(plan)
+    assert (cost.epsilon, cost.delta, cost.rho) == (pytest.approx(0.75), 0.0, 0.0)
     free = plan_release(survey, ["estimate:cheated", "mean:drinks"], Fraction(1))
     assert free.cost.epsilon == 0 and free.costing_keys == ()
 
@@ -264,7 +265,10 @@ def test_counts_are_near_the_truth_whole_and_non_negative(survey):
         counts = [int(row.value.split("(")[1].rstrip(")")) for row in figure.rows]
         assert all(count >= 0 for count in counts)
         assert abs(counts[0] - 500) <= 6 * sd + 2 and abs(counts[2] - 200) <= 6 * sd + 2
-        assert "discrete Laplace noise (scale 2" in figure.note and "add up to the noisy total" in figure.note
+        assert (
+            "discrete Laplace noise (scale 2" in figure.note
+            and "non-negative counts with the same total" in figure.note
+        )
 
 
 def _coverage_bound(level: float, runs: int) -> float:
@@ -273,13 +277,15 @@ def _coverage_bound(level: float, runs: int) -> float:
     return level - 3.1 * math.sqrt(level * (1 - level) / runs)
 
 
-def test_count_share_intervals_cover_at_their_level(survey):
-    """Shares of a plain question from a sample of 200 people, counts noised at epsilon 0.1 (noise s.d. about 14
-    on counts of 40 to 100): the interval, which adds the noise's variance, covers the population share at
-    its level over 400 simulated releases."""
+@pytest.mark.parametrize(("delta", "epsilon"), [(0, Fraction(1, 10)), (1e-6, Fraction(1))])
+def test_count_share_intervals_cover_at_their_level(delta, epsilon):
+    """Shares of a plain question from a sample of 200 people, counts noised at epsilon 0.1 (discrete Laplace,
+    noise s.d. about 14 on counts of 40 to 100) or at (1, 1e-6) (discrete Gaussian, s.d. about 5): the
+    interval, which adds the noise's variance, covers the population share at its level over 400 releases."""
+    survey = make({"budget": {"epsilon": 2, "delta": delta}})
     rng = np.random.default_rng(2811)
     truth = np.array([0.5, 0.3, 0.2])
-    plan = plan_release(survey, ["counts:year"], Fraction(1, 10))
+    plan = plan_release(survey, ["counts:year"], epsilon)
     runs, covered = 400, np.zeros(3)
     for run in range(runs):
         year = tuple(int(c) for c in rng.multinomial(200, truth))
