@@ -63,6 +63,7 @@ from analysis.central import (
     PrivacyCost,
     TotalCost,
     count_scale,
+    discrete_gaussian_pmf,
     discrete_gaussian_variance,
     discrete_laplace_quantile,
     discrete_laplace_variance,
@@ -453,12 +454,16 @@ class _Noise:
         return float(discrete_gaussian_variance(self.scale))
 
     def half_width(self, level: float) -> int:
-        """``m`` with ``P(|noise| <= m) >= level``: exact for the discrete Laplace; for the discrete Gaussian the
-        normal quantile of its standard deviation, rounded up (its tails are lighter than the normal's,
-        Canonne, Kamath and Steinke 2020, Proposition 19)."""
+        """The least ``m`` with ``P(|noise| <= m) >= level``, exactly: the discrete Laplace's quantile
+        (:func:`analysis.central.discrete_laplace_quantile`), the discrete Gaussian's summed from its pmf."""
         if self.mechanism == LAPLACE:
             return int(discrete_laplace_quantile(level, self.scale))
-        return math.ceil(_z(level) * math.sqrt(float(self.scale)))
+        centre = discrete_gaussian_pmf(0, self.scale)
+        sigma2, m, inside = float(self.scale), 0, centre
+        while inside < level:
+            m += 1
+            inside += 2 * centre * math.exp(-(m * m) / (2 * sigma2))
+        return m
 
     def describe(self, level: float) -> str:
         if self.mechanism == LAPLACE:
@@ -716,10 +721,16 @@ def protection(survey: Survey, plan: ReleasePlan) -> tuple[str, ...]:
     if randomized:
         names = ", ".join(f"“{q.label}”" for q in randomized)
         sentences.append(
-            f"Answers to {names} were randomized on each respondent's device before they were sent: the stored "
-            "answer does not say what the person answered, and every figure from those answers is computed from "
-            "the randomized answers only."
+            f"Answers to {names} were randomized before they were stored, on the respondent's device (or at once "
+            "on the server when the browser ran no JavaScript): the stored answer does not say what the person "
+            "answered, and every figure from those answers is computed from the randomized answers only."
         )
+        if survey.direct_share:
+            sentences.append(
+                f"A share of {percent(float(survey.direct_share), 1, trim=True)} of the respondents, drawn at "
+                "random, were asked these questions directly as a control group; their answers to them are in no "
+                "figure of this release."
+            )
     if plan.costing_keys:
         used = {name for key in plan.costing_keys for name in key.split(":")[1:]}
         names = ", ".join(f"“{q.label}”" for q in breakdown_questions(survey) if q.name in used)
@@ -775,7 +786,8 @@ def make_release(
     ReleaseRefused
         When the survey has no ``releases:`` key or ``plan`` is for another survey.
     ValueError
-        For a confidence level outside ``(0, 1)`` or a negative ``inputs.answers``.
+        For a confidence level outside ``(0, 1)``, a negative ``inputs.answers``, or a break-down whose plain
+        question's group tallies are not in ``inputs.group_tallies`` (its noise alone would be published).
     """
     policy = survey.release_policy
     if policy is None:
@@ -786,6 +798,10 @@ def make_release(
         raise ValueError(f"confidence_level must be in (0, 1), got confidence_level={confidence_level!r}")
     if inputs.answers < 0:
         raise ValueError(f"answers must be 0 or more, got answers={inputs.answers!r}")
+    for key in plan.keys:
+        by = key.split(":")[2] if key.startswith(BREAKDOWN + ":") else None
+        if by is not None and by not in inputs.group_tallies:
+            raise ValueError(f"inputs.group_tallies has no tallies by {by!r}, which {key!r} needs")
     figures = tuple(
         _BUILDERS[key.split(":", 1)[0]](survey, plan, policy, key, inputs, sampler, confidence_level)
         for key in plan.keys

@@ -17,13 +17,14 @@ import numpy as np
 import pytest
 import yaml
 
-from analysis.central import PrivacyCost, count_scale, discrete_laplace_variance
+from analysis.central import PrivacyCost, count_scale, discrete_gaussian_pmf, discrete_laplace_variance
 from surveys import breakdowns, releases
 from surveys.central_noise import seeded_sampler
 from surveys.design_contract import question_design_key
 from surveys.releases import ReleaseInputs, ReleaseRefused, make_release, plan_release
 from surveys.results import compute_results
 from surveys.schema import parse_survey
+from tests.helpers.sample_surveys import TWO_GROUP_YAML, two_group_tallies
 
 SURVEY_YAML = """
 id: rel
@@ -405,9 +406,57 @@ def test_protection_sentences_follow_the_survey(survey):
     inputs = ReleaseInputs(tallies_of(survey), {}, 1000)
     open_survey = make_release(survey, plan, inputs, RecordingSampler(), DAY).protection
     text = " ".join(open_survey)
-    assert "randomized on each respondent's device" in text and "“Year”" in text
+    assert "randomized before they were stored, on the respondent's device" in text and "“Year”" in text
+    assert "control group" not in text
     assert "do not hide whether someone took part" in text
     assert "this is an assumption" in text
     invited = make(invitation_only=True)
     text = " ".join(make_release(invited, plan, inputs, RecordingSampler(), DAY).protection)
     assert "invitation codes" in text and "this is an assumption" not in text
+
+
+def test_two_random_groups_and_a_control_arm_are_published_as_estimates_only():
+    """A two-group design's answers are kept per random group: no break-down of them is offered (its cells would
+    not be one count per person under one key); the direct-question arm's true answers are in no figure, and
+    the page says so."""
+    mapping = yaml.safe_load(TWO_GROUP_YAML) | {"releases": {"budget": {"epsilon": 1}}}
+    survey = parse_survey(mapping, "twogroup.yaml")
+    assert [c.key for c in releases.figure_choices(survey)] == [
+        "estimate:evaded",
+        "estimate:doped",
+        "counts:region",
+        "mode:region",
+    ]
+    counts = {"evaded": {"1": (60, 40), "2": (40, 60)}, "doped": {"1": (60, 40), "2": (40, 60)}}
+    with_direct = {"evaded": counts["evaded"] | {"direct": (90, 10)}, "doped": counts["doped"]}
+    plan = plan_release(survey, ["estimate:evaded", "counts:region"], Fraction(1))
+    made = [
+        make_release(survey, plan, ReleaseInputs(two_group_tallies(survey, c), {}, 200), RecordingSampler(), DAY)
+        for c in (counts, with_direct)
+    ]
+    assert made[0].figures[0] == made[1].figures[0]
+    assert "20% of the respondents, drawn at random, were asked these questions directly" in " ".join(
+        made[0].protection
+    )
+
+
+def test_the_gaussian_count_interval_is_its_exact_quantile():
+    """The note's plus-or-minus m for discrete Gaussian noise: P(|Z| <= m) >= 95% > P(|Z| <= m - 1), from the pmf."""
+    survey = make({"budget": {"epsilon": 2, "delta": 1e-6}})
+    plan = plan_release(survey, ["counts:year"], Fraction(1, 2))
+    sampler = RecordingSampler()
+    figure = make_release(survey, plan, ReleaseInputs(tallies_of(survey), {}, 1000), sampler, DAY).figures[0]
+    sigma2 = sampler.calls[0][1]
+    m = int(figure.note.split("within ±")[1].split()[0])
+
+    def inside(width):
+        return sum(discrete_gaussian_pmf(k, sigma2) for k in range(-width, width + 1))
+
+    assert inside(m) >= 0.95 > inside(m - 1)
+    assert "discrete Gaussian noise" in figure.note
+
+
+def test_a_breakdown_without_its_group_tallies_is_an_error_not_a_table_of_noise(survey):
+    plan = plan_release(survey, ["breakdown:cheated:year"], Fraction(1))
+    with pytest.raises(ValueError, match="no tallies by 'year'"):
+        make_release(survey, plan, ReleaseInputs(tallies_of(survey), {"age": {}}, 1000), RecordingSampler(), DAY)
