@@ -17,10 +17,12 @@ probability bounded by Clopper-Pearson at 99.95% one-sided, so the pair holds at
 
 from __future__ import annotations
 
+import ast
 import math
 import secrets
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from scipy.stats import beta, chisquare
@@ -32,6 +34,8 @@ from analysis.central import (
     exponential_probabilities,
 )
 from surveys.central_noise import SECURE, seeded_sampler
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: The chi-square tests' level, fixed before the runs.
 ALPHA = 1e-3
@@ -138,6 +142,23 @@ def test_secure_draws_from_secrets_and_the_seeded_sampler_does_not(monkeypatch):
     seeded.discrete_gaussian(Fraction(3, 2))
     seeded.exponential_choice([1, 2, 3], Fraction(1), 1)
     assert calls == []
+
+
+def test_random_is_imported_only_by_the_seeded_sampler():
+    """The module draws from ``secrets``; ``random`` (and nothing else that makes numbers) is named only inside
+    ``seeded_sampler``, the tests' sampler."""
+    tree = ast.parse((ROOT / "surveys" / "central_noise.py").read_text())
+    at_top = {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+    at_top |= {node.module for node in tree.body if isinstance(node, ast.ImportFrom)}
+    assert "secrets" in at_top
+    assert not at_top & {"random", "numpy", "os", "uuid", "time"}
+    users = {
+        function.name
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef)
+        and any(isinstance(n, ast.Name) and n.id == "random" for n in ast.walk(function))
+    }
+    assert users == {"seeded_sampler"}
 
 
 def test_the_seeded_sampler_repeats_itself_and_bad_arguments_are_refused():
