@@ -26,7 +26,6 @@ F. McSherry and K. Talwar, "Mechanism Design via Differential Privacy", FOCS 200
 from __future__ import annotations
 
 import math
-import random
 import secrets
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -118,8 +117,11 @@ def seeded_sampler(seed: int) -> CentralSampler:
     """The same algorithms as :data:`SECURE` over ``random.Random(seed).randrange``.
 
     For tests and simulations ONLY (fixed seeds make a test reproducible): never for a release, whose noise
-    must not be predictable. Only :data:`SECURE` is used on the release path.
+    must not be predictable. Only :data:`SECURE` is used on the release path; :mod:`random` is imported here and
+    nowhere else in this module (tests/test_central_noise.py::test_random_is_imported_only_by_the_seeded_sampler).
     """
+    import random  # noqa: PLC0415  (tests only: kept off the module's release path)
+
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"the seed must be a whole number, got {seed!r}")
     return _Sampler(random.Random(seed).randrange)
