@@ -322,8 +322,9 @@ def budget_left(policy: ReleasePolicy, spent: Sequence[PrivacyCost]) -> TotalCos
 
     Pure budget: ``epsilon - spent`` (sequential composition). With ``delta > 0``: the budget's ``rho``
     (:func:`analysis.central.rho_for`) minus the ``rho`` spent, read back as the epsilon the next release may ask
-    for (:func:`analysis.central.zcdp_epsilon` at the budget's delta), ``method == "zCDP"``; ``sequential_epsilon``
-    is the budget minus the epsilons spent, for comparison. Never below 0.
+    for (:func:`analysis.central.zcdp_epsilon` at the budget's delta), ``method == "zCDP"``, or, when every release
+    so far was pure and that is more, the budget minus their sum (``"sequential"``: the next release's delta is then
+    the only one); ``sequential_epsilon`` is the budget minus the epsilons spent, for comparison. Never below 0.
     """
     sequential = max(float(policy.epsilon) - math.fsum(cost.epsilon for cost in spent), 0.0)
     if policy.delta == 0:
@@ -331,10 +332,10 @@ def budget_left(policy: ReleasePolicy, spent: Sequence[PrivacyCost]) -> TotalCos
         left = max(float(policy.epsilon) - used, 0.0)
         return TotalCost(epsilon=left, delta=0.0, method="sequential", sequential_epsilon=sequential)
     rho_left = rho_for(float(policy.epsilon), policy.delta) - math.fsum(_rho_of(cost) for cost in spent)
-    left = zcdp_epsilon(rho_left, policy.delta) if rho_left > 0 else 0.0
-    return TotalCost(
-        epsilon=min(left, float(policy.epsilon)), delta=policy.delta, method="zCDP", sequential_epsilon=sequential
-    )
+    left = min(zcdp_epsilon(rho_left, policy.delta) if rho_left > 0 else 0.0, float(policy.epsilon))
+    if all(cost.delta == 0 for cost in spent) and sequential > left:  # only pure releases so far: their sum
+        return TotalCost(epsilon=sequential, delta=policy.delta, method="sequential", sequential_epsilon=sequential)
+    return TotalCost(epsilon=left, delta=policy.delta, method="zCDP", sequential_epsilon=sequential)
 
 
 def _rho_of(cost: PrivacyCost) -> float:

@@ -135,6 +135,7 @@ def test_a_release_splits_its_epsilon_over_its_costing_figures(survey):
     assert (cost.epsilon, cost.delta, cost.rho) == (pytest.approx(0.75), 0.0, 0.0)
     free = plan_release(survey, ["estimate:cheated", "mean:drinks"], Fraction(1))
     assert free.cost.epsilon == 0 and free.costing_keys == ()
+    assert plan_release(survey, ["estimate:cheated"], Fraction(0)).cost.epsilon == 0  # nothing to spend: allowed
 
 
 def test_releases_add_up_and_one_over_the_budget_is_refused(survey):
@@ -195,6 +196,10 @@ def test_a_gaussian_budget_is_accounted_by_zcdp_and_what_is_left_can_be_spent():
     releases.check_release(policy, plan_release(survey, ["counts:year"], asked), spent, 10, 5)
     with pytest.raises(ReleaseRefused, match="over the survey's budget"):
         releases.check_release(policy, plan_release(survey, ["counts:year"], asked * Fraction(11, 10)), spent, 10, 5)
+    # releases made while the budget was pure (the file changed): their sum, as long as no delta is spent yet
+    pure = releases.budget_left(policy, [PrivacyCost(0.5)])
+    assert pure.method == "sequential" and pure.epsilon == pytest.approx(0.5)
+    releases.check_release(policy, plan_release(survey, ["counts:year"], Fraction(1, 2)), [PrivacyCost(0.5)], 10, 5)
 
 
 @pytest.mark.parametrize(
