@@ -23,7 +23,7 @@ Everything here is pure: numbers in, numbers or frozen results out. The noise it
 References
 ----------
 M. Bun and T. Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",
-TCC 2016, arXiv:1605.02065 (Proposition 1.3, 1.4; Lemma 2.3 composition).
+TCC 2016, arXiv:1605.02065 (Proposition 1.3, 1.4; Lemma 1.7, composition).
 C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020,
 arXiv:2004.00010 (Algorithms 1-3, Theorem 4, Corollary 13).
 C. Dwork, G. N. Rothblum and S. Vadhan, "Boosting and Differential Privacy", FOCS 2010 (Theorem III.3).
@@ -452,7 +452,7 @@ def _rhos(found: list[PrivacyCost]) -> list[float] | None:
 
 def sequential(costs: Sequence[PrivacyCost]) -> PrivacyCost:
     """Basic composition: epsilons, deltas and rhos add up (Dwork and Roth 2014, Theorem 3.16; Bun and Steinke
-    2016, Lemma 2.3 for rho). No costs cost nothing.
+    2016, Lemma 1.7 for rho). No costs cost nothing.
 
     The rho is the sum of every part's zCDP cost, a pure part's ``epsilon^2/2`` included (so a sum of pure costs
     has a rho too), or 0 when a part has a delta and no rho (see :class:`PrivacyCost`)."""
