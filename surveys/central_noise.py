@@ -76,9 +76,10 @@ class _Sampler:
 
         With ``t = floor(sigma) + 1``: draw ``Y`` discrete Laplace of scale ``t``, accept it with
         Bernoulli(``exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))``), else draw again. The accepted ``Y`` is
-        discrete Gaussian of parameter ``sigma^2`` (their Theorem 6; the acceptance rate is at least about
-        ``1 - 1/e`` there). ``floor(sigma)`` is ``isqrt(floor(sigma^2))``; the Bernoulli's parameter is a
-        fraction, so everything is integers and fractions.
+        discrete Gaussian of parameter ``sigma^2``: ``P(Y = y) exp(-(|y| - sigma^2/t)^2/(2 sigma^2))`` is
+        proportional to ``exp(-|y|/t - (|y| - sigma^2/t)^2/(2 sigma^2))``, which is ``exp(-y^2/(2 sigma^2))`` times
+        a constant. (OpenDP's ``sample_discrete_gaussian`` is the same algorithm.) ``floor(sigma)`` is
+        ``isqrt(floor(sigma^2))``; the Bernoulli's parameter is a fraction, so everything is integers and fractions.
         """
         s2 = _positive(sigma2, "sigma2")
         t = math.isqrt(s2.numerator // s2.denominator) + 1

@@ -196,9 +196,11 @@ def test_exponential_probabilities_by_hand():
 
 
 def test_sequential_and_parallel_by_hand():
+    """A pure part's rho is epsilon^2/2 (0.125 and 0.5 here); a part with a delta and no rho leaves no rho."""
     costs = [PrivacyCost(0.5), PrivacyCost(0.25, 1e-6, 0.01), PrivacyCost(1.0)]
-    assert sequential(costs) == PrivacyCost(1.75, 1e-6, 0.01)
-    assert parallel(costs) == PrivacyCost(1.0, 1e-6, 0.01)
+    assert sequential(costs) == PrivacyCost(1.75, 1e-6, 0.635)
+    assert parallel(costs) == PrivacyCost(1.0, 1e-6, 0.5)
+    assert sequential([PrivacyCost(0.1), PrivacyCost(0.2, 1e-6)]).rho == 0.0
     assert sequential([]) == parallel([]) == PrivacyCost(0.0)
     with pytest.raises(ValueError, match="epsilon"):
         PrivacyCost(-1.0)
@@ -271,6 +273,17 @@ def test_total_cost_agrees_with_opendp_for_release_plans(plan):
         assert_allclose(ours.epsilon, concentrated, rtol=OPENDP_RTOL)
 
 
+def test_releases_that_mix_pure_and_gaussian_figures_keep_both_in_zcdp():
+    """Releases stored as one PrivacyCost each (sequential over their figures) add up as the figures do: three
+    releases of two pure counts (0.1) and one Gaussian count (rho 0.005) under 1e-5 equal OpenDP's zCDP
+    composition of all nine figures. (Summing the stated rhos alone would leave out the pure counts' 0.01 each.)"""
+    pure, rhos, delta = [0.1, 0.1], [0.005], 1e-5
+    release = sequential(_our_costs(pure, rhos, delta / 3))
+    total = total_cost([release] * 3, delta)
+    assert total.method == "zCDP"
+    assert_allclose(total.epsilon, _opendp_zcdp(pure * 3, rhos * 3, delta), rtol=OPENDP_RTOL)
+
+
 def test_the_tightest_method_is_taken_only_when_tighter():
     """Figures computed above by hand and OpenDP: three counts of 1 under 1e-3 (sum 3; zCDP 7.0; advanced 11.6)
     stay sequential; forty of 0.05 under 1e-6 (sum 2; zCDP 1.47; advanced 1.76) go to zCDP; two thousand
@@ -294,7 +307,8 @@ def test_the_tightest_method_is_taken_only_when_tighter():
 def test_a_pure_budget_refuses_costs_with_a_delta():
     assert total_cost([], 0) == TotalCost(0.0, 0.0, "sequential", 0.0)
     with pytest.raises(ValueError, match="delta 0"):
-        total_cost([PrivacyCost(0.5, 0.0, 0.125)], 0)
+        total_cost([PrivacyCost(0.5, 1e-6, 0.125)], 0)
+    assert total_cost([PrivacyCost(0.5, 0.0, 0.125)] * 2, 0) == TotalCost(1.0, 0.0, "sequential", 1.0)
     with pytest.raises(ValueError, match="delta"):
         total_cost([PrivacyCost(0.5)], 1.5)
 
