@@ -23,11 +23,12 @@ Everything here is pure: numbers in, numbers or frozen results out. The noise it
 References
 ----------
 M. Bun and T. Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",
-TCC 2016, arXiv:1605.02065 (Proposition 1.3, 1.4; Lemma 2.3 composition).
+TCC 2016, arXiv:1605.02065 (Proposition 1.3, 1.4; Lemma 1.7, composition).
 C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020,
 arXiv:2004.00010 (Algorithms 1-3, Theorem 4, Corollary 13).
 C. Dwork, G. N. Rothblum and S. Vadhan, "Boosting and Differential Privacy", FOCS 2010 (Theorem III.3).
 F. McSherry and K. Talwar, "Mechanism Design via Differential Privacy", FOCS 2007 (Theorem 6).
+F. McSherry, "Privacy Integrated Queries", SIGMOD 2009 (Theorem 4, parallel composition).
 A. Ghosh, T. Roughgarden and M. Sundararajan, "Universally Utility-Maximizing Privacy Mechanisms",
 SIAM J. Comput. 41(6), 2012.
 """
@@ -82,8 +83,11 @@ class PrivacyCost:
     delta : float
         The delta that goes with ``epsilon`` (0 for pure DP).
     rho : float
-        The zero-concentrated DP cost (Bun and Steinke 2016); 0 for a pure figure that did not go through
-        zCDP (:func:`total_cost` then uses ``epsilon^2/2``, Bun and Steinke 2016, Proposition 1.4).
+        The zero-concentrated DP cost (Bun and Steinke 2016). 0 means not stated: for a pure cost (``delta`` 0)
+        ``epsilon^2/2`` is used (Bun and Steinke 2016, Proposition 1.4), and an (epsilon, delta) cost with no
+        rho has no zCDP route. :func:`sequential` and :func:`parallel` state it whenever every part has one
+        (a pure part counting ``epsilon^2/2``), so a release that mixes pure and Gaussian figures keeps the
+        zCDP cost of both.
     """
 
     epsilon: float
@@ -438,28 +442,44 @@ def _costs(costs: Sequence[PrivacyCost]) -> list[PrivacyCost]:
     return found
 
 
+def _rhos(found: list[PrivacyCost]) -> list[float] | None:
+    """Each cost's zCDP cost (``epsilon^2/2`` for a pure one with none stated), or None when one has a delta but
+    no rho."""
+    if any(c.rho == 0 and c.delta > 0 for c in found):
+        return None
+    return [c.rho if c.rho > 0 else c.epsilon**2 / 2 for c in found]
+
+
 def sequential(costs: Sequence[PrivacyCost]) -> PrivacyCost:
     """Basic composition: epsilons, deltas and rhos add up (Dwork and Roth 2014, Theorem 3.16; Bun and Steinke
-    2016, Lemma 2.3 for rho). No costs cost nothing."""
+    2016, Lemma 1.7 for rho). No costs cost nothing.
+
+    The rho is the sum of every part's zCDP cost, a pure part's ``epsilon^2/2`` included (so a sum of pure costs
+    has a rho too), or 0 when a part has a delta and no rho (see :class:`PrivacyCost`)."""
     found = _costs(costs)
+    rhos = _rhos(found)
     return PrivacyCost(
         epsilon=math.fsum(c.epsilon for c in found),
         delta=math.fsum(c.delta for c in found),
-        rho=math.fsum(c.rho for c in found),
+        rho=math.fsum(rhos) if rhos is not None else 0.0,
     )
 
 
 def parallel(costs: Sequence[PrivacyCost]) -> PrivacyCost:
-    """Parallel composition over disjoint cells (one person's rows fall in one cell): the largest epsilon, delta
-    and rho (McSherry 2009, Theorem 4). No costs cost nothing.
+    """Parallel composition over disjoint cells: the largest epsilon, delta and rho (McSherry 2009, Theorem 4).
+    No costs cost nothing; the rho as in :func:`sequential`, the largest instead of the sum.
 
-    With ``rows_per_person > 1`` a person's rows may fall in several cells; the caller then adds the cells'
-    costs (:func:`sequential`) or scales the sensitivity, not this."""
+    With ``rows_per_person = D > 1`` a person's rows may fall in several cells, changing them by ``r_1, ..., r_m``
+    with ``sum r_j <= D``. It still holds when each cell's noise is scaled to the sensitivity ``D``
+    (:func:`count_scale`, :func:`gaussian_sigma2`): the privacy loss is ``sum r_j epsilon/D <= epsilon`` for the
+    discrete Laplace, and ``sum r_j^2/(2 sigma^2) <= D^2/(2 sigma^2) = rho`` for the discrete Gaussian (the
+    histogram's L1 and L2 sensitivities are at most ``D``)."""
     found = _costs(costs)
+    rhos = _rhos(found)
     return PrivacyCost(
         epsilon=max((c.epsilon for c in found), default=0.0),
         delta=max((c.delta for c in found), default=0.0),
-        rho=max((c.rho for c in found), default=0.0),
+        rho=max(rhos, default=0.0) if rhos is not None else 0.0,
     )
 
 
@@ -480,10 +500,8 @@ def advanced(epsilon: float, k: int, delta_prime: float) -> PrivacyCost:
 def _zcdp_total(found: list[PrivacyCost], delta: float) -> float | None:
     """The epsilon of the zCDP route, or None when a cost has a delta but no rho (it cannot be put in zCDP).
     A pure cost counts ``epsilon^2/2`` (Bun and Steinke 2016, Proposition 1.4)."""
-    if any(c.rho == 0 and c.delta > 0 for c in found):
-        return None
-    rho = math.fsum(c.rho if c.rho > 0 else c.epsilon**2 / 2 for c in found)
-    return zcdp_epsilon(rho, delta)
+    rhos = _rhos(found)
+    return None if rhos is None else zcdp_epsilon(math.fsum(rhos), delta)
 
 
 def _advanced_total(found: list[PrivacyCost], delta: float) -> float | None:
@@ -521,13 +539,13 @@ def total_cost(costs: Sequence[PrivacyCost], delta: float) -> TotalCost:
     Raises
     ------
     ValueError
-        When ``delta`` is 0 and a cost has a delta or a rho (it needs a delta to be stated in (epsilon, delta)).
+        When ``delta`` is 0 and a cost has a delta (only pure costs fit a pure budget).
     """
     delta = _delta(delta, zero=True)
     found = _costs(costs)
     plain = sequential(found)
     if delta == 0:
-        bad = [c for c in found if c.delta > 0 or c.rho > 0]
+        bad = [c for c in found if c.delta > 0]
         if bad:
             raise ValueError(f"a budget with delta 0 takes pure costs only, got {bad[0]!r}")
         return TotalCost(plain.epsilon, 0.0, "sequential", plain.epsilon)

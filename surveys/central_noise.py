@@ -26,7 +26,6 @@ F. McSherry and K. Talwar, "Mechanism Design via Differential Privacy", FOCS 200
 from __future__ import annotations
 
 import math
-import random
 import secrets
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -77,9 +76,10 @@ class _Sampler:
 
         With ``t = floor(sigma) + 1``: draw ``Y`` discrete Laplace of scale ``t``, accept it with
         Bernoulli(``exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))``), else draw again. The accepted ``Y`` is
-        discrete Gaussian of parameter ``sigma^2`` (their Theorem 6; the acceptance rate is at least about
-        ``1 - 1/e`` there). ``floor(sigma)`` is ``isqrt(floor(sigma^2))``; the Bernoulli's parameter is a
-        fraction, so everything is integers and fractions.
+        discrete Gaussian of parameter ``sigma^2``: ``P(Y = y) exp(-(|y| - sigma^2/t)^2/(2 sigma^2))`` is
+        proportional to ``exp(-|y|/t - (|y| - sigma^2/t)^2/(2 sigma^2))``, which is ``exp(-y^2/(2 sigma^2))`` times
+        a constant. (OpenDP's ``sample_discrete_gaussian`` is the same algorithm.) ``floor(sigma)`` is
+        ``isqrt(floor(sigma^2))``; the Bernoulli's parameter is a fraction, so everything is integers and fractions.
         """
         s2 = _positive(sigma2, "sigma2")
         t = math.isqrt(s2.numerator // s2.denominator) + 1
@@ -118,8 +118,11 @@ def seeded_sampler(seed: int) -> CentralSampler:
     """The same algorithms as :data:`SECURE` over ``random.Random(seed).randrange``.
 
     For tests and simulations ONLY (fixed seeds make a test reproducible): never for a release, whose noise
-    must not be predictable. Only :data:`SECURE` is used on the release path.
+    must not be predictable. Only :data:`SECURE` is used on the release path; :mod:`random` is imported here and
+    nowhere else in this module (tests/test_central_noise.py::test_random_is_imported_only_by_the_seeded_sampler).
     """
+    import random  # noqa: PLC0415  (tests only: kept off the module's release path)
+
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"the seed must be a whole number, got {seed!r}")
     return _Sampler(random.Random(seed).randrange)

@@ -20,8 +20,9 @@ What a release may hold (:func:`figure_choices`), by key:
     under the question's current design) is noised once; the cells are disjoint (parallel composition); each
     group's estimate is the question's own estimator applied to the noisy cells, and its interval adds the
     noise's variance to the sampling variance by the delta method (Casella and Berger 2002, section 5.5.4: the
-    noise is independent of the sample, so the variances add; the estimate's gradient in the cell counts is
-    taken numerically, one count up and down).
+    noise is independent of the sample, so the variances add). The estimator is affine in the observed shares
+    for every design a break-down takes; its map is read once per question from the kind's own ``compute``
+    (:func:`_affine_estimator`), so a group costs a few array operations, not an estimate.
 ``mode:<plain q>``
     The most common answer to a plain question, chosen by the exponential mechanism with utility the option's
     count, sensitivity ``rows_per_person`` (McSherry and Talwar 2007).
@@ -53,12 +54,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from fractions import Fraction
+from functools import lru_cache
 from statistics import NormalDist
+
+import numpy as np
 
 from analysis.central import (
     PrivacyCost,
     TotalCost,
     count_scale,
+    discrete_gaussian_pmf,
     discrete_gaussian_variance,
     discrete_laplace_quantile,
     discrete_laplace_variance,
@@ -126,8 +131,9 @@ _CELL_TABLES = ("yes_no", "choice")
 _GRID = 10**12
 #: How :func:`analysis.central.nonnegative_counts` makes counts whole and non-negative, for the notes.
 NONNEGATIVE_HOW = (
-    "negative noisy counts were raised to 0 and the same amount taken off the largest counts, so that the "
-    "counts shown add up to the noisy total (all 0 when that total is below 0)"
+    "the noisy counts were replaced by the nearest whole, non-negative counts with the same total (each lowered "
+    "by one common amount, any below it set to 0, then rounded keeping the total; all 0 when the noisy total is "
+    "0 or below), so the expected total is the true one"
 )
 CSV_COLUMNS = ("figure", "title", "label", "value", "low", "high", "number")
 
@@ -316,8 +322,9 @@ def budget_left(policy: ReleasePolicy, spent: Sequence[PrivacyCost]) -> TotalCos
 
     Pure budget: ``epsilon - spent`` (sequential composition). With ``delta > 0``: the budget's ``rho``
     (:func:`analysis.central.rho_for`) minus the ``rho`` spent, read back as the epsilon the next release may ask
-    for (:func:`analysis.central.zcdp_epsilon` at the budget's delta), ``method == "zCDP"``; ``sequential_epsilon``
-    is the budget minus the epsilons spent, for comparison. Never below 0.
+    for (:func:`analysis.central.zcdp_epsilon` at the budget's delta), ``method == "zCDP"``, or, when every release
+    so far was pure and that is more, the budget minus their sum (``"sequential"``: the next release's delta is then
+    the only one); ``sequential_epsilon`` is the budget minus the epsilons spent, for comparison. Never below 0.
     """
     sequential = max(float(policy.epsilon) - math.fsum(cost.epsilon for cost in spent), 0.0)
     if policy.delta == 0:
@@ -325,10 +332,10 @@ def budget_left(policy: ReleasePolicy, spent: Sequence[PrivacyCost]) -> TotalCos
         left = max(float(policy.epsilon) - used, 0.0)
         return TotalCost(epsilon=left, delta=0.0, method="sequential", sequential_epsilon=sequential)
     rho_left = rho_for(float(policy.epsilon), policy.delta) - math.fsum(_rho_of(cost) for cost in spent)
-    left = zcdp_epsilon(rho_left, policy.delta) if rho_left > 0 else 0.0
-    return TotalCost(
-        epsilon=min(left, float(policy.epsilon)), delta=policy.delta, method="zCDP", sequential_epsilon=sequential
-    )
+    left = min(zcdp_epsilon(rho_left, policy.delta) if rho_left > 0 else 0.0, float(policy.epsilon))
+    if all(cost.delta == 0 for cost in spent) and sequential > left:  # only pure releases so far: their sum
+        return TotalCost(epsilon=sequential, delta=policy.delta, method="sequential", sequential_epsilon=sequential)
+    return TotalCost(epsilon=left, delta=policy.delta, method="zCDP", sequential_epsilon=sequential)
 
 
 def _rho_of(cost: PrivacyCost) -> float:
@@ -448,12 +455,16 @@ class _Noise:
         return float(discrete_gaussian_variance(self.scale))
 
     def half_width(self, level: float) -> int:
-        """``m`` with ``P(|noise| <= m) >= level``: exact for the discrete Laplace; for the discrete Gaussian the
-        normal quantile of its standard deviation, rounded up (its tails are lighter than the normal's,
-        Canonne, Kamath and Steinke 2020, Proposition 19)."""
+        """The least ``m`` with ``P(|noise| <= m) >= level``, exactly: the discrete Laplace's quantile
+        (:func:`analysis.central.discrete_laplace_quantile`), the discrete Gaussian's summed from its pmf."""
         if self.mechanism == LAPLACE:
             return int(discrete_laplace_quantile(level, self.scale))
-        return math.ceil(_z(level) * math.sqrt(float(self.scale)))
+        centre = discrete_gaussian_pmf(0, self.scale)
+        sigma2, m, inside = float(self.scale), 0, centre
+        while inside < level:
+            m += 1
+            inside += 2 * centre * math.exp(-(m * m) / (2 * sigma2))
+        return m
 
     def describe(self, level: float) -> str:
         if self.mechanism == LAPLACE:
@@ -587,38 +598,63 @@ def _estimate_figure(survey, plan, policy, key, inputs, sampler, level) -> Publi
     return PublishedFigure(key, title, tuple(rows), note, 0.0)
 
 
-def _estimates(question: Question, design_key: str, answers: Sequence[str], counts: Sequence[int], level: float):
-    """``[(option, estimate_raw, std_err)]`` of the question's own estimator on ``counts`` under ``design_key``."""
+#: Answers per cell at the points where a question's estimator is read (:func:`_affine_estimator`).
+_PROBE = 1000
+
+
+def _raw_estimates(question: Question, counts: Sequence[int]) -> list[tuple[str, float | None]]:
+    """``[(option, estimate_raw)]`` of the question's own estimator (its kind's ``compute``) on ``counts`` of its
+    answers under its current design."""
     kind = kind_of(question)
-    result = kind.compute(question, {design_key: dict(zip(answers, counts))}, level, "wald")
+    by_design = {question_design_key(question): dict(zip(question.choice_names, counts))}
+    result = kind.compute(question, by_design, 0.95, "wald")
     return [
-        (row.get("option") or "", row.get("estimate_raw"), row.get("std_err"))
-        for row in kind.estimate_rows(result, level)
+        (row.get("option") or "", row.get("estimate_raw"))
+        for row in kind.estimate_rows(result, 0.95)
         if not row.get("version_of_pooled")
     ]
 
 
-def _noise_variances(question, design_key, answers, counts, variance, level) -> list[float]:
-    """Each estimate's variance from the noise on ``counts`` (each of variance ``variance``): the delta method
-    with the gradient taken numerically (a central difference of one count, forward where a count is 0)."""
-    totals = None
-    for j in range(len(counts)):
-        up = list(counts)
-        up[j] += 1
-        down = list(counts)
-        step = 2
-        if down[j] > 0:
-            down[j] -= 1
-        else:
-            step = 1
-        high = _estimates(question, design_key, answers, up, level)
-        low = _estimates(question, design_key, answers, down, level)
-        parts = [
-            ((up_[1] - down_[1]) / step) ** 2 * variance if up_[1] is not None and down_[1] is not None else math.nan
-            for up_, down_ in zip(high, low)
-        ]
-        totals = parts if totals is None else [a + b for a, b in zip(totals, parts)]
-    return totals or []
+@lru_cache(maxsize=256)
+def _affine_estimator(question: Question) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """``(options, base, G)``: the question's unbiased estimator as an affine map of its observed shares
+    ``lambda``, ``estimate = base + G lambda``, read from its kind's own ``compute``.
+
+    Every design a break-down takes (yes/no, ``select_one``, a misclassification matrix; one design, one arm)
+    estimates ``P^-1 (lambda - offset)``: affine in ``lambda``. With ``u`` the uniform shares, ``estimate(u)``
+    and column ``j`` of ``G`` is ``(estimate((u + e_j) / 2) - estimate(u)) / (1/2) = A (e_j - u)``, so that
+    ``estimate(u) + A (lambda - u) = estimate(u) + G lambda`` for every ``lambda`` on the simplex: ``base`` is
+    ``estimate(u)``. Read once per question (k + 1 estimates) and kept.
+    """
+    k = len(question.choice_names)
+    base_rows = _raw_estimates(question, [_PROBE] * k)
+    options = tuple(option for option, _ in base_rows)
+    base = np.array([np.nan if raw is None else raw for _, raw in base_rows], dtype=float)
+    columns = []
+    for j in range(k):
+        counts = [_PROBE] * k
+        counts[j] += k * _PROBE
+        moved = np.array([np.nan if raw is None else raw for _, raw in _raw_estimates(question, counts)], dtype=float)
+        columns.append((moved - base) * 2)
+    return options, base, np.column_stack(columns)
+
+
+def _group_estimates(question: Question, counts: Sequence[int], variance: float):
+    """``[(option, estimate, total variance)]`` of one group from its noisy cells ``counts``.
+
+    ``estimate = base + G lambda`` (:func:`_affine_estimator`) with ``lambda = counts / n``. Its variance is the
+    multinomial sampling variance ``[G (diag(lambda) - lambda lambda^T) G^T]_ii / n`` plus the noise's by the
+    delta method: ``lambda`` moves by ``(e_l - lambda) / n`` per unit of cell ``l``, each cell's noise has
+    variance ``V``, so the noise adds ``V / n^2 sum_l (G_il - (G lambda)_i)^2`` (Casella and Berger 2002,
+    section 5.5.4; the noise is independent of the sample).
+    """
+    options, base, g = _affine_estimator(question)
+    n = sum(counts)
+    shares = np.asarray(counts, dtype=float) / n
+    moved = g @ shares
+    sampling = np.einsum("ij,j,ij->i", g, shares, g) - moved**2
+    noise = ((g - moved[:, None]) ** 2).sum(axis=1) * variance / n
+    return list(zip(options, (base + moved).tolist(), ((sampling + noise) / n).tolist()))
 
 
 def _unit(value: float) -> float:
@@ -644,14 +680,12 @@ def _breakdown_figure(survey, plan, policy, key, inputs, sampler, level) -> Publ
         if sum(shown) == 0:
             rows.append(PublishedRow(f"{group_label}", f"{MISSING} (0)", MISSING, MISSING, None))
             continue
-        estimates = _estimates(question, design_key, answers, shown, level)
-        added = _noise_variances(question, design_key, answers, shown, noise.variance, level)
-        for (option, raw, std_err), extra in zip(estimates, added):
+        for option, raw, total in _group_estimates(question, shown, noise.variance):
             label = group_label if not option else f"{group_label}: {labels.get(option, option)}"
-            if raw is None or std_err is None or not math.isfinite(std_err) or not math.isfinite(extra):
+            if not (math.isfinite(raw) and math.isfinite(total)):
                 rows.append(PublishedRow(label, MISSING, MISSING, MISSING, None))
                 continue
-            half = z * math.sqrt(std_err**2 + extra)
+            half = z * math.sqrt(max(total, 0.0))
             low, shown_value, high = (_unit(raw - half), _unit(raw), _unit(raw + half))
             text = f"{percent(shown_value, 1)} ({sum(shown)})"
             rows.append(PublishedRow(label, text, percent(low, 1), percent(high, 1), shown_value))
@@ -660,8 +694,7 @@ def _breakdown_figure(survey, plan, policy, key, inputs, sampler, level) -> Publ
         f"cells are disjoint and the table costs one epsilon. Then {NONNEGATIVE_HOW}, group by group. Each estimate "
         "applies the question's own estimator to the noisy cells; its interval adds the noise's variance to the "
         "sampling variance (delta method). The number in brackets is the group's answers (the sum of its noisy "
-        "cells). Only answers "
-        "under the question's current design are counted."
+        "cells). Only answers under the question's current design are counted."
     )
     return PublishedFigure(key, f"{question.label} by {by.label}", tuple(rows), note, float(plan.epsilon_each[key]))
 
@@ -689,10 +722,16 @@ def protection(survey: Survey, plan: ReleasePlan) -> tuple[str, ...]:
     if randomized:
         names = ", ".join(f"“{q.label}”" for q in randomized)
         sentences.append(
-            f"Answers to {names} were randomized on each respondent's device before they were sent: the stored "
-            "answer does not say what the person answered, and every figure from those answers is computed from "
-            "the randomized answers only."
+            f"Answers to {names} were randomized before they were stored, on the respondent's device (or at once "
+            "on the server when the browser ran no JavaScript): the stored answer does not say what the person "
+            "answered, and every figure from those answers is computed from the randomized answers only."
         )
+        if survey.direct_share:
+            sentences.append(
+                f"A share of {percent(float(survey.direct_share), 1, trim=True)} of the respondents, drawn at "
+                "random, were asked these questions directly as a control group; their answers to them are in no "
+                "figure of this release."
+            )
     if plan.costing_keys:
         used = {name for key in plan.costing_keys for name in key.split(":")[1:]}
         names = ", ".join(f"“{q.label}”" for q in breakdown_questions(survey) if q.name in used)
@@ -748,7 +787,8 @@ def make_release(
     ReleaseRefused
         When the survey has no ``releases:`` key or ``plan`` is for another survey.
     ValueError
-        For a confidence level outside ``(0, 1)`` or a negative ``inputs.answers``.
+        For a confidence level outside ``(0, 1)``, a negative ``inputs.answers``, or a break-down whose plain
+        question's group tallies are not in ``inputs.group_tallies`` (its noise alone would be published).
     """
     policy = survey.release_policy
     if policy is None:
@@ -759,6 +799,10 @@ def make_release(
         raise ValueError(f"confidence_level must be in (0, 1), got confidence_level={confidence_level!r}")
     if inputs.answers < 0:
         raise ValueError(f"answers must be 0 or more, got answers={inputs.answers!r}")
+    for key in plan.keys:
+        by = key.split(":")[2] if key.startswith(BREAKDOWN + ":") else None
+        if by is not None and by not in inputs.group_tallies:
+            raise ValueError(f"inputs.group_tallies has no tallies by {by!r}, which {key!r} needs")
     figures = tuple(
         _BUILDERS[key.split(":", 1)[0]](survey, plan, policy, key, inputs, sampler, confidence_level)
         for key in plan.keys

@@ -17,13 +17,14 @@ import numpy as np
 import pytest
 import yaml
 
-from analysis.central import PrivacyCost, count_scale, discrete_laplace_variance
-from surveys import releases
+from analysis.central import PrivacyCost, count_scale, discrete_gaussian_pmf, discrete_laplace_variance
+from surveys import breakdowns, releases
 from surveys.central_noise import seeded_sampler
 from surveys.design_contract import question_design_key
 from surveys.releases import ReleaseInputs, ReleaseRefused, make_release, plan_release
 from surveys.results import compute_results
 from surveys.schema import parse_survey
+from tests.helpers.sample_surveys import TWO_GROUP_YAML, two_group_tallies
 
 SURVEY_YAML = """
 id: rel
@@ -130,9 +131,11 @@ def test_a_release_splits_its_epsilon_over_its_costing_figures(survey):
     }
     assert plan.mechanism == releases.LAPLACE
     assert plan.cost.epsilon == pytest.approx(0.75) and plan.cost.sequential_epsilon == pytest.approx(0.75)
-    assert releases.release_cost(plan) == PrivacyCost(pytest.approx(0.75), 0.0, 0.0)
+    cost = releases.release_cost(plan)
+    assert (cost.epsilon, cost.delta, cost.rho) == (pytest.approx(0.75), 0.0, 0.0)
     free = plan_release(survey, ["estimate:cheated", "mean:drinks"], Fraction(1))
     assert free.cost.epsilon == 0 and free.costing_keys == ()
+    assert plan_release(survey, ["estimate:cheated"], Fraction(0)).cost.epsilon == 0  # nothing to spend: allowed
 
 
 def test_releases_add_up_and_one_over_the_budget_is_refused(survey):
@@ -193,6 +196,10 @@ def test_a_gaussian_budget_is_accounted_by_zcdp_and_what_is_left_can_be_spent():
     releases.check_release(policy, plan_release(survey, ["counts:year"], asked), spent, 10, 5)
     with pytest.raises(ReleaseRefused, match="over the survey's budget"):
         releases.check_release(policy, plan_release(survey, ["counts:year"], asked * Fraction(11, 10)), spent, 10, 5)
+    # releases made while the budget was pure (the file changed): their sum, as long as no delta is spent yet
+    pure = releases.budget_left(policy, [PrivacyCost(0.5)])
+    assert pure.method == "sequential" and pure.epsilon == pytest.approx(0.5)
+    releases.check_release(policy, plan_release(survey, ["counts:year"], Fraction(1, 2)), [PrivacyCost(0.5)], 10, 5)
 
 
 @pytest.mark.parametrize(
@@ -264,7 +271,10 @@ def test_counts_are_near_the_truth_whole_and_non_negative(survey):
         counts = [int(row.value.split("(")[1].rstrip(")")) for row in figure.rows]
         assert all(count >= 0 for count in counts)
         assert abs(counts[0] - 500) <= 6 * sd + 2 and abs(counts[2] - 200) <= 6 * sd + 2
-        assert "discrete Laplace noise (scale 2" in figure.note and "add up to the noisy total" in figure.note
+        assert (
+            "discrete Laplace noise (scale 2" in figure.note
+            and "non-negative counts with the same total" in figure.note
+        )
 
 
 def _coverage_bound(level: float, runs: int) -> float:
@@ -273,13 +283,15 @@ def _coverage_bound(level: float, runs: int) -> float:
     return level - 3.1 * math.sqrt(level * (1 - level) / runs)
 
 
-def test_count_share_intervals_cover_at_their_level(survey):
-    """Shares of a plain question from a sample of 200 people, counts noised at epsilon 0.1 (noise s.d. about 14
-    on counts of 40 to 100): the interval, which adds the noise's variance, covers the population share at
-    its level over 400 simulated releases."""
+@pytest.mark.parametrize(("delta", "epsilon"), [(0, Fraction(1, 10)), (1e-6, Fraction(1))])
+def test_count_share_intervals_cover_at_their_level(delta, epsilon):
+    """Shares of a plain question from a sample of 200 people, counts noised at epsilon 0.1 (discrete Laplace,
+    noise s.d. about 14 on counts of 40 to 100) or at (1, 1e-6) (discrete Gaussian, s.d. about 5): the
+    interval, which adds the noise's variance, covers the population share at its level over 400 releases."""
+    survey = make({"budget": {"epsilon": 2, "delta": delta}})
     rng = np.random.default_rng(2811)
     truth = np.array([0.5, 0.3, 0.2])
-    plan = plan_release(survey, ["counts:year"], Fraction(1, 10))
+    plan = plan_release(survey, ["counts:year"], epsilon)
     runs, covered = 400, np.zeros(3)
     for run in range(runs):
         year = tuple(int(c) for c in rng.multinomial(200, truth))
@@ -331,6 +343,39 @@ def test_the_breakdown_interval_is_wider_than_the_sampling_interval_by_the_noise
     assert widths[Fraction(1, 10)][1] == pytest.approx(expected, abs=0.3)
 
 
+def test_breakdown_estimates_are_the_questions_own_estimator_on_the_cells(survey):
+    """With no noise drawn, each group's figure is what the results page's break-down shows for the same cells
+    (its kind's estimator), for a yes/no and a select_one question; the sampling part of the interval is the
+    break-down's standard error."""
+    k = key(survey, "ai_use")
+    cells = {
+        "first": {
+            "cheated": {key(survey, "cheated"): {"yes": 120, "no": 180}},
+            "ai_use": {k: {"never": 90, "once": 40, "often": 20}},
+        },
+        "second": {
+            "cheated": {key(survey, "cheated"): {"yes": 200, "no": 100}},
+            "ai_use": {k: {"never": 30, "once": 60, "often": 70}},
+        },
+    }
+    plan = plan_release(survey, ["breakdown:cheated:year", "breakdown:ai_use:year"], Fraction(1000))
+    release = make_release(survey, plan, ReleaseInputs({}, {"year": cells}, 600), RecordingSampler(), DAY)
+    page = breakdowns.compute_breakdown(survey, "year", cells)
+    cheated, ai_use = release.figures
+    assert [row.label for row in cheated.rows] == ["first", "second", "third"]
+    for row in cheated.rows[:2]:
+        result = page.group(row.label).question("cheated")
+        assert row.number == pytest.approx(result.estimate)
+        assert float(row.high.rstrip("%")) - float(row.low.rstrip("%")) == pytest.approx(
+            2 * 1.96 * result.std_err * 100, abs=0.15
+        )
+    assert cheated.rows[2].value.endswith("(0)")  # no one in the third year: no estimate, no interval
+    numbers = {row.label: row.number for row in ai_use.rows}
+    for group in ("first", "second"):
+        for option in page.group(group).question("ai_use").options:
+            assert numbers[f"{group}: {option.choice.label}"] == pytest.approx(min(max(option.estimate_raw, 0), 1))
+
+
 def test_the_mode_is_the_most_common_answer_when_it_stands_out(survey):
     """500 against 300 and 200 at epsilon 1: any other answer has chance below exp(-100) of being chosen."""
     plan = plan_release(survey, ["mode:year"], Fraction(1))
@@ -366,9 +411,57 @@ def test_protection_sentences_follow_the_survey(survey):
     inputs = ReleaseInputs(tallies_of(survey), {}, 1000)
     open_survey = make_release(survey, plan, inputs, RecordingSampler(), DAY).protection
     text = " ".join(open_survey)
-    assert "randomized on each respondent's device" in text and "“Year”" in text
+    assert "randomized before they were stored, on the respondent's device" in text and "“Year”" in text
+    assert "control group" not in text
     assert "do not hide whether someone took part" in text
     assert "this is an assumption" in text
     invited = make(invitation_only=True)
     text = " ".join(make_release(invited, plan, inputs, RecordingSampler(), DAY).protection)
     assert "invitation codes" in text and "this is an assumption" not in text
+
+
+def test_two_random_groups_and_a_control_arm_are_published_as_estimates_only():
+    """A two-group design's answers are kept per random group: no break-down of them is offered (its cells would
+    not be one count per person under one key); the direct-question arm's true answers are in no figure, and
+    the page says so."""
+    mapping = yaml.safe_load(TWO_GROUP_YAML) | {"releases": {"budget": {"epsilon": 1}}}
+    survey = parse_survey(mapping, "twogroup.yaml")
+    assert [c.key for c in releases.figure_choices(survey)] == [
+        "estimate:evaded",
+        "estimate:doped",
+        "counts:region",
+        "mode:region",
+    ]
+    counts = {"evaded": {"1": (60, 40), "2": (40, 60)}, "doped": {"1": (60, 40), "2": (40, 60)}}
+    with_direct = {"evaded": counts["evaded"] | {"direct": (90, 10)}, "doped": counts["doped"]}
+    plan = plan_release(survey, ["estimate:evaded", "counts:region"], Fraction(1))
+    made = [
+        make_release(survey, plan, ReleaseInputs(two_group_tallies(survey, c), {}, 200), RecordingSampler(), DAY)
+        for c in (counts, with_direct)
+    ]
+    assert made[0].figures[0] == made[1].figures[0]
+    assert "20% of the respondents, drawn at random, were asked these questions directly" in " ".join(
+        made[0].protection
+    )
+
+
+def test_the_gaussian_count_interval_is_its_exact_quantile():
+    """The note's plus-or-minus m for discrete Gaussian noise: P(|Z| <= m) >= 95% > P(|Z| <= m - 1), from the pmf."""
+    survey = make({"budget": {"epsilon": 2, "delta": 1e-6}})
+    plan = plan_release(survey, ["counts:year"], Fraction(1, 2))
+    sampler = RecordingSampler()
+    figure = make_release(survey, plan, ReleaseInputs(tallies_of(survey), {}, 1000), sampler, DAY).figures[0]
+    sigma2 = sampler.calls[0][1]
+    m = int(figure.note.split("within ±")[1].split()[0])
+
+    def inside(width):
+        return sum(discrete_gaussian_pmf(k, sigma2) for k in range(-width, width + 1))
+
+    assert inside(m) >= 0.95 > inside(m - 1)
+    assert "discrete Gaussian noise" in figure.note
+
+
+def test_a_breakdown_without_its_group_tallies_is_an_error_not_a_table_of_noise(survey):
+    plan = plan_release(survey, ["breakdown:cheated:year"], Fraction(1))
+    with pytest.raises(ValueError, match="no tallies by 'year'"):
+        make_release(survey, plan, ReleaseInputs(tallies_of(survey), {"age": {}}, 1000), RecordingSampler(), DAY)
