@@ -254,6 +254,7 @@ def test_the_public_pages_show_the_snapshot_signed_out_and_never_change(app, aut
         (["counts:year"], "-1", "epsilon must be a number above 0"),
         (["counts:year"], "1/0", "epsilon must be a number above 0"),
         (["counts:year"], "x" * 40, "epsilon must be a number above 0"),
+        (["counts:year"], "0", "The epsilon of a release must be above 0, got 0"),
         (["counts:nothing"], "0.5", "There is no figure “counts:nothing”"),
         ([], "0.5", "Choose at least one figure"),
         (["counts:year"], "1.5", "would go over the survey"),
@@ -287,10 +288,11 @@ def test_a_second_release_needs_the_new_answers_and_pays_from_the_same_budget(ap
     assert [r.answers for r in stored_releases(app)] == [40, 50]
 
 
-def test_free_figures_alone_cost_nothing(app, auth):
+@pytest.mark.parametrize("epsilon", ["0.5", "0"])
+def test_free_figures_alone_cost_nothing(app, auth, epsilon):
     auth.login()
     add_responses(app, many(20, 20))
-    assert post(auth, "publish", ["estimate:cheated"], "0.5").status_code == 302
+    assert post(auth, "publish", ["estimate:cheated"], epsilon).status_code == 302
     (stored,) = stored_releases(app)
     assert stored.epsilon == 0 and "Nothing is spent yet" not in text_of(
         auth.client.get("/admin/surveys/quiz/releases")
@@ -324,4 +326,18 @@ def test_a_viewer_reads_the_ledger_but_only_an_owner_publishes(app, auth, admin_
     outsider = signed_in_as(app, "otto", None)
     assert outsider.client.get("/admin/surveys/quiz/releases").status_code == 404
     assert app.test_client().get("/admin/surveys/quiz/releases").status_code == 302
+    assert len(stored_releases(app)) == 1
+
+
+def test_a_budget_whose_delta_became_0_after_a_release_with_a_delta_leaves_nothing_not_a_500(app, auth, db):
+    """The survey file's delta edited to 0 after a Gaussian release: the pages still answer, nothing is left,
+    and a new release is refused with a 400."""
+    auth.login()
+    add_responses(app, many(20, 20))
+    with immediate_transaction(db):
+        releases.add_release(db, "quiz", "{}", "t" * 22, 0.3, 1e-7, 0.01, 10)
+    page = auth.client.get("/admin/surveys/quiz/releases/new")
+    assert page.status_code == 200 and "epsilon 0 is left" in text_of(page)
+    answer = post(auth, "publish", ["counts:year"], "0.1")
+    assert answer.status_code == 400 and "delta 0 takes pure costs only" in message_of(answer)
     assert len(stored_releases(app)) == 1

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import sqlite_utils
 
-from analysis.central import PrivacyCost, TotalCost, total_cost
+from analysis.central import PrivacyCost, TotalCost, sequential, total_cost
 from storage import audit, connection, releases
 from surveys.central_noise import SECURE, CentralSampler
 from surveys.definition import Survey
@@ -89,7 +89,12 @@ class Ledger:
 def _budget(policy: ReleasePolicy | None, spent: Sequence[PrivacyCost], last: int | None) -> Budget | None:
     if policy is None:
         return None
-    return Budget(policy, total_cost(spent, policy.delta), budget_left(policy, spent), len(spent), last)
+    try:
+        return Budget(policy, total_cost(spent, policy.delta), budget_left(policy, spent), len(spent), last)
+    except ValueError:  # the file's delta became 0 after a release with a delta: nothing is left to spend
+        plain = sequential(spent)
+        used = TotalCost(plain.epsilon, plain.delta, "sequential", plain.epsilon)
+        return Budget(policy, used, TotalCost(0.0, policy.delta, "sequential", 0.0), len(spent), last)
 
 
 def _answers_now(db: sqlite_utils.Database, survey: Survey) -> int:

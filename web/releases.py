@@ -34,14 +34,18 @@ UNLISTED = {"X-Robots-Tag": "noindex, nofollow"}
 
 
 def parse_epsilon(text: str) -> Fraction:
-    """This release's epsilon as typed (``0.5``, ``1/2``): a number above 0; else ValueError naming it."""
+    """This release's epsilon as typed (``0.5``, ``1/2``; ``0`` for a release of free figures only, which
+    :func:`surveys.releases.plan_release` refuses otherwise): a number of 0 or more; else ValueError naming it."""
     text = text.strip()
     try:
         value = Fraction(text) if text and len(text) <= MAX_EPSILON_CHARS else None
     except (ValueError, ZeroDivisionError):
         value = None
-    if value is None or value <= 0:
-        raise ValueError(f"This release's epsilon must be a number above 0, such as 0.5, not “{text[:20]}”.")
+    if value is None or value < 0:
+        raise ValueError(
+            f"This release's epsilon must be a number above 0, such as 0.5 (0 if every figure is free), "
+            f"not “{text[:20]}”."
+        )
     return value
 
 
@@ -74,17 +78,16 @@ def post_release(survey_id: str):
     survey = survey_or_404(survey_id)
     posted_form()
     keys = request.form.getlist("figure")
+    publishing = request.form.get("action") == "publish"
     try:
         epsilon = parse_epsilon(request.form.get("epsilon", ""))
-        if request.form.get("action") == "publish":
+        if publishing:
             stored = release_data.publish_release(get_db(), survey, keys, epsilon, g.admin, today())
         else:
             return render_form(release_data.release_form(get_db(), survey, keys, epsilon))
     except ValueError as error:  # ReleaseRefused is one
-        refused = isinstance(error, ReleaseRefused)
-        return render_form(
-            release_data.release_form(get_db(), survey), 400, ("Not published: " if refused else "") + str(error)
-        )
+        told = ("Not published: " if publishing and isinstance(error, ReleaseRefused) else "") + str(error)
+        return render_form(release_data.release_form(get_db(), survey), 400, told)
     flash(f"Release {stored.number} of “{survey.title}” is published at its address below.", "success")
     return redirect(url_for("releases.ledger", survey_id=survey.id))
 
