@@ -341,3 +341,15 @@ def test_a_budget_whose_delta_became_0_after_a_release_with_a_delta_leaves_nothi
     answer = post(auth, "publish", ["counts:year"], "0.1")
     assert answer.status_code == 400 and "delta 0 takes pure costs only" in message_of(answer)
     assert len(stored_releases(app)) == 1
+
+
+@pytest.mark.parametrize("token", [None, "junk"])
+def test_publishing_without_a_valid_csrf_token_stores_nothing(app, auth, token):
+    auth.login()
+    add_responses(app, many(20, 20))
+    data = {"action": "publish", "figure": ["counts:year"], "epsilon": "0.5"}
+    if token:
+        data["csrf_token"] = token
+    answer = auth.client.post("/admin/surveys/quiz/releases/new", data=data)
+    assert answer.status_code == 400 and "Reload the page" in message_of(answer)
+    assert stored_releases(app) == []
