@@ -211,7 +211,7 @@ def test_publish_stores_a_snapshot_audits_it_and_lists_it_on_the_ledger(app, aut
     html = text_of(ledger)
     assert ledger.status_code == 200 and token_of(ledger) == stored.token
     assert "Its 1 release spent epsilon 0.6" in html and "epsilon 0.4 is left" in html
-    assert "Answers by year" not in html and "Answers: Year of study: epsilon 0.2" in html
+    assert "Answers: Year of study (epsilon 0.2)" in html and "(free)" in html
     own = open_database(app)
     (entry,) = [e for e in audit.entries(own) if e.action == "release-published"]
     own.close()
