@@ -353,3 +353,30 @@ def test_publishing_without_a_valid_csrf_token_stores_nothing(app, auth, token):
     answer = auth.client.post("/admin/surveys/quiz/releases/new", data=data)
     assert answer.status_code == 400 and "Reload the page" in message_of(answer)
     assert stored_releases(app) == []
+
+
+def test_each_release_page_reads_in_one_snapshot_and_publishing_writes_in_one_transaction(app, auth, monkeypatch):
+    """The figures a page shows agree with each other: one read snapshot per page; publishing adds one write
+    transaction (the budget check and the insert) after its one read."""
+    from storage import connection
+
+    auth.login()
+    add_responses(app, many(20, 20))
+    seen: list[str] = []
+    for module, name in ((connection, "read_snapshot"), (releases, "immediate_transaction")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda db, real=real, name=name: seen.append(name) or real(db))
+
+    def counted(request) -> list[str]:
+        seen.clear()
+        request()
+        return list(seen)
+
+    token = csrf(auth)
+    new = "/admin/surveys/quiz/releases/new"
+    preview = {"csrf_token": token, "action": "preview", "figure": ALL_KINDS, "epsilon": "0.6"}
+    publish = {**preview, "action": "publish"}
+    assert counted(lambda: auth.client.get(new)) == ["read_snapshot"]
+    assert counted(lambda: auth.client.post(new, data=preview)) == ["read_snapshot"]
+    assert counted(lambda: auth.client.post(new, data=publish)) == ["read_snapshot", "immediate_transaction"]
+    assert counted(lambda: auth.client.get("/admin/surveys/quiz/releases")) == ["read_snapshot"]
