@@ -380,3 +380,18 @@ def test_each_release_page_reads_in_one_snapshot_and_publishing_writes_in_one_tr
     assert counted(lambda: auth.client.post(new, data=preview)) == ["read_snapshot"]
     assert counted(lambda: auth.client.post(new, data=publish)) == ["read_snapshot", "immediate_transaction"]
     assert counted(lambda: auth.client.get("/admin/surveys/quiz/releases")) == ["read_snapshot"]
+
+
+def test_a_budget_with_a_delta_publishes_gaussian_releases_and_adds_them_up_by_zcdp(app, auth, surveys_dir):
+    gauss = quiz_with_releases(epsilon="2", delta="1e-6").replace("id: quiz", "id: gauss")
+    (surveys_dir / "gauss.yaml").write_text(gauss)
+    auth.login()
+    add_responses(app, many(30, 30), survey_id="gauss")
+    for day in ("2026-11-23", "2026-11-24"):
+        assert post(auth, "publish", ["counts:year", "breakdown:cheated:year"], "0.8", "gauss").status_code == 302
+        add_responses(app, many(3, 3), day=day, survey_id="gauss")
+    first, second = stored_releases(app, "gauss")
+    assert first.delta == 1e-6 and first.rho > 0 and first.epsilon == pytest.approx(0.8, rel=1e-6)
+    assert "discrete Gaussian" in release_from_json(first.body).figures[0].note
+    ledger = text_of(auth.client.get("/admin/surveys/gauss/releases"))
+    assert "by zCDP accounting (the plain sum is 1.6)" in ledger, ledger
