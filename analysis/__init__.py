@@ -10,7 +10,8 @@ the burst rule of the integrity warning (:mod:`analysis.bursts`), the
 mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
 (:mod:`analysis.linear_model`), and check-all-that-apply answers
-(:mod:`analysis.unary`).
+(:mod:`analysis.unary`), and central differential privacy for published releases
+(:mod:`analysis.central`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
@@ -23,6 +24,28 @@ from analysis.bursts import (
     hour_threshold,
     judge_hour,
     usual_rate_of_others,
+)
+from analysis.central import (
+    PrivacyCost,
+    SharedFigure,
+    TotalCost,
+    advanced,
+    count_interval,
+    count_scale,
+    discrete_gaussian_pmf,
+    discrete_gaussian_variance,
+    discrete_laplace_pmf,
+    discrete_laplace_quantile,
+    discrete_laplace_variance,
+    exponential_probabilities,
+    gaussian_sigma2,
+    nonnegative_counts,
+    parallel,
+    rho_for,
+    sequential,
+    share_with_noise,
+    total_cost,
+    zcdp_epsilon,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
 from analysis.deconvolution import BinShare, Distribution, bins_from_cuts, bucket_probabilities, deconvolve
@@ -299,4 +322,24 @@ __all__ = [
     "pattern_ones",
     "PatternOnes",
     "option_design",
+    "PrivacyCost",
+    "TotalCost",
+    "SharedFigure",
+    "count_scale",
+    "discrete_laplace_pmf",
+    "discrete_laplace_variance",
+    "discrete_laplace_quantile",
+    "count_interval",
+    "gaussian_sigma2",
+    "discrete_gaussian_pmf",
+    "discrete_gaussian_variance",
+    "zcdp_epsilon",
+    "rho_for",
+    "exponential_probabilities",
+    "sequential",
+    "parallel",
+    "advanced",
+    "total_cost",
+    "nonnegative_counts",
+    "share_with_noise",
 ]

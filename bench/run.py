@@ -31,6 +31,9 @@ Figures (see bench/README.md for what each means):
    survey with a randomized integer (one bit), a Laplace decimal, a
    check-all-that-apply question and a plain number at the ``--sizes``
    (``bench.numbers_bench``): under 100 ms and flat.
+9. ``releases``: making and publishing a release with break-downs from the
+   kept counts of 10,000 and 10,000,000 responses (``bench.release_bench``):
+   under 100 ms and flat.
 
 ``--quick`` runs every part and prints every row of the full run, at toy
 sizes and for a second or so per load round: its figures say that the bench
@@ -61,6 +64,7 @@ from bench import (
     page_bench,
     postgres_bench,
     profile_submit,
+    release_bench,
     results_bench,
     signin_flood,
 )
@@ -70,7 +74,7 @@ from bench.survey import SURVEY_ID, write_survey
 from devtools import postgres_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("page", "http", "results", "export", "signin", "model", "catalog", "numbers")
+PARTS = ("page", "http", "results", "export", "signin", "model", "catalog", "numbers", "releases")
 #: Responses the model is fitted at (from kept counts only: seconds to make).
 MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
 #: ``--quick``: stored responses for figure 2 (two sizes: the database is grown between them, as in a
@@ -106,6 +110,8 @@ class Plan:
     model_sizes: tuple[int, ...]
     catalog_sizes: tuple[int, ...]
     numbers_pool: int  # 0: the generator's default
+    release_sizes: tuple[int, ...]
+    release_runs: int
     postgres_url: str | None  # None: a throwaway cluster for the run
     keep: bool
 
@@ -160,6 +166,8 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         model_sizes=QUICK_MODEL_SIZES if quick else MODEL_SIZES,
         catalog_sizes=catalog_bench.QUICK_SIZES if quick else catalog_bench.SIZES,
         numbers_pool=QUICK_NUMBERS_POOL if quick else 0,
+        release_sizes=release_bench.QUICK_SIZES if quick else release_bench.SIZES,
+        release_runs=1 if quick else release_bench.RUNS,
         postgres_url=args.postgres_url,
         keep=args.keep,
     )
@@ -404,6 +412,10 @@ def run(plan: Plan) -> int:
             timings = numbers_bench.measure(workdir, plan.sizes, plan.numbers_pool, say)
             figures += numbers_bench.figures(timings)
             notes += [f"numbers survey: generated up to {t.rows:,} rows in {t.generated:.1f} s" for t in timings]
+        if "releases" in plan.parts:
+            timings = release_bench.measure(workdir, plan.release_sizes, plan.numbers_pool, say, runs=plan.release_runs)
+            figures += release_bench.figures(timings)
+            notes += [f"releases: kept counts of {t.rows:,} responses made in {t.generated:.1f} s" for t in timings]
         if {"results", "export"} & set(plan.parts):
             more, generation, export_pieces = grow_and_measure(workdir, plan)
             figures += more

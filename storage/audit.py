@@ -46,6 +46,7 @@ ACTIONS = (
     "token-revoked",
     "days-excluded",
     "burst-decided",
+    "release-published",
 )
 
 MAX_DETAIL = 500

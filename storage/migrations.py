@@ -707,6 +707,38 @@ def m016_survey_scoped_design_ids(db: sqlite_utils.Database) -> None:
         db.execute("DELETE FROM designs WHERE id = ?", [old])
 
 
+@migration
+def m017_releases(db: sqlite_utils.Database) -> None:
+    """Published releases (issue 28): one row per release of a survey, its ``token`` (the random part of its
+    unlisted public address), the day it was made, who made it, its cost (``epsilon``, ``delta``, ``rho``: what
+    the survey's release budget is charged), the answers it counted, whether it is listed, and ``body``: the
+    release itself as published (the JSON of :class:`surveys.releases.Release`, a snapshot: never recomputed).
+    ``number`` counts a survey's releases from 1; two publishers of the same survey cannot both take the same
+    number. Never an answer: only the published figures, already noised."""
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE releases (
+            token TEXT PRIMARY KEY,
+            survey_id TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            made_at REAL NOT NULL,
+            made_on TEXT NOT NULL,
+            made_by TEXT,
+            epsilon REAL NOT NULL CHECK (epsilon >= 0),
+            delta REAL NOT NULL CHECK (delta >= 0),
+            rho REAL NOT NULL CHECK (rho >= 0),
+            answers INTEGER NOT NULL CHECK (answers >= 0),
+            listed INTEGER NOT NULL DEFAULT 0 CHECK (listed IN (0, 1)),
+            body TEXT NOT NULL,
+            UNIQUE (survey_id, number)
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+
+
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations; return the names applied."""
     if is_postgres(db):

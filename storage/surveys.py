@@ -63,6 +63,7 @@ DEFINITION_TABLES = (
     ("survey_versions", "survey_id"),
     ("events", "survey_id"),
     ("api_tokens", "survey_id"),
+    ("releases", "survey_id"),
     ("surveys", "id"),
 )
 #: Tables that keep a deleted survey's id, and why (tests/test_survey_store.py reads the schema).

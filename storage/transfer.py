@@ -42,6 +42,7 @@ TABLES = (
     "catalog_generation",
     "events",
     "api_tokens",
+    "releases",
 )
 #: Rows read and written at a time.
 BATCH_ROWS = 5000

@@ -37,6 +37,7 @@ from surveys.design_contract import (
 )
 from surveys.matrix import misclassification_attack_success
 from surveys.numbers import NumberRange
+from surveys.schema_releases import ReleasePolicy
 
 #: The question types a survey file may use.
 QUESTION_TYPES = (YES_NO, SELECT_ONE, INTEGER, DECIMAL, SELECT_MULTIPLE)
@@ -329,6 +330,9 @@ class Survey:
         The same survey in each other language: only the texts differ
         (names, choices, designs and pages are the same), so the stored
         answers do not depend on the language.
+    release_policy : ReleasePolicy or None
+        The file's ``releases:`` key (:mod:`surveys.schema_releases`): the budget and rules of the
+        survey's public result releases (:mod:`surveys.releases`); ``None``: no release may be made.
     """
 
     id: str
@@ -359,6 +363,7 @@ class Survey:
     languages: tuple[str, ...] = ()
     language: str = ""
     translations: tuple[tuple[str, Survey], ...] = ()
+    release_policy: ReleasePolicy | None = None
 
     def __hash__(self) -> int:
         return _hash_once(self)

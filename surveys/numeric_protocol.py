@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from fractions import Fraction
 from math import gcd, lcm
 
@@ -95,7 +96,7 @@ def _plain(number: Fraction) -> str:
     return f"{float(number):.6f}".rstrip("0")
 
 
-def bernoulli_exp(gamma: Fraction) -> int:
+def bernoulli_exp(gamma: Fraction, *, randbelow: Callable[[int], int] | None = None) -> int:
     """1 with probability ``exp(-gamma)``, exactly, for a rational ``gamma >= 0``.
 
     Canonne, Kamath and Steinke 2020, Algorithm 1. For ``gamma`` in ``[0, 1]``: draw ``A_k`` from
@@ -104,32 +105,35 @@ def bernoulli_exp(gamma: Fraction) -> int:
     ``floor(gamma)`` draws of Bernoulli(``exp(-1)``) and one of Bernoulli(``exp(-(gamma - floor(gamma)))``),
     stopping at the first 0; 1 only when all are 1. Each Bernoulli(``n / d``) is one
     ``secrets.randbelow(d) < n``.
+
+    ``randbelow`` is for :func:`surveys.central_noise.seeded_sampler` only (tests and simulations, never a
+    live draw): the same algorithm over a seeded source; ``None`` (the default) is ``secrets.randbelow``.
     """
     gamma = Fraction(gamma)
     if gamma < 0:
         raise ValueError(f"gamma must be at least 0, got {gamma}")
-    return _bernoulli_exp(gamma.numerator, gamma.denominator)
+    return _bernoulli_exp(gamma.numerator, gamma.denominator, randbelow or secrets.randbelow)
 
 
-def _bernoulli_exp(numerator: int, denominator: int) -> int:
+def _bernoulli_exp(numerator: int, denominator: int, draw: Callable[[int], int]) -> int:
     """:func:`bernoulli_exp` of ``numerator / denominator`` (not necessarily in lowest terms), integers only."""
     while numerator > denominator:
-        if not _bernoulli_exp_unit(1, 1):
+        if not _bernoulli_exp_unit(1, 1, draw):
             return 0
         numerator -= denominator
-    return _bernoulli_exp_unit(numerator, denominator)
+    return _bernoulli_exp_unit(numerator, denominator, draw)
 
 
-def _bernoulli_exp_unit(numerator: int, denominator: int) -> int:
+def _bernoulli_exp_unit(numerator: int, denominator: int, draw: Callable[[int], int]) -> int:
     """Algorithm 1 for ``gamma = numerator / denominator`` in ``[0, 1]``: Bernoulli(``gamma / k``) is
     ``randbelow(denominator * k) < numerator``."""
     k = 1
-    while secrets.randbelow(denominator * k) < numerator:
+    while draw(denominator * k) < numerator:
         k += 1
     return k % 2
 
 
-def _magnitude(s: int, t: int) -> int:
+def _magnitude(s: int, t: int, draw: Callable[[int], int]) -> int:
     """Algorithm 2's magnitude: ``floor((U + t V) / s)``, geometric with ratio ``exp(-s / t)``.
 
     ``U`` uniform below ``t``, kept with probability ``exp(-U / t)`` (else drawn again), and ``V`` the
@@ -137,28 +141,30 @@ def _magnitude(s: int, t: int) -> int:
     ``exp(-1 / t)``, and ``floor(X / s)`` with ratio ``exp(-s / t)``.
     """
     while True:
-        u = secrets.randbelow(t)
-        if _bernoulli_exp_unit(u, t):
+        u = draw(t)
+        if _bernoulli_exp_unit(u, t, draw):
             break
     v = 0
-    while _bernoulli_exp_unit(1, 1):
+    while _bernoulli_exp_unit(1, 1, draw):
         v += 1
     return (u + t * v) // s
 
 
-def discrete_laplace(scale: Fraction) -> int:
+def discrete_laplace(scale: Fraction, *, randbelow: Callable[[int], int] | None = None) -> int:
     """An integer ``Z`` with ``P(Z = z) = (1 - r) / (1 + r) r^|z|``, ``r = exp(-1 / scale)``, exactly.
 
     Canonne, Kamath and Steinke 2020, Algorithm 2, with ``scale = t / s`` in lowest terms: a magnitude
     ``Y = floor((U + t V) / s)`` (geometric with ratio ``exp(-s / t)``) and a fair sign ``B``; a negative
-    zero (``B = 1, Y = 0``) is rejected and everything drawn again. Integers only.
+    zero (``B = 1, Y = 0``) is rejected and everything drawn again. Integers only. ``randbelow`` as in
+    :func:`bernoulli_exp` (tests and simulations only).
     """
     scale = Fraction(scale)
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
+    draw = randbelow or secrets.randbelow
     while True:
-        negative = secrets.randbelow(2)
-        magnitude = _magnitude(scale.denominator, scale.numerator)
+        negative = draw(2)
+        magnitude = _magnitude(scale.denominator, scale.numerator, draw)
         if negative and magnitude == 0:
             continue
         return -magnitude if negative else magnitude

@@ -138,6 +138,7 @@ from surveys.schema_numbers import (
     parse_number_design,
     parse_range,
 )
+from surveys.schema_releases import parse_releases
 from surveys.schema_targets import (
     TARGET_KEYS,
     parse_close_when_targets_met,
@@ -189,6 +190,7 @@ SURVEY_KEYS = (
     "group_1_share",
     "direct_share",
     "languages",
+    "releases",
     "questions",
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
@@ -268,6 +270,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         ),
         "population_size": check_optional_positive_int(report, None, "population_size", mapping.get("population_size")),
         "questions": _questions(report, mapping.get("questions")),
+        "release_policy": parse_releases(report, mapping.get("releases")),
     }
     if values["burst_ceiling_per_hour"] is None:
         values["burst_ceiling_per_hour"] = DEFAULT_BURST_CEILING

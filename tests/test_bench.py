@@ -84,6 +84,11 @@ ROWS = {
         "estimates export CSV (compute + write)",
         "largest / smallest",
     ],
+    "releases": [
+        "Release: responses (20 figures, 9 break-downs)",
+        "make: kept counts + make_release + JSON",
+        "publish: the same + budget check and insert",
+    ],
     "where the time goes": ["Where a submission's time goes", "Where the responses CSV's time goes"],
 }
 #: Rows that check correctness, not speed: they pass at any size.
@@ -92,6 +97,7 @@ CHECKS = [
     "kept break-down equals a recount",
     "kept pattern counts equal a recount",
     "kept number and check-all tallies equal a recount",
+    "answers counted from kept counts alone (no response row)",
     "third-party requests",
 ]
 
@@ -236,3 +242,14 @@ def test_numbers_figures_judge_the_target_and_flatness_at_the_largest_size(pages
     assert [figures[at].verdict, figures[at + 1].verdict] == verdicts
     assert figures[at + 1].name.strip() == "largest / smallest"
     assert figures[at + 1].value == f"{pages[1] / pages[0]:.2f}"
+
+
+def test_release_figures_read_kept_counts_alone_at_every_size(tmp_path):
+    """The release bench grows kept counts only (no response row), and its release counts every response."""
+    from bench import release_bench
+
+    timings = release_bench.measure(tmp_path, (300, 1_000), pool_size=32, runs=1)
+    assert [(t.rows, t.answers, t.response_rows) for t in timings] == [(300, 300, 0), (1_000, 1_000, 0)]
+    rows = {figure.name.strip(): figure for figure in release_bench.figures(timings)}
+    assert rows["answers counted from kept counts alone (no response row)"].passed is True
+    assert rows["Release: responses (20 figures, 9 break-downs)"].value == "300 / 1,000"

@@ -29,6 +29,7 @@ NAMES = [
     "m014_account_links_and_second_factor",
     "m015_events_and_tokens",
     "m016_survey_scoped_design_ids",
+    "m017_releases",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.
@@ -346,7 +347,7 @@ def test_m016_gives_each_survey_its_own_design_records_and_moves_its_responses(n
         " VALUES (?, ?, 1, 'd-shared', 'server', '2026-11-20', '{\"cheated\": \"yes\"}')"
     )
     write(db, insert, [("a1", "quiz"), ("b1", "copy"), ("b2", "copy")])
-    assert migrations.migrate(db) == ["m016_survey_scoped_design_ids"]
+    assert migrations.migrate(db) == NAMES[NAMES.index("m016_survey_scoped_design_ids") :]
     rows = db.execute("SELECT id, survey_id, questions FROM designs ORDER BY survey_id").fetchall()
     assert [survey_id for _, survey_id, _ in rows] == ["copy", "quiz"]
     assert rows[0][2] == rows[1][2] == design_row("d-shared", 1, OLD_CHEATED)[3]

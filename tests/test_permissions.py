@@ -103,6 +103,12 @@ EXPECTED_RULES = {
     "auditlog.audit_page": "signed-in",
     "auditlog.audit_csv": "signed-in",
     "api.survey_file": "token",
+    "releases.new_release": "survey:owner",
+    "releases.post_release": "survey:owner",
+    "releases.ledger": "survey:viewer",
+    "releases.release_page": "public",
+    "releases.release_print": "public",
+    "releases.release_csv_file": "public",
 }
 
 #: The value each route argument takes in the matrix (``survey_id``: survey A). A new argument is added here.

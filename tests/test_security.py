@@ -90,6 +90,8 @@ CSRF_CHECKED_POSTS = {
     # tests/test_api.py::test_making_or_revoking_a_token_without_a_csrf_token_changes_nothing
     "tokens.create_token",
     "tokens.revoke_token",
+    # tests/test_releases_web.py::test_publishing_without_a_valid_csrf_token_stores_nothing
+    "releases.post_release",
 }
 URL_ARGUMENTS = {
     "survey_id": "quiz",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storage import connection, events, queries, responses, roles, tokens
+from storage import connection, events, queries, releases, responses, roles, tokens
 from storage import surveys as store
 from surveys.results import compute_results
 from surveys.schema import SurveyFileError
@@ -182,6 +182,7 @@ def test_delete_removes_every_row_of_the_survey_in_every_table_and_nothing_of_an
         )
         events.add(backend_db, name, "export:1", "export", "responses.csv by ann")
         tokens.create(backend_db, name, "a reader", "ann")
+        releases.add_release(backend_db, name, "{}", f"release-of-{name}", 0.5, 0.0, 0.0, 3)
     save(backend_db, REDESIGNED)
     other_before = rows_naming(backend_db, "other")
     quiz_before = rows_naming(backend_db, "quiz")

@@ -41,6 +41,7 @@ def init_app(app: Flask) -> None:
         notify,
         people,
         public,
+        releases,
         respond,
         templating,
         tokens,
@@ -55,7 +56,7 @@ def init_app(app: Flask) -> None:
     csrf.exempt(people.use_link)  # checked by its form after the link: a used link says so, not “bad token”
     for blueprint in (
         public.bp, respond.bp, auth.bp, admin.bp, editor.bp, exports.bp, lifecycle.bp, people.bp,
-        codes.bp, tokens.bp, auditlog.bp, api.bp,
+        codes.bp, tokens.bp, auditlog.bp, api.bp, releases.bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)
     notify.init_app(app)

@@ -378,3 +378,12 @@ questions:
     max: 30
     mechanism: bounded
 """
+
+
+def quiz_with_releases(epsilon: str = "1", min_new_answers: int = 5, delta: str = "0", rows_per_person: int = 1) -> str:
+    """The quiz with a ``releases:`` key (issue 28): the budget, the answers needed between releases, the rows
+    one person may give."""
+    return QUIZ_YAML + (
+        f"releases:\n  budget: {{epsilon: {epsilon}, delta: {delta}}}\n"
+        f"  min_new_answers: {min_new_answers}\n  rows_per_person: {rows_per_person}\n"
+    )
