@@ -1,0 +1,99 @@
+"""The noise a release adds to each count of a figure, and what the figure's note says of it.
+
+Part of :mod:`surveys.releases`. A person changes a count table by at most ``rows_per_person`` answers, so each
+count gets discrete Laplace noise of scale ``rows_per_person / epsilon`` (discrete Gaussian noise with
+``sigma^2 = rows_per_person^2 / (2 rho)`` when the budget has ``delta > 0``). The draws come from the
+:class:`surveys.central_noise.CentralSampler` the caller passes; this module only chooses their size. Counts are
+then shown whole and non-negative by :func:`analysis.central.nonnegative_counts` (see :data:`NONNEGATIVE_HOW`).
+
+References
+----------
+C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+
+from analysis.central import (
+    count_scale,
+    discrete_gaussian_pmf,
+    discrete_gaussian_variance,
+    discrete_laplace_quantile,
+    discrete_laplace_variance,
+    gaussian_sigma2,
+)
+from surveys.central_noise import CentralSampler
+from surveys.release_plans import GAUSSIAN, LAPLACE, ReleasePlan
+from surveys.schema_releases import ReleasePolicy
+from surveys.text_format import percent
+
+#: How :func:`analysis.central.nonnegative_counts` makes counts whole and non-negative, for the notes.
+NONNEGATIVE_HOW = (
+    "the noisy counts were replaced by the nearest whole, non-negative counts with the same total (each lowered "
+    "by one common amount, any below it set to 0, then rounded keeping the total; all 0 when the noisy total is "
+    "0 or below), so the expected total is the true one"
+)
+
+
+@dataclass(frozen=True)
+class CountNoise:
+    """The noise added to each count of one figure."""
+
+    mechanism: str
+    scale: Fraction  # discrete Laplace: t = sensitivity / epsilon; discrete Gaussian: sigma^2
+    sensitivity: int
+    epsilon: Fraction
+
+    def draw(self, sampler: CentralSampler) -> int:
+        if self.mechanism == LAPLACE:
+            return int(sampler.discrete_laplace(self.scale))
+        return int(sampler.discrete_gaussian(self.scale))
+
+    @property
+    def variance(self) -> float:
+        if self.mechanism == LAPLACE:
+            return float(discrete_laplace_variance(self.scale))
+        return float(discrete_gaussian_variance(self.scale))
+
+    def half_width(self, level: float) -> int:
+        """The least ``m`` with ``P(|noise| <= m) >= level``, exactly: the discrete Laplace's quantile
+        (:func:`analysis.central.discrete_laplace_quantile`), the discrete Gaussian's summed from its pmf."""
+        if self.mechanism == LAPLACE:
+            return int(discrete_laplace_quantile(level, self.scale))
+        centre = discrete_gaussian_pmf(0, self.scale)
+        sigma2, m, inside = float(self.scale), 0, centre
+        while inside < level:
+            m += 1
+            inside += 2 * centre * math.exp(-(m * m) / (2 * sigma2))
+        return m
+
+    def describe(self, level: float) -> str:
+        if self.mechanism == LAPLACE:
+            size = f"scale {float(self.scale):.3g} = {self.sensitivity} / epsilon {float(self.epsilon):.3g}"
+        else:
+            size = (
+                f"variance sigma² = {float(self.scale):.3g}, sensitivity {self.sensitivity}, "
+                f"epsilon {float(self.epsilon):.3g}"
+            )
+        return (
+            f"{self.mechanism} noise ({size}) was added once to each count; each count is within "
+            f"±{self.half_width(level)} of the count before noise with probability {percent(level, 1, trim=True)}"
+        )
+
+
+def z_value(level: float) -> float:
+    """The standard normal quantile of a two-sided interval at ``level``."""
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def count_noise(plan: ReleasePlan, policy: ReleasePolicy, key: str) -> CountNoise:
+    """The noise on each count of the figure ``key`` of ``plan``."""
+    sensitivity = policy.rows_per_person
+    epsilon = plan.epsilon_each[key]
+    if plan.mechanism == LAPLACE:
+        return CountNoise(LAPLACE, count_scale(epsilon, sensitivity), sensitivity, epsilon)
+    return CountNoise(GAUSSIAN, gaussian_sigma2(plan.rho_each[key], sensitivity), sensitivity, epsilon)
