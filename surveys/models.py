@@ -45,6 +45,7 @@ from analysis.design import BinaryDesign
 from analysis.linear_model import LinearFit, affine_cells, debiased_cells, linear_model_from_cells
 from analysis.numeric_design import BoundedDesign
 from analysis.regression import LogisticFit, NotIdentified, PredictedPrevalence, fit_logistic
+from surveys.arms import DIRECT
 from surveys.definition import Question, Survey
 from surveys.design_contract import (
     SQUARES_KEY,
@@ -97,6 +98,13 @@ def kept_outcomes(survey: Survey) -> tuple[str, ...]:
     if pattern_count(survey) > MAX_PATTERNS:
         return ()
     return tuple(q.name for q in survey.randomized_questions if kind_of(q).keeps_patterns)
+
+
+def arm_keeps_patterns(arm: str) -> bool:
+    """Whether the answers of a respondent in ``arm`` (:mod:`surveys.arms`) are added to the pattern counts: in
+    every arm but the direct-question control arm, whose answers are not randomized (the model debiases
+    randomized answers). :func:`surveys.submission.noisy_response` and storage's recount both ask it."""
+    return arm != DIRECT
 
 
 def answer_pattern(levels: Mapping[str, str | None], plain: Sequence[str]) -> str:
