@@ -30,8 +30,8 @@ from surveys.design_contract import (
     check_question_name,
     record_design_keys,
 )
-from surveys.kinds import group_of_stored, groups_of_stored, kept_rows_of_stored
-from surveys.models import MAX_PATTERNS, answer_pattern
+from surveys.kinds import group_of_stored, groups_of_stored, keeps_patterns_of_stored, kept_rows_of_stored
+from surveys.models import MAX_PATTERNS, answer_pattern, arm_keeps_patterns
 
 
 def response_count(db: sqlite_utils.Database, survey_id: str) -> int:
@@ -427,8 +427,11 @@ def _scan_pattern_tallies(
     predictor's stored answer put in its group by :func:`surveys.kinds.group_of_stored`:
     a plain number's bin key, not its grid position): one
     ``GROUP BY`` per design record and outcome, so Python sees patterns, not
-    rows. With ``days``, only the responses of those days (by index); with
-    ``marked_only``, only those marked during a burst.
+    rows. Only what the write path keeps (:func:`surveys.submission.noisy_response`): the outcomes whose kind
+    keeps patterns (:func:`surveys.kinds.keeps_patterns_of_stored`, no two-group question), in the arms whose
+    answers are counted (:func:`surveys.models.arm_keeps_patterns`: not what the direct-question arm asks
+    directly), each under its arm's design key (:func:`surveys.design_contract.arm_key`). With ``days``, only
+    the responses of those days (by index); with ``marked_only``, only those marked during a burst.
     """
     on_days, day_params = "", []
     if days is not None:
@@ -448,22 +451,22 @@ def _scan_pattern_tallies(
         plain_keys = {name: canonical_json(questions[name]) for name in plain}
         if math.prod(len(groups_of_stored(plain_keys[name])) + 1 for name in plain) > MAX_PATTERNS:
             continue
-        outcomes = [
-            name
-            for name, r in questions.items()
-            if r.get("design") is not None and (r.get("type") == YES_NO or r.get("type") in NUMBER_TYPES)
-        ]
+        # The outcomes whose pattern counts the write path keeps (surveys.models.kept_outcomes: its kind's
+        # keeps_patterns, so no two-group question).
+        outcomes = [name for name, record in questions.items() if keeps_patterns_of_stored(canonical_json(record))]
         field = dialect(db).json_field.format(column="answers")
         extract = "".join(f", {field}" for _ in plain)
         for outcome in outcomes:
             name = check_question_name(outcome)
             key = canonical_json(questions[outcome])
-            for answer, *values, count in db.execute(
-                f"SELECT {field}{extract}, COUNT(*) FROM responses"  # placeholders
+            for arm, answer, *values, count in db.execute(
+                f"SELECT arm, {field}{extract}, COUNT(*) FROM responses"  # placeholders
                 f" WHERE survey_id = ? AND design_id = ?{on_days} AND {field} IS NOT NULL"
-                f" GROUP BY {', '.join(str(i + 1) for i in range(len(plain) + 1))}",
+                f" GROUP BY {', '.join(str(i + 1) for i in range(len(plain) + 2))}",
                 [name, *map(check_question_name, plain), survey_id, design_id, *day_params, name],
             ).fetchall():
+                if not arm_keeps_patterns(arm, questions[outcome].get("type")):
+                    continue  # what the direct arm asks directly is in no pattern count
                 levels = {
                     name: group_of_stored(plain_keys[name], value)
                     for name, value in zip(plain, values)
@@ -471,7 +474,7 @@ def _scan_pattern_tallies(
                 }
                 pattern = answer_pattern(levels, plain)
                 for kept, add in kept_rows_of_stored(key, answer):  # a number's bucket and sums, as kept
-                    counts[(outcome, key, pattern, kept)] += add * count
+                    counts[(outcome, arm_key(key, arm), pattern, kept)] += add * count
     return [(*key, count) for key, count in counts.items()]
 
 
@@ -494,7 +497,9 @@ def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
             recounted[key] = recounted.get(key, 0) + count - kept_then.pop(key, 0)
         for key, count in kept_then.items():  # rows gone since the snapshot
             recounted[key] = recounted.get(key, 0) - count
-        rows = [(survey_id, *key, count) for key, count in recounted.items() if count > 0]
+        # A kept sum of a number's outputs can be negative (a Laplace output below the grid): only zeros are left
+        # out, which every read takes as absent.
+        rows = [(survey_id, *key, count) for key, count in recounted.items() if count != 0]
         db.execute("DELETE FROM pattern_tallies WHERE survey_id = ?", [survey_id])
         executemany(
             db,

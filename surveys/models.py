@@ -45,8 +45,10 @@ from analysis.design import BinaryDesign
 from analysis.linear_model import LinearFit, affine_cells, debiased_cells, linear_model_from_cells
 from analysis.numeric_design import BoundedDesign
 from analysis.regression import LogisticFit, NotIdentified, PredictedPrevalence, fit_logistic
+from surveys.arms import DIRECT
 from surveys.definition import Question, Survey
 from surveys.design_contract import (
+    RANDOMIZED_IN_EVERY_ARM,
     SQUARES_KEY,
     SUM_KEY,
     SUM_KEYS,
@@ -97,6 +99,15 @@ def kept_outcomes(survey: Survey) -> tuple[str, ...]:
     if pattern_count(survey) > MAX_PATTERNS:
         return ()
     return tuple(q.name for q in survey.randomized_questions if kind_of(q).keeps_patterns)
+
+
+def arm_keeps_patterns(arm: str, question_type: str) -> bool:
+    """Whether an outcome of type ``question_type`` answered by a respondent in ``arm`` (:mod:`surveys.arms`) is
+    added to the pattern counts: in every arm, except a question the direct-question control arm asks directly
+    (the model debiases randomized answers); numbers and check-all questions stay randomized there
+    (:data:`surveys.design_contract.RANDOMIZED_IN_EVERY_ARM`) and are counted. :func:`surveys.submission.noisy_response`
+    and storage's recount both ask it."""
+    return arm != DIRECT or question_type in RANDOMIZED_IN_EVERY_ARM
 
 
 def answer_pattern(levels: Mapping[str, str | None], plain: Sequence[str]) -> str:

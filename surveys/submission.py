@@ -16,7 +16,7 @@ from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices
 from surveys.definition import Question, Survey
 from surveys.design_contract import RANDOMIZED_IN_EVERY_ARM, design_record, question_design_key
 from surveys.kinds import breakdown_questions, kind_of
-from surveys.models import answer_pattern, kept_outcomes, predictor_questions
+from surveys.models import answer_pattern, arm_keeps_patterns, kept_outcomes, predictor_questions
 
 #: Where an answer was randomized: in the browser, or on the server (JavaScript off).
 RANDOMIZED_ON = ("device", "server")
@@ -166,8 +166,7 @@ def noisy_response(
     fingerprint, record, keys, outcomes = _designs(survey)
     if arm:
         keys = {q.name: question_design_key(q, arm) for q in survey.questions}
-        if arm == DIRECT:
-            outcomes = tuple(name for name in outcomes if survey.question(name).type in RANDOMIZED_IN_EVERY_ARM)
+        outcomes = tuple(name for name in outcomes if arm_keeps_patterns(arm, survey.question(name).type))
     return NoisyResponse(
         survey_id=survey.id,
         survey_version=survey.version,

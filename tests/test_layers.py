@@ -271,10 +271,6 @@ KIND_DECISIONS_ALLOWED = {
         "web/charts.py",
         "if isinstance(item, YesNoResult):",
     ): "a chart item's own fields (a yes/no result's or an option's): the kind chose the items (chart_items)",
-    (
-        "storage/queries.py",
-        'if r.get("design") is not None and (r.get("type") == YES_NO or r.get("type") in NUMBER_TYPES)',
-    ): "stored design records (dicts) of each version: storage reads records, not Questions (the pattern outcomes)",
 }
 
 

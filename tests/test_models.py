@@ -347,3 +347,29 @@ def test_a_plain_number_is_a_predictor_by_its_bins_equal_to_fit_logistic_on_its_
         check_choice(survey, ModelChoice("cheated", ("tools",), {}))
     with pytest.raises(ValueError, match="b03"):
         check_choice(survey, ModelChoice("cheated", ("age",), {"age": "b03"}))
+
+
+def test_a_stored_design_key_keeps_patterns_as_the_live_question_does():
+    """Storage's recount asks :func:`surveys.kinds.keeps_patterns_of_stored` of the keys in the stored design
+    records; it answers as :func:`surveys.models.kept_outcomes` does of the live survey (a one-group yes/no
+    question or a number: yes; a two-group question, a randomized choice or check-all, a plain question: no),
+    and only the direct-question arm's answers stay out of the pattern counts."""
+    from surveys.arms import ARMS, DIRECT
+    from surveys.kinds import keeps_patterns_of_stored
+    from surveys.models import arm_keeps_patterns, kept_outcomes
+    from tests.helpers.sample_surveys import TWO_GROUP_YAML
+
+    mixed = make_survey(
+        TWO_GROUP_YAML.replace("direct_share: 1/5\n", "")
+        + "  - {name: cheated, type: yes_no, label: Cheated}\n"
+        + "  - {name: drinks, type: integer, label: Drinks, min: 0, max: 30, epsilon: 1, mechanism: bounded}\n"
+        + "  - {name: done, type: select_multiple, label: Done, choices: [a, b, c], epsilon: 2}\n"
+        + "  - {name: ai_use, type: select_one, label: AI, choices: [never, once, often]}\n"
+    )
+    for survey in (mixed, model_survey()):
+        kept = {q.name for q in survey.questions if keeps_patterns_of_stored(question_design_key(q))}
+        assert kept == set(kept_outcomes(survey))
+    assert set(kept_outcomes(mixed)) == {"cheated", "drinks"}
+    assert keeps_patterns_of_stored("not a key") is False
+    assert [arm for arm in ARMS if not arm_keeps_patterns(arm, "yes_no")] == [DIRECT]
+    assert all(arm_keeps_patterns(arm, kind) for arm in ARMS for kind in ("integer", "decimal", "select_multiple"))

@@ -576,3 +576,158 @@ def test_the_state_and_the_key_read_together_equal_each_read_alone(backend_db):
             assert together == alone
             assert together[0] is closed
         assert responses.closed_override_and_key_seen(backend_db, "other", "stored-key-0000000") == (None, True)
+
+
+#: Surveys with arms (surveys/arms.py), for the rescans against what the write path keeps: a direct-question
+#: control arm beside one-group yes/no questions and a plain number; two random groups (a two-group yes/no
+#: question, whose pattern counts are not kept) beside a one-group yes/no question and a randomized number;
+#: and both at once.
+ARMED_SURVEYS = {
+    "direct arm": """\
+id: armed
+title: Direct arm
+version: 1
+direct_share: 1/3
+questions:
+  - {name: cheated, type: yes_no, label: Cheated}
+  - {name: lied, type: yes_no, label: Lied, required: false, design: {t: 2/3, a: 1/6, b: 1/6}}
+  - {name: year, type: select_one, label: Year, choices: [first, second], randomize: false}
+  - {name: age, type: integer, label: Age, randomize: false, min: 16, max: 99, bins: [30]}
+""",
+    "two groups": """\
+id: armed
+title: Two groups
+version: 1
+questions:
+  - {name: evaded, type: yes_no, label: Evaded, design: {model: stochastic_lie_detector, p1: 1/3, p2: 2/3}}
+  - {name: cheated, type: yes_no, label: Cheated}
+  - {name: drinks, type: integer, label: Drinks, min: 0, max: 30, epsilon: 1, mechanism: laplace}
+  - {name: year, type: select_one, label: Year, choices: [first, second], randomize: false}
+""",
+    "two groups and a direct arm": """\
+id: armed
+title: Both
+version: 1
+direct_share: 1/4
+questions:
+  - {name: doped, type: yes_no, label: Doped, design: {model: cheater_detection, p1: 1/4, p2: 3/5}}
+  - {name: cheated, type: yes_no, label: Cheated}
+  - {name: year, type: select_one, label: Year, choices: [first, second], randomize: false}
+""",
+}
+ARMED_DAYS = ("2026-11-20", "2026-11-21", "2026-11-23")
+#: The kept-count tables a rescan is compared with, and their key columns (without ``survey_id``).
+KEPT_TABLES = {
+    "pattern_tallies": ("outcome", "design", "pattern", "answer"),
+    "group_tallies": ("by_question", "by_answer", "question", "design", "answer"),
+    "daily_tallies": ("day", "question", "design", "answer"),
+}
+
+
+def kept_counts(db, table: str, survey_id: str = "armed") -> dict[tuple, int]:
+    """``{key columns: count}`` of ``table``'s rows of the survey, zero counts left out (a kept sum can be 0)."""
+    columns = ", ".join(KEPT_TABLES[table])
+    return {
+        tuple(row[:-1]): row[-1]
+        for row in db.execute(f"SELECT {columns}, count FROM {table} WHERE survey_id = ?", [survey_id]).fetchall()
+        if row[-1]
+    }
+
+
+def added_between(before: dict, after: dict) -> dict:
+    """What the kept counts gained from ``before`` to ``after``, zero changes left out."""
+    return {key: after[key] - before.get(key, 0) for key in after if after[key] != before.get(key, 0)}
+
+
+def rescanned(db, survey, days: list[str]) -> dict[str, dict[tuple, int]]:
+    """What the rescans of storage/queries.py count over ``days``, in the rows of :data:`KEPT_TABLES`."""
+    patterns = {
+        (outcome, design, pattern, answer): count
+        for outcome in (q.name for q in survey.randomized_questions)
+        for design, by_pattern in queries.pattern_tallies_on_days(db, "armed", outcome, days).items()
+        for pattern, by_answer in by_pattern.items()
+        for answer, count in by_answer.items()
+        if count
+    }
+    groups = {
+        (by, responses.NO_ANSWER if group is None else group, question, design, answer): count
+        for by in ("year", "age")
+        if by in {q.name for q in survey.questions}
+        for group, per_question in queries.group_tallies_on_days(db, "armed", by, days).items()
+        for question, by_design in per_question.items()
+        for design, by_answer in by_design.items()
+        for answer, count in by_answer.items()
+        if count
+    }
+    daily = {
+        (question, design, answer): count
+        for question, by_design in queries.tallies_on_days(db, "armed", days).items()
+        for design, by_answer in by_design.items()
+        for answer, count in by_answer.items()
+        if count
+    }
+    return {"pattern_tallies": patterns, "group_tallies": groups, "daily_tallies": daily}
+
+
+@pytest.mark.parametrize("survey_name", list(ARMED_SURVEYS))
+def test_rescans_of_a_survey_with_arms_count_what_the_write_path_keeps(backend_db, survey_name):
+    """A survey with a direct-question arm or two random groups: the kept pattern, group and daily tallies
+    equal their rescans (:func:`storage.queries.pattern_tallies_on_days`, ``group_tallies_on_days``,
+    ``tallies_on_days``) day by day (what each day's submissions added) and over all days, and the repairs
+    (``rebuild_pattern_tallies``, ``rebuild_group_tallies``) rebuild exactly the kept counts. The direct arm's
+    answers are in no pattern count (they are not randomized), nor is a two-group question (its kind keeps none)."""
+    from surveys.arms import DIRECT, arm_choices
+    from surveys.submission import noisy_response, randomize_on_server
+    from tests.helpers.sample_surveys import make_survey
+
+    survey = make_survey(ARMED_SURVEYS[survey_name])
+    arms = arm_choices(survey.group_1_share is not None, survey.direct_share is not None)
+    names = {q.name for q in survey.questions}
+    per_day, stored, randomized = 30, 0, 0
+    added: dict[str, dict] = {}
+    for day in ARMED_DAYS:
+        before = {table: kept_counts(backend_db, table) for table in KEPT_TABLES}
+        for _ in range(per_day):
+            i, arm = stored, arms[stored % len(arms)]
+            truth = {"cheated": ["yes", "no"][i % 3 == 0], "year": ["first", "second"][(i // 2) % 2]}
+            truth |= {"lied": ["no", "yes"][i % 4 == 0], "evaded": ["no", "yes"][i % 5 < 2]}
+            truth |= {"doped": ["yes", "no"][i % 2], "drinks": str(i % 4), "age": f"{(7 * i) % 40:02d}"}
+            noisy = randomize_on_server(survey, {k: v for k, v in truth.items() if k in names}, arm)
+            responses.store_response(backend_db, noisy_response(survey, noisy, "server", arm), f"armed-{i:09d}", day)
+            stored, randomized = stored + 1, randomized + (arm != DIRECT)
+        after = {table: kept_counts(backend_db, table) for table in KEPT_TABLES}
+        added[day] = {table: added_between(before[table], after[table]) for table in KEPT_TABLES}
+        added[day]["daily_tallies"] = {key[1:]: count for key, count in added[day]["daily_tallies"].items()}
+        assert rescanned(backend_db, survey, [day]) == added[day]
+    kept = {table: kept_counts(backend_db, table) for table in KEPT_TABLES}
+    whole = rescanned(backend_db, survey, list(ARMED_DAYS))
+    assert whole["pattern_tallies"] == kept["pattern_tallies"] and whole["group_tallies"] == kept["group_tallies"]
+    # The direct arm's yes/no answers are in the kept tallies under its own key, but in no pattern count.
+    direct_keys = {design for _, design, _ in whole["daily_tallies"] if '"direct"' in design}
+    assert bool(direct_keys) == (DIRECT in arms)
+    assert not direct_keys & {design for _, design, _, _ in kept["pattern_tallies"]}
+    cheated = sum(count for (outcome, *_), count in kept["pattern_tallies"].items() if outcome == "cheated")
+    assert cheated == randomized and (randomized < stored) == (DIRECT in arms)  # one per respondent not in it
+    backend_db.execute("UPDATE pattern_tallies SET count = count + 3 WHERE survey_id = 'armed'")
+    backend_db.execute("DELETE FROM group_tallies WHERE survey_id = 'armed' AND question = 'cheated'")
+    queries.rebuild_pattern_tallies(backend_db, "armed")
+    queries.rebuild_group_tallies(backend_db)
+    assert kept_counts(backend_db, "pattern_tallies") == kept["pattern_tallies"]
+    assert kept_counts(backend_db, "group_tallies") == kept["group_tallies"]
+
+
+def test_a_negative_kept_sum_survives_the_pattern_repair(backend_db):
+    """A Laplace number's outputs can fall below its grid, so a pattern's kept sum can be negative: the repair
+    (:func:`storage.queries.rebuild_pattern_tallies`) keeps it, as the write path did, leaving out only zeros."""
+    from surveys.submission import noisy_response
+    from tests.helpers.sample_surveys import make_survey
+
+    survey = make_survey(ARMED_SURVEYS["two groups"])
+    for i, output in enumerate(("-7", "-3", "2")):
+        noisy = {"drinks": output, "year": "first", "cheated": "yes"}
+        responses.store_response(backend_db, noisy_response(survey, noisy, "server", "1"), f"neg-{i}", "2026-11-22")
+    kept = queries.pattern_tallies(backend_db, "armed", "drinks")
+    (by_pattern,) = kept.values()
+    assert by_pattern['{"year":"first"}']["=sum"] == -8
+    queries.rebuild_pattern_tallies(backend_db, "armed")
+    assert queries.pattern_tallies(backend_db, "armed", "drinks") == kept

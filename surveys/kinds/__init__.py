@@ -178,6 +178,26 @@ def groups_of_stored(key: str) -> tuple[str, ...]:
     return () if parsed is None else tuple(parsed[1])
 
 
+def keeps_patterns_of_stored(key: str) -> bool:
+    """Whether the randomized question a stored design key describes has its pattern counts kept for the model
+    (its kind's ``keeps_patterns``, which :func:`surveys.models.kept_outcomes` asks of a live question): a
+    one-group yes/no question or a number, not a two-group question. For storage's recount of the patterns;
+    False for a plain question or an unreadable key."""
+    question = _number_question_of_key(key) or _randomized_question_of_key(key)
+    return question is not None and question.is_randomized and bool(kind_of(question).keeps_patterns)
+
+
+@lru_cache(maxsize=1024)
+def _randomized_question_of_key(key: str) -> Question | None:
+    """The randomized question a stored design key describes (its type, choices and design), ``None`` when the
+    key is unreadable or has no design: enough for :func:`kind_of` to name its kind."""
+    parsed = parse_design_key(key)
+    if parsed is None or parsed[2] is None:
+        return None
+    qtype, choices, design = parsed
+    return Question("recounted", qtype, "", "", True, True, tuple(Choice(c, c) for c in choices), design)
+
+
 def kept_rows_of_stored(key: str, answer: str) -> tuple[tuple[str, int], ...]:
     """The kept tally rows ``(answer, increment)`` of a stored answer under design key ``key``, as the write
     path tallied it (:func:`surveys.submission.NoisyResponse.kept_rows`): a number's bucket or bin, sum and sum
