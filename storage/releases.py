@@ -126,6 +126,14 @@ def release_by_token(db: sqlite_utils.Database, token: str) -> StoredRelease | N
     return None if row is None else _stored(row)
 
 
+def listed_releases(db: sqlite_utils.Database) -> list[StoredRelease]:
+    """Every release its owner chose to list on the public start page, by survey then oldest first; their
+    ``body`` is left out (``""``): the start page shows only their survey, number, date and address."""
+    columns = _COLUMNS.replace(", body", ", '' AS body")
+    rows = db.execute(f"SELECT {columns} FROM releases WHERE listed = 1 ORDER BY survey_id, number")
+    return [_stored(row) for row in rows.fetchall()]
+
+
 def spent(db: sqlite_utils.Database, survey_id: str) -> list[PrivacyCost]:
     """What each of the survey's releases cost, oldest first (the ledger's and the budget check's input)."""
     rows = db.execute("SELECT epsilon, delta, rho FROM releases WHERE survey_id = ? ORDER BY number", [survey_id])

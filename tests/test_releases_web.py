@@ -395,3 +395,65 @@ def test_a_budget_with_a_delta_publishes_gaussian_releases_and_adds_them_up_by_z
     assert "discrete Gaussian" in release_from_json(first.body).figures[0].note
     ledger = text_of(auth.client.get("/admin/surveys/gauss/releases"))
     assert "by zCDP accounting (the plain sum is 1.6)" in ledger, ledger
+
+
+def publish_listed(auth, figures=("counts:year",), epsilon: str = "0.5", listed: bool = True):
+    path = "/admin/surveys/quiz/releases/new"
+    data = {"csrf_token": csrf(auth, path), "action": "publish", "figure": list(figures), "epsilon": epsilon}
+    if listed:
+        data["listed"] = "yes"
+    return auth.client.post(path, data=data)
+
+
+def test_a_listed_release_is_on_the_start_page_under_its_survey_an_unlisted_one_nowhere(app, auth):
+    auth.login()
+    add_responses(app, many(20, 20))
+    assert publish_listed(auth, listed=False).status_code == 302
+    add_responses(app, many(5, 5), day="2026-11-23")
+    assert publish_listed(auth, epsilon="0.25").status_code == 302
+    unlisted, shown = stored_releases(app)
+    assert (unlisted.listed, shown.listed) == (False, True)
+    start = text_of(app.test_client().get("/"))
+    assert "Published results" in start and "<li>Test quiz <ul>" in start.split("Published results")[1]
+    assert f'href="/r/{shown.token}">Results of {shown.made_on}</a>' in start
+    assert unlisted.token not in start
+    anyone = app.test_client()
+    assert "X-Robots-Tag" not in anyone.get(f"/r/{shown.token}").headers
+    assert anyone.get(f"/r/{unlisted.token}").headers["X-Robots-Tag"] == "noindex, nofollow"
+    ledger = text_of(auth.client.get("/admin/surveys/quiz/releases"))
+    assert "(unlisted)" in ledger and "(listed on the start page)" in ledger
+
+
+def test_with_no_listed_release_the_start_page_shows_no_results(app, auth):
+    auth.login()
+    add_responses(app, many(20, 20))
+    assert publish_listed(auth, listed=False).status_code == 302
+    start = text_of(app.test_client().get("/"))
+    assert "Published results" not in start and stored_releases(app)[0].token not in start
+
+
+@pytest.mark.parametrize("role", ["viewer", "analyst"])
+def test_only_an_owner_publishes_a_listed_release(app, auth, admin_account, role):
+    add_responses(app, many(20, 20))
+    someone = signed_in_as(app, "vera", role)
+    token = csrf_token_in(text_of(someone.client.get("/admin/surveys/quiz/releases")))
+    data = {"csrf_token": token, "action": "publish", "figure": ["counts:year"], "epsilon": "0.5", "listed": "yes"}
+    assert someone.client.post("/admin/surveys/quiz/releases/new", data=data).status_code == 404
+    assert stored_releases(app) == [] and "Published results" not in text_of(app.test_client().get("/"))
+    owner = signed_in_as(app, "olga", "owner")
+    assert publish_listed(owner).status_code == 302
+    assert [r.listed for r in stored_releases(app)] == [True]
+
+
+@pytest.mark.parametrize("body", ["{not json", '{"survey_id": "quiz"}', "[]", '{"figures": 3}'])
+def test_a_release_whose_stored_text_cannot_be_read_gives_a_clear_page_not_a_500(app, auth, db, body):
+    auth.login()
+    with immediate_transaction(db):
+        releases.add_release(db, "quiz", body, "b" * 22, 0.3, 0.0, 0.0, 10, listed=True)
+    ledger = auth.client.get("/admin/surveys/quiz/releases")
+    assert ledger.status_code == 200 and "stored text cannot be read" in text_of(ledger)
+    anyone = app.test_client()
+    for path in (f"/r/{'b' * 22}", f"/r/{'b' * 22}.csv", f"/r/{'b' * 22}/print"):
+        page = anyone.get(path)
+        assert page.status_code == 410 and "its stored text cannot be read" in text_of(page), path
+    assert anyone.get("/").status_code == 200

@@ -1,10 +1,13 @@
-"""The public start page: the surveys open to anyone (the survey form itself is :mod:`web.respond`)."""
+"""The public start page: the surveys open to anyone (the survey form itself is :mod:`web.respond`) and the result
+releases their owners chose to list (:mod:`web.releases`; an unlisted release appears nowhere public)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, render_template
 
+from web import release_data
 from web.catalog import get_catalog, survey_state
+from web.db import get_db
 from web.permissions import public
 
 bp = Blueprint("public", __name__)
@@ -21,7 +24,9 @@ def index():
         and not survey.invitation_only
         and survey_state(survey) == "open"
     ]
-    return render_template("index.html", open_surveys=open_surveys)
+    titles = {survey_id: survey.title for survey_id, survey in catalog.surveys.items()}
+    results = release_data.listed(get_db(), titles)
+    return render_template("index.html", open_surveys=open_surveys, results=results)
 
 
 def on_start_page(standing) -> bool:

@@ -73,10 +73,11 @@ class ReleaseForm:
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One release on the ledger: what was stored and the release it holds."""
+    """One release on the ledger: what was stored and the release it holds (None: its stored text cannot be
+    read, see :func:`readable`)."""
 
     stored: releases.StoredRelease
-    release: Release
+    release: Release | None
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,11 @@ def publish_release(
     actor: str | None,
     day: date,
     sampler: CentralSampler = SECURE,
+    *,
+    listed: bool = False,
 ) -> releases.StoredRelease:
-    """Make and store a release of ``keys`` spending ``epsilon``, made on ``day`` by ``actor``.
+    """Make and store a release of ``keys`` spending ``epsilon``, made on ``day`` by ``actor``; ``listed``: shown
+    on the public start page under its survey (else only its address leads to it).
 
     Raises :class:`surveys.releases.ReleaseRefused` (over budget, too few new answers, no ``releases:`` key)
     or ValueError (a bad key, a bad epsilon); nothing is stored then."""
@@ -168,6 +172,7 @@ def publish_release(
         release_cost(plan),
         inputs.answers,
         note,
+        listed=listed,
         made_on=day.isoformat(),
     )
 
@@ -176,12 +181,41 @@ def ledger(db: sqlite_utils.Database, survey: Survey) -> Ledger:
     """Every release of ``survey`` with its figures and cost, the total spent and what is left."""
     with connection.read_snapshot(db):
         stored = releases.releases_of(db, survey.id)
-    rows = tuple(LedgerRow(row, release_from_json(row.body)) for row in stored)
+    rows = tuple(LedgerRow(row, readable(row.body)) for row in stored)
     last = stored[-1].answers if stored else None
     return Ledger(survey, rows, _budget(survey.release_policy, [row.cost for row in stored], last))
 
 
-def published(db: sqlite_utils.Database, token: str) -> tuple[releases.StoredRelease, Release] | None:
-    """The release whose address is ``token``, as stored (a snapshot: never recomputed); None if unknown."""
+def readable(body: str) -> Release | None:
+    """The release a stored ``body`` holds, or None when it cannot be read (damaged or edited by hand, or written
+    by a version whose fields differ): the pages then say so instead of failing."""
+    try:
+        return release_from_json(body)
+    except (ValueError, KeyError, TypeError, AttributeError):  # json.JSONDecodeError is a ValueError
+        return None
+
+
+def published(db: sqlite_utils.Database, token: str) -> tuple[releases.StoredRelease, Release | None] | None:
+    """The release whose address is ``token``, as stored (a snapshot: never recomputed); None if unknown; its
+    release None when its stored text cannot be read (:func:`readable`)."""
     stored = releases.release_by_token(db, token)
-    return None if stored is None else (stored, release_from_json(stored.body))
+    return None if stored is None else (stored, readable(stored.body))
+
+
+@dataclass(frozen=True)
+class ListedSurvey:
+    """A survey's listed releases, for the public start page."""
+
+    survey_id: str
+    title: str
+    releases: tuple[releases.StoredRelease, ...]
+
+
+def listed(db: sqlite_utils.Database, titles: dict[str, str]) -> tuple[ListedSurvey, ...]:
+    """The releases their owners chose to list, grouped under their survey (``titles``: survey id to title, the
+    catalogue's; a survey no longer in it is left out: its releases stay at their addresses)."""
+    grouped: dict[str, list[releases.StoredRelease]] = {}
+    for row in releases.listed_releases(db):
+        if row.survey_id in titles:
+            grouped.setdefault(row.survey_id, []).append(row)
+    return tuple(ListedSurvey(sid, titles[sid], tuple(rows)) for sid, rows in sorted(grouped.items()))

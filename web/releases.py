@@ -4,7 +4,7 @@ ledger, and anyone with the address reads the release.
 ``/admin/surveys/<survey_id>/releases/new``: the figures to choose and this
 release's epsilon; "Show the cost" previews the cost and what would be left
 (nothing stored), "Publish" stores the release (a dated snapshot under a random
-unlisted address) or answers 400 with the refusal, storing nothing.
+address, unlisted unless the owner ticks "list it on the start page") or answers 400 with the refusal, storing nothing.
 ``/r/<token>``, ``/r/<token>.csv`` and ``/r/<token>/print``: the release as
 published (read from its stored JSON, never recomputed), its CSV and a print
 view. Each view parses, makes one call into :mod:`web.release_data` and renders.
@@ -55,6 +55,7 @@ def render_form(page: release_data.ReleaseForm, status: int = 200, problem: str 
         "releases/new.html",
         page=page,
         chosen=chosen,
+        listed=request.method == "POST" and request.form.get("listed") == "yes",
         epsilon_text=request.form.get("epsilon", "") if request.method == "POST" else "",
         problem=problem,
         action=ActionForm(),
@@ -82,7 +83,8 @@ def post_release(survey_id: str):
     try:
         epsilon = parse_epsilon(request.form.get("epsilon", ""))
         if publishing:
-            stored = release_data.publish_release(get_db(), survey, keys, epsilon, g.admin, today())
+            listed = request.form.get("listed") == "yes"
+            stored = release_data.publish_release(get_db(), survey, keys, epsilon, g.admin, today(), listed=listed)
         else:
             return render_form(release_data.release_form(get_db(), survey, keys, epsilon))
     except ValueError as error:  # ReleaseRefused is one
@@ -100,11 +102,28 @@ def ledger(survey_id: str):
     return render_template("releases/ledger.html", page=release_data.ledger(get_db(), survey))
 
 
+#: The status of a release stored but unreadable: the address is right, its content cannot be served.
+UNREADABLE_STATUS = 410
+
+
 def published_or_404(token: str):
+    """The stored release and its content at ``token``: 404 for an unknown address, 410 with a page saying so
+    when its stored text cannot be read (never a 500)."""
     found = release_data.published(get_db(), token)
     if found is None:
         abort(404, description="There is no release at this address.")
+    if found[1] is None:
+        abort(
+            UNREADABLE_STATUS,
+            description="A release is stored at this address, but its stored text cannot be read, so it cannot "
+            "be shown. The survey's owner can see it on the releases page and publish again.",
+        )
     return found
+
+
+def headers_of(stored) -> dict[str, str]:
+    """An unlisted release asks search engines not to list it; a listed one is on the start page anyway."""
+    return {} if stored.listed else UNLISTED
 
 
 @bp.get("/r/<token>")
@@ -115,7 +134,7 @@ def release_page(token: str):
     stored, release = published_or_404(token)
     charts = [figure_chart_svg(figure) for figure in release.figures]
     html = render_template("releases/release.html", stored=stored, release=release, charts=charts, printing=False)
-    return html, 200, UNLISTED
+    return html, 200, headers_of(stored)
 
 
 @bp.get("/r/<token>/print")
@@ -125,7 +144,7 @@ def release_print(token: str):
     stored, release = published_or_404(token)
     charts = [figure_chart_svg(figure) for figure in release.figures]
     html = render_template("releases/release.html", stored=stored, release=release, charts=charts, printing=True)
-    return html, 200, UNLISTED
+    return html, 200, headers_of(stored)
 
 
 @bp.get("/r/<token>.csv")
@@ -134,5 +153,5 @@ def release_csv_file(token: str):
     """Exactly what was published, one row per published row (:func:`surveys.releases.release_csv`)."""
     stored, release = published_or_404(token)
     response = download(release_csv(release), "text/csv", f"release-{stored.survey_id}-{stored.number}.csv")
-    response.headers.update(UNLISTED)
+    response.headers.update(headers_of(stored))
     return response
