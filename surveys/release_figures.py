@@ -2,7 +2,8 @@
 
 Part of :mod:`surveys.releases`. A figure builder takes ``(survey, plan, policy, key, inputs, sampler, level)``
 and returns a :class:`PublishedFigure`: :func:`estimate_figure` (``estimate:``/``mean:``, free),
-:func:`counts_figure` (``counts:``/``plain_numbers:``) and :func:`mode_figure` (``mode:``); the break-down's is
+:func:`counts_figure` (``counts:``/``plain_numbers:``), :func:`plain_mean_figure` (``plain_mean:``) and
+:func:`mode_figure` (``mode:``); the break-down's is
 :func:`surveys.release_breakdowns.breakdown_figure`.
 
 References
@@ -10,6 +11,7 @@ References
 C. Dwork and A. Roth, "The Algorithmic Foundations of Differential Privacy", 2014 (Theorem 3.11).
 F. McSherry and K. Talwar, "Mechanism Design via Differential Privacy", FOCS 2007.
 G. Casella and R. L. Berger, "Statistical Inference", 2nd ed., 2002, section 5.5.4 (the delta method).
+R. Bhatia and C. Davis, "A Better Bound on the Variance", American Mathematical Monthly 107(4), 2000.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from analysis.central import TotalCost, nonnegative_counts
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
 from surveys.kinds import kind_of, kind_of_result
-from surveys.release_noise import NONNEGATIVE_HOW, count_noise, z_value
+from surveys.kinds.number import kept_sums
+from surveys.release_noise import NONNEGATIVE_HOW, count_noise, split_noise, z_value
 from surveys.release_plans import MEAN, PLAIN_NUMBERS
 from surveys.result_types import Tallies
 from surveys.results import question_result
@@ -182,3 +185,69 @@ def estimate_figure(survey, plan, policy, key, inputs, sampler, level) -> Publis
     )
     title = f"{'Mean' if key.startswith(MEAN) else 'Estimate'}: {question.label}"
     return PublishedFigure(key, title, tuple(rows), note, 0.0)
+
+
+@dataclass(frozen=True)
+class NoisyMean:
+    """A plain number's mean from a noisy sum and a noisy count, in grid steps (0 to ``steps``).
+
+    ``mean`` is ``sum / count`` kept within ``[0, steps]`` (None when the noisy count is below 1); ``variance``
+    the sampling variance (the Bhatia-Davis bound ``(steps - mean) mean / count``) plus the noise's by the
+    delta method (``(V_sum + mean^2 V_count) / count^2``)."""
+
+    mean: float | None
+    variance: float
+
+
+def noisy_mean(noisy_sum: int, noisy_count: int, steps: int, sum_variance: float, count_variance: float) -> NoisyMean:
+    """The mean and its variance from the noisy sum and count of answers in ``[0, steps]`` (see
+    :class:`NoisyMean`)."""
+    if noisy_count < 1:
+        return NoisyMean(None, math.inf)
+    mean = min(max(noisy_sum / noisy_count, 0.0), float(steps))
+    sampling = (steps - mean) * mean / noisy_count
+    noise = (sum_variance + mean * mean * count_variance) / noisy_count**2
+    return NoisyMean(mean, sampling + noise)
+
+
+def plain_mean_figure(survey, plan, policy, key, inputs, sampler, level) -> PublishedFigure:
+    """The mean of a plain number: noisy sum over noisy count, both from the kept tallies.
+
+    Bounded-range approach (Dwork and Roth 2014, section 3.3, the Laplace mechanism; its discrete form here):
+    each answer is kept as its grid position ``y = (x - min) / step`` in ``[0, steps]`` (an answer outside the
+    declared ``[min, max]`` is refused when sent, so every kept value is within it), and the kept sum of ``y``
+    and count of answers are each noised once. One person changes the sum by at most
+    ``rows_per_person * steps`` (that is ``rows_per_person * (max - min)`` in the question's units) and the
+    count by at most ``rows_per_person``; the figure's epsilon (or ``rho``) is split equally between the two
+    (:func:`surveys.release_noise.split_noise`), so it costs what a count figure costs. The mean
+    ``min + step * sum / count`` is post-processing. Its interval adds the sampling variance, bounded by
+    Bhatia and Davis (2000) as ``(max - mean)(mean - min) / count`` since no spread is kept without noise, to
+    the noise's variance (delta method): conservative for the sampling part."""
+    question = survey.question(key.split(":", 1)[1])
+    number = question.number
+    (count, total, _), _, _ = kept_sums(question, inputs.tallies.get(question.name, {}))
+    on_sum, on_count = split_noise(plan, policy, key, (policy.rows_per_person * number.steps, policy.rows_per_person))
+    figure = noisy_mean(
+        total + on_sum.draw(sampler), count + on_count.draw(sampler), number.steps, on_sum.variance, on_count.variance
+    )
+    step, low_end = float(number.step), float(number.minimum)
+    if figure.mean is None:
+        row = PublishedRow("Mean", MISSING, MISSING, MISSING, None)
+    else:
+        half = z_value(level) * math.sqrt(figure.variance)
+        ends = [min(max(figure.mean + sign * half, 0.0), float(number.steps)) for sign in (-1, 1)]
+        mean, low, high = (low_end + step * y for y in (figure.mean, *ends))
+        decimals = number.decimals
+        row = PublishedRow(
+            "Mean", number_text(mean, decimals), number_text(low, decimals), number_text(high, decimals), mean
+        )
+    note = (
+        f"The sum of the answers (each within the declared range) and their number were each given noise once. "
+        f"On the sum, counted in steps of {number.text(number.step)} above {number.text(number.minimum)}: "
+        f"{on_sum.describe(level, 'the sum')}. "
+        f"On the number of answers: {on_count.describe(level, 'the number')}. "
+        "The mean is the noisy sum over the noisy number. "
+        f"Its {percent(level, 1, trim=True)} interval adds the noise's variance to the largest sampling variance "
+        "answers within the range can have around this mean (Bhatia and Davis 2000), so it is wide rather than narrow."
+    )
+    return PublishedFigure(key, f"Mean: {question.label}", (row,), note, float(plan.epsilon_each[key]))

@@ -25,6 +25,7 @@ from analysis.central import (
     discrete_laplace_quantile,
     discrete_laplace_variance,
     gaussian_sigma2,
+    zcdp_epsilon,
 )
 from surveys.central_noise import CentralSampler
 from surveys.release_plans import GAUSSIAN, LAPLACE, ReleasePlan
@@ -71,7 +72,8 @@ class CountNoise:
             inside += 2 * centre * math.exp(-(m * m) / (2 * sigma2))
         return m
 
-    def describe(self, level: float) -> str:
+    def describe(self, level: float, subject: str = "each count") -> str:
+        """What was added, and how far it moves ``subject`` (``"each count"``, ``"the sum"``) at ``level``."""
         if self.mechanism == LAPLACE:
             size = f"scale {float(self.scale):.3g} = {self.sensitivity} / epsilon {float(self.epsilon):.3g}"
         else:
@@ -80,8 +82,8 @@ class CountNoise:
                 f"epsilon {float(self.epsilon):.3g}"
             )
         return (
-            f"{self.mechanism} noise ({size}) was added once to each count; each count is within "
-            f"±{self.half_width(level)} of the count before noise with probability {percent(level, 1, trim=True)}"
+            f"{self.mechanism} noise ({size}) was added once to {subject}; {subject} is within "
+            f"±{self.half_width(level)} of its value before noise with probability {percent(level, 1, trim=True)}"
         )
 
 
@@ -97,3 +99,19 @@ def count_noise(plan: ReleasePlan, policy: ReleasePolicy, key: str) -> CountNois
     if plan.mechanism == LAPLACE:
         return CountNoise(LAPLACE, count_scale(epsilon, sensitivity), sensitivity, epsilon)
     return CountNoise(GAUSSIAN, gaussian_sigma2(plan.rho_each[key], sensitivity), sensitivity, epsilon)
+
+
+def split_noise(
+    plan: ReleasePlan, policy: ReleasePolicy, key: str, sensitivities: tuple[int, ...]
+) -> tuple[CountNoise, ...]:
+    """The noise on each of several whole numbers of one figure, each with its own sensitivity (one person's
+    largest change to it), the figure's epsilon (or ``rho``) split equally between them: sequential composition
+    (Dwork and Roth 2014, Theorem 3.16; for ``rho``, Bun and Steinke 2016, Lemma 2.3) makes the figure cost
+    what :func:`surveys.release_plans.plan_release` charged for it."""
+    parts = len(sensitivities)
+    if plan.mechanism == LAPLACE:
+        epsilon = plan.epsilon_each[key] / parts
+        return tuple(CountNoise(LAPLACE, count_scale(epsilon, d), d, epsilon) for d in sensitivities)
+    rho = plan.rho_each[key] / parts
+    epsilon = Fraction(zcdp_epsilon(float(rho), policy.delta))  # what each part's note reads (its cost is rho)
+    return tuple(CountNoise(GAUSSIAN, gaussian_sigma2(rho, d), d, epsilon) for d in sensitivities)

@@ -11,6 +11,9 @@ What a release may hold (:func:`figure_choices`), by key:
 ``counts:<q>`` and ``plain_numbers:<q>``
     The answers to a plain question by option (a plain number's by its declared bins), each count noised
     (:mod:`surveys.release_noise`); the cells are disjoint, so the table costs one epsilon (parallel composition).
+``plain_mean:<q>``
+    A plain number's mean: its kept sum (within the declared range) and count each noised once, the figure's
+    epsilon split between them (:func:`surveys.release_figures.plain_mean_figure`); it costs as a count figure.
 ``breakdown:<randomized q>:<plain q>``
     A randomized question's estimate per answer to a plain one (:mod:`surveys.release_breakdowns`); each cell is
     noised once and the cells are disjoint (parallel composition).
@@ -46,16 +49,17 @@ from surveys.kinds import breakdown_questions, kind_of
 from surveys.schema_releases import ReleasePolicy
 from surveys.text_format import count_text
 
-ESTIMATE, MEAN, COUNTS, PLAIN_NUMBERS, BREAKDOWN, MODE = (
+ESTIMATE, MEAN, COUNTS, PLAIN_NUMBERS, PLAIN_MEAN, BREAKDOWN, MODE = (
     "estimate",
     "mean",
     "counts",
     "plain_numbers",
+    "plain_mean",
     "breakdown",
     "mode",
 )
 #: The figures that cost budget (from plain answers); ``estimate`` and ``mean`` are post-processing.
-COSTING = frozenset({COUNTS, PLAIN_NUMBERS, BREAKDOWN, MODE})
+COSTING = frozenset({COUNTS, PLAIN_NUMBERS, PLAIN_MEAN, BREAKDOWN, MODE})
 LAPLACE = "discrete Laplace"
 GAUSSIAN = "discrete Gaussian"
 #: The results tables whose answers are one count per person under one design: what a break-down can noise.
@@ -102,6 +106,7 @@ def figure_choices(survey: Survey) -> tuple[FigureChoice, ...]:
     for q in plain:
         if q.type in NUMBER_TYPES:
             choices.append(FigureChoice(f"{PLAIN_NUMBERS}:{q.name}", f"Answers to “{q.label}” by range", True))
+            choices.append(FigureChoice(f"{PLAIN_MEAN}:{q.name}", f"Mean of “{q.label}” (answers as given)", True))
         else:
             choices.append(FigureChoice(f"{COUNTS}:{q.name}", f"Answers to “{q.label}”: counts and shares", True))
         choices.append(FigureChoice(f"{MODE}:{q.name}", f"Most common answer to “{q.label}”", True))

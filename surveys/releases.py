@@ -37,6 +37,7 @@ from surveys.release_figures import (
     counts_figure,
     estimate_figure,
     mode_figure,
+    plain_mean_figure,
 )
 from surveys.release_formats import CSV_COLUMNS, release_csv, release_from_json, release_to_json
 from surveys.release_noise import NONNEGATIVE_HOW
@@ -48,6 +49,7 @@ from surveys.release_plans import (
     LAPLACE,
     MEAN,
     MODE,
+    PLAIN_MEAN,
     PLAIN_NUMBERS,
     FigureChoice,
     ReleasePlan,
@@ -67,6 +69,7 @@ __all__ = [
     "MEAN",
     "COUNTS",
     "PLAIN_NUMBERS",
+    "PLAIN_MEAN",
     "BREAKDOWN",
     "MODE",
     "LAPLACE",
@@ -98,6 +101,7 @@ _BUILDERS = {
     MEAN: estimate_figure,
     COUNTS: counts_figure,
     PLAIN_NUMBERS: counts_figure,
+    PLAIN_MEAN: plain_mean_figure,
     BREAKDOWN: breakdown_figure,
     MODE: mode_figure,
 }

@@ -21,6 +21,7 @@ from analysis.central import PrivacyCost, count_scale, discrete_gaussian_pmf, di
 from surveys import breakdowns, releases
 from surveys.central_noise import seeded_sampler
 from surveys.design_contract import question_design_key
+from surveys.kinds import number as number_kind
 from surveys.releases import ReleaseInputs, ReleaseRefused, make_release, plan_release
 from surveys.results import compute_results
 from surveys.schema import parse_survey
@@ -111,6 +112,7 @@ def test_figure_choices_cost_budget_only_for_plain_answers(survey):
         "counts:year": True,
         "mode:year": True,
         "plain_numbers:age": True,
+        "plain_mean:age": True,
         "mode:age": True,
         "breakdown:cheated:year": True,
         "breakdown:cheated:age": True,
@@ -465,3 +467,80 @@ def test_a_breakdown_without_its_group_tallies_is_an_error_not_a_table_of_noise(
     plan = plan_release(survey, ["breakdown:cheated:year"], Fraction(1))
     with pytest.raises(ValueError, match="no tallies by 'year'"):
         make_release(survey, plan, ReleaseInputs(tallies_of(survey), {"age": {}}, 1000), RecordingSampler(), DAY)
+
+
+# --------------------------------------------------------------------------
+# Means of numbers: a randomized number's is free, a plain number's is noised.
+
+
+def number_tallies(survey, name, stored) -> dict:
+    """``{name: {design key: kept counts}}`` of the stored outputs ``stored`` (grid positions), as the write path
+    keeps them (:func:`surveys.kinds.number.kept_rows`: bucket, ``=sum``, ``=sumsq``)."""
+    question, counts = survey.question(name), {}
+    for output in stored:
+        for row, amount in number_kind.kept_rows(question, str(int(output))):
+            counts[row] = counts.get(row, 0) + amount
+    return {name: {key(survey, name): counts}}
+
+
+def test_a_randomized_numbers_mean_is_free_and_is_the_results_pages(survey):
+    outputs = np.random.default_rng(5).integers(0, 2, size=400)  # the one-bit design: bits sent
+    tallies = {**tallies_of(survey), **number_tallies(survey, "drinks", outputs)}
+    plan = plan_release(survey, ["mean:drinks"], Fraction(0))
+    (figure,) = make_release(survey, plan, ReleaseInputs(tallies, {}, 400), RefusingSampler(), DAY).figures
+    result = compute_results(survey, tallies, 400).question("drinks")
+    assert figure.epsilon == 0 and plan.cost.epsilon == 0 and figure.rows[0].label == "Mean"
+    assert figure.rows[0].number == pytest.approx(result.mean)
+    assert figure.rows[0].low == f"{result.ci_low:.2f}" and figure.rows[0].high == f"{result.ci_high:.2f}"
+
+
+def test_a_plain_mean_costs_as_a_count_and_noises_the_sum_and_the_count_at_their_sensitivities():
+    """Age in [16, 99] (83 steps): one person moves the sum of (age - 16) by up to 83 per row and the count by 1
+    per row; the figure's epsilon 1/2 is split in two (Laplace scales 83 / (1/4) and 1 / (1/4)), its rho too
+    (sigma^2 = 83^2 / rho and 1 / rho)."""
+    asked = {}
+    for rows in (1, 2):
+        for delta in (0, 1e-6):
+            one = make({"budget": {"epsilon": 2, "delta": delta}, "rows_per_person": rows})
+            plan = plan_release(one, ["plain_mean:age", "counts:year"], Fraction(1))
+            sampler = RecordingSampler()
+            tallies = {**tallies_of(one), **number_tallies(one, "age", [4, 9, 30])}
+            make_release(one, plan, ReleaseInputs(tallies, {}, 3), sampler, DAY)
+            asked[rows, delta] = (plan, sampler.calls[:2])
+    plan, calls = asked[1, 0]
+    assert plan.epsilon_each["plain_mean:age"] == Fraction(1, 2) and plan.cost.epsilon == pytest.approx(1)
+    assert calls == [("laplace", Fraction(332)), ("laplace", Fraction(4))]
+    assert asked[2, 0][1] == [("laplace", Fraction(664)), ("laplace", Fraction(8))]
+    plan, calls = asked[1, 1e-6]
+    rho = plan.rho_each["plain_mean:age"]
+    assert rho == plan.rho_each["counts:year"] and plan.figure_costs[0] == plan.figure_costs[1]
+    assert calls == [("gaussian", Fraction(83**2) / rho), ("gaussian", 1 / rho)]
+    assert asked[2, 1e-6][1] == [("gaussian", 4 * Fraction(83**2) / rho), ("gaussian", 4 / rho)]
+
+
+def test_a_plain_mean_without_noise_is_the_mean_of_the_answers(survey):
+    ages = [17, 19, 22, 22, 35, 60]
+    tallies = {**tallies_of(survey), **number_tallies(survey, "age", [a - 16 for a in ages])}
+    plan = plan_release(survey, ["plain_mean:age"], Fraction(1))
+    (figure,) = make_release(survey, plan, ReleaseInputs(tallies, {}, 6), RecordingSampler(), DAY).figures
+    (row,) = figure.rows
+    assert row.number == pytest.approx(sum(ages) / 6) and row.value == f"{sum(ages) / 6:.2f}"
+    assert 16 <= float(row.low) < row.number < float(row.high) <= 99
+    assert "discrete Laplace noise (scale 166 = 83 / epsilon 0.5)" in figure.note, figure.note
+    assert "Bhatia and Davis 2000" in figure.note
+
+
+@pytest.mark.parametrize(("delta", "epsilon"), [(0, Fraction(1, 10)), (0, Fraction(4)), (1e-6, Fraction(1))])
+def test_plain_mean_intervals_cover_at_their_level(delta, epsilon):
+    """Ages of 200 people drawn from a skewed population (16 + binomial(83, 0.15), mean 28.45): at epsilon 0.1
+    the noise dominates (s.d. of the mean about 12 years), at 4 the sampling does, at (1, 1e-6) both count;
+    the interval covers the population mean at its level over 400 releases."""
+    survey = make({"budget": {"epsilon": 5, "delta": delta}})
+    rng = np.random.default_rng(2813)
+    plan = plan_release(survey, ["plain_mean:age"], epsilon)
+    truth, runs, covered = 16 + 83 * 0.15, 400, 0
+    for run in range(runs):
+        tallies = number_tallies(survey, "age", rng.binomial(83, 0.15, size=200))
+        (row,) = make_release(survey, plan, ReleaseInputs(tallies, {}, 200), seeded_sampler(run), DAY).figures[0].rows
+        covered += float(row.low) - 0.005 <= truth <= float(row.high) + 0.005
+    assert covered / runs >= _coverage_bound(0.95, runs), covered / runs
