@@ -307,3 +307,76 @@ def test_numbers_on_the_form_are_written_in_the_respondents_locale(client, surve
     assert [number for number in NUMBERS[language_code] if number not in text] == []
     if language_code != "en":
         assert [number for number in NUMBERS["en"] if number in text] == []
+
+
+#: The English words of the release page, the releases ledger and the publishing form (issue 28).
+RELEASE_WORDS = (
+    "Results published on",
+    "This page is a snapshot",
+    "Download exactly what is published",
+    "Print view",
+    "Published value",
+    "What protects the respondents",
+    "of the survey's release budget",
+)
+LEDGER_WORDS = ("Releases and budget", "Publish a release", "release budget is", "spent epsilon", "is left", "Address")
+FORM_PAGE_WORDS = ("Show the cost", "Epsilon of this release", "List this release", "Answers counted now")
+#: A phrase of each page in each language.
+RELEASE_NATIVE = {
+    "fr": ("Ce qui protège les répondants", "Publications et budget", "Afficher le coût"),
+    "es": ("Qué protege a quienes responden", "Publicaciones y presupuesto", "Mostrar el coste"),
+}
+
+
+@pytest.fixture
+def published(app, auth, surveys_dir) -> str:
+    """The quiz with a release budget and one release published (in English): its token."""
+    from storage import releases
+    from tests.helpers.records import add_responses, many
+    from tests.helpers.sample_surveys import quiz_with_releases
+    from web.db import open_database
+
+    (surveys_dir / "quiz.yaml").write_text(quiz_with_releases())
+    auth.login()
+    add_responses(app, many(20, 20))
+    form = auth.client.get("/admin/surveys/quiz/releases/new")
+    data = {"csrf_token": csrf_token_in(form.get_data(as_text=True)), "action": "publish", "epsilon": "0.5"}
+    answer = auth.client.post("/admin/surveys/quiz/releases/new", data={**data, "figure": ["counts:year"]})
+    assert answer.status_code == 302
+    own = open_database(app)
+    try:
+        return releases.releases_of(own, "quiz")[0].token
+    finally:
+        own.close()
+
+
+def test_the_english_release_pages_show_every_word_checked(app, auth, published):
+    pages = {
+        RELEASE_WORDS: app.test_client().get(f"/r/{published}"),
+        LEDGER_WORDS: auth.client.get("/admin/surveys/quiz/releases"),
+        FORM_PAGE_WORDS: auth.client.get("/admin/surveys/quiz/releases/new"),
+    }
+    for words, page in pages.items():
+        assert [w for w in words if w not in visible_text(page)] == [], page.request.path
+
+
+def test_a_release_and_the_releases_pages_follow_the_visitors_language(app, auth, published, language):
+    """The public release page in the browser's language (signed out), the ledger and the publishing form too;
+    ``?lang=`` wins over the browser. The figures' own texts stay as published (English)."""
+    visitor = app.test_client()
+    visitor.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{language},en;q=0.5"
+    auth.client.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{language},en;q=0.5"
+    pages = (
+        (visitor.get(f"/r/{published}"), RELEASE_WORDS, RELEASE_NATIVE[language][0]),
+        (visitor.get(f"/r/{published}/print"), RELEASE_WORDS[:2], RELEASE_NATIVE[language][0]),
+        (auth.client.get("/admin/surveys/quiz/releases"), LEDGER_WORDS, RELEASE_NATIVE[language][1]),
+        (auth.client.get("/admin/surveys/quiz/releases/new"), FORM_PAGE_WORDS, RELEASE_NATIVE[language][2]),
+    )
+    for page, words, native in pages:
+        assert page.status_code == 200 and html_lang(page) == language, page.request.path
+        assert [w for w in words if w in visible_text(page)] == [], page.request.path
+        assert native in visible_text(page), page.request.path
+    english = visitor.get(f"/r/{published}?lang=en")
+    assert html_lang(english) == "en" and "What protects the respondents" in visible_text(english)
+    missing = visitor.get("/r/nothing-here-at-all-xx")
+    assert missing.status_code == 404 and "There is no release at this address" not in visible_text(missing)

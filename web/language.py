@@ -91,9 +91,19 @@ def in_respondent_language(survey: Survey) -> Survey:
     return survey.in_language(chosen)
 
 
+def in_visitor_language() -> None:
+    """The interface's words of a page that is no survey form (a release, the releases ledger, the publishing
+    form): ``?lang=`` when it names a language of :data:`INTERFACE_LANGUAGES`, else the browser's preferred one
+    among them, else English."""
+    chosen = request.args.get("lang", "")
+    if chosen not in INTERFACE_LANGUAGES:
+        chosen = request.accept_languages.best_match(INTERFACE_LANGUAGES) or "en"
+    g.interface_language = chosen
+
+
 def interface_language() -> str:
     """Flask-Babel's locale: the respondent's language once :func:`in_respondent_language` chose it;
-    English elsewhere (the start page and the admin pages are in English only)."""
+    or :func:`in_visitor_language`; English elsewhere (the start page and most admin pages are in English only)."""
     return g.get("interface_language", "en")
 
 

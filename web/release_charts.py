@@ -11,6 +11,7 @@ Everything is escaped; no script, no inline style (the Content-Security-Policy).
 
 from __future__ import annotations
 
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from surveys.releases import PublishedFigure, PublishedRow
@@ -64,7 +65,8 @@ def _row_parts(row: PublishedRow, y: float, empty: str) -> tuple[list[str], floa
     low, high = _share(row.low), _share(row.high)
     parts.append(f'<g class="row"><title>{escape(_describe(row, empty))}</title>')
     if row.number is None or low is None or high is None:
-        parts.append(_t(MARGIN + 4, middle + 4, f"no estimate: {empty}", fill=OBSERVED_COLOUR, class_="empty"))
+        none = gettext("no estimate: %(why)s", why=empty)
+        parts.append(_t(MARGIN + 4, middle + 4, none, fill=OBSERVED_COLOUR, class_="empty"))
     else:
         line = f'stroke="{ESTIMATE_COLOUR}" stroke-width="2"'
         x1, x2 = _x(low), _x(high)
@@ -80,8 +82,14 @@ def _row_parts(row: PublishedRow, y: float, empty: str) -> tuple[list[str], floa
 
 def _describe(row: PublishedRow, empty: str) -> str:
     if row.number is None or _share(row.low) is None:
-        return f"{row.label}: no estimate ({empty})"
-    return f"{row.label}: {row.value.split(' (')[0]}, interval {row.low} to {row.high}"
+        return gettext("%(label)s: no estimate (%(why)s)", label=row.label, why=empty)
+    return gettext(
+        "%(label)s: %(value)s, interval %(low)s to %(high)s",
+        label=row.label,
+        value=row.value.split(" (")[0],
+        low=row.low,
+        high=row.high,
+    )
 
 
 def figure_chart_svg(figure: PublishedFigure) -> Markup | None:
@@ -90,19 +98,26 @@ def figure_chart_svg(figure: PublishedFigure) -> Markup | None:
         return None
     if not any(_share(row.low) is not None for row in figure.rows):
         return None  # a randomized number's estimate rows are means, not shares
-    empty = "no answers yet" if figure.key.startswith("estimate:") else "its noisy count is 0"
+    empty = gettext("no answers yet") if figure.key.startswith("estimate:") else gettext("its noisy count is 0")
     top = 40
     body, y = [], top
     for row in figure.rows:
         drawn, y = _row_parts(row, y, empty)
         body.extend(drawn)
     height = y + 4
-    desc = "Published values with their intervals (noise and sampling error included): " + "; ".join(
-        _describe(row, empty) for row in figure.rows
+    described = "; ".join(_describe(row, empty) for row in figure.rows)
+    desc = gettext(
+        "Published values with their intervals (noise and sampling error included): %(rows)s", rows=described
+    )
+    label = ngettext(
+        "%(figure)s: %(num)s published value with its interval",
+        "%(figure)s: %(num)s published values with intervals",
+        len(figure.rows),
+        figure=figure.title,
     )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
-        f'role="img" aria-label="{escape(figure.title)}: {len(figure.rows)} published values with intervals" '
+        f'role="img" aria-label="{escape(label)}" '
         f'font-family="system-ui, sans-serif" font-size="{FONT_SIZE}">',
         f"<title>{escape(figure.title)}</title>",
         f"<desc>{escape(desc)}.</desc>",

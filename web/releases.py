@@ -15,6 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 from surveys.releases import ReleaseRefused, release_csv
 from web import release_data
@@ -22,10 +23,14 @@ from web.admin import ActionForm, posted_form
 from web.catalog import survey_or_404, today
 from web.db import get_db
 from web.exports import download
+from web.language import in_visitor_language
 from web.permissions import public, survey_access
 from web.release_charts import figure_chart_svg
 
 bp = Blueprint("releases", __name__)
+#: Every page here (the release, the ledger, the publishing form) is in the visitor's language (``?lang=``, else
+#: the browser's); the figures' own texts are stored as published, in English.
+bp.before_request(in_visitor_language)
 
 #: The longest epsilon text read from the form.
 MAX_EPSILON_CHARS = 20
@@ -43,8 +48,11 @@ def parse_epsilon(text: str) -> Fraction:
         value = None
     if value is None or value < 0:
         raise ValueError(
-            f"This release's epsilon must be a number above 0, such as 0.5 (0 if every figure is free), "
-            f"not “{text[:20]}”."
+            gettext(
+                "This release's epsilon must be a number above 0, such as 0.5 (0 if every figure is free), "
+                "not “%(text)s”.",
+                text=text[:20],
+            )
         )
     return value
 
@@ -88,9 +96,15 @@ def post_release(survey_id: str):
         else:
             return render_form(release_data.release_form(get_db(), survey, keys, epsilon))
     except ValueError as error:  # ReleaseRefused is one
-        told = ("Not published: " if publishing and isinstance(error, ReleaseRefused) else "") + str(error)
+        refused = publishing and isinstance(error, ReleaseRefused)
+        told = gettext("Not published: %(reason)s", reason=str(error)) if refused else str(error)
         return render_form(release_data.release_form(get_db(), survey), 400, told)
-    flash(f"Release {stored.number} of “{survey.title}” is published at its address below.", "success")
+    message = gettext(
+        "Release %(number)s of “%(survey)s” is published at its address below.",
+        number=stored.number,
+        survey=survey.title,
+    )
+    flash(message, "success")
     return redirect(url_for("releases.ledger", survey_id=survey.id))
 
 
@@ -111,12 +125,14 @@ def published_or_404(token: str):
     when its stored text cannot be read (never a 500)."""
     found = release_data.published(get_db(), token)
     if found is None:
-        abort(404, description="There is no release at this address.")
+        abort(404, description=gettext("There is no release at this address."))
     if found[1] is None:
         abort(
             UNREADABLE_STATUS,
-            description="A release is stored at this address, but its stored text cannot be read, so it cannot "
-            "be shown. The survey's owner can see it on the releases page and publish again.",
+            description=gettext(
+                "A release is stored at this address, but its stored text cannot be read, so it cannot be shown. "
+                "The survey's owner can see it on the releases page and publish again."
+            ),
         )
     return found
 
