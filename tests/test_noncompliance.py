@@ -157,6 +157,9 @@ def test_the_sample_size_for_power_is_statsmodels_and_the_smallest():
 def test_no_number_of_answers_detects_a_share_the_non_compliance_hides():
     # two coins, c = 0.5: E[pi_hat] = 0.5 * 0.2 - 0.5 * 0.5 < 0, the test of pi > 0 loses power with n
     assert noncompliant_sample_size_for_power(0.8, 0.0, 0.2, *TWO_COINS, 0.5) is None
+    # docs/researchers.md's worked example: 80% power for 20% against 0 as the share grows
+    needed = [noncompliant_sample_size_for_power(0.8, 0.0, 0.2, *TWO_COINS, c) for c in (0.0, 0.1, 0.2, 0.3)]
+    assert needed == [125, 289, 1321, None]
     assert noncompliant_power(10_000, 0.0, 0.2, *TWO_COINS, 0.5) < noncompliant_power(100, 0.0, 0.2, *TWO_COINS, 0.5)
 
 
