@@ -5,7 +5,8 @@ Designs and their privacy cost (:mod:`analysis.design`,
 :mod:`analysis.multiple_choice`, :mod:`analysis.misclassification`, the
 two-group designs of :mod:`analysis.two_group`, the direct-question
 comparison of :mod:`analysis.control_arm`), confidence intervals
-(:mod:`analysis.intervals`), survey planning (:mod:`analysis.planning`) and
+(:mod:`analysis.intervals`), survey planning (:mod:`analysis.planning`, under non-compliance
+:mod:`analysis.noncompliance`) and
 the burst rule of the integrity warning (:mod:`analysis.bursts`), the
 mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
@@ -104,6 +105,18 @@ from analysis.multiple_choice import (
     MultipleChoiceEstimate,
     estimate_multiple_choice,
     project_to_simplex,
+)
+from analysis.noncompliance import (
+    NoncompliancePlan,
+    bias_range,
+    naive_bias,
+    noncompliance_plan,
+    noncompliant_difference_power,
+    noncompliant_half_width,
+    noncompliant_power,
+    noncompliant_sample_size,
+    noncompliant_sample_size_for_power,
+    observed_yes_rate,
 )
 from analysis.numeric import (
     MeanDifference,
@@ -239,6 +252,16 @@ __all__ = [
     "option_shares_power",
     "option_shares_sample_size",
     "power_one_sided",
+    "NoncompliancePlan",
+    "bias_range",
+    "naive_bias",
+    "noncompliance_plan",
+    "noncompliant_difference_power",
+    "noncompliant_half_width",
+    "noncompliant_power",
+    "noncompliant_sample_size",
+    "noncompliant_sample_size_for_power",
+    "observed_yes_rate",
     "survey_epsilon",
     "SurveyEpsilon",
     "binary_epsilon",

@@ -459,3 +459,32 @@ def test_an_unsaved_text_with_problems_is_not_previewed_and_a_preview_needs_its_
     assert refused.status_code == 400 and 'class="problem"' in refused.get_data(as_text=True)
     no_token = signed_in.client.post("/admin/surveys/preview-text", data={"source": DRAFT_YAML})
     assert no_token.status_code == 400 and stored(app)[0].get("drafted") is None
+
+
+def test_the_guided_editor_shows_each_designs_bias_and_answers_when_some_always_say_no(app, signed_in):
+    post_new(signed_in, source=DRAFT_YAML)
+    html = signed_in.client.get("/admin/surveys/drafted/add-question?kind=yes_no").get_data(as_text=True)
+    assert 'id="noncompliance"' in html and "noncompliance-bias" not in html  # 0 by default: no columns
+    response = signed_in.client.get("/admin/surveys/drafted/add-question?kind=yes_no&noncompliance=10")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "Bias if 10% always answer “no”" in html
+    row = re.search(r'<tr data-design="two_coins">.*?</tr>', html, re.S).group(0)
+    assert "−5.0 to −15.0 points" in row and row.count(">1,537<") == 2  # -c theta0/d and -c (1 + theta0/d)
+    direct = re.search(r'<tr data-design="direct_yes_no">.*?</tr>', html, re.S).group(0)
+    assert "0.0 to −10.0 points" in direct
+    crosswise = re.search(r'<tr data-design="crosswise">.*?</tr>', html, re.S).group(0)
+    assert "+15.0 to +5.0 points" in crosswise
+    cheater = re.search(r'<tr data-design="cheater_detection">.*?</tr>', html, re.S).group(0)
+    assert 'class="noncompliance-bias">–<' in cheater
+    assert "they always answer “no”" in html and '<input type="hidden" name="noncompliance" value="10">' in html
+
+
+@pytest.mark.parametrize("typed", ["abc", "-5", "100", "1e3", "50.1234567"])
+def test_a_share_who_always_say_no_that_is_no_percentage_is_refused(app, signed_in, typed):
+    post_new(signed_in, source=DRAFT_YAML)
+    response = signed_in.client.get(
+        "/admin/surveys/drafted/add-question", query_string={"kind": "yes_no", "noncompliance": typed}
+    )
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400 and "must be a percentage from 0 to 99" in html
+    assert "noncompliance-bias" not in html

@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import tempfile
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
@@ -26,7 +27,7 @@ from wtforms.validators import ValidationError
 
 from storage import audit
 from storage import surveys as stored_surveys
-from surveys import design_choices, limits, versions, xlsform
+from surveys import design_choices, limits, noncompliance, versions, xlsform
 from surveys.definition import Survey
 from surveys.files import SURVEY_FILE_SUFFIXES, load_survey_text
 from surveys.schema_checks import Problem, SurveyFileError
@@ -355,9 +356,23 @@ def compared(survey: Survey, kind: str, values):
     return plan, rows, settings, []
 
 
+def noncompliance_compared(kind: str, plan, rows, values):
+    """The share typed as always answering "no" (a fraction), each design's figures at it, and the refusal of a
+    share that is no percentage."""
+    try:
+        share = noncompliance.parse_percent(values.get("noncompliance", ""))
+    except ValueError as error:
+        return Fraction(0), {}, [f"{str(error)[0].upper()}{str(error)[1:]}."]
+    if plan is None:
+        return share, {}, []
+    return share, noncompliance.noncompliance_rows(kind, rows, share, plan.margin, plan.confidence_level), []
+
+
 def add_question_page(survey: Survey, values, status: int = 200, problems=(), refusals=()):
     kind = chosen_kind(values)
     plan, rows, settings, unbuilt = compared(survey, kind, values)
+    share, at_share, refused_share = noncompliance_compared(kind, plan, rows, values)
+    unbuilt = [*unbuilt, *refused_share]
     shown = written_choices(values)
     html = render_template(
         "admin/add_question.html",
@@ -373,6 +388,11 @@ def add_question_page(survey: Survey, values, status: int = 200, problems=(), re
         problems=problems,
         refusals=[*refusals, *unbuilt],
         epsilon_shown=design_choices.epsilon_shown,
+        noncompliance_kinds=noncompliance.NONCOMPLIANCE_KINDS,
+        share=share,
+        typed_share=values.get("noncompliance", "")[:20],
+        at_share=at_share,
+        bias_text=noncompliance.bias_text,
     )
     return html, 400 if unbuilt else status
 

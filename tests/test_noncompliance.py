@@ -1,0 +1,234 @@
+"""Planning under non-compliance (a share who always answer "no"): exact bias, answers needed, power.
+
+References: rr's printed power (tests/testthat/test-power.R of cran/rr: 0.9868872), statsmodels'
+``normal_power_het``, ``normal_sample_size_one_tail`` and ``samplesize_confint_proportion``, and seeded
+simulations of RRreg's ``RRgen`` data-generating process (``complyRates``, ``sysBias = c(0, 0)``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy import stats
+from statsmodels.stats.power import normal_power_het, normal_sample_size_one_tail
+from statsmodels.stats.proportion import samplesize_confint_proportion
+
+from analysis import (
+    NoncompliancePlan,
+    bias_range,
+    naive_bias,
+    noncompliance_plan,
+    noncompliant_difference_power,
+    noncompliant_half_width,
+    noncompliant_power,
+    noncompliant_sample_size,
+    noncompliant_sample_size_for_power,
+    observed_yes_rate,
+    power_one_sided,
+    sample_size_for_half_width,
+)
+
+#: ``(theta1, theta0)``: two coins, rr's die (truth 2/3, 1/6 forced each way), asked directly, crosswise q = 1/4.
+TWO_COINS = (0.75, 0.25)
+DIE = (5 / 6, 1 / 6)
+DIRECT = (1.0, 0.0)
+CROSSWISE = (0.25, 0.75)
+
+
+def test_the_observed_rate_is_the_compliers_rate_shrunk_towards_no():
+    assert_allclose(observed_yes_rate(0.2, *TWO_COINS, 0.1), 0.9 * (0.25 + 0.5 * 0.2))
+    assert_allclose(observed_yes_rate(0.2, *TWO_COINS, 0.1, noncompliant_yes=0.5), 0.9 * 0.35 + 0.05)
+
+
+def test_the_bias_is_the_closed_form():
+    # -c (pi + theta0 / d): two coins, c = 0.1, pi = 0.2 -> -0.1 * 0.7
+    assert_allclose(naive_bias(0.2, *TWO_COINS, 0.1), -0.07)
+    assert_allclose(naive_bias(0.3, *DIRECT, 0.2), -0.06)
+    # crosswise with q < 1/2: "no" (different) points to the trait, the estimate is pushed up
+    assert_allclose(naive_bias(0.2, *CROSSWISE, 0.1), 0.1 * (1.5 - 0.2))
+    assert naive_bias(0.4, *TWO_COINS, 0.0) == 0.0
+
+
+def test_the_bias_lies_between_its_values_at_no_one_and_everyone():
+    low, high = bias_range(*DIE, 0.15)
+    assert_allclose((low, high), (-0.15 * 0.25, -0.15 * 1.25))
+    for pi in np.linspace(0, 1, 11):
+        assert min(low, high) - 1e-12 <= naive_bias(pi, *DIE, 0.15) <= max(low, high) + 1e-12
+
+
+@pytest.mark.parametrize("design", [TWO_COINS, DIE, CROSSWISE, DIRECT])
+def test_the_bias_matches_a_simulation_of_rrgen(design):
+    """Respondent by respondent as RRreg's RRgen draws them: the trait, compliance (complyRates = (1-c, 1-c)),
+    then the design's answer or a "no" (sysBias = (0, 0)); the mean estimate within 4 simulation errors."""
+    rng = np.random.default_rng(20261126)
+    pi, c, n, reps = 0.3, 0.2, 500, 4000
+    theta1, theta0 = design
+    trait = rng.random((reps, n)) < pi
+    complies = rng.random((reps, n)) >= c
+    yes = rng.random((reps, n)) < np.where(trait, theta1, theta0)
+    stored = yes & complies
+    estimates = (stored.mean(axis=1) - theta0) / (theta1 - theta0)
+    error = estimates.std(ddof=1) / math.sqrt(reps)
+    assert abs(estimates.mean() - pi - naive_bias(pi, *design, c)) < 4 * error
+    assert abs(naive_bias(pi, *design, c)) > 10 * error  # the bias is real, not within the noise
+
+
+def test_with_everyone_complying_the_answers_needed_are_the_planners():
+    for t, a, b in ((0.5, 0.25, 0.25), (2 / 3, 1 / 6, 1 / 6), (0.7, 0.2, 0.1)):
+        for pi in (None, 0.1, 0.5):
+            assert noncompliant_sample_size(0.05, a + t, a, 0.0, pi=pi) == sample_size_for_half_width(
+                0.05, t=t, a=a, b=b, pi=pi
+            )
+
+
+def test_asked_directly_the_answers_needed_are_statsmodels():
+    # the observed share is (1 - c) pi; statsmodels plans the plain binomial interval for it
+    for c, pi in ((0.0, 0.3), (0.2, 0.3), (0.4, 0.8)):
+        expected = math.ceil(samplesize_confint_proportion((1 - c) * pi, 0.03) - 1e-9)
+        assert noncompliant_sample_size(0.03, *DIRECT, c, pi=pi) == expected
+
+
+def test_non_compliance_can_lower_the_answers_needed_while_biasing():
+    # two coins: lambda_c = 0.9 * [0.25, 0.75] still reaches 1/2, worst case unchanged
+    assert noncompliant_sample_size(0.05, *TWO_COINS, 0.1) == 1537
+    # direct, pi = 0.5: the observed share 0.4 spreads less than 0.5
+    assert noncompliant_sample_size(0.05, *DIRECT, 0.2, pi=0.5) < noncompliant_sample_size(0.05, *DIRECT, 0.0, pi=0.5)
+
+
+def test_the_half_width_is_the_inverse_of_the_sample_size():
+    n = noncompliant_sample_size(0.04, *DIE, 0.1, pi=0.2)
+    assert noncompliant_half_width(n, *DIE, 0.1, pi=0.2) <= 0.04 < noncompliant_half_width(n - 1, *DIE, 0.1, pi=0.2)
+
+
+def test_rr_power_rr_test_printed_power():
+    """cran/rr tests/testthat/test-power.R: forced-known p = 2/3, p1 = p0 = 1/6, n = 200, presp = .2,
+    presp.null = 0, sig.level = .01, one-sided: power 0.9868872 (passed back to get n)."""
+    assert_allclose(noncompliant_power(200, 0.0, 0.2, *DIE, 0.0, alpha=0.01), 0.9868872, atol=5e-8)
+    assert noncompliant_sample_size_for_power(0.98688715, 0.0, 0.2, *DIE, 0.0, alpha=0.01) == 200
+
+
+def test_without_non_compliance_the_power_is_the_planners():
+    for pi0, pi1 in ((0.0, 0.2), (0.1, 0.3), (0.5, 0.35)):
+        alternative = "larger" if pi1 > pi0 else "smaller"
+        assert_allclose(
+            noncompliant_power(300, pi0, pi1, *DIE, 0.0, alternative=alternative),
+            power_one_sided(300, pi0, pi1, t=2 / 3, a=1 / 6, b=1 / 6),
+        )
+
+
+@pytest.mark.parametrize("design", [TWO_COINS, DIRECT, CROSSWISE])
+@pytest.mark.parametrize("alternative", ["larger", "two-sided"])
+def test_the_power_is_statsmodels_normal_power_het(design, alternative):
+    pi0, pi1, c, n = 0.1, 0.3, 0.15, 400
+    theta1, theta0 = design
+    d = theta1 - theta0
+    lam0 = theta0 + d * pi0
+    lam_c = observed_yes_rate(pi1, *design, c)
+    shift = pi1 + naive_bias(pi1, *design, c) - pi0
+    expected = normal_power_het(
+        shift,
+        n,
+        0.05,
+        std_null=math.sqrt(lam0 * (1 - lam0)) / abs(d),
+        std_alternative=math.sqrt(lam_c * (1 - lam_c)) / abs(d),
+        alternative=alternative,
+    )
+    assert_allclose(noncompliant_power(n, pi0, pi1, *design, c, alternative=alternative), expected, rtol=1e-10)
+
+
+def test_the_sample_size_for_power_is_statsmodels_and_the_smallest():
+    pi0, pi1, c = 0.0, 0.2, 0.1
+    lam0, lam_c = 0.25, observed_yes_rate(pi1, *TWO_COINS, c)
+    shift = pi1 + naive_bias(pi1, *TWO_COINS, c)
+    exact = normal_sample_size_one_tail(
+        shift, 0.8, 0.05, 2 * math.sqrt(lam0 * 0.75), 2 * math.sqrt(lam_c * (1 - lam_c))
+    )
+    n = noncompliant_sample_size_for_power(0.8, pi0, pi1, *TWO_COINS, c)
+    assert n == math.ceil(exact)
+    assert noncompliant_power(n, pi0, pi1, *TWO_COINS, c) >= 0.8 > noncompliant_power(n - 1, pi0, pi1, *TWO_COINS, c)
+    two = noncompliant_sample_size_for_power(0.8, pi0, pi1, *TWO_COINS, c, alternative="two-sided")
+    assert noncompliant_power(two, pi0, pi1, *TWO_COINS, c, alternative="two-sided") >= 0.8
+    assert noncompliant_power(two - 1, pi0, pi1, *TWO_COINS, c, alternative="two-sided") < 0.8
+
+
+def test_no_number_of_answers_detects_a_share_the_non_compliance_hides():
+    # two coins, c = 0.5: E[pi_hat] = 0.5 * 0.2 - 0.5 * 0.5 < 0, the test of pi > 0 loses power with n
+    assert noncompliant_sample_size_for_power(0.8, 0.0, 0.2, *TWO_COINS, 0.5) is None
+    # docs/researchers.md's worked example: 80% power for 20% against 0 as the share grows
+    needed = [noncompliant_sample_size_for_power(0.8, 0.0, 0.2, *TWO_COINS, c) for c in (0.0, 0.1, 0.2, 0.3)]
+    assert needed == [125, 289, 1321, None]
+    assert noncompliant_power(10_000, 0.0, 0.2, *TWO_COINS, 0.5) < noncompliant_power(100, 0.0, 0.2, *TWO_COINS, 0.5)
+
+
+def test_the_power_matches_a_seeded_simulation():
+    """The test as an analyst runs it (threshold from the null's spread), on RRgen-style data with 10% "no"
+    sayers; the rejection rate within 4 binomial errors of the simulation (plus 0.005 for the normal
+    approximation at n = 1500)."""
+    rng = np.random.default_rng(7)
+    pi0, pi1, c, n, reps = 0.0, 0.06, 0.1, 1500, 4000
+    theta1, theta0 = DIE
+    d = theta1 - theta0
+    trait = rng.random((reps, n)) < pi1
+    stored = (rng.random((reps, n)) < np.where(trait, theta1, theta0)) & (rng.random((reps, n)) >= c)
+    estimates = (stored.mean(axis=1) - theta0) / d
+    threshold = pi0 + stats.norm.ppf(0.95) * math.sqrt(theta0 * (1 - theta0) / n) / d
+    rate = float(np.mean(estimates > threshold))
+    power = noncompliant_power(n, pi0, pi1, *DIE, c)
+    assert 0.3 < power < 0.9
+    assert abs(rate - power) < 4 * math.sqrt(power * (1 - power) / reps) + 0.005
+    assert abs(noncompliant_power(n, pi0, pi1, *DIE, 0.0) - power) > 8 * math.sqrt(power * (1 - power) / reps)
+
+
+def test_a_difference_loses_the_share_that_does_not_comply():
+    # same c in both groups: expected difference (1 - c) * 0.1, theta0 cancels
+    pi_c, pi_t, c, n = 0.1, 0.2, 0.2, 800
+    lam = [observed_yes_rate(pi, *TWO_COINS, c) for pi in (pi_t, pi_c)]
+    spread1 = 2 * math.sqrt(sum(x * (1 - x) for x in lam))
+    lam0 = observed_yes_rate(pi_c, *TWO_COINS, 0.0)
+    spread0 = 2 * math.sqrt(2 * lam0 * (1 - lam0))
+    expected = normal_power_het(0.8 * 0.1, n, 0.05, spread0, spread1, alternative="larger")
+    assert_allclose(noncompliant_difference_power(n, pi_c, pi_t, *TWO_COINS, c), expected, rtol=1e-10)
+    assert noncompliant_difference_power(n, pi_c, pi_t, *TWO_COINS, c) < noncompliant_difference_power(
+        n, pi_c, pi_t, *TWO_COINS, 0.0
+    )
+
+
+def test_rr_two_sample_null_at_zero_without_non_compliance():
+    """rr's two-sample test (prespT = .2, prespC = .1, both nulls 0): se.null = sqrt(2) se(0), se = the
+    alternatives' spreads added (rr's code in R/power.R, no printed digits)."""
+    se0 = math.sqrt(2 * (1 / 6) * (5 / 6)) / (2 / 3)
+    se1 = math.sqrt(sum(x * (1 - x) for x in (1 / 6 + 2 / 3 * 0.2, 1 / 6 + 2 / 3 * 0.1))) / (2 / 3)
+    expected = stats.norm.sf((stats.norm.ppf(0.99) * se0 - 0.1 * math.sqrt(200)) / se1)
+    got = noncompliant_difference_power(200, 0.1, 0.2, *DIE, 0.0, alpha=0.01, null=(0.0, 0.0))
+    assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_the_plan_gathers_one_designs_figures():
+    plan = noncompliance_plan(*DIRECT, 0.1, 0.05)
+    assert isinstance(plan, NoncompliancePlan)
+    assert_allclose((plan.bias_low, plan.bias_high, plan.largest_bias), (0.0, -0.1, -0.1), atol=1e-15)
+    assert plan.needed_n == 385
+    assert noncompliance_plan(*TWO_COINS, 0.0, 0.05).needed_n == 1537
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: naive_bias(0.2, *TWO_COINS, 1.0), "noncompliance=1.0"),
+        (lambda: naive_bias(0.2, *TWO_COINS, -0.1), "noncompliance=-0.1"),
+        (lambda: naive_bias(0.2, *TWO_COINS, float("nan")), "noncompliance=nan"),
+        (lambda: naive_bias(1.2, *TWO_COINS, 0.1), "pi=1.2"),
+        (lambda: naive_bias(0.2, 0.5, 0.5, 0.1), "theta1=0.5"),
+        (lambda: noncompliant_power(0, 0.0, 0.2, *TWO_COINS, 0.1), "n=0"),
+        (lambda: noncompliant_power(10, 0.0, 0.2, *TWO_COINS, 0.1, alternative="bigger"), "alternative='bigger'"),
+        (lambda: noncompliant_sample_size(0.0, *TWO_COINS, 0.1), "half_width=0.0"),
+        (lambda: noncompliant_sample_size_for_power(1.0, 0.0, 0.2, *TWO_COINS, 0.1), "power=1.0"),
+        (lambda: noncompliant_difference_power(10, 0.1, 0.2, *TWO_COINS, 0.1, null=(2, 0)), "null[0]=2"),
+    ],
+)
+def test_bad_arguments_name_themselves(call, name):
+    with pytest.raises(ValueError, match=name.replace("[", r"\[").replace("(", r"\(")):
+        call()
