@@ -42,8 +42,10 @@ from surveys.results import (
 from surveys.schema import Problem
 from surveys.targets import TargetProgress, every_target_met, grouped_by, target_progress
 from surveys.timeline import Timeline, survey_timelines
+from surveys.weights import Weighting
 from web.catalog import state_on
 from web.options import ResultsOptions
+from web.weights_data import read_weighting
 
 # --------------------------------------------------------------------------
 # Reads, inside the caller's snapshot.
@@ -313,6 +315,7 @@ class ResultsPage:
     timelines: tuple[Timeline, ...] = ()
     bursts: tuple[responses.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
+    weighting: Weighting | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -326,6 +329,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         daily = _read_daily_tallies(db, survey, excluded)
         bursts = tuple(responses.bursts(db, survey.id))
         flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
+        weighting = read_weighting(db, survey, tallies, excluded, chosen.level, chosen.method, _read_group_tallies)
     results = compute_results(
         survey,
         tallies,
@@ -376,6 +380,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
         bursts=bursts,
         flood_comparison=flood_comparison,
+        weighting=weighting,
     )
 
 
