@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
 
-from analysis import estimate_finite_population, estimate_proportion, post_stratify
+from analysis import estimate_finite_population, estimate_proportion, post_stratify, raked_share
 from surveys.design_contract import question_design_key
 from surveys.weights import weight_results
 from tests.helpers.records import add_responses
@@ -94,3 +96,80 @@ def test_a_survey_without_population_counts_shows_no_weighted_section(app, auth)
     add_responses(app, _answers())
     auth.login()
     assert 'id="weighted"' not in auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+
+
+def test_the_estimates_json_and_csv_gain_the_weighted_figures(app, surveys_dir, auth):
+    (surveys_dir / "quiz.yaml").write_text(WEIGHTED_YAML)
+    add_responses(app, _answers())
+    auth.login()
+    grouped = {year: _tallies(CHEATED[year]) for year in CHEATED}
+    key = question_design_key(SURVEY.question("cheated"))
+    expected = weight_results(SURVEY, {"cheated": {key: {"yes": 115, "no": 135}}}, grouped).shares[0].estimate
+    document = auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["weighted"]
+    assert document["by"] == "year" and document["population_counts"]["first"] == 3000
+    row = next(r for r in document["rows"] if r["question"] == "cheated")
+    assert row["weighted_estimate_raw"] == pytest.approx(expected.estimate_raw)
+    assert row["weighted_std_err"] == pytest.approx(expected.std_err)
+    assert row["design_effect"] == pytest.approx(expected.design_effect)
+    assert {r["option"] for r in document["rows"] if r["question"] == "ai_use"} == {
+        "never",
+        "once",
+        "sometimes",
+        "often",
+    }
+    text = auth.client.get("/admin/surveys/quiz/estimates.csv").get_data(as_text=True)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    cheated = next(r for r in rows if r["question"] == "cheated")
+    assert float(cheated["weighted_estimate_raw"]) == pytest.approx(expected.estimate_raw)
+    assert float(cheated["design_effect"]) == pytest.approx(expected.design_effect)
+
+
+def test_a_survey_without_population_counts_exports_no_weighted_columns(app, auth):
+    add_responses(app, _answers())
+    auth.login()
+    assert "weighted" not in auth.client.get("/admin/surveys/quiz/estimates.json").get_json()
+    assert "design_effect" not in auth.client.get("/admin/surveys/quiz/estimates.csv").get_data(as_text=True)
+
+
+RAKED_YAML = WEIGHTED_YAML.replace(
+    "questions:\n",
+    "  - {by: campus, counts: {'on': 2000, 'off': 3000}}\nquestions:\n",
+    1,
+) + (
+    "  - name: campus\n    type: select_one\n    label: Where do you live?\n"
+    "    choices: ['on', 'off']\n    randomize: false\n"
+)
+# Stored "cheated" answers (two coins) per (year, campus): (yes, no).
+RAKED_CELLS = {
+    ("first", "on"): (20, 30),
+    ("first", "off"): (15, 35),
+    ("second", "on"): (30, 20),
+    ("second", "off"): (25, 25),
+    ("third", "on"): (10, 10),
+    ("third", "off"): (12, 8),
+    ("fourth", "on"): (4, 6),
+    ("fourth", "off"): (3, 2),
+}
+
+
+def test_with_two_margins_the_page_and_the_json_show_each_yes_no_share_raked_to_both(app, surveys_dir, auth):
+    (surveys_dir / "quiz.yaml").write_text(RAKED_YAML)
+    rows = []
+    for (year, campus), (yes, no) in RAKED_CELLS.items():
+        rows += [{"cheated": "yes", "year": year, "campus": campus}] * yes
+        rows += [{"cheated": "no", "year": year, "campus": campus}] * no
+    add_responses(app, rows)
+    years, campuses = ["first", "second", "third", "fourth"], ["on", "off"]
+    ys = [[RAKED_CELLS[(y, c)][0] for c in campuses] for y in years]
+    ns = [[sum(RAKED_CELLS[(y, c)]) for c in campuses] for y in years]
+    expected = raked_share(ys, ns, [[3000, 1000, 900, 100], [2000, 3000]])
+    auth.login()
+    page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+    row = re.search(r'<tr id="raked-cheated">(.*?)</tr>', page, re.S).group(1)
+    assert f">{expected.estimate * 100:.1f}%<" in row and f"{expected.design_effect:.2f}" in row
+    assert "Raked to the margins of year and campus" in page
+    document = auth.client.get("/admin/surveys/quiz/estimates.json").get_json()["weighted"]
+    raked = next(r for r in document["raked_rows"] if r["question"] == "cheated")
+    assert raked["weighted_estimate_raw"] == pytest.approx(expected.estimate_raw)
+    assert raked["weighted_std_err"] == pytest.approx(expected.std_err)
+    assert document["raked_by"] == ["year", "campus"]
