@@ -11,7 +11,8 @@ the burst rule of the integrity warning (:mod:`analysis.bursts`), the
 mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
 (:mod:`analysis.linear_model`), and check-all-that-apply answers
-(:mod:`analysis.unary`), and central differential privacy for published releases
+(:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`), and central
+differential privacy for published releases
 (:mod:`analysis.central`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
@@ -204,6 +205,16 @@ from analysis.unary import (
     ticked_count,
     unary_shares,
 )
+from analysis.weighting import (
+    POST_STRATIFIED,
+    RAKED,
+    Raking,
+    WeightedEstimate,
+    post_stratified_share,
+    post_stratify,
+    rake,
+    raked_share,
+)
 
 __all__ = [
     "BoundedDesign",
@@ -365,4 +376,12 @@ __all__ = [
     "total_cost",
     "nonnegative_counts",
     "share_with_noise",
+    "POST_STRATIFIED",
+    "RAKED",
+    "Raking",
+    "WeightedEstimate",
+    "post_stratified_share",
+    "post_stratify",
+    "rake",
+    "raked_share",
 ]

@@ -211,6 +211,19 @@ class Target:
 
 
 @dataclass(frozen=True)
+class PopulationMargin:
+    """The population's count at each answer to one plain question (``population_counts`` of a survey file).
+
+    ``by`` is the plain question; ``counts`` its groups (choice names, or a plain number's bin keys) with
+    their population counts, in the question's order. One margin post-stratifies the randomized shares, two
+    or more rake them (:mod:`surveys.weights`).
+    """
+
+    by: str
+    counts: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class TargetScale:
     """How a target's margin is read, checked and shown, for one kind of question (its kind's ``target_scale``).
 
@@ -299,6 +312,9 @@ class Survey:
         The number of people the respondents were drawn from, when finite and
         known: the results add the finite-population standard error of each
         one-design yes/no question (:func:`surveys.results.with_finite_population`).
+    population_counts : tuple of PopulationMargin
+        Known population counts of plain questions' answers: the randomized shares are post-stratified to
+        one margin or raked to several (:mod:`surveys.weights`); ``()``: not given.
     organizer, contact, ethics_approval : str
         Who runs the survey, how to reach them and the ethics approval
         reference, shown on the form (``""``: not given).
@@ -364,6 +380,7 @@ class Survey:
     language: str = ""
     translations: tuple[tuple[str, Survey], ...] = ()
     release_policy: ReleasePolicy | None = None
+    population_counts: tuple[PopulationMargin, ...] = ()
 
     def __hash__(self) -> int:
         return _hash_once(self)

@@ -146,6 +146,7 @@ from surveys.schema_targets import (
     raw_question_names,
     written_question_names,
 )
+from surveys.schema_weights import parse_population_counts
 
 __all__ = [
     "CHOICE_KEYS",
@@ -185,6 +186,7 @@ SURVEY_KEYS = (
     "max_responses_per_address_per_hour",
     "burst_ceiling_per_hour",
     "population_size",
+    "population_counts",
     "targets",
     "close_when_targets_met",
     "group_1_share",
@@ -305,6 +307,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
     values["close_when_targets_met"] = parse_close_when_targets_met(
         report, mapping.get("close_when_targets_met"), values["targets"]
     )
+    values["population_counts"] = parse_population_counts(report, mapping.get("population_counts"), values["questions"])
     values |= _arm_shares(report, mapping, values["questions"])
     if report.problems:
         raise SurveyFileError(report.problems)

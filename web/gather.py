@@ -42,8 +42,10 @@ from surveys.results import (
 from surveys.schema import Problem
 from surveys.targets import TargetProgress, every_target_met, grouped_by, target_progress
 from surveys.timeline import Timeline, survey_timelines
+from surveys.weights import Weighting, weighted_estimates_csv, weighted_json
 from web.catalog import state_on
 from web.options import ResultsOptions
+from web.weights_data import read_weighting
 
 # --------------------------------------------------------------------------
 # Reads, inside the caller's snapshot.
@@ -313,6 +315,7 @@ class ResultsPage:
     timelines: tuple[Timeline, ...] = ()
     bursts: tuple[responses.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
+    weighting: Weighting | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -326,6 +329,9 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         daily = _read_daily_tallies(db, survey, excluded)
         bursts = tuple(responses.bursts(db, survey.id))
         flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
+        weighting = read_weighting(
+            db, survey, tallies, excluded, chosen.level, chosen.method, _read_group_tallies, _read_pattern_tallies
+        )
     results = compute_results(
         survey,
         tallies,
@@ -376,6 +382,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
         bursts=bursts,
         flood_comparison=flood_comparison,
+        weighting=weighting,
     )
 
 
@@ -397,16 +404,38 @@ def _stamp_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _weighted_results(
+    db: sqlite_utils.Database, survey: Survey, confidence_level: float, method: str
+) -> tuple[SurveyResults, Weighting | None]:
+    """:func:`stored_results` and the weighted shares (:mod:`surveys.weights`) from one read snapshot."""
+    with connection.read_snapshot(db):
+        excluded = _read_exclusion(db, survey)
+        tallies, response_count = _read_tallies(db, survey, excluded)
+        weighting = read_weighting(
+            db, survey, tallies, excluded, confidence_level, method, _read_group_tallies, _read_pattern_tallies
+        )
+    results = compute_results(
+        survey, tallies, response_count, confidence_level=confidence_level, method=method, excluded=excluded
+    )
+    return results, weighting
+
+
 def estimates_json(
     db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float, exported_at: str | None = None
 ) -> dict:
-    """:func:`surveys.export.estimates_json` of :func:`stored_results`, stamped ``exported_at`` (default: now)."""
-    return export.estimates_json(stored_results(db, survey, confidence_level, method), exported_at or _stamp_now())
+    """:func:`surveys.export.estimates_json` of :func:`stored_results`, stamped ``exported_at`` (default: now),
+    with ``weighted`` (:func:`surveys.weights.weighted_json`) when the survey gives ``population_counts``."""
+    results, weighting = _weighted_results(db, survey, confidence_level, method)
+    return export.estimates_json(results, exported_at or _stamp_now()) | weighted_json(weighting)
 
 
 def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> str:
-    """:func:`surveys.export.estimates_csv` of :func:`stored_results`."""
-    return export.estimates_csv(stored_results(db, survey, confidence_level, method))
+    """:func:`surveys.export.estimates_csv` of :func:`stored_results`; with ``population_counts``, the
+    weighted columns after (:func:`surveys.weights.weighted_estimates_csv`)."""
+    results, weighting = _weighted_results(db, survey, confidence_level, method)
+    if weighting is None:
+        return export.estimates_csv(results)
+    return weighted_estimates_csv(export.estimate_rows(results), weighting)
 
 
 def breakdown_json(

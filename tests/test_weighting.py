@@ -1,0 +1,168 @@
+"""analysis.weighting: post-stratification and raking of randomized shares to known population counts."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from analysis import UnrelatedQuestionDesign, post_stratified_share, post_stratify, rake, raked_share
+
+# R's survey package, tests/kalton.R and its printed output tests/kalton.Rout.save (Kalton and Flores-Cervantes
+# 2003's example): a 4 x 3 table of sample counts and of population counts, expand.grid order (a fastest).
+KALTON_SAMPLE = np.array([20, 50, 100, 30, 40, 140, 50, 100, 40, 310, 50, 70]).reshape(3, 4).T
+KALTON_POPULATION = np.array([80, 60, 170, 55, 40, 150, 60, 165, 55, 340, 200, 125]).reshape(3, 4).T
+# "table B": round(svytable(~a+b, drake) / xtabs(~a+b, kaltonsample), 2), the raked weights.
+KALTON_TABLE_B = np.array(
+    [[1.81, 1.45, 2.02], [1.08, 0.87, 1.21], [2.20, 1.76, 2.45], [1.83, 1.47, 2.04]],
+)
+# "table A": the post-stratified weights, N_c / n_c.
+KALTON_TABLE_A = np.array(
+    [[4.00, 1.00, 1.38], [1.20, 1.07, 1.10], [1.70, 1.20, 4.00], [1.83, 1.65, 1.79]],
+)
+
+
+def test_raking_reproduces_the_survey_packages_kalton_weights_to_its_printed_digits():
+    raking = rake(KALTON_SAMPLE, [KALTON_POPULATION.sum(axis=1), KALTON_POPULATION.sum(axis=0)])
+    assert raking.converged
+    np.testing.assert_allclose(raking.weights, KALTON_TABLE_B, atol=0.005 + 1e-12)
+    np.testing.assert_allclose(raking.fitted.sum(axis=1), KALTON_POPULATION.sum(axis=1))
+    np.testing.assert_allclose(raking.fitted.sum(axis=0), KALTON_POPULATION.sum(axis=0))
+    # Post-stratifying on the joint cells (table A) is raking to the full table.
+    np.testing.assert_allclose(KALTON_POPULATION / KALTON_SAMPLE, KALTON_TABLE_A, atol=0.005 + 1e-12)
+
+
+# RRTCS 0.0.4 vignette (see tests/test_finite_population.py): "copied", 328 stored yeses of 710 students drawn
+# from 10,777, Horvitz model p = 1/2, alpha = 1/12; printed Estimation 0.8406103, Variance 0.001389716.
+def test_one_post_stratum_with_the_population_count_is_the_rrtcs_printed_estimate_and_variance():
+    design = UnrelatedQuestionDesign(p=Fraction(1, 2), q=Fraction(1, 12))
+    t, a, b = design.exact()
+    result = post_stratified_share([design.trait_count(328, 710)], [710], [10_777], t, a, b, finite_population=True)
+    assert result.estimate_raw == pytest.approx(0.8406103, abs=5e-8)
+    assert result.variance == pytest.approx(0.001389716, abs=5e-10)
+    assert result.design_effect == pytest.approx(1.0)
+
+
+def test_post_stratification_by_hand():
+    # Two coins; arts 70 of 200 stored yes (p = 0.2), science 240 of 400 (p = 0.7); N = 1200, 800.
+    result = post_stratified_share([70, 240], [200, 400], [1200, 800])
+    assert result.estimate_raw == pytest.approx(0.6 * 0.2 + 0.4 * 0.7)
+    var_arts = 0.35 * 0.65 / (200 * 0.25)
+    var_science = 0.6 * 0.4 / (400 * 0.25)
+    assert result.variance == pytest.approx(0.36 * var_arts + 0.16 * var_science)
+    rate = 310 / 600
+    unweighted = rate * (1 - rate) / (600 * 0.25)
+    assert result.unweighted_estimate == pytest.approx((rate - 0.25) / 0.5)
+    assert result.design_effect == pytest.approx(result.variance / unweighted)
+    assert result.method == "post-stratified"
+
+
+def test_raking_to_one_margin_is_post_stratification():
+    ps = post_stratified_share([60, 240, 90], [200, 400, 300], [1200, 800, 1000])
+    raked = raked_share([60, 240, 90], [200, 400, 300], [[1200, 800, 1000]])
+    assert raked.estimate_raw == pytest.approx(ps.estimate_raw, rel=1e-12)
+    # The package's linearisation has the factor n / (n - 1) that the stratified formula has not.
+    assert raked.variance == pytest.approx(ps.variance * 900 / 899, rel=1e-9)
+
+
+def test_the_raked_variance_from_cell_sums_equals_the_answer_by_answer_linearisation():
+    rng = np.random.default_rng(7)
+    ns = rng.integers(20, 80, size=(3, 2))
+    ys = rng.binomial(ns, 0.4)
+    margins = [np.array([500.0, 300.0, 200.0]), np.array([450.0, 550.0])]
+    result = raked_share(ys, ns, margins)
+    weights = rake(ns, margins).weights
+    # One row per answer: its cell's weight and indicators, r = (z - 1/4) / (1/2).
+    rows, w, r = [], [], []
+    for (i, j), n in np.ndenumerate(ns):
+        for z in [1] * ys[i, j] + [0] * (n - ys[i, j]):
+            rows.append([i == 0, i == 1, i == 2, j == 0, j == 1])
+            w.append(weights[i, j])
+            r.append((z - 0.25) / 0.5)
+    x, w, r = np.array(rows, dtype=float), np.array(w), np.array(r)
+    total = w.sum()
+    beta = np.linalg.lstsq(x * np.sqrt(w)[:, None], r * np.sqrt(w), rcond=None)[0]
+    z = w * (r - x @ beta) / total
+    n = len(r)
+    assert result.estimate_raw == pytest.approx(w @ r / total, rel=1e-12)
+    assert result.variance == pytest.approx(n / (n - 1) * np.sum((z - z.mean()) ** 2), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"estimates": [0.1], "variances": [0.01, 0.02], "population_counts": [5]}, "equally long"),
+        ({"estimates": [0.1], "variances": [0.01], "population_counts": [0]}, "population_counts"),
+        ({"estimates": [0.1], "variances": [-1.0], "population_counts": [5]}, "variances"),
+    ],
+)
+def test_post_stratify_names_the_bad_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        post_stratify(**kwargs)
+
+
+def test_rake_refuses_a_level_without_answers_and_unequal_totals():
+    with pytest.raises(ValueError, match="level 1 of margin 0"):
+        rake([[5, 5], [0, 0]], [[10, 10], [10, 10]])
+    with pytest.raises(ValueError, match="same total"):
+        rake([[5, 5], [5, 5]], [[10, 10], [10, 11]])
+
+
+def _two_coins(rng, truth):
+    """Stored answers under two coins: a carrier stores yes with 3/4, anyone else with 1/4."""
+    return rng.random(truth.shape) < np.where(truth, 0.75, 0.25)
+
+
+def test_post_stratified_interval_covers_and_the_unweighted_share_is_biased_by_simulation():
+    # Arts (60% of the population, prevalence 0.2) answer at a third of science's rate (40%, prevalence 0.6):
+    # the unweighted share is biased towards science; the post-stratified one is not. 2,000 seeded surveys of
+    # 600 answers; the 95% coverage must be within 4 binomial standard errors of the simulation.
+    rng = np.random.default_rng(29)
+    reps, n = 2000, 600
+    shares, prevalence = np.array([0.6, 0.4]), np.array([0.2, 0.6])
+    answer_share = shares * np.array([1, 3]) / (shares * np.array([1, 3])).sum()
+    truth_share = float(shares @ prevalence)
+    covered, estimates, unweighted = 0, [], []
+    for _ in range(reps):
+        group = rng.random(n) < answer_share[1]
+        truth = rng.random(n) < prevalence[group.astype(int)]
+        stored = _two_coins(rng, truth)
+        ys = [int(stored[~group].sum()), int(stored[group].sum())]
+        ns = [int((~group).sum()), int(group.sum())]
+        result = post_stratified_share(ys, ns, [6000, 4000])
+        covered += (
+            result.estimate_raw - 1.96 * result.std_err <= truth_share <= result.estimate_raw + 1.96 * result.std_err
+        )
+        estimates.append(result.estimate_raw)
+        unweighted.append(result.unweighted_estimate)
+    coverage = covered / reps
+    assert abs(coverage - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / reps)
+    mc_se = np.std(estimates) / math.sqrt(reps)
+    assert abs(np.mean(estimates) - truth_share) <= 4 * mc_se
+    assert np.mean(unweighted) - truth_share > 10 * mc_se
+
+
+def test_raked_interval_covers_by_simulation():
+    # Two plain questions, 2 x 3 cells; the population's margins only are known; the answering rate and the
+    # prevalence both follow the margins' main effects (raking's model). 1,500 seeded surveys of 900 answers.
+    rng = np.random.default_rng(2029)
+    reps, n = 1500, 900
+    population = np.array([[3000.0, 2000.0, 1000.0], [1000.0, 2000.0, 1000.0]])
+    prevalence = np.array([[0.1, 0.3, 0.5], [0.3, 0.5, 0.7]])
+    rate = np.outer([1.0, 2.5], [1.0, 0.5, 2.0])
+    probabilities = (population * rate / (population * rate).sum()).ravel()
+    truth_share = float((population * prevalence).sum() / population.sum())
+    margins = [population.sum(axis=1), population.sum(axis=0)]
+    covered, estimates = 0, []
+    for _ in range(reps):
+        ns = rng.multinomial(n, probabilities).reshape(2, 3)
+        truths = rng.binomial(ns, prevalence)
+        ys = rng.binomial(truths, 0.75) + rng.binomial(ns - truths, 0.25)
+        result = raked_share(ys, ns, margins)
+        covered += abs(result.estimate_raw - truth_share) <= 1.96 * result.std_err
+        estimates.append(result.estimate_raw)
+    coverage = covered / reps
+    assert abs(coverage - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / reps)
+    assert abs(np.mean(estimates) - truth_share) <= 4 * np.std(estimates) / math.sqrt(reps)
