@@ -139,3 +139,75 @@ def test_a_cell_the_design_cannot_produce_is_not_identified():
 def test_bad_arguments_name_the_value(counts, theta1, theta0, field):
     with pytest.raises(ValueError, match=field):
         fit_predictor(counts, theta1, theta0)
+
+
+# --------------------------------------------------------------------------
+# surveys.predictor_model: the cross-table from the kept group tallies.
+
+
+def _survey():
+    from tests.helpers.sample_surveys import make_survey
+
+    return make_survey()
+
+
+def _key(survey, name, design=None):
+    import dataclasses
+
+    from surveys.design_contract import question_design_key
+
+    question = survey.question(name)
+    return question_design_key(question if design is None else dataclasses.replace(question, design=design))
+
+
+def test_the_domain_fit_reads_the_cross_table_from_the_group_tallies():
+    from analysis import ForcedResponseDesign
+    from surveys import predictor_model as pm
+
+    survey = _survey()
+    key, old = _key(survey, "lied"), _key(survey, "lied", ForcedResponseDesign("1/2", "1/4", "1/4"))
+    grouped = {
+        "arts": {"lied": {key: {"yes": 120, "no": 200}, old: {"yes": 5, "no": 5}}, "cheated": {}},
+        "science": {"lied": {key: {"yes": 90, "no": 60}}},
+        None: {"lied": {key: {"yes": 7, "no": 3}}},
+    }
+    result = pm.fit_predictor_model(survey, pm.check_predictor_choice(survey, "lied", "dept"), grouped)
+    expected = fit_predictor({"arts": (120, 200), "science": (90, 60)}, 5 / 6, 1 / 6)
+    assert result.fit == expected
+    assert result.left_out == 20  # the earlier design's 10 and the 10 who left dept unanswered
+    assert result.levels == (("arts", "Arts"), ("science", "Science"))
+    assert result.dropped == ("Law",)
+    assert result.design == "forced response (t=2/3, a=1/6, b=1/6)"
+
+
+@pytest.mark.parametrize(
+    ("grouped", "message"),
+    [
+        ({}, "Too few"),
+        ({"arts": {"lied": {"K": {"yes": 5, "no": 5}}}, "law": {"lied": {"K": {"yes": 5, "no": 4}}}}, "Too few"),
+        ({"arts": {"lied": {"K": {"yes": 50, "no": 50}}}}, "nothing to compare"),
+        (
+            {"arts": {"lied": {"K": {"yes": 300, "no": 500}}}, "law": {"lied": {"K": {"yes": 10, "no": 90}}}},
+            "No estimate",
+        ),
+    ],
+)
+def test_a_fit_that_cannot_be_made_says_why(grouped, message):
+    from surveys import predictor_model as pm
+
+    survey = _survey()
+    key = _key(survey, "lied")
+    grouped = {g: {q: {key: by["K"]} for q, by in per.items()} for g, per in grouped.items()}
+    result = pm.fit_predictor_model(survey, pm.PredictorChoice("lied", "dept"), grouped)
+    assert result.fit is None and message in result.message
+
+
+@pytest.mark.parametrize(
+    ("predictor", "outcome", "field"),
+    [("ai_use", "dept", "randomized answer"), ("dept", "dept", "randomized answer"), ("lied", "cheated", "outcome")],
+)
+def test_a_choice_that_cannot_be_modelled_is_refused(predictor, outcome, field):
+    from surveys import predictor_model as pm
+
+    with pytest.raises(ValueError, match=field):
+        pm.check_predictor_choice(_survey(), predictor, outcome)
