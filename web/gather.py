@@ -44,6 +44,7 @@ from surveys.targets import TargetProgress, every_target_met, grouped_by, target
 from surveys.timeline import Timeline, survey_timelines
 from web.catalog import state_on
 from web.options import ResultsOptions
+from web.predictor_data import PredictorPanel, predictor_panel
 
 # --------------------------------------------------------------------------
 # Reads, inside the caller's snapshot.
@@ -313,6 +314,7 @@ class ResultsPage:
     timelines: tuple[Timeline, ...] = ()
     bursts: tuple[responses.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
+    predictor_panel: PredictorPanel | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -326,6 +328,9 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         daily = _read_daily_tallies(db, survey, excluded)
         bursts = tuple(responses.bursts(db, survey.id))
         flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
+        predictors = predictor_panel(
+            survey, chosen.predictor_choice, chosen.level, lambda by: _read_group_tallies(db, survey, by, excluded)
+        )
     results = compute_results(
         survey,
         tallies,
@@ -376,6 +381,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
         bursts=bursts,
         flood_comparison=flood_comparison,
+        predictor_panel=predictors,
     )
 
 
