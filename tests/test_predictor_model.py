@@ -73,6 +73,30 @@ def test_the_fit_is_a_maximum_and_its_information_is_the_numerical_hessian():
     assert fit.log_likelihood == pytest.approx(ll(x))
 
 
+def test_a_general_optimizer_finds_the_same_maximum():
+    from scipy import optimize
+
+    counts = {"no": (180, 420), "yes": (160, 140), "maybe": (50, 50)}
+    fit = fit_predictor(counts, *DIE)
+    best = optimize.minimize(
+        lambda v: -predictor_log_likelihood(v, counts, *DIE), np.zeros(5), method="BFGS", options={"gtol": 1e-9}
+    )
+    assert_allclose(best.x, fit.estimates, atol=1e-5)
+    assert -best.fun == pytest.approx(fit.log_likelihood, abs=1e-9)
+
+
+def test_the_prevalence_and_its_standard_error_are_the_usual_estimator_s():
+    from fractions import Fraction
+
+    from analysis import estimate_proportion
+
+    counts = {"no": (180, 420), "yes": (160, 140), "maybe": (50, 50)}
+    fit = fit_predictor(counts, *DIE)
+    usual = estimate_proportion(390, 1000, Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
+    assert fit.prevalence == pytest.approx(usual.estimate, abs=1e-12)
+    assert fit.prevalence_std_err == pytest.approx(usual.std_err, rel=1e-9)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_simulated_tables_recover_the_coefficients(seed):
     rng = np.random.default_rng(seed)
