@@ -26,6 +26,7 @@ from analysis.regression import NotIdentified
 from surveys.definition import Question, Survey
 from surveys.design_contract import question_design_key
 from surveys.kinds import breakdown_questions, kind_of
+from surveys.tables import finite, safe_csv
 
 #: Fewest answers the model is fitted from (as :data:`surveys.models.MIN_ANSWERS`).
 MIN_ANSWERS = 20
@@ -139,3 +140,66 @@ def fit_predictor_model(
     except NotIdentified as error:
         return without(f"No estimate: {error.reason}.", left_out)
     return PredictorModelResult(predictor, outcome, levels, fit, left_out, design.label(), tuple(dropped))
+
+
+#: Columns of :func:`predictor_rows`: the prevalence, then two rows per outcome level but the reference.
+PREDICTOR_COLUMNS = (
+    "kind",
+    "outcome",
+    "reference",
+    "estimate",
+    "std_err",
+    "odds_ratio",
+    "low",
+    "high",
+    "p_value",
+    "confidence_level",
+)
+
+
+def predictor_rows(result: PredictorModelResult) -> list[dict]:
+    """The fit as rows: ``prevalence`` (the share with a true yes, ``low``/``high`` its interval), then per
+    outcome level ``intercept`` (log odds against the reference with a true no) and ``effect`` (the log odds
+    ratio of a true yes); ``low``/``high`` bound the odds or odds ratio. No rows without a fit."""
+    fit = result.fit
+    if fit is None:
+        return []
+    level = fit.confidence_level
+    rows = [
+        {"kind": "prevalence", "estimate": fit.prevalence, "std_err": fit.prevalence_std_err,
+         "low": fit.prevalence_low, "high": fit.prevalence_high, "confidence_level": level}
+    ]  # fmt: skip
+    for eq in fit.equations:
+        for kind, c in (("intercept", eq.intercept), ("effect", eq.effect)):
+            rows.append(
+                {"kind": kind, "outcome": eq.outcome, "reference": fit.reference, "estimate": c.estimate,
+                 "std_err": c.std_err, "odds_ratio": c.odds_ratio, "low": c.odds_ratio_low,
+                 "high": c.odds_ratio_high, "p_value": c.p_value, "confidence_level": level}
+            )  # fmt: skip
+    return [{column: row.get(column, "") for column in PREDICTOR_COLUMNS} for row in rows]
+
+
+def predictor_json(result: PredictorModelResult, survey: Survey, exported_at: str) -> dict:
+    """The fit with the survey's identity, the pair, the design, ``n``, ``left_out``, the levels used and
+    those no one gave; ``message`` (and no rows) when there is no fit."""
+    return {
+        "survey_id": survey.id,
+        "version": survey.version,
+        "predictor": result.predictor.name,
+        "outcome": result.outcome.name,
+        "design": result.design,
+        "levels": [value for value, _ in result.levels],
+        "dropped": list(result.dropped),
+        "n": result.n,
+        "left_out": result.left_out,
+        "message": result.message,
+        "log_likelihood": None if result.fit is None else result.fit.log_likelihood,
+        "assumptions": ASSUMPTIONS,
+        "exported_at": exported_at,
+        "rows": [{k: (None if v == "" else finite(v)) for k, v in row.items()} for row in predictor_rows(result)],
+    }
+
+
+def predictor_csv(result: PredictorModelResult) -> str:
+    """:func:`predictor_rows` as CSV with the header :data:`PREDICTOR_COLUMNS`; text cells made spreadsheet-safe."""
+    return safe_csv(PREDICTOR_COLUMNS, predictor_rows(result))

@@ -73,6 +73,24 @@ def test_the_fit_is_a_maximum_and_its_information_is_the_numerical_hessian():
     assert fit.log_likelihood == pytest.approx(ll(x))
 
 
+def test_the_worked_example_of_the_researchers_guide():
+    # The die design; by hand: q(1, stays) = (0.3 - 0.8/6)/(2/3) = 0.25, q(1, leaves) = (0.15 - 0.2/6)/(2/3) = 0.175,
+    # so pi = 0.425 and the odds ratio is (0.175/0.25)/(0.025/0.55) = 15.4; the stored answers taken as true give 5.
+    fit = fit_predictor({"stays": (300, 500), "leaves": (150, 50)}, *DIE)
+    assert_allclose(fit.cells, [[0.55, 0.025], [0.25, 0.175]], atol=1e-12)
+    assert fit.prevalence == pytest.approx(0.425) and fit.reference == "stays"
+    effect = fit.equations[0].effect
+    assert effect.odds_ratio == pytest.approx(15.4)
+    assert (round(effect.std_err, 3), round(effect.odds_ratio_low, 2), round(effect.odds_ratio_high, 2)) == (
+        0.437,
+        6.54,
+        36.24,
+    )
+    assert fit_predictor({"stays": (300, 500), "leaves": (150, 50)}, 1, 0).equations[0].effect.odds_ratio == (
+        pytest.approx(5.0)
+    )
+
+
 def test_a_general_optimizer_finds_the_same_maximum():
     from scipy import optimize
 

@@ -78,3 +78,31 @@ def test_too_few_answers_say_so(app, auth):
     auth.login()
     html = auth.client.get("/admin/surveys/quiz?predictor=cheated&predictor_outcome=year").get_data(as_text=True)
     assert "Too few answers for the model yet (9; it needs 20)." in html
+
+
+def test_the_exports_give_the_panel_s_table(app, auth):
+    import csv
+    import io
+
+    from surveys.predictor_model import PREDICTOR_COLUMNS, predictor_rows
+    from tests.helpers.records import add_responses, model_answers
+
+    add_responses(app, model_answers())
+    auth.login()
+    html = auth.client.get("/admin/surveys/quiz?predictor=cheated&predictor_outcome=year").get_data(as_text=True)
+    assert "/admin/surveys/quiz/predictor.csv?predictor=cheated&amp;predictor_outcome=year" in html
+    expected = _expected(app, "cheated", "year")
+    body = auth.client.get("/admin/surveys/quiz/predictor.csv?predictor=cheated&predictor_outcome=year")
+    assert body.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(body.get_data(as_text=True))))
+    assert tuple(rows[0]) == PREDICTOR_COLUMNS
+    assert [r["kind"] for r in rows] == ["prevalence", "intercept", "effect", "intercept", "effect"]
+    for got, want in zip(rows, predictor_rows(expected), strict=True):
+        assert float(got["estimate"]) == pytest.approx(want["estimate"], rel=1e-12)
+        assert float(got["std_err"]) == pytest.approx(want["std_err"], rel=1e-12)
+    data = auth.client.get("/admin/surveys/quiz/predictor.json?predictor=cheated&predictor_outcome=year").get_json()
+    assert data["n"] == 400 and data["levels"] == ["first", "second", "third"] and data["dropped"] == ["fourth"]
+    effect = next(r for r in data["rows"] if r["kind"] == "effect" and r["outcome"] == "second")
+    assert effect["odds_ratio"] == pytest.approx(expected.fit.equations[0].effect.odds_ratio)
+    bad = auth.client.get("/admin/surveys/quiz/predictor.json?predictor=year&predictor_outcome=year")
+    assert bad.status_code == 400 and "The randomized answer must be a yes/no question" in bad.get_data(as_text=True)

@@ -29,6 +29,13 @@ from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
 from surveys.kinds import kind_of
 from surveys.models import ModelChoice, ModelResult, PatternTallies, fit_model, kept_outcomes
+from surveys.predictor_model import (
+    PredictorChoice,
+    PredictorModelResult,
+    fit_predictor_model,
+    predictor_csv,
+    predictor_json,
+)
 from surveys.results import (
     Exclusion,
     PlanningResult,
@@ -394,6 +401,16 @@ def stored_model(
     return fit_model(survey, choice, kept, confidence_level)
 
 
+def stored_predictor_model(
+    db: sqlite_utils.Database, survey: Survey, choice: PredictorChoice, confidence_level: float
+) -> PredictorModelResult:
+    """:func:`~surveys.predictor_model.fit_predictor_model` over the kept group tallies by the outcome, minus the
+    excluded days and the set-aside marked answers (as on the results page)."""
+    with connection.read_snapshot(db):
+        grouped = _read_group_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
+    return fit_predictor_model(survey, choice, grouped, confidence_level)
+
+
 # --------------------------------------------------------------------------
 # Exports.
 
@@ -482,3 +499,23 @@ def model_json(
 def model_csv(db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float) -> str:
     """:func:`surveys.export.model_csv` of :func:`stored_model`."""
     return export.model_csv(stored_model(db, survey, choice, confidence_level))
+
+
+def stored_predictor_json(
+    db: sqlite_utils.Database,
+    survey: Survey,
+    choice: PredictorChoice,
+    confidence_level: float,
+    exported_at: str | None = None,
+) -> dict:
+    """:func:`surveys.predictor_model.predictor_json` of :func:`stored_predictor_model`, stamped ``exported_at``
+    (default: now)."""
+    result = stored_predictor_model(db, survey, choice, confidence_level)
+    return predictor_json(result, survey, exported_at or _stamp_now())
+
+
+def stored_predictor_csv(
+    db: sqlite_utils.Database, survey: Survey, choice: PredictorChoice, confidence_level: float
+) -> str:
+    """:func:`surveys.predictor_model.predictor_csv` of :func:`stored_predictor_model`."""
+    return predictor_csv(stored_predictor_model(db, survey, choice, confidence_level))

@@ -234,6 +234,12 @@ def predictor_choice(args: Mapping[str, str], survey: Survey) -> PredictorChoice
     return check_predictor_choice(survey, args.get("predictor", ""), args.get("predictor_outcome", ""))
 
 
+def predictor_options(args: Mapping[str, str], survey: Survey) -> tuple[PredictorChoice, float]:
+    """The pair (``predictor``, ``predictor_outcome``) and the confidence level (``level``), as the predictor
+    exports take them."""
+    return predictor_choice(args, survey), confidence_level(args.get("level", "0.95"))
+
+
 def model_options(args: Mapping[str, str], survey: Survey) -> tuple[ModelChoice, float]:
     """The model (``model_outcome``, ``model_predictors``, ``model_reference``) and the confidence level
     (``level``), as the model exports take them."""
