@@ -10,7 +10,8 @@ comparison of :mod:`analysis.control_arm`), confidence intervals
 the burst rule of the integrity warning (:mod:`analysis.bursts`), the
 mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
-(:mod:`analysis.linear_model`), and check-all-that-apply answers
+(:mod:`analysis.linear_model`), a randomized answer as a predictor
+(:mod:`analysis.predictor_model`), check-all-that-apply answers
 (:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`), and central
 differential privacy for published releases
 (:mod:`analysis.central`).
@@ -155,6 +156,13 @@ from analysis.planning import (
     two_group_sequence_half_width_for_n,
     two_group_worst_case,
 )
+from analysis.predictor_model import (
+    OutcomeEquation,
+    PredictorFit,
+    cell_probabilities,
+    fit_predictor,
+    predictor_log_likelihood,
+)
 from analysis.privacy import (
     SurveyEpsilon,
     advanced_composition,
@@ -296,6 +304,11 @@ __all__ = [
     "LikelihoodRatioTest",
     "PredictedPrevalence",
     "NotIdentified",
+    "fit_predictor",
+    "PredictorFit",
+    "OutcomeEquation",
+    "predictor_log_likelihood",
+    "cell_probabilities",
     "confidence_sequence",
     "ConfidenceSequence",
     "option_confidence_sequences",

@@ -75,6 +75,8 @@ EXPECTED_RULES = {
     "exports.codebook_json": "survey:analyst",
     "exports.model_json": "survey:analyst",
     "exports.model_csv": "survey:analyst",
+    "exports.predictor_json": "survey:analyst",
+    "exports.predictor_csv": "survey:analyst",
     "people.survey_people": "survey:owner",
     "people.set_person": "survey:owner",
     "people.remove_person": "survey:owner",

@@ -107,6 +107,19 @@ def send_model_csv(survey):
     )
 
 
+def send_predictor_json(survey):
+    choice, level = parsed_or_400(options.predictor_options, request.args, survey)
+    exported(survey, f"predictor.json of {choice.predictor} on {choice.outcome}")
+    return current_app.json.response(gather.stored_predictor_json(get_db(), survey, choice, level))
+
+
+def send_predictor_csv(survey):
+    choice, level = parsed_or_400(options.predictor_options, request.args, survey)
+    exported(survey, f"predictor.csv of {choice.predictor} on {choice.outcome}")
+    body = gather.stored_predictor_csv(get_db(), survey, choice, level)
+    return download(body, "text/csv", f"{survey.id}-predictor-{choice.predictor}-{choice.outcome}.csv")
+
+
 #: The downloads a token may read (:mod:`web.api`), by file name.
 SENDERS = {
     "estimates.json": send_estimates_json,
@@ -115,6 +128,8 @@ SENDERS = {
     "breakdown.csv": send_breakdown_csv,
     "model.json": send_model_json,
     "model.csv": send_model_csv,
+    "predictor.json": send_predictor_json,
+    "predictor.csv": send_predictor_csv,
     "responses.csv": send_responses_csv,
     "codebook.json": send_codebook_json,
 }
@@ -189,3 +204,15 @@ def model_json(survey_id: str):
 @survey_access("analyst")
 def model_csv(survey_id: str):
     return send_model_csv(survey_or_404(survey_id))
+
+
+@bp.get("/surveys/<survey_id>/predictor.json")
+@survey_access("analyst")
+def predictor_json(survey_id: str):
+    return send_predictor_json(survey_or_404(survey_id))
+
+
+@bp.get("/surveys/<survey_id>/predictor.csv")
+@survey_access("analyst")
+def predictor_csv(survey_id: str):
+    return send_predictor_csv(survey_or_404(survey_id))

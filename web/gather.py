@@ -29,6 +29,13 @@ from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
 from surveys.kinds import kind_of
 from surveys.models import ModelChoice, ModelResult, PatternTallies, fit_model, kept_outcomes
+from surveys.predictor_model import (
+    PredictorChoice,
+    PredictorModelResult,
+    fit_predictor_model,
+    predictor_csv,
+    predictor_json,
+)
 from surveys.results import (
     Exclusion,
     PlanningResult,
@@ -45,6 +52,7 @@ from surveys.timeline import Timeline, survey_timelines
 from surveys.weights import Weighting, weighted_estimates_csv, weighted_json
 from web.catalog import state_on
 from web.options import ResultsOptions
+from web.predictor_data import PredictorPanel, predictor_panel
 from web.weights_data import read_weighting
 
 # --------------------------------------------------------------------------
@@ -316,6 +324,7 @@ class ResultsPage:
     bursts: tuple[responses.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
     weighting: Weighting | None = None
+    predictor_panel: PredictorPanel | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -331,6 +340,9 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
         weighting = read_weighting(
             db, survey, tallies, excluded, chosen.level, chosen.method, _read_group_tallies, _read_pattern_tallies
+        )
+        predictors = predictor_panel(
+            survey, chosen.predictor_choice, chosen.level, lambda by: _read_group_tallies(db, survey, by, excluded)
         )
     results = compute_results(
         survey,
@@ -383,6 +395,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         bursts=bursts,
         flood_comparison=flood_comparison,
         weighting=weighting,
+        predictor_panel=predictors,
     )
 
 
@@ -393,6 +406,16 @@ def stored_model(
     with connection.read_snapshot(db):
         kept = _read_pattern_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
     return fit_model(survey, choice, kept, confidence_level)
+
+
+def stored_predictor_model(
+    db: sqlite_utils.Database, survey: Survey, choice: PredictorChoice, confidence_level: float
+) -> PredictorModelResult:
+    """:func:`~surveys.predictor_model.fit_predictor_model` over the kept group tallies by the outcome, minus the
+    excluded days and the set-aside marked answers (as on the results page)."""
+    with connection.read_snapshot(db):
+        grouped = _read_group_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
+    return fit_predictor_model(survey, choice, grouped, confidence_level)
 
 
 # --------------------------------------------------------------------------
@@ -505,3 +528,23 @@ def model_json(
 def model_csv(db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float) -> str:
     """:func:`surveys.export.model_csv` of :func:`stored_model`."""
     return export.model_csv(stored_model(db, survey, choice, confidence_level))
+
+
+def stored_predictor_json(
+    db: sqlite_utils.Database,
+    survey: Survey,
+    choice: PredictorChoice,
+    confidence_level: float,
+    exported_at: str | None = None,
+) -> dict:
+    """:func:`surveys.predictor_model.predictor_json` of :func:`stored_predictor_model`, stamped ``exported_at``
+    (default: now)."""
+    result = stored_predictor_model(db, survey, choice, confidence_level)
+    return predictor_json(result, survey, exported_at or _stamp_now())
+
+
+def stored_predictor_csv(
+    db: sqlite_utils.Database, survey: Survey, choice: PredictorChoice, confidence_level: float
+) -> str:
+    """:func:`surveys.predictor_model.predictor_csv` of :func:`stored_predictor_model`."""
+    return predictor_csv(stored_predictor_model(db, survey, choice, confidence_level))

@@ -15,6 +15,7 @@ from analysis import INTERVAL_METHODS
 from surveys.definition import Survey
 from surveys.kinds import breakdown_questions
 from surveys.models import ModelChoice, check_choice
+from surveys.predictor_model import PredictorChoice, check_predictor_choice
 
 #: Highest confidence level offered (z = 4.89). At 1 - 2**-53 the normal quantile
 #: is infinite and sample sizes overflow; every level up to this one stays finite.
@@ -34,6 +35,7 @@ class ResultsOptions:
     ``first``/``second``: the groups to compare (both or neither, else the first two);
     ``plan``: the randomized yes/no question to plan for, or None for the one that needs most answers;
     ``model``: the model to fit (``model_outcome``, ``model_predictors``, ``model_reference``), or None;
+    ``predictor_choice``: the randomized answer as a predictor (``predictor``, ``predictor_outcome``), or None;
     ``problems``: ``(field, message)`` for each field refused, whose default is used instead, so the page
     can show the message beside the field.
     """
@@ -46,6 +48,7 @@ class ResultsOptions:
     second: str | None = None
     plan: str | None = None
     model: ModelChoice | None = None
+    predictor_choice: PredictorChoice | None = None
     problems: tuple[tuple[str, str], ...] = ()
 
     def problem(self, field: str) -> str | None:
@@ -218,8 +221,23 @@ def results_options(
         model=None
         if survey is None or not args.get("model_outcome")
         else _checked(problems, "model", lambda a: _model(a, survey), args, None),
+        predictor_choice=None
+        if survey is None or not args.get("predictor")
+        else _checked(problems, "predictor", lambda a: predictor_choice(a, survey), args, None),
         problems=tuple(problems),
     )
+
+
+def predictor_choice(args: Mapping[str, str], survey: Survey) -> PredictorChoice:
+    """The randomized yes/no answer (``predictor``) and the plain outcome (``predictor_outcome``), checked by
+    :func:`surveys.predictor_model.check_predictor_choice`."""
+    return check_predictor_choice(survey, args.get("predictor", ""), args.get("predictor_outcome", ""))
+
+
+def predictor_options(args: Mapping[str, str], survey: Survey) -> tuple[PredictorChoice, float]:
+    """The pair (``predictor``, ``predictor_outcome``) and the confidence level (``level``), as the predictor
+    exports take them."""
+    return predictor_choice(args, survey), confidence_level(args.get("level", "0.95"))
 
 
 def model_options(args: Mapping[str, str], survey: Survey) -> tuple[ModelChoice, float]:

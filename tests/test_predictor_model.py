@@ -1,0 +1,255 @@
+"""analysis.predictor_model: a randomized yes/no answer predicting a plain outcome, by maximum likelihood."""
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from analysis.predictor_model import cell_probabilities, fit_predictor, predictor_log_likelihood
+from analysis.regression import NotIdentified
+
+#: Forced response with a die: truthful on 1-4, yes on 5, no on 6 (theta1 = t + a, theta0 = a).
+DIE = (2 / 3 + 1 / 6, 1 / 6)
+
+
+def _table(rng, n, pi, alpha, beta, theta1, theta0, names):
+    """A multinomial draw of the ``2 x K`` cross-table under the model, as counts per outcome."""
+    params = np.concatenate([[math.log(pi / (1 - pi))], alpha, beta])
+    p = cell_probabilities(params, len(names), theta1, theta0)
+    draw = rng.multinomial(n, p.ravel()).reshape(2, len(names))
+    return {name: (int(draw[0, k]), int(draw[1, k])) for k, name in enumerate(names)}
+
+
+def _rows(counts):
+    """Rows (z, y) of a table with no randomization: stored yes is z = 1."""
+    z, y = [], []
+    for k, (yes, no) in enumerate(counts.values()):
+        z += [1] * yes + [0] * no
+        y += [k] * (yes + no)
+    return np.array(z, dtype=float), np.array(y)
+
+
+def test_without_randomization_the_fit_is_statsmodels_logit():
+    sm = pytest.importorskip("statsmodels.api")
+    counts = {"stays": (40, 260), "leaves": (35, 65)}
+    fit = fit_predictor(counts, 1, 0)
+    z, y = _rows(counts)
+    ref = sm.Logit(y, sm.add_constant(z)).fit(disp=0)
+    eq = fit.equations[0]
+    assert_allclose([eq.intercept.estimate, eq.effect.estimate], ref.params, rtol=0, atol=1e-6)
+    assert_allclose([eq.intercept.std_err, eq.effect.std_err], ref.bse, rtol=0, atol=1e-6)
+    assert_allclose(fit.prevalence, 75 / 400, atol=1e-12)
+
+
+def test_without_randomization_the_multinomial_fit_is_statsmodels_mnlogit():
+    sm = pytest.importorskip("statsmodels.api")
+    counts = {"stay": (30, 210), "unsure": (25, 60), "leave": (45, 30)}
+    fit = fit_predictor(counts, 1, 0)
+    z, y = _rows(counts)
+    ref = sm.MNLogit(y, sm.add_constant(z)).fit(disp=0, method="newton", tol=1e-12)
+    params, bse = np.asarray(ref.params), np.asarray(ref.bse)  # rows: const, z; columns: outcomes 1, 2
+    for j, eq in enumerate(fit.equations):
+        assert_allclose([eq.intercept.estimate, eq.effect.estimate], params[:, j], rtol=0, atol=1e-6)
+        assert_allclose([eq.intercept.std_err, eq.effect.std_err], bse[:, j], rtol=0, atol=1e-6)
+
+
+def test_the_fit_is_a_maximum_and_its_information_is_the_numerical_hessian():
+    counts = {"no": (180, 420), "yes": (160, 140), "maybe": (50, 50)}
+    fit = fit_predictor(counts, *DIE)
+    x = np.array(fit.estimates)
+
+    def ll(v):
+        return predictor_log_likelihood(v, counts, *DIE)
+
+    h = 1e-4
+    eye = np.eye(len(x)) * h
+    grad = [(ll(x + e) - ll(x - e)) / (2 * h) for e in eye]
+    assert_allclose(grad, 0, atol=1e-5)
+    hess = np.array(
+        [[(ll(x + a + b) - ll(x + a - b) - ll(x - a + b) + ll(x - a - b)) / (4 * h * h) for b in eye] for a in eye]
+    )
+    assert_allclose(np.linalg.inv(-hess), fit.covariance, rtol=1e-4)
+    assert fit.log_likelihood == pytest.approx(ll(x))
+
+
+def test_the_worked_example_of_the_researchers_guide():
+    # The die design; by hand: q(1, stays) = (0.3 - 0.8/6)/(2/3) = 0.25, q(1, leaves) = (0.15 - 0.2/6)/(2/3) = 0.175,
+    # so pi = 0.425 and the odds ratio is (0.175/0.25)/(0.025/0.55) = 15.4; the stored answers taken as true give 5.
+    fit = fit_predictor({"stays": (300, 500), "leaves": (150, 50)}, *DIE)
+    assert_allclose(fit.cells, [[0.55, 0.025], [0.25, 0.175]], atol=1e-12)
+    assert fit.prevalence == pytest.approx(0.425) and fit.reference == "stays"
+    effect = fit.equations[0].effect
+    assert effect.odds_ratio == pytest.approx(15.4)
+    assert (round(effect.std_err, 3), round(effect.odds_ratio_low, 2), round(effect.odds_ratio_high, 2)) == (
+        0.437,
+        6.54,
+        36.24,
+    )
+    assert fit_predictor({"stays": (300, 500), "leaves": (150, 50)}, 1, 0).equations[0].effect.odds_ratio == (
+        pytest.approx(5.0)
+    )
+
+
+def test_a_general_optimizer_finds_the_same_maximum():
+    from scipy import optimize
+
+    counts = {"no": (180, 420), "yes": (160, 140), "maybe": (50, 50)}
+    fit = fit_predictor(counts, *DIE)
+    best = optimize.minimize(
+        lambda v: -predictor_log_likelihood(v, counts, *DIE), np.zeros(5), method="BFGS", options={"gtol": 1e-9}
+    )
+    assert_allclose(best.x, fit.estimates, atol=1e-5)
+    assert -best.fun == pytest.approx(fit.log_likelihood, abs=1e-9)
+
+
+def test_the_prevalence_and_its_standard_error_are_the_usual_estimator_s():
+    from fractions import Fraction
+
+    from analysis import estimate_proportion
+
+    counts = {"no": (180, 420), "yes": (160, 140), "maybe": (50, 50)}
+    fit = fit_predictor(counts, *DIE)
+    usual = estimate_proportion(390, 1000, Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
+    assert fit.prevalence == pytest.approx(usual.estimate, abs=1e-12)
+    assert fit.prevalence_std_err == pytest.approx(usual.std_err, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_simulated_tables_recover_the_coefficients(seed):
+    rng = np.random.default_rng(seed)
+    alpha, beta = np.array([-0.5, -1.0]), np.array([1.0, 0.3])
+    counts = _table(rng, 5000, 0.3, alpha, beta, *DIE, ["a", "b", "c"])
+    fit = fit_predictor(counts, *DIE)
+    for eq, a, b in zip(fit.equations, alpha, beta, strict=True):
+        assert abs(eq.intercept.estimate - a) < 4 * eq.intercept.std_err
+        assert abs(eq.effect.estimate - b) < 4 * eq.effect.std_err
+    assert abs(fit.prevalence - 0.3) < 4 * fit.prevalence_std_err
+
+
+def test_the_standard_error_matches_the_spread_over_simulations():
+    rng = np.random.default_rng(29)
+    reps, alpha, beta = 1000, np.array([-0.4]), np.array([0.8])
+    betas, ses = [], []
+    for _ in range(reps):
+        fit = fit_predictor(_table(rng, 4000, 0.35, alpha, beta, *DIE, ["stay", "leave"]), *DIE)
+        betas.append(fit.equations[0].effect.estimate)
+        ses.append(fit.equations[0].effect.std_err)
+    sd = np.std(betas, ddof=1)
+    # The sample SD of `reps` near-normal draws errs by sd / sqrt(2 (reps - 1)); allow 4 of those.
+    assert abs(np.mean(ses) - sd) < 4 * sd / math.sqrt(2 * (reps - 1))
+    assert abs(np.mean(betas) - 0.8) < 4 * sd / math.sqrt(reps) + 0.01  # + the estimator's O(1/n) bias
+
+
+def test_a_warner_design_whose_yes_points_away_from_the_trait_fits_too():
+    rng = np.random.default_rng(7)
+    theta1, theta0 = 0.3, 0.7  # Warner with p = 0.3: a stored "no" points to the trait
+    fit = fit_predictor(
+        _table(rng, 20000, 0.4, np.array([0.2]), np.array([-0.7]), theta1, theta0, ["x", "y"]), theta1, theta0
+    )
+    eq = fit.equations[0]
+    assert abs(eq.effect.estimate + 0.7) < 4 * eq.effect.std_err
+    assert eq.effect.odds_ratio == pytest.approx(math.exp(eq.effect.estimate))
+    assert eq.effect.odds_ratio_low < eq.effect.odds_ratio < eq.effect.odds_ratio_high
+
+
+def test_odds_ratio_interval_is_exp_of_the_wald_interval():
+    fit = fit_predictor({"no": (300, 500), "yes": (150, 50)}, *DIE, confidence_level=0.9)
+    e = fit.equations[0].effect
+    assert e.low == pytest.approx(e.estimate - 1.6448536269514722 * e.std_err)
+    assert (e.odds_ratio_low, e.odds_ratio_high) == pytest.approx((math.exp(e.low), math.exp(e.high)))
+
+
+def test_a_cell_the_design_cannot_produce_is_not_identified():
+    # Among those who said "yes" the stored yes rate (10/100) is below theta0 = 1/6: no one there has the trait.
+    with pytest.raises(NotIdentified, match="'yes'"):
+        fit_predictor({"no": (300, 500), "yes": (10, 90)}, *DIE)
+    with pytest.raises(NotIdentified, match="no one answered 'yes'"):
+        fit_predictor({"no": (300, 500), "yes": (0, 0)}, *DIE)
+
+
+@pytest.mark.parametrize(
+    ("counts", "theta1", "theta0", "field"),
+    [
+        ({"a": (1, 2)}, 0.8, 0.2, "counts"),
+        ({"a": (1, 2), "b": (1,)}, 0.8, 0.2, "counts"),
+        ({"a": (1, 2), "b": (1, -1)}, 0.8, 0.2, "counts"),
+        ({"a": (1, 2), "b": (1, 1)}, 0.5, 0.5, "theta1"),
+        ({"a": (1, 2), "b": (1, 1)}, 1.2, 0.2, "theta1"),
+    ],
+)
+def test_bad_arguments_name_the_value(counts, theta1, theta0, field):
+    with pytest.raises(ValueError, match=field):
+        fit_predictor(counts, theta1, theta0)
+
+
+# --------------------------------------------------------------------------
+# surveys.predictor_model: the cross-table from the kept group tallies.
+
+
+def _survey():
+    from tests.helpers.sample_surveys import make_survey
+
+    return make_survey()
+
+
+def _key(survey, name, design=None):
+    import dataclasses
+
+    from surveys.design_contract import question_design_key
+
+    question = survey.question(name)
+    return question_design_key(question if design is None else dataclasses.replace(question, design=design))
+
+
+def test_the_domain_fit_reads_the_cross_table_from_the_group_tallies():
+    from analysis import ForcedResponseDesign
+    from surveys import predictor_model as pm
+
+    survey = _survey()
+    key, old = _key(survey, "lied"), _key(survey, "lied", ForcedResponseDesign("1/2", "1/4", "1/4"))
+    grouped = {
+        "arts": {"lied": {key: {"yes": 120, "no": 200}, old: {"yes": 5, "no": 5}}, "cheated": {}},
+        "science": {"lied": {key: {"yes": 90, "no": 60}}},
+        None: {"lied": {key: {"yes": 7, "no": 3}}},
+    }
+    result = pm.fit_predictor_model(survey, pm.check_predictor_choice(survey, "lied", "dept"), grouped)
+    expected = fit_predictor({"arts": (120, 200), "science": (90, 60)}, 5 / 6, 1 / 6)
+    assert result.fit == expected
+    assert result.left_out == 20  # the earlier design's 10 and the 10 who left dept unanswered
+    assert result.levels == (("arts", "Arts"), ("science", "Science"))
+    assert result.dropped == ("Law",)
+    assert result.design == "forced response (t=2/3, a=1/6, b=1/6)"
+
+
+@pytest.mark.parametrize(
+    ("grouped", "message"),
+    [
+        ({}, "Too few"),
+        ({"arts": {"lied": {"K": {"yes": 5, "no": 5}}}, "law": {"lied": {"K": {"yes": 5, "no": 4}}}}, "Too few"),
+        ({"arts": {"lied": {"K": {"yes": 50, "no": 50}}}}, "nothing to compare"),
+        (
+            {"arts": {"lied": {"K": {"yes": 300, "no": 500}}}, "law": {"lied": {"K": {"yes": 10, "no": 90}}}},
+            "No estimate",
+        ),
+    ],
+)
+def test_a_fit_that_cannot_be_made_says_why(grouped, message):
+    from surveys import predictor_model as pm
+
+    survey = _survey()
+    key = _key(survey, "lied")
+    grouped = {g: {q: {key: by["K"]} for q, by in per.items()} for g, per in grouped.items()}
+    result = pm.fit_predictor_model(survey, pm.PredictorChoice("lied", "dept"), grouped)
+    assert result.fit is None and message in result.message
+
+
+@pytest.mark.parametrize(
+    ("predictor", "outcome", "field"),
+    [("ai_use", "dept", "randomized answer"), ("dept", "dept", "randomized answer"), ("lied", "cheated", "outcome")],
+)
+def test_a_choice_that_cannot_be_modelled_is_refused(predictor, outcome, field):
+    from surveys import predictor_model as pm
+
+    with pytest.raises(ValueError, match=field):
+        pm.check_predictor_choice(_survey(), predictor, outcome)
