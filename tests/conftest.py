@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher, Type
+from flask import Flask
+from jinja2 import BytecodeCache
 
 from app import create_app
 from devtools import postgres_cluster
@@ -47,6 +49,34 @@ def pytest_runtest_makereport(item, call):
     ):
         report.outcome = "failed"
         report.longrepr = f"browser test skipped but RR_REQUIRE_BROWSER is set: {report.longrepr}"
+
+
+class SharedTemplateCode(BytecodeCache):
+    """The compiled code of each template, kept in memory for every app the test session makes.
+
+    Each app has a Jinja environment of its own, which compiles a template the first time a page uses it: 50 to
+    100 ms of a core for the first page of each test, most of the cost of a test that renders one page. Every app
+    of the suite has the same Jinja options, so one compilation serves them all; the code is kept under the
+    template's name and file and used again only while the file's text is the same (Jinja's checksum), so a
+    template changed on disk is compiled again. What a page shows is not changed: the same code runs."""
+
+    def __init__(self):
+        self.codes = {}
+
+    def load_bytecode(self, bucket) -> None:
+        bucket.code = self.codes.get((bucket.key, bucket.checksum))
+
+    def dump_bytecode(self, bucket) -> None:
+        self.codes[(bucket.key, bucket.checksum)] = bucket.code
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_template_code():
+    """Every Flask app made in this test session (by :func:`make_app` or by a test calling ``create_app``)
+    compiles each template once for all of them (:class:`SharedTemplateCode`)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Flask, "jinja_options", {**Flask.jinja_options, "bytecode_cache": SharedTemplateCode()})
+        yield
 
 
 @pytest.fixture
