@@ -194,35 +194,42 @@ OPTION_ROUTES = [
 BAD_NUMBERS = ["nan", "inf", "-inf", "1e-400", "1e400", "0.9999999999999999", "abc", "", "0x1p-1"]
 
 
-@pytest.mark.parametrize("route", OPTION_ROUTES)
-@pytest.mark.parametrize("value", BAD_NUMBERS)
-def test_bad_confidence_levels_are_400_naming_the_value(app, auth, route, value):
+def test_bad_confidence_levels_are_400_naming_the_value(app, auth, subtests):
+    """Every bad level on every route with options, under every interval method: each pair a subtest of its own
+    on one signed-in client (a refused GET changes nothing), instead of a test, an app and a sign-in each."""
     add_responses(app, many(30, 20))
     auth.login()
-    for method in INTERVAL_METHODS:
-        response = auth.client.get(f"{route}method={method}&level={value}")
-        assert response.status_code == 400, (route, method, value)
-        assert "confidence level must be" in response.get_data(as_text=True)
-        assert f"got “{value}”" in response.get_data(as_text=True)
+    for route in OPTION_ROUTES:
+        for value in BAD_NUMBERS:
+            with subtests.test(route=route, value=value):
+                for method in INTERVAL_METHODS:
+                    response = auth.client.get(f"{route}method={method}&level={value}")
+                    assert response.status_code == 400, (route, method, value)
+                    assert "confidence level must be" in response.get_data(as_text=True)
+                    assert f"got “{value}”" in response.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("value", [*BAD_NUMBERS, "0.5", "0.0001"])
-def test_bad_half_widths_are_400_naming_the_value(app, auth, value):
+def test_bad_half_widths_are_400_naming_the_value(app, auth, subtests):
+    """Every bad margin of error, each a subtest on one signed-in client."""
     add_responses(app, many(30, 20))
     auth.login()
-    response = auth.client.get(f"/admin/surveys/quiz?half_width={value}")
-    assert response.status_code == 400
-    assert "margin of error must be" in response.get_data(as_text=True)
-    assert f"got “{value}”" in response.get_data(as_text=True)
+    for value in [*BAD_NUMBERS, "0.5", "0.0001"]:
+        with subtests.test(value=value):
+            response = auth.client.get(f"/admin/surveys/quiz?half_width={value}")
+            assert response.status_code == 400
+            assert "margin of error must be" in response.get_data(as_text=True)
+            assert f"got “{value}”" in response.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("route", OPTION_ROUTES)
-def test_the_highest_confidence_level_is_computed(app, auth, route):
+def test_the_highest_confidence_level_is_computed(app, auth, subtests):
+    """The highest level on every route with options, under every method, each route a subtest."""
     add_responses(app, many(30, 20))
     auth.login()
-    for method in INTERVAL_METHODS:
-        response = auth.client.get(f"{route}method={method}&level={MAX_CONFIDENCE_LEVEL}&half_width=0.001")
-        assert response.status_code == 200, (route, method)
+    for route in OPTION_ROUTES:
+        with subtests.test(route=route):
+            for method in INTERVAL_METHODS:
+                response = auth.client.get(f"{route}method={method}&level={MAX_CONFIDENCE_LEVEL}&half_width=0.001")
+                assert response.status_code == 200, (route, method)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
