@@ -16,7 +16,6 @@ import pytest
 from argon2 import PasswordHasher, Type
 from flask import Flask
 from jinja2 import BytecodeCache
-from werkzeug.routing import Rule
 
 from app import create_app
 from devtools import postgres_cluster
@@ -77,35 +76,6 @@ def shared_template_code():
     compiles each template once for all of them (:class:`SharedTemplateCode`)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Flask, "jinja_options", {**Flask.jinja_options, "bytecode_cache": SharedTemplateCode()})
-        yield
-
-
-def shared_url_builder(compile_builder):
-    """Werkzeug's ``Rule._compile_builder`` (``compile_builder``) made once per URL rule for the test session.
-
-    Each app compiles two URL builders (``url_for``) for each of its 70 routes, from Python syntax trees: 30 ms of
-    a core for each app, most of what making one costs. A builder is a function of the rule's text and its parsed
-    parts (``Rule._trace``) alone, the rule being passed to it when it is called; a rule with defaults, whose
-    values are written into its builder, is compiled anew every time."""
-    builders = {}
-
-    def compile_once(rule, append_unknown: bool = True):
-        if rule.defaults:
-            return compile_builder(rule, append_unknown)
-        key = (rule.rule, append_unknown, tuple(rule._trace))
-        if key not in builders:
-            builders[key] = compile_builder(rule, append_unknown)
-        return builders[key]
-
-    return compile_once
-
-
-@pytest.fixture(scope="session", autouse=True)
-def shared_url_builders():
-    """Every Flask app made in this test session compiles the URL builders of each route once for all of them
-    (:func:`shared_url_builder`)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Rule, "_compile_builder", shared_url_builder(Rule._compile_builder))
         yield
 
 
