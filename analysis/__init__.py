@@ -11,7 +11,8 @@ mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
 (:mod:`analysis.linear_model`), and check-all-that-apply answers
 (:mod:`analysis.unary`), and central differential privacy for published releases
-(:mod:`analysis.central`).
+(:mod:`analysis.central`), fit checks (:mod:`analysis.fit`) and careless answering
+(:mod:`analysis.careless`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
@@ -25,6 +26,7 @@ from analysis.bursts import (
     judge_hour,
     usual_rate_of_others,
 )
+from analysis.careless import CarelessCorrected, CarelessShare, careless_share, correct_for_careless
 from analysis.central import (
     PrivacyCost,
     SharedFigure,
@@ -71,6 +73,7 @@ from analysis.estimate import (
     pool_estimates,
 )
 from analysis.finite_population import FinitePopulationEstimate, estimate_finite_population
+from analysis.fit import CellsFit, FitStatistic, TwoGroupFit, binomial_cells_fit, logistic_fit_test, two_group_fit
 from analysis.intervals import (
     INTERVAL_METHODS,
     LOWER,
@@ -193,6 +196,16 @@ from analysis.unary import (
 )
 
 __all__ = [
+    "CarelessCorrected",
+    "CarelessShare",
+    "careless_share",
+    "correct_for_careless",
+    "CellsFit",
+    "FitStatistic",
+    "TwoGroupFit",
+    "binomial_cells_fit",
+    "logistic_fit_test",
+    "two_group_fit",
     "BoundedDesign",
     "DiscreteLaplaceDesign",
     "UnaryDesign",
