@@ -111,6 +111,7 @@ from surveys.definition import (
 )
 from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN
 from surveys.form_fields import CONTROL_FIELDS
+from surveys.schema_anchor import ANCHOR_KEYS, parse_anchor
 from surveys.schema_checks import (
     INVALID,
     YAML_BOOLEAN_HINT,
@@ -208,6 +209,7 @@ QUESTION_KEYS = (
     *NUMBER_KEYS,
     EPSILON_KEY,
     *MULTIPLE_KEYS,
+    *ANCHOR_KEYS,
 )
 CHOICE_KEYS = ("name", "label")
 
@@ -306,6 +308,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         report, mapping.get("close_when_targets_met"), values["targets"]
     )
     values |= _arm_shares(report, mapping, values["questions"])
+    values |= parse_anchor(report, mapping, values["questions"])
     if report.problems:
         raise SurveyFileError(report.problems)
     if not languages:

@@ -25,6 +25,7 @@ from storage import connection, queries, responses
 from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Survey
+from surveys.design_fit import DesignFit, design_fit
 from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
 from surveys.kinds import kind_of
@@ -313,6 +314,7 @@ class ResultsPage:
     timelines: tuple[Timeline, ...] = ()
     bursts: tuple[responses.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
+    design_fit: DesignFit | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -355,6 +357,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             problems.append(("groups", str(error)))
             pair = (None, None)
     answered = {r.question.name: r.n for r in results.questions if kind_of(r.question).single_share}
+    model = None if kept is None else fit_model(survey, chosen.model, kept, chosen.level)
     return ResultsPage(
         survey=survey,
         state=state,
@@ -371,11 +374,12 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             group_sizes=planning_group_sizes(results),
         ),
         problems=tuple(problems),
-        model=None if kept is None else fit_model(survey, chosen.model, kept, chosen.level),
+        model=model,
         model_available=bool(kept_outcomes(survey)),
         timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
         bursts=bursts,
         flood_comparison=flood_comparison,
+        design_fit=design_fit(survey, results, model, kept),
     )
 
 

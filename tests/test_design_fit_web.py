@@ -1,0 +1,62 @@
+"""The results page's "How well does the design fit?" section (templates/admin/_design_fit.html), from stored
+answers: the careless share of an anchor and the corrected share beside the uncorrected one."""
+
+import pytest
+
+from storage import responses
+from surveys.submission import noisy_response
+from tests.helpers.sample_surveys import survey_in
+from web.db import open_database
+
+pytestmark = pytest.mark.both_backends
+
+ANCHORED_YAML = """\
+id: anchored
+title: Anchored
+version: 1
+questions:
+  - name: half
+    type: yes_no
+    label: Is your birthday in the first half of the year?
+    known_prevalence: 1/2
+  - name: cheated
+    type: yes_no
+    label: Did you cheat?
+"""
+
+
+@pytest.fixture
+def anchored(surveys_dir):
+    (surveys_dir / "anchored.yaml").write_text(ANCHORED_YAML)
+    return surveys_dir
+
+
+def _store(app, counts):
+    survey = survey_in(app, "anchored")
+    db = open_database(app)
+    for (half, cheated), count in counts.items():
+        for i in range(count):
+            answers = {"half": half, "cheated": cheated}
+            responses.store_response(
+                db, noisy_response(survey, answers, "device"), f"fit-{half}-{cheated}-{i}", "2026-11-20"
+            )
+    db.close()
+
+
+def test_the_page_shows_the_careless_share_and_the_corrected_share(anchored, app, auth):
+    """40 of 100 stored yes to the anchor read 0.30 through two coins: 40% careless; "cheated" (34 of 100,
+    reading 0.18) is corrected to 30.0%, shown beside its uncorrected 18.0%, with the assumption."""
+    _store(app, {("yes", "yes"): 34, ("yes", "no"): 6, ("no", "no"): 60})
+    auth.login()
+    page = auth.client.get("/admin/surveys/anchored").get_data(as_text=True)
+    assert "How well does the design fit?" in page
+    assert "among those who answer “no” whatever the truth" in page and "40.0%" in page
+    row = page[page.index('<table id="careless-corrected">') :]
+    row = row[: row.index("</table>")]
+    assert "Did you cheat?" in row and "18.0%" in row and "30.0%" in row
+    assert "careless answering is the same on every question" in page
+
+
+def test_a_survey_without_checks_shows_no_section(app, auth):
+    auth.login()
+    assert "How well does the design fit?" not in auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
