@@ -200,3 +200,65 @@ def design_fit(
 ) -> DesignFit:
     """The section's checks from the page's results, model and the model's kept pattern counts."""
     return DesignFit(two_group_checks(results), model_check(survey, model, tallies), careless_check(survey, results))
+
+
+def _statistic_record(statistic) -> dict:
+    return {"statistic": statistic.statistic, "df": statistic.df, "p_value": statistic.p_value}
+
+
+def _careless_row_record(row: CarelessRow) -> dict:
+    record = {"question": row.question.name, "note": row.note}
+    c = row.corrected
+    if c is not None:
+        record |= {
+            "uncorrected": c.uncorrected,
+            "uncorrected_std_err": c.uncorrected_std_err,
+            "corrected": c.estimate,
+            "corrected_raw": c.estimate_raw,
+            "corrected_std_err": c.std_err,
+            "ci_low": c.ci.low,
+            "ci_high": c.ci.high,
+        }
+    return record
+
+
+def _careless_record(check: CarelessCheck | None) -> dict | None:
+    if check is None:
+        return None
+    share = check.share
+    return {
+        "anchor": check.anchor.name,
+        "known_prevalence": check.known_prevalence,
+        "careless_share": None
+        if share is None
+        else {
+            "estimate": share.estimate,
+            "estimate_raw": share.estimate_raw,
+            "std_err": share.std_err,
+            "ci_low": share.ci.low,
+            "ci_high": share.ci.high,
+            "confidence_level": share.ci.confidence_level,
+        },
+        "message": check.message,
+        "corrected": [_careless_row_record(row) for row in check.rows],
+        "assumption": check.assumption,
+    }
+
+
+def design_fit_record(fit: DesignFit) -> dict:
+    """The section as JSON-ready values (``design_fit.json``): the two-group checks and the careless correction."""
+    return {
+        "two_group": [
+            {
+                "question": check.question.name,
+                "design": check.design_label,
+                "saturated": check.fit.model.saturated,
+                "restriction": check.fit.restriction,
+                "compliance_likelihood_ratio": _statistic_record(check.fit.compliance),
+                "compliance_pearson": _statistic_record(check.fit.compliance_pearson),
+                "sentence": check.sentence,
+            }
+            for check in fit.two_group
+        ],
+        "careless": _careless_record(fit.careless),
+    }

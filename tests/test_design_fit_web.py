@@ -60,3 +60,23 @@ def test_the_page_shows_the_careless_share_and_the_corrected_share(anchored, app
 def test_a_survey_without_checks_shows_no_section(app, auth):
     auth.login()
     assert "How well does the design fit?" not in auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
+
+
+def test_the_json_export_gives_the_share_and_the_corrected_rows(anchored, app, auth):
+    _store(app, {("yes", "yes"): 34, ("yes", "no"): 6, ("no", "no"): 60})
+    auth.login()
+    body = auth.client.get("/admin/surveys/anchored/design_fit.json?level=0.9").get_json()
+    careless = body["careless"]
+    assert careless["anchor"] == "half" and careless["known_prevalence"] == 0.5
+    assert careless["careless_share"]["estimate"] == pytest.approx(0.4)
+    assert careless["careless_share"]["confidence_level"] == 0.9
+    (row,) = careless["corrected"]
+    assert row["question"] == "cheated" and row["corrected"] == pytest.approx(0.3)
+    assert row["uncorrected"] == pytest.approx(0.18) and body["two_group"] == []
+    assert "same on every question" in careless["assumption"]
+
+
+def test_the_json_export_refuses_a_bad_level(anchored, app, auth):
+    auth.login()
+    response = auth.client.get("/admin/surveys/anchored/design_fit.json?level=2")
+    assert response.status_code == 400

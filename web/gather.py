@@ -25,7 +25,7 @@ from storage import connection, queries, responses
 from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Survey
-from surveys.design_fit import DesignFit, design_fit
+from surveys.design_fit import DesignFit, design_fit, design_fit_record
 from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
 from surveys.kinds import kind_of
@@ -406,6 +406,13 @@ def estimates_json(
 ) -> dict:
     """:func:`surveys.export.estimates_json` of :func:`stored_results`, stamped ``exported_at`` (default: now)."""
     return export.estimates_json(stored_results(db, survey, confidence_level, method), exported_at or _stamp_now())
+
+
+def design_fit_json(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> dict:
+    """:func:`surveys.design_fit.design_fit_record` of :func:`stored_results` (the two-group checks and the careless
+    correction; the model's fit is on the results page beside the model)."""
+    results = stored_results(db, survey, confidence_level, method)
+    return design_fit_record(design_fit(survey, results, None, None))
 
 
 def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> str:
