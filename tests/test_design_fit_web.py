@@ -5,24 +5,10 @@ import pytest
 
 from storage import responses
 from surveys.submission import noisy_response
-from tests.helpers.sample_surveys import survey_in
+from tests.helpers.sample_surveys import ANCHORED_YAML, survey_in
 from web.db import open_database
 
 pytestmark = pytest.mark.both_backends
-
-ANCHORED_YAML = """\
-id: anchored
-title: Anchored
-version: 1
-questions:
-  - name: half
-    type: yes_no
-    label: Is your birthday in the first half of the year?
-    known_prevalence: 1/2
-  - name: cheated
-    type: yes_no
-    label: Did you cheat?
-"""
 
 
 @pytest.fixture
