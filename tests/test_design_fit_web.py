@@ -66,3 +66,15 @@ def test_the_json_export_refuses_a_bad_level(anchored, app, auth):
     auth.login()
     response = auth.client.get("/admin/surveys/anchored/design_fit.json?level=2")
     assert response.status_code == 400
+
+
+def test_the_cli_writes_the_design_fit_json(anchored, app, runner, tmp_path):
+    import json
+
+    _store(app, {("yes", "yes"): 34, ("yes", "no"): 6, ("no", "no"): 60})
+    out = tmp_path / "fit.json"
+    result = runner.invoke(args=["export", "design-fit", "anchored", "--level", "0.9", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    careless = json.loads(out.read_text())["careless"]
+    assert careless["careless_share"]["estimate"] == pytest.approx(0.4)
+    assert careless["corrected"][0]["corrected"] == pytest.approx(0.3)
