@@ -127,7 +127,9 @@ def _check_real(value: object, name: str, low: float = -math.inf, high: float = 
 
 def _wald(estimate: float, std_err: float, level: float) -> ConfidenceInterval:
     z = float(stats.norm.ppf(0.5 + level / 2))
-    return ConfidenceInterval(max(estimate - z * std_err, 0.0), min(estimate + z * std_err, 1.0), "wald", level)
+    low = min(max(estimate - z * std_err, 0.0), 1.0)
+    high = max(min(estimate + z * std_err, 1.0), 0.0)
+    return ConfidenceInterval(low, high, "wald", level)
 
 
 def careless_share(

@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from analysis.careless import CarelessCorrected, CarelessShare, careless_share, correct_for_careless
+from analysis.careless import MAX_SHARE, CarelessCorrected, CarelessShare, careless_share, correct_for_careless
 from analysis.fit import CellsFit, TwoGroupFit, logistic_fit_test, two_group_fit
 from surveys.definition import Question, Survey
 from surveys.design_contract import parse_design_key
@@ -53,10 +53,11 @@ class TwoGroupCheck:
 
 @dataclass(frozen=True)
 class ModelCheck:
-    """The page's logistic model: Pearson and deviance over its cells, and the sentence."""
+    """The page's logistic model: Pearson and deviance over its cells (None when they cannot be computed), and the
+    sentence."""
 
     outcome: Question
-    fit: CellsFit
+    fit: CellsFit | None
     sentence: str
 
 
@@ -147,13 +148,18 @@ def model_check(survey: Survey, model: ModelResult | None, tallies: PatternTalli
     answered = cells.counts.sum(axis=1) > 0
     counts = cells.counts[answered]
     designs = [parse_design_key(key)[2] for key in cells.keys]
-    fit = logistic_fit_test(
-        model.fit,
-        _indicators(model.terms, cells.levels[answered]),
-        counts[:, 0],
-        counts[:, 1],
-        [designs[d] for d in cells.design[answered].tolist()],
-    )
+    try:
+        fit = logistic_fit_test(
+            model.fit,
+            _indicators(model.terms, cells.levels[answered]),
+            counts[:, 0],
+            counts[:, 1],
+            [designs[d] for d in cells.design[answered].tolist()],
+        )
+    except ValueError as error:  # a predicted chance of exactly 0 or 1 (a fit at the edge): no chi-square statistic
+        return ModelCheck(
+            model.outcome, None, f"The fit of the model of “{model.outcome.label}” cannot be checked: {error}."
+        )
     return ModelCheck(model.outcome, fit, _model_sentence(model.outcome, fit))
 
 
@@ -182,9 +188,19 @@ def careless_check(survey: Survey, results: SurveyResults) -> CarelessCheck | No
     found = by_name.get(anchor.question)
     known = float(anchor.known_prevalence)
     question = survey.question(anchor.question)
-    if found is None or getattr(found, "estimate_raw", None) is None or not found.std_err:
+    if found is None or getattr(found, "estimate_raw", None) is None:
         return CarelessCheck(question, known, None, (), "No careless share yet: the anchor has no estimate.")
+    if not found.std_err or not math.isfinite(found.std_err):
+        message = "No careless share: the anchor's estimate has no usable standard error yet."
+        return CarelessCheck(question, known, None, (), message)
     share = careless_share(found.estimate_raw, found.std_err, known, 0.0, results.confidence_level)
+    if share.estimate_raw >= MAX_SHARE:
+        message = (
+            f"The anchor “{question.label}” reads {found.estimate_raw:.1%} where {known:.1%} is known to be true: that "
+            "would make every respondent careless, so the design or the known share does not fit these answers and "
+            "nothing is corrected."
+        )
+        return CarelessCheck(question, known, share, (), message)
     others = [r for r in results.questions if r.question.name != anchor.question and kind_of(r.question).single_share]
     rows = tuple(_row(r, share, results.confidence_level) for r in others)
     message = (

@@ -99,3 +99,8 @@ def test_a_share_is_clipped_below_one_before_it_divides():
     share = careless_share(-0.5, 0.01, 0.5)
     assert share.estimate == pytest.approx(0.999) and isinstance(share, CarelessShare)
     assert math.isfinite(correct_for_careless(0.2, 0.01, share).estimate_raw)
+
+
+def test_an_interval_beyond_one_stays_inside_the_unit_range():
+    share = careless_share(-0.5, 0.05, 0.5)
+    assert 0 <= share.ci.low <= share.ci.high <= 1

@@ -137,3 +137,13 @@ def test_the_model_check_equals_the_fit_over_the_same_cells():
     one = fit_model(survey, ModelChoice("cheated", ("p0",), {}), tallies)
     saturated = design_fit(survey, compute_results(survey, {}, 0), one, tallies).model
     assert saturated.fit.saturated and "no test is possible" in saturated.sentence
+
+
+def test_an_anchor_that_would_make_everyone_careless_corrects_nothing():
+    """No stored yes of 100 under two coins reads -0.5 for a known 1/2: a careless share of 2, clipped; nothing is
+    divided by 1 - 0.999, and the share's interval stays inside [0, 1]."""
+    survey = load_survey_text(ANCHOR_YAML, "a.yaml")
+    results = compute_results(survey, _tallies(survey, {"coin": (0, 100), "cheated": (30, 70)}), 100)
+    check = design_fit(survey, results, None, None).careless
+    assert check.rows == () and "nothing is corrected" in check.message
+    assert 0 <= check.share.ci.low <= check.share.ci.high <= 1
