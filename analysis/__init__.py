@@ -12,9 +12,9 @@ mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
 (:mod:`analysis.linear_model`), a randomized answer as a predictor
 (:mod:`analysis.predictor_model`), check-all-that-apply answers
-(:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`), and central
-differential privacy for published releases
-(:mod:`analysis.central`).
+(:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`), central
+differential privacy for published releases (:mod:`analysis.central`), fit
+checks (:mod:`analysis.fit`) and careless answering (:mod:`analysis.careless`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
@@ -28,6 +28,7 @@ from analysis.bursts import (
     judge_hour,
     usual_rate_of_others,
 )
+from analysis.careless import CarelessCorrected, CarelessShare, careless_share, correct_for_careless
 from analysis.central import (
     PrivacyCost,
     SharedFigure,
@@ -74,6 +75,7 @@ from analysis.estimate import (
     pool_estimates,
 )
 from analysis.finite_population import FinitePopulationEstimate, estimate_finite_population
+from analysis.fit import CellsFit, FitStatistic, TwoGroupFit, binomial_cells_fit, logistic_fit_test, two_group_fit
 from analysis.intervals import (
     INTERVAL_METHODS,
     LOWER,
@@ -225,6 +227,16 @@ from analysis.weighting import (
 )
 
 __all__ = [
+    "CarelessCorrected",
+    "CarelessShare",
+    "careless_share",
+    "correct_for_careless",
+    "CellsFit",
+    "FitStatistic",
+    "TwoGroupFit",
+    "binomial_cells_fit",
+    "logistic_fit_test",
+    "two_group_fit",
     "BoundedDesign",
     "DiscreteLaplaceDesign",
     "UnaryDesign",

@@ -276,6 +276,18 @@ def attack_success_rate(design) -> float:
 
 
 @dataclass(frozen=True)
+class Anchor:
+    """A randomized yes/no question whose true share is known (``known_prevalence:``): an *anchor*.
+
+    Its estimate measures the share of careless respondents, who answer "no" whatever the truth
+    (:func:`analysis.careless.careless_share`).
+    """
+
+    question: str
+    known_prevalence: Fraction
+
+
+@dataclass(frozen=True)
 class Survey:
     """A survey as loaded from one file.
 
@@ -349,6 +361,9 @@ class Survey:
     release_policy : ReleasePolicy or None
         The file's ``releases:`` key (:mod:`surveys.schema_releases`): the budget and rules of the
         survey's public result releases (:mod:`surveys.releases`); ``None``: no release may be made.
+    anchor : Anchor or None
+        The randomized yes/no question of known prevalence (``known_prevalence:``, :mod:`surveys.schema_anchor`)
+        that measures careless answering (:mod:`surveys.careless`); ``None``: none.
     """
 
     id: str
@@ -381,6 +396,7 @@ class Survey:
     translations: tuple[tuple[str, Survey], ...] = ()
     release_policy: ReleasePolicy | None = None
     population_counts: tuple[PopulationMargin, ...] = ()
+    anchor: Anchor | None = None
 
     def __hash__(self) -> int:
         return _hash_once(self)

@@ -111,6 +111,7 @@ from surveys.definition import (
 )
 from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN
 from surveys.form_fields import CONTROL_FIELDS
+from surveys.schema_anchor import ANCHOR_KEYS, parse_anchor
 from surveys.schema_checks import (
     INVALID,
     YAML_BOOLEAN_HINT,
@@ -210,6 +211,7 @@ QUESTION_KEYS = (
     *NUMBER_KEYS,
     EPSILON_KEY,
     *MULTIPLE_KEYS,
+    *ANCHOR_KEYS,
 )
 CHOICE_KEYS = ("name", "label")
 
@@ -309,6 +311,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
     )
     values["population_counts"] = parse_population_counts(report, mapping.get("population_counts"), values["questions"])
     values |= _arm_shares(report, mapping, values["questions"])
+    values |= parse_anchor(report, mapping, values["questions"])
     if report.problems:
         raise SurveyFileError(report.problems)
     if not languages:

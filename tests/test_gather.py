@@ -33,6 +33,7 @@ VIEWS = [
     ("/admin/surveys/quiz?by=year&first=second&second=first", "results_page"),
     ("/admin/surveys/quiz/estimates.json?method=clopper-pearson", "estimates_json"),
     ("/admin/surveys/quiz/estimates.csv", "estimates_csv"),
+    ("/admin/surveys/quiz/design_fit.json", "design_fit_json"),
     ("/admin/surveys/quiz/responses.csv", "responses_csv"),
     ("/admin/surveys/quiz/codebook.json", "codebook"),
     ("/admin/surveys/quiz/responses.sav", "statistics_file"),

@@ -66,6 +66,7 @@ EXPECTED_RULES = {
     "admin.keep_burst": "survey:owner",
     "admin.set_state": "survey:owner",
     "exports.estimates_json": "survey:analyst",
+    "exports.design_fit_json": "survey:analyst",
     "exports.estimates_csv": "survey:analyst",
     "exports.breakdown_json": "survey:analyst",
     "exports.breakdown_csv": "survey:analyst",

@@ -332,6 +332,23 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
     )
 
 
+@export_cli.command("design-fit")
+@click.argument("survey_id")
+@click.option("--method", type=click.Choice(INTERVAL_METHODS), default="wilson", show_default=True)
+@click.option(
+    "--level",
+    type=ConfidenceLevel(),
+    default="0.95",
+    show_default=True,
+    help=f"Confidence level, from 0.5 to {options.MAX_CONFIDENCE_LEVEL}.",
+)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+def export_design_fit_command(survey_id: str, method: str, level: float, output: str | None) -> None:
+    """The fit checks of SURVEY_ID as JSON: two-group compliance tests, the careless share and corrected shares."""
+    survey = _survey(survey_id)
+    _write_table("json", output, None, lambda: gather.design_fit_json(_db(), survey, method, level))
+
+
 @export_cli.command("responses")
 @click.argument("survey_id")
 @click.option(

@@ -141,6 +141,16 @@ def estimates_json(survey_id: str):
     return send_estimates_json(survey_or_404(survey_id))
 
 
+@bp.get("/surveys/<survey_id>/design_fit.json")
+@survey_access("analyst")
+def design_fit_json(survey_id: str):
+    """The "How well does the design fit?" checks as JSON (:func:`surveys.design_fit.design_fit_record`)."""
+    survey = survey_or_404(survey_id)
+    method, level = parsed_or_400(options.estimate_options, request.args)
+    exported(survey, "design_fit.json")
+    return current_app.json.response(gather.design_fit_json(get_db(), survey, method, level))
+
+
 @bp.get("/surveys/<survey_id>/estimates.csv")
 @survey_access("analyst")
 def estimates_csv(survey_id: str):

@@ -25,6 +25,7 @@ from storage import connection, queries, responses
 from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Survey
+from surveys.design_fit import DesignFit, design_fit, design_fit_record
 from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
 from surveys.kinds import kind_of
@@ -325,6 +326,7 @@ class ResultsPage:
     flood_comparison: FloodComparison | None = None
     weighting: Weighting | None = None
     predictor_panel: PredictorPanel | None = None
+    design_fit: DesignFit | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -373,6 +375,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             problems.append(("groups", str(error)))
             pair = (None, None)
     answered = {r.question.name: r.n for r in results.questions if kind_of(r.question).single_share}
+    model = None if kept is None else fit_model(survey, chosen.model, kept, chosen.level)
     return ResultsPage(
         survey=survey,
         state=state,
@@ -389,13 +392,14 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             group_sizes=planning_group_sizes(results),
         ),
         problems=tuple(problems),
-        model=None if kept is None else fit_model(survey, chosen.model, kept, chosen.level),
+        model=model,
         model_available=bool(kept_outcomes(survey)),
         timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
         bursts=bursts,
         flood_comparison=flood_comparison,
         weighting=weighting,
         predictor_panel=predictors,
+        design_fit=design_fit(survey, results, model, kept),
     )
 
 
@@ -450,6 +454,13 @@ def estimates_json(
     with ``weighted`` (:func:`surveys.weights.weighted_json`) when the survey gives ``population_counts``."""
     results, weighting = _weighted_results(db, survey, confidence_level, method)
     return export.estimates_json(results, exported_at or _stamp_now()) | weighted_json(weighting)
+
+
+def design_fit_json(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> dict:
+    """:func:`surveys.design_fit.design_fit_record` of :func:`stored_results` (the two-group checks and the careless
+    correction; the model's fit is on the results page beside the model)."""
+    results = stored_results(db, survey, confidence_level, method)
+    return design_fit_record(design_fit(survey, results, None, None))
 
 
 def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> str:

@@ -387,3 +387,19 @@ def quiz_with_releases(epsilon: str = "1", min_new_answers: int = 5, delta: str 
         f"releases:\n  budget: {{epsilon: {epsilon}, delta: {delta}}}\n"
         f"  min_new_answers: {min_new_answers}\n  rows_per_person: {rows_per_person}\n"
     )
+
+
+#: A survey with an anchor question of known prevalence 1/2 (surveys/schema_anchor.py) and one other yes/no question.
+ANCHORED_YAML = """\
+id: anchored
+title: Anchored
+version: 1
+questions:
+  - name: half
+    type: yes_no
+    label: Is your birthday in the first half of the year?
+    known_prevalence: 1/2
+  - name: cheated
+    type: yes_no
+    label: Did you cheat?
+"""
