@@ -75,6 +75,7 @@ def test_the_ln3_laplace_design_is_the_scale_tested():
 # Exact distributions.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", SCALES, ids=["1", "5/2", "27.307177"])
 def test_discrete_laplace_follows_its_exact_distribution(scale):
     window = laplace_window(scale)
@@ -82,6 +83,7 @@ def test_discrete_laplace_follows_its_exact_distribution(scale):
     assert chi_square_pvalue(counts, discrete_laplace_pmf(scale, window), LAPLACE_N) > ALPHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gamma", [Fraction(1, 3), Fraction(1), Fraction(5, 2)], ids=["1/3", "1", "5/2"])
 def test_bernoulli_exp_is_one_with_probability_exp_minus_gamma(gamma):
     ones = sum(bernoulli_exp(gamma) for _ in range(N))
@@ -97,6 +99,7 @@ def test_bernoulli_exp_of_zero_is_always_one_and_a_negative_gamma_is_refused():
         discrete_laplace(Fraction(0))
 
 
+@pytest.mark.slow
 def test_laplace_output_follows_its_exact_distribution_at_a_small_clamp():
     """Index + noise, clamped: a design whose clamp ends are reached (scale 1/10: C = 4, P(clamp) ~ e^-40
     would never show, so the clamp itself is checked in the next test); here the sum's distribution."""
@@ -115,18 +118,21 @@ def test_laplace_output_is_clamped_to_the_output_range(monkeypatch):
     assert laplace_output(0, LAPLACE) == -3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", [0, 11], ids=["k=0", "k=11"])
 def test_bounded_output_follows_its_exact_distribution(index):
     ones = sum(bounded_output(index, BOUNDED) for _ in range(N))
     assert chi_square_pvalue(Counter({1: ones, 0: N - ones}), bounded_pmf(BOUNDED, index), N) > ALPHA
 
 
+@pytest.mark.slow
 def test_unary_bits_follow_their_exact_distribution():
     ticked = (True, False, True)
     counts = Counter(unary_bits(ticked, UNARY) for _ in range(N))
     assert chi_square_pvalue(counts, unary_pmf(UNARY, ticked), N) > ALPHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "minimum", "step", "steps", "probabilities"),
     [
@@ -288,6 +294,7 @@ def _bucket_expected(design, truths):
     return expected
 
 
+@pytest.mark.slow
 def test_laplace_output_passes_privacy_audit():
     """Kept buckets of the ln 3 design of a 0..30 question (the buckets the tallies keep; a bucket is a
     post-processing of the output, so its ratio is within e^epsilon if the mechanism's is)."""
@@ -299,6 +306,7 @@ def test_laplace_output_passes_privacy_audit():
     assert audit(counts, AUDIT_DRAWS, LAPLACE.epsilon, expected) == []
 
 
+@pytest.mark.slow
 def test_bounded_output_passes_privacy_audit():
     truths = (0, BOUNDED.steps)
     counts = _audited(lambda k: bounded_output(k, BOUNDED), truths, str)
@@ -307,6 +315,7 @@ def test_bounded_output_passes_privacy_audit():
     assert audit(counts, AUDIT_DRAWS, BOUNDED.epsilon, expected) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", [UNARY, unary_for_epsilon(3, LN3)], ids=["p1/2 q1/6", "ln 3"])
 def test_unary_bits_pass_privacy_audit(design):
     """Every option ticked against none: the pair whose ratios reach e^epsilon (every bit changes)."""
@@ -317,6 +326,7 @@ def test_unary_bits_pass_privacy_audit(design):
     assert audit(counts, AUDIT_DRAWS, design.epsilon, expected) == []
 
 
+@pytest.mark.slow
 def test_the_audit_catches_a_laplace_sampler_with_half_the_noise(monkeypatch):
     """The audit can fail: noise of half the scale doubles epsilon, and the tails show it."""
     half = DiscreteLaplaceDesign(LAPLACE.steps, LAPLACE.scale / 2)
@@ -328,3 +338,77 @@ def test_the_audit_catches_a_laplace_sampler_with_half_the_noise(monkeypatch):
     counts = {k: {b: counts[k].get(b, 0) for b in expected[k]} for k in truths}
     assert audit(counts, AUDIT_DRAWS, LAPLACE.epsilon, expected) != []
     assert half.epsilon == pytest.approx(2 * LAPLACE.epsilon)
+
+
+# --------------------------------------------------------------------------
+# Exact over their draws: what each sampler asks of ``secrets`` and what it returns for given draws (the
+# distribution tests above are marked slow and left out of the mutation run; these say the same exactly).
+
+
+def _replayed(monkeypatch, sample, draws):
+    """``sample()`` with ``secrets.randbelow`` returning ``draws`` in turn: its result and the bounds asked for,
+    every draw used and each below its bound."""
+    log = _recording(monkeypatch, draws)
+    result = sample()
+    assert len(log) == len(draws) and all(value < bound for bound, value in log)
+    return result, [bound for bound, _ in log]
+
+
+@pytest.mark.parametrize("index", [0, 1, 11, 30])
+def test_bounded_output_is_one_for_exactly_its_share_of_the_draws(monkeypatch, index):
+    """Of the ``(high + low) K`` equally likely draws, exactly ``low K + (high - low) k`` give a 1: the
+    lowest of them, so the draw just below that count is a 1 and the one at it a 0."""
+    bound = (BOUNDED.high + BOUNDED.low) * BOUNDED.steps
+    ones = [
+        u for u in range(bound) if _replayed(monkeypatch, lambda: bounded_output(index, BOUNDED), [u]) == (1, [bound])
+    ]
+    assert ones == list(range(BOUNDED.low * BOUNDED.steps + (BOUNDED.high - BOUNDED.low) * index))
+
+
+def test_unary_bits_compare_one_draw_per_option_with_p_if_ticked_and_q_if_not(monkeypatch):
+    """UNARY: p = 1/2, q = 1/6 over the common denominator 6; a ticked option is a 1 for draws 0..2, an unticked
+    one for draw 0 only."""
+    ticked = (True, False, True)
+    for u in range(6):
+        bits, bounds = _replayed(monkeypatch, lambda: unary_bits(ticked, UNARY), [u, u, u])
+        assert bounds == [6, 6, 6]
+        assert bits == (int(u < 3), int(u < 1), int(u < 3))
+    bits, _ = _replayed(monkeypatch, lambda: unary_bits(ticked, UNARY), [2, 0, 3])
+    assert bits == (1, 1, 0)
+
+
+@pytest.mark.parametrize(
+    ("gamma", "draws", "bounds", "bit"),
+    [
+        (Fraction(1, 3), [1], [3], 1),  # A_1 = 0 at once: K = 1, odd
+        (Fraction(1, 3), [0, 5], [3, 6], 0),  # A_1 = 1 (1/3), then A_2 = 0: K = 2
+        (Fraction(1, 3), [0, 1], [3, 6], 0),  # the draw at the numerator is a 0 (1 < 1 is false): K = 2
+        (Fraction(1, 3), [0, 0, 8], [3, 6, 9], 1),  # K = 3
+        (Fraction(1), [0, 1], [1, 2], 0),  # gamma = 1 is one unit step, no exp(-1) loop before it
+        (Fraction(5, 2), [0, 1], [1, 2], 0),  # the first Bernoulli(exp(-1)) is 0: stop with 0
+        (Fraction(5, 2), [0, 0, 2, 0, 0, 2, 1], [1, 2, 3, 1, 2, 3, 2], 1),  # two exp(-1) ones, then exp(-1/2)
+    ],
+)
+def test_bernoulli_exp_follows_algorithm_1_over_given_draws(monkeypatch, gamma, draws, bounds, bit):
+    """Bernoulli(gamma / k) is ``randbelow(d k) < n`` for ``gamma = n / d``, until the first 0; the bit is K odd.
+    Above 1, one Bernoulli(exp(-1)) per whole unit first, stopping at the first 0."""
+    assert _replayed(monkeypatch, lambda: bernoulli_exp(gamma), draws) == (bit, bounds)
+
+
+@pytest.mark.parametrize(
+    ("draws", "bounds", "value"),
+    [
+        # sign -, U = 3 kept (Bernoulli(exp(-3/5)): draw 4 is not < 3), V = 0: floor(3 / 2) = 1
+        ([1, 3, 4, 0, 1], [2, 5, 5, 1, 2], -1),
+        # sign -, U = 0, V = 0: a negative zero, drawn again: sign +, U = 4, V = 1: floor((4 + 5) / 2) = 4
+        ([1, 0, 0, 0, 1, 0, 4, 4, 0, 0, 2, 0, 1], [2, 5, 5, 1, 2, 2, 5, 5, 1, 2, 3, 1, 2], 4),
+        # sign +, U = 4 refused (draws 0 then 9: K = 2), U = 1 kept, V = 0: floor(1 / 2) = 0
+        ([0, 4, 0, 9, 1, 3, 0, 1], [2, 5, 5, 10, 5, 5, 1, 2], 0),
+        # sign -, U = 1, V = 0: floor(1 / 2) = 0, a negative zero: drawn again, sign +, U = 2, V = 0: 1
+        ([1, 1, 3, 0, 1, 0, 2, 3, 0, 1], [2, 5, 5, 1, 2, 2, 5, 5, 1, 2], 1),
+    ],
+)
+def test_discrete_laplace_follows_algorithm_2_over_given_draws(monkeypatch, draws, bounds, value):
+    """Scale 5/2 (s = 2, t = 5): a fair sign, U below t kept with chance exp(-U / t), V ones of Bernoulli(exp(-1))
+    before a 0, the magnitude floor((U + t V) / s), a negative zero drawn again."""
+    assert _replayed(monkeypatch, lambda: discrete_laplace(Fraction(5, 2)), draws) == (value, bounds)
