@@ -203,6 +203,19 @@ def test_a_value_off_the_form_or_the_range_is_refused_naming_it(value):
         grid_index(value, Fraction(0), Fraction(1), 30)
 
 
+@pytest.mark.parametrize(
+    ("value", "minimum", "step", "steps", "message"),
+    [
+        ("31", Fraction(0), Fraction(1), 30, "between 0 and 30, got '31'"),
+        ("3", Fraction(-1, 4), Fraction(1, 4), 11, "between -0.25 and 2.5, got '3'"),
+        ("-1", Fraction(-1, 2), Fraction(1, 8), 20, "between -0.5 and 2, got '-1'"),
+    ],
+)
+def test_a_value_off_the_range_is_refused_naming_the_range_as_the_file_wrote_it(value, minimum, step, steps, message):
+    with pytest.raises(ValueError, match=f"^the number must be {re.escape(message)}$"):
+        grid_index(value, minimum, step, steps)
+
+
 @pytest.mark.parametrize("index", [-1, 31, 1.0, True, "3"])
 def test_an_index_off_the_grid_is_refused_naming_it(index):
     for sample, design in ((laplace_output, LAPLACE), (bounded_output, BOUNDED)):
