@@ -50,6 +50,7 @@ def test_a_laplace_output_outside_the_clamp_is_not_sent(output):
         ("00\u0661\u06617", "must be 5 characters"),
         ("0-017", "must be 5 characters"),
         ("-----", "must be 5 characters"),
+        ("-a017", "must be 5 characters"),
         ("-1094", r"must be in \[-1093, 1123\], got -1094"),
         ("01124", r"must be in \[-1093, 1123\], got 1124"),
     ],
@@ -83,6 +84,12 @@ def test_a_bounded_output_is_one_character_and_a_unary_answer_one_per_option():
 def test_a_bit_or_a_set_of_ticks_of_another_form_is_refused_naming_it(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("design", [LAPLACE, BOUNDED, UNARY], ids=["laplace", "bounded", "unary"])
+def test_a_refused_wire_value_is_quoted_to_its_first_20_characters(design):
+    with pytest.raises(ValueError, match=f"got {re.escape(repr('7' * 20))}$"):
+        design.parse_wire("7" * 30)
 
 
 def test_each_design_is_kept_as_a_record_that_rebuilds_it_and_is_named_in_words():

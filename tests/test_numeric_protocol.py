@@ -392,6 +392,15 @@ def test_unary_bits_compare_one_draw_per_option_with_p_if_ticked_and_q_if_not(mo
     assert bits == (1, 1, 0)
 
 
+def test_unary_bits_scale_p_and_q_to_their_common_denominator(monkeypatch):
+    """p = 1/3, q = 1/4: one draw below 12 per option, a ticked option a 1 for draws 0..3, an unticked one for
+    draws 0..2."""
+    design = UnaryDesign(2, Fraction(1, 3), Fraction(1, 4))
+    for u in range(12):
+        bits, bounds = _replayed(monkeypatch, lambda: unary_bits((True, False), design), [u, u])
+        assert bounds == [12, 12] and bits == (int(u < 4), int(u < 3))
+
+
 @pytest.mark.parametrize(
     ("gamma", "draws", "bounds", "bit"),
     [
