@@ -92,6 +92,28 @@ def test_a_refused_wire_value_is_quoted_to_its_first_20_characters(design):
         design.parse_wire("7" * 30)
 
 
+@pytest.mark.parametrize(
+    ("scale", "edges"),
+    [(Fraction(16, 3), tuple(range(-16, 47, 2))), (Fraction(76, 5), tuple(range(-46, 77, 2)))],
+    ids=["span 63", "span 123"],
+)
+def test_the_laplace_outputs_are_kept_in_at_most_62_inner_buckets_of_one_width(scale, edges):
+    """Spans of 63 and 123 outputs (K + 2 ceil(3 b) + 1 for K = 30) need buckets of 2 to fit in 62, the open
+    tails aside."""
+    design = DiscreteLaplaceDesign(30, scale)
+    assert design.bucket_edges() == edges
+    first, last = edges[0], edges[-1]
+    assert [design.bucket(y) for y in (first - 1, first, first + 1, first + 2, last, last + 1, last + 2)] == [
+        "b00",
+        "b01",
+        "b01",
+        "b02",
+        f"b{len(edges):02d}",
+        f"b{len(edges):02d}",
+        f"b{len(edges) + 1:02d}",
+    ]
+
+
 def test_each_design_is_kept_as_a_record_that_rebuilds_it_and_is_named_in_words():
     records = {
         LAPLACE: {"kind": "discrete_laplace", "steps": 30, "scale": "27307177/1000000"},

@@ -168,8 +168,18 @@ def _fixed_draw(monkeypatch, u, bounds):
         ("0.000001", Fraction(-1, 4), Fraction(7, 3), 3, Fraction(750003, 7000000)),
         ("3", Fraction(0), Fraction(1), 30, Fraction(0)),
         ("12.345678", Fraction(5, 2), Fraction(1, 8), 200, Fraction(47839, 62500)),
+        ("2", Fraction(1, 3), Fraction(1), 10, Fraction(2, 3)),
+        ("9007199254.740993", Fraction(0), Fraction(10**10), 1, Fraction(2**53 + 1, 10**16)),
     ],
-    ids=["step 1/2", "step 3/10", "min -1/4, step 7/3", "integer", "six decimals, step 1/8"],
+    ids=[
+        "step 1/2",
+        "step 3/10",
+        "min -1/4, step 7/3",
+        "integer",
+        "six decimals, step 1/8",
+        "min 1/3 (a denominator not dividing 10^6)",
+        "threshold 2^53 + 1 (not a float)",
+    ],
 )
 def test_stochastic_rounding_is_exact_over_its_one_draw(monkeypatch, value, minimum, step, steps, fraction):
     """``(pos - floor(pos)) D`` is an integer for every value, so of the D equally likely draws exactly that
@@ -409,6 +419,7 @@ def test_unary_bits_scale_p_and_q_to_their_common_denominator(monkeypatch):
         (Fraction(1, 3), [0, 1], [3, 6], 0),  # the draw at the numerator is a 0 (1 < 1 is false): K = 2
         (Fraction(1, 3), [0, 0, 8], [3, 6, 9], 1),  # K = 3
         (Fraction(1), [0, 1], [1, 2], 0),  # gamma = 1 is one unit step, no exp(-1) loop before it
+        (Fraction(1), [0, 0, 2], [1, 2, 3], 1),  # K = 3: one, with no exp(-0) step after it
         (Fraction(5, 2), [0, 1], [1, 2], 0),  # the first Bernoulli(exp(-1)) is 0: stop with 0
         (Fraction(5, 2), [0, 0, 2, 0, 0, 2, 1], [1, 2, 3, 1, 2, 3, 2], 1),  # two exp(-1) ones, then exp(-1/2)
     ],
