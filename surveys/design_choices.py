@@ -2,7 +2,8 @@
 
 The guided editor ("Add a question") offers, for a question kind, the designs of :data:`DESIGN_OPTIONS`
 and shows for each its epsilon (:mod:`analysis.privacy`, through the design's ``epsilon``), what a
-respondent reads (:func:`surveys.wording.design_sentence` and :func:`surveys.wording.privacy_sentence`) and
+respondent reads (:func:`surveys.design_sentences.design_sentence` and
+:func:`surveys.design_sentences.privacy_sentence`) and
 the answers it needs for the survey's target margin (:mod:`analysis.planning`), so the privacy/precision
 trade-off is chosen knowingly. A number (``integer``, ``decimal``) is compared mechanism by mechanism (the exact
 discrete Laplace mechanism, the one-bit bounded design, the one :func:`analysis.numeric_design.numeric_design`
@@ -22,10 +23,10 @@ from fractions import Fraction
 
 from surveys.arms import DEFAULT_GROUP_1_SHARE
 from surveys.definition import DECIMAL, INTEGER, NUMBER_TYPES, SELECT_MULTIPLE, SELECT_ONE, YES_NO, Question, Survey
+from surveys.design_sentences import design_sentence, privacy_sentence
 from surveys.kinds import kind_of
 from surveys.numbers import NUMBER_PATTERN, format_value
 from surveys.schema import parse_survey
-from surveys.wording import design_sentence, privacy_sentence
 
 #: The margin and confidence level planned for when the survey sets no target for a share.
 DEFAULT_MARGIN = 0.05
@@ -251,9 +252,9 @@ class DesignChoice:
     epsilon : float or None
         The local differential privacy of one answer (``inf``: an answer can reveal); ``None`` asked directly.
     reads : str
-        What a respondent reads of the randomization (:func:`surveys.wording.design_sentence`).
+        What a respondent reads of the randomization (:func:`surveys.design_sentences.design_sentence`).
     protection : str
-        What one stored answer gives away (:func:`surveys.wording.privacy_sentence`).
+        What one stored answer gives away (:func:`surveys.design_sentences.privacy_sentence`).
     needed_n : int or None
         Answers for the margin at the level with an interval computed once (worst case over the true share,
         every option for a ``select_one`` or ``select_multiple``; :mod:`analysis.planning`); asked directly, the

@@ -82,9 +82,14 @@ Every mistake in a file is collected as a :class:`Problem` naming the file,
 the question and the field, and all of them are reported together
 (:class:`SurveyFileError`), so a researcher fixes a file in one pass.
 Reading the files themselves (YAML, the survey folder) is
-:mod:`surveys.files`. The checks of single values and the problem report are
-:mod:`surveys.schema_checks`; a question's ``design`` is
-:mod:`surveys.schema_designs`; the ``targets`` are :mod:`surveys.schema_targets`.
+:mod:`surveys.files`. This module checks the survey's own keys and what
+spans its questions (the epsilon budget, the arms' shares); the rest is read by
+one module each: the checks of single values and the problem report
+:mod:`surveys.schema_checks`, the ``questions`` :mod:`surveys.schema_questions`
+(a question's ``design`` :mod:`surveys.schema_designs` and
+:mod:`surveys.schema_numbers`), skip logic :mod:`surveys.schema_conditions`,
+page breaks :mod:`surveys.schema_pages`, ``languages``
+:mod:`surveys.schema_languages`, the ``targets`` :mod:`surveys.schema_targets`.
 """
 
 from __future__ import annotations
@@ -96,25 +101,10 @@ from dataclasses import replace
 from datetime import date
 
 from surveys.arms import arm_shares_problems
-from surveys.conditions import ConditionError, parse_condition
-from surveys.definition import (
-    DEFAULT_BURST_CEILING,
-    DEFAULT_DELTA,
-    PAIRED_STATEMENT_CHOICES,
-    QUESTION_TYPES,
-    SELECT_ONE,
-    YES_NO,
-    YES_NO_CHOICES,
-    Choice,
-    Question,
-    Survey,
-)
-from surveys.design_contract import NUMBER_TYPES, QUESTION_NAME_PATTERN
-from surveys.form_fields import CONTROL_FIELDS
-from surveys.schema_anchor import ANCHOR_KEYS, parse_anchor
+from surveys.definition import DEFAULT_BURST_CEILING, DEFAULT_DELTA, Question, Survey
+from surveys.schema_anchor import parse_anchor
 from surveys.schema_checks import (
     INVALID,
-    YAML_BOOLEAN_HINT,
     Problem,
     Report,
     SurveyFileError,
@@ -129,16 +119,10 @@ from surveys.schema_checks import (
     check_text,
     describe,
 )
-from surveys.schema_designs import parse_design
-from surveys.schema_numbers import (
-    EPSILON_KEY,
-    MULTIPLE_KEYS,
-    NUMBER_KEYS,
-    check_multiple_choices,
-    misplaced_keys,
-    parse_number_design,
-    parse_range,
-)
+from surveys.schema_conditions import check_conditions
+from surveys.schema_languages import LANGUAGE_PATTERN, localize, parse_languages
+from surveys.schema_pages import parse_pages
+from surveys.schema_questions import parse_questions
 from surveys.schema_releases import parse_releases
 from surveys.schema_targets import (
     TARGET_KEYS,
@@ -150,12 +134,6 @@ from surveys.schema_targets import (
 from surveys.schema_weights import parse_population_counts
 
 __all__ = [
-    "CHOICE_KEYS",
-    "CHOICE_NAME_PATTERN",
-    "LANGUAGE_PATTERN",
-    "PAGE_BREAK",
-    "QUESTION_KEYS",
-    "QUESTION_NAME_PATTERN",
     "RESPONDENT_TEXT_KEYS",
     "SURVEY_ID_PATTERN",
     "SURVEY_KEYS",
@@ -166,8 +144,6 @@ __all__ = [
 ]
 
 SURVEY_ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-CHOICE_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
-
 SURVEY_KEYS = (
     "id",
     "title",
@@ -198,22 +174,6 @@ SURVEY_KEYS = (
 )
 #: The keys that say who is asking and what comes after: shown to the respondent, all optional text.
 RESPONDENT_TEXT_KEYS = ("organizer", "contact", "ethics_approval", "closing")
-QUESTION_KEYS = (
-    "name",
-    "type",
-    "label",
-    "hint",
-    "required",
-    "randomize",
-    "choices",
-    "design",
-    "relevant",
-    *NUMBER_KEYS,
-    EPSILON_KEY,
-    *MULTIPLE_KEYS,
-    *ANCHOR_KEYS,
-)
-CHOICE_KEYS = ("name", "label")
 
 
 def parse_survey(mapping: object, file_name: str) -> Survey:
@@ -234,13 +194,13 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         message = f"the file must be a mapping of keys such as id, title and questions, got {describe(mapping)}"
         raise SurveyFileError([Problem(file_name, None, None, message)])
     check_keys(report, None, "", mapping, SURVEY_KEYS)
-    languages = _languages(report, mapping.get("languages"))
+    languages = parse_languages(report, mapping.get("languages"))
     if not languages and mapping.get("languages") is not None:  # reported: read the texts in a usable code
         usable = [str(code) for code in (mapping.get("languages") or []) if LANGUAGE_PATTERN.fullmatch(str(code))]
-        mapping = _localize(None, mapping, usable[0], tuple(usable)) if usable else mapping
+        mapping = localize(None, mapping, usable[0], tuple(usable)) if usable else mapping
     if languages:
         translated = {
-            lang: _localize(report if lang == languages[0] else None, mapping, lang, languages) for lang in languages
+            lang: localize(report if lang == languages[0] else None, mapping, lang, languages) for lang in languages
         }
         mapping = translated[languages[0]]
     values = {
@@ -273,8 +233,8 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             report, None, "burst_ceiling_per_hour", mapping.get("burst_ceiling_per_hour")
         ),
         "population_size": check_optional_positive_int(report, None, "population_size", mapping.get("population_size")),
-        "questions": _questions(report, mapping.get("questions")),
         "release_policy": parse_releases(report, mapping.get("releases")),
+        "questions": parse_questions(report, mapping.get("questions")),
     }
     if values["burst_ceiling_per_hour"] is None:
         values["burst_ceiling_per_hour"] = DEFAULT_BURST_CEILING
@@ -303,8 +263,8 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
             rule="a number between 0 and 1 (exclusive), such as 0.000001",
         )
     _check_budget(report, values["epsilon_budget"], values["questions"])
-    _check_conditions(report, values["questions"], written_question_names(mapping))
-    values["pages"] = _pages(report, mapping.get("questions"), values["questions"])
+    check_conditions(report, values["questions"], written_question_names(mapping))
+    values["pages"] = parse_pages(report, mapping.get("questions"), values["questions"])
     values["targets"] = parse_targets(report, mapping.get("targets"), values["questions"], raw_question_names(mapping))
     values["close_when_targets_met"] = parse_close_when_targets_met(
         report, mapping.get("close_when_targets_met"), values["targets"]
@@ -320,51 +280,6 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         (lang, replace(_translation(translated[lang], file_name, lang), languages=languages)) for lang in languages[1:]
     )
     return Survey(source=file_name, **values, languages=languages, language=languages[0], translations=others)
-
-
-# -- languages: a text in several languages is a mapping {en: ..., fr: ...} ------------------------
-
-LANGUAGE_PATTERN = re.compile(r"[a-z]{2,3}(-[A-Z]{2})?")
-
-
-def _languages(report, value) -> tuple[str, ...]:
-    """The file's languages (``languages: [en, fr]``, the default first); ``()`` when absent."""
-    if value is None:
-        return ()
-    rule = "a list of at least two language codes such as [en, fr], the default first"
-    codes = tuple(str(code) for code in value) if isinstance(value, list) else ()
-    bad = any(not LANGUAGE_PATTERN.fullmatch(code) for code in codes) or len(set(codes)) != len(codes)
-    if len(codes) < 2 or bad:
-        report.add(None, "languages", f"must be {rule} (each once), got {describe(value)}")
-        return ()
-    return codes
-
-
-def _is_translated(value, languages) -> bool:
-    """A mapping whose keys are all language codes, one at least of the file: one text in several languages."""
-    if not isinstance(value, Mapping) or not value:
-        return False
-    return all(LANGUAGE_PATTERN.fullmatch(str(key)) for key in value) and any(str(key) in languages for key in value)
-
-
-def _localize(report, value, language: str, languages: tuple[str, ...], path: str = ""):
-    """``value`` with every ``{en: ..., fr: ...}`` text replaced by its ``language`` text. With
-    ``report``, a text that lacks a language is a problem naming where it is."""
-    if _is_translated(value, languages):
-        missing = [lang for lang in languages if lang not in value]
-        unknown = [str(key) for key in value if str(key) not in languages]
-        if report is not None and (missing or unknown):
-            problem = f"not given in {', '.join(missing)}" if missing else f"in {', '.join(unknown)}, not in languages"
-            report.add(None, path or None, f"the text is {problem}; give it in each of {', '.join(languages)}")
-        return value.get(language, value.get(languages[0], next(iter(value.values()))))
-    if isinstance(value, Mapping):
-        return {
-            key: _localize(report, item, language, languages, f"{path}.{key}".lstrip("."))
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_localize(report, item, language, languages, f"{path}[{n}]") for n, item in enumerate(value, start=1)]
-    return value
 
 
 def _translation(mapping, file_name: str, language: str) -> Survey:
@@ -404,228 +319,3 @@ def _check_budget(report, budget, questions) -> None:
         hint = "a design with a = 0, b = 0 or t = 1 gives no differential privacy; " + hint
     message = f"the survey costs epsilon {total:.3f} per respondent ({terms}), over the budget {budget:g}; {hint}"
     report.add(None, "epsilon_budget", message)
-
-
-def _questions(report, value):
-    """The tuple of questions; ``INVALID`` entries are dropped after reporting."""
-    if value is None:
-        return report.add(None, "questions", "is required: a list of questions")
-    if not isinstance(value, list):
-        return report.add(None, "questions", f"must be a list of questions, got {describe(value)}")
-    if not value:
-        return report.add(None, "questions", "the list is empty; a survey needs at least one question")
-    questions = []
-    first_position: dict[str, int] = {}
-    for position, entry in enumerate(value, start=1):
-        if _is_page_break(entry):
-            continue
-        question = _question(report, position, entry)
-        name = entry.get("name") if isinstance(entry, Mapping) else None
-        if isinstance(name, str) and QUESTION_NAME_PATTERN.fullmatch(name):
-            if name in first_position:
-                message = (
-                    f"question #{position} has the same name as question #{first_position[name]}; names must be unique"
-                )
-                report.add(name, "name", message)
-                continue
-            first_position[name] = position
-        if isinstance(question, Question):
-            questions.append(question)
-    return tuple(questions)
-
-
-#: The entry of ``questions`` that starts a new page; its only other key is an optional ``label`` (not shown yet).
-PAGE_BREAK = "page_break"
-
-
-def _is_page_break(entry) -> bool:
-    return isinstance(entry, Mapping) and entry.get("type") == PAGE_BREAK
-
-
-def _pages(report, value, questions) -> tuple[tuple[str, ...], ...]:
-    """The question names of each page, split at ``{type: page_break}`` entries; ``()`` without any.
-
-    A break must stand between two questions: first, last or twice in a row it would make an empty page.
-    """
-    if not isinstance(value, list) or not any(_is_page_break(entry) for entry in value):
-        return ()
-    valid = {q.name for q in questions} if isinstance(questions, tuple) else set()
-    pages: list[list[str]] = [[]]
-    for position, entry in enumerate(value, start=1):
-        if not _is_page_break(entry):
-            name = entry.get("name") if isinstance(entry, Mapping) else None
-            pages[-1].append(name if name in valid else None)
-            continue
-        check_keys(report, f"#{position}", "", entry, ("type",))
-        if not pages[-1] or position == len(value):
-            report.add(f"#{position}", "type", "a page_break must stand between two questions (no empty page)")
-        pages.append([])
-    return tuple(tuple(name for name in page if name) for page in pages if page)
-
-
-def _question(report, position: int, entry):
-    if not isinstance(entry, Mapping):
-        message = f"each question must be a mapping with name, type and label, got {describe(entry)}"
-        return report.add(f"#{position}", None, message)
-    raw_name = entry.get("name")
-    where = raw_name if isinstance(raw_name, str) and raw_name else f"#{position}"
-    check_keys(report, where, "", entry, QUESTION_KEYS)
-    rule = "a lower-case letter then lower-case letters, digits or _, such as cheated_once"
-    name = check_pattern(report, where, "name", raw_name, QUESTION_NAME_PATTERN, rule)
-    if isinstance(name, str) and name in CONTROL_FIELDS:
-        name = report.add(where, "name", f"{name!r} is used by the form itself; choose another name")
-    qtype = entry.get("type")
-    if qtype is None:
-        qtype = report.add(where, "type", f"is required: one of {', '.join(QUESTION_TYPES)}")
-    elif qtype not in QUESTION_TYPES:
-        message = f"unknown type {qtype!r}; use one of {', '.join(QUESTION_TYPES)}"
-        qtype = report.add(where, "type", message)
-    label = check_text(report, where, "label", entry.get("label"), required=True)
-    hint = check_text(report, where, "hint", entry.get("hint"), required=False)
-    required = check_flag(report, where, "required", entry.get("required"), default=True)
-    randomize = check_flag(report, where, "randomize", entry.get("randomize"), default=True)
-    choices = check_multiple_choices(report, where, qtype, _choices(report, where, qtype, entry.get("choices")))
-    misplaced_keys(report, where, qtype, entry)
-    number = parse_range(report, where, qtype, entry)
-    if qtype in (YES_NO, SELECT_ONE):
-        design = parse_design(report, where, qtype, randomize, entry.get("design"), choices)
-    else:
-        design = parse_number_design(report, where, qtype, randomize, entry, number, choices)
-    innocuous = _innocuous(report, where, design, entry.get("design"))
-    relevant = _relevant(report, where, entry.get("relevant"))
-    parts = (name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant, number)
-    if any(part is INVALID for part in parts):
-        return INVALID
-    choices = PAIRED_STATEMENT_CHOICES.get(getattr(design, "kind", None), choices)
-    return Question(name, qtype, label, hint, required, randomize, choices, design, innocuous, relevant, number)
-
-
-def _relevant(report, where, value):
-    """The skip-logic condition as written (:mod:`surveys.conditions`); what it may name is checked later."""
-    if value is None:
-        return None
-    try:
-        return parse_condition(value)
-    except ConditionError as error:
-        return report.add(where, "relevant", str(error))
-
-
-def _check_conditions(report, questions, written: list[str]) -> None:
-    """Each condition names only earlier questions that are not randomized, and only their choices.
-
-    The privacy rule: whether a question is shown must not depend on a
-    randomized question's true answer, or showing it (or the page's length)
-    would reveal that answer; and a condition decided by later answers could
-    not be applied while answering. ``written`` is every question name of the
-    file in order, valid or not (a broken question is reported once, by itself).
-    """
-    if not isinstance(questions, tuple):
-        return
-    before: dict[str, Question] = {}
-    for q in questions:
-        for compare in q.relevant.comparisons() if q.relevant is not None else ():
-            problem = _comparison_problem(q, compare, before, written)
-            if problem:
-                report.add(q.name, "relevant", problem)
-        before[q.name] = q
-
-
-def _comparison_problem(question: Question, compare, before: dict, written: list[str]) -> str | None:
-    """Why ``compare`` may not appear in ``question``'s condition, or None."""
-    name = compare.question
-    if name not in before:
-        if name not in written:
-            return f"there is no question called {name!r}"
-        if written.index(name) >= written.index(question.name):
-            return f"{name!r} is not before this question; a condition may name only earlier questions"
-        return None  # an earlier question that is broken, reported by itself
-    if before[name].is_randomized:
-        return (
-            f"{name!r} is randomized; a condition may name only questions with randomize: false, "
-            f"because whether a question is shown would otherwise reveal the true answer to {name!r}"
-        )
-    if compare.value not in before[name].choice_names:
-        return f"{compare.value!r} is not an answer to {name!r}; its answers are {', '.join(before[name].choice_names)}"
-    return None
-
-
-def _innocuous(report, where, design, value):
-    """The innocuous statement of a crosswise or triangular design (required there, refused elsewhere)."""
-    if design is INVALID or not isinstance(value, Mapping):
-        return ""
-    kind = getattr(design, "kind", None)
-    if kind not in PAIRED_STATEMENT_CHOICES:
-        return ""
-    if value.get("innocuous") is None:
-        message = (
-            f"is required for a {kind} design: the innocuous statement shown beside the question, whose "
-            f"“yes” share is q, such as “My mother's birthday is in January, February or March.” (q: 1/4)"
-        )
-        return report.add(where, "design.innocuous", message)
-    return check_text(report, where, "design.innocuous", value.get("innocuous"), required=True)
-
-
-def _choices(report, where, qtype, value):
-    if qtype is INVALID:
-        return INVALID
-    if qtype == YES_NO:
-        if value is not None:
-            message = "a yes_no question has the choices yes and no already; remove choices or use type select_one"
-            return report.add(where, "choices", message)
-        return YES_NO_CHOICES
-    if qtype in NUMBER_TYPES:
-        if value is not None:
-            return report.add(where, "choices", f"an {qtype} question has no choices; give min and max")
-        return ()
-    if value is None:
-        message = f"a {qtype} question needs choices: a list of at least 2 options"
-        return report.add(where, "choices", message)
-    if not isinstance(value, list):
-        return report.add(where, "choices", f"must be a list of options, got {describe(value)}")
-    if len(value) < 2:
-        return report.add(where, "choices", f"needs at least 2 options, got {len(value)}")
-    choices = []
-    first_position: dict[str, int] = {}
-    for position, entry in enumerate(value, start=1):
-        choice = _choice(report, where, position, entry)
-        if choice is INVALID:
-            continue
-        if choice.name in first_position:
-            message = (
-                f"choice {position} has the name {choice.name!r} of choice "
-                f"{first_position[choice.name]}; names must be unique"
-            )
-            report.add(where, "choices", message)
-            continue
-        first_position[choice.name] = position
-        choices.append(choice)
-    return tuple(choices) if len(choices) == len(value) else INVALID
-
-
-def _choice(report, where, position: int, entry):
-    rule = (
-        "a letter or digit, then letters, digits, _ . or - (at most 63), such as "
-        "a_few_times; for a longer label write {name: a_few_times, label: A few times}"
-    )
-    if isinstance(entry, int) and not isinstance(entry, bool):
-        entry = str(entry)
-    if isinstance(entry, str):
-        if not CHOICE_NAME_PATTERN.fullmatch(entry):
-            return report.add(where, "choices", f"choice {position} {entry!r}: a name must be {rule}")
-        return Choice(entry, entry)
-    if isinstance(entry, Mapping):
-        before = len(report.problems)
-        check_keys(report, where, "choices.", entry, CHOICE_KEYS)
-        name = entry.get("name")
-        if name is None or not isinstance(name, str) or not CHOICE_NAME_PATTERN.fullmatch(name):
-            report.add(where, "choices", f"choice {position}: name must be {rule}, got {describe(name)}")
-        label = entry.get("label")
-        if not isinstance(label, str) or not label.strip():
-            message = f"choice {position}: label must be non-empty text, got {describe(label)}"
-            report.add(where, "choices", message)
-        if len(report.problems) > before:
-            return INVALID
-        return Choice(name, label.strip())
-    hint = f"; {YAML_BOOLEAN_HINT}" if isinstance(entry, bool) else ""
-    message = f"choice {position} must be text or a mapping {{name:, label:}}, got {describe(entry)}{hint}"
-    return report.add(where, "choices", message)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from surveys.definition import NUMBER_TYPES, SELECT_MULTIPLE, Question, Survey
-from surveys.wording import epsilon_text
+from surveys.design_sentences import epsilon_text
 
 
 @dataclass(frozen=True)

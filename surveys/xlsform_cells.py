@@ -13,7 +13,7 @@ from time import monotonic
 from openpyxl.utils import get_column_letter
 
 from surveys import limits
-from surveys.schema import LANGUAGE_PATTERN
+from surveys.schema_languages import LANGUAGE_PATTERN
 
 TRUE_WORDS = frozenset({"yes", "true", "true()", "1"})
 FALSE_WORDS = frozenset({"no", "false", "false()", "0"})

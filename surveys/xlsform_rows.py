@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from surveys.definition import SELECT_ONE, YES_NO
 from surveys.design_contract import DECIMAL, INTEGER, SELECT_MULTIPLE
-from surveys.schema import PAGE_BREAK
+from surveys.schema_pages import PAGE_BREAK
 from surveys.xlsform_cells import (
     Report,
     Sheet,

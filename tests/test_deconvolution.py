@@ -22,6 +22,8 @@ from analysis.deconvolution import (
     EM_TOLERANCE,
     OBSERVED_INFORMATION,
     SINGULAR_INFORMATION,
+    BinShare,
+    Distribution,
     bins_from_cuts,
     bucket_probabilities,
     deconvolve,
@@ -221,6 +223,24 @@ def test_plain_number_is_counted():
     assert_allclose(result.shares[0].std_err, 0.03)
     interval = wilson_interval(30, 100, 1, 0, 0)
     assert (result.shares[1].band_low, result.shares[1].band_high) == (interval.low, interval.high)
+
+
+def test_a_plain_number_is_counted_whole_at_the_level_asked():
+    """Every field of the counted distribution: each bin's ends, share, standard error and Wilson interval at
+    the level asked (90% here, not the default); one answer is a distribution already, none is not."""
+    bins = ((0, 4), (5, 9), (10, 20))
+    result = deconvolve(None, {"b00": 10, "b01": 30, "b02": 60}, (5, 10), steps=20, level=0.9)
+    shares = []
+    for (low, high), count in zip(bins, (10, 30, 60)):
+        interval = wilson_interval(count, 100, 1, 0, 0, 0.9)
+        share = count / 100
+        shares.append(BinShare(low, high, share, math.sqrt(share * (1 - share) / 100), interval.low, interval.high))
+    assert result == Distribution(True, "", bins, tuple(shares), 100, COUNTED, 0.9)
+    assert result.shares[1].band_low != wilson_interval(30, 100, 1, 0, 0).low
+    one = deconvolve(None, {"b02": 1}, (5, 10), steps=20)
+    assert one.identified and one.n == 1 and [s.share for s in one.shares] == [0.0, 0.0, 1.0]
+    none = deconvolve(None, {}, (5, 10), steps=20, level=0.8)
+    assert none == Distribution(False, "no answers yet", bins, (), 0, "", 0.8)
 
 
 def test_no_answers_and_one_bin():

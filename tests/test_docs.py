@@ -162,8 +162,9 @@ def test_every_survey_file_example_loads_through_the_validator(page, number, tex
 
 def survey_file_keys() -> list[str]:
     """Every key a survey file may hold: the survey's, a question's, a target's and each design model's."""
-    from surveys.schema import QUESTION_KEYS, SURVEY_KEYS
+    from surveys.schema import SURVEY_KEYS
     from surveys.schema_designs import MODEL_KEYS
+    from surveys.schema_questions import QUESTION_KEYS
     from surveys.schema_targets import TARGET_KEYS
 
     model_keys = {key for keys in MODEL_KEYS.values() for key in keys}

@@ -225,19 +225,20 @@ KIND_DECISIONS_ALLOWED = {
         "design = ForcedResponseDesign(**probabilities) if qtype == YES_NO "
         "else MultipleChoiceDesign(k, **probabilities)",
     ): _FILE_TYPE,
-    ("surveys/schema.py", "if qtype == YES_NO:"): _FILE_TYPE,
+    ("surveys/schema_questions.py", "if qtype == YES_NO:"): _FILE_TYPE,
     (
         "surveys/schema.py",
         "randomized = [q for q in questions if isinstance(q, Question) and q.is_randomized]",
     ): "the epsilon budget: every randomized question adds its design's epsilon, whatever its kind",
     (
-        "surveys/schema.py",
+        "surveys/schema_conditions.py",
         "if before[name].is_randomized:",
     ): "a survey-file check: a condition names only questions whose answers are stored as given",
-    ("surveys/wording.py", "if isinstance(design, MisclassificationDesign):"): _DESIGN_WORDS,
-    ("surveys/wording.py", "if isinstance(design, MultipleChoiceDesign):"): _DESIGN_WORDS,
+    ("surveys/design_sentences.py", "if isinstance(design, MisclassificationDesign):"): _DESIGN_WORDS,
+    ("surveys/revealing.py", "if isinstance(design, MisclassificationDesign):"): _DESIGN_WORDS,
+    ("surveys/revealing.py", "if isinstance(design, MultipleChoiceDesign):"): _DESIGN_WORDS,
     (
-        "surveys/wording.py",
+        "surveys/revealing.py",
         "[group_yes_probabilities(design, g) for g in GROUPS] if is_two_group(design) "
         "else [design.yes_probabilities()]",
     ): _DESIGN_WORDS,

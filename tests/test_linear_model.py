@@ -30,6 +30,8 @@ def test_two_cells_by_hand():
     treated = fit.coefficient("treated")
     z = 1.959963984540054
     assert_allclose([treated.low, treated.high], [2 - z * math.sqrt(0.5 + 8 / 9), 2 + z * math.sqrt(0.5 + 8 / 9)])
+    with pytest.raises(KeyError, match=r"no coefficient named 'dose'; the names are \('intercept', 'treated'\)"):
+        fit.coefficient("dose")
 
 
 def expanded(rng, n: int, design=None):

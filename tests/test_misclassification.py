@@ -423,3 +423,13 @@ def test_bad_design_arguments_are_named(make, field, message):
     assert message in str(caught.value)
     if field is not None:
         assert caught.value.field == field
+
+
+def test_each_option_whose_observed_share_no_true_shares_could_give_is_named_with_its_side():
+    """SKEWED's rows: option 0 is reported with 1/10 .. 7/10, option 1 with 1/10 .. 3/5, option 2 with 1/10 .. 7/10
+    whatever the true shares; a share at either end is still producible."""
+    beyond = estimate_misclassification([5, 70, 25], SKEWED)
+    assert beyond.outside_rows() == ("below", "above", None)
+    at_the_ends = estimate_misclassification([10, 60, 30], SKEWED)
+    assert at_the_ends.outside_rows() == (None, None, None)
+    assert estimate_misclassification([75, 5, 20], SKEWED).outside_rows() == ("above", "below", None)

@@ -276,6 +276,23 @@ def test_a_group_of_one_answer_is_compared_on_the_normal_quantile():
     assert_allclose((result.low, result.high), (max(1 - half, -10), min(1 + half, 10)), rtol=1e-12)
 
 
+def test_welch_needs_two_answers_in_each_group():
+    """The Welch-Satterthwaite degrees of freedom divide by n - 1 in each group: two answers each suffice; one in
+    either group falls back to the normal quantile."""
+    design = laplace_for_epsilon(STEPS, 3.0)
+    two, one = (2, 8, 34), (1, 4, 16)
+    assert numeric_difference(design, two, two).method == "welch"
+    assert numeric_difference(design, one, two).method == "normal"
+    assert numeric_difference(design, two, one).method == "normal"
+
+
+@pytest.mark.parametrize(("first", "second", "named"), [(5, (2, 8, 34), "first=5"), ((2, 8, 34), None, "second=None")])
+def test_a_group_that_is_not_three_sums_is_refused_naming_it(first, second, named):
+    group = named.split("=")[0]
+    with pytest.raises(ValueError, match=rf"^{group} must be \(n, total, total_squares\), got {named}$"):
+        numeric_difference(laplace_for_epsilon(STEPS, 3.0), first, second)
+
+
 def test_the_clipped_mean_is_the_mean_within_the_range():
     design = BoundedDesign(10, 3, 1)
     assert numeric_mean(design, 10, 0, 0).mean == -5.0 and numeric_mean(design, 10, 0, 0).clipped_mean == 0.0

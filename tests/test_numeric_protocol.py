@@ -75,6 +75,7 @@ def test_the_ln3_laplace_design_is_the_scale_tested():
 # Exact distributions.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", SCALES, ids=["1", "5/2", "27.307177"])
 def test_discrete_laplace_follows_its_exact_distribution(scale):
     window = laplace_window(scale)
@@ -82,6 +83,7 @@ def test_discrete_laplace_follows_its_exact_distribution(scale):
     assert chi_square_pvalue(counts, discrete_laplace_pmf(scale, window), LAPLACE_N) > ALPHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gamma", [Fraction(1, 3), Fraction(1), Fraction(5, 2)], ids=["1/3", "1", "5/2"])
 def test_bernoulli_exp_is_one_with_probability_exp_minus_gamma(gamma):
     ones = sum(bernoulli_exp(gamma) for _ in range(N))
@@ -97,6 +99,7 @@ def test_bernoulli_exp_of_zero_is_always_one_and_a_negative_gamma_is_refused():
         discrete_laplace(Fraction(0))
 
 
+@pytest.mark.slow
 def test_laplace_output_follows_its_exact_distribution_at_a_small_clamp():
     """Index + noise, clamped: a design whose clamp ends are reached (scale 1/10: C = 4, P(clamp) ~ e^-40
     would never show, so the clamp itself is checked in the next test); here the sum's distribution."""
@@ -115,18 +118,21 @@ def test_laplace_output_is_clamped_to_the_output_range(monkeypatch):
     assert laplace_output(0, LAPLACE) == -3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", [0, 11], ids=["k=0", "k=11"])
 def test_bounded_output_follows_its_exact_distribution(index):
     ones = sum(bounded_output(index, BOUNDED) for _ in range(N))
     assert chi_square_pvalue(Counter({1: ones, 0: N - ones}), bounded_pmf(BOUNDED, index), N) > ALPHA
 
 
+@pytest.mark.slow
 def test_unary_bits_follow_their_exact_distribution():
     ticked = (True, False, True)
     counts = Counter(unary_bits(ticked, UNARY) for _ in range(N))
     assert chi_square_pvalue(counts, unary_pmf(UNARY, ticked), N) > ALPHA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "minimum", "step", "steps", "probabilities"),
     [
@@ -162,8 +168,18 @@ def _fixed_draw(monkeypatch, u, bounds):
         ("0.000001", Fraction(-1, 4), Fraction(7, 3), 3, Fraction(750003, 7000000)),
         ("3", Fraction(0), Fraction(1), 30, Fraction(0)),
         ("12.345678", Fraction(5, 2), Fraction(1, 8), 200, Fraction(47839, 62500)),
+        ("2", Fraction(1, 3), Fraction(1), 10, Fraction(2, 3)),
+        ("9007199254.740993", Fraction(0), Fraction(10**10), 1, Fraction(2**53 + 1, 10**16)),
     ],
-    ids=["step 1/2", "step 3/10", "min -1/4, step 7/3", "integer", "six decimals, step 1/8"],
+    ids=[
+        "step 1/2",
+        "step 3/10",
+        "min -1/4, step 7/3",
+        "integer",
+        "six decimals, step 1/8",
+        "min 1/3 (a denominator not dividing 10^6)",
+        "threshold 2^53 + 1 (not a float)",
+    ],
 )
 def test_stochastic_rounding_is_exact_over_its_one_draw(monkeypatch, value, minimum, step, steps, fraction):
     """``(pos - floor(pos)) D`` is an integer for every value, so of the D equally likely draws exactly that
@@ -195,6 +211,19 @@ def test_an_integer_question_draws_once_below_a_million_and_keeps_the_integer(mo
 def test_a_value_off_the_form_or_the_range_is_refused_naming_it(value):
     with pytest.raises(ValueError, match=re.escape(repr(value))):
         grid_index(value, Fraction(0), Fraction(1), 30)
+
+
+@pytest.mark.parametrize(
+    ("value", "minimum", "step", "steps", "message"),
+    [
+        ("31", Fraction(0), Fraction(1), 30, "between 0 and 30, got '31'"),
+        ("3", Fraction(-1, 4), Fraction(1, 4), 11, "between -0.25 and 2.5, got '3'"),
+        ("-1", Fraction(-1, 2), Fraction(1, 8), 20, "between -0.5 and 2, got '-1'"),
+    ],
+)
+def test_a_value_off_the_range_is_refused_naming_the_range_as_the_file_wrote_it(value, minimum, step, steps, message):
+    with pytest.raises(ValueError, match=f"^the number must be {re.escape(message)}$"):
+        grid_index(value, minimum, step, steps)
 
 
 @pytest.mark.parametrize("index", [-1, 31, 1.0, True, "3"])
@@ -257,7 +286,9 @@ def test_the_samplers_use_secrets_and_no_other_random_source():
     assert "secrets" in imported
     assert not imported & {"random", "numpy", "numpy.random", "os", "uuid", "time"}
     for function in (node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)):
-        if function.name == "_plain":  # a range end written in an error message, not a draw
+        # _plain writes a range end in an error message, not a draw; mutmut's copies of it (`make mutation`
+        # rewrites this file) are named x__plain__mutmut_<n>.
+        if function.name == "_plain" or function.name.startswith("x__plain__mutmut_"):
             continue
         names = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
         floats = [node for node in ast.walk(function) if isinstance(node, ast.Constant) and type(node.value) is float]
@@ -288,6 +319,7 @@ def _bucket_expected(design, truths):
     return expected
 
 
+@pytest.mark.slow
 def test_laplace_output_passes_privacy_audit():
     """Kept buckets of the ln 3 design of a 0..30 question (the buckets the tallies keep; a bucket is a
     post-processing of the output, so its ratio is within e^epsilon if the mechanism's is)."""
@@ -299,6 +331,7 @@ def test_laplace_output_passes_privacy_audit():
     assert audit(counts, AUDIT_DRAWS, LAPLACE.epsilon, expected) == []
 
 
+@pytest.mark.slow
 def test_bounded_output_passes_privacy_audit():
     truths = (0, BOUNDED.steps)
     counts = _audited(lambda k: bounded_output(k, BOUNDED), truths, str)
@@ -307,6 +340,7 @@ def test_bounded_output_passes_privacy_audit():
     assert audit(counts, AUDIT_DRAWS, BOUNDED.epsilon, expected) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", [UNARY, unary_for_epsilon(3, LN3)], ids=["p1/2 q1/6", "ln 3"])
 def test_unary_bits_pass_privacy_audit(design):
     """Every option ticked against none: the pair whose ratios reach e^epsilon (every bit changes)."""
@@ -317,6 +351,7 @@ def test_unary_bits_pass_privacy_audit(design):
     assert audit(counts, AUDIT_DRAWS, design.epsilon, expected) == []
 
 
+@pytest.mark.slow
 def test_the_audit_catches_a_laplace_sampler_with_half_the_noise(monkeypatch):
     """The audit can fail: noise of half the scale doubles epsilon, and the tails show it."""
     half = DiscreteLaplaceDesign(LAPLACE.steps, LAPLACE.scale / 2)
@@ -328,3 +363,87 @@ def test_the_audit_catches_a_laplace_sampler_with_half_the_noise(monkeypatch):
     counts = {k: {b: counts[k].get(b, 0) for b in expected[k]} for k in truths}
     assert audit(counts, AUDIT_DRAWS, LAPLACE.epsilon, expected) != []
     assert half.epsilon == pytest.approx(2 * LAPLACE.epsilon)
+
+
+# --------------------------------------------------------------------------
+# Exact over their draws: what each sampler asks of ``secrets`` and what it returns for given draws (the
+# distribution tests above are marked slow and left out of the mutation run; these say the same exactly).
+
+
+def _replayed(monkeypatch, sample, draws):
+    """``sample()`` with ``secrets.randbelow`` returning ``draws`` in turn: its result and the bounds asked for,
+    every draw used and each below its bound."""
+    log = _recording(monkeypatch, draws)
+    result = sample()
+    assert len(log) == len(draws) and all(value < bound for bound, value in log)
+    return result, [bound for bound, _ in log]
+
+
+@pytest.mark.parametrize("index", [0, 1, 11, 30])
+def test_bounded_output_is_one_for_exactly_its_share_of_the_draws(monkeypatch, index):
+    """Of the ``(high + low) K`` equally likely draws, exactly ``low K + (high - low) k`` give a 1: the
+    lowest of them, so the draw just below that count is a 1 and the one at it a 0."""
+    bound = (BOUNDED.high + BOUNDED.low) * BOUNDED.steps
+    ones = [
+        u for u in range(bound) if _replayed(monkeypatch, lambda: bounded_output(index, BOUNDED), [u]) == (1, [bound])
+    ]
+    assert ones == list(range(BOUNDED.low * BOUNDED.steps + (BOUNDED.high - BOUNDED.low) * index))
+
+
+def test_unary_bits_compare_one_draw_per_option_with_p_if_ticked_and_q_if_not(monkeypatch):
+    """UNARY: p = 1/2, q = 1/6 over the common denominator 6; a ticked option is a 1 for draws 0..2, an unticked
+    one for draw 0 only."""
+    ticked = (True, False, True)
+    for u in range(6):
+        bits, bounds = _replayed(monkeypatch, lambda: unary_bits(ticked, UNARY), [u, u, u])
+        assert bounds == [6, 6, 6]
+        assert bits == (int(u < 3), int(u < 1), int(u < 3))
+    bits, _ = _replayed(monkeypatch, lambda: unary_bits(ticked, UNARY), [2, 0, 3])
+    assert bits == (1, 1, 0)
+
+
+def test_unary_bits_scale_p_and_q_to_their_common_denominator(monkeypatch):
+    """p = 1/3, q = 1/4: one draw below 12 per option, a ticked option a 1 for draws 0..3, an unticked one for
+    draws 0..2."""
+    design = UnaryDesign(2, Fraction(1, 3), Fraction(1, 4))
+    for u in range(12):
+        bits, bounds = _replayed(monkeypatch, lambda: unary_bits((True, False), design), [u, u])
+        assert bounds == [12, 12] and bits == (int(u < 4), int(u < 3))
+
+
+@pytest.mark.parametrize(
+    ("gamma", "draws", "bounds", "bit"),
+    [
+        (Fraction(1, 3), [1], [3], 1),  # A_1 = 0 at once: K = 1, odd
+        (Fraction(1, 3), [0, 5], [3, 6], 0),  # A_1 = 1 (1/3), then A_2 = 0: K = 2
+        (Fraction(1, 3), [0, 1], [3, 6], 0),  # the draw at the numerator is a 0 (1 < 1 is false): K = 2
+        (Fraction(1, 3), [0, 0, 8], [3, 6, 9], 1),  # K = 3
+        (Fraction(1), [0, 1], [1, 2], 0),  # gamma = 1 is one unit step, no exp(-1) loop before it
+        (Fraction(1), [0, 0, 2], [1, 2, 3], 1),  # K = 3: one, with no exp(-0) step after it
+        (Fraction(5, 2), [0, 1], [1, 2], 0),  # the first Bernoulli(exp(-1)) is 0: stop with 0
+        (Fraction(5, 2), [0, 0, 2, 0, 0, 2, 1], [1, 2, 3, 1, 2, 3, 2], 1),  # two exp(-1) ones, then exp(-1/2)
+    ],
+)
+def test_bernoulli_exp_follows_algorithm_1_over_given_draws(monkeypatch, gamma, draws, bounds, bit):
+    """Bernoulli(gamma / k) is ``randbelow(d k) < n`` for ``gamma = n / d``, until the first 0; the bit is K odd.
+    Above 1, one Bernoulli(exp(-1)) per whole unit first, stopping at the first 0."""
+    assert _replayed(monkeypatch, lambda: bernoulli_exp(gamma), draws) == (bit, bounds)
+
+
+@pytest.mark.parametrize(
+    ("draws", "bounds", "value"),
+    [
+        # sign -, U = 3 kept (Bernoulli(exp(-3/5)): draw 4 is not < 3), V = 0: floor(3 / 2) = 1
+        ([1, 3, 4, 0, 1], [2, 5, 5, 1, 2], -1),
+        # sign -, U = 0, V = 0: a negative zero, drawn again: sign +, U = 4, V = 1: floor((4 + 5) / 2) = 4
+        ([1, 0, 0, 0, 1, 0, 4, 4, 0, 0, 2, 0, 1], [2, 5, 5, 1, 2, 2, 5, 5, 1, 2, 3, 1, 2], 4),
+        # sign +, U = 4 refused (draws 0 then 9: K = 2), U = 1 kept, V = 0: floor(1 / 2) = 0
+        ([0, 4, 0, 9, 1, 3, 0, 1], [2, 5, 5, 10, 5, 5, 1, 2], 0),
+        # sign -, U = 1, V = 0: floor(1 / 2) = 0, a negative zero: drawn again, sign +, U = 2, V = 0: 1
+        ([1, 1, 3, 0, 1, 0, 2, 3, 0, 1], [2, 5, 5, 1, 2, 2, 5, 5, 1, 2], 1),
+    ],
+)
+def test_discrete_laplace_follows_algorithm_2_over_given_draws(monkeypatch, draws, bounds, value):
+    """Scale 5/2 (s = 2, t = 5): a fair sign, U below t kept with chance exp(-U / t), V ones of Bernoulli(exp(-1))
+    before a 0, the magnitude floor((U + t V) / s), a negative zero drawn again."""
+    assert _replayed(monkeypatch, lambda: discrete_laplace(Fraction(5, 2)), draws) == (value, bounds)

@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose
 
 from analysis.intervals import UPPER
 from analysis.numeric_design import UnaryDesign, unary_for_epsilon
-from analysis.unary import option_design, pattern_ones, ticked_count, unary_shares
+from analysis.unary import PatternOnes, option_design, pattern_ones, ticked_count, unary_shares
 
 Z95 = 1.959963984540054  # Phi^{-1}(0.975)
 HALF_QUARTER = UnaryDesign(3, Fraction(1, 2), Fraction(1, 4))
@@ -110,7 +110,10 @@ def test_one_option_count_is_the_share():
         (lambda: pattern_ones({"012": 1}), "'012'"),
         (lambda: pattern_ones({"01": 1, "011": 2}), "same length"),
         (lambda: pattern_ones({"01": -1}), r"pattern_counts\['01'\]=-1"),
-        (lambda: pattern_ones({}), "options"),
+        (lambda: pattern_ones({}), "^pattern_counts is empty: pass options to say how many options there are$"),
+        (lambda: pattern_ones({}, 0), r"^options must be an integer >= 1, got options=0$"),
+        (lambda: pattern_ones({}, 11), r"^options must be an integer in \[1, 10\], got options=11$"),
+        (lambda: pattern_ones({"101": 2}, 4), "must be 4 characters 0 or 1, got pattern '101'"),
         (lambda: ticked_count(SYMMETRIC, 5, {"01": 4}), "n must equal the sum"),
         (lambda: ticked_count(SYMMETRIC, 4, {"011": 4}), "'011'"),
     ],
@@ -118,6 +121,12 @@ def test_one_option_count_is_the_share():
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_pattern_ones_takes_one_to_ten_options():
+    assert pattern_ones({"1": 3, "0": 2}, 1) == PatternOnes(5, (3,))
+    assert pattern_ones({}, 10) == PatternOnes(0, (0,) * 10)
+    assert pattern_ones({"1" * 10: 4}, 10) == PatternOnes(4, (4,) * 10)
 
 
 def simulate(design: UnaryDesign, ticks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -24,9 +24,10 @@ from markupsafe import Markup, escape
 from surveys.breakdowns import Breakdown
 from surveys.kinds import kind_of_result
 from surveys.models import GroupPrevalence, ModelResult
+from surveys.result_sentences import bound_text, range_text
 from surveys.results import SurveyResults, YesNoResult
+from surveys.text_format import count_text, percent, short_percent
 from surveys.timeline import Timeline
-from surveys.wording import bound_text, count_text, percent, range_text, short_percent
 
 WIDTH = 400
 FONT_SIZE = 13

@@ -17,8 +17,8 @@ from analysis import INTERVAL_METHODS
 from storage import accounts, audit, connection, events, queries, responses
 from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
+from surveys.design_sentences import epsilon_text
 from surveys.files import SURVEY_FILE_SUFFIXES, load_catalog
-from surveys.wording import epsilon_text
 from web import gather, options
 from web.catalog import get_catalog, survey_folders
 from web.limits import clear_signin_failures

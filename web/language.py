@@ -4,9 +4,10 @@
 (``?lang=``, else the browser's) and :func:`interface_language` the language
 of the interface's own words (Flask-Babel's locale selector, set in
 :func:`web.init_app`). The rest writes what a respondent reads in that
-language and locale: the privacy and design sentences of :mod:`surveys.wording`,
-numbers and percentages, a choice's label, a question's skip note. The
-templates call these by the names :mod:`web.templating` registers.
+language and locale: the privacy and design sentences of
+:mod:`surveys.design_sentences` and :mod:`surveys.protection`, numbers and
+percentages, a choice's label, a question's skip note. The templates call
+these by the names :mod:`web.templating` registers.
 """
 
 from __future__ import annotations
@@ -19,21 +20,17 @@ from flask import g, request
 from flask_babel import get_locale, gettext
 
 from surveys.definition import Question, Survey
-from surveys.wording import (
-    NO_EPSILON,
+from surveys.design_sentences import NO_EPSILON, design_sentence, epsilon_text, odds_factor_text, privacy_sentence
+from surveys.protection import (
     Protection,
-    design_sentence,
     device_sentence,
     drawn_sentence,
-    epsilon_text,
-    odds_factor_text,
     page_note,
-    privacy_sentence,
     protection,
     revealing_items,
-    short_percent,
     truthfully_sentence,
 )
+from surveys.text_format import short_percent
 
 #: How the language chooser names a language (others by their code).
 LANGUAGE_NAMES = {
@@ -124,25 +121,25 @@ def number_locale() -> str:
 
 
 def respondent_privacy_sentence(question: Question) -> str:
-    """:func:`surveys.wording.privacy_sentence` in the respondent's language, numbers included."""
+    """:func:`surveys.design_sentences.privacy_sentence` in the respondent's language, numbers included."""
     return privacy_sentence(question, gettext, number_locale())
 
 
 def respondent_design_sentence(question: Question) -> str:
-    """:func:`surveys.wording.design_sentence` in the respondent's language, numbers included
+    """:func:`surveys.design_sentences.design_sentence` in the respondent's language, numbers included
     (``design_sentence`` stays English for the admin pages)."""
     return design_sentence(question, gettext, number_locale())
 
 
 @lru_cache(maxsize=512)
 def survey_protection(questions: tuple[Question, ...]) -> Protection:
-    """:func:`surveys.wording.protection` of ``questions`` (a survey's or a page's), worked out once."""
+    """:func:`surveys.protection.protection` of ``questions`` (a survey's or a page's), worked out once."""
     return protection(tuple(questions))
 
 
 def privacy_words(questions: Sequence[Question]) -> dict:
     """The summary's sentences for ``questions``, in the respondent's language, each from what their designs
-    do (:mod:`surveys.wording`): ``shown`` (the :class:`~surveys.wording.Protection`), ``drawn``, ``device``,
+    do (:mod:`surveys.protection`): ``shown`` (the :class:`~surveys.protection.Protection`), ``drawn``, ``device``,
     ``truthfully`` (``""`` where nothing is said) and ``revealing`` (one line per revealing question)."""
     shown = survey_protection(tuple(questions))
     return {
@@ -155,7 +152,7 @@ def privacy_words(questions: Sequence[Question]) -> dict:
 
 
 def device_note(questions: Sequence[Question]) -> str:
-    """The note under a page's ``questions`` with JavaScript on (:func:`surveys.wording.page_note`)."""
+    """The note under a page's ``questions`` with JavaScript on (:func:`surveys.protection.page_note`)."""
     return page_note(survey_protection(tuple(questions)), gettext)
 
 
@@ -171,17 +168,17 @@ def explanations_by_design(questions: Sequence[Question]) -> list[tuple[list[str
 
 
 def respondent_percent(share: float) -> str:
-    """A share on a respondent's page (:func:`surveys.wording.short_percent`): "10%", "10 %" in French."""
+    """A share on a respondent's page (:func:`surveys.text_format.short_percent`): "10%", "10 %" in French."""
     return short_percent(share, number_locale())
 
 
 def respondent_odds_factor(epsilon: float) -> str:
-    """:func:`surveys.wording.odds_factor_text` written in the respondent's locale ("2,72" in French)."""
+    """:func:`surveys.design_sentences.odds_factor_text` written in the respondent's locale ("2,72" in French)."""
     return odds_factor_text(epsilon, number_locale())
 
 
 def respondent_epsilon(epsilon: float) -> str:
-    """:func:`surveys.wording.epsilon_text` written in the respondent's locale ("1,10" in French), an infinite
+    """:func:`surveys.design_sentences.epsilon_text` written in the respondent's locale ("1,10" in French), an infinite
     one in the respondent's language."""
     if math.isinf(epsilon):
         return f"∞ ({gettext(NO_EPSILON)})"

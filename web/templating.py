@@ -1,4 +1,4 @@
-"""What templates may call, registered in one place: the wording module's formatters, the design
+"""What templates may call, registered in one place: the wording namespace (:mod:`surveys.wording`), the design
 key, the chart of a dashboard row, which table a result goes in, the form's wire values, and the
 respondent's words in their language (:mod:`web.language`) with the thank-you page's padded labels
 (:mod:`web.thanks`), and ``may(role, survey_id)`` (:func:`web.permissions.may`), so a page shows only the buttons
@@ -11,7 +11,9 @@ from markupsafe import Markup
 
 from surveys import wording
 from surveys.design_contract import question_design_key, randomized_in_every_arm
+from surveys.design_sentences import design_sentence, epsilon_text
 from surveys.kinds import kind_of_result
+from surveys.text_format import short_percent, table_percent
 from web import language
 from web.charts import daily_sparkline_svg
 from web.forms import (
@@ -49,9 +51,9 @@ def single_quoted_attribute(text: str) -> Markup:
 
 def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(
-        design_sentence=wording.design_sentence,
-        percent=wording.short_percent,
-        epsilon_text=wording.epsilon_text,
+        design_sentence=design_sentence,
+        percent=short_percent,
+        epsilon_text=epsilon_text,
         design_key=question_design_key,
         randomized_in_every_arm=randomized_in_every_arm,
         wording=wording,
@@ -79,7 +81,7 @@ def init_app(app: Flask) -> None:
         padded_label=padded_label,
         may=may,
     )
-    app.add_template_filter(wording.table_percent, "pct")
+    app.add_template_filter(table_percent, "pct")
     app.add_template_filter(result_kind, "kind")
     app.add_template_test(in_table, "kind")
     app.add_template_filter(single_quoted_attribute, "single_quoted")
