@@ -723,7 +723,6 @@ def m017_releases(db: sqlite_utils.Database) -> None:
             token TEXT PRIMARY KEY,
             survey_id TEXT NOT NULL,
             number INTEGER NOT NULL,
-            made_at REAL NOT NULL,
             made_on TEXT NOT NULL,
             made_by TEXT,
             epsilon REAL NOT NULL CHECK (epsilon >= 0),

@@ -14,7 +14,6 @@ then sees the first's cost.
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,7 +28,7 @@ from storage.connection import immediate_transaction, is_postgres
 #: (any fixed number no other code uses; on SQLite ``BEGIN IMMEDIATE`` already admits one writer).
 _POSTGRES_RELEASE_LOCK = 7_351_028
 
-_COLUMNS = "token, survey_id, number, made_at, made_on, made_by, epsilon, delta, rho, answers, listed, body"
+_COLUMNS = "token, survey_id, number, made_on, made_by, epsilon, delta, rho, answers, listed, body"
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,6 @@ class StoredRelease:
     token: str
     survey_id: str
     number: int
-    made_at: float
     made_on: str
     made_by: str | None
     epsilon: float
@@ -88,10 +86,10 @@ def add_release(
     *,
     made_on: str | None = None,
     made_by: str | None = None,
-    now: float | None = None,
 ) -> StoredRelease:
     """Store a release inside the caller's transaction: the survey's next number, made ``made_on`` (default:
-    today, UTC). Raises ValueError for a negative cost or count (nothing written)."""
+    today, UTC; the day only, as every date of the answers database: tests/test_integrity.py). Raises
+    ValueError for a negative cost or count (nothing written)."""
     for name, value in (("epsilon", epsilon), ("delta", delta), ("rho", rho), ("answers", answers)):
         if not value >= 0:
             raise ValueError(f"a release's {name} is 0 or more, not {value!r}")
@@ -100,7 +98,6 @@ def add_release(
         token,
         survey_id,
         int(number.fetchone()[0]),
-        time.time() if now is None else now,
         made_on or datetime.now(UTC).date().isoformat(),
         made_by,
         float(epsilon),

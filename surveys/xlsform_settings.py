@@ -3,7 +3,9 @@
 ``settings`` has one row of values: ``form_id`` (the survey's ``id``), ``form_title`` (its ``title``),
 ``default_language``, and every other survey-level key of a survey file by its own name; the texts shown to a
 respondent (``form_title``, ``intro``, ``organizer``, ``contact``, ``ethics_approval``, ``closing``) may have one
-``KEY::Language (code)`` column per language. ``targets`` has one row per target, in the survey file's keys
+``KEY::Language (code)`` column per language. The ``releases`` mapping is four columns
+(:data:`RELEASE_COLUMNS`: ``releases::epsilon``, ``releases::delta``, ``releases::rows_per_person``,
+``releases::min_new_answers``). ``targets`` has one row per target, in the survey file's keys
 (``question``, ``margin``, ``confidence_level``, ``by``, ``groups``: two answers separated by a comma).
 """
 
@@ -26,7 +28,16 @@ from surveys.xlsform_cells import (
 
 #: Settings columns renamed to the survey file's keys.
 SETTINGS_RENAMED = {"form_id": "id", "form_title": "title"}
-SETTINGS_KEYS = (frozenset(SURVEY_KEYS) - {"questions", "id", "title", "languages", "targets"}) | {"default_language"}
+SETTINGS_KEYS = (frozenset(SURVEY_KEYS) - {"questions", "id", "title", "languages", "targets", "releases"}) | {
+    "default_language"
+}
+#: The ``releases`` mapping's columns, each with its place in the mapping (a cell holds one value, not a mapping).
+RELEASE_COLUMNS = {
+    "releases::epsilon": ("budget", "epsilon"),
+    "releases::delta": ("budget", "delta"),
+    "releases::rows_per_person": ("rows_per_person",),
+    "releases::min_new_answers": ("min_new_answers",),
+}
 #: Settings that may be written in several languages (``intro::French (fr)``).
 TEXT_SETTINGS = ("form_title", "intro", "organizer", "contact", "ethics_approval", "closing")
 #: Settings that are probabilities (read as the design columns are: a date Excel made of ``1/5`` is reported).
@@ -59,11 +70,26 @@ def _value(report: Report, sheet: Sheet, number: int, column: str, key: str, val
     return text if isinstance(value, str) else value
 
 
+def _release_value(value: object) -> object:
+    """A ``releases::`` cell as the survey file writes it: a whole number as an int, text stripped."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value.strip() if isinstance(value, str) else value
+
+
+def _put(mapping: dict, path: tuple[str, ...], value: object) -> None:
+    """``value`` at ``path`` in ``mapping`` (``("budget", "epsilon")``: ``mapping["budget"]["epsilon"]``)."""
+    for key in path[:-1]:
+        mapping = mapping.setdefault(key, {})
+    mapping[path[-1]] = value
+
+
 def settings(report: Report, sheet: Sheet | None) -> dict:
     """The survey-level keys of the settings sheet's one row of values."""
     if sheet is None:
         return {}
-    unknown_columns(report, sheet, (*SETTINGS_RENAMED, *sorted(SETTINGS_KEYS)), TEXT_SETTINGS, OTHER_SETTINGS)
+    known = (*SETTINGS_RENAMED, *sorted(SETTINGS_KEYS), *RELEASE_COLUMNS)
+    unknown_columns(report, sheet, known, TEXT_SETTINGS, OTHER_SETTINGS)
     texts = {base: language_columns(report, sheet, base) for base in TEXT_SETTINGS}
     if len(sheet.rows) > 1:
         report.add(sheet.name, sheet.rows[1][0], None, "the settings sheet has one row of values")
@@ -74,6 +100,9 @@ def settings(report: Report, sheet: Sheet | None) -> dict:
     for column, value in cells.items():
         base = column.split("::")[0]
         if base in TEXT_SETTINGS or not cell_text(value):
+            continue
+        if column in RELEASE_COLUMNS:
+            _put(found.setdefault("releases", {}), RELEASE_COLUMNS[column], _release_value(value))
             continue
         key = SETTINGS_RENAMED.get(column, column)
         value = _value(report, sheet, number, column, key, value)

@@ -119,6 +119,12 @@ def _settings_row(mapping: Mapping, languages: list[str]) -> dict:
             continue
         if key in TEXT_SETTINGS:
             row |= _texts(TEXT_SETTINGS[key], value, languages if isinstance(value, Mapping) else [])
+        elif key == "releases":
+            budget = value.get("budget") or {}
+            row |= {f"releases::{name}": budget[name] for name in ("epsilon", "delta") if name in budget}
+            row |= {
+                f"releases::{name}": value[name] for name in ("rows_per_person", "min_new_answers") if name in value
+            }
         else:
             row[key] = value
     return row
