@@ -9,7 +9,8 @@ comparison of :mod:`analysis.control_arm`), confidence intervals
 the burst rule of the integrity warning (:mod:`analysis.bursts`), the
 mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
-(:mod:`analysis.linear_model`), and check-all-that-apply answers
+(:mod:`analysis.linear_model`), the correlation of two randomized yes/no
+answers (:mod:`analysis.correlation`), and check-all-that-apply answers
 (:mod:`analysis.unary`), and central differential privacy for published releases
 (:mod:`analysis.central`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
@@ -48,6 +49,7 @@ from analysis.central import (
     zcdp_epsilon,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
+from analysis.correlation import Correlation, JointCell, correlate, joint_matrix
 from analysis.deconvolution import BinShare, Distribution, bins_from_cuts, bucket_probabilities, deconvolve
 from analysis.design import (
     TWO_COIN,
@@ -256,6 +258,10 @@ __all__ = [
     "MIN_BURST_COUNT",
     "BURST_ALPHA",
     "fit_logistic",
+    "Correlation",
+    "JointCell",
+    "correlate",
+    "joint_matrix",
     "fit_logistic_rows",
     "LogisticFit",
     "Coefficient",
