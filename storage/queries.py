@@ -538,11 +538,35 @@ def pair_tallies(db: sqlite_utils.Database, survey_id: str, first: str, second: 
     return dict(result)
 
 
-def _scan_pair_tallies(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[str, ...], int]:
+def pair_tallies_on_days(
+    db: sqlite_utils.Database, survey_id: str, first: str, second: str, days: list[str], marked_only: bool = False
+) -> PairTallies:
+    """The shape of :func:`pair_tallies`, counted over the responses of ``days`` only (by index); with
+    ``marked_only``, over those marked during a burst only."""
+    pair = (check_question_name(first), check_question_name(second))
+    result: dict = defaultdict(dict)
+    for (a, b, design_a, design_b, answer_a, answer_b), count in _scan_pair_tallies(
+        db, survey_id, days, marked_only
+    ).items():
+        if (a, b) == pair:
+            result[(design_a, design_b)][(answer_a, answer_b)] = count
+    return dict(result)
+
+
+def _scan_pair_tallies(
+    db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None, marked_only: bool = False
+) -> dict[tuple[str, ...], int]:
     """``{(first, second, first design, second design, first answer, second answer): count}`` of a survey,
     counted afresh from its responses: for each design record the pairs the write path keeps
     (:func:`surveys.correlation.stored_pairs`), each answer under its arm's design key
-    (:func:`surveys.design_contract.arm_key`), one ``GROUP BY`` per design record and pair."""
+    (:func:`surveys.design_contract.arm_key`), one ``GROUP BY`` per design record and pair. With ``days``, only
+    the responses of those days (by index); with ``marked_only``, only those marked during a burst."""
+    on_days, day_params = "", []
+    if days is not None:
+        on_days = f" AND day {dialect(db).in_values}"
+        day_params = [values_param(db, [check_day(day) for day in days])]
+    if marked_only:
+        on_days += " AND burst = 1"
     field = dialect(db).json_field.format(column="answers")
     counts: dict = defaultdict(int)
     columns_of = dict(db.execute("SELECT id, columns FROM designs WHERE survey_id = ?", [survey_id]).fetchall())
@@ -550,10 +574,11 @@ def _scan_pair_tallies(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[
         columns = json.loads(columns_of.get(design_id) or "null") or list(questions)
         for first, second in stored_pairs(columns, questions):
             keys = canonical_json(questions[first]), canonical_json(questions[second])
+            names = [check_question_name(first), check_question_name(second)]
             for arm, answer_a, answer_b, count in db.execute(
                 f"SELECT arm, {field}, {field}, COUNT(*) FROM responses WHERE survey_id = ? AND design_id = ?"
-                f" AND {field} IS NOT NULL AND {field} IS NOT NULL GROUP BY 1, 2, 3",
-                [check_question_name(first), check_question_name(second), survey_id, design_id, first, second],
+                f"{on_days} AND {field} IS NOT NULL AND {field} IS NOT NULL GROUP BY 1, 2, 3",
+                [*names, survey_id, design_id, *day_params, *names],
             ).fetchall():
                 key = (first, second, arm_key(keys[0], arm), arm_key(keys[1], arm), answer_a, answer_b)
                 counts[key] += count

@@ -34,7 +34,7 @@ questions:
 """
 
 
-def store_pairs(db, survey, count: int, prefix: str = "p") -> None:
+def store_pairs(db, survey, count: int, prefix: str = "p", day: str = "2026-11-26") -> None:
     """``count`` responses in every arm, with answers left out now and then, through the write path."""
     arms = arm_choices(survey.group_1_share is not None, survey.direct_share is not None)
     for i in range(count):
@@ -44,7 +44,7 @@ def store_pairs(db, survey, count: int, prefix: str = "p") -> None:
             truth["lied"] = "yes" if i % 5 else "no"
         arm = arms[i % len(arms)]
         noisy = randomize_on_server(survey, truth, arm)
-        responses.store_response(db, noisy_response(survey, noisy, "server", arm), f"{prefix}-{i:06d}", "2026-11-26")
+        responses.store_response(db, noisy_response(survey, noisy, "server", arm), f"{prefix}-{i:06d}", day)
 
 
 def kept_rows(db, survey_id: str = "pairs") -> dict[tuple, int]:
@@ -140,3 +140,20 @@ def test_with_no_names_the_first_two_questions_are_chosen_and_no_answers_give_no
     assert (first.name, second.name) == ("cheated", "lied")
     empty = correlation.pair_correlation(first, second, {}, 0.95)
     assert empty.correlation is None and empty.n == 0
+
+
+def test_the_counts_of_some_days_are_what_those_days_added_to_the_kept_counts(backend_db):
+    """What the results page subtracts for an excluded day (:func:`storage.queries.pair_tallies_on_days`)."""
+    survey = make_survey(PAIRS_SURVEY)
+    store_pairs(backend_db, survey, 30, "d1", "2026-11-24")
+    before = queries.pair_tallies(backend_db, "pairs", "cheated", "copied")
+    store_pairs(backend_db, survey, 21, "d2", "2026-11-25")
+    after = queries.pair_tallies(backend_db, "pairs", "cheated", "copied")
+    on_day = queries.pair_tallies_on_days(backend_db, "pairs", "cheated", "copied", ["2026-11-25"])
+    added = {
+        key: {answers: count - before.get(key, {}).get(answers, 0) for answers, count in by_answers.items()}
+        for key, by_answers in after.items()
+    }
+    assert on_day == {key: {a: c for a, c in by_answers.items() if c} for key, by_answers in added.items()}
+    assert sum(sum(by_answers.values()) for by_answers in on_day.values()) == 21
+    assert queries.pair_tallies_on_days(backend_db, "pairs", "cheated", "copied", ["2026-11-25"], True) == {}

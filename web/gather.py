@@ -43,6 +43,7 @@ from surveys.schema import Problem
 from surveys.targets import TargetProgress, every_target_met, grouped_by, target_progress
 from surveys.timeline import Timeline, survey_timelines
 from web.catalog import state_on
+from web.correlation_data import PairPanel, pair_panel
 from web.options import ResultsOptions
 
 # --------------------------------------------------------------------------
@@ -313,6 +314,7 @@ class ResultsPage:
     timelines: tuple[Timeline, ...] = ()
     bursts: tuple[responses.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
+    correlation: PairPanel | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -326,6 +328,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         daily = _read_daily_tallies(db, survey, excluded)
         bursts = tuple(responses.bursts(db, survey.id))
         flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
+        correlation = pair_panel(db, survey, chosen.pair, chosen.level, excluded)
     results = compute_results(
         survey,
         tallies,
@@ -346,7 +349,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             excluded=excluded,
         )
     )
-    problems = list(chosen.problems)
+    problems = list(chosen.problems) + ([("pair", correlation.problem)] if correlation.problem else [])
     pair = (chosen.first, chosen.second)
     if breakdown is not None:
         try:
@@ -376,6 +379,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         timelines=survey_timelines(survey, daily, chosen.level, excluded.days),
         bursts=bursts,
         flood_comparison=flood_comparison,
+        correlation=correlation,
     )
 
 

@@ -34,6 +34,8 @@ class ResultsOptions:
     ``first``/``second``: the groups to compare (both or neither, else the first two);
     ``plan``: the randomized yes/no question to plan for, or None for the one that needs most answers;
     ``model``: the model to fit (``model_outcome``, ``model_predictors``, ``model_reference``), or None;
+    ``pair``: the two randomized yes/no questions whose correlation is shown (``pair_first``, ``pair_second``;
+    checked against the survey by :func:`surveys.correlation.choose_pair`), or None for the first two;
     ``problems``: ``(field, message)`` for each field refused, whose default is used instead, so the page
     can show the message beside the field.
     """
@@ -46,6 +48,7 @@ class ResultsOptions:
     second: str | None = None
     plan: str | None = None
     model: ModelChoice | None = None
+    pair: tuple[str | None, str | None] = (None, None)
     problems: tuple[tuple[str, str], ...] = ()
 
     def problem(self, field: str) -> str | None:
@@ -218,6 +221,7 @@ def results_options(
         model=None
         if survey is None or not args.get("model_outcome")
         else _checked(problems, "model", lambda a: _model(a, survey), args, None),
+        pair=(args.get("pair_first") or None, args.get("pair_second") or None),
         problems=tuple(problems),
     )
 
