@@ -96,3 +96,15 @@ def test_a_pair_without_answers_says_so_and_a_survey_with_one_question_has_no_pa
     (surveys_dir / "single.yaml").write_text(single)
     html = client.get("/admin/surveys/single").get_data(as_text=True)
     assert "No correlation: this survey has fewer than two randomized yes/no questions" in html
+
+
+def test_surveys_recount_pairs_makes_the_kept_counts_equal_a_recount(runner, pairs, db):
+    kept = queries._kept_pair_rows(db, "pairs")
+    db.execute("UPDATE pair_tallies SET count = count + 5 WHERE survey_id = 'pairs'")
+    assert queries._kept_pair_rows(db, "pairs") != kept
+    result = runner.invoke(args=["surveys", "recount-pairs", "pairs"])
+    assert result.exit_code == 0, result.output
+    assert f"Recounted the pair counts of pairs: {len(kept)} rows" in result.output
+    assert queries._kept_pair_rows(db, "pairs") == kept == queries._scan_pair_tallies(db, "pairs")
+    refused = runner.invoke(args=["surveys", "recount-pairs", "nope"])
+    assert refused.exit_code == 2 and "no responses are stored" in refused.output
