@@ -11,7 +11,8 @@ the burst rule of the integrity warning (:mod:`analysis.bursts`), the
 mean of a randomized number from its kept sums (:mod:`analysis.numeric`),
 its distribution over bins (:mod:`analysis.deconvolution`) and linear model
 (:mod:`analysis.linear_model`), a randomized answer as a predictor
-(:mod:`analysis.predictor_model`), check-all-that-apply answers
+(:mod:`analysis.predictor_model`), the correlation of two randomized yes/no
+answers (:mod:`analysis.correlation`), check-all-that-apply answers
 (:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`), central
 differential privacy for published releases (:mod:`analysis.central`), fit
 checks (:mod:`analysis.fit`) and careless answering (:mod:`analysis.careless`).
@@ -52,6 +53,7 @@ from analysis.central import (
     zcdp_epsilon,
 )
 from analysis.control_arm import ControlArmComparison, compare_with_direct
+from analysis.correlation import Correlation, JointCell, correlate, joint_matrix
 from analysis.deconvolution import BinShare, Distribution, bins_from_cuts, bucket_probabilities, deconvolve
 from analysis.design import (
     TWO_COIN,
@@ -310,6 +312,10 @@ __all__ = [
     "MIN_BURST_COUNT",
     "BURST_ALPHA",
     "fit_logistic",
+    "Correlation",
+    "JointCell",
+    "correlate",
+    "joint_matrix",
     "fit_logistic_rows",
     "LogisticFit",
     "Coefficient",

@@ -738,6 +738,90 @@ def m017_releases(db: sqlite_utils.Database) -> None:
     )
 
 
+@migration
+def m018_pair_tallies(db: sqlite_utils.Database) -> None:
+    """Running counts of the pairs of answers to two randomized yes/no questions (issue 29, their correlation:
+    :mod:`surveys.correlation`): per survey, pair of questions (the first before the second in the survey), the
+    two answers' design keys (with the respondent's arm) and the two stored answers. Kept for every pair of the
+    first 10 one-design yes/no questions of a response's version; filled from the stored responses with this
+    migration's own copy of that rule."""
+    db.execute(
+        _ddl(
+            db,
+            """
+        CREATE TABLE pair_tallies (
+            survey_id TEXT NOT NULL,
+            question_a TEXT NOT NULL,
+            question_b TEXT NOT NULL,
+            design_a TEXT NOT NULL,
+            design_b TEXT NOT NULL,
+            answer_a TEXT NOT NULL,
+            answer_b TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (survey_id, question_a, question_b, design_a, design_b,
+                         answer_a, answer_b)
+        ) WITHOUT ROWID
+        """,
+        )
+    )
+    for design_id, survey_id, questions, columns in db.execute(
+        "SELECT id, survey_id, questions, columns FROM designs"
+    ).fetchall():
+        executemany(
+            db,
+            "INSERT INTO pair_tallies VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (survey_id, question_a, question_b, design_a, design_b, answer_a,"
+            " answer_b) DO UPDATE SET count = pair_tallies.count + excluded.count",
+            _m018_pair_rows(db, design_id, survey_id, json.loads(questions), json.loads(columns or "null")),
+        )
+
+
+# m018's own copy of the rule (the live one is surveys.correlation.stored_pairs and design_contract.arm_record),
+# as it stood when m018 was written.
+
+_M018_MAX_QUESTIONS = 10
+_M018_TWO_GROUP_KINDS = ("cheater_detection", "stochastic_lie_detector")
+_M018_STORED_AS_GIVEN_KINDS = ("crosswise", "triangular")
+
+
+def _m018_one_design_yes_no(record: dict) -> bool:
+    design = record.get("design")
+    return (
+        record.get("type") == "yes_no"
+        and isinstance(design, dict)
+        and design.get("kind") not in (*_M018_TWO_GROUP_KINDS, "direct")
+    )
+
+
+def _m018_key(record: dict, arm: str) -> str:
+    """The design key the write path used for a one-design yes/no answer in ``arm``."""
+    if arm == "direct" and record["design"].get("kind") not in _M018_STORED_AS_GIVEN_KINDS:
+        record = record | {"design": {"kind": "direct"}}
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def _m018_pair_rows(db, design_id: str, survey_id: str, questions: dict, columns: list | None) -> list[tuple]:
+    """The ``pair_tallies`` rows of the responses stored with one design record, counted by SQL."""
+    order = columns if columns else list(questions)
+    names = [name for name in order if name in questions and _m018_one_design_yes_no(questions[name])]
+    names = names[:_M018_MAX_QUESTIONS]
+    for name in names:
+        if not _M005_QUESTION_NAME.fullmatch(name):
+            raise ValueError(f"question name must be a lower-case letter then a-z, 0-9 or _, got {name!r}")
+    field = dialect(db).json_field.format(column="answers")
+    rows = []
+    for index, first in enumerate(names):
+        for second in names[index + 1 :]:
+            for arm, answer_a, answer_b, count in db.execute(
+                f"SELECT arm, {field}, {field}, COUNT(*) FROM responses WHERE survey_id = ? AND design_id = ?"
+                f" AND {field} IS NOT NULL AND {field} IS NOT NULL GROUP BY 1, 2, 3",
+                [first, second, survey_id, design_id, first, second],
+            ).fetchall():
+                first_key, second_key = _m018_key(questions[first], arm), _m018_key(questions[second], arm)
+                rows.append((survey_id, first, second, first_key, second_key, answer_a, answer_b, count))
+    return rows
+
+
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply pending migrations; return the names applied."""
     if is_postgres(db):

@@ -3,8 +3,8 @@ cursors the exports stream from.
 
 Takes a :class:`sqlite_utils.Database`; knows nothing of Flask. Read
 several of them inside :func:`storage.connection.read_snapshot` for one
-consistent state. :func:`rebuild_group_tallies` and :func:`rebuild_pattern_tallies` are the
-only writes here: the repairs that recount the kept group and pattern tallies
+consistent state. :func:`rebuild_group_tallies`, :func:`rebuild_pattern_tallies` and
+:func:`rebuild_pair_tallies` are the only writes here: the repairs that recount the kept group, pattern and pair tallies
 with the same scans the reads use.
 """
 
@@ -21,6 +21,7 @@ import sqlite_utils
 from storage import connection, postgres
 from storage.connection import dialect, executemany, is_postgres, streaming_cursor, values_param
 from storage.responses import NO_ANSWER, check_day
+from surveys.correlation import PairTallies, stored_pairs
 from surveys.design_contract import (
     NUMBER_TYPES,
     SELECT_ONE,
@@ -518,3 +519,104 @@ def _kept_pattern_rows(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[
             "SELECT outcome, design, pattern, answer, count FROM pattern_tallies WHERE survey_id = ?", [survey_id]
         ).fetchall()
     }
+
+
+def pair_tallies(db: sqlite_utils.Database, survey_id: str, first: str, second: str) -> PairTallies:
+    """``{(first design key, second design key): {(first answer, second answer): count}}`` of the pair of
+    yes/no questions ``first`` and ``second`` (the first before the second in the survey), from the kept counts.
+
+    Kept in the transaction of each response (``pair_tallies``, migration ``m018_pair_tallies``): the read costs
+    the number of design keys and answers (at most 4 rows a pair of keys), not of responses.
+    """
+    result: dict = defaultdict(dict)
+    for design_a, design_b, answer_a, answer_b, count in db.execute(
+        "SELECT design_a, design_b, answer_a, answer_b, count FROM pair_tallies"
+        " WHERE survey_id = ? AND question_a = ? AND question_b = ?",
+        [survey_id, check_question_name(first), check_question_name(second)],
+    ):
+        result[(design_a, design_b)][(answer_a, answer_b)] = count
+    return dict(result)
+
+
+def pair_tallies_on_days(
+    db: sqlite_utils.Database, survey_id: str, first: str, second: str, days: list[str], marked_only: bool = False
+) -> PairTallies:
+    """The shape of :func:`pair_tallies`, counted over the responses of ``days`` only (by index); with
+    ``marked_only``, over those marked during a burst only."""
+    pair = (check_question_name(first), check_question_name(second))
+    result: dict = defaultdict(dict)
+    for (a, b, design_a, design_b, answer_a, answer_b), count in _scan_pair_tallies(
+        db, survey_id, days, marked_only
+    ).items():
+        if (a, b) == pair:
+            result[(design_a, design_b)][(answer_a, answer_b)] = count
+    return dict(result)
+
+
+def _scan_pair_tallies(
+    db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None, marked_only: bool = False
+) -> dict[tuple[str, ...], int]:
+    """``{(first, second, first design, second design, first answer, second answer): count}`` of a survey,
+    counted afresh from its responses: for each design record the pairs the write path keeps
+    (:func:`surveys.correlation.stored_pairs`), each answer under its arm's design key
+    (:func:`surveys.design_contract.arm_key`), one ``GROUP BY`` per design record and pair. With ``days``, only
+    the responses of those days (by index); with ``marked_only``, only those marked during a burst."""
+    on_days, day_params = "", []
+    if days is not None:
+        on_days = f" AND day {dialect(db).in_values}"
+        day_params = [values_param(db, [check_day(day) for day in days])]
+    if marked_only:
+        on_days += " AND burst = 1"
+    field = dialect(db).json_field.format(column="answers")
+    counts: dict = defaultdict(int)
+    columns_of = dict(db.execute("SELECT id, columns FROM designs WHERE survey_id = ?", [survey_id]).fetchall())
+    for design_id, _, questions in design_records(db, survey_id):
+        columns = json.loads(columns_of.get(design_id) or "null") or list(questions)
+        for first, second in stored_pairs(columns, questions):
+            keys = canonical_json(questions[first]), canonical_json(questions[second])
+            names = [check_question_name(first), check_question_name(second)]
+            for arm, answer_a, answer_b, count in db.execute(
+                f"SELECT arm, {field}, {field}, COUNT(*) FROM responses WHERE survey_id = ? AND design_id = ?"
+                f"{on_days} AND {field} IS NOT NULL AND {field} IS NOT NULL GROUP BY 1, 2, 3",
+                [*names, survey_id, design_id, *day_params, *names],
+            ).fetchall():
+                key = (first, second, arm_key(keys[0], arm), arm_key(keys[1], arm), answer_a, answer_b)
+                counts[key] += count
+    return dict(counts)
+
+
+def _kept_pair_rows(db: sqlite_utils.Database, survey_id: str) -> dict[tuple[str, ...], int]:
+    """The survey's kept pair counts, keyed as :func:`_scan_pair_tallies`."""
+    return {
+        tuple(row[:6]): row[6]
+        for row in db.execute(
+            "SELECT question_a, question_b, design_a, design_b, answer_a, answer_b,"
+            " count FROM pair_tallies WHERE survey_id = ?",
+            [survey_id],
+        ).fetchall()
+    }
+
+
+def rebuild_pair_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
+    """Recount the kept pair counts of one survey from its stored responses (a repair); returns the rows kept.
+
+    As :func:`rebuild_pattern_tallies`: the scan in a read snapshot with the kept counts at that snapshot,
+    then one short write adding what the kept counts gained since; on any error nothing changes.
+    """
+    with connection.read_snapshot(db):
+        recounted = _scan_pair_tallies(db, survey_id)
+        kept_then = _kept_pair_rows(db, survey_id)
+    with connection.immediate_transaction(db):
+        for key, count in _kept_pair_rows(db, survey_id).items():
+            recounted[key] = recounted.get(key, 0) + count - kept_then.pop(key, 0)
+        for key, count in kept_then.items():
+            recounted[key] = recounted.get(key, 0) - count
+        rows = [(survey_id, *key, count) for key, count in recounted.items() if count != 0]
+        db.execute("DELETE FROM pair_tallies WHERE survey_id = ?", [survey_id])
+        executemany(
+            db,
+            "INSERT INTO pair_tallies (survey_id, question_a, question_b, design_a, design_b,"
+            " answer_a, answer_b, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    return len(rows)

@@ -29,6 +29,7 @@ import sqlite_utils
 
 from storage import audit, events, ratelimit
 from storage.connection import executemany, immediate_transaction, pipelined_transaction
+from surveys.correlation import pair_rows
 from surveys.tables import FORMULA_STARTS
 
 if TYPE_CHECKING:
@@ -293,6 +294,20 @@ def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: st
             if outcome in response.answers
             for key, add in kept[outcome]
         ],
+    )
+    _add_counts(
+        db,
+        "pair_tallies",
+        (
+            "survey_id",
+            "question_a",
+            "question_b",
+            "design_a",
+            "design_b",
+            "answer_a",
+            "answer_b",
+        ),
+        [(survey_id, *row, 1) for row in pair_rows(response.pairs, response.answers, designs)],
     )
     _add_counts(db, "daily_counts", ("survey_id", "day"), [(survey_id, day, 1)])
     _add_counts(

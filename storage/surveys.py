@@ -48,6 +48,7 @@ ANSWER_TABLES = (
     "tallies",
     "group_tallies",
     "pattern_tallies",
+    "pair_tallies",
     "daily_counts",
     "daily_tallies",
     "burst_tallies",

@@ -22,6 +22,7 @@ TABLES = (
     "tallies",
     "group_tallies",
     "pattern_tallies",
+    "pair_tallies",
     "daily_counts",
     "daily_tallies",
     "submission_keys",

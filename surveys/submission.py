@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from surveys.arms import ARMS, DIRECT, NO_ARM, arm_choices
+from surveys.correlation import kept_pairs
 from surveys.definition import Question, Survey
 from surveys.design_contract import RANDOMIZED_IN_EVERY_ARM, design_record, question_design_key
 from surveys.kinds import breakdown_questions, kind_of
@@ -38,7 +39,9 @@ class NoisyResponse:
     when unanswered; ``pattern_outcomes``
     names the randomized yes/no questions whose counts per pattern of plain
     answers are kept for the model (:func:`surveys.models.kept_outcomes`);
-    ``arm`` is the respondent's group or control arm (:mod:`surveys.arms`).
+    ``arm`` is the respondent's group or control arm (:mod:`surveys.arms`);
+    ``pairs`` names the pairs of yes/no questions whose pairs of answers are
+    kept for their correlation (:func:`surveys.correlation.kept_pairs`).
     """
 
     survey_id: str
@@ -54,6 +57,7 @@ class NoisyResponse:
     arm: str = NO_ARM
     kept: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     groups: Mapping[str, str | None] = field(default_factory=dict)
+    pairs: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.randomized_on not in RANDOMIZED_ON:
@@ -180,6 +184,7 @@ def noisy_response(
         pattern_outcomes=outcomes,
         arm=check_arm(survey, arm),
         groups=response_groups(survey, noisy_answers),
+        pairs=kept_pairs(survey),
         kept={
             name: rows
             for name, answer in noisy_answers.items()

@@ -30,6 +30,7 @@ NAMES = [
     "m015_events_and_tokens",
     "m016_survey_scoped_design_ids",
     "m017_releases",
+    "m018_pair_tallies",
 ]
 
 #: Design keys as the submission wrote them (canonical JSON), spelled out by hand.

@@ -176,6 +176,11 @@ def test_delete_removes_every_row_of_the_survey_in_every_table_and_nothing_of_an
         store.set_stage(backend_db, name, "live")
         backend_db.execute("INSERT INTO bursts (survey_id, day, peak) VALUES (?, '2026-11-22', 500)", [name])
         backend_db.execute(
+            "INSERT INTO pair_tallies (survey_id, question_a, question_b, design_a, design_b, answer_a, answer_b,"
+            " count) VALUES (?, 'p', 'q', 'k', 'k', 'yes', 'no', 1)",
+            [name],
+        )
+        backend_db.execute(
             "INSERT INTO burst_tallies (survey_id, day, question, design, answer, count)"
             " VALUES (?, 'd', 'q', 'k', 'yes', 1)",
             [name],

@@ -186,6 +186,18 @@ def recount_patterns_command(survey_id: str) -> None:
     click.echo(f"Recounted the pattern counts of {survey_id}: {rows} rows, equal to the stored responses")
 
 
+@surveys_cli.command("recount-pairs")
+@click.argument("survey_id")
+@with_appcontext
+def recount_pairs_command(survey_id: str) -> None:
+    """Recount SURVEY_ID's kept pair counts (the correlation's) from its stored responses; one short write."""
+    db = _db()
+    if not queries.design_records(db, survey_id):
+        raise click.BadParameter(f"no responses are stored for a survey called {survey_id!r}", param_hint="SURVEY_ID")
+    rows = queries.rebuild_pair_tallies(db, survey_id)
+    click.echo(f"Recounted the pair counts of {survey_id}: {rows} rows, equal to the stored responses")
+
+
 @codes_cli.command("create")
 @click.argument("survey_id")
 @click.argument("count", type=click.IntRange(1, 100_000))

@@ -52,6 +52,7 @@ from surveys.targets import TargetProgress, every_target_met, grouped_by, target
 from surveys.timeline import Timeline, survey_timelines
 from surveys.weights import Weighting, weighted_estimates_csv, weighted_json
 from web.catalog import state_on
+from web.correlation_data import PairPanel, pair_panel
 from web.options import ResultsOptions
 from web.predictor_data import PredictorPanel, predictor_panel
 from web.weights_data import read_weighting
@@ -327,6 +328,7 @@ class ResultsPage:
     weighting: Weighting | None = None
     predictor_panel: PredictorPanel | None = None
     design_fit: DesignFit | None = None
+    correlation: PairPanel | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -346,6 +348,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         predictors = predictor_panel(
             survey, chosen.predictor_choice, chosen.level, lambda by: _read_group_tallies(db, survey, by, excluded)
         )
+        correlation = pair_panel(db, survey, chosen.pair, chosen.level, excluded)
     results = compute_results(
         survey,
         tallies,
@@ -366,7 +369,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
             excluded=excluded,
         )
     )
-    problems = list(chosen.problems)
+    problems = list(chosen.problems) + ([("pair", correlation.problem)] if correlation.problem else [])
     pair = (chosen.first, chosen.second)
     if breakdown is not None:
         try:
@@ -400,6 +403,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         weighting=weighting,
         predictor_panel=predictors,
         design_fit=design_fit(survey, results, model, kept),
+        correlation=correlation,
     )
 
 

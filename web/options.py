@@ -36,6 +36,8 @@ class ResultsOptions:
     ``plan``: the randomized yes/no question to plan for, or None for the one that needs most answers;
     ``model``: the model to fit (``model_outcome``, ``model_predictors``, ``model_reference``), or None;
     ``predictor_choice``: the randomized answer as a predictor (``predictor``, ``predictor_outcome``), or None;
+    ``pair``: the two randomized yes/no questions whose correlation is shown (``pair_first``, ``pair_second``;
+    checked against the survey by :func:`surveys.correlation.choose_pair`), or None for the first two;
     ``problems``: ``(field, message)`` for each field refused, whose default is used instead, so the page
     can show the message beside the field.
     """
@@ -49,6 +51,7 @@ class ResultsOptions:
     plan: str | None = None
     model: ModelChoice | None = None
     predictor_choice: PredictorChoice | None = None
+    pair: tuple[str | None, str | None] = (None, None)
     problems: tuple[tuple[str, str], ...] = ()
 
     def problem(self, field: str) -> str | None:
@@ -224,6 +227,7 @@ def results_options(
         predictor_choice=None
         if survey is None or not args.get("predictor")
         else _checked(problems, "predictor", lambda a: predictor_choice(a, survey), args, None),
+        pair=(args.get("pair_first") or None, args.get("pair_second") or None),
         problems=tuple(problems),
     )
 

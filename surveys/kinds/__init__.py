@@ -187,6 +187,20 @@ def keeps_patterns_of_stored(key: str) -> bool:
     return question is not None and question.is_randomized and bool(kind_of(question).keeps_patterns)
 
 
+def is_one_design_yes_no(question: Question) -> bool:
+    """Whether ``question`` is a randomized yes/no question under a one-group design (the ``yes_no`` kind: not
+    two-group, not plain): the questions whose pairs of answers are kept for their correlation
+    (:mod:`surveys.correlation`)."""
+    return kind_of(question) is yes_no
+
+
+def one_design_yes_no_of_stored(key: str) -> bool:
+    """:func:`is_one_design_yes_no` of the question a stored design key describes (False for an unreadable key,
+    a plain question or the direct arm's record): for storage's recount of the pair counts."""
+    question = _randomized_question_of_key(key)
+    return question is not None and is_one_design_yes_no(question)
+
+
 @lru_cache(maxsize=1024)
 def _randomized_question_of_key(key: str) -> Question | None:
     """The randomized question a stored design key describes (its type, choices and design), ``None`` when the

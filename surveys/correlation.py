@@ -1,0 +1,131 @@
+"""The correlation between two randomized yes/no answers of a survey, from the kept pair counts.
+
+Which questions' pairs are kept (:func:`pair_questions`: the first :data:`MAX_PAIR_QUESTIONS` one-design randomized
+yes/no questions, every pair of them), the kept rows one response adds (:func:`pair_rows`), and the figures the
+results page shows for a chosen pair (:func:`pair_correlation`, from :func:`analysis.correlate`). No storage, no
+Flask: storage keeps and reads the counts, the web layer picks the pair from the query string.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from analysis import Correlation, correlate
+from surveys.definition import Question, Survey
+from surveys.design_contract import canonical_json, question_design_key
+from surveys.kinds import is_one_design_yes_no, one_design_yes_no_of_stored
+
+#: The most yes/no questions whose pairs are kept: the first 10 of a survey (45 pairs, 45 kept rows per response
+#: at most); a later one's pairs are not kept, and the page says so.
+MAX_PAIR_QUESTIONS = 10
+
+#: ``{(first design key, second design key): {(first answer, second answer): count}}`` of one pair of questions,
+#: as :func:`storage.queries.pair_tallies` reads them.
+PairTallies = Mapping[tuple[str, str], Mapping[tuple[str, str], int]]
+
+#: The stored answers of a yes/no question, in the order of the analysis' table.
+ANSWERS = ("yes", "no")
+
+ASSUMPTION = (
+    "This assumes that every respondent followed both questions' instructions and that the two randomizations"
+    " were drawn independently of each other; it counts only the respondents who answered both questions under"
+    " their current designs, outside the direct-question arm."
+)
+
+
+@dataclass(frozen=True)
+class PairCorrelation:
+    """The figures of one pair of questions: ``correlation`` (``None`` with no answers, or with ``error`` when
+    it could not be computed), ``n`` respondents counted and ``left_out`` who answered both under other designs
+    or in the direct-question arm."""
+
+    first: Question
+    second: Question
+    n: int
+    left_out: int
+    correlation: Correlation | None
+    assumption: str = ASSUMPTION
+    error: str | None = None
+
+
+@lru_cache(maxsize=256)
+def pair_questions(survey: Survey) -> tuple[Question, ...]:
+    """The questions whose pairs of answers are kept: the first :data:`MAX_PAIR_QUESTIONS` randomized yes/no
+    questions under a one-group design, in the survey's order."""
+    return tuple(q for q in survey.questions if is_one_design_yes_no(q))[:MAX_PAIR_QUESTIONS]
+
+
+def left_out_questions(survey: Survey) -> tuple[Question, ...]:
+    """The one-design yes/no questions after the first :data:`MAX_PAIR_QUESTIONS`, whose pairs are not kept."""
+    return tuple(q for q in survey.questions if is_one_design_yes_no(q))[MAX_PAIR_QUESTIONS:]
+
+
+@lru_cache(maxsize=256)
+def kept_pairs(survey: Survey) -> tuple[tuple[str, str], ...]:
+    """Every pair ``(first, second)`` of :func:`pair_questions`, the first before the second in the survey."""
+    return tuple(itertools.combinations((q.name for q in pair_questions(survey)), 2))
+
+
+def stored_pairs(columns: Sequence[str], questions: Mapping[str, dict]) -> tuple[tuple[str, str], ...]:
+    """:func:`kept_pairs` of a stored design record (``columns``: the question order; ``questions``: each
+    question's key record), for storage's recount: what the write path kept for that version."""
+    names = [
+        name for name in columns if name in questions and one_design_yes_no_of_stored(canonical_json(questions[name]))
+    ]
+    return tuple(itertools.combinations(names[:MAX_PAIR_QUESTIONS], 2))
+
+
+def pair_rows(
+    pairs: Iterable[tuple[str, str]], answers: Mapping[str, str], designs: Mapping[str, str]
+) -> list[tuple[str, str, str, str, str, str]]:
+    """The kept rows ``(first, second, first design, second design, first answer, second answer)`` of one
+    response: one for each pair whose two questions it answered (``designs``: each answer's design key, with
+    its arm)."""
+    return [
+        (first, second, designs[first], designs[second], answers[first], answers[second])
+        for first, second in pairs
+        if first in answers and second in answers
+    ]
+
+
+def choose_pair(survey: Survey, first: str | None, second: str | None) -> tuple[Question, Question] | None:
+    """The pair the page shows: ``first`` and ``second`` by name (either order; the survey's order kept), the
+    first two of :func:`pair_questions` when neither is given, ``None`` when the survey has fewer than two.
+
+    ``ValueError`` naming the bad name when one is not a question whose pairs are kept, or both are the same."""
+    questions = pair_questions(survey)
+    if first is None and second is None:
+        return (questions[0], questions[1]) if len(questions) >= 2 else None
+    by_name = {q.name: q for q in questions}
+    for name in (first, second):
+        if name not in by_name:
+            raise ValueError(
+                f"{str(name)[:40]!r} is not a randomized yes/no question whose pairs are kept;"
+                f" choose two of {sorted(by_name)}"
+            )
+    if first == second:
+        raise ValueError(f"choose two different questions, got {first!r} twice")
+    order = [q.name for q in questions]
+    a, b = sorted((first, second), key=order.index)
+    return by_name[a], by_name[b]
+
+
+def pair_correlation(first: Question, second: Question, tallies: PairTallies, level: float) -> PairCorrelation:
+    """The correlation of the pair's true answers from the kept counts under both questions' current designs
+    (:func:`analysis.correlate`); the counts under other design keys (an older version, the direct-question
+    arm) are counted in ``left_out``."""
+    current = (question_design_key(first), question_design_key(second))
+    counts = tallies.get(current, {})
+    table = [[int(counts.get((a, b), 0)) for b in ANSWERS] for a in ANSWERS]
+    n = sum(map(sum, table))
+    left_out = sum(int(c) for key, by_answer in tallies.items() if key != current for c in by_answer.values())
+    if n == 0:
+        return PairCorrelation(first, second, 0, left_out, None)
+    try:
+        result = correlate(table, first.design, second.design, level)
+    except ValueError as error:
+        return PairCorrelation(first, second, n, left_out, None, error=str(error))
+    return PairCorrelation(first, second, n, left_out, result)
