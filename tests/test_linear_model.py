@@ -185,6 +185,9 @@ def test_a_perfect_fit_has_infinite_statistics_and_a_zero_estimate_none():
     flat = linear_model_from_cells([((0,), 2, 4, 8), ((1,), 2, 4, 8)], names=["treated"])
     treated = flat.coefficient("treated")
     assert treated.estimate == 0 and math.isnan(treated.z) and math.isnan(treated.classical_t)
+    assert math.isnan(flat.r_squared)  # every answer the same: no spread to explain
+    small = linear_model_from_cells([((0,), 2, 0.0, 0.0), ((1,), 2, 1.0, 0.5)], names=["treated"])
+    assert small.r_squared == 1.0  # a total sum of squares of 1/4, all explained
 
 
 def test_a_cell_without_answers_is_skipped_wherever_it_stands():

@@ -123,6 +123,15 @@ def test_bad_arguments_are_named(call, message):
         call()
 
 
+def test_ticked_count_takes_one_answer_and_names_a_bad_count_or_level():
+    one = ticked_count(SYMMETRIC, 1, {"01": 1}, level=0.9)
+    assert (one.n, one.options, one.confidence_level) == (1, 2, 0.9)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 1, got n=0$"):
+        ticked_count(SYMMETRIC, 0, {})
+    with pytest.raises(ValueError, match=r"^level must be in \(0, 1\), got level=1.0$"):
+        ticked_count(SYMMETRIC, 1, {"01": 1}, level=1.0)
+
+
 def test_pattern_ones_takes_one_to_ten_options():
     assert pattern_ones({"1": 3, "0": 2}, 1) == PatternOnes(5, (3,))
     assert pattern_ones({}, 10) == PatternOnes(0, (0,) * 10)
