@@ -132,6 +132,13 @@ def test_ticked_count_takes_one_answer_and_names_a_bad_count_or_level():
         ticked_count(SYMMETRIC, 1, {"01": 1}, level=1.0)
 
 
+def test_ticked_count_floors_the_spread_at_the_least_bit_variance_of_the_design():
+    """Every answer sends one 1: no spread, so the standard error rests on the floor m min(p (1 - p), q (1 - q)),
+    here 2 x 0.09 for p = 9/10 (q = 1/2 gives 0.25): SE = sqrt(0.18 / 4) / (p - q)."""
+    design = UnaryDesign(2, Fraction(9, 10), Fraction(1, 2))
+    assert_allclose(ticked_count(design, 4, {"10": 4}).std_err, math.sqrt(0.18 / 4) / 0.4, rtol=1e-12)
+
+
 def test_pattern_ones_takes_one_to_ten_options():
     assert pattern_ones({"1": 3, "0": 2}, 1) == PatternOnes(5, (3,))
     assert pattern_ones({}, 10) == PatternOnes(0, (0,) * 10)
