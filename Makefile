@@ -2,7 +2,7 @@
 #   make run   - set everything up and serve the app with the example surveys
 #   make test  - set everything up (Chromium included) and run the whole test suite
 # And, for the privacy and statistics core:
-#   make mutation - mutation testing (mutmut) of surveys/protocol.py and analysis/, about 20 minutes
+#   make mutation - mutation testing (mutmut) of analysis/ and the randomizers (surveys/protocol.py, surveys/numeric_protocol.py)
 #   make docs     - the documentation site (README.md, docs/, analysis/README.md) built into site/
 PYTHON ?= python3
 VENV := .venv

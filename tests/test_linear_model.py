@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -163,3 +164,86 @@ def test_bad_level_and_design():
         debiased_cells("bounded", [])
     with pytest.raises(ValueError, match="scale"):
         affine_cells([], float("inf"), 0)
+
+
+def test_the_statistics_of_each_coefficient_and_the_fit_by_hand():
+    """The cells of test_two_cells_by_hand at 90%: z = estimate / HC0 SE, t = estimate / classical SE, and the
+    classical covariance sigma^2 (X'X)^-1 = 10/3 [[1/2, -1/2], [-1/2, 5/6]]."""
+    fit = linear_model_from_cells([((0,), 2, 4, 10), ((1,), 3, 12, 56)], names=["treated"], level=0.9)
+    assert fit.confidence_level == 0.9
+    assert_allclose(fit.classical_covariance, [[5 / 3, -5 / 3], [-5 / 3, 25 / 9]], rtol=1e-12)
+    assert_allclose([c.z for c in fit.coefficients], [2 / math.sqrt(0.5), 2 / math.sqrt(0.5 + 8 / 9)], rtol=1e-12)
+    assert_allclose([c.classical_t for c in fit.coefficients], [2 / math.sqrt(5 / 3), 2 / (5 / 3)], rtol=1e-12)
+
+
+def test_a_perfect_fit_has_infinite_statistics_and_a_zero_estimate_none():
+    """Every answer equal within its cell and the cells on the line: no residual, so a coefficient's statistic is
+    +/- infinity, or undefined (nan) when the coefficient is 0 too."""
+    fit = linear_model_from_cells([((0,), 2, 4, 8), ((1,), 2, 8, 32)], names=["treated"])
+    assert fit.residual_variance == 0
+    assert [(c.std_err, c.z, c.classical_t) for c in fit.coefficients] == [(0.0, math.inf, math.inf)] * 2
+    flat = linear_model_from_cells([((0,), 2, 4, 8), ((1,), 2, 4, 8)], names=["treated"])
+    treated = flat.coefficient("treated")
+    assert treated.estimate == 0 and math.isnan(treated.z) and math.isnan(treated.classical_t)
+    assert math.isnan(flat.r_squared)  # every answer the same: no spread to explain
+    small = linear_model_from_cells([((0,), 2, 0.0, 0.0), ((1,), 2, 1.0, 0.5)], names=["treated"])
+    assert small.r_squared == 1.0  # a total sum of squares of 1/4, all explained
+
+
+def test_a_cell_without_answers_is_skipped_wherever_it_stands():
+    cells = [((1,), 3, 12, 56), ((0,), 2, 4, 10)]
+    with_empty = linear_model_from_cells([((0,), 0, 0, 0), *cells, ((1,), 0, 0, 0)], names=["treated"])
+    assert with_empty == linear_model_from_cells(cells, names=["treated"])
+
+
+@pytest.mark.parametrize(
+    ("cells", "message"),
+    [
+        (5, "cells must be a sequence of (x_row, n, sum_y, sum_y2), got cells=5"),
+        ([((0,), True, 4, 8)], "cells[0] count must be an integer >= 0, got n=True"),
+        ([((0,), 2, True, 8)], "cells[0] sum_y must be a finite number, got sum_y=True"),
+        ([((0,), 2, 4, math.nan)], "cells[0] sum_y2 must be a finite number, got sum_y2=nan"),
+        ([((0,), 0, 0, 5)], "cells[0] has no answers but sums 0, 5"),
+        ([((0,), 0, 3, 0)], "cells[0] has no answers but sums 3, 0"),
+        ([((0,), 2, 4, 1)], "cells[0] sum_y2=1 is below sum_y^2 / n = 8.0: not the sums of one set of numbers"),
+        ([((0,), 0, 0, 0)], "cells must hold at least one cell with answers"),
+        (
+            [((0,), 2, 4, 8), ((0,), 2, 4, 8)],
+            "the columns ('intercept', 'treated') are linearly dependent over the 2 cells with answers: drop a "
+            "column or a level (each categorical predictor needs a reference level)",
+        ),
+    ],
+)
+def test_bad_cells_are_refused_naming_the_fault(cells, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        linear_model_from_cells(cells, names=None if cells == 5 else ["treated"])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: affine_cells([((0,), 2, 4, 10)], math.nan, 0), "scale must be a finite number, got scale=nan"),
+        (lambda: affine_cells([((0,), 2, 4, 10)], True, 0), "scale must be a finite number, got scale=True"),
+        (lambda: affine_cells([((0,), 2, 4, 10)], 1, math.inf), "shift must be a finite number, got shift=inf"),
+        (lambda: linear_model_from_cells([((0,), 2, 4, 10)], level=1.5), "level must be in (0, 1), got level=1.5"),
+    ],
+)
+def test_a_bad_scale_shift_or_level_is_refused_naming_it(call, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
+
+
+def test_the_one_bit_debiasing_uses_low_in_the_shift():
+    """K 10, high 5, low 2: u = 10 (7 bit - 2) / 3, so 3 ones of 4 answers sum to (210 - 80) / 3."""
+    [(x_row, n, total, squares)] = debiased_cells(BoundedDesign(10, 5, 2), [((1,), 4, 3, 3)])
+    assert (x_row, n) == ((1,), 4)
+    assert_allclose([total, squares], [130 / 3, 3 * (50 / 3) ** 2 + (20 / 3) ** 2], rtol=1e-12)
+
+
+def test_sums_of_squares_below_the_spread_within_the_rounding_tolerance_are_accepted():
+    """A kept sum of squares may undershoot sum_y^2 / n by float rounding: by at most 1e-9 (relative, then
+    absolute) it is read as no spread; more is refused."""
+    for squares in (-5e-10, -1e-9):
+        assert linear_model_from_cells([((0,), 1, 0.0, squares), ((1,), 2, 2.0, 2.0)], names=["t"]).n == 3
+    with pytest.raises(ValueError, match="is below sum_y"):
+        linear_model_from_cells([((0,), 1, 0.0, -2e-9), ((1,), 2, 2.0, 2.0)], names=["t"])

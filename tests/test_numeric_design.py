@@ -114,6 +114,14 @@ def test_the_laplace_outputs_are_kept_in_at_most_62_inner_buckets_of_one_width(s
     ]
 
 
+@pytest.mark.parametrize(
+    ("scale", "message"), [("x", "scale must be a fraction such as 1/4, got 'x'"), (0, "scale must be positive, got 0")]
+)
+def test_a_laplace_scale_that_is_not_a_positive_fraction_is_refused_naming_it(scale, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        DiscreteLaplaceDesign(30, scale)
+
+
 def test_each_design_is_kept_as_a_record_that_rebuilds_it_and_is_named_in_words():
     records = {
         LAPLACE: {"kind": "discrete_laplace", "steps": 30, "scale": "27307177/1000000"},

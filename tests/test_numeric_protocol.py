@@ -91,6 +91,13 @@ def test_bernoulli_exp_is_one_with_probability_exp_minus_gamma(gamma):
     assert chi_square_pvalue(Counter({1: ones, 0: N - ones}), {0: 1 - chance, 1: chance}, N) > ALPHA
 
 
+def test_discrete_laplace_takes_a_scale_of_one_or_less(monkeypatch):
+    """Scale 1 (s = t = 1): sign +, U = 0 kept, V = 0: 0. Scale 1/2 (s = 2, t = 1): the same draws give 0 too."""
+    for scale in (Fraction(1), Fraction(1, 2)):
+        sample = lambda scale=scale: discrete_laplace(scale)  # noqa: E731
+        assert _replayed(monkeypatch, sample, [0, 0, 0, 0, 1]) == (0, [2, 1, 1, 1, 2])
+
+
 def test_bernoulli_exp_of_zero_is_always_one_and_a_negative_gamma_is_refused():
     assert all(bernoulli_exp(Fraction(0)) == 1 for _ in range(1000))
     with pytest.raises(ValueError, match="-1/2"):
@@ -439,6 +446,8 @@ def test_bernoulli_exp_follows_algorithm_1_over_given_draws(monkeypatch, gamma, 
         ([1, 0, 0, 0, 1, 0, 4, 4, 0, 0, 2, 0, 1], [2, 5, 5, 1, 2, 2, 5, 5, 1, 2, 3, 1, 2], 4),
         # sign +, U = 4 refused (draws 0 then 9: K = 2), U = 1 kept, V = 0: floor(1 / 2) = 0
         ([0, 4, 0, 9, 1, 3, 0, 1], [2, 5, 5, 10, 5, 5, 1, 2], 0),
+        # sign +, U = 0, V = 2 (two ones of Bernoulli(exp(-1)), then a 0): floor((0 + 10) / 2) = 5
+        ([0, 0, 0, 0, 0, 2, 0, 0, 2, 0, 1], [2, 5, 5, 1, 2, 3, 1, 2, 3, 1, 2], 5),
         # sign -, U = 1, V = 0: floor(1 / 2) = 0, a negative zero: drawn again, sign +, U = 2, V = 0: 1
         ([1, 1, 3, 0, 1, 0, 2, 3, 0, 1], [2, 5, 5, 1, 2, 2, 5, 5, 1, 2], 1),
     ],

@@ -7,6 +7,7 @@ tolerances from the binomial error of the simulation itself.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -121,6 +122,41 @@ def test_one_option_count_is_the_share():
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_ticked_count_takes_one_answer_and_names_a_bad_count_or_level():
+    one = ticked_count(SYMMETRIC, 1, {"01": 1}, level=0.9)
+    assert (one.n, one.options, one.confidence_level) == (1, 2, 0.9)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 1, got n=0$"):
+        ticked_count(SYMMETRIC, 0, {})
+    with pytest.raises(ValueError, match=r"^level must be in \(0, 1\), got level=1.0$"):
+        ticked_count(SYMMETRIC, 1, {"01": 1}, level=1.0)
+
+
+def test_ticked_count_floors_the_spread_at_the_least_bit_variance_of_the_design():
+    """Every answer sends one 1: no spread, so the standard error rests on the floor m min(p (1 - p), q (1 - q)),
+    here 2 x 0.09 for p = 9/10 (q = 1/2 gives 0.25): SE = sqrt(0.18 / 4) / (p - q)."""
+    design = UnaryDesign(2, Fraction(9, 10), Fraction(1, 2))
+    assert_allclose(ticked_count(design, 4, {"10": 4}).std_err, math.sqrt(0.18 / 4) / 0.4, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("pattern_counts", "message"),
+    [
+        ([1], "pattern_counts must map bit strings to counts, got pattern_counts=[1]"),
+        ({"012": 1}, "a pattern must be 1 to 10 characters 0 or 1, got pattern '012'"),
+        ({5: 1}, "a pattern must be 1 to 10 characters 0 or 1, got pattern 5"),
+        ({"0" * 11: 1}, "a pattern must be 1 to 10 characters 0 or 1, got pattern '00000000000'"),
+        ({"01": True}, "a pattern's count must be an integer >= 0, got pattern_counts['01']=True"),
+    ],
+)
+def test_a_bad_pattern_or_count_is_refused_with_its_exact_message(pattern_counts, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        pattern_ones(pattern_counts)
+
+
+def test_a_pattern_kept_with_no_answers_counts_nothing():
+    assert pattern_ones({"01": 0, "10": 2}) == PatternOnes(2, (2, 0))
 
 
 def test_pattern_ones_takes_one_to_ten_options():
