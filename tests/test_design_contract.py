@@ -11,7 +11,7 @@ import pytest
 from analysis.design import MultipleChoiceDesign
 from app import ROOT
 from storage import queries
-from surveys import design_contract, schema
+from surveys import design_contract, schema_questions
 from surveys.design_contract import (
     canonical_json,
     check_question_name,
@@ -74,8 +74,8 @@ def test_tallies_of_another_type_or_with_unknown_answers_are_ignored_and_flagged
 @pytest.mark.parametrize("name", ["year", "q1", "a_b", "x" * 63, "Year", "1q", "_q", "q-1", "q.r", "x" * 64, "", "é"])
 def test_the_loader_and_storage_accept_the_same_question_names(name, fresh_db):
     """One rule: a name storage refuses (in a JSON path) is one the loader never lets into a survey."""
-    assert schema.QUESTION_NAME_PATTERN is design_contract.QUESTION_NAME_PATTERN
-    if schema.QUESTION_NAME_PATTERN.fullmatch(name):
+    assert schema_questions.QUESTION_NAME_PATTERN is design_contract.QUESTION_NAME_PATTERN
+    if schema_questions.QUESTION_NAME_PATTERN.fullmatch(name):
         assert check_question_name(name) == name
         assert queries.group_tallies(fresh_db, "quiz", name) == {}
     else:
