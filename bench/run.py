@@ -114,6 +114,7 @@ class Plan:
     release_runs: int
     postgres_url: str | None  # None: a throwaway cluster for the run
     keep: bool
+    quick: bool = False
 
 
 def parse_args(argv: list[str] | None = None) -> Plan:
@@ -170,6 +171,7 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         release_runs=1 if quick else release_bench.RUNS,
         postgres_url=args.postgres_url,
         keep=args.keep,
+        quick=quick,
     )
 
 
@@ -330,7 +332,9 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
             model_fits.append(model_bench.bench_survey_fit(database, survey, "cheated", "stress"))
         if "export" in plan.parts and rows == plan.export_rows:
             say(f"streaming the responses CSV ({plan.export_small_rows:,} and {rows:,} rows)")
-            passes = export_bench.measure(database, surveys_dir / f"{SURVEY_ID}.yaml", rows, plan.export_small_rows)
+            passes = export_bench.measure(
+                database, surveys_dir / f"{SURVEY_ID}.yaml", rows, plan.export_small_rows, fresh=not plan.quick
+            )
             say("breaking the CSV stream down")
             breakdown = export_breakdown_table(export_breakdown.breakdown(database, survey))
     figures = (results_figures(timings) if timings else []) + (export_figures(passes) if passes else [])

@@ -65,11 +65,18 @@ class FloodScale:
     owner_attempts: int = OWNER_ATTEMPTS
     #: Between two of the owner's sign-ins: an owner retrying by hand, not in a loop.
     owner_pause_seconds: float = 0.3
+    #: Concurrent sign-in clients of the flood, and of each rotating flood.
+    flood_clients: int = FLOOD_CLIENTS
+    rotating_clients: int = ROTATING_CLIENTS
 
 
 #: Every figure of the full run, in seconds: one worker per server, half a second of respondents, one
-#: sign-in per browser.
-QUICK = FloodScale(workers=1, measure_seconds=0.5, owner_attempts=1, owner_pause_seconds=0.0)
+#: sign-in per browser, and floods of two clients (one more than the bound: some are refused busy) and
+#: rotating floods of one (every Argon2id check costs about 0.2 CPU-s, and the quick run's figures only
+#: say that the bench works).
+QUICK = FloodScale(
+    workers=1, measure_seconds=0.5, owner_attempts=1, owner_pause_seconds=0.0, flood_clients=2, rotating_clients=1
+)
 
 
 def _respondent_latencies(base_url: str, seconds: float) -> list[float]:
@@ -119,7 +126,7 @@ def _measure(running: server.Server, flooded: bool, scale: FloodScale) -> tuple[
         stop, statuses = threading.Event(), []
         threads = [
             threading.Thread(target=_flood, args=(running.base_url, stop, statuses))
-            for _ in range(FLOOD_CLIENTS if flooded else 0)
+            for _ in range(scale.flood_clients if flooded else 0)
         ]
         for thread in threads:
             thread.start()
@@ -237,8 +244,10 @@ def measure_rotating(
         stop, statuses = threading.Event(), []
         addresses = rotating_addresses(*flood[1:]) if flood else []
         threads = [
-            threading.Thread(target=_rotating_flood, args=(base_url, addresses[i::ROTATING_CLIENTS], stop, statuses))
-            for i in range(ROTATING_CLIENTS if flood else 0)
+            threading.Thread(
+                target=_rotating_flood, args=(base_url, addresses[i :: scale.rotating_clients], stop, statuses)
+            )
+            for i in range(scale.rotating_clients if flood else 0)
         ]
         for thread in threads:
             thread.start()
@@ -288,7 +297,7 @@ def _rotating_figures(running: list[server.Server], scale: FloodScale) -> list[F
         counts = ", ".join(f"{statuses.count(code)} x {code}" for code in sorted(set(statuses)))
         figures += [
             Figure(
-                f"  during {ROTATING_CLIENTS} rotating floods, {flood[0]}: browser that signed in before",
+                f"  during {scale.rotating_clients} rotating floods, {flood[0]}: browser that signed in before",
                 _owner_summary(result["remembered"]),
                 f">= {OWNER_TARGET:.0%} got in",
                 got_in >= OWNER_TARGET,
@@ -312,13 +321,14 @@ def _summary(latencies: list[float], statuses: list[int]) -> str:
 
 def measure(workdir: Path, scale: FloodScale = FloodScale()) -> list[Figure]:
     """Figure 5: respondent latency with no flood, with the bound and without it, then the rotating floods."""
-    with server.started([_launch(workdir, concurrency, scale) for concurrency in (None, 1, FLOOD_CLIENTS)]) as running:
+    launches = [_launch(workdir, concurrency, scale) for concurrency in (None, 1, scale.flood_clients)]
+    with server.started(launches) as running:
         quiet, bounded, unbounded = (_measure(on, flooded, scale) for on, flooded in zip(running, (False, True, True)))
     factor = _p95(bounded[0]) / _p95(quiet[0])
     return [
         Figure(f"Respondent page, no flood ({scale.workers} workers)", _summary(*quiet)),
-        Figure(f"  during {FLOOD_CLIENTS} sign-in floods, SIGNIN_CONCURRENCY=1", _summary(*bounded)),
-        Figure(f"  the same without the bound (={FLOOD_CLIENTS})", _summary(*unbounded)),
+        Figure(f"  during {scale.flood_clients} sign-in floods, SIGNIN_CONCURRENCY=1", _summary(*bounded)),
+        Figure(f"  the same without the bound (={scale.flood_clients})", _summary(*unbounded)),
         Figure(
             "  p95 flood (bounded) / p95 no flood",
             f"{factor:.1f}",
