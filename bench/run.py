@@ -151,6 +151,7 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         measure_seconds=args.seconds or (0.25 if quick else 8.0),
         rounds=1 if quick else 3,
         start_slack_seconds=0.5 if quick else 2.0,
+        share_servers=quick,
     )
     parts = tuple(p.strip() for p in args.only.split(",")) if args.only else PARTS
     unknown = set(parts) - set(PARTS)

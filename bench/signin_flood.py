@@ -26,6 +26,7 @@ latency; with no flood, then with each flood of :data:`FLOODS`.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 import statistics
@@ -68,14 +69,23 @@ class FloodScale:
     #: Concurrent sign-in clients of the flood, and of each rotating flood.
     flood_clients: int = FLOOD_CLIENTS
     rotating_clients: int = ROTATING_CLIENTS
+    #: The no-flood figures on the next flood's server, before its flood (the same settings), instead of a
+    #: server of their own: two gunicorn boots fewer (about 2 CPU-s each).
+    share_servers: bool = False
 
 
 #: Every figure of the full run, in seconds: one worker per server, half a second of respondents, one
 #: sign-in per browser, and floods of two clients (one more than the bound: some are refused busy) and
 #: rotating floods of one (every Argon2id check costs about 0.2 CPU-s, and the quick run's figures only
-#: say that the bench works).
+#: say that the bench works), the no-flood figures on the flood's servers.
 QUICK = FloodScale(
-    workers=1, measure_seconds=0.5, owner_attempts=1, owner_pause_seconds=0.0, flood_clients=2, rotating_clients=1
+    workers=1,
+    measure_seconds=0.5,
+    owner_attempts=1,
+    owner_pause_seconds=0.0,
+    flood_clients=2,
+    rotating_clients=1,
+    share_servers=True,
 )
 
 
@@ -118,10 +128,12 @@ def _launch(workdir: Path, concurrency: int | None, scale: FloodScale) -> tuple[
     return "app:create_app()", env, workdir / f"signin-{concurrency}.log"
 
 
-def _measure(running: server.Server, flooded: bool, scale: FloodScale) -> tuple[list[float], list[int]]:
+def _measure(
+    running: server.Server, flooded: bool, scale: FloodScale, stop: bool = True
+) -> tuple[list[float], list[int]]:
     """Respondent latencies (and the flood's statuses) on ``running``, during a flood or with none; the
-    server is stopped at the end."""
-    with running:
+    server is stopped at the end (unless ``stop`` is false)."""
+    with running if stop else contextlib.nullcontext():
         _respondent_latencies(running.base_url, min(1.0, scale.measure_seconds))  # warm every worker's imports
         stop, statuses = threading.Event(), []
         threads = [
@@ -233,12 +245,16 @@ def _proxied_launch(workdir: Path, label: str, workers: int) -> tuple[str, dict[
 
 
 def measure_rotating(
-    running: server.Server, flood: tuple[str, int, int, int] | None, scale: FloodScale = FloodScale()
+    running: server.Server,
+    flood: tuple[str, int, int, int] | None,
+    scale: FloodScale = FloodScale(),
+    stop: bool = True,
 ) -> dict[str, list]:
-    """The owner's sign-ins on ``running`` (:func:`_proxied_launch`'s server, stopped at the end), during
-    ``flood`` (one of :data:`FLOODS`; None: no flood): ``remembered`` from a browser that signed in
-    before, ``new`` from a new one, each a list of (got in, seconds); ``flood``, the flood's statuses."""
-    with running:
+    """The owner's sign-ins on ``running`` (:func:`_proxied_launch`'s server, stopped at the end unless
+    ``stop`` is false), during ``flood`` (one of :data:`FLOODS`; None: no flood): ``remembered`` from a
+    browser that signed in before, ``new`` from a new one, each a list of (got in, seconds); ``flood``, the
+    flood's statuses."""
+    with running if stop else contextlib.nullcontext():
         base_url = running.base_url
         cookie = _remembered_cookie(base_url)
         stop, statuses = threading.Event(), []
@@ -274,15 +290,15 @@ def _owner_summary(attempts: list[tuple[bool, float]]) -> str:
 def rotating_figures(workdir: Path, scale: FloodScale = FloodScale()) -> list[Figure]:
     """The owner's sign-ins with no flood, then during each of :data:`FLOODS` (``FLASK_PROXY_FIX=1``), each
     on a server of its own (all booted at once, each stopped after its measurement)."""
-    launches = [
-        _proxied_launch(workdir, f"rotating-{flood[1] if flood else 0}", scale.workers) for flood in (None, *FLOODS)
-    ]
+    floods = FLOODS if scale.share_servers else (None, *FLOODS)
+    launches = [_proxied_launch(workdir, f"rotating-{flood[1] if flood else 0}", scale.workers) for flood in floods]
     with server.started(launches) as running:
         return _rotating_figures(running, scale)
 
 
 def _rotating_figures(running: list[server.Server], scale: FloodScale) -> list[Figure]:
-    quiet = measure_rotating(running[0], None, scale)
+    quiet = measure_rotating(running[0], None, scale, stop=not scale.share_servers)
+    running = running if scale.share_servers else running[1:]
     figures = [
         Figure(
             "Owner's sign-ins behind a proxy, no flood: browser that signed in before",
@@ -290,7 +306,7 @@ def _rotating_figures(running: list[server.Server], scale: FloodScale) -> list[F
         ),
         Figure("  the same, a new browser", _owner_summary(quiet["new"])),
     ]
-    for flood, on in zip(FLOODS, running[1:]):
+    for flood, on in zip(FLOODS, running):
         result = measure_rotating(on, flood, scale)
         got_in = sum(ok for ok, _ in result["remembered"]) / scale.owner_attempts
         statuses = result["flood"]
@@ -321,9 +337,10 @@ def _summary(latencies: list[float], statuses: list[int]) -> str:
 
 def measure(workdir: Path, scale: FloodScale = FloodScale()) -> list[Figure]:
     """Figure 5: respondent latency with no flood, with the bound and without it, then the rotating floods."""
-    launches = [_launch(workdir, concurrency, scale) for concurrency in (None, 1, scale.flood_clients)]
-    with server.started(launches) as running:
-        quiet, bounded, unbounded = (_measure(on, flooded, scale) for on, flooded in zip(running, (False, True, True)))
+    concurrencies = (1, scale.flood_clients) if scale.share_servers else (None, 1, scale.flood_clients)
+    with server.started([_launch(workdir, concurrency, scale) for concurrency in concurrencies]) as running:
+        quiet = _measure(running[0], False, scale, stop=not scale.share_servers)
+        bounded, unbounded = (_measure(on, True, scale) for on in running[-2:])
     factor = _p95(bounded[0]) / _p95(quiet[0])
     return [
         Figure(f"Respondent page, no flood ({scale.workers} workers)", _summary(*quiet)),
