@@ -329,8 +329,9 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
         )
         if "results" in plan.parts and rows in plan.sizes:
             say(f"results, exports, floor and cold recount at {rows:,}")
-            timings.append(results_bench.measure_size(database, surveys_dir, survey, rows))
-            model_fits.append(model_bench.bench_survey_fit(database, survey, "cheated", "stress"))
+            runs = 1 if plan.quick else results_bench.WARM_RUNS
+            timings.append(results_bench.measure_size(database, surveys_dir, survey, rows, runs))
+            model_fits.append(model_bench.bench_survey_fit(database, survey, "cheated", "stress", runs))
         if "export" in plan.parts and rows == plan.export_rows:
             say(f"streaming the responses CSV ({plan.export_small_rows:,} and {rows:,} rows)")
             passes = export_bench.measure(
@@ -409,7 +410,8 @@ def run(plan: Plan) -> int:
             figures += signin_flood.measure(workdir, plan.signin)
         if "model" in plan.parts:
             say(f"model fit from kept counts at {', '.join(f'{n:,}' for n in plan.model_sizes)} responses")
-            figures += model_bench.figures(model_bench.measure(workdir, plan.model_sizes))
+            runs = 1 if plan.quick else model_bench.RUNS
+            figures += model_bench.figures(model_bench.measure(workdir, plan.model_sizes, runs))
         if "catalog" in plan.parts:
             say(f"the survey catalogue with {', '.join(f'{n:,}' for n in plan.catalog_sizes)} stored surveys")
             figures += catalog_bench.figures(catalog_bench.measure(workdir, plan.catalog_sizes))
