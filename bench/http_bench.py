@@ -42,6 +42,9 @@ class HttpOptions:
     measure_seconds: float = 10.0
     rounds: int = 3
     start_slack_seconds: float = START_SLACK_SECONDS
+    #: PostgreSQL with two app servers: the one-server setup's server and database, and one more server
+    #: (``bench.run --quick``: one gunicorn boot fewer), instead of two servers on a database of their own.
+    share_servers: bool = False
 
     @property
     def connections(self) -> int:

@@ -197,11 +197,12 @@ class ModelTiming:
     message: str | None
 
 
-def _median_fit(db, survey: Survey, choice: ModelChoice) -> tuple[float, float, ModelResult]:
-    """Median wall and CPU seconds of :func:`web.gather.stored_model` over :data:`RUNS` warm runs, and its result."""
+def _median_fit(db, survey: Survey, choice: ModelChoice, runs: int = RUNS) -> tuple[float, float, ModelResult]:
+    """Median wall and CPU seconds of :func:`web.gather.stored_model` over ``runs`` warm runs (:data:`RUNS`;
+    ``bench.run --quick``: 1), and its result."""
     result = gather.stored_model(db, survey, choice, 0.95)  # warm-up
     walls, cpus = [], []
-    for _ in range(RUNS):
+    for _ in range(runs):
         wall, cpu = time.perf_counter(), time.process_time()
         gather.stored_model(db, survey, choice, 0.95)
         walls.append(time.perf_counter() - wall)
@@ -225,12 +226,22 @@ def largest_z(result: ModelResult, truth: Truth) -> float:
     )
 
 
-def measure(workdir: Path, sizes: tuple[int, ...]) -> list[ModelTiming]:
+def measure(workdir: Path, sizes: tuple[int, ...], runs: int = RUNS) -> list[ModelTiming]:
     """:func:`measure_here` in a fresh process with the app's BLAS setting (one thread, ``app.create_app``):
     numpy reads it only when first imported, and the bench has imported numpy already."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "bench.model_bench", "--workdir", str(workdir), "--sizes", ",".join(map(str, sizes))],
+        [
+            sys.executable,
+            "-m",
+            "bench.model_bench",
+            "--workdir",
+            str(workdir),
+            "--sizes",
+            ",".join(map(str, sizes)),
+            "--runs",
+            str(runs),
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -242,7 +253,7 @@ def measure(workdir: Path, sizes: tuple[int, ...]) -> list[ModelTiming]:
     return [ModelTiming(**row) for row in json.loads(done.stdout)]
 
 
-def measure_here(workdir: Path, sizes: tuple[int, ...]) -> list[ModelTiming]:
+def measure_here(workdir: Path, sizes: tuple[int, ...], runs: int = RUNS) -> list[ModelTiming]:
     """The model fit at each number of responses, each from its own database of kept counts, in this process."""
     survey = write_model_survey(workdir / "model-surveys")
     if kept_outcomes(survey) != ("cheated",):
@@ -256,7 +267,7 @@ def measure_here(workdir: Path, sizes: tuple[int, ...]) -> list[ModelTiming]:
         store_tallies(database, survey.id, rows)
         db = connection.connect(database)
         try:
-            seconds, cpu_seconds, result = _median_fit(db, survey, model_choice())
+            seconds, cpu_seconds, result = _median_fit(db, survey, model_choice(), runs)
         finally:
             db.close()
         fitted = result.fit is not None
@@ -307,13 +318,15 @@ def figures(timings: list[ModelTiming]) -> list[Figure]:
     ]
 
 
-def bench_survey_fit(database: Path, survey: Survey, outcome: str, predictor: str) -> tuple[float, bool]:
+def bench_survey_fit(
+    database: Path, survey: Survey, outcome: str, predictor: str, runs: int = RUNS
+) -> tuple[float, bool]:
     """On the grown 10-question database: seconds for the model ``outcome ~ predictor`` from its kept counts,
     and whether those counts equal a recount from the stored responses (:func:`storage.queries._scan_pattern_tallies`).
     """
     db = connection.connect(database)
     try:
-        seconds, _, result = _median_fit(db, survey, ModelChoice(outcome, (predictor,), {}))
+        seconds, _, result = _median_fit(db, survey, ModelChoice(outcome, (predictor,), {}), runs)
         kept = sorted(
             (o, design, pattern, answer, count)
             for o in kept_outcomes(survey)
@@ -333,13 +346,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.model_bench")
     parser.add_argument("--sizes", default="10000,1000000,10000000", help="responses, comma-separated")
     parser.add_argument("--workdir", help="folder for the databases; print JSON timings (used by bench.run)")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"warm fits timed per size (default {RUNS})")
     args = parser.parse_args(argv)
     sizes = tuple(int(size) for size in args.sizes.split(","))
     if args.workdir:
-        print(json.dumps([asdict(timing) for timing in measure_here(Path(args.workdir), sizes)]))
+        print(json.dumps([asdict(timing) for timing in measure_here(Path(args.workdir), sizes, args.runs)]))
         return
     with tempfile.TemporaryDirectory(prefix="rr-model-bench-") as folder:
-        print(table(figures(measure(Path(folder), sizes))))
+        print(table(figures(measure(Path(folder), sizes, args.runs))))
 
 
 if __name__ == "__main__":

@@ -152,19 +152,24 @@ def measure_http(workdir: Path, server_url: str, options: HttpOptions) -> list[F
     setups: list[tuple[Setup, int]] = []
     launches: list[tuple[str, dict, Path]] = []
     try:
+        shared = int(options.share_servers)  # servers the two-server setup borrows from the one-server one
         for name, count, database_url in (
             ("SQLite", 1, None),
             ("PostgreSQL, 1 app server", 1, one_url),
-            ("PostgreSQL, 2 app servers", 2, two_url),
+            ("PostgreSQL, 2 app servers", 2, one_url if shared else two_url),
         ):
             database = workdir / f"http-{len(setups)}.sqlite3"
-            _prepare(database_url or str(database))
+            if not (shared and count == 2):
+                _prepare(database_url or str(database))
             env = _environment(database, database_url, surveys_dir, options.workers)
             setups.append((Setup(name), count))
-            launches += [(APP, env, workdir / f"gunicorn-{len(setups)}-{n}.log") for n in range(count)]
+            booted = count - shared if count == 2 else count
+            launches += [(APP, env, workdir / f"gunicorn-{len(setups)}-{n}.log") for n in range(booted)]
         with server.started(launches) as running:  # all booted at once; stopped at the end
             for setup, count in setups:
-                setup.servers, running = running[:count], running[count:]
+                borrowed = setups[1][0].servers[:shared] if count == 2 else []
+                booted = count - len(borrowed)
+                setup.servers, running = borrowed + running[:booted], running[booted:]
             for number in range(options.rounds):
                 order = list(paths) if number % 2 == 0 else list(paths)[::-1]
                 for setup, _ in setups:

@@ -123,29 +123,30 @@ def _interleaved_medians(first, second, runs: int) -> tuple[float, float]:
     return statistics.median(times[0]), statistics.median(times[1])
 
 
-def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int) -> SizeTimings:
-    """Every figure-2 timing for the database as it is now (``rows`` responses)."""
+def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int, runs: int = WARM_RUNS) -> SizeTimings:
+    """Every figure-2 timing for the database as it is now (``rows`` responses): medians of ``runs`` warm runs
+    (``bench.run --quick``: 1) and of at most as many scans."""
     timings = SizeTimings(rows)
     db = connection.connect(database)
     try:
-        timings.results = median_seconds(lambda: _warm_results(db, survey), WARM_RUNS)
+        timings.results = median_seconds(lambda: _warm_results(db, survey), runs)
         timings.estimates_json = median_seconds(
             lambda: json.dumps(export.estimates_json(_warm_results(db, survey), "2026-01-01T00:00:00+00:00")),
-            WARM_RUNS,
+            runs,
         )
-        timings.estimates_csv = median_seconds(lambda: export.estimates_csv(_warm_results(db, survey)), WARM_RUNS)
+        timings.estimates_csv = median_seconds(lambda: export.estimates_csv(_warm_results(db, survey)), runs)
         client = _signed_in_client(database, surveys_dir)
         try:
-            timings.page = median_seconds(_page_timer(client, survey), WARM_RUNS)
+            timings.page = median_seconds(_page_timer(client, survey), runs)
         finally:
             close_app_connections(client.application)
-        runs = SCAN_RUNS_SMALL if rows <= 1_000_000 else SCAN_RUNS_LARGE
+        scans = min(runs, SCAN_RUNS_SMALL if rows <= 1_000_000 else SCAN_RUNS_LARGE)
         recounted: dict = {}
         timings.floor, timings.cold = _interleaved_medians(
-            lambda: floor_scan(db, survey), lambda: _cold_results(db, survey, recounted), runs
+            lambda: floor_scan(db, survey), lambda: _cold_results(db, survey, recounted), scans
         )
         timings.cold_matches_tallies = recounted["tallies"] == queries.tallies(db, survey.id)
-        timings.breakdown = median_seconds(lambda: queries.group_tallies(db, survey.id, BREAKDOWN_BY), WARM_RUNS)
+        timings.breakdown = median_seconds(lambda: queries.group_tallies(db, survey.id, BREAKDOWN_BY), runs)
         if rows <= BREAKDOWN_RECOUNT_MAX_ROWS:
             timings.breakdown_matches_recount = queries.group_tallies(
                 db, survey.id, BREAKDOWN_BY

@@ -114,6 +114,7 @@ class Plan:
     release_runs: int
     postgres_url: str | None  # None: a throwaway cluster for the run
     keep: bool
+    quick: bool = False
 
 
 def parse_args(argv: list[str] | None = None) -> Plan:
@@ -150,6 +151,7 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         measure_seconds=args.seconds or (0.25 if quick else 8.0),
         rounds=1 if quick else 3,
         start_slack_seconds=0.5 if quick else 2.0,
+        share_servers=quick,
     )
     parts = tuple(p.strip() for p in args.only.split(",")) if args.only else PARTS
     unknown = set(parts) - set(PARTS)
@@ -170,6 +172,7 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         release_runs=1 if quick else release_bench.RUNS,
         postgres_url=args.postgres_url,
         keep=args.keep,
+        quick=quick,
     )
 
 
@@ -326,11 +329,14 @@ def grow_and_measure(workdir: Path, plan: Plan) -> tuple[list[Figure], list[str]
         )
         if "results" in plan.parts and rows in plan.sizes:
             say(f"results, exports, floor and cold recount at {rows:,}")
-            timings.append(results_bench.measure_size(database, surveys_dir, survey, rows))
-            model_fits.append(model_bench.bench_survey_fit(database, survey, "cheated", "stress"))
+            runs = 1 if plan.quick else results_bench.WARM_RUNS
+            timings.append(results_bench.measure_size(database, surveys_dir, survey, rows, runs))
+            model_fits.append(model_bench.bench_survey_fit(database, survey, "cheated", "stress", runs))
         if "export" in plan.parts and rows == plan.export_rows:
             say(f"streaming the responses CSV ({plan.export_small_rows:,} and {rows:,} rows)")
-            passes = export_bench.measure(database, surveys_dir / f"{SURVEY_ID}.yaml", rows, plan.export_small_rows)
+            passes = export_bench.measure(
+                database, surveys_dir / f"{SURVEY_ID}.yaml", rows, plan.export_small_rows, fresh=not plan.quick
+            )
             say("breaking the CSV stream down")
             breakdown = export_breakdown_table(export_breakdown.breakdown(database, survey))
     figures = (results_figures(timings) if timings else []) + (export_figures(passes) if passes else [])
@@ -404,7 +410,8 @@ def run(plan: Plan) -> int:
             figures += signin_flood.measure(workdir, plan.signin)
         if "model" in plan.parts:
             say(f"model fit from kept counts at {', '.join(f'{n:,}' for n in plan.model_sizes)} responses")
-            figures += model_bench.figures(model_bench.measure(workdir, plan.model_sizes))
+            runs = 1 if plan.quick else model_bench.RUNS
+            figures += model_bench.figures(model_bench.measure(workdir, plan.model_sizes, runs))
         if "catalog" in plan.parts:
             say(f"the survey catalogue with {', '.join(f'{n:,}' for n in plan.catalog_sizes)} stored surveys")
             figures += catalog_bench.figures(catalog_bench.measure(workdir, plan.catalog_sizes))

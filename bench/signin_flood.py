@@ -26,6 +26,7 @@ latency; with no flood, then with each flood of :data:`FLOODS`.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 import statistics
@@ -65,11 +66,27 @@ class FloodScale:
     owner_attempts: int = OWNER_ATTEMPTS
     #: Between two of the owner's sign-ins: an owner retrying by hand, not in a loop.
     owner_pause_seconds: float = 0.3
+    #: Concurrent sign-in clients of the flood, and of each rotating flood.
+    flood_clients: int = FLOOD_CLIENTS
+    rotating_clients: int = ROTATING_CLIENTS
+    #: The no-flood figures on the next flood's server, before its flood (the same settings), instead of a
+    #: server of their own: two gunicorn boots fewer (about 2 CPU-s each).
+    share_servers: bool = False
 
 
 #: Every figure of the full run, in seconds: one worker per server, half a second of respondents, one
-#: sign-in per browser.
-QUICK = FloodScale(workers=1, measure_seconds=0.5, owner_attempts=1, owner_pause_seconds=0.0)
+#: sign-in per browser, and floods of two clients (one more than the bound: some are refused busy) and
+#: rotating floods of one (every Argon2id check costs about 0.2 CPU-s, and the quick run's figures only
+#: say that the bench works), the no-flood figures on the flood's servers.
+QUICK = FloodScale(
+    workers=1,
+    measure_seconds=0.5,
+    owner_attempts=1,
+    owner_pause_seconds=0.0,
+    flood_clients=2,
+    rotating_clients=1,
+    share_servers=True,
+)
 
 
 def _respondent_latencies(base_url: str, seconds: float) -> list[float]:
@@ -111,15 +128,17 @@ def _launch(workdir: Path, concurrency: int | None, scale: FloodScale) -> tuple[
     return "app:create_app()", env, workdir / f"signin-{concurrency}.log"
 
 
-def _measure(running: server.Server, flooded: bool, scale: FloodScale) -> tuple[list[float], list[int]]:
+def _measure(
+    running: server.Server, flooded: bool, scale: FloodScale, stop: bool = True
+) -> tuple[list[float], list[int]]:
     """Respondent latencies (and the flood's statuses) on ``running``, during a flood or with none; the
-    server is stopped at the end."""
-    with running:
+    server is stopped at the end (unless ``stop`` is false)."""
+    with running if stop else contextlib.nullcontext():
         _respondent_latencies(running.base_url, min(1.0, scale.measure_seconds))  # warm every worker's imports
         stop, statuses = threading.Event(), []
         threads = [
             threading.Thread(target=_flood, args=(running.base_url, stop, statuses))
-            for _ in range(FLOOD_CLIENTS if flooded else 0)
+            for _ in range(scale.flood_clients if flooded else 0)
         ]
         for thread in threads:
             thread.start()
@@ -226,19 +245,25 @@ def _proxied_launch(workdir: Path, label: str, workers: int) -> tuple[str, dict[
 
 
 def measure_rotating(
-    running: server.Server, flood: tuple[str, int, int, int] | None, scale: FloodScale = FloodScale()
+    running: server.Server,
+    flood: tuple[str, int, int, int] | None,
+    scale: FloodScale = FloodScale(),
+    stop: bool = True,
 ) -> dict[str, list]:
-    """The owner's sign-ins on ``running`` (:func:`_proxied_launch`'s server, stopped at the end), during
-    ``flood`` (one of :data:`FLOODS`; None: no flood): ``remembered`` from a browser that signed in
-    before, ``new`` from a new one, each a list of (got in, seconds); ``flood``, the flood's statuses."""
-    with running:
+    """The owner's sign-ins on ``running`` (:func:`_proxied_launch`'s server, stopped at the end unless
+    ``stop`` is false), during ``flood`` (one of :data:`FLOODS`; None: no flood): ``remembered`` from a
+    browser that signed in before, ``new`` from a new one, each a list of (got in, seconds); ``flood``, the
+    flood's statuses."""
+    with running if stop else contextlib.nullcontext():
         base_url = running.base_url
         cookie = _remembered_cookie(base_url)
         stop, statuses = threading.Event(), []
         addresses = rotating_addresses(*flood[1:]) if flood else []
         threads = [
-            threading.Thread(target=_rotating_flood, args=(base_url, addresses[i::ROTATING_CLIENTS], stop, statuses))
-            for i in range(ROTATING_CLIENTS if flood else 0)
+            threading.Thread(
+                target=_rotating_flood, args=(base_url, addresses[i :: scale.rotating_clients], stop, statuses)
+            )
+            for i in range(scale.rotating_clients if flood else 0)
         ]
         for thread in threads:
             thread.start()
@@ -265,15 +290,15 @@ def _owner_summary(attempts: list[tuple[bool, float]]) -> str:
 def rotating_figures(workdir: Path, scale: FloodScale = FloodScale()) -> list[Figure]:
     """The owner's sign-ins with no flood, then during each of :data:`FLOODS` (``FLASK_PROXY_FIX=1``), each
     on a server of its own (all booted at once, each stopped after its measurement)."""
-    launches = [
-        _proxied_launch(workdir, f"rotating-{flood[1] if flood else 0}", scale.workers) for flood in (None, *FLOODS)
-    ]
+    floods = FLOODS if scale.share_servers else (None, *FLOODS)
+    launches = [_proxied_launch(workdir, f"rotating-{flood[1] if flood else 0}", scale.workers) for flood in floods]
     with server.started(launches) as running:
         return _rotating_figures(running, scale)
 
 
 def _rotating_figures(running: list[server.Server], scale: FloodScale) -> list[Figure]:
-    quiet = measure_rotating(running[0], None, scale)
+    quiet = measure_rotating(running[0], None, scale, stop=not scale.share_servers)
+    running = running if scale.share_servers else running[1:]
     figures = [
         Figure(
             "Owner's sign-ins behind a proxy, no flood: browser that signed in before",
@@ -281,14 +306,14 @@ def _rotating_figures(running: list[server.Server], scale: FloodScale) -> list[F
         ),
         Figure("  the same, a new browser", _owner_summary(quiet["new"])),
     ]
-    for flood, on in zip(FLOODS, running[1:]):
+    for flood, on in zip(FLOODS, running):
         result = measure_rotating(on, flood, scale)
         got_in = sum(ok for ok, _ in result["remembered"]) / scale.owner_attempts
         statuses = result["flood"]
         counts = ", ".join(f"{statuses.count(code)} x {code}" for code in sorted(set(statuses)))
         figures += [
             Figure(
-                f"  during {ROTATING_CLIENTS} rotating floods, {flood[0]}: browser that signed in before",
+                f"  during {scale.rotating_clients} rotating floods, {flood[0]}: browser that signed in before",
                 _owner_summary(result["remembered"]),
                 f">= {OWNER_TARGET:.0%} got in",
                 got_in >= OWNER_TARGET,
@@ -312,13 +337,15 @@ def _summary(latencies: list[float], statuses: list[int]) -> str:
 
 def measure(workdir: Path, scale: FloodScale = FloodScale()) -> list[Figure]:
     """Figure 5: respondent latency with no flood, with the bound and without it, then the rotating floods."""
-    with server.started([_launch(workdir, concurrency, scale) for concurrency in (None, 1, FLOOD_CLIENTS)]) as running:
-        quiet, bounded, unbounded = (_measure(on, flooded, scale) for on, flooded in zip(running, (False, True, True)))
+    concurrencies = (1, scale.flood_clients) if scale.share_servers else (None, 1, scale.flood_clients)
+    with server.started([_launch(workdir, concurrency, scale) for concurrency in concurrencies]) as running:
+        quiet = _measure(running[0], False, scale, stop=not scale.share_servers)
+        bounded, unbounded = (_measure(on, True, scale) for on in running[-2:])
     factor = _p95(bounded[0]) / _p95(quiet[0])
     return [
         Figure(f"Respondent page, no flood ({scale.workers} workers)", _summary(*quiet)),
-        Figure(f"  during {FLOOD_CLIENTS} sign-in floods, SIGNIN_CONCURRENCY=1", _summary(*bounded)),
-        Figure(f"  the same without the bound (={FLOOD_CLIENTS})", _summary(*unbounded)),
+        Figure(f"  during {scale.flood_clients} sign-in floods, SIGNIN_CONCURRENCY=1", _summary(*bounded)),
+        Figure(f"  the same without the bound (={scale.flood_clients})", _summary(*unbounded)),
         Figure(
             "  p95 flood (bounded) / p95 no flood",
             f"{factor:.1f}",

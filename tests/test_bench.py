@@ -54,7 +54,7 @@ ROWS = {
     "export": ["Responses CSV stream, 5,000 rows", "peak RSS growth after", "tracemalloc peak after"],
     "signin": [
         "Respondent page, no flood",
-        "during 12 sign-in floods, SIGNIN_CONCURRENCY=1",
+        "sign-in floods, SIGNIN_CONCURRENCY=1",
         "the same without the bound",
         "p95 flood (bounded) / p95 no flood",
         "Owner's sign-ins behind a proxy, no flood: browser that signed in before",

@@ -11,6 +11,11 @@ Family confidence is 99.9% by Bonferroni: with m one-sided bounds each is
 taken at level 1 - 0.001 / m, so a correct randomizer fails with probability
 at most 0.1%. The same family level is used for the two-sided check that each
 observed rate's interval contains the design value.
+
+Every test here draws its ``secrets`` in bulk (tests/helpers/bulk_secrets.py, an autouse fixture): the
+randomizers run unchanged and still call ``secrets.randbelow``/``randbits``, served exactly uniform from one
+``secrets.token_bytes`` call per 65,536 words instead of one system call per draw. Draw counts and levels
+are unchanged; the tests that replace the source with a walk over every value patch over it.
 """
 
 import math
@@ -35,6 +40,7 @@ from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesi
 from surveys import protocol
 from surveys.arms import group_yes_probabilities
 from tests.helpers.audit import N_DRAWS, audit, multiple_choice_expected, yes_no_expected
+from tests.helpers.bulk_secrets import use_bulk_secrets
 
 DIE = ForcedResponseDesign(Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
 ASYMMETRIC = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 5), Fraction(1, 10))
@@ -42,6 +48,11 @@ ASYMMETRIC = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 5), Fraction(1, 1
 MORE_NOES = ForcedResponseDesign(Fraction(7, 10), Fraction(1, 10), Fraction(1, 5))
 #: Numerators above 1 in every probability.
 THREE_FIFTHS = ForcedResponseDesign(Fraction(3, 5), Fraction(3, 20), Fraction(1, 4))
+
+
+@pytest.fixture(autouse=True)
+def _bulk_secrets(monkeypatch):
+    use_bulk_secrets(monkeypatch)
 
 
 def yes_no_counts(design, n):
