@@ -172,7 +172,7 @@ class DiscreteLaplaceDesign:
         ):
             raise ValueError(
                 f"a noisy number must be {self.wire_width} characters, digits after an optional minus, "
-                f"got {text[:20]!r}"
+                f"got {str(text)[:20]!r}"
             )
         value = int(text)
         low, high = self.output_range

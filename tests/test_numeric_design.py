@@ -92,6 +92,15 @@ def test_a_refused_wire_value_is_quoted_to_its_first_20_characters(design):
         design.parse_wire("7" * 30)
 
 
+@pytest.mark.parametrize("design", [LAPLACE, BOUNDED, UNARY], ids=["laplace", "bounded", "unary"])
+@pytest.mark.parametrize("value", [None, 17, b"00017"], ids=["none", "int", "bytes"])
+def test_a_wire_value_that_is_not_text_is_refused_with_a_value_error(design, value):
+    """What a form or a stored row hands over is read as text; anything else is a ValueError naming it, never a
+    TypeError from building the message."""
+    with pytest.raises(ValueError, match=re.escape(repr(str(value)[:20]))):
+        design.parse_wire(value)
+
+
 @pytest.mark.parametrize(
     ("scale", "edges"),
     [(Fraction(16, 3), tuple(range(-16, 47, 2))), (Fraction(76, 5), tuple(range(-46, 77, 2)))],
