@@ -2,8 +2,9 @@
 
 Which questions' pairs are kept (:func:`pair_questions`: the first :data:`MAX_PAIR_QUESTIONS` one-design randomized
 yes/no questions, every pair of them), the kept rows one response adds (:func:`pair_rows`), and the figures the
-results page shows for a chosen pair (:func:`pair_correlation`, from :func:`analysis.correlate`). No storage, no
-Flask: storage keeps and reads the counts, the web layer picks the pair from the query string.
+results page shows for a chosen pair (:func:`pair_correlation`, from :func:`analysis.correlate`), and those figures
+as the exports' JSON and CSV (:func:`correlation_json`, :func:`correlation_csv`). No storage, no Flask: storage
+keeps and reads the counts, the web layer picks the pair from the query string.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from analysis import Correlation, correlate
 from surveys.definition import Question, Survey
 from surveys.design_contract import canonical_json, question_design_key
 from surveys.kinds import is_one_design_yes_no, one_design_yes_no_of_stored
+from surveys.tables import finite, safe_csv
 
 #: The most yes/no questions whose pairs are kept: the first 10 of a survey (45 pairs, 45 kept rows per response
 #: at most); a later one's pairs are not kept, and the page says so.
@@ -129,3 +131,88 @@ def pair_correlation(first: Question, second: Question, tallies: PairTallies, le
     except ValueError as error:
         return PairCorrelation(first, second, n, left_out, None, error=str(error))
     return PairCorrelation(first, second, n, left_out, result)
+
+
+# --------------------------------------------------------------------------
+# Exports.
+
+#: The columns of ``correlation.csv``: one row per joint cell (``figure`` ``joint``), then ``phi``, ``odds_ratio``
+#: and ``independence_test`` (the likelihood ratio: ``statistic``, ``df``, ``p_value``).
+CORRELATION_COLUMNS = (
+    "figure",
+    "first_answer",
+    "second_answer",
+    "estimate",
+    "moment",
+    "std_err",
+    "low",
+    "high",
+    "statistic",
+    "df",
+    "p_value",
+    "confidence_level",
+    "method",
+    "n",
+    "left_out",
+)
+
+
+def correlation_rows(result: PairCorrelation) -> list[dict]:
+    """The figures of the pair as rows: the four joint cells of the true answers (``estimate`` the share on the
+    simplex, ``moment`` the inverse's, ``std_err`` its delta-method error), ``phi`` and ``odds_ratio`` with
+    ``low``/``high`` their interval (empty when not defined), ``independence_test``; each with the ``method``,
+    ``n`` counted and ``left_out``. No rows without figures."""
+    c = result.correlation
+    if c is None:
+        return []
+    common = {"confidence_level": c.confidence_level, "method": c.method, "n": result.n, "left_out": result.left_out}
+    rows = [
+        {"figure": "joint", "first_answer": ANSWERS[not cell.first], "second_answer": ANSWERS[not cell.second],
+         "estimate": cell.estimate, "moment": cell.moment, "std_err": cell.std_err}
+        for cell in c.cells
+    ]  # fmt: skip
+    phi_low, phi_high = c.phi_ci or (None, None)
+    rows.append({"figure": "phi", "estimate": c.phi, "std_err": c.phi_std_err, "low": phi_low, "high": phi_high})
+    or_low, or_high = c.odds_ratio_ci or (None, None)
+    rows.append({"figure": "odds_ratio", "estimate": c.odds_ratio, "low": or_low, "high": or_high})
+    rows.append({"figure": "independence_test", "statistic": c.lr_statistic, "df": c.df, "p_value": c.p_value})
+    return [
+        {column: _cell({**common, **row}.get(column)) for column in CORRELATION_COLUMNS} for row in rows
+    ]  # fmt: skip
+
+
+def _cell(value: object) -> object:
+    """A CSV cell: ``""`` for a figure that is not defined."""
+    return "" if value is None else value
+
+
+def correlation_json(result: PairCorrelation, survey: Survey, exported_at: str) -> dict:
+    """The pair's figures with the survey's identity, the two questions, ``n``, ``left_out``, the stored answers'
+    2 x 2 table, the assumption, and :func:`correlation_rows`; ``message`` (and no rows) without figures."""
+    c = result.correlation
+    if c is not None:
+        message = None
+    elif result.error:
+        message = f"The correlation could not be computed: {result.error}"
+    else:
+        message = "No respondent has answered both questions under their current designs yet."
+    return {
+        "survey_id": survey.id,
+        "version": survey.version,
+        "first": result.first.name,
+        "second": result.second.name,
+        "n": result.n,
+        "left_out": result.left_out,
+        "method": None if c is None else c.method,
+        "confidence_level": None if c is None else c.confidence_level,
+        "stored_table": None if c is None else [list(row) for row in c.table],
+        "message": message,
+        "assumption": result.assumption,
+        "exported_at": exported_at,
+        "rows": [{k: (None if v == "" else finite(v)) for k, v in row.items()} for row in correlation_rows(result)],
+    }
+
+
+def correlation_csv(result: PairCorrelation) -> str:
+    """:func:`correlation_rows` as CSV with the header :data:`CORRELATION_COLUMNS`; text cells spreadsheet-safe."""
+    return safe_csv(CORRELATION_COLUMNS, correlation_rows(result))

@@ -1,15 +1,21 @@
-"""The results page's correlation panel (web/correlation_data.py, templates/admin/_correlation.html)."""
+"""The results page's correlation panel (web/correlation_data.py, templates/admin/_correlation.html) and its
+exports (correlation.json, correlation.csv, ``export correlation``)."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import re
 from html import unescape
 
 import pytest
 
 from analysis import correlate
-from storage import queries, responses
-from surveys.correlation import ASSUMPTION, question_design_key
+from storage import audit, queries, responses
+from surveys.correlation import ASSUMPTION, CORRELATION_COLUMNS, question_design_key
 from surveys.submission import noisy_response
+from tests.helpers.drivers import csrf_token_in
 from tests.helpers.sample_surveys import make_survey
 
 pytestmark = pytest.mark.both_backends
@@ -108,3 +114,124 @@ def test_surveys_recount_pairs_makes_the_kept_counts_equal_a_recount(runner, pai
     assert queries._kept_pair_rows(db, "pairs") == kept == queries._scan_pair_tallies(db, "pairs")
     refused = runner.invoke(args=["surveys", "recount-pairs", "nope"])
     assert refused.exit_code == 2 and "no responses are stored" in refused.output
+
+
+def expected_figures(level: float):
+    """The panel's figures of (cheated, copied) at ``level``, from the stored table, apart from the app."""
+    table = [[STORED[(a, b)] for b in ("yes", "no")] for a in ("yes", "no")]
+    return correlate(table, SURVEY.question("cheated").design, SURVEY.question("copied").design, level)
+
+
+def test_the_exports_give_the_panels_figures(auth, client, pairs, db):
+    auth.login()
+    query = "pair_first=copied&pair_second=cheated&level=0.9"
+    html = panel(client.get(f"/admin/surveys/pairs?{query}").get_data(as_text=True))
+    assert "/admin/surveys/pairs/correlation.csv?pair_first=cheated&amp;pair_second=copied&amp;level=0.9" in html
+    expected = expected_figures(0.9)
+    data = client.get(f"/admin/surveys/pairs/correlation.json?{query}").get_json()
+    assert (data["first"], data["second"], data["n"], data["left_out"]) == ("cheated", "copied", 200, 0)
+    assert data["method"] == expected.method and data["confidence_level"] == 0.9 and data["message"] is None
+    assert data["stored_table"] == [[46, 39], [44, 71]] and data["assumption"] == ASSUMPTION
+    body = client.get(f"/admin/surveys/pairs/correlation.csv?{query}")
+    assert body.status_code == 200 and body.headers["Content-Disposition"].endswith(
+        'pairs-correlation-cheated-copied.csv"'
+    )
+    rows = list(csv.DictReader(io.StringIO(body.get_data(as_text=True))))
+    assert tuple(rows[0]) == CORRELATION_COLUMNS
+    assert [r["figure"] for r in rows] == [r["figure"] for r in data["rows"]] == [
+        *["joint"] * 4, "phi", "odds_ratio", "independence_test"
+    ]  # fmt: skip
+    for got in (rows, data["rows"]):
+        by_cell = {(r["first_answer"], r["second_answer"]): r for r in got[:4]}
+        for cell in expected.cells:
+            row = by_cell[("yes" if cell.first else "no", "yes" if cell.second else "no")]
+            assert float(row["estimate"]) == pytest.approx(cell.estimate, rel=1e-12)
+            assert float(row["moment"]) == pytest.approx(cell.moment, rel=1e-12)
+            assert float(row["std_err"]) == pytest.approx(cell.std_err, rel=1e-12)
+        phi, odds, test = got[4:]
+        assert [float(phi[k]) for k in ("estimate", "std_err", "low", "high")] == pytest.approx(
+            [expected.phi, expected.phi_std_err, *expected.phi_ci], rel=1e-12
+        )
+        assert [float(odds[k]) for k in ("estimate", "low", "high")] == pytest.approx(
+            [expected.odds_ratio, *expected.odds_ratio_ci], rel=1e-12
+        )
+        assert [float(test[k]) for k in ("statistic", "df", "p_value")] == pytest.approx(
+            [expected.lr_statistic, expected.df, expected.p_value], rel=1e-12
+        )
+        assert all(r["method"] == expected.method and int(r["n"]) == 200 and int(r["left_out"]) == 0 for r in got)
+    # the panel shows the same figures the exports give
+    assert f"{expected.phi:.3f} (standard error {expected.phi_std_err:.3f})" in html
+    assert f"G = {expected.lr_statistic:.2f}" in html
+
+
+def test_the_exports_leave_out_the_excluded_days_as_the_panel_does(auth, client, pairs, db):
+    answers = {"cheated": "yes", "copied": "yes", "lied": "no", "year": "first"}
+    for i in range(30):
+        responses.store_response(db, noisy_response(SURVEY, answers, "device"), f"later-{i:04d}", "2026-11-27")
+    responses.exclude_day(db, "pairs", "2026-11-27")
+    auth.login()
+    data = client.get("/admin/surveys/pairs/correlation.json?pair_first=cheated&pair_second=copied").get_json()
+    assert data["n"] == 200 and data["stored_table"] == [[46, 39], [44, 71]]
+    html = panel(client.get("/admin/surveys/pairs?pair_first=cheated&pair_second=copied").get_data(as_text=True))
+    assert "200 respondents answered both questions" in html
+
+
+@pytest.mark.parametrize("file", ["correlation.json", "correlation.csv"])
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("pair_first=year&pair_second=cheated", "'year' is not a randomized yes/no question"),
+        ("pair_first=cheated&pair_second=nobody", "'nobody' is not"),
+        ("pair_first=cheated&pair_second=cheated", "twice"),
+        ("pair_first=cheated", "Choose the two randomized yes/no questions with pair_first=… and pair_second=…"),
+        ("pair_first=cheated&pair_second=lied&level=2", "level"),
+    ],
+)
+def test_a_bad_pair_in_an_export_is_a_400_naming_it(auth, client, pairs, db, file, query, message):
+    auth.login()
+    before = audit_rows(db)
+    response = client.get(f"/admin/surveys/pairs/{file}?{query}")
+    assert response.status_code == 400
+    assert message in unescape(response.get_data(as_text=True))
+    assert audit_rows(db) == before  # a refused export is not noted as a download
+
+
+def audit_rows(db) -> int:
+    return db.execute("SELECT COUNT(*) FROM audit_log").fetchone()[0]
+
+
+def test_the_cli_writes_the_panels_figures(runner, pairs, tmp_path):
+    expected = expected_figures(0.95)
+    result = runner.invoke(args=["export", "correlation", "pairs", "--first", "copied", "--second", "cheated"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["first"], data["second"], data["n"]) == ("cheated", "copied", 200)
+    phi = next(r for r in data["rows"] if r["figure"] == "phi")
+    assert phi["estimate"] == pytest.approx(expected.phi, rel=1e-12)
+    assert [phi["low"], phi["high"]] == pytest.approx(expected.phi_ci, rel=1e-12)
+    out = tmp_path / "pair.csv"
+    args = ["export", "correlation", "pairs", "--first", "cheated", "--second", "copied", "--format", "csv"]
+    result = runner.invoke(args=[*args, "--level", "0.9", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    test = next(r for r in rows if r["figure"] == "independence_test")
+    assert float(test["statistic"]) == pytest.approx(expected_figures(0.9).lr_statistic, rel=1e-12)
+    odds = next(r for r in rows if r["figure"] == "odds_ratio")
+    assert [float(odds["low"]), float(odds["high"])] == pytest.approx(expected_figures(0.9).odds_ratio_ci, rel=1e-12)
+    refused = runner.invoke(args=["export", "correlation", "pairs", "--first", "year", "--second", "cheated"])
+    assert refused.exit_code == 2 and "'year' is not a randomized yes/no question" in refused.output
+
+
+def test_an_api_token_reads_the_correlation_exports_and_the_download_is_audited(auth, client, app, pairs, db):
+    auth.login()
+    path = "/admin/surveys/pairs/tokens"
+    csrf = csrf_token_in(client.get(path).get_data(as_text=True))
+    made = client.post(path, data={"csrf_token": csrf, "label": "pairs script"}).get_data(as_text=True)
+    token = re.search(r'<code class="new-token">([^<]+)</code>', made).group(1)
+    query = "pair_first=cheated&pair_second=copied"
+    script = app.test_client()  # no cookie
+    by_token = script.get(f"/api/surveys/pairs/correlation.csv?{query}", headers={"Authorization": f"Bearer {token}"})
+    assert by_token.status_code == 200
+    assert by_token.get_data() == client.get(f"/admin/surveys/pairs/correlation.csv?{query}").get_data()
+    details = {e.detail for e in audit.entries(db) if e.action == "export" and e.actor == "token:pairs script"}
+    assert details == {"correlation.csv of cheated and copied"}

@@ -40,6 +40,8 @@ VIEWS = [
     ("/admin/surveys/quiz/responses.dta", "statistics_file"),
     ("/admin/surveys/quiz/breakdown.csv?by=year", "breakdown_csv"),
     ("/admin/surveys/quiz/breakdown.json?by=year&method=wald", "breakdown_json"),
+    ("/admin/surveys/quiz/correlation.json?pair_first=lied&pair_second=cheated&level=0.9", "correlation_json"),
+    ("/admin/surveys/quiz/correlation.csv?pair_first=cheated&pair_second=lied", "correlation_csv"),
 ]
 
 

@@ -78,6 +78,8 @@ EXPECTED_RULES = {
     "exports.model_csv": "survey:analyst",
     "exports.predictor_json": "survey:analyst",
     "exports.predictor_csv": "survey:analyst",
+    "exports.correlation_json": "survey:analyst",
+    "exports.correlation_csv": "survey:analyst",
     "people.survey_people": "survey:owner",
     "people.set_person": "survey:owner",
     "people.remove_person": "survey:owner",

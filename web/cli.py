@@ -464,3 +464,26 @@ def export_model_command(
         lambda: gather.model_csv(_db(), survey, choice, level),
         lambda: gather.model_json(_db(), survey, choice, level),
     )
+
+
+@export_cli.command("correlation")
+@click.argument("survey_id")
+@click.option("--first", required=True, help="A randomized yes/no question (one of the first ten, one design).")
+@click.option("--second", required=True, help="Another randomized yes/no question.")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
+@click.option("--level", type=ConfidenceLevel(), default="0.95", show_default=True, help="Confidence level.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+def export_correlation_command(survey_id: str, first: str, second: str, fmt: str, level: float, output: str | None):
+    """The correlation of two randomized yes/no answers of SURVEY_ID, as the results page shows it: the joint
+    shares of the true answers, phi, the odds ratio, the likelihood-ratio test of independence."""
+    survey = _survey(survey_id)
+    try:
+        pair = options.pair_choice(survey, first, second)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    _write_table(
+        fmt,
+        output,
+        lambda: gather.correlation_csv(_db(), survey, pair, level),
+        lambda: gather.correlation_json(_db(), survey, pair, level),
+    )

@@ -3,7 +3,8 @@ the kept pair counts (:func:`storage.queries.pair_tallies`) inside the page's re
 
 One call from :func:`web.gather.results_page` (:func:`pair_panel`); the pair is chosen by the query string
 (``pair_first``, ``pair_second``: :attr:`web.options.ResultsOptions.pair`), a bad name is the page's ``pair`` problem
-(status 400) and the first two questions are shown instead.
+(status 400) and the first two questions are shown instead. The exports read the same figures
+(:func:`pair_result`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,15 @@ def pair_panel(
     questions, not_kept = pair_questions(survey), left_out_questions(survey)
     if chosen is None:
         return PairPanel(questions, not_kept, None, problem)
-    first, second = chosen
+    return PairPanel(questions, not_kept, pair_result(db, survey, *chosen, level, excluded), problem)
+
+
+def pair_result(
+    db: sqlite_utils.Database, survey: Survey, first: Question, second: Question, level: float, excluded: Exclusion
+) -> PairCorrelation:
+    """The figures of the pair ``(first, second)`` (:func:`surveys.correlation.choose_pair`'s order) at confidence
+    ``level``, from the kept pair counts minus the excluded days' and the set-aside marked answers': what the
+    panel shows and the exports give (:func:`web.gather.stored_correlation`). Inside the caller's snapshot."""
     kept = queries.pair_tallies(db, survey.id, first.name, second.name)
     if excluded.days:
         days = list(excluded.days)
@@ -60,7 +69,7 @@ def pair_panel(
         kept = _subtract(
             kept, queries.pair_tallies_on_days(db, survey.id, first.name, second.name, aside, marked_only=True)
         )
-    return PairPanel(questions, not_kept, pair_correlation(first, second, kept, level), problem)
+    return pair_correlation(first, second, kept, level)
 
 
 def _subtract(kept: PairTallies, removed: PairTallies) -> dict:

@@ -1,5 +1,5 @@
-"""Admin downloads: the estimates and a break-down (JSON, CSV), the noisy responses (CSV, SPSS, Stata, an R
-script for the CSV), their codebook (JSON).
+"""Admin downloads: the estimates, a break-down, the models and the correlation of two answers (JSON, CSV),
+the noisy responses (CSV, SPSS, Stata, an R script for the CSV), their codebook (JSON).
 
 Each view parses its options, makes one call into :mod:`web.gather` for the
 body and sends it; anonymous requests get a 401, and an account without
@@ -120,6 +120,19 @@ def send_predictor_csv(survey):
     return download(body, "text/csv", f"{survey.id}-predictor-{choice.predictor}-{choice.outcome}.csv")
 
 
+def send_correlation_json(survey):
+    (first, second), level = parsed_or_400(options.correlation_options, request.args, survey)
+    exported(survey, f"correlation.json of {first.name} and {second.name}")
+    return current_app.json.response(gather.correlation_json(get_db(), survey, (first, second), level))
+
+
+def send_correlation_csv(survey):
+    (first, second), level = parsed_or_400(options.correlation_options, request.args, survey)
+    exported(survey, f"correlation.csv of {first.name} and {second.name}")
+    body = gather.correlation_csv(get_db(), survey, (first, second), level)
+    return download(body, "text/csv", f"{survey.id}-correlation-{first.name}-{second.name}.csv")
+
+
 #: The downloads a token may read (:mod:`web.api`), by file name.
 SENDERS = {
     "estimates.json": send_estimates_json,
@@ -130,6 +143,8 @@ SENDERS = {
     "model.csv": send_model_csv,
     "predictor.json": send_predictor_json,
     "predictor.csv": send_predictor_csv,
+    "correlation.json": send_correlation_json,
+    "correlation.csv": send_correlation_csv,
     "responses.csv": send_responses_csv,
     "codebook.json": send_codebook_json,
 }
@@ -226,3 +241,15 @@ def predictor_json(survey_id: str):
 @survey_access("analyst")
 def predictor_csv(survey_id: str):
     return send_predictor_csv(survey_or_404(survey_id))
+
+
+@bp.get("/surveys/<survey_id>/correlation.json")
+@survey_access("analyst")
+def correlation_json(survey_id: str):
+    return send_correlation_json(survey_or_404(survey_id))
+
+
+@bp.get("/surveys/<survey_id>/correlation.csv")
+@survey_access("analyst")
+def correlation_csv(survey_id: str):
+    return send_correlation_csv(survey_or_404(survey_id))

@@ -22,9 +22,10 @@ from datetime import UTC, date, datetime
 import sqlite_utils
 
 from storage import connection, queries, responses
+from surveys import correlation as pairs
 from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
-from surveys.definition import Survey
+from surveys.definition import Question, Survey
 from surveys.design_fit import DesignFit, design_fit, design_fit_record
 from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
@@ -52,7 +53,7 @@ from surveys.targets import TargetProgress, every_target_met, grouped_by, target
 from surveys.timeline import Timeline, survey_timelines
 from surveys.weights import Weighting, weighted_estimates_csv, weighted_json
 from web.catalog import state_on
-from web.correlation_data import PairPanel, pair_panel
+from web.correlation_data import PairPanel, pair_panel, pair_result
 from web.options import ResultsOptions
 from web.predictor_data import PredictorPanel, predictor_panel
 from web.weights_data import read_weighting
@@ -426,6 +427,15 @@ def stored_predictor_model(
     return fit_predictor_model(survey, choice, grouped, confidence_level)
 
 
+def stored_correlation(
+    db: sqlite_utils.Database, survey: Survey, pair: tuple[Question, Question], confidence_level: float
+) -> pairs.PairCorrelation:
+    """The correlation panel's figures of ``pair`` (:func:`web.correlation_data.pair_result`), minus the excluded
+    days and the set-aside marked answers, from one read snapshot."""
+    with connection.read_snapshot(db):
+        return pair_result(db, survey, *pair, confidence_level, _read_exclusion(db, survey))
+
+
 # --------------------------------------------------------------------------
 # Exports.
 
@@ -563,3 +573,19 @@ def stored_predictor_csv(
 ) -> str:
     """:func:`surveys.predictor_model.predictor_csv` of :func:`stored_predictor_model`."""
     return predictor_csv(stored_predictor_model(db, survey, choice, confidence_level))
+
+
+def correlation_json(
+    db: sqlite_utils.Database,
+    survey: Survey,
+    pair: tuple[Question, Question],
+    level: float,
+    exported_at: str | None = None,
+) -> dict:
+    """:func:`surveys.correlation.correlation_json` of :func:`stored_correlation`, stamped ``exported_at`` (now)."""
+    return pairs.correlation_json(stored_correlation(db, survey, pair, level), survey, exported_at or _stamp_now())
+
+
+def correlation_csv(db: sqlite_utils.Database, survey: Survey, pair: tuple[Question, Question], level: float) -> str:
+    """:func:`surveys.correlation.correlation_csv` of :func:`stored_correlation`."""
+    return pairs.correlation_csv(stored_correlation(db, survey, pair, level))

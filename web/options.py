@@ -12,7 +12,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from analysis import INTERVAL_METHODS
-from surveys.definition import Survey
+from surveys.correlation import choose_pair, pair_questions
+from surveys.definition import Question, Survey
 from surveys.kinds import breakdown_questions
 from surveys.models import ModelChoice, check_choice
 from surveys.predictor_model import PredictorChoice, check_predictor_choice
@@ -242,6 +243,24 @@ def predictor_options(args: Mapping[str, str], survey: Survey) -> tuple[Predicto
     """The pair (``predictor``, ``predictor_outcome``) and the confidence level (``level``), as the predictor
     exports take them."""
     return predictor_choice(args, survey), confidence_level(args.get("level", "0.95"))
+
+
+def pair_choice(survey: Survey, first: str, second: str) -> tuple[Question, Question]:
+    """The two randomized yes/no questions ``first`` and ``second`` (both required), checked by
+    :func:`surveys.correlation.choose_pair`, in the survey's order: the correlation exports and CLI."""
+    if not first or not second:
+        names = ", ".join(q.name for q in pair_questions(survey)) or "none (fewer than two in this survey)"
+        raise ValueError(
+            f"Choose the two randomized yes/no questions with pair_first=… and pair_second=…, of: {names}."
+        )
+    return choose_pair(survey, first, second)
+
+
+def correlation_options(args: Mapping[str, str], survey: Survey) -> tuple[tuple[Question, Question], float]:
+    """The pair (``pair_first``, ``pair_second``, as on the results page) and the confidence level (``level``), as
+    the correlation exports take them."""
+    pair = pair_choice(survey, args.get("pair_first", ""), args.get("pair_second", ""))
+    return pair, confidence_level(args.get("level", "0.95"))
 
 
 def model_options(args: Mapping[str, str], survey: Survey) -> tuple[ModelChoice, float]:
