@@ -31,6 +31,7 @@ from surveys.files import SurveyCatalog
 from surveys.floods import FloodComparison, compare_estimates
 from surveys.kinds import kind_of
 from surveys.models import ModelChoice, ModelResult, PatternTallies, fit_model, kept_outcomes
+from surveys.noncompliance_planning import NoncompliancePlanning, noncompliance_planning
 from surveys.predictor_model import (
     PredictorChoice,
     PredictorModelResult,
@@ -330,6 +331,7 @@ class ResultsPage:
     predictor_panel: PredictorPanel | None = None
     design_fit: DesignFit | None = None
     correlation: PairPanel | None = None
+    noncompliance_planning: NoncompliancePlanning | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -405,6 +407,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         predictor_panel=predictors,
         design_fit=design_fit(survey, results, model, kept),
         correlation=correlation,
+        noncompliance_planning=noncompliance_planning(survey, chosen.noncompliance, chosen.half_width, chosen.level),
     )
 
 

@@ -16,6 +16,7 @@ from surveys.correlation import choose_pair, pair_questions
 from surveys.definition import Question, Survey
 from surveys.kinds import breakdown_questions
 from surveys.models import ModelChoice, check_choice
+from surveys.noncompliance import MAX_PERCENT, parse_percent
 from surveys.predictor_model import PredictorChoice, check_predictor_choice
 
 #: Highest confidence level offered (z = 4.89). At 1 - 2**-53 the normal quantile
@@ -35,6 +36,7 @@ class ResultsOptions:
     ``by``: the plain question to break the results down by, or None;
     ``first``/``second``: the groups to compare (both or neither, else the first two);
     ``plan``: the randomized yes/no question to plan for, or None for the one that needs most answers;
+    ``noncompliance``: the share (a fraction, 0 by default) of respondents the planning assumes always answer "no";
     ``model``: the model to fit (``model_outcome``, ``model_predictors``, ``model_reference``), or None;
     ``predictor_choice``: the randomized answer as a predictor (``predictor``, ``predictor_outcome``), or None;
     ``pair``: the two randomized yes/no questions whose correlation is shown (``pair_first``, ``pair_second``;
@@ -50,6 +52,7 @@ class ResultsOptions:
     first: str | None = None
     second: str | None = None
     plan: str | None = None
+    noncompliance: float = 0.0
     model: ModelChoice | None = None
     predictor_choice: PredictorChoice | None = None
     pair: tuple[str | None, str | None] = (None, None)
@@ -147,6 +150,19 @@ def planned_question(text: str, planned: Collection[str]) -> str:
     return text
 
 
+def noncompliance_share(text: str) -> float:
+    """The share assumed to always answer "no", typed in percent (``10``, ``12.5``, ``10%``; empty: 0), as a
+    fraction: from 0 to :data:`surveys.noncompliance.MAX_PERCENT` percent
+    (:func:`surveys.noncompliance.parse_percent`)."""
+    try:
+        return float(parse_percent(text))
+    except ValueError:
+        raise ValueError(
+            f"The share who always answer “no” must be a percentage from 0 to {MAX_PERCENT}, such as 10 or 12.5, "
+            f"got “{text[:40]}”."
+        ) from None
+
+
 def _checked(problems: list, field: str, parse, text: str, default):
     """``parse(text)``, or ``default`` with ``(field, message)`` added to ``problems``."""
     try:
@@ -222,6 +238,9 @@ def results_options(
         first=args.get("first") or None,
         second=args.get("second") or None,
         plan=None if plan is None else _checked(problems, "plan", lambda t: planned_question(t, planned), plan, None),
+        noncompliance=_checked(
+            problems, "noncompliance", noncompliance_share, args.get("noncompliance", ""), default.noncompliance
+        ),
         model=None
         if survey is None or not args.get("model_outcome")
         else _checked(problems, "model", lambda a: _model(a, survey), args, None),
