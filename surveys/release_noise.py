@@ -36,7 +36,8 @@ from surveys.text_format import percent
 NONNEGATIVE_HOW = (
     "the noisy counts were replaced by the nearest whole, non-negative counts with the same total (each lowered "
     "by one common amount, any below it set to 0, then rounded keeping the total; all 0 when the noisy total is "
-    "0 or below), so the expected total is the true one"
+    "0 or below), so whenever the noisy total is above 0 the published total is the noisy total, whose "
+    "expectation is the true total"
 )
 
 
