@@ -179,9 +179,10 @@ def estimate_figure(survey, plan, policy, key, inputs, sampler, level) -> Publis
             )
         )
     note = (
-        "No noise added: computed from the randomized answers alone (post-processing of answers randomized on "
-        "the respondents' devices), so it costs nothing from the release budget. The interval is the results "
-        f"page's {percent(level, 1, trim=True)} interval, which includes the randomization's error."
+        "No noise added: computed from the randomized answers alone (post-processing of answers randomized before "
+        "they were stored, on the respondent's device or, without JavaScript, on the server), so it costs nothing "
+        f"from the release budget. The interval is the results page's {percent(level, 1, trim=True)} interval, "
+        "which includes both the sampling error and the randomization's."
     )
     title = f"{'Mean' if key.startswith(MEAN) else 'Estimate'}: {question.label}"
     return PublishedFigure(key, title, tuple(rows), note, 0.0)
