@@ -31,7 +31,13 @@ from surveys.design_contract import (
     check_question_name,
     record_design_keys,
 )
-from surveys.kinds import group_of_stored, groups_of_stored, keeps_patterns_of_stored, kept_rows_of_stored
+from surveys.kinds import (
+    group_of_stored,
+    groups_of_stored,
+    is_breakdown_of_stored,
+    keeps_patterns_of_stored,
+    kept_rows_of_stored,
+)
 from surveys.models import MAX_PATTERNS, answer_pattern, arm_keeps_patterns
 
 
@@ -184,7 +190,9 @@ def group_tallies(
 def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
     """Recount ``group_tallies`` from the stored responses (a repair; migration
     ``m005_group_tallies`` keeps its own copy of the recount). A question is a
-    break-down group where a stored design record has it non-randomized."""
+    break-down group where a stored design record has it as one results can be broken down by
+    (:func:`surveys.kinds.is_breakdown_of_stored`: a plain choice or number, not a plain check-all question),
+    as the write path keeps them (:func:`surveys.kinds.breakdown_questions`)."""
     db.execute("DELETE FROM group_tallies")
     for (survey_id,) in db.execute("SELECT DISTINCT survey_id FROM designs").fetchall():
         plain = sorted(
@@ -192,7 +200,7 @@ def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
                 name
                 for _, _, questions in design_records(db, survey_id)
                 for name, record in questions.items()
-                if record.get("design") is None
+                if is_breakdown_of_stored(canonical_json(record))
             }
         )
         for by in plain:

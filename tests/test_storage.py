@@ -731,3 +731,32 @@ def test_a_negative_kept_sum_survives_the_pattern_repair(backend_db):
     assert by_pattern['{"year":"first"}']["=sum"] == -8
     queries.rebuild_pattern_tallies(backend_db, "armed")
     assert queries.pattern_tallies(backend_db, "armed", "drinks") == kept
+
+
+PLAIN_TICKS_YAML = """\
+id: ticks
+title: A plain check-all question beside a plain choice
+version: 1
+questions:
+  - {name: cheated, type: yes_no, label: Cheated}
+  - {name: year, type: select_one, label: Year, randomize: false, choices: [first, second]}
+  - {name: clubs, type: select_multiple, label: Clubs, randomize: false, choices: [chess, choir, rowing]}
+"""
+
+
+def test_the_group_repair_adds_no_groups_for_a_plain_check_all_question(backend_db):
+    """The write path keeps group tallies only by the questions results can be broken down by
+    (:func:`surveys.kinds.breakdown_questions`: a plain choice or number, not a plain check-all question); the
+    repair (:func:`storage.queries.rebuild_group_tallies`) must count exactly those, no more."""
+    from surveys.submission import noisy_response, randomize_on_server
+    from tests.helpers.sample_surveys import make_survey
+
+    survey = make_survey(PLAIN_TICKS_YAML)
+    for i in range(12):
+        truth = {"cheated": ["yes", "no"][i % 2], "year": ["first", "second"][i % 3 == 0], "clubs": "101"}
+        noisy = randomize_on_server(survey, truth)
+        responses.store_response(backend_db, noisy_response(survey, noisy, "server"), f"ticks-{i}", "2026-11-22")
+    kept = kept_counts(backend_db, "group_tallies", "ticks")
+    assert kept and {row[0] for row in kept} == {"year"}
+    queries.rebuild_group_tallies(backend_db)
+    assert kept_counts(backend_db, "group_tallies", "ticks") == kept

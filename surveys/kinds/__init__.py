@@ -178,6 +178,21 @@ def groups_of_stored(key: str) -> tuple[str, ...]:
     return () if parsed is None else tuple(parsed[1])
 
 
+def is_breakdown_of_stored(key: str) -> bool:
+    """Whether the plain question a stored design key describes is one results can be broken down by (its kind's
+    ``groups``, as :func:`breakdown_questions` asks of a live question): a plain choice or number, not a plain
+    check-all question. For storage's recount of the group tallies; False for a randomized question or an
+    unreadable key."""
+    question = _number_question_of_key(key)
+    if question is None:
+        parsed = parse_design_key(key)
+        if parsed is None or parsed[2] is not None:
+            return False
+        qtype, choices, _ = parsed
+        question = Question("recounted", qtype, "", "", True, False, tuple(Choice(c, c) for c in choices), None)
+    return not question.is_randomized and bool(kind_of(question).groups(question))
+
+
 def keeps_patterns_of_stored(key: str) -> bool:
     """Whether the randomized question a stored design key describes has its pattern counts kept for the model
     (its kind's ``keeps_patterns``, which :func:`surveys.models.kept_outcomes` asks of a live question): a
