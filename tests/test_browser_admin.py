@@ -9,6 +9,7 @@ import io
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from analysis import estimate_proportion
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, sign_in
@@ -24,11 +25,11 @@ def test_admin_reads_results_changes_method_and_downloads(page, live_server, app
     page.get_by_role("link", name="Test quiz").click()
     page.wait_for_load_state()
     chart = page.locator("svg.chart")
-    assert chart.is_visible()
+    expect(chart).to_be_visible()
     expected = estimate_proportion(70, 120)
-    assert page.get_by_text(f"{100 * expected.estimate:.1f}%").first.is_visible()
+    expect(page.get_by_text(f"{100 * expected.estimate:.1f}%").first).to_be_visible()
     wilson = expected.confidence_interval(0.95, "wilson")
-    assert page.get_by_text(f"{100 * wilson.low:.1f}% – {100 * wilson.high:.1f}%").first.is_visible()
+    expect(page.get_by_text(f"{100 * wilson.low:.1f}% – {100 * wilson.high:.1f}%").first).to_be_visible()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "admin-results.png"), full_page=True)
 
@@ -36,7 +37,7 @@ def test_admin_reads_results_changes_method_and_downloads(page, live_server, app
     page.get_by_role("button", name="Update").click()
     page.wait_for_url("**method=clopper-pearson**")
     exact = expected.confidence_interval(0.95, "clopper-pearson")
-    assert page.get_by_text(f"{100 * exact.low:.1f}% – {100 * exact.high:.1f}%").first.is_visible()
+    expect(page.get_by_text(f"{100 * exact.low:.1f}% – {100 * exact.high:.1f}%").first).to_be_visible()
 
     with page.expect_download() as download_info:
         page.get_by_role("link", name="Estimates (CSV)").click()
@@ -164,15 +165,15 @@ def test_admin_fits_a_model_sees_its_table_and_chart_and_downloads_it(
     db.close()
     third = expected.fit.coefficient("Year of study: third vs second")
     coefficients = page.get_by_role("table", name="Coefficients")
-    assert coefficients.is_visible()
+    expect(coefficients).to_be_visible()
     row = coefficients.get_by_role("row", name="Year of study: third vs second")
     assert f"{third.estimate:.3f}" in row.inner_text()
     chart = page.locator("figure svg.chart").filter(has_text="Predicted share of true yes")
     chart.scroll_into_view_if_needed()
-    assert chart.is_visible()
+    expect(chart).to_be_visible()
     assert chart.locator("circle.estimate").count() == len(expected.groups) == 3
     for group in expected.groups:  # each group's predicted share and interval, written beside its row
-        assert chart.get_by_text(figures(group), exact=True).is_visible()
+        expect(chart.get_by_text(figures(group), exact=True)).to_be_visible()
     assert page.locator("p.model-sentence").inner_text().startswith("From 400 answers")
     assert page_overflow(page) <= 0
     assert cut_chart_labels(page) == []

@@ -4,6 +4,7 @@ corrected share, has no accessibility violation (axe-core)."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from storage import responses
 from surveys.submission import noisy_response
@@ -29,5 +30,5 @@ def test_the_design_fit_section_has_no_accessibility_violation(anchored, page, l
     db.close()
     sign_in(page, live_server)
     page.goto(f"{live_server}/admin/surveys/anchored")
-    assert page.locator("#careless-corrected").is_visible()
+    expect(page.locator("#careless-corrected")).to_be_visible()
     assert axe_violations(page) == []

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
 from tests.helpers.sample_surveys import TWO_GROUP_YAML
@@ -211,7 +212,7 @@ def test_every_design_leaves_the_device_randomized(browser, designs_server, app)
         shoot_family(page, family, questions, "js")
     answer(page, survey_of(app, "designs"), DESIGNS_TRUTH)
     request = submit(page)
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     survey = survey_of(app, "designs")
     posts = [r for r in requests if r.method == "POST"]
     assert posts == [request]
@@ -239,7 +240,7 @@ def test_every_design_is_randomized_by_the_server_without_javascript(browser, de
         shoot_family(page, family, questions, "no-js")
     answer(page, survey_of(app, "designs"), DESIGNS_TRUTH)
     request = submit(page)
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     survey = survey_of(app, "designs")
     assert plain_fields(request, survey) == set(DESIGNS_TRUTH) and sent_answers(survey, request) == {}
     assert_no_true_answer_in_urls(requests, DESIGNS_TRUTH)
@@ -256,7 +257,7 @@ def test_two_group_designs_leave_the_device_randomized_in_the_drawn_group(browse
     page.add_init_script(fixed_word_script(TWO_GROUP_WORD))
     requests = recorded_requests(page)
     page.goto(f"{designs_server}/s/twogroup")
-    assert not page.locator("#direct-arm-note").is_visible()
+    expect(page.locator("#direct-arm-note")).not_to_be_visible()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "designs-two-group-js.png"), full_page=True)  # for review
     answer(page, survey_of(app, "twogroup"), TWO_GROUP_TRUTH)

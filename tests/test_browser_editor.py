@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers.accessibility import axe_violations
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, sign_in
@@ -38,12 +39,12 @@ def test_a_survey_written_with_a_mistake_is_fixed_beside_its_line_and_previewed(
 
     page.locator("a.preview-server").first.click()
     page.wait_for_load_state()
-    assert page.locator("fieldset[data-question=cheated]").is_visible()
+    expect(page.locator("fieldset[data-question=cheated]")).to_be_visible()
     assert page.locator("script[src$='randomize.js']").count() == 0
     page.go_back()
     page.locator("a.preview-device").first.click()
     page.wait_for_load_state()
-    assert page.locator("fieldset[data-question=cheated]").is_visible()
+    expect(page.locator("fieldset[data-question=cheated]")).to_be_visible()
     assert page.locator("script[src$='randomize.js']").count() == 1
 
 
@@ -57,7 +58,8 @@ def add_question(page, kind: str, settings: dict, name: str, label: str, design:
         page.get_by_label(field).first.fill(value)
     page.get_by_role("button", name="Show the designs for this kind").click()
     page.wait_for_load_state()
-    assert page.locator("#design-choices").is_visible() and page.locator("tr[data-design=bounded]").count() == 1
+    expect(page.locator("#design-choices")).to_be_visible()
+    assert page.locator("tr[data-design=bounded]").count() == 1
     assert axe_violations(page) == []
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"editor-add-{name}.png"), full_page=True)

@@ -14,6 +14,7 @@ To run the journey on PostgreSQL too, replace :data:`BACKENDS` by ``pytest.mark.
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers import accessibility
 from tests.helpers.accessibility import PageChecks, describe
@@ -91,10 +92,10 @@ def answer_the_form(page, url: str, checks: PageChecks, mode: str) -> None:
     checks.check(page, f"refused-{mode}")
     choose(page, ANSWERS)
     press(page, "Submit answers")
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     checks.check(page, f"thanks-{mode}")
     page.goto(f"{url}/s/quiz")
-    assert page.get_by_role("heading", name="You have already answered this survey").is_visible()
+    expect(page.get_by_role("heading", name="You have already answered this survey")).to_be_visible()
     checks.check(page, f"answered-before-{mode}")
 
 
@@ -127,7 +128,7 @@ def researcher_pages(page, url: str, checks: PageChecks) -> None:
     checks.check(page, "dashboard")
     page.get_by_role("link", name="Test quiz").click()
     page.wait_for_load_state()
-    assert page.locator("svg.chart").first.is_visible()
+    expect(page.locator("svg.chart").first).to_be_visible()
     checks.check(page, "results")
     page.goto(f"{url}/admin/surveys/quiz?by=year")
     checks.check(page, "results-by-group")
@@ -137,7 +138,7 @@ def researcher_pages(page, url: str, checks: PageChecks) -> None:
     checks.check(page, "preview")
     choose(page, ANSWERS)
     press(page, "Submit answers")
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     checks.check(page, "preview-thanks")
     write_a_survey(page, url, checks)
     answer_the_form(page, url, checks, "js")

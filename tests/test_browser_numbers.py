@@ -14,6 +14,7 @@ import logging
 from urllib.parse import parse_qsl, urlencode
 
 import pytest
+from playwright.sync_api import expect
 
 from app import ROOT
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, fill_in, press
@@ -237,7 +238,8 @@ def test_in_the_direct_arm_the_device_sends_the_yes_no_as_given_and_randomizes_t
     page.add_init_script('window.localStorage.setItem("rr:direct-numbers:v1:arm", "d");')
     page.goto(f"{live_server}/s/direct-numbers")
     note = page.locator("#direct-arm-note")
-    assert note.is_visible() and "except the numbers" in note.inner_text()
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("except the numbers")
     fill_in(page, {"cheated": "Yes"})
     page.locator("select[name=drinks]").select_option(label="20")
     fields = dict(parse_qsl(submit(page).post_data, keep_blank_values=True))

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers import browser_steps, records
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, fill_in, press
@@ -84,10 +85,11 @@ def test_with_javascript_three_pages_send_and_carry_only_noisy_answers(page, liv
     page.goto(f"{live_server}/s/paged")
     fill_in(page, PAGE_1)
     press(page, "Next")
-    assert not page.locator("fieldset[data-question=first_exam]").is_visible()  # skip logic on the device
+    expect(page.locator("fieldset[data-question=first_exam]")).not_to_be_visible()  # skip logic on the device
     fill_in(page, {"year": "first"})
     asked = page.locator("fieldset[data-question=first_exam]")
-    assert asked.is_visible() and not asked.get_by_label("No answer").is_visible()  # required once asked
+    expect(asked).to_be_visible()
+    expect(asked.get_by_label("No answer")).not_to_be_visible()  # required once asked
     assert not page.evaluate("document.getElementById('survey-form').checkValidity()")
     answer_three_pages(page, f"{live_server}/s/paged", "js")
     check_requests(app, posts, device=True)
@@ -144,7 +146,7 @@ def test_with_javascript_the_preview_goes_page_by_page_under_the_banner_and_stor
     before = records.dump(app)
     posts = preview_posts(page)
     answer_three_pages(page, f"{live_server}{PREVIEW}", "preview-js")
-    assert page.locator(".preview-banner").is_visible()
+    expect(page.locator(".preview-banner")).to_be_visible()
     check_preview(app, context, posts, before)
     check_requests(app, [body for _, body in posts], device=True)
     memos = page.evaluate("Object.keys(localStorage)")
@@ -167,7 +169,7 @@ def test_without_javascript_the_preview_goes_page_by_page_under_the_banner_and_s
     before = records.dump(app)
     posts = preview_posts(page)
     answer_three_pages(page, f"{live_server}{PREVIEW}", "preview-nojs")
-    assert page.locator(".preview-banner").is_visible()
+    expect(page.locator(".preview-banner")).to_be_visible()
     check_preview(app, context, posts, before)
     check_requests(app, [body for _, body in posts], device=False)
     context.close()

@@ -9,6 +9,7 @@ import time
 
 import pyotp
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers.accessibility import PageChecks, describe
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, sign_in
@@ -50,7 +51,7 @@ def test_an_invited_analyst_chooses_her_password_reads_results_and_signs_in_with
     page.get_by_label("Account name").fill("ines")
     page.get_by_label("Role", exact=True).select_option("analyst")
     page.get_by_role("button", name="Give this role").click()
-    assert page.get_by_role("cell", name="analyst", exact=True).is_visible()
+    expect(page.get_by_role("cell", name="analyst", exact=True)).to_be_visible()
     fits(checks, page, "survey-people")
 
     ines = browser.new_context().new_page()
@@ -59,10 +60,10 @@ def test_an_invited_analyst_chooses_her_password_reads_results_and_signs_in_with
     ines.get_by_label("New password").fill(PASSWORD)
     ines.get_by_label("The same password again").fill(PASSWORD)
     ines.get_by_role("button", name="Set my password").click()
-    assert ines.get_by_text("Your password for ines is set").is_visible()
+    expect(ines.get_by_text("Your password for ines is set")).to_be_visible()
     sign_in_as(ines, live_server, "ines")
     ines.get_by_role("link", name="Test quiz").click()
-    assert ines.get_by_role("heading", name="Export").is_visible()
+    expect(ines.get_by_role("heading", name="Export")).to_be_visible()
     assert ines.get_by_role("link", name="Close this survey…").count() == 0
     assert ines.get_by_role("link", name="People").count() == 0
 
@@ -73,7 +74,7 @@ def test_an_invited_analyst_chooses_her_password_reads_results_and_signs_in_with
     fits(checks, ines, "account-enrolling")
     ines.get_by_label("Six-digit code").fill(pyotp.TOTP(secret).now())
     ines.get_by_role("button", name="Switch the second factor on").click()
-    assert ines.get_by_text("Your second factor is on").is_visible()
+    expect(ines.get_by_text("Your second factor is on")).to_be_visible()
     ines.get_by_role("button", name="Sign out (ines)").click()
     sign_in_as(ines, live_server, "ines")
     ines.wait_for_url("**/admin/login/code")
@@ -83,5 +84,5 @@ def test_an_invited_analyst_chooses_her_password_reads_results_and_signs_in_with
     )
     ines.get_by_role("button", name="Sign in").click()
     ines.wait_for_url(f"{live_server}/admin/")
-    assert ines.get_by_role("link", name="Test quiz").is_visible()
+    expect(ines.get_by_role("link", name="Test quiz")).to_be_visible()
     assert len(checks.found) == 12 and describe(checks.found) == ""

@@ -6,6 +6,7 @@ release and its print view at 375 and 1280 px: no wider than the screen, saved a
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers.accessibility import PageChecks, describe
 from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, sign_in
@@ -38,7 +39,7 @@ def test_an_owner_publishes_a_release_and_anyone_reads_it_on_a_phone(page, brows
     sign_in(page, live_server)
     page.goto(f"{live_server}/admin/surveys/quiz")
     page.get_by_role("link", name="Published releases and their budget").click()
-    assert page.get_by_text("No release is published yet.").is_visible()
+    expect(page.get_by_text("No release is published yet.")).to_be_visible()
     page.get_by_role("link", name="Publish a release").click()
     for label in (
         "Estimate of “Have you ever cheated on an exam?” (randomized answers) (free)",
@@ -49,19 +50,19 @@ def test_an_owner_publishes_a_release_and_anyone_reads_it_on_a_phone(page, brows
         page.get_by_label(label, exact=True).check()
     page.get_by_label("Epsilon of this release").fill("0.6")
     page.get_by_role("button", name="Show the cost").click()
-    assert page.get_by_text("It can be published.").is_visible()
-    assert page.get_by_text("Left after it: epsilon 0.4.").is_visible()
+    expect(page.get_by_text("It can be published.")).to_be_visible()
+    expect(page.get_by_text("Left after it: epsilon 0.4.")).to_be_visible()
     fits(checks, page, "new")
     page.get_by_role("button", name="Publish", exact=True).click()
     page.wait_for_url(f"{live_server}/admin/surveys/quiz/releases")
-    assert page.get_by_text("Release 1 of “Test quiz” is published").is_visible()
+    expect(page.get_by_text("Release 1 of “Test quiz” is published")).to_be_visible()
     fits(checks, page, "ledger")
     address = page.get_by_role("link", name="Release 1", exact=True).get_attribute("href")
 
     reader = browser.new_context().new_page()
     reader.goto(f"{live_server}{address}")
-    assert reader.get_by_role("heading", name="Test quiz", exact=True).is_visible()
-    assert reader.get_by_role("heading", name="What protects the respondents").is_visible()
+    expect(reader.get_by_role("heading", name="Test quiz", exact=True)).to_be_visible()
+    expect(reader.get_by_role("heading", name="What protects the respondents")).to_be_visible()
     assert reader.locator("svg.chart").count() == 3
     fits(checks, reader, "release")
     with reader.expect_download() as download:

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
+from playwright.sync_api import expect
 
 from analysis.design import (
     TWO_COIN,
@@ -138,7 +139,7 @@ def test_device_path_sends_only_randomized_answers(page, live_server, app):
     assert sorted(names) == sorted(
         ["csrf_token", "submission_key", "randomized_on", "rr-cheated", "rr-lied", "rr-ai_use", "rr-year"]
     )
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     (row,) = stored_answers(app)
     assert row["randomized_on"] == "device"
     assert row["answers"] == posted_answers(request, app)
@@ -210,7 +211,7 @@ def test_server_path_without_javascript(browser, live_server, app):
     names = [name for name, _ in posted_fields(request)]
     assert "cheated" in names and "randomized_on" not in names
     assert not any(name.startswith("rr-") for name in names)
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     (row,) = stored_answers(app)
     assert row["randomized_on"] == "server"
     assert row["answers"]["cheated"] in {"yes", "no"}
@@ -222,7 +223,7 @@ def test_retake_is_refused_and_the_same_noise_is_resent(page, live_server, app):
     fill_in(page)
     first = posted_answers(submit(page), app)
     page.goto(f"{live_server}/s/quiz")
-    assert page.get_by_role("heading", name="You have already answered this survey").is_visible()
+    expect(page.get_by_role("heading", name="You have already answered this survey")).to_be_visible()
     # Without the cookie the server would take it, but the device resends the
     # noise it drew the first time (permanent randomized response).
     page.context.clear_cookies()
@@ -265,7 +266,7 @@ def test_phone_sized_screen(browser, live_server):
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375 and box["height"] >= 40
     fill_in(page)
     submit(page)
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     context.close()
 
@@ -285,7 +286,7 @@ def test_keyboard_only(page, live_server):
             break
     with page.expect_navigation():
         page.keyboard.press("Enter")
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
 
 
 def test_every_input_has_a_label(page, live_server):
@@ -439,18 +440,18 @@ def test_with_javascript_the_page_says_the_device_randomizes(page, shipped_serve
 
 def test_a_retake_is_told_that_the_earlier_randomized_answers_were_sent_again(page, live_server, app):
     page.goto(f"{live_server}/s/quiz")
-    assert not page.locator("#memo-note").is_visible()
+    expect(page.locator("#memo-note")).not_to_be_visible()
     fill_in(page)
     first_request = submit(page)
-    assert not page.locator("#resent-note").is_visible()  # a first answer: nothing was resent
+    expect(page.locator("#resent-note")).not_to_be_visible()  # a first answer: nothing was resent
     page.context.clear_cookies()
     page.goto(f"{live_server}/s/quiz")
-    assert page.locator("#memo-note").is_visible()  # said before sending
+    expect(page.locator("#memo-note")).to_be_visible()  # said before sending
     first = stored_answers(app)[0]["answers"]
     differing = {"cheated": "No" if first["cheated"] == "yes" else "Yes"}
     fill_in(page, {**TRUTH, **differing})
     request = submit(page)
-    assert page.locator("#resent-note").is_visible()
+    expect(page.locator("#resent-note")).to_be_visible()
     assert "sent the randomized answers it drew then" in page.locator("#resent-note").inner_text()
     assert len(request.post_data) == len(first_request.post_data)  # nothing added to the request
     assert sorted(name for name, _ in posted_fields(request)) == sorted(
@@ -475,7 +476,7 @@ def test_screenshots_of_the_form_and_the_thank_you_page(browser, shipped_server,
         if name == "phone":
             fill_in(page, {"cheated": "No", "plagiarism": "No", "ai_use": "Never", "year": "second"})
             submit(page)
-            assert page.get_by_role("heading", name="Thank you").is_visible()
+            expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
             page.screenshot(path=str(ARTIFACTS / f"respond-thanks-{mode}.png"), full_page=True)
         context.close()
 
@@ -507,7 +508,7 @@ def test_a_survey_closes_itself_in_the_browser_once_its_target_is_met(browser, l
             break
         fill_in(page)
         submit(page)
-        assert page.get_by_role("heading", name="Thank you").is_visible()
+        expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
         sent += 1
         context.close()
     assert sent == 2
@@ -565,7 +566,7 @@ def test_device_sends_the_crosswise_answer_as_given_and_warner_randomized(browse
     fields = dict(posted_fields(request))
     assert "cannabis" not in fields and "pills" not in fields
     assert fields["rr-cannabis"].strip() == "no" and fields["rr-pills"].strip() == "no"
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     context.close()
 
 
@@ -600,7 +601,7 @@ def test_device_sends_the_lie_detector_answer_randomized_in_its_group(browser, s
     page = context.new_page()
     page.add_init_script(remembered_arm("2") + ZERO_DRAWS)
     page.goto(f"{shipped_server}/s/{LIE_DETECTOR}")
-    assert not page.locator("#direct-arm-note").is_visible()
+    expect(page.locator("#direct-arm-note")).not_to_be_visible()
     assert "randomized on this device" in visible_text(page)  # group 2 randomizes here
     page.get_by_text("How your answers are protected").click()
     assert "no epsilon guarantee: one answer fully reveals" in visible_text(page)
@@ -611,7 +612,7 @@ def test_device_sends_the_lie_detector_answer_randomized_in_its_group(browser, s
     fields = dict(posted_fields(request))
     assert "evaded" not in fields and fields["rr-evaded"].strip() == "yes"
     assert (fields["arm"], fields["randomized_on"]) == ("2", "device")
-    assert page.get_by_role("heading", name="Thank you").is_visible()
+    expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     (row,) = shipped_rows(shipped_app)
     assert (row["arm"], row["randomized_on"], json.loads(row["answers"])["evaded"]) == ("2", "device", "yes")
     context.close()
@@ -622,7 +623,7 @@ def test_device_in_the_direct_arm_says_so_and_sends_the_answer_as_given(browser,
     page = context.new_page()
     page.add_init_script(remembered_arm("d") + ZERO_DRAWS)
     page.goto(f"{shipped_server}/s/{LIE_DETECTOR}")
-    assert page.locator("#direct-arm-note").is_visible()
+    expect(page.locator("#direct-arm-note")).to_be_visible()
     assert "nothing is randomized" in page.locator("#direct-arm-note").inner_text()
     assert "randomized on this device" not in visible_text(page)  # the note under the questions is hidden
     fill_in(page, {"evaded": "No", "employment": "Employed"})

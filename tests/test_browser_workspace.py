@@ -22,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from storage import accounts, roles
 from storage import surveys as stored_surveys
@@ -194,7 +195,7 @@ def share_with_analyst(page, looks: Looks) -> None:
     page.get_by_label("Account name").fill("ana")
     page.get_by_label("Role", exact=True).select_option("analyst")
     press(page, "Give this role")
-    assert page.get_by_role("cell", name="analyst", exact=True).is_visible()
+    expect(page.get_by_role("cell", name="analyst", exact=True)).to_be_visible()
     looks.see(page, "people-shared")
 
 
@@ -233,7 +234,7 @@ def respondents_answer(browser, url: str, looks: Looks) -> list[str]:
         year = ("First year", "Second year")[number % 2]
         page.locator("fieldset[data-question=year]").get_by_label(year, exact=True).check()
         press(page, "Submit answers")
-        assert page.get_by_role("heading", name="Thank you").is_visible()
+        expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
         if number == 0:
             looks.see(page, "thanks")
         page.evaluate("localStorage.clear()")
@@ -271,7 +272,7 @@ def analyst_reads_but_cannot_change(page, url: str, looks: Looks) -> None:
     assert "Exam honesty" in main and "Someone else" not in main and "Test quiz" not in main
     page.get_by_role("link", name="Exam honesty").first.click()
     looks.see(page, "analyst-results")
-    assert page.get_by_role("heading", name="Export").is_visible()
+    expect(page.get_by_role("heading", name="Export")).to_be_visible()
     for owner_control in ("Edit", "Delete…", "Close this survey…", "People"):
         assert page.get_by_role("link", name=owner_control, exact=True).count() == 0, owner_control
     for owner_button in ("Open", "Archive"):
