@@ -31,6 +31,7 @@ from analysis.bursts import (
 )
 from analysis.careless import CarelessCorrected, CarelessShare, careless_share, correct_for_careless
 from analysis.central import (
+    ModeBound,
     PrivacyCost,
     SharedFigure,
     TotalCost,
@@ -44,6 +45,7 @@ from analysis.central import (
     discrete_laplace_variance,
     exponential_probabilities,
     gaussian_sigma2,
+    mode_shortfall,
     nonnegative_counts,
     parallel,
     rho_for,
@@ -401,6 +403,8 @@ __all__ = [
     "zcdp_epsilon",
     "rho_for",
     "exponential_probabilities",
+    "ModeBound",
+    "mode_shortfall",
     "sequential",
     "parallel",
     "advanced",

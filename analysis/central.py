@@ -46,6 +46,7 @@ from scipy.stats import norm
 from analysis.privacy import advanced_composition
 
 __all__ = [
+    "ModeBound",
     "PrivacyCost",
     "SharedFigure",
     "TotalCost",
@@ -59,6 +60,7 @@ __all__ = [
     "discrete_laplace_variance",
     "exponential_probabilities",
     "gaussian_sigma2",
+    "mode_shortfall",
     "nonnegative_counts",
     "parallel",
     "rho_for",
@@ -428,6 +430,105 @@ def exponential_probabilities(utilities: Sequence[int], epsilon: float, sensitiv
     weights = [math.exp(eps * (u - top) / (2 * d)) for u in values]
     total = math.fsum(weights)
     return tuple(w / total for w in weights)
+
+
+@dataclass(frozen=True)
+class ModeBound:
+    """How far the chosen "most common answer" may fall short of the true most common one (:func:`mode_shortfall`).
+
+    Attributes
+    ----------
+    shortfall : float
+        ``d`` in ``[0, 1]``: with probability at least ``level`` (over the sample and the noise), the population
+        share of the answer chosen is at most ``d`` below the largest population share of any answer.
+    answers_low : int
+        ``n_low``: the lower confidence bound on the number of answers that was used (0: no bound, ``d = 1``).
+    choice : float
+        The exponential mechanism's part, ``(2 D / epsilon) ln(k / beta_1) / n_low``.
+    sampling : float
+        The sampling part, ``sqrt(2 ln((k - 1) / beta_2) / n_low)``.
+    level : float
+    """
+
+    shortfall: float
+    answers_low: int
+    choice: float
+    sampling: float
+    level: float
+
+
+def mode_shortfall(
+    noisy_total: int, options: int, epsilon: float, sensitivity: int, total_scale: Fraction | float, level: float
+) -> ModeBound:
+    """A bound ``d`` such that the answer the exponential mechanism chose has a population share at most ``d``
+    below the largest share, with probability at least ``level``; computed from published numbers only.
+
+    Parameters
+    ----------
+    noisy_total : int
+        The number of answers to the question with discrete Laplace noise of scale ``total_scale`` (as drawn,
+        published beside the choice).
+    options : int
+        ``k``, the number of answers the mechanism chose among.
+    epsilon : float
+        The epsilon the exponential mechanism spent (:func:`exponential_probabilities`).
+    sensitivity : int
+        ``D``: how much one person can change a count (``rows_per_person``).
+    total_scale : Fraction or float
+        The scale of the noise on ``noisy_total`` (:func:`count_scale`).
+    level : float
+        The confidence level; ``beta = 1 - level`` is split in three equal parts ``beta_1, beta_2, beta_3``.
+
+    Notes
+    -----
+    The answers are ``n`` independent draws from a population with shares ``pi_1 .. pi_k``; ``p_i = c_i / n``
+    are the sample's shares, ``I`` the answer chosen, ``j*`` the population's most common answer. Then
+
+    ``pi_j* - pi_I = [(pi_j* - pi_I) - (p_j* - p_I)] + (p_j* - p_I)``.
+
+    1. The mechanism: given the sample, ``c_max - c_I <= (2 D / epsilon) (ln k + ln(1 / beta_1))`` with
+       probability at least ``1 - beta_1`` (McSherry and Talwar 2007; Dwork and Roth 2014, Theorem 3.11, with
+       ``t = ln(1 / beta_1)``), and ``p_j* - p_I <= (c_max - c_I) / n``.
+    2. Sampling: for each rival ``i != j*``, ``p_j* - p_i`` is the mean of ``n`` independent values of
+       ``1{answer = j*} - 1{answer = i}``, which lie in ``[-1, 1]`` (their variance is at most 1) and have mean
+       ``pi_j* - pi_i``; by Hoeffding's inequality (Hoeffding 1963, Theorem 2) it falls below its mean by
+       ``h`` or more with probability at most ``exp(-n h^2 / 2)``. Over the ``k - 1`` rivals (Bonferroni), with
+       probability at least ``1 - beta_2`` none does for ``h = sqrt(2 ln((k - 1) / beta_2) / n)``; this holds
+       for the ``I`` chosen, whatever it is (when ``I = j*`` the shortfall is 0).
+    3. The number of answers: ``n >= n_low = noisy_total - m`` with probability at least ``1 - beta_3``, ``m``
+       the discrete Laplace's two-sided quantile at ``1 - 2 beta_3`` (:func:`discrete_laplace_quantile`; the
+       noise is symmetric, so ``P(Z > m) <= beta_3``). Both bounds above decrease in ``n``, so ``n_low`` may
+       stand for it.
+
+    By the union bound, with probability at least ``1 - beta_1 - beta_2 - beta_3 = level``,
+    ``pi_j* - pi_I <= d = min(1, (2 D / epsilon) ln(k / beta_1) / n_low + sqrt(2 ln((k - 1) / beta_2) / n_low))``;
+    ``d = 1`` when ``n_low < 1``, ``d = 0`` when ``k = 1``. Hoeffding's bound holds at every ``n``, where a normal
+    approximation with the variance bound ``1 / n`` (narrower by about a quarter) would be asymptotic, and in
+    the far tail (``beta_2 / (k - 1)``) where it is least accurate. The bound uses no count beyond
+    ``noisy_total``, so it costs no budget beyond that count's.
+
+    References
+    ----------
+    F. McSherry and K. Talwar, "Mechanism Design via Differential Privacy", FOCS 2007.
+    C. Dwork and A. Roth, "The Algorithmic Foundations of Differential Privacy", 2014 (Theorem 3.11).
+    W. Hoeffding, "Probability Inequalities for Sums of Bounded Random Variables", JASA 58(301), 1963.
+    """
+    noisy_total = _integer(noisy_total, "the noisy total")
+    k = _integer(options, "the number of options")
+    if k < 1:
+        raise ValueError(f"the mechanism needs at least one option, got options={options!r}")
+    eps = float(_positive_fraction(epsilon, "epsilon"))
+    d = _sensitivity(sensitivity)
+    level = _level(level)
+    beta = (1 - level) / 3
+    n_low = max(noisy_total - discrete_laplace_quantile(1 - 2 * beta, total_scale), 0)
+    if k == 1:
+        return ModeBound(0.0, n_low, 0.0, 0.0, level)
+    if n_low < 1:
+        return ModeBound(1.0, 0, math.inf, math.inf, level)
+    choice = 2 * d / eps * math.log(k / beta) / n_low
+    sampling = math.sqrt(2 * math.log((k - 1) / beta) / n_low)
+    return ModeBound(min(1.0, choice + sampling), n_low, choice, sampling, level)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -26,8 +26,9 @@ from surveys.definition import Question
 from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of
 from surveys.release_figures import PublishedFigure, PublishedRow
-from surveys.release_noise import NONNEGATIVE_HOW, count_noise, z_value
-from surveys.text_format import MISSING, percent
+from surveys.release_noise import NONNEGATIVE_WORDS, count_noise, z_value
+from surveys.release_words import words
+from surveys.text_format import MISSING, N_, percent
 
 #: Answers per cell at the points where a question's estimator is read (:func:`_affine_estimator`).
 _PROBE = 1000
@@ -120,11 +121,16 @@ def breakdown_figure(survey, plan, policy, key, inputs, sampler, level) -> Publi
             low, shown_value, high = (_unit(raw - half), _unit(raw), _unit(raw + half))
             text = f"{percent(shown_value, 1)} ({sum(shown)})"
             rows.append(PublishedRow(label, text, percent(low, 1), percent(high, 1), shown_value))
-    note = (
-        f"{noise.describe(level)}; a cell is the answers of one group with one stored (randomized) answer, so the "
-        f"cells are disjoint and the table costs one epsilon. Then {NONNEGATIVE_HOW}, group by group. Each estimate "
-        "applies the question's own estimator to the noisy cells; its interval adds the noise's variance to the "
-        "sampling variance (delta method). The number in brackets is the group's answers (the sum of its noisy "
-        "cells). Only answers under the question's current design are counted."
+    note = words(
+        N_(
+            "%(noise)s; a cell is the answers of one group with one stored (randomized) answer, so the cells are "
+            "disjoint and the table costs one epsilon. Then %(how)s, group by group. Each estimate applies the "
+            "question's own estimator to the noisy cells; its interval adds the noise's variance to the sampling "
+            "variance (delta method). The number in brackets is the group's answers (the sum of its noisy cells). "
+            "Only answers under the question's current design are counted."
+        ),
+        noise=noise.describe(level),
+        how=NONNEGATIVE_WORDS,
     )
-    return PublishedFigure(key, f"{question.label} by {by.label}", tuple(rows), note, float(plan.epsilon_each[key]))
+    title = words(N_("%(question)s by %(by)s"), question=question.label, by=by.label)
+    return PublishedFigure.of(key, title, tuple(rows), note, float(plan.epsilon_each[key]))

@@ -19,17 +19,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
-from analysis.central import TotalCost, nonnegative_counts
+from analysis.central import TotalCost, count_interval, count_scale, mode_shortfall, nonnegative_counts
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies
 from surveys.kinds import kind_of, kind_of_result
 from surveys.kinds.number import kept_sums
-from surveys.release_noise import NONNEGATIVE_HOW, count_noise, split_noise, z_value
-from surveys.release_plans import MEAN, PLAIN_NUMBERS
+from surveys.release_noise import NONNEGATIVE_WORDS, CountNoise, count_noise, split_noise, z_value
+from surveys.release_plans import LAPLACE, MEAN, PLAIN_NUMBERS
+from surveys.release_words import Number, Words, say, words
 from surveys.result_types import Tallies
 from surveys.results import question_result
-from surveys.text_format import MISSING, number_text, percent
+from surveys.text_format import MISSING, N_, number_text, percent
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,13 @@ class PublishedFigure:
     rows: tuple[PublishedRow, ...]
     note: str
     epsilon: float
+    title_words: Words | None = None  # ``title`` as the catalogues' message (:mod:`surveys.release_words`)
+    note_words: Words | None = None  # ``note`` likewise; None in releases stored before them
+
+    @classmethod
+    def of(cls, key: str, title: Words, rows: tuple[PublishedRow, ...], note: Words, epsilon: float):
+        """The figure whose English ``title`` and ``note`` are ``title`` and ``note`` written out."""
+        return cls(key, say(title), rows, say(note), epsilon, title, note)
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,7 @@ class Release:
     figures: tuple[PublishedFigure, ...]
     cost: TotalCost
     protection: tuple[str, ...]
+    protection_words: tuple[Words, ...] = ()  # ``protection`` as the catalogues' messages
 
 
 def _group_counts(question: Question, by_design) -> list[int]:
@@ -115,30 +125,100 @@ def counts_figure(survey, plan, policy, key, inputs, sampler, level) -> Publishe
     true = _group_counts(question, inputs.tallies.get(question.name, {}))
     shown = nonnegative_counts([c + noise.draw(sampler) for c in true])
     rows = _share_rows([label for _, label in groups], shown, noise.variance, level)
-    note = (
-        f"{noise.describe(level)}. Then {NONNEGATIVE_HOW}. Each share is a count over their sum; its "
-        f"{percent(level, 1, trim=True)} interval adds the noise's variance to the sampling variance (delta method). "
-        "The number in brackets is the count of answers, with noise."
+    note = words(
+        N_(
+            "%(noise)s. Then %(how)s. Each share is a count over their sum; its %(level)s interval adds the noise's "
+            "variance to the sampling variance (delta method). The number in brackets is the count of answers, with "
+            "noise."
+        ),
+        noise=noise.describe(level),
+        how=NONNEGATIVE_WORDS,
+        level=Number(level, "level"),
     )
-    title = f"{'Answers by range' if key.startswith(PLAIN_NUMBERS) else 'Answers'}: {question.label}"
-    return PublishedFigure(key, title, rows, note, float(plan.epsilon_each[key]))
+    if key.startswith(PLAIN_NUMBERS):
+        title = words(N_("Answers by range: %(question)s"), question=question.label)
+    else:
+        title = words(N_("Answers: %(question)s"), question=question.label)
+    return PublishedFigure.of(key, title, rows, note, float(plan.epsilon_each[key]))
+
+
+#: The share of a ``mode:`` figure's epsilon spent on the noisy number of answers its interval needs; the rest
+#: pays for the choice (sequential composition: the figure costs what the plan charged).
+MODE_TOTAL_SHARE = Fraction(1, 4)
+#: The labels of a ``mode:`` figure's rows (the catalogues translate them where they are shown).
+MODE_ROWS = (
+    N_("Most common answer"),
+    N_("How far its share may be below the largest share (percentage points)"),
+    N_("Answers to the question (with noise)"),
+)
 
 
 def mode_figure(survey, plan, policy, key, inputs, sampler, level) -> PublishedFigure:
+    """The most common answer, chosen by the exponential mechanism, with how far it may fall short.
+
+    The figure's epsilon is split (:data:`MODE_TOTAL_SHARE`): a quarter noises the number of answers to the
+    question (discrete Laplace, published), three quarters pay for the choice (McSherry and Talwar 2007). Pure
+    parts composed sequentially, so a budget with ``delta > 0`` charges the figure ``rho = epsilon^2 / 2`` as
+    before. The interval is :func:`analysis.central.mode_shortfall`'s, computed from the published noisy
+    number alone: the chosen answer's share is at most ``d`` below the largest share, with probability
+    ``level`` over the sample and the noise."""
     question = survey.question(key.split(":", 1)[1])
     groups = kind_of(question).groups(question)
     true = _group_counts(question, inputs.tallies.get(question.name, {}))
     epsilon, sensitivity = plan.epsilon_each[key], policy.rows_per_person
-    index = sampler.exponential_choice(true, epsilon, sensitivity)
-    gap = 2 * sensitivity / float(epsilon) * (math.log(len(groups)) + math.log(1 / (1 - level)))
-    note = (
-        f"Chosen by the exponential mechanism (McSherry and Talwar 2007): each answer with probability proportional "
-        f"to exp(epsilon × its count / (2 × {sensitivity})), epsilon {float(epsilon):.3g}. With probability "
-        f"{percent(level, 1, trim=True)} the answer chosen has at most {gap:.0f} answers fewer than the most common "
-        "one (Dwork and Roth 2014, Theorem 3.11); no count is published."
+    on_total = epsilon * MODE_TOTAL_SHARE
+    total_noise = CountNoise(LAPLACE, count_scale(on_total, sensitivity), sensitivity, on_total)
+    noisy_total = sum(true) + total_noise.draw(sampler)
+    choice_epsilon = epsilon - on_total
+    index = sampler.exponential_choice(true, choice_epsilon, sensitivity)
+    shown_total = max(noisy_total, 0)
+    bound = mode_shortfall(shown_total, len(groups), float(choice_epsilon), sensitivity, total_noise.scale, level)
+    low, high = count_interval(noisy_total, total_noise.scale, level)
+    answer = groups[index][1]
+    points = f"{bound.shortfall * 100:.1f}"
+    rows = (
+        PublishedRow(MODE_ROWS[0], answer, "", "", None),
+        PublishedRow(MODE_ROWS[1], points, "0.0", points, bound.shortfall),
+        PublishedRow(MODE_ROWS[2], str(shown_total), str(low), str(high), float(shown_total)),
     )
-    row = PublishedRow("Most common answer", groups[index][1], "", "", None)
-    return PublishedFigure(key, f"Most common answer: {question.label}", (row,), note, float(epsilon))
+    chosen = words(
+        N_(
+            "Chosen by the exponential mechanism (McSherry and Talwar 2007): each answer with probability "
+            "proportional to exp(epsilon × its count / (2 × %(sensitivity)s)), epsilon %(epsilon)s (three quarters "
+            "of this figure's epsilon). The other quarter paid for the number of answers: %(total)s."
+        ),
+        sensitivity=Number(sensitivity, "whole"),
+        epsilon=Number(float(choice_epsilon), "g3"),
+        total=total_noise.describe(level, "the number of answers"),
+    )
+    if bound.answers_low < 1:
+        claim = words(
+            N_(
+                "Too few answers for a useful bound: the share of “%(answer)s” may be anywhere from 0 to 100 "
+                "percentage points below the largest share. No count of any answer is published."
+            ),
+            answer=answer,
+        )
+    else:
+        claim = words(
+            N_(
+                "With probability at least %(level)s (over who answered and the noise), “%(answer)s” is at most "
+                "%(shortfall)s percentage points less common than the most common answer among the people the "
+                "respondents are a random sample of (0 when it is the most common): at most %(choice)s points "
+                "because the choice is random (Dwork and Roth 2014, Theorem 3.11) and %(sampling)s points of "
+                "sampling error (Hoeffding's inequality for each of the other answers), taking the number of "
+                "answers as at least %(low)s. No count of any answer is published."
+            ),
+            level=Number(level, "level"),
+            answer=answer,
+            shortfall=Number(bound.shortfall, "points"),
+            choice=Number(bound.choice, "points"),
+            sampling=Number(bound.sampling, "points"),
+            low=Number(bound.answers_low, "whole"),
+        )
+    note = words(N_("%(chosen)s %(claim)s"), chosen=chosen, claim=claim)
+    title = words(N_("Most common answer: %(question)s"), question=question.label)
+    return PublishedFigure.of(key, title, rows, note, float(epsilon))
 
 
 def _row_label(question: Question, row: dict) -> str:
@@ -178,14 +258,20 @@ def estimate_figure(survey, plan, policy, key, inputs, sampler, level) -> Publis
                 None if value is None else float(value),
             )
         )
-    note = (
-        "No noise added: computed from the randomized answers alone (post-processing of answers randomized before "
-        "they were stored, on the respondent's device or, without JavaScript, on the server), so it costs nothing "
-        f"from the release budget. The interval is the results page's {percent(level, 1, trim=True)} interval, "
-        "which includes both the sampling error and the randomization's."
+    note = words(
+        N_(
+            "No noise added: computed from the randomized answers alone (post-processing of answers randomized "
+            "before they were stored, on the respondent's device or, without JavaScript, on the server), so it costs "
+            "nothing from the release budget. The interval is the results page's %(level)s interval, which includes "
+            "both the sampling error and the randomization's."
+        ),
+        level=Number(level, "level"),
     )
-    title = f"{'Mean' if key.startswith(MEAN) else 'Estimate'}: {question.label}"
-    return PublishedFigure(key, title, tuple(rows), note, 0.0)
+    if key.startswith(MEAN):
+        title = words(N_("Mean: %(question)s"), question=question.label)
+    else:
+        title = words(N_("Estimate: %(question)s"), question=question.label)
+    return PublishedFigure.of(key, title, tuple(rows), note, 0.0)
 
 
 @dataclass(frozen=True)
@@ -233,22 +319,28 @@ def plain_mean_figure(survey, plan, policy, key, inputs, sampler, level) -> Publ
     )
     step, low_end = float(number.step), float(number.minimum)
     if figure.mean is None:
-        row = PublishedRow("Mean", MISSING, MISSING, MISSING, None)
+        row = PublishedRow(N_("Mean"), MISSING, MISSING, MISSING, None)
     else:
         half = z_value(level) * math.sqrt(figure.variance)
         ends = [min(max(figure.mean + sign * half, 0.0), float(number.steps)) for sign in (-1, 1)]
         mean, low, high = (low_end + step * y for y in (figure.mean, *ends))
         decimals = number.decimals
         row = PublishedRow(
-            "Mean", number_text(mean, decimals), number_text(low, decimals), number_text(high, decimals), mean
+            N_("Mean"), number_text(mean, decimals), number_text(low, decimals), number_text(high, decimals), mean
         )
-    note = (
-        f"The sum of the answers (each within the declared range) and their number were each given noise once. "
-        f"On the sum, counted in steps of {number.text(number.step)} above {number.text(number.minimum)}: "
-        f"{on_sum.describe(level, 'the sum')}. "
-        f"On the number of answers: {on_count.describe(level, 'the number')}. "
-        "The mean is the noisy sum over the noisy number. "
-        f"Its {percent(level, 1, trim=True)} interval adds the noise's variance to the largest sampling variance "
-        "answers within the range can have around this mean (Bhatia and Davis 2000), so it is wide rather than narrow."
+    note = words(
+        N_(
+            "The sum of the answers (each within the declared range) and their number were each given noise once. "
+            "On the sum, counted in steps of %(step)s above %(minimum)s: %(on_sum)s. On the number of answers: "
+            "%(on_count)s. The mean is the noisy sum over the noisy number. Its %(level)s interval adds the noise's "
+            "variance to the largest sampling variance answers within the range can have around this mean (Bhatia "
+            "and Davis 2000), so it is wide rather than narrow."
+        ),
+        step=number.text(number.step),
+        minimum=number.text(number.minimum),
+        on_sum=on_sum.describe(level, "the sum"),
+        on_count=on_count.describe(level, "the number"),
+        level=Number(level, "level"),
     )
-    return PublishedFigure(key, f"Mean: {question.label}", (row,), note, float(plan.epsilon_each[key]))
+    title = words(N_("Mean: %(question)s"), question=question.label)
+    return PublishedFigure.of(key, title, (row,), note, float(plan.epsilon_each[key]))

@@ -10,6 +10,7 @@ from dataclasses import asdict
 
 from analysis.central import TotalCost
 from surveys.release_figures import PublishedFigure, PublishedRow, Release
+from surveys.release_words import Words, words_from_data
 from surveys.tables import safe_csv
 
 CSV_COLUMNS = ("figure", "title", "label", "value", "low", "high", "number")
@@ -21,7 +22,8 @@ def release_to_json(release: Release) -> str:
 
 
 def release_from_json(text: str) -> Release:
-    """The :class:`Release` :func:`release_to_json` wrote."""
+    """The :class:`Release` :func:`release_to_json` wrote (a release stored before its sentences were kept as
+    :class:`~surveys.release_words.Words` reads back without them: its English text is shown)."""
     data = json.loads(text)
     figures = tuple(
         PublishedFigure(
@@ -30,6 +32,8 @@ def release_from_json(text: str) -> Release:
             rows=tuple(PublishedRow(**row) for row in f["rows"]),
             note=f["note"],
             epsilon=f["epsilon"],
+            title_words=_optional_words(f.get("title_words")),
+            note_words=_optional_words(f.get("note_words")),
         )
         for f in data["figures"]
     )
@@ -41,7 +45,13 @@ def release_from_json(text: str) -> Release:
         figures=figures,
         cost=TotalCost(**data["cost"]),
         protection=tuple(data["protection"]),
+        protection_words=tuple(words_from_data(item) for item in data.get("protection_words", ())),
     )
+
+
+def _optional_words(data) -> Words | None:
+    """A figure's words as :func:`release_to_json` wrote them; None in a release stored before them."""
+    return None if data is None else words_from_data(data)
 
 
 def release_csv(release: Release) -> str:

@@ -29,16 +29,42 @@ from analysis.central import (
 )
 from surveys.central_noise import CentralSampler
 from surveys.release_plans import GAUSSIAN, LAPLACE, ReleasePlan
+from surveys.release_words import Number, Words, say, words
 from surveys.schema_releases import ReleasePolicy
-from surveys.text_format import percent
+from surveys.text_format import N_
 
 #: How :func:`analysis.central.nonnegative_counts` makes counts whole and non-negative, for the notes.
-NONNEGATIVE_HOW = (
-    "the noisy counts were replaced by the nearest whole, non-negative counts with the same total (each lowered "
-    "by one common amount, any below it set to 0, then rounded keeping the total; all 0 when the noisy total is "
-    "0 or below), so whenever the noisy total is above 0 the published total is the noisy total, whose "
-    "expectation is the true total"
+NONNEGATIVE_WORDS = words(
+    N_(
+        "the noisy counts were replaced by the nearest whole, non-negative counts with the same total (each lowered "
+        "by one common amount, any below it set to 0, then rounded keeping the total; all 0 when the noisy total is "
+        "0 or below), so whenever the noisy total is above 0 the published total is the noisy total, whose "
+        "expectation is the true total"
+    )
 )
+#: :data:`NONNEGATIVE_WORDS` in English.
+NONNEGATIVE_HOW = say(NONNEGATIVE_WORDS)
+
+#: What :meth:`CountNoise.describe` says the noise was added to, and how far it moves it (one message each, so
+#: that each language can say it in its own grammar).
+SUBJECTS = {
+    "each count": N_(
+        "%(noise)s was added once to each count; each count is within ±%(half)s of its value before noise with "
+        "probability %(level)s"
+    ),
+    "the sum": N_(
+        "%(noise)s was added once to the sum; the sum is within ±%(half)s of its value before noise with "
+        "probability %(level)s"
+    ),
+    "the number": N_(
+        "%(noise)s was added once to the number; the number is within ±%(half)s of its value before noise with "
+        "probability %(level)s"
+    ),
+    "the number of answers": N_(
+        "%(noise)s was added once to the number of answers; the number of answers is within ±%(half)s of its "
+        "value before noise with probability %(level)s"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -73,18 +99,32 @@ class CountNoise:
             inside += 2 * centre * math.exp(-(m * m) / (2 * sigma2))
         return m
 
-    def describe(self, level: float, subject: str = "each count") -> str:
-        """What was added, and how far it moves ``subject`` (``"each count"``, ``"the sum"``) at ``level``."""
+    def describe(self, level: float, subject: str = "each count") -> Words:
+        """What was added, and how far it moves ``subject`` (a key of :data:`SUBJECTS`) at ``level``."""
+        if subject not in SUBJECTS:
+            raise ValueError(f"subject must be one of {', '.join(SUBJECTS)}, got subject={subject!r}")
         if self.mechanism == LAPLACE:
-            size = f"scale {float(self.scale):.3g} = {self.sensitivity} / epsilon {float(self.epsilon):.3g}"
-        else:
-            size = (
-                f"variance sigma² = {float(self.scale):.3g}, sensitivity {self.sensitivity}, "
-                f"epsilon {float(self.epsilon):.3g}"
+            noise = words(
+                N_("discrete Laplace noise (scale %(scale)s = %(sensitivity)s / epsilon %(epsilon)s)"),
+                scale=Number(float(self.scale), "g3"),
+                sensitivity=Number(self.sensitivity, "whole"),
+                epsilon=Number(float(self.epsilon), "g3"),
             )
-        return (
-            f"{self.mechanism} noise ({size}) was added once to {subject}; {subject} is within "
-            f"±{self.half_width(level)} of its value before noise with probability {percent(level, 1, trim=True)}"
+        else:
+            noise = words(
+                N_(
+                    "discrete Gaussian noise (variance sigma² = %(sigma2)s, sensitivity %(sensitivity)s, "
+                    "epsilon %(epsilon)s)"
+                ),
+                sigma2=Number(float(self.scale), "g3"),
+                sensitivity=Number(self.sensitivity, "whole"),
+                epsilon=Number(float(self.epsilon), "g3"),
+            )
+        return words(
+            SUBJECTS[subject],
+            noise=noise,
+            half=Number(self.half_width(level), "whole"),
+            level=Number(level, "level"),
         )
 
 

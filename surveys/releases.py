@@ -62,6 +62,7 @@ from surveys.release_plans import (
     release_cost,
 )
 from surveys.release_protection import protection
+from surveys.release_words import say_each
 from surveys.schema_releases import ReleasePolicy
 
 __all__ = [
@@ -142,6 +143,7 @@ def make_release(
         _BUILDERS[key.split(":", 1)[0]](survey, plan, policy, key, inputs, sampler, confidence_level)
         for key in plan.keys
     )
+    sentences = protection(survey, plan)
     return Release(
         survey_id=survey.id,
         survey_title=survey.title,
@@ -149,5 +151,6 @@ def make_release(
         answers=inputs.answers,
         figures=figures,
         cost=plan.cost,
-        protection=protection(survey, plan),
+        protection=say_each(sentences),
+        protection_words=sentences,
     )

@@ -17,11 +17,19 @@ import numpy as np
 import pytest
 import yaml
 
-from analysis.central import PrivacyCost, count_scale, discrete_gaussian_pmf, discrete_laplace_variance
+from analysis.central import (
+    PrivacyCost,
+    count_interval,
+    count_scale,
+    discrete_gaussian_pmf,
+    discrete_laplace_variance,
+    mode_shortfall,
+)
 from surveys import breakdowns, releases
 from surveys.central_noise import seeded_sampler
 from surveys.design_contract import question_design_key
 from surveys.kinds import number as number_kind
+from surveys.release_words import say
 from surveys.releases import ReleaseInputs, ReleaseRefused, make_release, plan_release
 from surveys.results import compute_results
 from surveys.schema import parse_survey
@@ -385,6 +393,42 @@ def test_the_mode_is_the_most_common_answer_when_it_stands_out(survey):
         figure = make_release(survey, plan, ReleaseInputs(tallies_of(survey), {}, 1000), seeded_sampler(seed), DAY)
         assert figure.figures[0].rows[0].value == "first"
     assert "exponential mechanism" in figure.figures[0].note and "at most" in figure.figures[0].note
+
+
+class FixedNoise(RecordingSampler):
+    """Adds ``noise`` to every count; chooses as :class:`RecordingSampler`."""
+
+    def __init__(self, noise):
+        super().__init__()
+        self.noise = noise
+
+    def discrete_laplace(self, scale):
+        super().discrete_laplace(scale)
+        return self.noise
+
+
+@pytest.mark.parametrize("noise", [-7, 0, 12, -2000])
+def test_the_mode_carries_its_interval_computed_from_the_published_total(survey, noise):
+    """A quarter of the figure's epsilon noises the number of answers (published, with its noise interval); the
+    choice spends the rest; the shortfall's interval is mode_shortfall of the published number alone."""
+    plan = plan_release(survey, ["mode:year"], Fraction(1))
+    sampler = FixedNoise(noise)
+    figure = make_release(survey, plan, ReleaseInputs(tallies_of(survey), {}, 1000), sampler, DAY).figures[0]
+    assert sampler.calls[0] == ("laplace", Fraction(4))  # scale 1 / (epsilon / 4)
+    assert sampler.calls[1][0] == "exponential" and sampler.calls[1][2] == Fraction(3, 4)
+    chosen, shortfall, total = figure.rows
+    assert chosen.value == "first"
+    shown = max(1000 + noise, 0)
+    expected = mode_shortfall(shown, 3, 0.75, 1, Fraction(4), 0.95)
+    assert (total.value, total.number) == (str(shown), float(shown))
+    assert (int(total.low), int(total.high)) == count_interval(1000 + noise, Fraction(4), 0.95)
+    assert shortfall.number == expected.shortfall
+    assert (shortfall.low, shortfall.high) == ("0.0", f"{expected.shortfall * 100:.1f}")
+    assert figure.note == say(figure.note_words) and figure.title == say(figure.title_words)
+    if expected.answers_low >= 1:
+        assert f"at most {expected.shortfall * 100:.1f} percentage points less common" in figure.note
+    else:
+        assert "anywhere from 0 to 100 percentage points" in figure.note
 
 
 def test_json_round_trip_and_csv_rows(survey):

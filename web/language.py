@@ -30,6 +30,8 @@ from surveys.protection import (
     revealing_items,
     truthfully_sentence,
 )
+from surveys.release_figures import PublishedFigure, PublishedRow, Release
+from surveys.release_words import Words, say
 from surveys.text_format import short_percent
 
 #: How the language chooser names a language (others by their code).
@@ -207,3 +209,27 @@ def skip_note(survey: Survey, question: Question) -> str:
         return asked.label, choice_label(asked, value)
 
     return gettext("Only if %(condition)s.", condition=question.relevant.describe(words, gettext))
+
+
+#: The figures whose row labels are the app's own words (:data:`surveys.release_figures.MODE_ROWS`, "Mean"), not a
+#: survey's: those are translated where shown; the others are the survey's labels, shown as they are.
+TRANSLATED_ROW_FIGURES = ("mode", "plain_mean")
+
+
+def release_text(words: Words | None, english: str) -> str:
+    """A release's title, note or sentence in the reader's language and locale (:func:`surveys.release_words.say`);
+    ``english`` (what was published) for a release stored before its words were kept."""
+    return english if words is None else say(words, gettext, number_locale())
+
+
+def release_sentences(release: Release) -> tuple[str, ...]:
+    """What protects the respondents of ``release``, in the reader's language (as published, for an older one)."""
+    if not release.protection_words:
+        return release.protection
+    return tuple(release_text(words, "") for words in release.protection_words)
+
+
+def release_row_label(figure: PublishedFigure, row: PublishedRow) -> str:
+    """A published row's label: the app's own words (:data:`TRANSLATED_ROW_FIGURES`) in the reader's language, a
+    survey's label as it is."""
+    return gettext(row.label) if figure.key.split(":", 1)[0] in TRANSLATED_ROW_FIGURES else row.label

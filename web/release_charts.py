@@ -30,6 +30,7 @@ from web.charts import (
     WIDTH,
     wrap,
 )
+from web.language import release_text
 
 #: The figures whose rows are shares of 0 to 100%.
 SHARE_FIGURES = ("estimate", "counts", "plain_numbers", "breakdown")
@@ -99,6 +100,7 @@ def figure_chart_svg(figure: PublishedFigure) -> Markup | None:
     if not any(_share(row.low) is not None for row in figure.rows):
         return None  # a randomized number's estimate rows are means, not shares
     empty = gettext("no answers yet") if figure.key.startswith("estimate:") else gettext("its noisy count is 0")
+    title = release_text(figure.title_words, figure.title)
     top = 40
     body, y = [], top
     for row in figure.rows:
@@ -113,13 +115,13 @@ def figure_chart_svg(figure: PublishedFigure) -> Markup | None:
         "%(figure)s: %(num)s published value with its interval",
         "%(figure)s: %(num)s published values with intervals",
         len(figure.rows),
-        figure=figure.title,
+        figure=title,
     )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {height:.0f}" width="100%" '
         f'role="img" aria-label="{escape(label)}" '
         f'font-family="system-ui, sans-serif" font-size="{FONT_SIZE}">',
-        f"<title>{escape(figure.title)}</title>",
+        f"<title>{escape(title)}</title>",
         f"<desc>{escape(desc)}.</desc>",
     ]
     for tick in TICKS:

@@ -78,6 +78,9 @@ def init_app(app: Flask) -> None:
         page_language=language.page_language,
         choice_label=language.choice_label,
         skip_note=language.skip_note,
+        release_text=language.release_text,
+        release_sentences=language.release_sentences,
+        release_row_label=language.release_row_label,
         padded_label=padded_label,
         may=may,
     )
