@@ -588,3 +588,22 @@ def test_plain_mean_intervals_cover_at_their_level(delta, epsilon):
         (row,) = make_release(survey, plan, ReleaseInputs(tallies, {}, 200), seeded_sampler(run), DAY).figures[0].rows
         covered += float(row.low) - 0.005 <= truth <= float(row.high) + 0.005
     assert covered / runs >= _coverage_bound(0.95, runs), covered / runs
+
+
+def test_a_release_stored_before_its_words_were_kept_reads_back_in_english(survey):
+    """A release stored without ``title_words``/``note_words``/``protection_words`` still reads; its English
+    text is what is shown (web.language.release_text falls back to it)."""
+    import json
+
+    plan = plan_release(survey, ["counts:year", "mode:year"], Fraction(1))
+    release = make_release(survey, plan, ReleaseInputs(tallies_of(survey), {}, 1000), seeded_sampler(3), DAY)
+    data = json.loads(releases.release_to_json(release))
+    del data["protection_words"]
+    for figure in data["figures"]:
+        del figure["title_words"], figure["note_words"]
+    old = releases.release_from_json(json.dumps(data))
+    assert old.protection == release.protection and old.protection_words == ()
+    assert [(f.title, f.note, f.title_words, f.note_words) for f in old.figures] == [
+        (f.title, f.note, None, None) for f in release.figures
+    ]
+    assert say(release.figures[0].note_words) == release.figures[0].note

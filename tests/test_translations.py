@@ -362,7 +362,8 @@ def test_the_english_release_pages_show_every_word_checked(app, auth, published)
 
 def test_a_release_and_the_releases_pages_follow_the_visitors_language(app, auth, published, language):
     """The public release page in the browser's language (signed out), the ledger and the publishing form too;
-    ``?lang=`` wins over the browser. The figures' own texts stay as published (English)."""
+    ``?lang=`` wins over the browser. The figures' titles, notes and the protection sentences follow too
+    (::test_a_french_or_spanish_release_shows_no_english_figure_note)."""
     visitor = app.test_client()
     visitor.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{language},en;q=0.5"
     auth.client.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{language},en;q=0.5"
@@ -380,3 +381,86 @@ def test_a_release_and_the_releases_pages_follow_the_visitors_language(app, auth
     assert html_lang(english) == "en" and "What protects the respondents" in visible_text(english)
     missing = visitor.get("/r/nothing-here-at-all-xx")
     assert missing.status_code == 404 and "There is no release at this address" not in visible_text(missing)
+
+
+#: Everyday English words, none of which a French or Spanish note uses (the survey's own labels, in quotation
+#: marks, are left out before looking): every English note and protection sentence has several of them.
+ENGLISH_NOTE_WORDS = frozenset({"the", "was", "were", "with", "each", "is", "are", "and", "noise", "answers", "of"})
+#: Every kind of figure the quiz can publish: free estimate, counts, the most common answer, a break-down.
+EVERY_FIGURE = ["estimate:cheated", "counts:year", "mode:year", "breakdown:cheated:year"]
+
+
+def notes_and_sentences(response) -> list[str]:
+    """The figures' notes and the protection section's sentences of a release page, as text."""
+    page = response.get_data(as_text=True)
+    protection = page.split('id="protection"', 1)[1]
+    found = re.findall(r'<p class="note">(.*?)</p>', page, re.S) + re.findall(r"<p>(.*?)</p>", protection, re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", " ", text)) for text in found]
+
+
+def english_words_in(text: str) -> list[str]:
+    """The words of :data:`ENGLISH_NOTE_WORDS` in ``text`` once the quoted survey labels are taken out."""
+    unquoted = re.sub(r"“[^”]*”|«[^»]*»", " ", text)
+    return sorted({word for word in re.findall(r"[A-Za-z]+", unquoted) if word.lower() in ENGLISH_NOTE_WORDS})
+
+
+@pytest.fixture
+def every_figure_published(app, auth, surveys_dir) -> str:
+    """The quiz with a release of every kind of figure published: its token."""
+    from storage import releases
+    from tests.helpers.records import add_responses, many
+    from tests.helpers.sample_surveys import quiz_with_releases
+    from web.db import open_database
+
+    (surveys_dir / "quiz.yaml").write_text(quiz_with_releases())
+    auth.login()
+    add_responses(app, many(20, 20))
+    form = auth.client.get("/admin/surveys/quiz/releases/new")
+    data = {"csrf_token": csrf_token_in(form.get_data(as_text=True)), "action": "publish", "epsilon": "0.5"}
+    answer = auth.client.post("/admin/surveys/quiz/releases/new", data={**data, "figure": EVERY_FIGURE})
+    assert answer.status_code == 302
+    own = open_database(app)
+    try:
+        return releases.releases_of(own, "quiz")[0].token
+    finally:
+        own.close()
+
+
+def test_the_english_release_notes_are_found_by_the_check(app, every_figure_published):
+    """On the English page each note and sentence has English words: the check below can fail."""
+    texts = notes_and_sentences(app.test_client().get(f"/r/{every_figure_published}?lang=en"))
+    assert len(texts) >= len(EVERY_FIGURE) + 3
+    assert [text for text in texts if not english_words_in(text)] == []
+
+
+def test_a_french_or_spanish_release_shows_no_english_figure_note(app, every_figure_published, language):
+    """Each figure's title and note and each sentence on what protects the respondents is in the visitor's
+    language: no everyday English word outside the survey's quoted labels, and each note is the catalogue's
+    translation (read from the compiled catalogue, not through the app) of the words stored with the release."""
+    from babel.support import Translations
+
+    from storage import releases
+    from surveys.release_words import say
+    from web.db import open_database
+    from web.release_data import readable
+
+    own = open_database(app)
+    try:
+        release = readable(releases.release_by_token(own, every_figure_published).body)
+    finally:
+        own.close()
+    visitor = app.test_client()
+    visitor.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{language},en;q=0.5"
+    for path in (f"/r/{every_figure_published}", f"/r/{every_figure_published}/print"):
+        page = visitor.get(path)
+        texts = notes_and_sentences(page)
+        assert len(texts) >= len(EVERY_FIGURE) + 3
+        assert [(text, english_words_in(text)) for text in texts if english_words_in(text)] == [], path
+        shown = visible_text(page)
+        assert [figure.note for figure in release.figures if figure.note in shown] == []
+        assert [sentence for sentence in release.protection if sentence in shown] == []
+    gettext = Translations.load(str(CATALOGUES), [language]).gettext
+    for figure in release.figures:
+        assert html.escape(say(figure.note_words, gettext, language), quote=False) in page.get_data(as_text=True)
+        title = say(figure.title_words, gettext, language)
+        assert title != figure.title and html.escape(title, quote=False) in page.get_data(as_text=True)
