@@ -34,14 +34,17 @@ The sheets and columns read (any other column is reported, not ignored):
     A number's and a check-all-that-apply question's keys in columns of their
     names: ``min``, ``max``, ``step``, ``bins``, ``epsilon``, ``mechanism``,
     ``encoding``; or its range as XLSForm's ``constraint``, ``. >= MIN and
-    . <= MAX`` (:mod:`surveys.xlsform_numbers`).
+    . <= MAX`` (:mod:`surveys.xlsform_numbers`). An anchor question's
+    ``known_prevalence`` in a column of that name, a probability.
 ``choices``
     ``list_name``, ``name``, ``label`` (or ``label::LANGUAGE`` columns).
 ``settings`` (optional)
     ``form_id`` (the survey's ``id``), ``form_title`` (its ``title``),
     ``default_language``, ``version``, and any other survey-level key of a
     survey file by its own name; the respondent's texts in several languages
-    as ``KEY::LANGUAGE`` columns (:mod:`surveys.xlsform_settings`).
+    as ``KEY::LANGUAGE`` columns (:mod:`surveys.xlsform_settings`); the
+    ``releases`` mapping as ``releases::KEY`` columns and ``population_counts``
+    as one ``population_counts::QUESTION::ANSWER`` column per answer.
 ``targets`` (optional)
     one row per target: ``question``, ``margin``, ``confidence_level``,
     ``by``, ``groups`` (two answers separated by a comma).
@@ -87,11 +90,22 @@ from surveys.xlsform_cells import (
 )
 from surveys.xlsform_numbers import NUMBER_COLUMNS
 from surveys.xlsform_rows import BEGIN_GROUP, END_GROUP, Layout, choice_lists, question, row_kind, text_columns
-from surveys.xlsform_settings import SETTINGS_RENAMED, settings, targets
+from surveys.xlsform_settings import POPULATION_PREFIX, SETTINGS_RENAMED, settings, targets
 
 __all__ = ["CellProblem", "ImportedSurvey", "XLSFormError", "import_workbook", "read_sheet"]
 
-SURVEY_COLUMNS = ("type", "name", "label", "hint", "required", "randomize", "relevant", "appearance", *NUMBER_COLUMNS)
+SURVEY_COLUMNS = (
+    "type",
+    "name",
+    "label",
+    "hint",
+    "required",
+    "randomize",
+    "relevant",
+    "appearance",
+    "known_prevalence",
+    *NUMBER_COLUMNS,
+)
 #: Survey columns written ``BASE::...``: a text in a language, or a key of the design.
 PREFIXED_COLUMNS = ("label", "hint", "design")
 CHOICE_COLUMNS = ("list_name", "name", "label")
@@ -181,6 +195,24 @@ class _Places:
 
 
 _LISTED = re.compile(r"(questions|targets)\[(\d+)\]\.?(.*)")
+#: A problem of one margin of ``population_counts`` (``population_counts[2].counts.arts``).
+_MARGIN = re.compile(r"population_counts\[(\d+)\](?:\.counts\.(.+))?.*")
+
+
+def _margin_column(settings: Sheet | None, field: str) -> str | None:
+    """The settings column of a ``population_counts`` problem: the answer's own column
+    (``population_counts::BY::ANSWER``), else the margin's first; None when it is not one."""
+    found = _MARGIN.fullmatch(field)
+    if settings is None or found is None:
+        return None
+    columns = [c for c in settings.columns if c.startswith(POPULATION_PREFIX + "::") and c.count("::") == 2]
+    margins = list(dict.fromkeys(c.split("::")[1].strip() for c in columns))
+    number = int(found.group(1))
+    if not 0 < number <= len(margins):
+        return None
+    own = [c for c in columns if c.split("::")[1].strip() == margins[number - 1]]
+    answer = [c for c in own if found.group(2) and c.split("::")[2].strip() == found.group(2)]
+    return settings.where((answer or own)[0])
 
 
 def _survey_level_cell(problem, places: _Places) -> tuple[str, int | None, str | None]:
@@ -197,6 +229,9 @@ def _survey_level_cell(problem, places: _Places) -> tuple[str, int | None, str |
         rows = places.rows_by_question.get(f"#{listed.group(2)}", [None])
         column = listed.group(3).split(".")[0].split("[")[0]
         return places.survey.name, rows[0], _column(places.survey, column, _language(problem))
+    margin = _margin_column(places.settings, field)
+    if margin is not None:
+        return "settings", 2, margin
     if field in ("targets", "languages", "questions"):
         sheet = {"targets": "targets", "languages": places.survey.name, "questions": places.survey.name}[field]
         return sheet, None, None

@@ -68,6 +68,8 @@ UNLISTED_TYPES = {
     INTEGER: "its range goes in the min and max columns",
     DECIMAL: "its range goes in the min, max and step columns",
 }
+#: An anchor question's known share of true "yes" (:mod:`surveys.schema_anchor`), read as a probability.
+KNOWN_PREVALENCE = "known_prevalence"
 #: A group row's own columns (besides ``label``, which must be empty, and ``appearance``: see :class:`Layout`).
 GROUP_COLUMNS = ("type", "name", "relevant")
 #: The one appearance read: a group shown on one page, which every group is here.
@@ -205,6 +207,9 @@ def question(report: Report, sheet: Sheet, number: int, cells, lists, texts) -> 
         else:
             entry["choices"] = choices
     entry |= number_cells(report, sheet, number, cells, qtype)
+    known = probability_cell(report, sheet, number, KNOWN_PREVALENCE, cells.get(KNOWN_PREVALENCE))
+    if known is not None:
+        entry[KNOWN_PREVALENCE] = known
     design = _design(report, sheet, number, cells, texts)
     if design:
         entry["design"] = design

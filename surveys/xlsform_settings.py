@@ -5,7 +5,9 @@
 respondent (``form_title``, ``intro``, ``organizer``, ``contact``, ``ethics_approval``, ``closing``) may have one
 ``KEY::Language (code)`` column per language. The ``releases`` mapping is four columns
 (:data:`RELEASE_COLUMNS`: ``releases::epsilon``, ``releases::delta``, ``releases::rows_per_person``,
-``releases::min_new_answers``). ``targets`` has one row per target, in the survey file's keys
+``releases::min_new_answers``). The ``population_counts`` margins are one column per answer,
+``population_counts::BY::ANSWER`` (:data:`POPULATION_PREFIX`), holding its population count: the margins in the
+order their first column comes. ``targets`` has one row per target, in the survey file's keys
 (``question``, ``margin``, ``confidence_level``, ``by``, ``groups``: two answers separated by a comma).
 """
 
@@ -28,9 +30,9 @@ from surveys.xlsform_cells import (
 
 #: Settings columns renamed to the survey file's keys.
 SETTINGS_RENAMED = {"form_id": "id", "form_title": "title"}
-SETTINGS_KEYS = (frozenset(SURVEY_KEYS) - {"questions", "id", "title", "languages", "targets", "releases"}) | {
-    "default_language"
-}
+SETTINGS_KEYS = (
+    frozenset(SURVEY_KEYS) - {"questions", "id", "title", "languages", "targets", "releases", "population_counts"}
+) | {"default_language"}
 #: The ``releases`` mapping's columns, each with its place in the mapping (a cell holds one value, not a mapping).
 RELEASE_COLUMNS = {
     "releases::epsilon": ("budget", "epsilon"),
@@ -38,6 +40,9 @@ RELEASE_COLUMNS = {
     "releases::rows_per_person": ("rows_per_person",),
     "releases::min_new_answers": ("min_new_answers",),
 }
+#: The base of the ``population_counts`` columns: ``population_counts::faculty::arts`` holds the population count of
+#: the answer ``arts`` to the plain question ``faculty`` (a plain number's answers are its bins' keys).
+POPULATION_PREFIX = "population_counts"
 #: Settings that may be written in several languages (``intro::French (fr)``).
 TEXT_SETTINGS = ("form_title", "intro", "organizer", "contact", "ethics_approval", "closing")
 #: Settings that are probabilities (read as the design columns are: a date Excel made of ``1/5`` is reported).
@@ -77,6 +82,31 @@ def _release_value(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
 
 
+def _population_count(report: Report, sheet: Sheet, number: int, column: str, value: object) -> object:
+    """A ``population_counts::BY::ANSWER`` cell: a whole number as an int (text of digits too), anything else as
+    written, for the survey file's check to report; a column not of that form is reported here."""
+    parts = column.split("::")
+    if len(parts) != 3 or not parts[1].strip() or not parts[2].strip():
+        message = f"a population count's column is population_counts::QUESTION::ANSWER, got {column!r}"
+        report.add(sheet.name, 1, sheet.where(column), message)
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    text = cell_text(value)
+    return int(text) if text.isdigit() else value
+
+
+def _add_population_count(found: dict, column: str, count: object) -> None:
+    """``count`` put in the margin of ``population_counts::BY::ANSWER`` (a margin per ``BY``, in column order)."""
+    _, by, answer = (part.strip() for part in column.split("::"))
+    margins = found.setdefault("population_counts", [])
+    margin = next((m for m in margins if m["by"] == by), None)
+    if margin is None:
+        margin = {"by": by, "counts": {}}
+        margins.append(margin)
+    margin["counts"][answer] = count
+
+
 def _put(mapping: dict, path: tuple[str, ...], value: object) -> None:
     """``value`` at ``path`` in ``mapping`` (``("budget", "epsilon")``: ``mapping["budget"]["epsilon"]``)."""
     for key in path[:-1]:
@@ -89,7 +119,7 @@ def settings(report: Report, sheet: Sheet | None) -> dict:
     if sheet is None:
         return {}
     known = (*SETTINGS_RENAMED, *sorted(SETTINGS_KEYS), *RELEASE_COLUMNS)
-    unknown_columns(report, sheet, known, TEXT_SETTINGS, OTHER_SETTINGS)
+    unknown_columns(report, sheet, known, (*TEXT_SETTINGS, POPULATION_PREFIX), OTHER_SETTINGS)
     texts = {base: language_columns(report, sheet, base) for base in TEXT_SETTINGS}
     if len(sheet.rows) > 1:
         report.add(sheet.name, sheet.rows[1][0], None, "the settings sheet has one row of values")
@@ -103,6 +133,11 @@ def settings(report: Report, sheet: Sheet | None) -> dict:
             continue
         if column in RELEASE_COLUMNS:
             _put(found.setdefault("releases", {}), RELEASE_COLUMNS[column], _release_value(value))
+            continue
+        if base == POPULATION_PREFIX:  # a bare population_counts column is reported as unknown
+            count = _population_count(report, sheet, number, column, value) if "::" in column else None
+            if count is not None:
+                _add_population_count(found, column, count)
             continue
         key = SETTINGS_RENAMED.get(column, column)
         value = _value(report, sheet, number, column, key, value)

@@ -553,8 +553,8 @@ def test_an_xlsform_column_this_app_does_not_read_says_why_and_an_unknown_one_li
         "survey, row 1, column D (default): column 'default' is not read by this app: it fills in an answer, "
         "and a question here starts unanswered; remove the column",
         "survey, row 1, column E (colour): unknown column 'colour'; the survey sheet's columns are type, name, "
-        "label, hint, required, randomize, relevant, appearance, min, max, step, epsilon, bins, mechanism, "
-        "encoding, constraint, label::..., hint::..., design::...",
+        "label, hint, required, randomize, relevant, appearance, known_prevalence, min, max, step, epsilon, bins, "
+        "mechanism, encoding, constraint, label::..., hint::..., design::...",
     ]
 
 
@@ -670,3 +670,76 @@ def test_a_survey_file_rule_is_told_in_the_workbooks_columns(tmp_path):
         "design::k1, design::k2" in found
     )
     assert all("{" not in problem for problem in found), found
+
+
+# -- population counts and an anchor's known prevalence ------------------------------------------------------
+
+#: A survey file with both keys a workbook can now hold: two margins of population counts and an anchor.
+WEIGHTED_ANCHORED_YAML = """\
+id: weighted
+title: Weighted and anchored
+version: 1
+questions:
+  - name: birthday
+    type: yes_no
+    label: Is your birthday in March?
+    known_prevalence: 1/12
+  - name: cheated
+    type: yes_no
+    label: Did you cheat?
+  - name: faculty
+    type: select_one
+    label: Faculty
+    randomize: false
+    choices: [arts, science]
+  - name: year
+    type: select_one
+    label: Year
+    randomize: false
+    choices: [first, second, third]
+population_counts:
+  - by: faculty
+    counts: {arts: 1200, science: 800}
+  - by: year
+    counts: {first: 700, second: 600, third: 700}
+"""
+
+
+def test_population_counts_and_known_prevalence_round_trip_through_a_workbook(tmp_path):
+    """``population_counts::BY::ANSWER`` settings columns and a ``known_prevalence`` survey column: the
+    workbook written from the YAML defines the same survey (margins, counts, anchor), and its YAML reads back
+    as it."""
+    mapping = yaml.safe_load(WEIGHTED_ANCHORED_YAML)
+    book = workbook_of_survey_file(mapping, tmp_path / "weighted.xlsx")
+    settings_header = [cell.value for cell in openpyxl.load_workbook(book)["settings"][1]]
+    assert "population_counts::faculty::arts" in settings_header and "population_counts::year::third" in settings_header
+    imported = import_workbook(book)
+    expected = parse_survey(mapping, "weighted.yaml")
+    assert without_source(imported.survey) == without_source(expected)
+    assert [m.by for m in imported.survey.population_counts] == ["faculty", "year"]
+    assert imported.survey.anchor is not None and imported.survey.anchor.known_prevalence == Fraction(1, 12)
+    again = parse_survey(yaml.safe_load(imported.yaml_text()), "again.yaml")
+    assert without_source(again) == without_source(imported.survey)
+
+
+def test_a_bad_population_count_or_column_is_reported(tmp_path):
+    """A count that is no whole number is the survey file's problem, reported at its own settings column; a
+    column that is not ``population_counts::QUESTION::ANSWER`` is reported at its own column."""
+    mapping = yaml.safe_load(WEIGHTED_ANCHORED_YAML)
+    mapping["population_counts"][0]["counts"]["arts"] = "many"
+    with pytest.raises(XLSFormError) as refused:
+        import_workbook(workbook_of_survey_file(mapping, tmp_path / "bad.xlsx"))
+    problems = [(p.sheet, p.row, p.column) for p in refused.value.problems if "whole number" in p.message]
+    assert len(problems) == 1 and problems[0][:2] == ("settings", 2)
+    assert problems[0][2].endswith("(population_counts::faculty::arts)")
+    mapping = yaml.safe_load(WEIGHTED_ANCHORED_YAML)
+    book = workbook_of_survey_file(mapping, tmp_path / "odd.xlsx")
+    opened = openpyxl.load_workbook(book)
+    sheet = opened["settings"]
+    sheet.cell(1, sheet.max_column + 1, "population_counts::faculty")
+    sheet.cell(2, sheet.max_column, 5)
+    opened.save(book)
+    with pytest.raises(XLSFormError) as refused:
+        import_workbook(book)
+    problems = [(p.sheet, p.column, p.message) for p in refused.value.problems]
+    assert any("population_counts::QUESTION::ANSWER" in message and column for _, column, message in problems)

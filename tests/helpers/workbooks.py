@@ -87,6 +87,8 @@ def _question_row(entry: Mapping, languages: list[str], choices: list[dict]) -> 
     for key in ("relevant", "required", "randomize"):
         if key in entry:
             row[key] = _flag(entry[key])
+    if "known_prevalence" in entry:
+        row["known_prevalence"] = entry["known_prevalence"]
     return row | _design_cells(entry.get("design") or {}, languages)
 
 
@@ -124,6 +126,13 @@ def _settings_row(mapping: Mapping, languages: list[str]) -> dict:
             row |= {f"releases::{name}": budget[name] for name in ("epsilon", "delta") if name in budget}
             row |= {
                 f"releases::{name}": value[name] for name in ("rows_per_person", "min_new_answers") if name in value
+            }
+        elif key == "population_counts":
+            margins = [value] if isinstance(value, Mapping) else value
+            row |= {
+                f"population_counts::{margin['by']}::{answer}": count
+                for margin in margins
+                for answer, count in margin["counts"].items()
             }
         else:
             row[key] = value
