@@ -148,8 +148,12 @@ MODE_TOTAL_SHARE = Fraction(1, 4)
 #: The labels of a ``mode:`` figure's rows (the catalogues translate them where they are shown).
 MODE_ROWS = (
     N_("Most common answer"),
-    N_("How far its share may be below the largest share (percentage points)"),
+    N_("Its share is at most this many percentage points below the largest share, with 95 percent confidence"),
     N_("Answers to the question (with noise)"),
+)
+#: The shortfall row's label at a level other than 95% (the note says which).
+MODE_SHORTFALL_ANY_LEVEL = N_(
+    "Its share is at most this many percentage points below the largest share, at the level the note gives"
 )
 
 
@@ -178,7 +182,9 @@ def mode_figure(survey, plan, policy, key, inputs, sampler, level) -> PublishedF
     points = f"{bound.shortfall * 100:.1f}"
     rows = (
         PublishedRow(MODE_ROWS[0], answer, "", "", None),
-        PublishedRow(MODE_ROWS[1], points, "0.0", points, bound.shortfall),
+        PublishedRow(
+            MODE_ROWS[1] if level == 0.95 else MODE_SHORTFALL_ANY_LEVEL, points, "0.0", points, bound.shortfall
+        ),
         PublishedRow(MODE_ROWS[2], str(shown_total), str(low), str(high), float(shown_total)),
     )
     chosen = words(
