@@ -433,7 +433,7 @@ def test_the_english_release_notes_are_found_by_the_check(app, every_figure_publ
     assert [text for text in texts if not english_words_in(text)] == []
 
 
-def test_a_french_or_spanish_release_shows_no_english_figure_note(app, every_figure_published, language):
+def test_a_french_or_spanish_release_shows_no_english_figure_note(app, auth, every_figure_published, language):
     """Each figure's title and note and each sentence on what protects the respondents is in the visitor's
     language: no everyday English word outside the survey's quoted labels, and each note is the catalogue's
     translation (read from the compiled catalogue, not through the app) of the words stored with the release."""
@@ -464,3 +464,7 @@ def test_a_french_or_spanish_release_shows_no_english_figure_note(app, every_fig
         assert html.escape(say(figure.note_words, gettext, language), quote=False) in page.get_data(as_text=True)
         title = say(figure.title_words, gettext, language)
         assert title != figure.title and html.escape(title, quote=False) in page.get_data(as_text=True)
+    auth.client.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{language},en;q=0.5"
+    ledger = visible_text(auth.client.get("/admin/surveys/quiz/releases"))
+    assert [f.title for f in release.figures if f.title in ledger] == []
+    assert [f.title for f in release.figures if say(f.title_words, gettext, language) not in ledger] == []
