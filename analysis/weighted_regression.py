@@ -75,6 +75,7 @@ from scipy import special, stats
 
 from analysis._checks import _check_unit_open
 from analysis.regression import (
+    _MAX_ETA,
     Coefficient,
     _check_count_vector,
     _check_identified,
@@ -82,10 +83,15 @@ from analysis.regression import (
     _coefficient,
     _Data,
     _designs_per_pattern,
+    _em_step,
     _maximize,
     _names,
     _probabilities,
 )
+
+#: EM steps before the Newton steps (:func:`analysis.regression.fit_logistic` takes 20): Newton, halved until the
+#: pseudo-likelihood rises, converges from there as well, and each EM step costs as much as a Newton step.
+EM_START_STEPS = 5
 
 #: The covariance's name, as the exports print it.
 SANDWICH = "sandwich (HC0, weights fixed)"
@@ -163,6 +169,16 @@ def sandwich_covariance(data: _Data, weights: np.ndarray, beta: np.ndarray, brea
     return bread @ meat @ bread
 
 
+def _em_start(data: _Data) -> np.ndarray:
+    """:data:`EM_START_STEPS` EM steps from 0 (fewer if a linear predictor passes the limit of a finite maximum)."""
+    beta = np.zeros(data.x.shape[1])
+    for _ in range(EM_START_STEPS):
+        beta = _em_step(data, beta)
+        if np.max(np.abs(data.x @ beta)) > _MAX_ETA:
+            break
+    return beta
+
+
 def _wald_test(beta: np.ndarray, covariance: np.ndarray, columns: Sequence[int], names, label: str) -> WaldTest:
     columns = list(columns)
     b = beta[columns]
@@ -221,7 +237,7 @@ def fit_weighted_logistic(
     if not used.any():
         raise ValueError("no pattern has both answers and a positive weight")
     full_x = np.column_stack([np.ones(patterns), matrix])[used]
-    if np.linalg.matrix_rank(full_x) < full_x.shape[1]:
+    if np.linalg.matrix_rank(full_x.T @ full_x) < full_x.shape[1]:  # the Gram matrix: the same rank, far smaller
         raise ValueError(
             f"the columns {all_names} are linearly dependent over the {int(used.sum())} weighted patterns: "
             "drop a column or a level (each categorical predictor needs a reference level)"
@@ -231,7 +247,7 @@ def fit_weighted_logistic(
     scale = answers.sum() / float(w[used] @ answers)  # weights averaging 1 per answer: the same fit
     w_used = w[used] * scale
     weighted = _Data(full_x, w_used * counts.yes, w_used * counts.no, counts.t, counts.a)
-    maximum = _maximize(weighted)
+    maximum = _maximize(weighted, _em_start(weighted))
     bread = _check_identified(weighted, maximum, all_names)
     covariance = sandwich_covariance(counts, w_used, maximum.beta, bread)
     z_level = float(stats.norm.ppf(0.5 + level / 2))
@@ -241,7 +257,7 @@ def fit_weighted_logistic(
         coefficients=tuple(
             _coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
         ),
-        covariance=tuple(tuple(float(v) for v in row) for row in covariance),
+        covariance=tuple(map(tuple, covariance.tolist())),
         model_test=_wald_test(maximum.beta, covariance, range(1, len(all_names)), all_names, "model"),
         n=int(answers.sum()),
         weighted_n=float(w[used] @ answers),

@@ -4,7 +4,8 @@ Pure: takes a :class:`~surveys.definition.Survey`, a :class:`~surveys.models.Mod
 pattern counts (:func:`storage.queries.pattern_tallies`), the same as :func:`surveys.models.fit_model`. The
 patterns are summed per design and combination of the chosen predictors' levels *and* the margins' questions'
 levels (:func:`surveys.models.cells_of`), each row weighted by its margin cell's weight
-(:func:`surveys.weights.margin_cell_weights`: post-stratified with one margin, raked with two or more), and
+(:func:`surveys.weights.margin_cell_weights` from the same rows: post-stratified with one margin, raked with two or
+more), and
 fitted by :func:`analysis.weighted_regression.fit_weighted_logistic` (pseudo-maximum likelihood, sandwich
 standard errors). The predictors are coded as in the unweighted model, so the two tables line up term by term.
 The cost follows the patterns, not the responses.
@@ -104,7 +105,7 @@ def fit_weighted_model(
     if problem is not None:
         return failed(problem)
     try:
-        table, method = margin_cell_weights(survey, tallies)
+        table, method = margin_cell_weights(survey, levels[:, at], counts.sum(axis=1))
         weights = table[tuple(levels[:, at].T)]
         designs = [parse_design_key(key)[2] for key in cells.keys]
         fit = fit_weighted_logistic(

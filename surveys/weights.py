@@ -268,17 +268,17 @@ def weighted_estimates_csv(rows: list[dict], weighting: Weighting) -> str:
     return safe_csv((*ESTIMATE_COLUMNS, *WEIGHTED_COLUMNS), merged)
 
 
-def margin_cell_weights(survey: Survey, kept: PatternTallies) -> tuple[np.ndarray, str]:
-    """Each answer's weight by its cell of the margins' questions, from one outcome's kept pattern counts, and
-    the method: with one margin :data:`analysis.POST_STRATIFIED`, ``N_h / n_h``; with two or more
-    :data:`analysis.RAKED`, the raked cell weights (:func:`analysis.rake`). The table has one axis per margin
-    (levels in the question's order; 0 where a cell has no answers). ``ValueError`` when a level with a
-    population count has no answers."""
+def margin_cell_weights(survey: Survey, levels: np.ndarray, answers: np.ndarray) -> tuple[np.ndarray, str]:
+    """The weight of each cell of the margins' questions, and the method: with one margin
+    :data:`analysis.POST_STRATIFIED`, ``N_h / n_h``; with two or more :data:`analysis.RAKED`, the raked cell
+    weights (:func:`analysis.rake`). ``levels`` holds, per row of kept counts (:func:`surveys.models.cells_of`),
+    each margin's question's position among its levels (one column per margin, in ``population_counts``' order),
+    ``answers`` the row's answers; a row's weight is ``table[tuple(levels[row])]``. ``ValueError`` when a level with
+    a population count has no answers."""
     margins = survey.population_counts
     by = [survey.question(margin.by) for margin in margins]
-    cells = cells_of(kept, by)
     sample = np.zeros(tuple(len(level_names(q)) for q in by))
-    np.add.at(sample, tuple(cells.levels.T), cells.counts.sum(axis=1))
+    np.add.at(sample, tuple(np.asarray(levels).T), answers)
     wanted = [np.array([dict(m.counts)[name] for name in level_names(q)], float) for m, q in zip(margins, by)]
     if len(by) > 1:
         return rake(sample, wanted).weights, RAKED

@@ -105,13 +105,16 @@ def test_two_margins_weight_each_cell_by_raking_to_both():
 
 def test_margin_cell_weights_are_population_over_answers_and_name_an_empty_level():
     survey = make_survey(ONE_MARGIN_YAML)
-    table, method = margin_cell_weights(survey, _kept(survey))
+    levels = np.array([[YEARS.index(y)] for y, _ in CELLS])
+    answers = np.array([sum(counts) for counts in CELLS.values()])
+    table, method = margin_cell_weights(survey, levels, answers)
     answered = [sum(sum(CELLS[(y, c)]) for c in CAMPUSES) for y in YEARS]
     assert method == "post-stratified"
     assert_allclose(table, [YEAR_COUNTS[y] / n for y, n in zip(YEARS, answered)])
-    without_fourth = {cell: counts for cell, counts in CELLS.items() if cell[0] != "fourth"}
+    kept = [row for row, (y, _) in enumerate(CELLS) if y != "fourth"]
     with pytest.raises(ValueError, match="no answers at year = fourth"):
-        margin_cell_weights(survey, _kept(survey, without_fourth))
+        margin_cell_weights(survey, levels[kept], answers[kept])
+    without_fourth = {cell: counts for cell, counts in CELLS.items() if cell[0] != "fourth"}
     result = fit_weighted_model(survey, CAMPUS_CHOICE, _kept(survey, without_fourth))
     assert result.fit is None and "no answers at year = fourth" in result.message
 

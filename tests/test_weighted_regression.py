@@ -234,3 +234,11 @@ def test_the_result_is_frozen_and_names_its_coefficients():
     assert_allclose((c.low, c.high), (c.estimate - z * c.std_err, c.estimate + z * c.std_err))
     with pytest.raises(KeyError, match="'c'"):
         fit.coefficient("c")
+
+
+def test_dependent_columns_over_the_weighted_patterns_are_refused_naming_them():
+    """The second column equals the first over the patterns with a positive weight (the last pattern differs, but
+    its weight is 0): the rank check reads only the weighted patterns."""
+    x = np.column_stack([X[:, 0], np.append(X[:-1, 0], 0.0)])
+    with pytest.raises(ValueError, match=r"linearly dependent over the 5 weighted patterns"):
+        fit_weighted_logistic(x, YES, NO, TWO_COINS, np.append(WEIGHTS[:-1], 0.0), names=("a", "b"))
