@@ -71,8 +71,8 @@ class WeightedModelResult:
         names = " and ".join(f"“{q.label}”" for q in self.by)
         return (
             f"The weights make the answers stand for the population counts of {names} given in the survey file: "
-            "they assume that within each group of those answers the people who answered are like those who did "
-            "not; the standard errors are robust (sandwich) ones that take the weights as fixed."
+            "they assume that, within each group of people those questions define, the people who answered are like "
+            "those who did not; the standard errors are robust (sandwich) ones that take the weights as fixed."
         )
 
 
