@@ -13,7 +13,8 @@ its distribution over bins (:mod:`analysis.deconvolution`) and linear model
 (:mod:`analysis.linear_model`), a randomized answer as a predictor
 (:mod:`analysis.predictor_model`), the correlation of two randomized yes/no
 answers (:mod:`analysis.correlation`), check-all-that-apply answers
-(:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`), central
+(:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`) and the weighted
+logistic model (:mod:`analysis.weighted_regression`), central
 differential privacy for published releases (:mod:`analysis.central`), fit
 checks (:mod:`analysis.fit`) and careless answering (:mod:`analysis.careless`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
@@ -219,6 +220,7 @@ from analysis.unary import (
     ticked_count,
     unary_shares,
 )
+from analysis.weighted_regression import WaldTest, WeightedLogisticFit, fit_weighted_logistic
 from analysis.weighting import (
     POST_STRATIFIED,
     RAKED,
@@ -231,6 +233,9 @@ from analysis.weighting import (
 )
 
 __all__ = [
+    "WaldTest",
+    "WeightedLogisticFit",
+    "fit_weighted_logistic",
     "CarelessCorrected",
     "CarelessShare",
     "careless_share",

@@ -34,6 +34,9 @@ Figures (see bench/README.md for what each means):
 9. ``releases``: making and publishing a release with break-downs from the
    kept counts of 10,000 and 10,000,000 responses (``bench.release_bench``):
    under 100 ms and flat.
+10. ``models``: issue 29's models from the kept counts of 10,000 and
+    10,000,000 responses (``bench.kept_models_bench``): the weighted model,
+    the predictor model, the correlation and the fit checks, each under 100 ms.
 
 ``--quick`` runs every part and prints every row of the full run, at toy
 sizes and for a second or so per load round: its figures say that the bench
@@ -58,6 +61,7 @@ from bench import (
     export_bench,
     export_breakdown,
     http_bench,
+    kept_models_bench,
     machine,
     model_bench,
     numbers_bench,
@@ -74,7 +78,7 @@ from bench.survey import SURVEY_ID, write_survey
 from devtools import postgres_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("page", "http", "results", "export", "signin", "model", "catalog", "numbers", "releases")
+PARTS = ("page", "http", "results", "export", "signin", "model", "catalog", "numbers", "releases", "models")
 #: Responses the model is fitted at (from kept counts only: seconds to make).
 MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
 #: ``--quick``: stored responses for figure 2 (two sizes: the database is grown between them, as in a
@@ -423,6 +427,11 @@ def run(plan: Plan) -> int:
             timings = release_bench.measure(workdir, plan.release_sizes, plan.numbers_pool, say, runs=plan.release_runs)
             figures += release_bench.figures(timings)
             notes += [f"releases: kept counts of {t.rows:,} responses made in {t.generated:.1f} s" for t in timings]
+        if "models" in plan.parts:
+            sizes = kept_models_bench.QUICK_SIZES if plan.quick else kept_models_bench.SIZES
+            say(f"issue 29's models from kept counts at {', '.join(f'{n:,}' for n in sizes)} responses")
+            runs = 1 if plan.quick else kept_models_bench.RUNS
+            figures += kept_models_bench.figures(kept_models_bench.measure(workdir, sizes, runs))
         if {"results", "export"} & set(plan.parts):
             more, generation, export_pieces = grow_and_measure(workdir, plan)
             figures += more

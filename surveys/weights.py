@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis import WeightedEstimate, post_stratify, raked_share
+from analysis import POST_STRATIFIED, RAKED, WeightedEstimate, post_stratify, rake, raked_share
 from surveys.breakdowns import compute_breakdown
 from surveys.definition import PopulationMargin, Question, Survey
 from surveys.design_contract import parse_design_key
@@ -266,3 +266,23 @@ def weighted_estimates_csv(rows: list[dict], weighting: Weighting) -> str:
     empty = dict.fromkeys(WEIGHTED_COLUMNS)
     merged = [row | by_share.get((row["question"], row["option"]), empty) for row in rows]
     return safe_csv((*ESTIMATE_COLUMNS, *WEIGHTED_COLUMNS), merged)
+
+
+def margin_cell_weights(survey: Survey, levels: np.ndarray, answers: np.ndarray) -> tuple[np.ndarray, str]:
+    """The weight of each cell of the margins' questions, and the method: with one margin
+    :data:`analysis.POST_STRATIFIED`, ``N_h / n_h``; with two or more :data:`analysis.RAKED`, the raked cell
+    weights (:func:`analysis.rake`). ``levels`` holds, per row of kept counts (:func:`surveys.models.cells_of`),
+    each margin's question's position among its levels (one column per margin, in ``population_counts``' order),
+    ``answers`` the row's answers; a row's weight is ``table[tuple(levels[row])]``. ``ValueError`` when a level with
+    a population count has no answers."""
+    margins = survey.population_counts
+    by = [survey.question(margin.by) for margin in margins]
+    sample = np.zeros(tuple(len(level_names(q)) for q in by))
+    np.add.at(sample, tuple(np.asarray(levels).T), answers)
+    wanted = [np.array([dict(m.counts)[name] for name in level_names(q)], float) for m, q in zip(margins, by)]
+    if len(by) > 1:
+        return rake(sample, wanted).weights, RAKED
+    empty = [level_names(by[0])[i] for i in np.flatnonzero(sample == 0)]
+    if empty:
+        raise ValueError(f"no answers at {margins[0].by} = {empty[0]}, which has a population count")
+    return wanted[0] / sample, POST_STRATIFIED

@@ -89,6 +89,13 @@ ROWS = {
         "make: kept counts + make_release + JSON",
         "publish: the same + budget check and insert",
     ],
+    "models": [
+        "Kept-count models: responses",
+        "weighted model (raked, 38 parameters)",
+        "predictor model (18 outcome levels)",
+        "correlation (cheated, lied)",
+        "fit checks (design_fit: model cells, careless)",
+    ],
     "where the time goes": ["Where a submission's time goes", "Where the responses CSV's time goes"],
 }
 #: Rows that check correctness, not speed: they pass at any size.
@@ -253,3 +260,14 @@ def test_release_figures_read_kept_counts_alone_at_every_size(tmp_path):
     rows = {figure.name.strip(): figure for figure in release_bench.figures(timings)}
     assert rows["answers counted from kept counts alone (no response row)"].passed is True
     assert rows["Release: responses (20 figures, 9 break-downs)"].value == "300 / 1,000"
+
+
+def test_kept_models_figures_give_every_models_figures_from_kept_counts(tmp_path):
+    """The kept-models bench (issue 29) at toy sizes: each computation gives figures (a fit, not a message) from
+    the kept counts it makes, and prints one row per computation."""
+    from bench import kept_models_bench
+
+    timings = kept_models_bench.measure_here(tmp_path, kept_models_bench.QUICK_SIZES, runs=1)
+    assert len(timings) == 8 and all(t.fitted for t in timings), timings
+    rows = [figure.name.strip() for figure in kept_models_bench.figures(timings)]
+    assert rows == ROWS["models"]

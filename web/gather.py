@@ -52,6 +52,12 @@ from surveys.results import (
 from surveys.schema import Problem
 from surveys.targets import TargetProgress, every_target_met, grouped_by, target_progress
 from surveys.timeline import Timeline, survey_timelines
+from surveys.weighted_model import (
+    WeightedModelResult,
+    fit_weighted_model,
+    weighted_model_csv,
+    weighted_model_json,
+)
 from surveys.weights import Weighting, weighted_estimates_csv, weighted_json
 from web.catalog import state_on
 from web.correlation_data import PairPanel, pair_panel, pair_result
@@ -332,6 +338,7 @@ class ResultsPage:
     design_fit: DesignFit | None = None
     correlation: PairPanel | None = None
     noncompliance_planning: NoncompliancePlanning | None = None
+    weighted_model: WeightedModelResult | None = None
 
 
 def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptions, day: date) -> ResultsPage:
@@ -408,6 +415,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         design_fit=design_fit(survey, results, model, kept),
         correlation=correlation,
         noncompliance_planning=noncompliance_planning(survey, chosen.noncompliance, chosen.half_width, chosen.level),
+        weighted_model=None if kept is None else fit_weighted_model(survey, chosen.model, kept, chosen.level),
     )
 
 
@@ -418,6 +426,15 @@ def stored_model(
     with connection.read_snapshot(db):
         kept = _read_pattern_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
     return fit_model(survey, choice, kept, confidence_level)
+
+
+def stored_models(
+    db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float
+) -> tuple[ModelResult, WeightedModelResult | None]:
+    """:func:`stored_model` and, from the same kept counts, :func:`~surveys.weighted_model.fit_weighted_model`."""
+    with connection.read_snapshot(db):
+        kept = _read_pattern_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
+    return fit_model(survey, choice, kept, confidence_level), fit_weighted_model(survey, choice, kept, confidence_level)
 
 
 def stored_predictor_model(
@@ -549,13 +566,18 @@ def model_json(
     confidence_level: float,
     exported_at: str | None = None,
 ) -> dict:
-    """:func:`surveys.export.model_json` of :func:`stored_model`, stamped ``exported_at`` (default: now)."""
-    return export.model_json(stored_model(db, survey, choice, confidence_level), survey, exported_at or _stamp_now())
+    """:func:`surveys.export.model_json` of :func:`stored_models`' model, stamped ``exported_at`` (default: now),
+    with the weighted fit's ``weighted`` (:func:`surveys.weighted_model.weighted_model_json`) when the survey has
+    ``population_counts``."""
+    model, weighted = stored_models(db, survey, choice, confidence_level)
+    return export.model_json(model, survey, exported_at or _stamp_now()) | weighted_model_json(weighted)
 
 
 def model_csv(db: sqlite_utils.Database, survey: Survey, choice: ModelChoice, confidence_level: float) -> str:
-    """:func:`surveys.export.model_csv` of :func:`stored_model`."""
-    return export.model_csv(stored_model(db, survey, choice, confidence_level))
+    """:func:`surveys.export.model_rows` of :func:`stored_models`' model as CSV, with the weighted fit's columns
+    (:func:`surveys.weighted_model.weighted_model_csv`) when the survey has ``population_counts``."""
+    model, weighted = stored_models(db, survey, choice, confidence_level)
+    return weighted_model_csv(export.MODEL_COLUMNS, export.model_rows(model), weighted)
 
 
 def stored_predictor_json(
