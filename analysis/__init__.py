@@ -199,6 +199,14 @@ from analysis.sequences import (
     option_confidence_sequences,
     two_group_sequence,
 )
+from analysis.survey_design import (
+    HAJEK,
+    HORVITZ_THOMPSON,
+    DesignShare,
+    DesignTotals,
+    design_estimate,
+    design_share,
+)
 from analysis.two_group import (
     NO_EPSILON_LABEL,
     CheaterDetectionDesign,
@@ -229,6 +237,12 @@ from analysis.weighting import (
 )
 
 __all__ = [
+    "HAJEK",
+    "HORVITZ_THOMPSON",
+    "DesignShare",
+    "DesignTotals",
+    "design_estimate",
+    "design_share",
     "CarelessCorrected",
     "CarelessShare",
     "careless_share",
