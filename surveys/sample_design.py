@@ -69,15 +69,22 @@ class DesignWeighting:
     population_size: int | None
 
 
-def _group_counts(question: Question, by_design: Mapping) -> tuple[dict[str, tuple[int, int]], object]:
-    """``{design key: (trait answers, answers)}`` of one group's compatible tallies, and the last design."""
-    counts, design = {}, None
-    for tally in compatible_tallies(question, by_design)[0]:
-        yes, no = int(tally.counts.get("yes", 0)), int(tally.counts.get("no", 0))
+def _designs(question: Question, grouped: Mapping, groups) -> dict[str, object]:
+    """``{design key: design}`` of the keys ``question``'s answers in ``groups`` were stored under that its type
+    reads (:func:`~surveys.design_contract.compatible_tallies`, each key parsed once)."""
+    keys = {key for group in groups for key in grouped.get(group, {}).get(question.name, {})}
+    return {tally.key: tally.design for tally in compatible_tallies(question, dict.fromkeys(keys, {}))[0]}
+
+
+def _group_counts(by_design: Mapping, designs: Mapping) -> dict[str, tuple[int, int]]:
+    """``{design key: (trait answers, answers)}`` of one group's tallies under ``designs``, where it has answers."""
+    counts = {}
+    for key, design in designs.items():
+        answers = by_design.get(key, {})
+        yes, no = int(answers.get("yes", 0)), int(answers.get("no", 0))
         if yes + no:
-            counts[tally.key] = (tally.design.trait_count(yes, yes + no), yes + no)
-            design = tally.design
-    return counts, design
+            counts[key] = (design.trait_count(yes, yes + no), yes + no)
+    return counts
 
 
 def _unit_columns(sample: SampleDesign, groups: list[str]) -> tuple[list[float], list | None, list | None]:
@@ -95,11 +102,11 @@ def design_row(survey: Survey, question: Question, grouped: Mapping, level: floa
     """``question``'s share under ``survey.sample_design`` from the group tallies ``grouped`` by its question."""
     sample = survey.sample_design
     names = [name for name, _ in kind_of(survey.question(sample.by)).groups(survey.question(sample.by))]
-    per_group, keys, design, n = {}, set(), None, 0
+    designs = _designs(question, grouped, names)
+    per_group, keys, n = {}, set(), 0
     for name in names:
-        counts, found = _group_counts(question, grouped.get(name, {}).get(question.name, {}))
+        counts = _group_counts(grouped.get(name, {}).get(question.name, {}), designs)
         keys |= set(counts)
-        design = found or design
         n += sum(answers for _, answers in counts.values())
         if counts:
             per_group[name] = next(iter(counts.values()))
@@ -109,7 +116,7 @@ def design_row(survey: Survey, question: Question, grouped: Mapping, level: floa
         return DesignRow(question, n, None, "No design-weighted estimate: the answers came under several designs.")
     groups = list(per_group)
     weights, strata, fpc = _unit_columns(sample, groups)
-    t, a, b = design.exact()
+    t, a, b = designs[next(iter(keys))].exact()
     try:
         share = design_share(
             [per_group[g][0] for g in groups],
@@ -156,7 +163,7 @@ def design_results(survey: Survey, grouped: Mapping, confidence_level: float = 0
             others.append(question)
             continue
         rows.append(design_row(survey, question, grouped, confidence_level))
-        missing = _group_counts(question, grouped.get(None, {}).get(question.name, {}))[0]
+        missing = _group_counts(grouped.get(None, {}).get(question.name, {}), _designs(question, grouped, [None]))
         left_out = max(left_out, sum(n for _, n in missing.values()))
     return DesignWeighting(
         sample_design=sample,
@@ -216,7 +223,7 @@ def design_json(weighting: DesignWeighting) -> dict:
             "not_weighted": [q.name for q in weighting.not_weighted],
             "confidence_level": weighting.confidence_level,
             "rows": [
-                {"question": r.question.name, "option": "", **design_values(weighting, r), "note": r.note}
+                {"question": r.question.name, "option": "", "n": r.n, **design_values(weighting, r), "note": r.note}
                 for r in weighting.rows
             ],
         }

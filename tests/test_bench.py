@@ -253,3 +253,22 @@ def test_release_figures_read_kept_counts_alone_at_every_size(tmp_path):
     rows = {figure.name.strip(): figure for figure in release_bench.figures(timings)}
     assert rows["answers counted from kept counts alone (no response row)"].passed is True
     assert rows["Release: responses (20 figures, 9 break-downs)"].value == "300 / 1,000"
+
+
+def test_the_design_bench_weights_every_kept_answer_at_each_size(tmp_path):
+    """The design-weighted bench grows kept counts only and weights every answer of each question, by
+    linearisation and by the jackknife (its ``measure`` raises otherwise)."""
+    from bench import design_bench
+
+    timings = design_bench.measure(tmp_path, (300, 1_000), runs=1)
+    assert [(t.responses, t.variance) for t in timings] == [
+        (300, "linearization"),
+        (300, "jackknife"),
+        (1_000, "linearization"),
+        (1_000, "jackknife"),
+    ]
+    names = [figure.name for figure in design_bench.figures(timings)]
+    assert names == [
+        "Design-weighted estimates (linearization): 300 / 1,000",
+        "Design-weighted estimates (jackknife): 300 / 1,000",
+    ]
