@@ -63,7 +63,7 @@ class DesignTotals:
     total_variance: float
     psus: int
     strata: int
-    lonely_strata: tuple
+    lonely_strata: tuple[str, ...]
     method: str
 
 
@@ -92,6 +92,7 @@ def _labels(strata: Sequence | None, size: int) -> np.ndarray:
 
 
 def _finite(values: object, name: str, size: int | None = None, minimum: float | None = None) -> np.ndarray:
+    """A 1-d float array of finite values (``size`` long, each ``>= minimum``), or ``ValueError`` naming ``name``."""
     array = np.asarray(values, dtype=float)
     if array.ndim != 1 or (size is not None and array.size != size) or not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite numbers, one per PSU, got {name}={values!r}")
@@ -100,7 +101,7 @@ def _finite(values: object, name: str, size: int | None = None, minimum: float |
     return array
 
 
-def _fpc(fpc: Sequence[float] | None, codes: np.ndarray, sampled: np.ndarray, strata: Sequence | None) -> np.ndarray:
+def _fpc(fpc: Sequence[float] | None, codes: np.ndarray, sampled: np.ndarray) -> np.ndarray:
     """``1 - n_h / N_h`` per PSU row from the population PSU counts per row's stratum (1 without ``fpc``)."""
     if fpc is None:
         return np.ones(codes.size)
@@ -111,6 +112,7 @@ def _fpc(fpc: Sequence[float] | None, codes: np.ndarray, sampled: np.ndarray, st
 
 
 def _stratum_sums(values: np.ndarray, codes: np.ndarray, strata: int) -> np.ndarray:
+    """``values`` summed per stratum code."""
     return np.bincount(codes, weights=values, minlength=strata)
 
 
@@ -221,7 +223,7 @@ def design_estimate(
     codes = _labels(strata, y.size)
     count = int(codes.max()) + 1
     n_h = _stratum_sums(m, codes, count)
-    f = _fpc(fpc, codes, n_h, strata)
+    f = _fpc(fpc, codes, n_h)
     keep = _stratum_sums(m * f, codes, count) / np.maximum(n_h, 1e-300)
     if population_size is not None and not (math.isfinite(population_size) and population_size > 0):
         raise ValueError(f"population_size must be positive, got population_size={population_size!r}")
@@ -242,7 +244,7 @@ def design_estimate(
         extra = float(np.sum(m * (1.0 - f) * _finite(within, "within", y.size, 0.0)))
         ratio_var += extra / big_x**2
         total_var += extra
-    lonely = tuple(str(s) for s in _stratum_names(strata, codes, count)[(n_h > 0) & (n_h < 2) & (keep > 0)])
+    lonely = tuple(str(s) for s in _stratum_names(strata)[(n_h > 0) & (n_h < 2) & (keep > 0)])
     return DesignTotals(
         total=big_y,
         weight_sum=big_x,
@@ -258,7 +260,7 @@ def design_estimate(
     )
 
 
-def _stratum_names(strata: Sequence | None, codes: np.ndarray, count: int) -> np.ndarray:
+def _stratum_names(strata: Sequence | None) -> np.ndarray:
     """The stratum label of each code (``""`` for the one stratum without ``strata``)."""
     if strata is None:
         return np.array([""])
@@ -266,6 +268,8 @@ def _stratum_names(strata: Sequence | None, codes: np.ndarray, count: int) -> np
 
 
 def _estimate(raw: float, variance: float, level: float, unweighted, method: str, size: float, fpc: bool):
+    """The :class:`~analysis.weighting.WeightedEstimate` of ``raw``: clipped Wald interval, and the design effect
+    against ``unweighted = (estimate, std_err)``."""
     std_err = math.sqrt(max(variance, 0.0))
     half = _z(level) * std_err
     estimate, srs_std_err = unweighted
