@@ -1,11 +1,14 @@
-"""Design-weighted results: each yes/no share under the survey file's ``sample_design`` (clusters, strata, weights).
+"""Design-weighted results: each yes/no share and each one-choice question's option shares under the survey file's
+``sample_design`` (clusters, strata, weights).
 
 Pure: takes a :class:`~surveys.definition.Survey` and the kept group tallies by its design's question (the
 clusters', else the strata's: :func:`storage.queries.group_tallies`), and returns frozen dataclasses. Each
 group's stored answers under the question's one design give its PSU totals (:func:`analysis.design_share`):
 a cluster is a PSU; without clusters each respondent is one, and a stratum's two kinds of stored answer are
-two rows with their counts. The cost does not grow with the number of answers. Only one-design yes/no
-questions are weighted; the others are listed as not weighted.
+two rows with their counts. The cost does not grow with the number of answers. A one-choice question's option
+is a forced-response yes/no under its design's option marginal (each answer's debiased indicator of the option
+takes two values), so its shares follow from the same tallies, option by option. Only yes/no questions under
+one design and one-choice questions read as k options are weighted; the others are listed as not weighted.
 """
 
 from __future__ import annotations
@@ -14,10 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from analysis import DesignShare, design_share
-from surveys.definition import Question, SampleDesign, Survey
-from surveys.design_contract import compatible_tallies
+from surveys.definition import Choice, Question, SampleDesign, Survey
+from surveys.design_contract import answer_counts, compatible_tallies, parse_design_key
 from surveys.export_columns import ESTIMATE_COLUMNS
-from surveys.kinds import is_one_design_yes_no, kind_of
+from surveys.kinds import is_k_option_choice, is_one_design_yes_no, k_option_choice_of_stored, kind_of
 from surveys.tables import safe_csv
 from surveys.weights import WEIGHTED_COLUMNS, weighted_estimates_csv, weighted_json
 
@@ -40,24 +43,28 @@ DESIGN_COLUMNS = (
 
 @dataclass(frozen=True)
 class DesignRow:
-    """One yes/no question's design-weighted share; ``share`` is None (``note`` says why) when it has none.
+    """One yes/no question's or one option's design-weighted share; ``share`` is None (``note`` says why) when it
+    has none.
 
-    ``n``: the answers in the design's groups; ``note`` also says which strata had one PSU.
+    ``option``: the option of a one-choice question (None for a yes/no question); ``n``: the question's answers
+    in the design's groups; ``note`` also says which strata had one PSU.
     """
 
     question: Question
     n: int
     share: DesignShare | None
     note: str = ""
+    option: Choice | None = None
 
 
 @dataclass(frozen=True)
 class DesignWeighting:
     """The design-weighted shares of a survey with ``sample_design``.
 
-    ``by``: the clusters' (else the strata's) question; ``left_out``: the most answers of a question with no
-    answer to it; ``not_weighted``: the randomized questions of other kinds; ``population_size``: ``N`` for the
-    Horvitz-Thompson share (the survey's ``population_size``), or None.
+    ``by``: the clusters' (else the strata's) question; ``rows``: one per yes/no question and one per option of
+    a one-choice question; ``left_out``: the most answers of a question with no answer to it; ``not_weighted``:
+    the randomized questions of other kinds; ``population_size``: ``N`` for the Horvitz-Thompson share (the
+    survey's ``population_size``), or None.
     """
 
     sample_design: SampleDesign
@@ -69,6 +76,12 @@ class DesignWeighting:
     population_size: int | None
 
 
+def is_weighted(question: Question) -> bool:
+    """Whether the design weights read ``question``: a yes/no question under a one-group design, or a one-choice
+    question read as k options (:mod:`surveys.kinds`)."""
+    return is_one_design_yes_no(question) or is_k_option_choice(question)
+
+
 def _designs(question: Question, grouped: Mapping, groups) -> dict[str, object]:
     """``{design key: design}`` of the keys ``question``'s answers in ``groups`` were stored under that its type
     reads (:func:`~surveys.design_contract.compatible_tallies`, each key parsed once)."""
@@ -76,15 +89,14 @@ def _designs(question: Question, grouped: Mapping, groups) -> dict[str, object]:
     return {tally.key: tally.design for tally in compatible_tallies(question, dict.fromkeys(keys, {}))[0]}
 
 
-def _group_counts(by_design: Mapping, designs: Mapping) -> dict[str, tuple[int, int]]:
-    """``{design key: (trait answers, answers)}`` of one group's tallies under ``designs``, where it has answers."""
-    counts = {}
-    for key, design in designs.items():
-        answers = by_design.get(key, {})
-        yes, no = int(answers.get("yes", 0)), int(answers.get("no", 0))
-        if yes + no:
-            counts[key] = (design.trait_count(yes, yes + no), yes + no)
-    return counts
+def _group_answers(by_design: Mapping, designs: Mapping) -> dict[str, dict[str, int]]:
+    """``{design key: {answer: count}}`` of one group's tallies under ``designs``, where it has answers."""
+    answered = {}
+    for key in designs:
+        answers = {answer: int(count) for answer, count in answer_counts(by_design.get(key, {})).items() if count}
+        if answers:
+            answered[key] = answers
+    return answered
 
 
 def _unit_columns(sample: SampleDesign, groups: list[str]) -> tuple[list[float], list | None, list | None]:
@@ -98,43 +110,78 @@ def _unit_columns(sample: SampleDesign, groups: list[str]) -> tuple[list[float],
     return [weights.get(g, 1.0) for g in groups], None, [fpc[g] for g in groups] if fpc else None
 
 
-def design_row(survey: Survey, question: Question, grouped: Mapping, level: float) -> DesignRow:
-    """``question``'s share under ``survey.sample_design`` from the group tallies ``grouped`` by its question."""
+def _shares(question: Question, key: str, design) -> tuple[tuple, ...] | str:
+    """``(option, count of a group's answers, t, a, b)`` per share of ``question`` under its one stored ``key``:
+    a yes/no question's trait answers under its design; each option of a one-choice question under its design's
+    option marginal (a forced-response yes/no, :meth:`analysis.MultipleChoiceDesign.option_marginal`). A
+    sentence instead when the stored key is not read so."""
+    if is_one_design_yes_no(question):
+
+        def trait(answers):
+            yes, n = answers.get("yes", 0), sum(answers.values())
+            return design.trait_count(yes, n)
+
+        return ((None, trait, *design.exact()),)
+    choices = parse_design_key(key)[1]
+    if not k_option_choice_of_stored(key) or tuple(choices) != question.choice_names:
+        return "No design-weighted estimate: the answers came under a design that is not read as these options."
+    marginal = design.option_marginal().exact()
+    return tuple(
+        (choice, lambda answers, name=choice.name: answers.get(name, 0), *marginal) for choice in question.choices
+    )
+
+
+def design_rows(survey: Survey, question: Question, grouped: Mapping, level: float) -> tuple[DesignRow, ...]:
+    """``question``'s shares under ``survey.sample_design`` from the group tallies ``grouped`` by its question:
+    one row for a yes/no question, one per option for a one-choice question."""
     sample = survey.sample_design
     names = [name for name, _ in kind_of(survey.question(sample.by)).groups(survey.question(sample.by))]
     designs = _designs(question, grouped, names)
     per_group, keys, n = {}, set(), 0
     for name in names:
-        counts = _group_counts(grouped.get(name, {}).get(question.name, {}), designs)
-        keys |= set(counts)
-        n += sum(answers for _, answers in counts.values())
-        if counts:
-            per_group[name] = next(iter(counts.values()))
+        answered = _group_answers(grouped.get(name, {}).get(question.name, {}), designs)
+        keys |= set(answered)
+        n += sum(sum(answers.values()) for answers in answered.values())
+        if answered:
+            per_group[name] = next(iter(answered.values()))
+    options = question.choices if is_k_option_choice(question) else (None,)
+
+    def without(note: str) -> tuple[DesignRow, ...]:
+        return tuple(DesignRow(question, n, None, note, option) for option in options)
+
     if not per_group:
-        return DesignRow(question, 0, None, "No answers yet.")
+        return without("No answers yet.")
     if len(keys) != 1:
-        return DesignRow(question, n, None, "No design-weighted estimate: the answers came under several designs.")
+        return without("No design-weighted estimate: the answers came under several designs.")
+    key = next(iter(keys))
+    shares = _shares(question, key, designs[key])
+    if isinstance(shares, str):
+        return without(shares)
     groups = list(per_group)
     weights, strata, fpc = _unit_columns(sample, groups)
-    t, a, b = designs[next(iter(keys))].exact()
-    try:
-        share = design_share(
-            [per_group[g][0] for g in groups],
-            [per_group[g][1] for g in groups],
-            weights,
-            strata,
-            bool(sample.clusters),
-            fpc,
-            survey.population_size,
-            t,
-            a,
-            b,
-            sample.variance,
-            level,
-        )
-    except ValueError as error:
-        return DesignRow(question, n, None, f"No design-weighted estimate: {error}.")
-    return DesignRow(question, n, share, _lonely_note(sample, share, groups))
+    ns = [sum(per_group[g].values()) for g in groups]
+    rows = []
+    for option, count, t, a, b in shares:
+        try:
+            share = design_share(
+                [count(per_group[g]) for g in groups],
+                ns,
+                weights,
+                strata,
+                bool(sample.clusters),
+                fpc,
+                survey.population_size,
+                t,
+                a,
+                b,
+                sample.variance,
+                level,
+            )
+        except ValueError as error:
+            rows.append(DesignRow(question, n, None, f"No design-weighted estimate: {error}.", option))
+            continue
+        rows.append(DesignRow(question, n, share, _lonely_note(sample, share, groups), option))
+    return tuple(rows)
 
 
 def _lonely_note(sample: SampleDesign, share: DesignShare, groups: list[str]) -> str:
@@ -152,19 +199,19 @@ def _lonely_note(sample: SampleDesign, share: DesignShare, groups: list[str]) ->
 
 
 def design_results(survey: Survey, grouped: Mapping, confidence_level: float = 0.95) -> DesignWeighting | None:
-    """Every yes/no share under ``survey.sample_design`` from the kept group tallies by its question; None
-    without ``sample_design``."""
+    """Every yes/no share and every one-choice question's option shares under ``survey.sample_design`` from the
+    kept group tallies by its question; None without ``sample_design``."""
     sample = survey.sample_design
     if sample is None:
         return None
     rows, others, left_out = [], [], 0
     for question in survey.randomized_questions:
-        if not is_one_design_yes_no(question):
+        if not is_weighted(question):
             others.append(question)
             continue
-        rows.append(design_row(survey, question, grouped, confidence_level))
-        missing = _group_counts(grouped.get(None, {}).get(question.name, {}), _designs(question, grouped, [None]))
-        left_out = max(left_out, sum(n for _, n in missing.values()))
+        rows.extend(design_rows(survey, question, grouped, confidence_level))
+        missing = _group_answers(grouped.get(None, {}).get(question.name, {}), _designs(question, grouped, [None]))
+        left_out = max(left_out, sum(sum(answers.values()) for answers in missing.values()))
     return DesignWeighting(
         sample_design=sample,
         by=survey.question(sample.by),
@@ -206,8 +253,9 @@ def design_values(weighting: DesignWeighting, row: DesignRow) -> dict:
 
 
 def design_json(weighting: DesignWeighting) -> dict:
-    """``{"weighted": {...}}`` for the estimates JSON: the design and one row per yes/no share (``question``,
-    ``option`` ``""``, :data:`DESIGN_COLUMNS`, ``note``)."""
+    """``{"weighted": {...}}`` for the estimates JSON: the design and one row per yes/no share and per option of a
+    one-choice question (``question``, ``option``: the option's name or ``""``, ``n``, :data:`DESIGN_COLUMNS`,
+    ``note``)."""
     sample = weighting.sample_design
     return {
         "weighted": {
@@ -223,18 +271,25 @@ def design_json(weighting: DesignWeighting) -> dict:
             "not_weighted": [q.name for q in weighting.not_weighted],
             "confidence_level": weighting.confidence_level,
             "rows": [
-                {"question": r.question.name, "option": "", "n": r.n, **design_values(weighting, r), "note": r.note}
+                {"question": r.question.name, "option": _option_name(r), "n": r.n, **design_values(weighting, r)}
+                | {"note": r.note}
                 for r in weighting.rows
             ],
         }
     }
 
 
+def _option_name(row: DesignRow) -> str:
+    """The row's option's name, ``""`` for a yes/no question's (as the estimates' ``option`` column)."""
+    return "" if row.option is None else row.option.name
+
+
 def design_estimates_csv(rows: list[dict], weighting: DesignWeighting) -> str:
-    """The estimate ``rows`` with :data:`DESIGN_COLUMNS`, matched by question (empty for other questions)."""
-    by_question = {r.question.name: design_values(weighting, r) for r in weighting.rows}
+    """The estimate ``rows`` with :data:`DESIGN_COLUMNS`, matched by question and option (empty for other
+    questions)."""
+    by_share = {(r.question.name, _option_name(r)): design_values(weighting, r) for r in weighting.rows}
     empty = dict.fromkeys(DESIGN_COLUMNS)
-    merged = [row | by_question.get(row["question"], empty) for row in rows]
+    merged = [row | by_share.get((row["question"], row["option"]), empty) for row in rows]
     return safe_csv((*ESTIMATE_COLUMNS, *DESIGN_COLUMNS), merged)
 
 
