@@ -18,27 +18,11 @@ from surveys import results
 from surveys.design_contract import question_design_key
 from surveys.sample_design import design_results
 from tests.helpers.records import add_responses
-from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
+from tests.helpers.sample_surveys import QUIZ_YAML, SAMPLE_DESIGN_YAML, make_survey
 
 pytestmark = pytest.mark.both_backends
 
-CLASS = (
-    "  - name: class\n    type: select_one\n    label: Your class\n"
-    "    choices: [c1, c2, c3, c4]\n    randomize: false\n"
-    "  - name: method\n    type: select_one\n    label: How did you cheat?\n    required: false\n"
-    "    choices: [notes, phone, friend]\n"
-    "    design: {matrix: [[3/5, 1/10, 1/5], [1/4, 7/10, 1/5], [3/20, 1/5, 3/5]]}\n"
-)
-DESIGN_YAML = (
-    QUIZ_YAML.replace(
-        "questions:\n",
-        "population_size: 400\nsample_design:\n  clusters: class\n"
-        "  strata: {arts: [c1, c2], science: [c3, c4]}\n  weights: {c1: 10, c2: 10, c3: 4, c4: 4}\n"
-        "  fpc: {arts: 20, science: 8}\nquestions:\n",
-        1,
-    )
-    + CLASS
-)
+DESIGN_YAML = SAMPLE_DESIGN_YAML
 SURVEY = make_survey(DESIGN_YAML)
 # Stored answers per class: cheated (yes, no) under two coins; lied (yes, no) under t = 2/3, a = b = 1/6.
 CHEATED = {"c1": (9, 11), "c2": (4, 16), "c3": (14, 6), "c4": (10, 10)}
@@ -294,10 +278,10 @@ def test_the_results_page_shows_hajek_and_horvitz_thompson_with_their_design_eff
     assert f"{expected.hajek.design_effect:.2f}" in row
     assert "Design-weighted estimates" in page and "within 2 strata" in page
     assert "1 answer with no answer to Your class is left out" in page
-    assert "not weighted here: How did you cheat?" in page
+    assert "(not weighted here: How did you cheat?)." in page
     option = re.search(r'<tr id="weighted-ai_use-sometimes">(.*?)</tr>', page, re.S).group(1)
     sometimes = _expected_option("sometimes")
-    assert "How often have you used AI-written text as your own?: sometimes" in option
+    assert "How often have you used AI-written text as your own? (sometimes)" in option
     assert re.search(r'class="weighted-estimate">([^<]+)<', option).group(1) == f"{sometimes.hajek.estimate * 100:.1f}%"
     assert re.search(r'class="ht-std-err">([^<]+)<', option).group(1) == (
         f"{sometimes.horvitz_thompson.std_err * 100:.1f}%"
