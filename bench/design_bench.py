@@ -3,11 +3,13 @@
     python -m bench.design_bench                      # 10,000 and 10,000,000 responses
     python -m bench.design_bench --sizes 2000,5000    # toy sizes: says the bench works, not how fast
 
-The survey (:data:`DESIGN_SURVEY_YAML`) has four randomized yes/no questions and the plain ``class``: 200
+The survey (:func:`survey_yaml`) has four randomized yes/no questions, one randomized one-choice question of four
+options (k-option design ``t = 1/2``: four design-weighted option shares) and the plain ``class``: 200
 classes drawn within 10 faculties, each with its design weight, and the faculties' population counts of
 classes (the finite-population correction). At each size the database holds the kept counts that many
 responses leave (``tallies`` and the ``group_tallies`` by ``class``): the classes' answer counts one
-multinomial draw of the size, each class's stored yes count of each question one binomial draw; the response
+multinomial draw of the size, each class's stored yes count of each question one binomial draw and its stored
+options one multinomial draw; the response
 rows themselves are not written (the estimates never read them). Timed, medians of :data:`RUNS` warm runs:
 :func:`web.gather.estimates_json` (one read snapshot of the kept counts, the unweighted results and the
 design-weighted Hajek and Horvitz-Thompson shares with their linearisation variances) and the same with the
@@ -43,6 +45,7 @@ SURVEY_ID = "bench-design"
 CLASSES = [f"c{k:03d}" for k in range(200)]
 FACULTIES = [f"f{k:02d}" for k in range(10)]
 QUESTIONS = ("cheated", "copied", "plagiarised", "lied")
+CHOICE, OPTIONS = "tool", ("notes", "phone", "friend", "none")
 
 
 def survey_yaml(variance: str = "linearization") -> str:
@@ -51,6 +54,10 @@ def survey_yaml(variance: str = "linearization") -> str:
     weights = ", ".join(f"{c}: {5 + (k % 40) / 2}" for k, c in enumerate(CLASSES))
     fpc = ", ".join(f"{f}: 60" for f in FACULTIES)
     questions = "".join(f"  - name: {q}\n    type: yes_no\n    label: Have you {q}?\n" for q in QUESTIONS)
+    questions += (
+        f"  - name: {CHOICE}\n    type: select_one\n    label: Which tool?\n"
+        f"    choices: [{', '.join(OPTIONS)}]\n    design: {{t: 1/2}}\n"
+    )
     return (
         f"id: {SURVEY_ID}\ntitle: Design-weighted estimates (benchmark)\nversion: 1\npopulation_size: 2000000\n"
         f"sample_design:\n  clusters: class\n  strata: {{{strata}}}\n  weights: {{{weights}}}\n"
@@ -80,6 +87,12 @@ def kept_rows(survey: Survey, responses: int, rng: np.random.Generator) -> tuple
             grouped += [
                 (SURVEY_ID, "class", c, name, key, answer, int(n)) for c, n in zip(CLASSES, counts.tolist()) if n
             ]
+    key = question_design_key(survey.question(CHOICE))
+    shares = 0.5 * rng.dirichlet(np.full(len(OPTIONS), 2.0), len(CLASSES)) + 0.5 / len(OPTIONS)
+    stored = rng.multinomial(per_class, shares)
+    for j, option in enumerate(OPTIONS):
+        tallies.append((SURVEY_ID, CHOICE, key, option, int(stored[:, j].sum())))
+        grouped += [(SURVEY_ID, "class", c, CHOICE, key, option, int(n)) for c, n in zip(CLASSES, stored[:, j]) if n]
     return tallies, grouped
 
 
@@ -127,6 +140,8 @@ def measure(workdir: Path, sizes: tuple[int, ...] = SIZES, runs: int = RUNS) -> 
                 rows = document["weighted"]["rows"]
                 if any(row["weighted_std_err"] is None for row in rows):
                     raise RuntimeError(f"no design-weighted estimate: {[row['note'] for row in rows]}")
+                if [row["option"] for row in rows if row["question"] == CHOICE] != list(OPTIONS):
+                    raise RuntimeError(f"the option shares of {CHOICE} are not weighted: {rows}")
                 if any(row["n"] != responses for row in rows):
                     raise RuntimeError(f"the weighted answers are not the {responses:,} kept: {rows}")
                 timings.append(DesignTiming(responses, variance, seconds))

@@ -110,32 +110,24 @@ def _unit_columns(sample: SampleDesign, groups: list[str]) -> tuple[list[float],
     return [weights.get(g, 1.0) for g in groups], None, [fpc[g] for g in groups] if fpc else None
 
 
-def _shares(question: Question, key: str, design) -> tuple[tuple, ...] | str:
-    """``(option, count of a group's answers, t, a, b)`` per share of ``question`` under its one stored ``key``:
-    a yes/no question's trait answers under its design; each option of a one-choice question under its design's
-    option marginal (a forced-response yes/no, :meth:`analysis.MultipleChoiceDesign.option_marginal`). A
-    sentence instead when the stored key is not read so."""
+def _shares(question: Question, key: str, design, answers: list[dict[str, int]]) -> list[tuple] | str:
+    """``(option, counts, t, a, b)`` per share of ``question`` under its one stored ``key``, ``counts`` from each
+    group's ``answers``: a yes/no question's trait answers under its design; each option's answers of a
+    one-choice question under its design's option marginal (a forced-response yes/no,
+    :meth:`analysis.MultipleChoiceDesign.option_marginal`). A sentence instead when the key is not read so."""
     if is_one_design_yes_no(question):
-
-        def trait(answers):
-            yes, n = answers.get("yes", 0), sum(answers.values())
-            return design.trait_count(yes, n)
-
-        return ((None, trait, *design.exact()),)
-    choices = parse_design_key(key)[1]
-    if not k_option_choice_of_stored(key) or tuple(choices) != question.choice_names:
+        trait = design.trait_answer  # "yes", or "no" where a stored no points to the trait (its trait_count)
+        return [(None, [group.get(trait, 0) for group in answers], *design.exact())]
+    if not k_option_choice_of_stored(key) or tuple(parse_design_key(key)[1]) != question.choice_names:
         return "No design-weighted estimate: the answers came under a design that is not read as these options."
     marginal = design.option_marginal().exact()
-    return tuple(
-        (choice, lambda answers, name=choice.name: answers.get(name, 0), *marginal) for choice in question.choices
-    )
+    return [(choice, [group.get(choice.name, 0) for group in answers], *marginal) for choice in question.choices]
 
 
-def design_rows(survey: Survey, question: Question, grouped: Mapping, level: float) -> tuple[DesignRow, ...]:
-    """``question``'s shares under ``survey.sample_design`` from the group tallies ``grouped`` by its question:
-    one row for a yes/no question, one per option for a one-choice question."""
-    sample = survey.sample_design
-    names = [name for name, _ in kind_of(survey.question(sample.by)).groups(survey.question(sample.by))]
+def _answered_groups(question: Question, grouped: Mapping, names: list) -> tuple[dict, dict, set, int]:
+    """``(designs, per_group, keys, n)``: the designs ``question``'s answers in the groups ``names`` were kept
+    under, each answered group's ``{answer: count}`` under its first, every design key with answers, and the
+    answers."""
     designs = _designs(question, grouped, names)
     per_group, keys, n = {}, set(), 0
     for name in names:
@@ -144,44 +136,53 @@ def design_rows(survey: Survey, question: Question, grouped: Mapping, level: flo
         n += sum(sum(answers.values()) for answers in answered.values())
         if answered:
             per_group[name] = next(iter(answered.values()))
-    options = question.choices if is_k_option_choice(question) else (None,)
+    return designs, per_group, keys, n
 
-    def without(note: str) -> tuple[DesignRow, ...]:
-        return tuple(DesignRow(question, n, None, note, option) for option in options)
 
-    if not per_group:
-        return without("No answers yet.")
-    if len(keys) != 1:
-        return without("No design-weighted estimate: the answers came under several designs.")
-    key = next(iter(keys))
-    shares = _shares(question, key, designs[key])
-    if isinstance(shares, str):
-        return without(shares)
-    groups = list(per_group)
+def _share_row(survey: Survey, question: Question, n: int, groups: list, share: tuple, level: float) -> DesignRow:
+    """One share's row, :func:`analysis.design_share` of ``share = (option, counts, ns, t, a, b)`` (per group of
+    ``groups``: the answers counted for the share and all answers), or the reason it has none; ``n``: the
+    question's answers in the design's groups."""
+    sample = survey.sample_design
+    option, counts, ns, t, a, b = share
     weights, strata, fpc = _unit_columns(sample, groups)
-    ns = [sum(per_group[g].values()) for g in groups]
-    rows = []
-    for option, count, t, a, b in shares:
-        try:
-            share = design_share(
-                [count(per_group[g]) for g in groups],
-                ns,
-                weights,
-                strata,
-                bool(sample.clusters),
-                fpc,
-                survey.population_size,
-                t,
-                a,
-                b,
-                sample.variance,
-                level,
-            )
-        except ValueError as error:
-            rows.append(DesignRow(question, n, None, f"No design-weighted estimate: {error}.", option))
-            continue
-        rows.append(DesignRow(question, n, share, _lonely_note(sample, share, groups), option))
-    return tuple(rows)
+    try:
+        result = design_share(
+            counts,
+            ns,
+            weights,
+            strata,
+            bool(sample.clusters),
+            fpc,
+            survey.population_size,
+            t,
+            a,
+            b,
+            sample.variance,
+            level,
+        )
+    except ValueError as error:
+        return DesignRow(question, n, None, f"No design-weighted estimate: {error}.", option)
+    return DesignRow(question, n, result, _lonely_note(sample, result, groups), option)
+
+
+def design_rows(survey: Survey, question: Question, grouped: Mapping, level: float) -> tuple[DesignRow, ...]:
+    """``question``'s shares under ``survey.sample_design`` from the group tallies ``grouped`` by its question:
+    one row for a yes/no question, one per option for a one-choice question."""
+    by = survey.question(survey.sample_design.by)
+    designs, per_group, keys, n = _answered_groups(question, grouped, [name for name, _ in kind_of(by).groups(by)])
+    options = question.choices if is_k_option_choice(question) else (None,)
+    if not per_group:
+        return tuple(DesignRow(question, n, None, "No answers yet.", option) for option in options)
+    note = "No design-weighted estimate: the answers came under several designs."
+    shares = note if len(keys) != 1 else _shares(question, min(keys), designs[min(keys)], list(per_group.values()))
+    if isinstance(shares, str):
+        return tuple(DesignRow(question, n, None, shares, option) for option in options)
+    ns = [sum(answers.values()) for answers in per_group.values()]
+    return tuple(
+        _share_row(survey, question, n, list(per_group), (option, counts, ns, t, a, b), level)
+        for option, counts, t, a, b in shares
+    )
 
 
 def _lonely_note(sample: SampleDesign, share: DesignShare, groups: list[str]) -> str:
