@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -271,7 +272,7 @@ def _estimate(raw: float, variance: float, level: float, unweighted, method: str
     """The :class:`~analysis.weighting.WeightedEstimate` of ``raw``: clipped Wald interval, and the design effect
     against ``unweighted = (estimate, std_err)``."""
     std_err = math.sqrt(max(variance, 0.0))
-    half = _z(level) * std_err
+    half = _z_cached(level) * std_err
     estimate, srs_std_err = unweighted
     deff = variance / srs_std_err**2 if srs_std_err else None
     return WeightedEstimate(
@@ -289,6 +290,12 @@ def _estimate(raw: float, variance: float, level: float, unweighted, method: str
         population_size=size,
         finite_population=fpc,
     )
+
+
+@lru_cache(maxsize=16)
+def _z_cached(level: float) -> float:
+    """:func:`analysis.intervals._z`, once per confidence level (a normal quantile costs more than a share)."""
+    return _z(level)
 
 
 def _randomization(debiased: object, n: object, t: float, a: float, b: float) -> np.ndarray:

@@ -139,13 +139,13 @@ def _answered_groups(question: Question, grouped: Mapping, names: list) -> tuple
     return designs, per_group, keys, n
 
 
-def _share_row(survey: Survey, question: Question, n: int, groups: list, share: tuple, level: float) -> DesignRow:
-    """One share's row, :func:`analysis.design_share` of ``share = (option, counts, ns, t, a, b)`` (per group of
-    ``groups``: the answers counted for the share and all answers), or the reason it has none; ``n``: the
-    question's answers in the design's groups."""
+def _share_row(survey: Survey, question: Question, n: int, groups: tuple, share: tuple, level: float) -> DesignRow:
+    """One share's row, :func:`analysis.design_share` of ``share = (option, counts, ns, t, a, b)`` (per group:
+    the answers counted for the share and all answers), or the reason it has none; ``groups = (names, weights,
+    strata, fpc)`` (:func:`_unit_columns`); ``n``: the question's answers in the design's groups."""
     sample = survey.sample_design
     option, counts, ns, t, a, b = share
-    weights, strata, fpc = _unit_columns(sample, groups)
+    groups, weights, strata, fpc = groups
     try:
         result = design_share(
             counts,
@@ -179,8 +179,9 @@ def design_rows(survey: Survey, question: Question, grouped: Mapping, level: flo
     if isinstance(shares, str):
         return tuple(DesignRow(question, n, None, shares, option) for option in options)
     ns = [sum(answers.values()) for answers in per_group.values()]
+    groups = (list(per_group), *_unit_columns(survey.sample_design, list(per_group)))
     return tuple(
-        _share_row(survey, question, n, list(per_group), (option, counts, ns, t, a, b), level)
+        _share_row(survey, question, n, groups, (option, counts, ns, t, a, b), level)
         for option, counts, t, a, b in shares
     )
 
