@@ -202,6 +202,14 @@ from analysis.sequences import (
     option_confidence_sequences,
     two_group_sequence,
 )
+from analysis.survey_design import (
+    HAJEK,
+    HORVITZ_THOMPSON,
+    DesignShare,
+    DesignTotals,
+    design_estimate,
+    design_share,
+)
 from analysis.two_group import (
     NO_EPSILON_LABEL,
     CheaterDetectionDesign,
@@ -236,6 +244,12 @@ __all__ = [
     "WaldTest",
     "WeightedLogisticFit",
     "fit_weighted_logistic",
+    "HAJEK",
+    "HORVITZ_THOMPSON",
+    "DesignShare",
+    "DesignTotals",
+    "design_estimate",
+    "design_share",
     "CarelessCorrected",
     "CarelessShare",
     "careless_share",

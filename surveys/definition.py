@@ -224,6 +224,31 @@ class PopulationMargin:
 
 
 @dataclass(frozen=True)
+class SampleDesign:
+    """How the respondents were drawn (``sample_design`` of a survey file, :mod:`surveys.sample_design`).
+
+    ``clusters``: the plain question whose answer names each respondent's drawn cluster (a PSU), or None (each
+    respondent a PSU). ``strata``: without clusters, the plain question whose answer is the stratum.
+    ``cluster_strata``: with clusters, ``(cluster, stratum)`` for every cluster (``()``: one stratum).
+    ``weights``: ``(group, design weight)`` for every group of :attr:`by` (``()``: all 1). ``fpc``:
+    ``(stratum, population count of PSUs)`` (``""`` for the one stratum; ``()``: drawn with replacement).
+    ``variance``: ``"linearization"`` or ``"jackknife"``.
+    """
+
+    clusters: str | None = None
+    strata: str | None = None
+    cluster_strata: tuple[tuple[str, str], ...] = ()
+    weights: tuple[tuple[str, float], ...] = ()
+    fpc: tuple[tuple[str, int], ...] = ()
+    variance: str = "linearization"
+
+    @property
+    def by(self) -> str:
+        """The plain question whose kept group tallies give the PSU totals: the clusters', else the strata's."""
+        return self.clusters or self.strata or ""
+
+
+@dataclass(frozen=True)
 class TargetScale:
     """How a target's margin is read, checked and shown, for one kind of question (its kind's ``target_scale``).
 
@@ -327,6 +352,9 @@ class Survey:
     population_counts : tuple of PopulationMargin
         Known population counts of plain questions' answers: the randomized shares are post-stratified to
         one margin or raked to several (:mod:`surveys.weights`); ``()``: not given.
+    sample_design : SampleDesign or None
+        Design weights, strata and clusters: the yes/no shares' Hajek and Horvitz-Thompson estimates
+        (:mod:`surveys.sample_design`); None: not given.
     organizer, contact, ethics_approval : str
         Who runs the survey, how to reach them and the ethics approval
         reference, shown on the form (``""``: not given).
@@ -397,6 +425,7 @@ class Survey:
     release_policy: ReleasePolicy | None = None
     population_counts: tuple[PopulationMargin, ...] = ()
     anchor: Anchor | None = None
+    sample_design: SampleDesign | None = None
 
     def __hash__(self) -> int:
         return _hash_once(self)

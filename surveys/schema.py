@@ -124,6 +124,7 @@ from surveys.schema_languages import LANGUAGE_PATTERN, localize, parse_languages
 from surveys.schema_pages import parse_pages
 from surveys.schema_questions import parse_questions
 from surveys.schema_releases import parse_releases
+from surveys.schema_sample_design import parse_sample_design
 from surveys.schema_targets import (
     TARGET_KEYS,
     parse_close_when_targets_met,
@@ -164,6 +165,7 @@ SURVEY_KEYS = (
     "burst_ceiling_per_hour",
     "population_size",
     "population_counts",
+    "sample_design",
     "targets",
     "close_when_targets_met",
     "group_1_share",
@@ -270,6 +272,9 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         report, mapping.get("close_when_targets_met"), values["targets"]
     )
     values["population_counts"] = parse_population_counts(report, mapping.get("population_counts"), values["questions"])
+    values["sample_design"] = parse_sample_design(
+        report, mapping.get("sample_design"), values["questions"], mapping.get("population_counts")
+    )
     values |= _arm_shares(report, mapping, values["questions"])
     values |= parse_anchor(report, mapping, values["questions"])
     if report.problems:

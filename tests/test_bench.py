@@ -271,3 +271,20 @@ def test_kept_models_figures_give_every_models_figures_from_kept_counts(tmp_path
     assert len(timings) == 8 and all(t.fitted for t in timings), timings
     rows = [figure.name.strip() for figure in kept_models_bench.figures(timings)]
     assert rows == ROWS["models"]
+def test_the_design_bench_weights_every_kept_answer_at_each_size(tmp_path):
+    """The design-weighted bench grows kept counts only and weights every answer of each question, by
+    linearisation and by the jackknife (its ``measure`` raises otherwise)."""
+    from bench import design_bench
+
+    timings = design_bench.measure(tmp_path, (300, 1_000), runs=1)
+    assert [(t.responses, t.variance) for t in timings] == [
+        (300, "linearization"),
+        (300, "jackknife"),
+        (1_000, "linearization"),
+        (1_000, "jackknife"),
+    ]
+    names = [figure.name for figure in design_bench.figures(timings)]
+    assert names == [
+        "Design-weighted estimates (linearization): 300 / 1,000",
+        "Design-weighted estimates (jackknife): 300 / 1,000",
+    ]

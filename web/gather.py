@@ -49,6 +49,7 @@ from surveys.results import (
     planning_group_sizes,
     subtract_tallies,
 )
+from surveys.sample_design import DesignWeighting, weights_csv, weights_json
 from surveys.schema import Problem
 from surveys.targets import TargetProgress, every_target_met, grouped_by, target_progress
 from surveys.timeline import Timeline, survey_timelines
@@ -58,7 +59,7 @@ from surveys.weighted_model import (
     weighted_model_csv,
     weighted_model_json,
 )
-from surveys.weights import Weighting, weighted_estimates_csv, weighted_json
+from surveys.weights import Weighting
 from web.catalog import state_on
 from web.correlation_data import PairPanel, pair_panel, pair_result
 from web.options import ResultsOptions
@@ -333,7 +334,7 @@ class ResultsPage:
     timelines: tuple[Timeline, ...] = ()
     bursts: tuple[responses.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
-    weighting: Weighting | None = None
+    weighting: Weighting | DesignWeighting | None = None
     predictor_panel: PredictorPanel | None = None
     design_fit: DesignFit | None = None
     correlation: PairPanel | None = None
@@ -467,7 +468,7 @@ def _stamp_now() -> str:
 
 def _weighted_results(
     db: sqlite_utils.Database, survey: Survey, confidence_level: float, method: str
-) -> tuple[SurveyResults, Weighting | None]:
+) -> tuple[SurveyResults, Weighting | DesignWeighting | None]:
     """:func:`stored_results` and the weighted shares (:mod:`surveys.weights`) from one read snapshot."""
     with connection.read_snapshot(db):
         excluded = _read_exclusion(db, survey)
@@ -485,9 +486,10 @@ def estimates_json(
     db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float, exported_at: str | None = None
 ) -> dict:
     """:func:`surveys.export.estimates_json` of :func:`stored_results`, stamped ``exported_at`` (default: now),
-    with ``weighted`` (:func:`surveys.weights.weighted_json`) when the survey gives ``population_counts``."""
+    with ``weighted`` (:func:`surveys.sample_design.weights_json`) when the survey gives ``population_counts``
+    or ``sample_design``."""
     results, weighting = _weighted_results(db, survey, confidence_level, method)
-    return export.estimates_json(results, exported_at or _stamp_now()) | weighted_json(weighting)
+    return export.estimates_json(results, exported_at or _stamp_now()) | weights_json(weighting)
 
 
 def design_fit_json(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> dict:
@@ -499,11 +501,11 @@ def design_fit_json(db: sqlite_utils.Database, survey: Survey, method: str, conf
 
 def estimates_csv(db: sqlite_utils.Database, survey: Survey, method: str, confidence_level: float) -> str:
     """:func:`surveys.export.estimates_csv` of :func:`stored_results`; with ``population_counts``, the
-    weighted columns after (:func:`surveys.weights.weighted_estimates_csv`)."""
+    weighted columns after (:func:`surveys.sample_design.weights_csv`), or with ``sample_design`` the design's."""
     results, weighting = _weighted_results(db, survey, confidence_level, method)
     if weighting is None:
         return export.estimates_csv(results)
-    return weighted_estimates_csv(export.estimate_rows(results), weighting)
+    return weights_csv(export.estimate_rows(results), weighting)
 
 
 def breakdown_json(

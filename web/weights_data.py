@@ -8,6 +8,7 @@ import sqlite_utils
 
 from surveys.definition import Survey
 from surveys.results import Exclusion, Tallies
+from surveys.sample_design import DesignWeighting, design_results
 from surveys.weights import Weighting, raked_outcomes, weight_results
 
 
@@ -20,11 +21,14 @@ def read_weighting(
     method: str,
     read_groups: Callable[[sqlite_utils.Database, Survey, str, Exclusion], dict],
     read_patterns: Callable[[sqlite_utils.Database, Survey, str, Exclusion], dict],
-) -> Weighting | None:
+) -> Weighting | DesignWeighting | None:
     """:func:`~surveys.weights.weight_results` from the kept group tallies by the first margin's question
     and, with two or more margins, the kept pattern counts of each raked question (``read_groups``,
     ``read_patterns``: the page's readers, the excluded days and set-aside answers left out); None without
-    ``population_counts``."""
+    ``population_counts``. With ``sample_design`` instead (never both): :func:`~surveys.sample_design.design_results`
+    from the kept group tallies by the design's clusters' (else strata's) question."""
+    if survey.sample_design is not None:
+        return design_results(survey, read_groups(db, survey, survey.sample_design.by, excluded), confidence_level)
     if not survey.population_counts:
         return None
     grouped = read_groups(db, survey, survey.population_counts[0].by, excluded)

@@ -209,6 +209,21 @@ def is_one_design_yes_no(question: Question) -> bool:
     return kind_of(question) is yes_no
 
 
+def is_k_option_choice(question: Question) -> bool:
+    """Whether ``question`` is a randomized ``select_one`` read as k options (the ``choice`` kind: its design is
+    a k-option one, not a misclassification matrix): each option's answer is a forced-response yes/no
+    (:meth:`analysis.MultipleChoiceDesign.option_marginal`), as the design weights read it
+    (:mod:`surveys.sample_design`)."""
+    return kind_of(question) is choice
+
+
+def k_option_choice_of_stored(key: str) -> bool:
+    """:func:`is_k_option_choice` of the question a stored design key describes (False for an unreadable key, a
+    plain question or a matrix design's key)."""
+    question = _randomized_question_of_key(key)
+    return question is not None and is_k_option_choice(question)
+
+
 def one_design_yes_no_of_stored(key: str) -> bool:
     """:func:`is_one_design_yes_no` of the question a stored design key describes (False for an unreadable key,
     a plain question or the direct arm's record): for storage's recount of the pair counts."""

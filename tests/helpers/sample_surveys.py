@@ -403,3 +403,22 @@ questions:
     type: yes_no
     label: Did you cheat?
 """
+
+
+#: The quiz drawn class by class (tests/test_sample_design.py, tests/test_browser_sample_design.py): four classes
+#: in two faculties with their design weights and fpc, N = 400; a plain ``class`` question names the cluster, and
+#: a one-choice question under a misclassification matrix (``method``) is not design-weighted.
+SAMPLE_DESIGN_YAML = (
+    QUIZ_YAML.replace(
+        "questions:\n",
+        "population_size: 400\nsample_design:\n  clusters: class\n"
+        "  strata: {arts: [c1, c2], science: [c3, c4]}\n  weights: {c1: 10, c2: 10, c3: 4, c4: 4}\n"
+        "  fpc: {arts: 20, science: 8}\nquestions:\n",
+        1,
+    )
+    + "  - name: class\n    type: select_one\n    label: Your class\n"
+    "    choices: [c1, c2, c3, c4]\n    randomize: false\n"
+    "  - name: method\n    type: select_one\n    label: How did you cheat?\n    required: false\n"
+    "    choices: [notes, phone, friend]\n"
+    "    design: {matrix: [[3/5, 1/10, 1/5], [1/4, 7/10, 1/5], [3/20, 1/5, 3/5]]}\n"
+)
