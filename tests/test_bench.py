@@ -271,6 +271,8 @@ def test_kept_models_figures_give_every_models_figures_from_kept_counts(tmp_path
     assert len(timings) == 8 and all(t.fitted for t in timings), timings
     rows = [figure.name.strip() for figure in kept_models_bench.figures(timings)]
     assert rows == ROWS["models"]
+
+
 def test_the_design_bench_weights_every_kept_answer_at_each_size(tmp_path):
     """The design-weighted bench grows kept counts only and weights every answer of each question, by
     linearisation and by the jackknife (its ``measure`` raises otherwise)."""
