@@ -21,11 +21,11 @@ import pytest
 
 from analysis.central import count_scale, discrete_laplace_pmf, discrete_laplace_variance
 from storage import queries, releases
-from surveys.central_noise import seeded_sampler
 from surveys.releases import make_release, plan_release, release_from_json
 from tests.helpers.drivers import csrf_token_in, message_of
 from tests.helpers.records import add_responses, many
 from tests.helpers.sample_surveys import quiz_with_releases, survey_in
+from tests.helpers.seeded import seeded_sampler
 from web import release_data
 from web.db import open_database
 

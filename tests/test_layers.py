@@ -24,6 +24,8 @@ FORBIDDEN = {
     "storage": {"flask", "werkzeug", "wtforms", "web"},
 }
 LAYERS = ("analysis", "surveys", "storage", "web")
+#: The names numpy is imported as.
+NUMPY = {"np", "numpy"}
 
 
 def imported_packages(source: str) -> set[str]:
@@ -77,6 +79,59 @@ def test_a_hidden_import_is_reported(tmp_path):
     (tmp_path / "analysis").mkdir()
     (tmp_path / "analysis" / "estimate.py").write_text("import numpy\nimport sqlite3\n")
     assert violations(tmp_path) == ["analysis/estimate.py imports sqlite3", "surveys/results.py imports storage"]
+
+
+def predictable_sources(source: str) -> set[str]:
+    """Every use in ``source`` of a predictable number source: ``random``, ``numpy.random`` (imported or reached
+    as ``np.random``/``numpy.random``), anywhere, inside functions included."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in {"random", "numpy.random"})
+        elif isinstance(node, ast.ImportFrom) and node.module in {"random", "numpy.random"}:
+            found.add(node.module)
+        elif isinstance(node, ast.ImportFrom) and node.module == "numpy":
+            found.update("numpy.random" for alias in node.names if alias.name == "random")
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "random"
+            and getattr(node.value, "id", "") in {"np", "numpy"}
+        ):
+            found.add("numpy.random")
+    return found
+
+
+def random_users(root: Path = ROOT) -> list[str]:
+    """``"module uses source"`` for every module of the layers that reaches a predictable number source."""
+    return [
+        f"{path.relative_to(root)} uses {source}"
+        for layer in LAYERS
+        for path in sorted((root / layer).rglob("*.py"))
+        for source in sorted(predictable_sources(path.read_text(encoding="utf-8")))
+    ]
+
+
+def test_no_source_module_draws_from_random():
+    """The privacy paths draw from ``secrets`` only; no module of the app imports ``random`` or ``numpy.random``,
+    not even for tests (the tests' seeded sampler is tests/helpers/seeded.py), so none can reach a live draw."""
+    assert random_users() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import random",
+        "def seeded():\n    import random  # noqa\n    return random.Random(1)\n",
+        "from random import randrange",
+        "import numpy as np\nx = np.random.default_rng()",
+        "from numpy import random",
+        "from numpy.random import default_rng",
+    ],
+)
+def test_a_predictable_source_is_found_wherever_it_is_written(source, tmp_path):
+    (tmp_path / "surveys").mkdir()
+    (tmp_path / "surveys" / "central_noise.py").write_text(source)
+    assert random_users(tmp_path) and random_users(tmp_path)[0].startswith("surveys/central_noise.py uses ")
 
 
 def test_test_modules_import_shared_helpers_only_from_the_helper_module():

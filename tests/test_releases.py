@@ -1,6 +1,6 @@
 """Public result releases (surveys/releases.py): figures, costs, refusals, noisy figures, JSON and CSV.
 
-The noise comes from :func:`surveys.central_noise.seeded_sampler` (the same algorithms over seeded bits: for
+The noise comes from :func:`tests.helpers.seeded.seeded_sampler` (the same algorithms over seeded bits: for
 tests only) or from a recording sampler that adds nothing and notes what it was asked for. Tolerances come
 from the noise's own variance and, for interval coverage, from the binomial error of the simulation.
 """
@@ -19,13 +19,13 @@ import yaml
 
 from analysis.central import PrivacyCost, count_scale, discrete_gaussian_pmf, discrete_laplace_variance
 from surveys import breakdowns, releases
-from surveys.central_noise import seeded_sampler
 from surveys.design_contract import question_design_key
 from surveys.kinds import number as number_kind
 from surveys.releases import ReleaseInputs, ReleaseRefused, make_release, plan_release
 from surveys.results import compute_results
 from surveys.schema import parse_survey
 from tests.helpers.sample_surveys import TWO_GROUP_YAML, two_group_tallies
+from tests.helpers.seeded import seeded_sampler
 
 SURVEY_YAML = """
 id: rel
