@@ -69,7 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from analysis._checks import _check_integer, _check_unit_closed, _check_unit_open
+from analysis._checks import check_integer, check_unit_closed, check_unit_open
 from analysis.regression import Coefficient, NotIdentified
 
 
@@ -125,12 +125,12 @@ def _check_table(counts: object) -> tuple[tuple[str, ...], np.ndarray]:
     for outcome, pair in counts.items():
         if not isinstance(pair, tuple | list) or len(pair) != 2:
             raise ValueError(f"counts[{outcome!r}] must be (stored yes, stored no), got {pair!r}")
-        columns.append([_check_integer(c, f"counts[{outcome!r}]", 0) for c in pair])
+        columns.append([check_integer(c, f"counts[{outcome!r}]", 0) for c in pair])
     return tuple(str(k) for k in counts), np.array(columns, dtype=float).T
 
 
 def _check_design_pair(theta1: object, theta0: object) -> tuple[float, float]:
-    one, zero = _check_unit_closed(theta1, "theta1"), _check_unit_closed(theta0, "theta0")
+    one, zero = check_unit_closed(theta1, "theta1"), check_unit_closed(theta0, "theta0")
     if one == zero:
         raise ValueError(f"theta1 and theta0 must differ (else the answer says nothing), got theta1=theta0={one!r}")
     return one, zero
@@ -249,7 +249,7 @@ def fit_predictor(counts: Mapping, theta1: float, theta0: float, confidence_leve
     """
     outcomes, table = _check_table(counts)
     theta1, theta0 = _check_design_pair(theta1, theta0)
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     n = int(table.sum())
     if n == 0:
         raise NotIdentified("no answers yet")

@@ -322,7 +322,7 @@ def bench_survey_fit(
     database: Path, survey: Survey, outcome: str, predictor: str, runs: int = RUNS
 ) -> tuple[float, bool]:
     """On the grown 10-question database: seconds for the model ``outcome ~ predictor`` from its kept counts,
-    and whether those counts equal a recount from the stored responses (:func:`storage.queries._scan_pattern_tallies`).
+    and whether those counts equal a recount from the stored responses (:func:`storage.queries.scan_pattern_tallies`).
     """
     db = connection.connect(database)
     try:
@@ -334,7 +334,7 @@ def bench_survey_fit(
             for pattern, by_answer in by_pattern.items()
             for answer, count in by_answer.items()
         )
-        matches = kept == sorted(queries._scan_pattern_tallies(db, survey.id)) and result.fit is not None
+        matches = kept == sorted(queries.scan_pattern_tallies(db, survey.id)) and result.fit is not None
     finally:
         db.close()
     return seconds, matches

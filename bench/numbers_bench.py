@@ -33,7 +33,7 @@ from pathlib import Path
 from bench import cold
 from bench.dataset import Generator, create_database
 from bench.report import Figure, at_most, ms, table
-from bench.results_bench import _signed_in_client, close_app_connections
+from bench.results_bench import close_app_connections, signed_in_client
 from bench.survey import write_numbers_survey
 from storage import connection, queries
 from surveys import export, results
@@ -98,7 +98,7 @@ def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int, g
             lambda: json.dumps(export.estimates_json(_results(db, survey), "2026-01-01T00:00:00+00:00"))
         )
         as_csv, _ = _medians(lambda: export.estimates_csv(_results(db, survey)))
-        client = _signed_in_client(database, surveys_dir)
+        client = signed_in_client(database, surveys_dir)
         try:
             page, page_cpu = _medians(_page_getter(client, survey))
         finally:

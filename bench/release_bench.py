@@ -12,7 +12,7 @@ The release holds every figure a release of this survey may: the nine estimates 
 most common answer of ``stress`` and the nine break-downs by ``stress`` (discrete Laplace noise on every cell
 from :data:`surveys.central_noise.SECURE`). Timed, medians of :data:`RUNS` warm runs:
 
-* making it: :func:`web.release_data._read_inputs` (one read snapshot of the kept counts) +
+* making it: :func:`web.release_data.read_inputs` (one read snapshot of the kept counts) +
   :func:`surveys.releases.make_release` + its JSON;
 * publishing it: :func:`web.release_data.publish_release` (the same, then the budget check and the insert in
   one write transaction; each run stores a release, one kept response after the one before, untimed, as
@@ -105,7 +105,7 @@ def _median_publish(database: Path, survey: Survey, keys: list[str], generator: 
         generator.grow_to(generator.rows + 1)
         db = connection.connect(database)
         try:
-            release_data._read_inputs(db, survey, keys)
+            release_data.read_inputs(db, survey, keys)
             start = time.perf_counter()
             release_data.publish_release(db, survey, keys, EPSILON, "bench", date(2026, 11, 26))
             if run:
@@ -125,11 +125,11 @@ def measure_size(
     try:
 
         def make():
-            inputs = release_data._read_inputs(db, survey, plan.keys)
+            inputs = release_data.read_inputs(db, survey, plan.keys)
             return release_to_json(make_release(survey, plan, inputs, SECURE, date(2026, 11, 26)))
 
         made = _median(make, runs)
-        answers = release_data._read_inputs(db, survey, plan.keys).answers
+        answers = release_data.read_inputs(db, survey, plan.keys).answers
         response_rows = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
     finally:
         db.close()

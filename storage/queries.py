@@ -146,7 +146,7 @@ def group_tallies_on_days(
 ) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
     """The shape of :func:`group_tallies`, counted over the responses of ``days`` only (by index); with
     ``marked_only``, over those marked during a burst only (``responses.burst``)."""
-    return _scan_group_tallies(db, survey_id, by, days=days, marked_only=marked_only)
+    return scan_group_tallies(db, survey_id, by, days=days, marked_only=marked_only)
 
 
 def design_records(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int, dict]]:
@@ -206,7 +206,7 @@ def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
         for by in plain:
             rows = [
                 (survey_id, by, NO_ANSWER if group is None else group, question, design, answer, count)
-                for group, per_question in _scan_group_tallies(db, survey_id, by).items()
+                for group, per_question in scan_group_tallies(db, survey_id, by).items()
                 for question, by_design in per_question.items()
                 for design, by_answer in by_design.items()
                 for answer, count in by_answer.items()
@@ -214,7 +214,7 @@ def rebuild_group_tallies(db: sqlite_utils.Database) -> None:
             executemany(db, "INSERT INTO group_tallies VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
 
-def _scan_group_tallies(
+def scan_group_tallies(
     db: sqlite_utils.Database, survey_id: str, by: str, days: list[str] | None = None, marked_only: bool = False
 ) -> dict[str | None, dict[str, dict[str, dict[str, int]]]]:
     """Tallies split by the stored answer to question ``by``, counted afresh.
@@ -414,7 +414,7 @@ def pattern_tallies_on_days(
     ``marked_only``, over those marked during a burst only."""
     check_question_name(outcome)
     result: dict = defaultdict(lambda: defaultdict(dict))
-    for counted, design, pattern, answer, count in _scan_pattern_tallies(db, survey_id, days, marked_only):
+    for counted, design, pattern, answer, count in scan_pattern_tallies(db, survey_id, days, marked_only):
         if counted == outcome:
             result[design][pattern][answer] = count
     return {design: {p: dict(a) for p, a in by_pattern.items()} for design, by_pattern in result.items()}
@@ -425,7 +425,7 @@ def pattern_tallies_on_days(
 PATTERN_TYPES = (YES_NO, SELECT_ONE, *NUMBER_TYPES)
 
 
-def _scan_pattern_tallies(
+def scan_pattern_tallies(
     db: sqlite_utils.Database, survey_id: str, days: list[str] | None = None, marked_only: bool = False
 ) -> list[tuple[str, str, str, str, int]]:
     """``(outcome, design key, pattern, answer, count)`` rows of a survey, counted afresh from its responses.
@@ -490,7 +490,7 @@ def _scan_pattern_tallies(
 def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
     """Recount the kept pattern counts of one survey from its stored responses (a repair); returns the rows kept.
 
-    The scan (:func:`_scan_pattern_tallies`) runs in a read snapshot, which
+    The scan (:func:`scan_pattern_tallies`) runs in a read snapshot, which
     blocks no submission (WAL), together with a read of the kept counts at
     that snapshot. The write is one short ``BEGIN IMMEDIATE`` transaction:
     the recount plus what the kept counts gained since the snapshot (exactly
@@ -499,7 +499,7 @@ def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
     nothing changes.
     """
     with connection.read_snapshot(db):
-        recounted = {tuple(row[:4]): row[4] for row in _scan_pattern_tallies(db, survey_id)}
+        recounted = {tuple(row[:4]): row[4] for row in scan_pattern_tallies(db, survey_id)}
         kept_then = _kept_pattern_rows(db, survey_id)
     with connection.immediate_transaction(db):
         for key, count in _kept_pattern_rows(db, survey_id).items():

@@ -233,7 +233,7 @@ def test_group_tallies_kept_at_submission_equal_a_fresh_recount(backend_db):
     assert kept[None]["cheated"][design] == {"yes": 1}
     queries.rebuild_group_tallies(backend_db)
     assert queries.group_tallies(backend_db, "g", "year") == kept
-    assert queries.group_tallies(backend_db, "g", "year") == queries._scan_group_tallies(backend_db, "g", "year")
+    assert queries.group_tallies(backend_db, "g", "year") == queries.scan_group_tallies(backend_db, "g", "year")
 
 
 def mode(path) -> int:
@@ -352,7 +352,7 @@ def test_a_response_stored_during_the_pattern_recount_is_neither_blocked_nor_los
     store_model_answers(fresh_db, survey, 100)
     fresh_db.execute("UPDATE pattern_tallies SET count = count + 2")  # drift the repair must undo
     path = fresh_db.execute("PRAGMA database_list").fetchone()[2]
-    scan = queries._scan_pattern_tallies
+    scan = queries.scan_pattern_tallies
 
     def scan_while_a_response_arrives(db, survey_id, days=None):
         rows = scan(db, survey_id, days)
@@ -363,7 +363,7 @@ def test_a_response_stored_during_the_pattern_recount_is_neither_blocked_nor_los
         other.close()
         return rows
 
-    monkeypatch.setattr(queries, "_scan_pattern_tallies", scan_while_a_response_arrives)
+    monkeypatch.setattr(queries, "scan_pattern_tallies", scan_while_a_response_arrives)
     queries.rebuild_pattern_tallies(fresh_db, "m")
     assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 101
     for outcome in ("cheated", "lied"):
