@@ -66,6 +66,14 @@ def _check_thetas(theta1: object, theta0: object) -> tuple[float, float]:
     return one, zero
 
 
+def _checked_design_and_share(
+    theta1: object, theta0: object, noncompliance: object, noncompliant_yes: object
+) -> tuple[float, float, float, float]:
+    """``theta1, theta0, c, s`` checked, in that order (every public function takes these four)."""
+    theta1, theta0 = _check_thetas(theta1, theta0)
+    return theta1, theta0, _check_share(noncompliance), check_unit_closed(noncompliant_yes, "noncompliant_yes")
+
+
 def observed_yes_rate(
     pi: float, theta1: float, theta0: float, noncompliance: float = 0.0, noncompliant_yes: float = 0.0
 ) -> float:
@@ -89,9 +97,7 @@ def observed_yes_rate(
         The probability that a stored answer is "yes".
     """
     pi = check_unit_closed(pi, "pi")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c = _check_share(noncompliance)
-    s = check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     return (1 - c) * (theta0 + (theta1 - theta0) * pi) + c * s
 
 
@@ -158,9 +164,7 @@ def noncompliant_half_width(
     :func:`naive_bias`.
     """
     n = check_integer(n, "n", 1)
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c = _check_share(noncompliance)
-    s = check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     lam = _rate(pi, theta1, theta0, c, s)
     return z_quantile(confidence_level) * math.sqrt(lam * (1 - lam) / n) / abs(theta1 - theta0)
 
@@ -200,9 +204,7 @@ def noncompliant_sample_size(
     ``samplesize_confint_proportion(lambda, h)`` rounded up.
     """
     h = check_unit_open(half_width, "half_width")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c = _check_share(noncompliance)
-    s = check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     lam = _rate(pi, theta1, theta0, c, s)
     z = z_quantile(confidence_level)
     return whole_n(z * z * lam * (1 - lam) / ((theta1 - theta0) ** 2 * h * h))
@@ -284,8 +286,7 @@ def noncompliant_power(
     """
     n = check_integer(n, "n", 1)
     pi0, pi1 = check_unit_closed(pi0, "pi0"), check_unit_closed(pi1, "pi1")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c, s = _check_share(noncompliance), check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     alpha = check_unit_open(alpha, "alpha")
     alternative = _check_alternative(alternative)
     mean = pi1 + naive_bias(pi1, theta1, theta0, c, s)
@@ -336,8 +337,7 @@ def noncompliant_difference_power(
     null_treated, null_control = (control, control) if null is None else null
     null_treated = check_unit_closed(null_treated, "null[0]")
     null_control = check_unit_closed(null_control, "null[1]")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c, s = _check_share(noncompliance), check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     alpha = check_unit_open(alpha, "alpha")
     alternative = _check_alternative(alternative)
     shift = (1 - c) * (treated - control) - (null_treated - null_control)

@@ -70,7 +70,7 @@ import numpy as np
 from scipy import special
 
 from analysis._checks import check_integer, check_unit_closed, check_unit_open
-from analysis.regression import Coefficient, NotIdentified
+from analysis.regression import Coefficient, NotIdentified, wald_coefficient
 
 
 @dataclass(frozen=True)
@@ -200,23 +200,6 @@ def _jacobian(params: np.ndarray, k: int, theta1: float, theta0: float) -> np.nd
     return jac.reshape(2 * k, 2 * k - 1)
 
 
-def _coefficient(name: str, estimate: float, std_err: float, z_level: float) -> Coefficient:
-    z = estimate / std_err
-    low, high = estimate - z_level * std_err, estimate + z_level * std_err
-    return Coefficient(
-        name,
-        estimate,
-        std_err,
-        z,
-        float(2 * special.ndtr(-abs(z))),
-        low,
-        high,
-        math.exp(estimate),
-        math.exp(low),
-        math.exp(high),
-    )
-
-
 def fit_predictor(counts: Mapping, theta1: float, theta0: float, confidence_level: float = 0.95) -> PredictorFit:
     """Fit ``P(y = k | z)`` by maximum likelihood over the latent true answer ``z``.
 
@@ -268,8 +251,8 @@ def fit_predictor(counts: Mapping, theta1: float, theta0: float, confidence_leve
     equations = tuple(
         OutcomeEquation(
             outcome,
-            _coefficient(f"{outcome}: intercept", float(params[j]), float(se[j]), z_level),
-            _coefficient(f"{outcome}: trait", float(params[k - 1 + j]), float(se[k - 1 + j]), z_level),
+            wald_coefficient(f"{outcome}: intercept", float(params[j]), float(se[j]), z_level),
+            wald_coefficient(f"{outcome}: trait", float(params[k - 1 + j]), float(se[k - 1 + j]), z_level),
         )
         for j, outcome in enumerate(outcomes[1:], start=1)
     )

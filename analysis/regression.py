@@ -469,7 +469,9 @@ def _likelihood_ratio_test(
     )
 
 
-def _coefficient(name: str, estimate: float, std_err: float, z_level: float) -> Coefficient:
+def wald_coefficient(name: str, estimate: float, std_err: float, z_level: float) -> Coefficient:
+    """A :class:`Coefficient` from its estimate and standard error: the Wald z, its two-sided p, the interval
+    ``estimate +/- z_level std_err`` and the exponentials (odds ratios); :mod:`analysis.predictor_model`'s too."""
     z = estimate / std_err
     low, high = estimate - z_level * std_err, estimate + z_level * std_err
     return Coefficient(
@@ -576,7 +578,7 @@ def fit_logistic(
     z_level = float(stats.norm.ppf(0.5 + level / 2))
     std_errs = np.sqrt(np.diag(covariance))
     coefficients = tuple(
-        _coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
+        wald_coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
     )
     predictors = tuple(range(1, len(all_names)))
     model_test = _likelihood_ratio_test(data, maximum, covariance, predictors, all_names, "model")
