@@ -117,7 +117,7 @@ def answer_pattern(levels: Mapping[str, str | None], plain: Sequence[str]) -> st
     return canonical_json({name: levels.get(name) or NO_ANSWER for name in plain})
 
 
-#: ``{design key: {pattern: {answer: count}}}``, as :func:`storage.queries.pattern_tallies` reads them.
+#: ``{design key: {pattern: {answer: count}}}``, as :func:`storage.kept_counts.pattern_tallies` reads them.
 PatternTallies = Mapping[str, Mapping[str, Mapping[str, int]]]
 
 

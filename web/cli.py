@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, audit, connection, events, queries, responses
+from storage import accounts, audit, connection, events, kept_counts, queries, responses
 from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.design_sentences import epsilon_text
@@ -179,7 +179,7 @@ def open_command(survey_id: str) -> None:
 @with_appcontext
 def recount_patterns_command(survey_id: str) -> None:
     """Recount SURVEY_ID's kept pattern counts (the model's) from its stored responses; one short write."""
-    _recount(survey_id, queries.rebuild_pattern_tallies, "pattern")
+    _recount(survey_id, kept_counts.rebuild_pattern_tallies, "pattern")
 
 
 @surveys_cli.command("recount-pairs")
@@ -187,7 +187,7 @@ def recount_patterns_command(survey_id: str) -> None:
 @with_appcontext
 def recount_pairs_command(survey_id: str) -> None:
     """Recount SURVEY_ID's kept pair counts (the correlation's) from its stored responses; one short write."""
-    _recount(survey_id, queries.rebuild_pair_tallies, "pair")
+    _recount(survey_id, kept_counts.rebuild_pair_tallies, "pair")
 
 
 def _recount(survey_id: str, rebuild, kept: str) -> None:

@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime
 
 import sqlite_utils
 
-from storage import connection, queries, responses
+from storage import connection, export_rows, kept_counts, queries, responses
 from surveys import correlation as pairs
 from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
@@ -119,13 +119,15 @@ def read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, exclu
 def _read_pattern_tallies(db: sqlite_utils.Database, survey: Survey, outcome: str, excluded: Exclusion) -> dict:
     """The kept pattern counts of ``outcome``, minus the excluded days' and the set-aside marked answers'
     (counted from those responses by index)."""
-    kept = queries.pattern_tallies(db, survey.id, outcome)
+    kept = kept_counts.pattern_tallies(db, survey.id, outcome)
     if excluded.days:
-        kept = _subtract_patterns(kept, queries.pattern_tallies_on_days(db, survey.id, outcome, list(excluded.days)))
+        kept = _subtract_patterns(
+            kept, kept_counts.pattern_tallies_on_days(db, survey.id, outcome, list(excluded.days))
+        )
     if excluded.set_aside_days:
         aside = list(excluded.set_aside_days)
         kept = _subtract_patterns(
-            kept, queries.pattern_tallies_on_days(db, survey.id, outcome, aside, marked_only=True)
+            kept, kept_counts.pattern_tallies_on_days(db, survey.id, outcome, aside, marked_only=True)
         )
     return kept
 
@@ -523,8 +525,8 @@ def responses_csv(db: sqlite_utils.Database, survey: Survey, batch_rows: int = e
     with connection.read_snapshot(db):
         yield from export.iter_responses_csv(
             survey,
-            queries.response_line_chunks(db, survey.id, names, batch_rows),
-            queries.response_row_batches(db, survey.id, names, batch_rows),
+            export_rows.response_line_chunks(db, survey.id, names, batch_rows),
+            export_rows.response_row_batches(db, survey.id, names, batch_rows),
             queries.design_records(db, survey.id),
         )
 
