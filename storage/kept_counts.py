@@ -139,24 +139,34 @@ def rebuild_pattern_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
     their own transactions), replacing the survey's rows. On any error
     nothing changes.
     """
+    return _replace_with_recount(
+        db,
+        survey_id,
+        lambda: {tuple(row[:4]): row[4] for row in scan_pattern_tallies(db, survey_id)},
+        _kept_pattern_rows,
+        "DELETE FROM pattern_tallies WHERE survey_id = ?",
+        "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+
+
+def _replace_with_recount(db, survey_id: str, recount, kept_rows, delete: str, insert: str) -> int:
+    """The repair of :func:`rebuild_pattern_tallies` and :func:`rebuild_pair_tallies`: ``recount()`` and
+    ``kept_rows(db, survey_id)`` read in one snapshot, then in one short write the recount plus what the kept rows
+    gained since, replacing the survey's rows (``delete``, then ``insert`` of each ``(survey_id, *key, count)``);
+    the rows kept."""
     with connection.read_snapshot(db):
-        recounted = {tuple(row[:4]): row[4] for row in scan_pattern_tallies(db, survey_id)}
-        kept_then = _kept_pattern_rows(db, survey_id)
+        recounted = recount()
+        kept_then = kept_rows(db, survey_id)
     with connection.immediate_transaction(db):
-        for key, count in _kept_pattern_rows(db, survey_id).items():
+        for key, count in kept_rows(db, survey_id).items():
             recounted[key] = recounted.get(key, 0) + count - kept_then.pop(key, 0)
         for key, count in kept_then.items():  # rows gone since the snapshot
             recounted[key] = recounted.get(key, 0) - count
         # A kept sum of a number's outputs can be negative (a Laplace output below the grid): only zeros are left
         # out, which every read takes as absent.
         rows = [(survey_id, *key, count) for key, count in recounted.items() if count != 0]
-        db.execute("DELETE FROM pattern_tallies WHERE survey_id = ?", [survey_id])
-        executemany(
-            db,
-            "INSERT INTO pattern_tallies (survey_id, outcome, design, pattern, answer, count)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+        db.execute(delete, [survey_id])
+        executemany(db, insert, rows)
     return len(rows)
 
 
@@ -252,20 +262,12 @@ def rebuild_pair_tallies(db: sqlite_utils.Database, survey_id: str) -> int:
     As :func:`rebuild_pattern_tallies`: the scan in a read snapshot with the kept counts at that snapshot,
     then one short write adding what the kept counts gained since; on any error nothing changes.
     """
-    with connection.read_snapshot(db):
-        recounted = _scan_pair_tallies(db, survey_id)
-        kept_then = _kept_pair_rows(db, survey_id)
-    with connection.immediate_transaction(db):
-        for key, count in _kept_pair_rows(db, survey_id).items():
-            recounted[key] = recounted.get(key, 0) + count - kept_then.pop(key, 0)
-        for key, count in kept_then.items():
-            recounted[key] = recounted.get(key, 0) - count
-        rows = [(survey_id, *key, count) for key, count in recounted.items() if count != 0]
-        db.execute("DELETE FROM pair_tallies WHERE survey_id = ?", [survey_id])
-        executemany(
-            db,
-            "INSERT INTO pair_tallies (survey_id, question_a, question_b, design_a, design_b,"
-            " answer_a, answer_b, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-    return len(rows)
+    return _replace_with_recount(
+        db,
+        survey_id,
+        lambda: _scan_pair_tallies(db, survey_id),
+        _kept_pair_rows,
+        "DELETE FROM pair_tallies WHERE survey_id = ?",
+        "INSERT INTO pair_tallies (survey_id, question_a, question_b, design_a, design_b,"
+        " answer_a, answer_b, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
