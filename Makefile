@@ -111,4 +111,4 @@ $(DOCS_STAMP): $(STAMP) requirements-docs.txt
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site

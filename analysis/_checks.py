@@ -22,64 +22,64 @@ from numbers import Integral, Rational, Real
 MAX_DENOMINATOR = 10**6
 
 #: Largest distance between a float probability and the fraction it is read
-#: as (see :func:`_exact`), and between a sum of float probabilities and 1.
+#: as (see :func:`as_exact`), and between a sum of float probabilities and 1.
 #: Float arithmetic on numbers in [0, 1] errs by about 1e-16, so 1e-12 only
 #: absorbs rounding, never a real difference.
 _FRACTION_TOLERANCE = 1e-12
 
 
-def _check_integer(value: object, name: str, minimum: int) -> int:
+def check_integer(value: object, name: str, minimum: int) -> int:
     """An integer (not a bool) ``>= minimum``, such as a count of answers."""
     if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {name}={value!r}")
     return int(value)
 
 
-def _check_counts(yes_count: object, n: object) -> tuple[int, int]:
+def check_counts(yes_count: object, n: object) -> tuple[int, int]:
     """Return ``(yes_count, n)`` as ints, or raise ``ValueError`` naming the bad one."""
-    n = _check_integer(n, "n", 1)
+    n = check_integer(n, "n", 1)
     if isinstance(yes_count, bool) or not isinstance(yes_count, Integral) or not 0 <= yes_count <= n:
         raise ValueError(f"yes_count must be an integer in [0, n={n}], got yes_count={yes_count!r}")
     return int(yes_count), n
 
 
-def _check_real(value: object, name: str) -> float:
+def check_real(value: object, name: str) -> float:
     """A finite real number (not a bool, not a string)."""
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {name}={value!r}")
     return float(value)
 
 
-def _check_unit_open(value: object, name: str) -> float:
+def check_unit_open(value: object, name: str) -> float:
     """A number strictly between 0 and 1, such as a confidence level."""
-    x = _check_real(value, name)
+    x = check_real(value, name)
     if not 0 < x < 1:
         raise ValueError(f"{name} must be in (0, 1), got {name}={value!r}")
     return x
 
 
-def _check_unit_closed(value: object, name: str) -> float:
+def check_unit_closed(value: object, name: str) -> float:
     """A proportion in [0, 1]."""
-    x = _check_real(value, name)
+    x = check_real(value, name)
     if not 0 <= x <= 1:
         raise ValueError(f"{name} must be in [0, 1], got {name}={value!r}")
     return x
 
 
-def _check_probabilities_sum_to_one(**probabilities: object) -> tuple[float, ...]:
+def check_probabilities_sum_to_one(**probabilities: object) -> tuple[float, ...]:
     """Probabilities in [0, 1] (floats allowed) whose sum is 1 up to rounding.
 
     Returns them as floats in the order given; the message names the first
     bad one, or shows the sum.
     """
-    values = tuple(_check_unit_closed(value, name) for name, value in probabilities.items())
+    values = tuple(check_unit_closed(value, name) for name, value in probabilities.items())
     if abs(math.fsum(values) - 1) > _FRACTION_TOLERANCE:
         shown = " + ".join(f"{name}={value!r}" for name, value in probabilities.items())
         raise ValueError(f"{' + '.join(probabilities)} must equal 1, got {shown} = {math.fsum(values)!r}")
     return values
 
 
-def _check_epsilons(epsilons: object) -> tuple[float, ...]:
+def check_epsilons(epsilons: object) -> tuple[float, ...]:
     """Per-answer epsilons: numbers ``>= 0``, infinity allowed (no privacy), NaN not."""
     try:
         items = tuple(epsilons)  # type: ignore[arg-type]
@@ -135,7 +135,7 @@ def as_probability(value: object, name: str, max_denominator: int | None = MAX_D
     return exact
 
 
-def _check_forced_response(
+def check_forced_response(
     t: object, a: object, b: object, max_denominator: int | None = MAX_DENOMINATOR
 ) -> tuple[Fraction, Fraction, Fraction]:
     """A forced-response design ``(t, a, b)`` as exact fractions.
@@ -156,7 +156,7 @@ def _check_forced_response(
     return t, a, b
 
 
-def _exact(value: object) -> object:
+def as_exact(value: object) -> object:
     """Read a float that is a rounded fraction (such as ``2/3``) as that fraction.
 
     Designs keep exact fractions with denominators up to ``MAX_DENOMINATOR``
@@ -173,34 +173,34 @@ def _exact(value: object) -> object:
     return value
 
 
-def _check_design_exact(t: object, a: object, b: object) -> tuple[Fraction, Fraction, Fraction]:
+def check_design_exact(t: object, a: object, b: object) -> tuple[Fraction, Fraction, Fraction]:
     """Validate a forced-response design given as floats or exact fractions; return it exact.
 
     Exact fractions (:class:`numbers.Rational`) are taken as they are,
     whatever their denominator: the estimators never draw from a design, and
     a valid design's derived probabilities (a ``k``-option question's forced
     share ``(1 - t)/k``) can need ``k`` times :data:`MAX_DENOMINATOR`.
-    Floats and strings are read through :func:`_exact` and
+    Floats and strings are read through :func:`as_exact` and
     :func:`as_probability`, with the usual limit. Raises ``ValueError``
     naming the values as they were given.
     """
 
     def read(value: object, name: str) -> object:
-        return value if isinstance(value, Rational) else as_probability(_exact(value), name)
+        return value if isinstance(value, Rational) else as_probability(as_exact(value), name)
 
     try:
-        exact = _check_forced_response(read(t, "t"), read(a, "a"), read(b, "b"), max_denominator=None)
+        exact = check_forced_response(read(t, "t"), read(a, "a"), read(b, "b"), max_denominator=None)
     except ValueError as error:
         raise ValueError(f"invalid design t={t!r}, a={a!r}, b={b!r}: {error}") from None
     return exact
 
 
-def _check_design(t: object, a: object, b: object) -> tuple[float, float, float]:
-    """:func:`_check_design_exact`, returned as floats for the arithmetic."""
-    return tuple(float(p) for p in _check_design_exact(t, a, b))  # type: ignore[return-value]
+def check_design(t: object, a: object, b: object) -> tuple[float, float, float]:
+    """:func:`check_design_exact`, returned as floats for the arithmetic."""
+    return tuple(float(p) for p in check_design_exact(t, a, b))  # type: ignore[return-value]
 
 
-def _check_estimates(estimates: object, kind: type) -> list:
+def check_estimates(estimates: object, kind: type) -> list:
     """``estimates`` as a non-empty list of ``kind`` objects (the results a pooling function combines), or
     ``ValueError`` naming the bad one."""
     name = kind.__name__

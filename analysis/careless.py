@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-from analysis._checks import _check_unit_open
+from analysis._checks import check_unit_open
 from analysis.intervals import ConfidenceInterval
 
 
@@ -116,7 +116,7 @@ class CarelessCorrected:
 MAX_SHARE = 0.999
 
 
-def _check_real(value: object, name: str, low: float = -math.inf, high: float = math.inf) -> float:
+def check_real(value: object, name: str, low: float = -math.inf, high: float = math.inf) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
         raise ValueError(f"{name} must be a number, got {name}={value!r}")
     number = float(value)  # type: ignore[arg-type]
@@ -164,11 +164,11 @@ def careless_share(
         A bad number, or ``known_prevalence == careless_reading`` (the anchor cannot tell careless
         respondents from the others).
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
-    estimate = _check_real(anchor_estimate, "anchor_estimate")
-    std_err = _check_real(anchor_std_err, "anchor_std_err", 0.0)
-    known = _check_real(known_prevalence, "known_prevalence", 0.0, 1.0)
-    reading = _check_real(careless_reading, "careless_reading")
+    level = check_unit_open(confidence_level, "confidence_level")
+    estimate = check_real(anchor_estimate, "anchor_estimate")
+    std_err = check_real(anchor_std_err, "anchor_std_err", 0.0)
+    known = check_real(known_prevalence, "known_prevalence", 0.0, 1.0)
+    reading = check_real(careless_reading, "careless_reading")
     gap = known - reading
     if abs(gap) < 1e-12:
         raise ValueError(
@@ -208,10 +208,10 @@ def correct_for_careless(
     """
     if not isinstance(share, CarelessShare):
         raise ValueError(f"share must be a CarelessShare, got share={share!r}")
-    level = _check_unit_open(confidence_level, "confidence_level")
-    naive = _check_real(estimate, "estimate")
-    naive_se = _check_real(std_err, "std_err", 0.0)
-    reading = _check_real(careless_reading, "careless_reading")
+    level = check_unit_open(confidence_level, "confidence_level")
+    naive = check_real(estimate, "estimate")
+    naive_se = check_real(std_err, "std_err", 0.0)
+    reading = check_real(careless_reading, "careless_reading")
     c = share.estimate
     kept = 1 - c
     raw = (naive - c * reading) / kept

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-from analysis._checks import _check_counts, _check_real, _check_unit_open
-from analysis.intervals import ConfidenceInterval, _normal_interval
+from analysis._checks import check_counts, check_real, check_unit_open
+from analysis.intervals import ConfidenceInterval, normal_interval
 
 
 @dataclass(frozen=True)
@@ -95,15 +95,15 @@ def compare_with_direct(
     ----------
     Lensvelt-Mulders, G. J. L. M. et al. (2005). Sociological Methods and Research 33(3), 319-348.
     """
-    rr = _check_real(rr_estimate, "rr_estimate")
-    rr_se = _check_real(rr_std_err, "rr_std_err")
+    rr = check_real(rr_estimate, "rr_estimate")
+    rr_se = check_real(rr_std_err, "rr_std_err")
     if rr_se < 0:
         raise ValueError(f"rr_std_err must be >= 0, got rr_std_err={rr_std_err!r}")
     try:
-        yes, n = _check_counts(direct_yes, direct_n)
+        yes, n = check_counts(direct_yes, direct_n)
     except ValueError as error:
         raise ValueError(f"direct arm: {error}") from None
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     direct = yes / n
     direct_se = math.sqrt(direct * (1 - direct) / n)
     diff = rr - direct
@@ -118,6 +118,6 @@ def compare_with_direct(
         direct_std_err=direct_se,
         difference=diff,
         std_err=se,
-        ci=_normal_interval(diff, se, level, lower=-1.0, upper=1.0),
+        ci=normal_interval(diff, se, level, lower=-1.0, upper=1.0),
         p_value_rr_higher=p_value,
     )

@@ -22,7 +22,7 @@ from numbers import Integral
 import numpy as np
 from scipy import stats
 
-from analysis._checks import _check_unit_closed, _check_unit_open
+from analysis._checks import check_unit_closed, check_unit_open
 
 #: The order of the four cells, first answer major: (yes, yes), (yes, no), (no, yes), (no, no).
 CELLS: tuple[tuple[bool, bool], ...] = ((True, True), (True, False), (False, True), (False, False))
@@ -97,8 +97,8 @@ def _yes_probabilities(design: object, name: str) -> tuple[float, float]:
         theta1, theta0 = pair  # type: ignore[misc]
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a yes/no design or a (theta1, theta0) pair, got {name}={design!r}") from None
-    theta1 = _check_unit_closed(theta1, f"{name} theta1")
-    theta0 = _check_unit_closed(theta0, f"{name} theta0")
+    theta1 = check_unit_closed(theta1, f"{name} theta1")
+    theta0 = check_unit_closed(theta0, f"{name} theta0")
     if theta1 == theta0:
         raise ValueError(f"{name} says nothing about the trait: theta1 = theta0 = {theta1!r}")
     return theta1, theta0
@@ -253,7 +253,7 @@ def correlate(table: Sequence[Sequence[int]], first: object, second: object, lev
     a review. International Statistical Review 70, 269-288.
     """
     counts = _check_table(table)
-    level = _check_unit_open(level, "level")
+    level = check_unit_open(level, "level")
     design1, design2 = _yes_probabilities(first, "first"), _yes_probabilities(second, "second")
     k = np.kron(misclassification_matrix(*design1), misclassification_matrix(*design2))
     inverse = np.linalg.inv(k)

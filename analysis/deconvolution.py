@@ -54,7 +54,7 @@ from numbers import Integral
 import numpy as np
 from scipy import stats
 
-from analysis._checks import _check_integer, _check_unit_open
+from analysis._checks import check_integer, check_unit_open
 from analysis.intervals import wilson_interval
 from analysis.numeric_design import MAX_GRID_STEPS, BoundedDesign, DiscreteLaplaceDesign
 
@@ -153,7 +153,7 @@ def bins_from_cuts(cuts: Sequence[int], steps: int) -> tuple[tuple[int, int], ..
 
     ``cuts`` must be strictly increasing integers in ``[1, K]`` (none: one bin, the whole grid).
     """
-    steps = _check_integer(steps, "steps", 1)
+    steps = check_integer(steps, "steps", 1)
     if steps > MAX_GRID_STEPS:
         raise ValueError(f"steps must be at most {MAX_GRID_STEPS}, got steps={steps}")
     try:
@@ -235,7 +235,7 @@ def _bucket_probabilities(design: DiscreteLaplaceDesign) -> tuple[tuple[str, ...
     return tuple(label for label, _, _ in ranges), matrix
 
 
-def _check_counts(bucket_counts: object, labels: Sequence[str]) -> np.ndarray:
+def check_counts(bucket_counts: object, labels: Sequence[str]) -> np.ndarray:
     """The counts in the order of ``labels``; keys beginning with ``=`` (the kept sums) are skipped."""
     if not isinstance(bucket_counts, Mapping):
         raise ValueError(f"bucket_counts must map bucket labels to counts, got bucket_counts={bucket_counts!r}")
@@ -423,7 +423,7 @@ def _laplace(
     design: DiscreteLaplaceDesign, bucket_counts: Mapping[str, int], bins: tuple[tuple[int, int], ...], level: float
 ) -> Distribution:
     labels, probabilities = bucket_probabilities(design)
-    counts = _check_counts(bucket_counts, labels)
+    counts = check_counts(bucket_counts, labels)
     n = int(counts.sum())
     if n == 0:
         return Distribution(False, "no answers yet", bins, (), 0, "", level)
@@ -453,7 +453,7 @@ def _laplace(
 def _counted(bucket_counts: Mapping[str, int], bins: tuple[tuple[int, int], ...], level: float) -> Distribution:
     """A plain number: each bin's share is its count over ``n``, with Wilson's interval."""
     labels = tuple(f"b{i:02d}" for i in range(len(bins)))
-    counts = _check_counts(bucket_counts, labels).astype(int)
+    counts = check_counts(bucket_counts, labels).astype(int)
     n = int(counts.sum())
     if n == 0:
         return Distribution(False, "no answers yet", bins, (), 0, "", level)
@@ -538,7 +538,7 @@ def deconvolve(
 
     **Plain numbers** (``design`` ``None``): each bin's share is its count over ``n``, with Wilson's interval.
     """
-    level = _check_unit_open(level, "level")
+    level = check_unit_open(level, "level")
     if design is not None and not isinstance(design, DiscreteLaplaceDesign | BoundedDesign):
         raise ValueError(f"design must be a DiscreteLaplaceDesign, a BoundedDesign or None, got design={design!r}")
     if design is None and steps is None:
@@ -549,6 +549,6 @@ def deconvolve(
     if design is None:
         return _counted(bucket_counts, bins, level)
     if isinstance(design, BoundedDesign):
-        counts = _check_counts(bucket_counts, ("b00", "b01"))
+        counts = check_counts(bucket_counts, ("b00", "b01"))
         return Distribution(False, BOUNDED_REASON, bins, (), int(counts.sum()), "", level)
     return _laplace(design, bucket_counts, bins, level)

@@ -14,7 +14,7 @@ from dataclasses import InitVar, dataclass
 from fractions import Fraction
 
 from analysis import privacy
-from analysis._checks import MAX_DENOMINATOR, DesignError, _check_forced_response, as_probability
+from analysis._checks import MAX_DENOMINATOR, DesignError, as_probability, check_forced_response
 
 
 class BinaryDesign:
@@ -144,7 +144,7 @@ class ForcedResponseDesign(BinaryDesign):
     max_denominator: InitVar[int | None] = MAX_DENOMINATOR
 
     def __post_init__(self, max_denominator: int | None) -> None:
-        exact = _check_forced_response(self.t, self.a, self.b, max_denominator)
+        exact = check_forced_response(self.t, self.a, self.b, max_denominator)
         for field, value in zip(("t", "a", "b"), exact):
             object.__setattr__(self, field, value)
 

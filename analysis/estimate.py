@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from analysis import privacy
-from analysis._checks import _check_counts, _check_design_exact, _check_estimates
+from analysis._checks import check_counts, check_design_exact, check_estimates
 from analysis.intervals import (
     ConfidenceInterval,
-    _clipped_estimate,
-    _normal_interval,
-    _population_std_err,
+    clipped_pi,
     confidence_interval,
+    normal_interval,
+    population_std_err,
 )
 
 
@@ -176,12 +176,12 @@ def estimate_proportion(yes_count: int, n: int, t: float = 0.5, a: float = 0.25,
     Blair, G., Imai, K. and Zhou, Y.-Y. (2015). JASA 110(511), 1304-1319.
     Erlingsson, U., Pihur, V. and Korolova, A. (2014). CCS 2014, 1054-1067.
     """
-    yes_count, n = _check_counts(yes_count, n)
-    exact = _check_design_exact(t, a, b)
+    yes_count, n = check_counts(yes_count, n)
+    exact = check_design_exact(t, a, b)
     t, a, b = (float(p) for p in exact)
     observed = yes_count / n
     raw = (observed - a) / t
-    clipped_estimate = p = _clipped_estimate(yes_count, n, t, a)
+    clipped_estimate = p = clipped_pi(yes_count, n, t, a)
     conditional_var = (p * (t + a) * (1 - t - a) + (1 - p) * a * (1 - a)) / (n * t * t)
     return ProportionEstimate(
         n=n,
@@ -193,7 +193,7 @@ def estimate_proportion(yes_count: int, n: int, t: float = 0.5, a: float = 0.25,
         estimate_raw=raw,
         estimate=clipped_estimate,
         clipped=clipped_estimate != raw,
-        std_err_population=_population_std_err(yes_count, n, t, a),
+        std_err_population=population_std_err(yes_count, n, t, a),
         std_err_conditional=math.sqrt(max(conditional_var, 0.0)),
     )
 
@@ -245,7 +245,7 @@ class PooledEstimate:
         ConfidenceInterval
             With ``method="wald"``.
         """
-        return _normal_interval(self.estimate, self.std_err, confidence_level)
+        return normal_interval(self.estimate, self.std_err, confidence_level)
 
 
 def _variance_at(estimate: ProportionEstimate, pi: float) -> float:
@@ -351,7 +351,7 @@ def pool_estimates(estimates: Sequence[ProportionEstimate]) -> PooledEstimate:
     Blair, G., Imai, K. and Zhou, Y.-Y. (2015). JASA 110(511), 1304-1319
     (maximum likelihood for randomized response).
     """
-    items = _check_estimates(estimates, ProportionEstimate)
+    items = check_estimates(estimates, ProportionEstimate)
     raw = _common_estimate(items)
     weights = [1 / _variance_at(item, raw) for item in items]
     total = math.fsum(weights)
@@ -423,7 +423,7 @@ def difference(first: ProportionEstimate, second: ProportionEstimate, confidence
             raise ValueError(f"{name} must be a ProportionEstimate, got {name}={item!r}")
     estimate = first.estimate_raw - second.estimate_raw
     std_err = math.hypot(first.std_err_population, second.std_err_population)
-    ci = _normal_interval(estimate, std_err, confidence_level, lower=-1.0, upper=1.0)
+    ci = normal_interval(estimate, std_err, confidence_level, lower=-1.0, upper=1.0)
     return Difference(
         estimate=estimate, std_err=std_err, ci=ci, first_raw=first.estimate_raw, second_raw=second.estimate_raw
     )

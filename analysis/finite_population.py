@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from analysis._checks import _check_counts, _check_integer, _check_unit_open
+from analysis._checks import check_counts, check_integer, check_unit_open
 from analysis.estimate import ProportionEstimate, estimate_proportion
-from analysis.intervals import _z
+from analysis.intervals import z_quantile
 
 
 @dataclass(frozen=True)
@@ -112,11 +112,11 @@ def estimate_finite_population(
     ``Qualitative``; vignette "Application of Horvitz model to a real
     survey").
     """
-    yes_count, n = _check_counts(yes_count, n)
+    yes_count, n = check_counts(yes_count, n)
     if n < 2:
         raise ValueError(f"n must be at least 2 for a sample variance, got {n}")
-    population_size = _check_integer(population_size, "population_size", n)
-    level = _check_unit_open(confidence_level, "confidence_level")
+    population_size = check_integer(population_size, "population_size", n)
+    level = check_unit_open(confidence_level, "confidence_level")
     point = estimate_proportion(yes_count, n, t, a, b)
     t_, a_ = float(point.t), float(point.a)
     r_yes, r_no = (1 - a_) / t_, -a_ / t_
@@ -126,7 +126,7 @@ def estimate_finite_population(
     fraction = n / population_size
     variance = (1 - fraction) * sample_variance / n + randomization / (population_size * n)
     std_err = math.sqrt(max(variance, 0.0))
-    half = _z(level) * std_err
+    half = z_quantile(level) * std_err
     return FinitePopulationEstimate(
         estimate=point,
         population_size=population_size,

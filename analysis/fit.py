@@ -53,8 +53,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from analysis.regression import LogisticFit, _designs_per_pattern
-from analysis.two_group import TwoGroupEstimate, _maximize_slice
+from analysis.regression import LogisticFit, designs_per_pattern
+from analysis.two_group import TwoGroupEstimate, maximize_slice
 
 #: Below this expected count in a cell the chi-square approximation is doubtful (Cochran's rule of five).
 SMALL_EXPECTED = 5.0
@@ -209,7 +209,7 @@ def logistic_fit_test(fit: LogisticFit, x: object, yes_counts: object, no_counts
         raise ValueError(f"x, yes_counts and no_counts must have one row per cell, got x of shape {matrix.shape}")
     if matrix.shape[1] + 1 != len(fit.coefficients):
         raise ValueError(f"x has {matrix.shape[1]} columns but the fit has {len(fit.coefficients)} coefficients")
-    t, a = _designs_per_pattern(designs, yes.size)
+    t, a = designs_per_pattern(designs, yes.size)
     beta = np.array([c.estimate for c in fit.coefficients])
     chance = a + t * special.expit(np.column_stack([np.ones(yes.size), matrix]) @ beta)
     answered = yes + no > 0
@@ -284,8 +284,8 @@ def two_group_fit(estimate: TwoGroupEstimate) -> TwoGroupFit:
     second = 0.0 if math.isnan(estimate.second) else estimate.second
     model = binomial_cells_fit(yes, n, _clip_open(design.rates(estimate.pi, second)), 2)
     fixed = _COMPLIANT[estimate.second_parameter]
-    line = design._slice_at_second(fixed)
-    pi0, restricted = _maximize_slice(line, yes, n)
+    line = design.slice_at_second(fixed)
+    pi0, restricted = maximize_slice(line, yes, n)
     statistic = max(2 * (estimate.log_likelihood - restricted), 0.0)
     p = 0.5 * float(stats.chi2.sf(statistic, 1)) if statistic > 0 else 1.0
     pearson = binomial_cells_fit(yes, n, _clip_open(design.rates(pi0, fixed)), 1).pearson

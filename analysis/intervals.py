@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from analysis._checks import _check_counts, _check_design, _check_design_exact, _check_unit_open
+from analysis._checks import check_counts, check_design, check_design_exact, check_unit_open
 
 #: :attr:`ConfidenceInterval.side` of an interval with two bounds.
 TWO_SIDED = "two-sided"
@@ -89,9 +89,9 @@ class ConfidenceInterval:
         return self.side != TWO_SIDED
 
 
-def _z(confidence_level: object) -> float:
+def z_quantile(confidence_level: object) -> float:
     """The two-sided normal quantile ``z_{1 - alpha/2}`` for a confidence level."""
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     return float(stats.norm.ppf(0.5 + level / 2))
 
 
@@ -101,28 +101,28 @@ def _z(confidence_level: object) -> float:
 # are one formula.
 
 
-def _clipped_estimate(yes_count: int, n: int, t: float, a: float) -> float:
+def clipped_pi(yes_count: int, n: int, t: float, a: float) -> float:
     """``clip((y/n - a) / t, 0, 1)``: the maximum-likelihood estimate of ``pi``."""
     return min(max((yes_count / n - a) / t, 0.0), 1.0)
 
 
-def _population_std_err(yes_count: int, n: int, t: float, a: float) -> float:
+def population_std_err(yes_count: int, n: int, t: float, a: float) -> float:
     """``sqrt(lam_c (1 - lam_c) / (n t^2))`` with ``lam_c = a + t * pi_clipped``."""
-    lam_c = a + t * _clipped_estimate(yes_count, n, t, a)
+    lam_c = a + t * clipped_pi(yes_count, n, t, a)
     return math.sqrt(max(lam_c * (1 - lam_c), 0.0) / n) / t
 
 
-def _normal_interval(
+def normal_interval(
     centre: float, std_err: float, confidence_level: float, lower: float = 0.0, upper: float = 1.0
 ) -> ConfidenceInterval:
     """``centre +/- z * std_err`` clipped to ``[lower, upper]`` (a Wald interval)."""
-    half = _z(confidence_level) * std_err
+    half = z_quantile(confidence_level) * std_err
     low = min(max(centre - half, lower), upper)
     high = min(max(centre + half, lower), upper)
     return ConfidenceInterval(low, high, "wald", float(confidence_level))
 
 
-def _mapped(lam_low: float, lam_high: float, t: float, a: float) -> tuple[float, float]:
+def mapped_to_pi(lam_low: float, lam_high: float, t: float, a: float) -> tuple[float, float]:
     """Map bounds for ``lambda`` to ``pi = (lambda - a) / t`` and clip to [0, 1]."""
     low = min(max((lam_low - a) / t, 0.0), 1.0)
     high = min(max((lam_high - a) / t, 0.0), 1.0)
@@ -178,17 +178,17 @@ def wald_interval(
     Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Statistical Science
     16(2), 101-133.
     """
-    yes_count, n = _check_counts(yes_count, n)
+    yes_count, n = check_counts(yes_count, n)
     edge = _edge_bound(yes_count, n, t, a, b, confidence_level)
     if edge is not None:
         return edge
-    t, a, b = _check_design(t, a, b)
-    centre = _clipped_estimate(yes_count, n, t, a)
-    std_err = _population_std_err(yes_count, n, t, a)
+    t, a, b = check_design(t, a, b)
+    centre = clipped_pi(yes_count, n, t, a)
+    std_err = population_std_err(yes_count, n, t, a)
     if std_err == 0:
         # No forced answer of that kind (a = 0 with no yes, or b = 0 with no no): the plug-in is 0.
         return _zero_forced_bound(yes_count, n, t, a, b, confidence_level)
-    return _normal_interval(centre, std_err, confidence_level)
+    return normal_interval(centre, std_err, confidence_level)
 
 
 def wilson_interval(
@@ -236,19 +236,19 @@ def wilson_interval(
     Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Statistical Science
     16(2), 101-133, section 4.1.1.
     """
-    yes_count, n = _check_counts(yes_count, n)
+    yes_count, n = check_counts(yes_count, n)
     edge = _edge_bound(yes_count, n, t, a, b, confidence_level)
     if edge is not None:
         return edge
-    t, a, b = _check_design(t, a, b)
-    z = _z(confidence_level)
+    t, a, b = check_design(t, a, b)
+    z = z_quantile(confidence_level)
     z2 = z * z
     centre = (yes_count + z2 / 2) / (n + z2)
     half = z / (n + z2) * math.sqrt(yes_count * (n - yes_count) / n + z2 / 4)
     # At y = 0 (y = n) the limit is exactly 0 (1); the subtraction would leave a rounding residue of ~1e-17.
     lam_low = 0.0 if yes_count == 0 else centre - half
     lam_high = 1.0 if yes_count == n else centre + half
-    low, high = _mapped(lam_low, lam_high, t, a)
+    low, high = mapped_to_pi(lam_low, lam_high, t, a)
     return ConfidenceInterval(low, high, "wilson", float(confidence_level))
 
 
@@ -296,15 +296,15 @@ def clopper_pearson_interval(
     Brown, L. D., Cai, T. T. and DasGupta, A. (2001). Statistical Science
     16(2), 101-133.
     """
-    yes_count, n = _check_counts(yes_count, n)
+    yes_count, n = check_counts(yes_count, n)
     edge = _edge_bound(yes_count, n, t, a, b, confidence_level)
     if edge is not None:
         return edge
-    t, a, b = _check_design(t, a, b)
-    alpha = 1 - _check_unit_open(confidence_level, "confidence_level")
+    t, a, b = check_design(t, a, b)
+    alpha = 1 - check_unit_open(confidence_level, "confidence_level")
     lam_low = 0.0 if yes_count == 0 else float(stats.beta.ppf(alpha / 2, yes_count, n - yes_count + 1))
     lam_high = 1.0 if yes_count == n else float(stats.beta.ppf(1 - alpha / 2, yes_count + 1, n - yes_count))
-    low, high = _mapped(lam_low, lam_high, t, a)
+    low, high = mapped_to_pi(lam_low, lam_high, t, a)
     return ConfidenceInterval(low, high, "clopper-pearson", float(confidence_level))
 
 
@@ -545,9 +545,9 @@ def outside_design(
     Read, A. L. (2002). Presentation of search results: the CL_s technique.
     J. Phys. G 28, 2693-2704.
     """
-    yes_count, n = _check_counts(yes_count, n)
-    exact = _check_design_exact(t, a, b)
-    alpha = 1 - _check_unit_open(confidence_level, "confidence_level")
+    yes_count, n = check_counts(yes_count, n)
+    exact = check_design_exact(t, a, b)
+    alpha = 1 - check_unit_open(confidence_level, "confidence_level")
     t_f, a_f, b_f = (float(p) for p in exact)
     level = float(confidence_level)
     if yes_count < exact[1] * n:  # y / n < a, in exact arithmetic

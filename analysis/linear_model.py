@@ -47,9 +47,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import special, stats
 
-from analysis._checks import _check_unit_open
+from analysis._checks import check_unit_open
 from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign
-from analysis.regression import _names
+from analysis.regression import coefficient_names
 
 #: A cell whose sum of squares falls below ``S^2 / n`` by more than this (relatively) cannot be the sums of
 #: one set of numbers (rounding of float sums stays far below it).
@@ -212,10 +212,10 @@ def linear_model_from_cells(
     quantile, classical with Student's t on ``N - p`` degrees of freedom, as statsmodels does by default.
     The outcome is taken as given: for the one-bit design map the cells first (:func:`debiased_cells`).
     """
-    level = _check_unit_open(level, "level")
+    level = check_unit_open(level, "level")
     x, n, total, squares = _check_cells(cells)
     design = np.column_stack([np.ones(len(n)), x])
-    all_names = _names(names, x.shape[1])
+    all_names = coefficient_names(names, x.shape[1])
     if np.linalg.matrix_rank(design) < design.shape[1]:
         raise ValueError(
             f"the columns {all_names} are linearly dependent over the {len(n)} cells with answers: "

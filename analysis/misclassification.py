@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import optimize, stats
 
-from analysis._checks import MAX_DENOMINATOR, DesignError, _check_estimates, _check_unit_open, as_probability
+from analysis._checks import MAX_DENOMINATOR, DesignError, as_probability, check_estimates, check_unit_open
 from analysis.design import ForcedResponseDesign
 from analysis.intervals import (
     LOWER,
@@ -37,12 +37,12 @@ from analysis.intervals import (
     UPPER,
     ConfidenceInterval,
     OutsideDesign,
-    _normal_interval,
-    _population_std_err,
     confidence_interval,
+    normal_interval,
     outside_design,
+    population_std_err,
 )
-from analysis.multiple_choice import _check_option_counts, project_to_simplex
+from analysis.multiple_choice import check_option_counts, project_to_simplex
 
 #: The interval of a matrix option read through its own marginal (:meth:`MisclassificationDesign.option_marginal`):
 #: exact, so its coverage is never below the level (Wilson's dips to 0.9275 at n = 31 under a 2 x 2 matrix with
@@ -271,7 +271,7 @@ class MisclassificationEstimate:
         (:data:`MARGINAL_METHOD`). Any other option: the profile-likelihood interval of
         :func:`profile_likelihood_interval`.
         """
-        level = _check_unit_open(confidence_level, "confidence_level")
+        level = check_unit_open(confidence_level, "confidence_level")
         return tuple(self._interval(j, level) for j in range(self.design.k))
 
     def _interval(self, j: int, level: float) -> ConfidenceInterval:
@@ -330,7 +330,7 @@ def maximum_likelihood(counts: Sequence[int], design: MisclassificationDesign) -
     lambda_hat``, then checked against the EM fixed point ``pi_i <- pi_i sum_j c_j P_ji / (n (P pi)_j)``
     (van den Hout and van der Heijden 2002, section 3: the EM algorithm for misclassified categories).
     """
-    c = np.asarray(_check_option_counts(counts), dtype=float)
+    c = np.asarray(check_option_counts(counts), dtype=float)
     matrix = design.floats()
     raw = np.linalg.solve(matrix, c / c.sum())
     if np.all(raw >= 0):
@@ -414,8 +414,8 @@ def profile_likelihood_interval(
     intervals. Applied Statistics 37(1), 87-94.
     van den Hout, A. and van der Heijden, P. G. M. (2002). International Statistical Review 70(2), 269-288.
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
-    c = np.asarray(_check_option_counts(counts), dtype=float)
+    level = check_unit_open(confidence_level, "confidence_level")
+    c = np.asarray(check_option_counts(counts), dtype=float)
     matrix = design.floats()
     pi_hat = maximum_likelihood(counts, design) if mle is None else np.asarray(mle, dtype=float)
     top = _log_likelihood(c, matrix, pi_hat)
@@ -476,7 +476,7 @@ def estimate_misclassification(counts: Sequence[int], design: MisclassificationD
     """
     if not isinstance(design, MisclassificationDesign):
         raise ValueError(f"design must be a MisclassificationDesign, got design={design!r}")
-    counts = _check_option_counts(counts)
+    counts = check_option_counts(counts)
     if len(counts) != design.k:
         raise ValueError(f"counts must have one entry per option (k={design.k}), got {len(counts)}: counts={counts!r}")
     n = sum(counts)
@@ -493,7 +493,7 @@ def estimate_misclassification(counts: Sequence[int], design: MisclassificationD
         else:
             t, a, _ = marginal.floats()
             estimate.append(min(max(float(raw[j]), 0.0), 1.0))
-            std_err.append(_population_std_err(counts[j], n, t, a))
+            std_err.append(population_std_err(counts[j], n, t, a))
     return MisclassificationEstimate(
         design=design,
         n=n,
@@ -588,7 +588,7 @@ class PooledMisclassification:
         """
         out = []
         for raw, centre, se in zip(self.estimate_raw, self.estimate, self.std_err):
-            interval = _normal_interval(centre, se, confidence_level)
+            interval = normal_interval(centre, se, confidence_level)
             side = UPPER if raw < 0 else LOWER if raw > 1 else TWO_SIDED
             out.append(replace(interval, side=side))
         return tuple(out)
@@ -632,7 +632,7 @@ def pool_misclassification(estimates: Sequence[MisclassificationEstimate]) -> Po
     Cochran, W. G. (1954). The combination of estimates from different experiments. Biometrics 10(1), 101-129.
     van den Hout, A. and van der Heijden, P. G. M. (2002). International Statistical Review 70(2), 269-288.
     """
-    items = _check_estimates(estimates, MisclassificationEstimate)
+    items = check_estimates(estimates, MisclassificationEstimate)
     sizes = {item.design.k for item in items}
     if len(sizes) > 1:
         raise ValueError(f"estimates must share one number of options, got k in {sorted(sizes)}")

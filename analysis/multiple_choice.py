@@ -27,7 +27,7 @@ from numbers import Integral
 import numpy as np
 
 from analysis import privacy
-from analysis._checks import _exact
+from analysis._checks import as_exact
 from analysis.design import MultipleChoiceDesign
 from analysis.intervals import ConfidenceInterval, confidence_interval
 
@@ -155,11 +155,11 @@ class MultipleChoiceEstimate:
         count is Binomial(n, lambda_j), so the binary intervals apply as
         they are.
         """
-        t, a, b = MultipleChoiceDesign(self.k, _exact(self.t)).option_marginal().exact()
+        t, a, b = MultipleChoiceDesign(self.k, as_exact(self.t)).option_marginal().exact()
         return tuple(confidence_interval(count, self.n, t, a, b, confidence_level, method) for count in self.counts)
 
 
-def _check_option_counts(counts: object) -> tuple[int, ...]:
+def check_option_counts(counts: object) -> tuple[int, ...]:
     try:
         items = tuple(counts)  # type: ignore[arg-type]
     except TypeError:
@@ -223,10 +223,10 @@ def estimate_multiple_choice(counts: Sequence[int], t: float = 0.5) -> MultipleC
     Wang, W. and Carreira-Perpinan, M. A. (2013). arXiv:1309.1541.
     Erlingsson, U., Pihur, V. and Korolova, A. (2014). CCS 2014, 1054-1067.
     """
-    counts = _check_option_counts(counts)
+    counts = check_option_counts(counts)
     k = len(counts)
     try:
-        design = MultipleChoiceDesign(k, _exact(t))
+        design = MultipleChoiceDesign(k, as_exact(t))
     except ValueError as error:
         raise ValueError(f"invalid design k={k}, t={t!r}: {error}") from None
     t = float(design.t)

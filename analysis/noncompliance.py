@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-from analysis._checks import _check_integer, _check_unit_closed, _check_unit_open
-from analysis.intervals import _z
-from analysis.planning import _first_n_within, _whole_n
+from analysis._checks import check_integer, check_unit_closed, check_unit_open
+from analysis.intervals import z_quantile
+from analysis.planning import first_n_within, whole_n
 
 #: The tests :func:`noncompliant_power` computes.
 ALTERNATIVES = ("larger", "smaller", "two-sided")
@@ -52,7 +52,7 @@ ALTERNATIVES = ("larger", "smaller", "two-sided")
 
 def _check_share(value: object, name: str = "noncompliance") -> float:
     """A share of non-compliant respondents in ``[0, 1)`` (all of them leaves nothing to estimate)."""
-    share = _check_unit_closed(value, name)
+    share = check_unit_closed(value, name)
     if share >= 1:
         raise ValueError(f"{name} must be in [0, 1), got {name}={value!r}")
     return share
@@ -60,10 +60,18 @@ def _check_share(value: object, name: str = "noncompliance") -> float:
 
 def _check_thetas(theta1: object, theta0: object) -> tuple[float, float]:
     """``(theta1, theta0)`` as floats in ``[0, 1]``, distinct (equal ones carry no information)."""
-    one, zero = _check_unit_closed(theta1, "theta1"), _check_unit_closed(theta0, "theta0")
+    one, zero = check_unit_closed(theta1, "theta1"), check_unit_closed(theta0, "theta0")
     if one == zero:
         raise ValueError(f"theta1 and theta0 must differ, got theta1={theta1!r}, theta0={theta0!r}")
     return one, zero
+
+
+def _checked_design_and_share(
+    theta1: object, theta0: object, noncompliance: object, noncompliant_yes: object
+) -> tuple[float, float, float, float]:
+    """``theta1, theta0, c, s`` checked, in that order (every public function takes these four)."""
+    theta1, theta0 = _check_thetas(theta1, theta0)
+    return theta1, theta0, _check_share(noncompliance), check_unit_closed(noncompliant_yes, "noncompliant_yes")
 
 
 def observed_yes_rate(
@@ -88,10 +96,8 @@ def observed_yes_rate(
     float
         The probability that a stored answer is "yes".
     """
-    pi = _check_unit_closed(pi, "pi")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c = _check_share(noncompliance)
-    s = _check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    pi = check_unit_closed(pi, "pi")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     return (1 - c) * (theta0 + (theta1 - theta0) * pi) + c * s
 
 
@@ -157,12 +163,10 @@ def noncompliant_half_width(
     The interval is centred on the biased estimate: its width is this, its centre is off by
     :func:`naive_bias`.
     """
-    n = _check_integer(n, "n", 1)
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c = _check_share(noncompliance)
-    s = _check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    n = check_integer(n, "n", 1)
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     lam = _rate(pi, theta1, theta0, c, s)
-    return _z(confidence_level) * math.sqrt(lam * (1 - lam) / n) / abs(theta1 - theta0)
+    return z_quantile(confidence_level) * math.sqrt(lam * (1 - lam) / n) / abs(theta1 - theta0)
 
 
 def noncompliant_sample_size(
@@ -199,13 +203,11 @@ def noncompliant_sample_size(
     :func:`naive_bias`. Asked directly with ``c = 0`` this is statsmodels'
     ``samplesize_confint_proportion(lambda, h)`` rounded up.
     """
-    h = _check_unit_open(half_width, "half_width")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c = _check_share(noncompliance)
-    s = _check_unit_closed(noncompliant_yes, "noncompliant_yes")
+    h = check_unit_open(half_width, "half_width")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
     lam = _rate(pi, theta1, theta0, c, s)
-    z = _z(confidence_level)
-    return _whole_n(z * z * lam * (1 - lam) / ((theta1 - theta0) ** 2 * h * h))
+    z = z_quantile(confidence_level)
+    return whole_n(z * z * lam * (1 - lam) / ((theta1 - theta0) ** 2 * h * h))
 
 
 def _spread(pi: float, theta1: float, theta0: float, c: float, s: float) -> float:
@@ -282,11 +284,10 @@ def noncompliant_power(
     this is rr's ``power.rr.test(type = "one.sample")``; it is statsmodels'
     ``normal_power_het(mu - pi0, n, alpha, sigma0, sigma_c, alternative)``.
     """
-    n = _check_integer(n, "n", 1)
-    pi0, pi1 = _check_unit_closed(pi0, "pi0"), _check_unit_closed(pi1, "pi1")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c, s = _check_share(noncompliance), _check_unit_closed(noncompliant_yes, "noncompliant_yes")
-    alpha = _check_unit_open(alpha, "alpha")
+    n = check_integer(n, "n", 1)
+    pi0, pi1 = check_unit_closed(pi0, "pi0"), check_unit_closed(pi1, "pi1")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
+    alpha = check_unit_open(alpha, "alpha")
     alternative = _check_alternative(alternative)
     mean = pi1 + naive_bias(pi1, theta1, theta0, c, s)
     spread0 = _spread(pi0, theta1, theta0, 0.0, 0.0)
@@ -331,14 +332,13 @@ def noncompliant_difference_power(
     (pi_treated - pi_control)``, its bias ``-c (pi_treated - pi_control)``. The spreads add:
     ``sigma^2 = sigma_T^2 + sigma_C^2``, under the null (rr's two-sample ``se.null``) and under the truth.
     """
-    n = _check_integer(n, "n", 1)
-    control, treated = _check_unit_closed(pi_control, "pi_control"), _check_unit_closed(pi_treated, "pi_treated")
+    n = check_integer(n, "n", 1)
+    control, treated = check_unit_closed(pi_control, "pi_control"), check_unit_closed(pi_treated, "pi_treated")
     null_treated, null_control = (control, control) if null is None else null
-    null_treated = _check_unit_closed(null_treated, "null[0]")
-    null_control = _check_unit_closed(null_control, "null[1]")
-    theta1, theta0 = _check_thetas(theta1, theta0)
-    c, s = _check_share(noncompliance), _check_unit_closed(noncompliant_yes, "noncompliant_yes")
-    alpha = _check_unit_open(alpha, "alpha")
+    null_treated = check_unit_closed(null_treated, "null[0]")
+    null_control = check_unit_closed(null_control, "null[1]")
+    theta1, theta0, c, s = _checked_design_and_share(theta1, theta0, noncompliance, noncompliant_yes)
+    alpha = check_unit_open(alpha, "alpha")
     alternative = _check_alternative(alternative)
     shift = (1 - c) * (treated - control) - (null_treated - null_control)
     spread0 = math.hypot(*(_spread(pi, theta1, theta0, 0.0, 0.0) for pi in (null_treated, null_control)))
@@ -367,7 +367,7 @@ def noncompliant_sample_size_for_power(
     wrong answer). A two-sided test is searched for on whole ``n`` (doubling, then bisection) from that
     start.
     """
-    target = _check_unit_open(power, "power")
+    target = check_unit_open(power, "power")
     args = (pi0, pi1, theta1, theta0, noncompliance, alpha, alternative, noncompliant_yes)
     noncompliant_power(1, *args)  # checks every argument
     mean = float(pi1) + naive_bias(pi1, theta1, theta0, noncompliance, noncompliant_yes)
@@ -382,9 +382,9 @@ def noncompliant_sample_size_for_power(
     spread0 = _spread(pi0, theta1, theta0, 0.0, 0.0)
     spread1 = _spread(pi1, theta1, theta0, noncompliance, noncompliant_yes)
     root = (stats.norm.ppf(1 - one_sided_alpha) * spread0 + stats.norm.ppf(target) * spread1) / shift
-    start = _whole_n(root * root)
+    start = whole_n(root * root)
     if noncompliant_power(start, *args) < target:  # a two-sided test's far tail is left out of ``start``
-        return _first_n_within(lambda n: 1 - noncompliant_power(n, *args), 1 - target, start)
+        return first_n_within(lambda n: 1 - noncompliant_power(n, *args), 1 - target, start)
     lowest = start
     while lowest > 1 and noncompliant_power(lowest - 1, *args) >= target:
         lowest -= 1

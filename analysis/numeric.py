@@ -44,15 +44,15 @@ from numbers import Integral
 import numpy as np
 from scipy import special, stats
 
-from analysis._checks import _check_integer, _check_real, _check_unit_open
+from analysis._checks import check_integer, check_real, check_unit_open
 from analysis.estimate import estimate_proportion
-from analysis.intervals import TWO_SIDED, _z, confidence_interval
+from analysis.intervals import TWO_SIDED, confidence_interval, z_quantile
 from analysis.numeric_design import TAIL_SCALES, BoundedDesign, DiscreteLaplaceDesign
 from analysis.planning import (
-    _first_n_within,
-    _whole_n,
+    first_n_within,
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
+    whole_n,
 )
 from analysis.sequences import confidence_sequence
 
@@ -209,7 +209,7 @@ def _check_whole(value: object, name: str) -> int:
 
 def _check_sums(design: NumericDesign, n: object, total: object, total_squares: object) -> tuple[int, int, int]:
     """``(n, T, Q)`` as ints, or ``ValueError`` naming the one no set of ``n`` outputs of the design could give."""
-    n = _check_integer(n, "n", 1)
+    n = check_integer(n, "n", 1)
     total = _check_whole(total, "total")
     total_squares = _check_whole(total_squares, "total_squares")
     if isinstance(design, BoundedDesign):
@@ -229,11 +229,11 @@ def _check_sums(design: NumericDesign, n: object, total: object, total_squares: 
 
 
 def _check_level(level: object) -> float:
-    return _check_unit_open(level, "level")
+    return check_unit_open(level, "level")
 
 
 def _check_half_width(half_width: object) -> float:
-    value = _check_real(half_width, "half_width")
+    value = check_real(half_width, "half_width")
     if value <= 0:
         raise ValueError(f"half_width must be > 0 (grid steps), got half_width={half_width!r}")
     return value
@@ -331,7 +331,7 @@ def numeric_mean(
     design = _check_numeric_design(design)
     n, total, total_squares = _check_sums(design, n, total, total_squares)
     level = _check_level(level)
-    size = None if population_size is None else _check_integer(population_size, "population_size", n)
+    size = None if population_size is None else check_integer(population_size, "population_size", n)
     fraction = 0.0 if size is None else n / size
     if isinstance(design, BoundedDesign):
         return _bounded_mean(design, n, total, level, size, fraction)
@@ -357,7 +357,7 @@ def _laplace_variance(design: DiscreteLaplaceDesign, n: int, total: int, total_s
 def _quantile(level: float, freedom: float | None) -> float:
     """``t_{freedom}`` (or ``z`` for ``None``) at ``1 - alpha / 2``."""
     if freedom is None:
-        return _z(level)
+        return z_quantile(level)
     return float(stats.t.ppf(0.5 + level / 2, freedom))
 
 
@@ -425,7 +425,7 @@ def discrete_laplace_log_mgf(scale: float, lam: object) -> np.ndarray:
     ``E exp(lam Z) = (1 - r)^2 / ((1 - r e^lam)(1 - r e^-lam)) = (cosh(1/b) - 1) / (cosh(1/b) - cosh(lam))``,
     ``r = exp(-1/b)``: the sum of the two geometric series. ``+inf`` for ``|lam| >= 1 / scale``.
     """
-    b = _check_real(scale, "scale")
+    b = check_real(scale, "scale")
     if b <= 0:
         raise ValueError(f"scale must be > 0, got scale={scale!r}")
     lam = np.abs(np.asarray(lam, dtype=float))
@@ -687,8 +687,8 @@ def numeric_needed_n(design: NumericDesign, half_width: float, level: float = 0.
         if share >= 1:
             return 1
         return sample_size_for_half_width(share, level, *bounded_as_forced_response(design))
-    z = _z(level)
-    return _whole_n(z * z * design.worst_variance / (h * h))
+    z = z_quantile(level)
+    return whole_n(z * z * design.worst_variance / (h * h))
 
 
 def numeric_sequence_needed_n(design: NumericDesign, half_width: float, level: float = 0.95) -> int:
@@ -715,4 +715,4 @@ def numeric_sequence_needed_n(design: NumericDesign, half_width: float, level: f
     low = max(1, numeric_needed_n(design, h, level) - 1)
     if width(low) <= h:
         low = 1
-    return _first_n_within(width, h, low)
+    return first_n_within(width, h, low)

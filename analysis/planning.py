@@ -32,11 +32,11 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-from analysis._checks import _check_design, _check_design_exact, _check_integer, _check_unit_closed, _check_unit_open
+from analysis._checks import check_design, check_design_exact, check_integer, check_unit_closed, check_unit_open
 from analysis.design import MultipleChoiceDesign
-from analysis.intervals import _z
+from analysis.intervals import z_quantile
 from analysis.misclassification import MisclassificationDesign, producible_worst_case_variances
-from analysis.sequences import MIXTURE_PRIOR, _lower_rate_bound
+from analysis.sequences import MIXTURE_PRIOR, lower_rate_bound
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign, TwoGroupDesign
 
 #: How close ``n`` computed in floating point must be to an integer to be
@@ -44,7 +44,7 @@ from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesi
 _INTEGER_TOLERANCE = 1e-9
 
 
-def _whole_n(exact: float, least: int = 1) -> int:
+def whole_n(exact: float, least: int = 1) -> int:
     """A sample size computed in floating point, rounded up to a whole number of answers, at least ``least``.
 
     Within :data:`_INTEGER_TOLERANCE` of an integer it is taken as that integer first, so that rounding error
@@ -56,7 +56,7 @@ def _whole_n(exact: float, least: int = 1) -> int:
     return max(least, math.ceil(exact))
 
 
-def _first_n_within(width: Callable[[int], float], h: float, low: int) -> int:
+def first_n_within(width: Callable[[int], float], h: float, low: int) -> int:
     """The smallest ``n > low`` with ``width(n) <= h``, given ``width(low) > h`` and ``width`` falling with ``n``.
 
     Doubling from ``low`` until ``width`` is at most ``h``, then bisection on whole ``n`` (invariant:
@@ -82,7 +82,7 @@ def _worst_case_rate(t: float, a: float) -> float:
 def _rate(pi: float | None, t: float, a: float) -> float:
     if pi is None:
         return _worst_case_rate(t, a)
-    return a + t * _check_unit_closed(pi, "pi")
+    return a + t * check_unit_closed(pi, "pi")
 
 
 def sample_size_for_half_width(
@@ -130,11 +130,11 @@ def sample_size_for_half_width(
     Lensvelt-Mulders, G. J. L. M., Hox, J. J. and van der Heijden, P. G. M.
     (2005). Quality and Quantity 39(3), 253-265.
     """
-    h = _check_unit_open(half_width, "half_width")
-    z = _z(confidence_level)
-    t, a, b = _check_design(t, a, b)
+    h = check_unit_open(half_width, "half_width")
+    z = z_quantile(confidence_level)
+    t, a, b = check_design(t, a, b)
     lam = _rate(pi, t, a)
-    return _whole_n(z * z * lam * (1 - lam) / (t * t * h * h))
+    return whole_n(z * z * lam * (1 - lam) / (t * t * h * h))
 
 
 def half_width_for_n(
@@ -174,9 +174,9 @@ def half_width_for_n(
     ----------
     Warner, S. L. (1965). JASA 60(309), 63-69.
     """
-    n = _check_integer(n, "n", 1)
-    z = _z(confidence_level)
-    t, a, b = _check_design(t, a, b)
+    n = check_integer(n, "n", 1)
+    z = z_quantile(confidence_level)
+    t, a, b = check_design(t, a, b)
     lam = _rate(pi, t, a)
     return z * math.sqrt(lam * (1 - lam) / n) / t
 
@@ -247,11 +247,11 @@ def power_one_sided(
     sensitive questions: a statistical power analysis of randomized response
     models. Psychological Methods 17(4), 623-641.
     """
-    n = _check_integer(n, "n", 1)
-    pi0 = _check_unit_closed(pi0, "pi0")
-    pi1 = _check_unit_closed(pi1, "pi1")
-    level = _check_unit_open(alpha, "alpha")
-    t, a, b = _check_design(t, a, b)
+    n = check_integer(n, "n", 1)
+    pi0 = check_unit_closed(pi0, "pi0")
+    pi1 = check_unit_closed(pi1, "pi1")
+    level = check_unit_open(alpha, "alpha")
+    t, a, b = check_design(t, a, b)
     info0 = _information(pi0, t, a, "pi0")
     info1 = _information(pi1, t, a, "pi1")
     z = float(stats.norm.ppf(1 - level))
@@ -264,8 +264,8 @@ def _sequence_half_width(n: int, lam: float, t: float, level: float) -> float:
     a0, b0 = MIXTURE_PRIOR
     log_threshold = -math.log1p(-level)
     yes = n * lam
-    low = _lower_rate_bound(yes, n, a0, b0, log_threshold)
-    high = 1.0 - _lower_rate_bound(n - yes, n, b0, a0, log_threshold)
+    low = lower_rate_bound(yes, n, a0, b0, log_threshold)
+    high = 1.0 - lower_rate_bound(n - yes, n, b0, a0, log_threshold)
     return (high - low) / (2 * t)
 
 
@@ -322,9 +322,9 @@ def sequence_half_width_for_n(
     Howard, S. R., Ramdas, A., McAuliffe, J. and Sekhon, J. (2021). Annals of
     Statistics 49(2), 1055-1080.
     """
-    n = _check_integer(n, "n", 1)
-    level = _check_unit_open(confidence_level, "confidence_level")
-    t, a, b = _check_design(t, a, b)
+    n = check_integer(n, "n", 1)
+    level = check_unit_open(confidence_level, "confidence_level")
+    t, a, b = check_design(t, a, b)
     return _sequence_half_width(n, float(_rate(pi, t, a)), float(t), level)
 
 
@@ -384,9 +384,9 @@ def sample_size_for_sequence_half_width(
     Howard, S. R., Ramdas, A., McAuliffe, J. and Sekhon, J. (2021). Annals of
     Statistics 49(2), 1055-1080.
     """
-    h = _check_unit_open(half_width, "half_width")
-    level = _check_unit_open(confidence_level, "confidence_level")
-    exact = _check_design_exact(t, a, b)  # passed on exact: a float of a fraction past 10^6 would be refused
+    h = check_unit_open(half_width, "half_width")
+    level = check_unit_open(confidence_level, "confidence_level")
+    exact = check_design_exact(t, a, b)  # passed on exact: a float of a fraction past 10^6 would be refused
     t, a, b = (float(p) for p in exact)
     lam, scale = float(_rate(pi, t, a)), float(t)
 
@@ -398,7 +398,7 @@ def sample_size_for_sequence_half_width(
         if width(1) <= h:
             return 1
         low = 1
-    return _first_n_within(width, h, low)
+    return first_n_within(width, h, low)
 
 
 # --------------------------------------------------------------------------
@@ -433,8 +433,8 @@ def _two_group_components(design: TwoGroupDesign, pi: float, second: float) -> t
     """``A_i = g_i^2 lambda_i (1 - lambda_i)`` so that ``Var(pi_hat) = A_1/n1 + A_2/n2`` (delta method)."""
     if not isinstance(design, (CheaterDetectionDesign, StochasticLieDetectorDesign)):
         raise ValueError(f"design must be a two-group design, got design={design!r}")
-    pi = _check_unit_closed(pi, "pi")
-    second = _check_unit_closed(second, design.second_parameter)
+    pi = check_unit_closed(pi, "pi")
+    second = check_unit_closed(second, design.second_parameter)
     if not design.in_space(pi, second):
         raise ValueError(f"pi={pi!r} and {design.second_parameter}={second!r} lie outside the parameter space")
     lam = design.rates(pi, second)
@@ -463,9 +463,9 @@ def two_group_half_width(
     ``(p2, -p1)/(p2 - p1)`` for cheater detection (Clark and Desharnais
     1998), ``(-1, 1)/(p2 - p1)`` for the lie detector (Moshagen et al. 2012).
     """
-    n1 = _check_integer(n1, "n1", 1)
-    n2 = _check_integer(n2, "n2", 1)
-    z = _z(confidence_level)
+    n1 = check_integer(n1, "n1", 1)
+    n2 = check_integer(n2, "n2", 1)
+    z = z_quantile(confidence_level)
     first, other = _two_group_components(design, pi, second)
     return z * math.sqrt(first / n1 + other / n2)
 
@@ -508,14 +508,14 @@ def two_group_sample_size(
     (2012) recommend more respondents in the group with the lower ``p``;
     the optimal share makes that precise.
     """
-    h = _check_unit_open(half_width, "half_width")
+    h = check_unit_open(half_width, "half_width")
     first, other = _two_group_components(design, pi, second)
-    z = _z(confidence_level)
+    z = z_quantile(confidence_level)
     if group_share is None:
         share = math.sqrt(first) / (math.sqrt(first) + math.sqrt(other)) if first + other > 0 else 0.5
     else:
-        share = _check_unit_open(group_share, "group_share")
-    n = _whole_n(z * z * (first / share + other / (1 - share)) / (h * h), least=2)
+        share = check_unit_open(group_share, "group_share")
+    n = whole_n(z * z * (first / share + other / (1 - share)) / (h * h), least=2)
     while True:
         n1, _ = _group_sizes(n, share)
         width = z * math.sqrt(first / n1 + other / (n - n1))
@@ -556,9 +556,9 @@ def two_group_power(
     Ulrich, R. et al. (2012). Psychological Methods 17(4), 623-641.
     Moshagen, M., Musch, J. and Erdfelder, E. (2012). Behavior Research Methods 44(1), 222-231.
     """
-    n1 = _check_integer(n1, "n1", 1)
-    n2 = _check_integer(n2, "n2", 1)
-    level = _check_unit_open(alpha, "alpha")
+    n1 = check_integer(n1, "n1", 1)
+    n2 = check_integer(n2, "n2", 1)
+    level = check_unit_open(alpha, "alpha")
     se = []
     for name, value in (("pi0", pi0), ("pi1", pi1)):
         try:
@@ -611,7 +611,7 @@ def _check_rates(rates: object) -> tuple[float, float]:
         pair = ()
     if len(pair) != 2:
         raise ValueError(f"rates must be a pair of reported-yes rates (group 1, group 2), got rates={rates!r}")
-    return _check_unit_closed(pair[0], "rates[0]"), _check_unit_closed(pair[1], "rates[1]")
+    return check_unit_closed(pair[0], "rates[0]"), check_unit_closed(pair[1], "rates[1]")
 
 
 def _group_sizes(n: int, share: float) -> tuple[int, int]:
@@ -649,9 +649,9 @@ def two_group_sequence_half_width_for_n(
         as :func:`sequence_half_width_for_n`): half the width of the box
         :func:`analysis.two_group_sequence` maps, before clipping to ``[0, 1]``.
     """
-    n1 = _check_integer(n1, "n1", 1)
-    n2 = _check_integer(n2, "n2", 1)
-    level = _check_unit_open(confidence_level, "confidence_level")
+    n1 = check_integer(n1, "n1", 1)
+    n2 = check_integer(n2, "n2", 1)
+    level = check_unit_open(confidence_level, "confidence_level")
     lam = _check_rates(rates)
     weights, _ = design.moment_gradients(*lam)
     return _two_group_sequence_half_width(weights, (n1, n2), lam, level)
@@ -686,9 +686,9 @@ def two_group_sample_size_for_sequence(
         at ``n1 = round(r n)``, ``n2 = n - n1`` at most ``h`` (doubling, then
         bisection on whole ``n``, as :func:`sample_size_for_sequence_half_width`).
     """
-    h = _check_unit_open(half_width, "half_width")
-    level = _check_unit_open(confidence_level, "confidence_level")
-    share = _check_unit_open(group_share, "group_share")
+    h = check_unit_open(half_width, "half_width")
+    level = check_unit_open(confidence_level, "confidence_level")
+    share = check_unit_open(group_share, "group_share")
     lam = _check_rates(rates)
     weights, _ = design.moment_gradients(*lam)
 
@@ -697,7 +697,7 @@ def two_group_sample_size_for_sequence(
 
     if width(2) <= h:
         return 2
-    return _first_n_within(width, h, 2)
+    return first_n_within(width, h, 2)
 
 
 # --------------------------------------------------------------------------
@@ -750,9 +750,9 @@ def option_shares_sample_size(
     1/2 can be produced, and ``n = ceil(z^2 / (4 t^2 h^2))``, a yes/no forced-response design's worst case
     (:func:`sample_size_for_half_width`).
     """
-    h = _check_unit_open(half_width, "half_width")
-    z = _z(confidence_level)
-    return _whole_n(z * z * _widest_option_spread(design) / (h * h))
+    h = check_unit_open(half_width, "half_width")
+    z = z_quantile(confidence_level)
+    return whole_n(z * z * _widest_option_spread(design) / (h * h))
 
 
 def option_shares_half_width(
@@ -760,8 +760,8 @@ def option_shares_half_width(
 ) -> float:
     """The widest option's Wald half-width with ``n`` answers in the worst case: ``z sqrt(V / n)``
     (the inverse of :func:`option_shares_sample_size`)."""
-    n = _check_integer(n, "n", 1)
-    return _z(confidence_level) * math.sqrt(_widest_option_spread(design) / n)
+    n = check_integer(n, "n", 1)
+    return z_quantile(confidence_level) * math.sqrt(_widest_option_spread(design) / n)
 
 
 def option_shares_power(
@@ -795,8 +795,8 @@ def option_shares_power(
     is ``Phi(2 t sqrt(n) |difference| - z_{1-alpha})``, the yes/no forced-response design's at its worst case
     ``lambda = 1/2`` (:func:`power_one_sided`; Ulrich et al. 2012 for randomized-response power).
     """
-    n = _check_integer(n, "n", 1)
-    shift = _check_unit_closed(difference, "difference")
-    level = _check_unit_open(alpha, "alpha")
+    n = check_integer(n, "n", 1)
+    shift = check_unit_closed(difference, "difference")
+    level = check_unit_open(alpha, "alpha")
     std_err = math.sqrt(_widest_option_spread(design) / n)
     return float(stats.norm.cdf(shift / std_err - stats.norm.ppf(1 - level)))

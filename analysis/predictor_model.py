@@ -69,8 +69,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from analysis._checks import _check_integer, _check_unit_closed, _check_unit_open
-from analysis.regression import Coefficient, NotIdentified
+from analysis._checks import check_integer, check_unit_closed, check_unit_open
+from analysis.regression import Coefficient, NotIdentified, wald_coefficient
 
 
 @dataclass(frozen=True)
@@ -125,12 +125,12 @@ def _check_table(counts: object) -> tuple[tuple[str, ...], np.ndarray]:
     for outcome, pair in counts.items():
         if not isinstance(pair, tuple | list) or len(pair) != 2:
             raise ValueError(f"counts[{outcome!r}] must be (stored yes, stored no), got {pair!r}")
-        columns.append([_check_integer(c, f"counts[{outcome!r}]", 0) for c in pair])
+        columns.append([check_integer(c, f"counts[{outcome!r}]", 0) for c in pair])
     return tuple(str(k) for k in counts), np.array(columns, dtype=float).T
 
 
 def _check_design_pair(theta1: object, theta0: object) -> tuple[float, float]:
-    one, zero = _check_unit_closed(theta1, "theta1"), _check_unit_closed(theta0, "theta0")
+    one, zero = check_unit_closed(theta1, "theta1"), check_unit_closed(theta0, "theta0")
     if one == zero:
         raise ValueError(f"theta1 and theta0 must differ (else the answer says nothing), got theta1=theta0={one!r}")
     return one, zero
@@ -200,23 +200,6 @@ def _jacobian(params: np.ndarray, k: int, theta1: float, theta0: float) -> np.nd
     return jac.reshape(2 * k, 2 * k - 1)
 
 
-def _coefficient(name: str, estimate: float, std_err: float, z_level: float) -> Coefficient:
-    z = estimate / std_err
-    low, high = estimate - z_level * std_err, estimate + z_level * std_err
-    return Coefficient(
-        name,
-        estimate,
-        std_err,
-        z,
-        float(2 * special.ndtr(-abs(z))),
-        low,
-        high,
-        math.exp(estimate),
-        math.exp(low),
-        math.exp(high),
-    )
-
-
 def fit_predictor(counts: Mapping, theta1: float, theta0: float, confidence_level: float = 0.95) -> PredictorFit:
     """Fit ``P(y = k | z)`` by maximum likelihood over the latent true answer ``z``.
 
@@ -249,7 +232,7 @@ def fit_predictor(counts: Mapping, theta1: float, theta0: float, confidence_leve
     """
     outcomes, table = _check_table(counts)
     theta1, theta0 = _check_design_pair(theta1, theta0)
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     n = int(table.sum())
     if n == 0:
         raise NotIdentified("no answers yet")
@@ -268,8 +251,8 @@ def fit_predictor(counts: Mapping, theta1: float, theta0: float, confidence_leve
     equations = tuple(
         OutcomeEquation(
             outcome,
-            _coefficient(f"{outcome}: intercept", float(params[j]), float(se[j]), z_level),
-            _coefficient(f"{outcome}: trait", float(params[k - 1 + j]), float(se[k - 1 + j]), z_level),
+            wald_coefficient(f"{outcome}: intercept", float(params[j]), float(se[j]), z_level),
+            wald_coefficient(f"{outcome}: trait", float(params[k - 1 + j]), float(se[k - 1 + j]), z_level),
         )
         for j, outcome in enumerate(outcomes[1:], start=1)
     )

@@ -26,11 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from analysis._checks import (
-    _check_epsilons,
-    _check_integer,
-    _check_probabilities_sum_to_one,
-    _check_unit_closed,
-    _check_unit_open,
+    check_epsilons,
+    check_integer,
+    check_probabilities_sum_to_one,
+    check_unit_closed,
+    check_unit_open,
 )
 
 
@@ -70,7 +70,7 @@ def forced_response_epsilon(t: float, a: float, b: float) -> float:
     Dwork, C. and Roth, A. (2014). Foundations and Trends in Theoretical
     Computer Science 9(3-4), section 3.2.
     """
-    t, a, b = _check_probabilities_sum_to_one(t=t, a=a, b=b)
+    t, a, b = check_probabilities_sum_to_one(t=t, a=a, b=b)
     if a == 0 or b == 0:
         return math.inf
     return math.log(max((t + a) / a, (t + b) / b))
@@ -108,8 +108,8 @@ def binary_epsilon(theta1: float, theta0: float) -> float:
     ``q`` give ``|ln(p / (1 - p))|``. Crosswise and triangular epsilon holds
     only against a reader who does not know the respondent's innocuous answer.
     """
-    theta1 = _check_unit_closed(theta1, "theta1")
-    theta0 = _check_unit_closed(theta0, "theta0")
+    theta1 = check_unit_closed(theta1, "theta1")
+    theta0 = check_unit_closed(theta0, "theta0")
     if theta1 == theta0:
         return 0.0
     ratios = []
@@ -123,7 +123,7 @@ def binary_epsilon(theta1: float, theta0: float) -> float:
 
 
 def _check_multiple_choice(k: object, t: object) -> tuple[int, float]:
-    return _check_integer(k, "k", 2), _check_unit_closed(t, "t")
+    return check_integer(k, "k", 2), check_unit_closed(t, "t")
 
 
 def multiple_choice_epsilon(k: int, t: float) -> float:
@@ -203,7 +203,7 @@ def forced_response_attack_success(t: float, a: float, b: float) -> float:
     ``e^epsilon`` (:func:`forced_response_epsilon`), a factor of 3 for two
     coins. Show this rate only with its 50/50 assumption spelled out.
     """
-    t, a, b = _check_probabilities_sum_to_one(t=t, a=a, b=b)
+    t, a, b = check_probabilities_sum_to_one(t=t, a=a, b=b)
     return 0.5 * (max(t + a, a) + max(t + b, b))
 
 
@@ -268,7 +268,7 @@ def basic_composition(epsilons: Sequence[float]) -> float:
     Dwork and Roth (2014), Theorem 3.16: k mechanisms that are eps_i-DP are
     together (sum eps_i)-DP. Two-coin answers to k questions cost k ln 3.
     """
-    return math.fsum(_check_epsilons(epsilons))
+    return math.fsum(check_epsilons(epsilons))
 
 
 def advanced_composition(epsilons: Sequence[float], delta: float) -> float:
@@ -308,8 +308,8 @@ def advanced_composition(epsilons: Sequence[float], delta: float) -> float:
     only for many questions with small epsilon; :class:`SurveyEpsilon`
     reports both and the smaller.
     """
-    eps = _check_epsilons(epsilons)
-    delta = _check_unit_open(delta, "delta")
+    eps = check_epsilons(epsilons)
+    delta = check_unit_open(delta, "delta")
     if any(math.isinf(e) for e in eps):
         return math.inf
     return math.sqrt(2 * math.log(1 / delta) * sum(e * e for e in eps)) + sum(e * math.expm1(e) for e in eps)
@@ -368,8 +368,8 @@ def survey_epsilon(epsilons: Sequence[float], delta: float = 1e-6) -> SurveyEpsi
     -----
     :func:`basic_composition` and :func:`advanced_composition`.
     """
-    per_question = _check_epsilons(epsilons)
-    delta = _check_unit_open(delta, "delta")
+    per_question = check_epsilons(epsilons)
+    delta = check_unit_open(delta, "delta")
     return SurveyEpsilon(
         per_question=per_question,
         basic=basic_composition(per_question),

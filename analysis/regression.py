@@ -84,7 +84,7 @@ from numbers import Real
 import numpy as np
 from scipy import special, stats
 
-from analysis._checks import _check_design, _check_unit_open
+from analysis._checks import check_design, check_unit_open
 
 #: Name of the intercept column that :func:`fit_logistic` adds first.
 INTERCEPT = "intercept"
@@ -215,7 +215,7 @@ def _as_design(design: object, where: str) -> tuple[float, float]:
         t, a, b = triple  # type: ignore[misc]
     except (TypeError, ValueError):
         raise ValueError(f"{where} must be a ForcedResponseDesign or a (t, a, b) triple, got {design!r}") from None
-    t, a, _ = _check_design(t, a, b)
+    t, a, _ = check_design(t, a, b)
     return t, a
 
 
@@ -226,7 +226,7 @@ def _is_one_design(designs: object) -> bool:
     return isinstance(designs, Sequence) and len(designs) == 3 and all(isinstance(p, (Real, str)) for p in designs)
 
 
-def _designs_per_pattern(designs: object, patterns: int) -> tuple[np.ndarray, np.ndarray]:
+def designs_per_pattern(designs: object, patterns: int) -> tuple[np.ndarray, np.ndarray]:
     """Arrays ``t, a`` of one design per pattern from one design or a sequence of ``patterns`` designs."""
     if _is_one_design(designs):
         t, a = _as_design(designs, "design")
@@ -266,7 +266,7 @@ def _check_count_vector(values: object, name: str, patterns: int) -> np.ndarray:
     return counts.astype(float)
 
 
-def _names(names: Sequence[str] | None, columns: int) -> tuple[str, ...]:
+def coefficient_names(names: Sequence[str] | None, columns: int) -> tuple[str, ...]:
     names = tuple(f"x{index + 1}" for index in range(columns)) if names is None else tuple(names)
     if len(names) != columns or len(set(names)) != columns or INTERCEPT in names:
         raise ValueError(
@@ -469,7 +469,9 @@ def _likelihood_ratio_test(
     )
 
 
-def _coefficient(name: str, estimate: float, std_err: float, z_level: float) -> Coefficient:
+def wald_coefficient(name: str, estimate: float, std_err: float, z_level: float) -> Coefficient:
+    """A :class:`Coefficient` from its estimate and standard error: the Wald z, its two-sided p, the interval
+    ``estimate +/- z_level std_err`` and the exponentials (odds ratios); :mod:`analysis.predictor_model`'s too."""
     z = estimate / std_err
     low, high = estimate - z_level * std_err, estimate + z_level * std_err
     return Coefficient(
@@ -555,13 +557,13 @@ def fit_logistic(
     the observed information, the odds ratio ``exp(beta_j)`` with interval
     ``exp`` of the Wald bounds.
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     matrix = _check_matrix(x)
     patterns = matrix.shape[0]
     yes = _check_count_vector(yes_counts, "yes_counts", patterns)
     no = _check_count_vector(no_counts, "no_counts", patterns)
-    t, a = _designs_per_pattern(designs, patterns)
-    all_names = _names(names, matrix.shape[1])
+    t, a = designs_per_pattern(designs, patterns)
+    all_names = coefficient_names(names, matrix.shape[1])
     term_columns = _terms(terms, all_names)
     answered = yes + no > 0
     full_x = np.column_stack([np.ones(patterns), matrix])[answered]
@@ -576,7 +578,7 @@ def fit_logistic(
     z_level = float(stats.norm.ppf(0.5 + level / 2))
     std_errs = np.sqrt(np.diag(covariance))
     coefficients = tuple(
-        _coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
+        wald_coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
     )
     predictors = tuple(range(1, len(all_names)))
     model_test = _likelihood_ratio_test(data, maximum, covariance, predictors, all_names, "model")
@@ -616,7 +618,7 @@ def fit_logistic_rows(
     stored = np.asarray(answers)
     if stored.shape != (rows,) or not np.all((stored == 0) | (stored == 1)):
         raise ValueError(f"answers must be {rows} values 0 or 1 (one per row of x), got answers={answers!r}")
-    t, a = _designs_per_pattern(designs, rows)
+    t, a = designs_per_pattern(designs, rows)
     keys = np.column_stack([matrix, t, a])
     unique, inverse = np.unique(keys, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)

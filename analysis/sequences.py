@@ -41,11 +41,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from analysis._checks import _check_counts, _check_design_exact, _check_real, _check_unit_open, _exact
+from analysis._checks import as_exact, check_counts, check_design_exact, check_real, check_unit_open
 from analysis.design import MultipleChoiceDesign
 from analysis.estimate import ProportionEstimate
-from analysis.intervals import LOWER, TWO_SIDED, UPPER, _mapped, outside_design
-from analysis.multiple_choice import _check_option_counts
+from analysis.intervals import LOWER, TWO_SIDED, UPPER, mapped_to_pi, outside_design
+from analysis.multiple_choice import check_option_counts
 
 #: The mixing distribution Beta(a0, b0) of the mixture: uniform. See
 #: :func:`confidence_sequence`, Notes, for why.
@@ -118,7 +118,7 @@ class DifferenceSequence:
 
 def _check_prior(a0: object, b0: object) -> tuple[float, float]:
     """The mixture's ``(a0, b0)``: finite numbers ``> 0``."""
-    values = (_check_real(a0, "a0"), _check_real(b0, "b0"))
+    values = (check_real(a0, "a0"), check_real(b0, "b0"))
     for name, value in zip(("a0", "b0"), values):
         if value <= 0:
             raise ValueError(f"{name} must be > 0, got {name}={value!r}")
@@ -183,7 +183,7 @@ def _log_mixture(yes: object, no: object, lam: object, a0: float, b0: float) -> 
     )
 
 
-def _lower_rate_bound(yes_count: int, n: int, a0: float, b0: float, log_threshold: float) -> float:
+def lower_rate_bound(yes_count: int, n: int, a0: float, b0: float, log_threshold: float) -> float:
     """The smallest ``lambda`` with ``log M_n(lambda) < log_threshold`` (0 if ``S = 0``).
 
     ``log M_n`` is convex in ``lambda`` (a constant minus a log-likelihood)
@@ -278,15 +278,15 @@ def confidence_sequence(
     Statistics 49(2), 1055-1080.
     Waudby-Smith, I., Wu, Z. S. and Ramdas, A. (2023). ICML 2023.
     """
-    yes_count, n = _check_counts(yes_count, n)
-    exact = _check_design_exact(t, a, b)
+    yes_count, n = check_counts(yes_count, n)
+    exact = check_design_exact(t, a, b)
     t, a, b = (float(p) for p in exact)
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     prior = _check_prior(a0, b0)
     log_threshold = -math.log1p(-level)
-    rate_low = _lower_rate_bound(yes_count, n, prior[0], prior[1], log_threshold)
-    rate_high = 1.0 - _lower_rate_bound(n - yes_count, n, prior[1], prior[0], log_threshold)
-    low, high = _mapped(rate_low, rate_high, t, a)
+    rate_low = lower_rate_bound(yes_count, n, prior[0], prior[1], log_threshold)
+    rate_high = 1.0 - lower_rate_bound(n - yes_count, n, prior[1], prior[0], log_threshold)
+    low, high = mapped_to_pi(rate_low, rate_high, t, a)
     low, high, side = _at_the_edge(yes_count, n, exact, level, low, high)
     return ConfidenceSequence(low, high, rate_low, rate_high, n, yes_count, level, prior, side=side)
 
@@ -345,8 +345,8 @@ def option_confidence_sequences(
     at level ``1 - alpha`` pass ``confidence_level = 1 - alpha/k`` (union
     bound).
     """
-    counts = _check_option_counts(counts)
-    t, a, b = MultipleChoiceDesign(len(counts), _exact(t)).option_marginal().exact()
+    counts = check_option_counts(counts)
+    t, a, b = MultipleChoiceDesign(len(counts), as_exact(t)).option_marginal().exact()
     n = sum(counts)
     return tuple(confidence_sequence(count, n, t, a, b, confidence_level, a0, b0) for count in counts)
 
@@ -396,7 +396,7 @@ def difference_sequence(
     for name, item in (("first", first), ("second", second)):
         if not isinstance(item, ProportionEstimate):
             raise ValueError(f"{name} must be a ProportionEstimate, got {name}={item!r}")
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     each = 1 - (1 - level) / 2
     one, two = (
         confidence_sequence(item.yes_count, item.n, item.t, item.a, item.b, each, a0, b0) for item in (first, second)
@@ -463,7 +463,7 @@ def two_group_sequence(
     are clipped to ``[0, 1]``. Conservative: the box ignores how the two
     rates move together.
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     each = 1 - (1 - level) / 2
     box = tuple(_rate_bounds(y, size, each) for y, size in zip(yes, n))
     offset = design.moment(0.0, 0.0)[0]
@@ -499,7 +499,7 @@ def matrix_option_sequences(
     ignores that the shares sum to 1.
     """
     counts = [int(c) for c in counts]
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     inverse = np.asarray(inverse, dtype=float)
     k = len(counts)
     if inverse.shape != (k, k):

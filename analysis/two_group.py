@@ -58,7 +58,7 @@ from numbers import Integral
 import numpy as np
 from scipy import optimize, stats
 
-from analysis._checks import DesignError, _check_estimates, _check_unit_open, as_probability
+from analysis._checks import DesignError, as_probability, check_estimates, check_unit_open
 from analysis.estimate import PooledEstimate
 from analysis.intervals import ConfidenceInterval
 
@@ -174,14 +174,14 @@ class CheaterDetectionDesign(_TwoGroupRecord):
         d = p2 - p1
         return (p2 / d, -p1 / d), ((1 - p2) / d, (p1 - 1) / d)
 
-    def _slice_at_pi(self, pi: float) -> _Slice:
+    def slice_at_pi(self, pi: float) -> _Slice:
         """Fixed ``pi``: the rates are affine in ``u = beta in [0, 1 - pi]``."""
         return _Slice((pi, pi), (float(self.p1), float(self.p2)), 0.0, max(1.0 - pi, 0.0))
 
-    def _second_at_pi(self, pi: float, u: float) -> float:
+    def second_at_pi(self, pi: float, u: float) -> float:
         return 1 - pi - u
 
-    def _slice_at_second(self, gamma: float) -> _Slice:
+    def slice_at_second(self, gamma: float) -> _Slice:
         """Fixed ``gamma``: the rates are affine in ``u = pi in [0, 1 - gamma]``."""
         p = (float(self.p1), float(self.p2))
         return _Slice((p[0] * (1 - gamma), p[1] * (1 - gamma)), (1 - p[0], 1 - p[1]), 0.0, max(1.0 - gamma, 0.0))
@@ -264,15 +264,15 @@ class StochasticLieDetectorDesign(_TwoGroupRecord):
             ((1 - p1) * denominator - numerator) / squared,
         )
 
-    def _slice_at_pi(self, pi: float) -> _Slice:
+    def slice_at_pi(self, pi: float) -> _Slice:
         """Fixed ``pi``: the rates are affine in ``u = pi t in [0, pi]``."""
         base = tuple((1 - pi) * (1 - float(p)) for p in (self.p1, self.p2))
         return _Slice(base, (1.0, 1.0), 0.0, pi)  # type: ignore[arg-type]
 
-    def _second_at_pi(self, pi: float, u: float) -> float:
+    def second_at_pi(self, pi: float, u: float) -> float:
         return u / pi if pi > 0 else math.nan
 
-    def _slice_at_second(self, t: float) -> _Slice:
+    def slice_at_second(self, t: float) -> _Slice:
         """Fixed ``t``: the rates are affine in ``u = pi in [0, 1]``."""
         q = tuple(1 - float(p) for p in (self.p1, self.p2))
         return _Slice(q, (t - q[0], t - q[1]), 0.0, 1.0)  # type: ignore[arg-type]
@@ -331,7 +331,7 @@ def _slice_rates(line: _Slice, u: float) -> tuple[float, float]:
     return tuple(a + b * u for a, b in zip(line.alpha, line.beta))  # type: ignore[return-value]
 
 
-def _maximize_slice(line: _Slice, yes: tuple[int, int], n: tuple[int, int]) -> tuple[float, float]:
+def maximize_slice(line: _Slice, yes: tuple[int, int], n: tuple[int, int]) -> tuple[float, float]:
     """``(u, log-likelihood)`` at the maximum over ``u in [low, high]`` of a concave log-likelihood.
 
     The score is decreasing in ``u``: if it is negative just inside ``low``
@@ -361,8 +361,8 @@ def _first_near_maximum(values: list[float]) -> int:
 
 def _profile(design: TwoGroupDesign, parameter: str, value: float, yes, n) -> float:
     """Largest log-likelihood with ``parameter`` (``"pi"`` or the second) held at ``value``."""
-    line = design._slice_at_pi(value) if parameter == "pi" else design._slice_at_second(value)
-    return _maximize_slice(line, yes, n)[1]
+    line = design.slice_at_pi(value) if parameter == "pi" else design.slice_at_second(value)
+    return maximize_slice(line, yes, n)[1]
 
 
 def _maximum_likelihood(design: TwoGroupDesign, yes, n) -> tuple[float, float]:
@@ -379,8 +379,8 @@ def _maximum_likelihood(design: TwoGroupDesign, yes, n) -> tuple[float, float]:
     candidates = (0.0, 1.0, float(found.x))
     values = [_profile(design, "pi", pi, yes, n) for pi in candidates]
     pi = candidates[_first_near_maximum(values)]
-    u, _ = _maximize_slice(design._slice_at_pi(pi), yes, n)
-    return pi, design._second_at_pi(pi, u)
+    u, _ = maximize_slice(design.slice_at_pi(pi), yes, n)
+    return pi, design.second_at_pi(pi, u)
 
 
 def _observed_information(design: TwoGroupDesign, pi: float, second: float, yes, n) -> np.ndarray:
@@ -511,7 +511,7 @@ class TwoGroupEstimate:
         """
         if parameter not in ("pi", self.second_parameter):
             raise ValueError(f"parameter must be 'pi' or {self.second_parameter!r}, got parameter={parameter!r}")
-        level = _check_unit_open(confidence_level, "confidence_level")
+        level = check_unit_open(confidence_level, "confidence_level")
         centre = self.pi if parameter == "pi" else self.second
         if math.isnan(centre):
             return ConfidenceInterval(0.0, 1.0, "profile likelihood", level)
@@ -680,7 +680,7 @@ def pool_two_group(estimates) -> PooledEstimate:
     Cochran, W. G. (1954). The combination of estimates from different
     experiments. Biometrics 10(1), 101-129.
     """
-    items = _check_estimates(estimates, TwoGroupEstimate)
+    items = check_estimates(estimates, TwoGroupEstimate)
     kinds = {item.design.kind for item in items}
     if len(kinds) > 1:
         raise ValueError(f"estimates must share one kind of design, got kinds {sorted(kinds)}")

@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 
-from analysis._checks import _check_integer, _check_unit_open
+from analysis._checks import check_integer, check_unit_open
 from analysis.design import ForcedResponseDesign
 from analysis.estimate import estimate_proportion
-from analysis.intervals import ConfidenceInterval, _normal_interval, confidence_interval
+from analysis.intervals import ConfidenceInterval, confidence_interval, normal_interval
 from analysis.numeric_design import MAX_UNARY_OPTIONS, UnaryDesign
 
 
@@ -124,7 +124,7 @@ class PatternOnes:
     ones: tuple[int, ...]
 
 
-def _check_design(design: object) -> UnaryDesign:
+def check_design(design: object) -> UnaryDesign:
     if not isinstance(design, UnaryDesign):
         raise ValueError(f"design must be a UnaryDesign, got design={design!r}")
     return design
@@ -136,7 +136,7 @@ def option_design(design: UnaryDesign) -> ForcedResponseDesign:
     A ticked option is sent as 1 with ``t + a = p``, an option not ticked with ``a = q``: the two
     yes-probabilities of :class:`analysis.design.BinaryDesign` are ``(p, q)``.
     """
-    design = _check_design(design)
+    design = check_design(design)
     return ForcedResponseDesign(design.p - design.q, design.q, 1 - design.p, max_denominator=None)
 
 
@@ -184,7 +184,7 @@ def pattern_ones(pattern_counts: Mapping[str, int], options: int | None = None) 
         non-integer count, or no pattern and no ``options``.
     """
     if options is not None:
-        options = _check_integer(options, "options", 1)
+        options = check_integer(options, "options", 1)
         if options > MAX_UNARY_OPTIONS:
             raise ValueError(f"options must be an integer in [1, {MAX_UNARY_OPTIONS}], got options={options!r}")
     checked = _check_pattern_counts(pattern_counts, options)
@@ -255,10 +255,10 @@ def unary_shares(
     (:func:`analysis.intervals.confidence_interval`; Brown, Cai and DasGupta 2001), with the one-sided bound
     of :func:`analysis.intervals.outside_design` when the rate lies outside ``[q, p]``.
     """
-    design = _check_design(design)
-    n = _check_integer(n, "n", 1)
+    design = check_design(design)
+    n = check_integer(n, "n", 1)
     ones = _check_ones(ones_per_option, n, design.options)
-    level = _check_unit_open(level, "level")
+    level = check_unit_open(level, "level")
     t, a, b = option_design(design).exact()
     results = []
     for option, count in enumerate(ones):
@@ -319,10 +319,10 @@ def ticked_count(design: UnaryDesign, n: int, pattern_counts: Mapping[str, int],
     divisor ``n`` makes ``m = 1`` give exactly the share's ``lambda (1 - lambda) / n``. The mean is a linear
     function of the options' shares (``E T = sum pi_j``); the covariance between options is in ``s2``.
     """
-    design = _check_design(design)
-    n = _check_integer(n, "n", 1)
+    design = check_design(design)
+    n = check_integer(n, "n", 1)
     checked = _check_pattern_counts(pattern_counts, design.options)
-    level = _check_unit_open(level, "level")
+    level = check_unit_open(level, "level")
     total = sum(checked.values())
     if total != n:
         raise ValueError(f"n must equal the sum of the pattern counts ({total}), got n={n}")
@@ -336,8 +336,8 @@ def ticked_count(design: UnaryDesign, n: int, pattern_counts: Mapping[str, int],
     std_err = math.sqrt(max(s2, floor) / n) / (p - q)
     raw = (mean_sent - m * q) / (p - q)
     estimate = min(max(raw, 0.0), float(m))
-    unclipped = _normal_interval(raw, std_err, level, -math.inf, math.inf)
-    interval = _normal_interval(raw, std_err, level, 0.0, float(m))
+    unclipped = normal_interval(raw, std_err, level, -math.inf, math.inf)
+    interval = normal_interval(raw, std_err, level, 0.0, float(m))
     return TickedCount(
         n=n,
         options=m,

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis._checks import _check_design, _check_unit_open
+from analysis._checks import check_design, check_unit_open
 from analysis.estimate import estimate_proportion
 from analysis.finite_population import estimate_finite_population
-from analysis.intervals import _z
+from analysis.intervals import z_quantile
 
 POST_STRATIFIED = "post-stratified"
 RAKED = "raked"
@@ -104,7 +104,7 @@ def _weighted(
 ) -> WeightedEstimate:
     """The result, with its clipped Wald interval and the design effect against ``unweighted``."""
     std_err = math.sqrt(max(variance, 0.0))
-    half = _z(level) * std_err
+    half = z_quantile(level) * std_err
     unweighted_estimate, unweighted_std_err = unweighted
     deff = None
     if unweighted_std_err is not None and unweighted_std_err > 0:
@@ -171,7 +171,7 @@ def post_stratify(
     1979). Each ``p_h`` is unbiased for the group's share over the randomization and the sampling within
     the group, so ``p_ps`` is unbiased for the population share whatever the groups' sampling rates.
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     p = np.asarray(estimates, dtype=float)
     v = np.asarray(variances, dtype=float)
     counts = np.asarray(population_counts, dtype=float)
@@ -383,8 +383,8 @@ def raked_share(
     all from per-cell sums, since ``r_i`` takes two values per cell. The unweighted variance for the design
     effect is ``s_r^2 / n`` (divisor ``n - 1``), as the package's ``deff`` compares with.
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
-    t_, a_, _ = _check_design(t, a, b)
+    level = check_unit_open(confidence_level, "confidence_level")
+    t_, a_, _ = check_design(t, a, b)
     ys, counts = _counts(yes_counts, "yes_counts"), _counts(ns, "ns")
     if ys.shape != counts.shape or np.any(ys > counts):
         raise ValueError(f"yes_counts must be at most ns cell by cell, got shapes {ys.shape} and {counts.shape}")

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import Figure, at_most, median_seconds, ms, table
+from bench.report import Figure, flat_figure, median_seconds, ms, table
 
 SIZES = (10, 1_000, 10_000)
 QUICK_SIZES = (10, 100, 300)
@@ -140,11 +140,6 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:.0f} µs" if seconds < 0.001 else ms(seconds)
 
 
-def _flat(values: list[float]) -> tuple[str, bool]:
-    ratio = values[-1] / values[0]
-    return f"{ratio:.2f}", at_most(ratio, FLAT_FACTOR)
-
-
 def figures(timings: list[CatalogTiming]) -> list[Figure]:
     """The table rows: each cost at each number of stored surveys, and whether it stays flat."""
     rows = [Figure("Catalogue: stored surveys", " / ".join(f"{t.surveys:,}" for t in timings))]
@@ -158,8 +153,7 @@ def figures(timings: list[CatalogTiming]) -> list[Figure]:
         values = [getattr(t, attribute) for t in timings]
         rows.append(Figure(name, " / ".join(_us(v) for v in values)))
         if flat and len(values) > 1:
-            ratio, passed = _flat(values)
-            rows.append(Figure("    largest / smallest", ratio, f"<= {FLAT_FACTOR:g} (flat)", passed))
+            rows.append(flat_figure(values, FLAT_FACTOR))
     return rows
 
 

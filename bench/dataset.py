@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +56,20 @@ def create_database(path: Path | str) -> None:
         migrations.migrate(db)
     finally:
         db.close()
+
+
+def grow_and_measure(generator, sizes, measure_at, say, growing: str, measuring: str) -> list:
+    """Grow ``generator`` through ``sizes`` (rising) and call ``measure_at(rows, seconds the growing took)`` at
+    each; ``say`` is told ``growing`` and then ``measuring``, each formatted with ``rows``."""
+    timings = []
+    for rows in sorted(sizes):
+        say(growing.format(rows=rows))
+        start = time.perf_counter()
+        generator.grow_to(rows)
+        generated = time.perf_counter() - start
+        say(measuring.format(rows=rows))
+        timings.append(measure_at(rows, generated))
+    return timings
 
 
 def _answer_pool(survey: Survey, rng: np.random.Generator, size: int) -> list[dict[str, str]]:

@@ -44,7 +44,7 @@ from scipy import special
 from analysis.regression import INTERCEPT
 from bench.dataset import create_database
 from bench.report import Figure, at_most, ms, table
-from storage import connection, queries
+from storage import connection, kept_counts
 from surveys.definition import Survey
 from surveys.design_contract import question_design_key
 from surveys.files import load_survey_file
@@ -322,19 +322,19 @@ def bench_survey_fit(
     database: Path, survey: Survey, outcome: str, predictor: str, runs: int = RUNS
 ) -> tuple[float, bool]:
     """On the grown 10-question database: seconds for the model ``outcome ~ predictor`` from its kept counts,
-    and whether those counts equal a recount from the stored responses (:func:`storage.queries._scan_pattern_tallies`).
-    """
+    and whether those counts equal a recount from the stored responses
+    (:func:`storage.kept_counts.scan_pattern_tallies`)."""
     db = connection.connect(database)
     try:
         seconds, _, result = _median_fit(db, survey, ModelChoice(outcome, (predictor,), {}), runs)
         kept = sorted(
             (o, design, pattern, answer, count)
             for o in kept_outcomes(survey)
-            for design, by_pattern in queries.pattern_tallies(db, survey.id, o).items()
+            for design, by_pattern in kept_counts.pattern_tallies(db, survey.id, o).items()
             for pattern, by_answer in by_pattern.items()
             for answer, count in by_answer.items()
         )
-        matches = kept == sorted(queries._scan_pattern_tallies(db, survey.id)) and result.fit is not None
+        matches = kept == sorted(kept_counts.scan_pattern_tallies(db, survey.id)) and result.fit is not None
     finally:
         db.close()
     return seconds, matches

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import cold
-from bench.dataset import Generator, create_database
-from bench.report import Figure, at_most, ms, table
-from bench.results_bench import _signed_in_client, close_app_connections
+from bench.dataset import Generator, create_database, grow_and_measure
+from bench.report import Figure, flat_figure, table, timed_figure
+from bench.results_bench import close_app_connections, signed_in_client
 from bench.survey import write_numbers_survey
 from storage import connection, queries
 from surveys import export, results
@@ -98,7 +98,7 @@ def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int, g
             lambda: json.dumps(export.estimates_json(_results(db, survey), "2026-01-01T00:00:00+00:00"))
         )
         as_csv, _ = _medians(lambda: export.estimates_csv(_results(db, survey)))
-        client = _signed_in_client(database, surveys_dir)
+        client = signed_in_client(database, surveys_dir)
         try:
             page, page_cpu = _medians(_page_getter(client, survey))
         finally:
@@ -119,26 +119,18 @@ def measure(workdir: Path, sizes: tuple[int, ...], pool_size: int = 0, say=lambd
     survey = write_numbers_survey(surveys_dir)
     database = workdir / "numbers.sqlite3"
     create_database(database)
-    generator = Generator(database, survey, pool_size=pool_size)
-    timings = []
-    for rows in sorted(sizes):
-        say(f"numbers survey: generating responses up to {rows:,}")
-        start = time.perf_counter()
-        generator.grow_to(rows)
-        generated = time.perf_counter() - start
-        say(f"numbers survey: results page, its data and the estimates exports at {rows:,}")
-        timings.append(measure_size(database, surveys_dir, survey, rows, generated))
-    return timings
-
-
-def _flat(values: list[float]) -> tuple[str, bool]:
-    ratio = values[-1] / values[0]
-    return f"{ratio:.2f}", ratio <= FLAT_FACTOR
+    return grow_and_measure(
+        Generator(database, survey, pool_size=pool_size),
+        sizes,
+        lambda rows, generated: measure_size(database, surveys_dir, survey, rows, generated),
+        say,
+        "numbers survey: generating responses up to {rows:,}",
+        "numbers survey: results page, its data and the estimates exports at {rows:,}",
+    )
 
 
 def figures(timings: list[NumbersTiming]) -> list[Figure]:
     """The table rows: each figure at each size with its target at the largest, and the largest / smallest."""
-    at = f"at {timings[-1].rows:,}"
     rows = [
         Figure(
             "Numbers survey: stored responses (bounded integer, Laplace decimal, check-all, plain number)",
@@ -153,17 +145,9 @@ def figures(timings: list[NumbersTiming]) -> list[Figure]:
         ("  estimates export CSV (compute + write)", "estimates_csv", True),
     ):
         values = [getattr(t, attribute) for t in timings]
-        rows.append(
-            Figure(
-                name,
-                " / ".join(ms(v) for v in values),
-                f"< {ms(TARGET_SECONDS)} {at}" if target else "",
-                at_most(values[-1], TARGET_SECONDS) if target else None,
-            )
-        )
+        rows.append(timed_figure(name, values, TARGET_SECONDS if target else None, timings[-1].rows))
         if len(values) > 1:
-            ratio, passed = _flat(values)
-            rows.append(Figure("    largest / smallest", ratio, f"<= {FLAT_FACTOR:g} (flat)", passed))
+            rows.append(flat_figure(values, FLAT_FACTOR))
     rows.append(
         Figure(
             "  kept number and check-all tallies equal a recount",

@@ -232,16 +232,16 @@ class DataSize:
 
 def _results_timings(database: Path | str, surveys_dir: Path, survey) -> dict[str, float]:
     db = connection.connect(database)
-    client = results_bench._signed_in_client(database, surveys_dir)
+    client = results_bench.signed_in_client(database, surveys_dir)
     try:
-        warm = lambda: results_bench._warm_results(db, survey)  # noqa: E731
+        warm = lambda: results_bench.warm_results(db, survey)  # noqa: E731
         return {
             "results": median_seconds(warm, results_bench.WARM_RUNS),
             "estimates_json": median_seconds(
                 lambda: json.dumps(export.estimates_json(warm(), "2026-01-01T00:00:00+00:00")), results_bench.WARM_RUNS
             ),
             "estimates_csv": median_seconds(lambda: export.estimates_csv(warm()), results_bench.WARM_RUNS),
-            "page": median_seconds(results_bench._page_timer(client, survey), results_bench.WARM_RUNS),
+            "page": median_seconds(results_bench.page_timer(client, survey), results_bench.WARM_RUNS),
         }
     finally:
         db.close()

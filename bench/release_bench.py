@@ -12,7 +12,7 @@ The release holds every figure a release of this survey may: the nine estimates 
 most common answer of ``stress`` and the nine break-downs by ``stress`` (discrete Laplace noise on every cell
 from :data:`surveys.central_noise.SECURE`). Timed, medians of :data:`RUNS` warm runs:
 
-* making it: :func:`web.release_data._read_inputs` (one read snapshot of the kept counts) +
+* making it: :func:`web.release_data.read_inputs` (one read snapshot of the kept counts) +
   :func:`surveys.releases.make_release` + its JSON;
 * publishing it: :func:`web.release_data.publish_release` (the same, then the budget check and the insert in
   one write transaction; each run stores a release, one kept response after the one before, untimed, as
@@ -34,8 +34,8 @@ from datetime import date
 from fractions import Fraction
 from pathlib import Path
 
-from bench.dataset import Generator, create_database
-from bench.report import Figure, at_most, ms, table
+from bench.dataset import Generator, create_database, grow_and_measure
+from bench.report import Figure, flat_figure, median_seconds, table, timed_figure
 from bench.survey import SURVEY_YAML
 from storage import connection
 from surveys.central_noise import SECURE
@@ -86,16 +86,6 @@ def write_release_survey(folder: Path) -> Survey:
     return load_survey_file(path)
 
 
-def _median(function, runs: int = RUNS) -> float:
-    function()
-    seconds = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        seconds.append(time.perf_counter() - start)
-    return statistics.median(seconds)
-
-
 def _median_publish(database: Path, survey: Survey, keys: list[str], generator: Generator, runs: int) -> float:
     """Median seconds of :func:`web.release_data.publish_release` over :data:`RUNS` runs after one, each after
     one more kept response (untimed, with the bench's connection closed: the generator writes alone) on a
@@ -105,7 +95,7 @@ def _median_publish(database: Path, survey: Survey, keys: list[str], generator: 
         generator.grow_to(generator.rows + 1)
         db = connection.connect(database)
         try:
-            release_data._read_inputs(db, survey, keys)
+            release_data.read_inputs(db, survey, keys)
             start = time.perf_counter()
             release_data.publish_release(db, survey, keys, EPSILON, "bench", date(2026, 11, 26))
             if run:
@@ -125,11 +115,11 @@ def measure_size(
     try:
 
         def make():
-            inputs = release_data._read_inputs(db, survey, plan.keys)
+            inputs = release_data.read_inputs(db, survey, plan.keys)
             return release_to_json(make_release(survey, plan, inputs, SECURE, date(2026, 11, 26)))
 
-        made = _median(make, runs)
-        answers = release_data._read_inputs(db, survey, plan.keys).answers
+        made = median_seconds(make, runs)
+        answers = release_data.read_inputs(db, survey, plan.keys).answers
         response_rows = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
     finally:
         db.close()
@@ -147,15 +137,14 @@ def measure(
     database = workdir / "releases.sqlite3"
     create_database(database)
     generator = KeptCountsGenerator(database, survey, pool_size=pool_size)
-    timings = []
-    for rows in sorted(sizes):
-        say(f"releases: kept counts of {rows:,} responses")
-        start = time.perf_counter()
-        generator.grow_to(rows)
-        generated = time.perf_counter() - start
-        say(f"releases: making and publishing a release at {rows:,}")
-        timings.append(measure_size(database, survey, generator, generated, runs))
-    return timings
+    return grow_and_measure(
+        generator,
+        sizes,
+        lambda rows, generated: measure_size(database, survey, generator, generated, runs),
+        say,
+        "releases: kept counts of {rows:,} responses",
+        "releases: making and publishing a release at {rows:,}",
+    )
 
 
 def figures(timings: list[ReleaseTiming]) -> list[Figure]:
@@ -172,19 +161,9 @@ def figures(timings: list[ReleaseTiming]) -> list[Figure]:
         ("  publish: the same + budget check and insert", "publish"),
     ):
         values = [getattr(t, attribute) for t in timings]
-        rows.append(
-            Figure(
-                name,
-                " / ".join(ms(v) for v in values),
-                f"< {ms(TARGET_SECONDS)} at {last.rows:,}",
-                at_most(values[-1], TARGET_SECONDS),
-            )
-        )
+        rows.append(timed_figure(name, values, TARGET_SECONDS, last.rows))
         if len(values) > 1:
-            ratio = values[-1] / values[0]
-            rows.append(
-                Figure("    largest / smallest", f"{ratio:.2f}", f"<= {FLAT_FACTOR:g} (flat)", ratio <= FLAT_FACTOR)
-            )
+            rows.append(flat_figure(values, FLAT_FACTOR))
     counted = all(t.answers == t.rows and t.response_rows == 0 for t in timings)
     rows.append(
         Figure(

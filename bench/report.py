@@ -46,6 +46,22 @@ def median_seconds(function: Callable[[], object], runs: int, warmup: int = 1) -
     return statistics.median(times)
 
 
+def timed_figure(name: str, values: list[float], target: float | None = None, at_rows: int = 0) -> Figure:
+    """Seconds measured at each size, judged against ``target`` at the largest (``at_rows`` responses) when one
+    is given."""
+    if target is None:
+        return Figure(name, " / ".join(ms(v) for v in values))
+    return Figure(
+        name, " / ".join(ms(v) for v in values), f"< {ms(target)} at {at_rows:,}", at_most(values[-1], target)
+    )
+
+
+def flat_figure(values: list[float], factor: float) -> Figure:
+    """The largest size's figure over the smallest's, judged flat when at most ``factor``."""
+    ratio = values[-1] / values[0]
+    return Figure("    largest / smallest", f"{ratio:.2f}", f"<= {factor:g} (flat)", at_most(ratio, factor))
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
 

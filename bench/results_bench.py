@@ -61,7 +61,7 @@ class SizeTimings:
         return self.cold / self.floor
 
 
-def _warm_results(db, survey: Survey) -> results.SurveyResults:
+def warm_results(db, survey: Survey) -> results.SurveyResults:
     return results.compute_results(survey, queries.tallies(db, survey.id), queries.response_count(db, survey.id))
 
 
@@ -71,7 +71,7 @@ def _cold_results(db, survey: Survey, recounted: dict) -> results.SurveyResults:
     return results.compute_results(survey, recounted["tallies"], queries.response_count(db, survey.id))
 
 
-def _signed_in_client(database: Path | str, surveys_dir: Path):
+def signed_in_client(database: Path | str, surveys_dir: Path):
     """A test client of the real app whose session is an admin's, as after sign-in (``database``: a
     SQLite path or a PostgreSQL URL)."""
     url = database if postgres.is_url(database) else None
@@ -103,7 +103,7 @@ def close_app_connections(app) -> None:
     close_pools(app)
 
 
-def _page_timer(client, survey: Survey):
+def page_timer(client, survey: Survey):
     def get_page() -> None:
         response = client.get(f"/admin/surveys/{survey.id}")
         if response.status_code != 200:
@@ -129,15 +129,15 @@ def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int, r
     timings = SizeTimings(rows)
     db = connection.connect(database)
     try:
-        timings.results = median_seconds(lambda: _warm_results(db, survey), runs)
+        timings.results = median_seconds(lambda: warm_results(db, survey), runs)
         timings.estimates_json = median_seconds(
-            lambda: json.dumps(export.estimates_json(_warm_results(db, survey), "2026-01-01T00:00:00+00:00")),
+            lambda: json.dumps(export.estimates_json(warm_results(db, survey), "2026-01-01T00:00:00+00:00")),
             runs,
         )
-        timings.estimates_csv = median_seconds(lambda: export.estimates_csv(_warm_results(db, survey)), runs)
-        client = _signed_in_client(database, surveys_dir)
+        timings.estimates_csv = median_seconds(lambda: export.estimates_csv(warm_results(db, survey)), runs)
+        client = signed_in_client(database, surveys_dir)
         try:
-            timings.page = median_seconds(_page_timer(client, survey), runs)
+            timings.page = median_seconds(page_timer(client, survey), runs)
         finally:
             close_app_connections(client.application)
         scans = min(runs, SCAN_RUNS_SMALL if rows <= 1_000_000 else SCAN_RUNS_LARGE)
@@ -150,7 +150,7 @@ def measure_size(database: Path, surveys_dir: Path, survey: Survey, rows: int, r
         if rows <= BREAKDOWN_RECOUNT_MAX_ROWS:
             timings.breakdown_matches_recount = queries.group_tallies(
                 db, survey.id, BREAKDOWN_BY
-            ) == queries._scan_group_tallies(db, survey.id, BREAKDOWN_BY)
+            ) == queries.scan_group_tallies(db, survey.id, BREAKDOWN_BY)
     finally:
         db.close()
     return timings

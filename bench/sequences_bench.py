@@ -35,7 +35,7 @@ from pathlib import Path
 
 from bench.dataset import DAYS, Generator, create_database
 from bench.report import Figure, at_most, median_seconds, ms, table
-from bench.results_bench import _signed_in_client
+from bench.results_bench import signed_in_client
 from bench.survey import SURVEY_ID, write_survey
 from storage import connection, queries
 from surveys.files import load_survey_file
@@ -117,7 +117,7 @@ def measure(workdir: Path, rows: int) -> list[Figure]:
     surveys_dir, database = workdir / "surveys", workdir / "data.sqlite3"
     ensure_rows(database, surveys_dir, rows)
     survey = survey_with_targets(surveys_dir)
-    client = _signed_in_client(database, surveys_dir)
+    client = signed_in_client(database, surveys_dir)
     load = os.getloadavg()[0]
     page = median_seconds(_page(client, f"/admin/surveys/{SURVEY_ID}"), RUNS)
     page_cpu = cpu_median_seconds(_page(client, f"/admin/surveys/{SURVEY_ID}"), RUNS)

@@ -129,7 +129,7 @@ class AnswerCells:
 
 
 def converted_chunks(cells: AnswerCells, ready_chunks: Iterable[str]) -> Iterator[str]:
-    """Ready CSV text (stored answer lines, :func:`storage.queries.response_line_chunks`) rewritten, chunk by
+    """Ready CSV text (stored answer lines, :func:`storage.export_rows.response_line_chunks`) rewritten, chunk by
     chunk, with each row's cells (:class:`AnswerCells`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -141,6 +141,6 @@ def converted_chunks(cells: AnswerCells, ready_chunks: Iterable[str]) -> Iterato
 
 
 def converted_rows(cells: AnswerCells, row_batches: Iterable[Sequence[Sequence]]) -> Iterator[list[list]]:
-    """Batches of stored rows (:func:`storage.queries.response_row_batches`) with each row's cells."""
+    """Batches of stored rows (:func:`storage.export_rows.response_row_batches`) with each row's cells."""
     for rows in row_batches:
         yield [cells.row(row) for row in rows]

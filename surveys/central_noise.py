@@ -5,13 +5,15 @@ sampling path, so no rounding bias): every Bernoulli(``n/d``) is one ``randbelow
 
 * The discrete Laplace noise of a count is :func:`surveys.numeric_protocol.discrete_laplace` (Canonne,
   Kamath and Steinke 2020, Algorithm 2), reused as it is.
-* The discrete Gaussian is their Algorithm 3 (:meth:`_Sampler.discrete_gaussian`).
+* The discrete Gaussian is their Algorithm 3 (:meth:`ExactSampler.discrete_gaussian`).
 * The exponential mechanism (McSherry and Talwar 2007) is sampled exactly by rejection: propose a candidate
   uniformly, accept it with Bernoulli(``exp(-epsilon (u_max - u_i)/(2 D))``)
   (:func:`surveys.numeric_protocol.bernoulli_exp`, Algorithm 1), repeat.
 
-:func:`seeded_sampler` runs the same algorithms over ``random.Random(seed)``: for tests and simulations ONLY,
-never for a release (its draws are predictable from the seed).
+:class:`ExactSampler` runs the same algorithms over any ``randbelow(n)``: the tests' seeded sampler
+(``tests.helpers.seeded.seeded_sampler``, over ``random.Random(seed)``) is one, never used for a release (its draws
+are predictable from the seed). This module imports no ``random``
+(tests/test_layers.py::test_no_source_module_draws_from_random).
 
 The exact probabilities are :mod:`analysis.central`'s (tests/test_central_noise.py checks the draws against
 them by chi-square).
@@ -33,11 +35,11 @@ from typing import Protocol
 
 from surveys.numeric_protocol import bernoulli_exp, discrete_laplace
 
-__all__ = ["SECURE", "CentralSampler", "seeded_sampler"]
+__all__ = ["SECURE", "CentralSampler", "ExactSampler"]
 
 
 class CentralSampler(Protocol):
-    """What a release draws its noise from: :data:`SECURE`, or :func:`seeded_sampler` in tests."""
+    """What a release draws its noise from: :data:`SECURE`, or a seeded :class:`ExactSampler` in tests."""
 
     def discrete_laplace(self, scale: Fraction) -> int:
         """An integer with ``P(k) proportional to exp(-|k|/scale)``."""
@@ -61,8 +63,8 @@ def _positive(value: object, name: str) -> Fraction:
     return exact
 
 
-class _Sampler:
-    """The three central samplers over one source of ``randbelow(n)`` draws (``None``: ``secrets``)."""
+class ExactSampler:
+    """The three central samplers over one source of ``randbelow(n)`` draws (``None``: ``secrets``: :data:`SECURE`)."""
 
     def __init__(self, randbelow: Callable[[int], int] | None) -> None:
         self._randbelow = randbelow
@@ -111,18 +113,4 @@ class _Sampler:
 
 
 #: The sampler of every release: :mod:`secrets` only.
-SECURE: CentralSampler = _Sampler(None)
-
-
-def seeded_sampler(seed: int) -> CentralSampler:
-    """The same algorithms as :data:`SECURE` over ``random.Random(seed).randrange``.
-
-    For tests and simulations ONLY (fixed seeds make a test reproducible): never for a release, whose noise
-    must not be predictable. Only :data:`SECURE` is used on the release path; :mod:`random` is imported here and
-    nowhere else in this module (tests/test_central_noise.py::test_random_is_imported_only_by_the_seeded_sampler).
-    """
-    import random  # noqa: PLC0415  (tests only: kept off the module's release path)
-
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"the seed must be a whole number, got {seed!r}")
-    return _Sampler(random.Random(seed).randrange)
+SECURE: CentralSampler = ExactSampler(None)

@@ -25,7 +25,7 @@ from surveys.tables import finite, safe_csv
 MAX_PAIR_QUESTIONS = 10
 
 #: ``{(first design key, second design key): {(first answer, second answer): count}}`` of one pair of questions,
-#: as :func:`storage.queries.pair_tallies` reads them.
+#: as :func:`storage.kept_counts.pair_tallies` reads them.
 PairTallies = Mapping[tuple[str, str], Mapping[tuple[str, str], int]]
 
 #: The stored answers of a yes/no question, in the order of the analysis' table.

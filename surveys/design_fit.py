@@ -23,7 +23,7 @@ from analysis.fit import CellsFit, TwoGroupFit, logistic_fit_test, two_group_fit
 from surveys.definition import Question, Survey
 from surveys.design_contract import parse_design_key
 from surveys.kinds import KINDS, kind_of
-from surveys.models import ModelResult, PatternTallies, _indicators, cells_of
+from surveys.models import ModelResult, PatternTallies, cells_of, level_indicators
 from surveys.result_sentences import p_value_text
 from surveys.result_types import SurveyResults
 from surveys.schema_anchor import anchor_problem
@@ -151,7 +151,7 @@ def model_check(survey: Survey, model: ModelResult | None, tallies: PatternTalli
     try:
         fit = logistic_fit_test(
             model.fit,
-            _indicators(model.terms, cells.levels[answered]),
+            level_indicators(model.terms, cells.levels[answered]),
             counts[:, 0],
             counts[:, 1],
             [designs[d] for d in cells.design[answered].tolist()],

@@ -69,11 +69,9 @@ def design_sentence(question: Question, gettext: Gettext = untranslated, locale:
     numeric = _numeric_design_sentence(question, gettext, locale)
     if numeric:
         return numeric
-    binary = _binary_design_sentence(design, question.innocuous, gettext, locale) or _two_group_sentence(
-        design, gettext, locale
-    )
-    if binary:
-        return binary
+    listed = _listed_design_sentence(design, question.innocuous, gettext, locale)
+    if listed:
+        return listed
     if isinstance(design, MisclassificationDesign):
         kept = [short_percent(float(design.matrix[i][i]), locale) for i in range(design.k)]
         return gettext(
@@ -121,65 +119,92 @@ def _shares(design, locale: str | None, *names: str) -> dict[str, str]:
     return {name: short_percent(float(getattr(design, name)), locale) for name in names}
 
 
-def _two_group_sentence(design, gettext: Gettext = untranslated, locale: str | None = None) -> str:
-    """:func:`design_sentence` for the cheater detection model and the stochastic lie detector; ``""`` for others.
-
-    Each respondent is in one of two random groups with different chances; the groups let the researchers
-    estimate how many people do not answer truthfully, beside how common the behaviour is.
-    """
-    if isinstance(design, CheaterDetectionDesign):
-        return gettext(
+#: The sentence of each yes/no design that :func:`design_sentence` reads from a table: the one-parameter designs
+#: other than forced response and the two-group designs (cheater detection and the stochastic lie detector: each
+#: respondent is in one of two random groups with different chances, which let the researchers estimate how many
+#: people do not answer truthfully). Each with the design's probabilities its placeholders name; ``%(second)s`` is
+#: the question's innocuous statement.
+_LISTED_SENTENCES = (
+    (
+        CheaterDetectionDesign,
+        N_(
             "You are put at random in one of two groups. In group 1, “yes” is stored "
             "%(p1)s of the time whatever you answer, and your true answer otherwise; "
             "in group 2, “yes” %(p2)s of the time. Comparing the groups shows the "
             "researchers how many people answer “no” whatever is true, so please answer truthfully."
-        ) % _shares(design, locale, "p1", "p2")
-    if isinstance(design, StochasticLieDetectorDesign):
-        return gettext(
+        ),
+        ("p1", "p2"),
+    ),
+    (
+        StochasticLieDetectorDesign,
+        N_(
             "You are put at random in one of two groups. If your true answer is yes, “yes” is stored. If it is "
             "no, “no” is stored %(p1)s of the time in group 1 and "
             "%(p2)s in group 2, and “yes” otherwise. Comparing the groups shows the "
             "researchers how many people answer “no” when the truth is yes, so please answer truthfully."
-        ) % _shares(design, locale, "p1", "p2")
-    return ""
-
-
-def _binary_design_sentence(design, innocuous: str, gettext: Gettext = untranslated, locale: str | None = None) -> str:
-    """:func:`design_sentence` for the one-parameter yes/no designs other than forced response; ``""`` for others."""
-    if isinstance(design, WarnerDesign):
-        return gettext(
+        ),
+        ("p1", "p2"),
+    ),
+    (
+        WarnerDesign,
+        N_(
             "Your true answer is stored %(p)s of the time; otherwise its opposite "
             "is stored, as if you had answered the reversed statement (“it is not true that …”). Nobody learns "
             "which happened."
-        ) % _shares(design, locale, "p")
-    if isinstance(design, UnrelatedQuestionDesign):
-        return gettext(
+        ),
+        ("p",),
+    ),
+    (
+        UnrelatedQuestionDesign,
+        N_(
             "Your true answer is stored %(p)s of the time; otherwise a random "
             "answer is stored instead: “yes” with chance %(q)s, as if you had "
             "answered an unrelated question."
-        ) % _shares(design, locale, "p", "q")
-    if isinstance(design, KukDesign):
-        return gettext(
+        ),
+        ("p", "q"),
+    ),
+    (
+        KukDesign,
+        N_(
             "A card is drawn at random from one of two decks: if your true answer is yes, from a deck with "
             "%(k1)s red cards; if no, from a deck with "
             "%(k2)s red cards. Only the card's colour is stored (red as “yes”)."
-        ) % _shares(design, locale, "k1", "k2")
-    if isinstance(design, MangatDesign):
-        return gettext(
+        ),
+        ("k1", "k2"),
+    ),
+    (
+        MangatDesign,
+        N_(
             "If your true answer is yes, “yes” is stored. If it is no, your answer is stored "
             "%(p)s of the time and “yes” otherwise."
-        ) % _shares(design, locale, "p")
-    if isinstance(design, CrosswiseDesign):
-        return gettext(
+        ),
+        ("p",),
+    ),
+    (
+        CrosswiseDesign,
+        N_(
             "Nothing is randomized: you do not say whether the statement is true for you, only whether your "
             "answers to it and to “%(second)s” are the same (both yes or both no) or differ. Nobody knows your "
             "answer to that second statement (true for about %(q)s of people)."
-        ) % {**_shares(design, locale, "q"), "second": innocuous}
-    if isinstance(design, TriangularDesign):
-        return gettext(
+        ),
+        ("q",),
+    ),
+    (
+        TriangularDesign,
+        N_(
             "Nothing is randomized: you say only whether your answer is “no” to both this statement and "
             "“%(second)s” (true for about %(q)s of people), or “yes” to at least one."
-        ) % {**_shares(design, locale, "q"), "second": innocuous}
+        ),
+        ("q",),
+    ),
+)
+
+
+def _listed_design_sentence(design, innocuous: str, gettext: Gettext = untranslated, locale: str | None = None) -> str:
+    """:func:`design_sentence` for the designs of :data:`_LISTED_SENTENCES`; ``""`` for others."""
+    for kind, sentence, names in _LISTED_SENTENCES:
+        if isinstance(design, kind):
+            return gettext(sentence) % {**_shares(design, locale, *names), "second": innocuous}
     return ""
 
 

@@ -117,7 +117,7 @@ def answer_pattern(levels: Mapping[str, str | None], plain: Sequence[str]) -> st
     return canonical_json({name: levels.get(name) or NO_ANSWER for name in plain})
 
 
-#: ``{design key: {pattern: {answer: count}}}``, as :func:`storage.queries.pattern_tallies` reads them.
+#: ``{design key: {pattern: {answer: count}}}``, as :func:`storage.kept_counts.pattern_tallies` reads them.
 PatternTallies = Mapping[str, Mapping[str, Mapping[str, int]]]
 
 
@@ -381,7 +381,7 @@ def fit_model(
     designs = [parse_design_key(key)[2] for key in cells.keys]  # each key parsed once
     try:
         fit = fit_logistic(
-            _indicators(terms, levels),
+            level_indicators(terms, levels),
             counts[:, 0],
             counts[:, 1],
             designs[0] if len(designs) == 1 else [designs[d] for d in design.tolist()],
@@ -429,7 +429,7 @@ def _unfit_reason(outcome: Question, terms: Sequence[PredictorTerm], levels: np.
     return None
 
 
-def _indicators(terms: Sequence[PredictorTerm], levels: np.ndarray) -> np.ndarray:
+def level_indicators(terms: Sequence[PredictorTerm], levels: np.ndarray) -> np.ndarray:
     """One row per row of ``levels`` (each predictor's position among its choices): per term, a 1 in the column
     of its level (none at the reference)."""
     x = np.zeros((len(levels), sum(len(term.levels) for term in terms)))
@@ -589,7 +589,7 @@ def fit_linear_model(
     names = [term_label(t.question, level, t.reference) for t in terms for level in t.levels]
     try:
         fit = linear_model_from_cells(
-            unit_cells(outcome, kept, _indicators(terms, kept.levels)), names, level=confidence_level
+            unit_cells(outcome, kept, level_indicators(terms, kept.levels)), names, level=confidence_level
         )
     except ValueError as error:
         return LinearModelResult(

@@ -90,10 +90,10 @@ def iter_responses_csv(
     :func:`storage.queries.design_records`; :mod:`surveys.answer_columns`). ``ready_chunks`` are the
     responses stored with exactly these columns, as CSV text SQLite joined
     from the stored answer lines (choice names never need CSV quoting;
-    :func:`storage.queries.response_line_chunks`); they pass through as they
+    :func:`storage.export_rows.response_line_chunks`); they pass through as they
     are. ``other_row_batches`` are lists of rows of the rest (older designs:
     the :data:`RESPONSE_COLUMNS` then the answers, extracted from JSON by
-    SQLite; :func:`storage.queries.response_row_batches`), written by
+    SQLite; :func:`storage.export_rows.response_row_batches`), written by
     :mod:`csv` one chunk per batch. Both are consumed lazily, so memory stays
     constant however many responses there are; storage orders each part by
     the random response id, so the order reveals nothing about when a

@@ -49,6 +49,13 @@ def yes_probabilities(question) -> tuple[Fraction, Fraction] | None:
     return None
 
 
+def question_plan(question, share: float, margin: float, level: float) -> NoncompliancePlan | None:
+    """``question``'s bias range and answers needed at ``share``, planned for ``margin`` at ``level``
+    (:func:`analysis.noncompliance.noncompliance_plan`); ``None`` for a two-group design."""
+    thetas = yes_probabilities(question)
+    return None if thetas is None else noncompliance_plan(*thetas, share, margin, level)
+
+
 @dataclass(frozen=True)
 class NoncomplianceRow:
     """One design's figures at the share: ``plan`` ``None`` for a two-group design."""
@@ -65,9 +72,7 @@ def noncompliance_rows(kind: str, rows: Sequence, share: float, margin: float, l
         return {}
     found = {}
     for row in rows:
-        thetas = yes_probabilities(row.question)
-        plan = None if thetas is None else noncompliance_plan(*thetas, share, margin, level)
-        found[row.option.key] = NoncomplianceRow(row.option.key, plan)
+        found[row.option.key] = NoncomplianceRow(row.option.key, question_plan(row.question, share, margin, level))
     return found
 
 

@@ -2,7 +2,7 @@
 
 For each randomized yes/no question of a survey, at the share typed in the results page's planning options,
 the bias range of the estimate that assumes everyone complies and the answers needed for the planned margin
-at that share (:func:`surveys.noncompliance.yes_probabilities` and
+at that share (:func:`surveys.noncompliance.question_plan`, from
 :func:`analysis.noncompliance.noncompliance_plan`, as the editor's "Add a question" shows them per design),
 beside the answers the planner asks for when everyone complies (the question kind's ``needed_n``). A
 two-group design models such respondents itself and gets no figures at the share.
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analysis.noncompliance import NoncompliancePlan, noncompliance_plan
+from analysis.noncompliance import NoncompliancePlan
 from surveys.arms import DEFAULT_GROUP_1_SHARE
 from surveys.definition import Question, Survey
 from surveys.kinds import kind_of
-from surveys.noncompliance import bias_text, yes_probabilities
+from surveys.noncompliance import bias_text, question_plan
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,7 @@ def noncompliance_planning(
         kind = kind_of(question)
         if not kind.single_share:
             continue
-        thetas = yes_probabilities(question)
-        plan = None if thetas is None else noncompliance_plan(*thetas, share, margin, confidence_level)
+        plan = question_plan(question, share, margin, confidence_level)
         found.append(
             QuestionNoncompliance(question, kind.needed_n(question, margin, confidence_level, group_share), plan)
         )

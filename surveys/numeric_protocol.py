@@ -106,7 +106,7 @@ def bernoulli_exp(gamma: Fraction, *, randbelow: Callable[[int], int] | None = N
     stopping at the first 0; 1 only when all are 1. Each Bernoulli(``n / d``) is one
     ``secrets.randbelow(d) < n``.
 
-    ``randbelow`` is for :func:`surveys.central_noise.seeded_sampler` only (tests and simulations, never a
+    ``randbelow`` is for :class:`surveys.central_noise.ExactSampler` (the tests' seeded sampler, never a
     live draw): the same algorithm over a seeded source; ``None`` (the default) is ``secrets.randbelow``.
     """
     gamma = Fraction(gamma)

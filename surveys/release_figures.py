@@ -38,8 +38,8 @@ from surveys.text_format import MISSING, N_, number_text, percent
 class ReleaseInputs:
     """The kept tallies a release is made from.
 
-    ``tallies`` as :func:`web.gather._read_tallies` gives them (exclusions applied); ``group_tallies``: plain
-    question name to what :func:`web.gather._read_group_tallies` gives for it (only those the plan's break-downs
+    ``tallies`` as :func:`web.gather.read_tallies` gives them (exclusions applied); ``group_tallies``: plain
+    question name to what :func:`web.gather.read_group_tallies` gives for it (only those the plan's break-downs
     need); ``answers``: the answers the release counts (published as they are).
     """
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from analysis._checks import DesignError, as_probability
+from analysis.design import DesignError, as_probability
 from surveys.definition import PAIRED_STATEMENT_CHOICES, Anchor, Question
 from surveys.kinds import KINDS, kind_of
 from surveys.schema_checks import INVALID

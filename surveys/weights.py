@@ -145,7 +145,7 @@ def weight_results(
         As for :func:`surveys.results.compute_results` (the unweighted estimates' method; the weighted
         interval is Wald's).
     patterns : mapping, optional
-        With two or more margins: ``{question: kept pattern counts}`` (:func:`storage.queries.pattern_tallies`)
+        With two or more margins: ``{question: kept pattern counts}`` (:func:`storage.kept_counts.pattern_tallies`)
         of the questions of :func:`raked_outcomes`, raked by :func:`rake_patterns`.
 
     Returns

@@ -36,7 +36,8 @@ from analysis.central import (
     discrete_laplace_pmf,
     exponential_probabilities,
 )
-from surveys.central_noise import SECURE, seeded_sampler
+from surveys.central_noise import SECURE
+from tests.helpers.seeded import seeded_sampler
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -153,21 +154,15 @@ def test_secure_draws_from_secrets_and_the_seeded_sampler_does_not(monkeypatch):
     assert calls == []
 
 
-def test_random_is_imported_only_by_the_seeded_sampler():
-    """The module draws from ``secrets``; ``random`` (and nothing else that makes numbers) is named only inside
-    ``seeded_sampler``, the tests' sampler."""
+def test_the_module_imports_secrets_and_no_other_source_of_numbers():
+    """The module draws from ``secrets``; ``random`` (and nothing else that makes numbers) is named nowhere in it,
+    not even for tests: the tests' seeded sampler is tests/helpers/seeded.py."""
     tree = ast.parse((ROOT / "surveys" / "central_noise.py").read_text())
-    at_top = {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
-    at_top |= {node.module for node in tree.body if isinstance(node, ast.ImportFrom)}
-    assert "secrets" in at_top
-    assert not at_top & {"random", "numpy", "os", "uuid", "time"}
-    users = {
-        function.name
-        for function in ast.walk(tree)
-        if isinstance(function, ast.FunctionDef)
-        and any(isinstance(n, ast.Name) and n.id == "random" for n in ast.walk(function))
-    }
-    assert users == {"seeded_sampler"}
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "secrets" in imported
+    assert not imported & {"random", "numpy", "numpy.random", "os", "uuid", "time"}
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "random"]
 
 
 def test_the_seeded_sampler_repeats_itself_and_bad_arguments_are_refused():

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from storage import connection, queries, responses
+from storage import connection, kept_counts, queries, responses
 from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
 
@@ -257,19 +257,18 @@ def test_export_model_writes_the_fit_the_page_shows(app, runner):
 
 
 def test_surveys_recount_patterns_makes_the_kept_counts_equal_a_recount(app, runner):
-    from storage import queries
     from tests.helpers.records import add_responses, model_answers
 
     add_responses(app, model_answers(90))
     db = open_database(app)
-    kept = queries.pattern_tallies(db, "quiz", "cheated")
+    kept = kept_counts.pattern_tallies(db, "quiz", "cheated")
     db.execute("UPDATE pattern_tallies SET count = count * 3")
     db.close()
     result = runner.invoke(args=["surveys", "recount-patterns", "quiz"])
     assert result.exit_code == 0, result.output
     assert "Recounted the pattern counts of quiz" in result.output
     db = open_database(app)
-    assert queries.pattern_tallies(db, "quiz", "cheated") == kept
+    assert kept_counts.pattern_tallies(db, "quiz", "cheated") == kept
     assert sum(sum(a.values()) for by in kept.values() for a in by.values()) == 90
     db.close()
     refused = runner.invoke(args=["surveys", "recount-patterns", "nope"])

@@ -12,7 +12,7 @@ from html import unescape
 import pytest
 
 from analysis import correlate
-from storage import audit, queries, responses
+from storage import audit, kept_counts, responses
 from surveys.correlation import ASSUMPTION, CORRELATION_COLUMNS, question_design_key
 from surveys.submission import noisy_response
 from tests.helpers.drivers import csrf_token_in
@@ -66,7 +66,7 @@ def test_the_panel_shows_the_chosen_pairs_figures_and_its_assumption(auth, clien
     assert "200 respondents answered both questions" in html
     assert ASSUMPTION in unescape(html)
     assert '<option value="copied" selected>' in html and '<option value="cheated" selected>' in html
-    kept = queries.pair_tallies(db, "pairs", "cheated", "copied")
+    kept = kept_counts.pair_tallies(db, "pairs", "cheated", "copied")
     assert kept == {(question_design_key(first), question_design_key(second)): STORED}
 
 
@@ -86,12 +86,12 @@ def test_without_a_choice_the_first_two_questions_are_shown(auth, client, pairs)
 )
 def test_a_bad_pair_is_a_400_naming_it_and_nothing_changes(auth, client, pairs, db, query, message):
     auth.login()
-    before = queries._kept_pair_rows(db, "pairs")
+    before = kept_counts._kept_pair_rows(db, "pairs")
     response = client.get(f"/admin/surveys/pairs?{query}")
     assert response.status_code == 400
     html = response.get_data(as_text=True)
     assert 'id="error-pair"' in html and message in html
-    assert queries._kept_pair_rows(db, "pairs") == before
+    assert kept_counts._kept_pair_rows(db, "pairs") == before
 
 
 def test_a_pair_without_answers_says_so_and_a_survey_with_one_question_has_no_pair(auth, client, surveys_dir):
@@ -105,13 +105,13 @@ def test_a_pair_without_answers_says_so_and_a_survey_with_one_question_has_no_pa
 
 
 def test_surveys_recount_pairs_makes_the_kept_counts_equal_a_recount(runner, pairs, db):
-    kept = queries._kept_pair_rows(db, "pairs")
+    kept = kept_counts._kept_pair_rows(db, "pairs")
     db.execute("UPDATE pair_tallies SET count = count + 5 WHERE survey_id = 'pairs'")
-    assert queries._kept_pair_rows(db, "pairs") != kept
+    assert kept_counts._kept_pair_rows(db, "pairs") != kept
     result = runner.invoke(args=["surveys", "recount-pairs", "pairs"])
     assert result.exit_code == 0, result.output
     assert f"Recounted the pair counts of pairs: {len(kept)} rows" in result.output
-    assert queries._kept_pair_rows(db, "pairs") == kept == queries._scan_pair_tallies(db, "pairs")
+    assert kept_counts._kept_pair_rows(db, "pairs") == kept == kept_counts._scan_pair_tallies(db, "pairs")
     refused = runner.invoke(args=["surveys", "recount-pairs", "nope"])
     assert refused.exit_code == 2 and "no responses are stored" in refused.output
 

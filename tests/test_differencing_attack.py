@@ -21,11 +21,11 @@ import pytest
 
 from analysis.central import count_scale, discrete_laplace_pmf, discrete_laplace_variance
 from storage import queries, releases
-from surveys.central_noise import seeded_sampler
 from surveys.releases import make_release, plan_release, release_from_json
 from tests.helpers.drivers import csrf_token_in, message_of
 from tests.helpers.records import add_responses, many
 from tests.helpers.sample_surveys import quiz_with_releases, survey_in
+from tests.helpers.seeded import seeded_sampler
 from web import release_data
 from web.db import open_database
 
@@ -125,9 +125,9 @@ def test_the_attacker_is_right_no_more_often_than_the_noise_allows(app, responde
     db = open_database(app)
     survey = survey_in(app, "quiz")
     plan = plan_release(survey, ["counts:year"], EPSILON)
-    before = release_data._read_inputs(db, survey, plan.keys)
+    before = release_data.read_inputs(db, survey, plan.keys)
     assert respondent.submit(NEW_PERSON).status_code in (200, 303)
-    after = release_data._read_inputs(db, survey, plan.keys)
+    after = release_data.read_inputs(db, survey, plan.keys)
     db.close()
     scale = count_scale(EPSILON, 1)
     pmf = difference_pmf(scale)

@@ -24,6 +24,10 @@ FORBIDDEN = {
     "storage": {"flask", "werkzeug", "wtforms", "web"},
 }
 LAYERS = ("analysis", "surveys", "storage", "web")
+#: The underscore names that are a public API (``collections.namedtuple``'s).
+NAMEDTUPLE_API = {"_asdict", "_replace", "_fields", "_make"}
+#: The names numpy is imported as.
+NUMPY = {"np", "numpy"}
 
 
 def imported_packages(source: str) -> set[str]:
@@ -77,6 +81,112 @@ def test_a_hidden_import_is_reported(tmp_path):
     (tmp_path / "analysis").mkdir()
     (tmp_path / "analysis" / "estimate.py").write_text("import numpy\nimport sqlite3\n")
     assert violations(tmp_path) == ["analysis/estimate.py imports sqlite3", "surveys/results.py imports storage"]
+
+
+def predictable_sources(source: str) -> set[str]:
+    """Every use in ``source`` of a predictable number source: ``random``, ``numpy.random`` (imported or reached
+    as ``np.random``/``numpy.random``), anywhere, inside functions included."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in {"random", "numpy.random"})
+        elif isinstance(node, ast.ImportFrom) and node.module in {"random", "numpy.random"}:
+            found.add(node.module)
+        elif isinstance(node, ast.ImportFrom) and node.module == "numpy":
+            found.update("numpy.random" for alias in node.names if alias.name == "random")
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "random"
+            and getattr(node.value, "id", "") in {"np", "numpy"}
+        ):
+            found.add("numpy.random")
+    return found
+
+
+def random_users(root: Path = ROOT) -> list[str]:
+    """``"module uses source"`` for every module of the layers that reaches a predictable number source."""
+    return [
+        f"{path.relative_to(root)} uses {source}"
+        for layer in LAYERS
+        for path in sorted((root / layer).rglob("*.py"))
+        for source in sorted(predictable_sources(path.read_text(encoding="utf-8")))
+    ]
+
+
+def test_no_source_module_draws_from_random():
+    """The privacy paths draw from ``secrets`` only; no module of the app imports ``random`` or ``numpy.random``,
+    not even for tests (the tests' seeded sampler is tests/helpers/seeded.py), so none can reach a live draw."""
+    assert random_users() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import random",
+        "def seeded():\n    import random  # noqa\n    return random.Random(1)\n",
+        "from random import randrange",
+        "import numpy as np\nx = np.random.default_rng()",
+        "from numpy import random",
+        "from numpy.random import default_rng",
+    ],
+)
+def test_a_predictable_source_is_found_wherever_it_is_written(source, tmp_path):
+    (tmp_path / "surveys").mkdir()
+    (tmp_path / "surveys" / "central_noise.py").write_text(source)
+    assert random_users(tmp_path) and random_users(tmp_path)[0].startswith("surveys/central_noise.py uses ")
+
+
+def private_borrowings(root: Path = ROOT) -> list[str]:
+    """``"module: name"`` for every underscore name a module of the layers (or of ``bench/`` and ``devtools/``)
+    takes from another module: imported
+    (``from m import _f``), reached through a module (``m._f``) or through another module's object (``obj._m()``
+    on a name that is not ``self``/``cls``). ``analysis/_checks.py`` is a module private to ``analysis/``: its
+    own names are public, and only ``analysis/`` imports it."""
+    found = []
+    for layer in (*LAYERS, "bench", "devtools"):
+        for path in sorted((root / layer).rglob("*.py")):
+            module = path.relative_to(root).as_posix()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    names = [alias.name for alias in node.names]
+                    if node.module == "analysis._checks" and layer != "analysis":
+                        names.append("analysis._checks")
+                elif isinstance(node, ast.Attribute) and getattr(node.value, "id", "self") not in {"self", "cls"}:
+                    names = [node.attr]
+                found += [
+                    f"{module}: {name}"
+                    for name in names
+                    if name.startswith("_") and name[1:2] != "_" and name not in NAMEDTUPLE_API
+                ]
+                found += [f"{module}: {name}" for name in names if name == "analysis._checks"]
+    return found
+
+
+def test_no_module_uses_another_modules_private_names():
+    """A helper two modules share has a public name in its one home (analysis/README.md lists those of
+    ``analysis/``): no module imports or reaches another module's underscore names."""
+    assert private_borrowings() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from analysis.regression import _designs_per_pattern",
+        "from analysis import two_group\nline = two_group._maximize_slice",
+        "def fit(design):\n    return design._slice_at_second(0.0)\n",
+    ],
+)
+def test_a_borrowed_private_name_is_found(source, tmp_path):
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "fit.py").write_text(source)
+    assert len(private_borrowings(tmp_path)) == 1
+
+
+def test_the_private_checks_module_is_imported_only_inside_analysis(tmp_path):
+    (tmp_path / "surveys").mkdir()
+    (tmp_path / "surveys" / "schema_anchor.py").write_text("from analysis._checks import as_probability\n")
+    assert private_borrowings(tmp_path) == ["surveys/schema_anchor.py: analysis._checks"]
 
 
 def test_test_modules_import_shared_helpers_only_from_the_helper_module():

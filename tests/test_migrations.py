@@ -165,7 +165,7 @@ def test_m005_calls_no_live_code(new_database, monkeypatch):
 
     for module, name in [
         (queries, "rebuild_group_tallies"),
-        (queries, "_scan_group_tallies"),
+        (queries, "scan_group_tallies"),
         (queries, "design_records"),
         (design_contract, "canonical_json"),
     ]:

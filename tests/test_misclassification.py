@@ -22,7 +22,7 @@ from analysis import (
     producible_worst_case_variances,
     worst_case_variances,
 )
-from analysis._checks import DesignError
+from analysis.design import DesignError
 
 # Rows: reported option, columns: true option. Not symmetric, not of the k-option form.
 SKEWED = MisclassificationDesign(

@@ -12,7 +12,7 @@ import itertools
 import pytest
 
 from analysis import correlate
-from storage import connection, migrations, queries, responses
+from storage import connection, kept_counts, migrations, responses
 from storage import surveys as stored_surveys
 from surveys import correlation
 from surveys.arms import arm_choices
@@ -48,7 +48,7 @@ def store_pairs(db, survey, count: int, prefix: str = "p", day: str = "2026-11-2
 
 
 def kept_rows(db, survey_id: str = "pairs") -> dict[tuple, int]:
-    return queries._kept_pair_rows(db, survey_id)
+    return kept_counts._kept_pair_rows(db, survey_id)
 
 
 def test_the_pairs_kept_are_every_pair_of_the_one_design_yes_no_questions():
@@ -69,7 +69,7 @@ def test_kept_pair_counts_equal_a_recount_and_the_repair_rebuilds_them(backend_d
     survey = make_survey(PAIRS_SURVEY)
     store_pairs(backend_db, survey, 60)
     kept = kept_rows(backend_db)
-    assert kept == queries._scan_pair_tallies(backend_db, "pairs")
+    assert kept == kept_counts._scan_pair_tallies(backend_db, "pairs")
     # One row per respondent who answered both: every respondent answered cheated and copied.
     assert sum(c for (first, second, *_), c in kept.items() if (first, second) == ("cheated", "copied")) == 60
     assert sum(c for (first, second, *_), c in kept.items() if (first, second) == ("cheated", "lied")) == 45
@@ -78,7 +78,7 @@ def test_kept_pair_counts_equal_a_recount_and_the_repair_rebuilds_them(backend_d
     backend_db.execute("UPDATE pair_tallies SET count = count + 2 WHERE question_a = 'lied'")
     backend_db.execute("DELETE FROM pair_tallies WHERE question_a = 'cheated' AND answer_a = 'yes'")
     assert kept_rows(backend_db) != kept
-    assert queries.rebuild_pair_tallies(backend_db, "pairs") == len(kept)
+    assert kept_counts.rebuild_pair_tallies(backend_db, "pairs") == len(kept)
     assert kept_rows(backend_db) == kept
 
 
@@ -108,7 +108,7 @@ def test_the_pairs_figures_are_analysis_correlate_on_the_current_designs_table(b
     store_pairs(backend_db, survey, 80)
     first, second = correlation.choose_pair(survey, "copied", "cheated")
     assert (first.name, second.name) == ("cheated", "copied")  # the survey's order
-    tallies = queries.pair_tallies(backend_db, "pairs", "cheated", "copied")
+    tallies = kept_counts.pair_tallies(backend_db, "pairs", "cheated", "copied")
     result = correlation.pair_correlation(first, second, tallies, 0.9)
     current = tallies[(correlation.question_design_key(first), correlation.question_design_key(second))]
     table = [[current.get((a, b), 0) for b in ("yes", "no")] for a in ("yes", "no")]
@@ -143,17 +143,17 @@ def test_with_no_names_the_first_two_questions_are_chosen_and_no_answers_give_no
 
 
 def test_the_counts_of_some_days_are_what_those_days_added_to_the_kept_counts(backend_db):
-    """What the results page subtracts for an excluded day (:func:`storage.queries.pair_tallies_on_days`)."""
+    """What the results page subtracts for an excluded day (:func:`storage.kept_counts.pair_tallies_on_days`)."""
     survey = make_survey(PAIRS_SURVEY)
     store_pairs(backend_db, survey, 30, "d1", "2026-11-24")
-    before = queries.pair_tallies(backend_db, "pairs", "cheated", "copied")
+    before = kept_counts.pair_tallies(backend_db, "pairs", "cheated", "copied")
     store_pairs(backend_db, survey, 21, "d2", "2026-11-25")
-    after = queries.pair_tallies(backend_db, "pairs", "cheated", "copied")
-    on_day = queries.pair_tallies_on_days(backend_db, "pairs", "cheated", "copied", ["2026-11-25"])
+    after = kept_counts.pair_tallies(backend_db, "pairs", "cheated", "copied")
+    on_day = kept_counts.pair_tallies_on_days(backend_db, "pairs", "cheated", "copied", ["2026-11-25"])
     added = {
         key: {answers: count - before.get(key, {}).get(answers, 0) for answers, count in by_answers.items()}
         for key, by_answers in after.items()
     }
     assert on_day == {key: {a: c for a, c in by_answers.items() if c} for key, by_answers in added.items()}
     assert sum(sum(by_answers.values()) for by_answers in on_day.values()) == 21
-    assert queries.pair_tallies_on_days(backend_db, "pairs", "cheated", "copied", ["2026-11-25"], True) == {}
+    assert kept_counts.pair_tallies_on_days(backend_db, "pairs", "cheated", "copied", ["2026-11-25"], True) == {}

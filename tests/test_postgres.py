@@ -8,7 +8,7 @@ import psycopg
 import pytest
 
 from devtools import postgres_cluster
-from storage import accounts, connection, migrations, postgres, queries, responses, transfer
+from storage import accounts, connection, export_rows, kept_counts, migrations, postgres, queries, responses, transfer
 from surveys import submission
 
 pytestmark = pytest.mark.sqlite_only(
@@ -182,7 +182,7 @@ def test_a_sqlite_database_copied_to_postgresql_and_back_keeps_every_row(filled_
     report = transfer.copy_database(filled_sqlite, pg)
     assert report.rows["responses"] == 122 and report.surveys == ("m", "s")
     assert all_rows(pg) == all_rows(filled_sqlite)
-    assert queries.pattern_tallies(pg, "m", "cheated") == queries.pattern_tallies(filled_sqlite, "m", "cheated")
+    assert kept_counts.pattern_tallies(pg, "m", "cheated") == kept_counts.pattern_tallies(filled_sqlite, "m", "cheated")
     assert accounts.sign_in(pg, "ana", "a long enough password")
     back = connection.connect(tmp_path / "back.sqlite3")
     assert transfer.copy_database(pg, back).rows == report.rows
@@ -217,7 +217,7 @@ def test_the_responses_csv_reads_older_rows_through_a_server_side_cursor(pg_db):
     pg_db.execute("UPDATE responses SET answer_line = NULL WHERE answers LIKE '%no%'")  # as before m003
     names = [question.name for question in survey.questions]
     with connection.read_snapshot(pg_db):
-        cursor = queries.response_rows(pg_db, "quiz", names)
+        cursor = export_rows.response_rows(pg_db, "quiz", names)
         assert isinstance(cursor, psycopg.ServerCursor)
         cursor.close()
     lines = "".join(gather.responses_csv(pg_db, survey, batch_rows=2)).splitlines()

@@ -1,6 +1,6 @@
 """Public result releases (surveys/releases.py): figures, costs, refusals, noisy figures, JSON and CSV.
 
-The noise comes from :func:`surveys.central_noise.seeded_sampler` (the same algorithms over seeded bits: for
+The noise comes from :func:`tests.helpers.seeded.seeded_sampler` (the same algorithms over seeded bits: for
 tests only) or from a recording sampler that adds nothing and notes what it was asked for. Tolerances come
 from the noise's own variance and, for interval coverage, from the binomial error of the simulation.
 """
@@ -26,7 +26,6 @@ from analysis.central import (
     mode_shortfall,
 )
 from surveys import breakdowns, releases
-from surveys.central_noise import seeded_sampler
 from surveys.design_contract import question_design_key
 from surveys.kinds import number as number_kind
 from surveys.release_words import say
@@ -34,6 +33,7 @@ from surveys.releases import ReleaseInputs, ReleaseRefused, make_release, plan_r
 from surveys.results import compute_results
 from surveys.schema import parse_survey
 from tests.helpers.sample_surveys import TWO_GROUP_YAML, two_group_tallies
+from tests.helpers.seeded import seeded_sampler
 
 SURVEY_YAML = """
 id: rel

@@ -521,18 +521,18 @@ def test_the_linear_model_of_a_number_equals_statsmodels_on_the_stored_outputs(a
 
 @pytest.mark.parametrize("plain_number", [False, True])
 def test_a_numbers_kept_pattern_rows_equal_a_recount_from_the_stored_responses(app, surveys_dir, plain_number):
-    """The repair and the excluded days recount pattern rows from the responses (storage.queries
-    _scan_pattern_tallies): a number's bucket, sum and sum of squares, as the write path keeps them; a plain
+    """The repair and the excluded days recount pattern rows from the responses (storage.kept_counts
+    scan_pattern_tallies): a number's bucket, sum and sum of squares, as the write path keeps them; a plain
     number is in every pattern by its bin key (its five default bins), a plain check-all in none."""
-    from storage import queries
+    from storage import kept_counts
     from web.db import open_database
 
     extra = "  - {name: age, type: integer, label: Age, min: 16, max: 99, randomize: false}\n" + TOOLS
     store_for_model(app, surveys_dir, 60, MODEL_YAML + extra if plain_number else MODEL_YAML, age=plain_number)
     db = open_database(app)
     try:
-        kept = queries._kept_pattern_rows(db, "mods")
-        recounted = {tuple(row[:4]): row[4] for row in queries._scan_pattern_tallies(db, "mods")}
+        kept = kept_counts._kept_pattern_rows(db, "mods")
+        recounted = {tuple(row[:4]): row[4] for row in kept_counts.scan_pattern_tallies(db, "mods")}
     finally:
         db.close()
     assert {key[0] for key in kept} == {"drinks", "hours"}

@@ -242,12 +242,12 @@ def test_a_higher_level_gives_a_wider_sequence_containing_the_interval():
 
 def test_a_root_below_the_smallest_float_is_zero():
     """One yes in 10^160 answers: the lower end lies below every positive float (and brentq has no bracket)."""
-    from analysis.sequences import _lower_rate_bound
+    from analysis.sequences import lower_rate_bound
 
-    assert _lower_rate_bound(1, 10**160, 1.0, 1.0, math.log(20)) == 0.0
-    assert _lower_rate_bound(1, 10**150, 1.0, 1.0, math.log(20)) == pytest.approx(5e-302, rel=1e-9, abs=0)
+    assert lower_rate_bound(1, 10**160, 1.0, 1.0, math.log(20)) == 0.0
+    assert lower_rate_bound(1, 10**150, 1.0, 1.0, math.log(20)) == pytest.approx(5e-302, rel=1e-9, abs=0)
     # log M at the smallest float is 0.81 above log 20 here: the root is just above it.
-    assert _lower_rate_bound(1, 10**153, 1.0, 1.0, math.log(20)) == pytest.approx(5e-308, rel=1e-9, abs=0)
+    assert lower_rate_bound(1, 10**153, 1.0, 1.0, math.log(20)) == pytest.approx(5e-308, rel=1e-9, abs=0)
 
 
 #: The width of the 95% sequence over the width of the 95% Wilson interval (both for

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from storage import connection, migrations, queries, ratelimit, responses
+from storage import connection, export_rows, kept_counts, migrations, queries, ratelimit, responses
 from surveys import submission
 from tests.helpers.records import frontend_waits, store_model_answers
 from tests.helpers.sample_surveys import model_survey
@@ -233,7 +233,7 @@ def test_group_tallies_kept_at_submission_equal_a_fresh_recount(backend_db):
     assert kept[None]["cheated"][design] == {"yes": 1}
     queries.rebuild_group_tallies(backend_db)
     assert queries.group_tallies(backend_db, "g", "year") == kept
-    assert queries.group_tallies(backend_db, "g", "year") == queries._scan_group_tallies(backend_db, "g", "year")
+    assert queries.group_tallies(backend_db, "g", "year") == queries.scan_group_tallies(backend_db, "g", "year")
 
 
 def mode(path) -> int:
@@ -308,7 +308,7 @@ def test_pattern_tallies_kept_at_submission_equal_a_recount_from_the_responses(b
     survey = model_survey()
     store_model_answers(backend_db, survey, 300)
     for outcome in ("cheated", "lied"):
-        kept = queries.pattern_tallies(backend_db, "m", outcome)
+        kept = kept_counts.pattern_tallies(backend_db, "m", outcome)
         (design,) = kept  # one design per outcome
         assert design == submission.question_design_key(survey.question(outcome))
         assert kept[design] == recount_patterns(backend_db, "m", outcome, ["p0", "p1"])
@@ -318,30 +318,30 @@ def test_pattern_tallies_kept_at_submission_equal_a_recount_from_the_responses(b
 def test_pattern_tallies_of_excluded_days_equal_their_share_of_the_kept_counts(backend_db):
     survey = model_survey()
     store_model_answers(backend_db, survey, 120)
-    assert queries.pattern_tallies_on_days(backend_db, "m", "cheated", ["2026-11-22"]) == queries.pattern_tallies(
-        backend_db, "m", "cheated"
-    )
-    assert queries.pattern_tallies_on_days(backend_db, "m", "cheated", ["2026-11-23"]) == {}
+    assert kept_counts.pattern_tallies_on_days(
+        backend_db, "m", "cheated", ["2026-11-22"]
+    ) == kept_counts.pattern_tallies(backend_db, "m", "cheated")
+    assert kept_counts.pattern_tallies_on_days(backend_db, "m", "cheated", ["2026-11-23"]) == {}
 
 
 def test_rebuilding_the_pattern_tallies_restores_a_recount_and_touches_no_other_survey(backend_db):
     survey = model_survey()
     store_model_answers(backend_db, survey, 200)
-    kept = queries.pattern_tallies(backend_db, "m", "cheated")
+    kept = kept_counts.pattern_tallies(backend_db, "m", "cheated")
     backend_db.execute("UPDATE pattern_tallies SET count = count + 5 WHERE outcome = 'cheated'")
     backend_db.execute("DELETE FROM pattern_tallies WHERE outcome = 'lied'")
     backend_db.execute("INSERT INTO pattern_tallies VALUES ('other', 'cheated', 'd', '{}', 'yes', 7)")
-    rows = queries.rebuild_pattern_tallies(backend_db, "m")
-    (design,) = queries.pattern_tallies(backend_db, "m", "cheated")
-    assert queries.pattern_tallies(backend_db, "m", "cheated") == kept
-    assert queries.pattern_tallies(backend_db, "m", "cheated")[design] == recount_patterns(
+    rows = kept_counts.rebuild_pattern_tallies(backend_db, "m")
+    (design,) = kept_counts.pattern_tallies(backend_db, "m", "cheated")
+    assert kept_counts.pattern_tallies(backend_db, "m", "cheated") == kept
+    assert kept_counts.pattern_tallies(backend_db, "m", "cheated")[design] == recount_patterns(
         backend_db, "m", "cheated", ["p0", "p1"]
     )
-    (lied,) = queries.pattern_tallies(backend_db, "m", "lied")
+    (lied,) = kept_counts.pattern_tallies(backend_db, "m", "lied")
     recount = recount_patterns(backend_db, "m", "lied", ["p0", "p1"])
-    assert queries.pattern_tallies(backend_db, "m", "lied")[lied] == recount
+    assert kept_counts.pattern_tallies(backend_db, "m", "lied")[lied] == recount
     assert rows == backend_db.execute("SELECT COUNT(*) FROM pattern_tallies WHERE survey_id = 'm'").fetchone()[0]
-    assert queries.pattern_tallies(backend_db, "other", "cheated") == {"d": {"{}": {"yes": 7}}}
+    assert kept_counts.pattern_tallies(backend_db, "other", "cheated") == {"d": {"{}": {"yes": 7}}}
     assert not connection.in_transaction(backend_db)
 
 
@@ -352,7 +352,7 @@ def test_a_response_stored_during_the_pattern_recount_is_neither_blocked_nor_los
     store_model_answers(fresh_db, survey, 100)
     fresh_db.execute("UPDATE pattern_tallies SET count = count + 2")  # drift the repair must undo
     path = fresh_db.execute("PRAGMA database_list").fetchone()[2]
-    scan = queries._scan_pattern_tallies
+    scan = kept_counts.scan_pattern_tallies
 
     def scan_while_a_response_arrives(db, survey_id, days=None):
         rows = scan(db, survey_id, days)
@@ -363,13 +363,13 @@ def test_a_response_stored_during_the_pattern_recount_is_neither_blocked_nor_los
         other.close()
         return rows
 
-    monkeypatch.setattr(queries, "_scan_pattern_tallies", scan_while_a_response_arrives)
-    queries.rebuild_pattern_tallies(fresh_db, "m")
+    monkeypatch.setattr(kept_counts, "scan_pattern_tallies", scan_while_a_response_arrives)
+    kept_counts.rebuild_pattern_tallies(fresh_db, "m")
     assert fresh_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 101
     for outcome in ("cheated", "lied"):
-        (design,) = queries.pattern_tallies(fresh_db, "m", outcome)
+        (design,) = kept_counts.pattern_tallies(fresh_db, "m", outcome)
         recount = recount_patterns(fresh_db, "m", outcome, ["p0", "p1"])
-        assert queries.pattern_tallies(fresh_db, "m", outcome)[design] == recount
+        assert kept_counts.pattern_tallies(fresh_db, "m", outcome)[design] == recount
 
 
 def test_no_pattern_tallies_kept_beyond_the_pattern_limit(backend_db):
@@ -379,7 +379,7 @@ def test_no_pattern_tallies_kept_beyond_the_pattern_limit(backend_db):
     assert pattern_count(wide) == 7**5 > MAX_PATTERNS
     assert kept_outcomes(wide) == ()
     store_model_answers(backend_db, wide, 10)
-    assert queries.pattern_tallies(backend_db, "m", "cheated") == {}
+    assert kept_counts.pattern_tallies(backend_db, "m", "cheated") == {}
     assert kept_outcomes(model_survey(plain_questions=4, choices=9)) == ("cheated", "lied")  # 10**4 is allowed
 
 
@@ -408,14 +408,14 @@ def test_a_plain_numbers_bin_is_in_the_kept_patterns_and_the_recount_spells_the_
         pattern = json.dumps({"age": age, "p0": noisy["p0"]}, sort_keys=True, separators=(",", ":"))
         by_answer = by_hand.setdefault(pattern, {})
         by_answer[noisy["cheated"]] = by_answer.get(noisy["cheated"], 0) + 1
-    kept = queries.pattern_tallies(backend_db, "pn", "cheated")
+    kept = kept_counts.pattern_tallies(backend_db, "pn", "cheated")
     (design,) = kept
     assert kept[design] == by_hand
     assert {json.loads(p)["age"] for p in by_hand} == {"", "b00", "b01", "b02", "b03"}
-    assert queries.pattern_tallies_on_days(backend_db, "pn", "cheated", ["2026-11-22"]) == kept
+    assert kept_counts.pattern_tallies_on_days(backend_db, "pn", "cheated", ["2026-11-22"]) == kept
     backend_db.execute("DELETE FROM pattern_tallies WHERE survey_id = 'pn'")
-    queries.rebuild_pattern_tallies(backend_db, "pn")
-    assert queries.pattern_tallies(backend_db, "pn", "cheated") == kept
+    kept_counts.rebuild_pattern_tallies(backend_db, "pn")
+    assert kept_counts.pattern_tallies(backend_db, "pn", "cheated") == kept
 
 
 def test_kept_daily_tallies_equal_a_recount_and_add_up_to_the_tallies(backend_db):
@@ -510,7 +510,7 @@ def test_a_response_on_postgresql_goes_out_in_two_round_trips(postgres_url, tmp_
 def test_copy_text_rows_become_csv_lines_with_their_escapes_undone():
     rows = [b"a1,1,fp1,device,,2026-11-22,yes\n", b"b2,1,fp1,server,,2026-11-22,back\\\\slash\\ttab\n"]
     assert (
-        queries._copy_text(rows)
+        export_rows._copy_text(rows)
         == "a1,1,fp1,device,,2026-11-22,yes\r\nb2,1,fp1,server,,2026-11-22,back\\slash\ttab\r\n"
     )
 
@@ -526,7 +526,7 @@ def test_the_ready_csv_lines_on_postgresql_come_through_one_copy(postgres_url, t
     trace = tmp_path / "libpq.trace"
     with open(trace, "w") as sink, connection.read_snapshot(db):
         db.conn.pgconn.trace(sink.fileno())
-        chunks = list(queries.response_line_chunks(db, "s", ["q"], 2))
+        chunks = list(export_rows.response_line_chunks(db, "s", ["q"], 2))
         db.conn.pgconn.untrace()
     assert [chunk.count("\r\n") for chunk in chunks] == [2, 2, 1]
     assert all(line.endswith(",2026-11-22,yes") for line in "".join(chunks).splitlines())
@@ -624,7 +624,7 @@ KEPT_TABLES = {
 }
 
 
-def kept_counts(db, table: str, survey_id: str = "armed") -> dict[tuple, int]:
+def kept_table_rows(db, table: str, survey_id: str = "armed") -> dict[tuple, int]:
     """``{key columns: count}`` of ``table``'s rows of the survey, zero counts left out (a kept sum can be 0)."""
     columns = ", ".join(KEPT_TABLES[table])
     return {
@@ -644,7 +644,7 @@ def rescanned(db, survey, days: list[str]) -> dict[str, dict[tuple, int]]:
     patterns = {
         (outcome, design, pattern, answer): count
         for outcome in (q.name for q in survey.randomized_questions)
-        for design, by_pattern in queries.pattern_tallies_on_days(db, "armed", outcome, days).items()
+        for design, by_pattern in kept_counts.pattern_tallies_on_days(db, "armed", outcome, days).items()
         for pattern, by_answer in by_pattern.items()
         for answer, count in by_answer.items()
         if count
@@ -672,7 +672,7 @@ def rescanned(db, survey, days: list[str]) -> dict[str, dict[tuple, int]]:
 @pytest.mark.parametrize("survey_name", list(ARMED_SURVEYS))
 def test_rescans_of_a_survey_with_arms_count_what_the_write_path_keeps(backend_db, survey_name):
     """A survey with a direct-question arm or two random groups: the kept pattern, group and daily tallies
-    equal their rescans (:func:`storage.queries.pattern_tallies_on_days`, ``group_tallies_on_days``,
+    equal their rescans (:func:`storage.kept_counts.pattern_tallies_on_days`, ``group_tallies_on_days``,
     ``tallies_on_days``) day by day (what each day's submissions added) and over all days, and the repairs
     (``rebuild_pattern_tallies``, ``rebuild_group_tallies``) rebuild exactly the kept counts. The direct arm's
     answers are in no pattern count (they are not randomized), nor is a two-group question (its kind keeps none)."""
@@ -686,7 +686,7 @@ def test_rescans_of_a_survey_with_arms_count_what_the_write_path_keeps(backend_d
     per_day, stored, randomized = 30, 0, 0
     added: dict[str, dict] = {}
     for day in ARMED_DAYS:
-        before = {table: kept_counts(backend_db, table) for table in KEPT_TABLES}
+        before = {table: kept_table_rows(backend_db, table) for table in KEPT_TABLES}
         for _ in range(per_day):
             i, arm = stored, arms[stored % len(arms)]
             truth = {"cheated": ["yes", "no"][i % 3 == 0], "year": ["first", "second"][(i // 2) % 2]}
@@ -695,11 +695,11 @@ def test_rescans_of_a_survey_with_arms_count_what_the_write_path_keeps(backend_d
             noisy = randomize_on_server(survey, {k: v for k, v in truth.items() if k in names}, arm)
             responses.store_response(backend_db, noisy_response(survey, noisy, "server", arm), f"armed-{i:09d}", day)
             stored, randomized = stored + 1, randomized + (arm != DIRECT)
-        after = {table: kept_counts(backend_db, table) for table in KEPT_TABLES}
+        after = {table: kept_table_rows(backend_db, table) for table in KEPT_TABLES}
         added[day] = {table: added_between(before[table], after[table]) for table in KEPT_TABLES}
         added[day]["daily_tallies"] = {key[1:]: count for key, count in added[day]["daily_tallies"].items()}
         assert rescanned(backend_db, survey, [day]) == added[day]
-    kept = {table: kept_counts(backend_db, table) for table in KEPT_TABLES}
+    kept = {table: kept_table_rows(backend_db, table) for table in KEPT_TABLES}
     whole = rescanned(backend_db, survey, list(ARMED_DAYS))
     assert whole["pattern_tallies"] == kept["pattern_tallies"] and whole["group_tallies"] == kept["group_tallies"]
     # The direct arm's yes/no answers are in the kept tallies under its own key, but in no pattern count.
@@ -710,15 +710,15 @@ def test_rescans_of_a_survey_with_arms_count_what_the_write_path_keeps(backend_d
     assert cheated == randomized and (randomized < stored) == (DIRECT in arms)  # one per respondent not in it
     backend_db.execute("UPDATE pattern_tallies SET count = count + 3 WHERE survey_id = 'armed'")
     backend_db.execute("DELETE FROM group_tallies WHERE survey_id = 'armed' AND question = 'cheated'")
-    queries.rebuild_pattern_tallies(backend_db, "armed")
+    kept_counts.rebuild_pattern_tallies(backend_db, "armed")
     queries.rebuild_group_tallies(backend_db)
-    assert kept_counts(backend_db, "pattern_tallies") == kept["pattern_tallies"]
-    assert kept_counts(backend_db, "group_tallies") == kept["group_tallies"]
+    assert kept_table_rows(backend_db, "pattern_tallies") == kept["pattern_tallies"]
+    assert kept_table_rows(backend_db, "group_tallies") == kept["group_tallies"]
 
 
 def test_a_negative_kept_sum_survives_the_pattern_repair(backend_db):
     """A Laplace number's outputs can fall below its grid, so a pattern's kept sum can be negative: the repair
-    (:func:`storage.queries.rebuild_pattern_tallies`) keeps it, as the write path did, leaving out only zeros."""
+    (:func:`storage.kept_counts.rebuild_pattern_tallies`) keeps it, as the write path did, leaving out only zeros."""
     from surveys.submission import noisy_response
     from tests.helpers.sample_surveys import make_survey
 
@@ -726,11 +726,11 @@ def test_a_negative_kept_sum_survives_the_pattern_repair(backend_db):
     for i, output in enumerate(("-7", "-3", "2")):
         noisy = {"drinks": output, "year": "first", "cheated": "yes"}
         responses.store_response(backend_db, noisy_response(survey, noisy, "server", "1"), f"neg-{i}", "2026-11-22")
-    kept = queries.pattern_tallies(backend_db, "armed", "drinks")
+    kept = kept_counts.pattern_tallies(backend_db, "armed", "drinks")
     (by_pattern,) = kept.values()
     assert by_pattern['{"year":"first"}']["=sum"] == -8
-    queries.rebuild_pattern_tallies(backend_db, "armed")
-    assert queries.pattern_tallies(backend_db, "armed", "drinks") == kept
+    kept_counts.rebuild_pattern_tallies(backend_db, "armed")
+    assert kept_counts.pattern_tallies(backend_db, "armed", "drinks") == kept
 
 
 PLAIN_TICKS_YAML = """\
@@ -756,7 +756,7 @@ def test_the_group_repair_adds_no_groups_for_a_plain_check_all_question(backend_
         truth = {"cheated": ["yes", "no"][i % 2], "year": ["first", "second"][i % 3 == 0], "clubs": "101"}
         noisy = randomize_on_server(survey, truth)
         responses.store_response(backend_db, noisy_response(survey, noisy, "server"), f"ticks-{i}", "2026-11-22")
-    kept = kept_counts(backend_db, "group_tallies", "ticks")
+    kept = kept_table_rows(backend_db, "group_tallies", "ticks")
     assert kept and {row[0] for row in kept} == {"year"}
     queries.rebuild_group_tallies(backend_db)
-    assert kept_counts(backend_db, "group_tallies", "ticks") == kept
+    assert kept_table_rows(backend_db, "group_tallies", "ticks") == kept

@@ -21,8 +21,8 @@ from analysis import (
     pool_two_group,
     two_group_design_from_dict,
 )
-from analysis._checks import DesignError
-from analysis.two_group import _log_likelihood, _maximize_slice, _maximum_likelihood, _Slice, _slice_score
+from analysis.design import DesignError
+from analysis.two_group import _log_likelihood, _maximum_likelihood, _Slice, _slice_score, maximize_slice
 
 CDM = CheaterDetectionDesign(Fraction(3, 10), Fraction(7, 10))
 SLD = StochasticLieDetectorDesign(Fraction(1, 6), Fraction(5, 6))
@@ -501,7 +501,7 @@ def test_a_slice_maximum_near_its_low_end_with_a_small_score_is_found():
     # Group 1 is flat (beta 0) and listed first; group 2: lambda = 0.45 + 0.1 u, one yes and one no, so the
     # maximum is at lambda = 1/2, u = 1/2. The score at u = 0 is 0.1 (1/0.45 - 1/0.55) = 0.040, below 1.
     line = _Slice((0.5, 0.45), (0.0, 0.1), 0.0, 1.0)
-    u, value = _maximize_slice(line, (1, 1), (2, 2))
+    u, value = maximize_slice(line, (1, 1), (2, 2))
     assert u == pytest.approx(0.5, abs=1e-12)
     assert value == pytest.approx(4 * math.log(0.5), abs=1e-12)
 
@@ -546,14 +546,14 @@ def test_a_sharp_maximum_just_outside_a_slice_is_reported_at_its_end(alpha, expe
     """lambda = alpha + 1e8 u with one yes and one no peaks at lambda = 1/2, 5e-14 outside [0, 1]. Its log-likelihood
     falls by about 1e-10 (curvature 8e16) over that gap, far beyond the tie tolerance: the end is the constrained
     maximum, not a root found past it."""
-    u, _ = _maximize_slice(_Slice((alpha, 0.5), (1e8, 0.0), 0.0, 1.0), (1, 0), (2, 0))
+    u, _ = maximize_slice(_Slice((alpha, 0.5), (1e8, 0.0), 0.0, 1.0), (1, 0), (2, 0))
     assert u == expected
 
 
 def test_a_sharp_maximum_inside_a_very_narrow_slice_is_found():
     """Width 1e-8, lambda = 1/2 - 5e-5 + 1e4 u: the peak lambda = 1/2 sits at u = 5e-9, the middle, and its
     log-likelihood exceeds the ends' by 1e-8 (so it is not a tie with an end)."""
-    u, value = _maximize_slice(_Slice((0.5 - 5e-5, 0.5), (1e4, 0.0), 0.0, 1e-8), (1, 0), (2, 0))
+    u, value = maximize_slice(_Slice((0.5 - 5e-5, 0.5), (1e4, 0.0), 0.0, 1e-8), (1, 0), (2, 0))
     assert u == pytest.approx(5e-9, rel=1e-6)
     assert value == pytest.approx(2 * math.log(0.5), abs=1e-14)
 
@@ -569,7 +569,7 @@ def test_a_sharp_maximum_in_a_slice_that_does_not_start_at_zero_is_found():
     """u in [0.5, 1]; lambda = 1/2 + 1e8 (u - 0.5 - 1e-13) peaks 1e-13 above the low end, which is 2e-13 of the
     width: the probe just inside the low end sits below the peak (the score there is positive), and the peak's
     log-likelihood exceeds the end's by about 4e-10, beyond the tie tolerance."""
-    u, _ = _maximize_slice(_Slice((0.5 - 1e8 * (0.5 + 1e-13), 0.5), (1e8, 0.0), 0.5, 1.0), (1, 0), (2, 0))
+    u, _ = maximize_slice(_Slice((0.5 - 1e8 * (0.5 + 1e-13), 0.5), (1e8, 0.0), 0.5, 1.0), (1, 0), (2, 0))
     assert u - 0.5 == pytest.approx(1e-13, abs=1e-14)
 
 

@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, audit, connection, events, queries, responses
+from storage import accounts, audit, connection, events, kept_counts, queries, responses
 from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.design_sentences import epsilon_text
@@ -179,11 +179,7 @@ def open_command(survey_id: str) -> None:
 @with_appcontext
 def recount_patterns_command(survey_id: str) -> None:
     """Recount SURVEY_ID's kept pattern counts (the model's) from its stored responses; one short write."""
-    db = _db()
-    if not queries.design_records(db, survey_id):
-        raise click.BadParameter(f"no responses are stored for a survey called {survey_id!r}", param_hint="SURVEY_ID")
-    rows = queries.rebuild_pattern_tallies(db, survey_id)
-    click.echo(f"Recounted the pattern counts of {survey_id}: {rows} rows, equal to the stored responses")
+    _recount(survey_id, kept_counts.rebuild_pattern_tallies, "pattern")
 
 
 @surveys_cli.command("recount-pairs")
@@ -191,11 +187,17 @@ def recount_patterns_command(survey_id: str) -> None:
 @with_appcontext
 def recount_pairs_command(survey_id: str) -> None:
     """Recount SURVEY_ID's kept pair counts (the correlation's) from its stored responses; one short write."""
+    _recount(survey_id, kept_counts.rebuild_pair_tallies, "pair")
+
+
+def _recount(survey_id: str, rebuild, kept: str) -> None:
+    """Rebuild one kind of SURVEY_ID's kept counts with ``rebuild(db, survey_id)`` (refused for a survey with no
+    stored responses) and say how many rows it counted."""
     db = _db()
     if not queries.design_records(db, survey_id):
         raise click.BadParameter(f"no responses are stored for a survey called {survey_id!r}", param_hint="SURVEY_ID")
-    rows = queries.rebuild_pair_tallies(db, survey_id)
-    click.echo(f"Recounted the pair counts of {survey_id}: {rows} rows, equal to the stored responses")
+    rows = rebuild(db, survey_id)
+    click.echo(f"Recounted the {kept} counts of {survey_id}: {rows} rows, equal to the stored responses")
 
 
 @codes_cli.command("create")
@@ -309,6 +311,22 @@ class ConfidenceLevel(click.ParamType):
             self.fail(str(error), param, ctx)
 
 
+#: ``--level``, ``--output`` and a table's ``--format``: the options the export commands share.
+LEVEL_OPTION = click.option(
+    "--level",
+    type=ConfidenceLevel(),
+    default="0.95",
+    show_default=True,
+    help=f"Confidence level, from 0.5 to {options.MAX_CONFIDENCE_LEVEL}.",
+)
+OUTPUT_OPTION = click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output)."
+)
+TABLE_FORMAT_OPTION = click.option(
+    "--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True
+)
+
+
 def _open_output(output: str | None):
     return click.open_file(output or "-", "w", encoding="utf-8", lazy=False)
 
@@ -323,16 +341,10 @@ def _write_table(fmt: str, output: str | None, as_csv, as_json) -> None:
 
 @export_cli.command("estimates")
 @click.argument("survey_id")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
+@TABLE_FORMAT_OPTION
 @click.option("--method", type=click.Choice(INTERVAL_METHODS), default="wilson", show_default=True)
-@click.option(
-    "--level",
-    type=ConfidenceLevel(),
-    default="0.95",
-    show_default=True,
-    help=f"Confidence level, from 0.5 to {options.MAX_CONFIDENCE_LEVEL}.",
-)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+@LEVEL_OPTION
+@OUTPUT_OPTION
 def export_estimates_command(survey_id: str, fmt: str, method: str, level: float, output: str | None) -> None:
     """Debiased estimates for SURVEY_ID, one row per question (and option)."""
     survey = _survey(survey_id)
@@ -347,14 +359,8 @@ def export_estimates_command(survey_id: str, fmt: str, method: str, level: float
 @export_cli.command("design-fit")
 @click.argument("survey_id")
 @click.option("--method", type=click.Choice(INTERVAL_METHODS), default="wilson", show_default=True)
-@click.option(
-    "--level",
-    type=ConfidenceLevel(),
-    default="0.95",
-    show_default=True,
-    help=f"Confidence level, from 0.5 to {options.MAX_CONFIDENCE_LEVEL}.",
-)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+@LEVEL_OPTION
+@OUTPUT_OPTION
 def export_design_fit_command(survey_id: str, method: str, level: float, output: str | None) -> None:
     """The fit checks of SURVEY_ID as JSON: two-group compliance tests, the careless share and corrected shares."""
     survey = _survey(survey_id)
@@ -371,7 +377,7 @@ def export_design_fit_command(survey_id: str, method: str, level: float, output:
     show_default=True,
     help="csv (streamed), sav (SPSS), dta (Stata), or r (an R script that reads the CSV with factor labels).",
 )
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+@OUTPUT_OPTION
 def export_responses_command(survey_id: str, fmt: str, output: str | None) -> None:
     """The noisy answers of SURVEY_ID as CSV (streamed), SPSS or Stata files, or an R script for the CSV."""
     survey = _survey(survey_id)
@@ -390,7 +396,7 @@ def export_responses_command(survey_id: str, fmt: str, output: str | None) -> No
 
 @export_cli.command("codebook")
 @click.argument("survey_id")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+@OUTPUT_OPTION
 def export_codebook_command(survey_id: str, output: str | None) -> None:
     """The codebook (columns, choices, designs) for SURVEY_ID's responses CSV."""
     survey = _survey(survey_id)
@@ -446,9 +452,9 @@ def init_app(app: Flask) -> None:
     multiple=True,
     help="A predictor's reference level, as question:choice (a plain number's bin: question:b01).",
 )
-@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
-@click.option("--level", type=ConfidenceLevel(), default="0.95", show_default=True, help="Confidence level.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+@TABLE_FORMAT_OPTION
+@LEVEL_OPTION
+@OUTPUT_OPTION
 def export_model_command(
     survey_id: str, outcome: str, predictors: tuple, references: tuple, fmt: str, level: float, output: str | None
 ) -> None:
@@ -470,9 +476,9 @@ def export_model_command(
 @click.argument("survey_id")
 @click.option("--first", required=True, help="A randomized yes/no question (one of the first ten, one design).")
 @click.option("--second", required=True, help="Another randomized yes/no question.")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
-@click.option("--level", type=ConfidenceLevel(), default="0.95", show_default=True, help="Confidence level.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="File to write (default: standard output).")
+@TABLE_FORMAT_OPTION
+@LEVEL_OPTION
+@OUTPUT_OPTION
 def export_correlation_command(survey_id: str, first: str, second: str, fmt: str, level: float, output: str | None):
     """The correlation of two randomized yes/no answers of SURVEY_ID, as the results page shows it: the joint
     shares of the true answers, phi, the odds ratio, the likelihood-ratio test of independence."""

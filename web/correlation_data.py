@@ -1,5 +1,5 @@
 """The results page's correlation panel: the chosen pair of randomized yes/no questions and its figures, read from
-the kept pair counts (:func:`storage.queries.pair_tallies`) inside the page's read snapshot.
+the kept pair counts (:func:`storage.kept_counts.pair_tallies`) inside the page's read snapshot.
 
 One call from :func:`web.gather.results_page` (:func:`pair_panel`); the pair is chosen by the query string
 (``pair_first``, ``pair_second``: :attr:`web.options.ResultsOptions.pair`), a bad name is the page's ``pair`` problem
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from storage import queries
+from storage import kept_counts
 from surveys.correlation import (
     PairCorrelation,
     PairTallies,
@@ -60,14 +60,14 @@ def pair_result(
     """The figures of the pair ``(first, second)`` (:func:`surveys.correlation.choose_pair`'s order) at confidence
     ``level``, from the kept pair counts minus the excluded days' and the set-aside marked answers': what the
     panel shows and the exports give (:func:`web.gather.stored_correlation`). Inside the caller's snapshot."""
-    kept = queries.pair_tallies(db, survey.id, first.name, second.name)
+    kept = kept_counts.pair_tallies(db, survey.id, first.name, second.name)
     if excluded.days:
         days = list(excluded.days)
-        kept = _subtract(kept, queries.pair_tallies_on_days(db, survey.id, first.name, second.name, days))
+        kept = _subtract(kept, kept_counts.pair_tallies_on_days(db, survey.id, first.name, second.name, days))
     if excluded.set_aside_days:
         aside = list(excluded.set_aside_days)
         kept = _subtract(
-            kept, queries.pair_tallies_on_days(db, survey.id, first.name, second.name, aside, marked_only=True)
+            kept, kept_counts.pair_tallies_on_days(db, survey.id, first.name, second.name, aside, marked_only=True)
         )
     return pair_correlation(first, second, kept, level)
 

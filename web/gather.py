@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime
 
 import sqlite_utils
 
-from storage import connection, queries, responses
+from storage import connection, export_rows, kept_counts, queries, responses
 from surveys import correlation as pairs
 from surveys import export, stats_files
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
@@ -70,7 +70,7 @@ from web.weights_data import read_weighting
 # Reads, inside the caller's snapshot.
 
 
-def _read_exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
+def read_exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
     """The excluded days, and the other days whose answers marked during a burst an admin set aside."""
     days = responses.excluded_days(db, survey.id)
     aside = [b for b in _marked_bursts(db, survey, {day for day, _ in days}) if b.set_aside]
@@ -87,7 +87,7 @@ def _marked_bursts(db: sqlite_utils.Database, survey: Survey, excluded_days: set
     return [b for b in responses.bursts(db, survey.id) if b.marked and b.day not in excluded_days]
 
 
-def _read_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> tuple[Tallies, int]:
+def read_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> tuple[Tallies, int]:
     """The running tallies and response count minus the excluded days' and the set-aside marked answers'.
 
     The excluded days' tallies are their kept per-day tallies (:func:`storage.queries.daily_tallies_on_days`:
@@ -104,7 +104,7 @@ def _read_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion
     return tallies, queries.response_count(db, survey.id) - excluded.response_count - excluded.set_aside_count
 
 
-def _read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excluded: Exclusion) -> dict:
+def read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excluded: Exclusion) -> dict:
     """The running group tallies by the answer to ``by``, minus the excluded days' and the set-aside marked
     answers' (counted from those responses by index; empty groups dropped)."""
     grouped = queries.group_tallies(db, survey.id, by)
@@ -126,13 +126,15 @@ def _read_group_tallies(db: sqlite_utils.Database, survey: Survey, by: str, excl
 def _read_pattern_tallies(db: sqlite_utils.Database, survey: Survey, outcome: str, excluded: Exclusion) -> dict:
     """The kept pattern counts of ``outcome``, minus the excluded days' and the set-aside marked answers'
     (counted from those responses by index)."""
-    kept = queries.pattern_tallies(db, survey.id, outcome)
+    kept = kept_counts.pattern_tallies(db, survey.id, outcome)
     if excluded.days:
-        kept = _subtract_patterns(kept, queries.pattern_tallies_on_days(db, survey.id, outcome, list(excluded.days)))
+        kept = _subtract_patterns(
+            kept, kept_counts.pattern_tallies_on_days(db, survey.id, outcome, list(excluded.days))
+        )
     if excluded.set_aside_days:
         aside = list(excluded.set_aside_days)
         kept = _subtract_patterns(
-            kept, queries.pattern_tallies_on_days(db, survey.id, outcome, aside, marked_only=True)
+            kept, kept_counts.pattern_tallies_on_days(db, survey.id, outcome, aside, marked_only=True)
         )
     return kept
 
@@ -158,7 +160,7 @@ def _read_target_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Ex
         tallies = subtract_tallies(tallies, queries.daily_tallies_on_days(db, survey.id, list(excluded.days)))
     if excluded.set_aside_days:
         tallies = subtract_tallies(tallies, queries.burst_tallies_on_days(db, survey.id, list(excluded.set_aside_days)))
-    return tallies, {by: _read_group_tallies(db, survey, by, excluded) for by in grouped_by(survey)}
+    return tallies, {by: read_group_tallies(db, survey, by, excluded) for by in grouped_by(survey)}
 
 
 def _read_daily_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> list:
@@ -187,7 +189,7 @@ def _read_flood_comparison(
     left = replace(excluded, set_aside_days=tuple(b.day for b in marked), set_aside_count=sum(b.marked for b in marked))
     with_marked, without_marked = (
         compute_results(
-            survey, *_read_tallies(db, survey, exclusion), confidence_level=level, method=method, excluded=exclusion
+            survey, *read_tallies(db, survey, exclusion), confidence_level=level, method=method, excluded=exclusion
         )
         for exclusion in (kept, left)
     )
@@ -207,8 +209,8 @@ def stored_results(
 ) -> SurveyResults:
     """:func:`~surveys.results.compute_results` over the survey's running tallies in ``db``, minus the excluded days."""
     with connection.read_snapshot(db):
-        excluded = _read_exclusion(db, survey)
-        tallies, response_count = _read_tallies(db, survey, excluded)
+        excluded = read_exclusion(db, survey)
+        tallies, response_count = read_tallies(db, survey, excluded)
     return compute_results(
         survey,
         tallies,
@@ -224,8 +226,8 @@ def stored_breakdown(
 ) -> Breakdown:
     """:func:`~surveys.breakdowns.compute_breakdown` over the running group tallies, minus the excluded days."""
     with connection.read_snapshot(db):
-        excluded = _read_exclusion(db, survey)
-        grouped = _read_group_tallies(db, survey, by, excluded)
+        excluded = read_exclusion(db, survey)
+        grouped = read_group_tallies(db, survey, by, excluded)
     return compute_breakdown(survey, by, grouped, confidence_level=confidence_level, method=method, excluded=excluded)
 
 
@@ -270,7 +272,7 @@ def dashboard(db: sqlite_utils.Database, catalog: SurveyCatalog, day: date) -> D
                 daily_counts=tuple(queries.daily_counts(db, survey.id)),
                 bursts=tuple(responses.bursts(db, survey.id)),
                 excluded_days=frozenset(excluded for excluded, _ in responses.excluded_days(db, survey.id)),
-                targets=target_progress(survey, *_read_target_tallies(db, survey, _read_exclusion(db, survey)))
+                targets=target_progress(survey, *_read_target_tallies(db, survey, read_exclusion(db, survey)))
                 if survey.targets
                 else (),
             )
@@ -298,7 +300,7 @@ def close_if_targets_met(db: sqlite_utils.Database, survey: Survey) -> bool:
     with connection.read_snapshot(db):
         if responses.closed_override(db, survey.id) is not None:
             return False
-        tallies, grouped = _read_target_tallies(db, survey, _read_exclusion(db, survey))
+        tallies, grouped = _read_target_tallies(db, survey, read_exclusion(db, survey))
     if not every_target_met(target_progress(survey, tallies, grouped, plan=False)):
         return False
     return responses.close_on_targets(db, survey.id)
@@ -309,7 +311,7 @@ def met_targets(db: sqlite_utils.Database, survey: Survey) -> tuple[TargetProgre
     if not survey.targets:
         return ()
     with connection.read_snapshot(db):
-        tallies, grouped = _read_target_tallies(db, survey, _read_exclusion(db, survey))
+        tallies, grouped = _read_target_tallies(db, survey, read_exclusion(db, survey))
     return tuple(item for item in target_progress(survey, tallies, grouped, plan=False) if item.met)
 
 
@@ -346,18 +348,18 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
     """The results page of ``survey`` on ``day`` with the options ``chosen``, from one read snapshot."""
     with connection.read_snapshot(db):
         state = _read_state(db, survey, day)
-        excluded = _read_exclusion(db, survey)
-        tallies, response_count = _read_tallies(db, survey, excluded)
-        grouped = _read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
+        excluded = read_exclusion(db, survey)
+        tallies, response_count = read_tallies(db, survey, excluded)
+        grouped = read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
         kept = _read_pattern_tallies(db, survey, chosen.model.outcome, excluded) if chosen.model else None
         daily = _read_daily_tallies(db, survey, excluded)
         bursts = tuple(responses.bursts(db, survey.id))
         flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
         weighting = read_weighting(
-            db, survey, tallies, excluded, chosen.level, chosen.method, _read_group_tallies, _read_pattern_tallies
+            db, survey, tallies, excluded, chosen.level, chosen.method, read_group_tallies, _read_pattern_tallies
         )
         predictors = predictor_panel(
-            survey, chosen.predictor_choice, chosen.level, lambda by: _read_group_tallies(db, survey, by, excluded)
+            survey, chosen.predictor_choice, chosen.level, lambda by: read_group_tallies(db, survey, by, excluded)
         )
         correlation = pair_panel(db, survey, chosen.pair, chosen.level, excluded)
     results = compute_results(
@@ -425,7 +427,7 @@ def stored_model(
 ) -> ModelResult:
     """:func:`~surveys.models.fit_model` over the kept pattern counts of the outcome, minus the excluded days."""
     with connection.read_snapshot(db):
-        kept = _read_pattern_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
+        kept = _read_pattern_tallies(db, survey, choice.outcome, read_exclusion(db, survey))
     return fit_model(survey, choice, kept, confidence_level)
 
 
@@ -444,7 +446,7 @@ def stored_predictor_model(
     """:func:`~surveys.predictor_model.fit_predictor_model` over the kept group tallies by the outcome, minus the
     excluded days and the set-aside marked answers (as on the results page)."""
     with connection.read_snapshot(db):
-        grouped = _read_group_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
+        grouped = read_group_tallies(db, survey, choice.outcome, read_exclusion(db, survey))
     return fit_predictor_model(survey, choice, grouped, confidence_level)
 
 
@@ -454,7 +456,7 @@ def stored_correlation(
     """The correlation panel's figures of ``pair`` (:func:`web.correlation_data.pair_result`), minus the excluded
     days and the set-aside marked answers, from one read snapshot."""
     with connection.read_snapshot(db):
-        return pair_result(db, survey, *pair, confidence_level, _read_exclusion(db, survey))
+        return pair_result(db, survey, *pair, confidence_level, read_exclusion(db, survey))
 
 
 # --------------------------------------------------------------------------
@@ -471,10 +473,10 @@ def _weighted_results(
 ) -> tuple[SurveyResults, Weighting | DesignWeighting | None]:
     """:func:`stored_results` and the weighted shares (:mod:`surveys.weights`) from one read snapshot."""
     with connection.read_snapshot(db):
-        excluded = _read_exclusion(db, survey)
-        tallies, response_count = _read_tallies(db, survey, excluded)
+        excluded = read_exclusion(db, survey)
+        tallies, response_count = read_tallies(db, survey, excluded)
         weighting = read_weighting(
-            db, survey, tallies, excluded, confidence_level, method, _read_group_tallies, _read_pattern_tallies
+            db, survey, tallies, excluded, confidence_level, method, read_group_tallies, _read_pattern_tallies
         )
     results = compute_results(
         survey, tallies, response_count, confidence_level=confidence_level, method=method, excluded=excluded
@@ -542,8 +544,8 @@ def responses_csv(db: sqlite_utils.Database, survey: Survey, batch_rows: int = e
     with connection.read_snapshot(db):
         yield from export.iter_responses_csv(
             survey,
-            queries.response_line_chunks(db, survey.id, names, batch_rows),
-            queries.response_row_batches(db, survey.id, names, batch_rows),
+            export_rows.response_line_chunks(db, survey.id, names, batch_rows),
+            export_rows.response_row_batches(db, survey.id, names, batch_rows),
             queries.design_records(db, survey.id),
         )
 

@@ -1,7 +1,7 @@
 """The results page's panel "A randomized answer as a predictor": the choices it offers and the fit asked for.
 
 Reads the kept group tallies by the chosen plain outcome through ``read_grouped`` (the results page passes
-:func:`web.gather._read_group_tallies` on its snapshot: minus the excluded days and the set-aside marked answers,
+:func:`web.gather.read_group_tallies` on its snapshot: minus the excluded days and the set-aside marked answers,
 as the break-down reads them) and fits :func:`surveys.predictor_model.fit_predictor_model`.
 """
 

@@ -38,7 +38,7 @@ from surveys.releases import (
     release_from_json,
     release_to_json,
 )
-from web.gather import _read_exclusion, _read_group_tallies, _read_tallies
+from web.gather import read_exclusion, read_group_tallies, read_tallies
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def _budget(policy: ReleasePolicy | None, spent: Sequence[PrivacyCost], last: in
 
 
 def _answers_now(db: sqlite_utils.Database, survey: Survey) -> int:
-    return _read_tallies(db, survey, _read_exclusion(db, survey))[1]
+    return read_tallies(db, survey, read_exclusion(db, survey))[1]
 
 
 def release_form(
@@ -130,11 +130,11 @@ def _plain_questions_needed(keys: Sequence[str]) -> list[str]:
     return sorted({key.split(":")[2] for key in keys if key.startswith("breakdown:")})
 
 
-def _read_inputs(db: sqlite_utils.Database, survey: Survey, keys: Sequence[str]) -> ReleaseInputs:
+def read_inputs(db: sqlite_utils.Database, survey: Survey, keys: Sequence[str]) -> ReleaseInputs:
     with connection.read_snapshot(db):
-        excluded = _read_exclusion(db, survey)
-        tallies, answers = _read_tallies(db, survey, excluded)
-        grouped = {by: _read_group_tallies(db, survey, by, excluded) for by in _plain_questions_needed(keys)}
+        excluded = read_exclusion(db, survey)
+        tallies, answers = read_tallies(db, survey, excluded)
+        grouped = {by: read_group_tallies(db, survey, by, excluded) for by in _plain_questions_needed(keys)}
     return ReleaseInputs(tallies=tallies, group_tallies=grouped, answers=answers)
 
 
@@ -156,7 +156,7 @@ def publish_release(
     or ValueError (a bad key, a bad epsilon); nothing is stored then."""
     plan = plan_release(survey, keys, epsilon)  # refused first for a survey without a `releases:` key
     policy = survey.release_policy
-    inputs = _read_inputs(db, survey, plan.keys)
+    inputs = read_inputs(db, survey, plan.keys)
     release = make_release(survey, plan, inputs, sampler, day)
 
     def check(spent: list[PrivacyCost], last: int | None) -> None:

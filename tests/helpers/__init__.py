@@ -7,6 +7,7 @@
 - :mod:`tests.helpers.servers`: the app served by Werkzeug in a thread or by gunicorn, and respondents over HTTP;
 - :mod:`tests.helpers.browser_steps`: Playwright steps of the browser tests;
 - :mod:`tests.helpers.audit`: the empirical privacy audit of a randomizer.
+- :mod:`tests.helpers.seeded`: the seeded central-noise sampler (reproducible release tests; never in the app).
 - :mod:`tests.helpers.accessibility`: axe-core (pinned, fetched from npm, its hash checked) run in a Playwright page,
   and the screenshots and violations of a browser journey.
 - :mod:`tests.helpers.workbooks`: XLSForm workbooks, from rows or from a survey file's mapping.
