@@ -97,7 +97,7 @@ _STEP_TOLERANCE = 1e-10
 _REFIT_STEP_TOLERANCE = 1e-5
 #: A linear predictor beyond this at an observed pattern claims a prevalence
 #: within 1e-11 of 0 or 1: a maximum at infinity, not an estimate.
-_MAX_ETA = 25.0
+MAX_ETA = 25.0
 #: Smallest eigenvalue of the observed information, relative to the largest,
 #: below which the likelihood is flat along some direction.
 _MIN_RELATIVE_EIGENVALUE = 1e-12
@@ -242,7 +242,7 @@ def designs_per_pattern(designs: object, patterns: int) -> tuple[np.ndarray, np.
     return np.array([t for t, _ in pairs]), np.array([a for _, a in pairs])
 
 
-def _check_matrix(x: object, patterns: int | None = None) -> np.ndarray:
+def check_matrix(x: object, patterns: int | None = None) -> np.ndarray:
     """A finite 2-d float array of predictor values, one row per pattern (a 1-d array is one column)."""
     try:
         matrix = np.asarray(x, dtype=float)
@@ -259,7 +259,7 @@ def _check_matrix(x: object, patterns: int | None = None) -> np.ndarray:
     return matrix
 
 
-def _check_count_vector(values: object, name: str, patterns: int) -> np.ndarray:
+def check_count_vector(values: object, name: str, patterns: int) -> np.ndarray:
     counts = np.asarray(values)
     if counts.shape != (patterns,) or counts.dtype.kind not in "iu" or np.any(counts < 0):
         raise ValueError(f"{name} must be {patterns} integers >= 0 (one per pattern), got {name}={values!r}")
@@ -294,7 +294,7 @@ def _terms(terms: Mapping[str, Sequence[str]] | None, names: tuple[str, ...]) ->
 
 
 @dataclass(frozen=True)
-class _Data:
+class PatternData:
     x: np.ndarray  # patterns x columns, intercept first
     yes: np.ndarray
     no: np.ndarray
@@ -302,13 +302,13 @@ class _Data:
     a: np.ndarray
 
 
-def _probabilities(data: _Data, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pattern_probabilities(data: PatternData, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     g = special.expit(data.x @ beta)
     return g, data.a + data.t * g
 
 
-def _log_likelihood(data: _Data, beta: np.ndarray) -> float:
-    _, p = _probabilities(data, beta)
+def _log_likelihood(data: PatternData, beta: np.ndarray) -> float:
+    _, p = pattern_probabilities(data, beta)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = special.xlogy(data.yes, p) + special.xlogy(data.no, 1 - p)
     total = float(np.sum(terms))
@@ -316,11 +316,11 @@ def _log_likelihood(data: _Data, beta: np.ndarray) -> float:
 
 
 def _score_and_information(
-    data: _Data, beta: np.ndarray, expected: bool = True
+    data: PatternData, beta: np.ndarray, expected: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Score, observed and expected information (formulas in the module's Notes); the expected one is None
     unless ``expected`` (a Newton step needs it only where the observed one is not positive definite)."""
-    g, p = _probabilities(data, beta)
+    g, p = pattern_probabilities(data, beta)
     h = data.t * g * (1 - g)
     r = data.yes / p - data.no / (1 - p)
     observed_weight = h**2 * (data.yes / p**2 + data.no / (1 - p) ** 2) - h * (1 - 2 * g) * r
@@ -329,15 +329,15 @@ def _score_and_information(
     return score, observed, _expected_information(data, beta) if expected else None
 
 
-def _expected_information(data: _Data, beta: np.ndarray) -> np.ndarray:
-    g, p = _probabilities(data, beta)
+def _expected_information(data: PatternData, beta: np.ndarray) -> np.ndarray:
+    g, p = pattern_probabilities(data, beta)
     weight = (data.yes + data.no) * (data.t * g * (1 - g)) ** 2 / (p * (1 - p))
     return data.x.T @ (weight[:, None] * data.x)
 
 
-def _em_step(data: _Data, beta: np.ndarray) -> np.ndarray:
+def em_step(data: PatternData, beta: np.ndarray) -> np.ndarray:
     """One EM step: expected true yes counts, then one IRLS step of the weighted logistic regression."""
-    g, p = _probabilities(data, beta)
+    g, p = pattern_probabilities(data, beta)
     total = data.yes + data.no
     true_yes = data.yes * (data.t + data.a) * g / p + data.no * (1 - data.t - data.a) * g / (1 - p)
     weight = total * g * (1 - g)
@@ -360,7 +360,9 @@ class _Maximum:
     iterations: int
 
 
-def _maximize(data: _Data, start: np.ndarray | None = None, settled: float = _STEP_TOLERANCE) -> _Maximum:
+def maximize_likelihood(
+    data: PatternData, start: np.ndarray | None = None, settled: float = _STEP_TOLERANCE
+) -> _Maximum:
     """EM starting values (or ``start``, a nearby fit's), then Newton steps halved until the likelihood rises.
 
     Converged after a step below :data:`_STEP_TOLERANCE` (relative), or below ``settled`` if it was a whole
@@ -370,8 +372,8 @@ def _maximize(data: _Data, start: np.ndarray | None = None, settled: float = _ST
     if start is None:
         beta = np.zeros(data.x.shape[1])
         for _ in range(_EM_STEPS):
-            beta = _em_step(data, beta)
-            if np.max(np.abs(data.x @ beta)) > _MAX_ETA:
+            beta = em_step(data, beta)
+            if np.max(np.abs(data.x @ beta)) > MAX_ETA:
                 break
     else:
         beta = np.array(start, dtype=float)
@@ -400,10 +402,10 @@ def _maximize(data: _Data, start: np.ndarray | None = None, settled: float = _ST
     return _Maximum(beta, value, False, _MAX_NEWTON_STEPS)
 
 
-def _check_identified(data: _Data, maximum: _Maximum, names: tuple[str, ...]) -> np.ndarray:
+def check_identified(data: PatternData, maximum: _Maximum, names: tuple[str, ...]) -> np.ndarray:
     """The covariance (inverse observed information) at an identified maximum, or :class:`NotIdentified`."""
     eta = data.x @ maximum.beta
-    if not maximum.converged or np.max(np.abs(eta)) > _MAX_ETA:
+    if not maximum.converged or np.max(np.abs(eta)) > MAX_ETA:
         largest = names[int(np.argmax(np.abs(maximum.beta[1:]))) + 1] if len(names) > 1 else INTERCEPT
         raise NotIdentified(
             "the likelihood keeps rising as the coefficients grow without bound (largest: "
@@ -436,15 +438,15 @@ def _distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first[by_appearance], merged
 
 
-def _reduced(data: _Data, keep: Sequence[int]) -> _Data:
+def _reduced(data: PatternData, keep: Sequence[int]) -> PatternData:
     """The data with only the ``keep`` columns, patterns that no longer differ (same row, same design) merged:
     the same likelihood, since merged patterns share their probability and the counts add."""
     x = data.x[:, list(keep)]
     first, merged = _distinct_rows(np.column_stack([x, data.t, data.a]))
     if len(first) == len(x):
-        return _Data(x, data.yes, data.no, data.t, data.a)
+        return PatternData(x, data.yes, data.no, data.t, data.a)
     add = functools.partial(np.bincount, merged, minlength=len(first))
-    return _Data(x[first], add(weights=data.yes), add(weights=data.no), data.t[first], data.a[first])
+    return PatternData(x[first], add(weights=data.yes), add(weights=data.no), data.t[first], data.a[first])
 
 
 def _reduced_start(beta: np.ndarray, covariance: np.ndarray, keep: list[int], drop: tuple[int, ...]) -> np.ndarray:
@@ -456,13 +458,13 @@ def _reduced_start(beta: np.ndarray, covariance: np.ndarray, keep: list[int], dr
 
 
 def _likelihood_ratio_test(
-    data: _Data, full: _Maximum, covariance: np.ndarray, drop: tuple[int, ...], names, label: str
+    data: PatternData, full: _Maximum, covariance: np.ndarray, drop: tuple[int, ...], names, label: str
 ) -> LikelihoodRatioTest:
     """Refit without the ``drop`` columns (Newton steps only), from :func:`_reduced_start`. A reduced maximum at
     infinity still has a supremum, approached by the fit."""
     keep = [index for index in range(data.x.shape[1]) if index not in drop]
     start = _reduced_start(full.beta, covariance, keep, drop)
-    reduced = _maximize(_reduced(data, keep), start, _REFIT_STEP_TOLERANCE).log_likelihood
+    reduced = maximize_likelihood(_reduced(data, keep), start, _REFIT_STEP_TOLERANCE).log_likelihood
     statistic = max(2 * (full.log_likelihood - reduced), 0.0)
     return LikelihoodRatioTest(
         label, tuple(names[index] for index in drop), statistic, len(drop), float(special.chdtrc(len(drop), statistic))
@@ -558,10 +560,10 @@ def fit_logistic(
     ``exp`` of the Wald bounds.
     """
     level = check_unit_open(confidence_level, "confidence_level")
-    matrix = _check_matrix(x)
+    matrix = check_matrix(x)
     patterns = matrix.shape[0]
-    yes = _check_count_vector(yes_counts, "yes_counts", patterns)
-    no = _check_count_vector(no_counts, "no_counts", patterns)
+    yes = check_count_vector(yes_counts, "yes_counts", patterns)
+    no = check_count_vector(no_counts, "no_counts", patterns)
     t, a = designs_per_pattern(designs, patterns)
     all_names = coefficient_names(names, matrix.shape[1])
     term_columns = _terms(terms, all_names)
@@ -572,9 +574,9 @@ def fit_logistic(
             f"the columns {all_names} are linearly dependent over the {int(answered.sum())} patterns with answers: "
             "drop a column or a level (each categorical predictor needs a reference level)"
         )
-    data = _Data(full_x, yes[answered], no[answered], t[answered], a[answered])
-    maximum = _maximize(data)
-    covariance = _check_identified(data, maximum, all_names)
+    data = PatternData(full_x, yes[answered], no[answered], t[answered], a[answered])
+    maximum = maximize_likelihood(data)
+    covariance = check_identified(data, maximum, all_names)
     z_level = float(stats.norm.ppf(0.5 + level / 2))
     std_errs = np.sqrt(np.diag(covariance))
     coefficients = tuple(
@@ -613,7 +615,7 @@ def fit_logistic_rows(
     ``x`` has one row per answer, ``answers`` holds the stored answers
     (1 yes, 0 no) and ``designs`` is one design for all rows or one per row.
     """
-    matrix = _check_matrix(x)
+    matrix = check_matrix(x)
     rows = matrix.shape[0]
     stored = np.asarray(answers)
     if stored.shape != (rows,) or not np.all((stored == 0) | (stored == 1)):

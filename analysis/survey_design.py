@@ -19,9 +19,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from analysis._checks import _check_unit_open
+from analysis._checks import check_unit_open
 from analysis.estimate import estimate_proportion
-from analysis.intervals import _z
+from analysis.intervals import z_quantile
 from analysis.weighting import WeightedEstimate
 
 HAJEK = "hajek"
@@ -294,8 +294,8 @@ def _estimate(raw: float, variance: float, level: float, unweighted, method: str
 
 @lru_cache(maxsize=16)
 def _z_cached(level: float) -> float:
-    """:func:`analysis.intervals._z`, once per confidence level (a normal quantile costs more than a share)."""
-    return _z(level)
+    """:func:`analysis.intervals.z_quantile`, once per confidence level (a normal quantile costs more than a share)."""
+    return z_quantile(level)
 
 
 def _randomization(debiased: object, n: object, t: float, a: float, b: float) -> np.ndarray:
@@ -362,7 +362,7 @@ def design_share(
     randomization variance). With one stratum and equal weights this is the unbiased variance of
     :func:`analysis.estimate_finite_population` (RRTCS's, tested).
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
+    level = check_unit_open(confidence_level, "confidence_level")
     ys, counts = (np.asarray(v) for v in (yes_counts, ns))
     w = _finite(weights, "weights", ys.size)
     if ys.shape != counts.shape or ys.ndim != 1 or ys.size == 0:

@@ -73,20 +73,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from analysis._checks import _check_unit_open
+from analysis._checks import check_unit_open
 from analysis.regression import (
-    _MAX_ETA,
+    MAX_ETA,
     Coefficient,
-    _check_count_vector,
-    _check_identified,
-    _check_matrix,
-    _coefficient,
-    _Data,
-    _designs_per_pattern,
-    _em_step,
-    _maximize,
-    _names,
-    _probabilities,
+    PatternData,
+    check_count_vector,
+    check_identified,
+    check_matrix,
+    coefficient_names,
+    designs_per_pattern,
+    em_step,
+    maximize_likelihood,
+    pattern_probabilities,
+    wald_coefficient,
 )
 
 #: EM steps before the Newton steps (:func:`analysis.regression.fit_logistic` takes 20): Newton, halved until the
@@ -160,21 +160,21 @@ def _check_weights(weights: object, patterns: int) -> np.ndarray:
     return array
 
 
-def sandwich_covariance(data: _Data, weights: np.ndarray, beta: np.ndarray, bread: np.ndarray) -> np.ndarray:
+def sandwich_covariance(data: PatternData, weights: np.ndarray, beta: np.ndarray, bread: np.ndarray) -> np.ndarray:
     """``A^-1 B A^-1`` (module Notes): ``bread`` is ``A^-1``, ``data`` the *unweighted* counts per pattern."""
-    g, p = _probabilities(data, beta)
+    g, p = pattern_probabilities(data, beta)
     h = data.t * g * (1 - g)
     meat_weight = weights**2 * h**2 * (data.yes / p**2 + data.no / (1 - p) ** 2)
     meat = data.x.T @ (meat_weight[:, None] * data.x)
     return bread @ meat @ bread
 
 
-def _em_start(data: _Data) -> np.ndarray:
+def _em_start(data: PatternData) -> np.ndarray:
     """:data:`EM_START_STEPS` EM steps from 0 (fewer if a linear predictor passes the limit of a finite maximum)."""
     beta = np.zeros(data.x.shape[1])
     for _ in range(EM_START_STEPS):
-        beta = _em_step(data, beta)
-        if np.max(np.abs(data.x @ beta)) > _MAX_ETA:
+        beta = em_step(data, beta)
+        if np.max(np.abs(data.x @ beta)) > MAX_ETA:
             break
     return beta
 
@@ -225,14 +225,14 @@ def fit_weighted_logistic(
     -----
     The pseudo-likelihood and the sandwich covariance are in the module's Notes.
     """
-    level = _check_unit_open(confidence_level, "confidence_level")
-    matrix = _check_matrix(x)
+    level = check_unit_open(confidence_level, "confidence_level")
+    matrix = check_matrix(x)
     patterns = matrix.shape[0]
-    yes = _check_count_vector(yes_counts, "yes_counts", patterns)
-    no = _check_count_vector(no_counts, "no_counts", patterns)
+    yes = check_count_vector(yes_counts, "yes_counts", patterns)
+    no = check_count_vector(no_counts, "no_counts", patterns)
     w = _check_weights(weights, patterns)
-    t, a = _designs_per_pattern(designs, patterns)
-    all_names = _names(names, matrix.shape[1])
+    t, a = designs_per_pattern(designs, patterns)
+    all_names = coefficient_names(names, matrix.shape[1])
     used = (yes + no > 0) & (w > 0)
     if not used.any():
         raise ValueError("no pattern has both answers and a positive weight")
@@ -242,20 +242,21 @@ def fit_weighted_logistic(
             f"the columns {all_names} are linearly dependent over the {int(used.sum())} weighted patterns: "
             "drop a column or a level (each categorical predictor needs a reference level)"
         )
-    counts = _Data(full_x, yes[used], no[used], t[used], a[used])
+    counts = PatternData(full_x, yes[used], no[used], t[used], a[used])
     answers = counts.yes + counts.no
     scale = answers.sum() / float(w[used] @ answers)  # weights averaging 1 per answer: the same fit
     w_used = w[used] * scale
-    weighted = _Data(full_x, w_used * counts.yes, w_used * counts.no, counts.t, counts.a)
-    maximum = _maximize(weighted, _em_start(weighted))
-    bread = _check_identified(weighted, maximum, all_names)
+    weighted = PatternData(full_x, w_used * counts.yes, w_used * counts.no, counts.t, counts.a)
+    maximum = maximize_likelihood(weighted, _em_start(weighted))
+    bread = check_identified(weighted, maximum, all_names)
     covariance = sandwich_covariance(counts, w_used, maximum.beta, bread)
     z_level = float(stats.norm.ppf(0.5 + level / 2))
     std_errs = np.sqrt(np.diag(covariance))
     return WeightedLogisticFit(
         names=all_names,
         coefficients=tuple(
-            _coefficient(name, float(b), float(se), z_level) for name, b, se in zip(all_names, maximum.beta, std_errs)
+            wald_coefficient(name, float(b), float(se), z_level)
+            for name, b, se in zip(all_names, maximum.beta, std_errs)
         ),
         covariance=tuple(map(tuple, covariance.tolist())),
         model_test=_wald_test(maximum.beta, covariance, range(1, len(all_names)), all_names, "model"),

@@ -369,12 +369,12 @@ def fit_model(
     cells = cells_of(tallies, predictors)
     answered = cells.counts.sum(axis=1) > 0
     levels, counts, design = cells.levels[answered], cells.counts[answered], cells.design[answered]
-    terms = _terms(choice, predictors, levels)
+    terms = predictor_terms(choice, predictors, levels)
 
     def failed(message: str) -> ModelResult:
         return ModelResult(outcome, terms, None, (), cells.left_out, message)
 
-    problem = _unfit_reason(outcome, terms, levels, int(counts.sum()))
+    problem = unfit_reason(outcome, terms, levels, int(counts.sum()))
     if problem is not None:
         return failed(problem)
     names = [term_label(t.question, level, t.reference) for t in terms for level in t.levels]
@@ -400,7 +400,9 @@ def fit_model(
     return ModelResult(outcome, terms, fit, _groups(terms, fit, levels), cells.left_out)
 
 
-def _terms(choice: ModelChoice, predictors: Sequence[Question], levels: np.ndarray) -> tuple[PredictorTerm, ...]:
+def predictor_terms(
+    choice: ModelChoice, predictors: Sequence[Question], levels: np.ndarray
+) -> tuple[PredictorTerm, ...]:
     """Each predictor coded against its reference, with a column for each other level met in ``levels``."""
     seen = [set(np.unique(levels[:, i]).tolist()) for i in range(len(predictors))]
     return tuple(
@@ -413,7 +415,7 @@ def _terms(choice: ModelChoice, predictors: Sequence[Question], levels: np.ndarr
     )
 
 
-def _unfit_reason(outcome: Question, terms: Sequence[PredictorTerm], levels: np.ndarray, total: int) -> str | None:
+def unfit_reason(outcome: Question, terms: Sequence[PredictorTerm], levels: np.ndarray, total: int) -> str | None:
     """Why no model is fitted (too few answers, a reference level with none), or None."""
     if total < MIN_ANSWERS:
         return (
@@ -581,9 +583,9 @@ def fit_linear_model(
     kept = NumberCells(
         cells.levels[answered], cells.counts[answered], cells.sums[answered], cells.squares[answered], cells.left_out
     )
-    terms = _terms(choice, predictors, kept.levels)
+    terms = predictor_terms(choice, predictors, kept.levels)
     mechanism = "bounded" if isinstance(outcome.design, BoundedDesign) else "laplace"
-    problem = _unfit_reason(outcome, terms, kept.levels, int(kept.counts.sum()))
+    problem = unfit_reason(outcome, terms, kept.levels, int(kept.counts.sum()))
     if problem is not None:
         return LinearModelResult(outcome, terms, None, cells.left_out, mechanism, problem)
     names = [term_label(t.question, level, t.reference) for t in terms for level in t.levels]

@@ -22,13 +22,13 @@ from surveys.design_contract import parse_design_key
 from surveys.models import (
     ModelChoice,
     PatternTallies,
-    _indicators,
-    _terms,
-    _unfit_reason,
     cells_of,
     check_choice,
     is_linear,
+    level_indicators,
+    predictor_terms,
     term_label,
+    unfit_reason,
 )
 from surveys.tables import finite, safe_csv
 from surveys.weights import margin_cell_weights
@@ -95,13 +95,13 @@ def fit_weighted_model(
     answered = cells.counts.sum(axis=1) > 0
     levels, counts, design = cells.levels[answered], cells.counts[answered], cells.design[answered]
     own = levels[:, : len(predictors)]
-    terms = _terms(choice, predictors, own)
+    terms = predictor_terms(choice, predictors, own)
     method = "raked" if len(by) > 1 else "post-stratified"
 
     def failed(message: str) -> WeightedModelResult:
         return WeightedModelResult(outcome, by, method, None, cells.left_out, message)
 
-    problem = _unfit_reason(outcome, terms, own, int(counts.sum()))
+    problem = unfit_reason(outcome, terms, own, int(counts.sum()))
     if problem is not None:
         return failed(problem)
     try:
@@ -109,7 +109,7 @@ def fit_weighted_model(
         weights = table[tuple(levels[:, at].T)]
         designs = [parse_design_key(key)[2] for key in cells.keys]
         fit = fit_weighted_logistic(
-            _indicators(terms, own),
+            level_indicators(terms, own),
             counts[:, 0],
             counts[:, 1],
             designs[0] if len(designs) == 1 else [designs[d] for d in design.tolist()],

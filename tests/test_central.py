@@ -40,7 +40,7 @@ from analysis.central import (
     total_cost,
     zcdp_epsilon,
 )
-from surveys.central_noise import seeded_sampler
+from tests.helpers.seeded import seeded_sampler
 
 dp = pytest.importorskip("opendp.prelude")
 dp.enable_features("contrib")

@@ -24,12 +24,12 @@ from scipy import special, stats
 import analysis.regression as regression
 from analysis import ForcedResponseDesign, NotIdentified, fit_logistic, fit_logistic_rows
 from analysis.regression import (
-    _Data,
-    _em_step,
+    PatternData,
     _is_positive_definite,
     _log_likelihood,
-    _maximize,
     _score_and_information,
+    em_step,
+    maximize_likelihood,
 )
 
 DIRECT = (1, 0, 0)
@@ -147,13 +147,13 @@ def _numerical_gradient(function, beta: np.ndarray, step: float = 1e-5) -> np.nd
     return np.array([(function(beta + e) - function(beta - e)) / (2 * step) for e in eye])
 
 
-def _count_data(design: tuple, seed: int = 4) -> _Data:
+def _count_data(design: tuple, seed: int = 4) -> PatternData:
     rng = np.random.default_rng(seed)
     t, a, _ = design
     x = np.column_stack([np.ones(6), PATTERNS])
     total = rng.integers(50, 150, 6)
     yes = rng.binomial(total, 0.4)
-    return _Data(x, yes.astype(float), (total - yes).astype(float), np.full(6, float(t)), np.full(6, float(a)))
+    return PatternData(x, yes.astype(float), (total - yes).astype(float), np.full(6, float(t)), np.full(6, float(a)))
 
 
 @pytest.mark.parametrize("design", [TWO_COINS, ASYMMETRIC])
@@ -188,8 +188,8 @@ def test_one_em_step_by_hand():
     E-step: a stored yes is a true yes with probability (t + a) g / p = 3/4, a stored no with
     (1 - t - a) g / (1 - p) = 1/4, so 60 * 3/4 + 40 * 1/4 = 55 expected true yeses. M-step (one IRLS
     step): weight N g (1 - g) = 25, step (55 - N g) / 25 = (55 - 50) / 25 = 0.2."""
-    data = _Data(np.ones((1, 1)), np.array([60.0]), np.array([40.0]), np.array([0.5]), np.array([0.25]))
-    assert_allclose(_em_step(data, np.zeros(1)), [0.2], rtol=1e-14)
+    data = PatternData(np.ones((1, 1)), np.array([60.0]), np.array([40.0]), np.array([0.5]), np.array([0.25]))
+    assert_allclose(em_step(data, np.zeros(1)), [0.2], rtol=1e-14)
 
 
 def test_the_maximum_is_a_fixed_point_of_the_em_step():
@@ -199,9 +199,9 @@ def test_the_maximum_is_a_fixed_point_of_the_em_step():
     beta = np.array([c.estimate for c in fit.coefficients])
     total = np.array([400, 300, 200, 400, 300, 200], dtype=float)
     yes = np.array([150, 140, 80, 170, 150, 95], dtype=float)
-    data = _Data(np.column_stack([np.ones(6), PATTERNS]), yes, total - yes, np.full(6, 0.7), np.full(6, 0.2))
-    assert_allclose(_em_step(data, beta), beta, rtol=0, atol=1e-9)
-    assert not np.allclose(_em_step(data, beta + 0.1), beta + 0.1, rtol=0, atol=1e-3)
+    data = PatternData(np.column_stack([np.ones(6), PATTERNS]), yes, total - yes, np.full(6, 0.7), np.full(6, 0.2))
+    assert_allclose(em_step(data, beta), beta, rtol=0, atol=1e-9)
+    assert not np.allclose(em_step(data, beta + 0.1), beta + 0.1, rtol=0, atol=1e-3)
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,7 @@ def test_the_fit_is_a_maximum_of_the_likelihood_with_covariance_the_inverse_obse
     fit = _two_coin_fit()
     total = np.array([400, 300, 200, 400, 300, 200])
     yes = np.array([150, 140, 80, 170, 150, 95])
-    data = _Data(
+    data = PatternData(
         np.column_stack([np.ones(6), PATTERNS]), yes * 1.0, (total - yes) * 1.0, np.full(6, 0.5), np.full(6, 0.25)
     )
     beta = np.array([c.estimate for c in fit.coefficients])
@@ -286,10 +286,10 @@ def test_term_and_model_tests_refit_without_the_columns():
     assert_allclose(fit.model_test.p_value, stats.chi2.sf(fit.model_test.statistic, 3), rtol=1e-12)
 
 
-def _six_patterns() -> _Data:
+def _six_patterns() -> PatternData:
     total = np.array([400.0, 300, 200, 400, 300, 200])
     yes = np.array([150.0, 140, 80, 170, 150, 95])
-    return _Data(np.column_stack([np.ones(6), PATTERNS]), yes, total - yes, np.full(6, 0.5), np.full(6, 0.25))
+    return PatternData(np.column_stack([np.ones(6), PATTERNS]), yes, total - yes, np.full(6, 0.5), np.full(6, 0.25))
 
 
 def test_a_refit_merges_the_patterns_its_columns_no_longer_tell_apart():
@@ -303,7 +303,7 @@ def test_a_refit_merges_the_patterns_its_columns_no_longer_tell_apart():
     rng = np.random.default_rng(8)  # test data only
     for beta in rng.normal(0, 0.5, (5, 2)):
         assert_allclose(_log_likelihood(merged, beta), _log_likelihood(regression._reduced(data, [0, 1]), beta))
-        unmerged = _Data(data.x[:, [0, 1]], data.yes, data.no, data.t, data.a)
+        unmerged = PatternData(data.x[:, [0, 1]], data.yes, data.no, data.t, data.a)
         assert_allclose(_log_likelihood(merged, beta), _log_likelihood(unmerged, beta), rtol=1e-13)
     two_designs = dataclasses.replace(data, t=np.array([0.5, 0.5, 0.5, 0.7, 0.7, 0.7]))
     assert len(regression._reduced(two_designs, [0, 1]).x) == 2  # female and design agree: still two
@@ -328,12 +328,12 @@ def test_a_refit_starts_nearer_its_maximum_than_the_full_fit_coefficients():
     """The start ``beta_k - V_kd V_dd^-1 beta_d`` (the full fit's quadratic approximation) is closer to the
     reduced maximum than the full fit's own coefficients ``beta_k``, for each term of the six-pattern fit."""
     data = _six_patterns()
-    full = _maximize(data)
+    full = maximize_likelihood(data)
     _, observed, _ = _score_and_information(data, full.beta)
     covariance = np.linalg.inv(observed)
     for drop in [(1,), (2, 3), (1, 2, 3)]:
         keep = [index for index in range(4) if index not in drop]
-        reduced = _maximize(regression._reduced(data, keep)).beta
+        reduced = maximize_likelihood(regression._reduced(data, keep)).beta
         start = regression._reduced_start(full.beta, covariance, keep, drop)
         assert np.max(np.abs(start - reduced)) < np.max(np.abs(full.beta[keep] - reduced)) / 3
 
@@ -342,14 +342,14 @@ def test_a_refit_stops_a_newton_step_earlier_at_the_same_log_likelihood():
     """After a whole Newton step below _REFIT_STEP_TOLERANCE the refit stops: one step fewer than the full
     fit's tolerance takes here, at a log-likelihood equal to the last digits."""
     data = _six_patterns()
-    full = _maximize(data)
+    full = maximize_likelihood(data)
     covariance = np.linalg.inv(_score_and_information(data, full.beta)[1])
     for drop in [(1,), (2, 3), (1, 2, 3)]:
         keep = [index for index in range(4) if index not in drop]
         reduced = regression._reduced(data, keep)
         start = regression._reduced_start(full.beta, covariance, keep, drop)
-        strict = _maximize(reduced, start)
-        settled = _maximize(reduced, start, regression._REFIT_STEP_TOLERANCE)
+        strict = maximize_likelihood(reduced, start)
+        settled = maximize_likelihood(reduced, start, regression._REFIT_STEP_TOLERANCE)
         assert settled.converged and settled.iterations == strict.iterations - 1
         assert_allclose(settled.log_likelihood, strict.log_likelihood, rtol=1e-15)
 
@@ -549,8 +549,8 @@ def test_the_reason_names_the_predictor_whose_coefficient_runs_away():
 def test_a_converged_maximum_beyond_the_linear_predictor_limit_is_not_identified():
     """1 yes in 10^12 direct answers: the maximum is finite (logit(1e-12) = -27.6) and Newton converges to it,
     but a prevalence within 1e-11 of 0 is treated as one at infinity."""
-    data = _Data(np.ones((1, 1)), np.array([1.0]), np.array([1e12]), np.array([1.0]), np.array([0.0]))
-    maximum = _maximize(data)
+    data = PatternData(np.ones((1, 1)), np.array([1.0]), np.array([1e12]), np.array([1.0]), np.array([0.0]))
+    maximum = maximize_likelihood(data)
     assert maximum.converged is True
     assert_allclose(maximum.beta, [special.logit(1e-12)], rtol=1e-6)
     with pytest.raises(NotIdentified) as caught:
@@ -577,19 +577,19 @@ def test_newton_steps_are_counted_and_capped(monkeypatch):
         return _score_and_information(*args, **options)
 
     monkeypatch.setattr(regression, "_score_and_information", counted)
-    six = _Data(
+    six = PatternData(
         np.column_stack([np.ones(6), PATTERNS]),
         np.array([150.0, 140, 80, 170, 150, 95]),
         np.array([250.0, 160, 120, 230, 150, 105]),
         np.full(6, 0.7),
         np.full(6, 0.2),
     )
-    converged = _maximize(six)
+    converged = maximize_likelihood(six)
     assert converged.converged is True
     assert converged.iterations == len(calls) >= 1
     calls.clear()
-    below = _Data(np.ones((1, 1)), np.array([30.0]), np.array([970.0]), np.array([0.5]), np.array([0.25]))
-    capped = _maximize(below)
+    below = PatternData(np.ones((1, 1)), np.array([30.0]), np.array([970.0]), np.array([0.5]), np.array([0.25]))
+    capped = maximize_likelihood(below)
     assert capped.converged is False
     assert capped.iterations == len(calls) == regression._MAX_NEWTON_STEPS
     assert capped.log_likelihood == _log_likelihood(below, capped.beta) > -math.inf
@@ -628,7 +628,7 @@ def test_newton_falls_back_to_fisher_scoring_and_halves_steps_and_still_converge
     x = [[0, 0], [1, 0], [0, 1], [1, 1]]
     fit = fit_logistic(x, yes, [100 - y for y in yes], design, terms={})
     monkeypatch.undo()
-    data = _Data(
+    data = PatternData(
         np.column_stack([np.ones(4), x]),
         np.array(yes, float),
         100.0 - np.array(yes),
@@ -650,12 +650,12 @@ def test_newton_falls_back_to_fisher_scoring_and_halves_steps_and_still_converge
 def test_the_em_start_stops_once_a_linear_predictor_passes_the_limit(monkeypatch):
     """With the limit at 2, the EM steps on separated data pass it within a few steps: the search goes on from
     there (to the same verdict), not from nothing."""
-    monkeypatch.setattr(regression, "_MAX_ETA", 2.0)
+    monkeypatch.setattr(regression, "MAX_ETA", 2.0)
     with pytest.raises(NotIdentified, match="keeps rising"):
         fit_logistic([[0, 0], [1, 0], [0, 1], [1, 1]], [50, 50, 0, 0], [50, 50, 50, 50], DIRECT, names=("u", "v"))
 
 
-def _counted_maximum(data: _Data, monkeypatch) -> tuple:
+def _counted_maximum(data: PatternData, monkeypatch) -> tuple:
     calls = []
 
     def counted(*args, **options):
@@ -663,14 +663,14 @@ def _counted_maximum(data: _Data, monkeypatch) -> tuple:
         return _score_and_information(*args, **options)
 
     monkeypatch.setattr(regression, "_score_and_information", counted)
-    maximum = _maximize(data)
+    maximum = maximize_likelihood(data)
     monkeypatch.undo()
     return maximum, len(calls)
 
 
 def test_a_singular_information_ends_the_search_unconverged(monkeypatch):
     # 10 yeses of 10 with t = 0.8, a = 0: above the ceiling a + t, so beta runs off until the information is 0.
-    data = _Data(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.0]))
+    data = PatternData(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.0]))
     maximum, steps = _counted_maximum(data, monkeypatch)
     assert maximum.converged is False
     assert maximum.iterations == steps < regression._MAX_NEWTON_STEPS
@@ -681,7 +681,7 @@ def test_a_singular_information_ends_the_search_unconverged(monkeypatch):
 def test_a_step_that_never_raises_the_likelihood_ends_the_search_unconverged(monkeypatch):
     # 10 yeses of 10 with t = 0.8, a = 0.2 (b = 0): the supremum 0 is reached only at infinity, where p = 1
     # and the score is 0/0; no halving of a step that is not a number raises the likelihood.
-    data = _Data(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.2]))
+    data = PatternData(np.ones((1, 1)), np.array([10.0]), np.array([0.0]), np.array([0.8]), np.array([0.2]))
     maximum, steps = _counted_maximum(data, monkeypatch)
     assert maximum.converged is False
     assert maximum.iterations == steps < regression._MAX_NEWTON_STEPS
@@ -699,7 +699,7 @@ def test_a_pattern_answering_all_yes_without_forced_noes_is_not_identified(yes, 
 
 
 def test_a_log_likelihood_that_is_not_a_finite_number_is_minus_infinity():
-    data = _Data(np.ones((1, 1)), np.array([3.0]), np.array([2.0]), np.array([1.0]), np.array([0.0]))
+    data = PatternData(np.ones((1, 1)), np.array([3.0]), np.array([2.0]), np.array([1.0]), np.array([0.0]))
     assert _log_likelihood(data, np.array([-1000.0])) == -math.inf  # p = 0 with 3 yeses
     assert _log_likelihood(data, np.array([1000.0])) == -math.inf  # p = 1 with 2 noes
     assert _log_likelihood(data, np.array([np.nan])) == -math.inf

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 from scipy import special, stats
 
 from analysis import NotIdentified, fit_logistic
-from analysis.regression import _Data, _log_likelihood
+from analysis.regression import PatternData, _log_likelihood
 from analysis.weighted_regression import SANDWICH, fit_weighted_logistic
 
 DIRECT = (1, 0, 0)
@@ -95,7 +95,7 @@ def test_the_sandwich_is_built_from_numerical_derivatives_of_the_pseudo_likeliho
     t, a = np.full(6, 0.5), np.full(6, 0.25)
 
     def pseudo(b):
-        return _log_likelihood(_Data(full, w * YES, w * NO, t, a), b)
+        return _log_likelihood(PatternData(full, w * YES, w * NO, t, a), b)
 
     step, eye = 1e-4, np.eye(3)
     hessian = np.array(

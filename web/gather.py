@@ -436,7 +436,7 @@ def stored_models(
 ) -> tuple[ModelResult, WeightedModelResult | None]:
     """:func:`stored_model` and, from the same kept counts, :func:`~surveys.weighted_model.fit_weighted_model`."""
     with connection.read_snapshot(db):
-        kept = _read_pattern_tallies(db, survey, choice.outcome, _read_exclusion(db, survey))
+        kept = _read_pattern_tallies(db, survey, choice.outcome, read_exclusion(db, survey))
     return fit_model(survey, choice, kept, confidence_level), fit_weighted_model(survey, choice, kept, confidence_level)
 
 
