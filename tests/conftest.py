@@ -337,6 +337,21 @@ def live_server(app):
         yield url
 
 
+@pytest.fixture(scope="module")
+def module_quiz_server(tmp_path_factory, migrated_sqlite: Path):
+    """The quiz served by an app of the test module's own (a copy of :func:`migrated_sqlite`, served as
+    :func:`live_server` serves), for the browser tests that only call the functions of the served page and
+    share one page per module; yields its base URL."""
+    folder = tmp_path_factory.mktemp("module-quiz")
+    (folder / "surveys").mkdir()
+    (folder / "surveys" / "quiz.yaml").write_text(QUIZ_YAML)
+    shutil.copy(migrated_sqlite, folder / "test.sqlite3")
+    config = {"TESTING": True, "SECRET_KEY": "module-secret-key", "DATABASE": str(folder / "test.sqlite3")}
+    app = create_app({**config, "SURVEYS_DIR": str(folder / "surveys")})
+    with served(app) as url:
+        yield url
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Launch Debian's Chromium: Playwright cannot download its own browser here."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from collections import Counter
 from fractions import Fraction
 
@@ -25,10 +24,9 @@ from analysis.numeric_design import (
     laplace_for_epsilon,
     unary_for_epsilon,
 )
-from app import create_app
 from tests.helpers.audit import N_DRAWS as AUDIT_DRAWS
 from tests.helpers.audit import audit
-from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, quiz_page
 from tests.helpers.distributions import (
     ALPHA,
     bounded_pmf,
@@ -39,8 +37,6 @@ from tests.helpers.distributions import (
     laplace_window,
     unary_pmf,
 )
-from tests.helpers.sample_surveys import QUIZ_YAML
-from tests.helpers.servers import served
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only(reason=BROWSER_ONLY_ON_SQLITE)]
 
@@ -91,37 +87,13 @@ def as_integers(counts: Counter) -> Counter:
 
 
 @pytest.fixture(scope="module")
-def samplers_server(tmp_path_factory, migrated_sqlite):
-    """The quiz served by an app of this module's own (on a copy of the migrated database), for
-    :func:`samplers`."""
-    folder = tmp_path_factory.mktemp("samplers")
-    (folder / "surveys").mkdir()
-    (folder / "surveys" / "quiz.yaml").write_text(QUIZ_YAML)
-    shutil.copy(migrated_sqlite, folder / "test.sqlite3")
-    app = create_app(
-        {
-            "TESTING": True,
-            "SECRET_KEY": "samplers-secret-key",
-            "DATABASE": str(folder / "test.sqlite3"),
-            "SURVEYS_DIR": str(folder / "surveys"),
-        }
-    )
-    with served(app) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def samplers(browser, samplers_server):
+def samplers(browser, module_quiz_server):
     """A respondent's page with the served (minified) randomize.js, loaded once for the module's tests that
     only call its samplers: they read nothing a test before them could change (each ``page.evaluate`` draws
-    from ``crypto.getRandomValues`` and returns counts), and a new browser context, page and load cost about a
-    second each on a busy machine. The test that seeds the random words has a page of its own."""
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(f"{samplers_server}/s/quiz")
-    assert page.evaluate("typeof window.RRSamplers") == "object"
-    yield page
-    context.close()
+    from ``crypto.getRandomValues`` and returns counts), where a new app, server, browser context, page and load
+    cost about a second a test on a busy machine. The test that seeds the random words has a page of its own."""
+    with quiz_page(browser, module_quiz_server, "window.RRSamplers") as page:
+        yield page
 
 
 @pytest.mark.parametrize("scale", SCALES, ids=["1", "5/2", "27.307177"])
