@@ -310,7 +310,8 @@ def fresh_db(tmp_path, app_backend, request):
     ``both_backends``)."""
     from storage import connection, migrations
 
-    target = request.getfixturevalue("postgres_url") if app_backend == "postgresql" else tmp_path / "fresh.sqlite3"
+    postgresql = app_backend == "postgresql"
+    target = request.getfixturevalue("postgres_migrated_url") if postgresql else tmp_path / "fresh.sqlite3"
     database = connection.connect(target)
     migrations.migrate(database)
     yield database
@@ -434,9 +435,17 @@ def postgres_databases(postgres_server: str):
     every database it made is dropped after the test."""
     made = []
 
-    def create() -> str:
+    def create(template: str | None = None) -> str:
+        """A new database, empty, or a copy of the database ``template`` (a name we made) if given."""
         name = f"rr_test_{os.getpid()}_{next(_database_numbers)}"  # a name we made, not input
-        url = postgres_cluster.create_database(postgres_server, name)
+        if template is None:
+            url = postgres_cluster.create_database(postgres_server, name)
+        else:
+            import psycopg
+
+            with psycopg.connect(postgres_server, autocommit=True) as admin:
+                admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
+            url = postgres_cluster.database_url(postgres_server, name)
         made.append(name)
         return url
 
@@ -448,6 +457,30 @@ def postgres_databases(postgres_server: str):
 def postgres_url(postgres_databases) -> str:
     """The URL of a new, empty database on the session's cluster, dropped after the test."""
     return postgres_databases()
+
+
+@pytest.fixture(scope="session")
+def postgres_migrated_template(postgres_server: str) -> str:
+    """The name of a database on the session's cluster with every migration applied and nothing else, made once
+    per test session (so once per parallel worker), no connection left to it: :func:`postgres_migrated_url` copies
+    it (``CREATE DATABASE ... TEMPLATE``, about 0.1 s) where a new database and its migrations took 0.25 to 0.35 s.
+    The migrations themselves run on new databases in tests/test_migrations.py and tests/test_storage.py."""
+    from storage import connection, migrations
+
+    name = f"rr_migrated_{os.getpid()}"  # a name we made, not input
+    database = connection.connect(postgres_cluster.create_database(postgres_server, name))
+    try:
+        migrations.migrate(database)
+    finally:
+        database.close()
+    return name
+
+
+@pytest.fixture
+def postgres_migrated_url(postgres_databases, postgres_migrated_template: str) -> str:
+    """The URL of a new database on the session's cluster with every migration applied (a copy of
+    :func:`postgres_migrated_template`), dropped after the test."""
+    return postgres_databases(postgres_migrated_template)
 
 
 @pytest.fixture(scope="session")
@@ -528,11 +561,13 @@ def new_database(backend, tmp_path, request):
 
 
 @pytest.fixture
-def backend_db(new_database):
-    """A migrated, empty database on each backend in turn: a SQLite file, then a PostgreSQL database."""
+def backend_db(new_database, backend, request):
+    """A migrated, empty database on each backend in turn: a SQLite file, then a PostgreSQL database (a copy of
+    :func:`postgres_migrated_template`; ``migrate`` then finds nothing to apply)."""
     from storage import connection, migrations
 
-    database = connection.connect(new_database("fresh"))
+    target = request.getfixturevalue("postgres_migrated_url") if backend == "postgresql" else new_database("fresh")
+    database = connection.connect(target)
     migrations.migrate(database)
     yield database
     database.close()
