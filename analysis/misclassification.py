@@ -351,15 +351,16 @@ def _em_polish(c: np.ndarray, matrix: np.ndarray, pi: np.ndarray, steps: int = 2
     return pi
 
 
-def _maximise(c, matrix, start, objective, extra) -> np.ndarray:
-    """SLSQP over the simplex (bounds ``[0, 1]``, shares summing to 1), with ``extra`` constraints."""
+def _maximise(c, matrix, start, objective, extra, gradient=None) -> np.ndarray:
+    """SLSQP over the simplex (bounds ``[0, 1]``, shares summing to 1), with ``extra`` constraints; ``gradient``
+    is the objective's, or None to let SLSQP estimate it by finite differences."""
     constraints = [{"type": "eq", "fun": lambda pi: pi.sum() - 1.0, "jac": lambda pi: np.ones_like(pi)}]
     if extra is not None:
         constraints.append(extra)
     result = optimize.minimize(
         objective,
         start,
-        jac=None,
+        jac=gradient,
         method="SLSQP",
         bounds=[(0.0, 1.0)] * len(start),
         constraints=constraints,
@@ -430,7 +431,8 @@ def profile_likelihood_interval(
     }
 
     def end(sign: float) -> float:
-        found = _maximise(c, matrix, pi_hat, lambda pi: sign * pi[j], region)
+        direction = sign * np.eye(len(c))[j]  # the objective's gradient: no finite differences of a linear function
+        found = _maximise(c, matrix, pi_hat, lambda pi: sign * pi[j], region, lambda pi: direction)
         return float(found[j])
 
     low = 0.0 if side == UPPER else min(end(1.0), float(pi_hat[j]))

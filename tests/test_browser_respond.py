@@ -31,7 +31,7 @@ from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesi
 from storage import queries
 from surveys.arms import group_yes_probabilities
 from tests.helpers.audit import N_DRAWS, audit, clopper_pearson_lower, clopper_pearson_upper, yes_no_expected
-from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, quiz_page
 from tests.helpers.records import stored_bytes
 from tests.helpers.servers import served
 from web.db import open_database
@@ -297,6 +297,16 @@ def test_every_input_has_a_label(page, live_server):
     assert unlabeled == 0
 
 
+@pytest.fixture(scope="module")
+def randomizer(browser, module_quiz_server):
+    """The quiz page with the served randomize.js, loaded once for the module's audits of ``window.RR``'s
+    randomizers that set nothing on the page (no arm, no seeded words): each ``page.evaluate`` draws from
+    ``crypto.getRandomValues`` and returns counts, so no test reads what another left (a new app, server,
+    context and load cost about a second a test on a busy machine). A test that sets something has its own."""
+    with quiz_page(browser, module_quiz_server, "window.RR") as page:
+        yield page
+
+
 def browser_counts(page, expression: str, truths: list, n: int) -> dict:
     """Run the page's own randomizer ``n`` times per truth; return report counts."""
     return page.evaluate(
@@ -316,8 +326,8 @@ def browser_counts(page, expression: str, truths: list, n: int) -> dict:
 
 
 @pytest.mark.parametrize("design", [TWO_COIN, ForcedResponseDesign("2/3", "1/6", "1/6")], ids=["two-coin", "die"])
-def test_browser_yes_no_randomizer_passes_privacy_audit(page, live_server, design):
-    page.goto(f"{live_server}/s/quiz")
+def test_browser_yes_no_randomizer_passes_privacy_audit(randomizer, design):
+    page = randomizer
     spec = json.dumps(design.to_dict())
     counts = browser_counts(page, f"RR.randomizeYesNo(truth === 'yes', {spec}) ? 'yes' : 'no'", ["yes", "no"], N_DRAWS)
     for truth in counts:
@@ -326,9 +336,9 @@ def test_browser_yes_no_randomizer_passes_privacy_audit(page, live_server, desig
     assert audit(counts, N_DRAWS, design.epsilon, yes_no_expected(design)) == []
 
 
-def test_browser_multiple_choice_randomizer_passes_privacy_audit(page, live_server):
+def test_browser_multiple_choice_randomizer_passes_privacy_audit(randomizer):
     design = MultipleChoiceDesign(4, "1/2")
-    page.goto(f"{live_server}/s/quiz")
+    page = randomizer
     n = N_DRAWS // 2
     spec = json.dumps(design.to_dict())
     counts = browser_counts(page, f"RR.randomizeIndex(Number(truth), {spec})", ["0", "1", "2", "3"], n)
@@ -531,10 +541,10 @@ BINARY_SOFTWARE_DESIGNS = [
 
 
 @pytest.mark.parametrize("design", BINARY_SOFTWARE_DESIGNS, ids=["warner", "unrelated", "kuk", "mangat"])
-def test_browser_binary_randomizer_passes_privacy_audit(page, live_server, design):
+def test_browser_binary_randomizer_passes_privacy_audit(randomizer, design):
     """randomize.js through its dispatch (RR.randomizeAnswer with the design key's spec): 10^5 draws per true
     answer, audited like the server's at 99.9% family confidence."""
-    page.goto(f"{live_server}/s/quiz")
+    page = randomizer
     spec = json.dumps({"choices": ["yes", "no"], "design": design.to_dict()})
     counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", ["yes", "no"], N_DRAWS)
     for truth in counts:
@@ -544,8 +554,8 @@ def test_browser_binary_randomizer_passes_privacy_audit(page, live_server, desig
 
 
 @pytest.mark.parametrize("design", [CrosswiseDesign("1/4"), TriangularDesign("1/4")], ids=["crosswise", "triangular"])
-def test_browser_passes_crosswise_and_triangular_answers_through(page, live_server, design):
-    page.goto(f"{live_server}/s/quiz")
+def test_browser_passes_crosswise_and_triangular_answers_through(randomizer, design):
+    page = randomizer
     spec = json.dumps({"choices": ["yes", "no"], "design": design.to_dict()})
     counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", ["yes", "no"], 1000)
     assert counts == {"yes": {"yes": 1000}, "no": {"no": 1000}}
@@ -691,12 +701,12 @@ def test_browser_draws_the_arm_with_the_shares(page, live_server):
         assert low <= share <= high, counts
 
 
-def test_browser_misclassification_randomizer_passes_privacy_audit(page, live_server):
+def test_browser_misclassification_randomizer_passes_privacy_audit(randomizer):
     """randomize.js through its dispatch: 10^5 draws per true option of a 3 x 3 matrix, audited like the
     server's against P[j, i] (van den Hout and van der Heijden 2002)."""
     design = MisclassificationDesign([["3/5", "1/10", "1/5"], ["1/4", "7/10", "1/5"], ["3/20", "1/5", "3/5"]])
     choices = ["low", "middle", "high"]
-    page.goto(f"{live_server}/s/quiz")
+    page = randomizer
     spec = json.dumps({"choices": choices, "design": design.to_dict()})
     counts = browser_counts(page, f"RR.randomizeAnswer(truth, {spec})", choices, N_DRAWS)
     for truth in counts:

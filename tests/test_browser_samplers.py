@@ -26,7 +26,7 @@ from analysis.numeric_design import (
 )
 from tests.helpers.audit import N_DRAWS as AUDIT_DRAWS
 from tests.helpers.audit import audit
-from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE
+from tests.helpers.browser_steps import BROWSER_ONLY_ON_SQLITE, quiz_page
 from tests.helpers.distributions import (
     ALPHA,
     bounded_pmf,
@@ -86,12 +86,14 @@ def as_integers(counts: Counter) -> Counter:
     return Counter({int(key): value for key, value in counts.items()})
 
 
-@pytest.fixture
-def samplers(page, live_server):
-    """A respondent's page with the served (minified) randomize.js."""
-    page.goto(f"{live_server}/s/quiz")
-    assert page.evaluate("typeof window.RRSamplers") == "object"
-    return page
+@pytest.fixture(scope="module")
+def samplers(browser, module_quiz_server):
+    """A respondent's page with the served (minified) randomize.js, loaded once for the module's tests that
+    only call its samplers: they read nothing a test before them could change (each ``page.evaluate`` draws
+    from ``crypto.getRandomValues`` and returns counts), where a new app, server, browser context, page and load
+    cost about a second a test on a busy machine. The test that seeds the random words has a page of its own."""
+    with quiz_page(browser, module_quiz_server, "window.RRSamplers") as page:
+        yield page
 
 
 @pytest.mark.parametrize("scale", SCALES, ids=["1", "5/2", "27.307177"])

@@ -91,6 +91,16 @@ def write(db, sql: str, rows: list[tuple] | None = None) -> None:
 
 
 @pytest.fixture
+def backend_db(new_database):
+    """A new database of each backend with every migration applied to it here (the suite's ``backend_db`` copies
+    one migrated per session on PostgreSQL): this module tests the migrations themselves."""
+    database = connection.connect(new_database("fresh"))
+    migrations.migrate(database)
+    yield database
+    database.close()
+
+
+@pytest.fixture
 def old_db(new_database):
     """A database migrated one step at a time from m001, with rows written under each old schema by plain SQL."""
     db = connection.connect(new_database("old"))

@@ -3,6 +3,9 @@ that no request a page posted carries a true randomized answer."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, carried
 
 #: Why a browser test runs on SQLite only (``pytest.mark.sqlite_only(reason=...)``): what it checks is the page and
@@ -56,3 +59,18 @@ def check_requests(app, survey, posts: list[str], device: bool, true: dict, nois
                 if key.startswith("rr-") and name in true:
                     assert parse_wire_value(survey.question(name), value, blank_ok=True) in (None, noisy[name])
             assert not any(key in true for key in fields)  # never a true answer under a question's own name
+
+
+@contextlib.contextmanager
+def quiz_page(browser, server: str, script: str) -> Iterator:
+    """A page of a new browser context on ``server``'s quiz, with the served (minified) randomize.js loaded and
+    ``script`` (its global, such as ``window.RR``) checked to be there; the context is closed after. For the tests
+    that share one page per module (they only call the page's functions and read nothing another test changes)."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/s/quiz")
+        assert page.evaluate(f"typeof {script}") == "object"
+        yield page
+    finally:
+        context.close()
