@@ -93,7 +93,7 @@ def test_the_shipped_campus_life_survey_measures_careless_answering_with_its_bir
     page = auth.client.get("/admin/surveys/campus-life").get_data(as_text=True)
     estimate = ([a["birth_half"] for a in answers].count("yes") / len(answers) - 0.25) / 0.5
     careless = (0.496 - estimate) / 0.496
-    assert "“Is your birthday between January and June?” is truly yes for 49.6% of people" in page
+    assert "“Is your birthday in the first half of the year, January to June?” is truly yes for 49.6% of people" in page
     assert f"its estimate puts {careless * 100:.1f}% of respondents" in page
     table = page[page.index('<table id="careless-corrected">') :]
     table = table[: table.index("</table>")]
