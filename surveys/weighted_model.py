@@ -31,7 +31,7 @@ from surveys.models import (
     unfit_reason,
 )
 from surveys.tables import finite, safe_csv
-from surveys.weights import margin_cell_weights
+from surveys.weights import SKIPPED_NOTE, asked_of_everyone, margin_cell_weights
 
 #: The columns the model CSV gains with ``population_counts`` (filled on the coefficient rows).
 WEIGHTED_MODEL_COLUMNS = (
@@ -101,6 +101,8 @@ def fit_weighted_model(
     def failed(message: str) -> WeightedModelResult:
         return WeightedModelResult(outcome, by, method, None, cells.left_out, message)
 
+    if not asked_of_everyone(outcome):
+        return failed(SKIPPED_NOTE)
     problem = unfit_reason(outcome, terms, own, int(counts.sum()))
     if problem is not None:
         return failed(problem)

@@ -124,6 +124,17 @@ def _weighted(
     return WeightedShare(question, label, n, estimate, option=_option(whole))
 
 
+#: Why a question asked only of some respondents is not weighted: the population counts are of everyone.
+SKIPPED_NOTE = "Not weighted: asked only of some respondents (skip logic), and the population counts are of everyone."
+
+
+def asked_of_everyone(question: Question) -> bool:
+    """Whether ``question`` is asked of every respondent (no ``relevant:`` condition). A question asked only
+    of some is not post-stratified, raked or modelled with weights: the population counts describe everyone,
+    not the subgroup it was asked of, so weighting to them would estimate a share of no defined population."""
+    return question.relevant is None
+
+
 def weight_results(
     survey: Survey,
     tallies: Tallies,
@@ -169,6 +180,9 @@ def weight_results(
         for index, (label, part) in enumerate(parts):
             if getattr(part, "estimate_raw", None) is None and overall.n:
                 continue
+            if not asked_of_everyone(question):
+                shares.append(WeightedShare(question, label, overall.n, None, SKIPPED_NOTE, _option(part)))
+                continue
             if overall.n == 0:
                 shares.append(WeightedShare(question, label, 0, None, "No answers yet.", _option(part)))
                 continue
@@ -200,6 +214,8 @@ def rake_patterns(survey: Survey, question: Question, kept: PatternTallies, leve
     by = [survey.question(margin.by) for margin in survey.population_counts]
     cells = cells_of(kept, by)
     n = int(cells.counts.sum())
+    if not asked_of_everyone(question):
+        return WeightedShare(question, "", n, None, SKIPPED_NOTE)
     if len(cells.keys) != 1:
         note = "No raked estimate: raking needs answers under exactly one yes/no design."
         return WeightedShare(question, "", n, None, note if n else "No answers yet.")

@@ -5,6 +5,7 @@ import pytest
 
 from storage import responses
 from surveys.submission import noisy_response
+from tests.helpers.records import add_responses, campus_life_answers
 from tests.helpers.sample_surveys import ANCHORED_YAML, survey_in
 from web.db import open_database
 
@@ -78,3 +79,23 @@ def test_the_cli_writes_the_design_fit_json(anchored, app, runner, tmp_path):
     careless = json.loads(out.read_text())["careless"]
     assert careless["careless_share"]["estimate"] == pytest.approx(0.4)
     assert careless["corrected"][0]["corrected"] == pytest.approx(0.3)
+
+
+def test_the_shipped_campus_life_survey_measures_careless_answering_with_its_birthday_anchor(app, auth):
+    """survey_files/campus-life.yaml's anchor (birth_half, known share 0.496, two coins): the careless share it
+    gives is the one computed by hand, and both other yes/no questions are corrected for it."""
+    from app import ROOT
+
+    app.config["SURVEYS_DIR"] = str(ROOT / "survey_files")
+    answers = campus_life_answers()
+    add_responses(app, answers, survey_id="campus-life")
+    auth.login()
+    page = auth.client.get("/admin/surveys/campus-life").get_data(as_text=True)
+    estimate = ([a["birth_half"] for a in answers].count("yes") / len(answers) - 0.25) / 0.5
+    careless = (0.496 - estimate) / 0.496
+    assert "“Is your birthday in the first half of the year, January to June?” is truly yes for 49.6% of people" in page
+    assert f"its estimate puts {careless * 100:.1f}% of respondents" in page
+    table = page[page.index('<table id="careless-corrected">') :]
+    table = table[: table.index("</table>")]
+    assert "Have you ever cheated on an exam?" in table
+    assert "Have you ever taken something from a housemate without asking?" in table

@@ -268,6 +268,18 @@ def test_the_shipped_surveys_show_every_design_and_one_closes_itself_on_its_targ
     assert any(survey.targets and survey.close_when_targets_met for survey in catalog.surveys.values())
 
 
+def test_the_shipped_surveys_show_weights_a_sample_design_and_an_anchor_question():
+    """Population counts (weighted shares and model), a sample design (design-weighted shares) and an anchor of known
+    prevalence each in an example; the anchor randomized with the design of another question of its survey."""
+    surveys = load_catalog(SURVEY_FILES).surveys.values()
+    assert any(survey.population_counts for survey in surveys)
+    assert any(survey.sample_design is not None for survey in surveys)
+    (anchored,) = [survey for survey in surveys if survey.anchor is not None]
+    anchor = anchored.question(anchored.anchor.question)
+    others = [q.design for q in anchored.randomized_questions if q.name != anchor.name]
+    assert anchor.design in others
+
+
 def test_shipped_surveys_load_cleanly():
     catalog = load_catalog(SURVEY_FILES)
     assert catalog.problems == ()

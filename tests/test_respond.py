@@ -1015,7 +1015,7 @@ def test_stored_answers_do_not_depend_on_the_language(bilingual, client, db):
         }
         page2 = client.post(f"/s/campus-life?lang={language}", data=fields).get_data(as_text=True)
         fields["carried"] = regex.search(r'name="carried" value="([^"]+)"', page2).group(1)
-        fields.update({"rr-cheated": "yes", "rr-housemate_theft": "no "})
+        fields.update({"rr-cheated": "yes", "rr-housemate_theft": "no ", "rr-birth_half": "yes"})
         del fields["rr-year"], fields["rr-housing"]
         thanks = client.post(f"/s/campus-life?lang={language}", data=fields)
         assert thanks.status_code == 200, thanks.get_data(as_text=True)
@@ -1030,6 +1030,7 @@ def test_stored_answers_do_not_depend_on_the_language(bilingual, client, db):
         "housing": "campus",
         "cheated": "yes",
         "housemate_theft": "no",
+        "birth_half": "yes",
     }
 
 
@@ -1047,7 +1048,7 @@ def test_the_confirm_page_after_an_expired_form_keeps_the_language(bilingual, ap
     }
     page2 = client.post("/s/campus-life?lang=fr", data=fields).get_data(as_text=True)
     fields["carried"] = re.search(r'name="carried" value="([^"]+)"', page2).group(1)
-    fields.update({"rr-cheated": "yes", "rr-housemate_theft": "   "})
+    fields.update({"rr-cheated": "yes", "rr-housemate_theft": "   ", "rr-birth_half": "no "})
     del fields["rr-year"], fields["rr-housing"]
     confirm = client.post("/s/campus-life?lang=fr", data=fields)
     assert confirm.status_code == 400 and 'action="/s/campus-life?lang=fr"' in confirm.get_data(as_text=True)

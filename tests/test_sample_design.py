@@ -289,6 +289,38 @@ def test_the_results_page_shows_hajek_and_horvitz_thompson_with_their_design_eff
     assert f"{sometimes.hajek.design_effect:.2f}" in option
 
 
+def test_the_shipped_workplace_survey_weights_each_answer_by_its_departments_design_weight(app, auth):
+    """survey_files/workplace-wellbeing.yaml: strata by department, each respondent a unit, design weights 10, 4,
+    2, 2 and 3 (each department's employees over those invited) and 1,200 employees: the Hajek and
+    Horvitz-Thompson shares of a two-coin question as computed by hand from each department's stored yeses."""
+    from app import ROOT
+
+    app.config["SURVEYS_DIR"] = str(ROOT / "survey_files")
+    weights = {"operations": 10, "sales": 4, "finance": 2, "it": 2, "other": 3}
+    answers = [
+        {
+            "harassment_witnessed": "yes" if i % (2 + d) == 0 else "no",
+            "drug_use_at_work": "yes" if i % 4 == 0 else "no",
+            "department": department,
+        }
+        for d, department in enumerate(weights)
+        for i in range(12 + 4 * d)
+    ]
+    add_responses(app, answers, survey_id="workplace-wellbeing")
+    auth.login()
+    page = auth.client.get("/admin/surveys/workplace-wellbeing").get_data(as_text=True)
+    totals = []  # (y, x) per department: w (yes - n/4) / (1/2) and w n, under two coins
+    for department, weight in weights.items():
+        stored = [a["harassment_witnessed"] for a in answers if a["department"] == department]
+        totals.append((weight * (stored.count("yes") - len(stored) / 4) / 0.5, weight * len(stored)))
+    hajek = sum(y for y, _ in totals) / sum(x for _, x in totals)
+    horvitz_thompson = sum(y for y, _ in totals) / 1200
+    assert "Design-weighted estimates" in page and "drawn within the strata of Which department do you work in?" in page
+    row = re.search(r'<tr id="weighted-harassment_witnessed">(.*?)</tr>', page, re.S).group(1)
+    assert re.search(r'class="weighted-estimate">([^<]+)<', row).group(1) == f"{hajek * 100:.1f}%"
+    assert re.search(r'class="ht-estimate">([^<]+)<', row).group(1) == f"{horvitz_thompson * 100:.1f}%"
+
+
 def test_the_estimates_json_csv_and_the_cli_export_carry_the_design_columns(app, surveys_dir, auth, runner):
     (surveys_dir / "quiz.yaml").write_text(DESIGN_YAML)
     add_responses(app, _answers())

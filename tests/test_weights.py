@@ -10,8 +10,8 @@ import pytest
 
 from analysis import estimate_finite_population, estimate_proportion, post_stratify, raked_share
 from surveys.design_contract import question_design_key
-from surveys.weights import weight_results
-from tests.helpers.records import add_responses
+from surveys.weights import SKIPPED_NOTE, weight_results
+from tests.helpers.records import add_responses, campus_life_answers
 from tests.helpers.sample_surveys import QUIZ_YAML, make_survey
 
 pytestmark = pytest.mark.both_backends
@@ -90,6 +90,55 @@ def test_the_results_page_shows_the_weighted_estimate_its_se_and_the_design_effe
     assert f"{unweighted.estimate * 100:.1f}%" in row
     assert "1 answer with no answer to Year of study is left out" in page
     assert "like a random sample of that group" in page
+
+
+def test_the_shipped_campus_life_survey_weights_its_shares_and_its_model_to_its_enrolment(app, auth):
+    """survey_files/campus-life.yaml: "cheated" post-stratified to the example university's enrolment (3,100 in
+    first year, 8,900 later), each year's two-coin share debiased by hand; the model of "cheated" on housing is
+    fitted weighted beside it."""
+    from app import ROOT
+
+    app.config["SURVEYS_DIR"] = str(ROOT / "survey_files")
+    answers = campus_life_answers()
+    add_responses(app, answers, survey_id="campus-life")
+    auth.login()
+    page = auth.client.get("/admin/surveys/campus-life?model_outcome=cheated&model_predictors=housing").get_data(
+        as_text=True
+    )
+    said = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "population counts of Year of study given in the survey file (first: 3,100, later: 8,900)" in said
+
+    def debiased(year):  # two coins: (stored yes share - 1/4) / (1/2)
+        stored = [a["cheated"] for a in answers if a["year"] == year]
+        return (stored.count("yes") / len(stored) - 0.25) / 0.5
+
+    expected = (3100 * debiased("first") + 8900 * debiased("later")) / 12000
+    row = re.search(r'<tr id="weighted-cheated">(.*?)</tr>', page, re.S).group(1)
+    assert re.search(r'class="weighted-estimate">([^<]+)<', row).group(1) == f"{expected * 100:.1f}%"
+    model = page[page.index('id="weighted-model"') :]
+    assert "Post-stratified to the population counts of “Year of study”" in model
+    assert "Where do you live during term?: Elsewhere vs In student housing" in model
+
+
+def test_a_question_asked_only_of_some_respondents_is_not_weighted_and_says_why(app, auth):
+    """campus-life's housemate_theft is asked only of students in student housing (``relevant:``): the
+    enrolment counts describe every student, so its share and its model are not weighted to them, and the page
+    says why (a post-stratified share would describe no defined population)."""
+    from app import ROOT
+
+    app.config["SURVEYS_DIR"] = str(ROOT / "survey_files")
+    add_responses(app, campus_life_answers(), survey_id="campus-life")
+    auth.login()
+    page = auth.client.get("/admin/surveys/campus-life?model_outcome=housemate_theft&model_predictors=year").get_data(
+        as_text=True
+    )
+    row = re.search(r'<tr id="weighted-housemate_theft">(.*?)</tr>', page, re.S).group(1)
+    assert "weighted-estimate" not in row and SKIPPED_NOTE in row
+    model = page[page.index('id="weighted-model"') :]
+    assert SKIPPED_NOTE in model
+    document = auth.client.get("/admin/surveys/campus-life/estimates.json").get_json()["weighted"]
+    theft = next(r for r in document["rows"] if r["question"] == "housemate_theft")
+    assert theft["weighted_estimate"] is None
 
 
 def test_a_survey_without_population_counts_shows_no_weighted_section(app, auth):

@@ -434,14 +434,29 @@ def without_source(survey):
     return replace(survey, source="", translations=translations)
 
 
+#: Survey-file keys a workbook does not carry yet (docs/survey-files.md, "From an XLSForm workbook"): the round trip
+#: leaves them out of the workbook and out of the survey it is compared with; everything else must come back.
+NOT_IN_WORKBOOKS = ("sample_design",)
+
+
+def without_keys(survey, keys):
+    """``survey`` and its translations with each of ``keys`` at its default (None)."""
+    gone = dict.fromkeys(keys)
+    translations = tuple((language, replace(other, **gone)) for language, other in survey.translations)
+    return replace(survey, translations=translations, **gone)
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=[path.stem for path in SHIPPED])
 def test_every_shipped_survey_written_as_a_workbook_reads_back_as_the_same_survey(tmp_path, path):
     """Pages as groups, texts in KEY::Language (code) columns, designs, settings and targets: each example's
-    workbook (written here with openpyxl) defines the survey its YAML file defines."""
+    workbook (written here with openpyxl) defines the survey its YAML file defines, but for the keys a workbook
+    does not carry yet (:data:`NOT_IN_WORKBOOKS`)."""
     mapping = yaml.safe_load(path.read_text(encoding="utf-8"))
+    left_out = [key for key in NOT_IN_WORKBOOKS if mapping.pop(key, None) is not None]
     book = workbook_of_survey_file(mapping, tmp_path / f"{path.stem}.xlsx")
     imported = import_workbook(book)
-    assert without_source(imported.survey) == without_source(load_survey_file(path))
+    expected = without_keys(load_survey_file(path), left_out)
+    assert without_source(imported.survey) == without_source(expected)
     assert without_source(parse_survey(yaml.safe_load(imported.yaml_text()), "again.yaml")) == without_source(
         imported.survey
     )
@@ -452,6 +467,7 @@ def test_the_shipped_examples_cover_pages_languages_designs_and_targets():
     texts = [path.read_text(encoding="utf-8") for path in SHIPPED]
     parts = ("type: page_break", "languages:", "targets:", "innocuous:", "matrix:", "relevant:", "direct_share")
     parts += ("type: integer", "type: decimal", "type: select_multiple", "bins:", "mechanism:", "randomize: false")
+    parts += ("population_counts:", "known_prevalence:", "releases:")
     for part in parts:
         assert any(part in text for text in texts), part
 

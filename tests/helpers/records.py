@@ -38,6 +38,25 @@ def many(n_yes: int, n_no: int):
     ]
 
 
+def campus_life_answers(n: int = 120) -> list[dict]:
+    """``n`` answers to the shipped survey_files/campus-life.yaml in a fixed pattern: a third in first year (3 in 5
+    of them say they cheated, 1 in 5 of the later years), half in student housing (who alone answer
+    housemate_theft), 3 in 7 born between January and June."""
+    rows = []
+    for i in range(n):
+        first = i % 3 == 0
+        row = {
+            "year": "first" if first else "later",
+            "housing": "campus" if i % 2 else "elsewhere",
+            "cheated": "yes" if i % 5 < (3 if first else 1) else "no",
+            "birth_half": "yes" if i % 7 < 3 else "no",
+        }
+        if row["housing"] == "campus":
+            row["housemate_theft"] = "yes" if i % 4 == 1 else "no"
+        rows.append(row)
+    return rows
+
+
 def dump(app) -> dict[str, list[tuple]]:
     """Every row of every table, sorted: equal dumps mean an unchanged database. The rate-limit counts
     are left out, as on SQLite, where they are in a file of their own (on PostgreSQL, in the same database)."""
