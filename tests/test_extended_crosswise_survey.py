@@ -103,3 +103,66 @@ def test_the_form_is_as_long_whatever_the_group(app, ecwm_survey, monkeypatch):
             html = client.get(f"/s/{ecwm_survey}").get_data(as_text=True)
         lengths.add(len(html) - len(html.split('name="csrf_token" value="')[1].split('"')[0]))
     assert len(lengths) == 1, lengths
+
+
+def _store(app, counts):
+    """``counts``: ``{(group, answer): how many}`` stored as device answers of the ECWM survey."""
+    from storage import responses
+    from surveys.submission import noisy_response
+    from tests.helpers.sample_surveys import survey_in
+    from web.db import open_database
+
+    survey = survey_in(app, "ecwm")
+    db = open_database(app)
+    for (group, answer), count in counts.items():
+        for i in range(count):
+            response = noisy_response(survey, {"cannabis": answer}, "device", group)
+            responses.store_response(db, response, f"ecwm-{group}-{answer}-{i}", "2026-11-27")
+    db.close()
+
+
+#: Group 1: 30 of 40 "same"; group 2: 18 of 40. Pooled rate of group 1's "same" (30 + 22) / 80 = 0.65: pi = 0.2.
+CARELESS = {("1", "yes"): 30, ("1", "no"): 10, ("2", "yes"): 18, ("2", "no"): 22}
+
+
+def test_the_check_reads_each_groups_counts_from_the_results():
+    from surveys.design_fit import design_fit, design_fit_record
+    from surveys.results import compute_results
+
+    survey = parse_survey(_mapping(), "ecwm.yaml")
+    question = survey.questions[0]
+    by_design = {question_design_key(question, "1"): {"yes": 30, "no": 10}}
+    by_design[question_design_key(question, "2")] = {"yes": 18, "no": 22}
+    results = compute_results(survey, {"cannabis": by_design}, 80)
+    (check,) = design_fit(survey, results, None, None).extended_crosswise
+    assert (check.counts.same, check.counts.n) == ((30, 18), (40, 40))
+    reference = estimate_extended_crosswise(30, 40, 18, 40, Fraction(1, 4))
+    assert check.estimate == reference
+    assert check.estimate.estimate == pytest.approx(0.2)
+    assert f"G² = {reference.fit.likelihood_ratio.statistic:.2f}, 1 degree of freedom" in check.sentence
+    (record,) = design_fit_record(design_fit(survey, results, None, None))["extended_crosswise"]
+    assert record["same"] == [30, 18] and record["likelihood_ratio"]["df"] == 1
+
+
+def test_a_crosswise_question_without_groups_has_no_check():
+    from surveys.design_fit import design_fit
+    from surveys.results import compute_results
+
+    mapping = _mapping()
+    del mapping["questions"][0]["design"]["extended"]
+    survey = parse_survey(mapping, "ecwm.yaml")
+    key = question_design_key(survey.questions[0])
+    results = compute_results(survey, {"cannabis": {key: {"yes": 30, "no": 10}}}, 40)
+    assert design_fit(survey, results, None, None).extended_crosswise == ()
+
+
+def test_the_results_page_and_the_json_show_the_check(app, auth, ecwm_survey):
+    _store(app, CARELESS)
+    auth.login()
+    page = auth.client.get("/admin/surveys/ecwm").get_data(as_text=True)
+    section = page[page.index("How well does the design fit?") :]
+    assert "group 1 answered “same” 30 times in 40 and group 2 18 times in 40" in section
+    assert "1 degree of freedom" in section
+    body = auth.client.get("/admin/surveys/ecwm/design_fit.json").get_json()
+    (record,) = body["extended_crosswise"]
+    assert record["n"] == [40, 40] and record["estimate"] == pytest.approx(0.2)
