@@ -166,3 +166,16 @@ def test_the_results_page_and_the_json_show_the_check(app, auth, ecwm_survey):
     body = auth.client.get("/admin/surveys/ecwm/design_fit.json").get_json()
     (record,) = body["extended_crosswise"]
     assert record["n"] == [40, 40] and record["estimate"] == pytest.approx(0.2)
+
+
+def test_the_codebook_says_how_to_read_each_arm_and_names_both_statements():
+    from surveys.noisy_answers import codebook, how_to_analyse
+
+    survey = parse_survey(_mapping(), "ecwm.yaml")
+    question = survey.questions[0]
+    note = how_to_analyse(question, question.design)
+    assert "rows with arm 2 the second (true with 1 - q = 3/4)" in note
+    assert "pi_hat = (mean(s) - 0.75) / (-0.5)" in note  # (0.65 - 0.75) / -0.5 = 0.2 for the counts above
+    assert 'model = "Crosswise", p = 0.25) and with arm == "2" and p = 0.75' in note
+    (column,) = [c for c in codebook(survey, [], [])["columns"] if c["name"] == "cannabis"]
+    assert (column["innocuous"], column["second_innocuous"]) == (FIRST, SECOND)
