@@ -16,7 +16,8 @@ answers (:mod:`analysis.correlation`), check-all-that-apply answers
 (:mod:`analysis.unary`), weighted shares (:mod:`analysis.weighting`) and the weighted
 logistic model (:mod:`analysis.weighted_regression`), central
 differential privacy for published releases (:mod:`analysis.central`), fit
-checks (:mod:`analysis.fit`) and careless answering (:mod:`analysis.careless`).
+checks (:mod:`analysis.fit`), careless answering (:mod:`analysis.careless`) and the
+extended crosswise model (:mod:`analysis.extended_crosswise`).
 Only numpy, scipy and the standard library; see ``analysis/README.md``.
 """
 
@@ -78,6 +79,12 @@ from analysis.estimate import (
     difference,
     estimate_proportion,
     pool_estimates,
+)
+from analysis.extended_crosswise import (
+    ExtendedCrosswiseEstimate,
+    ExtendedCrosswiseFit,
+    estimate_extended_crosswise,
+    extended_crosswise_rates,
 )
 from analysis.finite_population import FinitePopulationEstimate, estimate_finite_population
 from analysis.fit import CellsFit, FitStatistic, TwoGroupFit, binomial_cells_fit, logistic_fit_test, two_group_fit
@@ -254,6 +261,10 @@ __all__ = [
     "CarelessShare",
     "careless_share",
     "correct_for_careless",
+    "ExtendedCrosswiseEstimate",
+    "ExtendedCrosswiseFit",
+    "estimate_extended_crosswise",
+    "extended_crosswise_rates",
     "CellsFit",
     "FitStatistic",
     "TwoGroupFit",

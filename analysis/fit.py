@@ -27,8 +27,8 @@ test is possible (``df <= 0``: the p-value is NaN).
   models (Heck and Moshagen 2018).
 
 The extended crosswise model's one-degree-of-freedom check (Heck, Hoffmann
-and Moshagen 2018) needs two groups answering the crosswise question with
-``p`` and ``1 - p``; the app has no such design, so it has no such check.
+and Moshagen 2018), two groups answering the crosswise question with ``p``
+and ``1 - p``, is in :mod:`analysis.extended_crosswise`.
 
 References
 ----------

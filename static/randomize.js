@@ -718,6 +718,10 @@
     form.querySelectorAll(".js-note").forEach(function (jsNote) {
       jsNote.hidden = currentArm === "d";
     });
+    /* An extended crosswise question: each group reads its own second statement (the page holds both). */
+    form.querySelectorAll("[data-group-statement]").forEach(function (statement) {
+      statement.hidden = statement.dataset.groupStatement !== (currentArm === "2" ? "2" : "1");
+    });
   }
 
   /* Show the device wording in place of the JavaScript-off wording. */

@@ -1,7 +1,8 @@
 """Arms: the random groups of a two-group design and the direct-question control arm.
 
 A survey with a two-group design (the cheater detection model or the
-stochastic lie detector, :mod:`analysis.two_group`) sends each respondent at
+stochastic lie detector, :mod:`analysis.two_group`) or an extended crosswise
+question (:mod:`surveys.schema_extended_crosswise`) sends each respondent at
 random to group ``"1"`` or ``"2"`` for the whole survey; a survey with a
 direct-question control arm sends a share of its respondents to ``"direct"``,
 where the same questions are asked with no randomization. Every respondent
@@ -133,6 +134,8 @@ def arm_shares_problems(
     """
     parsed = questions if isinstance(questions, tuple) else None
     has_groups = parsed is not None and any(is_two_group(q.design) for q in parsed)
+    extended = [q.name for q in parsed or () if q.second_innocuous]  # extended crosswise: two groups too
+    has_groups = has_groups or bool(extended)
     has_randomized = parsed is not None and any(
         q.is_randomized and q.type not in RANDOMIZED_IN_EVERY_ARM for q in parsed
     )
@@ -144,7 +147,7 @@ def arm_shares_problems(
             group_1_share,
             has_groups,
             "there is no two-group design (cheater_detection or "
-            "stochastic_lie_detector) to split into groups; remove it",
+            "stochastic_lie_detector) or extended crosswise question to split into groups; remove it",
         ),
         (
             "direct_share",
@@ -163,6 +166,14 @@ def arm_shares_problems(
             continue
         if parsed is not None and not allowed:
             problems.append((key, f"is set but {why}"))
+        elif key == "direct_share" and extended:
+            problems.append(
+                (
+                    key,
+                    f"cannot be combined with an extended crosswise question ({', '.join(extended)}): "
+                    "its respondents must all be in group 1 or 2",
+                )
+            )
     if has_groups and shares["group_1_share"] is None:
         shares["group_1_share"] = DEFAULT_GROUP_1_SHARE
     return shares, problems

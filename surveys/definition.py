@@ -84,6 +84,9 @@ CROSSWISE_CHOICES = (Choice("yes", "Both “yes” or both “no”"), Choice("n
 TRIANGULAR_CHOICES = (Choice("yes", "“Yes” to at least one"), Choice("no", "“No” to both"))
 #: Designs whose form shows a second, innocuous statement, with their options.
 PAIRED_STATEMENT_CHOICES = {"crosswise": CROSSWISE_CHOICES, "triangular": TRIANGULAR_CHOICES}
+#: The paired-statement design a file may extend with a second group whose innocuous statement is true with
+#: ``1 - q`` (``design.extended``: the extended crosswise model, :mod:`analysis.extended_crosswise`).
+EXTENDED_MODEL = "crosswise"
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,10 @@ class Question:
     innocuous : str
         Crosswise and triangular only: the innocuous statement shown beside
         the sensitive one (its "yes" share is the design's ``q``); else ``""``.
+    second_innocuous : str
+        An extended crosswise question only (``design.extended`` in the file,
+        :mod:`surveys.schema_extended_crosswise`): group 2's innocuous
+        statement, true with ``1 - q``; else ``""``.
     relevant : Condition or None
         Skip logic: the question is asked only when this condition holds for
         the answers before it (:mod:`surveys.conditions`); ``None``: always.
@@ -126,6 +133,7 @@ class Question:
     innocuous: str = ""
     relevant: Condition | None = None
     number: NumberRange | None = None
+    second_innocuous: str = ""
 
     def __hash__(self) -> int:
         return _hash_once(self)
@@ -140,6 +148,8 @@ class Question:
                 f"question {self.name!r}: design has k={self.design.k} options "
                 f"but there are {len(self.choices)} choices"
             )
+        if self.second_innocuous and getattr(self.design, "kind", None) != EXTENDED_MODEL:
+            raise ValueError(f"question {self.name!r}: a second innocuous statement on design {self.design!r}")
         if (self.number is not None) != (self.type in NUMBER_TYPES):
             raise ValueError(f"question {self.name!r}: a {self.type} question with number={self.number!r}")
         new_type = self.type in (*NUMBER_TYPES, SELECT_MULTIPLE)

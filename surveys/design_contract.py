@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from analysis.design import BinaryDesign, MultipleChoiceDesign, design_from_dict
+from analysis.design import BinaryDesign, CrosswiseDesign, MultipleChoiceDesign, design_from_dict
 from analysis.misclassification import MisclassificationDesign
 from analysis.numeric_design import (
     NUMERIC_DESIGN_KINDS,
@@ -58,6 +58,9 @@ class DesignedQuestion(Protocol):
 
     @property
     def choice_names(self) -> tuple[str, ...]: ...
+
+    @property
+    def second_innocuous(self) -> str: ...
 
     @property
     def is_randomized(self) -> bool: ...
@@ -141,11 +144,20 @@ def question_design_key(question: DesignedQuestion, arm: str = "") -> str:
     }
     if question.number is not None:
         record["number"] = question.number.to_dict()  # the grid and bins give the kept answers their meaning
+    if question.second_innocuous:
+        record[EXTENDED_MARK] = True
     return canonical_json(arm_record(record, arm))
 
 
 #: Designs whose answer is stored as given in every arm (the respondent combines two statements).
 STORED_AS_GIVEN_KINDS = ("crosswise", "triangular")
+
+#: The mark on the key of an extended crosswise question (a crosswise design with a second group,
+#: :mod:`surveys.schema_extended_crosswise`). Group 2 reads an innocuous statement true with ``1 - q``: its
+#: answers are a crosswise tally with ``q`` read as ``1 - q``, so its key's design says so
+#: (:func:`arm_record`), and the two groups' tallies are two crosswise designs whose pooled maximum-likelihood
+#: estimate is the extended crosswise model's (:func:`analysis.estimate_extended_crosswise`).
+EXTENDED_MARK = "extended"
 
 #: The design record of a randomized question asked directly (the control arm).
 DIRECT_DESIGN = {"kind": "direct"}
@@ -164,8 +176,11 @@ def randomized_in_every_arm(survey: DesignedSurvey) -> tuple:
 
 def arm_record(record: dict, arm: str) -> dict:
     """A question's key record for a respondent in ``arm``: with the group of a two-group design,
-    :data:`DIRECT_DESIGN` for a randomized question in the direct arm, else unchanged."""
+    :data:`DIRECT_DESIGN` for a randomized question in the direct arm, an extended crosswise question's
+    group 2 with ``q`` read as ``1 - q`` (:data:`EXTENDED_MARK`), else unchanged."""
     design = record.get("design")
+    if record.get(EXTENDED_MARK) and design is not None and arm == "2":
+        return record | {"design": CrosswiseDesign(1 - design_from_dict(design).q).to_dict()}
     if design is None or arm == "" or design.get("kind") in STORED_AS_GIVEN_KINDS:
         return record  # crosswise and triangular answers mean the same in every arm: nothing was randomized
     if record.get("type") in RANDOMIZED_IN_EVERY_ARM:

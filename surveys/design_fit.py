@@ -9,7 +9,8 @@ results already computed from kept counts (and the model's kept pattern counts).
 * The survey's anchor (``known_prevalence``, :mod:`surveys.schema_anchor`): the careless share and every other
   randomized yes/no share corrected for it, beside the uncorrected one (:mod:`analysis.careless`).
 
-The app has no extended crosswise design, so there is no extended crosswise check.
+* Each extended crosswise question (:mod:`surveys.extended_crosswise`): the one-degree-of-freedom check of
+  careless or systematic answering (Heck, Hoffmann and Moshagen 2018, :mod:`analysis.extended_crosswise`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from analysis.careless import MAX_SHARE, CarelessCorrected, CarelessShare, carel
 from analysis.fit import CellsFit, TwoGroupFit, logistic_fit_test, two_group_fit
 from surveys.definition import Question, Survey
 from surveys.design_contract import parse_design_key
+from surveys.extended_crosswise import ExtendedCrosswiseCheck, check_record, extended_crosswise_checks
 from surveys.kinds import KINDS, kind_of
 from surveys.models import ModelResult, PatternTallies, cells_of, level_indicators
 from surveys.result_sentences import p_value_text
@@ -89,10 +91,11 @@ class DesignFit:
     two_group: tuple[TwoGroupCheck, ...] = ()
     model: ModelCheck | None = None
     careless: CarelessCheck | None = None
+    extended_crosswise: tuple[ExtendedCrosswiseCheck, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.two_group and self.model is None and self.careless is None
+        return not self.two_group and self.model is None and self.careless is None and not self.extended_crosswise
 
 
 def _two_group_sentence(question: Question, fit: TwoGroupFit, parameter: str) -> str:
@@ -215,7 +218,12 @@ def design_fit(
     survey: Survey, results: SurveyResults, model: ModelResult | None, tallies: PatternTallies | None
 ) -> DesignFit:
     """The section's checks from the page's results, model and the model's kept pattern counts."""
-    return DesignFit(two_group_checks(results), model_check(survey, model, tallies), careless_check(survey, results))
+    return DesignFit(
+        two_group_checks(results),
+        model_check(survey, model, tallies),
+        careless_check(survey, results),
+        extended_crosswise_checks(results),
+    )
 
 
 def _statistic_record(statistic) -> dict:
@@ -262,7 +270,8 @@ def _careless_record(check: CarelessCheck | None) -> dict | None:
 
 
 def design_fit_record(fit: DesignFit) -> dict:
-    """The section as JSON-ready values (``design_fit.json``): the two-group checks and the careless correction."""
+    """The section as JSON-ready values (``design_fit.json``): the two-group checks, the careless correction and the
+    extended crosswise checks."""
     return {
         "two_group": [
             {
@@ -277,4 +286,5 @@ def design_fit_record(fit: DesignFit) -> dict:
             for check in fit.two_group
         ],
         "careless": _careless_record(fit.careless),
+        "extended_crosswise": [check_record(check) for check in fit.extended_crosswise],
     }

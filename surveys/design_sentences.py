@@ -69,6 +69,13 @@ def design_sentence(question: Question, gettext: Gettext = untranslated, locale:
     numeric = _numeric_design_sentence(question, gettext, locale)
     if numeric:
         return numeric
+    if question.second_innocuous:  # the extended crosswise model: the respondent's group chose the statement
+        return gettext(EXTENDED_CROSSWISE_SENTENCE) % {
+            "first": question.innocuous,
+            "second": question.second_innocuous,
+            **_shares(design, locale, "q"),
+            "q2": short_percent(float(1 - design.q), locale),
+        }
     listed = _listed_design_sentence(design, question.innocuous, gettext, locale)
     if listed:
         return listed
@@ -197,6 +204,16 @@ _LISTED_SENTENCES = (
         ),
         ("q",),
     ),
+)
+
+
+#: An extended crosswise question (:mod:`surveys.schema_extended_crosswise`): which second statement a respondent
+#: reads depends on the group drawn for them, so the sentence names both.
+EXTENDED_CROSSWISE_SENTENCE = N_(
+    "Nothing is randomized: you do not say whether the statement is true for you, only whether your answers to it "
+    "and to a second statement are the same (both yes or both no) or differ. The second statement was drawn at "
+    "random for you: “%(first)s” (true for about %(q)s of people) or “%(second)s” (true for about %(q2)s). "
+    "Nobody knows your answer to it."
 )
 
 

@@ -385,6 +385,8 @@ def how_to_analyse(question, design, columns: tuple[str, ...] | None = None) -> 
             "Rows with another design_id may have other t, a, b (see designs): estimate each "
             "design separately and pool."
         )
+    if question.second_innocuous and design == question.design:
+        return _how_to_analyse_extended_crosswise(name, design)
     if isinstance(design, BinaryDesign):
         return _how_to_analyse_binary(name, design)
     if is_two_group(design):
@@ -430,6 +432,23 @@ def _how_to_analyse_binary(name: str, design: BinaryDesign) -> str:
         f'RRreg::RRuni(response = {name}01, data = d, model = "{RRREG_MODELS[design.kind][0]}", '
         f'p = {_rrreg_p(design)}) with d${name}01 <- as.integer(d${name} == "yes"). '
         "Rows with another design_id may have another design (see designs): estimate each separately and pool."
+    )
+
+
+def _how_to_analyse_extended_crosswise(name: str, design) -> str:
+    """The codebook's note for an extended crosswise question (:mod:`analysis.extended_crosswise`)."""
+    q = design.q
+    return (
+        f'Extended crosswise (Heck, Hoffmann and Moshagen 2018): stored as given; "yes" means both answers the same. '
+        f"Rows with arm 1 read the first innocuous statement (true with q = {q}), rows with arm 2 the second (true "
+        f'with 1 - q = {1 - q}). Code s = 1 for "yes" in arm 1 and for "no" in arm 2 (0 otherwise), drop empty '
+        f"cells; then pi_hat = (mean(s) - {float(1 - q):.10g}) / ({float(2 * q - 1):.10g}) (clip to [0, 1] to "
+        f"report), standard error sqrt(lambda (1 - lambda) / n) / {abs(float(2 * q - 1)):.10g}, lambda = mean(s). "
+        "If everyone follows the instructions, the share of s = 1 is the same in both arms: test it with a G-test "
+        "(likelihood ratio, 1 degree of freedom) of the 2 x 2 table of arm by s. In R: RRreg::RRuni(response = "
+        f'{name}01, data = subset(d, arm == "1"), model = "Crosswise", p = {float(q):.10g}) and with arm == "2" '
+        f'and p = {float(1 - q):.10g}, pooled by inverse variance, with d${name}01 <- as.integer(d${name} == "yes"). '
+        "Rows with another design_id may have another design (see designs)."
     )
 
 
@@ -510,6 +529,7 @@ def codebook(
                 "choices": [{"name": c.name, "label": c.label} for c in question.choices],
                 "randomized": question.is_randomized,
                 **({"innocuous": question.innocuous} if question.innocuous else {}),
+                **({"second_innocuous": question.second_innocuous} if question.second_innocuous else {}),
                 **({"grid": grid_description(question)} if question.number is not None else {}),
                 **({"csv_columns": _option_columns(question, names)} if question.type == "select_multiple" else {}),
                 "design_id": current_id,

@@ -87,10 +87,11 @@ class FigureChoice:
 
 def _breakdown_ready(question: Question) -> bool:
     """Whether a randomized question's answers are one count per person under its current design (a yes/no or
-    ``select_one`` not split into two random groups): the cells a break-down noises."""
+    ``select_one`` not split into two random groups, an extended crosswise question's neither): the cells a
+    break-down noises."""
     if kind_of(question).results_table not in _CELL_TABLES:
         return False
-    return question_design_key(question, "1") == question_design_key(question)
+    return all(question_design_key(question, arm) == question_design_key(question) for arm in ("1", "2"))
 
 
 def figure_choices(survey: Survey) -> tuple[FigureChoice, ...]:

@@ -120,6 +120,7 @@ from surveys.schema_checks import (
     describe,
 )
 from surveys.schema_conditions import check_conditions
+from surveys.schema_extended_crosswise import parse_extended_crosswise
 from surveys.schema_languages import LANGUAGE_PATTERN, localize, parse_languages
 from surveys.schema_pages import parse_pages
 from surveys.schema_questions import parse_questions
@@ -238,6 +239,7 @@ def parse_survey(mapping: object, file_name: str) -> Survey:
         "release_policy": parse_releases(report, mapping.get("releases")),
         "questions": parse_questions(report, mapping.get("questions")),
     }
+    values["questions"] = parse_extended_crosswise(report, mapping.get("questions"), values["questions"])
     if values["burst_ceiling_per_hour"] is None:
         values["burst_ceiling_per_hour"] = DEFAULT_BURST_CEILING
     # Both days are inclusive, so opens == closes is a one-day survey.

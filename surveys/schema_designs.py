@@ -15,7 +15,7 @@ from analysis.design import (
     as_probability,
 )
 from surveys.arms import TWO_GROUP_MODELS
-from surveys.definition import PAIRED_STATEMENT_CHOICES, SELECT_ONE, YES_NO
+from surveys.definition import EXTENDED_MODEL, PAIRED_STATEMENT_CHOICES, SELECT_ONE, YES_NO
 from surveys.matrix import MATRIX_EXAMPLE, matrix_design
 from surveys.schema_checks import INVALID, check_keys, describe
 
@@ -52,7 +52,9 @@ def _design_field(error: DesignError, keys: tuple[str, ...]) -> str:
 
 #: The yes/no designs a survey file names with ``model``, and the keys each takes besides ``model``.
 MODEL_KEYS = {
-    kind: fields + (("innocuous",) if kind in PAIRED_STATEMENT_CHOICES else ())
+    kind: fields
+    + (("innocuous",) if kind in PAIRED_STATEMENT_CHOICES else ())
+    + (("extended",) if kind == EXTENDED_MODEL else ())
     for kind, (_, fields) in {**BINARY_DESIGN_FIELDS, **TWO_GROUP_MODELS}.items()
 }
 

@@ -159,15 +159,21 @@ def choice_lists(report: Report, sheet: Sheet | None) -> dict[str, list[tuple[in
     return lists
 
 
+#: The column of an extended crosswise question's group 2 statement (``design.extended.innocuous`` in a file).
+EXTENDED_INNOCUOUS = "design::extended::innocuous"
+
+
 def text_columns(report: Report, sheet: Sheet) -> dict[str, dict[str, str]]:
-    """The language columns of each text of a question: ``label``, ``hint`` and ``design::innocuous``."""
-    return {base: language_columns(report, sheet, base) for base in ("label", "hint", "design::innocuous")}
+    """The language columns of each text of a question: ``label``, ``hint``, ``design::innocuous`` and an extended
+    crosswise question's group 2 statement ``design::extended::innocuous``."""
+    bases = ("label", "hint", "design::innocuous", EXTENDED_INNOCUOUS)
+    return {base: language_columns(report, sheet, base) for base in bases}
 
 
 def _design(report: Report, sheet: Sheet, number: int, cells, texts) -> dict:
     design = {}
     for column in sheet.columns:
-        if not column.startswith("design::") or column.startswith("design::innocuous"):
+        if not column.startswith("design::") or column.startswith(("design::innocuous", EXTENDED_INNOCUOUS)):
             continue
         value = probability_cell(report, sheet, number, column, cells.get(column))
         if value is not None:
@@ -176,6 +182,9 @@ def _design(report: Report, sheet: Sheet, number: int, cells, texts) -> dict:
     innocuous = text_in_languages(cells, texts["design::innocuous"])
     if is_given(innocuous):
         design["innocuous"] = innocuous
+    second = text_in_languages(cells, texts[EXTENDED_INNOCUOUS])
+    if is_given(second):
+        design["extended"] = {"innocuous": second}  # surveys/schema_extended_crosswise.py
     return design
 
 

@@ -759,3 +759,20 @@ def test_a_bad_population_count_or_column_is_reported(tmp_path):
         import_workbook(book)
     problems = [(p.sheet, p.column, p.message) for p in refused.value.problems]
     assert any("population_counts::QUESTION::ANSWER" in message and column for _, column, message in problems)
+
+
+def test_an_extended_crosswise_question_takes_group_2s_statement_from_its_column(tmp_path):
+    """``design::extended::innocuous`` is ``design.extended.innocuous``: group 2's statement, true with 1 - q."""
+    first = "My mother's birthday is in January, February or March."
+    second = "My mother's birthday is between April and December."
+    survey = [
+        ["type", "name", "label", "design::model", "design::q", "design::innocuous", "design::extended::innocuous"],
+        ["yes_no", "cannabis", "I used cannabis.", "crosswise", "1/4", first, second],
+    ]
+    imported = import_workbook(workbook(tmp_path / "form.xlsx", survey=survey))
+    (cannabis,) = imported.survey.questions
+    assert (cannabis.innocuous, cannabis.second_innocuous) == (first, second)
+    assert imported.survey.group_1_share == Fraction(1, 2)
+    assert parse_survey(yaml.safe_load(imported.yaml_text()), "quiz.yaml") == parse_survey(
+        imported.mapping, "quiz.yaml"
+    )

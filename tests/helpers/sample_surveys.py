@@ -422,3 +422,23 @@ SAMPLE_DESIGN_YAML = (
     "    choices: [notes, phone, friend]\n"
     "    design: {matrix: [[3/5, 1/10, 1/5], [1/4, 7/10, 1/5], [3/20, 1/5, 3/5]]}\n"
 )
+
+
+#: An extended crosswise question (tests/test_extended_crosswise_survey.py, tests/test_browser_extended_crosswise.py).
+ECWM_FIRST = "My mother's birthday is in January, February or March."
+ECWM_SECOND = "My mother's birthday is between April and December."
+ECWM_YAML = f"""
+id: ecwm
+title: Cannabis
+version: 1
+questions:
+  - name: cannabis
+    type: yes_no
+    label: I have used cannabis in the past 12 months.
+    design:
+      model: crosswise
+      q: 1/4
+      innocuous: "{ECWM_FIRST}"
+      extended:
+        innocuous: "{ECWM_SECOND}"
+"""
