@@ -60,10 +60,10 @@ def _peak_rss_bytes() -> int:
 
 
 def _export_pass(database: str, survey_file: str, limit: int, trace: bool) -> ExportPass:
-    """Consume and discard ``web.gather.responses_csv`` until ``limit`` rows (in the child)."""
+    """Consume and discard ``web.answer_package.responses_csv`` until ``limit`` rows (in the child)."""
     from storage import connection
     from surveys.files import load_survey_file
-    from web import gather
+    from web import answer_package
 
     survey = load_survey_file(survey_file)
     db = connection.connect(database)
@@ -71,7 +71,7 @@ def _export_pass(database: str, survey_file: str, limit: int, trace: bool) -> Ex
     if trace:
         tracemalloc.start()
     rows, start = -1, time.perf_counter()  # -1: the header line
-    chunks = gather.responses_csv(db, survey)
+    chunks = answer_package.responses_csv(db, survey)
     for chunk in chunks:
         rows += chunk.count("\n")
         if rows >= limit:

@@ -30,7 +30,7 @@ from tests.helpers.sample_surveys import (
     two_group_tallies,
 )
 from tests.helpers.sample_surveys import make_survey as make_any_survey
-from web import gather
+from web import answer_package
 from web.db import open_database
 
 pytestmark = pytest.mark.both_backends
@@ -288,7 +288,7 @@ def test_responses_csv_header_rows_and_values(db, survey):
     ]
     for index, noisy in enumerate(answers):
         responses.store_response(db, noisy_response(survey, noisy, "server"), f"key-{index:04d}", "2026-11-21")
-    text = "".join(gather.responses_csv(db, survey))
+    text = "".join(answer_package.responses_csv(db, survey))
     header, *rows = list(csv.reader(io.StringIO(text)))
     assert header == [
         "response_id",
@@ -313,7 +313,7 @@ def test_responses_csv_header_rows_and_values(db, survey):
 def test_responses_csv_of_another_survey_is_only_the_header(db, survey):
     responses.store_response(db, noisy_response(survey, {"cheated": "yes"}, "device"), "key-0001", "2026-11-21")
     other = make_survey(id="other")
-    assert list(gather.responses_csv(db, other)) == [",".join(export.responses_header(other)) + "\r\n"]
+    assert list(answer_package.responses_csv(db, other)) == [",".join(export.responses_header(other)) + "\r\n"]
 
 
 @pytest.mark.slow
@@ -344,7 +344,7 @@ def test_responses_csv_streams_in_constant_memory(db, survey):
     tracemalloc.start()
     try:
         size = lines = chunks = 0
-        for chunk in gather.responses_csv(db, survey):
+        for chunk in answer_package.responses_csv(db, survey):
             size += len(chunk)
             lines += chunk.count("\n")
             chunks += 1
@@ -370,7 +370,7 @@ def test_codebook_describes_every_column_and_every_stored_design(db, survey):
     survey2 = parse_survey(mapping, "quiz.yaml")
     responses.store_response(db, noisy_response(survey2, {"cheated": "no"}, "device"), "key-0002", "2026-11-21")
 
-    book = gather.codebook(db, survey2)
+    book = answer_package.codebook(db, survey2)
     assert (book["survey_id"], book["title"], book["version"]) == ("quiz", "Test quiz", 2)
     assert book["current_design_id"] == survey2.design_fingerprint()
     assert [c["name"] for c in book["columns"]] == export.responses_header(survey2)
@@ -398,7 +398,7 @@ def test_codebook_describes_every_column_and_every_stored_design(db, survey):
 
 
 def test_codebook_notes_give_the_estimator_and_the_rreg_call(db, survey):
-    book = gather.codebook(db, survey)
+    book = answer_package.codebook(db, survey)
     notes = {c["name"]: c.get("how_to_analyse") for c in book["columns"]}
     # lied: t = 7/10, a = 1/5 (forced yes), b = 1/10 (forced no). RRreg's FR
     # model takes p = (P(forced to category 0 = no), P(forced to category 1 = yes)).
@@ -441,7 +441,7 @@ def test_responses_csv_mixes_ready_lines_with_older_rows(db, survey):
         db, noisy_response(survey, {"cheated": "no", "ai_use": "never"}, "device"), "key-current-2", "2026-11-21"
     )
     db.execute("UPDATE responses SET answer_line = NULL WHERE answers LIKE '%never%'")  # as before m003
-    text = "".join(gather.responses_csv(db, survey))
+    text = "".join(answer_package.responses_csv(db, survey))
     header, *rows = list(csv.reader(io.StringIO(text)))
     assert len(rows) == 3 and len({row[0] for row in rows}) == 3
     stored = {row[0]: json.loads(row[1]) for row in db.execute("SELECT id, answers FROM responses")}
@@ -752,7 +752,7 @@ def test_two_surveys_with_the_same_questions_each_export_their_own_responses(db,
         responses.store_response(
             db, noisy_response(copy, {"cheated": answer}, "server"), f"key-1{index:03d}", "2026-11-21"
         )
-    rows = list(csv.reader(io.StringIO("".join(gather.responses_csv(db, copy)))))[1:]
+    rows = list(csv.reader(io.StringIO("".join(answer_package.responses_csv(db, copy)))))[1:]
     assert sorted(row[6] for row in rows) == ["no", "yes"]
     assert survey.design_fingerprint() != copy.design_fingerprint()
     assert [row[2] for row in rows] == [copy.design_fingerprint()] * 2

@@ -208,7 +208,7 @@ def test_a_copy_whose_tallies_differ_is_rolled_back_whole(filled_sqlite, pg_db, 
 def test_the_responses_csv_reads_older_rows_through_a_server_side_cursor(pg_db):
     from surveys.submission import noisy_response
     from tests.helpers.sample_surveys import make_survey
-    from web import gather
+    from web import answer_package
 
     survey = make_survey()
     for i in range(5):
@@ -220,7 +220,7 @@ def test_the_responses_csv_reads_older_rows_through_a_server_side_cursor(pg_db):
         cursor = export_rows.response_rows(pg_db, "quiz", names)
         assert isinstance(cursor, psycopg.ServerCursor)
         cursor.close()
-    lines = "".join(gather.responses_csv(pg_db, survey, batch_rows=2)).splitlines()
+    lines = "".join(answer_package.responses_csv(pg_db, survey, batch_rows=2)).splitlines()
     assert len(lines) == 1 + 5
     assert sum(",no," in line for line in lines) == 2
 

@@ -13,7 +13,7 @@ from storage import responses
 from surveys import stats_files
 from surveys.submission import noisy_response
 from tests.helpers.sample_surveys import make_survey
-from web import gather
+from web import answer_package
 
 pytestmark = pytest.mark.both_backends
 
@@ -38,7 +38,7 @@ def stored(fresh_db, survey):
 
 
 def csv_rows(db, survey) -> list[dict]:
-    return list(csv.DictReader(io.StringIO("".join(gather.responses_csv(db, survey)))))
+    return list(csv.DictReader(io.StringIO("".join(answer_package.responses_csv(db, survey)))))
 
 
 def read_back(tmp_path, body: bytes, fmt: str):
@@ -50,7 +50,7 @@ def read_back(tmp_path, body: bytes, fmt: str):
 
 @pytest.mark.parametrize("fmt", ["sav", "dta"])
 def test_the_file_read_back_has_the_csv_rows_as_labelled_codes(stored, survey, tmp_path, fmt):
-    body = gather.statistics_file(stored, survey, fmt)
+    body = answer_package.statistics_file(stored, survey, fmt)
     frame, meta = read_back(tmp_path, body, fmt)
     rows = csv_rows(stored, survey)
     assert len(frame) == len(rows) == len(ANSWERS)
@@ -78,7 +78,7 @@ def test_the_file_read_back_has_the_csv_rows_as_labelled_codes(stored, survey, t
 
 
 def test_the_sav_file_notes_give_each_randomized_questions_design(stored, survey, tmp_path):
-    _, meta = read_back(tmp_path, gather.statistics_file(stored, survey, "sav"), "sav")
+    _, meta = read_back(tmp_path, answer_package.statistics_file(stored, survey, "sav"), "sav")
     assert all(len(line) <= 80 for line in meta.notes)  # the format's limit per line
     notes = " ".join(meta.notes)
     assert "survey quiz, version 1" in notes
@@ -89,7 +89,7 @@ def test_the_sav_file_notes_give_each_randomized_questions_design(stored, survey
 
 
 def test_the_dta_file_label_names_the_codebook(stored, survey, tmp_path):
-    _, meta = read_back(tmp_path, gather.statistics_file(stored, survey, "dta"), "dta")
+    _, meta = read_back(tmp_path, answer_package.statistics_file(stored, survey, "dta"), "dta")
     assert meta.file_label == "quiz v1: noisy answers; designs in the codebook"
 
 
@@ -114,7 +114,7 @@ def test_a_renamed_question_is_written_and_named_in_the_notes(fresh_db, tmp_path
         questions=[{"name": "to", "type": "yes_no", "label": "To be or not?", "randomize": False}],
     )
     responses.store_response(fresh_db, noisy_response(survey, {"to": "yes"}, "server"), "key-0001", "2026-11-21")
-    frame, meta = read_back(tmp_path, gather.statistics_file(fresh_db, survey, "sav"), "sav")
+    frame, meta = read_back(tmp_path, answer_package.statistics_file(fresh_db, survey, "sav"), "sav")
     assert list(frame["to_"]) == [1]
     assert "Renamed from the responses CSV: to -> to_." in " ".join(meta.notes)
 

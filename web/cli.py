@@ -19,7 +19,7 @@ from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.design_sentences import epsilon_text
 from surveys.files import SURVEY_FILE_SUFFIXES, load_catalog
-from web import gather, options
+from web import answer_package, gather, options
 from web.catalog import get_catalog, survey_folders
 from web.limits import clear_signin_failures
 
@@ -384,13 +384,13 @@ def export_responses_command(survey_id: str, fmt: str, output: str | None) -> No
     if fmt in ("sav", "dta"):
         if output is None:
             raise click.UsageError(f"--format {fmt} writes a binary file: give it with --output")
-        Path(output).write_bytes(gather.statistics_file(_db(), survey, fmt))
+        Path(output).write_bytes(answer_package.statistics_file(_db(), survey, fmt))
         return
     with _open_output(output) as handle:
         if fmt == "r":
             handle.write(stats_files.r_script(survey, export.responses_csv_name(survey)))
             return
-        for chunk in gather.responses_csv(_db(), survey):
+        for chunk in answer_package.responses_csv(_db(), survey):
             handle.write(chunk)
 
 
@@ -401,7 +401,7 @@ def export_codebook_command(survey_id: str, output: str | None) -> None:
     """The codebook (columns, choices, designs) for SURVEY_ID's responses CSV."""
     survey = _survey(survey_id)
     with _open_output(output) as handle:
-        json.dump(gather.codebook(_db(), survey), handle, indent=2)
+        json.dump(answer_package.codebook(_db(), survey), handle, indent=2)
         handle.write("\n")
 
 

@@ -18,7 +18,7 @@ from flask import Blueprint, Response, abort, current_app, g, request, stream_wi
 
 from storage import audit, events
 from surveys import export, stats_files
-from web import gather, notify, options
+from web import answer_package, gather, notify, options
 from web.catalog import survey_or_404
 from web.db import get_db, open_database
 from web.errors import parsed_or_400
@@ -81,7 +81,7 @@ def send_responses_csv(survey):
 
     def stream():
         try:
-            yield from gather.responses_csv(db, survey)
+            yield from answer_package.responses_csv(db, survey)
         finally:
             db.close()
 
@@ -90,7 +90,7 @@ def send_responses_csv(survey):
 
 def send_codebook_json(survey):
     exported(survey, "codebook.json")
-    return current_app.json.response(gather.codebook(get_db(), survey))
+    return current_app.json.response(answer_package.codebook(get_db(), survey))
 
 
 def send_model_json(survey):
@@ -201,7 +201,7 @@ def responses_statistics_file(survey_id: str, fmt: str):
     if fmt not in STATISTICS_FILES:
         abort(404)
     exported(survey, f"responses.{fmt}")
-    body = gather.statistics_file(get_db(), survey, fmt)
+    body = answer_package.statistics_file(get_db(), survey, fmt)
     return download(body, STATISTICS_FILES[fmt], f"{survey.id}-responses.{fmt}")
 
 

@@ -15,15 +15,14 @@ The ``_read_*`` helpers run inside a snapshot the caller holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 import sqlite_utils
 
-from storage import connection, export_rows, kept_counts, queries, responses
+from storage import connection, kept_counts, queries, responses
 from surveys import correlation as pairs
-from surveys import export, stats_files
+from surveys import export
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
 from surveys.definition import Question, Survey
 from surveys.design_fit import DesignFit, design_fit, design_fit_record
@@ -531,36 +530,6 @@ def breakdown_json(
 def breakdown_csv(db: sqlite_utils.Database, survey: Survey, by: str, method: str, confidence_level: float) -> str:
     """:func:`surveys.export.breakdown_csv` of :func:`stored_breakdown`."""
     return export.breakdown_csv(stored_breakdown(db, survey, by, confidence_level, method))
-
-
-def responses_csv(db: sqlite_utils.Database, survey: Survey, batch_rows: int = export.CSV_BATCH_ROWS) -> Iterator[str]:
-    """Every stored response of ``survey`` as CSV chunks (:func:`surveys.export.iter_responses_csv`).
-
-    Both parts are read lazily, ``batch_rows`` rows at a time, inside one
-    read snapshot, so the file is one consistent copy however long the
-    download takes and memory stays constant.
-    """
-    names = [q.name for q in survey.questions]
-    with connection.read_snapshot(db):
-        yield from export.iter_responses_csv(
-            survey,
-            export_rows.response_line_chunks(db, survey.id, names, batch_rows),
-            export_rows.response_row_batches(db, survey.id, names, batch_rows),
-            queries.design_records(db, survey.id),
-        )
-
-
-def statistics_file(db: sqlite_utils.Database, survey: Survey, fmt: str) -> bytes:
-    """The responses as a labelled SPSS (``"sav"``) or Stata (``"dta"``) file (:mod:`surveys.stats_files`)."""
-    return stats_files.write_statistics_file(survey, responses_csv(db, survey), fmt)
-
-
-def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
-    """:func:`surveys.export.codebook` with the survey's stored design records and excluded days."""
-    with connection.read_snapshot(db):
-        records = queries.design_records(db, survey.id)
-        excluded = responses.excluded_days(db, survey.id)
-    return export.codebook(survey, records, excluded)
 
 
 def model_json(

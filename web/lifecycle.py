@@ -25,7 +25,7 @@ from flask import Blueprint, abort, current_app, flash, g, redirect, render_temp
 
 from storage import audit
 from storage import surveys as stored_surveys
-from web import gather
+from web import answer_package
 from web.admin import ActionForm, close_by_hand, open_by_hand, posted_form, stored_record
 from web.catalog import get_catalog, refresh_now, survey_or_404
 from web.db import get_db, open_database
@@ -209,15 +209,15 @@ def backup(survey_id: str):
 
 def write_backup(target, survey) -> None:
     """Write the backup zip of ``survey`` to the file object ``target``: ``versions/v<N>-<file>`` for every
-    stored version, ``responses.csv`` streamed (:func:`web.gather.responses_csv`) and ``codebook.json``."""
+    stored version, ``responses.csv`` streamed (:func:`web.answer_package.responses_csv`) and ``codebook.json``."""
     db = open_database(current_app)
     try:
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
             for version in stored_surveys.versions(db, survey.id):
                 archive.writestr(f"versions/v{version.version}-{version.source_name}", version.source)
             with archive.open("responses.csv", "w") as handle, io.TextIOWrapper(handle, "utf-8", newline="") as text:
-                for chunk in gather.responses_csv(db, survey):
+                for chunk in answer_package.responses_csv(db, survey):
                     text.write(chunk)
-            archive.writestr("codebook.json", json.dumps(gather.codebook(db, survey), indent=2, default=str))
+            archive.writestr("codebook.json", json.dumps(answer_package.codebook(db, survey), indent=2, default=str))
     finally:
         db.close()
