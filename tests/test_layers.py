@@ -444,3 +444,19 @@ def test_every_kind_defines_every_name_the_callers_ask_for(name):
             assert value in ("yes_no", "choice", "plain", "number", "multiple")
         else:
             assert callable(value), attribute
+
+
+#: The longest a module of the domain or the web layer may grow (issue 25: a room holds one concern).
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_of_the_domain_or_the_web_layer_is_over_600_lines():
+    """Each ``surveys/`` and ``web/`` module at most :data:`MAX_MODULE_LINES` lines: past that a module has
+    grown past one concern and is split (web/gather.py reached 620 in a merge and was)."""
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for layer in ("surveys", "web")
+        for path in (ROOT / layer).rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
