@@ -50,6 +50,7 @@ def test_shipped_examples_pass_the_check(runner):
     assert result.exit_code == 0, result.output
     assert "exam-integrity" in result.output and "workplace-wellbeing" in result.output
     assert "drug-use-crosswise" in result.output and "research-integrity" in result.output
+    assert "exam-crosswise-extended" in result.output
 
 
 def test_init_db_is_idempotent(runner):
