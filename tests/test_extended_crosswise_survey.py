@@ -193,6 +193,8 @@ def test_the_results_row_says_it_pools_the_two_groups(app, auth, ecwm_survey):
     assert "extended crosswise (q=1/4 in group 1, 3/4 in group 2" in row and "pooled over its 2 groups" in row
     assert '<span class="flag">several designs</span>' not in page
     assert "the answers of its two random groups (each read its own second statement) are pooled" in page
+    assert "Per group:" in page and "group 2, crosswise (innocuous yes share q=3/4" in page
+    assert "union over 2 groups" in row and "union over 2 designs" not in page
 
 
 def test_the_codebook_says_how_to_read_each_arm_and_names_both_statements():

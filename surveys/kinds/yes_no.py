@@ -87,6 +87,10 @@ def finite_population(result: YesNoResult, population_size: int | None, level: f
 
 def _finite_population_reason(result: YesNoResult, population_size: int) -> str:
     """Why a one-arm yes/no result gets no finite-population figures (``""``: it does)."""
+    if result.pooled and result.extended_groups:
+        return (
+            "No finite-population figures for an extended crosswise question's two groups pooled: only for one design."
+        )
     if result.pooled:
         return "No finite-population figures for answers pooled over several designs: only for one design."
     if result.n > population_size:
@@ -215,6 +219,7 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
         sentence=sentence,
         outside=outside,
         sequence=covering(sequence_bounds([part.estimate for part in parts], level), ci),
+        extended_groups=groups or (),
     )
 
 
