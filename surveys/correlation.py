@@ -38,11 +38,17 @@ ASSUMPTION = (
 )
 
 
+#: Where the respondents ``left_out`` answered, as the panel says it.
+LEFT_OUT_WHERE = "under an older design or in the direct-question arm"
+#: The same with an extended crosswise question in the pair (its survey has no direct-question arm).
+LEFT_OUT_WHERE_EXTENDED = "under an older design or in group 2 of an extended crosswise question"
+
+
 @dataclass(frozen=True)
 class PairCorrelation:
     """The figures of one pair of questions: ``correlation`` (``None`` with no answers, or with ``error`` when
-    it could not be computed), ``n`` respondents counted and ``left_out`` who answered both under other designs
-    or in the direct-question arm."""
+    it could not be computed), ``n`` respondents counted and ``left_out`` who answered both under other designs,
+    in the direct-question arm or in group 2 of an extended crosswise question (``left_out_where`` says which)."""
 
     first: Question
     second: Question
@@ -51,6 +57,19 @@ class PairCorrelation:
     correlation: Correlation | None
     assumption: str = ASSUMPTION
     error: str | None = None
+    left_out_where: str = LEFT_OUT_WHERE
+
+
+def extended_sentence(question: Question) -> str:
+    """Why only group 1 of an extended crosswise ``question`` counts in a correlation: :func:`analysis.correlate`
+    reads one table of stored answers under one design for each question, and group 2's answers are kept under
+    another (``q`` read as ``1 - q``)."""
+    return (
+        f" “{question.label}” is an extended crosswise question: only its group 1's answers (the statement true with"
+        f" q = {question.design.q}) are counted, because the correlation is estimated from one table of stored answers"
+        " under one design per question and group 2's answers are kept under another (q read as 1 - q), so"
+        " group 2's are left out."
+    )
 
 
 @lru_cache(maxsize=256)
@@ -124,13 +143,18 @@ def pair_correlation(first: Question, second: Question, tallies: PairTallies, le
     table = [[int(counts.get((a, b), 0)) for b in ANSWERS] for a in ANSWERS]
     n = sum(map(sum, table))
     left_out = sum(int(c) for key, by_answer in tallies.items() if key != current for c in by_answer.values())
+    extended = [q for q in (first, second) if q.second_innocuous]
+    notes = {
+        "assumption": ASSUMPTION + "".join(extended_sentence(q) for q in extended),
+        "left_out_where": LEFT_OUT_WHERE_EXTENDED if extended else LEFT_OUT_WHERE,
+    }
     if n == 0:
-        return PairCorrelation(first, second, 0, left_out, None)
+        return PairCorrelation(first, second, 0, left_out, None, **notes)
     try:
         result = correlate(table, first.design, second.design, level)
     except ValueError as error:
-        return PairCorrelation(first, second, n, left_out, None, error=str(error))
-    return PairCorrelation(first, second, n, left_out, result)
+        return PairCorrelation(first, second, n, left_out, None, error=str(error), **notes)
+    return PairCorrelation(first, second, n, left_out, result, **notes)
 
 
 # --------------------------------------------------------------------------

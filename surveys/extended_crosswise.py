@@ -36,20 +36,62 @@ class ExtendedCrosswiseCheck:
     sentence: str
 
 
+#: What a crosswise design's epsilon assumes, as its label says it (:meth:`analysis.CrosswiseDesign.label`).
+UNKNOWN = "ε holds only if the innocuous answer is unknown"
+
+
+def group_of(question: Question, design_key: str, design) -> int | None:
+    """0 (group 1) or 1 (group 2) for the answers of ``question`` kept under ``design_key`` (its ``design``);
+    ``None`` for a plain crosswise version of the question, another version's ``q`` or any other question."""
+    if not question.second_innocuous or not json.loads(design_key).get(EXTENDED_MARK):
+        return None
+    q = question.design.q
+    return {q: 0, 1 - q: 1}.get(getattr(design, "q", None))
+
+
+def pooled_groups(question: Question, parts) -> tuple[int, ...] | None:
+    """The group (0 or 1) of each of ``parts`` (per-design estimates, with ``design_key`` and ``design``) when
+    they are exactly an extended crosswise question's groups, each once; else ``None``."""
+    groups = tuple(group_of(question, part.design_key, part.design) for part in parts)
+    if not groups or None in groups or len(set(groups)) != len(groups):
+        return None
+    return groups
+
+
+def groups_label(question: Question, groups: tuple[int, ...]) -> str:
+    """The design label of an extended crosswise question's answers (:func:`pooled_groups`)."""
+    q = question.design.q
+    if len(groups) == 2:
+        return f"extended crosswise (q={q} in group 1, {1 - q} in group 2; {UNKNOWN}), pooled over its 2 groups"
+    group = groups[0] + 1
+    share = q if group == 1 else 1 - q
+    return f"extended crosswise (q={share} in group {group}; {UNKNOWN}), only group {group} has answers yet"
+
+
+def groups_sentence(question: Question, groups: tuple[int, ...]) -> str:
+    """What an extended crosswise result pools, in one sentence beside its estimate."""
+    if len(groups) == 2:
+        return (
+            "It is an extended crosswise question: the answers of its two random groups (each read its own second "
+            "statement) are pooled by maximum likelihood into one estimate, the extended crosswise model's."
+        )
+    return (
+        f"It is an extended crosswise question: only group {groups[0] + 1} of its two random groups has answers "
+        "yet, so the estimate is from that group alone."
+    )
+
+
 def group_counts(result) -> GroupCounts | None:
     """Each group's "same" answers and answers, from ``result.per_design`` (a yes/no result); ``None`` unless
     ``result`` is an extended crosswise question's with answers in both groups."""
     question = result.question
     if not question.second_innocuous:
         return None
-    q = question.design.q
     same, n = [0, 0], [0, 0]
     for entry in getattr(result, "per_design", ()) or ():
-        if not json.loads(entry.design_key).get(EXTENDED_MARK):
-            continue  # a plain crosswise version of the question: no group
-        group = {q: 0, 1 - q: 1}.get(entry.design.q)
+        group = group_of(question, entry.design_key, entry.design)
         if group is None:
-            continue  # another version's q
+            continue  # a plain crosswise version of the question, or another version's q: no group
         stored_yes = entry.yes_count if entry.design.trait_answer == "yes" else entry.n - entry.yes_count
         same[group] += stored_yes
         n[group] += entry.n

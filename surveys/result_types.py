@@ -182,6 +182,10 @@ class YesNoResult:
     finite_population_note : str
         With ``population_size``: the assumption and the figures in one sentence,
         or why they were not computed; ``""`` without the setting or answers.
+    extended_groups : tuple of int
+        An extended crosswise question's answers: the group (0 or 1) of each
+        of ``per_design`` (:func:`surveys.extended_crosswise.pooled_groups`);
+        ``()`` for any other question.
     """
 
     question: Question
@@ -208,6 +212,7 @@ class YesNoResult:
     two_group_versions: tuple[TwoGroupFigures, ...] = ()
     finite_population: FinitePopulationEstimate | None = None
     finite_population_note: str = ""
+    extended_groups: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -403,6 +403,7 @@ def first_question_top(page) -> float:
         "exam-integrity",
         "workplace-wellbeing",
         "drug-use-crosswise",
+        "exam-crosswise-extended",
         "campus-life",
         pytest.param(
             "research-integrity",

@@ -50,6 +50,8 @@ def test_shipped_examples_pass_the_check(runner):
     assert result.exit_code == 0, result.output
     assert "exam-integrity" in result.output and "workplace-wellbeing" in result.output
     assert "drug-use-crosswise" in result.output and "research-integrity" in result.output
+    assert "exam-crosswise-extended v1, 1 question, epsilon 1.10" in result.output
+    assert "drug-use-crosswise v1, 2 questions, epsilon 2.20" in result.output
 
 
 def test_init_db_is_idempotent(runner):

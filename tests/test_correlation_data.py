@@ -235,3 +235,41 @@ def test_an_api_token_reads_the_correlation_exports_and_the_download_is_audited(
     assert by_token.get_data() == client.get(f"/admin/surveys/pairs/correlation.csv?{query}").get_data()
     details = {e.detail for e in audit.entries(db) if e.action == "export" and e.actor == "token:pairs script"}
     assert details == {"correlation.csv of cheated and copied"}
+
+
+ECWM_PAIRS_YAML = """\
+id: ecwmpairs
+title: Extended crosswise pairs
+version: 1
+questions:
+  - name: cannabis
+    type: yes_no
+    label: Used cannabis
+    design:
+      model: crosswise
+      q: 1/4
+      innocuous: My mother's birthday is in January, February or March.
+      extended: {innocuous: My mother's birthday is between April and December.}
+  - {name: copied, type: yes_no, label: Copied homework, design: {model: warner, p: 3/4}}
+"""
+
+
+def test_an_extended_crosswise_question_counts_group_1_and_says_why_group_2_is_left_out(auth, client, surveys_dir, db):
+    """The correlation reads one table under one design per question: group 1's pairs of the extended crosswise
+    question are counted, group 2's are left out, and the panel and the JSON say so and why."""
+    (surveys_dir / "ecwmpairs.yaml").write_text(ECWM_PAIRS_YAML)
+    survey = make_survey(ECWM_PAIRS_YAML)
+    for i, (group, cannabis, copied) in enumerate([("1", "yes", "no")] * 30 + [("2", "no", "yes")] * 12):
+        response = noisy_response(survey, {"cannabis": cannabis, "copied": copied}, "device", group)
+        responses.store_response(db, response, f"ecwm-{i:08d}", "2026-11-26")
+    auth.login()
+    html = unescape(panel(client.get("/admin/surveys/ecwmpairs").get_data(as_text=True)))
+    assert (
+        "30 respondents answered both questions; 12 more who answered both under an older design or in group 2" in html
+    )
+    assert "“Used cannabis” is an extended crosswise question: only its group 1's answers" in html
+    assert "direct-question arm are left out" not in html
+    exported = client.get("/admin/surveys/ecwmpairs/correlation.json?pair_first=cannabis&pair_second=copied")
+    assert exported.status_code == 200, exported.get_data(as_text=True)
+    data = exported.get_json()
+    assert (data["n"], data["left_out"]) == (30, 12) and "group 2's are left out" in data["assumption"]

@@ -168,6 +168,35 @@ def test_the_results_page_and_the_json_show_the_check(app, auth, ecwm_survey):
     assert record["n"] == [40, 40] and record["estimate"] == pytest.approx(0.2)
 
 
+def test_the_pooled_groups_are_one_extended_crosswise_design_not_several():
+    """Both groups' tallies: labelled and said to be the extended crosswise model's two groups, without the
+    "several designs" flag; one group alone says so; a plain crosswise version beside them is several designs."""
+    question = _question()
+    group_1, group_2 = question_design_key(question, "1"), question_design_key(question, "2")
+    compute = kind_of(question).compute
+    both = compute(question, {group_1: {"yes": 150, "no": 50}, group_2: {"yes": 90, "no": 110}}, 0.95, "wilson")
+    assert both.design_label.startswith("extended crosswise (q=1/4 in group 1, 3/4 in group 2")
+    assert both.design_label.endswith("pooled over its 2 groups") and "several designs" not in both.flags
+    assert "the answers of its two random groups" in both.sentence
+    alone = compute(question, {group_2: {"yes": 90, "no": 110}}, 0.95, "wilson")
+    assert alone.design_label.endswith("only group 2 has answers yet") and "only group 2" in alone.sentence
+    plain = json.dumps({k: v for k, v in json.loads(group_1).items() if k != "extended"}, sort_keys=True)
+    mixed = compute(question, {group_1: {"yes": 150, "no": 50}, plain: {"yes": 30, "no": 10}}, 0.95, "wilson")
+    assert "several designs" in mixed.flags and mixed.design_label == "pooled over 2 designs"
+
+
+def test_the_results_row_says_it_pools_the_two_groups(app, auth, ecwm_survey):
+    _store(app, CARELESS)
+    auth.login()
+    page = auth.client.get("/admin/surveys/ecwm").get_data(as_text=True)
+    row = page[page.index('<th scope="row">I have used cannabis') :].split('<tr class="sentence">')[0]
+    assert "extended crosswise (q=1/4 in group 1, 3/4 in group 2" in row and "pooled over its 2 groups" in row
+    assert '<span class="flag">several designs</span>' not in page
+    assert "the answers of its two random groups (each read its own second statement) are pooled" in page
+    assert "Per group:" in page and "group 2, crosswise (innocuous yes share q=3/4" in page
+    assert "union over 2 groups" in row and "union over 2 designs" not in page
+
+
 def test_the_codebook_says_how_to_read_each_arm_and_names_both_statements():
     from surveys.noisy_answers import codebook, how_to_analyse
 

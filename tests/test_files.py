@@ -286,6 +286,7 @@ def test_shipped_surveys_load_cleanly():
     assert sorted(catalog.surveys) == [
         "campus-life",
         "drug-use-crosswise",
+        "exam-crosswise-extended",
         "exam-integrity",
         "research-integrity",
         "student-habits",

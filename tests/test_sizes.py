@@ -154,6 +154,7 @@ def test_the_examples_are_found():
     assert EXAMPLE_IDS == [
         "campus-life",
         "drug-use-crosswise",
+        "exam-crosswise-extended",
         "exam-integrity",
         "research-integrity",
         "student-habits",

@@ -467,7 +467,7 @@ def test_the_shipped_examples_cover_pages_languages_designs_and_targets():
     texts = [path.read_text(encoding="utf-8") for path in SHIPPED]
     parts = ("type: page_break", "languages:", "targets:", "innocuous:", "matrix:", "relevant:", "direct_share")
     parts += ("type: integer", "type: decimal", "type: select_multiple", "bins:", "mechanism:", "randomize: false")
-    parts += ("population_counts:", "known_prevalence:", "releases:")
+    parts += ("population_counts:", "known_prevalence:", "releases:", "extended:")
     for part in parts:
         assert any(part in text for text in texts), part
 

@@ -56,7 +56,8 @@ def check_command(folder: str | None) -> None:
         for survey in catalog.surveys.values():
             click.echo(
                 f"ok    {survey.source}: {survey.id} v{survey.version}, "
-                f"{len(survey.questions)} questions, epsilon {epsilon_text(survey.epsilon.basic)}"
+                f"{len(survey.questions)} question{'' if len(survey.questions) == 1 else 's'}, "
+                f"epsilon {epsilon_text(survey.epsilon.basic)}"
             )
         problems.extend(catalog.problems)
     for problem in problems:

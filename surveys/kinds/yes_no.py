@@ -26,6 +26,7 @@ from surveys.arms import DIRECT
 from surveys.definition import Question
 from surveys.design_contract import compatible_tallies, key_arm
 from surveys.export_columns import yes_no_row
+from surveys.extended_crosswise import groups_label, groups_sentence, pooled_groups
 from surveys.kinds.common import (
     as_given,
     covering,
@@ -86,6 +87,10 @@ def finite_population(result: YesNoResult, population_size: int | None, level: f
 
 def _finite_population_reason(result: YesNoResult, population_size: int) -> str:
     """Why a one-arm yes/no result gets no finite-population figures (``""``: it does)."""
+    if result.pooled and result.extended_groups:
+        return (
+            "No finite-population figures for an extended crosswise question's two groups pooled: only for one design."
+        )
     if result.pooled:
         return "No finite-population figures for answers pooled over several designs: only for one design."
     if result.n > population_size:
@@ -183,6 +188,7 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
     n = sum(part.n for part in parts)
     yes_count = sum(_stored_yes_count(part) for part in parts)
     pooled = len(parts) > 1
+    groups = pooled_groups(question, parts)
     if pooled:
         combined = pool_estimates([part.estimate for part in parts])
         ci = combined.confidence_interval(level)
@@ -191,6 +197,9 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
     else:
         combined, ci, label = parts[0].estimate, parts[0].ci, parts[0].design.label()
         outside = outside_design(parts[0].yes_count, n, *parts[0].design.exact(), confidence_level=level)
+    sentence = yes_no_sentence(question, combined.estimate, ci, level, outside)
+    if groups is not None:  # an extended crosswise question's groups: one design, not several
+        label, sentence = groups_label(question, groups), f"{sentence} {groups_sentence(question, groups)}"
     return YesNoResult(
         question=question,
         n=n,
@@ -206,10 +215,11 @@ def _one_arm_result(question: Question, by_design, level: float, method: str) ->
         per_design=tuple(parts),
         pooled=pooled,
         pooled_estimate=combined if pooled else None,
-        flags=size_flags(n, combined.clipped, pooled, ignored) + outside_flags(outside),
-        sentence=yes_no_sentence(question, combined.estimate, ci, level, outside),
+        flags=size_flags(n, combined.clipped, pooled and groups is None, ignored) + outside_flags(outside),
+        sentence=sentence,
         outside=outside,
         sequence=covering(sequence_bounds([part.estimate for part in parts], level), ci),
+        extended_groups=groups or (),
     )
 
 

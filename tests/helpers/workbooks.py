@@ -57,6 +57,8 @@ def _design_cells(design: Mapping, languages: list[str]) -> dict:
     for key, value in design.items():
         if key == "innocuous":
             cells |= _texts("design::innocuous", value, languages)
+        elif key == "extended":
+            cells |= _texts("design::extended::innocuous", value["innocuous"], languages)
         else:
             cells[f"design::{key}"] = _matrix_cell(value) if key == "matrix" else value
     return cells
