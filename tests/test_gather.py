@@ -20,7 +20,7 @@ import pytest
 from storage import connection, queries, responses
 from surveys.submission import noisy_response
 from tests.helpers.sample_surveys import QUIZ_YAML, survey_in
-from web import gather
+from web import answer_package, gather
 from web.db import open_database
 from web.options import ResultsOptions
 
@@ -76,7 +76,8 @@ class Trip:
 
 
 def watch(monkeypatch) -> Trip:
-    """Wrap web.gather's functions, ``read_snapshot`` and every function of storage.queries and storage.responses."""
+    """Wrap the functions of web.gather and web.answer_package, ``read_snapshot`` and every function of
+    storage.queries and storage.responses."""
     trip = Trip()
 
     def counted(function):
@@ -92,9 +93,10 @@ def watch(monkeypatch) -> Trip:
 
         return wrapper
 
-    for name, function in inspect.getmembers(gather, inspect.isfunction):
-        if function.__module__ == gather.__name__ and not name.startswith("_"):
-            monkeypatch.setattr(gather, name, counted(function))
+    for module in (gather, answer_package):  # the noisy-answer package's reads live beside gather's
+        for name, function in inspect.getmembers(module, inspect.isfunction):
+            if function.__module__ == module.__name__ and not name.startswith("_"):
+                monkeypatch.setattr(module, name, counted(function))
 
     real_snapshot = connection.read_snapshot
 
