@@ -15,14 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from analysis._checks import check_unit_open
 from analysis.estimate import estimate_proportion
-from analysis.intervals import z_quantile
-from analysis.weighting import WeightedEstimate
+from analysis.weighting import WeightedEstimate, weighted_estimate
 
 HAJEK = "hajek"
 HORVITZ_THOMPSON = "horvitz-thompson"
@@ -270,32 +268,8 @@ def _stratum_names(strata: Sequence | None) -> np.ndarray:
 
 def _estimate(raw: float, variance: float, level: float, unweighted, method: str, size: float, fpc: bool):
     """The :class:`~analysis.weighting.WeightedEstimate` of ``raw``: clipped Wald interval, and the design effect
-    against ``unweighted = (estimate, std_err)``."""
-    std_err = math.sqrt(max(variance, 0.0))
-    half = _z_cached(level) * std_err
-    estimate, srs_std_err = unweighted
-    deff = variance / srs_std_err**2 if srs_std_err else None
-    return WeightedEstimate(
-        estimate_raw=raw,
-        estimate=min(max(raw, 0.0), 1.0),
-        variance=variance,
-        std_err=std_err,
-        low=min(max(raw - half, 0.0), 1.0),
-        high=min(max(raw + half, 0.0), 1.0),
-        confidence_level=level,
-        unweighted_estimate=estimate,
-        unweighted_std_err=srs_std_err,
-        design_effect=deff,
-        method=method,
-        population_size=size,
-        finite_population=fpc,
-    )
-
-
-@lru_cache(maxsize=16)
-def _z_cached(level: float) -> float:
-    """:func:`analysis.intervals.z_quantile`, once per confidence level (a normal quantile costs more than a share)."""
-    return z_quantile(level)
+    against ``unweighted = (estimate, std_err)`` (:func:`analysis.weighting.weighted_estimate`)."""
+    return weighted_estimate(raw, variance, level, unweighted, method, size, fpc)
 
 
 def _randomization(debiased: object, n: object, t: float, a: float, b: float) -> np.ndarray:

@@ -13,6 +13,7 @@ does not grow with the number of answers.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -93,7 +94,13 @@ def _counts(values: object, name: str) -> np.ndarray:
     return array
 
 
-def _weighted(
+@functools.lru_cache(maxsize=16)
+def _z_cached(level: float) -> float:
+    """:func:`analysis.intervals.z_quantile`, once per confidence level (a normal quantile costs more than a share)."""
+    return z_quantile(level)
+
+
+def weighted_estimate(
     raw: float,
     variance: float,
     level: float,
@@ -102,9 +109,10 @@ def _weighted(
     population_size: float,
     finite_population: bool,
 ) -> WeightedEstimate:
-    """The result, with its clipped Wald interval and the design effect against ``unweighted``."""
+    """The result, with its clipped Wald interval and the design effect against ``unweighted``: the one home
+    of a weighted share's result (post-stratified, raked, or design-weighted by :mod:`analysis.survey_design`)."""
     std_err = math.sqrt(max(variance, 0.0))
-    half = z_quantile(level) * std_err
+    half = _z_cached(level) * std_err
     unweighted_estimate, unweighted_std_err = unweighted
     deff = None
     if unweighted_std_err is not None and unweighted_std_err > 0:
@@ -186,7 +194,7 @@ def post_stratify(
     shares = counts / counts.sum()
     raw = float(shares @ p)
     variance = float(shares**2 @ v)
-    return _weighted(
+    return weighted_estimate(
         raw,
         variance,
         level,
@@ -408,4 +416,4 @@ def raked_share(
     rate = ys.sum() / n
     unweighted_variance = rate * (1 - rate) / (t_ * t_) / (n - 1)
     unweighted = ((rate - a_) / t_, math.sqrt(unweighted_variance))
-    return _weighted(raw, variance, level, unweighted, RAKED, population, False)
+    return weighted_estimate(raw, variance, level, unweighted, RAKED, population, False)
