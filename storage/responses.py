@@ -18,7 +18,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum
@@ -209,6 +209,44 @@ def store_response(
     return outcome is Outcome.STORED
 
 
+def store_responses(db: sqlite_utils.Database, answers: Iterable[tuple[NoisyResponse, str]], day: str) -> int:
+    """Many answers in one transaction, each stored as :func:`store_response` stores it with no hour count and
+    no burst mark (a loader's or a test seeder's answers: none arrived through the form, so no arrival is
+    counted); an answer whose key is stored already, or came earlier in ``answers``, is skipped. The number
+    stored. All or nothing: an error rolls every answer back.
+
+    The keys are claimed in one multi-row insert (``ON CONFLICT DO NOTHING RETURNING``: the keys it
+    inserted), the rows go in by multi-row inserts and each kept count is added once with its sum over the
+    batch, so a batch costs a few statements per table whatever its size (on PostgreSQL one round trip for
+    the keys and one for the writes with the ``COMMIT``), where :func:`store_response` costs about ten
+    statements and two round trips an answer."""
+    batch = list(answers)
+    with pipelined_transaction(db):
+        claimed = _claim_keys(db, [(key, response.survey_id) for response, key in batch])
+        stored = []
+        for response, key in batch:
+            if key in claimed:
+                claimed.discard(key)  # a key given twice: its first answer only
+                stored.append(response)
+        _write_answers(db, stored, day)
+    return len(stored)
+
+
+def _claim_keys(db: sqlite_utils.Database, keys: list[tuple[str, str]]) -> set[str]:
+    """Insert the ``(submission key, survey id)`` pairs not stored yet, ``ROWS_PER_UPSERT`` a statement; the keys
+    inserted (each once, however often it was given)."""
+    claimed: set[str] = set()
+    for start in range(0, len(keys), ROWS_PER_UPSERT):
+        chunk = keys[start : start + ROWS_PER_UPSERT]
+        rows = db.execute(
+            f"INSERT INTO submission_keys (key, survey_id) VALUES {', '.join(['(?, ?)'] * len(chunk))}"
+            " ON CONFLICT (key) DO NOTHING RETURNING key",
+            [value for pair in chunk for value in pair],
+        ).fetchall()
+        claimed.update(row[0] for row in rows)
+    return claimed
+
+
 def _use_invitation_code(db: sqlite_utils.Database, survey_id: str, code: str):
     """Mark ``code`` used; the cursor's one row says it was unused (RETURNING: rows a pipeline waits for)."""
     return db.execute(
@@ -237,85 +275,112 @@ def _add_burst_answer(
 
 
 def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str, in_burst: bool = False) -> None:
-    db.execute(
-        "INSERT INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)"
-        " ON CONFLICT (id) DO NOTHING",
-        [
-            response.design_id,
-            response.survey_id,
-            response.survey_version,
-            response.design_record,
-            json.dumps(list(response.columns)),
-        ],
-    )
-    db.execute(
-        "INSERT INTO responses (id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line,"
-        " arm, burst) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            new_response_id(),
-            response.survey_id,
-            response.survey_version,
-            response.design_id,
-            response.randomized_on,
-            day,
-            json.dumps(dict(response.answers), sort_keys=True),
-            response.answer_line(),
-            response.arm,
-            int(bool(in_burst)),
-        ],
-    )
+    _insert_designs(db, [response])
+    _insert_response_rows(db, [(response, in_burst)], day)
+    for (table, key), rows in _kept_count_rows(response, day).items():
+        _add_counts(db, table, key, rows)
+
+
+def _insert_designs(db: sqlite_utils.Database, stored: list[NoisyResponse]) -> None:
+    """The design record of each answer's design, once (a design stored already is kept as it is)."""
+    designs = {response.design_id: response for response in stored}
+    for response in designs.values():
+        db.execute(
+            "INSERT INTO designs (id, survey_id, survey_version, questions, columns) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (id) DO NOTHING",
+            [
+                response.design_id,
+                response.survey_id,
+                response.survey_version,
+                response.design_record,
+                json.dumps(list(response.columns)),
+            ],
+        )
+
+
+#: The columns of a stored answer's row, in the order :func:`_insert_response_rows` gives them.
+RESPONSE_COLUMNS = "id, survey_id, survey_version, design_id, randomized_on, day, answers, answer_line, arm, burst"
+
+
+def _insert_response_rows(db: sqlite_utils.Database, stored: list[tuple[NoisyResponse, bool]], day: str) -> None:
+    """One row per ``(answer, in a burst)``, each under a new random id, ``ROWS_PER_UPSERT // 10`` a statement."""
+    per_statement = max(1, ROWS_PER_UPSERT // 10)  # ten values a row
+    for start in range(0, len(stored), per_statement):
+        chunk = stored[start : start + per_statement]
+        db.execute(
+            f"INSERT INTO responses ({RESPONSE_COLUMNS}) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
+            [
+                value
+                for response, in_burst in chunk
+                for value in (
+                    new_response_id(),
+                    response.survey_id,
+                    response.survey_version,
+                    response.design_id,
+                    response.randomized_on,
+                    day,
+                    json.dumps(dict(response.answers), sort_keys=True),
+                    response.answer_line(),
+                    response.arm,
+                    int(bool(in_burst)),
+                )
+            ],
+        )
+
+
+#: A kept-count table and its key columns.
+KeptTable = tuple[str, tuple[str, ...]]
+
+
+def _kept_count_rows(response: NoisyResponse, day: str) -> dict[KeptTable, list[tuple]]:
+    """What one answer adds to each kept-count table: rows of its key columns' values and the amount to add
+    (see :func:`_add_counts`)."""
     survey_id, designs = response.survey_id, response.question_designs
     kept = {name: response.kept_rows(name) for name in response.answers}
-    _add_counts(
-        db,
-        "tallies",
-        ("survey_id", "question", "design", "answer"),
-        [(survey_id, name, designs[name], key, add) for name, rows in kept.items() for key, add in rows],
-    )
-    _add_counts(
-        db,
-        "group_tallies",
-        ("survey_id", "by_question", "by_answer", "question", "design", "answer"),
-        [
+    pattern = response.pattern()
+    return {
+        ("tallies", ("survey_id", "question", "design", "answer")): [
+            (survey_id, name, designs[name], key, add) for name, rows in kept.items() for key, add in rows
+        ],
+        ("group_tallies", ("survey_id", "by_question", "by_answer", "question", "design", "answer")): [
             (survey_id, by, NO_ANSWER if group is None else group, name, designs[name], key, add)
             for by, group in response.groups.items()
             for name, rows in kept.items()
             for key, add in rows
         ],
-    )
-    pattern = response.pattern()
-    _add_counts(
-        db,
-        "pattern_tallies",
-        ("survey_id", "outcome", "design", "pattern", "answer"),
-        [
+        ("pattern_tallies", ("survey_id", "outcome", "design", "pattern", "answer")): [
             (survey_id, outcome, designs[outcome], pattern, key, add)
             for outcome in response.pattern_outcomes
             if outcome in response.answers
             for key, add in kept[outcome]
         ],
-    )
-    _add_counts(
-        db,
-        "pair_tallies",
         (
-            "survey_id",
-            "question_a",
-            "question_b",
-            "design_a",
-            "design_b",
-            "answer_a",
-            "answer_b",
-        ),
-        [(survey_id, *row, 1) for row in pair_rows(response.pairs, response.answers, designs)],
-    )
-    _add_counts(db, "daily_counts", ("survey_id", "day"), [(survey_id, day, 1)])
-    _add_counts(
-        db,
-        "daily_tallies",
-        ("survey_id", "day", "question", "design", "answer"),
-        [(survey_id, day, name, designs[name], key, add) for name, rows in kept.items() for key, add in rows],
-    )
+            "pair_tallies",
+            ("survey_id", "question_a", "question_b", "design_a", "design_b", "answer_a", "answer_b"),
+        ): [(survey_id, *row, 1) for row in pair_rows(response.pairs, response.answers, designs)],
+        ("daily_counts", ("survey_id", "day")): [(survey_id, day, 1)],
+        ("daily_tallies", ("survey_id", "day", "question", "design", "answer")): [
+            (survey_id, day, name, designs[name], key, add) for name, rows in kept.items() for key, add in rows
+        ],
+    }
+
+
+def _write_answers(db: sqlite_utils.Database, stored: list[NoisyResponse], day: str) -> None:
+    """Answers with no hour count and no burst mark (:func:`store_responses`): their rows, and their kept counts
+    summed over all of them, so that each kept-count table takes one upsert (a few for many distinct rows)
+    however many answers there are."""
+    _insert_designs(db, stored)
+    _insert_response_rows(db, [(response, False) for response in stored], day)
+    summed: dict[KeptTable, dict[tuple, list]] = {}
+    for response in stored:
+        for table, rows in _kept_count_rows(response, day).items():
+            into = summed.setdefault(table, {})
+            for *key_values, add in rows:
+                total = into.setdefault(tuple(key_values), [0])
+                total[0] += add
+    for (table, key), rows in summed.items():
+        _add_counts(db, table, key, [(*key_values, total) for key_values, (total,) in rows.items()])
 
 
 #: Most rows one kept-count upsert carries (SQLite allows 32,766 parameters a statement; a survey's

@@ -7,11 +7,12 @@ import os
 import sqlite3
 import threading
 
+import numpy as np
 import pytest
 
 from storage import connection, export_rows, kept_counts, migrations, queries, ratelimit, responses
 from surveys import submission
-from tests.helpers.records import frontend_waits, store_model_answers
+from tests.helpers.records import dump_database, frontend_waits, store_model_answers
 from tests.helpers.sample_surveys import model_survey
 
 pytestmark = pytest.mark.sqlite_only(
@@ -95,6 +96,41 @@ def test_repeated_submission_key_stores_nothing(backend_db):
     assert responses.store_response(backend_db, response(), "k" * 16, "2026-11-22") is False
     assert backend_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1
     assert queries.response_count(backend_db, "s") == 1
+
+
+def test_many_answers_stored_in_one_transaction_equal_the_same_answers_stored_one_by_one(backend_db, new_database):
+    """:func:`storage.responses.store_responses` (the seeder's and loaders' batch) stores what
+    :func:`store_response` stores answer by answer: the same rows in every table (the responses' random ids
+    aside), a key stored already or given twice skipped, every kept count equal."""
+    survey = model_survey()
+    rng = np.random.default_rng(11)  # test data only, not a privacy path
+    batch = []
+    for i in range(40):
+        noisy = {"cheated": str(rng.choice(["yes", "no"]))}
+        if i % 3:
+            noisy["lied"] = str(rng.choice(["yes", "no"]))
+        noisy.update({q.name: str(rng.choice(q.choice_names)) for q in survey.plain_questions if i % 4})
+        batch.append((submission.noisy_response(survey, noisy, "server"), f"batch-key-{i:04d}"))
+    one_by_one = connection.connect(new_database("one-by-one"))
+    migrations.migrate(one_by_one)
+    try:
+        responses.store_response(one_by_one, batch[0][0], batch[0][1], "2026-11-22")
+        responses.store_response(backend_db, batch[0][0], batch[0][1], "2026-11-22")
+        for noisy, key in batch[1:]:
+            assert responses.store_response(one_by_one, noisy, key, "2026-11-22") is True
+        assert responses.store_responses(backend_db, batch + [batch[5]], "2026-11-22") == len(batch) - 1
+        assert _rows_but_response_ids(backend_db) == _rows_but_response_ids(one_by_one)
+    finally:
+        one_by_one.close()
+
+
+def _rows_but_response_ids(db) -> dict[str, list[tuple]]:
+    dumped = {
+        table: rows for table, rows in dump_database(db).items() if not table.startswith("_")
+    }  # migrations' times
+    id_column = column_names(db, "responses").index("id")
+    dumped["responses"] = sorted((row[:id_column] + row[id_column + 1 :] for row in dumped["responses"]), key=repr)
+    return dumped
 
 
 def test_a_submission_is_stored_once_and_a_refused_one_leaves_no_trace(backend_db, tmp_path):

@@ -13,17 +13,22 @@ from web.db import open_database
 
 def add_responses(app, answers_list, randomized_on="device", day="2026-11-22", survey_id="quiz"):
     """Store noisy answers directly, as the submission path would, on ``day``, under the survey ``survey_id`` as
-    the app serves it (its catalogue, which imports a survey file changed since it last looked)."""
+    the app serves it (its catalogue, which imports a survey file changed since it last looked), all in one
+    transaction (:func:`storage.responses.store_responses`)."""
     from web.catalog import get_catalog
 
     with app.app_context():
         survey = get_catalog().get(survey_id)
+    suffix = "" if day == "2026-11-22" else f"-{day}"
+    seeded = [
+        (noisy_response(survey, answers, randomized_on), f"seed-{i:08d}-{len(answers_list):06d}{suffix}")
+        for i, answers in enumerate(answers_list)
+    ]
     db = open_database(app)
-    for i, answers in enumerate(answers_list):
-        key = f"seed-{i:08d}-{len(answers_list):06d}"
-        key = key if day == "2026-11-22" else f"{key}-{day}"
-        responses.store_response(db, noisy_response(survey, answers, randomized_on), key, day)
-    db.close()
+    try:
+        responses.store_responses(db, seeded, day)
+    finally:
+        db.close()
 
 
 def many(n_yes: int, n_no: int):
