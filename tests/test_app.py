@@ -199,6 +199,7 @@ def test_redirects_after_sign_in_and_sign_out_are_paths(auth):
     assert signed_out.status_code == 302 and signed_out.headers["Location"] == "/admin/login"
 
 
+@pytest.mark.sqlite_only(reason="a subprocess imports the app to read its BLAS setting; the backend plays no part")
 def test_the_app_asks_for_one_blas_thread_before_numpy_is_imported(tmp_path, app_database_url):
     import subprocess
     import sys
