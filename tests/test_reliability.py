@@ -320,6 +320,17 @@ def wait_for_acknowledged(clients: list[Client], count: int, seconds: float = 30
         time.sleep(0.02)
 
 
+def _still_loading(clients: list[Client], servers: list[Server]) -> str:
+    """What the clients saw and the servers logged, for a load that did not end in time (a liveness failure:
+    the next reader needs to know whether the servers refused, failed or never answered)."""
+    statuses = Counter(s for c in clients for s in c.statuses)
+    logs = "\n".join(f"--- {s.url}:\n{s.log.read_text()[-2000:]}" for s in servers)
+    return (
+        f"the load did not end: {len(acknowledged_keys(clients))} of {CLIENTS * 12} acknowledged, statuses "
+        f"{dict(statuses)}, {sum(c.errors for c in clients)} requests unanswered\n{logs}"
+    )
+
+
 def start_all(servers: list[Server]) -> None:
     """Start the servers together, as hosts booting at once on one database."""
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:
@@ -359,7 +370,7 @@ def test_postgres_app_servers_and_database_server_killed_with_sigkill_mid_load_l
     durable_postgres.start()  # crash recovery
     loader.join(timeout=240)  # a liveness guard only: 12 rounds against a server in crash recovery, on a loaded machine
     stop.set()
-    assert not loader.is_alive()
+    assert not loader.is_alive(), _still_loading(clients, two_app_servers)
     statuses = [s for c in clients for s in c.statuses]
     assert 503 in statuses or sum(c.errors for c in clients) > 0  # the clients did see the database gone
     assert not [s for s in statuses if s >= 500 and s != 503], "a 500 while the database was gone"
