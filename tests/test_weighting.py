@@ -166,3 +166,100 @@ def test_raked_interval_covers_by_simulation():
     coverage = covered / reps
     assert abs(coverage - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / reps)
     assert abs(np.mean(estimates) - truth_share) <= 4 * np.std(estimates) / math.sqrt(reps)
+
+
+# What a weighted share records, and where its interval is clipped: weighted_estimate, the one home of the result.
+def test_the_result_records_its_level_its_unweighted_figures_and_its_population():
+    result = post_stratify([0.2, 0.7], [0.004, 0.002], [1200, 800], 0.9, 0.41, 0.05)
+    assert result.confidence_level == 0.9
+    assert (result.unweighted_estimate, result.unweighted_std_err) == (0.41, 0.05)
+    assert result.design_effect == pytest.approx(result.variance / 0.05**2)
+    assert result.population_size == 2000.0
+    assert result.finite_population is False
+    assert post_stratify([0.2], [0.004], [10], finite_population=True).finite_population is True
+    half = 1.6448536269514722 * math.sqrt(result.variance)  # the normal quantile at 0.95, one-sided
+    assert (result.low, result.high) == pytest.approx((result.estimate_raw - half, result.estimate_raw + half))
+
+
+@pytest.mark.parametrize("unweighted_std_err", [None, 0.0])
+def test_there_is_no_design_effect_without_a_positive_unweighted_standard_error(unweighted_std_err):
+    result = post_stratify([0.3], [0.01], [50], unweighted_estimate=0.3, unweighted_std_err=unweighted_std_err)
+    assert result.design_effect is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "estimate", "low", "high"),
+    [(-0.1, 0.0, 0.0, None), (1.1, 1.0, None, 1.0), (-0.9, 0.0, 0.0, 0.0), (1.9, 1.0, 1.0, 1.0)],
+)
+def test_the_estimate_and_its_interval_are_clipped_to_the_unit_interval(raw, estimate, low, high):
+    result = post_stratify([raw], [0.01], [50])
+    assert result.estimate_raw == raw
+    assert result.estimate == estimate
+    half = 1.959963984540054 * 0.1
+    assert result.low == (low if low is not None else pytest.approx(raw - half))
+    assert result.high == (high if high is not None else pytest.approx(raw + half))
+
+
+def test_fractions_a_count_of_one_and_a_variance_of_zero_are_taken():
+    as_floats = post_stratify([0.25, 0.5], [0.0, 0.01], [1, 3])
+    as_fractions = post_stratify(
+        [Fraction(1, 4), Fraction(1, 2)], [Fraction(0), Fraction(1, 100)], [Fraction(1), Fraction(3)]
+    )
+    assert as_floats.estimate_raw == pytest.approx(0.25 / 4 + 0.5 * 3 / 4)
+    assert as_floats.variance == pytest.approx(0.01 * 9 / 16)
+    assert (as_fractions.estimate_raw, as_fractions.variance) == pytest.approx(
+        (as_floats.estimate_raw, as_floats.variance)
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"estimates": [], "variances": [], "population_counts": []}, "equally long, got 0, 0, 0"),
+        ({"estimates": [[0.1]], "variances": [[0.01]], "population_counts": [[5]]}, "equally long"),
+        ({"estimates": [0.1], "variances": [0.01], "population_counts": [math.inf]}, "population_counts=\\[inf\\]"),
+        ({"estimates": [0.1], "variances": [math.nan], "population_counts": [5]}, "variances=\\[nan\\]"),
+        ({"estimates": [math.nan], "variances": [0.01], "population_counts": [5]}, "variances"),
+        (
+            {"estimates": [0.1], "variances": [0.01], "population_counts": [5], "confidence_level": 1.5},
+            "confidence_level",
+        ),
+    ],
+)
+def test_post_stratify_names_each_bad_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        post_stratify(**kwargs)
+
+
+def test_a_one_cell_table_is_raked_to_its_count():
+    raking = rake([5], [[10]])
+    assert raking.converged and raking.iterations == 1
+    np.testing.assert_allclose(raking.weights, [2.0])
+
+
+@pytest.mark.parametrize(
+    ("sample", "margins", "message"),
+    [
+        ([], [[]], "sample must be non-negative finite counts, got sample=\\[\\]"),
+        ([math.nan, 1], [[1, 1]], "sample must be non-negative finite counts"),
+        ([-1, 2], [[1, 1]], "sample must be non-negative finite counts"),
+        ([1, 2], [[1, math.inf]], "margins\\[0\\] must be non-negative finite counts, got margins\\[0\\]="),
+        ([[1, 2], [3, 4]], [[5, 5], [-5, 15]], "margins\\[1\\] must be non-negative"),
+    ],
+)
+def test_rake_names_each_bad_count(sample, margins, message):
+    with pytest.raises(ValueError, match=message):
+        rake(sample, margins)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"yes_counts": [-1, 2], "ns": [4, 4]}, "yes_counts must be non-negative finite counts, got yes_counts="),
+        ({"yes_counts": [1, 2], "ns": [4, math.nan]}, "ns must be non-negative finite counts, got ns="),
+        ({"yes_counts": [1, 2], "ns": [4, 4], "confidence_level": 0.0}, "confidence_level"),
+    ],
+)
+def test_raked_share_names_each_bad_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        raked_share(**{"margins": [[10, 10]], **kwargs})
