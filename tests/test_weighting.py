@@ -263,3 +263,66 @@ def test_rake_names_each_bad_count(sample, margins, message):
 def test_raked_share_names_each_bad_value(kwargs, message):
     with pytest.raises(ValueError, match=message):
         raked_share(**{"margins": [[10, 10]], **kwargs})
+
+
+def test_the_raked_share_records_its_unweighted_figures_by_hand():
+    # Two coins; 30 of 60 and 10 of 40 stored yes: rate 0.4, unweighted (0.4 - 1/4) / (1/2) = 0.3 with variance
+    # 0.4 * 0.6 / (1/4) / (n - 1), the package's n - 1.
+    result = raked_share([30, 10], [60, 40], [[500, 500]])
+    assert result.method == "raked"
+    assert result.population_size == 1000.0 and result.finite_population is False
+    assert result.unweighted_estimate == pytest.approx(0.3)
+    assert result.unweighted_std_err == pytest.approx(math.sqrt(0.4 * 0.6 / 0.25 / 99))
+    assert result.design_effect == pytest.approx(result.variance / result.unweighted_std_err**2)
+    assert result.estimate_raw == pytest.approx(0.5 * (0.5 - 0.25) / 0.5 + 0.5 * (0.25 - 0.25) / 0.5)
+
+
+def test_the_raked_share_takes_yes_at_ns_and_two_answers_and_refuses_more_yes_or_fewer_answers():
+    assert raked_share([4, 1], [4, 1], [[5, 5]]).estimate_raw == pytest.approx(1.5)
+    with pytest.raises(ValueError, match="yes_counts must be at most ns cell by cell, got shapes"):
+        raked_share([5, 1], [4, 1], [[5, 5]])
+    with pytest.raises(ValueError, match="at most ns cell by cell"):
+        raked_share([1, 1, 1], [4, 1], [[5, 5]])
+    with pytest.raises(ValueError, match="raking needs at least 2 answers, got n=1"):
+        raked_share([1], [1], [[5]])
+
+
+def test_the_post_stratified_share_uses_the_design_and_takes_one_answer_a_group():
+    # t = 2/3, a = b = 1/6: p_h = (y_h / n_h - 1/6) / (2/3).
+    result = post_stratified_share([1, 3], [1, 6], [100, 300], 2 / 3, 1 / 6, 1 / 6)
+    p = [(1 - 1 / 6) / (2 / 3), (0.5 - 1 / 6) / (2 / 3)]
+    assert result.estimate_raw == pytest.approx(0.25 * p[0] + 0.75 * p[1])
+    assert result.unweighted_estimate == pytest.approx((4 / 7 - 1 / 6) / (2 / 3))
+    assert post_stratified_share([1, 3], [2, 6], [100, 300], finite_population=True).finite_population is True
+    with pytest.raises(ValueError, match="every group needs answers to be post-stratified, got ns=\\[0, 6\\]"):
+        post_stratified_share([0, 3], [0, 6], [100, 300])
+    with pytest.raises(ValueError, match="yes_counts, ns and population_counts must be equally long, got 2, 1"):
+        post_stratified_share([0, 3], [6], [100, 300])
+    with pytest.raises(ValueError, match="equally long"):
+        post_stratified_share([[1, 3]], [[4, 6]], [[100, 300]])
+
+
+def test_rake_names_a_margin_of_the_wrong_count_or_length():
+    with pytest.raises(ValueError, match="margins must give one margin per axis \\(2\\), got 1"):
+        rake([[1, 2], [3, 4]], [[5, 5]])
+    with pytest.raises(ValueError, match="margins\\[1\\] must have 2 counts, got 3"):
+        rake([[1, 2], [3, 4]], [[5, 5], [3, 3, 4]])
+
+
+def test_rake_leaves_an_empty_level_without_population_at_zero_and_weights_a_cell_of_one():
+    raking = rake([[5, 5], [0, 0]], [[10, 0], [5, 5]])
+    np.testing.assert_array_equal(raking.fitted[1], [0.0, 0.0])
+    np.testing.assert_array_equal(raking.weights[1], [0.0, 0.0])
+    with pytest.raises(ValueError, match="level 1 of margin 0 has population but no answers"):
+        rake([[5, 5], [0, 0]], [[9, 1], [5, 5]])
+    np.testing.assert_allclose(rake([1, 3], [[2, 6]]).weights, [2.0, 2.0])
+    two_way = rake([[1, 0], [3, 4]], [[2, 14], [6, 10]])
+    assert two_way.weights[0, 1] == 0.0 and np.all(np.isfinite(two_way.weights))
+    np.testing.assert_allclose(two_way.fitted.sum(axis=0), [6, 10])
+
+
+def test_rake_counts_its_sweeps_and_stops_at_max_iter():
+    margins = [KALTON_POPULATION.sum(axis=1), KALTON_POPULATION.sum(axis=0)]
+    assert rake(KALTON_SAMPLE, margins).iterations > 2
+    stopped = rake(KALTON_SAMPLE, margins, max_iter=2)
+    assert stopped.iterations == 2 and not stopped.converged
