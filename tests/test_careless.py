@@ -104,3 +104,58 @@ def test_a_share_is_clipped_below_one_before_it_divides():
 def test_an_interval_beyond_one_stays_inside_the_unit_range():
     share = careless_share(-0.5, 0.05, 0.5)
     assert 0 <= share.ci.low <= share.ci.high <= 1
+
+
+_SHARE = careless_share(0.3, 0.05, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: careless_share(0.3, 0.05, 0.5, confidence_level=1.0), "confidence_level"),
+        (lambda: careless_share("0.3", 0.05, 0.5), "anchor_estimate"),
+        (lambda: careless_share(math.nan, 0.05, 0.5), "anchor_estimate"),
+        (lambda: careless_share(0.3, -0.05, 0.5), "anchor_std_err"),
+        (lambda: careless_share(0.3, 0.05, 1.5), "known_prevalence"),
+        (lambda: careless_share(0.3, 0.05, 0.5, careless_reading=math.inf), "careless_reading"),
+        (lambda: correct_for_careless(0.4, 0.05, _SHARE, confidence_level=0.0), "confidence_level"),
+        (lambda: correct_for_careless(True, 0.05, _SHARE), "estimate"),
+        (lambda: correct_for_careless(0.4, -1e-9, _SHARE), "std_err"),
+        (lambda: correct_for_careless(0.4, 0.05, _SHARE, careless_reading=None), "careless_reading"),
+    ],
+)
+def test_each_bad_number_is_refused_naming_its_argument(call, name):
+    with pytest.raises(ValueError, match=f"{name} must be"):
+        call()
+
+
+def test_a_number_type_with_float_and_the_bounds_themselves_are_taken():
+    assert careless_share(np.float32(0.25), 0, 1).known_prevalence == 1.0  # the upper bound itself
+    assert careless_share(0.25, 0.0, 0.0, careless_reading=1.0).estimate_raw == pytest.approx(
+        0.25
+    )  # (0 - 0.25) / (0 - 1)
+    assert correct_for_careless(0.4, 0.0, _SHARE).uncorrected_std_err == 0.0
+
+
+def test_the_share_and_the_interval_say_what_they_are_and_stay_in_bounds():
+    # Anchor 0.3 against a known 0.5 with careless answers reading as no: share (0.5 - 0.3) / 0.5 = 0.4.
+    share = careless_share(0.3, 0.05, 0.5, confidence_level=0.9)
+    assert share.estimate_raw == pytest.approx(0.4) and share.std_err == pytest.approx(0.1)
+    assert (share.ci.method, share.ci.confidence_level) == ("wald", 0.9)
+    z = 1.6448536269514722
+    assert (share.ci.low, share.ci.high) == pytest.approx((0.4 - z * 0.1, 0.4 + z * 0.1))
+    assert (share.known_prevalence, share.careless_reading) == (0.5, 0.0)
+    tight = careless_share(0.02, 0.001, 0.5)  # share 0.96: the interval reaches past 1 only if mistaken
+    assert tight.ci.high < 1.0 and tight.ci.low == pytest.approx(0.96 - 1.959963984540054 * 0.002)
+    low_end = careless_share(0.52, 0.2, 0.5)  # a share below 0: shown as 0, the interval's high above it
+    assert low_end.estimate == 0.0 and low_end.ci.low == 0.0 and 0.0 < low_end.ci.high < 1.0
+
+
+def test_the_corrected_estimate_is_clipped_and_its_variance_carries_the_share():
+    # (naive - c r) / (1 - c) with c = 0.4, r = 0: 0.9 / 0.6 = 1.5, shown as 1; the delta method's second term
+    # ((naive - r) / (1 - c)^2)^2 Var(c).
+    corrected = correct_for_careless(0.9, 0.05, _SHARE)
+    assert corrected.estimate_raw == pytest.approx(1.5) and corrected.estimate == 1.0
+    assert corrected.std_err**2 == pytest.approx((0.05 / 0.6) ** 2 + (0.9 / 0.36) ** 2 * 0.1**2)
+    read_yes = correct_for_careless(0.9, 0.05, _SHARE, careless_reading=0.2)
+    assert read_yes.std_err**2 == pytest.approx((0.05 / 0.6) ** 2 + (0.7 / 0.36) ** 2 * 0.1**2)
