@@ -222,7 +222,7 @@ def test_fractions_a_count_of_one_and_a_variance_of_zero_are_taken():
         ({"estimates": [math.nan], "variances": [0.01], "population_counts": [5]}, "variances"),
         (
             {"estimates": [0.1], "variances": [0.01], "population_counts": [5], "confidence_level": 1.5},
-            "confidence_level",
+            r"\bconfidence_level\b",
         ),
     ],
 )
@@ -257,7 +257,7 @@ def test_rake_names_each_bad_count(sample, margins, message):
     [
         ({"yes_counts": [-1, 2], "ns": [4, 4]}, "yes_counts must be non-negative finite counts, got yes_counts="),
         ({"yes_counts": [1, 2], "ns": [4, math.nan]}, "ns must be non-negative finite counts, got ns="),
-        ({"yes_counts": [1, 2], "ns": [4, 4], "confidence_level": 0.0}, "confidence_level"),
+        ({"yes_counts": [1, 2], "ns": [4, 4], "confidence_level": 0.0}, r"\bconfidence_level\b"),
     ],
 )
 def test_raked_share_names_each_bad_value(kwargs, message):
@@ -279,6 +279,7 @@ def test_the_raked_share_records_its_unweighted_figures_by_hand():
 
 def test_the_raked_share_takes_yes_at_ns_and_two_answers_and_refuses_more_yes_or_fewer_answers():
     assert raked_share([4, 1], [4, 1], [[5, 5]]).estimate_raw == pytest.approx(1.5)
+    assert raked_share([1, 0], [1, 1], [[5, 5]]).estimate_raw == pytest.approx(0.5 * 1.5 + 0.5 * -0.5)  # n = 2
     with pytest.raises(ValueError, match="yes_counts must be at most ns cell by cell, got shapes"):
         raked_share([5, 1], [4, 1], [[5, 5]])
     with pytest.raises(ValueError, match="at most ns cell by cell"):
