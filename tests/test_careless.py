@@ -159,3 +159,10 @@ def test_the_corrected_estimate_is_clipped_and_its_variance_carries_the_share():
     assert corrected.std_err**2 == pytest.approx((0.05 / 0.6) ** 2 + (0.9 / 0.36) ** 2 * 0.1**2)
     read_yes = correct_for_careless(0.9, 0.05, _SHARE, careless_reading=0.2)
     assert read_yes.std_err**2 == pytest.approx((0.05 / 0.6) ** 2 + (0.7 / 0.36) ** 2 * 0.1**2)
+
+
+def test_an_anchor_that_reads_as_careless_answers_do_is_refused_and_one_just_apart_is_taken():
+    with pytest.raises(ValueError, match="cannot tell careless respondents from the others; use an anchor whose"):
+        careless_share(0.3, 0.05, 0.0)
+    assert careless_share(0.0, 0.0, 1e-12).estimate_raw == pytest.approx(1.0)  # a gap of exactly 1e-12 is taken
+    assert correct_for_careless(0.4, 0.05, _SHARE).estimate == pytest.approx(0.4 / 0.6)
