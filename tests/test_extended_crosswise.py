@@ -148,3 +148,44 @@ def test_the_interval_covers_pi_at_its_level_and_the_estimate_is_unbiased():
     assert abs(covered - 0.95) < 3.5 * math.sqrt(0.95 * 0.05 / REPS) + 0.005, covered
     raw = np.array([e.estimate_raw for e in estimates])
     assert abs(raw.mean() - 0.3) < 3.5 * raw.std() / math.sqrt(REPS)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: extended_crosswise_rates(1.5, 0.25), "pi"),
+        (lambda: extended_crosswise_rates(0.2, 0.25, always_same=-0.1), "always_same"),
+        (lambda: extended_crosswise_rates(0.2, 0.25, always_different=2), "always_different"),
+        (lambda: estimate_extended_crosswise(5, 0, 5, 10, 0.25), "n_1"),
+        (lambda: estimate_extended_crosswise(5, 10, 5, 0, 0.25), "n_2"),
+        (lambda: estimate_extended_crosswise(-1, 10, 5, 10, 0.25), "same_1"),
+        (lambda: estimate_extended_crosswise(5, 10, -1, 10, 0.25), "same_2"),
+        (lambda: estimate_extended_crosswise(5, 10, 5, 10, 0.25, confidence_level=1), "confidence_level"),
+    ],
+)
+def test_each_bad_argument_is_refused_by_its_name(call, name):
+    with pytest.raises(ValueError, match=rf"(^|\s){name}\b"):
+        call()
+
+
+def test_a_group_of_one_answer_no_same_or_all_same_is_taken_and_more_same_than_answers_refused():
+    for same_1, same_2 in ((0, 0), (1, 1), (0, 1)):
+        result = estimate_extended_crosswise(same_1, 1, same_2, 1, 0.25)
+        assert (result.same, result.n, result.p) == ((same_1, same_2), (1, 1), 0.25)
+    with pytest.raises(ValueError, match="same_1 must be at most n_1=3, got same_1=4"):
+        estimate_extended_crosswise(4, 3, 1, 3, 0.25)
+    with pytest.raises(ValueError, match="same_2 must be at most n_2=3, got same_2=4"):
+        estimate_extended_crosswise(1, 3, 4, 3, 0.25)
+
+
+def test_the_rates_with_careless_shares_by_hand_and_all_of_them_careless():
+    # pi = 0.2, p = 1/4: lambda = 3/4 - 0.2 / 2 = 0.65; c_s = 0.1, c_d = 0.2 follow 0.7.
+    rates = extended_crosswise_rates(0.2, 0.25, always_same=0.1, always_different=0.2)
+    assert rates == pytest.approx((0.1 + 0.7 * 0.65, 0.1 + 0.7 * 0.35))
+    assert extended_crosswise_rates(0.2, 0.25, always_same=0.4, always_different=0.6) == pytest.approx((0.4, 0.4))
+
+
+def test_the_fit_names_its_two_statistics():
+    fit = estimate_extended_crosswise(30, 100, 60, 100, 0.25).fit
+    assert (fit.likelihood_ratio.method, fit.pearson.method) == ("likelihood ratio", "pearson")
+    assert fit.likelihood_ratio.df == fit.pearson.df == 1
