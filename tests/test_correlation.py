@@ -23,6 +23,8 @@ from analysis.correlation import MAXIMUM_LIKELIHOOD, MOMENT, correlate, joint_ma
 DIRECT = (1, 0)
 DIE = ForcedResponseDesign(t=Fraction(2, 3), a=Fraction(1, 6), b=Fraction(1, 6))
 WARNER = WarnerDesign(p=0.75)
+#: Two coins as (theta1, theta0): a carrier answers yes with 3/4, anyone else with 1/4.
+TWO_COINS = (0.75, 0.25)
 TABLES = [[[30, 10], [15, 45]], [[12, 30], [41, 17]], [[3, 7], [9, 1]], [[200, 120], [80, 600]]]
 
 
@@ -205,3 +207,34 @@ def test_simulated_lr_test_keeps_its_level_under_independence_and_has_power_othe
     assert abs(rejected - 0.05) < 4 * math.sqrt(0.05 * 0.95 / len(results))
     dependent = _simulate((0.2, 0.1, 0.15, 0.55), DIE, WARNER, n=2000, surveys=200, seed=30)
     assert np.mean([r.p_value < 0.05 for r in dependent]) > 0.9
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: correlate(5, TWO_COINS, TWO_COINS), "table must be 2 x 2 counts, got table=5"),
+        (lambda: correlate([[1, 2, 3], [4, 5, 6]], TWO_COINS, TWO_COINS), "table must be 2 x 2 counts"),
+        (lambda: correlate([[1.5, 2], [3, 4]], TWO_COINS, TWO_COINS), "table must hold integers >= 0"),
+        (lambda: correlate([[0, 0], [0, 0]], TWO_COINS, TWO_COINS), "table must hold at least one answer"),
+        (lambda: correlate([[1, 2], [3, 4]], (0.75, 1.5), TWO_COINS), r"^first theta0\b"),
+        (lambda: correlate([[1, 2], [3, 4]], TWO_COINS, (0.75, -0.5)), r"^second theta0\b"),
+        (lambda: correlate([[1, 2], [3, 4]], TWO_COINS, TWO_COINS, level=1.0), r"^level\b"),
+        (lambda: joint_matrix((1.5, 0.25), TWO_COINS), r"^first theta1\b"),
+        (lambda: joint_matrix(TWO_COINS, (0.75, 2.0)), r"^second theta0\b"),
+    ],
+)
+def test_each_bad_argument_is_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_a_table_of_one_answer_is_taken_and_the_result_records_it():
+    result = correlate([[0, 1], [0, 0]], TWO_COINS, TWO_COINS, level=0.9)
+    assert (result.n, result.table, result.df, result.confidence_level) == (1, ((0, 1), (0, 0)), 1, 0.9)
+    assert [(cell.first, cell.second) for cell in result.cells] == [
+        (True, True),
+        (True, False),
+        (False, True),
+        (False, False),
+    ]
+    assert correlate([[3, 1], [2, 7]], TWO_COINS, TWO_COINS).table == ((3, 1), (2, 7))
