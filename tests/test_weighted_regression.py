@@ -242,3 +242,42 @@ def test_dependent_columns_over_the_weighted_patterns_are_refused_naming_them():
     x = np.column_stack([X[:, 0], np.append(X[:-1, 0], 0.0)])
     with pytest.raises(ValueError, match=r"linearly dependent over the 5 weighted patterns"):
         fit_weighted_logistic(x, YES, NO, TWO_COINS, np.append(WEIGHTS[:-1], 0.0), names=("a", "b"))
+
+
+def test_the_model_test_names_its_columns_and_its_p_value_is_the_chi_square_tail():
+    fit = fit_weighted_logistic(X, YES, NO, DIRECT, WEIGHTS, names=("a", "b"), confidence_level=0.9)
+    test = fit.model_test
+    assert (test.name, test.columns, test.df) == ("model", ("a", "b"), 2)
+    assert test.p_value == pytest.approx(stats.chi2.sf(test.statistic, 2), rel=1e-12)
+    assert fit.names == ("intercept", "a", "b") and fit.confidence_level == 0.9
+    intercept_only = fit_weighted_logistic(np.zeros((6, 0)), YES, NO, DIRECT, WEIGHTS)
+    assert (intercept_only.model_test.columns, intercept_only.model_test.df) == ((), 0)
+    assert (intercept_only.model_test.statistic, intercept_only.model_test.p_value) == (0.0, 1.0)
+
+
+def test_integer_weights_and_a_pattern_of_one_answer_are_fitted_as_floats_are():
+    yes, no = YES.copy(), NO.copy()
+    yes[4], no[4] = 1, 0  # one answer in the fifth pattern
+    as_floats = fit_weighted_logistic(X, yes, no, TWO_COINS, [1.0, 2.0, 1.0, 3.0, 1.0, 2.0])
+    as_integers = fit_weighted_logistic(X, yes, no, TWO_COINS, [1, 2, 1, 3, 1, 2])
+    assert_allclose([c.estimate for c in as_integers.coefficients], [c.estimate for c in as_floats.coefficients])
+    assert as_floats.n == yes.sum() + no.sum()
+    dropped = fit_weighted_logistic(
+        X[[0, 1, 2, 3, 5]], yes[[0, 1, 2, 3, 5]], no[[0, 1, 2, 3, 5]], TWO_COINS, [1, 2, 1, 3, 2]
+    )
+    assert as_floats.n == dropped.n + 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"confidence_level": 1.5}, r"^confidence_level\b"),
+        ({"yes_counts": [1, 2]}, r"^yes_counts\b"),
+        ({"no_counts": [-1, 2, 3, 4, 5, 6]}, r"^no_counts\b"),
+        ({"yes_counts": [0] * 6, "no_counts": [0] * 6}, "^no pattern has both answers and a positive weight$"),
+    ],
+)
+def test_each_bad_argument_is_refused_by_its_name(kwargs, message):
+    arguments = {"x": X, "yes_counts": YES, "no_counts": NO, "designs": DIRECT, "weights": WEIGHTS, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        fit_weighted_logistic(**arguments)
