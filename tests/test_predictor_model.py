@@ -253,3 +253,46 @@ def test_a_choice_that_cannot_be_modelled_is_refused(predictor, outcome, field):
 
     with pytest.raises(ValueError, match=field):
         pm.check_predictor_choice(_survey(), predictor, outcome)
+
+
+_TABLE = {"first": (120, 180), "second": (200, 100), "third": (90, 110)}
+
+
+def test_the_fit_records_its_design_level_parameters_and_prevalence_interval():
+    fit = fit_predictor(_TABLE, *DIE, confidence_level=0.9)
+    assert (fit.n, fit.theta1, fit.theta0, fit.confidence_level) == (800, DIE[0], DIE[1], 0.9)
+    assert fit.parameters == ("gamma", "alpha[second]", "alpha[third]", "beta[second]", "beta[third]")
+    z = 1.6448536269514722
+    assert fit.prevalence_low == pytest.approx(fit.prevalence - z * fit.prevalence_std_err)
+    assert fit.prevalence_high == pytest.approx(fit.prevalence + z * fit.prevalence_std_err)
+    assert [e.outcome for e in fit.equations] == ["second", "third"]
+    assert [(e.intercept.name, e.effect.name) for e in fit.equations] == [
+        ("second: intercept", "second: trait"),
+        ("third: intercept", "third: trait"),
+    ]
+
+
+def test_a_table_of_one_answer_is_fitted_or_refused_but_never_as_no_answers():
+    with pytest.raises(NotIdentified, match="^no answers yet$"):
+        fit_predictor({"a": (0, 0), "b": (0, 0)}, *DIE)
+    with pytest.raises(NotIdentified) as refused:
+        fit_predictor({"a": (1, 0), "b": (0, 0)}, *DIE)
+    assert "no answers yet" not in str(refused.value)
+
+
+def test_the_log_likelihood_counts_each_answer_once_cells_of_one_included():
+    counts = {"a": (1, 3), "b": (2, 1)}
+    params = np.array([0.1, -0.2, 0.4])
+    cells = cell_probabilities(params, 2, *DIE)
+    table = np.array([[1, 2], [3, 1]], dtype=float)  # row 0 stored yes, row 1 stored no
+    assert predictor_log_likelihood(params, counts, *DIE) == pytest.approx(float(np.sum(table * np.log(cells))))
+    fit = fit_predictor(counts, *DIE)
+    assert fit.log_likelihood == pytest.approx(predictor_log_likelihood(np.array(fit.estimates), counts, *DIE))
+
+
+@pytest.mark.parametrize(("theta1", "theta0", "name"), [(0.8, 1.5, "theta0"), (-0.1, 0.2, "theta1")])
+def test_a_bad_theta_is_named_exactly(theta1, theta0, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        fit_predictor({"a": (1, 2), "b": (1, 1)}, theta1, theta0)
+    with pytest.raises(ValueError, match=r"^confidence_level\b"):
+        fit_predictor({"a": (1, 2), "b": (1, 1)}, 0.8, 0.2, confidence_level=0)
