@@ -223,3 +223,65 @@ def test_design_estimate_names_the_bad_value(kwargs, message):
 def test_design_share_refuses_a_group_without_answers():
     with pytest.raises(ValueError, match="1\\+ answers"):
         design_share([1, 0], [5, 0], [1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"weights": [1.0, 1.0, 1.0]}, r"^weights\b"),
+        ({"weights": [1.0, 0.0]}, r"weights|1\+ answers"),
+        ({"confidence_level": 1.0}, r"^confidence_level\b"),
+        (
+            {"yes_counts": [1, 2, 3], "weights": [1.0, 1.0, 1.0]},
+            "^yes_counts and ns must be equally long, got 3 and 2$",
+        ),
+        ({"yes_counts": [[1, 2]], "ns": [[5, 5]], "weights": [[1.0, 1.0]]}, "equally long|weights"),
+        ({"yes_counts": [-1, 2]}, r"1\+ answers"),
+        ({"yes_counts": [6, 2]}, r"1\+ answers"),
+    ],
+)
+def test_design_share_names_the_bad_value(kwargs, message):
+    arguments = {"yes_counts": [1, 2], "ns": [5, 5], "weights": [2.0, 3.0], **kwargs}
+    with pytest.raises(ValueError, match=message):
+        design_share(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"totals": [1.0, 2.0], "weights": [1.0, 1.0], "fpc": [1, math.nan]}, r"^fpc\b"),
+        ({"totals": [1.0, 2.0], "weights": [1.0, 1.0], "fpc": [2]}, r"^fpc\b"),
+        ({"totals": [math.nan, 2.0], "weights": [1.0, 1.0]}, r"^totals\b"),
+        ({"totals": [1.0, 2.0], "weights": [1.0, math.inf]}, r"^weights\b"),
+        ({"totals": [], "weights": []}, r"weights|totals"),
+        ({"totals": [1.0, 2.0], "weights": [1.0, 1.0], "multiplicities": [1]}, r"^multiplicities\b"),
+        ({"totals": [1.0, 2.0], "weights": [1.0, 1.0], "population_size": math.inf}, "population_size"),
+        ({"totals": [1.0, 2.0], "weights": [1.0, 1.0], "within": [1.0]}, r"^within\b"),
+        ({"totals": [1.0], "weights": [1.0], "within": [-1.0]}, r"^within\b"),
+    ],
+)
+def test_design_estimate_names_each_bad_value_exactly(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        design_estimate(**kwargs)
+
+
+def test_one_psu_a_census_stratum_and_one_answer_a_group_are_taken():
+    single = design_estimate([3.0], [2.0])
+    assert (single.ratio, single.weight_sum, single.psus) == (1.5, 2.0, 1)
+    census = design_estimate([1.0, 2.0], [1.0, 1.0], fpc=[2, 2])  # every PSU of the stratum drawn
+    assert census.ratio_variance == 0.0 and census.total_variance == 0.0
+    share = design_share([1, 0], [1, 1], [2.0, 2.0])
+    assert share.hajek.estimate_raw == pytest.approx(0.5 * 1.5 + 0.5 * -0.5)
+    assert share.totals.weight_sum == 4.0 and share.hajek.population_size == 4.0
+
+
+def test_a_share_records_whether_the_fpc_was_used_and_its_totals():
+    without = design_share([70, 240], [200, 400], [3.0, 3.0], clustered=False, population_size=1800)
+    with_fpc = design_share([70, 240], [200, 400], [3.0, 3.0], None, False, [600, 1200], 1800)
+    assert without.hajek.finite_population is False and with_fpc.hajek.finite_population is True
+    assert with_fpc.horvitz_thompson.finite_population is True
+    assert with_fpc.horvitz_thompson.population_size == 1800 and with_fpc.hajek.population_size == 1800.0
+    assert with_fpc.hajek.variance < without.hajek.variance  # a third of each stratum drawn: the fpc shrinks it
+    assert without.totals.weight_sum == 1800.0 and without.horvitz_thompson.method == "horvitz-thompson"
+    clustered = design_share([70, 240], [200, 400], [3.0, 3.0])  # the default: each group a cluster
+    assert clustered.totals.psus == 2 and without.totals.psus == 600
