@@ -162,3 +162,44 @@ def test_two_group_compliance_test_holds_its_level_and_finds_cheaters():
 def test_two_group_fit_refuses_another_estimate():
     with pytest.raises(ValueError, match="estimate="):
         two_group_fit(object())
+
+
+@pytest.mark.parametrize(
+    ("yes", "n", "expected", "parameters", "message"),
+    [
+        ([], [], [], 0, "non-empty 1-d sequences of one length, got yes=\\[\\]"),
+        ([[1]], [[2]], [[0.5]], 0, "non-empty 1-d"),
+        ([1], [10], [0.5, 0.5], 0, "non-empty 1-d"),
+        ([1], [0], [0.5], 0, "whole counts 0 <= yes <= n and n >= 1"),
+        ([-1], [10], [0.5], 0, "whole counts"),
+        ([1.5], [10], [0.5], 0, "whole counts"),
+        ([1], [10.5], [0.5], 0, "whole counts"),
+        ([1], [10], [math.nan], 0, "strictly between 0 and 1, got expected="),
+        ([1], [10], [0.0], 0, "strictly between 0 and 1"),
+        ([1], [10], [0.5], True, "parameters must be an integer >= 0, got parameters=True"),
+        ([1], [10], [0.5], 1.0, "parameters must be an integer"),
+    ],
+)
+def test_each_bad_cell_is_refused_with_what_it_must_be(yes, n, expected, parameters, message):
+    with pytest.raises(ValueError, match=message):
+        binomial_cells_fit(yes, n, expected, parameters)
+
+
+def test_cells_of_one_answer_all_or_none_yes_are_taken_and_the_statistics_named():
+    fit = binomial_cells_fit([1, 0, 3], [1, 1, 3], [0.5, 0.25, 0.75], parameters=1)
+    assert (fit.pearson.method, fit.deviance.method) == ("pearson", "deviance")
+    assert fit.pearson.df == fit.deviance.df == 2 and fit.cells == 3 and fit.parameters == 1
+    assert fit.pearson.p_value == pytest.approx(stats.chi2.sf(fit.pearson.statistic, 2))
+    assert fit.deviance.p_value == pytest.approx(stats.chi2.sf(fit.deviance.statistic, 2))
+    assert fit.smallest_expected == pytest.approx(min(0.5, 0.25, 2.25, 0.5, 0.75, 0.75))
+    one_df = binomial_cells_fit([1, 0], [1, 1], [0.5, 0.25], parameters=1)
+    assert one_df.pearson.p_value == pytest.approx(stats.chi2.sf(one_df.pearson.statistic, 1))
+    exact = binomial_cells_fit([5], [10], [0.5], parameters=0)
+    assert exact.deviance.statistic == 0.0 and exact.deviance.p_value == 1.0
+
+
+def test_the_smallest_expected_count_is_of_either_answer():
+    fit = binomial_cells_fit([10, 50], [100, 100], [0.1, 0.6], parameters=0)
+    assert fit.smallest_expected == pytest.approx(10.0)
+    fit = binomial_cells_fit([90, 50], [100, 100], [0.9, 0.6], parameters=0)
+    assert fit.smallest_expected == pytest.approx(10.0)
