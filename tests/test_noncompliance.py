@@ -232,3 +232,58 @@ def test_the_plan_gathers_one_designs_figures():
 def test_bad_arguments_name_themselves(call, name):
     with pytest.raises(ValueError, match=name.replace("[", r"\[").replace("(", r"\(")):
         call()
+
+
+@pytest.mark.parametrize(
+    ("pi0", "pi1", "alternative", "noncompliance", "noncompliant_yes"),
+    [
+        (0.2, 0.35, "larger", 0.0, 0.0),
+        (0.2, 0.35, "larger", 0.1, 0.3),
+        (0.4, 0.25, "smaller", 0.0, 0.0),
+        (0.4, 0.25, "smaller", 0.1, 0.0),
+        (0.2, 0.35, "two-sided", 0.0, 0.0),
+        (0.4, 0.25, "two-sided", 0.15, 0.2),
+    ],
+)
+def test_the_sample_size_for_power_is_the_smallest_n_that_reaches_it(
+    pi0, pi1, alternative, noncompliance, noncompliant_yes
+):
+    """Whatever the route to it (the normal approximation's start, then a search up or down), the n returned reaches
+    the power and n - 1 does not: checked against noncompliant_power itself."""
+    args = (pi0, pi1, *TWO_COINS, noncompliance, 0.05, alternative, noncompliant_yes)
+    n = noncompliant_sample_size_for_power(0.8, *args)
+    assert noncompliant_power(n, *args) >= 0.8 > noncompliant_power(n - 1, *args)
+
+
+def test_no_sample_size_reaches_a_power_the_shift_cannot_give():
+    # Noncompliant "no" answers pull the yes share down: a true rise from 0.2 to 0.22 reads as a fall.
+    assert noncompliant_sample_size_for_power(0.8, 0.2, 0.22, *TWO_COINS, 0.3) is None
+    assert noncompliant_sample_size_for_power(0.8, 0.2, 0.2, *TWO_COINS, 0.0) is None  # no shift at all
+    assert noncompliant_sample_size_for_power(0.05, 0.2, 0.35, *TWO_COINS, 0.0, alpha=0.05) is None  # power <= alpha
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: noncompliant_half_width(0, *TWO_COINS, 0.1), "n"),
+        (lambda: noncompliant_half_width(10, 1.5, 0.25, 0.1), "theta1"),
+        (lambda: noncompliant_half_width(10, 0.75, -0.25, 0.1), "theta0"),
+        (lambda: noncompliant_half_width(10, *TWO_COINS, 0.1, noncompliant_yes=2.0), "noncompliant_yes"),
+        (lambda: noncompliant_power(10, 1.2, 0.3, *TWO_COINS, 0.1), "pi0"),
+        (lambda: noncompliant_power(10, 0.2, -0.3, *TWO_COINS, 0.1), "pi1"),
+        (lambda: noncompliant_power(10, 0.2, 0.3, *TWO_COINS, 0.1, alpha=1.0), "alpha"),
+        (lambda: noncompliant_difference_power(0, 0.2, 0.3, *TWO_COINS, 0.1), "n"),
+        (lambda: noncompliant_difference_power(10, 1.2, 0.3, *TWO_COINS, 0.1), "pi_control"),
+        (lambda: noncompliant_difference_power(10, 0.2, 1.3, *TWO_COINS, 0.1), "pi_treated"),
+        (lambda: noncompliant_difference_power(10, 0.2, 0.3, *TWO_COINS, 0.1, alpha=0.0), "alpha"),
+        (lambda: noncompliant_difference_power(10, 0.2, 0.3, *TWO_COINS, 0.1, null=(0.0, 1.5)), r"null\[1\]"),
+    ],
+)
+def test_each_bad_argument_is_named_exactly(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} must"):
+        call()
+
+
+def test_one_answer_is_a_sample_size():
+    assert noncompliant_half_width(1, *TWO_COINS, 0.1) > 0
+    assert 0 <= noncompliant_difference_power(1, 0.2, 0.3, *TWO_COINS, 0.1) <= 1
