@@ -445,3 +445,44 @@ def test_the_simulation_finds_a_bound_without_the_sampling_error_too_short():
         return 2 / float(choice_epsilon) * math.log(len(counts) / 0.05) / sum(counts)
 
     assert _mode_coverage((0.36, 0.34, 0.30), 150, Fraction(8), 11, mechanism_only) < MODE_FLOOR
+
+
+def _laplace_within(m: int, scale: float) -> float:
+    """``P(|Z| <= m)`` summed from the pmf ``(1 - r)/(1 + r) r^|k|`` term by term (not from the tail's closed form)."""
+    r = math.exp(-1 / scale)
+    return (1 - r) / (1 + r) * (1 + 2 * sum(r**j for j in range(1, m + 1)))
+
+
+@pytest.mark.parametrize("scale", [0.3, 1.0, 2.5, 10.0, 100.0])
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99, 0.999])
+def test_the_discrete_laplace_quantile_is_the_smallest_m_that_covers_the_level(scale, level):
+    m = discrete_laplace_quantile(level, scale)
+    assert _laplace_within(m, scale) >= level - 1e-12
+    assert m == 0 or _laplace_within(m - 1, scale) < level
+
+
+def test_a_scale_too_small_to_draw_anything_but_zero_has_quantile_zero():
+    assert discrete_laplace_quantile(0.999, 1e-6) == 0  # r = exp(-10^6) is 0 in floats
+
+
+def test_the_mode_shortfall_names_its_bad_numbers():
+    with pytest.raises(ValueError, match="^the noisy total must be a whole number"):
+        mode_shortfall(10.5, 3, 1.0, 1, 2.0, 0.95)
+    with pytest.raises(ValueError, match="^the number of options must be a whole number"):
+        mode_shortfall(10, "3", 1.0, 1, 2.0, 0.95)
+    with pytest.raises(ValueError, match="^epsilon must be positive"):
+        mode_shortfall(10, 3, 0.0, 1, 2.0, 0.95)
+
+
+def test_the_mode_shortfall_at_its_edges_records_what_it_used():
+    one_option = mode_shortfall(50, 1, 1.0, 1, 1e-6, 0.9)
+    assert (one_option.shortfall, one_option.answers_low, one_option.choice, one_option.sampling) == (0.0, 50, 0.0, 0.0)
+    assert one_option.level == 0.9
+    no_answers = mode_shortfall(0, 3, 1.0, 1, 1e-6, 0.9)
+    assert (no_answers.shortfall, no_answers.answers_low, no_answers.level) == (1.0, 0, 0.9)
+    assert no_answers.choice == no_answers.sampling == math.inf
+    one_answer = mode_shortfall(1, 3, 1.0, 1, 1e-6, 0.9)  # noise of scale 1e-6: n_low is the total itself
+    assert one_answer.answers_low == 1 and math.isfinite(one_answer.choice) and one_answer.shortfall == 1.0
+    assert one_answer.choice + one_answer.sampling > 1.0  # clipped to 1, not their sum
+    many = mode_shortfall(100_000, 3, 1.0, 1, 1e-6, 0.9)
+    assert many.level == 0.9 and many.shortfall == pytest.approx(many.choice + many.sampling) and many.shortfall < 0.05
