@@ -162,7 +162,9 @@ def test_the_corrected_estimate_is_clipped_and_its_variance_carries_the_share():
 
 
 def test_an_anchor_that_reads_as_careless_answers_do_is_refused_and_one_just_apart_is_taken():
-    with pytest.raises(ValueError, match="cannot tell careless respondents from the others; use an anchor whose"):
+    with pytest.raises(
+        ValueError, match="the anchor cannot tell careless respondents from the others; use an anchor whose"
+    ):
         careless_share(0.3, 0.05, 0.0)
     assert careless_share(0.0, 0.0, 1e-12).estimate_raw == pytest.approx(1.0)  # a gap of exactly 1e-12 is taken
     assert correct_for_careless(0.4, 0.05, _SHARE).estimate == pytest.approx(0.4 / 0.6)
