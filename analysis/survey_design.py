@@ -266,12 +266,6 @@ def _stratum_names(strata: Sequence | None) -> np.ndarray:
     return np.unique(np.asarray([str(s) for s in strata]))
 
 
-def _estimate(raw: float, variance: float, level: float, unweighted, method: str, size: float, fpc: bool):
-    """The :class:`~analysis.weighting.WeightedEstimate` of ``raw``: clipped Wald interval, and the design effect
-    against ``unweighted = (estimate, std_err)`` (:func:`analysis.weighting.weighted_estimate`)."""
-    return weighted_estimate(raw, variance, level, unweighted, method, size, fpc)
-
-
 def _randomization(debiased: object, n: object, t: float, a: float, b: float) -> np.ndarray:
     """An unbiased estimate of the randomization's variance of a group's debiased total ``sum_i u_i`` (Notes of
     :func:`design_share`)."""
@@ -362,8 +356,10 @@ def design_share(
     pooled = estimate_proportion(int(ys.sum()), int(counts.sum()), t, a, b)
     unweighted = (pooled.estimate_raw, pooled.std_err)
     finite = fpc is not None
-    hajek = _estimate(totals.ratio, totals.ratio_variance, level, unweighted, HAJEK, totals.weight_sum, finite)
+    hajek = weighted_estimate(totals.ratio, totals.ratio_variance, level, unweighted, HAJEK, totals.weight_sum, finite)
     ht = None
     if totals.ht_mean is not None:
-        ht = _estimate(totals.ht_mean, totals.ht_variance, level, unweighted, HORVITZ_THOMPSON, population_size, finite)
+        ht = weighted_estimate(
+            totals.ht_mean, totals.ht_variance, level, unweighted, HORVITZ_THOMPSON, population_size, finite
+        )
     return DesignShare(hajek=hajek, horvitz_thompson=ht, totals=totals)

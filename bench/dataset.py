@@ -317,7 +317,7 @@ class Generator:
 
 def _tally_rows(response: NoisyResponse):
     """``(question, design, answer, add)`` for each kept tally row of one response, as
-    :func:`storage.responses._insert_response` adds them."""
+    :func:`storage.responses._insert_responses` adds them."""
     designs = response.question_designs
     return [(name, designs[name], key, add) for name in response.answers for key, add in response.kept_rows(name)]
 

@@ -16,8 +16,8 @@ import sqlite_utils
 
 from storage import connection
 from storage.connection import dialect, executemany, values_param
+from storage.day_exclusions import check_day
 from storage.queries import design_records
-from storage.responses import check_day
 from surveys.correlation import PairTallies, stored_pairs
 from surveys.design_contract import NUMBER_TYPES, SELECT_ONE, YES_NO, arm_key, canonical_json, check_question_name
 from surveys.kinds import group_of_stored, groups_of_stored, keeps_patterns_of_stored, kept_rows_of_stored

@@ -14,7 +14,8 @@ from collections import defaultdict
 import sqlite_utils
 
 from storage.connection import dialect, executemany, values_param
-from storage.responses import NO_ANSWER, check_day
+from storage.day_exclusions import check_day
+from storage.responses import NO_ANSWER
 from surveys.design_contract import (
     arm_key,
     canonical_json,

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date
 from enum import Enum
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
@@ -29,6 +27,7 @@ import sqlite_utils
 
 from storage import audit, events, ratelimit
 from storage.connection import executemany, immediate_transaction, pipelined_transaction
+from storage.day_exclusions import check_day
 from surveys.correlation import pair_rows
 from surveys.tables import FORMULA_STARTS
 
@@ -168,7 +167,7 @@ def _write_answer(
     db: sqlite_utils.Database, response: NoisyResponse, day: str, hour_count: int | None, burst: BurstMark | None
 ) -> None:
     """The answer, its kept tallies, its hour in the histogram and, in a burst, its marks and its day."""
-    _insert_response(db, response, day, burst is not None)
+    _insert_responses(db, [(response, burst is not None)], day)
     if hour_count is not None:
         _count_hour(db, response.survey_id, hour_count)
     if burst is not None:
@@ -227,8 +226,8 @@ def store_responses(db: sqlite_utils.Database, answers: Iterable[tuple[NoisyResp
         for response, key in batch:
             if key in claimed:
                 claimed.discard(key)  # a key given twice: its first answer only
-                stored.append(response)
-        _write_answers(db, stored, day)
+                stored.append((response, False))
+        _insert_responses(db, stored, day)
     return len(stored)
 
 
@@ -274,10 +273,17 @@ def _add_burst_answer(
     events.send_add(db, survey_id, f"burst:{day}", "burst", "an hour far above the usual rate", day)
 
 
-def _insert_response(db: sqlite_utils.Database, response: NoisyResponse, day: str, in_burst: bool = False) -> None:
-    _insert_designs(db, [response])
-    _insert_response_rows(db, [(response, in_burst)], day)
-    for (table, key), rows in _kept_count_rows(response, day).items():
+def _insert_responses(db: sqlite_utils.Database, stored: list[tuple[NoisyResponse, bool]], day: str) -> None:
+    """Each ``(answer, in a burst)``: its design record, its row and its kept counts, summed over the answers
+    when there are several, so that each kept-count table takes one upsert (a few for many distinct rows)
+    however many answers there are."""
+    _insert_designs(db, [response for response, _ in stored])
+    _insert_response_rows(db, stored, day)
+    if len(stored) == 1:  # a submission: its own rows are distinct keys already
+        kept = _kept_count_rows(stored[0][0], day)
+    else:
+        kept = _summed_kept_count_rows([response for response, _ in stored], day)
+    for (table, key), rows in kept.items():
         _add_counts(db, table, key, rows)
 
 
@@ -366,21 +372,15 @@ def _kept_count_rows(response: NoisyResponse, day: str) -> dict[KeptTable, list[
     }
 
 
-def _write_answers(db: sqlite_utils.Database, stored: list[NoisyResponse], day: str) -> None:
-    """Answers with no hour count and no burst mark (:func:`store_responses`): their rows, and their kept counts
-    summed over all of them, so that each kept-count table takes one upsert (a few for many distinct rows)
-    however many answers there are."""
-    _insert_designs(db, stored)
-    _insert_response_rows(db, [(response, False) for response in stored], day)
-    summed: dict[KeptTable, dict[tuple, list]] = {}
+def _summed_kept_count_rows(stored: list[NoisyResponse], day: str) -> dict[KeptTable, list[tuple]]:
+    """:func:`_kept_count_rows` of every answer of ``stored``, the amounts of equal keys added up."""
+    summed: dict[KeptTable, dict[tuple, float]] = {}
     for response in stored:
         for table, rows in _kept_count_rows(response, day).items():
             into = summed.setdefault(table, {})
             for *key_values, add in rows:
-                total = into.setdefault(tuple(key_values), [0])
-                total[0] += add
-    for (table, key), rows in summed.items():
-        _add_counts(db, table, key, [(*key_values, total) for key_values, (total,) in rows.items()])
+                into[tuple(key_values)] = into.get(tuple(key_values), 0) + add
+    return {table: [(*key_values, total) for key_values, total in rows.items()] for table, rows in summed.items()}
 
 
 #: Most rows one kept-count upsert carries (SQLite allows 32,766 parameters a statement; a survey's
@@ -591,48 +591,3 @@ def set_burst_aside(db: sqlite_utils.Database, survey_id: str, day: str, aside: 
 
 
 # --------------------------------------------------------------------------
-# Days excluded from the estimates (the responses stay stored).
-
-
-def check_day(day: str) -> str:
-    """``day`` if it is an ISO date ``YYYY-MM-DD``, the form responses are stored with."""
-    try:
-        if isinstance(day, str) and _ISO_DAY.fullmatch(day):
-            date.fromisoformat(day)  # ValueError for 2026-02-30
-            return day
-    except ValueError:
-        pass
-    raise ValueError(f"day must be a date written YYYY-MM-DD, got {day!r}")
-
-
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def exclude_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
-    """Leave ``day``'s responses out of the estimates; False if it was excluded already."""
-    with immediate_transaction(db):
-        cursor = db.execute(
-            "INSERT INTO excluded_days (survey_id, day) VALUES (?, ?) ON CONFLICT (survey_id, day) DO NOTHING",
-            [survey_id, check_day(day)],
-        )
-    return cursor.rowcount == 1
-
-
-def include_day(db: sqlite_utils.Database, survey_id: str, day: str) -> bool:
-    """Count ``day``'s responses in the estimates again; False if it was not excluded."""
-    with immediate_transaction(db):
-        cursor = db.execute("DELETE FROM excluded_days WHERE survey_id = ? AND day = ?", [survey_id, check_day(day)])
-    return cursor.rowcount == 1
-
-
-def excluded_days(db: sqlite_utils.Database, survey_id: str) -> list[tuple[str, int]]:
-    """``(day, responses stored that day)`` for every excluded day of the survey, in order."""
-    return [
-        (day, count)
-        for day, count in db.execute(
-            "SELECT e.day, COALESCE(d.count, 0) FROM excluded_days AS e"
-            " LEFT JOIN daily_counts AS d ON d.survey_id = e.survey_id AND d.day = e.day"
-            " WHERE e.survey_id = ? ORDER BY e.day",
-            [survey_id],
-        ).fetchall()
-    ]

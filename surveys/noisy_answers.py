@@ -502,7 +502,7 @@ def codebook(
     ``(design id, survey version, {question: record})``
     (:func:`storage.queries.design_records`); ``excluded_days`` the days an
     admin excluded, with their responses, ``(day, responses)``
-    (:func:`storage.responses.excluded_days`).
+    (:func:`storage.day_exclusions.excluded_days`).
 
     Returns a JSON-able dict: the survey's id, title and version, the current
     design id, and ``columns``: one entry per CSV column, but one per

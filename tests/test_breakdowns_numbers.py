@@ -16,7 +16,7 @@ import re
 import pytest
 
 from analysis.numeric import numeric_difference, numeric_sequence
-from storage import queries, responses
+from storage import day_exclusions, queries
 from surveys import wording
 from surveys.design_contract import question_design_key
 from surveys.kinds import kind_of
@@ -334,7 +334,7 @@ def test_an_excluded_days_answers_leave_every_group_of_a_breakdown_by_a_plain_nu
     add_responses(nums_app, kept_answers[:30], "server", day="2026-11-23", survey_id="nums")
     db = open_database(nums_app)
     try:
-        responses.exclude_day(db, "nums", "2026-11-23")
+        day_exclusions.exclude_day(db, "nums", "2026-11-23")
         breakdown = gather.stored_breakdown(db, survey, "age")
         whole = gather.stored_results(db, survey)
     finally:

@@ -12,7 +12,7 @@ from html import unescape
 import pytest
 
 from analysis import correlate
-from storage import audit, kept_counts, responses
+from storage import audit, day_exclusions, kept_counts, responses
 from surveys.correlation import ASSUMPTION, CORRELATION_COLUMNS, question_design_key
 from surveys.submission import noisy_response
 from tests.helpers.drivers import csrf_token_in
@@ -168,7 +168,7 @@ def test_the_exports_leave_out_the_excluded_days_as_the_panel_does(auth, client,
     answers = {"cheated": "yes", "copied": "yes", "lied": "no", "year": "first"}
     for i in range(30):
         responses.store_response(db, noisy_response(SURVEY, answers, "device"), f"later-{i:04d}", "2026-11-27")
-    responses.exclude_day(db, "pairs", "2026-11-27")
+    day_exclusions.exclude_day(db, "pairs", "2026-11-27")
     auth.login()
     data = client.get("/admin/surveys/pairs/correlation.json?pair_first=cheated&pair_second=copied").get_json()
     assert data["n"] == 200 and data["stored_table"] == [[46, 39], [44, 71]]

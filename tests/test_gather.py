@@ -4,7 +4,7 @@ A view parses its options, makes exactly one call into :mod:`web.gather` and
 renders; that call reads everything inside one read snapshot. The checks
 count, during one request, the calls into ``web.gather``, the read snapshots
 opened, and every call to a function of ``storage.queries`` and
-``storage.responses`` with whether a snapshot was open.
+``storage.responses`` (and ``storage.day_exclusions``) with whether a snapshot was open.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from datetime import date
 
 import pytest
 
-from storage import connection, queries, responses
+from storage import connection, day_exclusions, queries, responses
 from surveys.submission import noisy_response
 from tests.helpers.sample_surveys import QUIZ_YAML, survey_in
 from web import answer_package, gather
@@ -59,7 +59,7 @@ def stored(app):
     store(app, {"cheated": "yes", "lied": "no", "ai_use": "often", "year": "first"}, 6, "2026-11-20")
     store(app, {"cheated": "no", "lied": "yes", "ai_use": "never", "year": "second"}, 4, "2026-11-21")
     db = open_database(app)
-    responses.exclude_day(db, "quiz", "2026-11-21")
+    day_exclusions.exclude_day(db, "quiz", "2026-11-21")
     db.close()
     return app
 
@@ -120,7 +120,7 @@ def watch(monkeypatch) -> Trip:
 
         return wrapper
 
-    for module in (queries, responses):
+    for module in (queries, responses, day_exclusions):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__:
                 monkeypatch.setattr(module, name, read(f"{module.__name__}.{name}", function))

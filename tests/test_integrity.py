@@ -14,7 +14,7 @@ from datetime import date
 import pytest
 
 from analysis.bursts import MIN_BURST_COUNT, hour_threshold
-from storage import connection, migrations, queries, responses
+from storage import connection, day_exclusions, migrations, queries, responses
 from storage.connection import DUMP_WITHOUT_DATA
 from surveys import results
 from surveys.files import load_catalog
@@ -313,7 +313,7 @@ def honest_only(app, tmp_path):
 
 def test_excluding_a_day_gives_the_estimates_without_its_responses(flooded, db, honest_only):
     assert gather.stored_results(db, flooded).question("cheated").yes_count == 34 + 50
-    assert responses.exclude_day(db, "quiz", FLOOD_DAY)
+    assert day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     without = gather.stored_results(db, flooded)
     alone = gather.stored_results(honest_only, flooded)
     assert without.questions == alone.questions
@@ -324,14 +324,14 @@ def test_excluding_a_day_gives_the_estimates_without_its_responses(flooded, db, 
 
 def test_including_the_day_again_restores_every_response(flooded, db):
     everything = gather.stored_results(db, flooded)
-    responses.exclude_day(db, "quiz", FLOOD_DAY)
-    assert responses.include_day(db, "quiz", FLOOD_DAY)
+    day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
+    assert day_exclusions.include_day(db, "quiz", FLOOD_DAY)
     assert gather.stored_results(db, flooded) == everything
-    assert not responses.include_day(db, "quiz", FLOOD_DAY)  # not excluded: nothing changes
+    assert not day_exclusions.include_day(db, "quiz", FLOOD_DAY)  # not excluded: nothing changes
 
 
 def test_break_downs_leave_the_excluded_days_out_too(flooded, db, honest_only):
-    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     without = gather.stored_breakdown(db, flooded, "year")
     alone = gather.stored_breakdown(honest_only, flooded, "year")
     assert without.groups == alone.groups and without.excluded.days == (FLOOD_DAY,)
@@ -339,7 +339,7 @@ def test_break_downs_leave_the_excluded_days_out_too(flooded, db, honest_only):
 
 @pytest.mark.sqlite_only  # SQLite's statement trace
 def test_the_excluded_days_are_read_by_index_not_by_scanning_the_survey(flooded, db):
-    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     statements = []
     db.conn.set_trace_callback(statements.append)
     gather.stored_results(db, flooded)
@@ -375,8 +375,8 @@ def test_subtracting_tallies_drops_zeros_and_refuses_more_than_there_is():
 @pytest.mark.parametrize("day", ["2026-13-01", "2026-02-30", "21/11/2026", "", "2026-11-21' OR 1=1"])
 def test_a_bad_day_is_refused_by_name(db, day):
     with pytest.raises(ValueError, match="day must be a date written YYYY-MM-DD"):
-        responses.exclude_day(db, "quiz", day)
-    assert responses.excluded_days(db, "quiz") == []
+        day_exclusions.exclude_day(db, "quiz", day)
+    assert day_exclusions.excluded_days(db, "quiz") == []
 
 
 # --------------------------------------------------------------------------
@@ -394,7 +394,7 @@ def test_an_admin_excludes_a_day_and_the_results_page_says_so(flooded, db, auth)
     auth.login()
     response = post_day(auth, "excluded-days", FLOOD_DAY)
     assert response.status_code == 302 and response.headers["Location"] == "/admin/surveys/quiz"
-    assert responses.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
+    assert day_exclusions.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
     page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     assert "100 responses in the estimates" in page
     assert f"50 responses of\n {FLOOD_DAY} (UTC) were excluded by an admin" in page
@@ -402,7 +402,11 @@ def test_an_admin_excludes_a_day_and_the_results_page_says_so(flooded, db, auth)
     assert "With the 100 answers to it in the estimates" in page
     assert post_day(auth, "included-days", FLOOD_DAY).status_code == 302
     page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
-    assert "excluded by an admin" not in page and "150 responses" in page and responses.excluded_days(db, "quiz") == []
+    assert (
+        "excluded by an admin" not in page
+        and "150 responses" in page
+        and day_exclusions.excluded_days(db, "quiz") == []
+    )
 
 
 def test_the_dashboard_shows_an_excluded_burst_day_with_a_button_to_include_it(app, db, auth):
@@ -421,7 +425,7 @@ def read_csv(response) -> list[dict]:
 
 
 def test_the_exports_reflect_the_exclusion_and_name_it(flooded, db, auth):
-    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     auth.login()
     document = auth.client.get("/admin/surveys/quiz/estimates.json").get_json()
     assert document["response_count"] == 100
@@ -439,7 +443,7 @@ def test_the_exports_reflect_the_exclusion_and_name_it(flooded, db, auth):
 
 
 def test_the_command_line_estimates_leave_the_excluded_day_out(flooded, db, runner):
-    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     result = runner.invoke(args=["export", "estimates", "quiz", "--format", "json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
@@ -450,10 +454,10 @@ def test_excluding_without_a_csrf_token_changes_nothing(flooded, db, auth):
     auth.login()
     response = post_day(auth, "excluded-days", FLOOD_DAY, token=None)
     assert response.status_code == 400 and "could not be verified" in response.get_data(as_text=True)
-    assert responses.excluded_days(db, "quiz") == []
-    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    assert day_exclusions.excluded_days(db, "quiz") == []
+    day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     assert post_day(auth, "included-days", FLOOD_DAY, token=None).status_code == 400
-    assert responses.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
+    assert day_exclusions.excluded_days(db, "quiz") == [(FLOOD_DAY, 50)]
 
 
 @pytest.mark.parametrize(
@@ -467,7 +471,7 @@ def test_excluding_a_bad_or_empty_day_is_a_400_with_a_message(flooded, db, auth,
     auth.login()
     response = post_day(auth, "excluded-days", day)
     assert response.status_code == 400 and message in response.get_data(as_text=True)
-    assert responses.excluded_days(db, "quiz") == []
+    assert day_exclusions.excluded_days(db, "quiz") == []
 
 
 # --------------------------------------------------------------------------
@@ -565,7 +569,7 @@ def test_setting_the_marked_answers_aside_leaves_the_days_honest_answers_in(burs
 def test_an_excluded_day_takes_its_marked_answers_with_it_once(burst_day, db):
     survey, _ = burst_day
     responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)
-    responses.exclude_day(db, "quiz", FLOOD_DAY)
+    day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     result = gather.stored_results(db, survey)
     assert result.response_count == 48 and result.excluded.set_aside_days == ()
 

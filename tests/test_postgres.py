@@ -8,7 +8,18 @@ import psycopg
 import pytest
 
 from devtools import postgres_cluster
-from storage import accounts, connection, export_rows, kept_counts, migrations, postgres, queries, responses, transfer
+from storage import (
+    accounts,
+    connection,
+    day_exclusions,
+    export_rows,
+    kept_counts,
+    migrations,
+    postgres,
+    queries,
+    responses,
+    transfer,
+)
 from surveys import submission
 
 pytestmark = pytest.mark.sqlite_only(
@@ -169,7 +180,7 @@ def filled_sqlite(tmp_path):
             db, noisy({"q": "yes"}), f"day-key-{i:08d}", day, hour_count=i + 1, in_burst=True, burst_usual_rate=0.5
         )
     responses.add_invitation_codes(db, "s", 3)
-    responses.exclude_day(db, "s", "2026-11-20")
+    day_exclusions.exclude_day(db, "s", "2026-11-20")
     responses.set_closed(db, "m", True)
     accounts.create_admin(db, "ana", "a long enough password")
     accounts.start_session(db, "ana", now=1_800_000_000.25)

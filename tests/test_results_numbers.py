@@ -394,7 +394,7 @@ def test_an_excluded_day_leaves_a_numbers_answers_out_of_its_figures(numbers_app
     """Excluding a day subtracts that day's kept rows (the numbers' buckets and sums too): the figures shown are
     the kinds' own over the other day's answers (a recount of the raw stored answers would subtract "17" from
     tallies that hold "b03", "=sum" and "=sumsq", and fail)."""
-    from storage import responses
+    from storage import day_exclusions
     from web.db import open_database
 
     survey = survey_of(numbers_app)
@@ -407,7 +407,7 @@ def test_an_excluded_day_leaves_a_numbers_answers_out_of_its_figures(numbers_app
     add_responses(numbers_app, kept, "server", day="2026-11-20", survey_id="nums")
     add_responses(numbers_app, left_out, "server", day="2026-11-21", survey_id="nums")
     db = open_database(numbers_app)
-    responses.exclude_day(db, "nums", "2026-11-21")
+    day_exclusions.exclude_day(db, "nums", "2026-11-21")
     db.close()
     auth.login()
     page = auth.client.get(PAGE).get_data(as_text=True)

@@ -14,7 +14,7 @@ from flask_wtf import FlaskForm
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from storage import audit, events, queries, responses
+from storage import audit, day_exclusions, events, queries, responses
 from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
@@ -167,7 +167,7 @@ def posted_day() -> str:
     posted_form()
     day = request.form.get("day", "")
     try:
-        return responses.check_day(day)
+        return day_exclusions.check_day(day)
     except ValueError:
         abort(400, description=f"The day must be a date written YYYY-MM-DD, got “{day[:20]}”.")
 
@@ -181,7 +181,7 @@ def exclude_day(survey_id: str):
     count = queries.responses_on_day(get_db(), survey.id, day)
     if count == 0:
         abort(400, description=f"“{survey.title}” has no responses on {day}; there is nothing to exclude.")
-    responses.exclude_day(get_db(), survey.id, day)
+    day_exclusions.exclude_day(get_db(), survey.id, day)
     flash(
         f"Left out of the estimates of “{survey.title}”: the {count} response{'s' if count != 1 else ''} "
         f"of {day} (UTC). They stay stored and in the responses export.",
@@ -196,7 +196,7 @@ def include_day(survey_id: str):
     """Count an excluded day's responses in the estimates again."""
     survey = survey_or_404(survey_id)
     day = posted_day()
-    if responses.include_day(get_db(), survey.id, day):
+    if day_exclusions.include_day(get_db(), survey.id, day):
         flash(f"The responses of {day} (UTC) count in the estimates of “{survey.title}” again.", "success")
     else:
         flash(f"{day} was not excluded from the estimates of “{survey.title}”; nothing changed.", "info")

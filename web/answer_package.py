@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import sqlite_utils
 
-from storage import connection, export_rows, queries, responses
+from storage import connection, day_exclusions, export_rows, queries
 from surveys import export, stats_files
 from surveys.definition import Survey
 
@@ -39,5 +39,5 @@ def codebook(db: sqlite_utils.Database, survey: Survey) -> dict:
     """:func:`surveys.export.codebook` with the survey's stored design records and excluded days."""
     with connection.read_snapshot(db):
         records = queries.design_records(db, survey.id)
-        excluded = responses.excluded_days(db, survey.id)
+        excluded = day_exclusions.excluded_days(db, survey.id)
     return export.codebook(survey, records, excluded)

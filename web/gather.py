@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime
 
 import sqlite_utils
 
-from storage import connection, kept_counts, queries, responses
+from storage import connection, day_exclusions, kept_counts, queries, responses
 from surveys import correlation as pairs
 from surveys import export
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
@@ -71,7 +71,7 @@ from web.weights_data import read_weighting
 
 def read_exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
     """The excluded days, and the other days whose answers marked during a burst an admin set aside."""
-    days = responses.excluded_days(db, survey.id)
+    days = day_exclusions.excluded_days(db, survey.id)
     aside = [b for b in _marked_bursts(db, survey, {day for day, _ in days}) if b.set_aside]
     return Exclusion(
         tuple(day for day, _ in days),
@@ -270,7 +270,7 @@ def dashboard(db: sqlite_utils.Database, catalog: SurveyCatalog, day: date) -> D
                 responses=queries.response_count(db, survey.id),
                 daily_counts=tuple(queries.daily_counts(db, survey.id)),
                 bursts=tuple(responses.bursts(db, survey.id)),
-                excluded_days=frozenset(excluded for excluded, _ in responses.excluded_days(db, survey.id)),
+                excluded_days=frozenset(excluded for excluded, _ in day_exclusions.excluded_days(db, survey.id)),
                 targets=target_progress(survey, *_read_target_tallies(db, survey, read_exclusion(db, survey)))
                 if survey.targets
                 else (),
