@@ -123,11 +123,18 @@ def store_submission(
     the answer: the arrival is counted in the rate-limit tables, in a bucket
     deleted when its hour is over, and the hour lives in memory only.
 
-    On PostgreSQL two round trips: the key, the code and the arrival count
-    travel with the ``BEGIN`` (the rate-limit tables are in this database,
-    ``arrivals.conn is db``) and are read together; the writes travel with
-    the ``COMMIT``. On SQLite the arrival is counted in the rate-limit file
-    once the key and the code are accepted.
+    On PostgreSQL two round trips: the key, the code and a read of the
+    hour's arrival count so far travel with the ``BEGIN`` (the rate-limit
+    tables are in this database, ``arrivals.conn is db``) and are read
+    together; the writes travel with the ``COMMIT``, the arrival count and
+    the hour histogram last (:func:`_count_arrival_and_hour`), so the hour's
+    count row, which every answer to the survey updates, is locked only for
+    the end of the transaction and not while the app works between the two
+    round trips. The burst rule judges the answer at the count read first
+    plus one: the count it gets, with no other answer in flight; at most one
+    per concurrent submission less. On SQLite the arrival is counted in the
+    rate-limit file once the key and the code are accepted (the transaction
+    holds the database's write lock throughout, so the counts are exact).
     """
     try:
         with pipelined_transaction(db):
@@ -145,31 +152,78 @@ def store_submission(
             hour_count = counted()
             burst = None if burst_of is None else burst_of(db, hour_count)
             _write_answer(db, response, day, hour_count, burst)
+            _count_arrival(db, response.survey_id, arrivals, hour_count)
     except _NotStored as refused:
         return refused.outcome
     return Outcome.STORED
 
 
 def _send_arrival(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> Callable[[], int | None]:
-    """The arrival count, to read once the key and the code are accepted: sent now in the transaction's
-    pipeline when the rate-limit tables are in this database, else counted on their own connection when read
-    (a number or None: as given)."""
+    """The count to judge the answer at, to read once the key and the code are accepted: when the rate-limit
+    tables are in this database, the hour's count so far plus one, read in the transaction's first round trip
+    without locking its row (counted later, :func:`_count_arrival`); else counted on the rate-limit
+    connection when read (a number or None: as given)."""
     if not isinstance(arrivals, Arrivals):
         return lambda: arrivals
-    hour = ratelimit.Limit(2**62, HOUR_SECONDS)
     if arrivals.conn is db:
-        pending = ratelimit.send_hit(db, arrivals.bucket, hour, arrivals.now)
-        return lambda: pending().count
-    return lambda: ratelimit.hit(arrivals.conn, arrivals.bucket, hour, arrivals.now).count
+        cursor = db.execute(
+            'SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?', [arrivals.bucket, arrivals.hour]
+        )
+        return lambda: _count_or_zero(cursor.fetchall()) + 1
+    return lambda: ratelimit.hit(arrivals.conn, arrivals.bucket, ARRIVAL_LIMIT, arrivals.now).count
+
+
+def _count_or_zero(rows: list[tuple]) -> int:
+    return rows[0][0] if rows else 0
+
+
+#: The arrival count's window: one clock hour, with no limit on the count.
+ARRIVAL_LIMIT = ratelimit.Limit(2**62, HOUR_SECONDS)
+
+
+def _count_arrival(
+    db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals | int | None, hour_count: int | None
+) -> None:
+    """The stored answer's hour in the histogram: in the same statement as its arrival count when the
+    rate-limit tables are in this database (:func:`_count_arrival_and_hour`), else at ``hour_count``, counted
+    already (None: not counted)."""
+    if isinstance(arrivals, Arrivals) and arrivals.conn is db:
+        _count_arrival_and_hour(db, survey_id, arrivals)
+    elif hour_count is not None:
+        _count_hour(db, survey_id, hour_count)
+
+
+#: Count one arrival in its hour's bucket (the bucket's earlier windows deleted, as the rate limiter deletes
+#: a window that is over) and move one hour of the histogram from the count before to the count after.
+COUNT_ARRIVAL_AND_HOUR = (
+    "WITH expired AS (DELETE FROM window_hits WHERE bucket = ? AND expires <= ?),"
+    ' hit AS (INSERT INTO window_hits (bucket, "window", count, expires) VALUES (?, ?, 1, ?)'
+    ' ON CONFLICT (bucket, "window") DO UPDATE SET count = window_hits.count + 1 RETURNING count),'
+    " down AS (UPDATE hour_histograms SET hours = hour_histograms.hours - 1 FROM hit"
+    " WHERE hour_histograms.survey_id = ? AND hour_histograms.responses = hit.count - 1"
+    " AND hour_histograms.hours > 0)"
+    " INSERT INTO hour_histograms (survey_id, responses, hours) SELECT ?, count, 1 FROM hit"
+    " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + 1"
+)
+
+
+def _count_arrival_and_hour(db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals) -> None:
+    """One statement (PostgreSQL's data-modifying ``WITH``): count the arrival in ``arrivals.bucket`` and move
+    one hour of the survey's histogram up to the new count, as :func:`_count_hour` does. Sent last before the
+    ``COMMIT``: the count's row is locked from here to the end of the transaction, which orders the answers'
+    counts as they commit, so the histogram moves through every count once."""
+    window_end = (arrivals.hour + 1) * HOUR_SECONDS
+    db.execute(
+        COUNT_ARRIVAL_AND_HOUR,
+        [arrivals.bucket, arrivals.now, arrivals.bucket, arrivals.hour, window_end, survey_id, survey_id],
+    )
 
 
 def _write_answer(
     db: sqlite_utils.Database, response: NoisyResponse, day: str, hour_count: int | None, burst: BurstMark | None
 ) -> None:
-    """The answer, its kept tallies, its hour in the histogram and, in a burst, its marks and its day."""
+    """The answer, its kept tallies and, in a burst, its marks and its day (``hour_count``: the hour's peak)."""
     _insert_responses(db, [(response, burst is not None)], day)
-    if hour_count is not None:
-        _count_hour(db, response.survey_id, hour_count)
     if burst is not None:
         _add_burst_answer(db, response, day, hour_count or 0, burst.usual_rate)
 
@@ -392,22 +446,46 @@ def _add_counts(db: sqlite_utils.Database, table: str, key: tuple[str, ...], row
     """Add to the ``count`` of each row of the kept-count ``table`` whose ``key`` columns hold one of ``rows``
     the row's last value (1 for an answer's count; a number's output and its square for the kept sums of
     :data:`surveys.design_contract.SUM_KEYS`; a new row starts at it), in one multi-row
-    ``INSERT ... VALUES ... ON CONFLICT DO UPDATE`` a table (one statement instead of one per answer: fewer
+    ``INSERT ... ON CONFLICT DO UPDATE`` a table (one statement instead of one per answer: fewer
     statements to run, and one round trip's worth on PostgreSQL). ``rows`` of one call are distinct keys: a
-    statement may update each row only once."""
+    statement may update each row only once.
+
+    The leading key columns that hold the same value on every row (the survey, the day) are sent once, not
+    once a row (:func:`_shared_columns`): a submission's upserts then carry at most 50 parameters, which
+    psycopg converts once per statement text and keeps (it converts a statement with more every time)."""
     for start in range(0, len(rows), ROWS_PER_UPSERT):
         chunk = rows[start : start + ROWS_PER_UPSERT]
-        db.execute(_add_counts_sql(table, key, len(chunk)), [value for row in chunk for value in row])
+        shared = _shared_columns(chunk, len(key))
+        db.execute(
+            _add_counts_sql(table, key, shared, len(chunk)),
+            [*chunk[0][:shared], *(value for row in chunk for value in row[shared:])],
+        )
+
+
+def _shared_columns(rows: list[tuple], key_length: int) -> int:
+    """How many leading key columns hold one value on every row of ``rows`` (0 for a single row: its
+    values go in as they are)."""
+    if len(rows) < 2:
+        return 0
+    first, shared = rows[0], 0
+    while shared < key_length and all(row[shared] == first[shared] for row in rows):
+        shared += 1
+    return shared
 
 
 @lru_cache(maxsize=256)
-def _add_counts_sql(table: str, key: tuple[str, ...], row_count: int) -> str:
-    """The SQL of :func:`_add_counts` for ``row_count`` rows (``table`` and ``key`` are this module's names)."""
-    values = "(" + ", ".join("?" for _ in key) + ", ?)"
-    return (
-        f"INSERT INTO {table} ({', '.join(key)}, count) VALUES {', '.join([values] * row_count)}"
-        f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET count = {table}.count + excluded.count"
-    )
+def _add_counts_sql(table: str, key: tuple[str, ...], shared: int, row_count: int) -> str:
+    """The SQL of :func:`_add_counts` for ``row_count`` rows whose first ``shared`` key columns are sent once
+    (``table`` and ``key`` are this module's names). With shared columns the rows come from a ``VALUES`` list
+    (columns ``column1``, ``column2``, ... on both backends) selected beside the shared values; the ``WHERE
+    true`` is SQLite's rule for an upsert from a ``SELECT`` (it would read ``ON CONFLICT`` as a join's ``ON``)."""
+    columns, conflict = f"{', '.join(key)}, count", f" ON CONFLICT ({', '.join(key)})"
+    update = f" DO UPDATE SET count = {table}.count + excluded.count"
+    values = ", ".join(["(" + ", ".join("?" for _ in range(len(key) + 1 - shared)) + ")"] * row_count)
+    if not shared:
+        return f"INSERT INTO {table} ({columns}) VALUES {values}{conflict}{update}"
+    selected = ", ".join(["?"] * shared + [f"v.column{i}" for i in range(1, len(key) + 2 - shared)])
+    return f"INSERT INTO {table} ({columns}) SELECT {selected} FROM (VALUES {values}) AS v WHERE true{conflict}{update}"
 
 
 def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> None:

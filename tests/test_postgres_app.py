@@ -78,8 +78,8 @@ def test_init_db_reports_the_database_up_to_date(runner):
 @pytest.mark.postgresql_only
 def test_a_submission_on_postgresql_waits_for_three_round_trips(app, respondent, tmp_path, monkeypatch):
     """The rate-limit hit sent with the survey's state and the key's earlier use (one pipeline), then the
-    answer's one transaction (:func:`storage.responses.store_submission`): the key, the code and the arrival
-    count read with the ``BEGIN``, the writes sent with the ``COMMIT``. Three waits for the server (five before
+    answer's one transaction (:func:`storage.responses.store_submission`): the key, the code and the hour's
+    arrival count so far read with the ``BEGIN``, the writes and the count sent with the ``COMMIT``. Three waits for the server (five before
     the write path was one transaction, six before the state and the key were read together). Counted in
     libpq's protocol trace of every pooled connection the request used."""
     controls = respondent.open_form()

@@ -124,6 +124,29 @@ def test_many_answers_stored_in_one_transaction_equal_the_same_answers_stored_on
         one_by_one.close()
 
 
+def test_a_batch_of_two_surveys_keeps_each_surveys_counts_apart(backend_db, new_database):
+    """The kept-count upserts send the key columns that every row shares (the survey, the day) once: a batch
+    whose rows differ in the survey (no shared column), in the question only, or in nothing but the answer
+    stores what the same answers stored one by one store."""
+    batch = [
+        (response({"q": answer, "r": other}, survey_id=survey), f"two-surveys-{index:04d}")
+        for index, (survey, answer, other) in enumerate(
+            [("s", "yes", "a"), ("t", "no", "b"), ("s", "no", "a"), ("t", "no", "c"), ("s", "yes", "b")]
+        )
+    ]
+    one_by_one = connection.connect(new_database("one-by-one-two-surveys"))
+    migrations.migrate(one_by_one)
+    try:
+        for noisy, key in batch:
+            assert responses.store_response(one_by_one, noisy, key, "2026-11-22") is True
+        assert responses.store_responses(backend_db, batch, "2026-11-22") == len(batch)
+        assert _rows_but_response_ids(backend_db) == _rows_but_response_ids(one_by_one)
+        assert queries.tallies(backend_db, "s") == {"q": {"d1": {"yes": 2, "no": 1}}, "r": {"d1": {"a": 2, "b": 1}}}
+        assert queries.tallies(backend_db, "t") == {"q": {"d1": {"no": 2}}, "r": {"d1": {"b": 1, "c": 1}}}
+    finally:
+        one_by_one.close()
+
+
 def _rows_but_response_ids(db) -> dict[str, list[tuple]]:
     dumped = {
         table: rows for table, rows in dump_database(db).items() if not table.startswith("_")
@@ -156,7 +179,7 @@ def test_a_submission_is_stored_once_and_a_refused_one_leaves_no_trace(backend_d
     assert queries.response_count(backend_db, "s") == 1 and responses.hour_histogram(backend_db, "s") == [(1, 1)]
     assert not responses.submission_key_exists(backend_db, "k-unknown-code0")
     assert not responses.submission_key_exists(backend_db, "k-used-code-000")
-    next_count = ratelimit.hit(limits_db, "arrivals:s", ratelimit.Limit(2**62, 3600), now).count
+    next_count = ratelimit.hit(limits_db, "arrivals:s", responses.ARRIVAL_LIMIT, now).count
     assert next_count == 2  # only the stored answer was counted
 
 
@@ -540,6 +563,72 @@ def test_a_response_on_postgresql_goes_out_in_two_round_trips(postgres_url, tmp_
     assert stored and queries.response_count(db, "s") == 1
     assert queries.tallies(db, "s") == {"q": {"d1": {"yes": 1}}, "r": {"d1": {"b": 1}}}
     assert frontend_waits(trace.read_text()) == 2
+    db.close()
+
+
+ARRIVAL_BUCKET = "arrivals:s"
+
+
+def test_the_hours_arrival_row_is_not_locked_while_the_app_decides_on_the_burst(postgres_url):
+    """Every answer to a survey updates its hour's arrival count: the row is taken with the writes and the
+    ``COMMIT`` (:func:`storage.responses._count_arrival_and_hour`), not in the first round trip, so another
+    submission can count its own arrival while this one's app works out the burst verdict. Here another
+    connection updates the row from inside the burst rule, with a lock timeout; the answer is judged at the
+    count read first plus one, and both counts end up in the row."""
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    ratelimit.create_postgres_tables(db)
+    now = 1_800_000_000.0
+    hour = int(now // responses.HOUR_SECONDS)
+    ratelimit.hit(db, ARRIVAL_BUCKET, responses.ARRIVAL_LIMIT, now)  # the hour's first answer, counted
+    other = connection.connect(postgres_url)
+    judged = []
+
+    def burst_of(_db, hour_count):
+        other.execute("SET lock_timeout = '500ms'")
+        other.execute(
+            'UPDATE window_hits SET count = count + 1 WHERE bucket = ? AND "window" = ?', [ARRIVAL_BUCKET, hour]
+        )
+        judged.append(hour_count)
+        return None
+
+    arrivals = responses.Arrivals(db, ARRIVAL_BUCKET, now)
+    outcome = responses.store_submission(db, response(), "k" * 16, "2026-11-22", arrivals=arrivals, burst_of=burst_of)
+    assert outcome is responses.Outcome.STORED and judged == [2]
+    count = db.execute('SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?', [ARRIVAL_BUCKET, hour])
+    assert count.fetchone()[0] == 3
+    other.close()
+    db.close()
+
+
+def test_concurrent_submissions_count_every_arrival_and_move_the_histogram_through_each_count(postgres_url):
+    """Twelve submissions at once, each on its own connection, in one clock hour: the hour's count is twelve
+    and the histogram holds one hour of twelve (the count's row lock orders the moves as the answers commit;
+    an answer that took a count must commit before the next count is taken)."""
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    ratelimit.create_postgres_tables(db)
+    now, workers = 1_800_000_000.0, 12
+    start, outcomes = threading.Barrier(workers), []
+
+    def submit(index: int) -> None:
+        own = connection.connect(postgres_url)
+        start.wait()
+        arrivals = responses.Arrivals(own, ARRIVAL_BUCKET, now)
+        outcomes.append(
+            responses.store_submission(own, response(), f"key-{index:012d}", "2026-11-22", arrivals=arrivals)
+        )
+        own.close()
+
+    threads = [threading.Thread(target=submit, args=(index,)) for index in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcomes == [responses.Outcome.STORED] * workers
+    assert responses.hour_histogram(db, "s") == [(workers, 1)]
+    count = db.execute("SELECT count FROM window_hits WHERE bucket = ?", [ARRIVAL_BUCKET]).fetchone()[0]
+    assert count == workers == queries.response_count(db, "s")
     db.close()
 
 
