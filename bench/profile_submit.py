@@ -110,18 +110,11 @@ def _submission_steps(app: Flask, body: str, cookie: str, step: _Timer) -> None:
     step("S:push request context (session cookie opened)", ctx.push)
     step("S:parse the form body (werkzeug)", lambda: request.form)
     survey = step("S:survey_or_404 (catalog: scandir + stat)", survey_or_404, SURVEY_ID)
-    step("S:refuse_if_unavailable (connect + closed_override)", respond.refuse_if_unavailable, survey)
     noisy, on, key, code, arm = step("S:read_submission (plain check of the fields)", respond.read_submission, survey)
-    step("S:csrf_problem (validate_csrf)", respond.csrf_problem)
+    step("S:state_can_wait (validate_csrf, cookie)", respond.state_can_wait, survey, (noisy, on, key, code, arm))
     response = step(
-        "S:store_and_thank (key check, store_response, thank page)",
-        respond.store_and_thank,
-        survey,
-        noisy,
-        on,
-        key,
-        code,
-        arm,
+        "S:store_and_thank (the survey's state, key and arrival read with BEGIN, writes, thank page)",
+        lambda: respond.store_and_thank(survey, noisy, on, key, code, arm, check_state=True),
     )
     step("S:process_response (headers, session save)", app.process_response, app.make_response(response))
     step("S:pop context (close connection)", ctx.pop)

@@ -62,6 +62,7 @@ class Outcome(Enum):
     STORED = "stored"
     REPEAT = "repeat"
     CODE_REFUSED = "code refused"
+    REFUSED = "refused by the caller"
 
 
 class BurstMark(Protocol):
@@ -109,6 +110,7 @@ def store_submission(
     *,
     arrivals: Arrivals | int | None = None,
     burst_of: BurstOf | None = None,
+    refuse: Callable[[bool | None], bool] | None = None,
 ) -> Outcome:
     """Everything a stored answer needs, in one transaction; say what happened.
 
@@ -118,7 +120,11 @@ def store_submission(
     no codes), counts the answer's arrival in its clock hour (``arrivals``;
     a number: counted by the caller already; None: not counted), asks ``burst_of`` about that count, and stores the
     answer with its kept tallies, its hour in the histogram and, in a burst,
-    its marks. A repeated key or a refused code rolls everything back:
+    its marks. ``refuse`` (None: nothing to ask) is asked first, with the
+    admin's open/closed choice for the survey (:func:`closed_override`),
+    read in the same round trip as the key: True rolls everything back
+    (:attr:`Outcome.REFUSED`: the caller's survey does not take answers).
+    A repeated key or a refused code rolls everything back:
     nothing is stored, used or counted. No time or address is stored next to
     the answer: the arrival is counted in the rate-limit tables, in a bucket
     deleted when its hour is over, and the hour lives in memory only.
@@ -144,7 +150,10 @@ def store_submission(
                 [submission_key, response.survey_id],
             )
             used = None if invitation_code is None else _use_invitation_code(db, response.survey_id, invitation_code)
+            closed = None if refuse is None else _send_closed_override(db, response.survey_id)
             counted = _send_arrival(db, arrivals)
+            if closed is not None and refuse(closed()):
+                raise _NotStored(Outcome.REFUSED)
             if not claimed.fetchall():
                 raise _NotStored(Outcome.REPEAT)
             if used is not None and len(used.fetchall()) != 1:
@@ -580,8 +589,18 @@ def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:
 
 def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
     """The admin's open/closed choice for a survey, or None if never set."""
-    row = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id]).fetchone()
-    return None if row is None else bool(row[0])
+    return _send_closed_override(db, survey_id)()
+
+
+def _send_closed_override(db: sqlite_utils.Database, survey_id: str) -> Callable[[], bool | None]:
+    """:func:`closed_override`, the query sent now and read when the returned function is called."""
+    cursor = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id])
+
+    def read() -> bool | None:
+        rows = cursor.fetchall()
+        return None if not rows else bool(rows[0][0])
+
+    return read
 
 
 def closed_override_and_key_seen(

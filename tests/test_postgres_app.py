@@ -11,6 +11,7 @@ import pytest
 
 from storage import connection, postgres, queries, responses
 from surveys.submission import noisy_response
+from tests.helpers.drivers import Respondent
 from tests.helpers.records import frontend_waits
 from tests.helpers.sample_surveys import survey_in
 from web.db import get_db, open_database
@@ -77,11 +78,29 @@ def test_init_db_reports_the_database_up_to_date(runner):
 
 @pytest.mark.postgresql_only
 def test_a_submission_on_postgresql_waits_for_three_round_trips(app, respondent, tmp_path, monkeypatch):
-    """The rate-limit hit sent with the survey's state and the key's earlier use (one pipeline), then the
-    answer's one transaction (:func:`storage.responses.store_submission`): the key, the code and the hour's
-    arrival count so far read with the ``BEGIN``, the writes and the count sent with the ``COMMIT``. Three waits for the server (five before
-    the write path was one transaction, six before the state and the key were read together). Counted in
-    libpq's protocol trace of every pooled connection the request used."""
+    """The rate-limit hit, then the answer's one transaction (:func:`storage.responses.store_submission`):
+    the key, the code, the survey's state and the hour's arrival count so far read with the ``BEGIN``, the
+    writes and the count sent with the ``COMMIT``. Three waits for the server (five before the write path
+    was one transaction, six before the state and the key were read together). Counted in libpq's
+    protocol trace of every pooled connection the request used."""
+    assert app.config["RATELIMIT_ENABLED"]
+    response, waits = submission_and_waits(respondent, tmp_path, monkeypatch)
+    assert response.status_code == 200 and stored_count(app) == 1
+    assert waits <= 3, f"a submission waited for {waits} round trips"
+
+
+@pytest.mark.postgresql_only
+def test_a_submission_on_postgresql_with_the_rate_limit_off_waits_for_two_round_trips(make_app, tmp_path, monkeypatch):
+    """Without the rate limit nothing goes before the answer's transaction: its state is read there
+    (web.respond.state_can_wait), so a submission waits as often as the floor's bare store does."""
+    app = make_app({"RATELIMIT_ENABLED": False})
+    response, waits = submission_and_waits(Respondent(app.test_client()), tmp_path, monkeypatch)
+    assert response.status_code == 200 and stored_count(app) == 1
+    assert waits == 2, f"a submission waited for {waits} round trips"
+
+
+def submission_and_waits(respondent, tmp_path, monkeypatch):
+    """A device-path submission from a fresh browser, and the round trips it waited for (libpq's trace)."""
     controls = respondent.open_form()
     traces, taken = [], postgres.from_pool
 
@@ -100,5 +119,4 @@ def test_a_submission_on_postgresql_waits_for_three_round_trips(app, respondent,
         db.conn.pgconn.untrace()
         sink.close()
         waits += frontend_waits(Path(sink.name).read_text())
-    assert response.status_code == 200 and stored_count(app) == 1
-    assert waits <= 3, f"a submission waited for {waits} round trips"
+    return response, waits

@@ -183,6 +183,23 @@ def test_a_closed_survey_says_it_is_closed_before_it_judges_the_body(client, sur
     assert "This survey is closed" in response.get_data(as_text=True)
 
 
+@pytest.mark.parametrize("device", [True, False], ids=["device", "server"])
+def test_a_good_form_to_a_survey_closed_since_it_was_opened_is_refused_in_its_transaction(respondent, db, device):
+    """A good form and token from a fresh browser: the survey's state is read in the answer's own
+    transaction (web.respond.state_can_wait). Closed by its owner after the form was opened, it answers
+    the closed page and leaves nothing: no answer, no claimed key, no counted hour. Opened again, the
+    same form is stored."""
+    controls = respondent.open_form()
+    responses.set_closed(db, "quiz", True)
+    refused = respondent.submit(ANSWERS, controls=controls, device=device)
+    assert refused.status_code == 410 and "This survey is closed" in refused.get_data(as_text=True)
+    assert stored_rows(db) == [] and not responses.submission_key_exists(db, controls["submission_key"])
+    assert responses.hour_histogram(db, "quiz") == []
+    responses.set_closed(db, "quiz", False)
+    assert respondent.submit(ANSWERS, controls=controls, device=device).status_code == 200
+    assert len(stored_rows(db)) == 1 and responses.hour_histogram(db, "quiz") == [(1, 1)]
+
+
 def test_server_path_stores_noisy_answers_marked_server(respondent, db):
     response = respondent.submit(ANSWERS)
     assert response.status_code == 200, response.get_data(as_text=True)

@@ -16,10 +16,10 @@ from flask_wtf.csrf import generate_csrf
 
 from storage import responses
 from surveys.arms import ARM_WIRE, draw_arm
-from surveys.definition import CLOSED, NOT_YET_OPEN, Survey
+from surveys.definition import CLOSED, NOT_YET_OPEN, OPEN, Survey
 from web import notify, pages, record
 from web.body import is_own_expired_token
-from web.catalog import survey_state, today
+from web.catalog import state_on, survey_state, today
 from web.db import get_db
 from web.forms import INVITATION_CODE, ControlForm, SubmissionError, read_arm, survey_form_class
 from web.limits import arrivals, burst_rules
@@ -177,12 +177,21 @@ class KeySeen:
 
 
 def store_and_thank(
-    survey: Survey, noisy: dict, randomized_on: str, key: str, code: str, arm: str = "", known: KeySeen | None = None
+    survey: Survey,
+    noisy: dict,
+    randomized_on: str,
+    key: str,
+    code: str,
+    arm: str = "",
+    known: KeySeen | None = None,
+    check_state: bool = False,
 ):
     """Store the answer (:func:`web.record.record`, one transaction) and thank; a repeated key is thanked
     without storing. ``known``: whether the key was seen, when the caller looked it up already (for that
     very key only); otherwise the transaction finds a repeat, and the key is looked up first only for a
-    browser that answered already (a repeat is thanked, a new answer from it refused)."""
+    browser that answered already (a repeat is thanked, a new answer from it refused). ``check_state``:
+    the survey's state was not read yet; the transaction reads it in its first round trip and answers
+    the closed or not-yet-open page (:func:`refuse_if_unavailable`) instead of storing."""
     db = get_db()
     answered = bool(request.cookies.get(done_cookie(survey)))
     if known is not None and known.key == key:
@@ -196,7 +205,16 @@ def store_and_thank(
     if survey.invitation_only and not code:
         return invalid_code(survey)
     submission = record.Submission(noisy, randomized_on, key, code, arm)
-    outcome = record.record(db, survey, submission, today(), arrivals(survey.id), burst_rules())
+    day, states = today(), []
+
+    def unavailable(closed_override: bool | None) -> bool:
+        states.append(state_on(survey, closed_override, day))
+        return states[-1] != OPEN
+
+    refuse = unavailable if check_state else None
+    outcome = record.record(db, survey, submission, day, arrivals(survey.id), burst_rules(), refuse)
+    if outcome is responses.Outcome.REFUSED:
+        return refuse_if_unavailable(survey, states[-1])
     if outcome is responses.Outcome.CODE_REFUSED:
         return invalid_code(survey)
     stored = outcome is responses.Outcome.STORED

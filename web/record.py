@@ -15,6 +15,7 @@ where arrivals are counted and the app's burst rules.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -48,9 +49,12 @@ def record(
     day: date,
     arrivals: responses.Arrivals,
     rules: BurstRules,
+    refuse: Callable[[bool | None], bool] | None = None,
 ) -> responses.Outcome:
     """Store ``submission`` to ``survey`` on ``day`` in one transaction and say what happened
-    (:class:`storage.responses.Outcome`); then, once stored, close the survey if its targets are met."""
+    (:class:`storage.responses.Outcome`); then, once stored, close the survey if its targets are met.
+    ``refuse``: asked in the transaction's first round trip with the admin's open/closed choice (the
+    survey's state checked there instead of before; True: nothing stored, ``Outcome.REFUSED``)."""
 
     def burst_of(db: sqlite_utils.Database, hour_count: int | None):
         arrival = Arrival(hour_count or 0, arrivals.hour)
@@ -64,6 +68,7 @@ def record(
         submission.code if survey.invitation_only else None,
         arrivals=arrivals,
         burst_of=burst_of,
+        refuse=refuse,
     )
     if outcome is responses.Outcome.STORED and survey.close_when_targets_met:
         close_if_targets_met(db, survey)

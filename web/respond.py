@@ -99,11 +99,20 @@ def read_submission(survey: Survey) -> tuple[dict[str, str], str, str, str, str]
 def submit(survey_id: str):
     """Store one answer. Refusals in this order: the rate limit, the survey's state (closed, not yet
     open), the body (:func:`body_problem`), the form, the CSRF token; then :func:`store_and_thank`.
-    The body is read first so that the key it carries is looked up with the state in one query
-    (:func:`web.catalog.survey_state_and_key_seen`), sent with the rate limit's count (one round trip on
-    PostgreSQL); the order of the refusals is kept."""
+
+    The body, the form and the token are read first: they need no database. When all three are good
+    and the browser has not answered before (:func:`state_can_wait`), the rate limit's count is taken
+    and the survey's state is read in the answer's own transaction, with its key (two round trips on
+    PostgreSQL with the rate limit off, three with it on). Otherwise the key the body carries is looked
+    up with the state in one query (:func:`web.catalog.survey_state_and_key_seen`), sent with the rate
+    limit's count (one round trip), and the refusals follow in their order."""
     survey = in_respondent_language(respondent_survey_or_404(survey_id))
     problem = body_problem()
+    carried = problem is None and CARRIED in request.form and bool(survey.pages)
+    parsed = read_or_refuse(survey) if problem is None and not carried else None
+    if state_can_wait(survey, parsed):
+        refusal = send_refusal("submit", "RATELIMIT_SUBMISSIONS")()
+        return refusal or store_and_thank(survey, *parsed, check_state=True)
     sent = sent_submission_key() if problem is None else None
     with connection.pipeline(get_db()):  # the rate limit's count and the state, read after: one round trip
         over = send_refusal("submit", "RATELIMIT_SUBMISSIONS")
@@ -118,14 +127,33 @@ def submit(survey_id: str):
         return render_message(
             survey, problem[0], gettext("Your answers could not be read"), problem[1], back_to_form=True
         )
-    if CARRIED in request.form and survey.pages:
+    if carried:
         return paged_views.submit_page(survey)
-    try:
-        noisy, randomized_on, key, code, arm = read_submission(survey)
-    except SubmissionError as error:
-        return render_refused_form(survey, error)
+    if isinstance(parsed, SubmissionError):
+        return render_refused_form(survey, parsed)
+    noisy, randomized_on, key, code, arm = parsed
     problem = csrf_problem()
     if problem:
         return confirm_after_csrf_failure(survey, problem, noisy, randomized_on, key, code, arm)
     known = KeySeen(sent, seen) if sent is not None else None
     return refuse_if_over_survey_limit(survey) or store_and_thank(survey, noisy, randomized_on, key, code, arm, known)
+
+
+def read_or_refuse(survey: Survey) -> tuple[dict[str, str], str, str, str, str] | SubmissionError:
+    """:func:`read_submission`, or the :class:`SubmissionError` it raised (answered after the rate limit and
+    the survey's state, which come first)."""
+    try:
+        return read_submission(survey)
+    except SubmissionError as error:
+        return error
+
+
+def state_can_wait(survey: Survey, parsed) -> bool:
+    """Whether the survey's state can be read in the answer's transaction: the form was read and its CSRF
+    token is good, this browser has not answered before (its key is looked up first), the survey sets no
+    limit per address of its own (counted between the state and the store) and a survey that takes
+    invitation codes got one. Every refusal then comes in its order: the rate limit, then the state."""
+    if not isinstance(parsed, tuple) or csrf_problem() is not None or request.cookies.get(done_cookie(survey)):
+        return False
+    code = parsed[3]
+    return survey.max_responses_per_address_per_hour is None and not (survey.invitation_only and not code)
