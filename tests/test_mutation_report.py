@@ -55,3 +55,26 @@ def test_results_are_read_from_mutmut_meta_files(tmp_path):
     meta.write_text(json.dumps({"exit_code_by_key": RESULTS["analysis/privacy.py"]}))
     (tmp_path / "analysis" / "__init__.py.meta").write_text(json.dumps({"exit_code_by_key": {}}))
     assert load_results(tmp_path) == {"analysis/privacy.py": RESULTS["analysis/privacy.py"]}
+
+
+def test_a_run_of_some_modules_checks_only_their_mutants():
+    """``make mutation MUTATE='analysis.privacy*'``: the other modules' mutants (not run, no exit code) are
+    neither scored nor called survivors, and their listed mutants are not called stale."""
+    results = {
+        "analysis/privacy.py": {"analysis.privacy.x_f__mutmut_1": 1, "analysis.privacy.x_f__mutmut_2": 0},
+        "surveys/protocol.py": {"surveys.protocol.x_g__mutmut_1": None},
+    }
+    equivalent = {"analysis.privacy.x_f__mutmut_2": "same value", "surveys.protocol.x_g__mutmut_7": "elsewhere"}
+    lines, problems = report(results, equivalent, ["analysis.privacy*"])
+    assert problems == []
+    assert [line.split()[0] for line in lines[1:]] == ["analysis/privacy.py", "all"]
+    _, problems = report(results, {"analysis.privacy.x_gone__mutmut_3": "gone"}, ["analysis.privacy*"])
+    assert problems == [
+        "new survivor (exit code 0): analysis.privacy.x_f__mutmut_2",
+        "listed as equivalent but no such mutant: analysis.privacy.x_gone__mutmut_3",
+    ]
+
+
+def test_a_mutant_the_run_did_not_reach_fails_a_whole_run():
+    _, problems = report({"surveys/protocol.py": {"surveys.protocol.x_g__mutmut_1": None}}, {})
+    assert problems == ["not run (mutmut stopped before it): surveys.protocol.x_g__mutmut_1"]
