@@ -202,10 +202,10 @@ def _count_arrival(
         _count_hour(db, survey_id, hour_count)
 
 
-#: Count one arrival in its hour's bucket (the bucket's earlier windows deleted, as the rate limiter deletes
-#: a window that is over) and move one hour of the histogram from the count before to the count after.
+#: Count one arrival in its hour's bucket (every window that is over deleted first, as the rate limiter's
+#: count deletes them) and move one hour of the histogram from the count before to the count after.
 COUNT_ARRIVAL_AND_HOUR = (
-    "WITH expired AS (DELETE FROM window_hits WHERE bucket = ? AND expires <= ?),"
+    "WITH expired AS (DELETE FROM window_hits WHERE expires <= ?),"
     ' hit AS (INSERT INTO window_hits (bucket, "window", count, expires) VALUES (?, ?, 1, ?)'
     ' ON CONFLICT (bucket, "window") DO UPDATE SET count = window_hits.count + 1 RETURNING count),'
     " down AS (UPDATE hour_histograms SET hours = hour_histograms.hours - 1 FROM hit"
@@ -224,7 +224,7 @@ def _count_arrival_and_hour(db: sqlite_utils.Database, survey_id: str, arrivals:
     window_end = (arrivals.hour + 1) * HOUR_SECONDS
     db.execute(
         COUNT_ARRIVAL_AND_HOUR,
-        [arrivals.bucket, arrivals.now, arrivals.bucket, arrivals.hour, window_end, survey_id, survey_id],
+        [arrivals.now, arrivals.bucket, arrivals.hour, window_end, survey_id, survey_id],
     )
 
 

@@ -601,6 +601,25 @@ def test_the_hours_arrival_row_is_not_locked_while_the_app_decides_on_the_burst(
     db.close()
 
 
+def test_an_arrival_count_deletes_every_window_that_is_over(postgres_url):
+    """The hour's count is taken with the writes (not through the rate limiter's count), and deletes the
+    windows that are over as that count does, another survey's included: no bucket outlives its hour by
+    more than the next answer to any survey."""
+    db = connection.connect(postgres_url)
+    migrations.migrate(db)
+    ratelimit.create_postgres_tables(db)
+    now = 1_800_000_000.0
+    ratelimit.hit(db, "arrivals:other", responses.ARRIVAL_LIMIT, now)  # this hour's: kept
+    ratelimit.hit(db, "arrivals:other", responses.ARRIVAL_LIMIT, now - 2 * responses.HOUR_SECONDS)  # over
+    assert db.execute("SELECT COUNT(*) FROM window_hits").fetchone()[0] == 2
+    arrivals = responses.Arrivals(db, ARRIVAL_BUCKET, now)
+    assert responses.store_submission(db, response(), "k" * 16, "2026-11-22", arrivals=arrivals).value == "stored"
+    rows = db.execute('SELECT bucket, "window" FROM window_hits ORDER BY bucket').fetchall()
+    hour = int(now // responses.HOUR_SECONDS)
+    assert [tuple(row) for row in rows] == [("arrivals:other", hour), (ARRIVAL_BUCKET, hour)]
+    db.close()
+
+
 def test_concurrent_submissions_count_every_arrival_and_move_the_histogram_through_each_count(postgres_url):
     """Twelve submissions at once, each on its own connection, in one clock hour: the hour's count is twelve
     and the histogram holds one hour of twelve (the count's row lock orders the moves as the answers commit;
