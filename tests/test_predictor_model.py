@@ -349,3 +349,22 @@ def test_a_cell_of_probability_zero_that_no_one_answered_adds_nothing_to_the_log
     params = np.array([-1000.0, 0.3, -0.2])
     expected = 5 * math.log(1 / (1 + math.exp(0.3))) + 3 * math.log(math.exp(0.3) / (1 + math.exp(0.3)))
     assert predictor_log_likelihood(params, {"a": (0, 5), "b": (0, 3)}, 1.0, 0.0) == pytest.approx(expected)
+
+
+def test_counts_beyond_64_bits_give_the_same_shares_and_a_covariance_as_many_times_smaller():
+    """The estimates depend on the table's shares only and the information is ``N`` times one answer's (module
+    Notes), so every count times 2**60 (Python integers past int64; a power of 2, so every share is the same float)
+    gives the same estimates and the covariance divided by 2**60."""
+    counts = {"no": (180, 420), "yes": (160, 140), "maybe": (50, 50)}
+    big = {outcome: (yes * 2**60, no * 2**60) for outcome, (yes, no) in counts.items()}
+    fit, scaled = fit_predictor(counts, *DIE), fit_predictor(big, *DIE)
+    assert_allclose(scaled.estimates, fit.estimates, rtol=1e-12)
+    assert_allclose(np.array(scaled.covariance) * 2**60, fit.covariance, rtol=1e-9)
+    assert scaled.n == 1000 * 2**60
+
+
+def test_parameters_given_as_fractions_are_taken_as_floats():
+    from fractions import Fraction
+
+    exact = [Fraction(1, 10), Fraction(-1, 5), Fraction(2, 5)]
+    assert_allclose(cell_probabilities(exact, 2, *DIE), cell_probabilities([0.1, -0.2, 0.4], 2, *DIE), rtol=1e-15)
