@@ -296,3 +296,75 @@ def test_a_bad_theta_is_named_exactly(theta1, theta0, name):
         fit_predictor({"a": (1, 2), "b": (1, 1)}, theta1, theta0)
     with pytest.raises(ValueError, match=r"^confidence_level\b"):
         fit_predictor({"a": (1, 2), "b": (1, 1)}, 0.8, 0.2, confidence_level=0)
+
+
+# --------------------------------------------------------------------------
+# Edges: the refusals' whole messages, a cell at exactly 0, the clipped prevalence interval, a cell of probability 0.
+
+_EDGE = "the likelihood's maximum is at an odds ratio of 0 or infinity"
+
+
+@pytest.mark.parametrize(
+    ("counts", "who"),
+    [
+        # Among 'yes' the stored yes rate 10/100 is below theta0 = 1/6: q(1, yes) < 0, no one with the trait.
+        ({"no": (300, 500), "yes": (10, 90)}, "with"),
+        # 95/100 is above theta1 = 5/6: q(0, yes) = 0.1 - (0.095 - 0.1/6) / (2/3) < 0, no one without it.
+        ({"no": (300, 500), "yes": (95, 5)}, "without"),
+    ],
+)
+def test_a_refused_cell_says_whole_whom_its_outcome_lacks(counts, who):
+    message = f"^the stored answers of those who answered 'yes' put no one {who} the trait among them: {_EDGE}$"
+    with pytest.raises(NotIdentified, match=message):
+        fit_predictor(counts, *DIE)
+
+
+def test_a_cell_of_exactly_zero_is_refused():
+    """Two coins (theta1 = 3/4, theta0 = 1/4, exact in binary): 'a' has 1 stored yes of 4 answers out of 8, so
+    q(1, a) = (1/8 - 1/4 * 4/8) / (1/2) = 0 exactly; the other cells are positive (q(0, a) = 1/2, q(z, b) = 1/4)."""
+    with pytest.raises(NotIdentified, match="^the stored answers of those who answered 'a' put no one with the trait"):
+        fit_predictor({"a": (1, 3), "b": (2, 2)}, 0.75, 0.25)
+
+
+@pytest.mark.parametrize(("yes", "no"), [(2, 8), (8, 2)])
+def test_the_prevalence_interval_is_clipped_to_the_unit_interval(yes, no):
+    """Two outcomes alike, 20 answers under the die: the prevalence is the usual estimator's (0.05 or 0.95, standard
+    error 0.134, from analysis.estimate_proportion), so its Wald interval passes 0 or 1 and is cut there."""
+    from fractions import Fraction
+
+    from analysis import estimate_proportion
+
+    fit = fit_predictor({"a": (yes, no), "b": (yes, no)}, *DIE)
+    usual = estimate_proportion(2 * yes, 20, Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))
+    z = 1.959963984540054
+    low, high = usual.estimate - z * usual.std_err, usual.estimate + z * usual.std_err
+    assert low < 0 or high > 1
+    assert fit.prevalence_low == (0.0 if low < 0 else pytest.approx(low))
+    assert fit.prevalence_high == (1.0 if high > 1 else pytest.approx(high))
+
+
+def test_a_cell_of_probability_zero_that_no_one_answered_adds_nothing_to_the_log_likelihood():
+    """0 log 0 = 0: with no randomization and pi = expit(-1000) = 0 (exactly, in floats) no one can store yes; the
+    yes row's counts are 0, so the log-likelihood is the no row's, ``sum_k n[no, k] log softmax(alpha)_k``."""
+    params = np.array([-1000.0, 0.3, -0.2])
+    expected = 5 * math.log(1 / (1 + math.exp(0.3))) + 3 * math.log(math.exp(0.3) / (1 + math.exp(0.3)))
+    assert predictor_log_likelihood(params, {"a": (0, 5), "b": (0, 3)}, 1.0, 0.0) == pytest.approx(expected)
+
+
+def test_counts_beyond_64_bits_give_the_same_shares_and_a_covariance_as_many_times_smaller():
+    """The estimates depend on the table's shares only and the information is ``N`` times one answer's (module
+    Notes), so every count times 2**60 (Python integers past int64; a power of 2, so every share is the same float)
+    gives the same estimates and the covariance divided by 2**60."""
+    counts = {"no": (180, 420), "yes": (160, 140), "maybe": (50, 50)}
+    big = {outcome: (yes * 2**60, no * 2**60) for outcome, (yes, no) in counts.items()}
+    fit, scaled = fit_predictor(counts, *DIE), fit_predictor(big, *DIE)
+    assert_allclose(scaled.estimates, fit.estimates, rtol=1e-12)
+    assert_allclose(np.array(scaled.covariance) * 2**60, fit.covariance, rtol=1e-9)
+    assert scaled.n == 1000 * 2**60
+
+
+def test_parameters_given_as_fractions_are_taken_as_floats():
+    from fractions import Fraction
+
+    exact = [Fraction(1, 10), Fraction(-1, 5), Fraction(2, 5)]
+    assert_allclose(cell_probabilities(exact, 2, *DIE), cell_probabilities([0.1, -0.2, 0.4], 2, *DIE), rtol=1e-15)

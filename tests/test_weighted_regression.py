@@ -76,12 +76,15 @@ def test_equal_weights_give_the_unweighted_coefficients_with_hc0_errors_under_ra
     assert np.all(np.abs(ratio - 1) < 0.2) and not np.allclose(ratio, 1, rtol=1e-6)
 
 
-def test_the_fit_does_not_depend_on_the_weights_scale():
+@pytest.mark.parametrize("factor", [12_345.0, 1e250, 1e-250])
+def test_the_fit_does_not_depend_on_the_weights_scale(factor):
+    """Any common scale, however far from 1 (the weights are rescaled to average 1 per answer first: weights of
+    1e250 or 1e-250 times their size would otherwise overflow or underflow the weighted counts)."""
     one = fit_weighted_logistic(X, YES, NO, TWO_COINS, WEIGHTS)
-    other = fit_weighted_logistic(X, YES, NO, TWO_COINS, WEIGHTS * 12_345.0)
+    other = fit_weighted_logistic(X, YES, NO, TWO_COINS, WEIGHTS * factor)
     assert_allclose(np.array(other.covariance), np.array(one.covariance), rtol=1e-8)
     assert_allclose([c.estimate for c in other.coefficients], [c.estimate for c in one.coefficients], rtol=1e-9)
-    assert other.weighted_n == pytest.approx(one.weighted_n * 12_345.0)
+    assert other.weighted_n == pytest.approx(one.weighted_n * factor)
 
 
 def test_the_sandwich_is_built_from_numerical_derivatives_of_the_pseudo_likelihood():
@@ -220,6 +223,15 @@ def test_bad_weights_are_refused_naming_them(weights, message):
         fit_weighted_logistic(X, YES, NO, TWO_COINS, weights)
 
 
+def test_weights_that_are_not_numbers_are_refused_with_the_whole_message():
+    """A string is not a number (not an array of the wrong shape); a missing weight is not a finite number."""
+    with pytest.raises(ValueError, match=r"^weights must be 6 numbers, got weights='heavy'$"):
+        fit_weighted_logistic(X, YES, NO, TWO_COINS, "heavy")
+    missing = r"^weights must be 6 finite numbers >= 0 \(one per pattern\), got weights=\[1, None, 1, 1, 1, 1\]$"
+    with pytest.raises(ValueError, match=missing):
+        fit_weighted_logistic(X, YES, NO, TWO_COINS, [1, None, 1, 1, 1, 1])
+
+
 def test_a_weighted_pattern_outside_the_design_is_not_identified():
     with pytest.raises(NotIdentified):
         fit_weighted_logistic([[0], [1]], [1, 30], [99, 70], TWO_COINS, [1.0, 2.0])
@@ -240,7 +252,11 @@ def test_dependent_columns_over_the_weighted_patterns_are_refused_naming_them():
     """The second column equals the first over the patterns with a positive weight (the last pattern differs, but
     its weight is 0): the rank check reads only the weighted patterns."""
     x = np.column_stack([X[:, 0], np.append(X[:-1, 0], 0.0)])
-    with pytest.raises(ValueError, match=r"linearly dependent over the 5 weighted patterns"):
+    message = (
+        r"^the columns \('intercept', 'a', 'b'\) are linearly dependent over the 5 weighted patterns: "
+        r"drop a column or a level \(each categorical predictor needs a reference level\)$"
+    )
+    with pytest.raises(ValueError, match=message):
         fit_weighted_logistic(x, YES, NO, TWO_COINS, np.append(WEIGHTS[:-1], 0.0), names=("a", "b"))
 
 

@@ -327,3 +327,15 @@ def test_rake_counts_its_sweeps_and_stops_at_max_iter():
     assert rake(KALTON_SAMPLE, margins).iterations > 2
     stopped = rake(KALTON_SAMPLE, margins, max_iter=2)
     assert stopped.iterations == 2 and not stopped.converged
+
+
+def test_a_large_table_s_empty_cells_get_weight_zero():
+    """``weights`` is 0 where the sample cell is empty (Raking's docstring), also for a table of more than 128
+    cells: numpy recycles its own freed buffers only up to 1024 bytes, so a fresh larger buffer comes from malloc,
+    whose bookkeeping sits in its first bytes; a weight left unset there would not read as 0. A 20 x 15 table with
+    every seventh cell empty, raked to twice its own margins (so every other weight is 2)."""
+    table = (np.arange(300) % 7).reshape(20, 15).astype(float)
+    raking = rake(table, [2 * table.sum(axis=1), 2 * table.sum(axis=0)])
+    assert raking.converged
+    np.testing.assert_array_equal(raking.weights[table == 0], 0.0)
+    np.testing.assert_allclose(raking.weights[table > 0], 2.0)
