@@ -371,6 +371,10 @@ def test_nonnegative_counts_by_hand():
     # not to the larger count, and not to the first cell (whose fractional part is 0)
     assert nonnegative_counts([-1, 4, 7]) == (0, 4, 6)
     assert nonnegative_counts([-1, 7, 4]) == (0, 7, 3)
+    # sum 3 over (3, 2, -2): tau = 1, where the second count is above tau by exactly 1 -> (2, 1, 0)
+    assert nonnegative_counts([3, 2, -2]) == (2, 1, 0)
+    # sum 1: one unit to publish
+    assert nonnegative_counts([2, -1]) == (1, 0)
 
 
 def test_share_with_noise_by_hand():
