@@ -305,3 +305,13 @@ def test_a_fit_test_refuses_rows_or_columns_that_do_not_match(x, yes, no, messag
     with pytest.raises(ValueError) as refused:
         logistic_fit_test(fit, x, yes, no, TWO_COINS)
     assert str(refused.value) == message
+
+
+def test_predictor_values_as_fractions_are_read_as_numbers():
+    """fit_logistic takes exact values such as Fraction(1, 2); the fit test reads the same x as floats."""
+    x = [[Fraction(0)], [Fraction(1, 2)], [Fraction(1)]]
+    fit = fit_logistic(x, [40, 50, 60], [60, 50, 40], TWO_COINS)
+    as_floats = [[0.0], [0.5], [1.0]]
+    assert logistic_fit_test(fit, x, [40, 50, 60], [60, 50, 40], TWO_COINS) == logistic_fit_test(
+        fit, as_floats, [40, 50, 60], [60, 50, 40], TWO_COINS
+    )

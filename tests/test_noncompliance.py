@@ -423,3 +423,11 @@ def test_a_start_rounded_down_onto_a_whole_number_is_searched_up():
         < target
         <= noncompliant_power(n, 0.2, 0.23, *TWO_COINS, 0.0)
     )
+
+
+def test_sample_sizes_for_power_when_the_null_or_the_truth_is_certain():
+    """Asked directly, everyone complying. Null 0: no answer is yes under it (spread 0), so any estimate above 0
+    rejects; power Phi(0.1 sqrt(n) / 0.3) >= 0.8 needs sqrt(n) >= 3 z_0.8, n = 7. True share 1 against 0.5: the
+    estimate is exactly 1, rejected once 0.5 + z_0.95 0.5 / sqrt(n) < 1, n > z_0.95^2 = 2.7, so n = 3."""
+    assert noncompliant_sample_size_for_power(0.8, 0.0, 0.1, *DIRECT, 0.0) == math.ceil((3 * stats.norm.ppf(0.8)) ** 2)
+    assert noncompliant_sample_size_for_power(0.8, 0.5, 1.0, *DIRECT, 0.0) == math.ceil(stats.norm.ppf(0.95) ** 2)
