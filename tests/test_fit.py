@@ -315,3 +315,17 @@ def test_predictor_values_as_fractions_are_read_as_numbers():
     assert logistic_fit_test(fit, x, [40, 50, 60], [60, 50, 40], TWO_COINS) == logistic_fit_test(
         fit, as_floats, [40, 50, 60], [60, 50, 40], TWO_COINS
     )
+
+
+def test_cells_given_as_fractions_are_read_as_numbers():
+    """Design rates are exact Fractions in this code base; counts may come as Fractions too."""
+    exact = binomial_cells_fit(
+        [Fraction(3), Fraction(4)], [Fraction(10), Fraction(10)], [Fraction(1, 3), Fraction(1, 2)], 1
+    )
+    assert exact == binomial_cells_fit([3, 4], [10, 10], [1 / 3, 1 / 2], 1)
+
+
+def test_an_empty_cell_is_refused():
+    with pytest.raises(ValueError) as refused:
+        binomial_cells_fit([0, 3], [0, 10], [0.5, 0.5], 0)
+    assert str(refused.value) == "each cell needs whole counts 0 <= yes <= n and n >= 1, got yes=[0, 3], n=[0, 10]"

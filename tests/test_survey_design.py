@@ -358,3 +358,40 @@ def test_a_population_count_below_one_is_refused_as_such():
     with pytest.raises(ValueError) as refused:
         design_estimate([1.0, 2.0], [1.0, 1.0], fpc=[0.5, 0.5])
     assert str(refused.value) == "fpc must all be >= 1.0, got fpc=[0.5, 0.5]"
+
+
+def test_the_jackknife_of_a_total_by_hand_with_mse():
+    """The same three PSUs: deleting c gives 3/2 (Y - y_c) = (9, 7.5, 4.5), centred on Y = 7 (their mean too):
+    Var = 2/3 (4 + 0.25 + 6.25) = 7."""
+    mse = design_estimate([1.0, 2.0, 4.0], [1.0, 1.0, 2.0], method="jackknife", mse=True)
+    assert mse.total_variance == pytest.approx(7.0, rel=1e-12)
+
+
+def test_exact_values_are_read_as_numbers():
+    exact = design_estimate([Fraction(1, 2), Fraction(3, 2), 4], [1, 1, Fraction(2)], fpc=[10, 10, 10])
+    floats = design_estimate([0.5, 1.5, 4.0], [1.0, 1.0, 2.0], fpc=[10.0, 10.0, 10.0])
+    assert exact == floats
+
+
+def test_a_row_of_multiplicity_zero_is_no_psu():
+    with_zero = design_estimate([1.0, 5.0, 2.0, 4.0], [1.0, 3.0, 1.0, 2.0], multiplicities=[1, 0, 1, 1])
+    without = design_estimate([1.0, 2.0, 4.0], [1.0, 1.0, 2.0])
+    assert with_zero.psus == 3
+    assert (with_zero.ratio, with_zero.ratio_variance) == pytest.approx(
+        (without.ratio, without.ratio_variance), rel=1e-12
+    )
+
+
+def test_a_population_below_one_is_taken_as_given():
+    """population_size need only be positive: with N = 0.5 the mean Y / N is 2 Y = 6."""
+    small = design_estimate([1.0, 2.0], [1.0, 1.0], population_size=0.5)
+    assert small.ht_mean == 6.0
+
+
+def test_a_within_variance_below_one_is_added_with_the_sampling_fraction():
+    """Two PSUs of a stratum of 4 (f = 1/2), within variances 0.5 and 0.25: the ratio's variance grows by
+    f (0.5 + 0.25) / X^2 with X = 2, and the total's by f (0.5 + 0.25)."""
+    plain = design_estimate([1.0, 2.0], [1.0, 1.0], fpc=[4, 4])
+    within = design_estimate([1.0, 2.0], [1.0, 1.0], fpc=[4, 4], within=[0.5, 0.25])
+    assert within.ratio_variance - plain.ratio_variance == pytest.approx(0.5 * 0.75 / 4, rel=1e-12)
+    assert within.total_variance - plain.total_variance == pytest.approx(0.5 * 0.75, rel=1e-12)
