@@ -238,3 +238,73 @@ def test_a_table_of_one_answer_is_taken_and_the_result_records_it():
         (False, False),
     ]
     assert correlate([[3, 1], [2, 7]], TWO_COINS, TWO_COINS).table == ((3, 1), (2, 7))
+
+
+def test_a_cell_is_found_by_its_two_true_answers():
+    result = correlate([[30, 10], [15, 45]], TWO_COINS, DIE)
+    for index, (first, second) in enumerate([(True, True), (True, False), (False, True), (False, False)]):
+        assert result.cell(first, second) is result.cells[index]
+        assert result.cell(int(first), int(second)) is result.cells[index]
+
+
+def test_a_moment_estimate_on_the_simplexs_face_is_the_maximum():
+    """Asked directly, a table with an empty cell: the moment estimate is the shares themselves, 0 included, which
+    is in the simplex, so it is the maximum (no EM), and the odds ratio is not defined."""
+    result = correlate([[10, 0], [5, 5]], DIRECT, DIRECT)
+    assert result.method == MOMENT
+    assert [c.estimate for c in result.cells] == [0.5, 0.0, 0.25, 0.25]
+    assert result.odds_ratio is None and result.odds_ratio_ci is None
+
+
+def test_em_with_a_question_asked_directly_and_an_empty_row():
+    """First asked directly, no stored first yes at all; the second's stored yes share among the rest, 0.02, is
+    below what two coins can give (1/4): the maximum puts everything on (no, no). EM must leave the never-answered
+    cells at 0 (their stored share is 0 and so is their probability) and stay finite."""
+    table = [[0, 0], [2, 98]]
+    result = correlate(table, DIRECT, TWO_COINS)
+    k = joint_matrix(DIRECT, TWO_COINS)
+    pi = np.array([c.estimate for c in result.cells])
+    assert result.method == MAXIMUM_LIKELIHOOD
+    assert np.all(np.isfinite(pi)) and math.isclose(pi.sum(), 1)
+    assert_allclose(pi, [0, 0, 0, 1], atol=1e-9)
+    assert _log_likelihood(table, k, np.clip(pi, 1e-300, None)) >= _brute_simplex_maximum(table, k) - 1e-7
+
+
+def _independent_maximum_by_search(table, first, second):
+    k = joint_matrix(first, second)
+
+    def minus(p):
+        return -_log_likelihood(table, k, np.kron([p[0], 1 - p[0]], [p[1], 1 - p[1]]))
+
+    starts = [(0.5, 0.5), (0.01, 0.99), (0.99, 0.01), (0.01, 0.01), (0.99, 0.99)]
+    return -min(
+        optimize.minimize(minus, start, method="L-BFGS-B", bounds=[(0, 1), (0, 1)], options={"ftol": 1e-15}).fun
+        for start in starts
+    )
+
+
+@pytest.mark.parametrize("table", [[[0, 12], [76, 12]], [[0, 16], [72, 12]], [[20, 22], [21, 19]]])
+def test_the_lr_statistic_with_margins_beyond_what_the_designs_give(table):
+    """Two coins give stored yes shares in [1/4, 3/4] only: first margins of 0.12 and 0.16 lie below, a second
+    margin of 0.76 above, and the independent maximum puts each at the nearest end (statistics 1.17 and 4.94, where
+    an unclipped margin would give 0 and 0.18). Against the two maxima found by bounded search (the full one as in
+    test_the_lr_statistic_is_twice_the_log_likelihood_gap_found_by_brute_search); the last table is nearly
+    independent (a statistic below 1)."""
+    k = joint_matrix(TWO_COINS, TWO_COINS)
+    full = _brute_simplex_maximum(table, k)
+    independent = _independent_maximum_by_search(table, TWO_COINS, TWO_COINS)
+    result = correlate(table, TWO_COINS, TWO_COINS)
+    assert result.lr_statistic > 0.1
+    assert_allclose(result.lr_statistic, max(2 * (full - independent), 0.0), rtol=1e-5, atol=1e-7)
+
+
+def test_phis_interval_is_clipped_at_plus_and_minus_one():
+    """Strong association through two coins on 60 answers: phi's Wald interval runs past 1 (and past -1 for the
+    mirrored table), and is cut there."""
+    for table, end in (([[25, 5], [5, 25]], 1), ([[5, 25], [25, 5]], 0)):
+        result = correlate(table, TWO_COINS, TWO_COINS)
+        z = stats.norm.ppf(0.975)
+        if end:
+            assert result.phi + z * result.phi_std_err > 1 and result.phi_ci[1] == 1.0
+        else:
+            assert result.phi - z * result.phi_std_err < -1 and result.phi_ci[0] == -1.0

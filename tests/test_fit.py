@@ -203,3 +203,129 @@ def test_the_smallest_expected_count_is_of_either_answer():
     assert fit.smallest_expected == pytest.approx(10.0)
     fit = binomial_cells_fit([90, 50], [100, 100], [0.9, 0.6], parameters=0)
     assert fit.smallest_expected == pytest.approx(10.0)
+
+
+def test_a_predictor_given_as_one_column_or_none_at_all():
+    """x as a flat list is one predictor (the same as its column); an empty x is the intercept-only model, whose
+    cells all share one chance 1/4 + 1/2 expit(b0) (two coins), checked against scipy over the three cells."""
+    x, yes, no = np.array([0.0, 1.0, 2.0]), [30, 45, 70], [70, 55, 30]
+    fit = fit_logistic(x.reshape(-1, 1), yes, no, TWO_COINS)
+    assert logistic_fit_test(fit, x, yes, no, TWO_COINS) == logistic_fit_test(fit, x.reshape(-1, 1), yes, no, TWO_COINS)
+    assert logistic_fit_test(fit, list(x), yes, no, TWO_COINS).parameters == 2
+    intercept = fit_logistic(np.empty((3, 0)), yes, no, TWO_COINS)
+    result = logistic_fit_test(intercept, [], yes, no, TWO_COINS)
+    chance = 0.25 + 0.5 / (1 + math.exp(-intercept.coefficients[0].estimate))
+    reference = _scipy_cells(np.array(yes), np.array(yes) + np.array(no), np.full(3, chance), 1, "pearson")
+    assert (result.cells, result.parameters, result.pearson.df) == (3, 1, 2)
+    assert_allclose(result.pearson.statistic, reference.statistic, rtol=1e-10)
+
+
+def test_the_two_group_checks_are_named_and_counted():
+    result = two_group_fit(estimate_two_group((212, 290), (400, 380), CheaterDetectionDesign("1/3", "2/3")))
+    assert (result.compliance.method, result.compliance.df, result.restriction) == ("likelihood ratio", 1, "gamma = 0")
+    assert (result.model.parameters, result.model.pearson.df, result.model.cells) == (2, 0, 2)
+    lie = two_group_fit(estimate_two_group((300, 140), (400, 380), StochasticLieDetectorDesign("0.2", "0.8")))
+    assert lie.restriction == "t = 1"
+
+
+def test_a_small_compliance_statistic_takes_half_the_chi_square_tail():
+    """Counts close to compliance (statistic 0.005, below 1): the statistic is 2 (l_full - l_restricted), with both
+    maxima found by scipy as in test_two_group_compliance_test_matches_scipy, and p = chi2_1.sf / 2."""
+    design, yes, n = CheaterDetectionDesign("1/3", "2/3"), (212, 290), (400, 380)
+    result = two_group_fit(estimate_two_group(yes, n, design))
+    _, restricted = _restricted_log_likelihood(design, yes, n, 0.0)
+    full = sum(stats.binom.logpmf(y, size, y / size) for y, size in zip(yes, n))
+    assert 0 < result.compliance.statistic < 1
+    assert_allclose(result.compliance.statistic, 2 * (full - restricted), rtol=1e-4)
+    assert_allclose(result.compliance.p_value, 0.5 * stats.chi2.sf(result.compliance.statistic, 1), rtol=1e-12)
+
+
+def test_everyone_yes_fits_the_compliant_model_exactly():
+    """All answers yes under cheater detection: pi = 1 with no cheaters, the rates are 1 (kept inside (0, 1) for the
+    statistics); the restriction loses nothing, so the statistic is 0 and the p-value 1."""
+    result = two_group_fit(estimate_two_group((50, 60), (50, 60), CheaterDetectionDesign("1/3", "2/3")))
+    assert result.restricted_pi == 1.0
+    assert (result.compliance.statistic, result.compliance.p_value) == (0.0, 1.0)
+    assert result.model.deviance.statistic == pytest.approx(0.0, abs=1e-9)
+
+
+def test_no_one_yes_is_fitted_on_the_boundary_and_far_from_compliance():
+    """All answers no under cheater detection: pi = 0 and everyone cheats (gamma = 1), the rates 0 (kept inside
+    (0, 1)); complying, the best is pi = 0 with rates p_i, so the statistic is -2 sum n_i ln(1 - p_i)."""
+    result = two_group_fit(estimate_two_group((0, 0), (50, 60), CheaterDetectionDesign("1/3", "2/3")))
+    assert result.restricted_pi == 0.0
+    assert_allclose(result.compliance.statistic, -2 * (50 * math.log(2 / 3) + 60 * math.log(1 / 3)), rtol=1e-12)
+    assert result.model.deviance.statistic == pytest.approx(0.0, abs=1e-9)
+
+
+def test_no_carriers_under_the_lie_detector_leave_t_unknown():
+    """Stochastic lie detector with each group's yes rate at its non-carriers' 1 - p_i: pi = 0, so t is not
+    identified (NaN); the rates do not depend on it, and the compliant model (t = 1) fits as well."""
+    estimate = estimate_two_group((80, 20), (100, 100), StochasticLieDetectorDesign("0.2", "0.8"))
+    assert estimate.pi == 0.0 and math.isnan(estimate.second)
+    result = two_group_fit(estimate)
+    assert (result.compliance.statistic, result.compliance.p_value, result.restricted_pi) == (0.0, 1.0, 0.0)
+    assert result.model.pearson.statistic == pytest.approx(0.0, abs=1e-9)
+
+
+def test_rows_with_no_answers_are_left_out_and_rows_with_one_kept():
+    """Four rows, the last with no answers: three cells; a row of a single answer is a cell (its expected counts
+    below one show in smallest_expected), the statistics as scipy over those cells."""
+    x, yes, no = np.array([[0.0], [1.0], [2.0], [3.0]]), [30, 45, 1, 0], [70, 55, 0, 0]
+    fit = fit_logistic(x[:3], yes[:3], no[:3], TWO_COINS)
+    result = logistic_fit_test(fit, x, yes, no, TWO_COINS)
+    beta = np.array([c.estimate for c in fit.coefficients])
+    chance = 0.25 + 0.5 / (1 + np.exp(-(beta[0] + beta[1] * x[:3, 0])))
+    reference = _scipy_cells(np.array(yes[:3]), np.array([100, 100, 1]), chance, 2, "pearson")
+    assert (result.cells, result.pearson.df) == (3, 1)
+    assert_allclose(result.pearson.statistic, reference.statistic, rtol=1e-10)
+    assert result.smallest_expected == pytest.approx(min(1 - chance[2], chance[2]))
+
+
+@pytest.mark.parametrize(
+    ("x", "yes", "no", "message"),
+    [
+        (
+            [[0.0], [1.0]],
+            [1, 2, 3],
+            [3, 2, 1],
+            "x, yes_counts and no_counts must have one row per cell, got x of shape (2, 1)",
+        ),
+        (
+            [[0.0], [1.0], [2.0]],
+            [1, 2, 3],
+            [3, 2],
+            "x, yes_counts and no_counts must have one row per cell, got x of shape (3, 1)",
+        ),
+        ([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]], [1, 2, 3], [3, 2, 1], "x has 2 columns but the fit has 2 coefficients"),
+    ],
+)
+def test_a_fit_test_refuses_rows_or_columns_that_do_not_match(x, yes, no, message):
+    fit = fit_logistic(np.array([[0.0], [1.0], [2.0]]), [40, 50, 60], [60, 50, 40], TWO_COINS)
+    with pytest.raises(ValueError) as refused:
+        logistic_fit_test(fit, x, yes, no, TWO_COINS)
+    assert str(refused.value) == message
+
+
+def test_predictor_values_as_fractions_are_read_as_numbers():
+    """fit_logistic takes exact values such as Fraction(1, 2); the fit test reads the same x as floats."""
+    x = [[Fraction(0)], [Fraction(1, 2)], [Fraction(1)]]
+    fit = fit_logistic(x, [40, 50, 60], [60, 50, 40], TWO_COINS)
+    as_floats = [[0.0], [0.5], [1.0]]
+    assert logistic_fit_test(fit, x, [40, 50, 60], [60, 50, 40], TWO_COINS) == logistic_fit_test(
+        fit, as_floats, [40, 50, 60], [60, 50, 40], TWO_COINS
+    )
+
+
+def test_cells_given_as_fractions_are_read_as_numbers():
+    """Design rates are exact Fractions in this code base; counts may come as Fractions too."""
+    exact = binomial_cells_fit(
+        [Fraction(3), Fraction(4)], [Fraction(10), Fraction(10)], [Fraction(1, 3), Fraction(1, 2)], 1
+    )
+    assert exact == binomial_cells_fit([3, 4], [10, 10], [1 / 3, 1 / 2], 1)
+
+
+def test_an_empty_cell_is_refused():
+    with pytest.raises(ValueError) as refused:
+        binomial_cells_fit([0, 3], [0, 10], [0.5, 0.5], 0)
+    assert str(refused.value) == "each cell needs whole counts 0 <= yes <= n and n >= 1, got yes=[0, 3], n=[0, 10]"

@@ -287,3 +287,147 @@ def test_each_bad_argument_is_named_exactly(call, name):
 def test_one_answer_is_a_sample_size():
     assert noncompliant_half_width(1, *TWO_COINS, 0.1) > 0
     assert 0 <= noncompliant_difference_power(1, 0.2, 0.3, *TWO_COINS, 0.1) <= 1
+
+
+def test_the_bias_range_counts_the_noncompliers_yes():
+    """-c (pi + (theta0 - s)/d) at pi = 0 and 1: two coins (d = 1/2), c = 0.2, s = 1/2 -> (0.1, -0.1)."""
+    assert_allclose(
+        bias_range(*TWO_COINS, 0.2, 0.5), (-0.2 * (0 + (0.25 - 0.5) / 0.5), -0.2 * (1 + (0.25 - 0.5) / 0.5))
+    )
+    assert_allclose(bias_range(*TWO_COINS, 0.2, 0.5), (0.1, -0.1))
+
+
+@pytest.mark.parametrize(
+    ("design", "c", "s"),
+    [((0.9, 0.6), 0.2, 1.0), (TWO_COINS, 0.4, 1.0), (TWO_COINS, 0.1, 0.0), ((0.3, 0.05), 0.3, 0.2), (DIRECT, 0.5, 0.9)],
+)
+def test_the_worst_case_half_width_is_the_largest_over_every_share(design, c, s):
+    """pi = None plans for the share whose stored-yes rate is closest to 1/2: the largest half-width over pi in [0, 1],
+    found here on a grid of 2,001 shares (ends included; the rate is linear in pi, so the grid misses the top by
+    under 1e-6 of it). With non-compliers saying yes (s > 0) the rates at both ends can lie above 1/2."""
+    grid = [noncompliant_half_width(100, *design, c, pi=pi, noncompliant_yes=s) for pi in np.linspace(0, 1, 2001)]
+    worst = noncompliant_half_width(100, *design, c, noncompliant_yes=s)
+    assert max(grid) <= worst * (1 + 1e-12)
+    assert worst <= max(grid) * (1 + 1e-6)
+
+
+def test_a_difference_is_tested_against_the_nulls_difference():
+    """null = (0.2, 0.1): the shift is (1 - c)(treated - control) - 0.1, the null's spread that of 0.2 and 0.1 with
+    everyone complying (statsmodels' normal_power_het with those two spreads)."""
+    n, c = 900, 0.1
+    lam = [observed_yes_rate(pi, *TWO_COINS, c) for pi in (0.4, 0.1)]
+    lam0 = [observed_yes_rate(pi, *TWO_COINS) for pi in (0.2, 0.1)]
+    spread1 = 2 * math.sqrt(sum(x * (1 - x) for x in lam))
+    spread0 = 2 * math.sqrt(sum(x * (1 - x) for x in lam0))
+    expected = normal_power_het(0.9 * 0.3 - 0.1, n, 0.05, spread0, spread1, alternative="larger")
+    got = noncompliant_difference_power(n, 0.1, 0.4, *TWO_COINS, c, null=(0.2, 0.1))
+    assert_allclose(got, expected, rtol=1e-10)
+
+
+def test_the_plan_records_what_it_was_asked_for():
+    plan = noncompliance_plan(*DIRECT, 0.1, 0.05, 0.9)
+    assert (plan.noncompliance, plan.margin, plan.confidence_level) == (0.1, 0.05, 0.9)
+    # worst case asked directly with 10% saying no: lambda_c = 0.9 pi reaches 1/2, so z_0.95^2 / (4 h^2)
+    assert plan.needed_n == math.ceil(stats.norm.ppf(0.95) ** 2 / (4 * 0.05**2))
+    assert plan.needed_n == noncompliant_sample_size(0.05, *DIRECT, 0.1, 0.9)
+
+
+def test_noncompliers_saying_yes_enter_every_figure():
+    """s = 1/2, c = 0.2, two coins (d = 1/2): lambda_c = 0.8 (0.25 + 0.5 pi) + 0.1 and the bias
+    -c (pi + (theta0 - s)/d) = -0.2 (pi - 0.5), written out here; the half-width and the power take that rate."""
+    c, s, pi = 0.2, 0.5, 0.3
+    lam = 0.8 * (0.25 + 0.5 * pi) + 0.1
+    assert_allclose(observed_yes_rate(pi, *TWO_COINS, c, s), lam)
+    assert_allclose(naive_bias(pi, *TWO_COINS, c, s), -0.2 * (pi - 0.5))
+    z = stats.norm.ppf(0.975)
+    assert_allclose(
+        noncompliant_half_width(400, *TWO_COINS, c, pi=pi, noncompliant_yes=s),
+        z * math.sqrt(lam * (1 - lam) / 400) / 0.5,
+    )
+    lam0 = 0.25 + 0.5 * 0.1
+    expected = normal_power_het(
+        pi - 0.2 * (pi - 0.5) - 0.1,
+        300,
+        0.05,
+        2 * math.sqrt(lam0 * (1 - lam0)),
+        2 * math.sqrt(lam * (1 - lam)),
+        alternative="larger",
+    )
+    assert_allclose(noncompliant_power(300, 0.1, pi, *TWO_COINS, c, noncompliant_yes=s), expected, rtol=1e-10)
+    # non-compliers saying yes half the time push the estimate up: a rise from 0.2 to 0.22 is found (with
+    # s = 0 it reads as a fall and no n finds it: test_no_sample_size_reaches_a_power_the_shift_cannot_give)
+    assert noncompliant_sample_size_for_power(0.8, 0.2, 0.22, *TWO_COINS, 0.3, noncompliant_yes=0.5) is not None
+
+
+def test_an_estimate_with_no_spread_is_rejected_or_not_for_certain():
+    """Asked directly and everyone has the trait: every answer is yes, the estimate is exactly 1. The test of
+    pi = 0.5 rejects when its threshold 0.5 + z_0.95 0.5/sqrt(n) is below 1 (n = 16: 0.71), never when above
+    (n = 1: 1.32)."""
+    assert noncompliant_power(1, 0.5, 1.0, *DIRECT, 0.0) == 0.0
+    assert noncompliant_power(16, 0.5, 1.0, *DIRECT, 0.0) == 1.0
+
+
+def test_an_unknown_alternative_lists_the_known_ones():
+    with pytest.raises(ValueError) as refused:
+        noncompliant_power(10, 0.0, 0.2, *TWO_COINS, 0.1, alternative="bigger")
+    assert str(refused.value) == "alternative must be one of larger, smaller, two-sided, got alternative='bigger'"
+
+
+def test_no_shift_at_all_asked_directly_needs_no_sample_size():
+    # asked directly the bias at c = 0 is exactly 0, so the shift is exactly 0 (not a rounding error below it)
+    assert naive_bias(0.3, *DIRECT, 0.0) == 0.0
+    assert noncompliant_sample_size_for_power(0.8, 0.3, 0.3, *DIRECT, 0.0) is None
+
+
+def _smallest_n_by_statsmodels(target, pi0, pi1, c, alternative, limit):
+    """The first n from 1 up with statsmodels' normal_power_het at least ``target`` (two coins, alpha 0.05)."""
+    lam0 = observed_yes_rate(pi0, *TWO_COINS)
+    lam1 = observed_yes_rate(pi1, *TWO_COINS, c)
+    shift = pi1 + naive_bias(pi1, *TWO_COINS, c) - pi0
+    s0, s1 = 2 * math.sqrt(lam0 * (1 - lam0)), 2 * math.sqrt(lam1 * (1 - lam1))
+    for n in range(1, limit):
+        if normal_power_het(shift, n, 0.05, s0, s1, alternative=alternative) >= target:
+            return n
+    raise AssertionError("not reached")
+
+
+@pytest.mark.parametrize(
+    ("target", "pi0", "pi1"),
+    [(0.06, 0.1, 0.2), (0.1, 0.1, 0.3), (0.2, 0.2, 0.25), (0.3, 0.3, 0.35), (0.045, 0.1, 0.12)],
+)
+def test_a_two_sided_sample_size_counts_the_far_tail(target, pi0, pi1):
+    """The one-sided start at alpha/2 leaves out the far tail, which at low power lets fewer answers do (start 10,
+    answer 1 for the first; 446 and 442 for the third); the answer is the first n at which statsmodels'
+    normal_power_het reaches the target. A target below alpha (0.045) is reached at once: the test rejects a
+    true share of 0.12 at least as often as a true 0.1."""
+    expected = _smallest_n_by_statsmodels(target, pi0, pi1, 0.0, "two-sided", 2000)
+    assert noncompliant_sample_size_for_power(target, pi0, pi1, *TWO_COINS, 0.0, alternative="two-sided") == expected
+
+
+def test_a_power_reached_exactly_at_some_n_needs_that_n():
+    for alternative, n in (("two-sided", 40), ("larger", 5000)):
+        target = noncompliant_power(n, 0.2, 0.3, *TWO_COINS, 0.0, alternative=alternative)
+        assert noncompliant_sample_size_for_power(target, 0.2, 0.3, *TWO_COINS, 0.0, alternative=alternative) == n
+
+
+def test_a_start_rounded_down_onto_a_whole_number_is_searched_up():
+    """A target that statsmodels reaches at n = 10000.000004: the closed form's 10000.000004 is taken as 10000
+    (a rounding error, for whole_n), where the power falls just short, so the answer is 10001."""
+    lam0, lam1 = observed_yes_rate(0.2, *TWO_COINS), observed_yes_rate(0.23, *TWO_COINS)
+    s0, s1 = 2 * math.sqrt(lam0 * (1 - lam0)), 2 * math.sqrt(lam1 * (1 - lam1))
+    target = float(normal_power_het(0.23 - 0.2, 10000 + 4e-6, 0.05, s0, s1, alternative="larger"))
+    n = noncompliant_sample_size_for_power(target, 0.2, 0.23, *TWO_COINS, 0.0)
+    assert n == 10001
+    assert (
+        noncompliant_power(10000, 0.2, 0.23, *TWO_COINS, 0.0)
+        < target
+        <= noncompliant_power(n, 0.2, 0.23, *TWO_COINS, 0.0)
+    )
+
+
+def test_sample_sizes_for_power_when_the_null_or_the_truth_is_certain():
+    """Asked directly, everyone complying. Null 0: no answer is yes under it (spread 0), so any estimate above 0
+    rejects; power Phi(0.1 sqrt(n) / 0.3) >= 0.8 needs sqrt(n) >= 3 z_0.8, n = 7. True share 1 against 0.5: the
+    estimate is exactly 1, rejected once 0.5 + z_0.95 0.5 / sqrt(n) < 1, n > z_0.95^2 = 2.7, so n = 3."""
+    assert noncompliant_sample_size_for_power(0.8, 0.0, 0.1, *DIRECT, 0.0) == math.ceil((3 * stats.norm.ppf(0.8)) ** 2)
+    assert noncompliant_sample_size_for_power(0.8, 0.5, 1.0, *DIRECT, 0.0) == math.ceil(stats.norm.ppf(0.95) ** 2)

@@ -285,3 +285,113 @@ def test_a_share_records_whether_the_fpc_was_used_and_its_totals():
     assert without.totals.weight_sum == 1800.0 and without.horvitz_thompson.method == "horvitz-thompson"
     clustered = design_share([70, 240], [200, 400], [3.0, 3.0])  # the default: each group a cluster
     assert clustered.totals.psus == 2 and without.totals.psus == 600
+
+
+def test_the_jackknife_by_hand_centred_on_the_replicates_or_on_the_estimate():
+    """One stratum of three PSUs, y = (1, 2, 4), x = (1, 1, 2): R = 7/4; deleting PSU c leaves
+    theta_c = (Y - y_c)/(X - x_c) = (2, 5/3, 3/2), and Var = (n - 1)/n sum (theta_c - centre)^2 with the centre
+    their mean (R's default) or R itself (mse)."""
+    thetas = np.array([2.0, 5 / 3, 1.5])
+    plain = design_estimate([1.0, 2.0, 4.0], [1.0, 1.0, 2.0], method="jackknife")
+    mse = design_estimate([1.0, 2.0, 4.0], [1.0, 1.0, 2.0], method="jackknife", mse=True)
+    assert plain.ratio == mse.ratio == 1.75
+    assert plain.ratio_variance == pytest.approx(2 / 3 * np.sum((thetas - thetas.mean()) ** 2), rel=1e-12)
+    assert mse.ratio_variance == pytest.approx(2 / 3 * np.sum((thetas - 1.75) ** 2), rel=1e-12)
+    assert mse.ratio_variance > plain.ratio_variance
+
+
+def test_a_jackknife_of_lonely_strata_only_has_no_variance():
+    lonely = design_estimate([1.0, 2.0], [1.0, 3.0], strata=["a", "b"], method="jackknife")
+    assert (lonely.ratio_variance, lonely.total_variance, lonely.lonely_strata) == (0.0, 0.0, ("a", "b"))
+
+
+@pytest.mark.parametrize(("t", "a", "b"), [(0.5, 0.25, 0.25), (Fraction(2, 3), Fraction(1, 6), Fraction(1, 6))])
+def test_without_replacement_the_randomization_is_added_back_as_the_finite_population_estimator(t, a, b):
+    """One stratum of 500 respondents drawn from 4,000 (weights 8): the Hajek variance is that of
+    estimate_finite_population (RRTCS's, tests/test_finite_population.py), for two coins and for a die
+    (t = 2/3, where the randomization's variance ... / t^2 is not ... / t * 2). Clusters of one respondent each are
+    the same sample: the clustered rows add the randomization with the weight squared (64, not 16)."""
+    y, n, big_n = 200, 500, 4000
+    reference = estimate_finite_population(y, n, big_n, t, a, b)
+    plain = design_share([y], [n], [big_n / n], None, False, [big_n], big_n, t, a, b)
+    assert plain.hajek.estimate_raw == pytest.approx(reference.estimate.estimate_raw, rel=1e-12)
+    assert plain.hajek.variance == pytest.approx(reference.variance, rel=1e-10)
+    ones = [1] * y + [0] * (n - y)
+    clusters = design_share(ones, [1] * n, [big_n / n] * n, None, True, [big_n] * n, big_n, t, a, b)
+    assert clusters.hajek.variance == pytest.approx(reference.variance, rel=1e-10)
+
+
+def test_a_share_uses_the_variance_method_asked_for():
+    jack = design_share([10, 20, 15], [40, 50, 45], [2.0, 3.0, 2.5], method="jackknife")
+    assert jack.totals.method == "jackknife"
+    assert design_share([10, 20, 15], [40, 50, 45], [2.0, 3.0, 2.5]).totals.method == "linearization"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"weights": [2.0, 0.0]}, "every group needs 1+ answers, 0 <= yes <= n and a positive weight, got ns=[5, 5]"),
+        ({"weights": [2.0, -1.0]}, "every group needs 1+ answers, 0 <= yes <= n and a positive weight, got ns=[5, 5]"),
+        ({"yes_counts": [], "ns": [], "weights": []}, "yes_counts and ns must be equally long, got 0 and 0"),
+        ({"yes_counts": [[1]], "ns": [[5]], "weights": [2.0]}, "yes_counts and ns must be equally long, got 1 and 1"),
+    ],
+)
+def test_design_share_refuses_with_its_whole_message(kwargs, message):
+    arguments = {"yes_counts": [1, 2], "ns": [5, 5], "weights": [2.0, 3.0], **kwargs}
+    with pytest.raises(ValueError) as refused:
+        design_share(**arguments)
+    assert str(refused.value) == message
+
+
+def test_weights_of_one_or_below_one_are_taken():
+    share = design_share([1, 2], [5, 5], [1.0, 0.5])
+    assert share.totals.weight_sum == 7.5
+    # debiased totals (1 - 0.25 x 5)/0.5 = -0.5 and (2 - 1.25)/0.5 = 1.5, weighted 1 and 0.5, over 7.5
+    assert share.hajek.estimate_raw == pytest.approx((1.0 * -0.5 + 0.5 * 1.5) / 7.5)
+
+
+def test_a_single_psu_without_strata_is_the_lonely_unnamed_stratum():
+    assert design_estimate([3.0], [2.0]).lonely_strata == ("",)
+
+
+def test_a_population_count_below_one_is_refused_as_such():
+    with pytest.raises(ValueError) as refused:
+        design_estimate([1.0, 2.0], [1.0, 1.0], fpc=[0.5, 0.5])
+    assert str(refused.value) == "fpc must all be >= 1.0, got fpc=[0.5, 0.5]"
+
+
+def test_the_jackknife_of_a_total_by_hand_with_mse():
+    """The same three PSUs: deleting c gives 3/2 (Y - y_c) = (9, 7.5, 4.5), centred on Y = 7 (their mean too):
+    Var = 2/3 (4 + 0.25 + 6.25) = 7."""
+    mse = design_estimate([1.0, 2.0, 4.0], [1.0, 1.0, 2.0], method="jackknife", mse=True)
+    assert mse.total_variance == pytest.approx(7.0, rel=1e-12)
+
+
+def test_exact_values_are_read_as_numbers():
+    exact = design_estimate([Fraction(1, 2), Fraction(3, 2), 4], [1, 1, Fraction(2)], fpc=[10, 10, 10])
+    floats = design_estimate([0.5, 1.5, 4.0], [1.0, 1.0, 2.0], fpc=[10.0, 10.0, 10.0])
+    assert exact == floats
+
+
+def test_a_row_of_multiplicity_zero_is_no_psu():
+    with_zero = design_estimate([1.0, 5.0, 2.0, 4.0], [1.0, 3.0, 1.0, 2.0], multiplicities=[1, 0, 1, 1])
+    without = design_estimate([1.0, 2.0, 4.0], [1.0, 1.0, 2.0])
+    assert with_zero.psus == 3
+    assert (with_zero.ratio, with_zero.ratio_variance) == pytest.approx(
+        (without.ratio, without.ratio_variance), rel=1e-12
+    )
+
+
+def test_a_population_below_one_is_taken_as_given():
+    """population_size need only be positive: with N = 0.5 the mean Y / N is 2 Y = 6."""
+    small = design_estimate([1.0, 2.0], [1.0, 1.0], population_size=0.5)
+    assert small.ht_mean == 6.0
+
+
+def test_a_within_variance_below_one_is_added_with_the_sampling_fraction():
+    """Two PSUs of a stratum of 4 (f = 1/2), within variances 0.5 and 0.25: the ratio's variance grows by
+    f (0.5 + 0.25) / X^2 with X = 2, and the total's by f (0.5 + 0.25)."""
+    plain = design_estimate([1.0, 2.0], [1.0, 1.0], fpc=[4, 4])
+    within = design_estimate([1.0, 2.0], [1.0, 1.0], fpc=[4, 4], within=[0.5, 0.25])
+    assert within.ratio_variance - plain.ratio_variance == pytest.approx(0.5 * 0.75 / 4, rel=1e-12)
+    assert within.total_variance - plain.total_variance == pytest.approx(0.5 * 0.75, rel=1e-12)
