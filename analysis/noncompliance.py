@@ -362,10 +362,13 @@ def noncompliant_sample_size_for_power(
     Notes
     -----
     For a one-sided test ``sqrt(n) = (z_{1-alpha} sigma0 + z_{power} sigma_c) / (mu - pi0)`` (statsmodels'
-    ``normal_sample_size_one_tail``), rounded up; ``None`` when non-compliance pulls the expected estimate
-    ``mu`` to the null's side (``mu <= pi0`` for ``"larger"``: more answers only make the test surer of the
-    wrong answer). A two-sided test is searched for on whole ``n`` (doubling, then bisection) from that
-    start.
+    ``normal_sample_size_one_tail``), rounded up (1 when the right side is not positive: a target at or
+    below the test's level), then the smallest ``n`` up to it that reaches ``power`` found by bisection (the
+    power rises with ``n`` when ``mu`` lies on the alternative's side, for either test). When
+    non-compliance pulls the expected estimate ``mu`` to the null's side (``mu <= pi0`` for ``"larger"``)
+    more answers only make the test surer of the wrong answer: 1 if one answer reaches ``power`` (a target
+    below the level), else ``None``. A two-sided test is searched for on whole ``n`` (doubling, then
+    bisection) from that start.
     """
     target = check_unit_open(power, "power")
     args = (pi0, pi1, theta1, theta0, noncompliance, alpha, alternative, noncompliant_yes)
@@ -377,18 +380,24 @@ def noncompliant_sample_size_for_power(
         shift = -shift
     elif alternative == "two-sided":
         shift = abs(shift)
-    if shift <= 0 or target <= one_sided_alpha:
-        return None
+    if shift <= 0:
+        return 1 if noncompliant_power(1, *args) >= target else None
     spread0 = _spread(pi0, theta1, theta0, 0.0, 0.0)
     spread1 = _spread(pi1, theta1, theta0, noncompliance, noncompliant_yes)
     root = (stats.norm.ppf(1 - one_sided_alpha) * spread0 + stats.norm.ppf(target) * spread1) / shift
-    start = whole_n(root * root)
+    start = whole_n(root * root) if root > 0 else 1
     if noncompliant_power(start, *args) < target:  # a two-sided test's far tail is left out of ``start``
         return first_n_within(lambda n: 1 - noncompliant_power(n, *args), 1 - target, start)
-    lowest = start
-    while lowest > 1 and noncompliant_power(lowest - 1, *args) >= target:
-        lowest -= 1
-    return lowest
+    if noncompliant_power(1, *args) >= target:
+        return 1
+    below, reached = 1, start  # the power rises with n when mu is on the alternative's side: bisect
+    while reached - below > 1:
+        middle = (below + reached) // 2
+        if noncompliant_power(middle, *args) >= target:
+            reached = middle
+        else:
+            below = middle
+    return reached
 
 
 @dataclass(frozen=True)

@@ -259,7 +259,29 @@ def test_no_sample_size_reaches_a_power_the_shift_cannot_give():
     # Noncompliant "no" answers pull the yes share down: a true rise from 0.2 to 0.22 reads as a fall.
     assert noncompliant_sample_size_for_power(0.8, 0.2, 0.22, *TWO_COINS, 0.3) is None
     assert noncompliant_sample_size_for_power(0.8, 0.2, 0.2, *TWO_COINS, 0.0) is None  # no shift at all
-    assert noncompliant_sample_size_for_power(0.05, 0.2, 0.35, *TWO_COINS, 0.0, alpha=0.05) is None  # power <= alpha
+
+
+@pytest.mark.parametrize("target", [0.01, 0.02, 0.045, 0.05])
+@pytest.mark.parametrize(
+    ("pi0", "pi1", "alternative", "noncompliance"),
+    [
+        (0.2, 0.35, "larger", 0.0),
+        (0.4, 0.25, "smaller", 0.1),
+        (0.2, 0.35, "two-sided", 0.0),
+        (0.2, 0.22, "larger", 0.3),  # non-compliance pulls the estimate to the null's side
+        (0.2, 0.2, "two-sided", 0.0),  # no shift at all
+    ],
+)
+def test_a_power_at_or_below_the_level_needs_the_smallest_n_that_reaches_it(
+    pi0, pi1, alternative, noncompliance, target
+):
+    """A target at or below the test's level (one-sided alpha, or alpha / 2 on each side) is reached by the
+    first n whose power reaches it, often one answer: the function said None there ("no n reaches it"),
+    though one answer did (two-sided, 0.02: power 0.061 at n = 1). Checked against a scan of n = 1..3000
+    with noncompliant_power itself (None: no n of the scan reaches it)."""
+    args = (pi0, pi1, *TWO_COINS, noncompliance, 0.05, alternative, 0.0)
+    scanned = next((n for n in range(1, 3001) if noncompliant_power(n, *args) >= target), None)
+    assert noncompliant_sample_size_for_power(target, *args) == scanned
 
 
 @pytest.mark.parametrize(
