@@ -453,3 +453,21 @@ def test_sample_sizes_for_power_when_the_null_or_the_truth_is_certain():
     estimate is exactly 1, rejected once 0.5 + z_0.95 0.5 / sqrt(n) < 1, n > z_0.95^2 = 2.7, so n = 3."""
     assert noncompliant_sample_size_for_power(0.8, 0.0, 0.1, *DIRECT, 0.0) == math.ceil((3 * stats.norm.ppf(0.8)) ** 2)
     assert noncompliant_sample_size_for_power(0.8, 0.5, 1.0, *DIRECT, 0.0) == math.ceil(stats.norm.ppf(0.95) ** 2)
+
+
+@pytest.mark.parametrize("needed", [2, 3, 40])
+@pytest.mark.parametrize("alternative", ["larger", "two-sided"])
+def test_a_target_between_the_powers_of_n_minus_one_and_n_needs_n(alternative, needed):
+    """The bisection's ends: a target halfway between the power at ``needed - 1`` and at ``needed`` answers
+    needs exactly ``needed`` (one answer does not reach it; two, three or forty do)."""
+    args = (0.2, 0.35, *TWO_COINS, 0.0, 0.05, alternative, 0.0)
+    target = (noncompliant_power(needed - 1, *args) + noncompliant_power(needed, *args)) / 2
+    assert noncompliant_sample_size_for_power(target, *args) == needed
+
+
+def test_a_target_equal_to_one_answers_power_on_the_nulls_side_needs_one_answer():
+    """Non-compliance pulls the estimate to the null's side, so the power falls with n: a target equal to
+    the power of one answer is reached by one answer (and by no more)."""
+    args = (0.2, 0.22, *TWO_COINS, 0.3, 0.05, "larger", 0.0)
+    assert noncompliant_sample_size_for_power(noncompliant_power(1, *args), *args) == 1
+    assert noncompliant_sample_size_for_power(noncompliant_power(1, *args) * 1.000001, *args) is None
