@@ -202,12 +202,11 @@ def _count_arrival(
         _count_hour(db, survey_id, hour_count)
 
 
-#: Count one arrival in its hour's bucket (every window that is over deleted first, as the rate limiter's
-#: count deletes them) and move one hour of the histogram from the count before to the count after.
+#: Count one arrival in its hour's bucket (the rate limiter's own count, every window that is over deleted
+#: first as it deletes them) and move one hour of the histogram from the count before to the count after.
 COUNT_ARRIVAL_AND_HOUR = (
     "WITH expired AS (DELETE FROM window_hits WHERE expires <= ?),"
-    ' hit AS (INSERT INTO window_hits (bucket, "window", count, expires) VALUES (?, ?, 1, ?)'
-    ' ON CONFLICT (bucket, "window") DO UPDATE SET count = window_hits.count + 1 RETURNING count),'
+    f" hit AS ({ratelimit.COUNT_HIT}),"
     " down AS (UPDATE hour_histograms SET hours = hour_histograms.hours - 1 FROM hit"
     " WHERE hour_histograms.survey_id = ? AND hour_histograms.responses = hit.count - 1"
     " AND hour_histograms.hours > 0)"
