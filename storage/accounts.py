@@ -56,8 +56,11 @@ NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 MIN_PASSWORD_LENGTH = 12
 SESSION_SECONDS = 12 * 3600
 #: Verified against when the account does not exist, so that an unknown name
-#: takes as long to refuse as a wrong password.
-_DUMMY_HASH = HASHER.hash("not a real password, only for timing")
+#: takes as long to refuse as a wrong password: ``HASHER.hash("not a real password, only for timing")``,
+#: written out once instead of hashed again by every process at import (about 0.17 s of a core in each
+#: gunicorn worker and command). Its parameters are :data:`HASHER`'s (tests/test_accounts.py checks it), so
+#: checking a password against it costs what checking against an account's hash costs.
+_DUMMY_HASH = "$argon2id$v=19$m=65536,t=3,p=1$iDFkeL5h/4afyaft5YmEAg$fhJHJBoKYBn8ukPrkI8myXU9USdHZmGlUuDLIJMkLbg"
 
 
 def check_name(name: str) -> str:

@@ -71,7 +71,6 @@ from pathlib import Path
 from time import monotonic
 from xml.etree.ElementTree import ParseError
 
-import openpyxl
 import yaml
 
 from surveys import limits
@@ -337,6 +336,8 @@ def _check_workbook_size(path: Path) -> None:
 
 def _open_workbook(path: Path, handle):
     """The workbook in the open file ``handle``, read-only (its sheets streamed row by row)."""
+    import openpyxl  # here, not at the top: 0.07 s of a core that every worker and command paid at start
+
     try:
         return openpyxl.load_workbook(handle, read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError, ParseError) as error:

@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from time import monotonic
 
-from openpyxl.utils import get_column_letter
-
 from surveys import limits
 from surveys.schema_languages import LANGUAGE_PATTERN
 
@@ -120,6 +118,8 @@ def read_sheet(book, name: str, deadline: float = math.inf) -> Sheet | None:
 
 
 def _sheet(title: str, rows: Iterator[tuple], deadline: float) -> Sheet:
+    from openpyxl.utils import get_column_letter  # imported with the workbook (surveys.xlsform._open_workbook)
+
     header = next(rows, ())
     if len(header) > limits.MAX_SHEET_COLUMNS and cell_text(header[limits.MAX_SHEET_COLUMNS]):
         message = f"more than {limits.MAX_SHEET_COLUMNS:,} columns; " + limits.limit_text(

@@ -40,6 +40,19 @@ def test_sign_in_ok_and_refused(fresh_db):
     assert accounts.sign_in(fresh_db, "nobody", PASSWORD) is False
 
 
+def test_the_unknown_names_hash_has_the_hashers_parameters_and_its_own_password():
+    """The hash an unknown name is checked against is written out in the code: it must cost what an account's
+    costs (the same type, memory, passes, lanes and lengths as the hasher's) and be a real Argon2 hash."""
+    from argon2.exceptions import VerifyMismatchError
+
+    dummy = extract_parameters(accounts._DUMMY_HASH)
+    real = extract_parameters(accounts.HASHER.hash("any password at all"))
+    assert dummy == real
+    assert accounts.HASHER.verify(accounts._DUMMY_HASH, "not a real password, only for timing")
+    with pytest.raises(VerifyMismatchError):
+        accounts.HASHER.verify(accounts._DUMMY_HASH, PASSWORD)
+
+
 def test_unknown_name_costs_one_argon2_check_like_a_known_one(fresh_db, monkeypatch):
     accounts.create_admin(fresh_db, "ana", PASSWORD)
     checked = []
