@@ -32,6 +32,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Chromium 156 makes its address bar's drop-down (chrome://omnibox-popup.top-chrome/, two WebUI pages) for
+    # every window, so for every browser context, in a renderer of its own that no test looks at: 0.5 s of a core
+    # each, more than the pages under test took (tests/test_browser_respond.py on two workers: Chromium's CPU
+    # 88 s -> 41 s, 71 s -> 42 s of wall time). Playwright adds these to its own --disable-features list.
+    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ]
 
 
