@@ -370,21 +370,34 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
 
 
-#: Argon2 at its cheapest for the test researcher's account: each test that signs in would otherwise spend two
-#: real hashes (about 0.2 s each on a quiet core) creating the account and signing in. The real parameters, the
-#: rehash and the timing of a sign-in are tested in tests/test_accounts.py, which makes its own accounts.
+#: Argon2 at its cheapest, for every account a test makes in its own process (:func:`cheap_password_hashing`): each
+#: account made and each sign-in would otherwise spend a real hash (about 0.2 s of a core on a quiet machine).
 CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID)
+#: What an unknown name is checked against under :data:`CHEAP_HASHER` (the same cost as a known one's check).
+CHEAP_DUMMY_HASH = CHEAP_HASHER.hash("not a real password, only for timing")
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashing(request, monkeypatch):
+    """Passwords hashed and checked with :data:`CHEAP_HASHER` in the test's own process, unknown names against
+    :data:`CHEAP_DUMMY_HASH`, unless the test is marked ``real_password_hashing``: tests/test_accounts.py, which
+    tests the real parameters, the rehash and the cost of a sign-in. Servers the tests start in processes of their
+    own (gunicorn) hash with the real parameters."""
+    if request.node.get_closest_marker("real_password_hashing"):
+        return
+    from storage import accounts
+
+    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
+    monkeypatch.setattr(accounts, "_DUMMY_HASH", CHEAP_DUMMY_HASH)
 
 
 @pytest.fixture
-def admin_account(app, monkeypatch):
-    """The test researcher's account (:data:`ADMIN_NAME`), hashed and checked with :data:`CHEAP_HASHER` (an unknown
-    name too, against a dummy hash of the same cost) for the rest of the test."""
+def admin_account(app):
+    """The test researcher's account (:data:`ADMIN_NAME`), hashed with :data:`CHEAP_HASHER` as every test's
+    accounts are (:func:`cheap_password_hashing`)."""
     from storage import accounts
     from web.db import open_database
 
-    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
-    monkeypatch.setattr(accounts, "_DUMMY_HASH", CHEAP_HASHER.hash("not a real password, only for timing"))
     db = open_database(app)
     accounts.create_admin(db, ADMIN_NAME, ADMIN_PASSWORD)
     db.close()

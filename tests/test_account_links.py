@@ -6,18 +6,12 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from argon2 import PasswordHasher, Type
 
 from storage import account_links, accounts
 
 pytestmark = pytest.mark.both_backends
 
 NOW = 1_800_000_000.0
-
-
-@pytest.fixture(autouse=True)
-def cheap_hashes(monkeypatch):
-    monkeypatch.setattr(accounts, "HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID))
 
 
 def test_an_invitation_keeps_only_the_hash_and_works_once(fresh_db):

@@ -10,8 +10,12 @@ from storage import accounts
 pytestmark = pytest.mark.both_backends
 
 PASSWORD = "a long enough password"
+#: The tests of the real hash (its parameters, the rehash, the unknown name's check, the check's thread); the others
+#: hash with conftest's cheap hasher, as every other module's tests do.
+REAL = pytest.mark.real_password_hashing
 
 
+@REAL
 def test_password_is_stored_as_argon2id_at_or_above_owasp_minimum(fresh_db):
     accounts.create_admin(fresh_db, "ana", PASSWORD)
     stored = fresh_db.execute("SELECT password_hash FROM admins").fetchone()[0]
@@ -21,6 +25,7 @@ def test_password_is_stored_as_argon2id_at_or_above_owasp_minimum(fresh_db):
     assert params.memory_cost >= 19 * 1024 and params.time_cost >= 2 and params.parallelism >= 1
 
 
+@REAL
 def test_a_hash_made_with_four_lanes_still_signs_in_and_is_rehashed_with_one(fresh_db):
     # Hashes made before the change to one lane (argon2-cffi's default of four lanes).
     from argon2 import PasswordHasher, Type
@@ -33,6 +38,7 @@ def test_a_hash_made_with_four_lanes_still_signs_in_and_is_rehashed_with_one(fre
     assert accounts.sign_in(fresh_db, "ana", PASSWORD) is True
 
 
+@REAL
 def test_sign_in_ok_and_refused(fresh_db):
     accounts.create_admin(fresh_db, "ana", PASSWORD)
     assert accounts.sign_in(fresh_db, "ana", PASSWORD) is True
@@ -40,6 +46,7 @@ def test_sign_in_ok_and_refused(fresh_db):
     assert accounts.sign_in(fresh_db, "nobody", PASSWORD) is False
 
 
+@REAL
 def test_the_unknown_names_hash_has_the_hashers_parameters_and_its_own_password():
     """The hash an unknown name is checked against is written out in the code: it must cost what an account's
     costs (the same type, memory, passes, lanes and lengths as the hasher's) and be a real Argon2 hash."""
@@ -53,6 +60,7 @@ def test_the_unknown_names_hash_has_the_hashers_parameters_and_its_own_password(
         accounts.HASHER.verify(accounts._DUMMY_HASH, PASSWORD)
 
 
+@REAL
 def test_unknown_name_costs_one_argon2_check_like_a_known_one(fresh_db, monkeypatch):
     accounts.create_admin(fresh_db, "ana", PASSWORD)
     checked = []
@@ -63,6 +71,7 @@ def test_unknown_name_costs_one_argon2_check_like_a_known_one(fresh_db, monkeypa
     assert len(checked) == 2 and checked[1] == accounts._DUMMY_HASH
 
 
+@REAL
 def test_a_password_is_checked_on_a_thread_of_lower_priority_and_the_callers_priority_is_untouched(
     fresh_db, monkeypatch
 ):
@@ -88,6 +97,7 @@ def test_a_password_is_checked_on_a_thread_of_lower_priority_and_the_callers_pri
     assert priority() == caller
 
 
+@REAL
 def test_a_check_admitted_ahead_of_a_flood_runs_on_the_callers_thread_at_its_priority(fresh_db, monkeypatch):
     """``niced=False`` (a remembered browser's sign-in): the check is not left waiting for a core behind
     the flood's own requests. Fails if it runs on the low-priority threads."""

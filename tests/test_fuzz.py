@@ -24,7 +24,6 @@ from collections import Counter
 from urllib.parse import quote, urlsplit
 
 import pytest
-from argon2 import PasswordHasher
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from werkzeug.datastructures import MultiDict
@@ -80,13 +79,10 @@ WIRE = {
 
 
 @pytest.fixture
-def app(make_app, monkeypatch):
+def app(make_app):
     """An app on the test's backend (a temporary SQLite file, or the session's emptied PostgreSQL
-    database) serving the quiz, with one admin account. Argon2 is made cheap here: sign-in is fuzzed,
-    not the hash."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    monkeypatch.setattr(accounts, "HASHER", cheap)
-    monkeypatch.setattr(accounts, "_DUMMY_HASH", cheap.hash("dummy"))
+    database) serving the quiz, with one admin account (hashed cheaply, as every test's: sign-in is fuzzed,
+    not the hash)."""
     app = make_app(
         {
             "SECRET_KEY": "fuzz-secret-key",

@@ -8,7 +8,6 @@ import time
 
 import pyotp
 import pytest
-from argon2 import PasswordHasher, Type
 
 from storage import account_links, accounts, audit, roles, second_factor
 from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession, csrf_token_in, message_of
@@ -16,8 +15,6 @@ from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession, csrf
 pytestmark = pytest.mark.both_backends
 
 PASSWORD = "a password long enough"
-#: Argon2 at its cheapest, for the accounts these tests make on apps of their own (as conftest's ``admin_account``).
-CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID)
 
 
 def post(session: AdminSession, path: str, data: dict, page: str = "/admin/account"):
@@ -137,7 +134,6 @@ def test_changing_ones_password_needs_the_current_one_and_ends_the_other_session
 def test_checks_of_ones_current_password_are_rate_limited_like_sign_ins(make_app, monkeypatch):
     from web.db import open_database
 
-    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
     app = make_app({"SECRET_KEY": "k", "RATELIMIT_SIGNINS": "3/600"})
     db = open_database(app)
     ana = person(app, db, "ana")  # one sign-in: one of the three
@@ -202,7 +198,6 @@ def test_second_factor_codes_are_rate_limited_like_sign_ins(make_app, monkeypatc
     from tests.helpers.drivers import ADMIN_NAME as name
     from web.db import open_database
 
-    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
     app = make_app({"SECRET_KEY": "k", "RATELIMIT_SIGNINS": "3/600"})
     db = open_database(app)
     accounts.create_admin(db, name, ADMIN_PASSWORD)
@@ -221,7 +216,6 @@ def test_site_administrators_set_up_a_second_factor_first_when_the_setting_says_
     from tests.helpers.drivers import ADMIN_NAME as name
     from web.db import open_database
 
-    monkeypatch.setattr(accounts, "HASHER", CHEAP_HASHER)
     app = make_app({"SECRET_KEY": "k", "REQUIRE_SECOND_FACTOR_FOR_SITE_ADMINS": True})
     db = open_database(app)
     accounts.create_admin(db, name, ADMIN_PASSWORD)

@@ -157,14 +157,11 @@ def matrix_path(rule, survey_id: str = SURVEY_A) -> str:
 def matrix_app(make_app, surveys_dir, monkeypatch):
     """An app (CSRF checks off: every POST of the matrix is sent without a token, with an empty form) with
     survey A (``quiz``), survey B (``other``) and one account per identity, each holding its role."""
-    from argon2 import PasswordHasher, Type
-
     from storage import accounts, roles, tokens
     from tests.helpers.sample_surveys import QUIZ_YAML
     from web.db import open_database
 
     (surveys_dir / "other.yaml").write_text(QUIZ_YAML.replace("id: quiz", "id: other").replace("Test quiz", "Other"))
-    monkeypatch.setattr(accounts, "HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID))
     app = make_app({"SECRET_KEY": "test-secret-key", "WTF_CSRF_ENABLED": False})
     db = open_database(app)
     for name in [*IDENTITIES, "target"]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pyotp
 import pytest
-from argon2 import PasswordHasher, Type
 
 from storage import accounts, roles, second_factor
 
@@ -15,8 +14,7 @@ NOW = 1_800_000_000.0
 
 
 @pytest.fixture
-def ana(fresh_db, monkeypatch):
-    monkeypatch.setattr(accounts, "HASHER", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID))
+def ana(fresh_db):
     accounts.create_admin(fresh_db, "ana", "a password long enough")
     return pyotp.TOTP(second_factor.start_enrolment(fresh_db, "ana"))
 
