@@ -143,6 +143,30 @@ def test_two_group_compliance_test_matches_scipy(design, fixed, yes):
     assert result.compliance_pearson.df == 1
 
 
+@pytest.mark.parametrize(
+    ("design", "yes"),
+    [
+        (CheaterDetectionDesign("1/3", "2/3"), (130, 355)),
+        (CheaterDetectionDesign("1/3", "2/3"), (205, 290)),
+        (StochasticLieDetectorDesign("0.2", "0.8"), (400, 330)),
+    ],
+)
+def test_an_estimate_on_the_restriction_has_no_likelihood_ratio_and_p_value_one(design, yes):
+    """Counts whose estimate lies on the compliant boundary (gamma = 0, or t = 1): the restricted maximum is the
+    full one (scipy's bounded search agrees to 1e-9), so G^2 = 0 and the chi-bar-square p-value is 1 (its chi2_0
+    half), not the 0.5 that a rounding error of 1e-13 in G^2 gave."""
+    n = (400, 380)
+    estimate = estimate_two_group(yes, n, design)
+    fixed = {"gamma": 0.0, "t": 1.0}[estimate.second_parameter]
+    assert estimate.second == fixed
+    _, restricted = _restricted_log_likelihood(design, yes, n, fixed)
+    rates = design.rates(estimate.pi, estimate.second)
+    full = sum(stats.binom.logpmf(y, size, rate) for y, size, rate in zip(yes, n, rates))
+    assert full - restricted == pytest.approx(0.0, abs=1e-9)
+    result = two_group_fit(estimate)
+    assert result.compliance.statistic == 0.0 and result.compliance.p_value == 1.0
+
+
 def test_two_group_compliance_test_holds_its_level_and_finds_cheaters():
     """Compliant answers (gamma = 0): rejections at 5% within 3 SE of 5% over 400 seeded surveys; with a fifth
     cheating the test rejects nearly always."""
