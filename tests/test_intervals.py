@@ -137,6 +137,21 @@ def test_wald_with_no_forced_yes_and_no_yes_is_a_one_sided_bound():
     assert_allclose(mirrored.low, 1 - ci.high, rtol=1e-8)
 
 
+def test_wald_s_one_sided_fallback_names_its_method_and_level():
+    """The fallback of the test above at 90%: 1 - 0.1^(1/10) for lambda, over t; its method and level shown."""
+    ci = wald_interval(0, 10, 0.5, 0, 0.5, 0.9)
+    assert (ci.low, ci.method, ci.confidence_level, ci.side) == (0.0, "clopper-pearson-cls", 0.9, "upper")
+    assert_allclose(ci.high, (1 - 0.1 ** (1 / 10)) / 0.5, rtol=1e-8)
+    mirrored = wald_interval(10, 10, 0.5, 0.5, 0, 0.9)
+    assert (mirrored.high, mirrored.method, mirrored.confidence_level, mirrored.side) == (
+        1.0,
+        "clopper-pearson-cls",
+        0.9,
+        "lower",
+    )
+    assert_allclose(mirrored.low, 1 - ci.high, rtol=1e-8)
+
+
 @pytest.mark.parametrize("method", INTERVAL_METHODS)
 @pytest.mark.parametrize("design", DESIGNS, ids=["two-coins", "die", "asym", "direct", "a0"])
 def test_no_interval_has_width_zero_and_every_one_holds_the_clipped_estimate(method, design):
