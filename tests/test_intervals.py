@@ -381,3 +381,43 @@ def test_outside_design_names_a_bad_level(level, rule):
         ValueError, match=f"^{re.escape(f'confidence_level must {rule}, got confidence_level={level!r}')}$"
     ):
         outside_design(10, 200, confidence_level=level)
+
+
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+def test_a_one_sided_bound_outside_the_design_carries_its_method_and_level(method):
+    """Below the floor and above the ceiling (two coins, 90%): outside_design's bound, method and level."""
+    from analysis import outside_design
+
+    below, above = outside_design(150, 1000, confidence_level=0.9), outside_design(850, 1000, confidence_level=0.9)
+    low = confidence_interval(150, 1000, confidence_level=0.9, method=method)
+    high = confidence_interval(850, 1000, confidence_level=0.9, method=method)
+    assert (low.low, low.high, low.method, low.confidence_level, low.side) == (
+        0.0,
+        below.bound,
+        "clopper-pearson-cls",
+        0.9,
+        "upper",
+    )
+    assert (high.low, high.high, high.method, high.confidence_level, high.side) == (
+        above.bound,
+        1.0,
+        "clopper-pearson-cls",
+        0.9,
+        "lower",
+    )
+
+
+@pytest.mark.parametrize(
+    ("yes_count", "n", "rate"),
+    [(175000, 758333, 0.25), (1, 10000, 0.25), (50, 100000, 0.01)],
+)
+def test_the_log_binomial_cdf_where_scipy_underflows_is_the_sum_of_every_term(yes_count, n, rate):
+    """Far below the mean scipy's logcdf is -inf; the log of the pmf summed over every j <= y (no terms left
+    out) is the reference. The first case's terms fall slowly (ratio 0.9 at y), so leaving out too many shows."""
+    from scipy import special
+
+    from analysis.intervals import _log_binom_cdf
+
+    assert stats.binom.logcdf(yes_count, n, rate) == -math.inf
+    reference = special.logsumexp(stats.binom.logpmf(np.arange(yes_count + 1), n, rate))
+    assert _log_binom_cdf(yes_count, n, rate) == pytest.approx(reference, rel=0, abs=1e-9)
