@@ -409,7 +409,7 @@ def test_a_one_sided_bound_outside_the_design_carries_its_method_and_level(metho
 
 @pytest.mark.parametrize(
     ("yes_count", "n", "rate"),
-    [(175000, 758333, 0.25), (1, 10000, 0.25), (50, 100000, 0.01)],
+    [(175000, 758333, 0.25), (1, 10000, 0.25), (50, 100000, 0.01), (0, 10000, 0.25)],
 )
 def test_the_log_binomial_cdf_where_scipy_underflows_is_the_sum_of_every_term(yes_count, n, rate):
     """Far below the mean scipy's logcdf is -inf; the log of the pmf summed over every j <= y (no terms left
@@ -421,3 +421,24 @@ def test_the_log_binomial_cdf_where_scipy_underflows_is_the_sum_of_every_term(ye
     assert stats.binom.logcdf(yes_count, n, rate) == -math.inf
     reference = special.logsumexp(stats.binom.logpmf(np.arange(yes_count + 1), n, rate))
     assert _log_binom_cdf(yes_count, n, rate) == pytest.approx(reference, rel=0, abs=1e-9)
+
+
+def test_the_cls_bound_is_one_when_even_a_share_of_one_keeps_the_ratio_at_alpha():
+    """Two coins, 0 yes of 2: CLs(1) = P(0 | 3/4) / P(0 | 1/4) = (1/16) / (9/16) = 1/9 >= 0.05, so the bound is 1
+    (also at 90%: 1/9 >= 0.1); of 3, CLs(1) = 1/27 < 0.05, so the bound is below 1 and CLs(bound) = 0.05."""
+    from analysis import outside_design
+
+    assert outside_design(0, 2).bound == 1.0
+    assert outside_design(0, 2, confidence_level=0.9).bound == 1.0
+    bound = outside_design(0, 3).bound
+    assert bound < 1.0
+    assert (1 - (0.25 + 0.5 * bound)) ** 3 / (0.75**3) == pytest.approx(0.05, rel=1e-9)
+
+
+def test_mapped_bounds_are_clipped_to_the_unit_interval():
+    """(lambda - a) / t outside [0, 1] is clipped at both ends, for either bound."""
+    from analysis.intervals import mapped_to_pi
+
+    assert mapped_to_pi(0.9, 0.95, 0.5, 0.25) == (1.0, 1.0)
+    assert mapped_to_pi(0.05, 0.1, 0.5, 0.25) == (0.0, 0.0)
+    assert mapped_to_pi(0.3, 0.7, 0.5, 0.25) == pytest.approx((0.1, 0.9), abs=1e-15)
