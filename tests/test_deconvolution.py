@@ -16,6 +16,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import optimize
 
+from analysis import deconvolution
 from analysis.deconvolution import (
     BOUNDED_REASON,
     COUNTED,
@@ -33,6 +34,17 @@ from analysis.intervals import wilson_interval
 from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign, laplace_for_epsilon
 
 CUTS = (6, 12, 18, 24)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_bucket_probabilities():
+    """Each test computes the transition matrices itself: the module keeps them per design (an lru_cache), and
+    mutmut runs each mutant in a process forked after the clean run filled that cache, where a mutant of the
+    functions behind it would otherwise never run."""
+    deconvolution._bucket_probabilities.cache_clear()
+    yield
+
+
 TRUTH = np.array([0.4, 0.3, 0.2, 0.05, 0.05])
 
 
