@@ -137,15 +137,43 @@ def test_the_maximum_matches_an_independent_optimizer():
     assert_allclose(result.log_likelihood, log_likelihood(by_bin, counts, np.array([s.share for s in result.shares])))
 
 
-def test_standard_errors_are_the_inverse_of_minus_the_hessian():
+def test_a_maximum_from_few_answers_matches_an_independent_optimizer():
+    """150 answers, most buckets holding 0, 1 or 2: SLSQP on the simplex reaches no higher log-likelihood (the
+    test's own, over every bucket with an answer) than the fit's, which reports that log-likelihood."""
+    design = laplace_for_epsilon(30, 3.0)
+    labels, matrix = bucket_probabilities(design)
+    bins = bins_from_cuts(CUTS, 30)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    counts = np.rint(by_bin @ np.array([0.3, 0.25, 0.2, 0.15, 0.1]) * 150).astype(int)
+    assert np.count_nonzero(counts == 1) >= 10
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
+    reference = optimize.minimize(
+        lambda w: -log_likelihood(by_bin, counts, w),
+        np.full(5, 0.2),
+        method="SLSQP",
+        bounds=[(0, 1)] * 5,
+        constraints={"type": "eq", "fun": lambda w: w.sum() - 1},
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
+    best = np.maximum(reference.x, 0) / np.maximum(reference.x, 0).sum()
+    estimate = np.array([s.share for s in result.shares])
+    assert result.converged
+    assert result.log_likelihood == pytest.approx(log_likelihood(by_bin, counts, estimate), rel=1e-12)
+    assert result.log_likelihood >= log_likelihood(by_bin, counts, best) - 1e-9
+    assert_allclose(estimate, best, atol=1e-4)
+
+
+@pytest.mark.parametrize("total", [5000, 150])
+def test_standard_errors_are_the_inverse_of_minus_the_hessian(total):
     # At an interior maximum, the SE of each share is the root of the diagonal of G H^-1 G' with H minus the
     # Hessian of the log-likelihood in the four free shares (the fifth 1 - their sum), by central differences.
+    # At 150 answers many buckets hold exactly one, and every bucket with an answer counts.
     design = laplace_for_epsilon(30, 3.0)
     labels, matrix = bucket_probabilities(design)
     bins = bins_from_cuts(CUTS, 30)
     by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
     weights = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
-    counts = np.rint(by_bin @ weights * 5000).astype(int)
+    counts = np.rint(by_bin @ weights * total).astype(int)
     result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
     estimate = np.array([share.share for share in result.shares])
     assert estimate.min() > 0.05
@@ -259,8 +287,10 @@ def test_no_answers_and_one_bin():
     design = laplace_for_epsilon(30, 3.0)
     empty = deconvolve(design, {}, CUTS)
     assert not empty.identified and empty.reason == "no answers yet" and empty.n == 0
+    assert empty == Distribution(False, "no answers yet", bins_from_cuts(CUTS, 30), (), 0, "", 0.95)
     whole = deconvolve(design, {"b10": 5}, ())
     assert [(s.share, s.band_low, s.band_high) for s in whole.shares] == [(1.0, 1.0, 1.0)]
+    assert whole.shares == (BinShare(0, 30, 1.0, 0.0, 1.0, 1.0),)
 
 
 def test_singular_information_gives_the_whole_range():
