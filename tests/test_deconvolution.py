@@ -290,7 +290,9 @@ def test_no_answers_and_one_bin():
     assert empty == Distribution(False, "no answers yet", bins_from_cuts(CUTS, 30), (), 0, "", 0.95)
     whole = deconvolve(design, {"b10": 5}, ())
     assert [(s.share, s.band_low, s.band_high) for s in whole.shares] == [(1.0, 1.0, 1.0)]
-    assert whole.shares == (BinShare(0, 30, 1.0, 0.0, 1.0, 1.0),)
+    one = (BinShare(0, 30, 1.0, 0.0, 1.0, 1.0),)
+    assert whole == Distribution(True, "", ((0, 30),), one, 5, OBSERVED_INFORMATION, 0.95, 0, True, 0.0)
+    assert deconvolve(design, {"b10": 5}, (), level=0.9).confidence_level == 0.9
 
 
 def test_singular_information_gives_the_whole_range():
