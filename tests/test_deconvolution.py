@@ -339,3 +339,18 @@ def test_the_fit_converges_at_the_extremes_of_the_grid_and_epsilon(steps, epsilo
     assert result.converged and len(shares) == bins
     assert min(shares) >= 0 and max(shares) <= 1
     assert_allclose(sum(shares), 1.0)
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_a_fit_stopped_at_the_step_limit_says_it_did_not_converge(monkeypatch, limit):
+    """With the step limit cut to 1 or 2, the fit of 3,000 answers stops there: its iterations are the limit, and
+    converged is false, as the certificate at its estimate says (a gap above the tolerance)."""
+    monkeypatch.setattr(deconvolution, "EM_MAX_STEPS", limit)
+    design = laplace_for_epsilon(30, 1.0)
+    labels, matrix = bucket_probabilities(design)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins_from_cuts(CUTS, 30)])
+    counts = np.random.default_rng(11).multinomial(3000, by_bin @ TRUTH)
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
+    estimate = np.array([s.share for s in result.shares])
+    assert (result.iterations, result.converged) == (limit, False)
+    assert optimality_gap(by_bin, counts.astype(float), estimate) >= EM_TOLERANCE
