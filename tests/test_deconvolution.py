@@ -354,3 +354,18 @@ def test_a_fit_stopped_at_the_step_limit_says_it_did_not_converge(monkeypatch, l
     estimate = np.array([s.share for s in result.shares])
     assert (result.iterations, result.converged) == (limit, False)
     assert optimality_gap(by_bin, counts.astype(float), estimate) >= EM_TOLERANCE
+
+
+def test_a_small_information_still_gives_its_standard_error():
+    """At epsilon 0.1 two bins are hard to tell apart: 8 answers give an information J of about 0.02 (below 1),
+    still invertible, so the standard error is 1 / sqrt(J) (one free share, J = sum c_j D_j^2 / lambda_j^2)."""
+    design = laplace_for_epsilon(30, 0.1)
+    labels, matrix = bucket_probabilities(design)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins_from_cuts((15,), 30)])
+    answers = {labels[2]: 4, labels[-3]: 4}
+    result = deconvolve(design, answers, (15,))
+    counts = np.array([answers.get(label, 0) for label in labels], dtype=float)
+    chances = by_bin @ np.array([s.share for s in result.shares])
+    information = float((counts * (by_bin[:, 0] - by_bin[:, 1]) ** 2 / chances**2).sum())
+    assert 0 < information < 1 and result.band_method == OBSERVED_INFORMATION
+    assert_allclose([s.std_err for s in result.shares], [1 / math.sqrt(information)] * 2, rtol=1e-9)
