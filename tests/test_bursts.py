@@ -334,3 +334,20 @@ def test_a_numpy_integer_ceiling_is_taken_as_a_plain_int():
     test = judge_hour(12, [(12, 1)], ceiling=np.int64(12))
     assert test.is_burst and test.ceiling == 12 and type(test.ceiling) is int
     assert type(hour_threshold(None, np.int64(12))) is int
+
+
+def test_an_hour_with_a_usual_rate_keeps_the_ceiling_it_was_judged_with():
+    """The ceiling is reported whether or not the other hours give a usual rate."""
+    assert judge_hour(300, [(3, 5), (300, 1)], ceiling=1000).ceiling == 1000
+    assert judge_hour(4, [(3, 5), (4, 1)], ceiling=100).ceiling == 100
+    assert judge_hour(4, [(3, 5), (4, 1)]).ceiling is None
+
+
+def test_the_hour_threshold_uses_the_given_min_count_and_alpha():
+    """At rate 3 with min_count 1 and alpha 0.01, the least c with P(X >= c) < 0.01 (a scan of scipy's tail:
+    P(X >= 8) = 0.0119, P(X >= 9) = 0.0038), not the default alpha's 15."""
+    expected = next(c for c in range(1, 100) if stats.poisson.sf(c - 1, 3.0) < 0.01)
+    assert expected == 9
+    assert hour_threshold(3.0, None, min_count=1, alpha=0.01) == 9
+    assert hour_threshold(3.0, 12, min_count=1, alpha=0.01) == 9
+    assert hour_threshold(3.0, None, min_count=12, alpha=0.01) == 12

@@ -16,6 +16,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import optimize
 
+from analysis import deconvolution
 from analysis.deconvolution import (
     BOUNDED_REASON,
     COUNTED,
@@ -33,6 +34,17 @@ from analysis.intervals import wilson_interval
 from analysis.numeric_design import BoundedDesign, DiscreteLaplaceDesign, laplace_for_epsilon
 
 CUTS = (6, 12, 18, 24)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_bucket_probabilities():
+    """Each test computes the transition matrices itself: the module keeps them per design (an lru_cache), and
+    mutmut runs each mutant in a process forked after the clean run filled that cache, where a mutant of the
+    functions behind it would otherwise never run."""
+    deconvolution._bucket_probabilities.cache_clear()
+    yield
+
+
 TRUTH = np.array([0.4, 0.3, 0.2, 0.05, 0.05])
 
 
@@ -125,15 +137,43 @@ def test_the_maximum_matches_an_independent_optimizer():
     assert_allclose(result.log_likelihood, log_likelihood(by_bin, counts, np.array([s.share for s in result.shares])))
 
 
-def test_standard_errors_are_the_inverse_of_minus_the_hessian():
+def test_a_maximum_from_few_answers_matches_an_independent_optimizer():
+    """150 answers, most buckets holding 0, 1 or 2: SLSQP on the simplex reaches no higher log-likelihood (the
+    test's own, over every bucket with an answer) than the fit's, which reports that log-likelihood."""
+    design = laplace_for_epsilon(30, 3.0)
+    labels, matrix = bucket_probabilities(design)
+    bins = bins_from_cuts(CUTS, 30)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    counts = np.rint(by_bin @ np.array([0.3, 0.25, 0.2, 0.15, 0.1]) * 150).astype(int)
+    assert np.count_nonzero(counts == 1) >= 10
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
+    reference = optimize.minimize(
+        lambda w: -log_likelihood(by_bin, counts, w),
+        np.full(5, 0.2),
+        method="SLSQP",
+        bounds=[(0, 1)] * 5,
+        constraints={"type": "eq", "fun": lambda w: w.sum() - 1},
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
+    best = np.maximum(reference.x, 0) / np.maximum(reference.x, 0).sum()
+    estimate = np.array([s.share for s in result.shares])
+    assert result.converged
+    assert result.log_likelihood == pytest.approx(log_likelihood(by_bin, counts, estimate), rel=1e-12)
+    assert result.log_likelihood >= log_likelihood(by_bin, counts, best) - 1e-9
+    assert_allclose(estimate, best, atol=1e-4)
+
+
+@pytest.mark.parametrize("total", [5000, 150])
+def test_standard_errors_are_the_inverse_of_minus_the_hessian(total):
     # At an interior maximum, the SE of each share is the root of the diagonal of G H^-1 G' with H minus the
     # Hessian of the log-likelihood in the four free shares (the fifth 1 - their sum), by central differences.
+    # At 150 answers many buckets hold exactly one, and every bucket with an answer counts.
     design = laplace_for_epsilon(30, 3.0)
     labels, matrix = bucket_probabilities(design)
     bins = bins_from_cuts(CUTS, 30)
     by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
     weights = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
-    counts = np.rint(by_bin @ weights * 5000).astype(int)
+    counts = np.rint(by_bin @ weights * total).astype(int)
     result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
     estimate = np.array([share.share for share in result.shares])
     assert estimate.min() > 0.05
@@ -247,8 +287,12 @@ def test_no_answers_and_one_bin():
     design = laplace_for_epsilon(30, 3.0)
     empty = deconvolve(design, {}, CUTS)
     assert not empty.identified and empty.reason == "no answers yet" and empty.n == 0
+    assert empty == Distribution(False, "no answers yet", bins_from_cuts(CUTS, 30), (), 0, "", 0.95)
     whole = deconvolve(design, {"b10": 5}, ())
     assert [(s.share, s.band_low, s.band_high) for s in whole.shares] == [(1.0, 1.0, 1.0)]
+    one = (BinShare(0, 30, 1.0, 0.0, 1.0, 1.0),)
+    assert whole == Distribution(True, "", ((0, 30),), one, 5, OBSERVED_INFORMATION, 0.95, 0, True, 0.0)
+    assert deconvolve(design, {"b10": 5}, (), level=0.9).confidence_level == 0.9
 
 
 def test_singular_information_gives_the_whole_range():
@@ -295,3 +339,33 @@ def test_the_fit_converges_at_the_extremes_of_the_grid_and_epsilon(steps, epsilo
     assert result.converged and len(shares) == bins
     assert min(shares) >= 0 and max(shares) <= 1
     assert_allclose(sum(shares), 1.0)
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_a_fit_stopped_at_the_step_limit_says_it_did_not_converge(monkeypatch, limit):
+    """With the step limit cut to 1 or 2, the fit of 3,000 answers stops there: its iterations are the limit, and
+    converged is false, as the certificate at its estimate says (a gap above the tolerance)."""
+    monkeypatch.setattr(deconvolution, "EM_MAX_STEPS", limit)
+    design = laplace_for_epsilon(30, 1.0)
+    labels, matrix = bucket_probabilities(design)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins_from_cuts(CUTS, 30)])
+    counts = np.random.default_rng(11).multinomial(3000, by_bin @ TRUTH)
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
+    estimate = np.array([s.share for s in result.shares])
+    assert (result.iterations, result.converged) == (limit, False)
+    assert optimality_gap(by_bin, counts.astype(float), estimate) >= EM_TOLERANCE
+
+
+def test_a_small_information_still_gives_its_standard_error():
+    """At epsilon 0.1 two bins are hard to tell apart: 8 answers give an information J of about 0.02 (below 1),
+    still invertible, so the standard error is 1 / sqrt(J) (one free share, J = sum c_j D_j^2 / lambda_j^2)."""
+    design = laplace_for_epsilon(30, 0.1)
+    labels, matrix = bucket_probabilities(design)
+    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins_from_cuts((15,), 30)])
+    answers = {labels[2]: 4, labels[-3]: 4}
+    result = deconvolve(design, answers, (15,))
+    counts = np.array([answers.get(label, 0) for label in labels], dtype=float)
+    chances = by_bin @ np.array([s.share for s in result.shares])
+    information = float((counts * (by_bin[:, 0] - by_bin[:, 1]) ** 2 / chances**2).sum())
+    assert 0 < information < 1 and result.band_method == OBSERVED_INFORMATION
+    assert_allclose([s.std_err for s in result.shares], [1 / math.sqrt(information)] * 2, rtol=1e-9)

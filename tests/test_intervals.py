@@ -137,6 +137,21 @@ def test_wald_with_no_forced_yes_and_no_yes_is_a_one_sided_bound():
     assert_allclose(mirrored.low, 1 - ci.high, rtol=1e-8)
 
 
+def test_wald_s_one_sided_fallback_names_its_method_and_level():
+    """The fallback of the test above at 90%: 1 - 0.1^(1/10) for lambda, over t; its method and level shown."""
+    ci = wald_interval(0, 10, 0.5, 0, 0.5, 0.9)
+    assert (ci.low, ci.method, ci.confidence_level, ci.side) == (0.0, "clopper-pearson-cls", 0.9, "upper")
+    assert_allclose(ci.high, (1 - 0.1 ** (1 / 10)) / 0.5, rtol=1e-8)
+    mirrored = wald_interval(10, 10, 0.5, 0.5, 0, 0.9)
+    assert (mirrored.high, mirrored.method, mirrored.confidence_level, mirrored.side) == (
+        1.0,
+        "clopper-pearson-cls",
+        0.9,
+        "lower",
+    )
+    assert_allclose(mirrored.low, 1 - ci.high, rtol=1e-8)
+
+
 @pytest.mark.parametrize("method", INTERVAL_METHODS)
 @pytest.mark.parametrize("design", DESIGNS, ids=["two-coins", "die", "asym", "direct", "a0"])
 def test_no_interval_has_width_zero_and_every_one_holds_the_clipped_estimate(method, design):
@@ -366,3 +381,64 @@ def test_outside_design_names_a_bad_level(level, rule):
         ValueError, match=f"^{re.escape(f'confidence_level must {rule}, got confidence_level={level!r}')}$"
     ):
         outside_design(10, 200, confidence_level=level)
+
+
+@pytest.mark.parametrize("method", INTERVAL_METHODS)
+def test_a_one_sided_bound_outside_the_design_carries_its_method_and_level(method):
+    """Below the floor and above the ceiling (two coins, 90%): outside_design's bound, method and level."""
+    from analysis import outside_design
+
+    below, above = outside_design(150, 1000, confidence_level=0.9), outside_design(850, 1000, confidence_level=0.9)
+    low = confidence_interval(150, 1000, confidence_level=0.9, method=method)
+    high = confidence_interval(850, 1000, confidence_level=0.9, method=method)
+    assert (low.low, low.high, low.method, low.confidence_level, low.side) == (
+        0.0,
+        below.bound,
+        "clopper-pearson-cls",
+        0.9,
+        "upper",
+    )
+    assert (high.low, high.high, high.method, high.confidence_level, high.side) == (
+        above.bound,
+        1.0,
+        "clopper-pearson-cls",
+        0.9,
+        "lower",
+    )
+
+
+@pytest.mark.parametrize(
+    ("yes_count", "n", "rate"),
+    [(175000, 758333, 0.25), (1, 10000, 0.25), (50, 100000, 0.01), (0, 10000, 0.25)],
+)
+def test_the_log_binomial_cdf_where_scipy_underflows_is_the_sum_of_every_term(yes_count, n, rate):
+    """Far below the mean scipy's logcdf is -inf; the log of the pmf summed over every j <= y (no terms left
+    out) is the reference. The first case's terms fall slowly (ratio 0.9 at y), so leaving out too many shows."""
+    from scipy import special
+
+    from analysis.intervals import _log_binom_cdf
+
+    assert stats.binom.logcdf(yes_count, n, rate) == -math.inf
+    reference = special.logsumexp(stats.binom.logpmf(np.arange(yes_count + 1), n, rate))
+    assert _log_binom_cdf(yes_count, n, rate) == pytest.approx(reference, rel=0, abs=1e-9)
+
+
+def test_the_cls_bound_is_one_when_even_a_share_of_one_keeps_the_ratio_at_alpha():
+    """Two coins, 0 yes of 2: CLs(1) = P(0 | 3/4) / P(0 | 1/4) = (1/16) / (9/16) = 1/9 >= 0.05, so the bound is 1
+    (also at 90%: 1/9 >= 0.1); of 3, CLs(1) = 1/27 < 0.05, so the bound is below 1 and CLs(bound) = 0.05."""
+    from analysis import outside_design
+
+    assert outside_design(0, 2).bound == 1.0
+    assert outside_design(0, 2, confidence_level=0.9).bound == 1.0
+    bound = outside_design(0, 3).bound
+    assert bound < 1.0
+    assert (1 - (0.25 + 0.5 * bound)) ** 3 / (0.75**3) == pytest.approx(0.05, rel=1e-9)
+
+
+def test_mapped_bounds_are_clipped_to_the_unit_interval():
+    """(lambda - a) / t outside [0, 1] is clipped at both ends, for either bound."""
+    from analysis.intervals import mapped_to_pi
+
+    assert mapped_to_pi(0.9, 0.95, 0.5, 0.25) == (1.0, 1.0)
+    assert mapped_to_pi(0.05, 0.1, 0.5, 0.25) == (0.0, 0.0)
+    assert mapped_to_pi(0.3, 0.7, 0.5, 0.25) == pytest.approx((0.1, 0.9), abs=1e-15)

@@ -636,3 +636,46 @@ def test_a_union_difference_is_the_difference_sequence_for_one_design_each():
     each = confidence_sequence(300, 1000, *TWO_COINS, confidence_level=1 - 0.05 / 2)  # alpha/2 split over 2 designs
     two = confidence_sequence(200, 800, *DIE, confidence_level=0.95)
     assert (more.low, more.high, more.designs) == (each.low - two.high, each.high - two.low, 3)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.99])
+def test_the_one_sided_bound_outside_the_design_is_the_fixed_sample_one_at_the_same_level(level):
+    """Below the floor (150 of 1,000 under two coins) and above the ceiling (850), the one-sided bound at
+    levels other than 0.95 is :func:`outside_design`'s at that level, not at its default."""
+    below = confidence_sequence(150, 1000, *TWO_COINS, confidence_level=level)
+    assert (below.low, below.side) == (0.0, "upper")
+    assert below.high == outside_design(150, 1000, *TWO_COINS, confidence_level=level).bound
+    assert below.high != outside_design(150, 1000).bound
+    above = confidence_sequence(850, 1000, *TWO_COINS, confidence_level=level)
+    assert (above.high, above.side) == (1.0, "lower")
+    assert above.low == outside_design(850, 1000, *TWO_COINS, confidence_level=level).bound
+    assert above.low != outside_design(850, 1000).bound
+
+
+def test_parts_that_meet_in_one_point_give_that_point_not_their_hull():
+    """A version whose answers put the prevalence below 0 everywhere ([0, 0] once clipped) and one whose
+    sequence starts at 0 meet only at 0: the union is [0, 0]."""
+    from analysis import StochasticLieDetectorDesign, estimate_two_group, two_group_sequence
+    from analysis.sequences import two_group_union_sequence
+
+    design = StochasticLieDetectorDesign(Fraction(2, 12), Fraction(10, 12))
+    fits = [estimate_two_group((1000, 0), (1000, 1000), design), estimate_two_group((80, 10), (100, 100), design)]
+    parts = [two_group_sequence(f.yes, f.n, design, 0.975) for f in fits]
+    assert (parts[0].low, parts[0].high) == (0.0, 0.0) and parts[1].low == 0.0 < parts[1].high
+    union = two_group_union_sequence(fits, 0.95)
+    assert (union.low, union.high) == (0.0, 0.0)
+
+
+def test_a_bound_that_ends_at_one_without_a_one_sided_part_is_two_sided():
+    """720 of 1,000 under two coins lies inside the design ([1/4, 3/4]) but its sequence is clipped at 1: the
+    part is two-sided, and so is the union; a one-sided part whose end is cut off by another is two-sided too."""
+    from analysis.sequences import union_sequence
+
+    part = confidence_sequence(720, 1000, *TWO_COINS, 0.95)
+    assert (part.high, part.side) == (1.0, "two-sided")
+    assert union_sequence([estimate_proportion(720, 1000, *TWO_COINS)], 0.95).side == "two-sided"
+    lower = confidence_sequence(97, 100, *TWO_COINS, 0.975)
+    other = confidence_sequence(690, 1000, *TWO_COINS, 0.975)
+    assert lower.side == "lower" and lower.low < other.high < 1.0
+    union = union_sequence([estimate_proportion(97, 100, *TWO_COINS), estimate_proportion(690, 1000, *TWO_COINS)], 0.95)
+    assert (union.low, union.high, union.side) == (lower.low, other.high, "two-sided")

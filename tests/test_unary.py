@@ -217,3 +217,36 @@ def test_ticked_count_interval_covers_by_simulation():
         covered += count.low <= 1.18 <= count.high
     tolerance = 4 * math.sqrt(0.95 * 0.05 / replications) + 0.01
     assert abs(covered / replications - 0.95) < tolerance, covered / replications
+
+
+def test_one_answer_and_counts_at_both_ends_are_taken_and_reported():
+    """n = 1 and counts of 0 and n are valid; each share reports its n and its count of ones."""
+    shares = unary_shares(HALF_QUARTER, 1, (0, 1, 1))
+    assert [(s.option, s.n, s.ones) for s in shares] == [(0, 1, 0), (1, 1, 1), (2, 1, 1)]
+    shares = unary_shares(HALF_QUARTER, 100, (0, 100, 30))
+    assert [(s.n, s.ones) for s in shares] == [(100, 0), (100, 100), (100, 30)]
+
+
+@pytest.mark.parametrize(
+    ("ones", "message"),
+    [
+        (5, r"^ones_per_option must be a sequence of counts, got 5$"),
+        ((True, 2, 3), r"^ones_per_option must be integers in \[0, n=10\], got ones_per_option\[0\]=True$"),
+        ((1, 2.0, 3), r"^ones_per_option must be integers in \[0, n=10\], got ones_per_option\[1\]=2.0$"),
+    ],
+)
+def test_counts_that_are_not_whole_numbers_are_refused_with_their_exact_message(ones, message):
+    with pytest.raises(ValueError, match=message):
+        unary_shares(HALF_QUARTER, 10, ones)
+
+
+def test_a_bad_level_is_named_level():
+    with pytest.raises(ValueError, match=r"^level must"):
+        unary_shares(HALF_QUARTER, 10, (1, 2, 3), level=1.0)
+
+
+def test_an_option_design_keeps_a_difference_with_a_large_denominator():
+    """q = 1/999983 (a prime below 10^6) and p = 3/4: t = p - q has denominator 3,999,932, beyond the usual
+    limit of 10^6, and is kept exact."""
+    q = Fraction(1, 999983)
+    assert option_design(UnaryDesign(2, Fraction(3, 4), q)).exact() == (Fraction(3, 4) - q, q, Fraction(1, 4))
