@@ -42,10 +42,14 @@ def _fresh_bucket_probabilities():
     mutmut runs each mutant in a process forked after the clean run filled that cache, where a mutant of the
     functions behind it would otherwise never run."""
     deconvolution._bucket_probabilities.cache_clear()
-    yield
 
 
 TRUTH = np.array([0.4, 0.3, 0.2, 0.05, 0.05])
+
+
+def _bin_columns(matrix: np.ndarray, bins) -> np.ndarray:
+    """Each bucket's chance given each bin, a uniform truth within the bin: the mean of the bin's columns."""
+    return np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
 
 
 def brute_force(design: DiscreteLaplaceDesign, k: int) -> dict[str, float]:
@@ -92,7 +96,7 @@ def mixture(design: DiscreteLaplaceDesign, cuts, weights) -> tuple[tuple[str, ..
     """Bucket labels and the bucket chances of true values spread evenly within bins of ``weights``."""
     labels, matrix = bucket_probabilities(design)
     bins = bins_from_cuts(cuts, design.steps)
-    columns = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    columns = _bin_columns(matrix, bins)
     return labels, columns @ np.asarray(weights)
 
 
@@ -115,7 +119,7 @@ def test_the_maximum_matches_an_independent_optimizer():
     design = laplace_for_epsilon(30, 1.0)
     labels, matrix = bucket_probabilities(design)
     bins = bins_from_cuts(CUTS, 30)
-    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    by_bin = _bin_columns(matrix, bins)
     counts = np.random.default_rng(11).multinomial(3000, by_bin @ TRUTH)
     result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
     reference = optimize.minimize(
@@ -143,7 +147,7 @@ def test_a_maximum_from_few_answers_matches_an_independent_optimizer():
     design = laplace_for_epsilon(30, 3.0)
     labels, matrix = bucket_probabilities(design)
     bins = bins_from_cuts(CUTS, 30)
-    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    by_bin = _bin_columns(matrix, bins)
     counts = np.rint(by_bin @ np.array([0.3, 0.25, 0.2, 0.15, 0.1]) * 150).astype(int)
     assert np.count_nonzero(counts == 1) >= 10
     result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
@@ -171,7 +175,7 @@ def test_standard_errors_are_the_inverse_of_minus_the_hessian(total):
     design = laplace_for_epsilon(30, 3.0)
     labels, matrix = bucket_probabilities(design)
     bins = bins_from_cuts(CUTS, 30)
-    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins])
+    by_bin = _bin_columns(matrix, bins)
     weights = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
     counts = np.rint(by_bin @ weights * total).astype(int)
     result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
@@ -348,7 +352,7 @@ def test_a_fit_stopped_at_the_step_limit_says_it_did_not_converge(monkeypatch, l
     monkeypatch.setattr(deconvolution, "EM_MAX_STEPS", limit)
     design = laplace_for_epsilon(30, 1.0)
     labels, matrix = bucket_probabilities(design)
-    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins_from_cuts(CUTS, 30)])
+    by_bin = _bin_columns(matrix, bins_from_cuts(CUTS, 30))
     counts = np.random.default_rng(11).multinomial(3000, by_bin @ TRUTH)
     result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
     estimate = np.array([s.share for s in result.shares])
@@ -361,7 +365,7 @@ def test_a_small_information_still_gives_its_standard_error():
     still invertible, so the standard error is 1 / sqrt(J) (one free share, J = sum c_j D_j^2 / lambda_j^2)."""
     design = laplace_for_epsilon(30, 0.1)
     labels, matrix = bucket_probabilities(design)
-    by_bin = np.column_stack([matrix[:, low : high + 1].mean(axis=1) for low, high in bins_from_cuts((15,), 30)])
+    by_bin = _bin_columns(matrix, bins_from_cuts((15,), 30))
     answers = {labels[2]: 4, labels[-3]: 4}
     result = deconvolve(design, answers, (15,))
     counts = np.array([answers.get(label, 0) for label in labels], dtype=float)

@@ -131,7 +131,7 @@ def test_changing_ones_password_needs_the_current_one_and_ends_the_other_session
     assert ("ana", "password-changed", None) in actions(db)
 
 
-def test_checks_of_ones_current_password_are_rate_limited_like_sign_ins(make_app, monkeypatch):
+def test_checks_of_ones_current_password_are_rate_limited_like_sign_ins(make_app):
     from web.db import open_database
 
     app = make_app({"SECRET_KEY": "k", "RATELIMIT_SIGNINS": "3/600"})
@@ -194,7 +194,7 @@ def test_a_second_factor_is_asked_after_the_password_and_each_code_counts_once(a
     assert ("ana", "second-factor-changed", None) in actions(db)
 
 
-def test_second_factor_codes_are_rate_limited_like_sign_ins(make_app, monkeypatch):
+def test_second_factor_codes_are_rate_limited_like_sign_ins(make_app):
     from tests.helpers.drivers import ADMIN_NAME as name
     from web.db import open_database
 
@@ -212,7 +212,7 @@ def test_second_factor_codes_are_rate_limited_like_sign_ins(make_app, monkeypatc
     assert 429 in statuses and statuses[0] != 429
 
 
-def test_site_administrators_set_up_a_second_factor_first_when_the_setting_says_so(make_app, monkeypatch):
+def test_site_administrators_set_up_a_second_factor_first_when_the_setting_says_so(make_app):
     from tests.helpers.drivers import ADMIN_NAME as name
     from web.db import open_database
 
