@@ -97,6 +97,17 @@ def floor_figure(floor: Side, ceiling: Side) -> Figure:
     )
 
 
+def flood_figure(flood: Side, submit: Side) -> Figure:
+    """Flood / submissions: what the burst marks cost (a marked answer also keeps its tallies apart, counts
+    itself on its day's burst row and sends the burst event), as the median of the per-round rate ratios."""
+    ratio, spread = _median_ratio(flood, submit)
+    errors = flood.merged().errors
+    return Figure(
+        "  flood / submissions: the burst marks' cost (median of rounds)",
+        f"{ratio:.2f}{spread}" + (f", {errors} errors" if errors else ""),
+    )
+
+
 def ratio_figure(submit: Side, ceiling: Side) -> Figure:
     """Submissions / ceiling: the median of the per-round rate ratios (context: the target is
     :func:`floor_ratio_figure`'s)."""

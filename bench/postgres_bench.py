@@ -12,8 +12,11 @@ deleted at the end, with everything else.
 on SQLite, on PostgreSQL, and on PostgreSQL with two app servers (two
 gunicorn instances on different ports, as two hosts would be, each with
 its own workers and pools) sharing one database. For each: submissions per
-second, the floor (the least a submission does), the bare-insert ceiling
-(:mod:`bench.ceiling_app`) and the trivial ``GET /bench/trivial`` of the same server. With two servers the load
+second (the product's ordinary answers: the bench survey's burst ceiling is
+out of reach, :mod:`bench.survey`), the same answers to a survey under the
+default ceiling, each marked as part of a burst (the flood), the floor (the
+least a submission does), the bare-insert ceiling (:mod:`bench.ceiling_app`)
+and the trivial ``GET /bench/trivial`` of the same server. With two servers the load
 generator's connections are split evenly between them. Rounds alternate
 the order; ratios are medians of per-round ratios.
 
@@ -45,10 +48,18 @@ from pathlib import Path
 from bench import dataset, export_bench, machine, results_bench, server
 from bench.ceiling_app import create_ceiling_table
 from bench.dataset import create_database
-from bench.http_bench import HttpOptions, Side, floor_figure, floor_ratio_figure, latencies, ratio_figure
+from bench.http_bench import (
+    HttpOptions,
+    Side,
+    flood_figure,
+    floor_figure,
+    floor_ratio_figure,
+    latencies,
+    ratio_figure,
+)
 from bench.load import LoadResult, LoadSpec, run_load
 from bench.report import Figure, at_least, at_most, median_seconds, ms, table
-from bench.survey import SURVEY_ID, write_survey
+from bench.survey import FLOOD_SURVEY_ID, SURVEY_ID, write_flood_survey, write_survey
 from devtools import postgres_cluster
 from storage import connection
 from surveys import export
@@ -78,7 +89,7 @@ class Setup:
     name: str
     servers: list[server.Server] = field(default_factory=list)
     sides: dict[str, Side] = field(
-        default_factory=lambda: {k: Side() for k in ("submit", "floor", "ceiling", "trivial")}
+        default_factory=lambda: {k: Side() for k in ("submit", "flood", "floor", "ceiling", "trivial")}
     )
 
 
@@ -129,6 +140,7 @@ def measure_http(workdir: Path, server_url: str, options: HttpOptions) -> list[F
     two (databases of their own on the cluster at ``server_url``, dropped at the end); their figures."""
     surveys_dir = workdir / "http-surveys"
     survey = write_survey(surveys_dir)
+    write_flood_survey(surveys_dir)
     questions = {q.name: wire_values(q) for q in survey.questions}
     base = LoadSpec(
         0,
@@ -143,6 +155,7 @@ def measure_http(workdir: Path, server_url: str, options: HttpOptions) -> list[F
     )
     paths = {
         "submit": (f"/s/{SURVEY_ID}", "POST"),
+        "flood": (f"/s/{FLOOD_SURVEY_ID}", "POST"),
         "floor": (f"/bench/floor/{SURVEY_ID}", "POST"),
         "ceiling": ("/bench/ceiling", "POST"),
         "trivial": ("/bench/trivial", "GET"),
@@ -191,19 +204,23 @@ def _median_rate(side: Side) -> str:
 
 
 def _http_figures(setup: Setup) -> list[Figure]:
-    submit, floor, ceiling, trivial = (setup.sides[k] for k in ("submit", "floor", "ceiling", "trivial"))
+    submit, flood, floor, ceiling, trivial = (
+        setup.sides[k] for k in ("submit", "flood", "floor", "ceiling", "trivial")
+    )
     return [
         Figure(f"{setup.name}: submissions/s", _median_rate(submit)),
         Figure("  submission latency p50 / p99", latencies(submit)),
+        Figure("  flood: submissions/s, each marked as a burst", _median_rate(flood)),
         Figure("  floor: the least a submission does, POST/s, same servers", _median_rate(floor)),
         Figure("  ceiling: bare-insert POST/s, same servers", _median_rate(ceiling)),
         Figure("  trivial GET/s, same servers", _median_rate(trivial)),
         floor_ratio_figure(submit, floor),
         ratio_figure(submit, ceiling),
         floor_figure(floor, ceiling),
+        flood_figure(flood, submit),
         Figure(
-            "  server CPU per request: submission / floor / ceiling / GET",
-            f"{submit.cpu_ms_per_request():.2f} / {floor.cpu_ms_per_request():.2f}"
+            "  server CPU per request: submission / flood / floor / ceiling / GET",
+            f"{submit.cpu_ms_per_request():.2f} / {flood.cpu_ms_per_request():.2f} / {floor.cpu_ms_per_request():.2f}"
             f" / {ceiling.cpu_ms_per_request():.2f} / {trivial.cpu_ms_per_request():.2f} ms",
         ),
     ]

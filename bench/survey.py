@@ -1,6 +1,14 @@
 """The survey the benchmark uses: ten questions, nine randomized (yes/no and
 select_one) and one plain select_one (``stress``) that break-downs group by.
 
+The bench posts hundreds of answers a second, a flood by the burst rule's
+measure (:mod:`analysis.bursts`: 100 an hour by default). So that its
+submissions are the product's ordinary ones, which the floor is measured
+against, the survey's ``burst_ceiling_per_hour`` is set out of reach; the
+same survey under the default ceiling (:data:`FLOOD_SURVEY_ID`), whose
+answers are marked as a burst from the hour's 100th on, measures what the
+marks add.
+
 Written into a temporary surveys folder and loaded with the product's own
 loader, so its design keys and fingerprint are exactly the ones the app uses.
 """
@@ -13,6 +21,10 @@ from surveys.definition import Survey
 from surveys.files import load_survey_file
 
 SURVEY_ID = "bench-survey"
+#: The same survey with the default burst ceiling: every answer after the hour's 100th is marked.
+FLOOD_SURVEY_ID = "bench-flood"
+#: Out of any bench's reach: none of ``SURVEY_ID``'s answers is judged a burst.
+UNREACHED_CEILING = 1_000_000_000
 
 #: Six yes/no questions (two coins or forced response), three randomized
 #: select_one and one plain select_one.
@@ -20,6 +32,7 @@ SURVEY_YAML = """\
 id: bench-survey
 title: Student life survey (benchmark)
 version: 1
+burst_ceiling_per_hour: 1000000000
 intro: |
   Your answers are randomized on your device before they are sent.
 
@@ -76,6 +89,21 @@ def write_survey(folder: Path) -> Survey:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{SURVEY_ID}.yaml"
     path.write_text(SURVEY_YAML, encoding="utf-8")
+    return load_survey_file(path)
+
+
+def flood_survey_yaml() -> str:
+    """:data:`SURVEY_YAML` as :data:`FLOOD_SURVEY_ID`, under the default burst ceiling."""
+    return SURVEY_YAML.replace(f"id: {SURVEY_ID}\n", f"id: {FLOOD_SURVEY_ID}\n").replace(
+        f"burst_ceiling_per_hour: {UNREACHED_CEILING}\n", ""
+    )
+
+
+def write_flood_survey(folder: Path) -> Survey:
+    """Write :func:`flood_survey_yaml` into ``folder`` beside the benchmark survey and load it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{FLOOD_SURVEY_ID}.yaml"
+    path.write_text(flood_survey_yaml(), encoding="utf-8")
     return load_survey_file(path)
 
 

@@ -37,7 +37,9 @@ ROWS = {
         "submissions / floor (median of rounds)",
         "submissions / ceiling (median of rounds)",
         "floor / ceiling: the least a submission does",
-        "server CPU per request: submission / floor / ceiling / GET",
+        "server CPU per request: submission / flood / floor / ceiling / GET",
+        "flood: submissions/s, each marked as a burst",
+        "flood / submissions: the burst marks' cost (median of rounds)",
     ],
     "results": [
         "Stored responses (10 questions)",
