@@ -81,6 +81,10 @@ def say(message: str) -> None:
 # HTTP: submissions, the floor, the ceiling and the trivial GET, per backend and number of app servers.
 
 
+#: What each setup's rounds load, in order: ordinary submissions, marked ones, the floor, the ceiling, the GET.
+HTTP_SIDES = ("submit", "flood", "floor", "ceiling", "trivial")
+
+
 @dataclass
 class Setup:
     """One backend with one or more app servers, each the product app plus the bench routes
@@ -88,9 +92,7 @@ class Setup:
 
     name: str
     servers: list[server.Server] = field(default_factory=list)
-    sides: dict[str, Side] = field(
-        default_factory=lambda: {k: Side() for k in ("submit", "flood", "floor", "ceiling", "trivial")}
-    )
+    sides: dict[str, Side] = field(default_factory=lambda: {k: Side() for k in HTTP_SIDES})
 
 
 def _environment(database: Path, database_url: str | None, surveys_dir: Path, workers: int | None) -> dict:
@@ -204,9 +206,7 @@ def _median_rate(side: Side) -> str:
 
 
 def _http_figures(setup: Setup) -> list[Figure]:
-    submit, flood, floor, ceiling, trivial = (
-        setup.sides[k] for k in ("submit", "flood", "floor", "ceiling", "trivial")
-    )
+    submit, flood, floor, ceiling, trivial = (setup.sides[k] for k in HTTP_SIDES)
     return [
         Figure(f"{setup.name}: submissions/s", _median_rate(submit)),
         Figure("  submission latency p50 / p99", latencies(submit)),

@@ -400,8 +400,8 @@ def run(plan: Plan) -> int:
             figures += page_figures(workdir)
         if "http" in plan.parts:
             say(
-                f"HTTP load: {plan.http.rounds} round(s) x 4 sides x 3 setups (SQLite, PostgreSQL with 1 and 2"
-                f" app servers) x {plan.http.measure_seconds:g} s"
+                f"HTTP load: {plan.http.rounds} round(s) x {len(postgres_bench.HTTP_SIDES)} sides x 3 setups"
+                f" (SQLite, PostgreSQL with 1 and 2 app servers) x {plan.http.measure_seconds:g} s"
             )
             figures += http_figures(workdir, plan)
             say("profiling the submission path in process")
