@@ -81,8 +81,10 @@ def say(message: str) -> None:
 # HTTP: submissions, the floor, the ceiling and the trivial GET, per backend and number of app servers.
 
 
-#: What each setup's rounds load, in order: ordinary submissions, marked ones, the floor, the ceiling, the GET.
-HTTP_SIDES = ("submit", "flood", "floor", "ceiling", "trivial")
+#: What each setup's rounds load, in order (every other round the other way round): the ordinary submissions and
+#: the floor next to each other, so that the ratio the target is on compares windows seconds apart; then the
+#: marked submissions, the ceiling and the GET.
+HTTP_SIDES = ("submit", "floor", "flood", "ceiling", "trivial")
 
 
 @dataclass
@@ -186,7 +188,7 @@ def measure_http(workdir: Path, server_url: str, options: HttpOptions) -> list[F
                 booted = count - len(borrowed)
                 setup.servers, running = borrowed + running[:booted], running[booted:]
             for number in range(options.rounds):
-                order = list(paths) if number % 2 == 0 else list(paths)[::-1]
+                order = list(HTTP_SIDES) if number % 2 == 0 else list(HTTP_SIDES)[::-1]
                 for setup, _ in setups:
                     for kind in order:
                         path, method = paths[kind]
@@ -206,7 +208,7 @@ def _median_rate(side: Side) -> str:
 
 
 def _http_figures(setup: Setup) -> list[Figure]:
-    submit, flood, floor, ceiling, trivial = (setup.sides[k] for k in HTTP_SIDES)
+    submit, floor, flood, ceiling, trivial = (setup.sides[k] for k in HTTP_SIDES)
     return [
         Figure(f"{setup.name}: submissions/s", _median_rate(submit)),
         Figure("  submission latency p50 / p99", latencies(submit)),

@@ -81,6 +81,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PARTS = ("page", "http", "results", "export", "signin", "model", "catalog", "numbers", "releases", "models")
 #: Responses the model is fitted at (from kept counts only: seconds to make).
 MODEL_SIZES = (10_000, 1_000_000, 10_000_000)
+#: Load rounds of figure 1 (the ratios are medians of the rounds' ratios): five, since rounds of the same code
+#: have spread by up to 0.4 on this shared machine, and a median of three moves with one bad round.
+HTTP_ROUNDS = 5
+
 #: ``--quick``: stored responses for figure 2 (two sizes: the database is grown between them, as in a
 #: full run; the CSV is streamed at the largest), the CSV's smaller pass, and the model's sizes.
 QUICK_SIZES = (2_000, 5_000)
@@ -152,8 +156,8 @@ def parse_args(argv: list[str] | None = None) -> Plan:
         processes=processes,
         threads=max(1, connections // processes),
         warmup_seconds=0.25 if quick else 2.0,
-        measure_seconds=args.seconds or (0.25 if quick else 8.0),
-        rounds=1 if quick else 3,
+        measure_seconds=args.seconds or (0.25 if quick else 6.0),
+        rounds=1 if quick else HTTP_ROUNDS,
         start_slack_seconds=0.5 if quick else 2.0,
         share_servers=quick,
     )
