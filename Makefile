@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
-CHROMIUM ?= /usr/bin/chromium
+CHROMIUM ?= /usr/bin/chromium-headless-shell
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
@@ -34,12 +34,13 @@ run: $(STAMP)
 	@$(BIN)/flask --app app surveys links --base http://$(HOST):$(PORT)
 	$(BIN)/flask --app app run --host $(HOST) --port $(PORT)
 
-# Playwright cannot download its own browser here: use Debian's Chromium.
+# Playwright cannot download its own browser here: use Debian's Chromium, its headless shell (the package named
+# as the binary: CHROMIUM=/usr/bin/chromium installs and drives the full browser instead).
 chromium:
 	@if [ ! -x "$(CHROMIUM)" ]; then \
-	  echo "Installing Debian's chromium for the browser tests"; \
+	  echo "Installing Debian's $(notdir $(CHROMIUM)) for the browser tests"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(notdir $(CHROMIUM)) >/dev/null; \
 	fi
 
 # The tests start a throwaway PostgreSQL cluster from Debian's server binaries

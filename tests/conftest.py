@@ -23,21 +23,28 @@ from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, AdminSession, Resp
 from tests.helpers.sample_surveys import QUIZ_YAML
 from tests.helpers.servers import served
 
+#: The browser the tests drive: Debian's chromium-headless-shell (`make test` installs it), Chromium 156's
+#: headless build without the browser's user interface, which is what Playwright itself runs for headless tests.
+#: Against the full /usr/bin/chromium in --headless=new mode, the browser tests took 388 -> 256 core-seconds and
+#: 228 -> 162 s on two workers (all of tests/test_browser_*.py, back to back, docs/development.md).
+DEFAULT_CHROMIUM = "/usr/bin/chromium-headless-shell"
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
-    "--headless=new",
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    # Chromium 156 makes its address bar's drop-down (chrome://omnibox-popup.top-chrome/, two WebUI pages) for
-    # every window, so for every browser context, in a renderer of its own that no test looks at: 0.5 s of a core
-    # each, more than the pages under test took (tests/test_browser_respond.py on two workers: Chromium's CPU
-    # 88 s -> 41 s, 71 s -> 42 s of wall time). Playwright adds these to its own --disable-features list.
-    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ]
+
+#: Only for the full browser (``RR_CHROMIUM=/usr/bin/chromium``): its new headless mode, and no address-bar
+#: drop-down. Chromium 156 makes that drop-down (chrome://omnibox-popup.top-chrome/, two WebUI pages) for every
+#: window, so for every browser context, in a renderer of its own that no test looks at: 0.5 s of a core each
+#: (tests/test_browser_respond.py on two workers: Chromium's CPU 88 s -> 41 s). Playwright adds the features to
+#: its own --disable-features list.
+FULL_BROWSER_ARGS = ["--headless=new", "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup"]
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -361,13 +368,14 @@ def module_quiz_server(tmp_path_factory, migrated_sqlite: Path):
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Launch Debian's Chromium: Playwright cannot download its own browser here."""
-    path = os.environ.get("RR_CHROMIUM", "/usr/bin/chromium")
+    path = os.environ.get("RR_CHROMIUM", DEFAULT_CHROMIUM)
     if not os.path.exists(path):
         message = f"Chromium not found at {path}; run `make test`, which installs it"
         if os.environ.get("RR_REQUIRE_BROWSER"):
             pytest.fail(message)
         pytest.skip(message)
-    return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
+    args = CHROMIUM_ARGS if "headless-shell" in Path(path).name else CHROMIUM_ARGS + FULL_BROWSER_ARGS
+    return {**browser_type_launch_args, "executable_path": path, "args": args}
 
 
 #: Argon2 at its cheapest, for every account a test makes in its own process (:func:`cheap_password_hashing`): each
