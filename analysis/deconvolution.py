@@ -188,17 +188,23 @@ def _noise_between(lo: np.ndarray, hi: np.ndarray, scale: float) -> np.ndarray:
     From the distribution function in the module docstring, written so that no two numbers near 1 are
     subtracted when the whole range is on one side of 0: ``(r^(-hi) - r^(1 - lo)) / (1 + r)`` when
     ``hi < 0``, ``(r^lo - r^(hi + 1)) / (1 + r)`` when ``lo > 0``, else ``1 - (r^(1 - lo) + r^(hi + 1)) / (1 + r)``.
+    Each form is evaluated only where it applies, where every power of ``r`` has an exponent >= 1 (or
+    infinite: 0), so none overflows however small the scale (an epsilon ``K / scale`` of thousands, where
+    ``r^(-x)`` for the other forms would be infinite).
     """
     r = math.exp(-1 / scale)
+    lo, hi = np.broadcast_arrays(lo, hi)
 
-    def power(x: np.ndarray) -> np.ndarray:  # r^x, 0 at x = inf
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.where(np.isinf(x), 0.0, np.exp(-np.where(np.isinf(x), 0.0, x) / scale))
+    def power(x: np.ndarray) -> np.ndarray:  # r^x for x >= 1, 0 at x = inf
+        return np.exp(-x / scale)
 
-    below = (power(-hi) - power(1 - lo)) / (1 + r)
-    above = (power(lo) - power(hi + 1)) / (1 + r)
-    across = 1 - (power(1 - lo) + power(hi + 1)) / (1 + r)
-    return np.where(hi < 0, below, np.where(lo > 0, above, across))
+    chances = np.empty(lo.shape)
+    below, above = hi < 0, lo > 0
+    across = ~below & ~above
+    chances[below] = (power(-hi[below]) - power(1 - lo[below])) / (1 + r)
+    chances[above] = (power(lo[above]) - power(hi[above] + 1)) / (1 + r)
+    chances[across] = 1 - (power(1 - lo[across]) + power(hi[across] + 1)) / (1 + r)
+    return chances
 
 
 def bucket_probabilities(design: DiscreteLaplaceDesign) -> tuple[tuple[str, ...], np.ndarray]:

@@ -85,6 +85,25 @@ def test_bucket_probabilities_are_the_noise_summed_by_bucket(design):
     assert_allclose(matrix.sum(axis=0), 1.0, atol=1e-14)
 
 
+@pytest.mark.parametrize(
+    "design",
+    [
+        DiscreteLaplaceDesign(30, Fraction(1, 25)),  # epsilon 750
+        DiscreteLaplaceDesign(1000, Fraction(1, 1)),  # epsilon 1000
+        DiscreteLaplaceDesign(30, Fraction(3, 100_000)),  # epsilon 10^6: r = exp(-33,333) is 0 in floats
+    ],
+)
+def test_bucket_probabilities_are_exact_far_above_the_largest_epsilon(design):
+    """Surveys cap epsilon at 10, but a design of any scale gets exact chances, without a warning (the tests
+    turn warnings into errors): beyond epsilon 700 the forms of the noise's distribution function not used for
+    a bucket overflowed (``r^(-x)``, ``x / scale`` above 709) and their difference warned "invalid value"."""
+    labels, matrix = bucket_probabilities(design)
+    for k in (0, 1, design.steps // 3, design.steps):
+        expected = brute_force(design, k)
+        assert_allclose(matrix[:, k], [expected.get(label, 0.0) for label in labels], atol=1e-15)
+    assert_allclose(matrix.sum(axis=0), 1.0, atol=1e-14)
+
+
 def test_bins_from_cuts():
     # K = 30, cuts (6, 12, 18, 24): [0, 6) [6, 12) [12, 18) [18, 24) [24, 30].
     assert bins_from_cuts(CUTS, 30) == ((0, 5), (6, 11), (12, 17), (18, 23), (24, 30))
