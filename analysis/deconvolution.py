@@ -37,6 +37,8 @@ Varadhan, R. and Roland, C. (2008). Simple and globally convergent methods for a
 any EM algorithm. Scandinavian Journal of Statistics 35(2), 335-353 (SQUAREM, scheme S3).
 Jaggi, M. (2013). Revisiting Frank-Wolfe: projection-free sparse convex optimization. ICML 2013 (the duality
 gap that certifies the maximum).
+Lacoste-Julien, S. and Jaggi, M. (2015). On the global linear convergence of Frank-Wolfe optimization variants.
+NeurIPS 28 (drop steps: a step cut at the face's boundary removes a vertex from the active set).
 Andrews, D. W. K. (2000). Inconsistency of the bootstrap when a parameter is on the boundary of the parameter
 space. Econometrica 68(2), 399-405.
 Ghosh, A., Roughgarden, T. and Sundararajan, M. (2012). Universally utility-maximizing privacy mechanisms.
@@ -186,17 +188,23 @@ def _noise_between(lo: np.ndarray, hi: np.ndarray, scale: float) -> np.ndarray:
     From the distribution function in the module docstring, written so that no two numbers near 1 are
     subtracted when the whole range is on one side of 0: ``(r^(-hi) - r^(1 - lo)) / (1 + r)`` when
     ``hi < 0``, ``(r^lo - r^(hi + 1)) / (1 + r)`` when ``lo > 0``, else ``1 - (r^(1 - lo) + r^(hi + 1)) / (1 + r)``.
+    Each form is evaluated only where it applies, where every power of ``r`` has an exponent >= 1 (or
+    infinite: 0), so none overflows however small the scale (an epsilon ``K / scale`` of thousands, where
+    ``r^(-x)`` for the other forms would be infinite).
     """
     r = math.exp(-1 / scale)
+    lo, hi = np.broadcast_arrays(lo, hi)
 
-    def power(x: np.ndarray) -> np.ndarray:  # r^x, 0 at x = inf
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.where(np.isinf(x), 0.0, np.exp(-np.where(np.isinf(x), 0.0, x) / scale))
+    def power(x: np.ndarray) -> np.ndarray:  # r^x for x >= 1, 0 at x = inf
+        return np.exp(-x / scale)
 
-    below = (power(-hi) - power(1 - lo)) / (1 + r)
-    above = (power(lo) - power(hi + 1)) / (1 + r)
-    across = 1 - (power(1 - lo) + power(hi + 1)) / (1 + r)
-    return np.where(hi < 0, below, np.where(lo > 0, above, across))
+    chances = np.empty(lo.shape)
+    below, above = hi < 0, lo > 0
+    across = ~below & ~above
+    chances[below] = (power(-hi[below]) - power(1 - lo[below])) / (1 + r)
+    chances[above] = (power(lo[above]) - power(hi[above] + 1)) / (1 + r)
+    chances[across] = 1 - (power(1 - lo[across]) + power(hi[across] + 1)) / (1 + r)
+    return chances
 
 
 def bucket_probabilities(design: DiscreteLaplaceDesign) -> tuple[tuple[str, ...], np.ndarray]:
@@ -268,12 +276,14 @@ def _ratios(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> np.n
 
 
 def optimality_gap(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> float:
-    """``max_i dl/dw_i - n``: an upper bound on ``l(w_max) - l(w)`` for ``w`` on the simplex.
+    """``max_i dl/dw_i - grad' w``: an upper bound on ``l(w_max) - l(w)`` for ``w`` on the simplex.
 
-    ``l`` is concave, so ``l(w*) <= l(w) + grad l(w)' (w* - w) <= l(w) + max_i grad_i - grad' w``, and
-    ``grad' w = sum_j c_j (A w)_j / (A w)_j = n`` (the Frank-Wolfe duality gap; Jaggi 2013).
+    ``l`` is concave, so ``l(w*) <= l(w) + grad l(w)' (w* - w) <= l(w) + max_i grad_i - grad' w`` (the
+    Frank-Wolfe duality gap; Jaggi 2013), and ``grad' w = sum_j c_j (A w)_j / (A w)_j = n``. Summed as
+    ``sum_i w_i (max grad - grad_i)``, terms >= 0, so it is never negative, even by rounding.
     """
-    return float((matrix.T @ _ratios(matrix, counts, weights)).max() - counts.sum())
+    slopes = matrix.T @ _ratios(matrix, counts, weights)
+    return float(weights @ (slopes.max() - slopes))
 
 
 def _em_map(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -326,10 +336,59 @@ def _newton_direction(
     return direction if np.all(np.isfinite(direction)) else None
 
 
-def _newton_step(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
-    """A Newton step on the face of the positive shares and of those at 0 whose slope would make them grow
-    (those again left at 0 if the direction lowers them), cut where a share reaches 0 (it is then set to 0
-    exactly), halved until the log-likelihood rises; ``None`` when no such step raises it."""
+def _line_maximum(
+    matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray, direction: np.ndarray, end: float
+) -> float:
+    """The ``t`` in ``[0, end]`` of largest ``l(w + t d)``, for a direction ``d`` along which ``l`` rises at 0.
+
+    ``l`` is concave, so its slope ``phi'(t) = grad l(w + t d)' d`` falls: ``end`` when it is still >= 0 there,
+    else its root, by bisection until the bracket is within ``2^-40`` of its upper end (relative, so a root of
+    1e-15 is found as well as one near 1), returning the bracket's lower end, where ``phi' > 0``: the step
+    raises ``l``. The slope decides, not ``l``: near the maximum a step gains about ``gap^2 / information``
+    (1e-19 at a gap of 1e-8), far below the rounding of ``l`` itself (``n`` times 1e-16), while the slope keeps
+    its sign down to a gap of about ``n`` times 1e-16 (:data:`ROUNDING_TOLERANCE`).
+    """
+
+    def slope(t: float) -> float:
+        return float((matrix.T @ _ratios(matrix, counts, weights + t * direction)) @ direction)
+
+    if slope(end) >= 0:
+        return end
+    low, high = 0.0, end
+    for _ in range(200):  # a root down to 2^-160 end (7e-49 at end 1)
+        if high - low <= high * 2.0**-40:
+            break
+        middle = (low + high) / 2
+        low, high = (middle, high) if slope(middle) > 0 else (low, middle)
+    return low
+
+
+def _rise(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray, direction: np.ndarray, end: float) -> float:
+    """What ``l(w + t d)``, ``t`` in ``[0, end]``, gains by its second-order expansion at 0.
+
+    With slope ``a = sum_j c_j (A d)_j / lambda_j`` and curvature ``b = sum_j c_j (A d)_j^2 / lambda_j^2``:
+    ``a t - b t^2 / 2`` at ``t = min(end, a / b)``. From derivatives, so it compares two steps where their
+    gains in ``l`` itself are lost in rounding (:func:`_line_maximum`); for a Newton step of length 1 it is
+    half the Newton decrement squared.
+    """
+    moved, chances = matrix @ direction, matrix @ weights
+    ratios = _ratios(matrix, counts, weights)
+    slope = float(ratios @ moved)
+    curvature = float(np.divide(ratios, chances, out=np.zeros_like(ratios), where=counts > 0) @ (moved * moved))
+    length = end if curvature <= 0 else min(end, slope / curvature)
+    return slope * length - curvature * length * length / 2
+
+
+def _limits(weights: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """How far along ``direction`` each share stays >= 0: ``w_i / -d_i`` where ``d_i < 0``, else ``inf``."""
+    falling = direction < 0
+    return np.divide(weights, -direction, out=np.full_like(weights, math.inf), where=falling)
+
+
+def _newton_step(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The Newton direction on the face of the positive shares and of those at 0 whose slope would make them
+    grow (those again left at 0 if the direction lowers them), and how far it may go: 1, or less where a
+    share reaches 0. ``None`` when there is no such direction along which ``l`` rises."""
     slopes = matrix.T @ _ratios(matrix, counts, weights)
     growing = (weights == 0) & (slopes > counts.sum())
     free = np.nonzero((weights > 0) | growing)[0]
@@ -339,53 +398,47 @@ def _newton_step(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) ->
         direction = _newton_direction(matrix, counts, weights, free) if len(free) > 1 else None
     if direction is None or float(slopes @ direction) <= 0:
         return None
-    falling = np.nonzero(direction < 0)[0]
-    limits = weights[falling] / -direction[falling]
-    reach = float(limits.min()) if len(falling) else math.inf
-    if reach <= 0:
-        return None
-    length, current = min(1.0, reach), _log_likelihood(matrix, counts, weights)
-    for _ in range(40):
-        candidate = np.maximum(weights + length * direction, 0.0)
-        if length == reach:
-            candidate[falling[limits <= reach]] = 0.0
-        candidate /= candidate.sum()
-        if _log_likelihood(matrix, counts, candidate) > current:
-            return candidate
-        length /= 2
-    return None
+    reach = float(_limits(weights, direction).min())
+    return (direction, min(1.0, reach)) if reach > 0 else None
 
 
-def _vertex_step(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """A Frank-Wolfe step: towards the bin of largest slope, ``w + t (e_i - w)``, ``t`` maximizing ``l`` on the
-    segment (bisection on its derivative, which falls: ``l`` is concave). It revives a share at 0 whose slope
-    says it should grow, which EM (multiplicative) cannot."""
+def _vertex_step(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
+    """The Frank-Wolfe direction: towards the bin of largest slope, ``e_i - w``, up to ``e_i`` (length 1). It
+    revives a share at 0 whose slope says it should grow, which EM (multiplicative) cannot."""
     slopes = matrix.T @ _ratios(matrix, counts, weights)
     target = np.zeros_like(weights)
     target[int(np.argmax(slopes))] = 1.0
-    direction = target - weights
+    return target - weights, 1.0
 
-    def derivative(t: float) -> float:
-        return float((matrix.T @ _ratios(matrix, counts, weights + t * direction)) @ direction)
 
-    if derivative(1.0) >= 0:
-        return target
-    low, high = 0.0, 1.0
-    for _ in range(40):
-        middle = (low + high) / 2
-        low, high = (middle, high) if derivative(middle) > 0 else (low, middle)
-    return weights + low * direction
+def _finish_step(matrix: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """A step after EM: the Newton step (:func:`_newton_step`), unless it may go its whole length and the
+    Frank-Wolfe step (:func:`_vertex_step`) gains more by the second-order expansion of ``l`` (:func:`_rise`;
+    so when the face is at its own maximum and the largest slope is at a share the face leaves at 0); its
+    length the maximum of ``l`` along it (:func:`_line_maximum`). A Newton step cut where a share reaches 0
+    is always taken and sets that share to 0 exactly (a drop step, as in the away-step Frank-Wolfe of
+    Lacoste-Julien and Jaggi 2015), so a share does not crawl towards 0. Every step raises ``l`` (or leaves it
+    at the maximum)."""
+    newton, vertex = _newton_step(matrix, counts, weights), _vertex_step(matrix, counts, weights)
+    use_vertex = newton is None or (
+        newton[1] == 1.0 and _rise(matrix, counts, weights, *newton) < _rise(matrix, counts, weights, *vertex)
+    )
+    direction, end = vertex if use_vertex else newton
+    length = _line_maximum(matrix, counts, weights, direction, end)
+    moved = np.maximum(weights + length * direction, 0.0)
+    if length == end:
+        moved[_limits(weights, direction) <= end] = 0.0
+    return moved / moved.sum()
 
 
 def _maximize(matrix: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, int, bool]:
     """The maximum of the log-likelihood on the simplex: EM, then Newton steps; ``(w, steps, converged)``.
 
     From even shares, :data:`EM_START_STEPS` accelerated EM steps (:func:`_squarem_step`), then Newton steps
-    on the face of the positive shares (:func:`_newton_step`; as :mod:`analysis.regression` finishes its EM),
-    a Frank-Wolfe step (:func:`_vertex_step`) wherever Newton's does not raise the log-likelihood. Every step
-    raises it (or leaves it at the maximum). Stops as soon as :func:`optimality_gap` is below
-    :data:`EM_TOLERANCE` (or ``n`` :data:`ROUNDING_TOLERANCE`, ``converged``), or after :data:`EM_MAX_STEPS`
-    steps.
+    on the face of the positive shares (as :mod:`analysis.regression` finishes its EM) or Frank-Wolfe steps,
+    whichever promises more (:func:`_finish_step`). Every step raises the log-likelihood (or leaves it at the
+    maximum). Stops as soon as :func:`optimality_gap` is below :data:`EM_TOLERANCE` (or ``n``
+    :data:`ROUNDING_TOLERANCE`, ``converged``), or after :data:`EM_MAX_STEPS` steps.
     """
     weights = np.full(matrix.shape[1], 1 / matrix.shape[1])
     tolerance = max(EM_TOLERANCE, ROUNDING_TOLERANCE * float(counts.sum()))
@@ -394,9 +447,8 @@ def _maximize(matrix: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, int, 
             return weights, step, True
         if step < EM_START_STEPS:
             weights = _squarem_step(matrix, counts, weights)
-            continue
-        newton = _newton_step(matrix, counts, weights)
-        weights = newton if newton is not None else _vertex_step(matrix, counts, weights)
+        else:
+            weights = _finish_step(matrix, counts, weights)
     return weights, EM_MAX_STEPS, optimality_gap(matrix, counts, weights) < tolerance
 
 
@@ -519,9 +571,12 @@ def deconvolve(
     Roland 2008), for :data:`EM_START_STEPS` steps; then Newton steps on the face of the simplex the positive
     shares span, a share that reaches 0 left there unless its slope says it should grow (plain EM crawls
     towards a boundary maximum: tens of thousands of steps where a share's maximum is 0, which happens often
-    at a small epsilon). The fit stops when the log-likelihood is provably within :data:`EM_TOLERANCE` of its
-    maximum (:func:`optimality_gap`: ``converged``), typically after 10 to 70 steps, or after
-    :data:`EM_MAX_STEPS`.
+    at a small epsilon), or a Frank-Wolfe step towards the bin of largest slope where that promises more
+    (:func:`_finish_step`). Each step goes to the maximum of ``l`` along it (up to its length), found from the
+    sign of the slope, never from differences of ``l``: near a maximum on the boundary a step gains less than
+    ``l`` rounds by (tests/test_deconvolution.py::test_the_fit_converges_where_the_maximum_has_empty_bins).
+    The fit stops when the log-likelihood is provably within :data:`EM_TOLERANCE` of its maximum
+    (:func:`optimality_gap`: ``converged``), typically after 10 to 70 steps, or after :data:`EM_MAX_STEPS`.
 
     **Band.** ``w_i +/- z SE_i`` clipped to ``[0, 1]``, with ``SE`` from the inverse observed information at
     the estimate (:func:`_covariance`: minus the Hessian of the explicit log-likelihood, no EM bookkeeping
