@@ -28,6 +28,8 @@ from tests.helpers.servers import served
 #: Against the full /usr/bin/chromium in --headless=new mode, the browser tests took 388 -> 256 core-seconds and
 #: 228 -> 162 s on two workers (all of tests/test_browser_*.py, back to back, docs/development.md).
 DEFAULT_CHROMIUM = "/usr/bin/chromium-headless-shell"
+#: Driven instead when the headless shell is missing (a machine that has the browser and could not install it).
+FULL_CHROMIUM = "/usr/bin/chromium"
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -369,6 +371,8 @@ def module_quiz_server(tmp_path_factory, migrated_sqlite: Path):
 def browser_type_launch_args(browser_type_launch_args):
     """Launch Debian's Chromium: Playwright cannot download its own browser here."""
     path = os.environ.get("RR_CHROMIUM", DEFAULT_CHROMIUM)
+    if path == DEFAULT_CHROMIUM and not os.path.exists(path) and os.path.exists(FULL_CHROMIUM):
+        path = FULL_CHROMIUM
     if not os.path.exists(path):
         message = f"Chromium not found at {path}; run `make test`, which installs it"
         if os.environ.get("RR_REQUIRE_BROWSER"):
