@@ -104,6 +104,20 @@ def test_bucket_probabilities_are_exact_far_above_the_largest_epsilon(design):
     assert_allclose(matrix.sum(axis=0), 1.0, atol=1e-14)
 
 
+@pytest.mark.parametrize("scale", [Fraction(1, 25), Fraction(1, 10)])
+def test_a_narrow_noise_keeps_each_chance_to_its_relative_precision(scale):
+    """At a small scale ``r = exp(-1 / scale)`` is tiny (1.4e-11 at 1/25), and a bucket that starts at ``k + 1``
+    has the chance ``(r - r^(hi + 1 - k)) / (1 + r)``, about ``r``: written as ``1 - (1 + ...) / (1 + r)`` it
+    would keep only its absolute precision (1e-16, a relative 1e-5). The brute-force sum adds terms of one sign,
+    each to a relative 1e-16, so every chance agrees to a relative 1e-12 (chances below 1e-300 are subnormal or
+    0 in both)."""
+    design = DiscreteLaplaceDesign(30, scale)
+    labels, matrix = bucket_probabilities(design)
+    for k in range(design.steps + 1):
+        expected = brute_force(design, k)
+        assert_allclose(matrix[:, k], [expected.get(label, 0.0) for label in labels], rtol=1e-12, atol=1e-300)
+
+
 def test_bins_from_cuts():
     # K = 30, cuts (6, 12, 18, 24): [0, 6) [6, 12) [12, 18) [18, 24) [24, 30].
     assert bins_from_cuts(CUTS, 30) == ((0, 5), (6, 11), (12, 17), (18, 23), (24, 30))
@@ -439,3 +453,110 @@ def test_the_fit_converges_where_the_maximum_has_empty_bins(steps, epsilon, cuts
     support = estimate > 0
     assert np.all(ratios[support] >= total - (EM_TOLERANCE + rounding) / estimate[support])
     assert np.all(estimate >= 0) and sum(estimate) == pytest.approx(1.0, abs=1e-12)
+
+
+# The finish's parts on a small problem: three bins, four buckets, the last no output reaches (a row of 0,
+# as a bucket beyond the clamp), one bucket holding a single answer, one none.
+SMALL = np.array([[0.6, 0.2, 0.1], [0.3, 0.5, 0.3], [0.1, 0.3, 0.6], [0.0, 0.0, 0.0]])
+SMALL_COUNTS = np.array([30.0, 1.0, 20.0, 0.0])
+
+
+def slope_and_curvature(matrix, counts, weights, direction, t=0.0) -> tuple[float, float]:
+    """``phi'(t) = sum_j c_j (A d)_j / lambda_j`` and ``-phi''(t) = sum_j c_j (A d)_j^2 / lambda_j^2`` of
+    ``phi(t) = l(w + t d)``, bucket by bucket (``lambda = A (w + t d)``, buckets without answers left out)."""
+    slope, curvature = [], []
+    for row, count in zip(matrix.tolist(), counts.tolist()):
+        if count > 0:
+            moved = math.fsum(a * x for a, x in zip(row, direction))
+            chance = math.fsum(a * (w + t * x) for a, w, x in zip(row, weights, direction))
+            slope.append(count * moved / chance)
+            curvature.append(count * moved * moved / chance**2)
+    return math.fsum(slope), math.fsum(curvature)
+
+
+def test_the_limits_are_how_far_each_falling_share_may_go():
+    # w_i / -d_i where d_i < 0 (0.5 / 0.25 = 2, 0 / 0.5 = 0); a share that rises or stays has no limit.
+    weights = np.array([0.5, 0.3, 0.2, 0.0, 0.0])
+    limits = deconvolution._limits(weights, np.array([-0.25, 0.5, 0.0, -0.5, 0.25]))
+    assert limits.tolist() == [2.0, math.inf, math.inf, 0.0, math.inf]
+
+
+def test_the_vertex_step_heads_for_the_bin_of_largest_slope():
+    # Slopes sum_j A_ji c_j / lambda_j at w = (.7, .2, .1): 49.7, 45.8, 70.4, so towards bin 3: e_3 - w, length 1.
+    weights = np.array([0.7, 0.2, 0.1])
+    slopes = [slope_and_curvature(SMALL, SMALL_COUNTS, weights, np.eye(3)[i] - weights)[0] for i in range(3)]
+    assert int(np.argmax(slopes)) == 2
+    direction, end = deconvolution._vertex_step(SMALL, SMALL_COUNTS, weights)
+    assert direction.tolist() == [-0.7, -0.2, 0.9] and end == 1.0
+
+
+@pytest.mark.parametrize(
+    ("counts", "weights", "end"),
+    [
+        (SMALL_COUNTS, (0.5, 0.3, 0.2), 1.0),  # the maximum of the expansion within the step: a / b = 0.27
+        (SMALL_COUNTS, (0.5, 0.3, 0.2), 0.05),  # beyond it: t = end
+        (np.array([1.0, 1.0, 0.0, 0.0]), (0.4, 0.3, 0.3), 1.0),  # a curvature b of 0.70, below 1; a / b = 0.93
+    ],
+)
+def test_the_rise_is_the_second_order_gain_along_the_step(counts, weights, end):
+    """``a t - b t^2 / 2`` at ``t = min(end, a / b)``, with ``a`` and ``b`` summed bucket by bucket here."""
+    weights = np.array(weights)
+    direction = np.eye(3)[0] - weights
+    a, b = slope_and_curvature(SMALL, counts, weights, direction)
+    t = min(end, a / b)
+    assert 0 < t <= end
+    assert deconvolution._rise(SMALL, counts, weights, direction, end) == pytest.approx(
+        a * t - b * t * t / 2, rel=1e-12
+    )
+
+
+# Two bins whose middle is the mean of the outer two: along (1/2, -1, 1/2) the chances do not move at all (every
+# number here is dyadic, so A d is exactly 0).
+FLAT = np.array([[0.5, 0.375, 0.25], [0.25, 0.25, 0.25], [0.25, 0.375, 0.5]])
+
+
+def test_along_a_direction_that_moves_no_chance_the_rise_is_0_and_the_line_goes_to_its_end():
+    weights, direction = np.array([0.25, 0.5, 0.25]), np.array([0.5, -1.0, 0.5])
+    counts = np.array([3.0, 2.0, 1.0])
+    assert (FLAT @ direction).tolist() == [0.0, 0.0, 0.0]
+    assert deconvolution._rise(FLAT, counts, weights, direction, 0.5) == 0.0
+    assert deconvolution._line_maximum(FLAT, counts, weights, direction, 0.5) == 0.5
+
+
+def test_the_line_maximum_is_the_root_of_the_slope_to_2_to_the_minus_40():
+    """Towards bin 1 from (.5, .3, .2) the slope of ``l`` falls to 0 at t = 0.2746 (scipy's brentq on this test's
+    own slope): the bisection of [0, 1] halves the bracket until its width is at most 2^-40 of its upper end,
+    here 2^-42 (the root is in [1/4, 1/2)), and returns its lower end: the multiple of 2^-42 just below the root.
+    Where the slope is still positive at the end of a shorter step (0.05), the step goes to its end."""
+    weights = np.array([0.5, 0.3, 0.2])
+    direction = np.eye(3)[0] - weights
+    root = optimize.brentq(
+        lambda t: slope_and_curvature(SMALL, SMALL_COUNTS, weights, direction, t)[0], 0, 1, xtol=1e-16, rtol=1e-15
+    )
+    assert 0.25 <= root < 0.5
+    grid = math.floor(root * 2.0**42)
+    assert 1e-3 < root * 2.0**42 - grid < 1 - 1e-3  # not within 1e-16 of a multiple of 2^-42
+    assert deconvolution._line_maximum(SMALL, SMALL_COUNTS, weights, direction, 1.0) == grid * 2.0**-42
+    assert slope_and_curvature(SMALL, SMALL_COUNTS, weights, direction, 0.05)[0] > 0
+    assert deconvolution._line_maximum(SMALL, SMALL_COUNTS, weights, direction, 0.05) == 0.05
+
+
+@pytest.mark.parametrize(
+    ("matrix", "counts", "expected"),
+    [
+        # lambda_1(t) = 1/4 + t/2 and the slope c_1 (1/2) / lambda_1 - c_2 (1/2) / lambda_2 is 0 where
+        # lambda_1 = c_1 / n = 2^42 / (2^43 + 1) = 1/2 - eta, eta = 1 / (2 (2^43 + 1)): at t = 1/2 - 2 eta, just
+        # above 1/2 - 2^-42. Halving [0, 1] keeps 1/2 as the upper end; at [1/2 - 2^-41, 1/2] the bracket is
+        # exactly 2^-40 of that end, so the bisection stops there (a halving more would give 1/2 - 2^-42).
+        ([[0.75, 0.25], [0.25, 0.75]], [2.0**42, 2.0**42 + 1], 0.5 - 2.0**-41),
+        # lambda_1(t) = 3/8 - t/4, counts (1, 3): at t = 1/2, the first middle, lambda = (1/4, 3/4), the ratios
+        # c / lambda are (4, 4) and the slope (A' (4, 4))' d = 4 - 4 is 0 exactly, not > 0, so 1/2 is the
+        # bracket's upper end from then on, as above.
+        ([[0.125, 0.375], [0.875, 0.625]], [1.0, 3.0], 0.5 - 2.0**-41),
+    ],
+)
+def test_the_line_maximum_stops_at_a_bracket_of_2_to_the_minus_40_below_a_slope_not_above_0(matrix, counts, expected):
+    """From (0, 1) towards bin 1 (direction (1, -1)), two buckets whose chances are dyadic along the way, so
+    every bracket end is exact: the returned t is the bracket's lower end, where the slope is > 0."""
+    weights, direction = np.array([0.0, 1.0]), np.array([1.0, -1.0])
+    assert deconvolution._line_maximum(np.array(matrix), np.array(counts), weights, direction, 1.0) == expected
