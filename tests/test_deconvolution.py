@@ -560,3 +560,48 @@ def test_the_line_maximum_stops_at_a_bracket_of_2_to_the_minus_40_below_a_slope_
     every bracket end is exact: the returned t is the bracket's lower end, where the slope is > 0."""
     weights, direction = np.array([0.0, 1.0]), np.array([1.0, -1.0])
     assert deconvolution._line_maximum(np.array(matrix), np.array(counts), weights, direction, 1.0) == expected
+
+
+def test_the_fit_takes_ten_accelerated_em_steps_then_finishes(monkeypatch):
+    """The 3,000 answers of test_the_maximum_matches_an_independent_optimizer take 15 steps: the first
+    EM_START_STEPS (10) are SQUAREM's, every later one the finish's (Newton or Frank-Wolfe)."""
+    steps = []
+    squarem, finish = deconvolution._squarem_step, deconvolution._finish_step
+    monkeypatch.setattr(deconvolution, "_squarem_step", lambda *args: steps.append("em") or squarem(*args))
+    monkeypatch.setattr(deconvolution, "_finish_step", lambda *args: steps.append("finish") or finish(*args))
+    design = laplace_for_epsilon(30, 1.0)
+    labels, matrix = bucket_probabilities(design)
+    by_bin = _bin_columns(matrix, bins_from_cuts(CUTS, 30))
+    counts = np.random.default_rng(11).multinomial(3000, by_bin @ TRUTH)
+    result = deconvolve(design, dict(zip(labels, counts.tolist())), CUTS)
+    assert result.converged and result.iterations > deconvolution.EM_START_STEPS == 10
+    assert steps == ["em"] * 10 + ["finish"] * (result.iterations - 10)
+
+
+def newton_direction(matrix, counts, weights) -> np.ndarray:
+    """The Newton direction of ``l`` on the whole simplex, in this test's own arithmetic: the last share
+    ``1 - sum`` of the others, ``D_j = A_j,free - A_j,last``, score ``g = sum_j c_j D_j / lambda_j``,
+    information ``J = sum_j c_j D_j D_j' / lambda_j^2``, step ``J^-1 g`` (the last share moving by minus its
+    sum)."""
+    chances = matrix @ weights
+    seen = counts > 0
+    differences = matrix[seen, :-1] - matrix[seen, -1:]
+    score = sum(c * row / p for c, row, p in zip(counts[seen], differences, chances[seen]))
+    information = sum(c * np.outer(row, row) / p**2 for c, row, p in zip(counts[seen], differences, chances[seen]))
+    step = np.linalg.solve(information, score)
+    return np.append(step, -step.sum())
+
+
+def test_a_newton_step_cut_where_a_share_reaches_0_sets_it_to_0_exactly():
+    """From (.1, .35, .55) the Newton direction lowers the second share to 0 at t = w_2 / -d_2 = 0.126, where
+    the slope of ``l`` is still positive: the step goes there and the share is 0 exactly (a drop step), where
+    w_2 + t d_2 in the fit's own rounding leaves 5.6e-17."""
+    weights = np.array([0.1, 0.35, 0.55])
+    direction = newton_direction(SMALL, SMALL_COUNTS, weights)
+    reach = weights[1] / -direction[1]
+    assert direction[1] < 0 and 0 < reach < 1 and np.all(weights + reach * direction >= -1e-12)
+    assert slope_and_curvature(SMALL, SMALL_COUNTS, weights, direction, reach)[0] > 0
+    step = deconvolution._finish_step(SMALL, SMALL_COUNTS, weights)
+    assert step[1] == 0.0
+    expected = weights + reach * direction
+    assert_allclose(step, [expected[0], 0.0, expected[2]] / (expected[0] + expected[2]), rtol=1e-12)
