@@ -605,3 +605,63 @@ def test_a_newton_step_cut_where_a_share_reaches_0_sets_it_to_0_exactly():
     assert step[1] == 0.0
     expected = weights + reach * direction
     assert_allclose(step, [expected[0], 0.0, expected[2]] / (expected[0] + expected[2]), rtol=1e-12)
+
+
+def em_map(matrix, counts, weights) -> np.ndarray:
+    """``w_i sum_j c_j A_ji / lambda_j / n``, bucket by bucket: each bin's posterior share."""
+    chances = matrix @ weights
+    seen = [j for j in range(len(counts)) if counts[j] > 0]
+    n = math.fsum(counts)
+    return np.array(
+        [w * math.fsum(counts[j] * matrix[j, i] / chances[j] for j in seen) / n for i, w in enumerate(weights)]
+    )
+
+
+def squarem_s3(matrix, counts, weights) -> tuple[np.ndarray, str]:
+    """Varadhan and Roland's (2008) scheme S3 as the docstring of ``_squarem_step`` states it, in this test's
+    arithmetic, and which way it went."""
+    first = em_map(matrix, counts, weights)
+    second = em_map(matrix, counts, first)
+    r, v = first - weights, second - first - (first - weights)
+    if not np.any(v):
+        return second, "fixed point"
+    alpha = min(-math.sqrt(math.fsum(r * r)) / math.sqrt(math.fsum(v * v)), -1.0)
+    jump, halvings = weights - 2 * alpha * r + alpha**2 * v, 0
+    while np.any(jump < 0) and alpha < -1:
+        alpha, halvings = min((alpha - 1) / 2, -1.0), halvings + 1
+        jump = weights - 2 * alpha * r + alpha**2 * v
+    jump = em_map(matrix, counts, jump / math.fsum(jump))
+    if log_likelihood(matrix[counts > 0], counts[counts > 0], jump) < log_likelihood(
+        matrix[counts > 0], counts[counts > 0], second
+    ):
+        return second, "jump worse"
+    return jump, f"jump, alpha halved {halvings} times"
+
+
+def three_thousand_answers():
+    """The bins and counts of test_the_maximum_matches_an_independent_optimizer (epsilon 1, 3,000 answers)."""
+    labels, matrix = bucket_probabilities(laplace_for_epsilon(30, 1.0))
+    by_bin = _bin_columns(matrix, bins_from_cuts(CUTS, 30))
+    return by_bin, np.random.default_rng(11).multinomial(3000, by_bin @ TRUTH).astype(float)
+
+
+@pytest.mark.parametrize(
+    ("problem", "weights", "way"),
+    [
+        ("small", (0.2, 0.6, 0.2), "jump, alpha halved 4 times"),  # alpha -24.4, then -12.7, -6.9, -3.9, -2.5
+        ("small", (0.6, 0.0, 0.4), "jump, alpha halved 0 times"),  # a share at 0 stays there (alpha -2.0)
+        ("3000", (0.2,) * 5, "jump, alpha halved 0 times"),  # the fit's first step (alpha -13.8)
+        ("3000", (0.4213, 0.2784, 0.1457, 0.0842, 0.0704), "jump worse"),  # near its third (alpha -279)
+        ("identity", (0.25, 0.25, 0.5), "fixed point"),  # counts (1, 1, 2): F(w) = w exactly, v = 0
+    ],
+)
+def test_an_accelerated_em_step_follows_squarem_s3(problem, weights, way):
+    matrix, counts = {
+        "small": (SMALL, SMALL_COUNTS),
+        "3000": three_thousand_answers(),
+        "identity": (np.eye(3), np.array([1.0, 1.0, 2.0])),
+    }[problem]
+    weights = np.array(weights)
+    expected, went = squarem_s3(matrix, counts, weights)
+    assert went == way
+    assert_allclose(deconvolution._squarem_step(matrix, counts, weights), expected, rtol=1e-9, atol=1e-15)
