@@ -391,6 +391,8 @@ def test_a_fit_stopped_at_the_step_limit_says_it_did_not_converge(monkeypatch, l
     estimate = np.array([s.share for s in result.shares])
     assert (result.iterations, result.converged) == (limit, False)
     assert optimality_gap(by_bin, counts.astype(float), estimate) >= EM_TOLERANCE
+    if limit == 1:  # one accelerated EM step from even shares (test_an_accelerated_em_step_follows_squarem_s3)
+        assert_allclose(estimate, squarem_s3(by_bin, counts.astype(float), np.full(5, 0.2))[0], rtol=1e-9)
 
 
 def test_a_small_information_still_gives_its_standard_error():
@@ -665,3 +667,35 @@ def test_an_accelerated_em_step_follows_squarem_s3(problem, weights, way):
     expected, went = squarem_s3(matrix, counts, weights)
     assert went == way
     assert_allclose(deconvolution._squarem_step(matrix, counts, weights), expected, rtol=1e-9, atol=1e-15)
+
+
+def test_buckets_no_output_reaches_are_left_out_of_the_fit_and_every_field_is_filled():
+    """Scale 1/40: outputs are clamped to [-1, 11], so "b00" (below -1) has a chance of exactly 0 and "b13",
+    "b14" too; they hold no answer and take no part in the log-likelihood or the information (a log of 0 or a
+    division by 0 would warn, and the tests turn warnings into errors). Two bins, so the information J is one
+    number, sum_j c_j D_j^2 / lambda_j^2, and each standard error is 1 / sqrt(J); the log-likelihood is
+    sum_j c_j log lambda_j over the buckets with answers."""
+    design = DiscreteLaplaceDesign(10, Fraction(1, 40))
+    labels, matrix = bucket_probabilities(design)
+    by_bin = _bin_columns(matrix, bins_from_cuts((5,), 10))
+    assert by_bin[labels.index("b00")].tolist() == [0.0, 0.0]
+    answers = {"b03": 3, "b05": 4, "b09": 2, "b10": 1}
+    result = deconvolve(design, answers, (5,))
+    counts = np.array([answers.get(label, 0) for label in labels], dtype=float)
+    seen = counts > 0
+    estimate = np.array([s.share for s in result.shares])
+    chances = by_bin[seen] @ estimate
+    information = float((counts[seen] * (by_bin[seen, 0] - by_bin[seen, 1]) ** 2 / chances**2).sum())
+    std_err = 1 / math.sqrt(information)
+    z = 1.959963984540054
+    assert (result.identified, result.reason, result.bins, result.n) == (True, "", ((0, 4), (5, 10)), 10)
+    assert (result.band_method, result.confidence_level, result.converged) == (OBSERVED_INFORMATION, 0.95, True)
+    assert [(s.low, s.high) for s in result.shares] == [(0, 4), (5, 10)]
+    assert_allclose([s.std_err for s in result.shares], [std_err] * 2, rtol=1e-9)
+    assert_allclose(
+        [(s.band_low, s.band_high) for s in result.shares],
+        [(max(0.0, w - z * std_err), min(1.0, w + z * std_err)) for w in estimate],
+        rtol=1e-9,
+    )
+    assert result.log_likelihood == pytest.approx(float(counts[seen] @ np.log(chances)), rel=1e-12)
+    assert 0 < estimate[1] < estimate[0] < 1
