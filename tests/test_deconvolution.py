@@ -699,3 +699,98 @@ def test_buckets_no_output_reaches_are_left_out_of_the_fit_and_every_field_is_fi
     )
     assert result.log_likelihood == pytest.approx(float(counts[seen] @ np.log(chances)), rel=1e-12)
     assert 0 < estimate[1] < estimate[0] < 1
+
+
+def face_newton_direction(matrix, counts, weights, free) -> np.ndarray:
+    """:func:`newton_direction` on the face of the shares ``free`` (the others 0, not moving)."""
+    direction = np.zeros(len(weights))
+    direction[list(free)] = newton_direction(matrix[:, list(free)], counts, weights[list(free)])
+    return direction
+
+
+@pytest.mark.parametrize(
+    ("weights", "face", "growing"),
+    [
+        # Bin 1 at 0 has a slope above n (it should grow), and the Newton direction on the whole simplex raises
+        # it: that direction, up to where bin 2 reaches 0.
+        ((0.0, 0.01, 0.99), (0, 1, 2), 0),
+        # Bin 2 at 0 should grow too, but the Newton direction on the whole simplex would lower it: the direction
+        # on the face of the positive shares instead (bin 2 stays at 0), of length 1 (its reach is 5.5).
+        ((0.01, 0.0, 0.99), (0, 2), 1),
+        # Bin 2 at 0 with a slope below n stays out: the face of bins 1 and 3.
+        ((0.6, 0.0, 0.4), (0, 2), None),
+    ],
+)
+def test_the_newton_step_is_on_the_face_of_the_positive_shares_and_those_that_should_grow(weights, face, growing):
+    weights = np.array(weights)
+    n = SMALL_COUNTS.sum()
+    slopes = [slope_and_curvature(SMALL, SMALL_COUNTS, weights, np.eye(3)[i] - weights)[0] + n for i in range(3)]
+    zero = int(np.argmin(weights))
+    assert (slopes[zero] > n) == (growing is not None)
+    direction, end = deconvolution._newton_step(SMALL, SMALL_COUNTS, weights)
+    expected = face_newton_direction(SMALL, SMALL_COUNTS, weights, face)
+    assert_allclose(direction, expected, rtol=1e-9, atol=1e-15)
+    falling = expected < 0
+    assert end == pytest.approx(min(1.0, float(np.min(weights[falling] / -expected[falling]))), rel=1e-9)
+    if growing is not None:
+        full = face_newton_direction(SMALL, SMALL_COUNTS, weights, (0, 1, 2))
+        assert (full[growing] > 0) == (face == (0, 1, 2))
+
+
+def test_no_newton_step_at_an_exact_maximum_and_a_slope_of_exactly_n_does_not_grow():
+    """One bucket per bin (A = I), counts (1, 1, 2): at w = (1/4, 1/4, 1/2) every ratio c_j / lambda_j is 4, the
+    score 0, the direction 0 exactly, along which l does not rise: no step. With the middle bin the mean of the
+    outer two (FLAT), at w = (1/2, 0, 1/2) the middle bin's slope sum_j c_j A_j2 / lambda_j is sum_j c_j = n
+    exactly (A_j2 = lambda_j): not above n, so it stays out of the face, whose Newton step is taken (up to where
+    an outer bin reaches 0)."""
+    assert deconvolution._newton_step(np.eye(3), np.array([1.0, 1.0, 2.0]), np.array([0.25, 0.25, 0.5])) is None
+    counts, weights = np.array([3.0, 2.0, 1.0]), np.array([0.5, 0.0, 0.5])
+    assert float(FLAT.T[1] @ (counts / (FLAT @ weights))) == counts.sum()
+    direction, end = deconvolution._newton_step(FLAT, counts, weights)
+    expected = face_newton_direction(FLAT, counts, weights, (0, 2))
+    assert_allclose(direction, expected, rtol=1e-9)
+    assert direction[1] == 0 and end == pytest.approx(0.5 / -expected.min(), rel=1e-9)  # bin 1 or 3 reaches 0
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: bins_from_cuts((), 0), "steps must be an integer >= 1, got steps=0"),
+        (lambda: bins_from_cuts((), 1001), "steps must be at most 1000, got steps=1001"),
+        (lambda: bins_from_cuts(5, 30), "cuts must be a sequence of grid indices, got cuts=5"),
+        (
+            lambda: bins_from_cuts((True,), 30),
+            "cuts must be increasing grid indices in [1, 30], got cuts[0]=True after 0",
+        ),
+        (
+            lambda: bins_from_cuts((2.0,), 30),
+            "cuts must be increasing grid indices in [1, 30], got cuts[0]=2.0 after 0",
+        ),
+        (lambda: bucket_probabilities(None), "design must be a DiscreteLaplaceDesign, got design=None"),
+        (lambda: deconvolution.check_counts([("b00", 1)], ("b00",)), "bucket_counts must map bucket labels to"),
+        (
+            lambda: deconvolution.check_counts({"b99": 1}, ("b00", "b01", "b02")),
+            "unknown bucket 'b99': the buckets are b00 .. b02",
+        ),
+        (
+            lambda: deconvolution.check_counts({"b01": True}, ("b00", "b01")),
+            "a bucket count must be an integer >= 0, got bucket_counts['b01']=True",
+        ),
+        (
+            lambda: deconvolution.check_counts({"b01": 1.0}, ("b00", "b01")),
+            "a bucket count must be an integer >= 0, got bucket_counts['b01']=1.0",
+        ),
+        (lambda: deconvolve(None, {"b00": 1}, CUTS), "steps is required for a plain number (design None)"),
+        (lambda: deconvolve(None, {"b00": 1}, CUTS, steps=30, level=1), "level must be in (0, 1), got level=1"),
+    ],
+)
+def test_each_bad_argument_has_its_whole_message(call, message):
+    with pytest.raises(ValueError) as raised:
+        call()
+    assert str(raised.value).startswith(message)
+
+
+def test_kept_sums_are_skipped_wherever_they_come_and_the_one_bit_design_says_why_it_shows_no_shares():
+    assert deconvolution.check_counts({"=sum": 7, "b01": 3, "=sumsq": 9, "b00": 2}, ("b00", "b01")).tolist() == [2, 3]
+    result = deconvolve(BoundedDesign(30, 3, 1), {"b00": 40, "b01": 60}, CUTS, level=0.9)
+    assert result == Distribution(False, BOUNDED_REASON, bins_from_cuts(CUTS, 30), (), 100, "", 0.9)
