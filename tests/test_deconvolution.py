@@ -375,7 +375,7 @@ def test_the_fit_converges_at_the_extremes_of_the_grid_and_epsilon(steps, epsilo
     shares = [share.share for share in result.shares]
     assert result.converged and len(shares) == bins
     assert min(shares) >= 0 and max(shares) <= 1
-    assert_allclose(sum(shares), 1.0)
+    assert abs(math.fsum(shares) - 1) <= 1e-14  # each step divides by its sum
 
 
 @pytest.mark.parametrize("limit", [1, 2])
@@ -652,6 +652,7 @@ def three_thousand_answers():
     [
         ("small", (0.2, 0.6, 0.2), "jump, alpha halved 4 times"),  # alpha -24.4, then -12.7, -6.9, -3.9, -2.5
         ("small", (0.6, 0.0, 0.4), "jump, alpha halved 0 times"),  # a share at 0 stays there (alpha -2.0)
+        ("small", (0.05, 0.9, 0.05), "jump, alpha halved 0 times"),  # alpha -1.91, between -2 and -1
         ("3000", (0.2,) * 5, "jump, alpha halved 0 times"),  # the fit's first step (alpha -13.8)
         ("3000", (0.4213, 0.2784, 0.1457, 0.0842, 0.0704), "jump worse"),  # near its third (alpha -279)
         ("identity", (0.25, 0.25, 0.5), "fixed point"),  # counts (1, 1, 2): F(w) = w exactly, v = 0
@@ -794,3 +795,15 @@ def test_kept_sums_are_skipped_wherever_they_come_and_the_one_bit_design_says_wh
     assert deconvolution.check_counts({"=sum": 7, "b01": 3, "=sumsq": 9, "b00": 2}, ("b00", "b01")).tolist() == [2, 3]
     result = deconvolve(BoundedDesign(30, 3, 1), {"b00": 40, "b01": 60}, CUTS, level=0.9)
     assert result == Distribution(False, BOUNDED_REASON, bins_from_cuts(CUTS, 30), (), 100, "", 0.9)
+
+
+def test_a_tiny_information_is_still_inverted_when_it_is_one_number():
+    """Two bins almost alike, A = [[.5, .5001], [.5, .4999]], one answer in each bucket, at w = (1/2, 1/2):
+    D = A_1 - A_2 = (-1e-4, 1e-4), lambda = (.50005, .49995), so J = sum_j c_j D_j^2 / lambda_j^2 = 8.0e-8. One
+    free share: J is its own largest and smallest eigenvalue, never below 1e-12 times itself, so it is
+    inverted however small: the covariance of the two shares is [[1, -1], [-1, 1]] / J."""
+    matrix, counts, weights = np.array([[0.5, 0.5001], [0.5, 0.4999]]), np.array([1.0, 1.0]), np.array([0.5, 0.5])
+    information = (1e-4 / 0.50005) ** 2 + (1e-4 / 0.49995) ** 2
+    assert information < 1e-7
+    covariance = deconvolution._covariance(matrix, counts, weights)
+    assert_allclose(covariance, np.array([[1.0, -1.0], [-1.0, 1.0]]) / information, rtol=1e-9)
