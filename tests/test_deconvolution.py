@@ -632,6 +632,8 @@ def squarem_s3(matrix, counts, weights) -> tuple[np.ndarray, str]:
     while np.any(jump < 0) and alpha < -1:
         alpha, halvings = min((alpha - 1) / 2, -1.0), halvings + 1
         jump = weights - 2 * alpha * r + alpha**2 * v
+    if np.any(jump < 0):  # at alpha -1 the point is w2 itself, negative only by rounding
+        return second, "jump negative at alpha -1"
     jump = em_map(matrix, counts, jump / math.fsum(jump))
     if log_likelihood(matrix[counts > 0], counts[counts > 0], jump) < log_likelihood(
         matrix[counts > 0], counts[counts > 0], second
@@ -807,3 +809,29 @@ def test_a_tiny_information_is_still_inverted_when_it_is_one_number():
     assert information < 1e-7
     covariance = deconvolution._covariance(matrix, counts, weights)
     assert_allclose(covariance, np.array([[1.0, -1.0], [-1.0, 1.0]]) / information, rtol=1e-9)
+
+
+def test_a_bucket_without_answers_takes_no_part_in_the_newton_direction():
+    """Bucket 2 (chances .3, .5, .3) holds no answer here: the direction is this test's own, from the buckets
+    with answers alone."""
+    counts, weights = np.array([30.0, 0.0, 20.0, 0.0]), np.array([0.5, 0.3, 0.2])
+    direction = deconvolution._newton_direction(SMALL, counts, weights, np.arange(3))
+    assert_allclose(direction, newton_direction(SMALL, counts, weights), rtol=1e-9)
+
+
+def test_an_accelerated_em_step_whose_point_is_negative_by_rounding_alone_is_two_em_steps():
+    """The second bin hardly explains an answer (chances 3.5e-15 and 4.3e-18 of the buckets with answers): in
+    the fit's arithmetic alpha starts at -1 - 2e-15 and is halved to -1, where w - 2 alpha r + alpha^2 v is w2
+    = (1, 1e-30) up to rounding, yet its second share is -5.6e-17: the step is w2, two EM steps (this test's
+    own), no share negative."""
+    matrix = np.array(
+        [
+            [0.7460058302230561, 3.5402943652773877e-15],
+            [0.19930572326460277, 4.2608038157249715e-18],
+            [0.05468844651234101, 0.9999999999999964],
+        ]
+    )
+    counts, weights = np.array([5.0, 18.0, 0.0]), np.array([0.5216763404698838, 0.47832365953011635])
+    step = deconvolution._squarem_step(matrix, counts, weights)
+    assert_allclose(step, em_map(matrix, counts, em_map(matrix, counts, weights)), rtol=1e-9, atol=1e-15)
+    assert np.all(step >= 0)
