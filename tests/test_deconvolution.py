@@ -658,6 +658,8 @@ def three_thousand_answers():
         ("3000", (0.2,) * 5, "jump, alpha halved 0 times"),  # the fit's first step (alpha -13.8)
         ("3000", (0.4213, 0.2784, 0.1457, 0.0842, 0.0704), "jump worse"),  # near its third (alpha -279)
         ("identity", (0.25, 0.25, 0.5), "fixed point"),  # counts (1, 1, 2): F(w) = w exactly, v = 0
+        ("two buckets", (0.046831532029544314, 0.9531684679704557), "jump, alpha halved 3 times"),  # -2.2 to -1.15
+        ("three buckets", (0.0007761778669211535, 0.9992238221330788), "jump, alpha halved 0 times"),  # |r|<|v|: -1
     ],
 )
 def test_an_accelerated_em_step_follows_squarem_s3(problem, weights, way):
@@ -665,6 +667,20 @@ def test_an_accelerated_em_step_follows_squarem_s3(problem, weights, way):
         "small": (SMALL, SMALL_COUNTS),
         "3000": three_thousand_answers(),
         "identity": (np.eye(3), np.array([1.0, 1.0, 2.0])),
+        "two buckets": (
+            np.array([[0.0050818863634183725, 8.063154259193404e-05], [0.9949181136365817, 0.9999193684574081]]),
+            np.array([29.0, 8.0]),
+        ),
+        "three buckets": (
+            np.array(
+                [
+                    [0.01567305817452012, 0.0029353080833147437],
+                    [0.9545044448583331, 0.330428057964003],
+                    [0.02982249696714679, 0.6666366339526824],
+                ]
+            ),
+            np.array([15.0, 20.0, 26.0]),
+        ),
     }[problem]
     weights = np.array(weights)
     expected, went = squarem_s3(matrix, counts, weights)
