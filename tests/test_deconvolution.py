@@ -851,3 +851,39 @@ def test_an_accelerated_em_step_whose_point_is_negative_by_rounding_alone_is_two
     step = deconvolution._squarem_step(matrix, counts, weights)
     assert_allclose(step, em_map(matrix, counts, em_map(matrix, counts, weights)), rtol=1e-9, atol=1e-15)
     assert np.all(step >= 0)
+
+
+# 20,000 answers at epsilon 1 on a grid of 10 steps, one bin per grid index, and a point of their fit where the
+# face of the positive shares is close to its own maximum while two shares at 0 (bins 7 and 8) have slopes above
+# n = 20,000 (20,000.84 and 20,000.76), and the Newton direction that takes them in lowers one of them.
+NEAR_FACE_MAXIMUM_COUNTS = {
+    "b00": 323, "b01": 76, "b02": 90, "b03": 105, "b04": 148, "b05": 139, "b06": 182, "b07": 219, "b08": 273,
+    "b09": 356, "b10": 417, "b11": 505, "b12": 632, "b13": 745, "b14": 942, "b15": 1206, "b16": 1377,
+    "b17": 1689, "b18": 1660, "b19": 1478, "b20": 1283, "b21": 1115, "b22": 864, "b23": 733, "b24": 680,
+    "b25": 520, "b26": 427, "b27": 317, "b28": 276, "b29": 236, "b30": 178, "b31": 151, "b32": 123, "b33": 102,
+    "b34": 63, "b35": 78, "b36": 50, "b37": 242,
+}  # fmt: skip
+NEAR_FACE_MAXIMUM_WEIGHTS = (
+    0.03364280221928097, 0.0, 0.0, 0.6083597169727883, 0.0, 0.20758289359057025, 0.0, 0.0, 0.025605043925490012,
+    0.0, 0.12480954329187051,
+)  # fmt: skip
+
+
+def test_a_frank_wolfe_step_is_taken_where_it_promises_more_than_a_whole_newton_step():
+    """There the Newton step on the positive shares' face may go its whole length but gains little by the
+    second-order expansion (3.8e-4), the step towards bin 7, the bin of largest slope, more (5.9e-4): the step
+    is w + t (e_7 - w), t the root of the slope of l along it (brentq on this test's own slope); the Newton
+    step would have moved a share by 0.004 more."""
+    design = laplace_for_epsilon(10, 1.0)
+    cuts = tuple(range(1, 11))
+    labels, matrix = bucket_probabilities(design)
+    by_bin = _bin_columns(matrix, bins_from_cuts(cuts, 10))
+    counts = np.array([NEAR_FACE_MAXIMUM_COUNTS.get(label, 0) for label in labels], dtype=float)
+    weights = np.array(NEAR_FACE_MAXIMUM_WEIGHTS)
+    slopes = [slope_and_curvature(by_bin, counts, weights, np.eye(11)[i] - weights)[0] for i in range(11)]
+    assert int(np.argmax(slopes)) == 6 and weights[6] == 0
+    direction = np.eye(11)[6] - weights
+    assert slope_and_curvature(by_bin, counts, weights, direction, 1.0)[0] < 0
+    t = optimize.brentq(lambda t: slope_and_curvature(by_bin, counts, weights, direction, t)[0], 0, 1, xtol=1e-15)
+    step = deconvolution._finish_step(by_bin, counts, weights)
+    assert_allclose(step, weights + t * direction, rtol=1e-9, atol=1e-12)
