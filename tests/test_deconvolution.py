@@ -887,3 +887,13 @@ def test_a_frank_wolfe_step_is_taken_where_it_promises_more_than_a_whole_newton_
     t = optimize.brentq(lambda t: slope_and_curvature(by_bin, counts, weights, direction, t)[0], 0, 1, xtol=1e-15)
     step = deconvolution._finish_step(by_bin, counts, weights)
     assert_allclose(step, weights + t * direction, rtol=1e-9, atol=1e-12)
+
+
+def test_no_newton_direction_from_an_information_that_is_not_a_number():
+    """Bucket 3 holds an answer but only bin 3, at 0 and not free, can give it: its chance is 0, its ratio
+    c / lambda infinite, and its row of D (bins 1 and 2 alike there, 0 - 0) times that is not a number (numpy's
+    warnings of it silenced here): the information is NaN, and the direction is None, not NaN."""
+    matrix = np.array([[0.6, 0.2, 0.0], [0.4, 0.8, 0.0], [0.0, 0.0, 1.0]])
+    counts, weights = np.array([5.0, 5.0, 1.0]), np.array([0.5, 0.5, 0.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert deconvolution._newton_direction(matrix, counts, weights, np.array([0, 1])) is None
