@@ -479,3 +479,8 @@ def test_a_profile_likelihood_interval_on_its_own_finds_the_maximum_and_keeps_th
     assert profile_likelihood_interval(counts, SKEWED, 1, 0.9, mle).confidence_level == 0.9
     with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=1.0$"):
         profile_likelihood_interval(counts, SKEWED, 1, 1.0)
+
+
+def test_a_bad_level_for_the_intervals_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=0$"):
+        estimate_misclassification([30, 20, 10], SKEWED).confidence_intervals(0)
