@@ -256,3 +256,28 @@ def test_a_bad_bounded_design_is_refused_naming_the_fault(arguments, message):
 
 def test_a_laplace_scale_given_as_text_is_kept_as_a_fraction():
     assert DiscreteLaplaceDesign(10, "5/2").scale == Fraction(5, 2)
+
+
+def test_the_inner_buckets_cover_minus_b_to_k_plus_b():
+    """K 10, scale 1: B = ceil(3 * 1) = 3, so the inner buckets are the 17 outputs -3 .. 13, one each (width 1)."""
+    assert DiscreteLaplaceDesign(10, 1).bucket_edges() == tuple(range(-3, 14))
+
+
+def test_a_scale_is_read_exactly_from_a_fraction_and_as_its_decimal_from_a_float():
+    """A Fraction keeps a denominator beyond a million; a float is read as the short fraction it prints as."""
+    assert DiscreteLaplaceDesign(10, Fraction(1, 10**7)).scale == Fraction(1, 10**7)
+    assert DiscreteLaplaceDesign(10, 0.1).scale == Fraction(1, 10)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: DiscreteLaplaceDesign(0, 1), "steps must be an integer in [1, 1000], got 0"),
+        (lambda: DiscreteLaplaceDesign(True, 1), "steps must be an integer in [1, 1000], got True"),
+        (lambda: laplace_for_epsilon(10, 0.05), "epsilon must be a number in [0.1, 10.0], got 0.05"),
+        (lambda: laplace_for_epsilon(10, True), "epsilon must be a number in [0.1, 10.0], got True"),
+    ],
+)
+def test_a_bad_grid_or_epsilon_is_refused_naming_it(call, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
