@@ -484,3 +484,10 @@ def test_a_profile_likelihood_interval_on_its_own_finds_the_maximum_and_keeps_th
 def test_a_bad_level_for_the_intervals_is_refused_naming_it():
     with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=0$"):
         estimate_misclassification([30, 20, 10], SKEWED).confidence_intervals(0)
+
+
+def test_pooled_intervals_inside_the_simplex_are_two_sided():
+    """HALF, counts (30, 30, 40) twice: raw shares 2 lambda - 1/3 = (.267, .267, .467), all inside (0, 1)."""
+    one = estimate_misclassification([30, 30, 40], HALF)
+    pooled = pool_misclassification([one, one])
+    assert [ci.side for ci in pooled.confidence_intervals()] == ["two-sided"] * 3
