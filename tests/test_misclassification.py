@@ -23,6 +23,7 @@ from analysis import (
     worst_case_variances,
 )
 from analysis.design import DesignError
+from analysis.misclassification import maximum_likelihood, profile_likelihood_interval
 
 # Rows: reported option, columns: true option. Not symmetric, not of the k-option form.
 SKEWED = MisclassificationDesign(
@@ -433,3 +434,60 @@ def test_each_option_whose_observed_share_no_true_shares_could_give_is_named_wit
     at_the_ends = estimate_misclassification([10, 60, 30], SKEWED)
     assert at_the_ends.outside_rows() == (None, None, None)
     assert estimate_misclassification([75, 5, 20], SKEWED).outside_rows() == ("above", "below", None)
+
+
+def test_outside_is_each_options_own_marginal_at_the_level_asked():
+    """``outside()`` is :func:`outside_design` of each option's marginal (HALF: t 1/2, a 1/6, b 1/3) at the
+    level asked. 20 of 100 lies inside [1/6, 2/3] (though outside the default design's [1/4, 3/4]), 0 of 100 is
+    below 1/6, and at 90% the bound is not the 95% one. An option without a marginal (every row of SKEWED)
+    gets None."""
+    marginal = HALF.option_marginal(0).exact()
+    below, inside, above = estimate_misclassification([0, 20, 80], HALF).outside(confidence_level=0.9)
+    assert inside is None
+    assert below == outside_design(0, 100, *marginal, confidence_level=0.9) != outside_design(0, 100, *marginal)
+    assert below.side == "below" and above.side == "above"
+    assert estimate_misclassification([30, 30, 40], SKEWED).outside() == (None, None, None)
+
+
+def test_producible_worst_case_variances_clamp_the_share_at_one_and_divide_by_n():
+    """A 2 x 2 matrix, columns (0.95, 0.05) and (0.6, 0.4): option 1's variance grows up to a true share of 1
+    (the unclamped maximiser (w_1 - w_0) / 2 = 1.29 lies beyond it). n Var = sum_k A_1k^2 (P pi)_k - pi_1^2 over
+    a grid of pi_1 by brute force gives the closed form; at n = 4 every variance is a quarter."""
+    design = MisclassificationDesign([["19/20", "3/5"], ["1/20", "2/5"]])
+    inverse = np.linalg.inv(design.floats())
+    share = np.linspace(0, 1, 2001)
+    lam = design.floats() @ np.array([1 - share, share])
+    brute = ((inverse**2) @ lam - (inverse @ lam) ** 2).max(axis=1)
+    assert_allclose(producible_worst_case_variances(design, 1), brute, rtol=1e-9)
+    assert_allclose(producible_worst_case_variances(design, 4), brute / 4, rtol=1e-9)
+
+
+@pytest.mark.parametrize("n", [0, True, 1.5])
+def test_producible_worst_case_variances_refuse_a_bad_n_naming_it(n):
+    with pytest.raises(ValueError, match=f"^n must be a whole number of at least 1, got n={n!r}$"):
+        producible_worst_case_variances(HALF, n)
+
+
+def test_a_profile_likelihood_interval_on_its_own_finds_the_maximum_and_keeps_the_level():
+    """Called without the maximum it computes it (the same interval as with it), at 95% by default, and the
+    interval records the level asked; a bad level is refused naming it."""
+    counts = [30, 20, 10]
+    mle = maximum_likelihood(counts, SKEWED)
+    alone = profile_likelihood_interval(counts, SKEWED, 1)
+    assert alone == profile_likelihood_interval(counts, SKEWED, 1, 0.95, mle)
+    assert alone.confidence_level == 0.95 and alone.method == "profile likelihood"
+    assert profile_likelihood_interval(counts, SKEWED, 1, 0.9, mle).confidence_level == 0.9
+    with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=1.0$"):
+        profile_likelihood_interval(counts, SKEWED, 1, 1.0)
+
+
+def test_a_bad_level_for_the_intervals_is_refused_naming_it():
+    with pytest.raises(ValueError, match=r"^confidence_level must be in \(0, 1\), got confidence_level=0$"):
+        estimate_misclassification([30, 20, 10], SKEWED).confidence_intervals(0)
+
+
+def test_pooled_intervals_inside_the_simplex_are_two_sided():
+    """HALF, counts (30, 30, 40) twice: raw shares 2 lambda - 1/3 = (.267, .267, .467), all inside (0, 1)."""
+    one = estimate_misclassification([30, 30, 40], HALF)
+    pooled = pool_misclassification([one, one])
+    assert [ci.side for ci in pooled.confidence_intervals()] == ["two-sided"] * 3

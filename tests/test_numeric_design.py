@@ -19,6 +19,7 @@ from analysis.numeric_design import (
     laplace_for_epsilon,
     numeric_design,
     numeric_design_from_dict,
+    unary_for_epsilon,
 )
 
 #: The ln 3 Laplace design of a 0..30 question: scale 27.307177, clamp 1093, outputs -1093 .. 1123.
@@ -184,3 +185,99 @@ def test_the_one_bit_design_is_chosen_at_small_epsilon_and_the_laplace_at_large(
 def test_an_unknown_mechanism_is_refused_naming_it():
     with pytest.raises(ValueError, match="got 'gaussian'"):
         numeric_design(30, 1.0, "gaussian")
+
+
+def test_a_unary_designs_variance_by_hand_and_its_parameters_as_fractions():
+    """p = 1/2, q = 1/5 given as floats: stored as Fractions; one answer's variance of the debiased share at pi = .3
+    is (.3 * 1/2 * 1/2 + .7 * 1/5 * 4/5) / (3/10)^2 = (.075 + .112) / .09."""
+    design = UnaryDesign(3, 0.5, 0.2)
+    assert (design.p, design.q) == (Fraction(1, 2), Fraction(1, 5))
+    assert type(design.p) is Fraction and type(design.q) is Fraction
+    assert design.share_variance(0.3) == pytest.approx((0.075 + 0.112) / 0.09, rel=1e-12)
+    assert UnaryDesign(10, "1/2", "1/5").options == 10
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((True, "1/2", "1/5"), "options must be an integer in [1, 10], got True"),
+        ((0, "1/2", "1/5"), "options must be an integer in [1, 10], got 0"),
+        ((3, "x", "1/5"), "p must be a fraction such as 1/4, got 'x'"),
+        ((3, "1/2", "x"), "q must be a fraction such as 1/4, got 'x'"),
+        ((3, "1/2", 0), "a unary design needs 0 < q < p < 1, got p='1/2', q=0"),
+        ((3, "1/2", "1/2"), "a unary design needs 0 < q < p < 1, got p='1/2', q='1/2'"),
+        ((3, 1, "1/2"), "a unary design needs 0 < q < p < 1, got p=1, q='1/2'"),
+    ],
+)
+def test_a_bad_unary_design_is_refused_naming_the_fault(arguments, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        UnaryDesign(*arguments)
+
+
+def test_unary_for_epsilon_rounds_each_encodings_parameter_and_picks_the_smaller_variance():
+    """One option at epsilon 1: optimized q = e^-1 / 2 = 0.1839397... rounded up to 0.183940; symmetric
+    p = e / (1 + e) = 0.7310585... rounded down to 0.731058. The symmetric one has the smaller worst variance
+    (0.92 against 2.49), so it is the default."""
+    optimized = unary_for_epsilon(1, 1.0, "optimized_unary")
+    symmetric = unary_for_epsilon(1, 1.0, "symmetric_unary")
+    assert optimized == UnaryDesign(1, Fraction(1, 2), Fraction(183940, 10**6))
+    assert symmetric == UnaryDesign(1, Fraction(731058, 10**6), 1 - Fraction(731058, 10**6))
+    assert symmetric.worst_variance < optimized.worst_variance
+    assert unary_for_epsilon(1, 1.0) == symmetric
+    assert unary_for_epsilon(10, 1.0, "optimized_unary").options == 10
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((3, 1.0, "binary"), "encoding must be one of ('optimized_unary', 'symmetric_unary'), got 'binary'"),
+        ((True, 1.0), "options must be an integer in [1, 10], got True"),
+        ((0, 1.0), "options must be an integer in [1, 10], got 0"),
+        ((11, 1.0), "options must be an integer in [1, 10], got 11"),
+    ],
+)
+def test_unary_for_epsilon_refuses_a_bad_encoding_or_count_naming_it(arguments, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        unary_for_epsilon(*arguments)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((10, 3, 0), "low must be a positive integer, got 0"),
+        ((10, 3, True), "low must be a positive integer, got True"),
+        ((10, 2, 2), "high must be above low, got high=2, low=2"),
+    ],
+)
+def test_a_bad_bounded_design_is_refused_naming_the_fault(arguments, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        BoundedDesign(*arguments)
+
+
+def test_a_laplace_scale_given_as_text_is_kept_as_a_fraction():
+    assert DiscreteLaplaceDesign(10, "5/2").scale == Fraction(5, 2)
+
+
+def test_the_inner_buckets_cover_minus_b_to_k_plus_b():
+    """K 10, scale 1: B = ceil(3 * 1) = 3, so the inner buckets are the 17 outputs -3 .. 13, one each (width 1)."""
+    assert DiscreteLaplaceDesign(10, 1).bucket_edges() == tuple(range(-3, 14))
+
+
+def test_a_scale_is_read_exactly_from_a_fraction_and_as_its_decimal_from_a_float():
+    """A Fraction keeps a denominator beyond a million; a float is read as the short fraction it prints as."""
+    assert DiscreteLaplaceDesign(10, Fraction(1, 10**7)).scale == Fraction(1, 10**7)
+    assert DiscreteLaplaceDesign(10, 0.1).scale == Fraction(1, 10)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: DiscreteLaplaceDesign(0, 1), "steps must be an integer in [1, 1000], got 0"),
+        (lambda: DiscreteLaplaceDesign(True, 1), "steps must be an integer in [1, 1000], got True"),
+        (lambda: laplace_for_epsilon(10, 0.05), "epsilon must be a number in [0.1, 10.0], got 0.05"),
+        (lambda: laplace_for_epsilon(10, True), "epsilon must be a number in [0.1, 10.0], got True"),
+    ],
+)
+def test_a_bad_grid_or_epsilon_is_refused_naming_it(call, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
