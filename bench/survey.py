@@ -28,11 +28,14 @@ UNREACHED_CEILING = 1_000_000_000
 
 #: Six yes/no questions (two coins or forced response), three randomized
 #: select_one and one plain select_one.
-SURVEY_YAML = """\
-id: bench-survey
-title: Student life survey (benchmark)
-version: 1
-burst_ceiling_per_hour: 1000000000
+SURVEY_YAML = (
+    (
+        f"id: {SURVEY_ID}\n"
+        "title: Student life survey (benchmark)\n"
+        "version: 1\n"
+        f"burst_ceiling_per_hour: {UNREACHED_CEILING}\n"
+    )
+    + """\
 intro: |
   Your answers are randomized on your device before they are sent.
 
@@ -82,14 +85,20 @@ questions:
     choices: [low, moderate, high]
     randomize: false
 """
+)
+
+
+def _write(folder: Path, survey_id: str, text: str) -> Survey:
+    """Write ``text`` into ``folder`` as ``survey_id``'s file and load it as the app would."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{survey_id}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_survey_file(path)
 
 
 def write_survey(folder: Path) -> Survey:
     """Write the benchmark survey into ``folder`` and load it as the app would."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{SURVEY_ID}.yaml"
-    path.write_text(SURVEY_YAML, encoding="utf-8")
-    return load_survey_file(path)
+    return _write(folder, SURVEY_ID, SURVEY_YAML)
 
 
 def flood_survey_yaml() -> str:
@@ -101,10 +110,7 @@ def flood_survey_yaml() -> str:
 
 def write_flood_survey(folder: Path) -> Survey:
     """Write :func:`flood_survey_yaml` into ``folder`` beside the benchmark survey and load it."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{FLOOD_SURVEY_ID}.yaml"
-    path.write_text(flood_survey_yaml(), encoding="utf-8")
-    return load_survey_file(path)
+    return _write(folder, FLOOD_SURVEY_ID, flood_survey_yaml())
 
 
 NUMBERS_SURVEY_ID = "bench-numbers"
@@ -155,7 +161,4 @@ questions:
 
 def write_numbers_survey(folder: Path) -> Survey:
     """Write the numbers benchmark's survey into ``folder`` and load it as the app would."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{NUMBERS_SURVEY_ID}.yaml"
-    path.write_text(NUMBERS_SURVEY_YAML, encoding="utf-8")
-    return load_survey_file(path)
+    return _write(folder, NUMBERS_SURVEY_ID, NUMBERS_SURVEY_YAML)
