@@ -10,6 +10,7 @@ from analysis.design import DesignError
 from analysis.two_group import CheaterDetectionDesign, StochasticLieDetectorDesign
 from surveys import arms
 from tests.helpers.audit import clopper_pearson_lower, clopper_pearson_upper
+from tests.helpers.bulk_secrets import use_bulk_secrets
 
 SLD = StochasticLieDetectorDesign(Fraction(1, 3), Fraction(2, 3))
 CDM = CheaterDetectionDesign(Fraction(1, 4), Fraction(3, 5))
@@ -42,8 +43,10 @@ def test_attack_success_is_the_worse_group():
 @pytest.mark.parametrize(
     ("group", "direct"), [(Fraction(1, 3), None), (Fraction(1, 2), Fraction(1, 5)), (None, Fraction(1, 4))]
 )
-def test_draw_arm_follows_the_shares(group, direct):
-    """20,000 draws: each arm's share lies in its 99.9% Clopper-Pearson interval (Bonferroni over the arms)."""
+def test_draw_arm_follows_the_shares(group, direct, monkeypatch, request):
+    """20,000 draws: each arm's share lies in its 99.9% Clopper-Pearson interval (Bonferroni over the arms), the
+    draws' words seeded by the test's name (tests/helpers/bulk_secrets.py) so the verdict holds on every run."""
+    use_bulk_secrets(monkeypatch, request.node.nodeid)
     n = 20_000
     counts = dict.fromkeys(arms.ARMS, 0)
     for _ in range(n):

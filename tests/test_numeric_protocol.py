@@ -1,20 +1,21 @@
 """Tests of surveys/numeric_protocol.py: the ``secrets`` samplers of numbers and check-all-that-apply answers.
 
-Distribution tests: draws from the live sampler against its exact probability mass function
-(tests/helpers/distributions.py), by a chi-square test at level alpha = 10^-4 fixed before the run (cells
-expecting fewer than 5 pooled into the tails). ``secrets`` cannot be seeded, so a correct sampler fails such a
-test once in 10,000 runs. Each sampler gets 10^6 draws (stochastic rounding: 10^6 over its three cases),
-except the discrete Laplace: 2 x 10^5 per scale, since 10^6 of its draws take 16 to 20 s of CPU in Python
-(60 to 70 s on this shared machine; about ten ``secrets.randbelow`` calls of 1.4 us each per draw, plus the
-loop); the level is unchanged.
+Distribution tests: draws from the production sampler against its exact probability mass function
+(tests/helpers/distributions.py), by a chi-square test at level alpha = 10^-4 fixed before the run (cells expecting
+fewer than 5 pooled into the tails). The sampler's words come from a generator seeded by the test's name (below),
+so each test draws the same sample on every run: its verdict is reproducible. Each sampler gets 10^6 draws
+(stochastic rounding: 10^6 over its three cases), except the discrete Laplace: 2 x 10^5 per scale, since 10^6 of
+its draws take 16 to 20 s of CPU in Python (60 to 70 s on this shared machine; about ten ``secrets.randbelow``
+calls of 1.4 us each per draw, plus the loop); the level is unchanged.
 
 Privacy audits: the empirical likelihood ratio of each kept report between the two extreme true answers is
 within e^epsilon at 99.9% family confidence (tests/helpers/audit.py, 10^5 draws per answer).
 
 Every test here draws its ``secrets`` in bulk (tests/helpers/bulk_secrets.py, an autouse fixture): the
 production samplers run unchanged and still call ``secrets.randbelow``, which is served exactly uniform from
-one ``secrets.token_bytes`` call per 65,536 words instead of one system call per draw (measured on the
-whole module: 61 CPU-s before, see the commit). The draw counts, levels and tolerances are unchanged.
+65,536 words at a time of numpy's PCG64 seeded by the test's node id, instead of one system call per draw
+(measured on the whole module: 61 CPU-s before, see the commit). That the samplers draw from ``secrets`` and
+nothing predictable is tests/test_layers.py::test_no_source_module_draws_from_random.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ UNARY = UnaryDesign(3, Fraction(1, 2), Fraction(1, 6))
 
 
 @pytest.fixture(autouse=True)
-def _bulk_secrets(monkeypatch):
-    use_bulk_secrets(monkeypatch)
+def _bulk_secrets(monkeypatch, request):
+    use_bulk_secrets(monkeypatch, request.node.nodeid)
 
 
 def test_bulk_randbelow_rejects_the_words_of_the_last_partial_copy_and_randbits_takes_the_top_bits():

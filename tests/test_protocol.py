@@ -1,7 +1,7 @@
-"""Tests of the live (``secrets``) randomizer, including an empirical privacy audit.
+"""Tests of the ``secrets`` randomizer, including an empirical privacy audit.
 
 The audit draws N = 100,000 answers for a true yes and N for a true no (and,
-for k options, N per true option) from the live randomizer. For every pair of
+for k options, N per true option) from the production randomizer. For every pair of
 true answers (x, x') and every report r it bounds the likelihood ratio
 P[r | x] / P[r | x'] from below by (one-sided Clopper-Pearson lower bound of
 P[r | x]) / (one-sided upper bound of P[r | x']). If that lower bound exceeds
@@ -9,13 +9,14 @@ e^epsilon the randomizer leaks more than its design allows, and the test fails.
 
 Family confidence is 99.9% by Bonferroni: with m one-sided bounds each is
 taken at level 1 - 0.001 / m, so a correct randomizer fails with probability
-at most 0.1%. The same family level is used for the two-sided check that each
-observed rate's interval contains the design value.
+at most 0.1% over the seeds. The same family level is used for the two-sided
+check that each observed rate's interval contains the design value.
 
 Every test here draws its ``secrets`` in bulk (tests/helpers/bulk_secrets.py, an autouse fixture): the
-randomizers run unchanged and still call ``secrets.randbelow``/``randbits``, served exactly uniform from one
-``secrets.token_bytes`` call per 65,536 words instead of one system call per draw. Draw counts and levels
-are unchanged; the tests that replace the source with a walk over every value patch over it.
+randomizers run unchanged and still call ``secrets.randbelow``/``randbits``, served exactly uniform from
+numpy's PCG64 seeded by the test's node id, 65,536 words at a time, instead of one system call per draw. Each
+test so draws the same sample on every run (a verdict that does not change from run to run); the tests that
+replace the source with a walk over every value patch over it.
 """
 
 import math
@@ -51,8 +52,8 @@ THREE_FIFTHS = ForcedResponseDesign(Fraction(3, 5), Fraction(3, 20), Fraction(1,
 
 
 @pytest.fixture(autouse=True)
-def _bulk_secrets(monkeypatch):
-    use_bulk_secrets(monkeypatch)
+def _bulk_secrets(monkeypatch, request):
+    use_bulk_secrets(monkeypatch, request.node.nodeid)
 
 
 def yes_no_counts(design, n):
