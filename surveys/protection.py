@@ -8,7 +8,7 @@ designs: "no stored answer proves what you said" only when none can (:mod:`surve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from analysis import TWO_COIN, KukDesign
@@ -148,7 +148,9 @@ ANSWER_TRUTHFULLY = {
     DRAWS: N_("Please answer truthfully: the random draws protect you."),
 }
 #: A revealing question named in the summary.
-REVEALING_ITEM = N_("For “%(question)s”, %(which)s")
+REVEALING_ITEM = N_("For %(questions)s, %(which)s")
+#: One question's label as the summary names it, in the language's quotation marks.
+QUOTED_LABEL = N_("“%(label)s”")
 #: Under a page (JavaScript on) whose every question is drawn, or some of them.
 PAGE_ALL_DRAWN = N_("Your answers will be randomized on this device before they are sent.")
 PAGE_SOME_DRAWN = N_(
@@ -189,12 +191,25 @@ def truthfully_sentence(shown: Protection, gettext: Gettext = untranslated) -> s
     return gettext(ANSWER_TRUTHFULLY[shown.protecting]) if shown.protecting else ""
 
 
-def revealing_items(shown: Protection, gettext: Gettext = untranslated) -> list[str]:
-    """One line per revealing question: "For “Q”, a stored “no” proves that your true answer is no."."""
-    return [
-        gettext(REVEALING_ITEM) % {"question": q.label, "which": revealing_sentence(q, gettext)}
-        for q in shown.revealing
-    ]
+def english_list(items: Sequence[str]) -> str:
+    """``"A"``, ``"A and B"``, ``"A, B and C"``: the default of :func:`revealing_items`' ``join``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def revealing_items(
+    shown: Protection, gettext: Gettext = untranslated, join: Callable[[Sequence[str]], str] = english_list
+) -> list[str]:
+    """One line per distinct proof, naming every revealing question whose stored answers prove just that, in
+    the order the questions come: "For “Q1” and “Q2”, a stored “no” proves that your true answer is no.".
+    ``join`` writes a list of quoted labels in the respondent's language (Babel's ``format_list`` on the
+    respondent's pages). Questions that prove the same thing share a line, so a form with several such designs
+    does not repeat one sentence (and push its first question down a phone's screen)."""
+    labels_by_proof: dict[str, list[str]] = {}
+    for question in shown.revealing:
+        quoted = gettext(QUOTED_LABEL) % {"label": question.label}
+        labels_by_proof.setdefault(revealing_sentence(question, gettext), []).append(quoted)
+    item = gettext(REVEALING_ITEM)
+    return [item % {"questions": join(labels), "which": which} for which, labels in labels_by_proof.items()]
 
 
 def page_note(shown: Protection, gettext: Gettext = untranslated) -> str:

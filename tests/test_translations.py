@@ -468,3 +468,18 @@ def test_a_french_or_spanish_release_shows_no_english_figure_note(app, auth, eve
     ledger = visible_text(auth.client.get("/admin/surveys/quiz/releases"))
     assert [f.title for f in release.figures if f.title in ledger] == []
     assert [f.title for f in release.figures if say(f.title_words, gettext, language) not in ledger] == []
+
+
+def test_revealing_questions_sharing_a_proof_are_listed_in_the_respondents_language(client, surveys_dir, language):
+    """Two Mangat questions prove the same thing: one line, the labels joined as the language writes a list
+    (Babel's CLDR pattern), each in the language's quotation marks, after a heading that fits one or many."""
+    mangat = "    type: yes_no\n    design: {model: mangat, p: 3/4}\n"
+    added = f"  - name: dropped\n    label: Dropped data\n{mangat}  - name: hid\n    label: Hid data\n{mangat}"
+    text = QUIZ_YAML + added
+    (surveys_dir / "quiz.yaml").write_text(text)
+    page = " ".join(visible_text(client.get("/s/quiz")).split())
+    expected = {
+        "fr": "Protection incomplète : Pour « Dropped data » et « Hid data », un « non » enregistré prouve",
+        "es": "Protección incompleta: Para «Dropped data» y «Hid data», un «no» guardado prueba",
+    }
+    assert expected[language] in page, page

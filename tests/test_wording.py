@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -353,6 +354,27 @@ def test_each_sentence_says_what_the_design_does(design):
     assert ("proves" in privacy) == infinite and ("factor" in privacy) == (not infinite)
     fully = any(len(left) == 1 for _, left in proven(design))
     assert ("one answer fully reveals" in privacy) == fully and ("rule out" in privacy) == (infinite and not fully)
+
+
+def test_revealing_questions_that_prove_the_same_thing_share_one_line_in_question_order():
+    """Mangat and the lie detector both prove a true "no" from a stored "no": one line names both, joined as the
+    caller's ``join`` writes a list; the triangular question's proof differs and keeps a line of its own, after."""
+    mangat = replace(as_question(MangatDesign("3/4")), name="dropped", label="Dropped data")
+    triangular = replace(as_question(TriangularDesign("1/4")), name="gift", label="Gift authorship")
+    detector = replace(as_question(StochasticLieDetectorDesign("1/3", "2/3")), name="undeclared", label="Undeclared")
+    shown = wording.protection([mangat, triangular, detector, PLAIN])
+    lines = wording.revealing_items(shown)
+    assert lines == [
+        "For “Dropped data” and “Undeclared”, a stored “no” proves that your true answer is no.",
+        f"For “Gift authorship”, {wording.revealing_sentence(triangular)}",
+    ]
+    assert wording.revealing_items(shown, join=" / ".join)[0].startswith("For “Dropped data” / “Undeclared”, ")
+    alone = wording.revealing_items(wording.protection([mangat]))
+    assert alone == ["For “Dropped data”, a stored “no” proves that your true answer is no."]
+    three = [replace(mangat, name=f"q{i}", label=f"Q{i}") for i in range(3)]
+    assert wording.revealing_items(wording.protection(three)) == [
+        "For “Q0”, “Q1” and “Q2”, a stored “no” proves that your true answer is no."
+    ]
 
 
 def test_the_revealing_sentence_names_the_stored_answer_and_the_truth():

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
+from babel.lists import format_list
 from flask import g, request
 from flask_babel import get_locale, gettext
 
@@ -122,6 +123,12 @@ def number_locale() -> str:
     return str(get_locale())
 
 
+def respondent_list(items: Sequence[str]) -> str:
+    """``items`` as a list in the respondent's language: "A and B" (English), "A et B", "A y B" (Babel's CLDR
+    patterns, :func:`babel.lists.format_list`)."""
+    return format_list(list(items), locale=number_locale())
+
+
 def respondent_privacy_sentence(question: Question) -> str:
     """:func:`surveys.design_sentences.privacy_sentence` in the respondent's language, numbers included."""
     return privacy_sentence(question, gettext, number_locale())
@@ -149,7 +156,7 @@ def privacy_words(questions: Sequence[Question]) -> dict:
         "drawn": drawn_sentence(shown, gettext),
         "device": device_sentence(shown, gettext),
         "truthfully": truthfully_sentence(shown, gettext),
-        "revealing": revealing_items(shown, gettext),
+        "revealing": revealing_items(shown, gettext, respondent_list),
     }
 
 
