@@ -65,6 +65,13 @@ class Protection:
     protecting: str
     numbers: tuple[Question, ...] = ()
 
+    @property
+    def paired_not_revealing(self) -> tuple[Question, ...]:
+        """The paired questions none of whose stored answers proves anything (crosswise): the summary's line on
+        comparing two statements names these; a revealing one (triangular) is named once, on its warning line
+        (:data:`PAIRED_REVEALING`)."""
+        return tuple(q for q in self.paired if q not in self.revealing)
+
 
 def _common_randomizer(questions: Sequence[Question]) -> str:
     names = {randomizer(q) for q in questions}
@@ -149,6 +156,10 @@ ANSWER_TRUTHFULLY = {
 }
 #: A revealing question named in the summary.
 REVEALING_ITEM = N_("For %(questions)s, %(which)s")
+#: A revealing paired question's warning (triangular): what the respondent does, then what a stored answer proves.
+PAIRED_REVEALING = N_(
+    "your answer is not randomized, only compared with your answer to a second statement, and %(which)s"
+)
 #: One question's label as the summary names it, in the language's quotation marks.
 QUOTED_LABEL = N_("“%(label)s”")
 #: Under a page (JavaScript on) whose every question is drawn, or some of them.
@@ -203,13 +214,20 @@ def revealing_items(
     the order the questions come: "For “Q1” and “Q2”, a stored “no” proves that your true answer is no.".
     ``join`` writes a list of quoted labels in the respondent's language (Babel's ``format_list`` on the
     respondent's pages). Questions that prove the same thing share a line, so a form with several such designs
-    does not repeat one sentence (and push its first question down a phone's screen)."""
+    does not repeat one sentence (and push its first question down a phone's screen). A paired question's line
+    also says that nothing is randomized for it (:data:`PAIRED_REVEALING`): the summary names it once."""
     labels_by_proof: dict[str, list[str]] = {}
     for question in shown.revealing:
         quoted = gettext(QUOTED_LABEL) % {"label": question.label}
-        labels_by_proof.setdefault(revealing_sentence(question, gettext), []).append(quoted)
+        labels_by_proof.setdefault(_warning(question, gettext), []).append(quoted)
     item = gettext(REVEALING_ITEM)
     return [item % {"questions": join(labels), "which": which} for which, labels in labels_by_proof.items()]
+
+
+def _warning(question: Question, gettext: Gettext) -> str:
+    """What a revealing question's stored answers prove; for a paired one, what the respondent does first."""
+    which = revealing_sentence(question, gettext)
+    return gettext(PAIRED_REVEALING) % {"which": which} if is_paired(question) else which
 
 
 def page_note(shown: Protection, gettext: Gettext = untranslated) -> str:

@@ -412,15 +412,7 @@ def first_question_top(page) -> float:
         "drug-use-crosswise",
         "exam-crosswise-extended",
         "campus-life",
-        pytest.param(
-            "research-integrity",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="known gap: the privacy summary's warnings (two lines for three designs that are not fully "
-                "protected, the plain question, the triangular question's pairing, the groups) put its first "
-                "question at 1292 px on a phone (1343 px before the lines that prove the same thing were joined)",
-            ),
-        ),
+        "research-integrity",
     ],
 )
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])

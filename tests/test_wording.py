@@ -358,7 +358,8 @@ def test_each_sentence_says_what_the_design_does(design):
 
 def test_revealing_questions_that_prove_the_same_thing_share_one_line_in_question_order():
     """Mangat and the lie detector both prove a true "no" from a stored "no": one line names both, joined as the
-    caller's ``join`` writes a list; the triangular question's proof differs and keeps a line of its own, after."""
+    caller's ``join`` writes a list; the triangular question's proof differs and keeps a line of its own, after,
+    saying that its answer is compared, not randomized (the summary's line on paired questions then leaves it out)."""
     mangat = replace(as_question(MangatDesign("3/4")), name="dropped", label="Dropped data")
     triangular = replace(as_question(TriangularDesign("1/4")), name="gift", label="Gift authorship")
     detector = replace(as_question(StochasticLieDetectorDesign("1/3", "2/3")), name="undeclared", label="Undeclared")
@@ -366,8 +367,12 @@ def test_revealing_questions_that_prove_the_same_thing_share_one_line_in_questio
     lines = wording.revealing_items(shown)
     assert lines == [
         "For “Dropped data” and “Undeclared”, a stored “no” proves that your true answer is no.",
-        f"For “Gift authorship”, {wording.revealing_sentence(triangular)}",
+        "For “Gift authorship”, your answer is not randomized, only compared with your answer to a second statement,"
+        f" and {wording.revealing_sentence(triangular)}",
     ]
+    assert shown.paired == (triangular,) and shown.paired_not_revealing == ()  # named once, on its warning line
+    crosswise = replace(as_question(CrosswiseDesign("1/4")), name="copied", label="Copied")
+    assert wording.protection([crosswise, triangular]).paired_not_revealing == (crosswise,)
     assert wording.revealing_items(shown, join=" / ".join)[0].startswith("For “Dropped data” / “Undeclared”, ")
     alone = wording.revealing_items(wording.protection([mangat]))
     assert alone == ["For “Dropped data”, a stored “no” proves that your true answer is no."]
