@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 import sqlite_utils
 
 from storage import audit, events, ratelimit
-from storage.connection import executemany, immediate_transaction, pipelined_transaction
+from storage.connection import executemany, immediate_transaction, is_postgres, pipelined_transaction
 from storage.day_exclusions import check_day
 from surveys.correlation import pair_rows
 from surveys.tables import FORMULA_STARTS
@@ -144,17 +144,11 @@ def store_submission(
     """
     try:
         with pipelined_transaction(db):
-            # A second writer of the same key waits for the first to commit, then inserts nothing.
-            claimed = db.execute(
-                "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING 1",
-                [submission_key, response.survey_id],
-            )
+            claimed, closed, counted = _send_first_reads(db, response.survey_id, submission_key, refuse, arrivals)
             used = None if invitation_code is None else _use_invitation_code(db, response.survey_id, invitation_code)
-            closed = None if refuse is None else _send_closed_override(db, response.survey_id)
-            counted = _send_arrival(db, arrivals)
             if closed is not None and refuse(closed()):
                 raise _NotStored(Outcome.REFUSED)
-            if not claimed.fetchall():
+            if not claimed():
                 raise _NotStored(Outcome.REPEAT)
             if used is not None and len(used.fetchall()) != 1:
                 raise _NotStored(Outcome.CODE_REFUSED)
@@ -165,6 +159,55 @@ def store_submission(
     except _NotStored as refused:
         return refused.outcome
     return Outcome.STORED
+
+
+#: Claim a submission key: a second writer of the same key waits for the first to commit, then inserts nothing.
+CLAIM_KEY = "INSERT INTO submission_keys (key, survey_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING 1"
+
+
+def _send_first_reads(
+    db: sqlite_utils.Database,
+    survey_id: str,
+    submission_key: str,
+    refuse: Callable[[bool | None], bool] | None,
+    arrivals: Arrivals | int | None,
+) -> tuple[Callable[[], bool], Callable[[], bool | None] | None, Callable[[], int | None]]:
+    """Send the transaction's first statements; return ``(claimed, closed, counted)``, each read when called:
+    whether the key was claimed now, the admin's open/closed choice (None when ``refuse`` is None: not asked)
+    and the count to judge the answer at (:func:`_send_arrival`).
+
+    On PostgreSQL, when the survey's state or the hour's count in this database is wanted too, one statement
+    claims the key and reads them (a data-modifying ``WITH``): the same reads in the same round trip, with a
+    third of psycopg's work per statement. Elsewhere one statement each."""
+    reads_here = is_postgres(db) and (refuse is not None or _counted_here(db, arrivals))
+    if not reads_here:
+        cursor = db.execute(CLAIM_KEY, [submission_key, survey_id])
+        closed = None if refuse is None else _send_closed_override(db, survey_id)
+        return lambda: bool(cursor.fetchall()), closed, _send_arrival(db, arrivals)
+    columns, params = ["EXISTS (SELECT 1 FROM claimed)"], [submission_key, survey_id]
+    if refuse is not None:
+        columns.append("(SELECT closed FROM survey_states WHERE survey_id = ?)")
+        params.append(survey_id)
+    if _counted_here(db, arrivals):
+        columns.append('(SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)')
+        params += [arrivals.bucket, arrivals.hour]
+    cursor = db.execute(f"WITH claimed AS ({CLAIM_KEY}) SELECT {', '.join(columns)}", params)
+    row: list[tuple] = []
+
+    def value(index: int):
+        if not row:
+            row.append(cursor.fetchone())
+        return row[0][index]
+
+    closed = None if refuse is None else (lambda: None if value(1) is None else bool(value(1)))
+    last = len(columns) - 1
+    counted = (lambda: (value(last) or 0) + 1) if _counted_here(db, arrivals) else _send_arrival(db, arrivals)
+    return lambda: bool(value(0)), closed, counted
+
+
+def _counted_here(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> bool:
+    """Whether the arrival is counted in this database (the rate-limit tables are in it: PostgreSQL)."""
+    return isinstance(arrivals, Arrivals) and arrivals.conn is db
 
 
 def _send_arrival(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> Callable[[], int | None]:

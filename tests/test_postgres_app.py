@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -99,8 +100,25 @@ def test_a_submission_on_postgresql_with_the_rate_limit_off_waits_for_two_round_
     assert waits == 2, f"a submission waited for {waits} round trips"
 
 
-def submission_and_waits(respondent, tmp_path, monkeypatch):
-    """A device-path submission from a fresh browser, and the round trips it waited for (libpq's trace)."""
+@pytest.mark.postgresql_only
+def test_a_submission_on_postgresql_claims_its_key_and_reads_the_state_and_the_hour_in_one_statement(
+    app, respondent, tmp_path, monkeypatch
+):
+    """The answer's first statement claims the key and reads the survey's open/closed choice and the hour's
+    arrival count (one data-modifying ``WITH``, :func:`storage.responses.store_submission`): no statement of
+    its own reads either, so psycopg sends two statements fewer per answer."""
+    response, _, sent = submission_and_waits(respondent, tmp_path, monkeypatch, with_statements=True)
+    assert response.status_code == 200 and stored_count(app) == 1
+    claims = [text for text in sent if "INSERT INTO submission_keys" in text]
+    assert len(claims) == 1 and claims[0].startswith("WITH claimed AS (INSERT INTO submission_keys"), sent
+    assert "FROM survey_states" in claims[0] and "FROM window_hits" in claims[0]
+    assert not [text for text in sent if "survey_states" in text and text is not claims[0]], sent
+    assert not [text for text in sent if text.startswith("SELECT count FROM window_hits")], sent
+
+
+def submission_and_waits(respondent, tmp_path, monkeypatch, with_statements=False):
+    """A device-path submission from a fresh browser, and the round trips it waited for (libpq's trace); with
+    ``with_statements``, also the SQL of every statement parsed (the trace's ``Parse`` messages)."""
     controls = respondent.open_form()
     traces, taken = [], postgres.from_pool
 
@@ -114,9 +132,20 @@ def submission_and_waits(respondent, tmp_path, monkeypatch):
     monkeypatch.setattr(postgres, "from_pool", traced)
     response = respondent.submit({"cheated": "yes", "ai_use": "once", "year": "first"}, controls=controls)
     monkeypatch.undo()
-    waits = 0
+    waits, sent = 0, []
     for db, sink in traces:
         db.conn.pgconn.untrace()
         sink.close()
-        waits += frontend_waits(Path(sink.name).read_text())
-    return response, waits
+        trace = Path(sink.name).read_text()
+        waits += frontend_waits(trace)
+        sent += parsed_statements(trace)
+    return (response, waits, sent) if with_statements else (response, waits)
+
+
+def parsed_statements(trace: str) -> list[str]:
+    """The SQL text of every ``Parse`` message the client sent, in a libpq protocol trace."""
+    texts = []
+    for fields in (line.split("\t") for line in trace.splitlines()):
+        if len(fields) > 4 and fields[1] == "F" and fields[3] == "Parse":
+            texts.append(re.match(r' "[^"]*" "(.*)"', fields[4]).group(1))  # the name, then the text (greedy)
+    return texts
