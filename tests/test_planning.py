@@ -33,7 +33,7 @@ from analysis import (
     two_group_sequence_half_width_for_n,
     two_group_worst_case,
 )
-from analysis.planning import TwoGroupPlan, _group_sizes
+from analysis.planning import TwoGroupPlan, _group_sizes, first_n_within, whole_n
 
 TWO_COINS = (0.5, 0.25, 0.25)
 DIE = (2 / 3, 1 / 6, 1 / 6)
@@ -695,3 +695,25 @@ def test_matrix_planning_takes_its_worst_case_over_shares_the_design_can_produce
     assert option_shares_sample_size(design, 0.01) == pytest.approx(math.ceil(z * z * worst / 1e-4), abs=2)
     popoviciu = math.ceil(z * z * (np.ptp(inverse, axis=1) ** 2 / 4).max() / 1e-4)
     assert (option_shares_sample_size(design, 0.01), popoviciu) == (44984, 51144)
+
+
+def test_an_excess_equal_to_the_rounding_tolerance_is_taken_as_the_integer():
+    """whole_n takes a value within 1e-9 * max(1, exact) of an integer as that integer, the bound included: at
+    exact = 1e-9 the tolerance is 1e-9 * max(1, 1e-9) = 1e-9 (the same float), so with least = 0 it is 0 answers;
+    2e-9 is past the bound and rounds up to 1."""
+    assert whole_n(1e-9, least=0) == 0
+    assert whole_n(2e-9, least=0) == 1
+
+
+def test_first_n_within_doubles_from_low_then_bisects_whole_counts():
+    """width(n) = 100 / n, h = 100 / 37: the first n > 5 with width(n) <= h is 37, where width equals h. As the
+    docstring says, doubling from low = 5 evaluates 10, 20, 40 (the first at most h), then bisection of (20, 40]
+    evaluates 30, 35, 37 (at most h: the new high) and 36: seven evaluations, none past 2 * 37."""
+    seen = []
+
+    def width(n):
+        seen.append(n)
+        return 100 / n
+
+    assert first_n_within(width, 100 / 37, 5) == 37
+    assert seen == [10, 20, 40, 30, 35, 37, 36]
