@@ -132,7 +132,8 @@ def store_submission(
     On PostgreSQL two round trips: the key, the code and a read of the
     hour's arrival count so far travel with the ``BEGIN`` (the rate-limit
     tables are in this database, ``arrivals.conn is db``) and are read
-    together; the writes travel with the ``COMMIT``, the arrival count and
+    together, the key's claim, the survey's state and the count in one
+    statement (:func:`_send_first_reads`); the writes travel with the ``COMMIT``, the arrival count and
     the hour histogram last (:func:`_count_arrival_and_hour`), so the hour's
     count row, which every answer to the survey updates, is locked only for
     the end of the transaction and not while the app works between the two
