@@ -637,3 +637,12 @@ def test_pooled_shares_of_exactly_0_and_1_have_two_sided_intervals(counts):
     pooled = pool_misclassification([one, one])
     assert sorted(pooled.estimate_raw) == [0.0, 1.0]
     assert [ci.side for ci in pooled.confidence_intervals()] == ["two-sided", "two-sided"]
+
+
+def test_the_maximum_where_the_raw_estimate_is_on_the_simplex_is_the_raw_estimate():
+    """SKEWED, counts (30, 20, 10): lambda_hat = (1/2, 1/3, 1/6) = P (2/3, 1/3, 0) by hand (.7 * 2/3 + .1/3 = 1/2,
+    .2 * 2/3 + .6/3 = 1/3, .1 * 2/3 + .3/3 = 1/6), a point of the simplex's edge, so it is the maximum, returned to
+    the rounding of one linear solve (1e-14). An iterative maximiser creeps towards such an edge point slowly (the
+    likelihood is flat across the edge there: EM leaves 6e-8 after 200 steps)."""
+    assert_allclose(maximum_likelihood([30, 20, 10], SKEWED), [2 / 3, 1 / 3, 0.0], rtol=0, atol=1e-14)
+    assert_allclose(estimate_misclassification([30, 20, 10], SKEWED).mle, [2 / 3, 1 / 3, 0.0], rtol=0, atol=1e-14)
