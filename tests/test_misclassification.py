@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from scipy import stats
+from scipy import optimize, stats
 
 from analysis import (
     MisclassificationDesign,
@@ -23,7 +24,7 @@ from analysis import (
     worst_case_variances,
 )
 from analysis.design import DesignError
-from analysis.misclassification import maximum_likelihood, profile_likelihood_interval
+from analysis.misclassification import _log_likelihood, maximum_likelihood, profile_likelihood_interval
 
 # Rows: reported option, columns: true option. Not symmetric, not of the k-option form.
 SKEWED = MisclassificationDesign(
@@ -491,3 +492,157 @@ def test_pooled_intervals_inside_the_simplex_are_two_sided():
     one = estimate_misclassification([30, 30, 40], HALF)
     pooled = pool_misclassification([one, one])
     assert [ci.side for ci in pooled.confidence_intervals()] == ["two-sided"] * 3
+
+
+# --------------------------------------------------------------------------
+# The maximum and the profile-likelihood ends against independent references (mutation testing).
+
+
+def _face_maximum(counts, design, zero):
+    """The maximum of log L on the face pi_zero = 0 of a 3-option simplex: the root of the score along the face
+    (pi_a = x, pi_b = 1 - x), by bisection to rounding; log L is concave, so the root is the face's maximum."""
+    c = np.asarray(counts, dtype=float)
+    matrix = design.floats()
+    a, b = [i for i in range(3) if i != zero]
+
+    def score(x):
+        pi = np.zeros(3)
+        pi[a], pi[b] = x, 1 - x
+        return c @ ((matrix[:, a] - matrix[:, b]) / (matrix @ pi))
+
+    x = optimize.brentq(score, 1e-12, 1 - 1e-12, xtol=1e-17, rtol=8.9e-16)
+    pi = np.zeros(3)
+    pi[a], pi[b] = x, 1 - x
+    return pi
+
+
+@pytest.mark.parametrize("counts", [[50, 1, 49], [20, 1, 9], [50, 3, 47]])
+def test_the_maximum_outside_the_raw_estimate_is_the_one_on_its_face_to_rounding(counts):
+    """Option 1's raw estimate is negative for each count set, and the maximum lies on the face pi_1 = 0: the
+    score along the face has a root there (found by bisection), and there the derivative towards option 1,
+    sum_j c_j P_j1 / lambda_j, is below the multiplier n of the constraint sum pi = 1 (KKT: leaving the face
+    lowers log L). Both are the maximum of a strictly concave function, computed to rounding, so they agree to
+    1e-12 (the score's root is well conditioned: its slope is of the order of n). The counts of 1 are kept in
+    the likelihood (dropping the count of 1 moves the maximum by 0.004 to 0.01)."""
+    mle = maximum_likelihood(counts, SKEWED)
+    assert estimate_misclassification(counts, SKEWED).estimate_raw[1] < 0
+    reference = _face_maximum(counts, SKEWED, 1)
+    c = np.asarray(counts, dtype=float)
+    lam = SKEWED.floats() @ reference
+    assert (SKEWED.floats()[:, 1] @ (c / lam)) < c.sum()
+    assert_allclose(mle, reference, rtol=0, atol=1e-12)
+
+
+def _profile(counts, design, j, x):
+    """max log L over the 3-option simplex with pi_j = x: the split y of 1 - x between the other two options at
+    the root of the score (log L is concave in y), or at an end of [0, 1 - x] when the score keeps one sign."""
+    c = np.asarray(counts, dtype=float)
+    matrix = design.floats()
+    a, b = [i for i in range(3) if i != j]
+
+    def at(y):
+        pi = np.zeros(3)
+        pi[j], pi[a], pi[b] = x, y, 1 - x - y
+        return pi
+
+    def score(y):
+        return c @ ((matrix[:, a] - matrix[:, b]) / (matrix @ at(y)))
+
+    top = 1 - x
+    if score(0.0) <= 0:
+        y = 0.0
+    elif score(top) >= 0:
+        y = top
+    else:
+        y = optimize.brentq(score, 0.0, top, xtol=1e-17, rtol=8.9e-16)
+    seen = c > 0
+    return float(c[seen] @ np.log((matrix @ at(y))[seen]))
+
+
+def _profile_ends(counts, design, j, level):
+    """The profile-likelihood interval by root finding: where the profile falls to log L_max - chi2_1(level)/2 on
+    each side of the maximum (or the end 0 or 1 when it never does)."""
+    mle = maximum_likelihood(counts, design)
+    c = np.asarray(counts, dtype=float)
+    floor = float(c @ np.log(design.floats() @ mle)) - stats.chi2.ppf(level, 1) / 2
+
+    def excess(x):
+        return _profile(counts, design, j, x) - floor
+
+    low = 0.0 if excess(0.0) >= 0 else optimize.brentq(excess, 0.0, mle[j], xtol=1e-15, rtol=8.9e-16)
+    high = 1.0 if excess(1.0) >= 0 else optimize.brentq(excess, mle[j], 1.0, xtol=1e-15, rtol=8.9e-16)
+    return low, high
+
+
+@pytest.mark.parametrize("counts", [[30, 20, 10], [50, 3, 47]])
+def test_profile_likelihood_ends_are_the_roots_of_the_profile(counts):
+    """Each end of SKEWED's profile-likelihood intervals (found by SLSQP over the region) against the root of the
+    profile log-likelihood minus the cut, the profile itself maximised along one line by bisection: equal to 1e-8
+    (the reference is exact to 1e-15; SLSQP stops at a change of 1e-13 in the end and meets the region's
+    constraint to its own tolerance, so 1e-8 leaves a wide margin yet is 10^5 times finer than the grid test's
+    6e-3)."""
+    for j in range(3):
+        ci = profile_likelihood_interval(counts, SKEWED, j)
+        assert_allclose([ci.low, ci.high], _profile_ends(counts, SKEWED, j, 0.95), rtol=0, atol=1e-8)
+
+
+TRIANGULAR = MisclassificationDesign([["1", "1/4"], ["0", "3/4"]])  # option 1 is reported only by option 1
+
+
+def test_the_log_likelihood_by_hand():
+    """_log_likelihood sums c_j log lambda_j over the options reported, a count of 1 included, and is -inf,
+    without a warning, where a reported option cannot be reported (lambda_j = 0). TRIANGULAR at pi = (1/2, 1/2):
+    lambda = (5/8, 3/8); at pi = (1, 0): lambda = (1, 0), so (10, 0) gives 10 log 1 = 0 (the option nobody
+    reported does not count) and (10, 2) gives -inf."""
+    matrix = TRIANGULAR.floats()
+    half = np.array([0.5, 0.5])
+    assert _log_likelihood(np.array([1.0, 3.0]), matrix, half) == pytest.approx(
+        math.log(5 / 8) + 3 * math.log(3 / 8), rel=1e-15
+    )
+    assert _log_likelihood(np.array([10.0, 0.0]), matrix, np.array([1.0, 0.0])) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _log_likelihood(np.array([10.0, 2.0]), matrix, np.array([1.0, 0.0])) == -math.inf
+
+
+def test_a_profile_interval_where_an_option_nobody_reported_cannot_be_reported():
+    """TRIANGULAR, 10 of 10 report option 0: the maximum is pi_0 = 1 (lambda = (1, 0)), and log L(pi_0 = x) =
+    10 log(x + (1 - x)/4). The lower bound solves 10 log(1 - 3 (1 - x)/4) = -chi2_1(.95)/2 in closed form:
+    x = 1 - 4 (1 - exp(-chi2/20)) / 3. The end is allowed 1e-8, as the profile ends above."""
+    ci = profile_likelihood_interval([10, 0], TRIANGULAR, 0)
+    assert ci.side == "lower" and ci.high == 1.0
+    cut = stats.chi2.ppf(0.95, 1)
+    assert ci.low == pytest.approx(1 - 4 * (1 - math.exp(-cut / 20)) / 3, abs=1e-8)
+
+
+def test_a_six_decimal_k_option_design_has_exact_marginals():
+    """t = 0.654321, k = 4: each option's marginal keeps the exact (1 - t)/4 = 345679/4000000 (a denominator above
+    the limit on written entries), rather than refusing it."""
+    design = MisclassificationDesign.from_multiple_choice(4, "0.654321")
+    forced = Fraction(345679, 4000000)
+    assert design.separable
+    assert design.option_marginal(2).exact() == (
+        Fraction(654321, 1000000),
+        forced,
+        1 - Fraction(654321, 1000000) - forced,
+    )
+
+
+@pytest.mark.parametrize("counts", [[1, 3], [3, 1]])
+def test_pooled_shares_of_exactly_0_and_1_have_two_sided_intervals(counts):
+    """P = [[3/4, 1/4], [1/4, 3/4]], 1 of 4 reports option 0: lambda_0 = 1/4 gives raw shares exactly (0, 1) (and
+    3 of 4 exactly (1, 0)), pooled with itself unchanged: on the ends of [0, 1], not outside, so the intervals
+    are two-sided (one-sided only for a raw share that left [0, 1])."""
+    one = estimate_misclassification(counts, MisclassificationDesign([["3/4", "1/4"], ["1/4", "3/4"]]))
+    pooled = pool_misclassification([one, one])
+    assert sorted(pooled.estimate_raw) == [0.0, 1.0]
+    assert [ci.side for ci in pooled.confidence_intervals()] == ["two-sided", "two-sided"]
+
+
+def test_the_maximum_where_the_raw_estimate_is_on_the_simplex_is_the_raw_estimate():
+    """SKEWED, counts (30, 20, 10): lambda_hat = (1/2, 1/3, 1/6) = P (2/3, 1/3, 0) by hand (.7 * 2/3 + .1/3 = 1/2,
+    .2 * 2/3 + .6/3 = 1/3, .1 * 2/3 + .3/3 = 1/6), a point of the simplex's edge, so it is the maximum, returned to
+    the rounding of one linear solve (1e-14). An iterative maximiser creeps towards such an edge point slowly (the
+    likelihood is flat across the edge there: EM leaves 6e-8 after 200 steps)."""
+    assert_allclose(maximum_likelihood([30, 20, 10], SKEWED), [2 / 3, 1 / 3, 0.0], rtol=0, atol=1e-14)
+    assert_allclose(estimate_misclassification([30, 20, 10], SKEWED).mle, [2 / 3, 1 / 3, 0.0], rtol=0, atol=1e-14)
