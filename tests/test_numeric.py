@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
@@ -598,3 +598,116 @@ def test_the_laplace_sequence_beside_nprrs_laplace_hoeffding_sequence():
         if n >= 100:
             assert (ours.high - ours.low) / STEPS <= 1.4 * (sequence[1] - sequence[0])
             assert (fixed.ci_high - fixed.ci_low) / STEPS < interval[1] - interval[0]
+
+
+# --------------------------------------------------------------------------
+# Every field of the results, the ends of the accepted sums and the search's edge cases.
+
+
+def test_sums_at_the_ends_of_the_output_range_are_accepted():
+    """Every output at the clamp's low end (-20 for SMALL: output range [-20, 30]) or at its high end: T = n low or
+    n high and n Q = T^2 = n^2 high^2 are possible, so both are accepted (the checks are inclusive)."""
+    low, high = SMALL.output_range
+    assert (low, high) == (-20, 30)
+    assert numeric_mean(SMALL, 2, 2 * low, 2 * low * low).mean == -20.0
+    at_high = numeric_mean(SMALL, 2, 2 * high, 2 * high * high)
+    assert at_high.mean == 30.0 and at_high.true_variance == 0.0  # s^2 = 0: floored
+    assert (at_high.ci_low, at_high.ci_high) == (10.0, 10.0)
+
+
+def test_a_bad_half_width_or_scale_is_refused_under_its_own_name():
+    with pytest.raises(ValueError, match=r"^half_width must be a finite number, got half_width='wide'$"):
+        numeric_needed_n(SMALL, "wide")
+    with pytest.raises(ValueError, match=r"^scale must be a finite number, got scale='b'$"):
+        discrete_laplace_log_mgf("b", 0.1)
+    for scale in (0, 0.0, -1.5):
+        with pytest.raises(ValueError, match=rf"^scale must be > 0, got scale={scale!r}$"):
+            discrete_laplace_log_mgf(scale, 0.1)
+
+
+def test_exact_fractions_are_read_as_floats_by_the_mgf_and_the_boundary():
+    """``lam`` and the intrinsic time are any real numbers, alone or in a sequence: exact Fractions give what their
+    floats give (an array of Fractions would be an object array, which numpy's sinh and log refuse)."""
+    assert discrete_laplace_log_mgf(2.0, Fraction(1, 4)) == discrete_laplace_log_mgf(2.0, 0.25)
+    assert_array_equal(
+        discrete_laplace_log_mgf(2.0, [Fraction(1, 4), Fraction(-1, 8)]), discrete_laplace_log_mgf(2.0, [0.25, -0.125])
+    )
+    assert stitching_boundary(Fraction(400), 0.025, 100.0, 3.0) == stitching_boundary(400.0, 0.025, 100.0, 3.0)
+    assert_array_equal(
+        stitching_boundary([Fraction(400), Fraction(50)], 0.025, 100.0, 3.0),
+        stitching_boundary([400.0, 50.0], 0.025, 100.0, 3.0),
+    )
+
+
+def test_the_bounded_mean_keeps_every_field():
+    """BoundedDesign(10, 3, 1), 5 ones of 8, N = 40 at 90%: the fields passed through are those given."""
+    design = BoundedDesign(10, 3, 1)
+    estimate = numeric_mean(design, 8, 5, 5, level=0.9, population_size=40)
+    assert (estimate.n, estimate.steps, estimate.confidence_level) == (8, 10, 0.9)
+    assert (estimate.population_size, estimate.sampling_fraction) == (40, 0.2)
+    assert estimate.side == "two-sided" and estimate.method == "wilson"
+    low, _ = proportion_confint(5, 8, alpha=0.1, method="wilson")
+    assert_allclose(estimate.ci_low, 10 * (low - 0.25) / 0.5, rtol=1e-12)
+
+
+def test_the_laplace_mean_keeps_every_field_and_is_clipped_only_at_an_end():
+    """Epsilon 3 on 10 steps; 10,000 answers with T = 10,000 and s^2 about 25 + noise (Q = s^2 (n - 1) + T^2 / n,
+    rounded): mean 1, standard error about sqrt((25 + 22) / 10,000) = 0.07, so the 90% interval is about
+    [0.89, 1.11]: off both ends, its low end inside (0, 1]."""
+    design = laplace_for_epsilon(STEPS, 3.0)
+    n, total = 10_000, 10_000
+    total_squares = round((25 + design.noise_variance) * (n - 1) + total * total / n)
+    estimate = numeric_mean(design, n, total, total_squares, level=0.9)
+    assert (estimate.n, estimate.steps, estimate.confidence_level) == (n, 10, 0.9)
+    assert estimate.clipped_mean == 1.0
+    assert 0.8 < estimate.ci_low < 1.0 < estimate.ci_high < 1.2 and not estimate.clipped
+    # Outputs all at the low clamp -134: the whole interval lies below 0 and is 0 alone.
+    below = numeric_mean(design, 4, -4 * 134, 4 * 134 * 134)
+    assert (below.ci_low, below.ci_high, below.clipped, below.clipped_mean) == (0.0, 0.0, True, 0.0)
+
+
+def test_the_bounded_sequence_keeps_every_field_and_says_when_it_reaches_zero():
+    design = BoundedDesign(10, 3, 1)
+    t, a, b = bounded_as_forced_response(design)
+    share = confidence_sequence(2, 20, t, a, b, 0.9)  # 10% ones, below a = 1/4: a one-sided (upper) sequence
+    result = numeric_sequence(design, 20, 2, 2, level=0.9)
+    assert result == MeanSequence(share.low * 10, share.high * 10, 20, 0.9, "beta-binomial mixture", "upper", True)
+    assert result.low == 0.0 and 0.0 < result.high < 10.0
+
+
+def test_the_laplace_sequence_at_another_level_and_off_both_ends():
+    """Epsilon 3, 10,000 answers of mean 1.2, at 90%: the half-width is the boundary at alpha / 2 = 0.05 and the
+    sequence, about [0.9, 1.5], reaches neither end; outputs all at the low clamp give the end 0 alone."""
+    design = laplace_for_epsilon(STEPS, 3.0)
+    proxy = laplace_variance_proxy(design)
+    sequence = numeric_sequence(design, 10_000, 12_000, 40_000, level=0.9)
+    half = float(stitching_boundary(10_000 * proxy, 0.05, proxy, float(design.scale))) / 10_000
+    assert_allclose((sequence.low, sequence.high), (1.2 - half, 1.2 + half), rtol=1e-12)
+    assert sequence.confidence_level == 0.9 and sequence.low > 0.0 and not sequence.clipped
+    below = numeric_sequence(design, 100, -100 * 134, 100 * 134 * 134)
+    assert (below.low, below.high, below.clipped) == (0.0, 0.0, True)
+
+
+def test_the_difference_keeps_its_level_and_both_groups_estimates():
+    design = BoundedDesign(10, 3, 1)
+    result = numeric_difference(design, (100, 60, 60), (80, 30, 30), level=0.9)
+    assert result.confidence_level == 0.9
+    assert result.first == numeric_mean(design, 100, 60, 60, level=0.9)
+    assert result.second == numeric_mean(design, 80, 30, 30, level=0.9)
+
+
+def test_the_sequence_plan_at_the_widths_of_one_and_two_answers():
+    """h equal to the half-width after one answer needs one answer; h equal to it after two answers needs two; a
+    bounded margin of exactly K needs one answer (the share h / K = 1 is not passed on to the share planner)."""
+    design = laplace_for_epsilon(STEPS, 3.0)
+    one, two = (float(laplace_sequence_half_width(design, n)) for n in (1, 2))
+    assert numeric_sequence_needed_n(design, one) == 1
+    assert numeric_sequence_needed_n(design, two) == 2
+    assert numeric_sequence_needed_n(BoundedDesign(10, 3, 1), 10) == 1
+
+
+def test_the_sequence_plan_at_another_level():
+    design = laplace_for_epsilon(STEPS, 1.0)
+    n = numeric_sequence_needed_n(design, 0.5, level=0.8)
+    assert laplace_sequence_half_width(design, n, 0.8) <= 0.5 < laplace_sequence_half_width(design, n - 1, 0.8)
+    assert n < numeric_sequence_needed_n(design, 0.5)
