@@ -532,6 +532,16 @@ def test_bad_rows_are_refused_naming_them():
         fit_logistic_rows([[0], [1]], [1, 0, 1], TWO_COINS)
 
 
+def test_a_predictor_table_is_checked_against_the_number_of_patterns_it_must_have():
+    """check_matrix(x, patterns): one row per pattern, whatever the number of columns. Three columns and two
+    rows tell rows from columns apart: asked for three patterns the table is refused naming its two rows (not
+    its three columns), asked for two it is returned as it is."""
+    table = [[0.0, 1.0, 2.0], [1.0, 0.0, 3.0]]
+    assert regression.check_matrix(table, patterns=2).tolist() == table
+    with pytest.raises(ValueError, match="^" + re.escape("x has 2 rows but there are 3 patterns") + "$"):
+        regression.check_matrix(table, patterns=3)
+
+
 KEEPS_RISING = (
     "the likelihood keeps rising as the coefficients grow without bound (largest: {!r}): some pattern's stored yes "
     "rate lies outside what its design allows (below a or above t + a), or the predictors separate the answers; "
