@@ -60,7 +60,7 @@ def answer_in_french(page, shot: str) -> None:
     assert_french(page, 2)
     fill_in(page, PAGE_2)
     note = page.inner_text("fieldset[data-question=first_exam]")
-    assert "Seulement si « Année d'études » est « première »." in note, note
+    assert "Seulement si «\u00a0Année d'études\u00a0» est «\u00a0première\u00a0»." in note, note
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"languages-{shot}-page2.png"), full_page=True)
     press(page, "Suivant")

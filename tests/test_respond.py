@@ -1188,8 +1188,9 @@ def catalogue(language: str) -> dict[str, str]:
 
 
 def translate(msgid: str, language: str) -> str:
-    """``msgid`` as the catalogue of ``language`` words it (English: itself)."""
-    return msgid if language == "en" else catalogue(language)[msgid]
+    """``msgid`` as the catalogue of ``language`` words it (English: itself), its white space (French's no-break
+    spaces included) collapsed as :func:`text_of` collapses the page's."""
+    return " ".join((msgid if language == "en" else catalogue(language)[msgid]).split())
 
 
 def as_seen(html: str, javascript: bool) -> str:

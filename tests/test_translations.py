@@ -247,7 +247,8 @@ def test_a_french_or_spanish_survey_of_several_pages_with_conditions_shows_no_en
     for page in pages_seen:
         assert words_left(page, PAGE_WORDS) == [], page.request.path
         assert html_lang(page) == language
-    condition = {"fr": "« Year of study » est « first »", "es": "«Year of study» es «first»"}[language]
+    french = "«\u00a0Year of study\u00a0» est «\u00a0first\u00a0»"
+    condition = {"fr": french, "es": "«Year of study» es «first»"}[language]
     assert condition in visible_text(pages_seen[1])
 
 
@@ -259,8 +260,9 @@ def test_a_skip_condition_with_and_or_not_is_described_in_the_respondents_langua
     (surveys_dir / "quiz.yaml").write_text(text)
     note = re.search(r'<p class="skip-note">([^<]*)</p>', client.get("/s/quiz").get_data(as_text=True)).group(1)
     expected = {
-        "fr": "Seulement si « Year of study » est « first » et il n’est pas vrai que "
-        "(« Year of study » n’est pas « second » ou « Year of study » est « third »).",
+        "fr": "Seulement si «\u00a0Year of study\u00a0» est «\u00a0first\u00a0» et il n’est pas vrai que "
+        "(«\u00a0Year of study\u00a0» n’est pas «\u00a0second\u00a0» "
+        "ou «\u00a0Year of study\u00a0» est «\u00a0third\u00a0»).",
         "es": "Solo si «Year of study» es «first» y no es cierto que "
         "(«Year of study» no es «second» o «Year of study» es «third»).",
     }
@@ -472,14 +474,16 @@ def test_a_french_or_spanish_release_shows_no_english_figure_note(app, auth, eve
 
 def test_revealing_questions_sharing_a_proof_are_listed_in_the_respondents_language(client, surveys_dir, language):
     """Two Mangat questions prove the same thing: one line, the labels joined as the language writes a list
-    (Babel's CLDR pattern), each in the language's quotation marks, after a heading that fits one or many."""
+    (Babel's CLDR pattern), each in the language's quotation marks (French's with no-break spaces inside, so a
+    quoted word never starts or ends a line), after a heading that fits one or many."""
     mangat = "    type: yes_no\n    design: {model: mangat, p: 3/4}\n"
     added = f"  - name: dropped\n    label: Dropped data\n{mangat}  - name: hid\n    label: Hid data\n{mangat}"
     text = QUIZ_YAML + added
     (surveys_dir / "quiz.yaml").write_text(text)
-    page = " ".join(visible_text(client.get("/s/quiz")).split())
+    page = re.sub(r"[ \t\r\n]+", " ", visible_text(client.get("/s/quiz")))  # French keeps its no-break spaces
     expected = {
-        "fr": "Protection incomplète : Pour « Dropped data » et « Hid data », un « non » enregistré prouve",
+        "fr": "Protection incomplète : Pour «\u00a0Dropped data\u00a0» et «\u00a0Hid data\u00a0», "
+        "un «\u00a0non\u00a0» enregistré prouve",
         "es": "Protección incompleta: Para «Dropped data» y «Hid data», un «no» guardado prueba",
     }
     assert expected[language] in page, page
