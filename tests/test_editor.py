@@ -15,6 +15,7 @@ from analysis.numeric_design import laplace_for_epsilon, unary_for_epsilon
 from surveys.files import load_survey_text
 from tests.helpers.drivers import ADMIN_NAME, message_of
 from tests.helpers.sample_surveys import QUIZ_YAML
+from web import catalog
 
 pytestmark = pytest.mark.both_backends
 
@@ -81,6 +82,20 @@ def test_a_survey_written_in_the_page_is_saved_as_a_draft_owned_by_its_writer(ap
     assert ("survey-created", "drafted") in actions
     page = signed_in.client.get("/admin/surveys/drafted/edit").get_data(as_text=True)
     assert "Test quiz" in page and "name: cheated" in page
+
+
+def test_a_survey_just_saved_is_previewed_at_once_not_after_the_catalogues_next_poll(app, signed_in, monkeypatch):
+    """The catalogue reads the change log at most every ``POLL_SECONDS``; a save refreshes the saving process's
+    at once, so the preview the editor links to finds the new draft, and its next version, without waiting
+    (a browser test once clicked Preview within the half second and got a 404)."""
+    monkeypatch.setattr(catalog, "POLL_SECONDS", 3600)
+    assert signed_in.client.get("/admin/").status_code == 200  # the catalogue read now, not again for an hour
+    assert post_new(signed_in, source=DRAFT_YAML).status_code == 302
+    preview = signed_in.client.get("/admin/surveys/drafted/preview")
+    assert preview.status_code == 200 and "Have you ever cheated on an exam?" in preview.get_data(as_text=True)
+    changed = DRAFT_YAML.replace("title: Test quiz", "title: Test quiz, second draft")
+    assert post_edit(signed_in, "drafted", changed).status_code == 302
+    assert "Test quiz, second draft" in signed_in.client.get("/admin/surveys/drafted/preview").get_data(as_text=True)
 
 
 def test_a_mistake_is_shown_beside_its_line_and_nothing_is_stored(app, signed_in):

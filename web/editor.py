@@ -33,6 +33,7 @@ from surveys.files import SURVEY_FILE_SUFFIXES, load_survey_text
 from surveys.schema_checks import Problem, SurveyFileError
 from surveys.source_lines import append_question, place_problems, problems_by_line
 from web import answering
+from web.catalog import refresh_now
 from web.db import get_db
 from web.language import in_respondent_language
 from web.permissions import no_such_survey, signed_in, survey_access
@@ -139,7 +140,7 @@ def saving_refused(sent: Sent, note: audit.Note, create: bool = False):
     database refuses it, a survey file or another account having taken its id since it was checked, say.
     ``create``: only as a new survey, owned by the signed-in account."""
     try:
-        return stored_surveys.save_version(
+        saved = stored_surveys.save_version(
             get_db(),
             sent.text,
             source_name=sent.name,
@@ -153,6 +154,8 @@ def saving_refused(sent: Sent, note: audit.Note, create: bool = False):
         return place_problems(sent.text, error.problems)
     except ValueError as error:
         return place_problems(sent.text, [Problem(sent.name, None, "id", str(error))])
+    refresh_now()  # this process's next page (the editor, a preview) reads the saved text, not the last poll's
+    return saved
 
 
 def listed_lines(source: str, problems) -> list[str]:
