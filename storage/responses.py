@@ -14,7 +14,7 @@ conflict target named, as PostgreSQL requires); there each write is one
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import secrets
 from collections.abc import Callable, Iterable
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Protocol
 import sqlite_utils
 
 from storage import audit, events, ratelimit
-from storage.connection import executemany, immediate_transaction, is_postgres, pipelined_transaction
+from storage.connection import immediate_transaction, is_postgres, pipelined_transaction
 from storage.day_exclusions import check_day
+from storage.invitation_codes import hash_code
 from surveys.correlation import pair_rows
-from surveys.tables import FORMULA_STARTS
 
 if TYPE_CHECKING:
     from surveys.submission import NoisyResponse
@@ -46,10 +46,6 @@ def new_response_id() -> str:
 
 def submission_key_exists(db: sqlite_utils.Database, key: str) -> bool:
     return bool(db.execute("SELECT 1 FROM submission_keys WHERE key = ?", [key]).fetchone())
-
-
-def hash_code(code: str) -> str:
-    return hashlib.sha256(code.encode()).hexdigest()
 
 
 class InvitationCodeError(Exception):
@@ -175,59 +171,37 @@ def _send_first_reads(
 ) -> tuple[Callable[[], bool], Callable[[], bool | None] | None, Callable[[], int | None]]:
     """Send the transaction's first statements; return ``(claimed, closed, counted)``, each read when called:
     whether the key was claimed now, the admin's open/closed choice (None when ``refuse`` is None: not asked)
-    and the count to judge the answer at (:func:`_send_arrival`).
+    and the count to judge the answer at.
 
-    On PostgreSQL, when the survey's state or the hour's count in this database is wanted too, one statement
-    claims the key and reads them (a data-modifying ``WITH``): the same reads in the same round trip, with a
-    third of psycopg's work per statement. Elsewhere one statement each."""
-    reads_here = is_postgres(db) and (refuse is not None or _counted_here(db, arrivals))
-    if not reads_here:
+    When the rate-limit tables are in this database (PostgreSQL: ``arrivals.conn is db``), the count is the
+    hour's so far plus one, read without locking its row (counted later, :func:`_count_arrival`), in the one
+    statement that claims the key and reads the survey's state (a data-modifying ``WITH``: the same reads in
+    the same round trip, a third of psycopg's work). Elsewhere one statement each, the arrival counted on the
+    rate-limit connection when read (:func:`_send_arrival`)."""
+    counted_here = isinstance(arrivals, Arrivals) and arrivals.conn is db
+    if not (is_postgres(db) and (refuse is not None or counted_here)):
         cursor = db.execute(CLAIM_KEY, [submission_key, survey_id])
         closed = None if refuse is None else _send_closed_override(db, survey_id)
-        return lambda: bool(cursor.fetchall()), closed, _send_arrival(db, arrivals)
+        return lambda: bool(cursor.fetchall()), closed, _send_arrival(arrivals)
     columns, params = ["EXISTS (SELECT 1 FROM claimed)"], [submission_key, survey_id]
     if refuse is not None:
         columns.append("(SELECT closed FROM survey_states WHERE survey_id = ?)")
         params.append(survey_id)
-    if _counted_here(db, arrivals):
+    if counted_here:
         columns.append('(SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)')
         params += [arrivals.bucket, arrivals.hour]
-    cursor = db.execute(f"WITH claimed AS ({CLAIM_KEY}) SELECT {', '.join(columns)}", params)
-    row: list[tuple] = []
-
-    def value(index: int):
-        if not row:
-            row.append(cursor.fetchone())
-        return row[0][index]
-
-    closed = None if refuse is None else (lambda: None if value(1) is None else bool(value(1)))
-    last = len(columns) - 1
-    counted = (lambda: (value(last) or 0) + 1) if _counted_here(db, arrivals) else _send_arrival(db, arrivals)
-    return lambda: bool(value(0)), closed, counted
+    row = functools.cache(db.execute(f"WITH claimed AS ({CLAIM_KEY}) SELECT {', '.join(columns)}", params).fetchone)
+    closed = None if refuse is None else (lambda: None if row()[1] is None else bool(row()[1]))
+    counted = (lambda: (row()[-1] or 0) + 1) if counted_here else _send_arrival(arrivals)
+    return lambda: bool(row()[0]), closed, counted
 
 
-def _counted_here(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> bool:
-    """Whether the arrival is counted in this database (the rate-limit tables are in it: PostgreSQL)."""
-    return isinstance(arrivals, Arrivals) and arrivals.conn is db
-
-
-def _send_arrival(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> Callable[[], int | None]:
-    """The count to judge the answer at, to read once the key and the code are accepted: when the rate-limit
-    tables are in this database, the hour's count so far plus one, read in the transaction's first round trip
-    without locking its row (counted later, :func:`_count_arrival`); else counted on the rate-limit
-    connection when read (a number or None: as given)."""
+def _send_arrival(arrivals: Arrivals | int | None) -> Callable[[], int | None]:
+    """The count to judge the answer at, counted on the rate-limit connection when read (once the key and the
+    code are accepted); a number or None: as given."""
     if not isinstance(arrivals, Arrivals):
         return lambda: arrivals
-    if arrivals.conn is db:
-        cursor = db.execute(
-            'SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?', [arrivals.bucket, arrivals.hour]
-        )
-        return lambda: _count_or_zero(cursor.fetchall()) + 1
     return lambda: ratelimit.hit(arrivals.conn, arrivals.bucket, ARRIVAL_LIMIT, arrivals.now).count
-
-
-def _count_or_zero(rows: list[tuple]) -> int:
-    return rows[0][0] if rows else 0
 
 
 #: The arrival count's window: one clock hour, with no limit on the count.
@@ -553,47 +527,6 @@ def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> N
         " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + 1",
         [survey_id, hour_count],
     )
-
-
-def new_invitation_code() -> str:
-    """A random code of 12 URL-safe characters (72 bits) that never starts with a character a spreadsheet
-    reads as a formula (:data:`surveys.tables.FORMULA_STARTS`: ``-`` is one of the URL-safe ones), so the
-    codes CSV and ``codes create``'s lines open as text, the code exactly what a respondent types. A code
-    starting so is drawn again (1 in 64), which takes log2(64/63) = 0.02 bits of its 72."""
-    while True:
-        code = secrets.token_urlsafe(9)
-        if not code.startswith(FORMULA_STARTS):
-            return code
-
-
-def add_invitation_codes(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
-    """Create ``count`` new single-use codes; only their hashes are stored."""
-    if count < 1:
-        raise ValueError(f"count must be >= 1, got {count}")
-    codes = [new_invitation_code() for _ in range(count)]
-    with immediate_transaction(db):
-        executemany(
-            db,
-            "INSERT INTO invitation_codes (survey_id, code_hash) VALUES (?, ?)",
-            [(survey_id, hash_code(code)) for code in codes],
-        )
-    return codes
-
-
-def invitation_code_counts(db: sqlite_utils.Database, survey_id: str) -> tuple[int, int]:
-    """``(made, used)``: how many invitation codes ``survey_id`` has, and how many were used."""
-    row = db.execute(
-        "SELECT COUNT(*), COALESCE(SUM(used), 0) FROM invitation_codes WHERE survey_id = ?", [survey_id]
-    ).fetchone()
-    return int(row[0]), int(row[1])
-
-
-def invitation_code_is_valid(db: sqlite_utils.Database, survey_id: str, code: str) -> bool:
-    row = db.execute(
-        "SELECT used FROM invitation_codes WHERE survey_id = ? AND code_hash = ?",
-        [survey_id, hash_code(code)],
-    ).fetchone()
-    return row is not None and row[0] == 0
 
 
 def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool, note: audit.Note | None = None) -> None:

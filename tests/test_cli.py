@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from storage import connection, kept_counts, queries, responses
+from storage import connection, invitation_codes, kept_counts, queries, responses
 from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
 
@@ -64,7 +64,7 @@ def test_codes_create_prints_usable_codes(runner, db):
     assert result.exit_code == 0, result.output
     codes = result.output.split()
     assert len(codes) == 3 and len(set(codes)) == 3
-    assert all(responses.invitation_code_is_valid(db, "quiz", code) for code in codes)
+    assert all(invitation_codes.invitation_code_is_valid(db, "quiz", code) for code in codes)
 
 
 def test_codes_create_rejects_a_bad_count(runner):

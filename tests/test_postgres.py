@@ -13,6 +13,7 @@ from storage import (
     connection,
     day_exclusions,
     export_rows,
+    invitation_codes,
     kept_counts,
     migrations,
     postgres,
@@ -179,7 +180,7 @@ def filled_sqlite(tmp_path):
         responses.store_response(
             db, noisy({"q": "yes"}), f"day-key-{i:08d}", day, hour_count=i + 1, in_burst=True, burst_usual_rate=0.5
         )
-    responses.add_invitation_codes(db, "s", 3)
+    invitation_codes.add_invitation_codes(db, "s", 3)
     day_exclusions.exclude_day(db, "s", "2026-11-20")
     responses.set_closed(db, "m", True)
     accounts.create_admin(db, "ana", "a long enough password")
@@ -203,7 +204,7 @@ def test_a_sqlite_database_copied_to_postgresql_and_back_keeps_every_row(filled_
 
 
 def test_a_copy_into_a_database_with_rows_is_refused(filled_sqlite, pg_db):
-    responses.add_invitation_codes(pg_db, "s", 1)
+    invitation_codes.add_invitation_codes(pg_db, "s", 1)
     with pytest.raises(ValueError, match="not empty: rows in invitation_codes"):
         transfer.copy_database(filled_sqlite, pg_db)
 

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from storage import connection, export_rows, kept_counts, migrations, queries, ratelimit, responses
+from storage import connection, export_rows, invitation_codes, kept_counts, migrations, queries, ratelimit, responses
 from surveys import submission
 from tests.helpers.records import dump_database, frontend_waits, store_model_answers
 from tests.helpers.sample_surveys import model_survey
@@ -167,7 +167,7 @@ def test_a_submission_is_stored_once_and_a_refused_one_leaves_no_trace(backend_d
         limits_db = ratelimit.connect(tmp_path / "limits.sqlite3")
     now = 1_800_000_000.0
     arrivals = responses.Arrivals(limits_db, "arrivals:s", now)
-    (code,) = responses.add_invitation_codes(backend_db, "s", 1)
+    (code,) = invitation_codes.add_invitation_codes(backend_db, "s", 1)
 
     def store(key: str, sent_code: str) -> responses.Outcome:
         return responses.store_submission(backend_db, response(), key, "2026-11-22", sent_code, arrivals=arrivals)
@@ -200,10 +200,10 @@ def test_tallies_and_daily_counts(backend_db):
 
 
 def test_invitation_codes_are_single_use_and_unlinked(backend_db):
-    (code,) = responses.add_invitation_codes(backend_db, "s", 1)
-    assert responses.invitation_code_is_valid(backend_db, "s", code)
+    (code,) = invitation_codes.add_invitation_codes(backend_db, "s", 1)
+    assert invitation_codes.invitation_code_is_valid(backend_db, "s", code)
     assert responses.store_response(backend_db, response(), "a" * 16, "2026-11-22", code)
-    assert not responses.invitation_code_is_valid(backend_db, "s", code)
+    assert not invitation_codes.invitation_code_is_valid(backend_db, "s", code)
     with pytest.raises(responses.InvitationCodeError):
         responses.store_response(backend_db, response(), "b" * 16, "2026-11-22", code)
     assert backend_db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storage import connection, day_exclusions, events, queries, releases, responses, roles, tokens
+from storage import connection, day_exclusions, events, invitation_codes, queries, releases, responses, roles, tokens
 from storage import surveys as store
 from surveys.results import compute_results
 from surveys.schema import SurveyFileError
@@ -170,7 +170,7 @@ def test_delete_removes_every_row_of_the_survey_in_every_table_and_nothing_of_an
         for i in range(3):
             answer(backend_db, survey, f"{name}-{i}")
         roles.set_role(backend_db, name, "ann", "owner")
-        responses.add_invitation_codes(backend_db, name, 2)
+        invitation_codes.add_invitation_codes(backend_db, name, 2)
         responses.set_closed(backend_db, name, False)
         day_exclusions.exclude_day(backend_db, name, "2026-11-22")
         store.set_stage(backend_db, name, "live")

@@ -14,7 +14,7 @@ from flask import current_app, render_template, request, session
 from flask_babel import format_date, gettext
 from flask_wtf.csrf import generate_csrf
 
-from storage import responses
+from storage import invitation_codes, responses
 from surveys.arms import ARM_WIRE, draw_arm
 from surveys.definition import CLOSED, NOT_YET_OPEN, OPEN, Survey
 from web import notify, pages, record
@@ -236,4 +236,4 @@ def invalid_code(survey: Survey):
 def code_is_acceptable(survey: Survey, code: str) -> bool:
     if not survey.invitation_only:
         return True
-    return bool(code) and responses.invitation_code_is_valid(get_db(), survey.id, code)
+    return bool(code) and invitation_codes.invitation_code_is_valid(get_db(), survey.id, code)

@@ -14,7 +14,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, audit, connection, events, kept_counts, queries, responses
+from storage import accounts, audit, connection, events, invitation_codes, kept_counts, queries, responses
 from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.design_sentences import epsilon_text
@@ -206,7 +206,7 @@ def _recount(survey_id: str, rebuild, kept: str) -> None:
 @click.argument("count", type=click.IntRange(1, 100_000))
 def create_codes_command(survey_id: str, count: int) -> None:
     """Create COUNT single-use invitation codes for SURVEY_ID and print them."""
-    codes = responses.add_invitation_codes(_db(), survey_id, count)
+    codes = invitation_codes.add_invitation_codes(_db(), survey_id, count)
     audit.record(_db(), None, "codes-created", survey_id, f"{count} codes, on the command line")
     for code in codes:
         click.echo(code)

@@ -1,7 +1,7 @@
 """Invitation codes in the browser: an owner makes N codes and downloads them once, as CSV.
 
 The codes exist in plain form only in that download (with each code's link);
-only their hashes are stored (:func:`storage.responses.add_invitation_codes`),
+only their hashes are stored (:func:`storage.invitation_codes.add_invitation_codes`),
 so the page can say how many were made and used, never which. The creation
 is written in the audit log (``codes-created``, with the number made).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, g, render_template, request, url_for
 
-from storage import audit, responses
+from storage import audit, invitation_codes
 from surveys.tables import safe_csv
 from web.admin import ActionForm, posted_form
 from web.catalog import survey_or_404
@@ -35,7 +35,7 @@ def wanted_count(text: str) -> int:
 def codes_csv(survey, codes: list[str]) -> str:
     """``code,link`` rows: each code and the survey's link that carries it, every cell spreadsheet-safe
     (:func:`surveys.tables.safe_csv`; a code never starts with a formula character,
-    :func:`storage.responses.new_invitation_code`, so the codes are as a respondent types them)."""
+    :func:`storage.invitation_codes.new_invitation_code`, so the codes are as a respondent types them)."""
     rows = (
         {"code": code, "link": url_for("respond.show", survey_id=survey.id, code=code, _external=True)}
         for code in codes
@@ -47,7 +47,7 @@ def codes_csv(survey, codes: list[str]) -> str:
 @survey_access("owner")
 def codes_page(survey_id: str):
     survey = survey_or_404(survey_id)
-    made, used = responses.invitation_code_counts(get_db(), survey.id)
+    made, used = invitation_codes.invitation_code_counts(get_db(), survey.id)
     return render_template(
         "admin/codes.html", survey=survey, made=made, used=used, max_codes=MAX_CODES, action=ActionForm()
     )
@@ -66,7 +66,7 @@ def create_codes(survey_id: str):
     except ValueError as error:
         abort(400, description=str(error))
     db = get_db()
-    codes = responses.add_invitation_codes(db, survey.id, count)
+    codes = invitation_codes.add_invitation_codes(db, survey.id, count)
     audit.record(db, g.admin, "codes-created", survey.id, f"{count} codes")
     response = download(codes_csv(survey, codes), "text/csv", f"{survey.id}-codes.csv")
     response.headers["Cache-Control"] = "no-store"
