@@ -616,6 +616,31 @@ def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int,
     ]
 
 
+#: The survey's active hours and, read in the same statement, the hour's committed count (PostgreSQL).
+HISTOGRAM_AND_HOUR = (
+    'SELECT responses, hours, (SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)'
+    " FROM hour_histograms WHERE survey_id = ? AND hours > 0 ORDER BY responses"
+)
+
+
+def judged_hour_histogram(
+    db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals | int | None, hour_count: int
+) -> tuple[list[tuple[int, int]], int]:
+    """:func:`hour_histogram`, and the count at which it holds the hour being judged (an answer arriving at
+    ``hour_count``, before the store moves its hour up), so that a burst rule can leave that hour out.
+
+    Where the arrivals are counted in this database (PostgreSQL: ``arrivals.conn is db``), that count is
+    the hour's arrivals committed so far, read in the same statement as the histogram: the answer's own
+    count was read at the start of its transaction without a lock, and answers committed since then have
+    moved the hour's entry past ``hour_count - 1``. Elsewhere it is ``hour_count - 1``: on SQLite the
+    transaction holds the write lock from the count to the store, so no other answer moves the hour."""
+    if not (isinstance(arrivals, Arrivals) and arrivals.conn is db):
+        return hour_histogram(db, survey_id), hour_count - 1
+    rows = db.execute(HISTOGRAM_AND_HOUR, [arrivals.bucket, arrivals.hour, survey_id]).fetchall()
+    committed = rows[0][2] if rows and rows[0][2] is not None else 0
+    return [(responses, hours) for responses, hours, _ in rows], committed
+
+
 def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float | None) -> None:
     """One more marked answer on ``day``; the peak and its usual rate kept from the highest count."""
     db.execute(

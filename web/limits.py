@@ -111,10 +111,13 @@ def send_refusal(kind: str, setting: str, client: str | None = None) -> Callable
 class Arrival:
     """One response's arrival: ``count``, the survey's responses in this clock hour with this one, and
     ``hour``, which clock hour (hours since the epoch). ``hour`` lives only in this process's memory, as
-    the key of :meth:`BurstRules.burst_of`'s rule: it is never stored or logged."""
+    the key of :meth:`BurstRules.burst_of`'s rule: it is never stored or logged. ``counted``: where the
+    arrival was counted (:func:`arrivals`; None: by the caller), which says where the hour's own entry in
+    the hour histogram is (:func:`storage.responses.judged_hour_histogram`)."""
 
     count: int
     hour: int
+    counted: responses.Arrivals | None = None
 
 
 def arrivals(survey_id: str) -> responses.Arrivals:
@@ -168,7 +171,7 @@ class BurstRules:
         if rule is None:
             for old in [k for k in self._rules if k[1] != arrival.hour]:
                 self._rules.pop(old, None)
-            rule = self._rules[key] = burst_rule(db, survey_id, arrival.count, ceiling)
+            rule = self._rules[key] = burst_rule(db, survey_id, arrival, ceiling)
         if rule.threshold is None or arrival.count < rule.threshold:
             return None
         return Burst(rule.usual_rate)
@@ -179,11 +182,13 @@ def burst_rules() -> BurstRules:
     return current_app.extensions.setdefault("burst_rules", BurstRules())
 
 
-def burst_rule(db, survey_id: str, hour_count: int, ceiling: int | None = None) -> BurstRule:
-    """The rule of the hour at ``hour_count`` responses with this one: the usual rate of the survey's
-    other active hours, from its hour histogram with this hour (still at ``hour_count - 1`` there, as
-    the store is about to move it up) left out, and the survey's ``ceiling`` per hour."""
-    usual = usual_rate_of_others(responses.hour_histogram(db, survey_id), leave_out=hour_count - 1)
+def burst_rule(db, survey_id: str, arrival: Arrival, ceiling: int | None = None) -> BurstRule:
+    """The rule of ``arrival``'s hour: the usual rate of the survey's other active hours, from its hour
+    histogram with this hour left out (where the histogram holds it: :func:`storage.responses.judged_hour_histogram`;
+    never taken for another hour, even while other answers of the hour commit), and the survey's ``ceiling``
+    per hour."""
+    histogram, this_hour = responses.judged_hour_histogram(db, survey_id, arrival.counted, arrival.count)
+    usual = usual_rate_of_others(histogram, leave_out=this_hour)
     return BurstRule(usual, hour_threshold(usual, ceiling))
 
 

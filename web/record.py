@@ -57,7 +57,7 @@ def record(
     survey's state checked there instead of before; True: nothing stored, ``Outcome.REFUSED``)."""
 
     def burst_of(db: sqlite_utils.Database, hour_count: int | None):
-        arrival = Arrival(hour_count or 0, arrivals.hour)
+        arrival = Arrival(hour_count or 0, arrivals.hour, arrivals)
         return rules.burst_of(db, survey.id, arrival, survey.burst_ceiling_per_hour)
 
     outcome = responses.store_submission(
