@@ -216,12 +216,22 @@ def revealing_items(
     respondent's pages). Questions that prove the same thing share a line, so a form with several such designs
     does not repeat one sentence (and push its first question down a phone's screen). A paired question's line
     also says that nothing is randomized for it (:data:`PAIRED_REVEALING`): the summary names it once."""
-    labels_by_proof: dict[str, list[str]] = {}
+    questions_by_proof: dict[str, list[Question]] = {}
     for question in shown.revealing:
-        quoted = gettext(QUOTED_LABEL) % {"label": question.label}
-        labels_by_proof.setdefault(_warning(question, gettext), []).append(quoted)
+        questions_by_proof.setdefault(_warning(question, gettext), []).append(question)
     item = gettext(REVEALING_ITEM)
-    return [item % {"questions": join(labels), "which": which} for which, labels in labels_by_proof.items()]
+    return [
+        item % {"questions": quoted_labels(questions, gettext, join), "which": which}
+        for which, questions in questions_by_proof.items()
+    ]
+
+
+def quoted_labels(
+    questions: Sequence[Question], gettext: Gettext = untranslated, join: Callable[[Sequence[str]], str] = english_list
+) -> str:
+    """The labels of ``questions``, each in its language's quotation marks (:data:`QUOTED_LABEL`), as one list
+    (``join``: "“A” and “B”"; ``""`` for none), as every line of the summary names its questions."""
+    return join([gettext(QUOTED_LABEL) % {"label": question.label} for question in questions]) if questions else ""
 
 
 def _warning(question: Question, gettext: Gettext) -> str:

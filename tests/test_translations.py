@@ -487,3 +487,17 @@ def test_revealing_questions_sharing_a_proof_are_listed_in_the_respondents_langu
         "es": "Protección incompleta: Para «Dropped data» y «Hid data», un «no» guardado prueba",
     }
     assert expected[language] in page, page
+
+
+def test_plain_questions_are_listed_in_the_respondents_language_and_quotation_marks(client, surveys_dir, language):
+    """The "Not protected" line names its questions as the revealing line does: each label in the language's
+    quotation marks, the list joined by the language's pattern (before: English “ ” and ", " in every language)."""
+    plain = "    type: select_one\n    choices: [north, south]\n    randomize: false\n"
+    added = f"  - name: campus\n    label: Campus\n{plain}  - name: faculty\n    label: Faculty\n{plain}"
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + added)
+    page = re.sub(r"[ \t\r\n]+", " ", visible_text(client.get("/s/quiz")))
+    expected = {
+        "fr": "«\u00a0Year of study\u00a0», «\u00a0Campus\u00a0» et «\u00a0Faculty\u00a0» sont enregistrées telles que",
+        "es": "«Year of study», «Campus» y «Faculty»",
+    }
+    assert expected[language] in page, page

@@ -28,6 +28,7 @@ from surveys.protection import (
     drawn_sentence,
     page_note,
     protection,
+    quoted_labels,
     revealing_items,
     truthfully_sentence,
 )
@@ -149,10 +150,14 @@ def survey_protection(questions: tuple[Question, ...]) -> Protection:
 def privacy_words(questions: Sequence[Question]) -> dict:
     """The summary's sentences for ``questions``, in the respondent's language, each from what their designs
     do (:mod:`surveys.protection`): ``shown`` (the :class:`~surveys.protection.Protection`), ``drawn``, ``device``,
-    ``truthfully`` (``""`` where nothing is said) and ``revealing`` (one line per revealing question)."""
+    ``truthfully`` (``""`` where nothing is said), ``revealing`` (one line per proof), and ``plain`` and
+    ``paired``, the quoted labels of the plain questions and of the compared statements that prove nothing, as
+    lists in the respondent's language (:func:`surveys.protection.quoted_labels`)."""
     shown = survey_protection(tuple(questions))
     return {
         "shown": shown,
+        "plain": quoted_labels(shown.plain, gettext, respondent_list),
+        "paired": quoted_labels(shown.paired_not_revealing, gettext, respondent_list),
         "drawn": drawn_sentence(shown, gettext),
         "device": device_sentence(shown, gettext),
         "truthfully": truthfully_sentence(shown, gettext),
