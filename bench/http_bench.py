@@ -122,7 +122,7 @@ def floor_ratio_figure(submit: Side, floor: Side) -> Figure:
     errors = submit.merged().errors + floor.merged().errors
     return Figure(
         "  submissions / floor (median of rounds)",
-        f"{ratio:.2f}{spread}" + (f", {errors} errors" if errors else ""),
+        f"{ratio:.3f}{spread}" + (f", {errors} errors" if errors else ""),  # 3 digits: 0.897 fails, not "0.90"
         f">= {FLOOR_RATIO_TARGET}",
         at_least(ratio, FLOOR_RATIO_TARGET) and errors == 0,
     )
