@@ -1246,9 +1246,9 @@ def check_summary(html: str, questions, language: str) -> None:
                 if is_drawn(q):
                     proof = translate(PROOFS[(stored, truth)], language)
                 else:  # a paired design (triangular): the stored answer is one of the pair's choices
-                    label = q.choices[q.choice_names.index(stored)].label  # the survey's own words
-                    label = label if language == "en" else catalogue(language).get(label, label)
-                    proof = translate(PAIRED_PROOFS[truth], language) % {"stored": label}
+                    label = q.choices[q.choice_names.index(stored)].label  # the product's words for the pair
+                    label = label if language == "en" else catalogue(language)[label]
+                    proof = " ".join((translate(PAIRED_PROOFS[truth], language) % {"stored": label}).split())
                 assert proof in said and proof in explained and q.label in said
         assert (COIN_WORDS[language] in page.lower()) == coins
         on_device = translate(COINS_ON_DEVICE, language) in page

@@ -14,9 +14,10 @@ import re
 import pytest
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
+from babel.support import Translations
 
 from app import ROOT
-from surveys.definition import YES_NO_CHOICES
+from surveys.definition import PAIRED_STATEMENT_CHOICES, YES_NO_CHOICES
 from tests.helpers.drivers import ENGLISH_INTERFACE_WORDS as ENGLISH
 from tests.helpers.drivers import Respondent, csrf_token_in, post_page, wire_form
 from tests.helpers.sample_surveys import PAGED_YAML, QUIZ_YAML, make_survey
@@ -190,7 +191,8 @@ def test_the_words_of_the_forms_module_are_marked_for_the_catalogues():
         "The invitation code is malformed.",
         TICK_ALL_MESSAGE,
     }
-    assert set(FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | messages
+    paired = {choice.label for choices in PAIRED_STATEMENT_CHOICES.values() for choice in choices}
+    assert set(FORM_WORDS) == {NO_ANSWER_LABEL, KEEP_LABEL, ASKED_BLANK_MESSAGE} | yes_no | paired | messages
     source = (ROOT / "web" / "forms.py").read_text()
     assert all(f'message="{text}"' in source for text in messages if "“" not in text)  # the control fields' own
 
@@ -439,7 +441,6 @@ def test_a_french_or_spanish_release_shows_no_english_figure_note(app, auth, eve
     """Each figure's title and note and each sentence on what protects the respondents is in the visitor's
     language: no everyday English word outside the survey's quoted labels, and each note is the catalogue's
     translation (read from the compiled catalogue, not through the app) of the words stored with the release."""
-    from babel.support import Translations
 
     from storage import releases
     from surveys.release_words import say
@@ -501,3 +502,26 @@ def test_plain_questions_are_listed_in_the_respondents_language_and_quotation_ma
         "es": "«Year of study», «Campus» y «Faculty»",
     }
     assert expected[language] in page, page
+
+
+def test_a_paired_statement_questions_options_are_the_interfaces_words_in_the_respondents_language(
+    client, surveys_dir, language
+):
+    """The options of a crosswise and a triangular question are the product's words, not the survey's: on the
+    form, in the privacy summary's proof and on the thank-you page they are in the respondent's language
+    (before: English on a French or Spanish form)."""
+    paired = "    type: yes_no\n    design: {model: %s, q: 1/4, innocuous: My birthday is in spring.}\n"
+    added = (
+        f"  - name: swapped\n    label: Swapped data\n{paired % 'crosswise'}"
+        f"  - name: gifted\n    label: Gifted authorship\n{paired % 'triangular'}"
+    )
+    (surveys_dir / "quiz.yaml").write_text(QUIZ_YAML + added)
+    english = [choice.label for choices in PAIRED_STATEMENT_CHOICES.values() for choice in choices]
+    gettext = Translations.load(str(CATALOGUES), [language]).gettext
+    translated = [gettext(label) for label in english]
+    page = client.get("/s/quiz").get_data(as_text=True)
+    assert [label for label in english if html.escape(label, quote=False) in page] == []
+    assert [label for label in translated if label not in page] == []
+    answers = {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "first", "swapped": "no", "gifted": "no"}
+    thanks = Respondent(client).submit(answers).get_data(as_text=True)
+    assert gettext("“No” to both") in thanks and "“No” to both" not in thanks, thanks

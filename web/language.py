@@ -65,6 +65,12 @@ FORM_WORDS = (
     N_("The submission key is malformed; reload the page."),
     N_("The invitation code is malformed."),
     N_("Please answer “yes” or “no” for each option."),
+    # The options of a paired-statement question (surveys.definition.PAIRED_STATEMENT_CHOICES): the product's
+    # words, not the survey's, shown as a yes/no question's options are (choice_text).
+    N_("Both “yes” or both “no”"),
+    N_("Exactly one “yes”"),
+    N_("“Yes” to at least one"),
+    N_("“No” to both"),
 )
 
 #: A survey's states (:mod:`surveys.definition`) as the preview's banner names them.
