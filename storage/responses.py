@@ -178,7 +178,7 @@ def _send_first_reads(
     statement that claims the key and reads the survey's state (a data-modifying ``WITH``: the same reads in
     the same round trip, a third of psycopg's work). Elsewhere one statement each, the arrival counted on the
     rate-limit connection when read (:func:`_send_arrival`)."""
-    counted_here = isinstance(arrivals, Arrivals) and arrivals.conn is db
+    counted_here = _counted_in(db, arrivals)
     if not (is_postgres(db) and (refuse is not None or counted_here)):
         cursor = db.execute(CLAIM_KEY, [submission_key, survey_id])
         closed = None if refuse is None else _send_closed_override(db, survey_id)
@@ -194,6 +194,12 @@ def _send_first_reads(
     closed = None if refuse is None else (lambda: None if row()[1] is None else bool(row()[1]))
     counted = (lambda: (row()[-1] or 0) + 1) if counted_here else _send_arrival(arrivals)
     return lambda: bool(row()[0]), closed, counted
+
+
+def _counted_in(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> bool:
+    """Whether ``arrivals`` are counted in ``db`` itself (PostgreSQL: the rate-limit tables are in the answers
+    database, so the count joins the answer's transaction); else in the rate-limit file, by the caller, or not."""
+    return isinstance(arrivals, Arrivals) and arrivals.conn is db
 
 
 def _send_arrival(arrivals: Arrivals | int | None) -> Callable[[], int | None]:
@@ -214,7 +220,7 @@ def _count_arrival(
     """The stored answer's hour in the histogram: in the same statement as its arrival count when the
     rate-limit tables are in this database (:func:`_count_arrival_and_hour`), else at ``hour_count``, counted
     already (None: not counted)."""
-    if isinstance(arrivals, Arrivals) and arrivals.conn is db:
+    if _counted_in(db, arrivals):
         _count_arrival_and_hour(db, survey_id, arrivals)
     elif hour_count is not None:
         _count_hour(db, survey_id, hour_count)
@@ -605,12 +611,16 @@ def send_closed_override_and_key_seen(
     return read
 
 
+#: The survey's active hours, in order of their counts.
+ACTIVE_HOURS = " FROM hour_histograms WHERE survey_id = ? AND hours > 0 ORDER BY responses"
+
+
 def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int, int]]:
     """``(responses in a clock hour, number of such hours)`` for the survey's active hours."""
     return [
         (responses, hours)
         for responses, hours in db.execute(
-            "SELECT responses, hours FROM hour_histograms WHERE survey_id = ? AND hours > 0 ORDER BY responses",
+            "SELECT responses, hours" + ACTIVE_HOURS,
             [survey_id],
         ).fetchall()
     ]
@@ -618,8 +628,7 @@ def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int,
 
 #: The survey's active hours and, read in the same statement, the hour's committed count (PostgreSQL).
 HISTOGRAM_AND_HOUR = (
-    'SELECT responses, hours, (SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)'
-    " FROM hour_histograms WHERE survey_id = ? AND hours > 0 ORDER BY responses"
+    'SELECT responses, hours, (SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)' + ACTIVE_HOURS
 )
 
 
@@ -634,7 +643,7 @@ def judged_hour_histogram(
     count was read at the start of its transaction without a lock, and answers committed since then have
     moved the hour's entry past ``hour_count - 1``. Elsewhere it is ``hour_count - 1``: on SQLite the
     transaction holds the write lock from the count to the store, so no other answer moves the hour."""
-    if not (isinstance(arrivals, Arrivals) and arrivals.conn is db):
+    if not _counted_in(db, arrivals):
         return hour_histogram(db, survey_id), hour_count - 1
     rows = db.execute(HISTOGRAM_AND_HOUR, [arrivals.bucket, arrivals.hour, survey_id]).fetchall()
     committed = rows[0][2] if rows and rows[0][2] is not None else 0
