@@ -9,11 +9,12 @@ app's database (not written to the write-ahead log, emptied after a crash),
 so every app server of a deployment counts against the same windows. Each
 call is one short transaction; the SQL is the same on both. Buckets
 and keys are opaque strings; the web layer makes them from keyed hashes of
-the client address (and account name), so no address is stored. Every write
-first deletes what has run out: a window's count once that window is over,
-a failure record once its lock is over and it has been quiet for
-:data:`FAILURES_FORGOTTEN_SECONDS`. So the file never holds a hash longer than
-it is needed.
+the client address (and account name), so no address is stored. Writes
+delete what has run out: a window's count once that window is over (on the
+SQLite file, by the first hit of each second of a connection: the others
+are one statement, :func:`send_hit`), a failure record once its lock is over
+and it has been quiet for :data:`FAILURES_FORGOTTEN_SECONDS`. So the file
+never holds a hash longer than it is needed, give or take a second.
 
 Sign-in budgets count networks, not addresses (:func:`network_of`): an IPv4
 /24 or an IPv6 /64 is one client, as one household or one rented server
@@ -135,7 +136,9 @@ def connect(path: str | Path):
         db = postgres.connect(path)
         create_postgres_tables(db)
         return db
-    conn = sqlite3.connect(str(create_private_file(path)), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    conn = sqlite3.connect(
+        str(create_private_file(path)), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, factory=CountsConnection
+    )
     conn.execute("PRAGMA secure_delete = ON")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")
@@ -146,6 +149,17 @@ def connect(path: str | Path):
         conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
         conn.execute("COMMIT")
     return conn
+
+
+class CountsConnection(sqlite3.Connection):
+    """A connection to the SQLite counts file, which knows when it last deleted the windows that ran out."""
+
+    #: ``now`` of this connection's last deletion of the windows that ran out (:func:`send_hit`).
+    purged_at: float = float("-inf")
+
+
+#: Seconds a connection to the SQLite counts file lets pass between two deletions of the windows that ran out.
+PURGE_EVERY_SECONDS = 1.0
 
 
 @contextmanager
@@ -183,7 +197,11 @@ def hit(conn, bucket: str, limit: Limit, now: float) -> Verdict:
 def send_hit(conn, bucket: str, limit: Limit, now: float) -> Callable[[], Verdict]:
     """:func:`hit`, with its verdict read when the returned function is called: on PostgreSQL one statement
     sent now (in a pipeline it waits with the statements around it; in autocommit it is atomic on its own),
-    read then; on SQLite counted at once in a short transaction of the rate-limit file."""
+    read then; on SQLite counted at once in the rate-limit file. There a connection deletes the windows that
+    ran out with the first hit of each :data:`PURGE_EVERY_SECONDS` (one short transaction, as on PostgreSQL
+    every hit does), and counts the others in one statement, atomic in autocommit: every submission counts
+    its arrival inside the answers database's write lock, so its three other calls were paid by every
+    writer waiting for that lock."""
     window = int(now // limit.seconds)
     window_end = (window + 1) * limit.seconds
     retry_after = int(window_end - now) + 1
@@ -193,10 +211,21 @@ def send_hit(conn, bucket: str, limit: Limit, now: float) -> Callable[[], Verdic
             [now, bucket, window, window_end],
         )
         return lambda: _verdict(cursor.fetchone()[0], limit, retry_after)
+    if not _purge_due(conn, now):
+        ((count,),) = conn.execute(COUNT_HIT, [bucket, window, window_end]).fetchall()  # all: the statement ends
+        return lambda: _verdict(count, limit, retry_after)
     with _transaction(conn):
         conn.execute("DELETE FROM window_hits WHERE expires <= ?", [now])
         (count,) = conn.execute(COUNT_HIT, [bucket, window, window_end]).fetchone()
+    conn.purged_at = now
     return lambda: _verdict(count, limit, retry_after)
+
+
+def _purge_due(conn, now: float) -> bool:
+    """Whether this hit deletes the windows that ran out: :data:`PURGE_EVERY_SECONDS` after the connection's
+    last deletion (or at once, for a clock that went back or a connection that does not keep the time)."""
+    purged_at = getattr(conn, "purged_at", None)
+    return purged_at is None or not purged_at <= now < purged_at + PURGE_EVERY_SECONDS
 
 
 def _verdict(count: int, limit: Limit, retry_after: int) -> Verdict:

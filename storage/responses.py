@@ -176,13 +176,15 @@ def _send_first_reads(
     When the rate-limit tables are in this database (PostgreSQL: ``arrivals.conn is db``), the count is the
     hour's so far plus one, read without locking its row (counted later, :func:`_count_arrival`), in the one
     statement that claims the key and reads the survey's state (a data-modifying ``WITH``: the same reads in
-    the same round trip, a third of psycopg's work). Elsewhere one statement each, the arrival counted on the
-    rate-limit connection when read (:func:`_send_arrival`)."""
+    the same round trip, a third of psycopg's work). On SQLite the key's claim returns the survey's state
+    (:func:`_claim_and_read_state`), and the arrival is counted on the rate-limit connection when read
+    (:func:`_send_arrival`)."""
     counted_here = _counted_in(db, arrivals)
+    if not is_postgres(db) and refuse is not None:
+        return (*_claim_and_read_state(db, survey_id, submission_key), _send_arrival(arrivals))
     if not (is_postgres(db) and (refuse is not None or counted_here)):
         cursor = db.execute(CLAIM_KEY, [submission_key, survey_id])
-        closed = None if refuse is None else _send_closed_override(db, survey_id)
-        return lambda: bool(cursor.fetchall()), closed, _send_arrival(arrivals)
+        return lambda: bool(cursor.fetchall()), None, _send_arrival(arrivals)
     columns, params = ["EXISTS (SELECT 1 FROM claimed)"], [submission_key, survey_id]
     if refuse is not None:
         columns.append("(SELECT closed FROM survey_states WHERE survey_id = ?)")
@@ -194,6 +196,21 @@ def _send_first_reads(
     closed = None if refuse is None else (lambda: None if row()[1] is None else bool(row()[1]))
     counted = (lambda: (row()[-1] or 0) + 1) if counted_here else _send_arrival(arrivals)
     return lambda: bool(row()[0]), closed, counted
+
+
+def _claim_and_read_state(
+    db: sqlite_utils.Database, survey_id: str, submission_key: str
+) -> tuple[Callable[[], bool], Callable[[], bool | None]]:
+    """SQLite: ``(claimed, closed)`` of :func:`_send_first_reads` from one statement, the admin's open/closed
+    choice returned by the key's claim; read apart only for a key claimed already (the claim returns no row),
+    where the state still decides between refusing the answer and thanking a repeat."""
+    rows = db.execute(
+        CLAIM_KEY + ", (SELECT closed FROM survey_states WHERE survey_id = ?)", [submission_key, survey_id, survey_id]
+    ).fetchall()
+    if not rows:
+        return (lambda: False), _send_closed_override(db, survey_id)
+    closed = rows[0][1]
+    return (lambda: True), (lambda: None if closed is None else bool(closed))
 
 
 def _counted_in(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> bool:

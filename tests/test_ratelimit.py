@@ -42,6 +42,27 @@ def test_every_write_deletes_what_has_run_out(counts):
     assert [row[0] for row in conn.execute("SELECT name_key FROM signin_failures")] == ["name2"]
 
 
+def test_a_hit_on_the_sqlite_file_is_one_statement_but_the_first_of_each_second_deletes_what_ran_out(tmp_path):
+    """Every submission counts its arrival inside the answers database's write lock: on the SQLite counts file
+    a hit is one statement, and the windows that ran out are deleted by a connection's first hit of each
+    second (one short transaction), so no address hash outlives its window by more than that second."""
+    conn = ratelimit.connect(tmp_path / "r.sqlite3")
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    ratelimit.hit(conn, "old", ratelimit.Limit(5, 60), 100.0)
+    assert [s.split()[0] for s in statements] == ["BEGIN", "DELETE", "INSERT", "COMMIT"]
+    statements.clear()
+    assert ratelimit.hit(conn, "old", ratelimit.Limit(5, 60), 100.9).count == 2
+    assert [s.split()[0] for s in statements] == ["INSERT"]
+    assert not conn.in_transaction
+    ratelimit.hit(conn, "new", ratelimit.Limit(5, 60), 120.5)  # "old" ran out at 120: a new second deletes it
+    assert [row[0] for row in conn.execute("SELECT bucket FROM window_hits")] == ["new"]
+    statements.clear()
+    ratelimit.hit(conn, "new", ratelimit.Limit(5, 60), 110.0)  # a clock that went back deletes at once too
+    assert statements[0] == "BEGIN IMMEDIATE"
+    conn.close()
+
+
 def test_signin_failures_lock_per_name_and_address(counts):
     conn = counts
     for _ in range(ratelimit.FREE_FAILURES - 1):

@@ -183,6 +183,30 @@ def test_a_submission_is_stored_once_and_a_refused_one_leaves_no_trace(backend_d
     assert next_count == 2  # only the stored answer was counted
 
 
+def test_the_state_read_with_the_keys_claim_refuses_a_closed_survey_before_anything_else(backend_db):
+    """``refuse`` gets the admin's open/closed choice read with the key's claim (on SQLite returned by the
+    claim itself): a closed survey refuses a new answer and a repeat alike (the state comes first, read apart
+    when the key was claimed already), and an open one stores the new key once and thanks its repeat."""
+    seen: list[bool | None] = []
+
+    def store(key: str) -> responses.Outcome:
+        def refuse(closed: bool | None) -> bool:
+            seen.append(closed)
+            return bool(closed)
+
+        return responses.store_submission(backend_db, response(), key, "2026-11-22", refuse=refuse)
+
+    assert store("k-first-000000") is responses.Outcome.STORED
+    responses.set_closed(backend_db, "s", True)
+    assert store("k-first-000000") is responses.Outcome.REFUSED
+    assert store("k-second-00000") is responses.Outcome.REFUSED
+    responses.set_closed(backend_db, "s", False)
+    assert store("k-first-000000") is responses.Outcome.REPEAT
+    assert seen == [None, True, True, False]
+    assert queries.response_count(backend_db, "s") == 1
+    assert not responses.submission_key_exists(backend_db, "k-second-00000")
+
+
 def test_failed_write_leaves_nothing_behind(backend_db):
     bad = response(designs={})  # no design key for the answer: KeyError mid-transaction
     with pytest.raises(KeyError):

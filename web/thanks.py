@@ -8,11 +8,13 @@ answers (:mod:`web.frames`), then filled for each respondent.
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 from flask import Response, current_app, g, make_response, render_template, request
 from flask_babel import get_locale, gettext
 from markupsafe import Markup, escape
+from werkzeug.http import dump_cookie
 
 from surveys.definition import Question, Survey
 from surveys.kinds import kind_of
@@ -23,7 +25,11 @@ from web.language import choice_text, interface_language
 
 def done_cookie(survey: Survey) -> str:
     """Name of the cookie that says this browser answered (it carries no answer)."""
-    return f"rr_done_{survey.id}"
+    return done_cookie_name(survey.id)
+
+
+def done_cookie_name(survey_id: str) -> str:
+    return f"rr_done_{survey_id}"
 
 
 def padded_label(question: Question, name: str | None) -> Markup:
@@ -54,11 +60,27 @@ def padded_labels(question_type: str, choices: tuple[tuple[str, str], ...], loca
 def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Markup]]:
     """Every question with its stored (noisy) answer's padded label, as the thank-you page lists them."""
     language = interface_language()
-    return [(q, _shown(q, noisy.get(q.name), language)) for q in survey.questions]
+    return [
+        (q, _shown(q, noisy.get(q.name), language) if labels is None else labels[noisy.get(q.name)])
+        for q, labels in zip(survey.questions, _label_tables(survey, language))
+    ]
+
+
+@lru_cache(maxsize=256)
+def _label_tables(survey: Survey, language: str) -> tuple[dict[str | None, Markup] | None, ...]:
+    """Each question's :func:`padded_labels_in` ``language`` where its answer is one of its choices (None for a
+    number or a check-all-that-apply question, shown by :func:`_shown`): one lookup per question on each
+    thank-you page."""
+    return tuple(None if _shown_apart(q) else padded_labels_in(q, language) for q in survey.questions)
+
+
+def _shown_apart(question: Question) -> bool:
+    """Whether ``question``'s stored answer is shown as a text made from it, not as one of its choices' labels."""
+    return question.number is not None or bool(ticks_options(question))
 
 
 def _shown(question: Question, stored: str | None, language: str) -> Markup:
-    if question.number is None and not ticks_options(question):
+    if not _shown_apart(question):
         return padded_labels_in(question, language)[stored]
     texts = [gettext("No answer"), *_widest_texts(question)]
     width = max(len(text.encode("utf-8")) for text in texts)
@@ -117,13 +139,27 @@ def thank(survey: Survey, noisy: dict | None) -> Response:
     else:
         page = thanks_frame(survey, answered=True).fill([label for _, label in stored_answers_shown(survey, noisy)])
     response = make_response(page)
-    response.set_cookie(
-        done_cookie(survey),
-        "1",
-        max_age=365 * 24 * 3600,
-        path=f"/s/{survey.id}",
-        httponly=True,
-        samesite="Lax",
-        secure=current_app.config["SESSION_COOKIE_SECURE"],
+    response.headers.add(
+        "Set-Cookie", done_cookie_header(survey.id, current_app.config["SESSION_COOKIE_SECURE"], int(time.time()))
     )
     return response
+
+
+#: How long a browser keeps the done cookie.
+DONE_COOKIE_SECONDS = 365 * 24 * 3600
+
+
+@lru_cache(maxsize=256)
+def done_cookie_header(survey_id: str, secure: bool, second: int) -> str:
+    """The ``Set-Cookie`` value of ``survey_id``'s done cookie sent in ``second`` (seconds since the epoch: its
+    ``Expires``, which has no finer grain), made once a second rather than on every thank-you page."""
+    return dump_cookie(
+        done_cookie_name(survey_id),
+        "1",
+        max_age=DONE_COOKIE_SECONDS,
+        expires=second + DONE_COOKIE_SECONDS,
+        path=f"/s/{survey_id}",
+        secure=secure,
+        httponly=True,
+        samesite="Lax",
+    )
