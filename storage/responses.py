@@ -14,7 +14,6 @@ conflict target named, as PostgreSQL requires); there each write is one
 
 from __future__ import annotations
 
-import functools
 import json
 import secrets
 from collections.abc import Callable, Iterable
@@ -192,10 +191,22 @@ def _send_first_reads(
     if counted_here:
         columns.append('(SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)')
         params += [arrivals.bucket, arrivals.hour]
-    row = functools.cache(db.execute(f"WITH claimed AS ({CLAIM_KEY}) SELECT {', '.join(columns)}", params).fetchone)
+    row = _read_once(db.execute(f"WITH claimed AS ({CLAIM_KEY}) SELECT {', '.join(columns)}", params).fetchone)
     closed = None if refuse is None else (lambda: None if row()[1] is None else bool(row()[1]))
     counted = (lambda: (row()[-1] or 0) + 1) if counted_here else _send_arrival(arrivals)
     return lambda: bool(row()[0]), closed, counted
+
+
+def _read_once(read: Callable[[], tuple]) -> Callable[[], tuple]:
+    """``read``, called on the first call only and its row kept for the others."""
+    kept: list[tuple] = []
+
+    def once() -> tuple:
+        if not kept:
+            kept.append(read())
+        return kept[0]
+
+    return once
 
 
 def _claim_and_read_state(

@@ -19,6 +19,8 @@ from functools import lru_cache
 from babel.lists import format_list
 from flask import g, request
 from flask_babel import get_locale, gettext
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
 
 from surveys.definition import Question, Survey
 from surveys.design_sentences import NO_EPSILON, design_sentence, epsilon_text, odds_factor_text, privacy_sentence
@@ -88,11 +90,11 @@ def in_respondent_language(survey: Survey) -> Survey:
     has a catalogue, else English; a survey in one language gets the browser's among
     :data:`INTERFACE_LANGUAGES`."""
     if not survey.languages:
-        g.interface_language = request.accept_languages.best_match(INTERFACE_LANGUAGES) or "en"
+        g.interface_language = preferred_language(INTERFACE_LANGUAGES) or "en"
         return survey
     chosen = request.args.get("lang", "")
     if chosen not in survey.languages:
-        chosen = request.accept_languages.best_match(survey.languages) or survey.languages[0]
+        chosen = preferred_language(survey.languages) or survey.languages[0]
     g.interface_language = chosen if chosen in INTERFACE_LANGUAGES else "en"
     g.page_language = chosen
     return survey.in_language(chosen)
@@ -104,8 +106,20 @@ def in_visitor_language() -> None:
     among them, else English."""
     chosen = request.args.get("lang", "")
     if chosen not in INTERFACE_LANGUAGES:
-        chosen = request.accept_languages.best_match(INTERFACE_LANGUAGES) or "en"
+        chosen = preferred_language(INTERFACE_LANGUAGES) or "en"
     g.interface_language = chosen
+
+
+def preferred_language(offered: tuple[str, ...]) -> str | None:
+    """The browser's preferred language among ``offered`` (its ``Accept-Language``; None: none of them)."""
+    return _best_match(request.headers.get("Accept-Language", ""), offered)
+
+
+@lru_cache(maxsize=1024)
+def _best_match(accept_language: str, offered: tuple[str, ...]) -> str | None:
+    """Werkzeug's reading of ``accept_language`` (:class:`werkzeug.datastructures.LanguageAccept`), worked out
+    once per header and offer rather than parsed on every submission: browsers send few different headers."""
+    return parse_accept_header(accept_language, LanguageAccept).best_match(offered)
 
 
 def interface_language() -> str:
