@@ -1,6 +1,6 @@
 """The write path: responses, submission keys, invitation codes, and the
-survey-level state an admin sets or the traffic leaves (open or closed,
-excluded days, bursts, the hour histogram), with the reads of that state.
+survey-level state the traffic leaves (bursts, the hour histogram), with the
+reads of that state; the open/closed state is :mod:`storage.survey_states`.
 
 Takes a :class:`sqlite_utils.Database` and plain values (a
 :class:`surveys.submission.NoisyResponse` to store); knows nothing of Flask.
@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Protocol
 
 import sqlite_utils
 
-from storage import audit, events, ratelimit
+from storage import events, ratelimit
 from storage.connection import immediate_transaction, is_postgres, pipelined_transaction
 from storage.day_exclusions import check_day
 from storage.invitation_codes import hash_code
+from storage.survey_states import send_closed_override
 from surveys.correlation import pair_rows
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def _claim_and_read_state(
         CLAIM_KEY + ", (SELECT closed FROM survey_states WHERE survey_id = ?)", [submission_key, survey_id, survey_id]
     ).fetchall()
     if not rows:
-        return (lambda: False), _send_closed_override(db, survey_id)
+        return (lambda: False), send_closed_override(db, survey_id)
     closed = rows[0][1]
     return (lambda: True), (lambda: None if closed is None else bool(closed))
 
@@ -561,82 +562,6 @@ def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> N
         " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + 1",
         [survey_id, hour_count],
     )
-
-
-def set_closed(db: sqlite_utils.Database, survey_id: str, closed: bool, note: audit.Note | None = None) -> None:
-    """Close or open ``survey_id`` by hand, and write ``note`` to the audit log in the same transaction."""
-    with immediate_transaction(db):
-        write_closed(db, survey_id, closed)
-        audit.write_if(db, note)
-
-
-def write_closed(db: sqlite_utils.Database, survey_id: str, closed: bool) -> None:
-    """:func:`set_closed` inside the caller's transaction."""
-    db.execute(
-        "INSERT INTO survey_states (survey_id, closed) VALUES (?, ?)"
-        " ON CONFLICT (survey_id) DO UPDATE SET closed = excluded.closed",
-        [survey_id, int(closed)],
-    )
-
-
-def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:
-    """Close a survey that met its targets, unless an admin opened or closed it by hand; True if it closed now.
-
-    The admin's choice is a row in ``survey_states``; this writes one only
-    where there is none, so it never reopens a survey, never overrides an
-    admin, and two answers that both see the targets met close it once.
-    """
-    with immediate_transaction(db):
-        cursor = db.execute(
-            "INSERT INTO survey_states (survey_id, closed) VALUES (?, 1) ON CONFLICT (survey_id) DO NOTHING",
-            [survey_id],
-        )
-        closed = cursor.rowcount == 1
-        if closed:
-            events.add(db, survey_id, "closed-by-targets", "closed-by-targets")
-    return closed
-
-
-def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
-    """The admin's open/closed choice for a survey, or None if never set."""
-    return _send_closed_override(db, survey_id)()
-
-
-def _send_closed_override(db: sqlite_utils.Database, survey_id: str) -> Callable[[], bool | None]:
-    """:func:`closed_override`, the query sent now and read when the returned function is called."""
-    cursor = db.execute("SELECT closed FROM survey_states WHERE survey_id = ?", [survey_id])
-
-    def read() -> bool | None:
-        rows = cursor.fetchall()
-        return None if not rows else bool(rows[0][0])
-
-    return read
-
-
-def closed_override_and_key_seen(
-    db: sqlite_utils.Database, survey_id: str, key: str | None
-) -> tuple[bool | None, bool]:
-    """:func:`closed_override` and :func:`submission_key_exists` (False for no ``key``) in one query: one round
-    trip on PostgreSQL where a submission made two."""
-    return send_closed_override_and_key_seen(db, survey_id, key)()
-
-
-def send_closed_override_and_key_seen(
-    db: sqlite_utils.Database, survey_id: str, key: str | None
-) -> Callable[[], tuple[bool | None, bool]]:
-    """:func:`closed_override_and_key_seen`, the query sent now and read when the returned function is called
-    (in a pipeline, :func:`storage.connection.pipeline`, with the statements sent beside it)."""
-    cursor = db.execute(
-        "SELECT (SELECT closed FROM survey_states WHERE survey_id = ?),"
-        " EXISTS (SELECT 1 FROM submission_keys WHERE key = ?)",
-        [survey_id, key or ""],
-    )
-
-    def read() -> tuple[bool | None, bool]:
-        closed, seen = cursor.fetchone()
-        return (None if closed is None else bool(closed)), bool(seen)
-
-    return read
 
 
 #: The survey's active hours, in order of their counts.

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from storage import audit, responses, roles
+from storage import audit, roles, survey_states
 from storage.connection import immediate_transaction
 from surveys.definition import Survey
 from surveys.files import load_survey_text, read_survey_text, survey_file_paths
@@ -328,14 +328,14 @@ def set_stage(
     note: audit.Note | None = None,
 ) -> SurveyRecord:
     """Move ``survey_id`` to ``stage``; the first move to ``live`` records when it was first opened.
-    Opening and closing a live survey is :func:`storage.responses.set_closed`, read by each submission;
+    Opening and closing a live survey is :func:`storage.survey_states.set_closed`, read by each submission;
     ``closed`` (not None) sets it in the same transaction, and ``note`` is written to the audit log there."""
     check_stage(stage)
     at = time.time() if now is None else now
     with immediate_transaction(db):
         record = _write_stage(db, survey_id, stage, at)
         if closed is not None:
-            responses.write_closed(db, survey_id, closed)
+            survey_states.write_closed(db, survey_id, closed)
         audit.write_if(db, note)
         return record
 
@@ -353,13 +353,13 @@ def _write_stage(db, survey_id: str, stage: str, at: float) -> SurveyRecord:
 
 def open_survey(db: sqlite_utils.Database, survey_id: str, note: audit.Note | None = None) -> SurveyRecord:
     """Make a draft (or archived) survey live, and a live one take answers within its file's dates (the
-    ``survey_states`` override each submission reads, :func:`storage.responses.set_closed`), in one
+    ``survey_states`` override each submission reads, :func:`storage.survey_states.set_closed`), in one
     transaction with ``note``'s audit entry."""
     with immediate_transaction(db):
         record = _require(db, survey_id)
         if record.stage != "live" or record.opened_at is None:
             record = _write_stage(db, survey_id, "live", time.time())
-        responses.write_closed(db, survey_id, False)
+        survey_states.write_closed(db, survey_id, False)
         audit.write_if(db, note)
         return record
 

@@ -23,7 +23,7 @@ from analysis import (
     sample_size_for_half_width,
     sample_size_for_sequence_half_width,
 )
-from storage import responses
+from storage import responses, survey_states
 from surveys.files import load_catalog
 from surveys.wording import SEQUENCE_NOTE, margin_text, short_percent, table_percent
 from tests.helpers.drivers import ADMIN_NAME, ADMIN_PASSWORD, csrf_token_in, wire_form
@@ -75,7 +75,7 @@ def test_exports_answer_401_when_signed_out(client, path):
 def test_state_change_refuses_anonymous_posts(client, db):
     response = client.post("/admin/surveys/quiz/state", data={"state": "closed"})
     assert response.status_code in (400, 401)
-    assert responses.closed_override(db, "quiz") is None
+    assert survey_states.closed_override(db, "quiz") is None
 
 
 def test_sign_in_wrong_password(auth):

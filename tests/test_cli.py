@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from storage import connection, invitation_codes, kept_counts, queries, responses
+from storage import connection, invitation_codes, kept_counts, queries, responses, survey_states
 from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
 
@@ -106,7 +106,7 @@ def test_admin_create_refuses_a_short_password(runner):
 
 def test_close_and_open_by_cli(runner, app, db):
     assert runner.invoke(args=["surveys", "close", "quiz"]).exit_code == 0
-    assert responses.closed_override(db, "quiz") is True
+    assert survey_states.closed_override(db, "quiz") is True
     assert app.test_client().get("/s/quiz").status_code == 410
     assert runner.invoke(args=["surveys", "open", "quiz"]).exit_code == 0
     assert app.test_client().get("/s/quiz").status_code == 200

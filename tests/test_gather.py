@@ -4,7 +4,7 @@ A view parses its options, makes exactly one call into :mod:`web.gather` and
 renders; that call reads everything inside one read snapshot. The checks
 count, during one request, the calls into ``web.gather``, the read snapshots
 opened, and every call to a function of ``storage.queries`` and
-``storage.responses`` (and ``storage.day_exclusions``) with whether a snapshot was open.
+``storage.responses`` (and ``storage.survey_states``, ``storage.day_exclusions``) with whether a snapshot was open.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from datetime import date
 
 import pytest
 
-from storage import connection, day_exclusions, queries, responses
+from storage import connection, day_exclusions, queries, responses, survey_states
 from surveys.submission import noisy_response
 from tests.helpers.sample_surveys import QUIZ_YAML, survey_in
 from web import answer_package, gather
@@ -77,7 +77,7 @@ class Trip:
 
 def watch(monkeypatch) -> Trip:
     """Wrap the functions of web.gather and web.answer_package, ``read_snapshot`` and every function of
-    storage.queries and storage.responses."""
+    storage.queries, storage.responses, storage.survey_states and storage.day_exclusions."""
     trip = Trip()
 
     def counted(function):
@@ -120,7 +120,7 @@ def watch(monkeypatch) -> Trip:
 
         return wrapper
 
-    for module in (queries, responses, day_exclusions):
+    for module in (queries, responses, survey_states, day_exclusions):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__:
                 monkeypatch.setattr(module, name, read(f"{module.__name__}.{name}", function))
@@ -138,7 +138,7 @@ def test_each_admin_view_makes_one_gather_call_reading_in_one_snapshot(stored, a
             assert response.status_code == 200, body[:300]
             assert trip.gather_calls == [gatherer]
             assert trip.snapshots == 1
-            assert trip.reads, "the page read nothing from storage.queries or storage.responses"
+            assert trip.reads, "the page read nothing from storage.queries, storage.responses or storage.survey_states"
             assert [name for name, in_snapshot in trip.reads if not in_snapshot] == []
 
 
@@ -217,8 +217,8 @@ def test_closing_on_targets_reads_in_one_snapshot_and_closes_once(stored, survey
     trip = watch(monkeypatch)
     assert gather.close_if_targets_met(db, survey) is True
     assert trip.snapshots == 1
-    assert [name for name, in_snapshot in trip.reads if not in_snapshot] == ["storage.responses.close_on_targets"]
-    assert responses.closed_override(db, "quiz") is True
+    assert [name for name, in_snapshot in trip.reads if not in_snapshot] == ["storage.survey_states.close_on_targets"]
+    assert survey_states.closed_override(db, "quiz") is True
     assert gather.close_if_targets_met(db, survey) is False  # closed already: nothing computed, nothing written
     assert gather.close_if_targets_met(db, dataclasses.replace(survey, close_when_targets_met=False)) is False
     db.close()

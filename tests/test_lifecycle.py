@@ -11,7 +11,7 @@ import zipfile
 import pytest
 import requests
 
-from storage import accounts, audit, queries, responses
+from storage import accounts, audit, queries, responses, survey_states
 from storage import surveys as stored_surveys
 from tests.helpers.drivers import Respondent
 from tests.helpers.sample_surveys import QUIZ_YAML
@@ -250,12 +250,12 @@ def fail_the_audit_write(monkeypatch):
 )
 def test_a_change_is_never_committed_without_its_audit_entry(app, auth, monkeypatch, path, data):
     auth.login()
-    before = (in_db(app, stored_surveys.survey_record, "quiz"), in_db(app, responses.closed_override, "quiz"))
+    before = (in_db(app, stored_surveys.survey_record, "quiz"), in_db(app, survey_states.closed_override, "quiz"))
     token = auth.csrf_token("/admin/")
     fail_the_audit_write(monkeypatch)
     with pytest.raises(RuntimeError, match="injected failure"):
         auth.client.post(f"/admin/surveys/quiz/{path}", data={"csrf_token": token, **data})
     monkeypatch.undo()
-    after = (in_db(app, stored_surveys.survey_record, "quiz"), in_db(app, responses.closed_override, "quiz"))
+    after = (in_db(app, stored_surveys.survey_record, "quiz"), in_db(app, survey_states.closed_override, "quiz"))
     assert after == before and after[0] is not None
     assert in_db(app, audit.entries, ["quiz"]) == []

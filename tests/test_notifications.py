@@ -10,7 +10,7 @@ import threading
 import pytest
 from aiosmtpd.controller import Controller
 
-from storage import events, queries, responses, roles
+from storage import events, queries, responses, roles, survey_states
 from surveys.submission import noisy_response
 from tests.helpers.drivers import AdminSession, Respondent
 from tests.helpers.records import add_responses, many
@@ -107,7 +107,7 @@ def test_a_burst_and_a_survey_that_closed_itself_are_events_its_people_see(app, 
     answer = noisy_response(survey, {"cheated": "yes", "year": "first"}, "device")
     responses.store_response(db, answer, "key-1", "2026-11-22", in_burst=True, burst_usual_rate=1.0)
     responses.store_response(db, answer, "key-2", "2026-11-22", in_burst=True, burst_usual_rate=1.0)
-    assert responses.close_on_targets(db, "quiz")
+    assert survey_states.close_on_targets(db, "quiz")
     shown = [(e.kind, e.day) for e in events.recent(db, ["quiz"])]
     assert shown == [("closed-by-targets", events.today()), ("burst", "2026-11-22")]  # the burst once, on its day
     viewer = signed_in_as(app, "viewer", "viewer")

@@ -19,6 +19,7 @@ from storage import (
     postgres,
     queries,
     responses,
+    survey_states,
     transfer,
 )
 from surveys import submission
@@ -182,7 +183,7 @@ def filled_sqlite(tmp_path):
         )
     invitation_codes.add_invitation_codes(db, "s", 3)
     day_exclusions.exclude_day(db, "s", "2026-11-20")
-    responses.set_closed(db, "m", True)
+    survey_states.set_closed(db, "m", True)
     accounts.create_admin(db, "ana", "a long enough password")
     accounts.start_session(db, "ana", now=1_800_000_000.25)
     yield db

@@ -17,7 +17,7 @@ from babel.messages.pofile import read_po
 
 from analysis import TWO_COIN
 from app import ROOT
-from storage import queries, responses
+from storage import queries, responses, survey_states
 from surveys import protocol
 from surveys.design_contract import question_design_key
 from surveys.files import load_survey_file
@@ -190,12 +190,12 @@ def test_a_good_form_to_a_survey_closed_since_it_was_opened_is_refused_in_its_tr
     the closed page and leaves nothing: no answer, no claimed key, no counted hour. Opened again, the
     same form is stored."""
     controls = respondent.open_form()
-    responses.set_closed(db, "quiz", True)
+    survey_states.set_closed(db, "quiz", True)
     refused = respondent.submit(ANSWERS, controls=controls, device=device)
     assert refused.status_code == 410 and "This survey is closed" in refused.get_data(as_text=True)
     assert stored_rows(db) == [] and not responses.submission_key_exists(db, controls["submission_key"])
     assert responses.hour_histogram(db, "quiz") == []
-    responses.set_closed(db, "quiz", False)
+    survey_states.set_closed(db, "quiz", False)
     assert respondent.submit(ANSWERS, controls=controls, device=device).status_code == 200
     assert len(stored_rows(db)) == 1 and responses.hour_histogram(db, "quiz") == [(1, 1)]
 
@@ -696,7 +696,7 @@ def test_a_survey_reopened_by_hand_stays_open_with_its_targets_met(app, surveys_
         Respondent(app.test_client()).submit({"cheated": "yes", "ai_use": "never", "year": "first"}).status_code == 200
     )
     assert app.test_client().get("/s/quiz").status_code == 410  # one answer meets a ±90-point target
-    responses.set_closed(db, "quiz", False)  # the admin's Open button
+    survey_states.set_closed(db, "quiz", False)  # the admin's Open button
     assert (
         Respondent(app.test_client()).submit({"cheated": "no", "ai_use": "never", "year": "first"}).status_code == 200
     )

@@ -10,7 +10,17 @@ import threading
 import numpy as np
 import pytest
 
-from storage import connection, export_rows, invitation_codes, kept_counts, migrations, queries, ratelimit, responses
+from storage import (
+    connection,
+    export_rows,
+    invitation_codes,
+    kept_counts,
+    migrations,
+    queries,
+    ratelimit,
+    responses,
+    survey_states,
+)
 from surveys import submission
 from tests.helpers.records import dump_database, frontend_waits, store_model_answers
 from tests.helpers.sample_surveys import model_survey
@@ -197,10 +207,10 @@ def test_the_state_read_with_the_keys_claim_refuses_a_closed_survey_before_anyth
         return responses.store_submission(backend_db, response(), key, "2026-11-22", refuse=refuse)
 
     assert store("k-first-000000") is responses.Outcome.STORED
-    responses.set_closed(backend_db, "s", True)
+    survey_states.set_closed(backend_db, "s", True)
     assert store("k-first-000000") is responses.Outcome.REFUSED
     assert store("k-second-00000") is responses.Outcome.REFUSED
-    responses.set_closed(backend_db, "s", False)
+    survey_states.set_closed(backend_db, "s", False)
     assert store("k-first-000000") is responses.Outcome.REPEAT
     assert seen == [None, True, True, False]
     assert queries.response_count(backend_db, "s") == 1
@@ -262,11 +272,11 @@ def test_concurrent_writers_never_see_database_locked(tmp_path):
 
 
 def test_admin_closed_override(backend_db):
-    assert responses.closed_override(backend_db, "s") is None
-    responses.set_closed(backend_db, "s", True)
-    assert responses.closed_override(backend_db, "s") is True
-    responses.set_closed(backend_db, "s", False)
-    assert responses.closed_override(backend_db, "s") is False
+    assert survey_states.closed_override(backend_db, "s") is None
+    survey_states.set_closed(backend_db, "s", True)
+    assert survey_states.closed_override(backend_db, "s") is True
+    survey_states.set_closed(backend_db, "s", False)
+    assert survey_states.closed_override(backend_db, "s") is False
 
 
 def test_randomized_on_must_be_device_or_server():
@@ -525,12 +535,12 @@ def test_kept_daily_tallies_equal_a_recount_and_add_up_to_the_tallies(backend_db
 
 
 def test_closing_on_targets_writes_once_and_never_overrides_a_choice_made_by_hand(backend_db):
-    assert responses.close_on_targets(backend_db, "s") is True
-    assert responses.closed_override(backend_db, "s") is True
-    assert responses.close_on_targets(backend_db, "s") is False  # a second answer that sees the targets met
-    responses.set_closed(backend_db, "s", False)  # reopened by hand
-    assert responses.close_on_targets(backend_db, "s") is False
-    assert responses.closed_override(backend_db, "s") is False
+    assert survey_states.close_on_targets(backend_db, "s") is True
+    assert survey_states.closed_override(backend_db, "s") is True
+    assert survey_states.close_on_targets(backend_db, "s") is False  # a second answer that sees the targets met
+    survey_states.set_closed(backend_db, "s", False)  # reopened by hand
+    assert survey_states.close_on_targets(backend_db, "s") is False
+    assert survey_states.closed_override(backend_db, "s") is False
 
 
 def test_daily_tallies_on_days_sum_the_kept_rows_of_those_days_and_equal_a_recount(backend_db):
@@ -729,21 +739,21 @@ def test_kept_counts_of_more_rows_than_one_upsert_carries_are_all_added(backend_
 
 
 def test_the_state_and_the_key_read_together_equal_each_read_alone(backend_db):
-    """:func:`storage.responses.closed_override_and_key_seen` against :func:`closed_override` and
+    """:func:`storage.survey_states.closed_override_and_key_seen` against :func:`closed_override` and
     :func:`submission_key_exists`, for every state (never set, closed, reopened) and key (stored, not, none)."""
     responses.store_response(backend_db, response({"q": "yes"}), "stored-key-0000000", "2026-11-22")
     for closed in (None, True, False):
         if closed is not None:
-            responses.set_closed(backend_db, "s", closed)
+            survey_states.set_closed(backend_db, "s", closed)
         for key in ("stored-key-0000000", "unseen-key-0000000", None):
-            together = responses.closed_override_and_key_seen(backend_db, "s", key)
+            together = survey_states.closed_override_and_key_seen(backend_db, "s", key)
             alone = (
-                responses.closed_override(backend_db, "s"),
+                survey_states.closed_override(backend_db, "s"),
                 bool(key) and responses.submission_key_exists(backend_db, key),
             )
             assert together == alone
             assert together[0] is closed
-        assert responses.closed_override_and_key_seen(backend_db, "other", "stored-key-0000000") == (None, True)
+        assert survey_states.closed_override_and_key_seen(backend_db, "other", "stored-key-0000000") == (None, True)
 
 
 #: Surveys with arms (surveys/arms.py), for the rescans against what the write path keeps: a direct-question

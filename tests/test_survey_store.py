@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from storage import connection, day_exclusions, events, invitation_codes, queries, releases, responses, roles, tokens
+from storage import (
+    connection,
+    day_exclusions,
+    events,
+    invitation_codes,
+    queries,
+    releases,
+    responses,
+    roles,
+    survey_states,
+    tokens,
+)
 from storage import surveys as store
 from surveys.results import compute_results
 from surveys.schema import SurveyFileError
@@ -171,7 +182,7 @@ def test_delete_removes_every_row_of_the_survey_in_every_table_and_nothing_of_an
             answer(backend_db, survey, f"{name}-{i}")
         roles.set_role(backend_db, name, "ann", "owner")
         invitation_codes.add_invitation_codes(backend_db, name, 2)
-        responses.set_closed(backend_db, name, False)
+        survey_states.set_closed(backend_db, name, False)
         day_exclusions.exclude_day(backend_db, name, "2026-11-22")
         store.set_stage(backend_db, name, "live")
         backend_db.execute("INSERT INTO bursts (survey_id, day, peak) VALUES (?, '2026-11-22', 500)", [name])
@@ -273,7 +284,7 @@ def failing_audit(monkeypatch):
         (lambda db, note: store.open_survey(db, "quiz", note=note), "survey-state"),
         (lambda db, note: store.set_listed(db, "quiz", False, note=note), "survey-state"),
         (lambda db, note: store.clear_answers(db, "quiz", note=note), "test-answers-cleared"),
-        (lambda db, note: responses.set_closed(db, "quiz", True, note=note), "survey-state"),
+        (lambda db, note: survey_states.set_closed(db, "quiz", True, note=note), "survey-state"),
         (lambda db, note: roles.set_role(db, "quiz", "ann", "viewer", note=note), "role-changed"),
         (lambda db, note: roles.remove_role(db, "quiz", "ann", note=note), "role-changed"),
     ],

@@ -14,7 +14,7 @@ from flask_wtf import FlaskForm
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from storage import audit, day_exclusions, events, queries, responses
+from storage import audit, day_exclusions, events, queries, responses, survey_states
 from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
@@ -261,7 +261,7 @@ def close_by_hand(survey, note: audit.Note) -> None:
     """Close ``survey`` with ``note`` in the same transaction; only a live survey is closed (400 otherwise)."""
     if stored_record(survey.id).stage != "live":
         abort(400, description=f"“{survey.title}” is not live: only a live survey is closed.")
-    responses.set_closed(get_db(), survey.id, True, note=note)
+    survey_states.set_closed(get_db(), survey.id, True, note=note)
 
 
 @bp.post("/surveys/<survey_id>/state")

@@ -26,7 +26,7 @@ from types import MappingProxyType
 
 from flask import Flask, abort, current_app
 
-from storage import connection, responses
+from storage import connection, survey_states
 from storage import surveys as stored_surveys
 from surveys.definition import Survey
 from surveys.files import Standing, SurveyCatalog
@@ -186,7 +186,7 @@ def today() -> date:
 
 def state_on(survey: Survey, closed_override: bool | None, day: date) -> str:
     """``open``, ``closed`` or ``not yet open`` on ``day``: the file's dates, with the
-    admin's open/close choice (if any, :func:`storage.responses.closed_override`)
+    admin's open/close choice (if any, :func:`storage.survey_states.closed_override`)
     in place of the file's ``closed`` flag."""
     if closed_override is not None:
         survey = dataclasses.replace(survey, closed=closed_override)
@@ -195,19 +195,19 @@ def state_on(survey: Survey, closed_override: bool | None, day: date) -> str:
 
 def survey_state(survey: Survey) -> str:
     """The survey's state today (:func:`state_on`), read from the request's connection."""
-    return state_on(survey, responses.closed_override(get_db(), survey.id), today())
+    return state_on(survey, survey_states.closed_override(get_db(), survey.id), today())
 
 
 def survey_state_and_key_seen(survey: Survey, key: str | None) -> tuple[str, bool]:
     """:func:`survey_state` and whether submission ``key`` was stored already, read in one query
-    (:func:`storage.responses.closed_override_and_key_seen`)."""
+    (:func:`storage.survey_states.closed_override_and_key_seen`)."""
     return send_survey_state_and_key_seen(survey, key)()
 
 
 def send_survey_state_and_key_seen(survey: Survey, key: str | None) -> Callable[[], tuple[str, bool]]:
     """:func:`survey_state_and_key_seen`, sent now and read when the returned function is called (in a
     pipeline, :func:`storage.connection.pipeline`, with the statements sent beside it)."""
-    pending = responses.send_closed_override_and_key_seen(get_db(), survey.id, key)
+    pending = survey_states.send_closed_override_and_key_seen(get_db(), survey.id, key)
 
     def read() -> tuple[str, bool]:
         closed, seen = pending()

@@ -14,7 +14,16 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 
 from analysis import INTERVAL_METHODS
-from storage import accounts, audit, connection, events, invitation_codes, kept_counts, queries, responses
+from storage import (
+    accounts,
+    audit,
+    connection,
+    events,
+    invitation_codes,
+    kept_counts,
+    queries,
+    survey_states,
+)
 from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.design_sentences import epsilon_text
@@ -160,7 +169,7 @@ def links_command(base: str) -> None:
 @click.argument("survey_id")
 def close_command(survey_id: str) -> None:
     """Stop taking answers for SURVEY_ID (its results stay readable)."""
-    responses.set_closed(_db(), _survey(survey_id).id, True)
+    survey_states.set_closed(_db(), _survey(survey_id).id, True)
     click.echo(f"{survey_id}: closed")
 
 
@@ -171,7 +180,7 @@ def open_command(survey_id: str) -> None:
     survey = _survey(survey_id)
     if stored_surveys.survey_record(_db(), survey.id).stage != "live":
         stored_surveys.set_stage(_db(), survey.id, "live")
-    responses.set_closed(_db(), survey.id, False)
+    survey_states.set_closed(_db(), survey.id, False)
     click.echo(f"{survey_id}: open")
 
 

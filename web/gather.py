@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime
 
 import sqlite_utils
 
-from storage import connection, day_exclusions, kept_counts, queries, responses
+from storage import connection, day_exclusions, kept_counts, queries, responses, survey_states
 from surveys import correlation as pairs
 from surveys import export
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
@@ -196,7 +196,7 @@ def _read_flood_comparison(
 
 
 def _read_state(db: sqlite_utils.Database, survey: Survey, day: date) -> str:
-    return state_on(survey, responses.closed_override(db, survey.id), day)
+    return state_on(survey, survey_states.closed_override(db, survey.id), day)
 
 
 # --------------------------------------------------------------------------
@@ -291,18 +291,18 @@ def close_if_targets_met(db: sqlite_utils.Database, survey: Survey) -> bool:
     snapshot of the kept counts (a few rows per target, whatever the number of
     responses), the sequences computed outside it, then one ``BEGIN
     IMMEDIATE`` write if every target is met. A survey opened or closed by
-    hand keeps that choice (:func:`storage.responses.close_on_targets`), so an
+    hand keeps that choice (:func:`storage.survey_states.close_on_targets`), so an
     admin can reopen a survey that closed itself.
     """
     if not survey.close_when_targets_met:
         return False
     with connection.read_snapshot(db):
-        if responses.closed_override(db, survey.id) is not None:
+        if survey_states.closed_override(db, survey.id) is not None:
             return False
         tallies, grouped = _read_target_tallies(db, survey, read_exclusion(db, survey))
     if not every_target_met(target_progress(survey, tallies, grouped, plan=False)):
         return False
-    return responses.close_on_targets(db, survey.id)
+    return survey_states.close_on_targets(db, survey.id)
 
 
 def met_targets(db: sqlite_utils.Database, survey: Survey) -> tuple[TargetProgress, ...]:
