@@ -198,10 +198,10 @@ def send_hit(conn, bucket: str, limit: Limit, now: float) -> Callable[[], Verdic
     """:func:`hit`, with its verdict read when the returned function is called: on PostgreSQL one statement
     sent now (in a pipeline it waits with the statements around it; in autocommit it is atomic on its own),
     read then; on SQLite counted at once in the rate-limit file. There a connection deletes the windows that
-    ran out with the first hit of each :data:`PURGE_EVERY_SECONDS` (one short transaction, as on PostgreSQL
-    every hit does), and counts the others in one statement, atomic in autocommit: every submission counts
-    its arrival inside the answers database's write lock, so its three other calls were paid by every
-    writer waiting for that lock."""
+    ran out with its first hit of each :data:`PURGE_EVERY_SECONDS` (in one short transaction with the count;
+    on PostgreSQL every hit deletes them in its one statement), and counts the others in one statement, atomic
+    in autocommit: every submission counts its arrival inside the answers database's write lock, so the three
+    other calls were paid by every writer waiting for that lock."""
     window = int(now // limit.seconds)
     window_end = (window + 1) * limit.seconds
     retry_after = int(window_end - now) + 1

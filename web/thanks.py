@@ -61,7 +61,7 @@ def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Ma
     """Every question with its stored (noisy) answer's padded label, as the thank-you page lists them."""
     language = interface_language()
     return [
-        (q, _shown(q, noisy.get(q.name), language) if labels is None else labels[noisy.get(q.name)])
+        (q, _text_shown(q, noisy.get(q.name)) if labels is None else labels[noisy.get(q.name)])
         for q, labels in zip(survey.questions, _label_tables(survey, language))
     ]
 
@@ -69,7 +69,7 @@ def stored_answers_shown(survey: Survey, noisy: dict) -> list[tuple[Question, Ma
 @lru_cache(maxsize=256)
 def _label_tables(survey: Survey, language: str) -> tuple[dict[str | None, Markup] | None, ...]:
     """Each question's :func:`padded_labels_in` ``language`` where its answer is one of its choices (None for a
-    number or a check-all-that-apply question, shown by :func:`_shown`): one lookup per question on each
+    number or a check-all-that-apply question, shown by :func:`_text_shown`): one lookup per question on each
     thank-you page."""
     return tuple(None if _shown_apart(q) else padded_labels_in(q, language) for q in survey.questions)
 
@@ -79,9 +79,9 @@ def _shown_apart(question: Question) -> bool:
     return question.number is not None or bool(ticks_options(question))
 
 
-def _shown(question: Question, stored: str | None, language: str) -> Markup:
-    if not _shown_apart(question):
-        return padded_labels_in(question, language)[stored]
+def _text_shown(question: Question, stored: str | None) -> Markup:
+    """A number's or a check-all-that-apply question's stored answer as text (:func:`_stored_text`), padded
+    to the widest such text of the question."""
     texts = [gettext("No answer"), *_widest_texts(question)]
     width = max(len(text.encode("utf-8")) for text in texts)
     shown = gettext("No answer") if stored is None else _stored_text(question, stored)
