@@ -1,6 +1,7 @@
 """The write path: responses, submission keys, invitation codes, and the
-survey-level state the traffic leaves (bursts, the hour histogram), with the
-reads of that state; the open/closed state is :mod:`storage.survey_states`.
+survey-level state the traffic leaves (the arrival count, the hour histogram,
+burst marks). Their reads are :mod:`storage.burst_days`; the open/closed state
+is :mod:`storage.survey_states`.
 
 Takes a :class:`sqlite_utils.Database` and plain values (a
 :class:`surveys.submission.NoisyResponse` to store); knows nothing of Flask.
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 import sqlite_utils
 
 from storage import events, ratelimit
-from storage.connection import immediate_transaction, is_postgres, pipelined_transaction
+from storage.connection import is_postgres, pipelined_transaction
 from storage.day_exclusions import check_day
 from storage.invitation_codes import hash_code
 from storage.survey_states import send_closed_override
@@ -179,7 +180,7 @@ def _send_first_reads(
     the same round trip, a third of psycopg's work). On SQLite the key's claim returns the survey's state
     (:func:`_claim_and_read_state`), and the arrival is counted on the rate-limit connection when read
     (:func:`_send_arrival`)."""
-    counted_here = _counted_in(db, arrivals)
+    counted_here = counted_in(db, arrivals)
     if not is_postgres(db) and refuse is not None:
         return (*_claim_and_read_state(db, survey_id, submission_key), _send_arrival(arrivals))
     if not (is_postgres(db) and (refuse is not None or counted_here)):
@@ -225,7 +226,7 @@ def _claim_and_read_state(
     return (lambda: True), (lambda: None if closed is None else bool(closed))
 
 
-def _counted_in(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> bool:
+def counted_in(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> bool:
     """Whether ``arrivals`` are counted in ``db`` itself (PostgreSQL: the rate-limit tables are in the answers
     database, so the count joins the answer's transaction); else in the rate-limit file, by the caller, or not."""
     return isinstance(arrivals, Arrivals) and arrivals.conn is db
@@ -249,7 +250,7 @@ def _count_arrival(
     """The stored answer's hour in the histogram: in the same statement as its arrival count when the
     rate-limit tables are in this database (:func:`_count_arrival_and_hour`), else at ``hour_count``, counted
     already (None: not counted)."""
-    if _counted_in(db, arrivals):
+    if counted_in(db, arrivals):
         _count_arrival_and_hour(db, survey_id, arrivals)
     elif hour_count is not None:
         _count_hour(db, survey_id, hour_count)
@@ -564,45 +565,6 @@ def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> N
     )
 
 
-#: The survey's active hours, in order of their counts.
-ACTIVE_HOURS = " FROM hour_histograms WHERE survey_id = ? AND hours > 0 ORDER BY responses"
-
-
-def hour_histogram(db: sqlite_utils.Database, survey_id: str) -> list[tuple[int, int]]:
-    """``(responses in a clock hour, number of such hours)`` for the survey's active hours."""
-    return [
-        (responses, hours)
-        for responses, hours in db.execute(
-            "SELECT responses, hours" + ACTIVE_HOURS,
-            [survey_id],
-        ).fetchall()
-    ]
-
-
-#: The survey's active hours and, read in the same statement, the hour's committed count (PostgreSQL).
-HISTOGRAM_AND_HOUR = (
-    'SELECT responses, hours, (SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)' + ACTIVE_HOURS
-)
-
-
-def judged_hour_histogram(
-    db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals | int | None, hour_count: int
-) -> tuple[list[tuple[int, int]], int]:
-    """:func:`hour_histogram`, and the count at which it holds the hour being judged (an answer arriving at
-    ``hour_count``, before the store moves its hour up), so that a burst rule can leave that hour out.
-
-    Where the arrivals are counted in this database (PostgreSQL: ``arrivals.conn is db``), that count is
-    the hour's arrivals committed so far, read in the same statement as the histogram: the answer's own
-    count was read at the start of its transaction without a lock, and answers committed since then have
-    moved the hour's entry past ``hour_count - 1``. Elsewhere it is ``hour_count - 1``: on SQLite the
-    transaction holds the write lock from the count to the store, so no other answer moves the hour."""
-    if not _counted_in(db, arrivals):
-        return hour_histogram(db, survey_id), hour_count - 1
-    rows = db.execute(HISTOGRAM_AND_HOUR, [arrivals.bucket, arrivals.hour, survey_id]).fetchall()
-    committed = rows[0][2] if rows and rows[0][2] is not None else 0
-    return [(responses, hours) for responses, hours, _ in rows], committed
-
-
 def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float | None) -> None:
     """One more marked answer on ``day``; the peak and its usual rate kept from the highest count."""
     db.execute(
@@ -613,41 +575,6 @@ def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int
         " marked = bursts.marked + 1",
         [survey_id, check_day(day), peak, usual_rate],
     )
-
-
-@dataclass(frozen=True)
-class BurstDay:
-    """A day with a flagged burst: ``peak``, the most responses in one of its hours; ``usual_rate``, the
-    rate it was judged against (None: flagged by the survey's ceiling with no other hour to learn one
-    from); ``marked``, the answers that arrived while it was flagged; ``set_aside``, whether an admin
-    left those out of the estimates."""
-
-    day: str
-    peak: int
-    usual_rate: float | None
-    marked: int
-    set_aside: bool
-
-
-def bursts(db: sqlite_utils.Database, survey_id: str) -> list[BurstDay]:
-    """Each day of the survey with a burst, in order."""
-    return [
-        BurstDay(day, peak, usual, marked, bool(set_aside))
-        for day, peak, usual, marked, set_aside in db.execute(
-            "SELECT day, peak, usual_rate, marked, set_aside FROM bursts WHERE survey_id = ? ORDER BY day", [survey_id]
-        ).fetchall()
-    ]
-
-
-def set_burst_aside(db: sqlite_utils.Database, survey_id: str, day: str, aside: bool) -> bool:
-    """Leave the answers marked during ``day``'s burst out of the estimates (``aside``) or count them
-    again; False if the day has no burst or was so already. The answers stay stored and exported."""
-    with immediate_transaction(db):
-        cursor = db.execute(
-            "UPDATE bursts SET set_aside = ? WHERE survey_id = ? AND day = ? AND set_aside <> ? AND marked > 0",
-            [int(aside), survey_id, check_day(day), int(aside)],
-        )
-    return cursor.rowcount == 1
 
 
 # --------------------------------------------------------------------------

@@ -4,7 +4,8 @@ A view parses its options, makes exactly one call into :mod:`web.gather` and
 renders; that call reads everything inside one read snapshot. The checks
 count, during one request, the calls into ``web.gather``, the read snapshots
 opened, and every call to a function of ``storage.queries`` and
-``storage.responses`` (and ``storage.survey_states``, ``storage.day_exclusions``) with whether a snapshot was open.
+``storage.responses`` (and ``storage.survey_states``, ``storage.burst_days``, ``storage.day_exclusions``) with whether
+a snapshot was open.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from datetime import date
 
 import pytest
 
-from storage import connection, day_exclusions, queries, responses, survey_states
+from storage import burst_days, connection, day_exclusions, queries, responses, survey_states
 from surveys.submission import noisy_response
 from tests.helpers.sample_surveys import QUIZ_YAML, survey_in
 from web import answer_package, gather
@@ -77,7 +78,7 @@ class Trip:
 
 def watch(monkeypatch) -> Trip:
     """Wrap the functions of web.gather and web.answer_package, ``read_snapshot`` and every function of
-    storage.queries, storage.responses, storage.survey_states and storage.day_exclusions."""
+    storage.queries, storage.responses, storage.survey_states, storage.burst_days and storage.day_exclusions."""
     trip = Trip()
 
     def counted(function):
@@ -120,7 +121,7 @@ def watch(monkeypatch) -> Trip:
 
         return wrapper
 
-    for module in (queries, responses, survey_states, day_exclusions):
+    for module in (queries, responses, survey_states, burst_days, day_exclusions):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ == module.__name__:
                 monkeypatch.setattr(module, name, read(f"{module.__name__}.{name}", function))

@@ -14,7 +14,7 @@ from datetime import date
 import pytest
 
 from analysis.bursts import MIN_BURST_COUNT, hour_threshold
-from storage import connection, day_exclusions, migrations, queries, responses
+from storage import burst_days, connection, day_exclusions, migrations, queries, responses
 from storage.connection import DUMP_WITHOUT_DATA
 from surveys import results
 from surveys.files import load_catalog
@@ -182,7 +182,7 @@ def test_each_hour_moves_up_the_histogram(app, db):
     store(db, survey, honest(2), HONEST_DAY, hour=9)
     store(db, survey, honest(1), HONEST_DAY, hour=10)
     store(db, survey, honest(2), HONEST_DAY, hour=11)
-    assert responses.hour_histogram(db, "quiz") == [(1, 1), (2, 2)]
+    assert burst_days.hour_histogram(db, "quiz") == [(1, 1), (2, 2)]
 
 
 def test_submissions_are_counted_per_clock_hour_in_the_rate_limit_file_only(app, db):
@@ -190,7 +190,7 @@ def test_submissions_are_counted_per_clock_hour_in_the_rate_limit_file_only(app,
     for _ in range(2):
         assert Respondent(app.test_client()).submit(ANSWERS).status_code == 200
     same_hour = int(time.time() // 3600) == before
-    assert responses.hour_histogram(db, "quiz") == ([(2, 1)] if same_hour else [(1, 2)])
+    assert burst_days.hour_histogram(db, "quiz") == ([(2, 1)] if same_hour else [(1, 2)])
     buckets = dict(rate_limit_rows(app, "SELECT bucket, count FROM window_hits WHERE bucket LIKE 'arrivals:%'"))
     assert buckets.get("arrivals:quiz") == (2 if same_hour else 1)
 
@@ -200,7 +200,7 @@ def test_a_repeated_submission_key_is_not_counted_twice(app, db):
     response = noisy_response(survey, ANSWERS, "device")
     assert responses.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=1)
     assert not responses.store_response(db, response, "same-key-000000", HONEST_DAY, hour_count=2)
-    assert responses.hour_histogram(db, "quiz") == [(1, 1)]
+    assert burst_days.hour_histogram(db, "quiz") == [(1, 1)]
 
 
 TIME_WORDS = ("hour", "time", "minute", "second", "at", "when", "stamp")
@@ -236,7 +236,7 @@ def test_a_bad_hour_count_is_refused_and_nothing_is_stored(app, db, hour_count):
         responses.store_response(
             db, noisy_response(quiz(app), ANSWERS, "device"), "bad-hour-000000", HONEST_DAY, hour_count=hour_count
         )
-    assert queries.response_count(db, "quiz") == 0 and responses.hour_histogram(db, "quiz") == []
+    assert queries.response_count(db, "quiz") == 0 and burst_days.hour_histogram(db, "quiz") == []
 
 
 # --------------------------------------------------------------------------
@@ -276,8 +276,8 @@ def test_a_burst_through_the_form_reads_the_hour_histogram_once_an_hour(app, db,
     survey, reads = quiz(app), []
     for hour in range(24):
         store(db, survey, honest(2), HONEST_DAY, hour=hour)
-    real_histogram = responses.judged_hour_histogram
-    monkeypatch.setattr(limits.responses, "judged_hour_histogram", lambda *a: reads.append(1) or real_histogram(*a))
+    real_histogram = burst_days.judged_hour_histogram
+    monkeypatch.setattr(limits.burst_days, "judged_hour_histogram", lambda *a: reads.append(1) or real_histogram(*a))
     clock = [1_800_000_000.0]  # whole hours since the epoch: 500,000
     monkeypatch.setattr(limits.time, "time", lambda: clock[0])
     statuses = submit_from_fresh_browsers(app, 40)
@@ -302,8 +302,8 @@ def test_a_rule_worked_out_while_answers_of_the_hour_commit_never_takes_the_hour
         response = noisy_response(survey, answers, "device")
         stored = responses.store_submission(db, response, f"race-{i:06d}", HONEST_DAY, arrivals=arrivals)
         assert stored is responses.Outcome.STORED
-    assert responses.hour_histogram(db, "quiz") == [(12, 1)]
-    assert responses.judged_hour_histogram(db, "quiz", arrivals, 10) == ([(12, 1)], 12)
+    assert burst_days.hour_histogram(db, "quiz") == [(12, 1)]
+    assert burst_days.judged_hour_histogram(db, "quiz", arrivals, 10) == ([(12, 1)], 12)
     rules = BurstRules()
     assert rules.burst_of(db, "quiz", Arrival(10, arrivals.hour, arrivals)) is None
     assert rules.burst_of(db, "quiz", Arrival(500, arrivals.hour, arrivals)) is None
@@ -509,7 +509,7 @@ def test_a_flood_in_a_surveys_first_active_hour_is_flagged_and_its_answers_marke
     ceiling = ceiling_of(app)
     store(db, quiz(app), forged(320), FLOOD_DAY, hour=0, prefix="f")
     marked = 320 - ceiling + 1
-    assert responses.bursts(db, "quiz") == [responses.BurstDay(FLOOD_DAY, 320, None, marked, False)]
+    assert burst_days.bursts(db, "quiz") == [burst_days.BurstDay(FLOOD_DAY, 320, None, marked, False)]
     assert db.execute("SELECT COUNT(*) FROM responses WHERE burst = 1").fetchone()[0] == marked
     assert queries.burst_tallies_on_days(db, "quiz", [FLOOD_DAY])["cheated"] == {
         key: {"yes": marked} for key in queries.tallies(db, "quiz")["cheated"]
@@ -526,7 +526,7 @@ def test_a_flood_through_the_form_in_the_first_hour_is_marked_from_the_surveys_o
     )
     monkeypatch.setattr(limits.time, "time", lambda: 1_800_000_000.0)  # one clock hour throughout
     assert submit_from_fresh_browsers(app, 15) == [200] * 15
-    [burst] = responses.bursts(db, "quiz")
+    [burst] = burst_days.bursts(db, "quiz")
     assert (burst.peak, burst.usual_rate, burst.marked, burst.set_aside) == (15, None, 4, False)
     assert db.execute("SELECT COUNT(*) FROM responses WHERE burst = 1").fetchone()[0] == 4
 
@@ -564,7 +564,7 @@ def unmarked_only(app, tmp_path, burst_day):
 def test_answers_arriving_during_the_flagged_burst_are_marked_and_no_others(burst_day, db):
     survey, threshold = burst_day
     marked = 300 - threshold + 1
-    assert responses.bursts(db, "quiz") == [responses.BurstDay(FLOOD_DAY, 300, 2.0, marked, False)]
+    assert burst_days.bursts(db, "quiz") == [burst_days.BurstDay(FLOOD_DAY, 300, 2.0, marked, False)]
     rows = db.execute("SELECT day, answers FROM responses WHERE burst = 1").fetchall()
     assert len(rows) == marked and {(day, json.loads(a)["ai_use"]) for day, a in rows} == {(FLOOD_DAY, "often")}
 
@@ -572,8 +572,8 @@ def test_answers_arriving_during_the_flagged_burst_are_marked_and_no_others(burs
 def test_setting_the_marked_answers_aside_leaves_the_days_honest_answers_in(burst_day, db, unmarked_only):
     survey, threshold = burst_day
     everything = gather.stored_results(db, survey)
-    assert responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)
-    assert not responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)  # set aside already: nothing changes
+    assert burst_days.set_burst_aside(db, "quiz", FLOOD_DAY, True)
+    assert not burst_days.set_burst_aside(db, "quiz", FLOOD_DAY, True)  # set aside already: nothing changes
     without = gather.stored_results(db, survey)
     alone = gather.stored_results(unmarked_only, survey)
     assert without.questions == alone.questions and without.response_count == alone.response_count
@@ -583,13 +583,13 @@ def test_setting_the_marked_answers_aside_leaves_the_days_honest_answers_in(burs
         gather.stored_breakdown(db, survey, "year").groups
         == gather.stored_breakdown(unmarked_only, survey, "year").groups
     )
-    assert responses.set_burst_aside(db, "quiz", FLOOD_DAY, False)
+    assert burst_days.set_burst_aside(db, "quiz", FLOOD_DAY, False)
     assert gather.stored_results(db, survey) == everything
 
 
 def test_an_excluded_day_takes_its_marked_answers_with_it_once(burst_day, db):
     survey, _ = burst_day
-    responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)
+    burst_days.set_burst_aside(db, "quiz", FLOOD_DAY, True)
     day_exclusions.exclude_day(db, "quiz", FLOOD_DAY)
     result = gather.stored_results(db, survey)
     assert result.response_count == 48 and result.excluded.set_aside_days == ()
@@ -603,7 +603,7 @@ def test_the_results_page_shows_the_estimates_with_and_without_the_marked_answer
     page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     assert "Bursts and marked answers" in page and f"Set aside the {marked} marked answers of {FLOOD_DAY}" in page
     response = post_day(auth, "set-aside-bursts", FLOOD_DAY)
-    assert response.status_code == 302 and responses.bursts(db, "quiz")[0].set_aside
+    assert response.status_code == 302 and burst_days.bursts(db, "quiz")[0].set_aside
     without = gather.stored_results(db, survey)
     page = auth.client.get("/admin/surveys/quiz").get_data(as_text=True)
     assert f"Keep the {marked} marked answers of {FLOOD_DAY}" in page
@@ -616,7 +616,9 @@ def test_the_results_page_shows_the_estimates_with_and_without_the_marked_answer
     assert row.groups() == tuple(f"{pct(c.estimate)} [{pct(c.ci.low)}, {pct(c.ci.high)}]" for c in cheated)
     assert cheated[0].estimate > cheated[1].estimate
     assert f"{without.response_count} responses in the estimates" in page
-    assert post_day(auth, "kept-bursts", FLOOD_DAY).status_code == 302 and not responses.bursts(db, "quiz")[0].set_aside
+    assert (
+        post_day(auth, "kept-bursts", FLOOD_DAY).status_code == 302 and not burst_days.bursts(db, "quiz")[0].set_aside
+    )
 
 
 def test_the_results_page_says_what_the_defences_catch_and_offers_the_remedies(app, surveys_dir, auth):
@@ -638,12 +640,12 @@ def test_setting_aside_without_a_csrf_token_or_with_a_bad_day_changes_nothing(bu
     auth.login()
     assert post_day(auth, "set-aside-bursts", FLOOD_DAY, token=None).status_code == 400
     assert post_day(auth, "set-aside-bursts", "21/11/2026").status_code == 400
-    assert not responses.bursts(db, "quiz")[0].set_aside
+    assert not burst_days.bursts(db, "quiz")[0].set_aside
 
 
 def test_the_timeline_model_and_break_down_of_the_page_leave_the_set_aside_answers_out(burst_day, db, unmarked_only):
     survey, _ = burst_day
-    responses.set_burst_aside(db, "quiz", FLOOD_DAY, True)
+    burst_days.set_burst_aside(db, "quiz", FLOOD_DAY, True)
     chosen = ResultsOptions(by="year", model=model_choice(survey, "cheated", ["year"], []))
     page, alone = (gather.results_page(d, survey, chosen, date(2026, 11, 22)) for d in (db, unmarked_only))
     assert page.timelines == alone.timelines and page.breakdown.groups == alone.breakdown.groups
@@ -663,5 +665,5 @@ def test_rotating_addresses_pass_the_per_address_limit_but_not_the_burst_flag(ap
     statuses = [status for i in range(4) for status in submit_from_fresh_browsers(app, 5, f"10.0.0.{i + 1}")]
     assert statuses == [200] * 20 and queries.response_count(db, "quiz") == 20
     assert submit_from_fresh_browsers(app, 1, "10.0.0.1") == [429]  # the limit does hold for one address
-    [burst] = responses.bursts(db, "quiz")
+    [burst] = burst_days.bursts(db, "quiz")
     assert (burst.peak, burst.marked) == (20, 20 - 12 + 1)

@@ -17,7 +17,7 @@ from babel.messages.pofile import read_po
 
 from analysis import TWO_COIN
 from app import ROOT
-from storage import queries, responses, survey_states
+from storage import burst_days, queries, responses, survey_states
 from surveys import protocol
 from surveys.design_contract import question_design_key
 from surveys.files import load_survey_file
@@ -194,10 +194,10 @@ def test_a_good_form_to_a_survey_closed_since_it_was_opened_is_refused_in_its_tr
     refused = respondent.submit(ANSWERS, controls=controls, device=device)
     assert refused.status_code == 410 and "This survey is closed" in refused.get_data(as_text=True)
     assert stored_rows(db) == [] and not responses.submission_key_exists(db, controls["submission_key"])
-    assert responses.hour_histogram(db, "quiz") == []
+    assert burst_days.hour_histogram(db, "quiz") == []
     survey_states.set_closed(db, "quiz", False)
     assert respondent.submit(ANSWERS, controls=controls, device=device).status_code == 200
-    assert len(stored_rows(db)) == 1 and responses.hour_histogram(db, "quiz") == [(1, 1)]
+    assert len(stored_rows(db)) == 1 and burst_days.hour_histogram(db, "quiz") == [(1, 1)]
 
 
 def test_server_path_stores_noisy_answers_marked_server(respondent, db):

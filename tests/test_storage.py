@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from storage import (
+    burst_days,
     connection,
     export_rows,
     invitation_codes,
@@ -89,7 +90,7 @@ def test_a_response_marked_during_a_burst_holds_a_mark_not_a_time_or_an_address(
     assert [tuple(row) for row in rows] == [("2026-11-21", 0), ("2026-11-21", 1)]
     assert queries.burst_tallies_on_days(backend_db, "s", ["2026-11-21"]) == {"q": {"d1": {"yes": 1}}}
     assert queries.tallies(backend_db, "s") == {"q": {"d1": {"yes": 2}}}
-    assert responses.bursts(backend_db, "s") == [responses.BurstDay("2026-11-21", 1, None, 1, False)]
+    assert burst_days.bursts(backend_db, "s") == [burst_days.BurstDay("2026-11-21", 1, None, 1, False)]
 
 
 def test_responses_have_random_ids_and_no_rowid(fresh_db):
@@ -186,7 +187,7 @@ def test_a_submission_is_stored_once_and_a_refused_one_leaves_no_trace(backend_d
     assert store("k-first-000000", code) is responses.Outcome.STORED
     assert store("k-first-000000", code) is responses.Outcome.REPEAT
     assert store("k-used-code-000", code) is responses.Outcome.CODE_REFUSED
-    assert queries.response_count(backend_db, "s") == 1 and responses.hour_histogram(backend_db, "s") == [(1, 1)]
+    assert queries.response_count(backend_db, "s") == 1 and burst_days.hour_histogram(backend_db, "s") == [(1, 1)]
     assert not responses.submission_key_exists(backend_db, "k-unknown-code0")
     assert not responses.submission_key_exists(backend_db, "k-used-code-000")
     next_count = ratelimit.hit(limits_db, "arrivals:s", responses.ARRIVAL_LIMIT, now).count
@@ -679,7 +680,7 @@ def test_concurrent_submissions_count_every_arrival_and_move_the_histogram_throu
     for thread in threads:
         thread.join()
     assert outcomes == [responses.Outcome.STORED] * workers
-    assert responses.hour_histogram(db, "s") == [(workers, 1)]
+    assert burst_days.hour_histogram(db, "s") == [(workers, 1)]
     count = db.execute("SELECT count FROM window_hits WHERE bucket = ?", [ARRIVAL_BUCKET]).fetchone()[0]
     assert count == workers == queries.response_count(db, "s")
     db.close()

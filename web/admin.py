@@ -14,7 +14,7 @@ from flask_wtf import FlaskForm
 
 from analysis import INTERVAL_METHODS
 from analysis.bursts import MIN_BURST_COUNT
-from storage import audit, day_exclusions, events, queries, responses, survey_states
+from storage import audit, burst_days, day_exclusions, events, queries, survey_states
 from storage import surveys as stored_surveys
 from surveys.files import SurveyCatalog
 from surveys.form_fields import CARRIED
@@ -210,7 +210,7 @@ def set_burst_aside(survey_id: str):
     the day's other answers stay in the estimates)."""
     survey = survey_or_404(survey_id)
     day = posted_day()
-    if not responses.set_burst_aside(get_db(), survey.id, day, True):
+    if not burst_days.set_burst_aside(get_db(), survey.id, day, True):
         flash(f"“{survey.title}” has no marked answers of {day} to set aside, or they are set aside already.", "info")
     else:
         flash(
@@ -227,7 +227,7 @@ def keep_burst(survey_id: str):
     """Count the answers marked during one day's burst in the estimates again."""
     survey = survey_or_404(survey_id)
     day = posted_day()
-    if responses.set_burst_aside(get_db(), survey.id, day, False):
+    if burst_days.set_burst_aside(get_db(), survey.id, day, False):
         flash(
             f"The answers marked during the burst of {day} (UTC) count in the estimates of “{survey.title}” again.",
             "success",

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime
 
 import sqlite_utils
 
-from storage import connection, day_exclusions, kept_counts, queries, responses, survey_states
+from storage import burst_days, connection, day_exclusions, kept_counts, queries, survey_states
 from surveys import correlation as pairs
 from surveys import export
 from surveys.breakdowns import Breakdown, GroupDifference, check_pair, compute_breakdown, group_differences
@@ -81,9 +81,9 @@ def read_exclusion(db: sqlite_utils.Database, survey: Survey) -> Exclusion:
     )
 
 
-def _marked_bursts(db: sqlite_utils.Database, survey: Survey, excluded_days: set[str]) -> list[responses.BurstDay]:
+def _marked_bursts(db: sqlite_utils.Database, survey: Survey, excluded_days: set[str]) -> list[burst_days.BurstDay]:
     """The survey's burst days with marked answers, but the excluded days (whose answers are all out)."""
-    return [b for b in responses.bursts(db, survey.id) if b.marked and b.day not in excluded_days]
+    return [b for b in burst_days.bursts(db, survey.id) if b.marked and b.day not in excluded_days]
 
 
 def read_tallies(db: sqlite_utils.Database, survey: Survey, excluded: Exclusion) -> tuple[Tallies, int]:
@@ -242,7 +242,7 @@ class DashboardRow:
     state: str
     responses: int
     daily_counts: tuple[tuple[str, int], ...]
-    bursts: tuple[responses.BurstDay, ...]
+    bursts: tuple[burst_days.BurstDay, ...]
     excluded_days: frozenset[str]
     targets: tuple[TargetProgress, ...] = ()
 
@@ -269,7 +269,7 @@ def dashboard(db: sqlite_utils.Database, catalog: SurveyCatalog, day: date) -> D
                 state=_read_state(db, survey, day),
                 responses=queries.response_count(db, survey.id),
                 daily_counts=tuple(queries.daily_counts(db, survey.id)),
-                bursts=tuple(responses.bursts(db, survey.id)),
+                bursts=tuple(burst_days.bursts(db, survey.id)),
                 excluded_days=frozenset(excluded for excluded, _ in day_exclusions.excluded_days(db, survey.id)),
                 targets=target_progress(survey, *_read_target_tallies(db, survey, read_exclusion(db, survey)))
                 if survey.targets
@@ -333,7 +333,7 @@ class ResultsPage:
     model: ModelResult | None = None
     model_available: bool = False
     timelines: tuple[Timeline, ...] = ()
-    bursts: tuple[responses.BurstDay, ...] = ()
+    bursts: tuple[burst_days.BurstDay, ...] = ()
     flood_comparison: FloodComparison | None = None
     weighting: Weighting | DesignWeighting | None = None
     predictor_panel: PredictorPanel | None = None
@@ -352,7 +352,7 @@ def results_page(db: sqlite_utils.Database, survey: Survey, chosen: ResultsOptio
         grouped = read_group_tallies(db, survey, chosen.by, excluded) if chosen.by else None
         kept = _read_pattern_tallies(db, survey, chosen.model.outcome, excluded) if chosen.model else None
         daily = _read_daily_tallies(db, survey, excluded)
-        bursts = tuple(responses.bursts(db, survey.id))
+        bursts = tuple(burst_days.bursts(db, survey.id))
         flood_comparison = _read_flood_comparison(db, survey, excluded, chosen.level, chosen.method)
         weighting = read_weighting(
             db, survey, tallies, excluded, chosen.level, chosen.method, read_group_tallies, _read_pattern_tallies

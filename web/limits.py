@@ -27,7 +27,7 @@ from pathlib import Path
 from flask import current_app, render_template, request
 
 from analysis.bursts import MIN_BURST_COUNT, hour_threshold, usual_rate_of_others
-from storage import ratelimit, responses
+from storage import burst_days, ratelimit, responses
 from web.db import get_db
 
 
@@ -113,7 +113,7 @@ class Arrival:
     ``hour``, which clock hour (hours since the epoch). ``hour`` lives only in this process's memory, as
     the key of :meth:`BurstRules.burst_of`'s rule: it is never stored or logged. ``counted``: where the
     arrival was counted (:func:`arrivals`; None: by the caller), which says where the hour's own entry in
-    the hour histogram is (:func:`storage.responses.judged_hour_histogram`)."""
+    the hour histogram is (:func:`storage.burst_days.judged_hour_histogram`)."""
 
     count: int
     hour: int
@@ -184,10 +184,10 @@ def burst_rules() -> BurstRules:
 
 def burst_rule(db, survey_id: str, arrival: Arrival, ceiling: int | None = None) -> BurstRule:
     """The rule of ``arrival``'s hour: the usual rate of the survey's other active hours, from its hour
-    histogram with this hour left out (where the histogram holds it: :func:`storage.responses.judged_hour_histogram`;
+    histogram with this hour left out (where the histogram holds it: :func:`storage.burst_days.judged_hour_histogram`;
     never taken for another hour, even while other answers of the hour commit), and the survey's ``ceiling``
     per hour."""
-    histogram, this_hour = responses.judged_hour_histogram(db, survey_id, arrival.counted, arrival.count)
+    histogram, this_hour = burst_days.judged_hour_histogram(db, survey_id, arrival.counted, arrival.count)
     usual = usual_rate_of_others(histogram, leave_out=this_hour)
     return BurstRule(usual, hour_threshold(usual, ceiling))
 
