@@ -550,19 +550,25 @@ def _add_counts_sql(table: str, key: tuple[str, ...], shared: int, row_count: in
     return f"INSERT INTO {table} ({columns}) SELECT {selected} FROM (VALUES {values}) AS v WHERE true{conflict}{update}"
 
 
+#: Move one hour of a survey's histogram from ``count - 1`` responses to ``count`` in one statement: the row at
+#: ``count`` gains the hour (inserted with it if new), and the row at ``count - 1`` gives it up only when it
+#: has an hour to give (the first answer of an hour has none). The two rows are different keys, so the one
+#: the ``EXISTS`` reads is never the one this statement inserts.
+MOVE_HOUR = (
+    "INSERT INTO hour_histograms (survey_id, responses, hours)"
+    " SELECT ?, v.column1, v.column2 FROM (VALUES (?, 1), (?, -1)) AS v"
+    " WHERE v.column2 > 0 OR EXISTS (SELECT 1 FROM hour_histograms AS h"
+    " WHERE h.survey_id = ? AND h.responses = v.column1 AND h.hours > 0)"
+    " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + excluded.hours"
+)
+
+
 def _count_hour(db: sqlite_utils.Database, survey_id: str, hour_count: int) -> None:
-    """Move one hour of the histogram from ``hour_count - 1`` responses to ``hour_count``."""
+    """Move one hour of the histogram from ``hour_count - 1`` responses to ``hour_count`` (:data:`MOVE_HOUR`:
+    one statement, where an ``UPDATE`` and an upsert took two trips inside the write lock)."""
     if isinstance(hour_count, bool) or not isinstance(hour_count, int) or hour_count < 1:
         raise ValueError(f"hour_count must be an integer >= 1, got hour_count={hour_count!r}")
-    db.execute(
-        "UPDATE hour_histograms SET hours = hours - 1 WHERE survey_id = ? AND responses = ? AND hours > 0",
-        [survey_id, hour_count - 1],
-    )
-    db.execute(
-        "INSERT INTO hour_histograms (survey_id, responses, hours) VALUES (?, ?, 1)"
-        " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + 1",
-        [survey_id, hour_count],
-    )
+    db.execute(MOVE_HOUR, [survey_id, hour_count, hour_count - 1, survey_id])
 
 
 def _upsert_burst(db: sqlite_utils.Database, survey_id: str, day: str, peak: int, usual_rate: float | None) -> None:

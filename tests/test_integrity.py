@@ -185,6 +185,17 @@ def test_each_hour_moves_up_the_histogram(app, db):
     assert burst_days.hour_histogram(db, "quiz") == [(1, 1), (2, 2)]
 
 
+def test_a_count_whose_row_below_has_no_hour_adds_its_hour_and_takes_none(app, db):
+    """The move's ``EXISTS`` guard (:data:`storage.responses.MOVE_HOUR`): a count whose row below holds no hour
+    (the rate-limit file's counts lost mid-hour) adds its hour and takes none, and no row goes below zero."""
+    survey = quiz(app)
+    store(db, survey, honest(3), HONEST_DAY, hour=9)
+    store(db, survey, honest(1), HONEST_DAY, hour=10)
+    responses.store_response(db, noisy_response(survey, ANSWERS, "device"), "gap-key-000000", HONEST_DAY, hour_count=6)
+    assert burst_days.hour_histogram(db, "quiz") == [(1, 1), (3, 1), (6, 1)]
+    assert db.execute("SELECT min(hours) FROM hour_histograms").fetchone()[0] >= 0
+
+
 def test_submissions_are_counted_per_clock_hour_in_the_rate_limit_file_only(app, db):
     before = int(time.time() // 3600)
     for _ in range(2):
