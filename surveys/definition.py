@@ -499,9 +499,10 @@ class Survey:
         rates = [attack_success_rate(q.design) for q in self.randomized_questions]
         return max(rates) if rates else None
 
-    def state(self, today: date) -> str:
-        """``"open"``, ``"closed"`` or ``"not yet open"`` on ``today``."""
-        if self.closed or (self.closes is not None and today > self.closes):
+    def state(self, today: date, closed: bool | None = None) -> str:
+        """``"open"``, ``"closed"`` or ``"not yet open"`` on ``today``; ``closed`` (None: the file's own flag)
+        in place of the file's ``closed`` flag."""
+        if (self.closed if closed is None else closed) or (self.closes is not None and today > self.closes):
             return CLOSED
         if self.opens is not None and today < self.opens:
             return NOT_YET_OPEN

@@ -117,6 +117,22 @@ def test_state(settings, today, expected):
     assert make_survey(**settings).state(today) == expected
 
 
+@pytest.mark.parametrize(
+    ("settings", "closed", "today", "expected"),
+    [
+        pytest.param({"closed": True}, False, date(2025, 1, 1), "open", id="reopened by hand"),
+        pytest.param({}, True, date(2025, 1, 1), "closed", id="closed by hand"),
+        pytest.param({"closed": True}, None, date(2025, 1, 1), "closed", id="no choice: the file's flag"),
+        pytest.param({"closes": date(2025, 3, 31)}, False, date(2025, 4, 1), "closed", id="the dates still hold"),
+        pytest.param({"opens": date(2025, 3, 1)}, False, date(2025, 2, 1), "not yet open", id="not yet open"),
+    ],
+)
+def test_state_with_the_admins_choice_in_place_of_the_files_flag(settings, closed, today, expected):
+    survey = make_survey(**settings)
+    assert survey.state(today, closed) == expected
+    assert survey.closed == settings.get("closed", False)  # the survey itself is not changed
+
+
 def test_design_fingerprint_is_short_hex_and_stable():
     fingerprint = make_survey().design_fingerprint()
     assert len(fingerprint) == 16

@@ -187,10 +187,8 @@ def today() -> date:
 def state_on(survey: Survey, closed_override: bool | None, day: date) -> str:
     """``open``, ``closed`` or ``not yet open`` on ``day``: the file's dates, with the
     admin's open/close choice (if any, :func:`storage.survey_states.closed_override`)
-    in place of the file's ``closed`` flag."""
-    if closed_override is not None:
-        survey = dataclasses.replace(survey, closed=closed_override)
-    return survey.state(day)
+    in place of the file's ``closed`` flag (no copy of the survey made for it)."""
+    return survey.state(day, closed_override)
 
 
 def survey_state(survey: Survey) -> str:
