@@ -221,11 +221,10 @@ def send_hit(conn, bucket: str, limit: Limit, now: float) -> Callable[[], Verdic
     return lambda: _verdict(count, limit, retry_after)
 
 
-def _purge_due(conn, now: float) -> bool:
+def _purge_due(conn: CountsConnection, now: float) -> bool:
     """Whether this hit deletes the windows that ran out: :data:`PURGE_EVERY_SECONDS` after the connection's
-    last deletion (or at once, for a clock that went back or a connection that does not keep the time)."""
-    purged_at = getattr(conn, "purged_at", None)
-    return purged_at is None or not purged_at <= now < purged_at + PURGE_EVERY_SECONDS
+    last deletion (:attr:`CountsConnection.purged_at`), or at once for a clock that went back."""
+    return not conn.purged_at <= now < conn.purged_at + PURGE_EVERY_SECONDS
 
 
 def _verdict(count: int, limit: Limit, retry_after: int) -> Verdict:

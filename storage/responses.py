@@ -29,7 +29,7 @@ from storage import events, ratelimit
 from storage.connection import is_postgres, pipelined_transaction
 from storage.day_exclusions import check_day
 from storage.invitation_codes import hash_code
-from storage.survey_states import send_closed_override
+from storage.survey_states import closed_choice, send_closed_override
 from surveys.correlation import pair_rows
 
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ def _send_first_reads(
         columns.append('(SELECT count FROM window_hits WHERE bucket = ? AND "window" = ?)')
         params += [arrivals.bucket, arrivals.hour]
     row = _read_once(db.execute(f"WITH claimed AS ({CLAIM_KEY}) SELECT {', '.join(columns)}", params).fetchone)
-    closed = None if refuse is None else (lambda: None if row()[1] is None else bool(row()[1]))
+    closed = None if refuse is None else (lambda: closed_choice(row()[1]))
     counted = (lambda: (row()[-1] or 0) + 1) if counted_here else _send_arrival(arrivals)
     return lambda: bool(row()[0]), closed, counted
 
@@ -222,8 +222,8 @@ def _claim_and_read_state(
     ).fetchall()
     if not rows:
         return (lambda: False), send_closed_override(db, survey_id)
-    closed = rows[0][1]
-    return (lambda: True), (lambda: None if closed is None else bool(closed))
+    closed = closed_choice(rows[0][1])
+    return (lambda: True), (lambda: closed)
 
 
 def counted_in(db: sqlite_utils.Database, arrivals: Arrivals | int | None) -> bool:

@@ -52,6 +52,11 @@ def close_on_targets(db: sqlite_utils.Database, survey_id: str) -> bool:
     return closed
 
 
+def closed_choice(stored: object) -> bool | None:
+    """The admin's choice as ``survey_states.closed`` stores it (0 or 1; None where no row was read)."""
+    return None if stored is None else bool(stored)
+
+
 def closed_override(db: sqlite_utils.Database, survey_id: str) -> bool | None:
     """The admin's open/closed choice for a survey, or None if never set."""
     return send_closed_override(db, survey_id)()
@@ -63,7 +68,7 @@ def send_closed_override(db: sqlite_utils.Database, survey_id: str) -> Callable[
 
     def read() -> bool | None:
         rows = cursor.fetchall()
-        return None if not rows else bool(rows[0][0])
+        return closed_choice(rows[0][0] if rows else None)
 
     return read
 
@@ -89,6 +94,6 @@ def send_closed_override_and_key_seen(
 
     def read() -> tuple[bool | None, bool]:
         closed, seen = cursor.fetchone()
-        return (None if closed is None else bool(closed)), bool(seen)
+        return closed_choice(closed), bool(seen)
 
     return read
