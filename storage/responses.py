@@ -270,9 +270,10 @@ def _arrival_ctes(db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals 
     caller or not at all, and the hour moved by :func:`_count_hour`).
 
     Sent with the day's count, the transaction's last kept count (:func:`_kept_count_rows`), just before the
-    ``COMMIT``: the hour's count row is locked from here to the end of the transaction, which orders the
-    answers' counts as they commit, so the histogram moves through every count once; one statement with the
-    day's count, so a submission sends no statement more than the floor's writes."""
+    ``COMMIT`` (in a burst, before the answer's marks): the hour's count row is locked from here to the end of
+    the transaction, which orders the answers' counts as they commit, so the histogram moves through every
+    count once; one statement with the day's count, so a submission sends no statement more than the floor's
+    writes."""
     if not counted_in(db, arrivals):
         return None
     window_end = (arrivals.hour + 1) * HOUR_SECONDS
