@@ -601,6 +601,9 @@ def test_a_response_on_postgresql_goes_out_in_two_round_trips(postgres_url, tmp_
     db.close()
 
 
+ARRIVAL_BUCKET = "arrivals:s"
+
+
 def test_an_answer_counted_in_its_hour_on_postgresql_sends_no_statement_more_than_one_stored_without(
     postgres_url, tmp_path
 ):
@@ -629,15 +632,12 @@ def test_an_answer_counted_in_its_hour_on_postgresql_sends_no_statement_more_tha
     db.close()
 
 
-ARRIVAL_BUCKET = "arrivals:s"
-
-
 def test_the_hours_arrival_row_is_not_locked_while_the_app_decides_on_the_burst(postgres_url):
     """Every answer to a survey updates its hour's arrival count: the row is taken with the writes and the
     ``COMMIT`` (:func:`storage.responses._arrival_ctes`, carried by the day's count), not in the first round
-    trip, so another submission can count its own arrival while this one's app works out the burst verdict. Here another
-    connection updates the row from inside the burst rule, with a lock timeout; the answer is judged at the
-    count read first plus one, and both counts end up in the row."""
+    trip, so another submission can count its own arrival while this one's app works out the burst verdict.
+    Here another connection updates the row from inside the burst rule, with a lock timeout; the answer is
+    judged at the count read first plus one, and both counts end up in the row."""
     db = connection.connect(postgres_url)
     migrations.migrate(db)
     ratelimit.create_postgres_tables(db)
