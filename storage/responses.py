@@ -130,10 +130,9 @@ def store_submission(
     hour's arrival count so far travel with the ``BEGIN`` (the rate-limit
     tables are in this database, ``arrivals.conn is db``) and are read
     together, the key's claim, the survey's state and the count in one
-    statement (:func:`_send_first_reads`); the writes travel with the ``COMMIT``, the day's count last,
-    carrying the arrival's count in its hour and the hour histogram's move in the same statement
-    (:func:`_arrival_ctes`: the answer's day and hour counted together, no statement more than the floor's
-    writes), so the hour's count row, which every answer to the survey updates, is locked only for
+    statement (:func:`_send_first_reads`); the writes travel with the ``COMMIT``, the arrival count and
+    the hour histogram last (:func:`_count_arrival_and_hour`), so the hour's
+    count row, which every answer to the survey updates, is locked only for
     the end of the transaction and not while the app works between the two
     round trips. The burst rule judges the answer at the count read first
     plus one: the count it gets, with no other answer in flight; at most one
@@ -153,9 +152,8 @@ def store_submission(
                 raise _NotStored(Outcome.CODE_REFUSED)
             hour_count = counted()
             burst = None if burst_of is None else burst_of(db, hour_count)
-            _write_answer(db, response, day, hour_count, burst, _arrival_ctes(db, response.survey_id, arrivals))
-            if not counted_in(db, arrivals) and hour_count is not None:
-                _count_hour(db, response.survey_id, hour_count)
+            _write_answer(db, response, day, hour_count, burst)
+            _count_arrival(db, response.survey_id, arrivals, hour_count)
     except _NotStored as refused:
         return refused.outcome
     return Outcome.STORED
@@ -177,7 +175,7 @@ def _send_first_reads(
     and the count to judge the answer at.
 
     When the rate-limit tables are in this database (PostgreSQL: ``arrivals.conn is db``), the count is the
-    hour's so far plus one, read without locking its row (counted later, :func:`_arrival_ctes`), in the one
+    hour's so far plus one, read without locking its row (counted later, :func:`_count_arrival`), in the one
     statement that claims the key and reads the survey's state (a data-modifying ``WITH``: the same reads in
     the same round trip, a third of psycopg's work). On SQLite the key's claim returns the survey's state
     (:func:`_claim_and_read_state`), and the arrival is counted on the rate-limit connection when read
@@ -246,51 +244,52 @@ def _send_arrival(arrivals: Arrivals | int | None) -> Callable[[], int | None]:
 ARRIVAL_LIMIT = ratelimit.Limit(2**62, HOUR_SECONDS)
 
 
-#: What the day's count carries on PostgreSQL, ahead of its upsert: count one arrival in its hour's bucket (the
-#: rate limiter's own count, every window that is over deleted first as it deletes them) and move one hour of
-#: the histogram from the count before to the count after (as :data:`MOVE_HOUR`). Data-modifying ``WITH``
-#: queries run to completion whatever the statement that follows them reads.
-ARRIVAL_CTES = (
-    "expired AS (DELETE FROM window_hits WHERE expires <= ?),"
+def _count_arrival(
+    db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals | int | None, hour_count: int | None
+) -> None:
+    """The stored answer's hour in the histogram: in the same statement as its arrival count when the
+    rate-limit tables are in this database (:func:`_count_arrival_and_hour`), else at ``hour_count``, counted
+    already (None: not counted)."""
+    if counted_in(db, arrivals):
+        _count_arrival_and_hour(db, survey_id, arrivals)
+    elif hour_count is not None:
+        _count_hour(db, survey_id, hour_count)
+
+
+#: Count one arrival in its hour's bucket (the rate limiter's own count, every window that is over deleted
+#: first as it deletes them) and move one hour of the histogram from the count before to the count after.
+COUNT_ARRIVAL_AND_HOUR = (
+    "WITH expired AS (DELETE FROM window_hits WHERE expires <= ?),"
     f" hit AS ({ratelimit.COUNT_HIT}),"
     " down AS (UPDATE hour_histograms SET hours = hour_histograms.hours - 1 FROM hit"
     " WHERE hour_histograms.survey_id = ? AND hour_histograms.responses = hit.count - 1"
-    " AND hour_histograms.hours > 0),"
-    " up AS (INSERT INTO hour_histograms (survey_id, responses, hours) SELECT ?, count, 1 FROM hit"
-    " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + 1)"
+    " AND hour_histograms.hours > 0)"
+    " INSERT INTO hour_histograms (survey_id, responses, hours) SELECT ?, count, 1 FROM hit"
+    " ON CONFLICT (survey_id, responses) DO UPDATE SET hours = hour_histograms.hours + 1"
 )
 
-#: ``WITH`` queries and their parameters, sent ahead of a statement.
-Ctes = tuple[str, list]
 
-
-def _arrival_ctes(db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals | int | None) -> Ctes | None:
-    """The arrival's count and the hour's move (:data:`ARRIVAL_CTES`) for the day's count to carry, when the
-    rate-limit tables are in this database (PostgreSQL); else None (counted in the rate-limit file, by the
-    caller or not at all, and the hour moved by :func:`_count_hour`).
-
-    Sent with the day's count, the transaction's last kept count (:func:`_kept_count_rows`), just before the
-    ``COMMIT`` (in a burst, before the answer's marks): the hour's count row is locked from here to the end of
-    the transaction, which orders the answers' counts as they commit, so the histogram moves through every
-    count once; one statement with the day's count, so a submission sends no statement more than the floor's
-    writes."""
-    if not counted_in(db, arrivals):
-        return None
+def _count_arrival_and_hour(db: sqlite_utils.Database, survey_id: str, arrivals: Arrivals) -> None:
+    """One statement (PostgreSQL's data-modifying ``WITH``): count the arrival in ``arrivals.bucket`` and move
+    one hour of the survey's histogram up to the new count, as :func:`_count_hour` does. Sent last before the
+    ``COMMIT``: the count's row is locked from here to the end of the transaction, which orders the answers'
+    counts as they commit, so the histogram moves through every count once. A statement of its own, after the
+    day's count: its snapshot is then taken once the answer before it has committed (every answer waits for
+    the day's count row), so it sees that answer's row at ``count - 1``. Sent as ``WITH`` queries ahead of the
+    day's count instead, it waited for that row inside its own statement, missed the row and left stray hours
+    (tests/test_storage.py::test_concurrent_answers_that_share_no_tally_still_move_the_histogram_through_each_count)."""
     window_end = (arrivals.hour + 1) * HOUR_SECONDS
-    return ARRIVAL_CTES, [arrivals.now, arrivals.bucket, arrivals.hour, window_end, survey_id, survey_id]
+    db.execute(
+        COUNT_ARRIVAL_AND_HOUR,
+        [arrivals.now, arrivals.bucket, arrivals.hour, window_end, survey_id, survey_id],
+    )
 
 
 def _write_answer(
-    db: sqlite_utils.Database,
-    response: NoisyResponse,
-    day: str,
-    hour_count: int | None,
-    burst: BurstMark | None,
-    day_carries: Ctes | None = None,
+    db: sqlite_utils.Database, response: NoisyResponse, day: str, hour_count: int | None, burst: BurstMark | None
 ) -> None:
-    """The answer, its kept tallies and, in a burst, its marks and its day (``hour_count``: the hour's peak);
-    ``day_carries``: sent with the day's count (:func:`_arrival_ctes`)."""
-    _insert_responses(db, [(response, burst is not None)], day, day_carries)
+    """The answer, its kept tallies and, in a burst, its marks and its day (``hour_count``: the hour's peak)."""
+    _insert_responses(db, [(response, burst is not None)], day)
     if burst is not None:
         _add_burst_answer(db, response, day, hour_count or 0, burst.usual_rate)
 
@@ -394,12 +393,10 @@ def _add_burst_answer(
     events.send_add(db, survey_id, f"burst:{day}", "burst", "an hour far above the usual rate", day)
 
 
-def _insert_responses(
-    db: sqlite_utils.Database, stored: list[tuple[NoisyResponse, bool]], day: str, day_carries: Ctes | None = None
-) -> None:
+def _insert_responses(db: sqlite_utils.Database, stored: list[tuple[NoisyResponse, bool]], day: str) -> None:
     """Each ``(answer, in a burst)``: its design record, its row and its kept counts, summed over the answers
     when there are several, so that each kept-count table takes one upsert (a few for many distinct rows)
-    however many answers there are; ``day_carries`` go with the day's count, the last."""
+    however many answers there are."""
     _insert_designs(db, [response for response, _ in stored])
     _insert_response_rows(db, stored, day)
     if len(stored) == 1:  # a submission: its own rows are distinct keys already
@@ -407,7 +404,7 @@ def _insert_responses(
     else:
         kept = _summed_kept_count_rows([response for response, _ in stored], day)
     for (table, key), rows in kept.items():
-        _add_counts(db, table, key, rows, day_carries if (table, key) == DAY_COUNTS else None)
+        _add_counts(db, table, key, rows)
 
 
 def _insert_designs(db: sqlite_utils.Database, stored: list[NoisyResponse]) -> None:
@@ -461,10 +458,6 @@ def _insert_response_rows(db: sqlite_utils.Database, stored: list[tuple[NoisyRes
 #: A kept-count table and its key columns.
 KeptTable = tuple[str, tuple[str, ...]]
 
-#: The answers of each survey and day: every kept-count table's last, so that the arrival's count in its
-#: hour, sent with it on PostgreSQL (:func:`_arrival_ctes`), comes just before the ``COMMIT``.
-DAY_COUNTS: KeptTable = ("daily_counts", ("survey_id", "day"))
-
 
 def _kept_count_rows(response: NoisyResponse, day: str) -> dict[KeptTable, list[tuple]]:
     """What one answer adds to each kept-count table: rows of its key columns' values and the amount to add
@@ -492,10 +485,10 @@ def _kept_count_rows(response: NoisyResponse, day: str) -> dict[KeptTable, list[
             "pair_tallies",
             ("survey_id", "question_a", "question_b", "design_a", "design_b", "answer_a", "answer_b"),
         ): [(survey_id, *row, 1) for row in pair_rows(response.pairs, response.answers, designs)],
+        ("daily_counts", ("survey_id", "day")): [(survey_id, day, 1)],
         ("daily_tallies", ("survey_id", "day", "question", "design", "answer")): [
             (survey_id, day, name, designs[name], key, add) for name, rows in kept.items() for key, add in rows
         ],
-        DAY_COUNTS: [(survey_id, day, 1)],  # last: a submission's arrival rides on it (:func:`_arrival_ctes`)
     }
 
 
@@ -515,9 +508,7 @@ def _summed_kept_count_rows(stored: list[NoisyResponse], day: str) -> dict[KeptT
 ROWS_PER_UPSERT = 500
 
 
-def _add_counts(
-    db: sqlite_utils.Database, table: str, key: tuple[str, ...], rows: list[tuple], ctes: Ctes | None = None
-) -> None:
+def _add_counts(db: sqlite_utils.Database, table: str, key: tuple[str, ...], rows: list[tuple]) -> None:
     """Add to the ``count`` of each row of the kept-count ``table`` whose ``key`` columns hold one of ``rows``
     the row's last value (1 for an answer's count; a number's output and its square for the kept sums of
     :data:`surveys.design_contract.SUM_KEYS`; a new row starts at it), in one multi-row
@@ -528,15 +519,13 @@ def _add_counts(
     The leading key columns that hold the same value on every row (the survey, the day) are sent once, not
     once a row (:func:`_shared_columns`), so that most of a submission's upserts carry at most 50 parameters, which
     psycopg converts once per statement text and keeps. It converts a statement with more every time: a survey's
-    pair counts can carry more (106 for the bench survey's 15 pairs, about 0.1 ms an answer; bench/README.md).
-    ``ctes`` (PostgreSQL; None: none) go ahead of the first upsert, their parameters first."""
+    pair counts can carry more (106 for the bench survey's 15 pairs, about 0.1 ms an answer; bench/README.md)."""
     for start in range(0, len(rows), ROWS_PER_UPSERT):
         chunk = rows[start : start + ROWS_PER_UPSERT]
         shared = _shared_columns(chunk, len(key))
-        with_sql, with_params = ctes if ctes is not None and start == 0 else ("", [])
         db.execute(
-            _add_counts_sql(table, key, shared, len(chunk), with_sql),
-            [*with_params, *chunk[0][:shared], *(value for row in chunk for value in row[shared:])],
+            _add_counts_sql(table, key, shared, len(chunk)),
+            [*chunk[0][:shared], *(value for row in chunk for value in row[shared:])],
         )
 
 
@@ -552,14 +541,11 @@ def _shared_columns(rows: list[tuple], key_length: int) -> int:
 
 
 @lru_cache(maxsize=256)
-def _add_counts_sql(table: str, key: tuple[str, ...], shared: int, row_count: int, ctes: str = "") -> str:
+def _add_counts_sql(table: str, key: tuple[str, ...], shared: int, row_count: int) -> str:
     """The SQL of :func:`_add_counts` for ``row_count`` rows whose first ``shared`` key columns are sent once
-    (``table`` and ``key`` are this module's names), after ``WITH ctes`` when given. With shared columns the rows
-    come from a ``VALUES`` list (columns ``column1``, ``column2``, ... on both backends) selected beside the
-    shared values; the ``WHERE true`` is SQLite's rule for an upsert from a ``SELECT`` (it would read ``ON
-    CONFLICT`` as a join's ``ON``)."""
-    if ctes:
-        return f"WITH {ctes} {_add_counts_sql(table, key, shared, row_count)}"
+    (``table`` and ``key`` are this module's names). With shared columns the rows come from a ``VALUES`` list
+    (columns ``column1``, ``column2``, ... on both backends) selected beside the shared values; the ``WHERE
+    true`` is SQLite's rule for an upsert from a ``SELECT`` (it would read ``ON CONFLICT`` as a join's ``ON``)."""
     columns, conflict = f"{', '.join(key)}, count", f" ON CONFLICT ({', '.join(key)})"
     update = f" DO UPDATE SET count = {table}.count + excluded.count"
     values = ", ".join(["(" + ", ".join("?" for _ in range(len(key) + 1 - shared)) + ")"] * row_count)

@@ -154,9 +154,3 @@ def frontend_waits(trace: str) -> int:
     messages (``F``) to reading the server's (``B``), as it does only to wait for an answer."""
     directions = [fields[1] for fields in (line.split("\t") for line in trace.splitlines()) if len(fields) > 3]
     return sum(1 for sent, read in zip(directions, directions[1:]) if (sent, read) == ("F", "B"))
-
-
-def frontend_statements(trace: str) -> int:
-    """Statements the client sent in a libpq protocol trace (``PGconn.trace``): its ``Bind`` messages (each
-    execution of the extended protocol binds once; ``BEGIN`` and ``COMMIT`` count too)."""
-    return sum(1 for line in trace.splitlines() if line.split("\t")[1:2] == ["F"] and "\tBind\t" in line)
