@@ -662,7 +662,10 @@ def test_with_a_population_size_a_number_gets_its_finite_population_figures_and_
     assert (
         f"the total over the 80 people is {80 * mean:,.3f} (standard error {80 * figures.std_err * step:,.3f})" in note
     )
-    assert figures.std_err < numeric_mean(question.design, *result.sums, 0.95).std_err
+    # only the true values' part shrinks: where the answers' spread is all noise (that part estimated at 0, which
+    # the server's unseeded draws give now and then) there is nothing to shrink
+    unshrunk = numeric_mean(question.design, *result.sums, 0.95)
+    assert figures.std_err < unshrunk.std_err or (figures.true_variance == 0 and figures.std_err == unshrunk.std_err)
 
 
 def test_with_a_direct_arm_numbers_and_check_all_estimates_pool_every_arm_and_the_page_says_so(app, surveys_dir, auth):
