@@ -604,6 +604,15 @@ def test_a_response_on_postgresql_goes_out_in_two_round_trips(postgres_url, tmp_
 ARRIVAL_BUCKET = "arrivals:s"
 
 
+def run_at_once(submit, workers: int) -> None:
+    """``submit(index)`` for each of ``workers`` indexes, each on a thread of its own, all started, then joined."""
+    threads = [threading.Thread(target=submit, args=(index,)) for index in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def test_the_hours_arrival_row_is_not_locked_while_the_app_decides_on_the_burst(postgres_url):
     """Every answer to a survey updates its hour's arrival count: the row is taken with the writes and the
     ``COMMIT`` (:func:`storage.responses._count_arrival_and_hour`), not in the first round trip, so another
@@ -674,11 +683,7 @@ def test_concurrent_submissions_count_every_arrival_and_move_the_histogram_throu
         )
         own.close()
 
-    threads = [threading.Thread(target=submit, args=(index,)) for index in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_at_once(submit, workers)
     assert outcomes == [responses.Outcome.STORED] * workers
     assert burst_days.hour_histogram(db, "s") == [(workers, 1)]
     count = db.execute("SELECT count FROM window_hits WHERE bucket = ?", [ARRIVAL_BUCKET]).fetchone()[0]
@@ -712,11 +717,7 @@ def test_concurrent_answers_that_share_no_tally_still_move_the_histogram_through
             )
             own.close()
 
-        threads = [threading.Thread(target=submit, args=(index,)) for index in range(workers)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        run_at_once(submit, workers)
     assert burst_days.hour_histogram(db, "s") == [(workers, hours)]
     assert queries.response_count(db, "s") == workers * hours
     db.close()
