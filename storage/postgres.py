@@ -130,6 +130,13 @@ def open_pool(url: str, max_size: int = 4) -> ConnectionPool:
     connection (``PoolTimeout`` when the server is lost or every connection busy), opening one
     (``connect_timeout``) and waiting for a row or table lock (``lock_timeout``, ``LockNotAvailable``).
     Each raises a :class:`psycopg.OperationalError`, which the web layer answers with a 503.
+
+    A lost connection is replaced in the background, tried again after 1, 3, 7, 15, 31 ... s; psycopg_pool
+    keeps at it for ``reconnect_timeout`` (5 minutes by default), so after a long outage its next try could
+    come a minute after the server was back, every request meanwhile waiting its 5 s for a connection. Here
+    a series of tries ends after the same :data:`WAIT_SECONDS`, and the next request that finds no
+    connection starts a new one at once
+    (tests/test_postgres.py::test_a_pool_connects_again_as_soon_as_the_server_is_back_after_a_long_outage).
     """
     wait = WAIT_SECONDS
     kwargs = {
@@ -137,7 +144,9 @@ def open_pool(url: str, max_size: int = 4) -> ConnectionPool:
         "connect_timeout": max(1, round(wait)),
         "options": f"-c lock_timeout={int(wait * 1000)}",
     }
-    return ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, timeout=wait, open=True)
+    return ConnectionPool(
+        url, min_size=1, max_size=max_size, kwargs=kwargs, timeout=wait, reconnect_timeout=wait, open=True
+    )
 
 
 def from_pool(pool: ConnectionPool) -> PostgresDatabase:

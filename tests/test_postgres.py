@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import psycopg
 import pytest
@@ -54,6 +55,38 @@ def test_a_killed_cluster_leaves_no_server_process_and_restarts(durable_postgres
         durable_postgres.start_if_stopped()
     with psycopg.connect(durable_postgres.url) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+#: Seconds the server stays down: past psycopg_pool's tries at 0, 1, 3 and 7 s, its next at 15 s.
+OUTAGE_SECONDS = 8
+
+
+@pytest.mark.slow
+def test_a_pool_connects_again_as_soon_as_the_server_is_back_after_a_long_outage(durable_postgres):
+    """A full pool (as a busy worker's) whose every connection was lost: with psycopg_pool's own
+    ``reconnect_timeout`` (5 minutes) each lost connection's next try came at 15 s, some 5 s after the server
+    was back (more after a longer outage), and no request could start one sooner, the pool being full of
+    connections being tried; ``open_pool`` ends each series of tries after ``WAIT_SECONDS`` and the first
+    request after the outage starts a new one."""
+    pool = postgres.open_pool(durable_postgres.url)
+    try:
+        held = [pool.getconn(timeout=30) for _ in range(pool.max_size)]  # a worker's every thread busy: a full pool
+        for conn in held:
+            pool.putconn(conn)
+        durable_postgres.kill()
+        try:
+            while pool.get_stats()["pool_available"]:  # each idle connection found lost, dropped, tried again
+                with pytest.raises(psycopg.OperationalError), pool.connection(timeout=1) as conn:
+                    conn.execute("SELECT 1")
+            time.sleep(OUTAGE_SECONDS)
+        finally:
+            durable_postgres.start_if_stopped()
+        back = time.monotonic()
+        with pool.connection(timeout=30) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+        assert time.monotonic() - back < 3
+    finally:
+        pool.close()
 
 
 @pytest.fixture

@@ -10,7 +10,9 @@ Every loop is bounded in count and time.
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import requests
 
 from app import ROOT
 from devtools import postgres_cluster
@@ -379,3 +382,44 @@ def test_postgres_app_servers_and_database_server_killed_with_sigkill_mid_load_l
     check_pg_exactly_once(pg_stored(pg_database), acknowledged | acknowledged_keys(clients))
     for server in two_app_servers:
         assert "Traceback" not in server.log.read_text()
+
+
+@pytest.mark.slow
+def test_a_worker_started_while_postgresql_is_down_answers_503_until_it_is_back(
+    pg_database, durable_postgres, tmp_path
+):
+    # Before web/startup.py a worker that booted while the database was down raised in create_app, and
+    # gunicorn's master shut the whole server down ("Worker failed to boot"): it stayed down after the
+    # database came back.
+    server = Server(tmp_path)
+    server.env["FLASK_DATABASE_URL"] = pg_database
+    server.workers = 2
+    server.start()
+    try:
+        old_workers = postgres_cluster.children(server.process.pid)
+        durable_postgres.kill()
+        os.kill(old_workers[0], signal.SIGKILL)  # a worker ends while the database is down; a new one boots
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "unreachable at start" not in server.log.read_text():
+            if server.process.poll() is not None:
+                break  # the master shut the server down
+            time.sleep(0.1)
+        assert "unreachable at start" in server.log.read_text()
+        assert server.process.poll() is None, server.log.read_text()  # the master still serves
+        new_worker = (set(postgres_cluster.children(server.process.pid)) - set(old_workers)).pop()
+        refusals = [requests.get(f"{server.url}/s/quiz", timeout=30) for _ in range(4)]
+        assert {r.status_code for r in refusals} == {503}
+        assert all(r.headers["Retry-After"] == "5" and "again" in r.text for r in refusals)
+
+        durable_postgres.start()
+        deadline = time.monotonic() + 30
+        statuses = []
+        while time.monotonic() < deadline and statuses[-4:] != [200] * 4:
+            statuses.append(requests.get(f"{server.url}/s/quiz", timeout=30).status_code)
+            time.sleep(0.1)
+        assert statuses[-4:] == [200] * 4, statuses  # both workers serve again, the new one included
+        assert new_worker in postgres_cluster.children(server.process.pid)
+        log = server.log.read_text()
+        assert "reachable again" in log and "Worker failed to boot" not in log
+    finally:
+        server.stop()

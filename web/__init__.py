@@ -27,7 +27,6 @@ def init_app(app: Flask) -> None:
         assets,
         auditlog,
         auth,
-        catalog,
         cli,
         codes,
         db,
@@ -43,6 +42,7 @@ def init_app(app: Flask) -> None:
         public,
         releases,
         respond,
+        startup,
         templating,
         tokens,
     )
@@ -66,8 +66,7 @@ def init_app(app: Flask) -> None:
     assets.init_app(app)
     cli.init_app(app)
     logs.init_app(app)
-    db.ensure_schema(app)
-    catalog.import_on_start(app)
+    startup.prepare(app)
     trust_proxies(app)
 
 

@@ -72,6 +72,21 @@ def _busy_page():
     )
 
 
+def unavailable_page():
+    """503 with ``Retry-After``: the database cannot be reached at the moment (:mod:`web.startup`)."""
+    return (
+        render_template(
+            "error.html",
+            code=503,
+            name="The database is unavailable",
+            description="The server cannot reach its database right now, so nothing was read or stored. "
+            "Wait a few seconds and try again; sending a form again is safe, answers are stored only once.",
+        ),
+        503,
+        {"Retry-After": str(RETRY_AFTER_BUSY_SECONDS)},
+    )
+
+
 def handle_postgres_unavailable(error: psycopg.OperationalError):
     """PostgreSQL lost, restarting, out of pooled connections, or a lock not granted in time
     (``psycopg_pool.PoolTimeout``, ``LockNotAvailable``, a dropped connection and every other

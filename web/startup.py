@@ -1,0 +1,100 @@
+"""The database made ready as an app process starts, or as soon as it can be reached.
+
+Each gunicorn worker builds the app after the fork (``preload_app = False``)
+and then migrates the schema and imports the survey folders
+(:func:`web.db.ensure_schema`, :func:`web.catalog.import_on_start`). Gunicorn
+starts a new worker whenever one ends, and a worker that raises while it boots
+makes the master shut the whole server down ("Worker failed to boot"). So a
+worker that started while PostgreSQL restarted (or while SQLite's write lock
+was held past its busy timeout) used to take every worker of its server down
+with it, and the server stayed down after the database came back
+(tests/test_reliability.py::test_a_worker_started_while_postgresql_is_down_answers_503_until_it_is_back).
+
+:func:`prepare` does that work at once when the database answers. When it
+cannot be reached (:func:`unreachable`) the process starts all the same and
+answers every request with 503 and ``Retry-After`` (static files aside) until
+the work succeeds: one request at a time tries it again, at most once every
+:data:`RETRY_SECONDS`; the others are answered at once. Any other error (a
+failed migration, a bad setting) still stops the process at start.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from time import monotonic
+
+import psycopg
+from flask import Flask, current_app, request
+
+from web import catalog, db
+from web.errors import is_database_busy, unavailable_page
+
+#: Seconds between two tries of a start that found the database unreachable.
+RETRY_SECONDS = 1.0
+
+
+@dataclass
+class _Pending:
+    """The start's database work not done yet: the next moment to try it, and the lock one try holds."""
+
+    next_try: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says the database cannot be reached or used right now, rather than that the work is
+    wrong: any of psycopg's ``OperationalError`` (refused, starting up, in recovery, timed out), or SQLite's
+    lock held past the busy timeout."""
+    if isinstance(error, psycopg.OperationalError):
+        return True
+    return isinstance(error, sqlite3.OperationalError) and is_database_busy(error)
+
+
+def prepare(app: Flask) -> None:
+    """Migrate the database and import the survey folders now; if the database is unreachable, say so in the
+    log and finish before the first request that finds it back (:func:`_finish_before_request`)."""
+    try:
+        _prepare_now(app)
+    except Exception as error:
+        if not unreachable(error):
+            raise
+        app.logger.warning(
+            "The database is unreachable at start; requests answer 503 until it is back: %s",
+            " ".join(str(error).split()),
+        )
+        app.extensions["rr_pending_start"] = _Pending(next_try=monotonic() + RETRY_SECONDS)
+        app.before_request(_finish_before_request)
+
+
+def _prepare_now(app: Flask) -> None:
+    db.ensure_schema(app)
+    catalog.import_on_start(app)
+
+
+def _finish_before_request():
+    """None once the start's work is done (now or before); else the 503 page. One thread tries at a time, at
+    most once every :data:`RETRY_SECONDS`; the others get the page at once rather than wait for it."""
+    pending = current_app.extensions.get("rr_pending_start")
+    if pending is None or request.endpoint == "static":
+        return None
+    if not pending.lock.acquire(blocking=False):
+        return unavailable_page()
+    try:
+        if "rr_pending_start" not in current_app.extensions:
+            return None  # finished by the thread that held the lock
+        if monotonic() < pending.next_try:
+            return unavailable_page()
+        try:
+            _prepare_now(current_app)
+        except Exception as error:
+            if not unreachable(error):
+                raise
+            pending.next_try = monotonic() + RETRY_SECONDS
+            return unavailable_page()
+        del current_app.extensions["rr_pending_start"]
+        current_app.logger.warning("The database is reachable again; the start's work is done.")
+        return None
+    finally:
+        pending.lock.release()
