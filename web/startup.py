@@ -45,8 +45,9 @@ class _Pending:
 
 def unreachable(error: BaseException) -> bool:
     """Whether ``error`` says the database cannot be reached or used right now, rather than that the work is
-    wrong: any of psycopg's ``OperationalError`` (refused, starting up, in recovery, timed out), or SQLite's
-    lock held past the busy timeout."""
+    wrong: any of psycopg's ``OperationalError`` (refused, starting up, in recovery, timed out; a wrong
+    database name or password too, which reach the client with no code to tell them apart: the log line
+    gives the server's reason), or SQLite's lock held past the busy timeout."""
     if isinstance(error, psycopg.OperationalError):
         return True
     return isinstance(error, sqlite3.OperationalError) and is_database_busy(error)
