@@ -112,7 +112,11 @@ def test_concurrent_submitters_are_stored_exactly_once(server, tmp_path):
 
     statuses = [s for c in clients for s in c.statuses]
     acknowledged = {k for c in clients for k in c.acknowledged}
-    assert not [s for s in statuses if s >= 500], "5xx responses under load"
+    assert not [s for s in statuses if s >= 500 and s != 503], "a 500 under load"
+    # A write that waited out SQLite's 5 s busy timeout is refused with a 503 and Retry-After, nothing stored
+    # (docs/deployment.md, and the test below of a write lock held too long): none on a quiet machine, one
+    # in a fresh clone's run on a loaded one. Within the 1% left unacknowledged.
+    assert statuses.count(503) <= CLIENTS * 8 * 0.01
     assert sum(c.errors for c in clients) == 0
     assert len(acknowledged) >= CLIENTS * 8 * 0.99
     check_exactly_once(stored(server.database), acknowledged)
