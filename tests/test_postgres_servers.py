@@ -81,6 +81,32 @@ def test_a_lost_postgresql_gives_503_with_retry_after_and_stores_nothing(
     assert stored_count(app) == 1
 
 
+def test_a_read_only_postgresql_gives_503_with_the_reason_logged_and_stores_nothing(
+    make_server_app, postgres_url, caplog
+):
+    """A server that takes no writes (here ``default_transaction_read_only``, as a standby reached after a
+    failover): psycopg's ``ReadOnlySqlTransaction`` was a 500; it is the 503 of a database that cannot be
+    written, its reason in the log."""
+    app = make_server_app(postgres_url, "a")
+    respondent = Respondent(app.test_client())
+    controls = respondent.open_form()
+    database = psycopg.conninfo.conninfo_to_dict(postgres_url)["dbname"]
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{database}" SET default_transaction_read_only = on')
+        try:
+            close_pools(app)  # the next request opens new connections, which read the setting
+            refused = respondent.submit(ANSWERS, controls=controls)
+        finally:
+            admin.execute(f'ALTER DATABASE "{database}" RESET default_transaction_read_only')
+    assert refused.status_code == 503 and refused.headers["Retry-After"] == "60"
+    assert "could not write to its storage" in refused.get_data(as_text=True)
+    assert any("read-only transaction" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    close_pools(app)
+    assert stored_count(app) == 0
+    assert respondent.submit(ANSWERS, controls=controls).status_code == 200  # sent again, stored once
+    assert stored_count(app) == 1
+
+
 def test_a_lock_held_past_the_wait_gives_503_and_stores_nothing(make_server_app, postgres_url, monkeypatch):
     """Another session holds the responses table (a long migration, say): the submission gives up
     after the lock timeout, like SQLite's busy timeout, and its transaction is rolled back whole."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import psycopg
-from flask import Flask, abort, render_template
+from flask import Flask, abort, current_app, render_template
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, SecurityError
 
@@ -45,15 +45,59 @@ def is_database_busy(error: sqlite3.OperationalError) -> bool:
     return "database is locked" in message or "database is busy" in message or "database table is locked" in message
 
 
+#: SQLite's result codes (and the prefixes of their extended codes) for a disk it cannot write: full,
+#: failing, read-only (a file system remounted read-only after errors, a file's mode changed), or a file it
+#: cannot open.
+STORAGE_FAILURES = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN")
+
+
+def is_storage_failing(error: sqlite3.OperationalError) -> bool:
+    """SQLite could not write to its disk (:data:`STORAGE_FAILURES`: "database or disk is full", "disk I/O
+    error", "attempt to write a readonly database", "unable to open database file")."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    return name.startswith(STORAGE_FAILURES)
+
+
 def handle_database_error(error: sqlite3.OperationalError):
-    """A write that waited the whole busy timeout: 503 with ``Retry-After``, nothing stored.
+    """A write that waited the whole busy timeout: 503 with ``Retry-After``, nothing stored; a disk that is
+    full or failing: 503 too, and the reason in the log for the administrators
+    (tests/test_errors.py::test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_stored_once).
 
     The transaction was never committed, and the form's submission key makes
     sending it again safe (stored once). Any other database error stays a 500.
     """
-    if not is_database_busy(error):
-        raise error
-    return _busy_page()
+    if is_database_busy(error):
+        return _busy_page()
+    if is_storage_failing(error):
+        return storage_failing(error)
+    raise error
+
+
+def storage_failing(error: Exception):
+    """The 503 of a database that cannot be written (:func:`_storage_failing_page`), its reason in the log at
+    ``ERROR`` for the administrators (no traceback: the code is not at fault)."""
+    current_app.logger.error("The database could not be written, nothing was stored: %s", " ".join(str(error).split()))
+    return _storage_failing_page()
+
+
+#: Seconds a client is asked to wait after a 503 for a full or failing disk (not a moment's wait).
+RETRY_AFTER_STORAGE_SECONDS = 60
+
+
+def _storage_failing_page():
+    """503 with ``Retry-After``: the database's disk is full or failing, nothing was stored."""
+    return (
+        render_template(
+            "error.html",
+            code=503,
+            name="Answers cannot be stored right now",
+            description="The server could not write to its storage, so nothing was stored: your answers were not "
+            "stored. The site's administrators can see why in the server's log. Try again later; sending the form "
+            "again is safe, answers are stored only once.",
+        ),
+        503,
+        {"Retry-After": str(RETRY_AFTER_STORAGE_SECONDS)},
+    )
 
 
 def _busy_page():
@@ -87,12 +131,27 @@ def unavailable_page():
     )
 
 
+#: PostgreSQL's SQLSTATEs for a server that cannot write to its disk: ``disk_full``, ``io_error``.
+POSTGRES_STORAGE_FAILURES = ("53100", "58030")
+
+
 def handle_postgres_unavailable(error: psycopg.OperationalError):
     """PostgreSQL lost, restarting, out of pooled connections, or a lock not granted in time
     (``psycopg_pool.PoolTimeout``, ``LockNotAvailable``, a dropped connection and every other
-    ``OperationalError``): the same 503 with ``Retry-After`` as SQLite's busy database, never a 500.
-    The transaction was not committed (psycopg rolls it back), so nothing was stored."""
+    ``OperationalError``): the same 503 with ``Retry-After`` as SQLite's busy database, never a 500;
+    its disk full or failing (:data:`POSTGRES_STORAGE_FAILURES`): the 503 of a disk that cannot be written
+    (:func:`storage_failing`). The transaction was not committed (psycopg rolls it back), so nothing was
+    stored."""
+    if error.sqlstate in POSTGRES_STORAGE_FAILURES:
+        return storage_failing(error)
     return _busy_page()
+
+
+def handle_postgres_read_only(error: psycopg.errors.ReadOnlySqlTransaction):
+    """A server that takes no writes (a standby the connection reached after a failover, or
+    ``default_transaction_read_only``): the 503 of a database that cannot be written, not a 500
+    (tests/test_postgres_servers.py::test_a_read_only_postgresql_gives_503_with_the_reason_logged_and_stores_nothing)."""
+    return storage_failing(error)
 
 
 def init_app(app: Flask) -> None:
@@ -101,3 +160,4 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(SecurityError, handle_untrusted_host)
     app.register_error_handler(sqlite3.OperationalError, handle_database_error)
     app.register_error_handler(psycopg.OperationalError, handle_postgres_unavailable)
+    app.register_error_handler(psycopg.errors.ReadOnlySqlTransaction, handle_postgres_read_only)

@@ -1,0 +1,103 @@
+"""web/errors.py: every failure a request can meet is a page with its status and a message that says what
+happened, never a 500 for the database's own trouble."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+import psycopg
+import pytest
+
+from storage import queries
+from tests.helpers.drivers import Respondent
+from web.db import get_db, open_database
+from web.errors import handle_postgres_unavailable, is_storage_failing
+
+pytestmark = pytest.mark.sqlite_only(
+    reason="SQLite's own disk errors; PostgreSQL's (its server's disk) reach the app as psycopg's "
+    "OperationalError, answered by the same 503 (tests/test_postgres_servers.py)"
+)
+
+ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "first"}
+
+
+def stored(app) -> int:
+    db = open_database(app)
+    try:
+        return queries.response_count(db, "quiz")
+    finally:
+        db.close()
+
+
+def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_stored_once(app, caplog):
+    with app.test_request_context():  # the test client's requests run on this thread, with this connection
+        db = get_db()
+        (pages,) = db.execute("PRAGMA page_count").fetchone()
+        db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own way to a full disk: SQLITE_FULL
+    caplog.set_level(logging.ERROR)
+    refused = None
+    for _ in range(200):  # answers fill the free space in the database's pages, then one needs a new page
+        respondent = Respondent(app.test_client())
+        controls = respondent.open_form()
+        before = stored(app)
+        response = respondent.submit(ANSWERS, controls=controls)
+        if response.status_code != 200:
+            refused = response
+            break
+    assert refused is not None and refused.status_code == 503, refused and refused.get_data(as_text=True)
+    page = refused.get_data(as_text=True)
+    assert "could not write to its storage" in page and "nothing was stored" in page
+    assert refused.headers["Retry-After"] == "60"
+    assert stored(app) == before  # the refused answer left nothing
+    assert any("could not be written" in r.getMessage() and "full" in r.getMessage() for r in caplog.records)
+    assert not any(r.exc_info for r in caplog.records)  # a line for the administrator, no traceback
+
+    with app.test_request_context():
+        get_db().execute("PRAGMA max_page_count = 1073741823")
+    assert respondent.submit(ANSWERS, controls=controls).status_code == 200  # sent again once there is room
+    assert respondent.submit(ANSWERS, controls=controls).status_code == 200  # a repeat of the key
+    assert stored(app) == before + 1
+
+
+def sqlite_error(tmp_path, make) -> sqlite3.OperationalError:
+    """The error SQLite itself raises (with its result code) for what ``make(tmp_path)`` does."""
+    with pytest.raises(sqlite3.OperationalError) as raised:
+        make(tmp_path)
+    return raised.value
+
+
+def read_only_write(tmp_path):
+    path = tmp_path / "ro.sqlite3"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.commit()
+    sqlite3.connect(f"file:{path}?mode=ro", uri=True).execute("INSERT INTO t VALUES (1)")
+
+
+@pytest.mark.parametrize(
+    ("make", "failing"),
+    [
+        (read_only_write, True),
+        (lambda tmp_path: sqlite3.connect(tmp_path / "no" / "such" / "folder.sqlite3"), True),
+        (lambda tmp_path: sqlite3.connect(":memory:").execute("SELECT * FROM missing"), False),
+        (lambda tmp_path: sqlite3.connect(":memory:").execute("SELEC 1"), False),
+    ],
+    ids=["read-only", "cannot open", "no such table", "syntax"],
+)
+def test_a_disk_that_cannot_be_written_is_told_from_a_mistake_in_the_code(tmp_path, make, failing):
+    assert is_storage_failing(sqlite_error(tmp_path, make)) is failing
+
+
+def test_a_failing_disk_is_known_by_its_extended_result_code():
+    error = sqlite3.OperationalError("disk I/O error")
+    error.sqlite_errorname = "SQLITE_IOERR_WRITE"  # as SQLite sets it; the message alone decides nothing
+    assert is_storage_failing(error)
+    assert not is_storage_failing(sqlite3.OperationalError("disk I/O error"))
+
+
+def test_postgresqls_full_disk_is_the_storage_page_and_a_lock_not_granted_the_busy_one(app, caplog):
+    with app.test_request_context():
+        page, status, headers = handle_postgres_unavailable(psycopg.errors.DiskFull("could not extend file"))
+        assert (status, headers["Retry-After"]) == (503, "60") and "could not write to its storage" in page
+        assert any("could not extend file" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+        page, status, headers = handle_postgres_unavailable(psycopg.errors.LockNotAvailable("lock timeout"))
+        assert (status, headers["Retry-After"]) == (503, "5") and "The database is busy" in page
