@@ -404,11 +404,11 @@ def test_a_worker_started_while_postgresql_is_down_answers_503_until_it_is_back(
         durable_postgres.kill()
         os.kill(old_workers[0], signal.SIGKILL)  # a worker ends while the database is down; a new one boots
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and "unreachable at start" not in server.log.read_text():
+        while time.monotonic() < deadline and "unavailable at start" not in server.log.read_text():
             if server.process.poll() is not None:
                 break  # the master shut the server down
             time.sleep(0.1)
-        assert "unreachable at start" in server.log.read_text()
+        assert "unavailable at start" in server.log.read_text()
         assert server.process.poll() is None, server.log.read_text()  # the master still serves
         new_worker = (set(postgres_cluster.children(server.process.pid)) - set(old_workers)).pop()
         refusals = [requests.get(f"{server.url}/s/quiz", timeout=30) for _ in range(4)]

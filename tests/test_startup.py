@@ -45,7 +45,7 @@ def test_an_app_started_without_its_database_answers_503_then_serves_once_it_is_
     refused = client.get("/s/quiz")
     assert refused.status_code == 503
     assert refused.headers["Retry-After"] == "5"
-    assert "cannot reach its database" in refused.get_data(as_text=True)
+    assert "cannot use its database" in refused.get_data(as_text=True)
     assert client.get("/static/style.css").status_code == 200  # files that need no database are served
     assert database_down["tries"] == 2  # the start, then the request
 
@@ -82,9 +82,18 @@ def test_any_other_error_at_start_still_stops_the_app(make_app, monkeypatch):
     [
         (psycopg.OperationalError("the database system is in recovery mode"), True),
         (sqlite3.OperationalError("database is locked"), True),
+        (psycopg.errors.ReadOnlySqlTransaction("cannot execute CREATE TABLE in a read-only transaction"), True),
         (sqlite3.OperationalError("no such table: responses"), False),
         (ValueError("bad setting"), False),
     ],
 )
-def test_unreachable_is_a_database_out_of_reach_not_a_wrong_one(error, expected):
-    assert startup.unreachable(error) is expected
+def test_unavailable_is_a_database_out_of_reach_not_a_wrong_one(error, expected):
+    assert startup.unavailable(error) is expected
+
+
+def test_a_disk_sqlite_cannot_write_at_start_is_unavailable_too(tmp_path):
+    path = tmp_path / "ro.sqlite3"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(sqlite3.OperationalError) as raised:
+        sqlite3.connect(f"file:{path}?mode=ro", uri=True).execute("INSERT INTO t VALUES (1)")
+    assert startup.unavailable(raised.value)

@@ -123,7 +123,8 @@ def unavailable_page():
             "error.html",
             code=503,
             name="The database is unavailable",
-            description="The server cannot reach its database right now, so nothing was read or stored. "
+            description="The server cannot use its database right now (it cannot reach it or cannot write to it), so "
+            "nothing was read or stored. "
             "Wait a few seconds and try again; sending a form again is safe, answers are stored only once.",
         ),
         503,

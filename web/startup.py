@@ -11,7 +11,7 @@ with it, and the server stayed down after the database came back
 (tests/test_reliability.py::test_a_worker_started_while_postgresql_is_down_answers_503_until_it_is_back).
 
 :func:`prepare` does that work at once when the database answers. When it
-cannot be reached (:func:`unreachable`) the process starts all the same and
+cannot be reached or written (:func:`unavailable`) the process starts all the same and
 answers every request with 503 and ``Retry-After`` (static files aside) until
 the work succeeds: one request at a time tries it again, at most once every
 :data:`RETRY_SECONDS`; the others are answered at once. Any other error (a
@@ -29,9 +29,9 @@ import psycopg
 from flask import Flask, current_app, request
 
 from web import catalog, db
-from web.errors import is_database_busy, unavailable_page
+from web.errors import is_database_busy, is_storage_failing, unavailable_page
 
-#: Seconds between two tries of a start that found the database unreachable.
+#: Seconds between two tries of a start that found the database unavailable.
 RETRY_SECONDS = 1.0
 
 
@@ -43,26 +43,27 @@ class _Pending:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def unreachable(error: BaseException) -> bool:
-    """Whether ``error`` says the database cannot be reached or used right now, rather than that the work is
-    wrong: any of psycopg's ``OperationalError`` (refused, starting up, in recovery, timed out; a wrong
+def unavailable(error: BaseException) -> bool:
+    """Whether ``error`` says the database cannot be reached or written right now, rather than that the work
+    is wrong: any of psycopg's ``OperationalError`` (refused, starting up, in recovery, timed out; a wrong
     database name or password too, which reach the client with no code to tell them apart: the log line
-    gives the server's reason), or SQLite's lock held past the busy timeout."""
-    if isinstance(error, psycopg.OperationalError):
+    gives the server's reason), a PostgreSQL that takes no writes (a standby), SQLite's lock held past the
+    busy timeout, or a disk SQLite cannot write (:func:`web.errors.is_storage_failing`)."""
+    if isinstance(error, (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction)):
         return True
-    return isinstance(error, sqlite3.OperationalError) and is_database_busy(error)
+    return isinstance(error, sqlite3.OperationalError) and (is_database_busy(error) or is_storage_failing(error))
 
 
 def prepare(app: Flask) -> None:
-    """Migrate the database and import the survey folders now; if the database is unreachable, say so in the
+    """Migrate the database and import the survey folders now; if the database is unavailable, say so in the
     log and finish before the first request that finds it back (:func:`_finish_before_request`)."""
     try:
         _prepare_now(app)
     except Exception as error:
-        if not unreachable(error):
+        if not unavailable(error):
             raise
         app.logger.warning(
-            "The database is unreachable at start; requests answer 503 until it is back: %s",
+            "The database is unavailable at start; requests answer 503 until it is back: %s",
             " ".join(str(error).split()),
         )
         app.extensions["rr_pending_start"] = _Pending(next_try=monotonic() + RETRY_SECONDS)
@@ -90,7 +91,7 @@ def _finish_before_request():
         try:
             _prepare_now(current_app)
         except Exception as error:
-            if not unreachable(error):
+            if not unavailable(error):
                 raise
             pending.next_try = monotonic() + RETRY_SECONDS
             return unavailable_page()
