@@ -9,9 +9,9 @@ import sqlite3
 import psycopg
 import pytest
 
-from storage import queries
 from tests.helpers.drivers import Respondent
-from web.db import get_db, open_database
+from tests.helpers.records import stored_count
+from web.db import get_db
 from web.errors import handle_postgres_unavailable, is_storage_failing
 
 pytestmark = pytest.mark.sqlite_only(
@@ -20,14 +20,6 @@ pytestmark = pytest.mark.sqlite_only(
 )
 
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "first"}
-
-
-def stored(app) -> int:
-    db = open_database(app)
-    try:
-        return queries.response_count(db, "quiz")
-    finally:
-        db.close()
 
 
 def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_stored_once(app, caplog):
@@ -40,7 +32,7 @@ def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_sto
     for _ in range(200):  # answers fill the free space in the database's pages, then one needs a new page
         respondent = Respondent(app.test_client())
         controls = respondent.open_form()
-        before = stored(app)
+        before = stored_count(app)
         response = respondent.submit(ANSWERS, controls=controls)
         if response.status_code != 200:
             refused = response
@@ -49,7 +41,7 @@ def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_sto
     page = refused.get_data(as_text=True)
     assert "could not write to its storage" in page and "nothing was stored" in page
     assert refused.headers["Retry-After"] == "60"
-    assert stored(app) == before  # the refused answer left nothing
+    assert stored_count(app) == before  # the refused answer left nothing
     assert any("could not be written" in r.getMessage() and "full" in r.getMessage() for r in caplog.records)
     assert not any(r.exc_info for r in caplog.records)  # a line for the administrator, no traceback
 
@@ -57,7 +49,7 @@ def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_sto
         get_db().execute("PRAGMA max_page_count = 1073741823")
     assert respondent.submit(ANSWERS, controls=controls).status_code == 200  # sent again once there is room
     assert respondent.submit(ANSWERS, controls=controls).status_code == 200  # a repeat of the key
-    assert stored(app) == before + 1
+    assert stored_count(app) == before + 1
 
 
 def sqlite_error(tmp_path, make) -> sqlite3.OperationalError:

@@ -10,22 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from storage import connection, postgres, queries, responses
+from storage import connection, postgres, responses
 from surveys.submission import noisy_response
 from tests.helpers.drivers import Respondent
-from tests.helpers.records import frontend_waits
+from tests.helpers.records import frontend_waits, stored_count
 from tests.helpers.sample_surveys import survey_in
 from web.db import get_db, open_database
 
 pytestmark = pytest.mark.both_backends
-
-
-def stored_count(app) -> int:
-    db = open_database(app)
-    try:
-        return queries.response_count(db, "quiz")
-    finally:
-        db.close()
 
 
 def store(app, answers_list: list[dict]) -> None:

@@ -7,8 +7,9 @@ import psycopg
 import pytest
 
 from app import create_app
-from storage import postgres, queries
+from storage import postgres
 from tests.helpers.drivers import Respondent, wire_form
+from tests.helpers.records import stored_count
 from tests.helpers.sample_surveys import survey_in
 from web.db import close_pools, open_database
 
@@ -39,14 +40,6 @@ def make_server_app(tmp_path, surveys_dir):
     yield make
     for app in made:
         close_pools(app)
-
-
-def stored_count(app) -> int:
-    db = open_database(app)
-    try:
-        return queries.response_count(db, "quiz")
-    finally:
-        db.close()
 
 
 def test_two_app_servers_on_one_database_share_the_submission_limit(make_server_app, postgres_url):

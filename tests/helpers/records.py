@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from storage import responses
+from storage import queries, responses
 from storage.connection import DUMP_WITHOUT_DATA
 from surveys.submission import noisy_response
 from web.db import open_database
@@ -127,6 +127,15 @@ def model_answers(count: int = 400) -> list[dict]:
         year = ["first", "second", "third"][i % 3]
         answers.append({"cheated": "yes" if (i // 3) % 20 < shares[year] * 20 else "no", "year": year})
     return answers
+
+
+def stored_count(app, survey_id: str = "quiz") -> int:
+    """How many responses to ``survey_id`` the database of ``app`` holds (either backend)."""
+    db = open_database(app)
+    try:
+        return queries.response_count(db, survey_id)
+    finally:
+        db.close()
 
 
 def stored_answers(app) -> list[dict]:
