@@ -117,7 +117,8 @@ def _busy_page():
 
 
 def unavailable_page():
-    """503 with ``Retry-After``: the database cannot be reached at the moment (:mod:`web.startup`)."""
+    """503 with ``Retry-After``: the database cannot be used at the moment, not reached or not written, as the
+    process started (:mod:`web.startup`)."""
     return (
         render_template(
             "error.html",
