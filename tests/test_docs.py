@@ -359,15 +359,23 @@ def layout_section() -> str:
     + sorted(path.name for path in ROOT.glob("*.py")),
 )
 def test_the_layout_names_every_module(module):
-    """A newcomer reading the layout table (docs/development.md) finds every module there, by its folder's
-    row or by name."""
+    """A newcomer reading the layout (docs/development.md) finds every module there: in its folder's list of
+    modules (``### <folder>/ modules``) or, for a folder without one, its row of the table; a top-level module
+    by name in the table."""
     folder, _, name = module.rpartition("/")
     rows = [line for line in layout_section().splitlines() if line.startswith("|")]
     if folder:
-        row = next((r for r in rows if f"`{folder}/`" in r), "")
-        assert f"`{name}`" in row, f"{module} is missing from the layout row for {folder}/"
+        assert f"`{name}`" in folder_listing(folder, rows), f"{module} is missing from the layout's {folder}/"
     else:
         assert any(f"`{name}`" in r for r in rows), f"{module} is missing from the layout table"
+
+
+def folder_listing(folder: str, rows: list[str]) -> str:
+    """What the layout says of ``folder``'s modules: its section of one line a module, else its table row."""
+    heading = f"### {folder}/ modules"
+    if heading in layout_section():
+        return layout_section().split(heading, 1)[1].split("\n### ", 1)[0]
+    return next((r for r in rows if f"`{folder}/`" in r), "")
 
 
 def analysis_module_table() -> str:
