@@ -14,6 +14,7 @@ The web layer takes connections from a :class:`psycopg_pool.ConnectionPool`
 from __future__ import annotations
 
 import secrets
+import select
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
@@ -150,5 +151,26 @@ def open_pool(url: str, max_size: int = 4) -> ConnectionPool:
 
 
 def from_pool(pool: ConnectionPool) -> PostgresDatabase:
-    """A connection taken from ``pool``; :meth:`PostgresDatabase.close` gives it back."""
+    """A connection taken from ``pool``; :meth:`PostgresDatabase.close` gives it back.
+
+    A connection the server closed while it sat idle in the pool (the server restarted, failed over or was
+    killed) is closed here and the next one taken, so the requests after a restart do not each fail on one
+    (tests/test_postgres.py::test_the_connections_a_restarted_server_closed_are_not_handed_out). Up to
+    ``max_size`` are dropped in a row; then the pool's next connection is given as it is."""
+    for _ in range(pool.max_size):
+        conn = pool.getconn()
+        if not closed_by_server(conn):
+            return PostgresDatabase(conn, release=pool.putconn)
+        conn.close()
+        pool.putconn(conn)  # closed: the pool drops it and opens another in the background
     return PostgresDatabase(pool.getconn(), release=pool.putconn)
+
+
+def closed_by_server(conn: psycopg.Connection) -> bool:
+    """Whether the server has closed ``conn``, or written to it while it was idle, which an idle connection
+    only sees when it is being closed (the server's "terminating connection" message, or the end of the
+    stream): its socket polled without waiting, no round trip. A connection it wrote to for another reason
+    (a setting's new value) is dropped too, which costs one new connection."""
+    poller = select.poll()
+    poller.register(conn.fileno(), select.POLLIN)
+    return bool(poller.poll(0))

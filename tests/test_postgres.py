@@ -89,6 +89,39 @@ def test_a_pool_connects_again_as_soon_as_the_server_is_back_after_a_long_outage
         pool.close()
 
 
+def test_the_connections_a_restarted_server_closed_are_not_handed_out(durable_postgres):
+    """Every connection of a full pool sat idle while the server was killed and started again: each was
+    handed out and failed its request ("server closed the connection unexpectedly", a 503) before
+    ``from_pool`` polled their sockets."""
+    pool = postgres.open_pool(durable_postgres.url)
+    try:
+        held = [pool.getconn(timeout=30) for _ in range(pool.max_size)]
+        for conn in held:
+            pool.putconn(conn)
+        try:
+            durable_postgres.kill()
+        finally:
+            durable_postgres.start_if_stopped()
+        for _ in range(pool.max_size):  # as many requests as the pool had idle connections
+            db = postgres.from_pool(pool)
+            try:
+                assert db.execute("SELECT 1").fetchone() == (1,)
+            finally:
+                db.close()
+    finally:
+        pool.close()
+
+
+def test_an_idle_connection_of_a_live_server_is_not_taken_for_closed(postgres_url):
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("SELECT 1")
+        assert not postgres.closed_by_server(conn)
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [conn.info.backend_pid])
+        time.sleep(0.2)  # the server's message reaches the socket
+        assert postgres.closed_by_server(conn)
+
+
 @pytest.fixture
 def pg_db(postgres_url):
     db = connection.connect(postgres_url)
