@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from storage import connection, invitation_codes, kept_counts, queries, responses, survey_states
+from storage import connection, invitation_codes, kept_counts, postgres, queries, responses, survey_states
 from tests.helpers.sample_surveys import ALIAS_BOMB_YAML, DEEP_YAML
 from web.db import open_database
 
@@ -333,3 +333,17 @@ def test_admin_email_sets_and_removes_the_address_for_notifications(runner, db, 
     assert runner.invoke(args=["admin", "email", "nobody", "n@example.org"]).exit_code == 1
     assert runner.invoke(args=["admin", "email", admin_account]).exit_code == 0
     assert events.owner_addresses(db, "quiz") == []
+
+
+@pytest.mark.sqlite_only(reason="the database URL is one no server answers, whatever the backend")
+@pytest.mark.parametrize("args", [["init-db"], ["admin", "create", "someone"], ["surveys", "check"], ["backup", "x"]])
+def test_a_command_without_its_database_says_so_in_one_line(make_app, tmp_path, args, monkeypatch):
+    monkeypatch.setattr(postgres, "WAIT_SECONDS", 0.5)  # the pool's wait for a connection that never comes
+    app = make_app({"SECRET_KEY": "k", "DATABASE_URL": f"postgresql://rr@/postgres?host={tmp_path}&port=5432"})
+    result = app.test_cli_runner().invoke(args=args)
+    if args == ["surveys", "check"]:  # reads the survey files only: no database needed
+        assert result.exit_code == 0, result.output
+        return
+    assert result.exit_code == 1, result.output
+    assert "Error: the database cannot be used: " in result.output and "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)  # click's error exit, not an exception of ours

@@ -67,6 +67,7 @@ def init_app(app: Flask) -> None:
     cli.init_app(app)
     logs.init_app(app)
     startup.prepare(app)
+    cli.say_when_the_database_is_unavailable(app.cli)
     trust_proxies(app)
 
 

@@ -5,6 +5,7 @@ Every command here is listed in the README (checked by ``tests/test_docs.py``).
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.design_sentences import epsilon_text
 from surveys.files import SURVEY_FILE_SUFFIXES, load_catalog
-from web import answer_package, gather, options
+from web import answer_package, gather, options, startup
 from web.catalog import get_catalog, survey_folders
 from web.limits import clear_signin_failures
 
@@ -450,6 +451,32 @@ def init_app(app: Flask) -> None:
         app.cli.add_command(group)
     app.cli.add_command(backup_command)
     app.cli.add_command(compact_command)
+
+
+def say_when_the_database_is_unavailable(command: click.Command) -> None:
+    """Make ``command`` (and every command of a group) end with "Error: the database cannot be used: <its
+    reason>" and status 1 when the database cannot be reached or written (:func:`web.startup.unavailable`),
+    not with a traceback (tests/test_cli.py::test_a_command_without_its_database_says_so_in_one_line).
+    Idempotent: the command objects outlive each app that registers them."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            say_when_the_database_is_unavailable(sub)
+        return
+    callback = command.callback
+    if callback is None or getattr(callback, "says_when_unavailable", False):
+        return
+
+    @functools.wraps(callback)
+    def guarded(*args, **kwargs):
+        try:
+            return callback(*args, **kwargs)
+        except Exception as error:
+            if not startup.unavailable(error):
+                raise
+            raise click.ClickException(f"the database cannot be used: {' '.join(str(error).split())}") from None
+
+    guarded.says_when_unavailable = True
+    command.callback = guarded
 
 
 @export_cli.command("model")
