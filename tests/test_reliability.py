@@ -418,12 +418,15 @@ def test_a_worker_started_while_postgresql_is_down_answers_503_until_it_is_back(
         durable_postgres.start()
         deadline = time.monotonic() + 30
         statuses = []
-        while time.monotonic() < deadline and statuses[-4:] != [200] * 4:
+
+        def both_serve() -> bool:  # the new worker finished its start once a request reached it
+            return statuses[-4:] == [200] * 4 and "reachable again" in server.log.read_text()
+
+        while time.monotonic() < deadline and not both_serve():
             statuses.append(requests.get(f"{server.url}/s/quiz", timeout=30).status_code)
             time.sleep(0.1)
-        assert statuses[-4:] == [200] * 4, statuses  # both workers serve again, the new one included
+        assert both_serve(), statuses
         assert new_worker in postgres_cluster.children(server.process.pid)
-        log = server.log.read_text()
-        assert "reachable again" in log and "Worker failed to boot" not in log
+        assert "Worker failed to boot" not in server.log.read_text()
     finally:
         server.stop()
