@@ -12,7 +12,7 @@ import pytest
 from tests.helpers.drivers import Respondent
 from tests.helpers.records import stored_count
 from web.db import get_db
-from web.errors import handle_postgres_unavailable, is_storage_failing
+from web.errors import database_unavailable, handle_postgres_unavailable, is_storage_failing
 
 pytestmark = pytest.mark.sqlite_only(
     reason="SQLite's own disk errors; PostgreSQL's (its server's disk) reach the app as psycopg's "
@@ -93,3 +93,21 @@ def test_postgresqls_full_disk_is_the_storage_page_and_a_lock_not_granted_the_bu
         assert any("could not extend file" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
         page, status, headers = handle_postgres_unavailable(psycopg.errors.LockNotAvailable("lock timeout"))
         assert (status, headers["Retry-After"]) == (503, "5") and "The database is busy" in page
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (psycopg.OperationalError("the database system is in recovery mode"), True),
+        (sqlite3.OperationalError("database is locked"), True),
+        (psycopg.errors.ReadOnlySqlTransaction("cannot execute CREATE TABLE in a read-only transaction"), True),
+        (sqlite3.OperationalError("no such table: responses"), False),
+        (ValueError("bad setting"), False),
+    ],
+)
+def test_database_unavailable_is_a_database_out_of_reach_not_a_wrong_one(error, expected):
+    assert database_unavailable(error) is expected
+
+
+def test_a_disk_sqlite_cannot_write_is_unavailable_too(tmp_path):
+    assert database_unavailable(sqlite_error(tmp_path, read_only_write))

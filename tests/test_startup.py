@@ -5,8 +5,6 @@ tests/test_reliability.py::test_a_worker_started_while_postgresql_is_down_answer
 
 from __future__ import annotations
 
-import sqlite3
-
 import psycopg
 import pytest
 
@@ -75,25 +73,3 @@ def test_any_other_error_at_start_still_stops_the_app(make_app, monkeypatch):
     monkeypatch.setattr(web_db, "ensure_schema", broken)
     with pytest.raises(ValueError, match="migration 019"):
         make_app({"SECRET_KEY": "k"})
-
-
-@pytest.mark.parametrize(
-    ("error", "expected"),
-    [
-        (psycopg.OperationalError("the database system is in recovery mode"), True),
-        (sqlite3.OperationalError("database is locked"), True),
-        (psycopg.errors.ReadOnlySqlTransaction("cannot execute CREATE TABLE in a read-only transaction"), True),
-        (sqlite3.OperationalError("no such table: responses"), False),
-        (ValueError("bad setting"), False),
-    ],
-)
-def test_unavailable_is_a_database_out_of_reach_not_a_wrong_one(error, expected):
-    assert startup.unavailable(error) is expected
-
-
-def test_a_disk_sqlite_cannot_write_at_start_is_unavailable_too(tmp_path):
-    path = tmp_path / "ro.sqlite3"
-    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.commit()
-    with pytest.raises(sqlite3.OperationalError) as raised:
-        sqlite3.connect(f"file:{path}?mode=ro", uri=True).execute("INSERT INTO t VALUES (1)")
-    assert startup.unavailable(raised.value)

@@ -29,8 +29,9 @@ from storage import surveys as stored_surveys
 from surveys import export, stats_files, xlsform
 from surveys.design_sentences import epsilon_text
 from surveys.files import SURVEY_FILE_SUFFIXES, load_catalog
-from web import answer_package, gather, options, startup
+from web import answer_package, gather, options
 from web.catalog import get_catalog, survey_folders
+from web.errors import database_unavailable, one_line
 from web.limits import clear_signin_failures
 
 surveys_cli = AppGroup("surveys", help="Check, open and close surveys.")
@@ -455,7 +456,7 @@ def init_app(app: Flask) -> None:
 
 def say_when_the_database_is_unavailable(command: click.Command) -> None:
     """Make ``command`` (and every command of a group) end with "Error: the database cannot be used: <its
-    reason>" and status 1 when the database cannot be reached or written (:func:`web.startup.unavailable`),
+    reason>" and status 1 when the database cannot be reached or written (:func:`web.errors.database_unavailable`),
     not with a traceback (tests/test_cli.py::test_a_command_without_its_database_says_so_in_one_line).
     Idempotent: the command objects outlive each app that registers them."""
     if isinstance(command, click.Group):
@@ -471,9 +472,9 @@ def say_when_the_database_is_unavailable(command: click.Command) -> None:
         try:
             return callback(*args, **kwargs)
         except Exception as error:
-            if not startup.unavailable(error):
+            if not database_unavailable(error):
                 raise
-            raise click.ClickException(f"the database cannot be used: {' '.join(str(error).split())}") from None
+            raise click.ClickException(f"the database cannot be used: {one_line(error)}") from None
 
     guarded.says_when_unavailable = True
     command.callback = guarded

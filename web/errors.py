@@ -75,9 +75,29 @@ def handle_database_error(error: sqlite3.OperationalError):
 
 def storage_failing(error: Exception):
     """The 503 of a database that cannot be written (:func:`_storage_failing_page`), its reason in the log at
-    ``ERROR`` for the administrators (no traceback: the code is not at fault)."""
-    current_app.logger.error("The database could not be written, nothing was stored: %s", " ".join(str(error).split()))
+    ``ERROR`` for the administrators (no traceback: the code is not at fault). Also the handler of a
+    PostgreSQL server that takes no writes (``ReadOnlySqlTransaction``: a standby the connection reached after
+    a failover, or ``default_transaction_read_only``), otherwise a 500
+    (tests/test_postgres_servers.py::test_a_read_only_postgresql_gives_503_with_the_reason_logged_and_stores_nothing)."""
+    current_app.logger.error("The database could not be written, nothing was stored: %s", one_line(error))
     return _storage_failing_page()
+
+
+def one_line(error: BaseException) -> str:
+    """``error``'s message on one line (psycopg's span several), for a log line or a command's error."""
+    return " ".join(str(error).split())
+
+
+def database_unavailable(error: BaseException) -> bool:
+    """Whether ``error`` says the database cannot be reached or written right now, rather than that the work
+    is wrong: any of psycopg's ``OperationalError`` (refused, starting up, in recovery, timed out; a wrong
+    database name or password too, which reach the client with no code to tell them apart: the message gives
+    the server's reason), a PostgreSQL that takes no writes (a standby), SQLite's lock held past the busy
+    timeout, or a disk SQLite cannot write (:func:`is_storage_failing`). What :mod:`web.startup` waits out and
+    the command line reports in one line."""
+    if isinstance(error, (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction)):
+        return True
+    return isinstance(error, sqlite3.OperationalError) and (is_database_busy(error) or is_storage_failing(error))
 
 
 #: Seconds a client is asked to wait after a 503 for a full or failing disk (not a moment's wait).
@@ -149,17 +169,10 @@ def handle_postgres_unavailable(error: psycopg.OperationalError):
     return _busy_page()
 
 
-def handle_postgres_read_only(error: psycopg.errors.ReadOnlySqlTransaction):
-    """A server that takes no writes (a standby the connection reached after a failover, or
-    ``default_transaction_read_only``): the 503 of a database that cannot be written, not a 500
-    (tests/test_postgres_servers.py::test_a_read_only_postgresql_gives_503_with_the_reason_logged_and_stores_nothing)."""
-    return storage_failing(error)
-
-
 def init_app(app: Flask) -> None:
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(SecurityError, handle_untrusted_host)
     app.register_error_handler(sqlite3.OperationalError, handle_database_error)
     app.register_error_handler(psycopg.OperationalError, handle_postgres_unavailable)
-    app.register_error_handler(psycopg.errors.ReadOnlySqlTransaction, handle_postgres_read_only)
+    app.register_error_handler(psycopg.errors.ReadOnlySqlTransaction, storage_failing)

@@ -11,7 +11,7 @@ with it, and the server stayed down after the database came back
 (tests/test_reliability.py::test_a_worker_started_while_postgresql_is_down_answers_503_until_it_is_back).
 
 :func:`prepare` does that work at once when the database answers. When it
-cannot be reached or written (:func:`unavailable`) the process starts all the same and
+cannot be reached or written (:func:`web.errors.database_unavailable`) the process starts all the same and
 answers every request with 503 and ``Retry-After`` (static files aside) until
 the work succeeds: one request at a time tries it again, at most once every
 :data:`RETRY_SECONDS`; the others are answered at once. Any other error (a
@@ -20,16 +20,14 @@ failed migration, a bad setting) still stops the process at start.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass, field
 from time import monotonic
 
-import psycopg
 from flask import Flask, current_app, request
 
 from web import catalog, db
-from web.errors import is_database_busy, is_storage_failing, unavailable_page
+from web.errors import database_unavailable, one_line, unavailable_page
 
 #: Seconds between two tries of a start that found the database unavailable.
 RETRY_SECONDS = 1.0
@@ -43,28 +41,17 @@ class _Pending:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def unavailable(error: BaseException) -> bool:
-    """Whether ``error`` says the database cannot be reached or written right now, rather than that the work
-    is wrong: any of psycopg's ``OperationalError`` (refused, starting up, in recovery, timed out; a wrong
-    database name or password too, which reach the client with no code to tell them apart: the log line
-    gives the server's reason), a PostgreSQL that takes no writes (a standby), SQLite's lock held past the
-    busy timeout, or a disk SQLite cannot write (:func:`web.errors.is_storage_failing`)."""
-    if isinstance(error, (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction)):
-        return True
-    return isinstance(error, sqlite3.OperationalError) and (is_database_busy(error) or is_storage_failing(error))
-
-
 def prepare(app: Flask) -> None:
     """Migrate the database and import the survey folders now; if the database is unavailable, say so in the
     log and finish before the first request that finds it back (:func:`_finish_before_request`)."""
     try:
         _prepare_now(app)
     except Exception as error:
-        if not unavailable(error):
+        if not database_unavailable(error):
             raise
         app.logger.warning(
             "The database is unavailable at start; requests answer 503 until it is back: %s",
-            " ".join(str(error).split()),
+            one_line(error),
         )
         app.extensions["rr_pending_start"] = _Pending(next_try=monotonic() + RETRY_SECONDS)
         app.before_request(_finish_before_request)
@@ -91,7 +78,7 @@ def _finish_before_request():
         try:
             _prepare_now(current_app)
         except Exception as error:
-            if not unavailable(error):
+            if not database_unavailable(error):
                 raise
             pending.next_try = monotonic() + RETRY_SECONDS
             return unavailable_page()
