@@ -22,21 +22,36 @@ pytestmark = pytest.mark.sqlite_only(
 ANSWERS = {"cheated": "yes", "lied": "no", "ai_use": "never", "year": "first"}
 
 
-def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_stored_once(app, caplog):
+def fill_the_disk(app) -> None:
+    """Give the app's database no room for one more page: SQLite's own way to a full disk (``SQLITE_FULL``)."""
     with app.test_request_context():  # the test client's requests run on this thread, with this connection
         db = get_db()
         (pages,) = db.execute("PRAGMA page_count").fetchone()
-        db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own way to a full disk: SQLITE_FULL
-    caplog.set_level(logging.ERROR)
+        db.execute(f"PRAGMA max_page_count = {pages}")
+
+
+def submit_until_refused(app, language: str | None = None):
+    """New respondents submit until one is refused (answers fill the free space in the database's pages, then
+    one needs a new page): that respondent, its form's controls, the count stored before it, the response."""
     refused = None
-    for _ in range(200):  # answers fill the free space in the database's pages, then one needs a new page
-        respondent = Respondent(app.test_client())
+    for _ in range(200):
+        client = app.test_client()
+        if language:
+            client.environ_base["HTTP_ACCEPT_LANGUAGE"] = language
+        respondent = Respondent(client)
         controls = respondent.open_form()
         before = stored_count(app)
         response = respondent.submit(ANSWERS, controls=controls)
         if response.status_code != 200:
             refused = response
             break
+    return respondent, controls, before, refused
+
+
+def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_stored_once(app, caplog):
+    fill_the_disk(app)
+    caplog.set_level(logging.ERROR)
+    respondent, controls, before, refused = submit_until_refused(app)
     assert refused is not None and refused.status_code == 503, refused and refused.get_data(as_text=True)
     page = refused.get_data(as_text=True)
     assert "could not write to its storage" in page and "nothing was stored" in page
@@ -50,6 +65,21 @@ def test_a_full_disk_gives_503_stores_nothing_and_logs_why_and_the_resend_is_sto
     assert respondent.submit(ANSWERS, controls=controls).status_code == 200  # sent again once there is room
     assert respondent.submit(ANSWERS, controls=controls).status_code == 200  # a repeat of the key
     assert stored_count(app) == before + 1
+
+
+@pytest.mark.parametrize(
+    ("language", "title"),
+    [
+        ("fr", "Les réponses ne peuvent pas être enregistrées pour le moment"),
+        ("es", "Las respuestas no se pueden guardar en este momento"),
+    ],
+)
+def test_the_full_disk_page_is_in_the_respondents_language(app, language, title):
+    fill_the_disk(app)
+    *_, refused = submit_until_refused(app, language)
+    assert refused is not None and refused.status_code == 503
+    page = refused.get_data(as_text=True)
+    assert title in page and "nothing was stored" not in page
 
 
 def sqlite_error(tmp_path, make) -> sqlite3.OperationalError:

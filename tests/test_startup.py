@@ -53,6 +53,17 @@ def test_an_app_started_without_its_database_answers_503_then_serves_once_it_is_
     assert database_down["tries"] == 3  # done once, not again on each request
 
 
+@pytest.mark.parametrize(
+    ("language", "title"),
+    [("fr", "La base de données est indisponible"), ("es", "La base de datos no está disponible")],
+)
+def test_the_503_of_a_start_without_its_database_is_in_the_visitors_language(make_app, database_down, language, title):
+    client = make_app({"SECRET_KEY": "k"}).test_client()
+    refused = client.get("/s/quiz", headers={"Accept-Language": language})
+    assert refused.status_code == 503 and title in refused.get_data(as_text=True)
+    assert "cannot use its database" not in refused.get_data(as_text=True)
+
+
 def test_a_start_without_its_database_is_tried_again_at_most_once_a_second(make_app, database_down, monkeypatch):
     clock = [1000.0]
     monkeypatch.setattr(startup, "monotonic", lambda: clock[0])

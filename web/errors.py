@@ -6,6 +6,7 @@ import sqlite3
 
 import psycopg
 from flask import Flask, abort, current_app, render_template
+from flask_babel import gettext
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, SecurityError
 
@@ -106,50 +107,50 @@ RETRY_AFTER_STORAGE_SECONDS = 60
 
 def _storage_failing_page():
     """503 with ``Retry-After``: the database's disk is full or failing, nothing was stored."""
-    return (
-        render_template(
-            "error.html",
-            code=503,
-            name="Answers cannot be stored right now",
-            description="The server could not write to its storage, so nothing was stored: your answers were not "
-            "stored. The site's administrators can see why in the server's log. Try again later; sending the form "
-            "again is safe, answers are stored only once.",
+    return _database_page(
+        gettext("Answers cannot be stored right now"),
+        gettext(
+            "The server could not write to its storage, so nothing was stored: your answers were not stored. The "
+            "site's administrators can see why in the server's log. Try again later; sending the form again is "
+            "safe, answers are stored only once."
         ),
-        503,
-        {"Retry-After": str(RETRY_AFTER_STORAGE_SECONDS)},
+        RETRY_AFTER_STORAGE_SECONDS,
     )
 
 
 def _busy_page():
     """503 with ``Retry-After``: the database could not be written in time, nothing was stored."""
-    return (
-        render_template(
-            "error.html",
-            code=503,
-            name="The database is busy",
-            description="It could not be written to in time, so nothing was stored: your answers were not stored. "
-            "Wait a few seconds and send the form again; sending it again is safe, "
-            "answers are stored only once.",
+    return _database_page(
+        gettext("The database is busy"),
+        gettext(
+            "It could not be written to in time, so nothing was stored: your answers were not stored. Wait a few "
+            "seconds and send the form again; sending it again is safe, answers are stored only once."
         ),
+        RETRY_AFTER_BUSY_SECONDS,
+    )
+
+
+def _database_page(name: str, description: str, retry_after: int):
+    """A 503 for the database's trouble: its title and sentence (in the reader's interface language), and how
+    many seconds to wait (``Retry-After``)."""
+    return (
+        render_template("error.html", code=503, name=name, description=description),
         503,
-        {"Retry-After": str(RETRY_AFTER_BUSY_SECONDS)},
+        {"Retry-After": str(retry_after)},
     )
 
 
 def unavailable_page():
     """503 with ``Retry-After``: the database cannot be used at the moment, not reached or not written, as the
     process started (:mod:`web.startup`)."""
-    return (
-        render_template(
-            "error.html",
-            code=503,
-            name="The database is unavailable",
-            description="The server cannot use its database right now (it cannot reach it or cannot write to it), so "
-            "nothing was read or stored. "
-            "Wait a few seconds and try again; sending a form again is safe, answers are stored only once.",
+    return _database_page(
+        gettext("The database is unavailable"),
+        gettext(
+            "The server cannot use its database right now (it cannot reach it or cannot write to it), so nothing "
+            "was read or stored. Wait a few seconds and try again; sending a form again is safe, answers are "
+            "stored only once."
         ),
-        503,
-        {"Retry-After": str(RETRY_AFTER_BUSY_SECONDS)},
+        RETRY_AFTER_BUSY_SECONDS,
     )
 
 

@@ -27,7 +27,9 @@ from time import monotonic
 from flask import Flask, current_app, request
 
 from web import catalog, db
-from web.errors import database_unavailable, one_line, unavailable_page
+from web.errors import database_unavailable, one_line
+from web.errors import unavailable_page as _unavailable_page
+from web.language import in_visitor_language
 
 #: Seconds between two tries of a start that found the database unavailable.
 RETRY_SECONDS = 1.0
@@ -55,6 +57,13 @@ def prepare(app: Flask) -> None:
         )
         app.extensions["rr_pending_start"] = _Pending(next_try=monotonic() + RETRY_SECONDS)
         app.before_request(_finish_before_request)
+
+
+def unavailable_page():
+    """:func:`web.errors.unavailable_page` in the visitor's language (``?lang=``, else the browser's): no survey
+    can be read to choose it."""
+    in_visitor_language()
+    return _unavailable_page()
 
 
 def _prepare_now(app: Flask) -> None:
