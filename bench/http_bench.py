@@ -6,11 +6,14 @@ app servers, each server the product app plus the bench-only routes (:mod:`bench
 sides on the same servers: the product's submissions (``POST /s/<survey>``), the floor
 (``POST /bench/floor/<survey>``: the least any submission must do, CSRF, the fields, the answer with
 its key and kept counts in one transaction), the bare-insert ceiling (``POST /bench/ceiling``) and the
-trivial ``GET /bench/trivial``. Rounds alternate the order so that a noisy neighbour and any drift hurt
+trivial ``GET /bench/trivial``. The submissions and the floor, whose ratio the target is on, are
+measured as a pair (:func:`bench.load.run_pair`): in one window, taking turns in half-second slices, so that
+both see the same seconds of the machine; the other sides each have a window of their own. Rounds
+alternate the order (and which of the pair goes first) so that a noisy neighbour and any drift hurt
 every side alike. Reported:
 
-* rates: the median over rounds; ratios: the median of the per-round ratios (each round's
-  measurements are seconds apart);
+* rates: the median over rounds; ratios: the median of the per-round ratios (the pair's from the same
+  window, the others' from windows seconds apart);
 * submissions / floor against :data:`FLOOR_RATIO_TARGET` (issue 25: it replaced the 0.75 of the
   ceiling of issue 15, out of reach for what every submission must do);
 * latencies: percentiles over every measured request of every round;

@@ -12,12 +12,24 @@ Each client first opens a session as a browser would (GET the form once:
 session cookie and CSRF token), then posts as fast as its answers come
 back. Requests finishing during the warm-up are not counted; the
 measurement window is the same wall-clock interval in every process.
+
+Two endpoints can be measured as a pair (``other_path``): every client
+alternates between them in slices of wall-clock time, the same slices in
+every process, so that both see the same machine, seconds or less apart,
+and a neighbour's burst or a checkpoint falls on both alike. A request
+counts for its slice's endpoint only if it started and finished in that
+slice: each endpoint then loses the same time at every switch (the other
+one's last requests finishing, its own last ones cut off), so the pair's
+ratio has no bias from the switches. Measured (2026-11-28, bench/README):
+the floor against itself gave 0.996 with a round-to-round spread of 0.021,
+where two windows one after the other spread by up to 0.4.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import multiprocessing
 import random
 import re
@@ -62,10 +74,38 @@ class LoadSpec:
     method: str = "POST"
     #: Seconds given to the client processes to start and open their sessions before the warm-up.
     start_slack_seconds: float = START_SLACK_SECONDS
+    #: When the warm-up starts (``time.time()``; 0: ``start_slack_seconds`` after the load is started), so that
+    #: the loads of several servers and a caller's CPU samples share one schedule (:meth:`schedule`).
+    start_at: float = 0.0
+    #: Non-empty: a pair, ``post_path`` and this path alternating in :meth:`slices` (``post_path`` first).
+    other_path: str = ""
+    #: The pair's slices last about this long (:meth:`slices`).
+    slice_seconds: float = 0.5
 
     @property
     def connections(self) -> int:
         return self.processes * self.threads
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return (self.post_path, self.other_path) if self.other_path else (self.post_path,)
+
+    def schedule(self) -> tuple[float, float, float]:
+        """``(start, window_start, window_end)`` in ``time.time()`` seconds: the clients' start, then the
+        measured window (for a pair: ``measure_seconds`` for each path, so twice as long)."""
+        start = self.start_at or time.time() + self.start_slack_seconds
+        window_start = start + self.warmup_seconds
+        return start, window_start, window_start + self.measure_seconds * len(self.paths)
+
+    def slices(self) -> int:
+        """How many slices a pair's window is cut into: an even number (each path as long), at least two."""
+        return max(2, 2 * round(self.measure_seconds / self.slice_seconds))
+
+
+def slice_of(spec: LoadSpec, window: tuple[float, float], moment: float) -> int:
+    """The index of the pair's slice ``moment`` falls in (negative during the warm-up: the same alternation)."""
+    window_start, window_end = window
+    return math.floor((moment - window_start) / ((window_end - window_start) / spec.slices()))
 
 
 @dataclass
@@ -181,31 +221,50 @@ class _Client:
         cookie = response.headers.get("set-cookie", "").split(";", 1)[0]
         return cookie, CSRF_INPUT.search(response.body.decode()).group(1)
 
-    def post(self) -> int:
+    def post(self, path: str) -> int:
         if self.spec.method == "GET":
             method, headers, body = "GET", {"Cookie": self.cookie}, b""
         else:
             body = submission_body(self.csrf_token, self.spec.questions).encode("ascii")
             method, headers = "POST", {"Content-Type": "application/x-www-form-urlencoded", "Cookie": self.cookie}
         try:
-            return self.conn.request(method, self.spec.post_path, headers, body).status
+            return self.conn.request(method, path, headers, body).status
         except (OSError, ValueError):
             self.conn.close()
             return 0  # connection error
 
 
-def _client_thread(spec: LoadSpec, start: float, window: tuple[float, float], result: LoadResult) -> None:
+def _client_thread(spec: LoadSpec, start: float, window: tuple[float, float], results: list[LoadResult]) -> None:
+    """Post until the window ends, each request to its path (:func:`path_of`), tallied by :func:`tally`."""
     client = _Client(spec)
     time.sleep(max(0.0, start - time.time()))
-    window_start, window_end = window
-    while time.time() < window_end:
+    while (started := time.time()) < window[1]:
+        side = path_of(spec, window, started)
         tick = time.perf_counter()
-        status = client.post()
-        elapsed, finished = time.perf_counter() - tick, time.time()
-        result.sent += 1
-        if window_start <= finished <= window_end:
-            result.latencies.append(elapsed)
-            result.statuses[status] += 1
+        status = client.post(spec.paths[side])
+        elapsed = time.perf_counter() - tick
+        sent, counted = tally(spec, window, started, time.time())
+        results[side].sent += sent
+        if counted:
+            results[side].latencies.append(elapsed)
+            results[side].statuses[status] += 1
+
+
+def path_of(spec: LoadSpec, window: tuple[float, float], started: float) -> int:
+    """Which of ``spec.paths`` a request started at ``started`` goes to: a pair's alternate by slice."""
+    return slice_of(spec, window, started) % 2 if spec.other_path else 0
+
+
+def tally(spec: LoadSpec, window: tuple[float, float], started: float, finished: float) -> tuple[bool, bool]:
+    """``(sent, counted)`` for a request: whether it counts towards CPU per request (one path: every request,
+    warm-up included, as the server's CPU is taken over the whole load; a pair: those started in the window,
+    as its CPU is sampled over the window's slices), and whether it is measured (one path: it finished in the
+    window; a pair: it started and finished in one slice of the window)."""
+    window_start, window_end = window
+    if not spec.other_path:
+        return True, window_start <= finished <= window_end
+    inside = window_start <= started
+    return inside, inside and slice_of(spec, window, finished) == slice_of(spec, window, started)
 
 
 def _cpu_seconds() -> float:
@@ -213,9 +272,10 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _client_process(spec: LoadSpec, start: float, window: tuple[float, float]) -> LoadResult:
-    """``spec.threads`` clients in this process; CPU counted from the window's start."""
-    parts = [LoadResult(spec.measure_seconds) for _ in range(spec.threads)]
+def _client_process(spec: LoadSpec, start: float, window: tuple[float, float]) -> list[LoadResult]:
+    """``spec.threads`` clients in this process, a result per path; CPU counted from the window's start (a
+    pair's split evenly between its paths, which take turns)."""
+    parts = [[LoadResult(spec.measure_seconds) for _ in spec.paths] for _ in range(spec.threads)]
     threads = [threading.Thread(target=_client_thread, args=(spec, start, window, part)) for part in parts]
     for thread in threads:
         thread.start()
@@ -223,30 +283,48 @@ def _client_process(spec: LoadSpec, start: float, window: tuple[float, float]) -
     cpu_at_start = _cpu_seconds()
     for thread in threads:
         thread.join()
-    result = LoadResult(spec.measure_seconds, client_cpu_seconds=_cpu_seconds() - cpu_at_start)
+    cpu = (_cpu_seconds() - cpu_at_start) / len(spec.paths)
+    results = [LoadResult(spec.measure_seconds, client_cpu_seconds=cpu) for _ in spec.paths]
     for part in parts:
-        result.merge(part)
-    return result
+        for result, side in zip(results, part):
+            result.merge(side)
+    return results
 
 
-def _run_here(spec: LoadSpec) -> LoadResult:
-    start = time.time() + spec.start_slack_seconds
-    window = (start + spec.warmup_seconds, start + spec.warmup_seconds + spec.measure_seconds)
+def _run_here(spec: LoadSpec) -> list[LoadResult]:
+    start, *window = spec.schedule()
     with multiprocessing.get_context("spawn").Pool(spec.processes) as pool:
-        parts = pool.starmap(_client_process, [(spec, start, window)] * spec.processes)
-    result = LoadResult(spec.measure_seconds)
+        parts = pool.starmap(_client_process, [(spec, start, tuple(window))] * spec.processes)
+    results = [LoadResult(spec.measure_seconds) for _ in spec.paths]
     for part in parts:
-        result.merge(part)
-    return result
+        for result, side in zip(results, part):
+            result.merge(side)
+    return results
 
 
 def run_load(spec: LoadSpec) -> LoadResult:
-    """Drive the server with ``spec`` from a fresh ``python -m bench.load`` process.
+    """Drive the server with ``spec`` (one path) from a fresh ``python -m bench.load`` process.
 
     A separate interpreter that imports only the standard library, so that
     its client processes start light (spawned children re-import the main
     module, which in the bench runner pulls in numpy, scipy and Flask).
     """
+    if spec.other_path:
+        raise ValueError(f"run_load measures one path; {spec.other_path!r} is a pair's: use run_pair")
+    return _run_child(spec)[0]
+
+
+def run_pair(spec: LoadSpec) -> tuple[LoadResult, LoadResult]:
+    """Drive the server with ``spec``'s two paths taking turns (:meth:`LoadSpec.slices`); a result for each,
+    each over ``measure_seconds`` of its slices."""
+    if not spec.other_path:
+        raise ValueError(f"run_pair needs a second path; only {spec.post_path!r} was given")
+    first, second = _run_child(spec)
+    return first, second
+
+
+def _run_child(spec: LoadSpec) -> list[LoadResult]:
+    """The results of ``spec``'s paths, from ``python -m bench.load``."""
     payload = json.dumps(dataclasses.asdict(spec))
     done = subprocess.run(
         [sys.executable, "-m", "bench.load"],
@@ -258,28 +336,32 @@ def run_load(spec: LoadSpec) -> LoadResult:
     )
     if done.returncode != 0:
         raise RuntimeError(f"the load generator failed:\n{done.stderr}")
-    raw = json.loads(done.stdout)
-    return LoadResult(
-        spec.measure_seconds,
-        raw["latencies"],
-        Counter({int(k): v for k, v in raw["statuses"].items()}),
-        raw["client_cpu_seconds"],
-        raw["sent"],
-    )
+    return [
+        LoadResult(
+            spec.measure_seconds,
+            raw["latencies"],
+            Counter({int(k): v for k, v in raw["statuses"].items()}),
+            raw["client_cpu_seconds"],
+            raw["sent"],
+        )
+        for raw in json.loads(done.stdout)
+    ]
 
 
 def main() -> None:
-    """Read a :class:`LoadSpec` as JSON on stdin, run it, write the result as JSON."""
+    """Read a :class:`LoadSpec` as JSON on stdin, run it, write its results (one per path) as JSON."""
     raw = json.load(sys.stdin)
     spec = LoadSpec(**{**raw, "questions": {k: tuple(v) for k, v in raw["questions"].items()}})
-    result = _run_here(spec)
     json.dump(
-        {
-            "latencies": result.latencies,
-            "statuses": result.statuses,
-            "client_cpu_seconds": result.client_cpu_seconds,
-            "sent": result.sent,
-        },
+        [
+            {
+                "latencies": result.latencies,
+                "statuses": result.statuses,
+                "client_cpu_seconds": result.client_cpu_seconds,
+                "sent": result.sent,
+            }
+            for result in _run_here(spec)
+        ],
         sys.stdout,
     )
 

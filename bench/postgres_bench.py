@@ -17,8 +17,9 @@ out of reach, :mod:`bench.survey`), the same answers to a survey under the
 default ceiling, each marked as part of a burst (the flood), the floor (the
 least a submission does), the bare-insert ceiling (:mod:`bench.ceiling_app`)
 and the trivial ``GET /bench/trivial`` of the same server. With two servers the load
-generator's connections are split evenly between them. Rounds alternate
-the order; ratios are medians of per-round ratios.
+generator's connections are split evenly between them. The submissions
+and the floor take turns in one window (:func:`bench.load.run_pair`).
+Rounds alternate the order; ratios are medians of per-round ratios.
 
 ``data``: one survey grown on both backends to each size
 (:mod:`bench.dataset`; on PostgreSQL with ``COPY``), then at each size the
@@ -57,7 +58,7 @@ from bench.http_bench import (
     latencies,
     ratio_figure,
 )
-from bench.load import LoadResult, LoadSpec, run_load
+from bench.load import LoadResult, LoadSpec, run_load, run_pair
 from bench.report import Figure, at_least, at_most, median_seconds, ms, table
 from bench.survey import FLOOD_SURVEY_ID, SURVEY_ID, write_flood_survey, write_survey
 from devtools import postgres_cluster
@@ -81,10 +82,13 @@ def say(message: str) -> None:
 # HTTP: submissions, the floor, the ceiling and the trivial GET, per backend and number of app servers.
 
 
-#: What each setup's rounds load, in order (every other round the other way round): the ordinary submissions and
-#: the floor next to each other, so that the ratio the target is on compares windows seconds apart; then the
-#: marked submissions, the ceiling and the GET.
+#: Each setup's sides.
 HTTP_SIDES = ("submit", "floor", "flood", "ceiling", "trivial")
+#: What each setup's rounds load, in order (every other round the other way round): the ordinary submissions and
+#: the floor as a pair (:func:`bench.load.run_pair`: taking turns in half-second slices of one window, so that
+#: the ratio the target is on compares the same seconds of the machine), then the marked submissions, the
+#: ceiling and the GET, each in a window of its own.
+HTTP_LOADS = (("submit", "floor"), ("flood",), ("ceiling",), ("trivial",))
 
 
 @dataclass
@@ -115,28 +119,52 @@ def _prepare(target: str) -> None:
         db.close()
 
 
-def _load_split(servers: list[server.Server], spec: LoadSpec, side: Side) -> None:
-    """One round against every server at once, the connections split evenly; the results merged."""
+def _load_split(servers: list[server.Server], spec: LoadSpec, sides: list[Side]) -> None:
+    """One round against every server at once, the connections split evenly, on one schedule; the results
+    merged into ``sides`` (a pair's, :attr:`LoadSpec.other_path`: one for each path, the servers' CPU sampled
+    at every slice's end and credited to the slice's path)."""
+    spec = replace(spec, start_at=time.time() + spec.start_slack_seconds)
     processes = max(1, spec.processes // len(servers))
     specs = [replace(spec, port=s.port, processes=processes) for s in servers]
-    results: list[LoadResult | None] = [None] * len(specs)
+    results: list[list[LoadResult] | None] = [None] * len(specs)
+    cpu = [0.0] * len(sides)
 
     def drive(index: int) -> None:
-        results[index] = run_load(specs[index])
+        results[index] = list(run_pair(specs[index])) if spec.other_path else [run_load(specs[index])]
 
     before = sum(s.cpu_seconds() for s in servers)
     threads = [threading.Thread(target=drive, args=(i,)) for i in range(len(specs))]
+    if spec.other_path:
+        threads.append(threading.Thread(target=_credit_cpu_by_slice, args=(servers, spec, cpu)))
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    side.server_cpu_seconds += sum(s.cpu_seconds() for s in servers) - before
-    merged = LoadResult(spec.measure_seconds)
-    for part in results:
-        if part is None:
-            raise RuntimeError("a load generator failed")
-        merged.merge(part)
-    side.rounds.append(merged)
+    if not spec.other_path:
+        cpu[0] = sum(s.cpu_seconds() for s in servers) - before
+    for number, side in enumerate(sides):
+        merged = LoadResult(spec.measure_seconds)
+        for part in results:
+            if part is None:
+                raise RuntimeError("a load generator failed")
+            merged.merge(part[number])
+        side.rounds.append(merged)
+        side.server_cpu_seconds += cpu[number]
+
+
+def _credit_cpu_by_slice(servers: list[server.Server], spec: LoadSpec, credited: list[float]) -> None:
+    """Sample the servers' CPU at a pair's window start and at each of its slices' ends; add each slice's CPU
+    to its path's entry of ``credited`` (the pair's requests are counted by slice too, so CPU per request
+    compares the two paths on the same slices)."""
+    _, window_start, window_end = spec.schedule()
+    length = (window_end - window_start) / spec.slices()
+    previous = None
+    for index in range(spec.slices() + 1):
+        time.sleep(max(0.0, window_start + index * length - time.time()))
+        now = sum(s.cpu_seconds() for s in servers)
+        if previous is not None:
+            credited[(index - 1) % 2] += now - previous
+        previous = now
 
 
 def measure_http(workdir: Path, server_url: str, options: HttpOptions) -> list[Figure]:
@@ -188,12 +216,14 @@ def measure_http(workdir: Path, server_url: str, options: HttpOptions) -> list[F
                 booted = count - len(borrowed)
                 setup.servers, running = borrowed + running[:booted], running[booted:]
             for number in range(options.rounds):
-                order = list(HTTP_SIDES) if number % 2 == 0 else list(HTTP_SIDES)[::-1]
+                backwards = number % 2 == 1  # the order, and which of a pair goes first
                 for setup, _ in setups:
-                    for kind in order:
-                        path, method = paths[kind]
-                        say(f"round {number + 1}: {setup.name}, {kind}")
-                        _load_split(setup.servers, replace(base, post_path=path, method=method), setup.sides[kind])
+                    for kinds in HTTP_LOADS[::-1] if backwards else HTTP_LOADS:
+                        kinds = kinds[::-1] if backwards else kinds
+                        (path, method), *other = (paths[kind] for kind in kinds)
+                        spec = replace(base, post_path=path, method=method, other_path=other[0][0] if other else "")
+                        say(f"round {number + 1}: {setup.name}, {' and '.join(kinds)}")
+                        _load_split(setup.servers, spec, [setup.sides[kind] for kind in kinds])
     finally:
         postgres_cluster.drop_databases(server_url, names)
     return [figure for setup, _ in setups for figure in _http_figures(setup)]

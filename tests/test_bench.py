@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import cold, dataset, numbers_bench, results_bench
+from bench import cold, dataset, load, numbers_bench, results_bench
 from bench.survey import write_numbers_survey, write_survey
 from storage import connection, queries
 
@@ -125,6 +125,46 @@ def quick_run(postgres_server: str) -> subprocess.CompletedProcess:
 
 def _table_rows(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.startswith("| ")]
+
+
+def pair_spec(measure_seconds: float = 6.0, slice_seconds: float = 0.5) -> load.LoadSpec:
+    return load.LoadSpec(
+        0, "/s/x", "/s/x", {}, other_path="/bench/floor/x", measure_seconds=measure_seconds, slice_seconds=slice_seconds
+    )
+
+
+@pytest.mark.parametrize(("measure", "slice_length", "slices"), [(6.0, 0.5, 24), (0.25, 0.5, 2), (1.0, 0.3, 6)])
+def test_a_pairs_window_is_twice_its_measure_cut_into_an_even_number_of_slices(measure, slice_length, slices):
+    spec = pair_spec(measure, slice_length)
+    start, window_start, window_end = load.LoadSpec(**{**spec.__dict__, "start_at": 100.0}).schedule()
+    assert (start, window_start) == (100.0, 100.0 + spec.warmup_seconds)
+    assert window_end - window_start == pytest.approx(2 * measure)
+    assert spec.slices() == slices
+
+
+def test_a_pairs_requests_take_turns_by_slice_and_count_only_within_one():
+    spec, window = pair_spec(), (10.0, 22.0)  # 24 slices of 0.5 s
+    assert [load.path_of(spec, window, t) for t in (10.0, 10.49, 10.5, 11.2, 21.9)] == [0, 0, 1, 0, 1]
+    assert load.path_of(spec, window, 9.6) == 1  # the warm-up takes turns too
+    assert load.tally(spec, window, 10.1, 10.4) == (True, True)
+    assert load.tally(spec, window, 10.4, 10.6) == (True, False)  # ran into the other path's slice
+    assert load.tally(spec, window, 21.8, 22.1) == (True, False)  # ran past the window
+    assert load.tally(spec, window, 9.9, 10.2) == (False, False)  # started in the warm-up
+
+
+def test_one_paths_requests_count_when_they_finish_in_the_window():
+    spec, window = load.LoadSpec(0, "/s/x", "/s/x", {}), (10.0, 16.0)
+    assert [load.path_of(spec, window, t) for t in (9.0, 10.6, 15.9)] == [0, 0, 0]
+    assert load.tally(spec, window, 9.9, 10.2) == (True, True)
+    assert load.tally(spec, window, 9.0, 9.5) == (True, False)  # the warm-up's: sent, for CPU per request
+    assert load.tally(spec, window, 15.9, 16.1) == (True, False)
+
+
+def test_a_pair_and_one_path_are_driven_by_their_own_functions():
+    with pytest.raises(ValueError, match="/bench/floor/x"):
+        load.run_load(pair_spec())
+    with pytest.raises(ValueError, match="/s/x"):
+        load.run_pair(load.LoadSpec(0, "/s/x", "/s/x", {}))
 
 
 @pytest.mark.slow
