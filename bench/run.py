@@ -406,6 +406,7 @@ def run(plan: Plan) -> int:
             say(
                 f"HTTP load: {plan.http.rounds} round(s) x {len(postgres_bench.HTTP_SIDES)} sides x 3 setups"
                 f" (SQLite, PostgreSQL with 1 and 2 app servers) x {plan.http.measure_seconds:g} s"
+                " (the submissions and the floor taking turns in one window)"
             )
             figures += http_figures(workdir, plan)
             say("profiling the submission path in process")

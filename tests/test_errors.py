@@ -3,6 +3,7 @@ happened, never a 500 for the database's own trouble."""
 
 from __future__ import annotations
 
+import html
 import logging
 import sqlite3
 
@@ -141,3 +142,46 @@ def test_database_unavailable_is_a_database_out_of_reach_not_a_wrong_one(error, 
 
 def test_a_disk_sqlite_cannot_write_is_unavailable_too(tmp_path):
     assert database_unavailable(sqlite_error(tmp_path, read_only_write))
+
+
+# --------------------------------------------------------------------------
+# The other error pages: in the reader's language, English in the researchers' areas.
+
+
+def error_page(client, path: str, language: str | None = None, status: int = 404) -> str:
+    response = client.get(path, headers={"Accept-Language": language} if language else {})
+    assert response.status_code == status, response.get_data(as_text=True)
+    return html.unescape(response.get_data(as_text=True))
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "sentence"),
+    [
+        ("fr", "Page introuvable", "Il n’y a aucune enquête nommée « nowhere »."),
+        ("es", "Página no encontrada", "No hay ninguna encuesta llamada «nowhere»."),
+        (None, "Not found", "There is no survey called “nowhere”."),
+    ],
+)
+def test_a_survey_address_that_names_no_survey_is_refused_in_the_visitors_language(client, language, title, sentence):
+    page = error_page(client, "/s/nowhere", language)
+    assert f"<h1>{title}</h1>" in page and sentence in page
+
+
+def test_an_address_with_no_page_is_refused_in_the_visitors_language_and_lang_comes_first(client):
+    page = error_page(client, "/no-such-page", "es")
+    assert "<h1>Página no encontrada</h1>" in page and "No hay ninguna página en esta dirección." in page
+    page = error_page(client, "/no-such-page?lang=fr", "es")
+    assert "<h1>Page introuvable</h1>" in page and "Il n’y a aucune page à cette adresse." in page
+
+
+def test_a_method_the_page_does_not_take_is_refused_in_the_visitors_language(client):
+    response = client.delete("/s/quiz", headers={"Accept-Language": "fr"})
+    assert response.status_code == 405
+    page = html.unescape(response.get_data(as_text=True))
+    assert "<h1>Méthode non autorisée</h1>" in page and "Cette page ne peut pas être atteinte de cette façon." in page
+
+
+def test_the_researchers_areas_refuse_in_english_whatever_the_browser_says(client):
+    page = error_page(client, "/admin/no-such-page", "fr")
+    assert "<h1>Not found</h1>" in page and "There is no page at this address." in page
+    assert "introuvable" not in page

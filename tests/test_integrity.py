@@ -4,6 +4,7 @@ the burst warning, and days excluded from the estimates (pages and exports)."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -141,9 +142,27 @@ def test_the_refusal_says_why_and_when_to_retry_and_stores_nothing(app, surveys_
     assert response.status_code == 429
     assert 0 < int(response.headers["Retry-After"]) <= 3601
     text = response.get_data(as_text=True)
-    assert "at most 1 responses an hour from one network address" in text
+    assert "at most 1 response an hour from one network address" in text
     assert f"try again in {response.headers['Retry-After']} seconds" in text
     assert queries.response_count(db, "quiz") == 1 and queries.tallies(db, "quiz") == before
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("fr", "Cette enquête accepte au plus 1 réponse par heure depuis une même adresse réseau"),
+        ("es", "Esta encuesta acepta como máximo 1 respuesta por hora desde una misma dirección de red"),
+    ],
+)
+def test_the_refusal_is_in_the_respondents_language(app, surveys_dir, language, sentence):
+    with_limit(surveys_dir, 1)
+    assert submit_from_fresh_browsers(app, 1) == [200]
+    client = app.test_client()
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = language
+    response = Respondent(client).submit(ANSWERS)
+    assert response.status_code == 429
+    text = html.unescape(response.get_data(as_text=True))
+    assert sentence in text and f"{response.headers['Retry-After']} " in text and "network address" not in text
 
 
 def test_the_limit_is_per_address_and_per_survey(app, surveys_dir, db):

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from flask import Flask, abort, current_app
+from flask_babel import gettext
 
 from storage import connection, survey_states
 from storage import surveys as stored_surveys
@@ -32,6 +33,7 @@ from surveys.definition import Survey
 from surveys.files import Standing, SurveyCatalog
 from surveys.schema import Problem, SurveyFileError
 from web.db import get_db, open_database
+from web.language import in_visitor_language
 
 logger = logging.getLogger(__name__)
 
@@ -214,11 +216,16 @@ def send_survey_state_and_key_seen(survey: Survey, key: str | None) -> Callable[
     return read
 
 
+def no_survey_called(survey_id: str) -> str:
+    """The 404's sentence for a survey address that names no survey, in the reader's language."""
+    return gettext("There is no survey called “%(survey)s”.", survey=survey_id)
+
+
 def survey_or_404(survey_id: str) -> Survey:
     """The survey, for its people's pages (a draft included); the 404 of a missing survey otherwise."""
     survey = get_catalog().get(survey_id)
     if survey is None:
-        abort(404, description=f"There is no survey called “{survey_id}”.")
+        abort(404, description=no_survey_called(survey_id))
     return survey
 
 
@@ -226,5 +233,6 @@ def respondent_survey_or_404(survey_id: str) -> Survey:
     """The survey a respondent reaches by its link: a draft answers the 404 of a missing survey."""
     survey = get_catalog().public(survey_id)
     if survey is None:
-        abort(404, description=f"There is no survey called “{survey_id}”.")
+        in_visitor_language()  # no survey to take a language from: the 404 is in the visitor's
+        abort(404, description=no_survey_called(survey_id))
     return survey

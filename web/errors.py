@@ -5,10 +5,12 @@ from __future__ import annotations
 import sqlite3
 
 import psycopg
-from flask import Flask, abort, current_app, render_template
+from flask import Flask, abort, current_app, g, render_template, request
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, SecurityError
+
+from web.language import N_, in_visitor_language
 
 #: Seconds a client is asked to wait after a 503 for a busy database.
 RETRY_AFTER_BUSY_SECONDS = 5
@@ -22,8 +24,44 @@ def parsed_or_400(parse, *args):
         abort(400, description=str(error))
 
 
+#: The statuses' names as the error page shows them, in the reader's language (werkzeug's own are English).
+STATUS_NAMES = {
+    400: N_("Bad request"),
+    403: N_("Forbidden"),
+    404: N_("Not found"),
+    405: N_("Method not allowed"),
+    409: N_("Conflict"),
+    410: N_("Gone"),
+    413: N_("Request too large"),
+    429: N_("Too many requests"),
+    500: N_("Internal server error"),
+    503: N_("Service unavailable"),
+}
+#: What a status means when whoever raised it said nothing more (werkzeug's default description, which is
+#: English): the same sense in the reader's language.
+STATUS_DESCRIPTIONS = {
+    400: N_("The server could not understand the request."),
+    403: N_("You do not have the permission to open this page."),
+    404: N_("There is no page at this address. If you typed it, please check it."),
+    405: N_("This page cannot be reached that way."),
+    500: N_("The server met an unexpected error and could not finish the request."),
+}
+#: Where the pages are in English only (the researchers' and administrators' areas), whatever the browser says.
+ENGLISH_ONLY_PATHS = ("/admin", "/api")
+
+
 def handle_http_error(error: HTTPException):
-    return render_template("error.html", code=error.code, name=error.name, description=error.description), error.code
+    """The error page of ``error``, in the reader's language: the respondent's or the visitor's where a page
+    chose it, else (a survey that does not exist, an address with no page) the browser's among the interface
+    languages; English in the researchers' areas (:data:`ENGLISH_ONLY_PATHS`). A description given by whoever
+    raised the error is theirs to translate; werkzeug's default one is replaced by :data:`STATUS_DESCRIPTIONS`'s."""
+    if "interface_language" not in g and not request.path.startswith(ENGLISH_ONLY_PATHS):
+        in_visitor_language()
+    name = gettext(STATUS_NAMES[error.code]) if error.code in STATUS_NAMES else error.name
+    description = error.description
+    if description == type(error).description and error.code in STATUS_DESCRIPTIONS:
+        description = gettext(STATUS_DESCRIPTIONS[error.code])
+    return render_template("error.html", code=error.code, name=name, description=description), error.code
 
 
 def handle_untrusted_host(error: SecurityError):

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from babel.lists import format_list
 from flask import g, request
-from flask_babel import get_locale, gettext
+from flask_babel import get_locale, gettext, refresh
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
 
@@ -108,6 +108,7 @@ def in_visitor_language() -> None:
     if chosen not in INTERFACE_LANGUAGES:
         chosen = preferred_language(INTERFACE_LANGUAGES) or "en"
     g.interface_language = chosen
+    refresh()  # a locale Flask-Babel kept from a word translated earlier in the request is dropped
 
 
 def preferred_language(offered: tuple[str, ...]) -> str | None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flask import current_app, render_template, request
+from flask_babel import gettext, ngettext
 
 from analysis.bursts import MIN_BURST_COUNT, hour_threshold, usual_rate_of_others
 from storage import burst_days, ratelimit, responses
@@ -75,7 +76,7 @@ def _name_key(name: str) -> str:
 
 def too_many(description: str, retry_after: int, status: int = 429):
     """An error page with ``Retry-After``."""
-    name = "Too many requests" if status == 429 else "Busy"
+    name = gettext("Too many requests") if status == 429 else gettext("Busy")
     body = render_template("error.html", code=status, name=name, description=description)
     return body, status, {"Retry-After": str(retry_after)}
 
@@ -100,7 +101,10 @@ def send_refusal(kind: str, setting: str, client: str | None = None) -> Callable
         if verdict.allowed:
             return None
         return too_many(
-            f"Too many requests from your network. Please try again in {verdict.retry_after} seconds.",
+            gettext(
+                "Too many requests from your network. Please try again in %(seconds)s seconds.",
+                seconds=verdict.retry_after,
+            ),
             verdict.retry_after,
         )
 
@@ -249,7 +253,13 @@ def refuse_if_over_survey_limit(survey):
     if verdict.allowed:
         return None
     return too_many(
-        f"This survey takes at most {most} responses an hour from one network address, and that many "
-        f"have come from yours. Please try again in {verdict.retry_after} seconds.",
+        ngettext(
+            "This survey takes at most %(num)s response an hour from one network address, and that many have "
+            "come from yours. Please try again in %(seconds)s seconds.",
+            "This survey takes at most %(num)s responses an hour from one network address, and that many have "
+            "come from yours. Please try again in %(seconds)s seconds.",
+            most,
+            seconds=verdict.retry_after,
+        ),
         verdict.retry_after,
     )
