@@ -60,7 +60,7 @@ from bench.http_bench import (
 )
 from bench.load import LoadResult, LoadSpec, run_load, run_pair
 from bench.report import Figure, at_least, at_most, median_seconds, ms, table
-from bench.survey import FLOOD_SURVEY_ID, SURVEY_ID, write_flood_survey, write_survey
+from bench.survey import FLOOD_SURVEY_ID, SURVEY_ID, seed_usual_traffic, write_flood_survey, write_survey
 from devtools import postgres_cluster
 from storage import connection
 from surveys import export
@@ -109,12 +109,14 @@ def _environment(database: Path, database_url: str | None, surveys_dir: Path, wo
 
 
 def _prepare(target: str) -> None:
-    """Migrate the database and create the ceiling's table once, before the workers boot (``flask init-db``
-    first, as the README's deployment says)."""
+    """Migrate the database, create the ceiling's table and give the bench survey its usual traffic
+    (:func:`bench.survey.seed_usual_traffic`) once, before the workers boot (``flask init-db`` first, as the
+    README's deployment says)."""
     migrate_database(target)
     db = connection.connect(target)
     try:
         create_ceiling_table(db)
+        seed_usual_traffic(db)
     finally:
         db.close()
 

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import cold, dataset, load, numbers_bench, results_bench
-from bench.survey import write_numbers_survey, write_survey
-from storage import connection, queries
+from analysis.bursts import hour_threshold, usual_rate_of_others
+from bench import cold, dataset, load, numbers_bench, postgres_bench, results_bench
+from bench.survey import SURVEY_ID, UNREACHED_CEILING, write_numbers_survey, write_survey
+from storage import burst_days, connection, queries
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The whole quick run, servers and PostgreSQL included (about a minute on a quiet 2-core machine).
@@ -165,6 +166,22 @@ def test_a_pair_and_one_path_are_driven_by_their_own_functions():
         load.run_load(pair_spec())
     with pytest.raises(ValueError, match="/s/x"):
         load.run_pair(load.LoadSpec(0, "/s/x", "/s/x", {}))
+
+
+def test_the_bench_surveys_answers_stay_ordinary_in_a_run_that_crosses_a_clock_hour(tmp_path):
+    """The new hour is judged against the hour the run began in; without the seeded usual traffic the threshold
+    fell to a few hundred answers above that hour's count (6,888 after 6,500), and the submissions after it were
+    marked as a burst."""
+    target = str(tmp_path / "bench.sqlite3")
+    postgres_bench._prepare(target)
+    db = connection.connect(target)
+    try:
+        with connection.immediate_transaction(db):  # the hour the run began in
+            db.execute("INSERT INTO hour_histograms (survey_id, responses, hours) VALUES (?, 6500, 1)", [SURVEY_ID])
+        usual = usual_rate_of_others(burst_days.hour_histogram(db, SURVEY_ID), leave_out=0)
+    finally:
+        db.close()
+    assert hour_threshold(usual, UNREACHED_CEILING) == UNREACHED_CEILING
 
 
 @pytest.mark.slow
