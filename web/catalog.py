@@ -25,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from flask import Flask, abort, current_app
-from flask_babel import gettext
+from flask_babel import lazy_gettext
 
 from storage import connection, survey_states
 from storage import surveys as stored_surveys
@@ -33,7 +33,7 @@ from surveys.definition import Survey
 from surveys.files import Standing, SurveyCatalog
 from surveys.schema import Problem, SurveyFileError
 from web.db import get_db, open_database
-from web.language import in_visitor_language
+from web.language import N_
 
 logger = logging.getLogger(__name__)
 
@@ -216,9 +216,14 @@ def send_survey_state_and_key_seen(survey: Survey, key: str | None) -> Callable[
     return read
 
 
-def no_survey_called(survey_id: str) -> str:
-    """The 404's sentence for a survey address that names no survey, in the reader's language."""
-    return gettext("There is no survey called “%(survey)s”.", survey=survey_id)
+#: The 404's sentence for a survey address that names no survey (marked for the catalogues, translated lazily).
+NO_SURVEY_CALLED = N_("There is no survey called “%(survey)s”.")
+
+
+def no_survey_called(survey_id: str):
+    """The 404's sentence for a survey address that names no survey, translated when the page is made, in the
+    language the error page chooses (:func:`web.errors.handle_http_error`)."""
+    return lazy_gettext(NO_SURVEY_CALLED, survey=survey_id)
 
 
 def survey_or_404(survey_id: str) -> Survey:
@@ -233,6 +238,5 @@ def respondent_survey_or_404(survey_id: str) -> Survey:
     """The survey a respondent reaches by its link: a draft answers the 404 of a missing survey."""
     survey = get_catalog().public(survey_id)
     if survey is None:
-        in_visitor_language()  # no survey to take a language from: the 404 is in the visitor's
         abort(404, description=no_survey_called(survey_id))
     return survey

@@ -30,6 +30,7 @@ from flask_babel import gettext, ngettext
 from analysis.bursts import MIN_BURST_COUNT, hour_threshold, usual_rate_of_others
 from storage import burst_days, ratelimit, responses
 from web.db import get_db
+from web.errors import STATUS_NAMES
 
 
 def _connection():
@@ -76,7 +77,7 @@ def _name_key(name: str) -> str:
 
 def too_many(description: str, retry_after: int, status: int = 429):
     """An error page with ``Retry-After``."""
-    name = gettext("Too many requests") if status == 429 else gettext("Busy")
+    name = gettext(STATUS_NAMES[status]) if status == 429 else gettext("Busy")
     body = render_template("error.html", code=status, name=name, description=description)
     return body, status, {"Retry-After": str(retry_after)}
 
