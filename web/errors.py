@@ -5,12 +5,12 @@ from __future__ import annotations
 import sqlite3
 
 import psycopg
-from flask import Flask, abort, current_app, g, render_template, request
+from flask import Flask, abort, current_app, render_template, request
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, SecurityError
 
-from web.language import N_, in_visitor_language
+from web.language import N_, in_visitor_language, language_chosen
 
 #: Seconds a client is asked to wait after a 503 for a busy database.
 RETRY_AFTER_BUSY_SECONDS = 5
@@ -55,7 +55,7 @@ def handle_http_error(error: HTTPException):
     chose it, else (a survey that does not exist, an address with no page) the browser's among the interface
     languages; English in the researchers' areas (:data:`ENGLISH_ONLY_PATHS`). A description given by whoever
     raised the error is theirs to translate; werkzeug's default one is replaced by :data:`STATUS_DESCRIPTIONS`'s."""
-    if "interface_language" not in g and not request.path.startswith(ENGLISH_ONLY_PATHS):
+    if not language_chosen() and not request.path.startswith(ENGLISH_ONLY_PATHS):
         in_visitor_language()
     name = gettext(STATUS_NAMES[error.code]) if error.code in STATUS_NAMES else error.name
     description = error.description

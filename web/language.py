@@ -123,6 +123,12 @@ def _best_match(accept_language: str, offered: tuple[str, ...]) -> str | None:
     return parse_accept_header(accept_language, LanguageAccept).best_match(offered)
 
 
+def language_chosen() -> bool:
+    """Whether a page of this request chose the interface's language (:func:`in_respondent_language`,
+    :func:`in_visitor_language`)."""
+    return "interface_language" in g
+
+
 def interface_language() -> str:
     """Flask-Babel's locale: the respondent's language once :func:`in_respondent_language` chose it;
     or :func:`in_visitor_language`; English elsewhere (the start page and most admin pages are in English only)."""
